@@ -1,0 +1,126 @@
+/**
+ * Typed service errors. The engine throws these; each surface maps the `kind`
+ * to its own status (REST status code, console `ok:false`, MCP `isError`).
+ *
+ * @module
+ */
+import type { Json } from "./json/value.ts";
+
+/** Error categories every surface knows how to map. */
+export type ErrorKind =
+  | "bad_request"
+  | "not_found"
+  | "conflict"
+  | "constraint_violation"
+  | "schema_violation"
+  | "validation_failed"
+  | "version_conflict"
+  | "too_large"
+  | "too_many"
+  | "forbidden"
+  | "unauthorized"
+  | "internal";
+
+/** A constraint that failed, as reported in rollback bodies and `flaggedConstraints`. */
+export interface ConstraintViolation {
+  constraintId: string;
+  message: string;
+  policy: "rollback" | "flag";
+}
+
+/** A schema check that failed before any write. */
+export interface SchemaViolation {
+  path: string;
+  keyword: string;
+  message: string;
+}
+
+/** A spec validation finding. */
+export interface Finding {
+  location: string;
+  message: string;
+}
+
+/** Base class of every error the service reports to a caller. */
+export class ServiceError extends Error {
+  /** The category surfaces map to status codes. */
+  readonly kind: ErrorKind;
+  /** A structured body for surfaces that return one (rollback, schema, version conflict). */
+  readonly body?: Record<string, Json>;
+  constructor(kind: ErrorKind, message: string, body?: Record<string, Json>) {
+    super(message);
+    this.name = "ServiceError";
+    this.kind = kind;
+    this.body = body;
+  }
+}
+
+/** Malformed input (400). */
+export function badRequest(message: string): ServiceError {
+  return new ServiceError("bad_request", message);
+}
+
+/** Unknown model, field, blob or history entry (404). */
+export function notFound(message: string): ServiceError {
+  return new ServiceError("not_found", message);
+}
+
+/** Duplicate id and similar conflicts (409). */
+export function conflict(message: string): ServiceError {
+  return new ServiceError("conflict", message);
+}
+
+/** Too many models or queued mutations (429). */
+export function tooMany(message: string): ServiceError {
+  return new ServiceError("too_many", message);
+}
+
+/** A blob or request over its cap (413). */
+export function tooLarge(message: string): ServiceError {
+  return new ServiceError("too_large", message);
+}
+
+/** A semantic validation failure without a structured body (422). */
+export function unprocessable(message: string): ServiceError {
+  return new ServiceError("validation_failed", message);
+}
+
+/** A rollback constraint failed: the whole mutation was reverted (409). */
+export function constraintViolation(violations: ConstraintViolation[]): ServiceError {
+  const messages = violations.map((v) => v.message);
+  const message = messages.length === 1
+    ? `Constraint violated: ${messages[0]}`
+    : `${messages.length} constraints violated: [${messages.join(", ")}]`;
+  return new ServiceError("constraint_violation", message, {
+    error: "Constraint violation",
+    violations: violations as unknown as Json,
+  });
+}
+
+/** A written value failed the effective schema before any write (422). */
+export function schemaViolation(violations: SchemaViolation[]): ServiceError {
+  const detail = violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ");
+  return new ServiceError("schema_violation", `Schema violation: ${detail}`, {
+    error: "Schema violation",
+    violations: violations as unknown as Json,
+  });
+}
+
+/** The spec (or an evolved spec) is invalid (422), with every finding. */
+export function specInvalid(errors: Finding[], warnings: Finding[] = []): ServiceError {
+  const detail = errors.map((f) => `${f.location}: ${f.message}`).join("; ");
+  return new ServiceError("validation_failed", `Spec validation failed: ${detail}`, {
+    error: "Spec validation failed",
+    errors: errors as unknown as Json,
+    warnings: warnings as unknown as Json,
+  });
+}
+
+/** `expectedVersion` did not match the live version (409). */
+export function versionConflict(expected: string, actual: string): ServiceError {
+  return new ServiceError(
+    "version_conflict",
+    `Version conflict: expected ${expected}, actual ${actual}`,
+    { error: "Version conflict", expected, actual },
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * Dirty propagation: which nodes (and which elements of per-element nodes) a set
+ * of changed locations makes stale.
+ *
+ * @module
+ */
+import type { Json } from "../json/value.ts";
+import { expandPattern } from "../json/document.ts";
+import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../spec/paths.ts";
+import type { ExprNode } from "./graph.ts";
+
+/** A changed location. */
+export interface DirtyPath {
+  path: Segment[];
+  /**
+   * True for an array insert/remove seen from the elements after it: they moved
+   * but their contents did not, so element-scoped reads ignore it.
+   */
+  shift: boolean;
+}
+
+/** The set of changed locations of one cycle. */
+export class DirtySet {
+  readonly paths: DirtyPath[] = [];
+  #everything = false;
+  readonly #seen = new Set<string>();
+
+  /** Marks a location as changed. */
+  add(path: Segment[], shift = false): void {
+    if (this.#everything) return;
+    if (path.length === 0 && !shift) {
+      this.#everything = true;
+      this.paths.length = 0;
+      this.paths.push({ path: [], shift: false });
+      return;
+    }
+    const key = (shift ? "s" : "") + formatPath(path);
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    this.paths.push({ path, shift });
+  }
+
+  /** True when the whole document changed (creation, root replaced). */
+  get everything(): boolean {
+    return this.#everything;
+  }
+
+  /** True when nothing changed. */
+  get empty(): boolean {
+    return this.paths.length === 0;
+  }
+
+  /** True when a node without elements must be re-evaluated. */
+  touches(node: ExprNode): boolean {
+    if (this.#everything) return true;
+    for (const d of this.paths) {
+      for (const r of node.reads) if (pathsOverlap(r.path, d.path)) return true;
+    }
+    return false;
+  }
+
+  /** The concrete elements of a per-element node that must be re-evaluated. */
+  elementsToEvaluate(node: ExprNode, doc: Json): Segment[][] {
+    const pattern = node.elementPattern!;
+    if (this.#everything) return expandPattern(doc, pattern);
+    const picked = new Map<string, Segment[]>();
+    const addAll = (within: Segment[]) => {
+      for (const el of expandPattern(doc, pattern, within)) picked.set(formatPath(el), el);
+    };
+    for (const d of this.paths) {
+      for (const r of node.reads) {
+        if (!pathsOverlap(r.path, d.path)) continue;
+        if (!r.elementScoped) {
+          addAll([]);
+          return [...picked.values()];
+        }
+        if (d.shift) continue;
+        if (d.path.length >= pattern.length && isPrefixOf(pattern, d.path)) {
+          addAll(d.path.slice(0, pattern.length));
+        } else if (isPrefixOf(d.path, pattern)) {
+          addAll(d.path);
+        } else {
+          addAll([]);
+        }
+      }
+    }
+    return [...picked.values()];
+  }
+}

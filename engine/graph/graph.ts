@@ -1,0 +1,171 @@
+/**
+ * The dependency graph of a compiled spec: BASE, DERIVED, META, CONSTRAINT and
+ * EFFECT nodes, edges "to reads from", cycle detection and topological levels
+ * (depth = 1 + max predecessor depth; BASE nodes are level 0).
+ *
+ * @module
+ */
+import type { Read } from "../expr/dependencies.ts";
+import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../spec/paths.ts";
+
+/** Kinds of graph nodes. */
+export type NodeKind = "BASE" | "DERIVED" | "META" | "CONSTRAINT" | "EFFECT";
+
+/** A node computed from expressions (everything but BASE). */
+export interface ExprNode {
+  key: string;
+  kind: Exclude<NodeKind, "BASE">;
+  label: string;
+  /** The expression text shown in projections and traces. */
+  expression: string;
+  reads: Read[];
+  /** Target pattern of DERIVED and META nodes. */
+  target: Segment[] | null;
+  /** The element `$parent` is bound to for per-element nodes (`$.items[*]`). */
+  elementPattern: Segment[] | null;
+  /** Position of the node's definition in its spec section. */
+  index: number;
+  level: number;
+}
+
+/** A dependency edge: `to` reads from `from`. */
+export interface Edge {
+  from: string;
+  to: string;
+}
+
+/** The built graph. */
+export interface DependencyGraph<N extends ExprNode = ExprNode> {
+  nodes: N[];
+  baseKeys: string[];
+  edges: Edge[];
+  /** Node keys per level, level 0 = BASE. */
+  levels: string[][];
+  /** DERIVED nodes in evaluation order (by level, then spec order). */
+  derivedOrder: N[];
+  metas: N[];
+  constraints: N[];
+  effects: N[];
+  /** Keys of the nodes each node reads from. */
+  predecessors: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Dependency cycles among DERIVED nodes (each a list of keys); empty when acyclic. */
+  cycles: string[][];
+}
+
+/** The element pattern of a wildcard target: everything up to its last `[*]`. */
+export function elementPatternOf(target: readonly Segment[]): Segment[] | null {
+  const last = target.lastIndexOf(-1);
+  return last < 0 ? null : target.slice(0, last + 1);
+}
+
+/** Builds the graph, detecting cycles and assigning levels. */
+export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
+  const derived = nodes.filter((n) => n.kind === "DERIVED");
+  const edges: Edge[] = [];
+  const preds = new Map<string, Set<string>>();
+  const baseKeys = new Set<string>();
+  const addEdge = (from: string, to: string) => {
+    let set = preds.get(to);
+    if (!set) preds.set(to, set = new Set());
+    if (!set.has(from)) {
+      set.add(from);
+      edges.push({ from, to });
+    }
+  };
+
+  for (const node of nodes) {
+    for (const read of node.reads) {
+      let insideDerived = false;
+      for (const d of derived) {
+        if (!pathsOverlap(read.path, d.target!)) continue;
+        addEdge(d.key, node.key);
+        if (isPrefixOf(d.target!, read.path)) insideDerived = true;
+      }
+      if (!insideDerived) {
+        const key = formatPath(read.path);
+        baseKeys.add(key);
+        addEdge(key, node.key);
+      }
+    }
+  }
+
+  const cycles = findCycles(derived, preds);
+  const level = new Map<string, number>();
+  for (const key of baseKeys) level.set(key, 0);
+  const depthOf = (node: N, visiting: Set<string>): number => {
+    const known = level.get(node.key);
+    if (known !== undefined) return known;
+    if (visiting.has(node.key)) return 1; // only reachable inside a reported cycle
+    visiting.add(node.key);
+    let depth = 0;
+    for (const p of preds.get(node.key) ?? []) {
+      const pred = byKey.get(p);
+      depth = Math.max(depth, pred ? depthOf(pred, visiting) : 0);
+    }
+    visiting.delete(node.key);
+    level.set(node.key, depth + 1);
+    return depth + 1;
+  };
+  const byKey = new Map(nodes.map((n) => [n.key, n]));
+  for (const node of nodes) node.level = depthOf(node, new Set());
+
+  const levels: string[][] = [[...baseKeys].sort()];
+  for (const node of nodes) (levels[node.level] ??= []).push(node.key);
+  for (let i = 0; i < levels.length; i++) levels[i] ??= [];
+
+  const byLevel = (a: N, b: N) => a.level - b.level || a.index - b.index;
+  return {
+    nodes,
+    baseKeys: [...baseKeys].sort(),
+    edges,
+    levels,
+    derivedOrder: [...derived].sort(byLevel),
+    metas: nodes.filter((n) => n.kind === "META").sort(byLevel),
+    constraints: nodes.filter((n) => n.kind === "CONSTRAINT"),
+    effects: nodes.filter((n) => n.kind === "EFFECT"),
+    predecessors: preds,
+    cycles,
+  };
+}
+
+/** Strongly connected components of size > 1, or self-loops (Tarjan). */
+function findCycles(nodes: ExprNode[], preds: Map<string, Set<string>>): string[][] {
+  const keys = new Set(nodes.map((n) => n.key));
+  const succ = new Map<string, string[]>();
+  for (const [to, froms] of preds) {
+    if (!keys.has(to)) continue;
+    for (const from of froms) if (keys.has(from)) (succ.get(from) ?? succ.set(from, []).get(from)!).push(to);
+  }
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const connect = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of succ.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || (succ.get(v) ?? []).includes(v)) cycles.push(component.reverse());
+    }
+  };
+  for (const n of nodes) if (!index.has(n.key)) connect(n.key);
+  return cycles;
+}

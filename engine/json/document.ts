@@ -1,0 +1,175 @@
+/**
+ * Reading and copy-on-write writing of JSON documents by path.
+ *
+ * A committed document is never modified. A {@link DocumentDraft} copies each
+ * container the first time a cycle writes under it, so a cycle costs what it
+ * touches (plus a shallow copy of each container on the way), history snapshots
+ * share structure, and a rollback is simply dropping the draft.
+ *
+ * @module
+ */
+import { isContainer, type Json, type JsonObject } from "./value.ts";
+import { type Path, type Segment, WILDCARD } from "../spec/paths.ts";
+
+/** The value at a concrete path, `undefined` when absent. */
+export function getAt(doc: Json | undefined, path: Path): Json | undefined {
+  let cur: Json | undefined = doc;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    if (Array.isArray(cur)) {
+      if (typeof seg !== "number" || seg < 0) return undefined;
+      cur = cur[seg];
+    } else {
+      if (typeof seg !== "string") return undefined;
+      if (!Object.prototype.hasOwnProperty.call(cur, seg)) return undefined;
+      cur = cur[seg];
+    }
+  }
+  return cur;
+}
+
+/**
+ * Every concrete path matching a pattern in `doc` (wildcards expand over array
+ * indices). `within` narrows the expansion to paths under that concrete prefix.
+ */
+export function expandPattern(doc: Json | undefined, pattern: Path, within: Path = []): Segment[][] {
+  const out: Segment[][] = [];
+  const walk = (node: Json | undefined, i: number, acc: Segment[]) => {
+    if (i === pattern.length) {
+      out.push(acc);
+      return;
+    }
+    const seg = pattern[i];
+    const fixed = i < within.length ? within[i] : undefined;
+    if (seg === WILDCARD) {
+      if (!Array.isArray(node)) return;
+      if (typeof fixed === "number" && fixed !== WILDCARD) {
+        if (fixed < node.length) walk(node[fixed], i + 1, [...acc, fixed]);
+        return;
+      }
+      for (let k = 0; k < node.length; k++) walk(node[k], i + 1, [...acc, k]);
+      return;
+    }
+    if (fixed !== undefined && fixed !== seg && fixed !== WILDCARD) return;
+    const next = getAt(node, [seg]);
+    if (next === undefined && i < pattern.length - 1) return;
+    walk(next, i + 1, [...acc, seg]);
+  };
+  walk(doc, 0, []);
+  return out;
+}
+
+/** A container created by a write, for default-value rules. */
+export type CreatedContainers = Segment[][];
+
+/** A copy-on-write view of a document inside one cycle. */
+export class DocumentDraft {
+  #root: Json;
+  readonly #owned = new WeakSet<object>();
+
+  constructor(root: Json) {
+    this.#root = root;
+  }
+
+  /** The current root (committed when the cycle succeeds). */
+  get root(): Json {
+    return this.#root;
+  }
+
+  /** Reads a value. */
+  get(path: Path): Json | undefined {
+    return getAt(this.#root, path);
+  }
+
+  #own<T extends JsonObject | Json[]>(value: T): T {
+    if (this.#owned.has(value)) return value;
+    const copy = (Array.isArray(value) ? value.slice() : { ...value }) as T;
+    this.#owned.add(copy);
+    return copy;
+  }
+
+  /**
+   * Makes every container along `path` (excluding the last segment) writable and
+   * returns the parent container; missing containers are created (an array when
+   * the next segment is an index, else an object) and reported in `created`.
+   */
+  #parentFor(path: Path, created?: CreatedContainers): JsonObject | Json[] {
+    if (!isContainer(this.#root)) {
+      this.#root = typeof path[0] === "number" ? [] : {};
+      this.#owned.add(this.#root as object);
+      created?.push([]);
+    }
+    let parent = this.#own(this.#root as JsonObject | Json[]);
+    this.#root = parent;
+    for (let i = 0; i < path.length - 1; i++) {
+      const seg = path[i];
+      const existing = (parent as Record<string | number, Json>)[seg];
+      let next: JsonObject | Json[];
+      if (isContainer(existing)) {
+        next = this.#own(existing);
+      } else {
+        next = typeof path[i + 1] === "number" ? [] : {};
+        this.#owned.add(next);
+        created?.push(path.slice(0, i + 1) as Segment[]);
+      }
+      assign(parent, seg, next);
+      parent = next;
+    }
+    return parent;
+  }
+
+  /** Writes a value at a concrete path, creating containers on the way. */
+  set(path: Path, value: Json, created?: CreatedContainers): void {
+    if (path.length === 0) {
+      this.#root = value;
+      if (isContainer(value)) created?.push([]);
+      return;
+    }
+    const parent = this.#parentFor(path, created);
+    const existed = getAt(parent as Json, [path[path.length - 1]]) !== undefined;
+    assign(parent, path[path.length - 1], value);
+    if (!existed && isContainer(value)) created?.push([...path]);
+  }
+
+  /** Removes the value at a path; returns false when nothing was there. */
+  delete(path: Path): boolean {
+    if (path.length === 0) {
+      const had = this.#root !== undefined;
+      this.#root = {};
+      return had;
+    }
+    if (this.get(path) === undefined) return false;
+    const parent = this.#parentFor(path);
+    const last = path[path.length - 1];
+    if (Array.isArray(parent)) parent.splice(last as number, 1);
+    else delete parent[last as string];
+    return true;
+  }
+
+  /**
+   * Makes every container along `path` writable (including the one at `path`),
+   * so a library that edits in place (JSON Patch) only touches this draft's copies.
+   */
+  prepare(path: Path): void {
+    if (!isContainer(this.#root)) return;
+    let parent = this.#own(this.#root as JsonObject | Json[]);
+    this.#root = parent;
+    for (const seg of path) {
+      const existing = (parent as Record<string | number, Json>)[seg];
+      if (!isContainer(existing)) return;
+      const next = this.#own(existing);
+      assign(parent, seg, next);
+      parent = next;
+    }
+  }
+}
+
+function assign(container: JsonObject | Json[], seg: Segment, value: Json): void {
+  if (Array.isArray(container)) {
+    const index = seg as number;
+    while (container.length < index) container.push(null);
+    container[index] = value;
+  } else {
+    container[seg as string] = value;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * JSON values as the engine stores them, and the few helpers every module needs.
+ *
+ * Documents are treated as immutable outside a mutation cycle: writers copy the
+ * containers they touch (see `runtime/document.ts`), readers may share structure.
+ *
+ * @module
+ */
+
+/** A JSON value. */
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+/** A JSON object. */
+export type JsonObject = { [key: string]: Json };
+
+/** True for a non-null, non-array object. */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** True for an object or an array. */
+export function isContainer(value: unknown): value is JsonObject | Json[] {
+  return typeof value === "object" && value !== null;
+}
+
+/** Deep structural equality of two JSON values (numbers by value). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
+    return false;
+  }
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!jsonEqual((a as JsonObject)[k], (b as JsonObject)[k])) return false;
+  }
+  return true;
+}
+
+/** A deep copy of a JSON value (callers get copies, never the live state). */
+export function cloneJson<T>(value: T): T {
+  return value === undefined ? value : structuredClone(value);
+}
+
+/**
+ * Converts a JSONata result into plain JSON: sequences become arrays, functions
+ * and `undefined` members are dropped. Returns `undefined` for "no value".
+ */
+export function toPlainJson(value: unknown): Json | undefined {
+  if (value === undefined || typeof value === "function") return undefined;
+  if (value === null || typeof value !== "object") {
+    if (typeof value === "number" && !Number.isFinite(value)) return null;
+    return value as Json;
+  }
+  if (Array.isArray(value)) {
+    const out: Json[] = [];
+    for (const item of value) {
+      const plain = toPlainJson(item);
+      if (plain !== undefined) out.push(plain);
+    }
+    return out;
+  }
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    const plain = toPlainJson(v);
+    if (plain !== undefined) out[k] = plain;
+  }
+  return out;
+}

@@ -1,0 +1,37 @@
+/**
+ * The small interfaces through which the pure engine reaches the outside world.
+ * Deno, a compiled binary and a browser each pass their own implementations.
+ *
+ * @module
+ */
+
+/** Wall clock. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+/** SHA-256 over bytes or UTF-8 text, as lowercase hex. */
+export interface Hasher {
+  sha256Hex(data: string | Uint8Array): Promise<string>;
+}
+
+/** The host facilities the engine needs. */
+export interface Platform {
+  clock: Clock;
+  hasher: Hasher;
+}
+
+/** A platform built on the Web Crypto API and `Date`, available in Deno and browsers. */
+export function webPlatform(): Platform {
+  return {
+    clock: { now: () => Date.now() },
+    hasher: {
+      async sha256Hex(data) {
+        const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+        const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
+        return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+      },
+    },
+  };
+}

@@ -1,0 +1,294 @@
+/**
+ * One model's live runtime: committed state, history, trace ring, and the
+ * operations on it (mutate, patch, reads, snapshot, restore). Calls must be
+ * serialised by the owner (the service's per-model queue).
+ *
+ * @module
+ */
+import type { EngineConfig } from "../config.ts";
+import { badRequest, constraintViolation, notFound, type ServiceError, unprocessable } from "../errors.ts";
+import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
+import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
+import type { Clock } from "../ports.ts";
+import type { CompiledModel } from "../spec/compile.ts";
+import { canonicalizePath, formatPath, isPrefixOf, parsePath, patternMatches, type Segment } from "../spec/paths.ts";
+import { metaPropertyName } from "../spec/types.ts";
+import { Cycle, type CycleOutcome, type ModelState, type PatchOperation, type WriteSource } from "./pipeline.ts";
+import { type TraceRecord, TraceRing } from "./traces.ts";
+
+/** What a runtime needs from its host. */
+export interface RuntimeEnv {
+  config: EngineConfig;
+  clock: Clock;
+}
+
+/** A retained post-commit state. */
+export interface HistoryEntry {
+  at: number;
+  state: ModelState;
+}
+
+/** Snapshot of state (DECISIONS.md "Snapshot"). */
+export interface Snapshot {
+  modelId: string;
+  modelVersion: string;
+  baseDoc: Json;
+  derivedCache: Record<string, Json>;
+  metaCache: Record<string, Json>;
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Parses an ISO-8601 timestamp; throws a 400 error naming the parameter otherwise. */
+export function parseInstant(text: string, name: string): number {
+  const ms = ISO_INSTANT.test(text.trim()) ? Date.parse(text.trim()) : NaN;
+  if (Number.isNaN(ms)) throw badRequest(`'${name}' is not an ISO-8601 timestamp: '${text}'`);
+  return ms;
+}
+
+/** Formats epoch milliseconds as an ISO-8601 UTC instant. */
+export function formatInstant(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** A model's live runtime. */
+export class ModelRuntime {
+  readonly model: CompiledModel;
+  readonly #env: RuntimeEnv;
+  #state: ModelState;
+  #history: HistoryEntry[] = [];
+  readonly #traces: TraceRing;
+
+  private constructor(model: CompiledModel, env: RuntimeEnv, state: ModelState) {
+    this.model = model;
+    this.#env = env;
+    this.#state = state;
+    this.#traces = new TraceRing(env.config.traceBufferSize);
+  }
+
+  /**
+   * Creates a runtime: an empty document seeded by schema defaults and `$` rules,
+   * or `seed` (a carried-forward base document), then every eager derivation and
+   * meta value computed. Constraints are not enforced: there is nothing to roll back to.
+   */
+  static async create(
+    model: CompiledModel,
+    env: RuntimeEnv,
+    seed?: { doc: Json },
+  ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
+    const empty: ModelState = { doc: seed ? seed.doc : {}, meta: new Map(), stale: new Set() };
+    const cycle = new Cycle(model, empty, env.config, "init");
+    if (!seed) cycle.markRootCreated();
+    cycle.markEverything();
+    const outcome = await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });
+    const runtime = new ModelRuntime(model, env, outcome.state);
+    runtime.#traces.push(outcome.traces);
+    return { runtime, outcome };
+  }
+
+  /** The committed state. */
+  get state(): ModelState {
+    return this.#state;
+  }
+
+  /** Replaces the committed state (used by storage recovery and restore). */
+  replaceState(state: ModelState, options: { clearHistory: boolean }): void {
+    this.#state = state;
+    if (options.clearHistory) {
+      this.#history = [];
+      this.#traces.clear();
+    }
+  }
+
+  /**
+   * Makes an evaluated cycle the committed state and retains it in history. The
+   * owner calls this once the cycle is durable, so memory never runs ahead of storage.
+   */
+  commit(outcome: CycleOutcome, at: number = this.#env.clock.now()): void {
+    this.#state = outcome.state;
+    const max = this.#env.config.historyMaxEntries;
+    if (max > 0) {
+      this.#history.push({ at, state: outcome.state });
+      if (this.#history.length > max) this.#history.splice(0, this.#history.length - max);
+    }
+  }
+
+  async #run(source: WriteSource, write: (cycle: Cycle) => void): Promise<CycleOutcome | null> {
+    const cycle = new Cycle(this.model, this.#state, this.#env.config, source);
+    write(cycle);
+    if (cycle.unchanged) return null;
+    const outcome = await cycle.settle({
+      enforceConstraints: true,
+      traceLimit: this.#env.config.traceBufferSize,
+    });
+    this.#traces.push(outcome.traces);
+    if (outcome.rollback.length) throw constraintViolation(outcome.rollback);
+    return outcome;
+  }
+
+  /**
+   * Evaluates a flat mutation (address -> value) against the committed state; the
+   * result is committed by {@link commit}. Returns `null` when the map was empty
+   * (nothing written). Throws a {@link ServiceError} on rejection or rollback.
+   */
+  evaluateMutation(mutations: Record<string, Json>, source: WriteSource = "client"): Promise<CycleOutcome | null> {
+    if (!isObject(mutations)) {
+      throw badRequest("mutations must be a JSON object of canonical address to value");
+    }
+    const entries = Object.entries(mutations).map(([key, value]) => [Cycle.parseKey(key), value] as [Segment[], Json]);
+    return this.#run(source, (cycle) => cycle.applyMutations(entries));
+  }
+
+  /** Evaluates an RFC 6902 patch; see {@link evaluateMutation}. */
+  evaluatePatch(ops: PatchOperation[]): Promise<CycleOutcome | null> {
+    if (!Array.isArray(ops)) throw badRequest("a JSON Patch must be an array of operations");
+    return this.#run("patch", (cycle) => cycle.applyPatch(ops));
+  }
+
+  /** Evaluates stale lazy derivations of a state (not a commit). */
+  async #materialize(state: ModelState, everything: boolean): Promise<ModelState> {
+    const hasLazy = this.model.graph.derivedOrder.some((d) => d.lazy);
+    if (!hasLazy || (!everything && state.stale.size === 0)) return state;
+    const stale = everything
+      ? new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key))
+      : state.stale;
+    const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init");
+    await cycle.materializeLazy();
+    return { doc: cycle.doc, meta: state.meta, stale: new Set() };
+  }
+
+  /** The merged document, lazy derivations evaluated; `at` reads retained history. */
+  async readState(at?: string): Promise<Json> {
+    if (at !== undefined) {
+      const when = parseInstant(at, "at");
+      const entry = this.#history.findLast((h) => h.at <= when);
+      if (!entry) throw notFound(`No history for model '${this.model.id}' at or before ${at}`);
+      return (await this.#materialize(entry.state, true)).doc;
+    }
+    const before = this.#state;
+    const fresh = await this.#materialize(before, false);
+    if (fresh !== before && this.#state === before) this.#state = fresh;
+    return fresh.doc;
+  }
+
+  /** One field of the merged document; 404 when absent. */
+  async readField(address: string): Promise<Json> {
+    const path = resolveAddress(address);
+    const value = getAt(await this.readState(), path);
+    if (value === undefined) throw notFound(`Field ${formatPath(path)} is absent in model '${this.model.id}'`);
+    return value;
+  }
+
+  /** Commit timestamps of retained history, ISO-8601, chronological. */
+  historyTimestamps(): string[] {
+    return this.#history.map((h) => formatInstant(h.at));
+  }
+
+  /** The retained history states (for blob garbage collection and persistence). */
+  get history(): readonly HistoryEntry[] {
+    return this.#history;
+  }
+
+  /**
+   * Effective schema of a field: the static fragment with live meta values
+   * overlaid under their property names; a derived field shows `readOnly: true`.
+   */
+  effectiveSchema(address: string): JsonObject {
+    const path = resolveAddress(address);
+    const schema: JsonObject = { ...this.model.schema.fragmentAt(path) };
+    if (this.model.derivedTargets.some((d) => patternMatches(d.target, path) || isPrefixOf(d.target, path))) {
+      schema.readOnly = true;
+    }
+    const prefix = `${formatPath(path)}#`;
+    for (const [key, value] of this.#state.meta) {
+      if (key.startsWith(prefix)) schema[metaPropertyName(key.slice(prefix.length))] = value;
+    }
+    return cloneJson(schema);
+  }
+
+  /** Trace records of a field, `$constraint:<id>` or `$effect:<id>`. */
+  explain(address: string, limit?: number): TraceRecord[] {
+    const key = address.startsWith("$constraint:") || address.startsWith("$effect:")
+      ? address
+      : address.includes("#")
+      ? `${formatPath(resolveAddress(address.slice(0, address.lastIndexOf("#"))))}${address.slice(address.lastIndexOf("#"))}`
+      : formatPath(resolveAddress(address));
+    return cloneJson(this.#traces.find(key, limit));
+  }
+
+  /** An immutable copy of state: base document, derived and meta caches. */
+  async snapshot(): Promise<Snapshot> {
+    const doc = await this.readState();
+    const base = new DocumentDraft(doc);
+    const derivedCache: Record<string, Json> = {};
+    const derivedPaths: Segment[][] = [];
+    for (const { target } of this.model.derivedTargets) {
+      for (const path of expandPattern(doc, target)) {
+        const value = getAt(doc, path);
+        if (value === undefined) continue;
+        derivedCache[formatPath(path)] = cloneJson(value);
+        derivedPaths.push(path);
+      }
+    }
+    for (const path of derivedPaths) base.delete(path);
+    return {
+      modelId: this.model.id,
+      modelVersion: this.model.version,
+      baseDoc: cloneJson(base.root),
+      derivedCache,
+      metaCache: Object.fromEntries(cloneJson([...this.#state.meta])),
+    };
+  }
+
+  /**
+   * Restores a snapshot: the base document is validated against the schema, the
+   * caches are taken verbatim, lazy derivations become stale, traces and history
+   * are cleared. Not audited.
+   */
+  restore(input: unknown): ModelState {
+    const snapshot = checkSnapshot(input, this.model.id);
+    const violations = this.model.schema.validateDocument(snapshot.baseDoc)
+      .filter((v) => v.keyword !== "required");
+    if (violations.length) {
+      const detail = violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ");
+      throw unprocessable(`Snapshot base document violates the schema: ${detail}`);
+    }
+    const doc = new DocumentDraft(cloneJson(snapshot.baseDoc) as Json);
+    for (const [address, value] of Object.entries(snapshot.derivedCache)) {
+      const parsed = parsePath(address);
+      if (!parsed.ok || !this.model.derivedTargets.some((d) => patternMatches(d.target, parsed.path))) {
+        throw unprocessable(`Snapshot derivedCache key '${address}' is not a derived field of this model`);
+      }
+      doc.set(parsed.path, cloneJson(value));
+    }
+    const meta = new Map<string, Json>();
+    for (const [key, value] of Object.entries(snapshot.metaCache)) meta.set(key, cloneJson(value));
+    const stale = new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key));
+    const state: ModelState = { doc: doc.root, meta, stale };
+    this.replaceState(state, { clearHistory: true });
+    return state;
+  }
+}
+
+/** Parses an address for reads: canonical, or unrooted/legacy forms canonicalised. */
+export function resolveAddress(address: string): Segment[] {
+  const path = canonicalizePath(address);
+  if (typeof path === "string") throw badRequest(path);
+  return path;
+}
+
+function checkSnapshot(input: unknown, modelId: string): Snapshot {
+  if (!isObject(input)) throw badRequest("a snapshot must be a JSON object");
+  const s = input as unknown as Snapshot;
+  if (s.modelId !== undefined && s.modelId !== modelId) {
+    throw unprocessable(`Snapshot belongs to model '${s.modelId}', not '${modelId}'`);
+  }
+  if (!isObject(s.baseDoc)) throw unprocessable("Snapshot baseDoc must be a JSON object");
+  if (s.derivedCache !== undefined && !isObject(s.derivedCache)) {
+    throw unprocessable("Snapshot derivedCache must be an object of address to value");
+  }
+  if (s.metaCache !== undefined && !isObject(s.metaCache)) {
+    throw unprocessable("Snapshot metaCache must be an object of 'address#property' to value");
+  }
+  return { ...s, derivedCache: s.derivedCache ?? {}, metaCache: s.metaCache ?? {} };
+}

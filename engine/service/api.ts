@@ -1,0 +1,70 @@
+/**
+ * The one contract every surface speaks: the local {@link ModelService}
+ * implements it in-process, the CLI's REST client implements it over HTTP.
+ *
+ * @module
+ */
+import type { AuditRecord, AuditVerification } from "../audit/chain.ts";
+import type { GraphView } from "../graph/projection.ts";
+import type { Json, JsonObject } from "../json/value.ts";
+import type { MutationResult, PatchOperation } from "../runtime/pipeline.ts";
+import type { Snapshot } from "../runtime/runtime.ts";
+import type { VerificationReport } from "../runtime/testing.ts";
+import type { TraceRecord } from "../runtime/traces.ts";
+import type { ModelSpec } from "../spec/types.ts";
+
+/** Model info (DECISIONS.md "Model info"). */
+export interface ModelInfo {
+  id: string;
+  version: string;
+  derivationCount: number;
+  metaDerivationCount: number;
+  constraintCount: number;
+  effectCount: number;
+}
+
+/** A reference to a stored blob, as kept in state. */
+export interface BlobRef {
+  $blobId: string;
+  $mediaType: string;
+  $bytes: number;
+}
+
+/** A blob read back. */
+export interface BlobContent {
+  bytes: Uint8Array;
+  mediaType: string;
+}
+
+/** Audit read parameters as callers pass them (timestamps ISO-8601). */
+export interface AuditParams {
+  pathPrefix?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+}
+
+/** Every model operation, surface-independent. */
+export interface ModelApi {
+  listModels(): Promise<string[]>;
+  createModel(spec: unknown): Promise<ModelInfo>;
+  getInfo(id: string): Promise<ModelInfo>;
+  getSpec(id: string): Promise<ModelSpec>;
+  deleteModel(id: string): Promise<void>;
+  getState(id: string, at?: string): Promise<Json>;
+  getField(id: string, path: string): Promise<Json>;
+  mutate(id: string, mutations: Record<string, Json>): Promise<MutationResult>;
+  patch(id: string, ops: PatchOperation[]): Promise<MutationResult>;
+  getHistory(id: string): Promise<string[]>;
+  getSchema(id: string, path: string): Promise<JsonObject>;
+  explain(id: string, path: string, limit?: number): Promise<TraceRecord[]>;
+  snapshot(id: string): Promise<Snapshot>;
+  restore(id: string, snapshot: unknown): Promise<void>;
+  getGraph(id: string): Promise<GraphView>;
+  getVerification(id: string): Promise<VerificationReport>;
+  getAudit(id: string, params?: AuditParams): Promise<AuditRecord[]>;
+  verifyAudit(id: string): Promise<AuditVerification>;
+  uploadBlob(bytes: Uint8Array, mediaType?: string): Promise<BlobRef>;
+  getBlob(blobId: string): Promise<BlobContent>;
+  getModelBlob(id: string, blobId: string): Promise<BlobContent>;
+}

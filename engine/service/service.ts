@@ -1,0 +1,515 @@
+/**
+ * The service layer: the registry of models and every operation on them, once.
+ * Surfaces (console, REST, WebSocket, MCP, browser) are thin adapters over it.
+ *
+ * A write travels: surface -> {@link ModelService.mutate} -> per-model queue ->
+ * runtime pipeline -> durable commit (state, log, audit) -> runtime commit ->
+ * change event to subscribers.
+ *
+ * @module
+ */
+import { type AuditRecord, type AuditVerification, GENESIS_HASH, sealRecord, verifyChain } from "../audit/chain.ts";
+import { DEFAULT_CONFIG, type EngineConfig } from "../config.ts";
+import { badRequest, conflict, notFound, ServiceError, specInvalid, tooLarge, tooMany } from "../errors.ts";
+import { ExpressionCompiler } from "../expr/compiler.ts";
+import { type GraphView, projectGraph } from "../graph/projection.ts";
+import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
+import { type Platform, webPlatform } from "../ports.ts";
+import type { CycleOutcome, EffectRequest, ModelState, MutationResult, PatchOperation } from "../runtime/pipeline.ts";
+import { formatInstant, ModelRuntime, parseInstant, type RuntimeEnv, type Snapshot } from "../runtime/runtime.ts";
+import { verify, type VerificationReport } from "../runtime/testing.ts";
+import type { TraceRecord } from "../runtime/traces.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "../spec/compile.ts";
+import type { ModelSpec } from "../spec/types.ts";
+import type { AuditParams, BlobContent, BlobRef, ModelApi, ModelInfo } from "./api.ts";
+import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
+import type { BlobStore, LogEntry, ModelStore, PersistedState } from "./ports.ts";
+import { SerialQueue } from "./queue.ts";
+
+/** Events subscribers receive after commits. */
+export type ServiceEvent =
+  | { type: "mutation"; modelId: string; source: LogEntry["source"]; result: MutationResult }
+  | { type: "spec-evolved"; modelId: string; version: string }
+  | { type: "created"; modelId: string }
+  | { type: "deleted"; modelId: string };
+
+/** Outcome labels of a mutation attempt, for metrics. */
+export type MutationOutcome = "success" | "flagged" | "rollback" | "schema_violation" | "error";
+
+/** Hooks a host can observe (metrics, logs). */
+export interface ServiceObserver {
+  mutationFinished?(modelId: string, outcome: MutationOutcome, durationMs: number): void;
+  effectsDispatched?(modelId: string, count: number): void;
+  auditRecorded?(modelId: string, source: string): void;
+  modelCreated?(modelId: string): void;
+  /** Non-caller effect requests, for executors. */
+  effectsRequested?(modelId: string, requests: EffectRequest[]): void;
+  warn?(message: string): void;
+}
+
+/** Construction options. */
+export interface ServiceOptions {
+  config?: EngineConfig;
+  platform?: Platform;
+  store?: ModelStore;
+  blobs?: BlobStore;
+  observer?: ServiceObserver;
+}
+
+interface Slot {
+  runtime: ModelRuntime;
+  queue: SerialQueue;
+  deleted: boolean;
+  auditHead: { sequence: number; hash: string };
+  verification?: { version: string; report: VerificationReport };
+}
+
+/** The registry of models and every operation on them. */
+export class ModelService implements ModelApi {
+  readonly config: EngineConfig;
+  readonly platform: Platform;
+  readonly store: ModelStore;
+  readonly blobs: BlobStore;
+  readonly compiler: ExpressionCompiler;
+  readonly #observer: ServiceObserver;
+  readonly #slots = new Map<string, Slot>();
+  readonly #reserved = new Set<string>();
+  readonly #listeners = new Set<(event: ServiceEvent) => void>();
+
+  private constructor(options: ServiceOptions) {
+    this.config = options.config ?? { ...DEFAULT_CONFIG };
+    this.platform = options.platform ?? webPlatform();
+    this.store = options.store ?? new MemoryModelStore();
+    this.blobs = options.blobs ?? new MemoryBlobStore();
+    this.#observer = options.observer ?? {};
+    this.compiler = new ExpressionCompiler({
+      cacheSize: this.config.expressionCacheSize,
+      timeoutMs: this.config.expressionTimeoutMs,
+      maxDepth: this.config.expressionMaxDepth,
+    });
+  }
+
+  /** Opens a service and loads every stored model. */
+  static async open(options: ServiceOptions = {}): Promise<ModelService> {
+    const service = new ModelService(options);
+    await service.#loadStored();
+    return service;
+  }
+
+  /** The runtime environment models run in. */
+  get runtimeEnv(): RuntimeEnv {
+    return { config: this.config, clock: this.platform.clock };
+  }
+
+  /** Validates a spec without registering anything. */
+  validate(spec: unknown): ValidationReport {
+    const { valid, errors, warnings } = this.#compile(spec);
+    return { valid, errors, warnings };
+  }
+
+  #compile(spec: unknown) {
+    return compileSpec(spec, { compiler: this.compiler, config: this.config, now: this.platform.clock.now });
+  }
+
+  /** Compiles a spec or throws the 422 with every finding. */
+  compileOrThrow(spec: unknown): CompiledModel {
+    const report = this.#compile(spec);
+    if (!report.model) throw specInvalid(report.errors, report.warnings);
+    return report.model;
+  }
+
+  /** Subscribes to change events; returns the unsubscribe function. */
+  subscribe(listener: (event: ServiceEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(event: ServiceEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.#observer.warn?.(`event listener failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  async #loadStored(): Promise<void> {
+    for (const stored of await this.store.load()) {
+      const id = stored.spec?.id ?? "(unknown)";
+      const report = this.#compile(stored.spec);
+      if (!report.model) {
+        this.#observer.warn?.(
+          `model '${id}' not loaded: its stored spec no longer validates: ${report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")}`,
+        );
+        continue;
+      }
+      const { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
+      if (stored.base) {
+        try {
+          runtime.replaceState(toModelState(stored.base), { clearHistory: true });
+          for (const entry of stored.log) {
+            const outcome = entry.source === "patch"
+              ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[])
+              : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source);
+            if (outcome) runtime.commit(outcome, entry.at);
+          }
+        } catch (err) {
+          this.#observer.warn?.(
+            `model '${id}': state could not be reconstructed (${(err as Error).message}); loaded spec-only with state reset`,
+          );
+          const fresh = await ModelRuntime.create(report.model, this.runtimeEnv);
+          runtime.replaceState(fresh.runtime.state, { clearHistory: true });
+          await this.store.save(report.model.spec, toPersisted(runtime.state));
+        }
+      } else {
+        this.#observer.warn?.(`model '${id}': stored state is missing or unreadable; loaded spec-only with state reset`);
+        await this.store.save(report.model.spec, toPersisted(runtime.state));
+      }
+      const last = await this.store.lastAudit(id);
+      this.#slots.set(id, this.#newSlot(runtime, last));
+    }
+  }
+
+  #newSlot(runtime: ModelRuntime, lastAudit: AuditRecord | null): Slot {
+    return {
+      runtime,
+      queue: new SerialQueue(this.config.mutationQueueSize, `model '${runtime.model.id}'`),
+      deleted: false,
+      auditHead: lastAudit
+        ? { sequence: lastAudit.sequence, hash: lastAudit.hash }
+        : { sequence: -1, hash: GENESIS_HASH },
+    };
+  }
+
+  #slot(id: string): Slot {
+    if (typeof id !== "string" || id === "") throw badRequest("a model id is required");
+    const slot = this.#slots.get(id);
+    if (!slot || slot.deleted) throw notFound(`Model '${id}' not found`);
+    return slot;
+  }
+
+  /** Runs `task` in the model's queue, after every earlier operation on it. */
+  #exclusive<T>(id: string, task: (slot: Slot) => Promise<T>, counted = false): Promise<T> {
+    let slot: Slot;
+    try {
+      slot = this.#slot(id);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return slot.queue.run(() => {
+      if (slot.deleted) throw notFound(`Model '${id}' not found`);
+      return task(slot);
+    }, counted);
+  }
+
+  // ---------------------------------------------------------------- registry
+
+  listModels(): Promise<string[]> {
+    return Promise.resolve([...this.#slots.keys()].sort());
+  }
+
+  /** Number of registered models. */
+  get modelCount(): number {
+    return this.#slots.size;
+  }
+
+  async createModel(spec: unknown): Promise<ModelInfo> {
+    const model = this.compileOrThrow(spec);
+    const id = model.id;
+    if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
+    if (this.#slots.size + this.#reserved.size >= this.config.maxModels) {
+      throw tooMany(`Model limit reached (svc.max-models = ${this.config.maxModels})`);
+    }
+    this.#reserved.add(id);
+    try {
+      const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv);
+      await this.store.save(model.spec, toPersisted(runtime.state));
+      this.#slots.set(id, this.#newSlot(runtime, null));
+      if (outcome.effectRequests.length) this.#observer.effectsRequested?.(id, outcome.effectRequests);
+    } finally {
+      this.#reserved.delete(id);
+    }
+    this.#observer.modelCreated?.(id);
+    this.#emit({ type: "created", modelId: id });
+    return infoOf(model);
+  }
+
+  getInfo(id: string): Promise<ModelInfo> {
+    return Promise.resolve().then(() => infoOf(this.#slot(id).runtime.model));
+  }
+
+  getSpec(id: string): Promise<ModelSpec> {
+    return Promise.resolve().then(() => cloneJson(this.#slot(id).runtime.model.spec));
+  }
+
+  /** The compiled model of a registered id (for surfaces that render views, run tests). */
+  compiledModel(id: string): CompiledModel {
+    return this.#slot(id).runtime.model;
+  }
+
+  deleteModel(id: string): Promise<void> {
+    return this.#exclusive(id, async (slot) => {
+      await this.store.delete(id);
+      slot.deleted = true;
+      this.#slots.delete(id);
+      this.#emit({ type: "deleted", modelId: id });
+    });
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  mutate(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
+    if (!isObject(mutations)) {
+      return Promise.reject(badRequest("mutations must be a JSON object of canonical address to value"));
+    }
+    const request = cloneJson(mutations);
+    return this.#write(id, "client", request, (rt) => rt.evaluateMutation(request, "client"));
+  }
+
+  patch(id: string, ops: PatchOperation[]): Promise<MutationResult> {
+    if (!Array.isArray(ops)) return Promise.reject(badRequest("a JSON Patch must be an array of operations"));
+    const request = cloneJson(ops);
+    return this.#write(id, "patch", request as unknown as Json, (rt) => rt.evaluatePatch(request));
+  }
+
+  /** Applies an executor's result as a logged `foldback` mutation. */
+  foldback(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
+    const request = cloneJson(mutations);
+    return this.#write(id, "foldback", request, (rt) => rt.evaluateMutation(request, "foldback"));
+  }
+
+  #write(
+    id: string,
+    source: LogEntry["source"],
+    request: Json,
+    evaluate: (runtime: ModelRuntime) => Promise<CycleOutcome | null>,
+  ): Promise<MutationResult> {
+    const started = this.platform.clock.now();
+    const finished = (outcome: MutationOutcome) =>
+      this.#observer.mutationFinished?.(id, outcome, this.platform.clock.now() - started);
+    return this.#exclusive(id, async (slot) => {
+      const outcome = await evaluate(slot.runtime);
+      if (!outcome) return cloneJson(emptyResult());
+      const at = this.platform.clock.now();
+      const audit = await this.#auditRecord(slot, source, request, outcome, at);
+      await this.store.commit(id, { at, source, request }, () => toPersisted(outcome.state), audit);
+      slot.runtime.commit(outcome, at);
+      slot.auditHead = { sequence: audit.sequence, hash: audit.hash };
+      this.#observer.auditRecorded?.(id, source);
+      const result = outcome.result;
+      if (result.dispatchedEffects.length) this.#observer.effectsDispatched?.(id, result.dispatchedEffects.length);
+      if (outcome.effectRequests.length) this.#observer.effectsRequested?.(id, outcome.effectRequests);
+      this.#emit({ type: "mutation", modelId: id, source, result });
+      return cloneJson(result);
+    }, true).then(
+      (result) => {
+        finished(result.flaggedConstraints.length ? "flagged" : "success");
+        return result;
+      },
+      (err) => {
+        const kind = err instanceof ServiceError ? err.kind : "internal";
+        if (kind !== "not_found" && kind !== "too_many") {
+          finished(
+            kind === "constraint_violation" ? "rollback" : kind === "schema_violation" ? "schema_violation" : "error",
+          );
+        }
+        throw err;
+      },
+    );
+  }
+
+  #auditRecord(
+    slot: Slot,
+    source: LogEntry["source"],
+    mutations: Json,
+    outcome: CycleOutcome,
+    at: number,
+  ): Promise<AuditRecord> {
+    const result = outcome.result;
+    return sealRecord({
+      modelId: slot.runtime.model.id,
+      sequence: slot.auditHead.sequence + 1,
+      timestamp: formatInstant(at),
+      modelVersion: slot.runtime.model.version,
+      source,
+      mutations,
+      derivedUpdated: result.derivedUpdated,
+      flaggedConstraints: result.flaggedConstraints.map((f) => f.constraintId),
+      dispatchedEffects: result.dispatchedEffects.map((d) => d.effectId),
+      traces: result.traces,
+    }, slot.auditHead.hash, this.platform.hasher);
+  }
+
+  restore(id: string, snapshot: unknown): Promise<void> {
+    return this.#exclusive(id, async (slot) => {
+      const previous = slot.runtime.state;
+      const state = slot.runtime.restore(snapshot);
+      try {
+        await this.store.save(slot.runtime.model.spec, toPersisted(state));
+      } catch (err) {
+        slot.runtime.replaceState(previous, { clearHistory: false });
+        throw err;
+      }
+    }, true);
+  }
+
+  // ------------------------------------------------------------------- reads
+
+  getState(id: string, at?: string): Promise<Json> {
+    return this.#exclusive(id, async (slot) => cloneJson(await slot.runtime.readState(at)));
+  }
+
+  getField(id: string, path: string): Promise<Json> {
+    return this.#exclusive(id, async (slot) => cloneJson(await slot.runtime.readField(path)));
+  }
+
+  getHistory(id: string): Promise<string[]> {
+    return Promise.resolve().then(() => this.#slot(id).runtime.historyTimestamps());
+  }
+
+  getSchema(id: string, path: string): Promise<JsonObject> {
+    return Promise.resolve().then(() => this.#slot(id).runtime.effectiveSchema(path));
+  }
+
+  explain(id: string, path: string, limit?: number): Promise<TraceRecord[]> {
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
+      return Promise.reject(badRequest("limit must be a non-negative integer"));
+    }
+    return Promise.resolve().then(() => this.#slot(id).runtime.explain(path, limit));
+  }
+
+  snapshot(id: string): Promise<Snapshot> {
+    return this.#exclusive(id, (slot) => slot.runtime.snapshot());
+  }
+
+  getGraph(id: string): Promise<GraphView> {
+    return Promise.resolve().then(() => {
+      const model = this.#slot(id).runtime.model;
+      return projectGraph(model.id, model.graph);
+    });
+  }
+
+  async getVerification(id: string): Promise<VerificationReport> {
+    const slot = this.#slot(id);
+    const model = slot.runtime.model;
+    if (slot.verification?.version !== model.version) {
+      slot.verification = { version: model.version, report: await verify(model, this.runtimeEnv) };
+    }
+    return cloneJson(slot.verification.report);
+  }
+
+  async getAudit(id: string, params: AuditParams = {}): Promise<AuditRecord[]> {
+    this.#slot(id);
+    const limit = params.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10000) {
+      throw badRequest("limit must be an integer from 1 to 10000");
+    }
+    return await this.store.listAudit(id, {
+      pathPrefix: params.pathPrefix,
+      from: params.from !== undefined ? parseInstant(params.from, "from") : undefined,
+      to: params.to !== undefined ? parseInstant(params.to, "to") : undefined,
+      limit,
+    });
+  }
+
+  async verifyAudit(id: string): Promise<AuditVerification> {
+    this.#slot(id);
+    return verifyChain(await this.store.allAudit(id), this.platform.hasher);
+  }
+
+  // ------------------------------------------------------------------- blobs
+
+  async uploadBlob(bytes: Uint8Array, mediaType = "application/octet-stream"): Promise<BlobRef> {
+    if (!(bytes instanceof Uint8Array)) throw badRequest("blob data must be bytes");
+    if (bytes.byteLength > this.config.blobMaxBytes) {
+      throw tooLarge(`Blob of ${bytes.byteLength} bytes exceeds svc.blob.max-bytes (${this.config.blobMaxBytes})`);
+    }
+    const blobId = await this.platform.hasher.sha256Hex(bytes);
+    if (!(await this.blobs.has(blobId))) {
+      const budget = this.config.blobMaxTotalBytes;
+      if (budget > 0 && (await this.blobs.totalBytes()) + bytes.byteLength > budget) {
+        throw tooLarge(`Blob store budget exhausted (svc.blob.max-total-bytes = ${budget})`);
+      }
+      await this.blobs.put(blobId, { bytes: bytes.slice(), mediaType });
+    }
+    return { $blobId: blobId, $mediaType: mediaType, $bytes: bytes.byteLength };
+  }
+
+  async getBlob(blobId: string): Promise<BlobContent> {
+    const blob = await this.blobs.get(blobId);
+    if (!blob) throw notFound(`Blob '${blobId}' not found`);
+    return blob;
+  }
+
+  async getModelBlob(id: string, blobId: string): Promise<BlobContent> {
+    const state = await this.getState(id);
+    if (!referencedBlobs(state).has(blobId)) {
+      throw notFound(`Blob '${blobId}' is not referenced by model '${id}'`);
+    }
+    return this.getBlob(blobId);
+  }
+
+  /** Blob ids referenced by any model's current state or retained history. */
+  referencedBlobIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const slot of this.#slots.values()) {
+      for (const id of referencedBlobs(slot.runtime.state.doc)) ids.add(id);
+      for (const entry of slot.runtime.history) for (const id of referencedBlobs(entry.state.doc)) ids.add(id);
+    }
+    return ids;
+  }
+
+  /** Releases storage. */
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+/** Blob ids referenced by BlobRefs anywhere in a document. */
+export function referencedBlobs(doc: Json): Set<string> {
+  const ids = new Set<string>();
+  const visit = (node: Json) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (isObject(node)) {
+      if (typeof node.$blobId === "string") ids.add(node.$blobId);
+      for (const value of Object.values(node)) visit(value);
+    }
+  };
+  visit(doc);
+  return ids;
+}
+
+function infoOf(model: CompiledModel): ModelInfo {
+  const spec = model.spec;
+  return {
+    id: model.id,
+    version: model.version,
+    derivationCount: spec.derivations?.length ?? 0,
+    metaDerivationCount: spec.metaDerivations?.length ?? 0,
+    constraintCount: spec.constraints?.length ?? 0,
+    effectCount: spec.effects?.length ?? 0,
+  };
+}
+
+function emptyResult(): MutationResult {
+  return {
+    success: true,
+    mutatedPaths: [],
+    derivedUpdated: [],
+    metaUpdated: [],
+    flaggedConstraints: [],
+    dispatchedEffects: [],
+    traces: [],
+  };
+}
+
+/** Converts a runtime state to its persisted form. */
+export function toPersisted(state: ModelState): PersistedState {
+  return { doc: state.doc, meta: [...state.meta], stale: [...state.stale] };
+}
+
+/** Converts a persisted state back. */
+export function toModelState(state: PersistedState): ModelState {
+  return { doc: state.doc, meta: new Map(state.meta), stale: new Set(state.stale) };
+}
