@@ -1,0 +1,31 @@
+/**
+ * The isomorphic engine: what server/, cli/ and browser/ import. Pure
+ * TypeScript; storage, clock and hashing come in through small interfaces.
+ *
+ * @module
+ */
+export * from "./audit/chain.ts";
+export * from "./config.ts";
+export * from "./errors.ts";
+export type { GraphNodeView, GraphView } from "./graph/projection.ts";
+export type { Json, JsonObject } from "./json/value.ts";
+export * from "./operations/catalog.ts";
+export * from "./ports.ts";
+export type {
+  DispatchedEffect,
+  EffectRequest,
+  ModelState,
+  MutationResult,
+  PatchOperation,
+} from "./runtime/pipeline.ts";
+export { formatInstant, ModelRuntime, parseInstant, type RuntimeEnv, type Snapshot } from "./runtime/runtime.ts";
+export * from "./runtime/testing.ts";
+export type { TraceRecord } from "./runtime/traces.ts";
+export * from "./service/api.ts";
+export * from "./service/memory.ts";
+export * from "./service/ports.ts";
+export * from "./service/service.ts";
+export { type CompiledModel, compileSpec, type ValidationReport, validateSpec } from "./spec/compile.ts";
+export * from "./spec/paths.ts";
+export * from "./spec/types.ts";
+export * from "./version.ts";
