@@ -7,6 +7,9 @@
 export * from "./audit/chain.ts";
 export * from "./config.ts";
 export * from "./errors.ts";
+export { applyEvolution } from "./evolve/apply.ts";
+export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
+export { SPEC_EVOLUTION_SCHEMA } from "./evolve/schema.ts";
 export type { GraphNodeView, GraphView } from "./graph/projection.ts";
 export type { Json, JsonObject } from "./json/value.ts";
 export * from "./operations/catalog.ts";
@@ -29,3 +32,4 @@ export { type CompiledModel, compileSpec, type ValidationReport, validateSpec } 
 export * from "./spec/paths.ts";
 export * from "./spec/types.ts";
 export * from "./version.ts";
+export type { EvaluatedComponent, EvaluatedView } from "./view/types.ts";

@@ -144,6 +144,12 @@ export const OPERATIONS: readonly Operation[] = [
     },
   },
   {
+    command: "evolve-spec",
+    summary: "evolve the spec by a SpecEvolution diff, carrying state forward; returns {id, version}",
+    args: [id, arg("evolution", "object", "the SpecEvolution")],
+    run: (api, a) => api.evolveSpec(a.id as string, a.evolution),
+  },
+  {
     command: "delete-model",
     summary: "remove a model",
     args: [id],
@@ -205,5 +211,11 @@ export const OPERATIONS: readonly Operation[] = [
     summary: "read a blob the model's state references",
     args: [id, arg("blobId", "string", "blob id")],
     run: async (api, a) => blobResult(a.blobId as string, await api.getModelBlob(a.id as string, a.blobId as string)),
+  },
+  {
+    command: "get-view",
+    summary: "the evaluated default view, or the view viewId",
+    args: [id, arg("viewId", "string", "id of a view in the viewDefinition", false)],
+    run: (api, a) => api.getView(a.id as string, a.viewId as string | undefined),
   },
 ];

@@ -40,6 +40,13 @@ export class TraceRing {
     this.#items = [];
   }
 
+  /** An independent ring holding the same records. */
+  clone(): TraceRing {
+    const copy = new TraceRing(this.#capacity);
+    copy.#items = [...this.#items];
+    return copy;
+  }
+
   /**
    * Records whose target is `address` (or, for a pattern such as
    * `$.items[*].lineTotal`, any element), oldest first; `limit` keeps the newest N.

@@ -12,6 +12,7 @@ import type { Snapshot } from "../runtime/runtime.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import type { ModelSpec } from "../spec/types.ts";
+import type { EvaluatedView } from "../view/types.ts";
 
 /** Model info (DECISIONS.md "Model info"). */
 export interface ModelInfo {
@@ -60,6 +61,8 @@ export interface ModelApi {
   explain(id: string, path: string, limit?: number): Promise<TraceRecord[]>;
   snapshot(id: string): Promise<Snapshot>;
   restore(id: string, snapshot: unknown): Promise<void>;
+  /** Applies a SpecEvolution (SPEC.md "SpecEvolution") atomically; returns the new version. */
+  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }>;
   getGraph(id: string): Promise<GraphView>;
   getVerification(id: string): Promise<VerificationReport>;
   getAudit(id: string, params?: AuditParams): Promise<AuditRecord[]>;
@@ -67,4 +70,6 @@ export interface ModelApi {
   uploadBlob(bytes: Uint8Array, mediaType?: string): Promise<BlobRef>;
   getBlob(blobId: string): Promise<BlobContent>;
   getModelBlob(id: string, blobId: string): Promise<BlobContent>;
+  /** The evaluated default view, or the view `viewId`. */
+  getView(id: string, viewId?: string): Promise<EvaluatedView>;
 }

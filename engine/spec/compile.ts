@@ -12,6 +12,7 @@ import { ExpressionError } from "../expr/compiler.ts";
 import { extractReads, type Read } from "../expr/dependencies.ts";
 import { buildGraph, type DependencyGraph, elementPatternOf, type ExprNode } from "../graph/graph.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
+import { validateViewDefinition } from "../view/validate.ts";
 import { formatPath, hasWildcard, isPrefixOf, parsePath, type Segment, WILDCARD } from "./paths.ts";
 import { checkSchemaReferences, SchemaIndex } from "./schema.ts";
 import {
@@ -430,11 +431,9 @@ export function compileSpec(
     }
   });
 
-  if (
-    spec.viewDefinition !== undefined && spec.viewDefinition !== null && !isObject(spec.viewDefinition)
-  ) {
-    error("viewDefinition", "viewDefinition must be an object");
-  }
+  const viewFindings = validateViewDefinition(spec.viewDefinition, env.compiler);
+  errors.push(...viewFindings.errors);
+  warnings.push(...viewFindings.warnings);
 
   if (!schema || errors.length) return { valid: false, errors, warnings };
 

@@ -1,0 +1,98 @@
+/**
+ * The constants section of an evolution (`newConstants`, `upsertConstants`,
+ * `removeConstants`) and the reference guard: a constant may not go while an
+ * expression of the evolved spec still mentions `$const.<name>` (a textual
+ * scan; dynamic access such as `$const[name]` is not detected).
+ *
+ * @module
+ */
+import type { Finding } from "../errors.ts";
+import { isObject, type Json } from "../json/value.ts";
+import type { ModelSpec } from "../spec/types.ts";
+import type { SpecEvolution } from "./evolution.ts";
+
+/** The spec sections whose strings are (or embed) expressions. */
+const EXPRESSION_SECTIONS = [
+  "derivations",
+  "metaDerivations",
+  "constraints",
+  "effects",
+  "defaultValues",
+  "viewDefinition",
+] as const;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Locations (`derivations[2].expr`) of the strings of `spec` that mention `$const.<name>`. */
+export function constantReferences(spec: ModelSpec, name: string): string[] {
+  const escaped = escapeRegExp(name);
+  const mention = new RegExp(`\\$const\\s*\\.\\s*(?:${escaped}(?![A-Za-z0-9_$])|\`${escaped}\`)`);
+  const places: string[] = [];
+  const visit = (node: Json | undefined, location: string) => {
+    if (typeof node === "string") {
+      if (mention.test(node)) places.push(location);
+    } else if (Array.isArray(node)) node.forEach((n, i) => visit(n, `${location}[${i}]`));
+    else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) visit(value, `${location}.${key}`);
+    }
+  };
+  for (const section of EXPRESSION_SECTIONS) visit(spec[section] as Json | undefined, section);
+  return places;
+}
+
+/**
+ * Applies the constants members of `evolution` to `spec`, in place, and returns
+ * the names it dropped with the member that dropped them (for the reference
+ * guard, run once every other section is applied).
+ */
+export function editConstants(
+  spec: ModelSpec,
+  evolution: SpecEvolution,
+  findings: Finding[],
+): { name: string; location: string }[] {
+  const current = isObject(spec.constants) ? spec.constants : {};
+  if (evolution.newConstants !== undefined) {
+    spec.constants = evolution.newConstants;
+    return Object.keys(current)
+      .filter((name) => !(name in evolution.newConstants!))
+      .map((name) => ({ name, location: "newConstants" }));
+  }
+  if (evolution.upsertConstants === undefined && evolution.removeConstants === undefined) return [];
+  const removes = evolution.removeConstants ?? [];
+  const constants = { ...current };
+  for (const [name, value] of Object.entries(evolution.upsertConstants ?? {})) {
+    if (removes.includes(name)) {
+      findings.push({
+        location: `upsertConstants.${name}`,
+        message: "is both upserted and removed (removeConstants)",
+      });
+    } else constants[name] = value;
+  }
+  const dropped: { name: string; location: string }[] = [];
+  removes.forEach((name, i) => {
+    const location = `removeConstants[${i}]`;
+    if (!(name in constants)) return findings.push({ location, message: `there is no constant '${name}'` });
+    delete constants[name];
+    dropped.push({ name, location });
+  });
+  spec.constants = constants;
+  return dropped;
+}
+
+/** Findings for dropped constants that the evolved spec still references. */
+export function checkDroppedConstants(
+  spec: ModelSpec,
+  dropped: { name: string; location: string }[],
+): Finding[] {
+  return dropped.flatMap(({ name, location }) => {
+    const places = constantReferences(spec, name);
+    return places.length
+      ? [{
+        location,
+        message: `constant '${name}' is still referenced by $const.${name} in ${places.join(", ")}`,
+      }]
+      : [];
+  });
+}

@@ -1,0 +1,495 @@
+import assert from "node:assert/strict";
+import type { ServiceError } from "../errors.ts";
+import type { Json, JsonObject } from "../json/value.ts";
+import { OPERATIONS } from "../operations/catalog.ts";
+import type { EffectRequest } from "../runtime/pipeline.ts";
+import { MemoryModelStore } from "../service/memory.ts";
+import type { LoadedModel, PersistedState } from "../service/ports.ts";
+import { ModelService, type ServiceEvent } from "../service/service.ts";
+import type { ModelSpec } from "../spec/types.ts";
+
+/** A memory store that records what is saved, and can be told to fail. */
+class RecordingStore extends MemoryModelStore {
+  saved: { spec: ModelSpec; state: PersistedState }[] = [];
+  failNextSave = false;
+  override save(spec?: ModelSpec, state?: PersistedState): Promise<void> {
+    if (this.failNextSave) {
+      this.failNextSave = false;
+      return Promise.reject(new Error("disk full"));
+    }
+    this.saved.push(structuredClone({ spec: spec!, state: state! }));
+    return Promise.resolve();
+  }
+  /** The last saved spec and state of each model (commits after it are not kept). */
+  override load(): Promise<LoadedModel[]> {
+    const last = new Map(this.saved.map((s) => [s.spec.id, s]));
+    return Promise.resolve([...last.values()].map(({ spec, state }) => ({ spec, base: state, log: [] })));
+  }
+}
+
+const SHOP: ModelSpec = {
+  id: "shop",
+  version: "1.0.0",
+  schema: {
+    type: "object",
+    properties: {
+      name: { type: "string" },
+      qty: { type: "integer" },
+      price: { type: "number" },
+      note: { type: "string" },
+      items: { type: "array", items: { type: "object", properties: { sku: { type: "string" } } } },
+    },
+  },
+  constants: { rate: 0.5 },
+  derivations: [
+    { path: "$.total", expr: "qty * price" },
+    { path: "$.gross", expr: "total * (1 + $const.rate)" },
+    { path: "$.label", expr: "name & '!'", evaluation: "lazy" },
+  ],
+  metaDerivations: [{ path: "$.note", property: "relevant", expr: "qty > 1" }],
+  constraints: [{
+    id: "positive",
+    expr: "qty >= 0",
+    message: "qty must not be negative",
+    policy: "rollback",
+  }],
+  effects: [{ id: "big", executor: "server", trigger: "qty > 1" }],
+  tests: [{ given: { "$.qty": 2, "$.price": 3 }, expect: { "$.total": 6 } }],
+};
+
+interface Fixture {
+  service: ModelService;
+  store: RecordingStore;
+  events: ServiceEvent[];
+  requested: EffectRequest[][];
+}
+
+async function withShop(run: (fixture: Fixture) => Promise<void>): Promise<void> {
+  const store = new RecordingStore();
+  const requested: EffectRequest[][] = [];
+  const service = await ModelService.open({
+    store,
+    observer: { effectsRequested: (_, r) => requested.push(r) },
+  });
+  try {
+    await service.createModel(SHOP);
+    await service.mutate("shop", { "$.name": "pen", "$.qty": 2, "$.price": 3, "$.note": "n" });
+    await service.getState("shop"); // evaluates the lazy label
+    const events: ServiceEvent[] = [];
+    service.subscribe((event) => events.push(event));
+    store.saved = [];
+    requested.length = 0;
+    await run({ service, store, events, requested });
+  } finally {
+    await service.close();
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as ServiceError;
+  }
+  assert.fail("expected a rejection");
+}
+
+Deno.test("evolveSpec applies the evolution, recomputes derived values and persists spec and state", async () => {
+  await withShop(async ({ service, store, events }) => {
+    const result = await service.evolveSpec("shop", {
+      newVersion: "1.1.0",
+      expectedVersion: "1.0.0",
+      upsertDerivations: [{ path: "$.total", expr: "qty * price * 10" }],
+      removeDerivations: ["$.gross"],
+      upsertSchemaNodes: [{ path: "$.discount", schema: { type: "number" } }],
+      backfill: { "$.discount": 0.1, "$.name": "ignored: name has a value" },
+    });
+    assert.deepEqual(result, { id: "shop", version: "1.1.0" });
+    assert.deepEqual(await service.getState("shop"), {
+      name: "pen",
+      qty: 2,
+      price: 3,
+      note: "n",
+      discount: 0.1,
+      total: 60,
+      label: "pen!",
+    });
+    const spec = await service.getSpec("shop");
+    assert.equal(spec.version, "1.1.0");
+    assert.deepEqual(spec.derivations?.map((d) => d.path), ["$.total", "$.label"]);
+    assert.deepEqual((await service.getInfo("shop")).version, "1.1.0");
+    assert.equal(store.saved.length, 1);
+    assert.deepEqual(store.saved[0].spec, spec);
+    assert.equal(
+      (store.saved[0].state.doc as JsonObject).gross,
+      undefined,
+      "removed derivation's value dropped",
+    );
+    assert.equal((store.saved[0].state.doc as JsonObject).total, 60);
+    assert.deepEqual(events, [{ type: "spec-evolved", modelId: "shop", version: "1.1.0" }]);
+  });
+});
+
+Deno.test("an evolved model reloads from storage with its evolved spec and state", async () => {
+  await withShop(async ({ service, store }) => {
+    await service.evolveSpec("shop", {
+      newVersion: "1.5.0",
+      upsertSchemaNodes: [{ path: "$.color", schema: { type: "string" } }],
+      backfill: { "$.color": "red" },
+    });
+    const reopened = await ModelService.open({ store });
+    try {
+      assert.deepEqual(await reopened.getSpec("shop"), await service.getSpec("shop"));
+      assert.deepEqual(await reopened.getState("shop"), await service.getState("shop"));
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
+Deno.test("{newVersion} alone changes only the version and keeps the state", async () => {
+  await withShop(async ({ service }) => {
+    const spec = await service.getSpec("shop");
+    const state = await service.getState("shop");
+    await service.evolveSpec("shop", { newVersion: "2.0.0" });
+    assert.deepEqual(await service.getSpec("shop"), { ...spec, version: "2.0.0" });
+    assert.deepEqual(await service.getState("shop"), state);
+  });
+});
+
+Deno.test("evolveSpec recomputes metas and drops the meta values of removed meta derivations", async () => {
+  await withShop(async ({ service }) => {
+    assert.equal((await service.getSchema("shop", "$.note")).relevant, true);
+    await service.evolveSpec("shop", {
+      removeMetaDerivations: ["$.note#relevant"],
+      upsertMetaDerivations: [{ path: "$.price", property: "maximum", expr: "qty * 100" }],
+    });
+    assert.equal((await service.getSchema("shop", "$.note")).relevant, undefined);
+    assert.equal((await service.getSchema("shop", "$.price")).maximum, 200);
+  });
+});
+
+Deno.test("a lazy derivation stays lazy after an evolution and is evaluated on read", async () => {
+  await withShop(async ({ service, store }) => {
+    await service.evolveSpec("shop", {
+      upsertDerivations: [{ path: "$.label", expr: "'#' & name", evaluation: "lazy" }],
+    });
+    const persisted = store.saved[0].state;
+    assert.equal((persisted.doc as JsonObject).label, undefined);
+    assert.deepEqual(persisted.stale, ["$.label"]);
+    assert.equal(await service.getField("shop", "$.label"), "#pen");
+  });
+});
+
+Deno.test("evolveSpec clears history, keeps traces and invalidates the verification cache without a new version", async () => {
+  await withShop(async ({ service }) => {
+    assert.equal((await service.getHistory("shop")).length, 1);
+    const before = await service.getVerification("shop");
+    assert.equal(before.state, "green");
+    await service.evolveSpec("shop", {
+      newTests: [{ given: { "$.qty": 2, "$.price": 3 }, expect: { "$.total": 7 } }],
+    });
+    assert.deepEqual(await service.getHistory("shop"), []);
+    const traces = await service.explain("shop", "$.gross");
+    assert.ok(traces.length >= 2, "the mutation's trace and the evolution's recomputation");
+    assert.equal((await service.getVerification("shop")).state, "amber");
+    await service.evolveSpec("shop", { newTests: [] });
+    assert.equal((await service.getVerification("shop")).state, "neutral");
+  });
+});
+
+Deno.test("evolveSpec requests only the effects it adds or changes", async () => {
+  await withShop(async ({ service, requested }) => {
+    await service.evolveSpec("shop", { newVersion: "1.0.1" });
+    assert.equal(requested.length, 0, "an unchanged effect does not re-fire");
+    await service.evolveSpec("shop", {
+      upsertEffects: [{ id: "fresh", executor: "server", trigger: "qty > 0" }, {
+        id: "idle",
+        executor: "server",
+        trigger: "qty > 100",
+      }],
+    });
+    assert.deepEqual(requested.flat().map((r) => r.effectId), ["fresh"]);
+  });
+});
+
+Deno.test("the stranding guard refuses with every incompatible path", async () => {
+  await withShop(async ({ service }) => {
+    await service.mutate("shop", { "$.items[0].sku": "a", "$.items[1].sku": "b" });
+    const err = await rejection(service.evolveSpec("shop", {
+      upsertSchemaNodes: [
+        { path: "$.items[*].sku", schema: { type: "integer" } },
+        { path: "$.name", schema: { type: "string", maxLength: 2 } },
+      ],
+    }));
+    assert.equal(err.kind, "validation_failed");
+    assert.deepEqual(err.body?.paths, ["$.name", "$.items[0].sku", "$.items[1].sku"]);
+    assert.match(err.message, /\$\.items\[0\]\.sku \(type\)/);
+  });
+});
+
+Deno.test("a backfill can rescue values the new schema would otherwise strand, and completeness is not required", async () => {
+  await withShop(async ({ service }) => {
+    await service.evolveSpec("shop", {
+      newSchema: {
+        type: "object",
+        required: ["name", "sku"],
+        properties: {
+          name: { type: "string" },
+          qty: { type: "integer" },
+          price: { type: "number" },
+          note: { type: "string" },
+          sku: { type: "string" },
+          tags: { type: "array", items: { type: "string" } },
+          items: { type: "array" },
+        },
+        additionalProperties: false,
+      },
+      backfill: { "$.tags": ["new"] },
+    });
+    const state = await service.getState("shop") as JsonObject;
+    assert.deepEqual(state.tags, ["new"]);
+    assert.equal(state.sku, undefined);
+  });
+});
+
+Deno.test("every refusal leaves spec, state, persistence and subscribers untouched", async () => {
+  const cases: { name: string; evolution: unknown; kind: string; message: RegExp }[] = [
+    { name: "not an object", evolution: [], kind: "bad_request", message: /must be object/ },
+    {
+      name: "unknown member",
+      evolution: { newVersoin: "2.0.0" },
+      kind: "bad_request",
+      message: /unknown member 'newVersoin'/,
+    },
+    {
+      name: "wrong member type",
+      evolution: { removeDerivations: "$.total" },
+      kind: "bad_request",
+      message: /removeDerivations: must be array/,
+    },
+    {
+      name: "wholesale and targeted members of one section",
+      evolution: { newConstants: {}, removeConstants: ["rate"] },
+      kind: "bad_request",
+      message:
+        /newConstants: replaces the whole constants section and cannot be combined with removeConstants/,
+    },
+    {
+      name: "stale expectedVersion",
+      evolution: { expectedVersion: "0.9.0" },
+      kind: "version_conflict",
+      message: /expected 0\.9\.0, actual 1\.0\.0/,
+    },
+    {
+      name: "invalid evolved spec",
+      evolution: { newVersion: "two" },
+      kind: "validation_failed",
+      message: /version: 'two' is not a semantic version/,
+    },
+    {
+      name: "invalid expression in an upsert",
+      evolution: { upsertDerivations: [{ path: "$.x", expr: "(((" }] },
+      kind: "validation_failed",
+      message: /derivations\[3\]\.expr: JSONata compile error/,
+    },
+    {
+      name: "removal of something absent",
+      evolution: { removeConstraints: ["nope"] },
+      kind: "validation_failed",
+      message: /there is no constraint nope/,
+    },
+    {
+      name: "removal of a referenced constant",
+      evolution: { removeConstants: ["rate"] },
+      kind: "validation_failed",
+      message: /constant 'rate' is still referenced by \$const\.rate in derivations\[1\]\.expr/,
+    },
+    {
+      name: "stranded state",
+      evolution: { upsertSchemaNodes: [{ path: "$.qty", schema: { type: "string" } }] },
+      kind: "validation_failed",
+      message: /would strand state at \$\.qty/,
+    },
+    {
+      name: "backfill of a derived field",
+      evolution: { backfill: { "$.total": 1 } },
+      kind: "validation_failed",
+      message: /backfill\['\$\.total'\]: is computed by the derivation \$\.total/,
+    },
+    {
+      name: "backfill invalid under the new schema",
+      evolution: { backfill: { "$.note": 5 } },
+      kind: "validation_failed",
+      message: /backfill\['\$\.note'\]: violates the new schema/,
+    },
+    {
+      name: "a derivation failing during recomputation",
+      evolution: { upsertDerivations: [{ path: "$.boom", expr: "$error('boom')" }] },
+      kind: "validation_failed",
+      message: /Evaluation of derivation \$\.boom failed/,
+    },
+  ];
+  await withShop(async ({ service, store, events }) => {
+    const spec = await service.getSpec("shop");
+    const state = await service.getState("shop");
+    const snapshot = await service.snapshot("shop");
+    for (const { name, evolution, kind, message } of cases) {
+      const err = await rejection(service.evolveSpec("shop", evolution));
+      assert.equal(err.kind, kind, name);
+      assert.match(err.message, message, name);
+      assert.deepEqual(await service.getSpec("shop"), spec, name);
+      assert.deepEqual(await service.getState("shop"), state, name);
+      assert.deepEqual(await service.snapshot("shop"), snapshot, name);
+    }
+    assert.deepEqual(store.saved, []);
+    assert.deepEqual(events, []);
+  });
+});
+
+Deno.test("a version conflict carries expected and actual", async () => {
+  await withShop(async ({ service }) => {
+    const err = await rejection(
+      service.evolveSpec("shop", { expectedVersion: "3.0.0", newVersion: "4.0.0" }),
+    );
+    assert.deepEqual(err.body, { error: "Version conflict", expected: "3.0.0", actual: "1.0.0" });
+  });
+});
+
+Deno.test("a failed save installs nothing", async () => {
+  await withShop(async ({ service, store, events }) => {
+    const state = await service.getState("shop");
+    store.failNextSave = true;
+    await assert.rejects(
+      service.evolveSpec("shop", { newVersion: "9.0.0", removeDerivations: ["$.gross"] }),
+      /disk full/,
+    );
+    assert.equal((await service.getSpec("shop")).version, "1.0.0");
+    assert.deepEqual(await service.getState("shop"), state);
+    assert.deepEqual(events, []);
+  });
+});
+
+Deno.test("evolveSpec of an unknown model is a 404", async () => {
+  await withShop(async ({ service }) => {
+    assert.equal((await rejection(service.evolveSpec("nope", {}))).kind, "not_found");
+  });
+});
+
+Deno.test("the evolve-spec operation returns {id, version}", async () => {
+  await withShop(async ({ service }) => {
+    const op = OPERATIONS.find((o) => o.command === "evolve-spec")!;
+    assert.deepEqual(op.args.map((a) => [a.name, a.required]), [["id", true], ["evolution", true]]);
+    assert.deepEqual(await op.run(service, { id: "shop", evolution: { newVersion: "1.2.0" } }), {
+      id: "shop",
+      version: "1.2.0",
+    });
+  });
+});
+
+// ------------------------------------------------------------ conformance examples
+
+const EXAMPLES = new URL("../../../shared/conformance/examples/", import.meta.url);
+
+async function readExamples(): Promise<ModelSpec[]> {
+  const specs: ModelSpec[] = [];
+  for await (const entry of Deno.readDir(EXAMPLES)) {
+    if (entry.name.endsWith(".json")) {
+      specs.push(JSON.parse(await Deno.readTextFile(new URL(entry.name, EXAMPLES))));
+    }
+  }
+  return specs.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+const TIME_DEPENDENT = /\$(now|millis)\(/;
+
+Deno.test("every conformance example holding state evolves with its state carried forward", async () => {
+  const service = await ModelService.open();
+  try {
+    for (const spec of await readExamples()) {
+      await service.createModel(spec);
+      const given = spec.tests?.[0]?.given ?? {};
+      if (Object.keys(given).length) await service.mutate(spec.id, given);
+      const before = await service.getState(spec.id) as JsonObject;
+      const result = await service.evolveSpec(spec.id, {
+        expectedVersion: spec.version,
+        newVersion: "9.9.9",
+        upsertSchemaNodes: [{ path: "$.evolutionNote", schema: { type: "string" } }],
+        backfill: { "$.evolutionNote": "migrated" },
+      });
+      assert.deepEqual(result, { id: spec.id, version: "9.9.9" }, spec.id);
+      const after = await service.getState(spec.id) as JsonObject;
+      assert.equal(after.evolutionNote, "migrated", spec.id);
+      if (!TIME_DEPENDENT.test(JSON.stringify(spec))) {
+        assert.deepEqual(after, { ...before, evolutionNote: "migrated" }, spec.id);
+      }
+      for (const [address, value] of Object.entries(given)) {
+        assert.deepEqual(await service.getField(spec.id, address), value, `${spec.id} ${address}`);
+      }
+    }
+  } finally {
+    await service.close();
+  }
+});
+
+/** Runs `run` over a service holding the order example with its first test's `given` applied. */
+async function withOrderExample(
+  run: (service: ModelService, spec: ModelSpec) => Promise<void>,
+): Promise<void> {
+  const service = await ModelService.open();
+  try {
+    const spec = (await readExamples()).find((s) => s.id === "order-items-price-total")!;
+    await service.createModel(spec);
+    await service.mutate(spec.id, spec.tests![0].given);
+    await run(service, spec);
+  } finally {
+    await service.close();
+  }
+}
+
+Deno.test("the order example evolves per-element: a new item field backfilled and used by a derivation", async () => {
+  await withOrderExample(async (service, spec) => {
+    await service.evolveSpec(spec.id, {
+      upsertSchemaNodes: [{ path: "$.items[*].discount", schema: { type: "number", minimum: 0 } }],
+      backfill: { "$.items[*].discount": 0.5 },
+      upsertDerivations: [{
+        path: "$.items[*].lineTotal",
+        expr: "$parent.price * $parent.qty - $parent.discount",
+      }],
+    });
+    const state = await service.getState(spec.id) as { items: JsonObject[]; total: Json };
+    assert.deepEqual(state.items.map((i) => [i.discount, i.lineTotal]), [[0.5, 5.5], [0.5, 5]]);
+    const err = await rejection(service.evolveSpec(spec.id, {
+      upsertSchemaNodes: [{ path: "$.items[*].qty", schema: { type: "string" } }],
+    }));
+    assert.deepEqual(err.body?.paths, ["$.items[0].qty", "$.items[1].qty"]);
+  });
+});
+
+Deno.test("view-tier evolutions of an example: a placed component is kept, a broken view definition refused", async () => {
+  await withOrderExample(async (service, spec) => {
+    await service.evolveSpec(spec.id, {
+      upsertComponents: [{
+        viewId: "main",
+        component: { id: "note", type: "textField", bind: "$.note" },
+        beforeId: "sep1",
+      }],
+    });
+    const views = (await service.getSpec(spec.id)).viewDefinition!.views as JsonObject[];
+    assert.deepEqual((views[0].components as JsonObject[]).map((c) => c.id), [
+      "itemsList",
+      "note",
+      "sep1",
+      "itemsTable",
+      "sep2",
+      "totalRow",
+    ]);
+    const before = await service.getSpec(spec.id);
+    const err = await rejection(
+      service.evolveSpec(spec.id, { upsertViews: [{ id: "extra" }], removeViews: ["main"] }),
+    );
+    assert.equal(err.kind, "validation_failed");
+    assert.match(err.message, /defaultView/);
+    assert.deepEqual(await service.getSpec(spec.id), before);
+  });
+});

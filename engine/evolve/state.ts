@@ -1,0 +1,157 @@
+/**
+ * Carrying a model's state across an evolution: the base document the evolved
+ * model is re-derived from.
+ *
+ * 1. Derived values are dropped: every target of the previous and of the
+ *    evolved derivations (the evolved model recomputes its own; those of
+ *    removed derivations must not linger as if they were base fields).
+ * 2. `backfill` is written where the document has no value (absent or null);
+ *    each target must be a base field of the evolved model, its value valid
+ *    under the new schema, and reachable without overwriting a value (a
+ *    scalar on the way) or inventing array elements. `[*]` expands over the
+ *    existing elements.
+ * 3. When the schema changed, the state-compatibility guard: the carried
+ *    document is validated against the new schema with every `required` (and
+ *    `dependentRequired`) removed, because mutations never enforce
+ *    completeness; any other violation is a value the new schema would strand
+ *    (a path it forbids, a type or keyword it no longer admits), and the
+ *    evolution is refused listing every such path.
+ *
+ * @module
+ */
+import { type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
+import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
+import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
+import type { CompiledModel } from "../spec/compile.ts";
+import { formatPath, hasWildcard, isPrefixOf, parsePath, type Segment } from "../spec/paths.ts";
+import { SchemaIndex } from "../spec/schema.ts";
+import { evolutionRefused } from "./evolution.ts";
+import { DATA_KEYWORDS } from "./schema_edits.ts";
+
+/** Why a backfill target cannot be written without clobbering data, or null. */
+function blockedAt(doc: Json, path: readonly Segment[]): string | null {
+  let cur: Json | undefined = doc;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    if (cur === undefined || cur === null) {
+      if (typeof seg === "number") {
+        return `${formatPath(path.slice(0, i + 1))} does not exist: backfill does not create array elements`;
+      }
+      cur = undefined;
+      continue;
+    }
+    const fits = typeof seg === "number" ? Array.isArray(cur) && seg < cur.length : isObject(cur);
+    if (!fits) {
+      if (Array.isArray(cur) && typeof seg === "number") {
+        return `${formatPath(path.slice(0, i + 1))} does not exist: backfill does not create array elements`;
+      }
+      const holds = Array.isArray(cur) ? "an array" : `a ${typeof cur}`;
+      return `${formatPath(path.slice(0, i))} holds ${holds}: cannot write ${formatPath(path)} under it`;
+    }
+    cur = (cur as Record<string | number, Json>)[seg];
+  }
+  return null;
+}
+
+function writeBackfill(draft: DocumentDraft, next: CompiledModel, backfill: Record<string, Json>): Finding[] {
+  const findings: Finding[] = [];
+  for (const [address, value] of Object.entries(backfill)) {
+    const location = `backfill['${address}']`;
+    const fail = (message: string) => findings.push({ location, message });
+    const parsed = parsePath(address);
+    if (!parsed.ok) {
+      fail(parsed.message);
+      continue;
+    }
+    const pattern = parsed.path;
+    if (pattern.length === 0) {
+      fail("the document root cannot be backfilled");
+      continue;
+    }
+    const derived = next.derivedTargets.find((d) => isPrefixOf(d.target, pattern));
+    if (derived) {
+      fail(`is computed by the derivation ${derived.node.key}: backfill writes base fields only`);
+      continue;
+    }
+    const violations = next.schema.validateAt(pattern, value);
+    if (violations.length) {
+      fail(
+        `violates the new schema: ${
+          violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ")
+        }`,
+      );
+      continue;
+    }
+    const targets = hasWildcard(pattern) ? expandPattern(draft.root, pattern) : [pattern];
+    for (const target of targets) {
+      const blocked = blockedAt(draft.root, target);
+      if (blocked) fail(blocked);
+      else if ((getAt(draft.root, target) ?? null) === null) draft.set(target, cloneJson(value));
+    }
+  }
+  return findings;
+}
+
+/** A copy of a schema without `required` and `dependentRequired` anywhere (completeness is not checked). */
+function withoutCompleteness(node: Json): Json {
+  if (Array.isArray(node)) return node.map(withoutCompleteness);
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    // As keywords both hold arrays (of names); a property merely named so holds a schema object.
+    if (key === "required" && Array.isArray(value)) continue;
+    if (key === "dependentRequired" && isObject(value) && Object.values(value).every(Array.isArray)) continue;
+    out[key] = DATA_KEYWORDS.has(key) ? value : withoutCompleteness(value);
+  }
+  return out;
+}
+
+/** Values of `doc` the new schema would strand, each at the path of the offending value. */
+export function strandedValues(next: CompiledModel, doc: Json): SchemaViolation[] {
+  const lenient = new SchemaIndex(
+    withoutCompleteness(next.spec.schema) as JsonObject,
+    next.schema.regexLimits,
+  );
+  return lenient.validateDocument(doc).map((v) => {
+    const parsed = parsePath(v.path);
+    const extra = /: '(.*)'$/.exec(v.message);
+    // ajv reports a forbidden property at its parent; point at the property itself.
+    return v.keyword === "additionalProperties" && parsed.ok && extra
+      ? { ...v, path: formatPath([...parsed.path, extra[1]]) }
+      : v;
+  });
+}
+
+/** The 422 of the state-compatibility guard, listing every stranded path. */
+export function stateStranded(violations: SchemaViolation[]): ServiceError {
+  const paths = [...new Set(violations.map((v) => v.path))];
+  const detail = violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ");
+  return new ServiceError(
+    "validation_failed",
+    `Evolution refused: the new schema would strand state at ${paths.join(", ")}: ${detail}`,
+    { error: "State incompatible", paths, violations: violations as unknown as Json },
+  );
+}
+
+/**
+ * The base document `previous`'s state `doc` carries into the evolved model
+ * `next`: derived values dropped, `backfill` written, stranding refused (422).
+ */
+export function carryForward(
+  previous: CompiledModel,
+  next: CompiledModel,
+  doc: Json,
+  backfill: Record<string, Json> = {},
+): Json {
+  const draft = new DocumentDraft(doc);
+  for (const { target } of [...previous.derivedTargets, ...next.derivedTargets]) {
+    for (const path of expandPattern(draft.root, target)) draft.delete(path);
+  }
+  const findings = writeBackfill(draft, next, backfill);
+  if (findings.length) throw evolutionRefused(findings);
+  if (!jsonEqual(previous.spec.schema, next.spec.schema)) {
+    const stranded = strandedValues(next, draft.root);
+    if (stranded.length) throw stateStranded(stranded);
+  }
+  return draft.root;
+}
