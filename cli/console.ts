@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { OPERATIONS, checkArgs, type Operation } from "../engine/operations/catalog.ts";
+import { checkArgs, type Operation, OPERATIONS } from "../engine/operations/catalog.ts";
 import { ServiceError } from "../engine/errors.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 
@@ -15,7 +15,9 @@ export type ConsoleReply = { ok: true; result: unknown } | { ok: false; error: s
 const BY_COMMAND = new Map<string, Operation>(OPERATIONS.map((op) => [op.command, op]));
 
 /** The `help` listing. */
-export function consoleHelp(): { commands: { cmd: string; summary: string; required: string[]; optional: string[] }[] } {
+export function consoleHelp(): {
+  commands: { cmd: string; summary: string; required: string[]; optional: string[] }[];
+} {
   return {
     commands: [
       ...OPERATIONS.map((op) => ({
@@ -25,7 +27,7 @@ export function consoleHelp(): { commands: { cmd: string; summary: string; requi
         optional: op.args.filter((a) => !a.required).map((a) => a.name),
       })),
       { cmd: "help", summary: "this list", required: [], optional: [] },
-      { cmd: "exit", summary: "answer \"bye\" and exit", required: [], optional: [] },
+      { cmd: "exit", summary: 'answer "bye" and exit', required: [], optional: [] },
     ],
   };
 }
@@ -44,7 +46,10 @@ export async function handleConsoleLine(
     return { reply: { ok: false, error: `Invalid JSON: ${(err as Error).message}` }, exit: false };
   }
   if (request === null || typeof request !== "object" || Array.isArray(request)) {
-    return { reply: { ok: false, error: "Invalid request: expected a JSON object with a 'cmd' field" }, exit: false };
+    return {
+      reply: { ok: false, error: "Invalid request: expected a JSON object with a 'cmd' field" },
+      exit: false,
+    };
   }
   const args = request as Record<string, unknown>;
   const cmd = args.cmd;
@@ -66,7 +71,10 @@ export async function handleConsoleLine(
   } catch (err) {
     if (err instanceof ServiceError) return { reply: { ok: false, error: err.message }, exit: false };
     onInternalError(err);
-    return { reply: { ok: false, error: `Internal error: ${(err as Error)?.message ?? String(err)}` }, exit: false };
+    return {
+      reply: { ok: false, error: `Internal error: ${(err as Error)?.message ?? String(err)}` },
+      exit: false,
+    };
   }
 }
 

@@ -2,6 +2,7 @@
  * `svc`: one entry point for every local surface.
  *
  *   svc console   console protocol on stdin/stdout (embedded, in memory)
+ *   svc serve     the HTTP server (REST, WebSocket), see server/main.ts
  *
  * @module
  */
@@ -15,6 +16,8 @@ const USAGE = `Usage: svc <command> [options]
 
 Commands:
   console     speak the console protocol on stdin/stdout (one JSON object per line)
+  serve       run the HTTP server on SVC_PORT (default 8080); --config <file> reads
+              svc.* keys from a JSON or YAML file (environment variables win)
 
 Options:
   --help      show this help
@@ -59,6 +62,11 @@ export async function main(args: string[]): Promise<number> {
     case "console":
       await runConsoleCommand();
       return 0;
+    case "serve": {
+      // Loaded on demand: the console does not need the HTTP stack.
+      const { runServe } = await import("../server/main.ts");
+      return await runServe(args.slice(args.indexOf(command) + 1));
+    }
     default:
       console.error(`Unknown command '${command}'.\n\n${USAGE}`);
       return 2;

@@ -21,14 +21,20 @@ export type {
   MutationResult,
   PatchOperation,
 } from "./runtime/pipeline.ts";
-export { formatInstant, ModelRuntime, parseInstant, type RuntimeEnv, type Snapshot } from "./runtime/runtime.ts";
+export {
+  formatInstant,
+  ModelRuntime,
+  parseInstant,
+  type RuntimeEnv,
+  type Snapshot,
+} from "./runtime/runtime.ts";
 export * from "./runtime/testing.ts";
 export type { TraceRecord } from "./runtime/traces.ts";
 export * from "./service/api.ts";
 export * from "./service/memory.ts";
 export * from "./service/ports.ts";
 export * from "./service/service.ts";
-export { type CompiledModel, compileSpec, type ValidationReport, validateSpec } from "./spec/compile.ts";
+export { type CompiledModel, compileSpec, validateSpec, type ValidationReport } from "./spec/compile.ts";
 export * from "./spec/paths.ts";
 export * from "./spec/types.ts";
 export * from "./version.ts";

@@ -59,7 +59,10 @@ export async function sealRecord(body: AuditBody, prevHash: string, hasher: Hash
  * Verifies records in stored order (ascending sequence). Detects altered
  * (content hash mismatch), reordered or deleted records (sequence or prevHash).
  */
-export async function verifyChain(records: readonly AuditRecord[], hasher: Hasher): Promise<AuditVerification> {
+export async function verifyChain(
+  records: readonly AuditRecord[],
+  hasher: Hasher,
+): Promise<AuditVerification> {
   let prevHash = GENESIS_HASH;
   for (let i = 0; i < records.length; i++) {
     const { prevHash: storedPrev, hash, ...body } = records[i];

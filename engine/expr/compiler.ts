@@ -83,7 +83,10 @@ export class ExpressionCompiler {
     if (cached) return cached;
     let compiled: jsonata.Expression;
     try {
-      compiled = jsonata(source, { timeout: this.#options.timeoutMs, stack: this.#options.maxDepth } as never);
+      compiled = jsonata(
+        source,
+        { timeout: this.#options.timeoutMs, stack: this.#options.maxDepth } as never,
+      );
     } catch (err) {
       throw toExpressionError(err);
     }

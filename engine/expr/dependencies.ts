@@ -78,9 +78,7 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
       const expr = stage.expr as AstNode;
       if (cur && expr.type === "number" && Number.isInteger(expr.value) && options.isArray(cur.path)) {
         const value = expr.value as number;
-        cur = value >= 0
-          ? { path: [...cur.path, value], elementScoped: cur.elementScoped }
-          : elementsOf(cur);
+        cur = value >= 0 ? { path: [...cur.path, value], elementScoped: cur.elementScoped } : elementsOf(cur);
         continue;
       }
       const items = cur ? elementsOf(cur) : null;

@@ -59,6 +59,15 @@ export class DirtySet {
     return false;
   }
 
+  /**
+   * True when the elements matching `pattern` may have moved, appeared or vanished:
+   * the array (or an ancestor) was replaced, or an element was inserted or removed.
+   */
+  reshapes(pattern: Segment[]): boolean {
+    if (this.#everything) return true;
+    return this.paths.some((d) => isPrefixOf(d.path, pattern) && (d.shift || d.path.length < pattern.length));
+  }
+
   /** The concrete elements of a per-element node that must be re-evaluated. */
   elementsToEvaluate(node: ExprNode, doc: Json): Segment[][] {
     const pattern = node.elementPattern!;
@@ -74,7 +83,8 @@ export class DirtySet {
           addAll([]);
           return [...picked.values()];
         }
-        if (d.shift) continue;
+        // Elements that merely moved keep their contents; a shift inside an element changes it.
+        if (d.shift && d.path.length <= pattern.length) continue;
         if (d.path.length >= pattern.length && isPrefixOf(pattern, d.path)) {
           addAll(d.path.slice(0, pattern.length));
         } else if (isPrefixOf(d.path, pattern)) {

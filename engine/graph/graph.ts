@@ -73,11 +73,20 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
     }
   };
 
+  // A read of a container enclosing a derived target (`$`, `$string(items)`) orders the
+  // reader after that derivation only where this closes no cycle: the reader never
+  // depends on its own value, and two such readers may enclose each other (stale-prone,
+  // like `$lookup`) without being reported as a cycle.
+  const enclosing: Edge[] = [];
   for (const node of nodes) {
     for (const read of node.reads) {
       let insideDerived = false;
       for (const d of derived) {
         if (!pathsOverlap(read.path, d.target!)) continue;
+        if (read.path.length < d.target!.length && isPrefixOf(read.path, d.target!)) {
+          if (d.key !== node.key) enclosing.push({ from: d.key, to: node.key });
+          continue;
+        }
         addEdge(d.key, node.key);
         if (isPrefixOf(d.target!, read.path)) insideDerived = true;
       }
@@ -90,6 +99,7 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
   }
 
   const cycles = findCycles(derived, preds);
+  for (const { from, to } of enclosing) if (!reads(preds, from, to)) addEdge(from, to);
   const level = new Map<string, number>();
   for (const key of baseKeys) level.set(key, 0);
   const depthOf = (node: N, visiting: Set<string>): number => {
@@ -126,6 +136,20 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
     predecessors: preds,
     cycles,
   };
+}
+
+/** True when `reader` reads `source` directly or through other nodes. */
+function reads(preds: ReadonlyMap<string, ReadonlySet<string>>, reader: string, source: string): boolean {
+  const seen = new Set<string>();
+  const pending = [reader];
+  while (pending.length) {
+    const key = pending.pop()!;
+    if (key === source) return true;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    pending.push(...(preds.get(key) ?? []));
+  }
+  return false;
 }
 
 /** Strongly connected components of size > 1, or self-loops (Tarjan). */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { badRequest } from "../errors.ts";
+import { badRequest, ServiceError } from "../errors.ts";
 import { decodeBase64, encodeBase64 } from "../json/base64.ts";
 import { isObject, type Json } from "../json/value.ts";
 import type { PatchOperation } from "../runtime/pipeline.ts";
@@ -57,7 +57,11 @@ export function checkArgs(op: Operation, args: Record<string, unknown>): void {
         : spec.type === "integer"
         ? Number.isInteger(value)
         : typeof value === spec.type);
-    if (!ok) throw badRequest(`Invalid field '${spec.name}': expected ${spec.type === "integer" ? "an integer" : `a ${spec.type}`}`);
+    if (!ok) {
+      throw badRequest(
+        `Invalid field '${spec.name}': expected ${/^[aeiou]/.test(spec.type) ? "an" : "a"} ${spec.type}`,
+      );
+    }
   }
 }
 
@@ -84,7 +88,12 @@ export const OPERATIONS: readonly Operation[] = [
       return { id: info.id, status: "created" };
     },
   },
-  { command: "get-spec", summary: "the stored ModelSpec", args: [id], run: (api, a) => api.getSpec(a.id as string) },
+  {
+    command: "get-spec",
+    summary: "the stored ModelSpec",
+    args: [id],
+    run: (api, a) => api.getSpec(a.id as string),
+  },
   {
     command: "get-info",
     summary: "model id, version and section counts",
@@ -99,9 +108,15 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     command: "get-field",
-    summary: "one field of the merged document",
+    summary: "one field of the merged document (null when absent)",
     args: [id, path],
-    run: (api, a) => api.getField(a.id as string, a.path as string),
+    // Unlike REST's 404, the console answers an absent field with null; an unknown model still fails.
+    run: (api, a) =>
+      api.getField(a.id as string, a.path as string).catch(async (err) => {
+        if (!(err instanceof ServiceError) || err.kind !== "not_found") throw err;
+        await api.getInfo(a.id as string);
+        return null;
+      }),
   },
   {
     command: "mutate",
@@ -133,7 +148,12 @@ export const OPERATIONS: readonly Operation[] = [
     args: [id, path, arg("limit", "integer", "most recent N records", false)],
     run: (api, a) => api.explain(a.id as string, a.path as string, a.limit as number | undefined),
   },
-  { command: "snapshot", summary: "an immutable copy of state", args: [id], run: (api, a) => api.snapshot(a.id as string) },
+  {
+    command: "snapshot",
+    summary: "an immutable copy of state",
+    args: [id],
+    run: (api, a) => api.snapshot(a.id as string),
+  },
   {
     command: "restore",
     summary: "restore a snapshot",
@@ -210,7 +230,8 @@ export const OPERATIONS: readonly Operation[] = [
     command: "get-model-blob",
     summary: "read a blob the model's state references",
     args: [id, arg("blobId", "string", "blob id")],
-    run: async (api, a) => blobResult(a.blobId as string, await api.getModelBlob(a.id as string, a.blobId as string)),
+    run: async (api, a) =>
+      blobResult(a.blobId as string, await api.getModelBlob(a.id as string, a.blobId as string)),
   },
   {
     command: "get-view",

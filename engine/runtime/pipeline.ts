@@ -147,7 +147,9 @@ export class Cycle {
     for (const seg of path) {
       if (typeof seg === "number" && seg > this.#config.maxArrayIndex) {
         throw unprocessable(
-          `Array index ${seg} in ${formatPath(path)} exceeds svc.limits.max-array-index (${this.#config.maxArrayIndex})`,
+          `Array index ${seg} in ${
+            formatPath(path)
+          } exceeds svc.limits.max-array-index (${this.#config.maxArrayIndex})`,
         );
       }
     }
@@ -166,7 +168,11 @@ export class Cycle {
     const address = formatPath(path);
     const derived = this.#derivedAt(path);
     if (derived) {
-      return [{ path: address, keyword: "readOnly", message: `is computed by the derivation ${derived.key}` }];
+      return [{
+        path: address,
+        keyword: "readOnly",
+        message: `is computed by the derivation ${derived.key}`,
+      }];
     }
     const violations: SchemaViolation[] = [];
     let cur: Json | undefined = this.#draft.root;
@@ -188,7 +194,11 @@ export class Cycle {
       if (metaOf(address, "required") === true) {
         violations.push({ path: address, keyword: "required", message: "is required and cannot be cleared" });
       } else if (value === undefined && schema.isStaticallyRequired(path)) {
-        violations.push({ path: address, keyword: "required", message: "is required by the schema and cannot be removed" });
+        violations.push({
+          path: address,
+          keyword: "required",
+          message: "is required by the schema and cannot be removed",
+        });
       }
       if (value === undefined) return violations;
     }
@@ -199,8 +209,27 @@ export class Cycle {
       }
     }
     violations.push(...schema.validateAt(path, value));
+    const gap = this.#gapBefore(path);
+    if (gap) {
+      for (const v of schema.validateAt(gap, null)) {
+        const message = `${v.message} (writing ${address} would fill ${v.path} with null)`;
+        violations.push({ ...v, message });
+      }
+    }
     violations.push(...this.#checkMetaOverlay(path, value));
     return violations;
+  }
+
+  /** The first array slot a write at `path` would pad with null (an index past the end), if any. */
+  #gapBefore(path: readonly Segment[]): Segment[] | null {
+    let cur: Json | undefined = this.#draft.root;
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i];
+      const length = Array.isArray(cur) ? cur.length : 0;
+      if (typeof seg === "number" && seg > length) return [...path.slice(0, i), length];
+      cur = isContainer(cur) ? (cur as Record<string | number, Json>)[seg] : undefined;
+    }
+    return null;
   }
 
   /** Live meta values (minimum, pattern, …) at `path` and below, checked against `value`. */
@@ -239,9 +268,15 @@ export class Cycle {
           if (typeof v === "string" && typeof limit === "string") {
             try {
               compilePattern(limit);
-              if (!testPattern(limit, v, this.#model.schema.regexLimits)) fail(`must match pattern "${limit}"`);
+              if (!testPattern(limit, v, this.#model.schema.regexLimits)) {
+                fail(`must match pattern "${limit}"`);
+              }
             } catch (err) {
-              fail(err instanceof RegexLimitError ? err.message : `pattern "${limit}" is not usable: ${(err as Error).message}`);
+              fail(
+                err instanceof RegexLimitError
+                  ? err.message
+                  : `pattern "${limit}" is not usable: ${(err as Error).message}`,
+              );
             }
           }
           break;
@@ -263,26 +298,42 @@ export class Cycle {
       const hash = metaKey.lastIndexOf("#");
       const addr = metaKey.slice(0, hash);
       const key = metaKey.slice(hash + 1);
-      if (!ENFORCED_META.includes(key)) continue;
+      const required = key === "required" && limit === true;
+      if (!required && !ENFORCED_META.includes(key)) continue;
       if (addr !== address && !addr.startsWith(address + ".") && !addr.startsWith(address + "[")) continue;
       const parsed = parsePath(addr);
       if (!parsed.ok) continue;
-      checkOne(addr, key, limit, getAt(value, parsed.path.slice(path.length)));
+      const rel = parsed.path.slice(path.length);
+      if (!required) {
+        checkOne(addr, key, limit, getAt(value, rel));
+        continue;
+      }
+      // A required field may vanish together with its object, not from an object that stays.
+      const kept = getAt(value, rel);
+      if (rel.length && isObject(getAt(value, rel.slice(0, -1))) && (kept === undefined || kept === null)) {
+        out.push({ path: addr, keyword: "required", message: "is required and cannot be cleared" });
+      }
     }
     return out;
   }
 
-  /** Validates every entry of a flat mutation first, then applies them in order. */
+  /**
+   * Validates and applies a flat mutation in key order, so a later key sees the
+   * containers and array slots an earlier one creates. Every violation is collected;
+   * after the first one nothing more is applied and the cycle's draft is dropped, so
+   * the committed state never sees a write of a refused mutation.
+   */
   applyMutations(entries: [Segment[], Json][]): void {
     const violations: SchemaViolation[] = [];
     for (const [path] of entries) this.#checkIndexLimit(path);
-    for (const [path, value] of entries) violations.push(...this.checkWrite(path, value));
-    if (violations.length) throw schemaViolation(violations);
     for (const [path, value] of entries) {
+      violations.push(...this.checkWrite(path, value));
+      if (violations.length) continue;
       this.#draft.set(path, value, this.#created);
       this.#dirty.add(path);
       this.#mutated.push(formatPath(path));
     }
+    if (violations.length) throw schemaViolation(violations);
   }
 
   /** Validates and applies an RFC 6902 patch, operation by operation. */
@@ -513,10 +564,16 @@ export class Cycle {
     }
   }
 
-  /** Evaluates the meta derivations the changes touched. */
+  /**
+   * Evaluates the meta derivations the changes touched. Meta values live beside the
+   * document under concrete paths, so when elements moved or vanished every element
+   * of a per-element meta is recomputed and the keys of vanished elements dropped.
+   */
   async deriveMetas(): Promise<void> {
     for (const node of this.#model.graph.metas) {
-      const elements = this.#work(node);
+      const reshaped = node.elementPattern !== null && this.#dirty.reshapes(node.elementPattern);
+      const elements = reshaped ? this.#allElements(node) : this.#work(node);
+      if (reshaped) this.#dropVanishedMetas(node, elements as Segment[][]);
       if (!elements.length) continue;
       await this.#materializeInputs(node);
       for (const element of elements) {
@@ -529,6 +586,21 @@ export class Cycle {
         else meta.set(key, value);
         this.#metaUpdated.push(key);
       }
+    }
+  }
+
+  /** Removes the meta values of `node` whose element is not among `elements`. */
+  #dropVanishedMetas(node: CompiledNode, elements: Segment[][]): void {
+    const live = new Set(
+      elements.map((el) => `${formatPath(this.#concreteTarget(node, el))}#${node.metaKey}`),
+    );
+    const suffix = `#${node.metaKey}`;
+    for (const key of this.#metaView.keys()) {
+      if (!key.endsWith(suffix) || live.has(key)) continue;
+      const path = parsePath(key.slice(0, -suffix.length));
+      if (!path.ok || !patternMatches(node.target!, path.path)) continue;
+      this.#writableMeta().delete(key);
+      this.#metaUpdated.push(key);
     }
   }
 
@@ -570,7 +642,11 @@ export class Cycle {
       if (error || !truthy(value)) continue;
       const effect = node.effect!;
       if (effect.executor !== "caller") {
-        requests.push({ effectId: effect.definition.id, executor: effect.executor, definition: effect.definition });
+        requests.push({
+          effectId: effect.definition.id,
+          executor: effect.executor,
+          definition: effect.definition,
+        });
         continue;
       }
       dispatched.push({
@@ -632,7 +708,9 @@ export class Cycle {
         metaUpdated: this.#metaUpdated,
         flaggedConstraints: flagged,
         dispatchedEffects: dispatched,
-        traces: traces.length > options.traceLimit ? traces.slice(traces.length - options.traceLimit) : traces,
+        traces: traces.length > options.traceLimit
+          ? traces.slice(traces.length - options.traceLimit)
+          : traces,
       },
     };
   }

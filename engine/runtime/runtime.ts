@@ -6,14 +6,27 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { badRequest, constraintViolation, notFound, type ServiceError, unprocessable } from "../errors.ts";
+import { badRequest, constraintViolation, notFound, unprocessable } from "../errors.ts";
 import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../spec/compile.ts";
-import { canonicalizePath, formatPath, isPrefixOf, parsePath, patternMatches, type Segment } from "../spec/paths.ts";
+import {
+  canonicalizePath,
+  formatPath,
+  isPrefixOf,
+  parsePath,
+  patternMatches,
+  type Segment,
+} from "../spec/paths.ts";
 import { metaPropertyName } from "../spec/types.ts";
-import { Cycle, type CycleOutcome, type ModelState, type PatchOperation, type WriteSource } from "./pipeline.ts";
+import {
+  Cycle,
+  type CycleOutcome,
+  type ModelState,
+  type PatchOperation,
+  type WriteSource,
+} from "./pipeline.ts";
 import { type TraceRecord, TraceRing } from "./traces.ts";
 
 /** What a runtime needs from its host. */
@@ -57,7 +70,7 @@ export class ModelRuntime {
   readonly #env: RuntimeEnv;
   #state: ModelState;
   #history: HistoryEntry[] = [];
-  readonly #traces: TraceRing;
+  #traces: TraceRing;
 
   private constructor(model: CompiledModel, env: RuntimeEnv, state: ModelState) {
     this.model = model;
@@ -86,17 +99,39 @@ export class ModelRuntime {
     return { runtime, outcome };
   }
 
+  /**
+   * The runtime of an evolved spec: `doc`, the base document carried forward, is
+   * re-derived under `model` like a seed (every eager derivation and meta value
+   * recomputed, lazy ones stale). The trace ring carries over as a copy, so this
+   * runtime stays intact until the owner installs the new one; history does not,
+   * since its states belong to the previous spec.
+   */
+  async evolve(model: CompiledModel, doc: Json): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
+    const evolved = await ModelRuntime.create(model, this.#env, { doc });
+    const traces = this.#traces.clone();
+    traces.push(evolved.outcome.traces);
+    evolved.runtime.#traces = traces;
+    return evolved;
+  }
+
   /** The committed state. */
   get state(): ModelState {
     return this.#state;
   }
 
-  /** Replaces the committed state (used by storage recovery and restore). */
-  replaceState(state: ModelState, options: { clearHistory: boolean }): void {
+  /**
+   * Replaces the committed state (used by storage recovery and restore).
+   * `retainAt` also keeps the state as a history entry committed at that time
+   * (a reloaded compaction base that was itself a post-commit state).
+   */
+  replaceState(state: ModelState, options: { clearHistory: boolean; retainAt?: number }): void {
     this.#state = state;
     if (options.clearHistory) {
       this.#history = [];
       this.#traces.clear();
+    }
+    if (options.retainAt !== undefined && this.#env.config.historyMaxEntries > 0) {
+      this.#history.push({ at: options.retainAt, state });
     }
   }
 
@@ -129,13 +164,18 @@ export class ModelRuntime {
   /**
    * Evaluates a flat mutation (address -> value) against the committed state; the
    * result is committed by {@link commit}. Returns `null` when the map was empty
-   * (nothing written). Throws a {@link ServiceError} on rejection or rollback.
+   * (nothing written). Throws a `ServiceError` on rejection or rollback.
    */
-  evaluateMutation(mutations: Record<string, Json>, source: WriteSource = "client"): Promise<CycleOutcome | null> {
+  evaluateMutation(
+    mutations: Record<string, Json>,
+    source: WriteSource = "client",
+  ): Promise<CycleOutcome | null> {
     if (!isObject(mutations)) {
       throw badRequest("mutations must be a JSON object of canonical address to value");
     }
-    const entries = Object.entries(mutations).map(([key, value]) => [Cycle.parseKey(key), value] as [Segment[], Json]);
+    const entries = Object.entries(mutations).map(([key, value]) =>
+      [Cycle.parseKey(key), value] as [Segment[], Json]
+    );
     return this.#run(source, (cycle) => cycle.applyMutations(entries));
   }
 
@@ -175,7 +215,9 @@ export class ModelRuntime {
   async readField(address: string): Promise<Json> {
     const path = resolveAddress(address);
     const value = getAt(await this.readState(), path);
-    if (value === undefined) throw notFound(`Field ${formatPath(path)} is absent in model '${this.model.id}'`);
+    if (value === undefined) {
+      throw notFound(`Field ${formatPath(path)} is absent in model '${this.model.id}'`);
+    }
     return value;
   }
 
@@ -211,7 +253,9 @@ export class ModelRuntime {
     const key = address.startsWith("$constraint:") || address.startsWith("$effect:")
       ? address
       : address.includes("#")
-      ? `${formatPath(resolveAddress(address.slice(0, address.lastIndexOf("#"))))}${address.slice(address.lastIndexOf("#"))}`
+      ? `${formatPath(resolveAddress(address.slice(0, address.lastIndexOf("#"))))}${
+        address.slice(address.lastIndexOf("#"))
+      }`
       : formatPath(resolveAddress(address));
     return cloneJson(this.#traces.find(key, limit));
   }

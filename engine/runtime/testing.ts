@@ -54,7 +54,8 @@ export function sameValue(actual: unknown, expected: unknown): boolean {
   }
   if (isObject(actual) && isObject(expected)) {
     const keys = Object.keys(expected);
-    return keys.length === Object.keys(actual).length && keys.every((k) => k in actual && sameValue(actual[k], expected[k]));
+    return keys.length === Object.keys(actual).length &&
+      keys.every((k) => k in actual && sameValue(actual[k], expected[k]));
   }
   return jsonEqual(actual, expected);
 }
@@ -65,7 +66,11 @@ export function isMetaExpectation(value: unknown): value is { $meta: Record<stri
 }
 
 /** Runs one case in a fresh runtime. */
-export async function runTestCase(model: CompiledModel, env: RuntimeEnv, test: TestCase): Promise<TestCaseResult> {
+export async function runTestCase(
+  model: CompiledModel,
+  env: RuntimeEnv,
+  test: TestCase,
+): Promise<TestCaseResult> {
   const description = test.description ?? "";
   const { runtime } = await ModelRuntime.create(model, env);
   const base = { description, failures: [] as TestFailure[], actual: {} as Record<string, Json> };
@@ -74,7 +79,12 @@ export async function runTestCase(model: CompiledModel, env: RuntimeEnv, test: T
     if (outcome) runtime.commit(outcome);
   } catch (err) {
     const message = err instanceof ServiceError ? err.message : String(err);
-    return { ...base, passed: false, error: `given was rejected: ${message}`, state: await runtime.readState() };
+    return {
+      ...base,
+      passed: false,
+      error: `given was rejected: ${message}`,
+      state: await runtime.readState(),
+    };
   }
   const state = await runtime.readState();
   for (const [address, expected] of Object.entries(test.expect ?? {})) {
@@ -94,7 +104,9 @@ export async function runTestCase(model: CompiledModel, env: RuntimeEnv, test: T
             path: `${address}#${prop}`,
             expected: want,
             actual: got === undefined ? null : got,
-            message: `${address}#${prop}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got ?? null)}`,
+            message: `${address}#${prop}: expected ${JSON.stringify(want)}, got ${
+              JSON.stringify(got ?? null)
+            }`,
           });
         }
       }
@@ -118,7 +130,11 @@ export async function runTestCase(model: CompiledModel, env: RuntimeEnv, test: T
 }
 
 /** Runs test cases (the spec's own by default). */
-export async function runTests(model: CompiledModel, env: RuntimeEnv, tests = model.tests): Promise<TestRunResult> {
+export async function runTests(
+  model: CompiledModel,
+  env: RuntimeEnv,
+  tests = model.tests,
+): Promise<TestRunResult> {
   const cases: TestCaseResult[] = [];
   for (const t of tests) cases.push(await runTestCase(model, env, t));
   const passedCount = cases.filter((c) => c.passed).length;

@@ -8,10 +8,46 @@ import type { AuditRecord } from "../audit/chain.ts";
 import type { AuditQuery, BlobStore, LoadedModel, ModelStore, StoredBlob } from "./ports.ts";
 import { filterAudit } from "./audit_query.ts";
 
-/** A model store that keeps only audit trails, in memory. */
+/** Audit trails kept in memory (the `memory` audit backend), oldest record first. */
+export class MemoryAuditTrail {
+  readonly #trails = new Map<string, AuditRecord[]>();
+
+  /** Appends a committed cycle's record. */
+  append(record: AuditRecord): void {
+    let list = this.#trails.get(record.modelId);
+    if (!list) this.#trails.set(record.modelId, list = []);
+    list.push(record);
+  }
+  /** Drops a model's trail. */
+  delete(modelId: string): void {
+    this.#trails.delete(modelId);
+  }
+  /** The newest record of a model. */
+  last(modelId: string): AuditRecord | null {
+    return this.#trails.get(modelId)?.at(-1) ?? null;
+  }
+  /** Records matching a query, newest first. */
+  list(modelId: string, query: AuditQuery): AuditRecord[] {
+    return filterAudit([...(this.#trails.get(modelId) ?? [])].reverse(), query);
+  }
+  /** Every record of a model in sequence order. */
+  all(modelId: string): AuditRecord[] {
+    return [...(this.#trails.get(modelId) ?? [])];
+  }
+}
+
+/**
+ * A model store that keeps only audit trails, in memory (`null`: no audit
+ * backend, reads are empty). Models live in the service's runtimes already.
+ */
 export class MemoryModelStore implements ModelStore {
-  readonly description = "memory";
-  readonly #audit = new Map<string, AuditRecord[]>();
+  readonly description: string;
+  readonly #audit: MemoryAuditTrail | null;
+
+  constructor(audit: MemoryAuditTrail | null = new MemoryAuditTrail()) {
+    this.#audit = audit;
+    this.description = audit ? "memory" : "memory (no audit trail)";
+  }
 
   load(): Promise<LoadedModel[]> {
     return Promise.resolve([]);
@@ -19,26 +55,22 @@ export class MemoryModelStore implements ModelStore {
   save(): Promise<void> {
     return Promise.resolve();
   }
-  commit(modelId: string, _entry: unknown, _state: unknown, audit: AuditRecord | null): Promise<void> {
-    if (audit) {
-      let list = this.#audit.get(modelId);
-      if (!list) this.#audit.set(modelId, list = []);
-      list.push(audit);
-    }
+  commit(_modelId: string, _entry: unknown, _states: unknown, audit: AuditRecord | null): Promise<void> {
+    if (audit) this.#audit?.append(audit);
     return Promise.resolve();
   }
   delete(modelId: string): Promise<void> {
-    this.#audit.delete(modelId);
+    this.#audit?.delete(modelId);
     return Promise.resolve();
   }
   lastAudit(modelId: string): Promise<AuditRecord | null> {
-    return Promise.resolve(this.#audit.get(modelId)?.at(-1) ?? null);
+    return Promise.resolve(this.#audit?.last(modelId) ?? null);
   }
   listAudit(modelId: string, query: AuditQuery): Promise<AuditRecord[]> {
-    return Promise.resolve(filterAudit([...(this.#audit.get(modelId) ?? [])].reverse(), query));
+    return Promise.resolve(this.#audit?.list(modelId, query) ?? []);
   }
   allAudit(modelId: string): Promise<AuditRecord[]> {
-    return Promise.resolve([...(this.#audit.get(modelId) ?? [])]);
+    return Promise.resolve(this.#audit?.all(modelId) ?? []);
   }
   close(): Promise<void> {
     return Promise.resolve();
@@ -78,5 +110,8 @@ export class MemoryBlobStore implements BlobStore {
   }
   totalBytes(): Promise<number> {
     return Promise.resolve(this.#total);
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 }

@@ -28,10 +28,43 @@ export interface LogEntry {
 /** A model as loaded at startup. */
 export interface LoadedModel {
   spec: ModelSpec;
-  /** The last full state, or `null` when it could not be read. */
+  /**
+   * The last full state; `null` when the backend keeps no state (the model
+   * starts from its initial state) or when it could not be read (`problem` says why).
+   */
   base: PersistedState | null;
-  /** Commits after `base`, oldest first, to replay. */
+  /**
+   * Commit time of `base` when `base` is itself a retained history entry (a
+   * compacted post-commit state); `null` or absent for a created, restored or
+   * evolved state, which history does not hold.
+   */
+  baseAt?: number | null;
+  /** Commits after `base`, oldest first, to replay (rebuilding history too). */
   log: LogEntry[];
+  /** Why the stored state cannot be reconstructed; the model then loads spec-only with state reset. */
+  problem?: string;
+}
+
+/**
+ * The state a store may fold its log into (compaction), chosen so that replaying
+ * the kept log entries rebuilds the retained history: the oldest retained
+ * history state, or the new state itself when history is disabled.
+ */
+export interface Checkpoint {
+  /** Commit time of the state when it is a retained history entry, else `null`. */
+  at: number | null;
+  /** How many of the newest log entries (the committing one included) follow the state and must be kept. */
+  following: number;
+  /** The state itself, built only when the store compacts. */
+  state(): PersistedState;
+}
+
+/** The states a commit offers its store, built only on demand and valid until `commit` resolves. */
+export interface CommitStates {
+  /** The state after this commit. */
+  current(): PersistedState;
+  /** The state to fold the log into, with history as it will be once this commit is applied. */
+  checkpoint(): Checkpoint;
 }
 
 /** Query of an audit read. */
@@ -52,10 +85,18 @@ export interface ModelStore {
   readonly description: string;
   /** Every stored model. */
   load(): Promise<LoadedModel[]>;
-  /** Stores a model's spec and full state, dropping any previous log (create, evolve, restore). */
-  save(spec: ModelSpec, state: PersistedState): Promise<void>;
-  /** Durably records one committed cycle: its log entry, the new state and its audit record. */
-  commit(modelId: string, entry: LogEntry, state: () => PersistedState, audit: AuditRecord | null): Promise<void>;
+  /**
+   * Stores a model's spec and full state, dropping any previous log (create,
+   * evolve, restore, reset). `created`: a new model, so anything still stored
+   * under its id (an unloadable model's spec, state, audit trail) is discarded.
+   */
+  save(spec: ModelSpec, state: PersistedState, options?: { created?: boolean }): Promise<void>;
+  /**
+   * Durably records one committed cycle (its log entry and audit record) before
+   * resolving; a store keeping a log folds it into `states.checkpoint()` every
+   * `svc.storage.compaction-threshold` entries.
+   */
+  commit(modelId: string, entry: LogEntry, states: CommitStates, audit: AuditRecord | null): Promise<void>;
   /** Removes a model, its state and its audit trail. */
   delete(modelId: string): Promise<void>;
   /** The newest audit record of a model. */
@@ -87,4 +128,6 @@ export interface BlobStore {
   list(): Promise<{ blobId: string; bytes: number }[]>;
   /** Sum of stored sizes. */
   totalBytes(): Promise<number>;
+  /** Releases resources. */
+  close(): Promise<void>;
 }

@@ -8,22 +8,56 @@
  *
  * @module
  */
-import { type AuditRecord, type AuditVerification, GENESIS_HASH, sealRecord, verifyChain } from "../audit/chain.ts";
+import {
+  type AuditRecord,
+  type AuditVerification,
+  GENESIS_HASH,
+  sealRecord,
+  verifyChain,
+} from "../audit/chain.ts";
 import { DEFAULT_CONFIG, type EngineConfig } from "../config.ts";
-import { badRequest, conflict, notFound, ServiceError, specInvalid, tooLarge, tooMany } from "../errors.ts";
+import {
+  badRequest,
+  conflict,
+  notFound,
+  ServiceError,
+  specInvalid,
+  tooLarge,
+  tooMany,
+  versionConflict,
+} from "../errors.ts";
+import { applyEvolution, changedEffectIds } from "../evolve/apply.ts";
+import { parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
+import { carryForward } from "../evolve/state.ts";
 import { ExpressionCompiler } from "../expr/compiler.ts";
 import { type GraphView, projectGraph } from "../graph/projection.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import { type Platform, webPlatform } from "../ports.ts";
-import type { CycleOutcome, EffectRequest, ModelState, MutationResult, PatchOperation } from "../runtime/pipeline.ts";
-import { formatInstant, ModelRuntime, parseInstant, type RuntimeEnv, type Snapshot } from "../runtime/runtime.ts";
-import { verify, type VerificationReport } from "../runtime/testing.ts";
+import type {
+  CycleOutcome,
+  EffectRequest,
+  ModelState,
+  MutationResult,
+  PatchOperation,
+} from "../runtime/pipeline.ts";
+import {
+  formatInstant,
+  type HistoryEntry,
+  ModelRuntime,
+  parseInstant,
+  type RuntimeEnv,
+  type Snapshot,
+} from "../runtime/runtime.ts";
+import { type VerificationReport, verify } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import { type CompiledModel, compileSpec, type ValidationReport } from "../spec/compile.ts";
 import type { ModelSpec } from "../spec/types.ts";
+import { evaluateViewDelta } from "../view/delta.ts";
+import { evaluateView, viewStateOf } from "../view/evaluate.ts";
+import type { EvaluatedComponent, EvaluatedView } from "../view/types.ts";
 import type { AuditParams, BlobContent, BlobRef, ModelApi, ModelInfo } from "./api.ts";
 import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
-import type { BlobStore, LogEntry, ModelStore, PersistedState } from "./ports.ts";
+import type { BlobStore, Checkpoint, LoadedModel, LogEntry, ModelStore, PersistedState } from "./ports.ts";
 import { SerialQueue } from "./queue.ts";
 
 /** Events subscribers receive after commits. */
@@ -61,7 +95,8 @@ interface Slot {
   queue: SerialQueue;
   deleted: boolean;
   auditHead: { sequence: number; hash: string };
-  verification?: { version: string; report: VerificationReport };
+  /** Keyed by the compiled model: an evolution (even without a new version) replaces it. */
+  verification?: { model: CompiledModel; report: VerificationReport };
 }
 
 /** The registry of models and every operation on them. */
@@ -140,30 +175,26 @@ export class ModelService implements ModelApi {
       const report = this.#compile(stored.spec);
       if (!report.model) {
         this.#observer.warn?.(
-          `model '${id}' not loaded: its stored spec no longer validates: ${report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")}`,
+          `model '${id}' not loaded: its stored spec no longer validates: ${
+            report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
+          }`,
         );
         continue;
       }
-      const { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
+      let { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
+      let problem = stored.base ? null : stored.problem ?? null;
       if (stored.base) {
         try {
-          runtime.replaceState(toModelState(stored.base), { clearHistory: true });
-          for (const entry of stored.log) {
-            const outcome = entry.source === "patch"
-              ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[])
-              : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source);
-            if (outcome) runtime.commit(outcome, entry.at);
-          }
+          await replayStored(runtime, stored.base, stored);
         } catch (err) {
-          this.#observer.warn?.(
-            `model '${id}': state could not be reconstructed (${(err as Error).message}); loaded spec-only with state reset`,
-          );
-          const fresh = await ModelRuntime.create(report.model, this.runtimeEnv);
-          runtime.replaceState(fresh.runtime.state, { clearHistory: true });
-          await this.store.save(report.model.spec, toPersisted(runtime.state));
+          problem = (err as Error).message;
+          ({ runtime } = await ModelRuntime.create(report.model, this.runtimeEnv));
         }
-      } else {
-        this.#observer.warn?.(`model '${id}': stored state is missing or unreadable; loaded spec-only with state reset`);
+      }
+      if (problem !== null) {
+        this.#observer.warn?.(
+          `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset`,
+        );
         await this.store.save(report.model.spec, toPersisted(runtime.state));
       }
       const last = await this.store.lastAudit(id);
@@ -224,7 +255,7 @@ export class ModelService implements ModelApi {
     this.#reserved.add(id);
     try {
       const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv);
-      await this.store.save(model.spec, toPersisted(runtime.state));
+      await this.store.save(model.spec, toPersisted(runtime.state), { created: true });
       this.#slots.set(id, this.#newSlot(runtime, null));
       if (outcome.effectRequests.length) this.#observer.effectsRequested?.(id, outcome.effectRequests);
     } finally {
@@ -293,12 +324,18 @@ export class ModelService implements ModelApi {
       if (!outcome) return cloneJson(emptyResult());
       const at = this.platform.clock.now();
       const audit = await this.#auditRecord(slot, source, request, outcome, at);
-      await this.store.commit(id, { at, source, request }, () => toPersisted(outcome.state), audit);
+      const history = slot.runtime.history;
+      await this.store.commit(id, { at, source, request }, {
+        current: () => toPersisted(outcome.state),
+        checkpoint: () => checkpointOf(history, outcome.state, at, this.config.historyMaxEntries),
+      }, audit);
       slot.runtime.commit(outcome, at);
       slot.auditHead = { sequence: audit.sequence, hash: audit.hash };
       this.#observer.auditRecorded?.(id, source);
       const result = outcome.result;
-      if (result.dispatchedEffects.length) this.#observer.effectsDispatched?.(id, result.dispatchedEffects.length);
+      if (result.dispatchedEffects.length) {
+        this.#observer.effectsDispatched?.(id, result.dispatchedEffects.length);
+      }
       if (outcome.effectRequests.length) this.#observer.effectsRequested?.(id, outcome.effectRequests);
       this.#emit({ type: "mutation", modelId: id, source, result });
       return cloneJson(result);
@@ -311,7 +348,11 @@ export class ModelService implements ModelApi {
         const kind = err instanceof ServiceError ? err.kind : "internal";
         if (kind !== "not_found" && kind !== "too_many") {
           finished(
-            kind === "constraint_violation" ? "rollback" : kind === "schema_violation" ? "schema_violation" : "error",
+            kind === "constraint_violation"
+              ? "rollback"
+              : kind === "schema_violation"
+              ? "schema_violation"
+              : "error",
           );
         }
         throw err;
@@ -327,18 +368,22 @@ export class ModelService implements ModelApi {
     at: number,
   ): Promise<AuditRecord> {
     const result = outcome.result;
-    return sealRecord({
-      modelId: slot.runtime.model.id,
-      sequence: slot.auditHead.sequence + 1,
-      timestamp: formatInstant(at),
-      modelVersion: slot.runtime.model.version,
-      source,
-      mutations,
-      derivedUpdated: result.derivedUpdated,
-      flaggedConstraints: result.flaggedConstraints.map((f) => f.constraintId),
-      dispatchedEffects: result.dispatchedEffects.map((d) => d.effectId),
-      traces: result.traces,
-    }, slot.auditHead.hash, this.platform.hasher);
+    return sealRecord(
+      {
+        modelId: slot.runtime.model.id,
+        sequence: slot.auditHead.sequence + 1,
+        timestamp: formatInstant(at),
+        modelVersion: slot.runtime.model.version,
+        source,
+        mutations,
+        derivedUpdated: result.derivedUpdated,
+        flaggedConstraints: result.flaggedConstraints.map((f) => f.constraintId),
+        dispatchedEffects: result.dispatchedEffects.map((d) => d.effectId),
+        traces: result.traces,
+      },
+      slot.auditHead.hash,
+      this.platform.hasher,
+    );
   }
 
   restore(id: string, snapshot: unknown): Promise<void> {
@@ -351,6 +396,41 @@ export class ModelService implements ModelApi {
         slot.runtime.replaceState(previous, { clearHistory: false });
         throw err;
       }
+    }, true);
+  }
+
+  /**
+   * Evolves a model's spec, all or nothing: shape check (400), `expectedVersion`
+   * (409), the evolved spec compiled like a new one (422), state carried forward
+   * with backfill and the stranding guard (422), every eager derivation and meta
+   * recomputed, then spec and state persisted before the new runtime is installed.
+   * History is cleared (its states belong to the previous spec), traces are kept.
+   * Effects the evolution added or changed are requested when their trigger holds;
+   * unchanged ones do not re-fire.
+   */
+  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
+    let parsed: SpecEvolution;
+    try {
+      parsed = parseEvolution(evolution);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#exclusive(id, async (slot) => {
+      const previous = slot.runtime;
+      const live = previous.model.version;
+      if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
+        throw versionConflict(parsed.expectedVersion, live);
+      }
+      const model = this.compileOrThrow(applyEvolution(previous.model.spec, parsed));
+      const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
+      const { runtime, outcome } = await previous.evolve(model, doc);
+      await this.store.save(model.spec, toPersisted(runtime.state));
+      slot.runtime = runtime;
+      const changed = changedEffectIds(previous.model.spec, model.spec);
+      const requests = outcome.effectRequests.filter((r) => changed.has(r.effectId));
+      if (requests.length) this.#observer.effectsRequested?.(id, requests);
+      this.#emit({ type: "spec-evolved", modelId: id, version: model.version });
+      return { id, version: model.version };
     }, true);
   }
 
@@ -390,11 +470,26 @@ export class ModelService implements ModelApi {
     });
   }
 
+  getView(id: string, viewId?: string): Promise<EvaluatedView> {
+    return this.#exclusive(id, async ({ runtime }) => {
+      const view = await evaluateView(runtime.model, await viewStateOf(runtime), viewId);
+      return cloneJson(view);
+    });
+  }
+
+  /** The components of view `viewId` a committed mutation touched, by component id (the `X-View` header). */
+  viewDelta(id: string, viewId: string, result: MutationResult): Promise<Record<string, EvaluatedComponent>> {
+    return this.#exclusive(id, async ({ runtime }) => {
+      const delta = await evaluateViewDelta(runtime.model, await viewStateOf(runtime), viewId, result);
+      return cloneJson(delta);
+    });
+  }
+
   async getVerification(id: string): Promise<VerificationReport> {
     const slot = this.#slot(id);
     const model = slot.runtime.model;
-    if (slot.verification?.version !== model.version) {
-      slot.verification = { version: model.version, report: await verify(model, this.runtimeEnv) };
+    if (slot.verification?.model !== model) {
+      slot.verification = { model, report: await verify(model, this.runtimeEnv) };
     }
     return cloneJson(slot.verification.report);
   }
@@ -423,7 +518,9 @@ export class ModelService implements ModelApi {
   async uploadBlob(bytes: Uint8Array, mediaType = "application/octet-stream"): Promise<BlobRef> {
     if (!(bytes instanceof Uint8Array)) throw badRequest("blob data must be bytes");
     if (bytes.byteLength > this.config.blobMaxBytes) {
-      throw tooLarge(`Blob of ${bytes.byteLength} bytes exceeds svc.blob.max-bytes (${this.config.blobMaxBytes})`);
+      throw tooLarge(
+        `Blob of ${bytes.byteLength} bytes exceeds svc.blob.max-bytes (${this.config.blobMaxBytes})`,
+      );
     }
     const blobId = await this.platform.hasher.sha256Hex(bytes);
     if (!(await this.blobs.has(blobId))) {
@@ -455,14 +552,17 @@ export class ModelService implements ModelApi {
     const ids = new Set<string>();
     for (const slot of this.#slots.values()) {
       for (const id of referencedBlobs(slot.runtime.state.doc)) ids.add(id);
-      for (const entry of slot.runtime.history) for (const id of referencedBlobs(entry.state.doc)) ids.add(id);
+      for (const entry of slot.runtime.history) {
+        for (const id of referencedBlobs(entry.state.doc)) ids.add(id);
+      }
     }
     return ids;
   }
 
   /** Releases storage. */
-  close(): Promise<void> {
-    return this.store.close();
+  async close(): Promise<void> {
+    await this.store.close();
+    await this.blobs.close();
   }
 }
 
@@ -502,6 +602,39 @@ function emptyResult(): MutationResult {
     dispatchedEffects: [],
     traces: [],
   };
+}
+
+/**
+ * Rebuilds a stored state: the base (kept as the oldest history entry when it
+ * was a post-commit state), then every logged commit replayed at its time.
+ */
+async function replayStored(runtime: ModelRuntime, base: PersistedState, stored: LoadedModel): Promise<void> {
+  runtime.replaceState(toModelState(base), { clearHistory: true, retainAt: stored.baseAt ?? undefined });
+  for (const entry of stored.log) {
+    const outcome = entry.source === "patch"
+      ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[])
+      : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source);
+    if (outcome) runtime.commit(outcome, entry.at);
+  }
+}
+
+/**
+ * The checkpoint of a commit about to be applied: the oldest state history will
+ * retain once `state` (committed at `at`) joins it, or `state` itself when
+ * history is disabled.
+ */
+function checkpointOf(
+  history: readonly HistoryEntry[],
+  state: ModelState,
+  at: number,
+  maxEntries: number,
+): Checkpoint {
+  if (maxEntries <= 0) return { at: null, following: 0, state: () => toPersisted(state) };
+  // History keeps `kept` of its current entries next to the new one.
+  const kept = Math.min(history.length, maxEntries - 1);
+  if (kept === 0) return { at, following: 0, state: () => toPersisted(state) };
+  const oldest = history[history.length - kept];
+  return { at: oldest.at, following: kept, state: () => toPersisted(oldest.state) };
 }
 
 /** Converts a runtime state to its persisted form. */

@@ -156,7 +156,9 @@ export function compileSpec(
   if (spec.template !== undefined && spec.template !== null) {
     error("template", "branching from a template is not supported by this service yet");
   }
-  if (spec.lineage !== undefined && !Array.isArray(spec.lineage)) error("lineage", "lineage must be an array");
+  if (spec.lineage !== undefined && !Array.isArray(spec.lineage)) {
+    error("lineage", "lineage must be an array");
+  }
 
   // schema
   let schema: SchemaIndex | undefined;
@@ -326,7 +328,9 @@ export function compileSpec(
       error(`${loc}.policy`, "policy must be 'rollback' or 'flag'");
     }
     const paths = c.path === undefined || c.path === null ? [] : Array.isArray(c.path) ? c.path : [c.path];
-    const parsed = paths.map((p, j) => address(p, Array.isArray(c.path) ? `${loc}.path[${j}]` : `${loc}.path`));
+    const parsed = paths.map((p, j) =>
+      address(p, Array.isArray(c.path) ? `${loc}.path[${j}]` : `${loc}.path`)
+    );
     const compiled = compile(c.expr, `${loc}.expr`);
     if (!compiled || typeof c.id !== "string" || parsed.includes(null)) return;
     const wildcard = parsed.find((p) => p && hasWildcard(p));
@@ -449,7 +453,9 @@ export function compileSpec(
   const nodes: CompiledNode[] = pending.map(({ node, sources }) => {
     const reads = new Map<string, Read>();
     for (const { compiled } of sources) {
-      for (const r of extractReads(compiled.ast, { isArray, elementPattern: node.elementPattern ?? undefined })) {
+      for (
+        const r of extractReads(compiled.ast, { isArray, elementPattern: node.elementPattern ?? undefined })
+      ) {
         reads.set((r.elementScoped ? "e" : "r") + formatPath(r.path), r);
       }
     }
@@ -457,7 +463,12 @@ export function compileSpec(
   });
   const graph = buildGraph(nodes);
   for (const cycle of graph.cycles) {
-    error("derivations", `dependency cycle among ${cycle.join(" -> ")}${cycle.length > 1 ? ` -> ${cycle[0]}` : " (reads its own value)"}`);
+    error(
+      "derivations",
+      `dependency cycle among ${cycle.join(" -> ")}${
+        cycle.length > 1 ? ` -> ${cycle[0]}` : " (reads its own value)"
+      }`,
+    );
   }
   if (errors.length) return { valid: false, errors, warnings };
 

@@ -55,7 +55,8 @@ export function testPattern(pattern: string, input: string, limits: RegexLimits)
 export function ajvRegExpEngine(limits: RegexLimits) {
   const engine = (pattern: string) => {
     compilePattern(pattern);
-    return { test: (input: string) => testPattern(pattern, input, limits) };
+    // ajv shares compiled patterns by their string form, so it must be the pattern itself
+    return { test: (input: string) => testPattern(pattern, input, limits), toString: () => pattern };
   };
   engine.code = "safeRegExp";
   return engine;

@@ -158,7 +158,10 @@ export class SchemaIndex {
         if (!Array.isArray(list)) continue;
         for (let i = 0; i < list.length; i++) {
           if (!isObject(list[i])) continue;
-          const sub = this.#deref({ schema: list[i] as JsonObject, pointer: `${parent.pointer}/${branch}/${i}` });
+          const sub = this.#deref({
+            schema: list[i] as JsonObject,
+            pointer: `${parent.pointer}/${branch}/${i}`,
+          });
           if (isObject(sub.schema.properties) && seg in sub.schema.properties) return this.#child(sub, seg);
         }
       }
@@ -178,7 +181,9 @@ export class SchemaIndex {
       return at(s.prefixItems[seg], `${parent.pointer}/prefixItems/${seg}`);
     }
     if (s.items !== undefined && typeof s.items !== "boolean") return at(s.items, `${parent.pointer}/items`);
-    if (s.items === false) return { kind: "forbidden", keyword: "items", message: "no further array items are allowed" };
+    if (s.items === false) {
+      return { kind: "forbidden", keyword: "items", message: "no further array items are allowed" };
+    }
     return { kind: "unknown" };
   }
 
@@ -219,7 +224,9 @@ export class SchemaIndex {
     try {
       if (validate(value)) return [];
     } catch (err) {
-      if (err instanceof RegexLimitError) return [{ path: address, keyword: "pattern", message: err.message }];
+      if (err instanceof RegexLimitError) {
+        return [{ path: address, keyword: "pattern", message: err.message }];
+      }
       throw err;
     }
     return (validate.errors ?? []).map((e) => {

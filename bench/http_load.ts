@@ -1,0 +1,283 @@
+/**
+ * HTTP load benchmark (`deno task bench:load`): starts `svc serve` as a child
+ * process on a free loopback port, then N concurrent clients POST mutations,
+ * first all to one model, then spread over many models. Prints mutations per
+ * second and p50/p99 latency per scenario. Bounded by time and request count,
+ * loopback only; temporary data is removed afterwards.
+ *
+ *     deno task bench:load [--storage kv|memory] [--clients 64] [--models 64] [--seconds 5]
+ *
+ * @module
+ */
+
+interface Options {
+  storage: "kv" | "memory";
+  clients: number;
+  models: number;
+  seconds: number;
+  /** Hard cap on requests per scenario. */
+  maxRequests: number;
+}
+
+function parseOptions(args: string[]): Options {
+  const options: Options = { storage: "kv", clients: 64, models: 64, seconds: 5, maxRequests: 200_000 };
+  for (let i = 0; i < args.length; i += 2) {
+    const [flag, value] = [args[i], args[i + 1]];
+    if (flag === "--storage" && (value === "kv" || value === "memory")) options.storage = value;
+    else if (flag === "--clients") options.clients = positive(flag, value);
+    else if (flag === "--models") options.models = positive(flag, value);
+    else if (flag === "--seconds") options.seconds = positive(flag, value);
+    else if (flag === "--max-requests") options.maxRequests = positive(flag, value);
+    else throw new Error(`unknown option ${flag} (see the module doc for usage)`);
+  }
+  return options;
+}
+
+function positive(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} needs a positive integer`);
+  return n;
+}
+
+const SPEC = (id: string) => ({
+  id,
+  schema: { type: "object", properties: { qty: { type: "integer" }, price: { type: "number" } } },
+  derivations: [{ path: "$.total", expr: "qty * price" }],
+  constraints: [{ id: "cap", expr: "qty < 1000000000", message: "too many", policy: "rollback" }],
+});
+
+/** Starts the server and resolves its base URL from the startup line. */
+async function startServer(options: Options, dataDir: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../cli/main.ts", import.meta.url).pathname, "serve"],
+    env: {
+      SVC_HOST: "127.0.0.1",
+      SVC_PORT: "0",
+      SVC_STORAGE_TYPE: options.storage,
+      SVC_PERSISTENCE_DIR: dataDir,
+      // Every client may have one mutation waiting on the single-model scenario.
+      SVC_MUTATION_QUEUE_SIZE: String(options.clients + 1),
+      SVC_MAX_MODELS: String(options.models + 1),
+      NO_COLOR: "1",
+    },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`server exited before listening:\n${seen}`);
+    seen += value;
+    const url = /listening on (http:\/\/\S+) \(storage: ([^;]+);/.exec(seen);
+    if (url) {
+      // Keep draining stdout so the server never blocks on a full pipe.
+      (async () => {
+        while (!(await reader.read()).done);
+      })();
+      return { child, url: url[1], storage: url[2] };
+    }
+  }
+}
+
+/** CPU seconds (user + system) a process used so far; `null` where /proc is unavailable. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
+    const ticksPerSecond = 100;
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  } catch {
+    return null;
+  }
+}
+
+interface Result {
+  scenario: string;
+  /** Server CPU seconds spent during the scenario. */
+  serverCpu: number | null;
+  /** This load generator's CPU seconds during the scenario. */
+  clientCpu: number | null;
+  requests: number;
+  errors: number;
+  seconds: number;
+  latencies: number[];
+}
+
+/**
+ * A keep-alive HTTP/1.1 connection speaking just enough of the protocol to
+ * POST a body and read a `Content-Length` answer. Cheaper than `fetch`, so on
+ * a small machine the load generator leaves more CPU to the server it measures.
+ */
+class Connection {
+  readonly #conn: Deno.TcpConn;
+  readonly #host: string;
+  #buffer = new Uint8Array(0);
+  readonly #encoder = new TextEncoder();
+  readonly #decoder = new TextDecoder();
+
+  private constructor(conn: Deno.TcpConn, host: string) {
+    this.#conn = conn;
+    this.#host = host;
+  }
+
+  static async open(url: URL): Promise<Connection> {
+    const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
+    conn.setNoDelay(true);
+    return new Connection(conn, url.host);
+  }
+
+  /** Sends one POST and resolves the status once the whole answer arrived. */
+  async post(path: string, body: string): Promise<number> {
+    const head = `POST ${path} HTTP/1.1\r\nHost: ${this.#host}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${this.#encoder.encode(body).byteLength}\r\n\r\n`;
+    await this.#write(this.#encoder.encode(head + body));
+    let headEnd: number;
+    while ((headEnd = this.#indexOfHeadEnd()) < 0) await this.#fill();
+    const headText = this.#decoder.decode(this.#buffer.subarray(0, headEnd));
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(headText)?.[1]);
+    const length = /\r\ncontent-length: *(\d+)/i.exec(headText);
+    if (!length) throw new Error(`answer without Content-Length:\n${headText}`);
+    const total = headEnd + 4 + Number(length[1]);
+    while (this.#buffer.byteLength < total) await this.#fill();
+    this.#buffer = this.#buffer.slice(total);
+    return status;
+  }
+
+  close(): void {
+    this.#conn.close();
+  }
+
+  async #write(bytes: Uint8Array): Promise<void> {
+    for (let written = 0; written < bytes.byteLength;) {
+      written += await this.#conn.write(bytes.subarray(written));
+    }
+  }
+
+  async #fill(): Promise<void> {
+    const chunk = new Uint8Array(16_384);
+    const n = await this.#conn.read(chunk);
+    if (n === null) throw new Error("server closed the connection");
+    const next = new Uint8Array(this.#buffer.byteLength + n);
+    next.set(this.#buffer);
+    next.set(chunk.subarray(0, n), this.#buffer.byteLength);
+    this.#buffer = next;
+  }
+
+  #indexOfHeadEnd(): number {
+    const b = this.#buffer;
+    for (let i = 0; i + 3 < b.byteLength; i++) {
+      if (b[i] === 13 && b[i + 1] === 10 && b[i + 2] === 13 && b[i + 3] === 10) return i;
+    }
+    return -1;
+  }
+}
+
+/** `clients` connections mutate `targets` (client i uses target i mod targets.length) until time or count runs out. */
+async function run(
+  url: string,
+  serverPid: number,
+  scenario: string,
+  targets: string[],
+  options: Options,
+): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let issued = 0;
+  const connections = await Promise.all(
+    Array.from({ length: options.clients }, () => Connection.open(new URL(url))),
+  );
+  const cpuBefore = cpuSeconds(serverPid);
+  const clientBefore = cpuSeconds(Deno.pid);
+  const started = performance.now();
+  const deadline = started + options.seconds * 1000;
+  const client = async (index: number) => {
+    const path = `/models/${encodeURIComponent(targets[index % targets.length])}/mutations`;
+    let qty = 0;
+    while (performance.now() < deadline && issued < options.maxRequests) {
+      issued++;
+      const sent = performance.now();
+      const status = await connections[index].post(path, JSON.stringify({ "$.qty": ++qty, "$.price": 2.5 }));
+      latencies.push(performance.now() - sent);
+      if (status !== 200) errors++;
+    }
+  };
+  try {
+    await Promise.all(connections.map((_, i) => client(i)));
+  } finally {
+    for (const connection of connections) connection.close();
+  }
+  const cpuAfter = cpuSeconds(serverPid);
+  const clientAfter = cpuSeconds(Deno.pid);
+  return {
+    scenario,
+    serverCpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+    clientCpu: clientBefore === null || clientAfter === null ? null : clientAfter - clientBefore,
+    requests: latencies.length,
+    errors,
+    seconds: (performance.now() - started) / 1000,
+    latencies,
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** CPU microseconds per mutation. */
+function perMutation(cpu: number | null, requests: number): string {
+  return cpu === null || requests === 0 ? "n/a" : (cpu * 1e6 / requests).toFixed(0);
+}
+
+function report(result: Result): string {
+  const sorted = [...result.latencies].sort((a, b) => a - b);
+  const rate = result.requests / result.seconds;
+  return [
+    result.scenario.padEnd(34),
+    rate.toFixed(0).padStart(9),
+    percentile(sorted, 50).toFixed(2).padStart(9),
+    percentile(sorted, 99).toFixed(2).padStart(9),
+    String(result.requests).padStart(9),
+    String(result.errors).padStart(7),
+    perMutation(result.serverCpu, result.requests).padStart(12),
+    perMutation(result.clientCpu, result.requests).padStart(12),
+  ].join(" ");
+}
+
+async function create(url: string, id: string): Promise<void> {
+  const response = await fetch(`${url}/models`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(SPEC(id)),
+  });
+  await response.arrayBuffer();
+  if (response.status !== 201) throw new Error(`creating ${id}: HTTP ${response.status}`);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(Deno.args);
+  const dataDir = await Deno.makeTempDir({ prefix: "svc-load-" });
+  const server = await startServer(options, dataDir);
+  try {
+    const many = Array.from({ length: options.models }, (_, i) => `load-${i}`);
+    await create(server.url, "single");
+    for (const id of many) await create(server.url, id);
+    console.log(
+      `HTTP load: ${options.clients} clients, ${options.seconds}s per scenario, storage ${server.storage}, ` +
+        `${navigator.hardwareConcurrency} CPUs`,
+    );
+    console.log(
+      `${"scenario".padEnd(34)} ${"mut/s".padStart(9)} ${"p50 ms".padStart(9)} ${"p99 ms".padStart(9)} ` +
+        `${"requests".padStart(9)} ${"errors".padStart(7)} ${"server µs/mut".padStart(12)} ` +
+        `${"client µs/mut".padStart(12)}`,
+    );
+    console.log(report(await run(server.url, server.child.pid, "one model", ["single"], options)));
+    console.log(report(await run(server.url, server.child.pid, `${options.models} models`, many, options)));
+  } finally {
+    server.child.kill("SIGTERM");
+    await server.child.status;
+    await Deno.remove(dataDir, { recursive: true });
+  }
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,142 @@
+/**
+ * Shared fixtures of the engine's unit tests: compiling specs, building
+ * runtimes and services on a hand-driven clock, and asserting typed errors.
+ * Not part of the engine's public entry.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { DEFAULT_CONFIG, type EngineConfig } from "./config.ts";
+import { type ErrorKind, ServiceError } from "./errors.ts";
+import { ExpressionCompiler } from "./expr/compiler.ts";
+import type { Json } from "./json/value.ts";
+import { type Platform, webPlatform } from "./ports.ts";
+import type { CycleOutcome, MutationResult, PatchOperation } from "./runtime/pipeline.ts";
+import { ModelRuntime, type RuntimeEnv } from "./runtime/runtime.ts";
+import { ModelService, type ServiceOptions } from "./service/service.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "./spec/compile.ts";
+
+/** A clock that only moves when told to; starts at 2024-01-01T00:00:00Z. */
+export class ManualClock {
+  current = Date.parse("2024-01-01T00:00:00.000Z");
+  now = (): number => this.current;
+  /** Moves the clock forward by `ms`. */
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+/** The default configuration with some keys overridden. */
+export function testConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {
+  return { ...DEFAULT_CONFIG, ...overrides };
+}
+
+/** A compiler with the configuration's guards. */
+export function testCompiler(config: EngineConfig = testConfig()): ExpressionCompiler {
+  return new ExpressionCompiler({
+    cacheSize: config.expressionCacheSize,
+    timeoutMs: config.expressionTimeoutMs,
+    maxDepth: config.expressionMaxDepth,
+  });
+}
+
+/** Validates and compiles a spec, returning every finding. */
+export function compile(
+  spec: unknown,
+  overrides: Partial<EngineConfig> = {},
+): ValidationReport & { model?: CompiledModel } {
+  const config = testConfig(overrides);
+  return compileSpec(spec, { compiler: testCompiler(config), config, now: Date.now });
+}
+
+/** Compiles a spec that must be valid (fails the test with the findings otherwise). */
+export function compileValid(spec: unknown, overrides: Partial<EngineConfig> = {}): CompiledModel {
+  const report = compile(spec, overrides);
+  assert.deepEqual(report.errors, [], "the spec should be valid");
+  return report.model!;
+}
+
+/** A runtime of a valid spec on a manual clock. */
+export async function runtimeOf(
+  spec: unknown,
+  overrides: Partial<EngineConfig> = {},
+): Promise<{ runtime: ModelRuntime; clock: ManualClock; env: RuntimeEnv; model: CompiledModel }> {
+  const clock = new ManualClock();
+  const env: RuntimeEnv = { config: testConfig(overrides), clock };
+  const model = compileValid(spec, overrides);
+  const { runtime } = await ModelRuntime.create(model, env);
+  return { runtime, clock, env, model };
+}
+
+/** Commits an evaluated cycle; `null` when nothing was written. */
+async function commitEvaluated(
+  runtime: ModelRuntime,
+  evaluated: Promise<CycleOutcome | null>,
+): Promise<MutationResult | null> {
+  const outcome = await evaluated;
+  if (outcome) runtime.commit(outcome);
+  return outcome?.result ?? null;
+}
+
+/** Evaluates a flat mutation and commits it; `null` when nothing was written. */
+export async function commitMutation(
+  runtime: ModelRuntime,
+  mutations: Record<string, Json>,
+): Promise<MutationResult | null> {
+  return await commitEvaluated(runtime, runtime.evaluateMutation(mutations));
+}
+
+/** Evaluates a JSON Patch and commits it; `null` when nothing was written. */
+export async function commitPatch(
+  runtime: ModelRuntime,
+  ops: PatchOperation[],
+): Promise<MutationResult | null> {
+  return await commitEvaluated(runtime, runtime.evaluatePatch(ops));
+}
+
+/** A service on a manual clock (in-memory stores). */
+export async function serviceOf(
+  overrides: Partial<EngineConfig> = {},
+  options: Omit<ServiceOptions, "config" | "platform"> = {},
+): Promise<{ service: ModelService; clock: ManualClock }> {
+  const clock = new ManualClock();
+  const platform: Platform = { clock, hasher: webPlatform().hasher };
+  const service = await ModelService.open({ ...options, config: testConfig(overrides), platform });
+  return { service, clock };
+}
+
+/**
+ * Asserts that `action` fails with a {@link ServiceError} of `kind` whose message
+ * matches every pattern; returns the error for further checks.
+ */
+export async function rejectsWith(
+  action: () => unknown,
+  kind: ErrorKind,
+  ...patterns: RegExp[]
+): Promise<ServiceError> {
+  let caught: unknown;
+  try {
+    await action();
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof ServiceError, `expected a ServiceError of kind ${kind}, got ${String(caught)}`);
+  assert.equal(caught.kind, kind, `wrong kind for: ${caught.message}`);
+  for (const pattern of patterns) assert.match(caught.message, pattern);
+  return caught;
+}
+
+/** Locations of findings, for compact assertions. */
+export function locations(findings: { location: string }[]): string[] {
+  return findings.map((f) => f.location);
+}
+
+/** The finding at `location` (fails when absent). */
+export function findingAt<T extends { location: string; message: string }>(
+  findings: T[],
+  location: string,
+): T {
+  const found = findings.find((f) => f.location === location);
+  assert.ok(found, `no finding at ${location}; got ${JSON.stringify(findings)}`);
+  return found;
+}

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { webPlatform } from "../ports.ts";
+import {
+  type AuditBody,
+  type AuditRecord,
+  GENESIS_HASH,
+  hashRecord,
+  sealRecord,
+  verifyChain,
+} from "./chain.ts";
+
+const hasher = webPlatform().hasher;
+
+function body(sequence: number, extra: Partial<AuditBody> = {}): AuditBody {
+  return {
+    modelId: "m",
+    sequence,
+    timestamp: `2024-01-01T00:00:0${sequence}.000Z`,
+    modelVersion: "1.0.0",
+    source: "client",
+    mutations: { "$.qty": sequence },
+    derivedUpdated: ["$.total"],
+    flaggedConstraints: [],
+    dispatchedEffects: [],
+    traces: [],
+    ...extra,
+  };
+}
+
+async function chain(length: number): Promise<AuditRecord[]> {
+  const records: AuditRecord[] = [];
+  let prev = GENESIS_HASH;
+  for (let i = 0; i < length; i++) {
+    const record = await sealRecord(body(i), prev, hasher);
+    records.push(record);
+    prev = record.hash;
+  }
+  return records;
+}
+
+/** SHA-256 hex computed here, independently of the engine's hasher. */
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+Deno.test("the first record chains to 64 zeros", async () => {
+  assert.equal(GENESIS_HASH, "0".repeat(64));
+  const [first, second] = await chain(2);
+  assert.equal(first.prevHash, GENESIS_HASH);
+  assert.equal(second.prevHash, first.hash);
+  assert.match(first.hash, /^[0-9a-f]{64}$/);
+});
+
+Deno.test("hash = hex(SHA-256(prevHash + '\\n' + canonical JSON of the record without prevHash and hash))", async () => {
+  const record = await sealRecord(
+    body(0, { mutations: { "$.b": 1, "$.a": [1, { z: 2, y: "é" }] } }),
+    GENESIS_HASH,
+    hasher,
+  );
+  const canonical =
+    '{"derivedUpdated":["$.total"],"dispatchedEffects":[],"flaggedConstraints":[],"modelId":"m","modelVersion":"1.0.0",' +
+    '"mutations":{"$.a":[1,{"y":"é","z":2}],"$.b":1},"sequence":0,"source":"client",' +
+    '"timestamp":"2024-01-01T00:00:00.000Z","traces":[]}';
+  assert.equal(record.hash, await sha256(GENESIS_HASH + "\n" + canonical));
+  assert.equal(await hashRecord(body(0), GENESIS_HASH, hasher), (await chain(1))[0].hash);
+});
+
+Deno.test("verifyChain accepts an intact chain and an empty one", async () => {
+  assert.deepEqual(await verifyChain(await chain(4), hasher), {
+    valid: true,
+    recordsChecked: 4,
+    firstBrokenSequence: null,
+    detail: "ok",
+  });
+  assert.deepEqual(await verifyChain([], hasher), {
+    valid: true,
+    recordsChecked: 0,
+    firstBrokenSequence: null,
+    detail: "ok",
+  });
+});
+
+Deno.test("verifyChain detects an altered record and names its sequence", async () => {
+  const records = await chain(4);
+  records[2] = { ...records[2], mutations: { "$.qty": 999 } };
+  const result = await verifyChain(records, hasher);
+  assert.equal(result.valid, false);
+  assert.equal(result.firstBrokenSequence, 2);
+  assert.equal(result.recordsChecked, 3);
+  assert.match(result.detail, /content hash mismatch \(the record was altered\)/);
+});
+
+Deno.test("verifyChain detects a record whose stored hash was rewritten", async () => {
+  const records = await chain(3);
+  records[1] = { ...records[1], hash: "f".repeat(64) };
+  const result = await verifyChain(records, hasher);
+  assert.equal(result.firstBrokenSequence, 1);
+  assert.match(result.detail, /altered/);
+});
+
+Deno.test("verifyChain detects reordered records", async () => {
+  const records = await chain(4);
+  [records[1], records[2]] = [records[2], records[1]];
+  const result = await verifyChain(records, hasher);
+  assert.equal(result.valid, false);
+  assert.equal(result.firstBrokenSequence, 2, "the record found at position 1 carries sequence 2");
+  assert.match(result.detail, /reordered or deleted/);
+});
+
+Deno.test("verifyChain detects a deleted record", async () => {
+  const records = await chain(4);
+  records.splice(1, 1);
+  const result = await verifyChain(records, hasher);
+  assert.equal(result.valid, false);
+  assert.equal(result.firstBrokenSequence, 2);
+  assert.match(result.detail, /not chained: sequence 2, expected 1/);
+});
+
+Deno.test("verifyChain detects a deleted record whose successor was renumbered", async () => {
+  const records = await chain(3);
+  const renumbered = { ...records[2], sequence: 1 };
+  const result = await verifyChain([records[0], renumbered], hasher);
+  assert.equal(result.firstBrokenSequence, 1);
+  assert.match(result.detail, /prevHash mismatch/);
+});
+
+Deno.test("verifyChain detects a deleted head (first record removed)", async () => {
+  const records = await chain(2);
+  const result = await verifyChain(records.slice(1), hasher);
+  assert.equal(result.valid, false);
+  assert.equal(result.firstBrokenSequence, 1);
+});

@@ -1,0 +1,18 @@
+/**
+ * Authoring material for agents and tools: the ModelSpec JSON Schema, the
+ * guides, the bundled example specs and the domain guidance topics. Pure data
+ * and small pure functions; surfaces (MCP resources and tools) serve them.
+ *
+ * @module
+ */
+export { ADDRESS_PATTERN, CONCRETE_ADDRESS_PATTERN, MODEL_SPEC_SCHEMA } from "./model_spec_schema.ts";
+export { type Guide, GUIDES } from "./guides/mod.ts";
+export { type Example, EXAMPLES } from "./examples/mod.ts";
+export {
+  guidance,
+  GUIDANCE_TOPIC_IDS,
+  GUIDANCE_TOPICS,
+  type GuidanceSample,
+  type GuidanceTopic,
+  type SpecFragment,
+} from "./guidance/mod.ts";

@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { testCompiler } from "../_test_utils.ts";
+import { formatPath, type Segment, WILDCARD } from "../spec/paths.ts";
+import { extractReads } from "./dependencies.ts";
+
+const compiler = testCompiler();
+const ARRAYS = new Set(["$.items", "$.orders", "$.orders[*].lines", "$.board"]);
+
+/** The reads of `source` as `$.path` strings (`e:` prefix for element-scoped reads). */
+function readsOf(source: string, elementPattern?: Segment[]): string[] {
+  const reads = extractReads(compiler.compile(source).ast, {
+    isArray: (pattern) => ARRAYS.has(formatPath(pattern)),
+    elementPattern,
+  });
+  return reads.map((r) => (r.elementScoped ? "e:" : "") + formatPath(r.path));
+}
+
+Deno.test("field references become $-rooted paths", () => {
+  assert.deepEqual(readsOf("qty * price"), ["$.qty", "$.price"]);
+  assert.deepEqual(readsOf("order.customer.name"), ["$.order.customer.name"]);
+  assert.deepEqual(readsOf("a ? b : c"), ["$.a", "$.b", "$.c"]);
+  assert.deepEqual(readsOf("{'x': a, 'y': b.c}"), ["$.a", "$.b.c"]);
+  assert.deepEqual(readsOf("$$.qty"), ["$.qty"]);
+});
+
+Deno.test("duplicate references are merged", () => {
+  assert.deepEqual(readsOf("qty + qty * qty"), ["$.qty"]);
+});
+
+Deno.test("map steps over arrays become [*], nested arrays too", () => {
+  assert.deepEqual(readsOf("items.lineTotal"), ["$.items[*].lineTotal"]);
+  assert.deepEqual(readsOf("$sum(items.lineTotal)"), ["$.items[*].lineTotal"]);
+  assert.deepEqual(readsOf("$sum(items.(qty * price))"), ["$.items[*].qty", "$.items[*].price"]);
+  assert.deepEqual(readsOf("$sum(orders.lines.amount)"), ["$.orders[*].lines[*].amount"]);
+  assert.deepEqual(readsOf("items^(qty).name"), ["$.items[*].qty", "$.items[*].name"]);
+});
+
+Deno.test("numeric filters select an index; negative ones any element", () => {
+  assert.deepEqual(readsOf("items[0].qty"), ["$.items[0].qty"]);
+  assert.deepEqual(readsOf("board[2]"), ["$.board[2]"]);
+  assert.deepEqual(readsOf("items[-1].qty"), ["$.items[*].qty"]);
+});
+
+Deno.test("field references inside a filter predicate are element-scoped, not root paths", () => {
+  const reads = readsOf("items[type='a'].qty");
+  assert.deepEqual(reads, ["$.items[*].type", "$.items[*].qty"]);
+  assert.ok(!reads.includes("$.type"), "the predicate's 'type' is the element's field");
+  assert.deepEqual(readsOf("$sum(items[type='a' and qty > 1].qty)"), ["$.items[*].type", "$.items[*].qty"]);
+});
+
+Deno.test("$parent in a wildcard derivation resolves to the element's field (element-scoped)", () => {
+  const element = ["items", WILDCARD];
+  assert.deepEqual(readsOf("$parent.qty * $parent.price", element), [
+    "e:$.items[*].qty",
+    "e:$.items[*].price",
+  ]);
+  assert.deepEqual(readsOf("$string($parent)", element), ["e:$.items[*]"]);
+  // a predicate may mix the filtered elements and the bound element
+  assert.deepEqual(readsOf("items[qty > $parent.min].qty", ["groups", WILDCARD]), [
+    "$.items[*].qty",
+    "e:$.groups[*].min",
+  ]);
+});
+
+Deno.test("$parent outside a wildcard node reads nothing from the document", () => {
+  assert.deepEqual(readsOf("$parent.qty"), []);
+});
+
+Deno.test("$const and local variables are bound values, not dependencies", () => {
+  assert.deepEqual(readsOf("$const.rate * qty"), ["$.qty"]);
+  assert.deepEqual(readsOf("$const.limits.max"), []);
+  assert.deepEqual(readsOf("($x := qty; $x * 2)"), ["$.qty"]);
+});
+
+Deno.test("whole-value reads: function arguments read the whole location", () => {
+  assert.deepEqual(readsOf("$count(items)"), ["$.items"]);
+  assert.deepEqual(readsOf("$map(items, function($i){ $i.qty })"), ["$.items"]);
+  assert.deepEqual(readsOf("$keys($)"), ["$"]);
+});
+
+Deno.test("literals read nothing", () => {
+  assert.deepEqual(readsOf("1 + 2"), []);
+  assert.deepEqual(readsOf("'text' & \"more\""), []);
+  assert.deepEqual(readsOf("[1, 2, 3]"), []);
+});

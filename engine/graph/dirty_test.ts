@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import type { Read } from "../expr/dependencies.ts";
+import { formatPath, type Segment, WILDCARD } from "../spec/paths.ts";
+import { DirtySet } from "./dirty.ts";
+import type { ExprNode } from "./graph.ts";
+
+const DOC = { items: [{ qty: 1 }, { qty: 2 }, { qty: 3 }], rate: 2 };
+
+function node(reads: Read[], elementPattern: Segment[] | null = null): ExprNode {
+  return {
+    key: "n",
+    kind: "DERIVED",
+    label: "n",
+    expression: "",
+    reads,
+    target: null,
+    elementPattern,
+    index: 0,
+    level: 1,
+  };
+}
+const root = (...path: Segment[]): Read => ({ path, elementScoped: false });
+const element = (...path: Segment[]): Read => ({ path, elementScoped: true });
+const picked = (dirty: DirtySet, n: ExprNode) => dirty.elementsToEvaluate(n, DOC).map(formatPath);
+
+Deno.test("an empty set touches nothing", () => {
+  const dirty = new DirtySet();
+  assert.equal(dirty.empty, true);
+  assert.equal(dirty.touches(node([root("rate")])), false);
+});
+
+Deno.test("touches: a change meets reads of the same location, its ancestors and descendants", () => {
+  const dirty = new DirtySet();
+  dirty.add(["order", "customer", "name"]);
+  assert.equal(dirty.touches(node([root("order", "customer", "name")])), true);
+  assert.equal(dirty.touches(node([root("order")])), true, "a read of the container sees the change");
+  assert.equal(dirty.touches(node([root("order", "customer", "name", "first")])), true);
+  assert.equal(dirty.touches(node([root("order", "total")])), false);
+});
+
+Deno.test("touches: wildcard reads match indexed writes", () => {
+  const dirty = new DirtySet();
+  dirty.add(["items", 1, "qty"]);
+  assert.equal(dirty.touches(node([root("items", WILDCARD, "qty")])), true);
+  assert.equal(dirty.touches(node([root("items", WILDCARD, "price")])), false);
+});
+
+Deno.test("the root marks everything; duplicates are merged", () => {
+  const dirty = new DirtySet();
+  dirty.add(["a"]);
+  dirty.add(["a"]);
+  assert.equal(dirty.paths.length, 1);
+  dirty.add([]);
+  assert.equal(dirty.everything, true);
+  assert.deepEqual(dirty.paths, [{ path: [], shift: false }]);
+  dirty.add(["b"]);
+  assert.equal(dirty.paths.length, 1, "nothing is added once everything changed");
+  assert.equal(dirty.touches(node([root("unrelated")])), true);
+  assert.deepEqual(picked(dirty, node([element("items", WILDCARD, "qty")], ["items", WILDCARD])), [
+    "$.items[0]",
+    "$.items[1]",
+    "$.items[2]",
+  ]);
+});
+
+Deno.test("per-element nodes: only the touched element is re-evaluated", () => {
+  const perElement = node([element("items", WILDCARD, "qty")], ["items", WILDCARD]);
+  const dirty = new DirtySet();
+  dirty.add(["items", 1, "qty"]);
+  assert.deepEqual(picked(dirty, perElement), ["$.items[1]"]);
+});
+
+Deno.test("per-element nodes: a replaced element or array re-evaluates what it covers", () => {
+  const perElement = node([element("items", WILDCARD, "qty")], ["items", WILDCARD]);
+  const one = new DirtySet();
+  one.add(["items", 2]);
+  assert.deepEqual(picked(one, perElement), ["$.items[2]"]);
+  const all = new DirtySet();
+  all.add(["items"]);
+  assert.deepEqual(picked(all, perElement), ["$.items[0]", "$.items[1]", "$.items[2]"]);
+});
+
+Deno.test("per-element nodes: a root-scoped read re-evaluates every element", () => {
+  const mixed = node([element("items", WILDCARD, "qty"), root("rate")], ["items", WILDCARD]);
+  const dirty = new DirtySet();
+  dirty.add(["rate"]);
+  assert.deepEqual(picked(dirty, mixed), ["$.items[0]", "$.items[1]", "$.items[2]"]);
+  const unrelated = new DirtySet();
+  unrelated.add(["other"]);
+  assert.deepEqual(picked(unrelated, mixed), []);
+});
+
+Deno.test("per-element nodes: a shift (insert/remove elsewhere) does not re-evaluate moved elements", () => {
+  const perElement = node([element("items", WILDCARD, "qty")], ["items", WILDCARD]);
+  const aggregate = node([root("items", WILDCARD, "qty")]);
+  const dirty = new DirtySet();
+  dirty.add(["items", WILDCARD], true);
+  assert.deepEqual(picked(dirty, perElement), []);
+  assert.equal(dirty.touches(aggregate), true, "an aggregate over the array still sees the shift");
+});
+
+Deno.test("reshapes: array replaced, ancestor replaced, insert/remove; not an element's own fields", () => {
+  const pattern = ["items", WILDCARD];
+  const check = (path: Segment[], shift = false) => {
+    const dirty = new DirtySet();
+    dirty.add(path, shift);
+    return dirty.reshapes(pattern);
+  };
+  assert.equal(check(["items"]), true);
+  assert.equal(check(["items", WILDCARD], true), true);
+  assert.equal(check(["items", 2, "qty"]), false);
+  assert.equal(check(["items", 2]), false);
+  assert.equal(check(["other"]), false);
+  const everything = new DirtySet();
+  everything.add([]);
+  assert.equal(everything.reshapes(pattern), true);
+});
+
+Deno.test("per-element nodes: a shift inside an element re-evaluates that element (regression)", () => {
+  const orderSum = node([element("orders", WILDCARD, "lines", WILDCARD, "amount")], ["orders", WILDCARD]);
+  const dirty = new DirtySet();
+  dirty.add(["orders", 0, "lines", WILDCARD], true); // a line of order 0 was removed
+  const doc = { orders: [{ lines: [] }, { lines: [] }] };
+  assert.deepEqual(dirty.elementsToEvaluate(orderSum, doc).map(formatPath), ["$.orders[0]"]);
+});

@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import type { Segment } from "../spec/paths.ts";
+import { type CreatedContainers, DocumentDraft, expandPattern, getAt } from "./document.ts";
+import type { Json } from "./value.ts";
+
+const W = -1;
+
+Deno.test("getAt reads concrete paths and answers undefined for absent or mismatched ones", () => {
+  const doc = { a: { b: [10, { c: 1 }] }, n: null };
+  assert.equal(getAt(doc, ["a", "b", 1, "c"]), 1);
+  assert.equal(getAt(doc, ["a", "b", 0]), 10);
+  assert.deepEqual(getAt(doc, []), doc);
+  assert.equal(getAt(doc, ["n"]), null);
+  assert.equal(getAt(doc, ["n", "x"]), undefined);
+  assert.equal(getAt(doc, ["a", "b", "0"]), undefined, "a member name does not index an array");
+  assert.equal(getAt(doc, ["a", 0]), undefined, "an index does not name an object member");
+  assert.equal(getAt(doc, ["a", "b", 5]), undefined);
+  assert.equal(getAt(doc, ["toString"]), undefined, "inherited members are not data");
+});
+
+Deno.test("expandPattern lists every concrete path of a pattern, optionally within a prefix", () => {
+  const doc: Json = { items: [{ tags: ["x", "y"] }, { tags: ["z"] }, {}] };
+  assert.deepEqual(expandPattern(doc, ["items", W]), [["items", 0], ["items", 1], ["items", 2]]);
+  assert.deepEqual(expandPattern(doc, ["items", W, "tags", W]), [
+    ["items", 0, "tags", 0],
+    ["items", 0, "tags", 1],
+    ["items", 1, "tags", 0],
+  ]);
+  assert.deepEqual(expandPattern(doc, ["items", W, "total"]), [
+    ["items", 0, "total"],
+    ["items", 1, "total"],
+    ["items", 2, "total"],
+  ]);
+  assert.deepEqual(expandPattern(doc, ["items", W], ["items", 1]), [["items", 1]]);
+  assert.deepEqual(expandPattern(doc, ["items", W], ["items", 7]), []);
+  assert.deepEqual(expandPattern(doc, ["missing", W]), []);
+  assert.deepEqual(expandPattern({ items: {} }, ["items", W]), []);
+});
+
+Deno.test("DocumentDraft never modifies the committed document (copy-on-write)", () => {
+  const committed: Json = Object.freeze({
+    a: Object.freeze({ b: 1 }),
+    other: Object.freeze({ x: 1 }),
+  }) as Json;
+  const draft = new DocumentDraft(committed);
+  draft.set(["a", "b"], 2);
+  draft.set(["a", "c"], 3);
+  assert.deepEqual(committed, { a: { b: 1 }, other: { x: 1 } });
+  assert.deepEqual(draft.root, { a: { b: 2, c: 3 }, other: { x: 1 } });
+  assert.equal(
+    (draft.root as Record<string, Json>).other,
+    (committed as Record<string, Json>).other,
+    "untouched containers are shared",
+  );
+});
+
+Deno.test("DocumentDraft.set creates missing containers and reports them", () => {
+  const draft = new DocumentDraft({});
+  const created: CreatedContainers = [];
+  draft.set(["order", "items", 1, "qty"], 5, created);
+  assert.deepEqual(draft.root, { order: { items: [null, { qty: 5 }] } });
+  assert.deepEqual(created, [["order"], ["order", "items"], ["order", "items", 1]]);
+  const more: CreatedContainers = [];
+  draft.set(["order", "customer"], { name: "x" }, more);
+  assert.deepEqual(more, [["order", "customer"]], "a written container value counts as created");
+  const replaced: CreatedContainers = [];
+  draft.set(["order", "customer"], { name: "y" }, replaced);
+  assert.deepEqual(replaced, [], "replacing an existing container creates nothing");
+});
+
+Deno.test("DocumentDraft.set on a non-container root starts a fresh document", () => {
+  const draft = new DocumentDraft(null);
+  const created: Segment[][] = [];
+  draft.set(["a"], 1, created);
+  assert.deepEqual(draft.root, { a: 1 });
+  assert.deepEqual(created, [[]]);
+  const whole = new DocumentDraft({ old: true });
+  whole.set([], { fresh: true });
+  assert.deepEqual(whole.root, { fresh: true });
+});
+
+Deno.test("DocumentDraft.delete removes members and array elements (shifting)", () => {
+  const committed = { a: 1, list: [1, 2, 3] };
+  const draft = new DocumentDraft(committed);
+  assert.equal(draft.delete(["a"]), true);
+  assert.equal(draft.delete(["missing"]), false);
+  assert.equal(draft.delete(["list", 0]), true);
+  assert.deepEqual(draft.root, { list: [2, 3] });
+  assert.deepEqual(committed, { a: 1, list: [1, 2, 3] });
+});
+
+Deno.test("DocumentDraft.prepare copies the containers along a path for in-place editors", () => {
+  const committed = { a: { b: { c: 1 } } };
+  const draft = new DocumentDraft(committed);
+  draft.prepare(["a", "b"]);
+  (draft.root as { a: { b: { c: number } } }).a.b.c = 2;
+  assert.equal(committed.a.b.c, 1);
+  assert.equal(draft.get(["a", "b", "c"]), 2);
+});

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { cloneJson, isContainer, isObject, jsonEqual, toPlainJson } from "./value.ts";
+
+Deno.test("isObject and isContainer", () => {
+  assert.equal(isObject({}), true);
+  assert.equal(isObject([]), false);
+  assert.equal(isObject(null), false);
+  assert.equal(isContainer([]), true);
+  assert.equal(isContainer({}), true);
+  assert.equal(isContainer("x"), false);
+  assert.equal(isContainer(null), false);
+});
+
+Deno.test("jsonEqual compares structure deeply, ignoring key order", () => {
+  assert.equal(jsonEqual({ a: [1, { b: 2 }], c: null }, { c: null, a: [1, { b: 2 }] }), true);
+  assert.equal(jsonEqual({ a: 1 }, { a: 1, b: 2 }), false);
+  assert.equal(jsonEqual([1, 2], [2, 1]), false);
+  assert.equal(jsonEqual([], {}), false);
+  assert.equal(jsonEqual({}, []), false);
+  assert.equal(jsonEqual(1, "1"), false);
+  assert.equal(jsonEqual(null, {}), false);
+  assert.equal(jsonEqual({ a: undefined }, { b: undefined }), false);
+});
+
+Deno.test("cloneJson returns an independent copy", () => {
+  const original = { a: [1, { b: 2 }] };
+  const copy = cloneJson(original);
+  assert.deepEqual(copy, original);
+  copy.a.push(3);
+  assert.equal(original.a.length, 2);
+  assert.equal(cloneJson(undefined), undefined);
+});
+
+Deno.test("toPlainJson drops functions and undefined, turns non-finite numbers into null", () => {
+  assert.equal(toPlainJson(undefined), undefined);
+  assert.equal(toPlainJson(() => 1), undefined);
+  assert.equal(toPlainJson(Infinity), null);
+  assert.equal(toPlainJson(NaN), null);
+  assert.deepEqual(toPlainJson({ a: 1, f: () => 1, u: undefined, n: [1, undefined, 2] }), {
+    a: 1,
+    n: [1, 2],
+  });
+  // JSONata sequences are arrays with extra flags: they become plain arrays
+  const sequence = Object.assign([1, 2], { sequence: true });
+  const plain = toPlainJson(sequence) as unknown[];
+  assert.deepEqual(plain, [1, 2]);
+  assert.equal(Object.prototype.hasOwnProperty.call(plain, "sequence"), false);
+});

@@ -1,0 +1,290 @@
+import assert from "node:assert/strict";
+import { commitMutation, rejectsWith, runtimeOf } from "../_test_utils.ts";
+import type { Json, JsonObject } from "../json/value.ts";
+import { formatInstant, parseInstant } from "./runtime.ts";
+
+const SPEC = {
+  id: "shop/cart",
+  version: "2.0.0",
+  schema: {
+    type: "object",
+    properties: {
+      qty: { type: "integer", minimum: 0, description: "how many" },
+      price: { type: "number" },
+      email: { type: "string" },
+      wantsMail: { type: "boolean" },
+      items: { type: "array", items: { $ref: "#/$defs/Item" } },
+    },
+    $defs: { Item: { type: "object", properties: { n: { type: "number" } } } },
+  },
+  derivations: [
+    { path: "$.total", expr: "qty * price" },
+    { path: "$.items[*].double", expr: "$parent.n * 2" },
+    { path: "$.summary", expr: "'total ' & $string(total)", evaluation: "lazy" },
+  ],
+  metaDerivations: [
+    { path: "$.qty", property: "maximum", expr: "price > 100 ? 1 : 10" },
+    { path: "$.email", property: "relevant", expr: "wantsMail = true" },
+    { path: "$.email", property: "required", expr: "wantsMail = true" },
+  ],
+  constraints: [{ id: "cheap", expr: "$not(total > 50)", message: "total at most 50", policy: "flag" }],
+};
+
+async function cart(overrides = {}) {
+  const made = await runtimeOf(SPEC, overrides);
+  await commitMutation(made.runtime, { "$.qty": 2, "$.price": 3 });
+  return made;
+}
+
+Deno.test("readState returns the merged document with lazy derivations evaluated", async () => {
+  const { runtime } = await cart();
+  assert.ok(runtime.state.stale.has("$.summary"));
+  assert.deepEqual(await runtime.readState(), { qty: 2, price: 3, total: 6, summary: "total 6" });
+  assert.equal(runtime.state.stale.size, 0);
+});
+
+Deno.test("readField returns one value; absent fields are not_found; reads accept unrooted forms", async () => {
+  const { runtime } = await cart();
+  assert.equal(await runtime.readField("$.total"), 6);
+  assert.equal(await runtime.readField("total"), 6);
+  assert.equal(await runtime.readField("$.summary"), "total 6");
+  await rejectsWith(
+    () => runtime.readField("$.nothing"),
+    "not_found",
+    /Field \$\.nothing is absent in model 'shop\/cart'/,
+  );
+  await rejectsWith(() => runtime.readField("$.a["), "bad_request", /not a valid address/);
+});
+
+Deno.test("a field holding null is a value, not absent", async () => {
+  const { runtime } = await cart();
+  await commitMutation(runtime, { "$.note": null });
+  assert.equal(await runtime.readField("$.note"), null);
+});
+
+Deno.test("history: one ISO-8601 timestamp per commit, chronological", async () => {
+  const { runtime, clock } = await runtimeOf(SPEC);
+  assert.deepEqual(runtime.historyTimestamps(), [], "creation is not a history entry");
+  await commitMutation(runtime, { "$.qty": 1 });
+  clock.advance(1000);
+  await commitMutation(runtime, { "$.qty": 2 });
+  clock.advance(60_000);
+  await commitMutation(runtime, { "$.qty": 3 });
+  assert.deepEqual(runtime.historyTimestamps(), [
+    "2024-01-01T00:00:00.000Z",
+    "2024-01-01T00:00:01.000Z",
+    "2024-01-01T00:01:01.000Z",
+  ]);
+});
+
+Deno.test("point-in-time reads pick the latest entry at or before `at`", async () => {
+  const { runtime, clock } = await runtimeOf(SPEC);
+  await commitMutation(runtime, { "$.qty": 1, "$.price": 1 });
+  clock.advance(10_000);
+  await commitMutation(runtime, { "$.qty": 2 });
+  const at = (iso: string) => runtime.readState(iso) as Promise<JsonObject>;
+  assert.equal((await at("2024-01-01T00:00:00Z")).qty, 1);
+  assert.equal((await at("2024-01-01T00:00:09.999Z")).qty, 1);
+  assert.equal((await at("2024-01-01T00:00:10Z")).qty, 2);
+  assert.equal((await at("2030-01-01T00:00:00+02:00")).qty, 2);
+  assert.equal(
+    (await at("2024-01-01T00:00:05Z")).summary,
+    "total 1",
+    "lazy values are evaluated for the past state",
+  );
+  await rejectsWith(() => at("2023-12-31T23:59:59Z"), "not_found", /No history for model 'shop\/cart'/);
+});
+
+Deno.test("a malformed `at` is a bad_request naming the parameter", async () => {
+  const { runtime } = await cart();
+  for (const bad of ["yesterday", "2024-13-45T00:00:00Z", "1700000000", "2024-01-01 00:00"]) {
+    await rejectsWith(() => runtime.readState(bad), "bad_request", /'at' is not an ISO-8601 timestamp/);
+  }
+});
+
+Deno.test("svc.history.max-entries bounds retained history; 0 disables point-in-time reads", async () => {
+  const bounded = await runtimeOf(SPEC, { historyMaxEntries: 2 });
+  for (const qty of [1, 2, 3]) {
+    await commitMutation(bounded.runtime, { "$.qty": qty });
+    bounded.clock.advance(1000);
+  }
+  assert.deepEqual(bounded.runtime.historyTimestamps(), [
+    "2024-01-01T00:00:01.000Z",
+    "2024-01-01T00:00:02.000Z",
+  ]);
+  await rejectsWith(() => bounded.runtime.readState("2024-01-01T00:00:00.500Z"), "not_found");
+
+  const disabled = await runtimeOf(SPEC, { historyMaxEntries: 0 });
+  await commitMutation(disabled.runtime, { "$.qty": 1 });
+  assert.deepEqual(disabled.runtime.historyTimestamps(), []);
+  await rejectsWith(() => disabled.runtime.readState("2030-01-01T00:00:00Z"), "not_found");
+});
+
+Deno.test("effective schema: static fragment with live meta values overlaid under property names", async () => {
+  const { runtime } = await cart();
+  assert.deepEqual(runtime.effectiveSchema("$.qty"), {
+    type: "integer",
+    minimum: 0,
+    description: "how many",
+    maximum: 10,
+  });
+  await commitMutation(runtime, { "$.price": 200, "$.qty": 1 });
+  assert.equal(runtime.effectiveSchema("$.qty").maximum, 1);
+  assert.deepEqual(runtime.effectiveSchema("$.email"), { type: "string", relevant: false, required: false });
+  await commitMutation(runtime, { "$.wantsMail": true, "$.email": "a@b.c" });
+  assert.deepEqual(runtime.effectiveSchema("$.email"), { type: "string", relevant: true, required: true });
+});
+
+Deno.test("effective schema: derived fields are readOnly; $refs resolved; unknown fields give {}", async () => {
+  const { runtime } = await cart();
+  assert.deepEqual(runtime.effectiveSchema("$.total"), { readOnly: true });
+  assert.deepEqual(runtime.effectiveSchema("$.items[0].double"), { readOnly: true });
+  assert.deepEqual(runtime.effectiveSchema("$.items[0]"), {
+    type: "object",
+    properties: { n: { type: "number" } },
+  });
+  assert.deepEqual(runtime.effectiveSchema("$.unknown"), {});
+  const copy = runtime.effectiveSchema("$.qty");
+  copy.minimum = 99;
+  assert.equal(runtime.effectiveSchema("$.qty").minimum, 0, "callers get a copy");
+});
+
+Deno.test("explain: trace records with all six members, inputPaths in pattern form", async () => {
+  const { runtime } = await cart();
+  await commitMutation(runtime, { "$.items": [{ n: 1 }, { n: 2 }] });
+  const [trace] = runtime.explain("$.total", 1);
+  assert.deepEqual(trace, {
+    targetPath: "$.total",
+    expression: "qty * price",
+    inputPaths: ["$.qty", "$.price"],
+    result: 6,
+    constraintPassed: null,
+    errorMessage: null,
+  });
+  const perElement = runtime.explain("$.items[*].double");
+  assert.deepEqual(perElement.map((t) => [t.targetPath, t.result]), [["$.items[0].double", 2], [
+    "$.items[1].double",
+    4,
+  ]]);
+  assert.deepEqual(perElement[0].inputPaths, ["$.items[*].n"]);
+  assert.deepEqual(runtime.explain("$.items[1].double").map((t) => t.result), [4]);
+  const constraint = runtime.explain("$constraint:cheap").at(-1)!;
+  assert.equal(constraint.constraintPassed, true);
+  assert.equal(constraint.targetPath, "$constraint:cheap");
+  assert.deepEqual(runtime.explain("$.qty#maximum").map((t) => t.targetPath), [
+    "$.qty#maximum",
+    "$.qty#maximum",
+  ]);
+  assert.deepEqual(runtime.explain("$.never"), []);
+});
+
+Deno.test("explain: limit keeps the newest records", async () => {
+  const { runtime } = await cart();
+  for (const qty of [3, 4, 5]) await commitMutation(runtime, { "$.qty": qty });
+  assert.deepEqual(runtime.explain("$.total", 2).map((t) => t.result), [12, 15]);
+  assert.deepEqual(runtime.explain("$.total", 0), []);
+  assert.equal(runtime.explain("$.total").length, 5, "creation, the first write and three more");
+});
+
+Deno.test("the trace ring keeps the newest traceBufferSize records per model", async () => {
+  const { runtime } = await runtimeOf(SPEC, { traceBufferSize: 4 });
+  for (let qty = 1; qty <= 6; qty++) await commitMutation(runtime, { "$.qty": qty, "$.price": 1 });
+  const all = [
+    ...runtime.explain("$.total"),
+    ...runtime.explain("$.qty#maximum"),
+    ...runtime.explain("$constraint:cheap"),
+  ];
+  assert.equal(all.length, 4);
+  assert.deepEqual(runtime.explain("$.total").map((t) => t.result), [6]);
+});
+
+Deno.test("the trace ring defaults to 500 entries", async () => {
+  const { runtime } = await runtimeOf({
+    id: "many",
+    schema: { type: "object", properties: { rows: { type: "array", items: { type: "object" } } } },
+    derivations: [{ path: "$.rows[*].y", expr: "$parent.x + 1" }],
+  });
+  await commitMutation(runtime, { "$.rows": Array.from({ length: 600 }, (_, x) => ({ x })) });
+  const traces = runtime.explain("$.rows[*].y");
+  assert.equal(traces.length, 500);
+  assert.equal(traces[0].targetPath, "$.rows[100].y");
+});
+
+Deno.test("snapshot: {modelId, modelVersion, baseDoc, derivedCache, metaCache}, derived values split out", async () => {
+  const { runtime } = await cart();
+  await commitMutation(runtime, { "$.items": [{ n: 1 }] });
+  const snapshot = await runtime.snapshot();
+  assert.deepEqual(snapshot, {
+    modelId: "shop/cart",
+    modelVersion: "2.0.0",
+    baseDoc: { qty: 2, price: 3, items: [{ n: 1 }] },
+    derivedCache: { "$.total": 6, "$.items[0].double": 2, "$.summary": "total 6" },
+    metaCache: { "$.qty#maximum": 10, "$.email#relevant": false, "$.email#required": false },
+  });
+});
+
+Deno.test("restore round-trips a snapshot, clears history and traces, marks lazies stale", async () => {
+  const { runtime } = await cart();
+  const snapshot = await runtime.snapshot();
+  await commitMutation(runtime, { "$.qty": 7, "$.price": 100 });
+  assert.ok(runtime.historyTimestamps().length > 0);
+  runtime.restore(snapshot);
+  assert.deepEqual(runtime.historyTimestamps(), []);
+  assert.deepEqual(runtime.explain("$.total"), []);
+  assert.ok(runtime.state.stale.has("$.summary"));
+  assert.deepEqual(await runtime.readState(), { qty: 2, price: 3, total: 6, summary: "total 6" });
+  assert.equal(runtime.state.meta.get("$.qty#maximum"), 10);
+  assert.deepEqual(await runtime.snapshot(), snapshot);
+  const result = await commitMutation(runtime, { "$.qty": 3 });
+  assert.deepEqual(result!.derivedUpdated, ["$.total"]);
+  assert.equal(await runtime.readField("$.summary"), "total 9");
+});
+
+Deno.test("every state a mutation can reach restores from its snapshot (null-padded arrays included)", async () => {
+  const { runtime } = await runtimeOf({
+    id: "padded",
+    schema: { type: "object", properties: { list: { type: "array", items: { type: ["object", "null"] } } } },
+  });
+  await commitMutation(runtime, { "$.list[2].x": 1, "$.free[1]": true });
+  const snapshot = await runtime.snapshot();
+  runtime.restore(snapshot);
+  assert.deepEqual(await runtime.readState(), { list: [null, null, { x: 1 }], free: [null, true] });
+});
+
+Deno.test("restore validates the snapshot and leaves state untouched on refusal", async () => {
+  const { runtime } = await cart();
+  const good = await runtime.snapshot();
+  const before = runtime.state;
+  const history = runtime.historyTimestamps();
+  const refusals: [unknown, string, RegExp][] = [
+    [null, "bad_request", /a snapshot must be a JSON object/],
+    [{ ...good, modelId: "other" }, "validation_failed", /belongs to model 'other'/],
+    [{ ...good, baseDoc: [] }, "validation_failed", /baseDoc must be a JSON object/],
+    [{ ...good, baseDoc: { qty: "two" } }, "validation_failed", /\$\.qty \(type\)/],
+    [{ ...good, derivedCache: { "$.qty": 1 } }, "validation_failed", /'\$\.qty' is not a derived field/],
+    [{ ...good, derivedCache: [] }, "validation_failed", /derivedCache must be an object/],
+    [{ ...good, metaCache: 3 }, "validation_failed", /metaCache must be an object/],
+  ];
+  for (const [snapshot, kind, message] of refusals) {
+    await rejectsWith(() => runtime.restore(snapshot), kind as never, message);
+    assert.equal(runtime.state, before);
+    assert.deepEqual(runtime.historyTimestamps(), history);
+  }
+});
+
+Deno.test("restore accepts a snapshot without modelId and caches (base document only)", async () => {
+  const { runtime } = await cart();
+  runtime.restore({ baseDoc: { qty: 1, price: 1 } });
+  const doc = await runtime.readState() as Record<string, Json>;
+  assert.equal(doc.qty, 1);
+  assert.equal(doc.total, undefined, "caches are taken verbatim: nothing derived until a write");
+  assert.equal(doc.summary, "total ", "the stale lazy value is evaluated on read (total is absent)");
+});
+
+Deno.test("parseInstant and formatInstant", () => {
+  assert.equal(parseInstant("2024-01-01T00:00:00Z", "at"), Date.UTC(2024, 0, 1));
+  assert.equal(parseInstant("2024-01-01", "at"), Date.UTC(2024, 0, 1));
+  assert.equal(parseInstant("2024-01-01T01:00:00+01:00", "at"), Date.UTC(2024, 0, 1));
+  assert.equal(formatInstant(Date.UTC(2024, 0, 1)), "2024-01-01T00:00:00.000Z");
+  assert.throws(() => parseInstant("soon", "from"), /'from' is not an ISO-8601 timestamp: 'soon'/);
+});

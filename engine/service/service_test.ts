@@ -1,0 +1,469 @@
+import assert from "node:assert/strict";
+import { rejectsWith, serviceOf } from "../_test_utils.ts";
+import type { Json, JsonObject } from "../json/value.ts";
+import { MemoryAuditTrail, MemoryModelStore } from "./memory.ts";
+import { type MutationOutcome, referencedBlobs, type ServiceEvent } from "./service.ts";
+
+const spec = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  schema: {
+    type: "object",
+    properties: { qty: { type: "number", minimum: 0 }, price: { type: "number" }, file: { type: "object" } },
+  },
+  derivations: [{ path: "$.total", expr: "qty * price" }],
+  metaDerivations: [{ path: "$.qty", property: "maximum", expr: "1000" }],
+  constraints: [
+    { id: "cap", expr: "$not(total > 100)", message: "total at most 100", policy: "rollback" },
+    { id: "round", expr: "$not(qty % 2 = 1)", message: "prefer even quantities", policy: "flag" },
+  ],
+  effects: [{
+    id: "notify",
+    executor: "caller",
+    trigger: "total > 50",
+    emit: "big",
+    payload: { total: "total" },
+  }],
+  ...extra,
+});
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+async function sha256(data: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", data as BufferSource);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+Deno.test("create returns model info; list is alphabetical", async () => {
+  const { service } = await serviceOf();
+  const info = await service.createModel(spec("zeta"));
+  assert.deepEqual(info, {
+    id: "zeta",
+    version: "1.0.0",
+    derivationCount: 1,
+    metaDerivationCount: 1,
+    constraintCount: 2,
+    effectCount: 1,
+  });
+  await service.createModel(spec("alpha"));
+  await service.createModel(spec("ns/beta"));
+  assert.deepEqual(await service.listModels(), ["alpha", "ns/beta", "zeta"]);
+  assert.deepEqual(await service.getInfo("alpha"), { ...info, id: "alpha" });
+  assert.equal((await service.getSpec("alpha")).version, "1.0.0");
+});
+
+Deno.test("duplicate ids are a conflict; the first model is untouched", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  await rejectsWith(
+    () => service.createModel(spec("m", { version: "9.9.9" })),
+    "conflict",
+    /Model 'm' already exists/,
+  );
+  assert.equal((await service.getInfo("m")).version, "1.0.0");
+  assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
+});
+
+Deno.test("concurrent creates of one id: exactly one wins", async () => {
+  const { service } = await serviceOf();
+  const results = await Promise.allSettled([service.createModel(spec("m")), service.createModel(spec("m"))]);
+  assert.deepEqual(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
+  assert.deepEqual(await service.listModels(), ["m"]);
+});
+
+Deno.test("an invalid spec is refused with every finding and registers nothing", async () => {
+  const { service } = await serviceOf();
+  const err = await rejectsWith(
+    () => service.createModel({ id: "1x", schema: {}, derivations: [{ path: "$.a.0", expr: "(" }] }),
+    "validation_failed",
+    /^Spec validation failed: /,
+    /id: /,
+    /derivations\[0\]\.path: .*\$\.a\[0\]/,
+  );
+  const errors = err.body!.errors as { location: string }[];
+  assert.deepEqual(errors.map((e) => e.location), ["id", "derivations[0].path", "derivations[0].expr"]);
+  assert.deepEqual(await service.listModels(), []);
+  assert.deepEqual(service.validate({ id: "ok", schema: {} }), { valid: true, errors: [], warnings: [] });
+});
+
+Deno.test("svc.max-models refuses the excess create with too_many", async () => {
+  const { service } = await serviceOf({ maxModels: 2 });
+  await service.createModel(spec("a"));
+  await service.createModel(spec("b"));
+  await rejectsWith(() => service.createModel(spec("c")), "too_many", /svc\.max-models = 2/);
+  await service.deleteModel("a");
+  await service.createModel(spec("c"));
+  assert.deepEqual(await service.listModels(), ["b", "c"]);
+});
+
+Deno.test("unknown ids are not_found on every operation", async () => {
+  const { service } = await serviceOf();
+  const calls: [string, () => Promise<unknown>][] = [
+    ["getInfo", () => service.getInfo("nope")],
+    ["getSpec", () => service.getSpec("nope")],
+    ["deleteModel", () => service.deleteModel("nope")],
+    ["getState", () => service.getState("nope")],
+    ["getField", () => service.getField("nope", "$.a")],
+    ["mutate", () => service.mutate("nope", { "$.a": 1 })],
+    ["patch", () => service.patch("nope", [])],
+    ["getHistory", () => service.getHistory("nope")],
+    ["getSchema", () => service.getSchema("nope", "$.a")],
+    ["explain", () => service.explain("nope", "$.a")],
+    ["snapshot", () => service.snapshot("nope")],
+    ["restore", () => service.restore("nope", {})],
+    ["getGraph", () => service.getGraph("nope")],
+    ["getVerification", () => service.getVerification("nope")],
+    ["getAudit", () => service.getAudit("nope")],
+    ["verifyAudit", () => service.verifyAudit("nope")],
+    ["getModelBlob", () => service.getModelBlob("nope", "x")],
+  ];
+  for (const [name, call] of calls) {
+    await rejectsWith(call, "not_found", /Model 'nope' not found/).catch((err) => {
+      throw new Error(`${name}: ${err.message}`);
+    });
+  }
+});
+
+Deno.test("delete removes the model and its audit trail; the id can be reused", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  await service.mutate("m", { "$.qty": 1 });
+  await service.deleteModel("m");
+  assert.deepEqual(await service.listModels(), []);
+  await rejectsWith(() => service.getState("m"), "not_found");
+  await service.createModel(spec("m"));
+  assert.deepEqual(await service.getAudit("m"), []);
+  assert.deepEqual(await service.getState("m"), {});
+});
+
+Deno.test("mutate returns the full result; rollback is 409-kind with violations; state untouched", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  const result = await service.mutate("m", { "$.qty": 6, "$.price": 10 });
+  assert.deepEqual(result.mutatedPaths, ["$.qty", "$.price"]);
+  assert.deepEqual(result.derivedUpdated, ["$.total"]);
+  assert.deepEqual(result.dispatchedEffects, [{ effectId: "notify", emit: "big", payload: { total: 60 } }]);
+  const err = await rejectsWith(
+    () => service.mutate("m", { "$.qty": 20 }),
+    "constraint_violation",
+    /total at most 100/,
+  );
+  assert.deepEqual(err.body!.violations, [{
+    constraintId: "cap",
+    message: "total at most 100",
+    policy: "rollback",
+  }]);
+  await rejectsWith(() => service.mutate("m", { "$.qty": -1 }), "schema_violation", /\$\.qty \(minimum\)/);
+  await rejectsWith(() => service.mutate("m", "x" as never), "bad_request");
+  await rejectsWith(() => service.patch("m", {} as never), "bad_request");
+  assert.deepEqual(await service.getState("m"), { qty: 6, price: 10, total: 60 });
+  assert.equal((await service.getHistory("m")).length, 1);
+});
+
+Deno.test("results and reads are copies: editing them does not reach the model", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  const mutations: Record<string, Json> = { "$.file": { name: "a" } };
+  await service.mutate("m", mutations);
+  (mutations["$.file"] as JsonObject).name = "changed";
+  const state = await service.getState("m") as JsonObject;
+  assert.deepEqual(state.file, { name: "a" });
+  (state.file as JsonObject).name = "changed";
+  assert.deepEqual(await service.getField("m", "$.file"), { name: "a" });
+});
+
+Deno.test("audit records: shape, sources, chained hashes, newest first; rejected and empty writes are not audited", async () => {
+  const { service, clock } = await serviceOf();
+  await service.createModel(spec("m"));
+  await service.mutate("m", {});
+  await rejectsWith(() => service.mutate("m", { "$.qty": -1 }), "schema_violation");
+  clock.advance(1000);
+  await service.mutate("m", { "$.qty": 3, "$.price": 20 });
+  await rejectsWith(() => service.mutate("m", { "$.qty": 11 }), "constraint_violation");
+  clock.advance(1000);
+  await service.patch("m", [{ op: "replace", path: "/price", value: 1 }]);
+  const records = await service.getAudit("m");
+  assert.deepEqual(records.map((r) => [r.sequence, r.source]), [[1, "patch"], [0, "client"]]);
+  const first = records[1];
+  assert.deepEqual(
+    Object.keys(first).sort(),
+    [
+      "derivedUpdated",
+      "dispatchedEffects",
+      "flaggedConstraints",
+      "hash",
+      "mutations",
+      "modelId",
+      "modelVersion",
+      "prevHash",
+      "sequence",
+      "source",
+      "timestamp",
+      "traces",
+    ].sort(),
+  );
+  assert.equal(first.modelId, "m");
+  assert.equal(first.timestamp, "2024-01-01T00:00:01.000Z");
+  assert.equal(first.modelVersion, "1.0.0");
+  assert.deepEqual(first.mutations, { "$.qty": 3, "$.price": 20 });
+  assert.deepEqual(first.derivedUpdated, ["$.total"]);
+  assert.deepEqual(first.flaggedConstraints, ["round"]);
+  assert.deepEqual(first.dispatchedEffects, ["notify"]);
+  assert.equal(first.prevHash, "0".repeat(64));
+  assert.equal(records[0].prevHash, first.hash);
+  assert.deepEqual(records[0].mutations, [{ op: "replace", path: "/price", value: 1 }]);
+  assert.deepEqual(await service.verifyAudit("m"), {
+    valid: true,
+    recordsChecked: 2,
+    firstBrokenSequence: null,
+    detail: "ok",
+  });
+});
+
+Deno.test("audit reads: limit, from (inclusive), to (exclusive), path prefix; bad parameters are bad_request", async () => {
+  const { service, clock } = await serviceOf();
+  await service.createModel(spec("m"));
+  for (let qty = 0; qty < 4; qty++) {
+    await service.mutate("m", qty % 2 ? { "$.qty": qty } : { "$.price": qty });
+    clock.advance(1000);
+  }
+  const seqs = (records: { sequence: number }[]) => records.map((r) => r.sequence);
+  assert.deepEqual(seqs(await service.getAudit("m", { limit: 2 })), [3, 2]);
+  assert.deepEqual(
+    seqs(await service.getAudit("m", { from: "2024-01-01T00:00:01Z", to: "2024-01-01T00:00:03Z" })),
+    [2, 1],
+  );
+  assert.deepEqual(seqs(await service.getAudit("m", { pathPrefix: "$.qty" })), [3, 1]);
+  assert.deepEqual(
+    seqs(await service.getAudit("m", { pathPrefix: "$.total" })),
+    [3, 2, 1, 0],
+    "derived paths count",
+  );
+  await rejectsWith(
+    () => service.getAudit("m", { from: "soon" }),
+    "bad_request",
+    /'from' is not an ISO-8601/,
+  );
+  await rejectsWith(() => service.getAudit("m", { to: "later" }), "bad_request", /'to'/);
+  for (const limit of [0, 10001, 1.5]) {
+    await rejectsWith(
+      () => service.getAudit("m", { limit }),
+      "bad_request",
+      /limit must be an integer from 1 to 10000/,
+    );
+  }
+});
+
+Deno.test("verifyAudit names the first broken sequence of a tampered trail", async () => {
+  const trail = new MemoryAuditTrail();
+  const { service } = await serviceOf({}, { store: new MemoryModelStore(trail) });
+  await service.createModel(spec("m"));
+  for (const qty of [1, 2, 3]) await service.mutate("m", { "$.qty": qty });
+  trail.all("m")[1].mutations = { "$.qty": 99 };
+  const result = await service.verifyAudit("m");
+  assert.equal(result.valid, false);
+  assert.equal(result.firstBrokenSequence, 1);
+  assert.match(result.detail, /altered/);
+});
+
+Deno.test("without an audit backend audit reads are empty and verification trivially valid", async () => {
+  const { service } = await serviceOf({}, { store: new MemoryModelStore(null) });
+  await service.createModel(spec("m"));
+  await service.mutate("m", { "$.qty": 1 });
+  assert.deepEqual(await service.getAudit("m"), []);
+  assert.equal((await service.verifyAudit("m")).recordsChecked, 0);
+});
+
+Deno.test("per-model serialisation: concurrent mutations apply in call order", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  const results = await Promise.all(
+    [1, 2, 3, 4, 5].map((n) => service.mutate("m", { "$.qty": n * 2, "$.price": 1 })),
+  );
+  assert.deepEqual(results.map((r) => r.mutatedPaths.length), [2, 2, 2, 2, 2]);
+  assert.equal(await service.getField("m", "$.qty"), 10);
+  const audit = await service.getAudit("m");
+  assert.deepEqual(audit.map((r) => (r.mutations as JsonObject)["$.qty"]).reverse(), [2, 4, 6, 8, 10]);
+  assert.equal((await service.verifyAudit("m")).valid, true);
+});
+
+Deno.test("svc.mutation-queue-size refuses the excess of concurrent mutations with too_many", async () => {
+  const { service } = await serviceOf({ mutationQueueSize: 3 });
+  await service.createModel(spec("m"));
+  await service.createModel(spec("other"));
+  const attempts = [1, 2, 3, 4, 5].map((n) => service.mutate("m", { "$.qty": n }));
+  const otherModel = service.mutate("other", { "$.qty": 1 }); // queues are per model
+  const settled = await Promise.allSettled(attempts);
+  assert.deepEqual(settled.map((s) => s.status), [
+    "fulfilled",
+    "fulfilled",
+    "fulfilled",
+    "rejected",
+    "rejected",
+  ]);
+  for (const s of settled.slice(3)) {
+    const reason = (s as PromiseRejectedResult).reason;
+    assert.equal(reason.kind, "too_many");
+    assert.match(reason.message, /Mutation queue of model 'm' is full \(svc\.mutation-queue-size = 3\)/);
+  }
+  await otherModel;
+  assert.equal(await service.getField("m", "$.qty"), 3, "refused mutations were not applied");
+  await service.mutate("m", { "$.qty": 4 }); // the queue drained
+  assert.equal(await service.getField("m", "$.qty"), 4);
+});
+
+Deno.test("a mutation queued behind a delete fails with not_found", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  const [before, deleted, after] = await Promise.allSettled([
+    service.mutate("m", { "$.qty": 1 }),
+    service.deleteModel("m"),
+    service.mutate("m", { "$.qty": 2 }),
+  ]);
+  assert.equal(before.status, "fulfilled");
+  assert.equal(deleted.status, "fulfilled");
+  assert.equal(after.status, "rejected");
+  assert.equal((after as PromiseRejectedResult).reason.kind, "not_found");
+});
+
+Deno.test("executor fold-back is audited with source foldback and may write readOnly fields", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m", {
+    schema: { type: "object", properties: { status: { type: "string", readOnly: true } } },
+    derivations: [],
+    metaDerivations: [],
+    constraints: [],
+    effects: [],
+  }));
+  await rejectsWith(() => service.mutate("m", { "$.status": "done" }), "schema_violation", /readOnly/);
+  await service.foldback("m", { "$.status": "done" });
+  assert.equal(await service.getField("m", "$.status"), "done");
+  assert.deepEqual((await service.getAudit("m")).map((r) => r.source), ["foldback"]);
+});
+
+Deno.test("reads do not count against the mutation queue", async () => {
+  const { service } = await serviceOf({ mutationQueueSize: 1 });
+  await service.createModel(spec("m"));
+  const [write, ...reads] = await Promise.all([
+    service.mutate("m", { "$.qty": 2 }),
+    service.getState("m"),
+    service.getField("m", "$.qty"),
+    service.snapshot("m"),
+  ]);
+  assert.equal(write.success, true);
+  assert.deepEqual(reads[0], { qty: 2 }, "a read queued after the write sees it");
+  assert.equal(reads[1], 2);
+});
+
+Deno.test("blobs: content-addressed by SHA-256, deduplicated, read back", async () => {
+  const { service } = await serviceOf();
+  const data = bytes("hello blob");
+  const ref = await service.uploadBlob(data, "text/plain");
+  assert.deepEqual(ref, { $blobId: await sha256(data), $mediaType: "text/plain", $bytes: data.byteLength });
+  assert.deepEqual(await service.uploadBlob(data, "text/plain"), ref);
+  const stored = await service.getBlob(ref.$blobId);
+  assert.deepEqual(stored.bytes, data);
+  assert.equal(stored.mediaType, "text/plain");
+  assert.equal((await service.uploadBlob(bytes("x"))).$mediaType, "application/octet-stream");
+  await rejectsWith(() => service.getBlob("0".repeat(64)), "not_found", /Blob '0{64}' not found/);
+  await rejectsWith(() => service.uploadBlob("text" as never), "bad_request");
+});
+
+Deno.test("blobs: svc.blob.max-bytes and svc.blob.max-total-bytes refuse with too_large", async () => {
+  const { service } = await serviceOf({ blobMaxBytes: 10, blobMaxTotalBytes: 15 });
+  await rejectsWith(
+    () => service.uploadBlob(new Uint8Array(11)),
+    "too_large",
+    /11 bytes exceeds svc\.blob\.max-bytes \(10\)/,
+  );
+  await service.uploadBlob(new Uint8Array(10));
+  await service.uploadBlob(new Uint8Array(10)); // the same content takes no more room
+  await rejectsWith(
+    () => service.uploadBlob(bytes("abcdef")),
+    "too_large",
+    /svc\.blob\.max-total-bytes = 15/,
+  );
+  await service.uploadBlob(bytes("abcde"));
+  const unbounded = await serviceOf({ blobMaxTotalBytes: 0, blobMaxBytes: 100 });
+  for (let i = 0; i < 5; i++) await unbounded.service.uploadBlob(bytes(`blob ${i}`.padEnd(90, ".")));
+});
+
+Deno.test("blobs: a model reads a blob only while its state references it", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  const ref = await service.uploadBlob(bytes("report"), "application/pdf");
+  await rejectsWith(() => service.getModelBlob("m", ref.$blobId), "not_found", /not referenced by model 'm'/);
+  await service.mutate("m", { "$.file": ref as unknown as Json });
+  assert.deepEqual((await service.getModelBlob("m", ref.$blobId)).bytes, bytes("report"));
+  await service.patch("m", [{ op: "remove", path: "/file" }]);
+  await rejectsWith(() => service.getModelBlob("m", ref.$blobId), "not_found");
+  assert.deepEqual([...referencedBlobs({ a: [{ $blobId: "x" }, { nested: { $blobId: "y" } }] })].sort(), [
+    "x",
+    "y",
+  ]);
+  assert.ok(service.referencedBlobIds().has(ref.$blobId), "retained history still references it");
+});
+
+Deno.test("snapshot and restore through the service; restore is not audited", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  const snapshot = await service.snapshot("m");
+  await service.mutate("m", { "$.qty": 4 });
+  await service.restore("m", snapshot);
+  assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
+  assert.deepEqual(await service.getHistory("m"), []);
+  assert.equal((await service.getAudit("m")).length, 2);
+  await rejectsWith(() => service.restore("m", { baseDoc: { qty: "x" } }), "validation_failed");
+  assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
+});
+
+Deno.test("schema, explain, graph and verification reads through the service", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m", {
+    tests: [{ given: { "$.qty": 2, "$.price": 3 }, expect: { "$.total": 6 } }],
+  }));
+  await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  assert.deepEqual(await service.getSchema("m", "$.qty"), { type: "number", minimum: 0, maximum: 1000 });
+  assert.deepEqual((await service.explain("m", "$.total", 1)).map((t) => t.result), [6]);
+  await rejectsWith(() => service.explain("m", "$.total", -1), "bad_request", /limit/);
+  const graph = await service.getGraph("m");
+  assert.equal(graph.modelId, "m");
+  assert.ok(graph.nodes.some((n) => n.key === "$constraint:cap" && n.kind === "CONSTRAINT"));
+  const report = await service.getVerification("m");
+  assert.equal(report.state, "green");
+  assert.deepEqual(await service.getVerification("m"), report);
+});
+
+Deno.test("subscribers receive created, mutation and deleted events; observers see outcomes", async () => {
+  const outcomes: MutationOutcome[] = [];
+  const { service } = await serviceOf({}, {
+    observer: { mutationFinished: (_id, outcome) => outcomes.push(outcome) },
+  });
+  const events: ServiceEvent[] = [];
+  const unsubscribe = service.subscribe((e) => events.push(e));
+  await service.createModel(spec("m"));
+  await service.mutate("m", { "$.qty": 2, "$.price": 1 });
+  await service.mutate("m", { "$.qty": 3 });
+  await service.mutate("m", { "$.qty": 200 }).catch(() => {});
+  await service.mutate("m", { "$.qty": -1 }).catch(() => {});
+  await service.deleteModel("m");
+  unsubscribe();
+  await service.createModel(spec("n"));
+  assert.deepEqual(events.map((e) => e.type), ["created", "mutation", "mutation", "deleted"]);
+  const mutation = events[1] as Extract<ServiceEvent, { type: "mutation" }>;
+  assert.equal(mutation.source, "client");
+  assert.deepEqual(mutation.result.mutatedPaths, ["$.qty", "$.price"]);
+  assert.deepEqual(outcomes, ["success", "flagged", "rollback", "schema_violation"]);
+});
+
+Deno.test("a failing subscriber does not break the write", async () => {
+  const warnings: string[] = [];
+  const { service } = await serviceOf({}, { observer: { warn: (m) => warnings.push(m) } });
+  service.subscribe(() => {
+    throw new Error("listener broke");
+  });
+  await service.createModel(spec("m"));
+  await service.mutate("m", { "$.qty": 1 });
+  assert.equal(await service.getField("m", "$.qty"), 1);
+  assert.ok(warnings.some((w) => w.includes("listener broke")));
+});

@@ -1,0 +1,102 @@
+/**
+ * The Hono application: middleware (security headers, access log, rate limit,
+ * API key, body caps) and the routes of the route table, each a thin adapter
+ * over the service layer. Errors become RFC 7807 problem documents
+ * (see `problem.ts`).
+ *
+ * MCP Streamable HTTP mounts at `/mcp` through {@link AppOptions.mcp}: it sits
+ * behind the same middleware (key, limits, headers) as every route; its own
+ * Origin check (`svc.mcp.allowed-origins`) is the mount's concern.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import type { ModelService } from "../engine/service/service.ts";
+import type { ServerConfig } from "./config.ts";
+import type { Logger } from "./log.ts";
+import type { ServiceMetrics } from "./metrics.ts";
+import { accessLog } from "./middleware/access_log/index.ts";
+import { apiKeyAuth } from "./middleware/auth/index.ts";
+import { bodySizeLimit } from "./middleware/body_limit/index.ts";
+import { rateLimit } from "./middleware/rate_limit/index.ts";
+import { securityHeaders } from "./middleware/security_headers/index.ts";
+import { openApiDocument } from "./openapi/document.ts";
+import { problemResponse, serviceErrorResponse } from "./problem.ts";
+import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
+import type { Route, RouteDeps } from "./routes/route.ts";
+import type { SubscriptionHub } from "./subscriptions.ts";
+
+/** A surface served at `/mcp` (GET, POST, DELETE): MCP Streamable HTTP. */
+export interface McpMount {
+  handle(request: Request): Promise<Response>;
+  /** Ends sessions at shutdown. */
+  close?(): Promise<void>;
+}
+
+/** What the app is built from. */
+export interface AppOptions {
+  service: ModelService;
+  config: ServerConfig;
+  metrics: ServiceMetrics;
+  subscriptions: SubscriptionHub;
+  log: Logger;
+  /** Served at `/mcp` when given. */
+  mcp?: McpMount;
+}
+
+/** Builds the application. */
+export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES): Hono {
+  const { service, config, metrics, subscriptions, log } = options;
+  let document: Record<string, unknown> | undefined;
+  const deps: RouteDeps = {
+    service,
+    config,
+    metrics,
+    subscriptions,
+    apiDocument: () => document ??= openApiDocument(routes),
+  };
+  const queryTokenPatterns = routes.filter((r) => r.queryToken).map((r) => templatePattern(r.path));
+  const allowedMethods = routes.map((r) => ({
+    pattern: templatePattern(r.path),
+    method: r.method.toUpperCase(),
+  }));
+
+  const app = new Hono();
+  app.use("*", securityHeaders({ contentSecurityPolicy: config.contentSecurityPolicy }));
+  if (config.accessLog) app.use("*", accessLog(log));
+  if (config.rateLimit.enabled) app.use("*", rateLimit(config.rateLimit));
+  app.use(
+    "*",
+    apiKeyAuth({
+      apiKey: config.apiKey,
+      openPaths: new Set(routes.filter((r) => r.open).map((r) => r.path)),
+      acceptsQueryToken: (path) => queryTokenPatterns.some((p) => p.test(path)),
+    }),
+  );
+  app.use("*", bodySizeLimit(config.bodyLimits));
+
+  for (const route of routes) {
+    app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handle(c, deps));
+  }
+  if (options.mcp) {
+    const mcp = options.mcp;
+    app.on(["GET", "POST", "DELETE"], "/mcp", (c) => mcp.handle(c.req.raw));
+  }
+
+  app.notFound((c) => {
+    const allowed = allowedMethods.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method);
+    if (allowed.length) {
+      return problemResponse(405, `${c.req.method} is not supported on ${c.req.path}`, undefined, {
+        Allow: [...new Set(allowed)].join(", "),
+      });
+    }
+    return problemResponse(404, `No route for ${c.req.method} ${c.req.path}`);
+  });
+  app.onError((err, c) => {
+    const mapped = serviceErrorResponse(err);
+    if (mapped) return mapped;
+    log.error(`${c.req.method} ${c.req.path} failed: ${(err as Error)?.stack ?? String(err)}`);
+    return problemResponse(500, "Internal server error");
+  });
+  return app;
+}

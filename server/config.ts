@@ -1,0 +1,231 @@
+/**
+ * Server configuration: every `svc.*` key from the environment (`SVC_*`) or
+ * from an optional JSON or YAML file given with `--config <file>`; the
+ * environment overrides the file.
+ *
+ * @module
+ */
+import { parse as parseYaml } from "yaml";
+import {
+  type ConfigLookup,
+  type EngineConfig,
+  engineConfig,
+  envName,
+  readBool,
+  readInt,
+  readList,
+} from "../engine/config.ts";
+
+/** Per-IP sliding-window rate limit (`svc.rate-limit.*`). */
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** Requests allowed per window per client address. */
+  requests: number;
+  windowSeconds: number;
+  /** Key on the first `X-Forwarded-For` hop instead of the socket address. */
+  trustForwardedFor: boolean;
+}
+
+/** Request body caps in bytes. */
+export interface BodyLimits {
+  /** `svc.multipart.max-file-size`: one uploaded file. */
+  multipartFileBytes: number;
+  /** `svc.multipart.max-request-size`: a whole multipart request. */
+  multipartRequestBytes: number;
+  /** `svc.http.max-body-size`: any other request body (JSON specs, mutations, snapshots). */
+  otherBytes: number;
+}
+
+/** What the HTTP server reads besides the engine configuration. */
+export interface ServerConfig {
+  /** `svc.host`: interface to bind. */
+  host: string;
+  /** `svc.port`: TCP port; 0 picks a free one. */
+  port: number;
+  /** `svc.api.key`: the shared key; `null` is open mode. */
+  apiKey: string | null;
+  /** `svc.security.csp`: the Content-Security-Policy header value. */
+  contentSecurityPolicy: string;
+  rateLimit: RateLimitConfig;
+  bodyLimits: BodyLimits;
+  /** `svc.websocket.allowed-origins`: `null` means same origin only; `*` allows every origin. */
+  websocketAllowedOrigins: string[] | null;
+  /** `svc.websocket.max-buffered-bytes`: unsent bytes a subscriber may lag before it is dropped. */
+  websocketMaxBufferedBytes: number;
+  /** `svc.mcp.allowed-origins`: browser origins the `/mcp` endpoint accepts (empty: any). */
+  mcpAllowedOrigins: string[];
+  /** `svc.http.access-log`: one log line per request (credentials redacted). */
+  accessLog: boolean;
+}
+
+/** Everything a server process is configured with. */
+export interface LoadedConfig {
+  /** Looks up any `svc.*` key (environment first, then the config file). */
+  lookup: ConfigLookup;
+  server: ServerConfig;
+  engine: EngineConfig;
+  /** Where the configuration came from, for the startup line. */
+  source: string;
+}
+
+const MIB = 1024 * 1024;
+
+/** The defaults of SPEC.md "Limits" and of the server keys. */
+export const SERVER_DEFAULTS = Object.freeze({
+  host: "0.0.0.0",
+  port: 8080,
+  contentSecurityPolicy: "default-src 'none'; frame-ancestors 'none'",
+  rateLimitRequests: 100,
+  rateLimitWindowSeconds: 60,
+  multipartFileBytes: 50 * MIB,
+  multipartRequestBytes: 55 * MIB,
+  otherBodyBytes: 10 * MIB,
+  websocketMaxBufferedBytes: MIB,
+});
+
+const SIZE = /^(\d+)\s*(B|KB|MB|GB)?$/i;
+const SIZE_UNITS: Record<string, number> = { B: 1, KB: 1024, MB: MIB, GB: 1024 * MIB };
+
+/** Reads a byte size: a plain integer or `<n>KB|MB|GB` (binary units, as Spring reads them). */
+export function readSize(lookup: ConfigLookup, key: string, fallback: number): number {
+  const raw = lookup(key)?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const match = SIZE.exec(raw);
+  if (!match) {
+    throw new Error(
+      `Configuration ${key} (${envName(key)}) must be a size such as 10485760 or 10MB, got '${raw}'`,
+    );
+  }
+  return Number(match[1]) * SIZE_UNITS[(match[2] ?? "B").toUpperCase()];
+}
+
+function readPositive(lookup: ConfigLookup, key: string, fallback: number): number {
+  const value = readInt(lookup, key, fallback);
+  if (value < 1) throw new Error(`Configuration ${key} (${envName(key)}) must be at least 1, got ${value}`);
+  return value;
+}
+
+/** Builds the server configuration from a key lookup. */
+export function serverConfig(lookup: ConfigLookup): ServerConfig {
+  const port = readInt(lookup, "svc.port", SERVER_DEFAULTS.port);
+  if (port < 0 || port > 65535) {
+    throw new Error(`Configuration svc.port (SVC_PORT) must be 0..65535, got ${port}`);
+  }
+  const apiKey = lookup("svc.api.key")?.trim() ?? "";
+  // The key itself is never echoed: messages name only the setting.
+  if (/\s/.test(apiKey)) {
+    throw new Error("Configuration svc.api.key (SVC_API_KEY) must not contain whitespace");
+  }
+  return {
+    host: lookup("svc.host")?.trim() || SERVER_DEFAULTS.host,
+    port,
+    apiKey: apiKey === "" ? null : apiKey,
+    contentSecurityPolicy: lookup("svc.security.csp")?.trim() || SERVER_DEFAULTS.contentSecurityPolicy,
+    rateLimit: {
+      enabled: readBool(lookup, "svc.rate-limit.enabled", false),
+      requests: readPositive(lookup, "svc.rate-limit.requests", SERVER_DEFAULTS.rateLimitRequests),
+      windowSeconds: readPositive(
+        lookup,
+        "svc.rate-limit.window-seconds",
+        SERVER_DEFAULTS.rateLimitWindowSeconds,
+      ),
+      trustForwardedFor: readBool(lookup, "svc.rate-limit.trust-forwarded-for", false),
+    },
+    bodyLimits: {
+      multipartFileBytes: readSize(lookup, "svc.multipart.max-file-size", SERVER_DEFAULTS.multipartFileBytes),
+      multipartRequestBytes: readSize(
+        lookup,
+        "svc.multipart.max-request-size",
+        SERVER_DEFAULTS.multipartRequestBytes,
+      ),
+      otherBytes: readSize(lookup, "svc.http.max-body-size", SERVER_DEFAULTS.otherBodyBytes),
+    },
+    websocketAllowedOrigins: readList(lookup, "svc.websocket.allowed-origins"),
+    websocketMaxBufferedBytes: readSize(
+      lookup,
+      "svc.websocket.max-buffered-bytes",
+      SERVER_DEFAULTS.websocketMaxBufferedBytes,
+    ),
+    mcpAllowedOrigins: readList(lookup, "svc.mcp.allowed-origins") ?? [],
+    accessLog: readBool(lookup, "svc.http.access-log", false),
+  };
+}
+
+/**
+ * Flattens a parsed config file into `svc.*` keys. Nested maps
+ * (`svc: {rate-limit: {enabled: true}}`) and dotted keys (`svc.rate-limit.enabled: true`)
+ * both work; lists become comma-separated values.
+ */
+export function flattenConfig(document: unknown, file: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const visit = (value: unknown, key: string) => {
+    if (value === null || value === undefined) return;
+    if (Array.isArray(value)) {
+      out.set(key, value.map(String).join(","));
+    } else if (typeof value === "object") {
+      for (const [name, child] of Object.entries(value)) visit(child, key ? `${key}.${name}` : name);
+    } else {
+      if (!key.startsWith("svc.")) throw new Error(`Config file ${file}: key '${key}' is not an svc.* key`);
+      out.set(key, String(value));
+    }
+  };
+  if (document === null || document === undefined) return out;
+  if (typeof document !== "object" || Array.isArray(document)) {
+    throw new Error(`Config file ${file} must hold a mapping of svc.* keys`);
+  }
+  visit(document, "");
+  return out;
+}
+
+/** Reads and parses a JSON (`.json`) or YAML config file. */
+export async function readConfigFile(file: string): Promise<Map<string, string>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (err) {
+    throw new Error(`Config file ${file} cannot be read: ${(err as Error).message}`);
+  }
+  let document: unknown;
+  try {
+    document = file.toLowerCase().endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new Error(
+      `Config file ${file} is not valid ${file.endsWith(".json") ? "JSON" : "YAML"}: ${
+        (err as Error).message
+      }`,
+    );
+  }
+  return flattenConfig(document, file);
+}
+
+/** The `--config <file>` (or `--config=<file>`) argument, if given. */
+export function configFileArg(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--config") {
+      const file = args[i + 1];
+      if (!file || file.startsWith("--")) throw new Error("--config needs a file name");
+      return file;
+    }
+    if (args[i].startsWith("--config=")) return args[i].slice("--config=".length);
+  }
+  return undefined;
+}
+
+/**
+ * Loads the configuration: `--config <file>` when given, then `SVC_*`
+ * environment variables on top. Throws a readable error on a malformed value.
+ */
+export async function loadConfig(
+  args: readonly string[],
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): Promise<LoadedConfig> {
+  const file = configFileArg(args);
+  const fromFile = file ? await readConfigFile(file) : new Map<string, string>();
+  const lookup: ConfigLookup = (key) => env(envName(key)) ?? fromFile.get(key);
+  return {
+    lookup,
+    server: serverConfig(lookup),
+    engine: engineConfig(lookup),
+    source: file ? `${file} + environment` : "environment",
+  };
+}

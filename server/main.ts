@@ -1,0 +1,143 @@
+/**
+ * Starts the HTTP server: configuration, storage, the service with its metrics
+ * observer, the WebSocket hub and the Hono app on `Deno.serve`; one startup
+ * line; graceful shutdown on SIGINT/SIGTERM.
+ *
+ * @module
+ */
+import type { Hono } from "hono";
+import { ModelService } from "../engine/service/service.ts";
+import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
+import { createApp, type McpMount } from "./app.ts";
+import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
+import { consoleLogger, type Logger } from "./log.ts";
+import { ServiceMetrics } from "./metrics.ts";
+import { serverPlatform } from "./platform.ts";
+import { openStorage, type Storage } from "./stores/mod.ts";
+import { SubscriptionHub } from "./subscriptions.ts";
+
+/** Options of {@link startServer}. */
+export interface ServerOptions {
+  config: LoadedConfig;
+  log?: Logger;
+  /** Storage to use instead of the configured one. */
+  storage?: Storage;
+  /** Builds the `/mcp` surface once the service is open. */
+  mcp?: (service: ModelService, config: ServerConfig) => McpMount;
+}
+
+/** A running server. */
+export interface RunningServer {
+  /** Base URL (`http://127.0.0.1:8080`). */
+  url: string;
+  port: number;
+  service: ModelService;
+  metrics: ServiceMetrics;
+  subscriptions: SubscriptionHub;
+  /** Closes subscriptions, waits for in-flight requests, then releases storage. */
+  close(): Promise<void>;
+}
+
+/** The wired application, before it listens. */
+export interface ServerParts {
+  app: Hono;
+  service: ModelService;
+  metrics: ServiceMetrics;
+  subscriptions: SubscriptionHub;
+  storage: Storage;
+  mcp?: McpMount;
+}
+
+/** Opens the service on its storage and wires metrics, subscriptions and the app. */
+export async function assembleServer(options: ServerOptions): Promise<ServerParts> {
+  const { server: config, engine } = options.config;
+  const log = options.log ?? consoleLogger;
+  const warn = (message: string) => log.warn(message);
+  const storage = options.storage ?? await openStorage(options.config.lookup, warn);
+  const metrics = new ServiceMetrics();
+  let service: ModelService;
+  try {
+    service = await ModelService.open({
+      config: engine,
+      platform: serverPlatform(),
+      store: storage.store,
+      blobs: storage.blobs,
+      observer: { ...metrics.observer(), warn },
+    });
+  } catch (err) {
+    await storage.store.close();
+    await storage.blobs.close();
+    throw err;
+  }
+  metrics.countModels(() => service.modelCount);
+  const subscriptions = new SubscriptionHub(service, config.websocketMaxBufferedBytes);
+  const mcp = options.mcp?.(service, config);
+  const app = createApp({ service, config, metrics, subscriptions, log, mcp });
+  return { app, service, metrics, subscriptions, storage, mcp };
+}
+
+/** Starts the server and prints the startup line. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const config = options.config.server;
+  const log = options.log ?? consoleLogger;
+  const { app, service, metrics, subscriptions, storage, mcp } = await assembleServer(options);
+
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({ hostname: config.host, port: config.port, onListen: () => {} }, app.fetch);
+  } catch (err) {
+    subscriptions.close();
+    await mcp?.close?.();
+    await service.close();
+    throw new Error(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+  }
+  const { hostname, port } = server.addr;
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const url = `http://${host}:${port}`;
+  log.info(
+    `${SERVICE_NAME} ${SERVICE_VERSION} listening on ${url} (storage: ${storage.description}; ` +
+      `auth: ${config.apiKey === null ? "open" : "API key"})`,
+  );
+  if (config.apiKey === null) {
+    log.warn("open mode: svc.api.key is not set, every request is permitted (development only)");
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    service,
+    metrics,
+    subscriptions,
+    close: () =>
+      closing ??= (async () => {
+        subscriptions.close();
+        await mcp?.close?.();
+        await server.shutdown();
+        await service.close();
+      })(),
+  };
+}
+
+/**
+ * `svc serve [--config <file>]`: runs until SIGINT or SIGTERM, then shuts down
+ * gracefully. Returns the process exit code.
+ */
+export async function runServe(args: readonly string[], log: Logger = consoleLogger): Promise<number> {
+  let running: RunningServer;
+  try {
+    running = await startServer({ config: await loadConfig(args), log });
+  } catch (err) {
+    log.error((err as Error).message);
+    return 1;
+  }
+  const stopped = Promise.withResolvers<void>();
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  const onSignal = () => stopped.resolve();
+  for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+  await stopped.promise;
+  for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+  log.info("shutting down");
+  await running.close();
+  return 0;
+}

@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { bodySizeLimit } from "./index.ts";
+
+function app(): Hono {
+  const app = new Hono();
+  app.use("*", bodySizeLimit({ multipartFileBytes: 100, multipartRequestBytes: 200, otherBytes: 10 }));
+  app.post("*", async (c) => c.text(String((await c.req.arrayBuffer()).byteLength)));
+  return app;
+}
+
+function chunked(bytes: number): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < bytes; i += 4) controller.enqueue(new Uint8Array(Math.min(4, bytes - i)));
+      controller.close();
+    },
+  });
+}
+
+Deno.test("declared lengths over the cap answer 413 before reading", async () => {
+  const res = await app().request("/x", {
+    method: "POST",
+    body: "x".repeat(11),
+    headers: { "content-length": "11" },
+  });
+  assert.equal(res.status, 413);
+  assert.equal(res.headers.get("content-type"), "application/problem+json");
+  assert.match((await res.json()).detail, /limit of 10 bytes/);
+  const ok = await app().request("/x", {
+    method: "POST",
+    body: "x".repeat(10),
+    headers: { "content-length": "10" },
+  });
+  assert.equal(await ok.text(), "10");
+});
+
+Deno.test("bodies without a length are counted while read", async () => {
+  const over = await app().request("/x", { method: "POST", body: chunked(12) });
+  assert.equal(over.status, 413);
+  await over.body?.cancel();
+  const ok = await app().request("/x", { method: "POST", body: chunked(9) });
+  assert.equal(await ok.text(), "9");
+});
+
+Deno.test("multipart bodies get the multipart request cap", async () => {
+  const headers = { "content-type": "multipart/form-data; boundary=x" };
+  const ok = await app().request("/x", { method: "POST", body: chunked(150), headers });
+  assert.equal(await ok.text(), "150");
+  const over = await app().request("/x", { method: "POST", body: chunked(201), headers });
+  assert.equal(over.status, 413);
+  await over.body?.cancel();
+});

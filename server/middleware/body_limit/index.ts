@@ -1,0 +1,54 @@
+/**
+ * Request body caps: multipart uploads get `svc.multipart.max-request-size`,
+ * every other body `svc.http.max-body-size`. A declared `Content-Length` over
+ * the cap answers 413 before anything is read; a body without one (chunked)
+ * is read up to the cap and refused as soon as it passes it.
+ *
+ * @module
+ */
+import type { Context, MiddlewareHandler, Next } from "hono";
+import type { BodyLimits } from "../../config.ts";
+import { problemResponse } from "../../problem.ts";
+
+function tooLarge(cap: number): Response {
+  return problemResponse(413, `Request body exceeds the limit of ${cap} bytes`);
+}
+
+async function limitBody(c: Context, next: Next, cap: number): Promise<Response | void> {
+  const raw = c.req.raw;
+  if (!raw.body) return await next();
+  const declared = raw.headers.get("Content-Length");
+  if (declared !== null && !raw.headers.has("Transfer-Encoding")) {
+    return Number(declared) > cap ? tooLarge(cap) : await next();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = raw.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel();
+      return tooLarge(cap);
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  // A fresh request (not `new Request(raw, …)`, which would copy the server's abort signal).
+  c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: size ? body : null });
+  return await next();
+}
+
+/** Caps request bodies by kind. */
+export function bodySizeLimit(limits: BodyLimits): MiddlewareHandler {
+  return function bodySizeLimit(c, next) {
+    const multipart = c.req.header("Content-Type")?.toLowerCase().startsWith("multipart/form-data") ?? false;
+    return limitBody(c, next, multipart ? limits.multipartRequestBytes : limits.otherBytes);
+  };
+}

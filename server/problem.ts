@@ -1,0 +1,77 @@
+/**
+ * Error responses. Every error is `application/problem+json` (RFC 7807):
+ *
+ * - an error whose shape SPEC.md or DECISIONS.md fixes (constraint rollback,
+ *   schema violation, version conflict, spec validation findings, the API key
+ *   failure) is sent with exactly those members: RFC 7807 makes every member
+ *   optional, so `{error, violations}` is a problem document with extension
+ *   members only, and clients comparing the documented body see nothing extra;
+ * - every other error is `{type: "about:blank", title, status, detail}`, with
+ *   `title` the status phrase and `detail` the service's message.
+ *
+ * @module
+ */
+import type { ErrorKind } from "../engine/errors.ts";
+import { ServiceError } from "../engine/errors.ts";
+import type { Json } from "../engine/json/value.ts";
+
+/** The media type of every error body. */
+export const PROBLEM_JSON = "application/problem+json";
+
+/** HTTP status of each service error kind (SPEC.md "Errors"). */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze({
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  constraint_violation: 409,
+  version_conflict: 409,
+  too_large: 413,
+  schema_violation: 422,
+  validation_failed: 422,
+  too_many: 429,
+  internal: 500,
+});
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  426: "Upgrade Required",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+};
+
+/** A generic problem document. */
+export function problemBody(status: number, detail: string): Record<string, Json> {
+  return { type: "about:blank", title: TITLES[status] ?? "Error", status, detail };
+}
+
+/** A problem response with a generic body, or with `body` verbatim when given. */
+export function problemResponse(
+  status: number,
+  detail: string,
+  body?: Record<string, Json>,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify(body ?? problemBody(status, detail)), {
+    status,
+    headers: { "content-type": PROBLEM_JSON, ...headers },
+  });
+}
+
+/** Maps a thrown service error to its response; `null` for anything else. */
+export function serviceErrorResponse(err: unknown): Response | null {
+  if (!(err instanceof ServiceError)) return null;
+  const status = STATUS_OF_KIND[err.kind] ?? 500;
+  return problemResponse(status, err.message, err.body);
+}

@@ -1,0 +1,228 @@
+/**
+ * One Deno KV database shared by the KV stores, with group commit: writes are
+ * queued as units (mutations that must land atomically) and every atomic
+ * operation carries as many queued units as Deno KV's limits allow, so
+ * concurrent commits of many models cost one database transaction.
+ *
+ * @module
+ */
+
+/** A set (`value` present) or a delete (`value` absent) of one key. */
+export interface KvMutation {
+  key: Deno.KvKey;
+  value?: unknown;
+}
+
+/**
+ * Deno KV's limits per atomic operation (denokv_proto limits.rs), with headroom
+ * for our size estimates: 1,000 mutations, 800 KiB of keys and values, 80 KiB of keys.
+ */
+export const UNIT_LIMITS = Object.freeze({
+  mutations: 1000,
+  bytes: 800 * 1024 - 16 * 1024,
+  keyBytes: 80 * 1024 - 4 * 1024,
+});
+
+/** Largest byte chunk stored in one value (Deno KV caps a value at 64 KiB, its header included). */
+export const CHUNK_BYTES = 60 * 1024;
+
+const encoder = new TextEncoder();
+
+/** Upper bound of a key's encoded size. */
+export function keyBytes(key: Deno.KvKey): number {
+  let size = 1;
+  for (const part of key) {
+    if (typeof part === "string") size += encoder.encode(part).byteLength + 2;
+    else if (part instanceof Uint8Array) size += part.byteLength + 2;
+    else size += 10;
+  }
+  return size;
+}
+
+/** Upper bound of a value's serialized size (strings counted as two-byte V8 strings). */
+export function valueBytes(value: unknown): number {
+  if (value instanceof Uint8Array) return value.byteLength + 16;
+  if (typeof value === "string") return value.length * 2 + 16;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + valueBytes(item), 16);
+  if (value !== null && typeof value === "object") {
+    let size = 16;
+    for (const [name, item] of Object.entries(value)) size += name.length * 2 + 8 + valueBytes(item);
+    return size;
+  }
+  return 16;
+}
+
+interface Size {
+  mutations: number;
+  bytes: number;
+  keyBytes: number;
+}
+
+function sizeOf(mutations: readonly KvMutation[]): Size {
+  const size = { mutations: mutations.length, bytes: 0, keyBytes: 0 };
+  for (const m of mutations) {
+    const key = keyBytes(m.key);
+    size.keyBytes += key;
+    size.bytes += key + (m.value === undefined ? 0 : valueBytes(m.value));
+  }
+  return size;
+}
+
+function fitsTogether(a: Size, b: Size): boolean {
+  return a.mutations + b.mutations <= UNIT_LIMITS.mutations && a.bytes + b.bytes <= UNIT_LIMITS.bytes &&
+    a.keyBytes + b.keyBytes <= UNIT_LIMITS.keyBytes;
+}
+
+const EMPTY: Size = Object.freeze({ mutations: 0, bytes: 0, keyBytes: 0 });
+
+/** Whether mutations fit one atomic operation. */
+export function fitsOneUnit(mutations: readonly KvMutation[]): boolean {
+  return fitsTogether(EMPTY, sizeOf(mutations));
+}
+
+interface QueuedUnit {
+  mutations: readonly KvMutation[];
+  size: Size;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** A shared, reference-counted Deno KV database with a group-commit writer. */
+export class KvDatabase {
+  /** The underlying handle (reads go straight to it). */
+  readonly kv: Deno.Kv;
+  /** The database file. */
+  readonly path: string;
+  readonly #warn: (message: string) => void;
+  #users = 0;
+  #queue: QueuedUnit[] = [];
+  #pumping: Promise<void> | null = null;
+
+  private constructor(kv: Deno.Kv, path: string, warn: (message: string) => void) {
+    this.kv = kv;
+    this.path = path;
+    this.#warn = warn;
+  }
+
+  /** Opens (creating when absent) the database file; `warn` reports failed background clean-ups. */
+  static async open(path: string, warn: (message: string) => void): Promise<KvDatabase> {
+    return new KvDatabase(await Deno.openKv(path), path, warn);
+  }
+
+  /** Registers a user; the database closes when the last one releases it. */
+  acquire(): this {
+    this.#users++;
+    return this;
+  }
+
+  /** Releases a user; the last release waits for queued writes and closes the handle. */
+  async release(): Promise<void> {
+    if (--this.#users > 0) return;
+    await this.#pumping;
+    this.kv.close();
+  }
+
+  /**
+   * Commits mutations atomically (in order), together with whatever other units
+   * are queued; resolves once they are durable.
+   */
+  write(mutations: readonly KvMutation[]): Promise<void> {
+    const size = sizeOf(mutations);
+    if (!fitsTogether(EMPTY, size)) {
+      return Promise.reject(
+        new Error(
+          `KV write of ${size.mutations} mutations, ${size.bytes} bytes exceeds one atomic operation`,
+        ),
+      );
+    }
+    if (mutations.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ mutations, size, resolve, reject });
+      this.#pumping ??= this.#pump();
+    });
+  }
+
+  /** Commits mutations in order, in as many atomic units as the limits need (not atomic as a whole). */
+  async writeAll(mutations: readonly KvMutation[]): Promise<void> {
+    for (const unit of splitUnits(mutations)) await this.write(unit);
+  }
+
+  /**
+   * Commits `unit` atomically after `before` (the data it refers to), followed
+   * by `after` (deletion of what it made unreachable); all in one atomic
+   * operation when they fit. Resolves once `unit` is durable; a failed clean-up
+   * only warns, since unreachable keys are swept at the next start.
+   */
+  async writeStaged(
+    staged: { before?: KvMutation[]; unit: KvMutation[]; after?: KvMutation[] },
+  ): Promise<void> {
+    const all = [...staged.before ?? [], ...staged.unit, ...staged.after ?? []];
+    if (fitsOneUnit(all)) return this.write(all);
+    await this.writeAll(staged.before ?? []);
+    await this.write(staged.unit);
+    try {
+      await this.writeAll(staged.after ?? []);
+    } catch (err) {
+      this.#warn(`KV clean-up failed; the leftovers are swept at the next start: ${(err as Error).message}`);
+    }
+  }
+
+  /** Drains the queue; clears `#pumping` in the same turn it finds the queue empty. */
+  async #pump(): Promise<void> {
+    while (this.#queue.length) {
+      let size = this.#queue[0].size;
+      let count = 1;
+      while (count < this.#queue.length && fitsTogether(size, this.#queue[count].size)) {
+        size = {
+          mutations: size.mutations + this.#queue[count].size.mutations,
+          bytes: size.bytes + this.#queue[count].size.bytes,
+          keyBytes: size.keyBytes + this.#queue[count].size.keyBytes,
+        };
+        count++;
+      }
+      const batch = this.#queue.splice(0, count);
+      try {
+        await this.#commit(batch.flatMap((unit) => unit.mutations));
+        for (const unit of batch) unit.resolve();
+      } catch (err) {
+        if (batch.length === 1) batch[0].reject(err);
+        // Nothing of a failed batch was written: retry its units alone so one bad unit fails alone.
+        else for (const unit of batch) await this.#commit(unit.mutations).then(unit.resolve, unit.reject);
+      }
+    }
+    this.#pumping = null;
+  }
+
+  async #commit(mutations: readonly KvMutation[]): Promise<void> {
+    const op = this.kv.atomic();
+    for (const m of mutations) {
+      if (m.value === undefined) op.delete(m.key);
+      else op.set(m.key, m.value);
+    }
+    const result = await op.commit();
+    if (!result.ok) throw new Error("KV atomic commit was refused");
+  }
+}
+
+/** Splits mutations, in order, into units that each fit one atomic operation. */
+export function splitUnits(mutations: readonly KvMutation[]): KvMutation[][] {
+  const units: KvMutation[][] = [];
+  let current: KvMutation[] = [];
+  let size = EMPTY;
+  for (const m of mutations) {
+    const one = sizeOf([m]);
+    if (current.length && !fitsTogether(size, one)) {
+      units.push(current);
+      current = [];
+      size = EMPTY;
+    }
+    current.push(m);
+    size = {
+      mutations: size.mutations + 1,
+      bytes: size.bytes + one.bytes,
+      keyBytes: size.keyBytes + one.keyBytes,
+    };
+  }
+  if (current.length) units.push(current);
+  return units;
+}

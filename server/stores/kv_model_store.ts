@@ -1,0 +1,490 @@
+/**
+ * Models in Deno KV: spec, state (a base snapshot plus a mutation log, folded
+ * every `svc.storage.compaction-threshold` entries) and the hash-chained audit trail.
+ *
+ * Keys of a model `id`:
+ * - `["models", id]`: the header `{spec, base, baseAt, logStart}`; spec and base
+ *   are {@link ValueRef}s to chunks under `["m", id, "v", gen]`.
+ * - `["m", id, "log", seq]`: log entries from `logStart` on (replayed at startup).
+ * - `["m", id, "audit", sequence]`: audit records, never compacted; `["m", id, "audit-head"]`
+ *   holds the newest `{sequence, hash}`, so a deleted newest record is noticed too.
+ * - `["deleting", id]`: a deletion whose sweep of `["m", id]` has not finished.
+ *
+ * A commit is one atomic operation holding its log entry and audit record,
+ * batched with concurrent commits of other models (group commit). Compaction
+ * keeps the log entries after the oldest retained history state, so replaying
+ * them at startup rebuilds history with its timestamps.
+ *
+ * @module
+ */
+import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
+import { specInvalid } from "../../engine/errors.ts";
+import { filterAudit } from "../../engine/service/audit_query.ts";
+import type { MemoryAuditTrail } from "../../engine/service/memory.ts";
+import type {
+  AuditQuery,
+  CommitStates,
+  LoadedModel,
+  LogEntry,
+  ModelStore,
+  PersistedState,
+} from "../../engine/service/ports.ts";
+import type { ModelSpec } from "../../engine/spec/types.ts";
+import type { KvDatabase, KvMutation } from "./kv_database.ts";
+import {
+  decodeJson,
+  encodeJson,
+  generationBytes,
+  isValueRef,
+  readGenerations,
+  readRecords,
+  recordKeys,
+  recordMutations,
+  sha256Hex,
+  type StoredRecord,
+  valueKeys,
+  valueMutations,
+  type ValueRef,
+} from "./kv_values.ts";
+
+/** What a KV model store keeps besides specs. */
+export interface KvModelStoreOptions {
+  /** Whether state (base and log) is kept; otherwise models restart from their initial state. */
+  state: boolean;
+  /** Where audit records go: `kv`, a memory trail, or nowhere (`null`). */
+  audit: "kv" | MemoryAuditTrail | null;
+  /** Log entries folded per compaction. */
+  compactionThreshold: number;
+  warn(message: string): void;
+}
+
+/** The stored header of a model. */
+interface ModelHeader {
+  spec: ValueRef;
+  base: ValueRef | null;
+  /** Commit time of the base when it is a retained history state. */
+  baseAt: number | null;
+  /** Sequence of the first log entry after the base. */
+  logStart: number;
+}
+
+/** What the store tracks of a stored model (one writer per database). */
+interface StoredModel {
+  header: ModelHeader;
+  /** Log entries after the base, oldest first, with the keys they occupy. */
+  log: { seq: number; keys: Deno.KvKey[] }[];
+  nextLog: number;
+}
+
+/** Longest model id (UTF-8 bytes) whose keys stay well inside Deno KV's 2 KiB key limit. */
+export const MAX_ID_BYTES = 1024;
+
+const SOURCES = new Set(["client", "patch", "foldback"]);
+/** Keys deleted per sweep step, and audit records filtered per page. */
+const BATCH = 500;
+
+/** The keys of the KV layout. */
+export const kvKeys = {
+  header: (id: string): Deno.KvKey => ["models", id],
+  deleting: (id: string): Deno.KvKey => ["deleting", id],
+  data: (id: string): Deno.KvKey => ["m", id],
+  values: (id: string): Deno.KvKey => ["m", id, "v"],
+  log: (id: string): Deno.KvKey => ["m", id, "log"],
+  audit: (id: string): Deno.KvKey => ["m", id, "audit"],
+  auditHead: (id: string): Deno.KvKey => ["m", id, "audit-head"],
+};
+
+/** The newest audit record's sequence and hash. */
+interface AuditHead {
+  sequence: number;
+  hash: string;
+}
+
+function isHeader(value: unknown): value is ModelHeader {
+  const h = value as ModelHeader;
+  return h !== null && typeof h === "object" && isValueRef(h.spec) &&
+    (h.base === null || isValueRef(h.base)) &&
+    (h.baseAt === null || typeof h.baseAt === "number") && Number.isInteger(h.logStart);
+}
+
+function isPersistedState(value: unknown): value is PersistedState {
+  const s = value as PersistedState;
+  return s !== null && typeof s === "object" && s.doc !== undefined && Array.isArray(s.meta) &&
+    s.meta.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string") &&
+    Array.isArray(s.stale) && s.stale.every((key) => typeof key === "string");
+}
+
+function isLogEntry(value: unknown): value is LogEntry {
+  const e = value as LogEntry;
+  return e !== null && typeof e === "object" && Number.isFinite(e.at) && SOURCES.has(e.source) &&
+    e.request !== undefined;
+}
+
+function deletions(keys: readonly Deno.KvKey[]): KvMutation[] {
+  return keys.map((key) => ({ key }));
+}
+
+/**
+ * An audit record read back. An unreadable one becomes a placeholder with its
+ * key's sequence and an empty hash, so verification reports it as altered and
+ * new records never reuse its sequence.
+ */
+function auditOf(modelId: string, record: StoredRecord, prevHash: string): AuditRecord {
+  try {
+    const value = record.bytes && decodeJson(record.bytes) as AuditRecord;
+    if (
+      value && typeof value === "object" && typeof value.sequence === "number" &&
+      typeof value.hash === "string"
+    ) {
+      return value;
+    }
+  } catch {
+    // falls through to the placeholder
+  }
+  return placeholderAudit(modelId, record.seq, prevHash, "");
+}
+
+/** A record standing for one that is unreadable or missing; it never verifies. */
+function placeholderAudit(modelId: string, sequence: number, prevHash: string, hash: string): AuditRecord {
+  return {
+    modelId,
+    sequence,
+    timestamp: new Date(0).toISOString(),
+    modelVersion: "",
+    source: "client",
+    mutations: null,
+    derivedUpdated: [],
+    flaggedConstraints: [],
+    dispatchedEffects: [],
+    traces: [],
+    prevHash,
+    hash,
+  };
+}
+
+/** The KV model store. */
+export class KvModelStore implements ModelStore {
+  readonly description: string;
+  readonly #db: KvDatabase;
+  readonly #options: KvModelStoreOptions;
+  readonly #models = new Map<string, StoredModel>();
+  readonly #sweeps = new Map<string, Promise<void>>();
+  #closing = false;
+  #closed: Promise<void> | null = null;
+
+  constructor(db: KvDatabase, options: KvModelStoreOptions) {
+    this.#db = db.acquire();
+    this.#options = options;
+    this.description = `kv (${db.path})`;
+  }
+
+  get #kv(): Deno.Kv {
+    return this.#db.kv;
+  }
+
+  async load(): Promise<LoadedModel[]> {
+    for await (const entry of this.#kv.list({ prefix: ["deleting"] })) {
+      await this.#sweep(entry.key[1] as string);
+    }
+    const loaded: LoadedModel[] = [];
+    for await (const entry of this.#kv.list({ prefix: ["models"] })) {
+      const model = await this.#loadModel(entry.key[1] as string, entry.value);
+      if (model) loaded.push(model);
+    }
+    return loaded;
+  }
+
+  async #loadModel(id: string, header: unknown): Promise<LoadedModel | null> {
+    if (!isHeader(header)) {
+      this.#options.warn(`model '${id}' not loaded: its stored header is unreadable`);
+      return null;
+    }
+    const generations = await readGenerations(this.#kv, kvKeys.values(id));
+    let spec: ModelSpec;
+    try {
+      spec = decodeJson(await generationBytes(generations.get(header.spec.gen), header.spec)) as ModelSpec;
+    } catch (err) {
+      this.#options.warn(
+        `model '${id}' not loaded: its stored spec is unreadable (${(err as Error).message})`,
+      );
+      return null;
+    }
+    const stored: StoredModel = { header, log: [], nextLog: header.logStart };
+    this.#models.set(id, stored);
+    const strays: Deno.KvKey[] = [];
+    const log: LogEntry[] = [];
+    let problem: string | null = null;
+    for await (
+      const record of readRecords(this.#kv, kvKeys.log(id), { onStray: (key) => strays.push(key) })
+    ) {
+      if (record.seq < header.logStart) {
+        strays.push(...record.keys);
+        continue;
+      }
+      stored.log.push({ seq: record.seq, keys: record.keys });
+      stored.nextLog = record.seq + 1;
+      if (problem) continue;
+      const expected = header.logStart + log.length;
+      const entry = record.bytes && record.seq === expected ? this.#decodeLogEntry(record.bytes) : null;
+      if (record.seq !== expected) problem = `log entry ${expected} is missing`;
+      else if (!entry) problem = `log entry ${record.seq} is unreadable`;
+      else log.push(entry);
+    }
+    let base: PersistedState | null = null;
+    if (!header.base) problem ??= "no state is stored";
+    else {
+      try {
+        const value = decodeJson(await generationBytes(generations.get(header.base.gen), header.base));
+        if (!isPersistedState(value)) throw new Error("not a state document");
+        base = value;
+      } catch (err) {
+        problem ??= `its base state is unreadable: ${(err as Error).message}`;
+      }
+    }
+    for (const [gen, chunks] of generations) {
+      if (gen !== header.spec.gen && gen !== header.base?.gen) {
+        strays.push(...chunks.map((chunk) => chunk.key));
+      }
+    }
+    if (!this.#options.state) {
+      // State is not kept (any more): drop what an earlier configuration stored.
+      if (header.base || stored.log.length) await this.#forgetState(id, stored);
+      await this.#db.writeAll(deletions(strays));
+      return { spec, base: null, log: [] };
+    }
+    await this.#db.writeAll(deletions(strays));
+    return problem ? { spec, base: null, log: [], problem } : { spec, base, baseAt: header.baseAt, log };
+  }
+
+  #decodeLogEntry(bytes: Uint8Array): LogEntry | null {
+    try {
+      const value = decodeJson(bytes);
+      return isLogEntry(value) ? value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async #forgetState(id: string, stored: StoredModel): Promise<void> {
+    const header: ModelHeader = { ...stored.header, base: null, baseAt: null, logStart: stored.nextLog };
+    await this.#db.writeStaged({
+      unit: [{ key: kvKeys.header(id), value: header }],
+      after: deletions([
+        ...stored.header.base ? valueKeys(kvKeys.values(id), stored.header.base) : [],
+        ...stored.log.flatMap((entry) => entry.keys),
+      ]),
+    });
+    Object.assign(stored, { header, log: [] });
+  }
+
+  async save(spec: ModelSpec, state: PersistedState, options: { created?: boolean } = {}): Promise<void> {
+    const id = spec.id;
+    await this.#sweeps.get(id);
+    let stored = this.#models.get(id);
+    if (options.created || !stored) {
+      if (new TextEncoder().encode(id).byteLength > MAX_ID_BYTES) {
+        throw specInvalid([{
+          location: "id",
+          message: `an id stored in Deno KV is at most ${MAX_ID_BYTES} bytes`,
+        }]);
+      }
+      // Leftovers of an unloadable model with this id belong to no live model.
+      await this.#sweepData(id);
+      this.#models.delete(id);
+      stored = undefined;
+    }
+    const prefix = kvKeys.values(id);
+    const before: KvMutation[] = [];
+    const after: KvMutation[] = [];
+    const specBytes = encodeJson(spec);
+    const specSha = await sha256Hex(specBytes);
+    let specRef = stored?.header.spec;
+    if (!specRef || specRef.sha256 !== specSha) {
+      const written = valueMutations(prefix, specBytes, specSha);
+      before.push(...written.mutations);
+      if (specRef) after.push(...deletions(valueKeys(prefix, specRef)));
+      specRef = written.ref;
+    }
+    let baseRef: ValueRef | null = null;
+    if (this.#options.state) {
+      const bytes = encodeJson(state);
+      const written = valueMutations(prefix, bytes, await sha256Hex(bytes));
+      before.push(...written.mutations);
+      baseRef = written.ref;
+    }
+    if (stored?.header.base) after.push(...deletions(valueKeys(prefix, stored.header.base)));
+    if (stored) after.push(...deletions(stored.log.flatMap((entry) => entry.keys)));
+    const header: ModelHeader = {
+      spec: specRef,
+      base: baseRef,
+      baseAt: null,
+      logStart: stored?.nextLog ?? 0,
+    };
+    await this.#db.writeStaged({ before, unit: [{ key: kvKeys.header(id), value: header }], after });
+    this.#models.set(id, { header, log: [], nextLog: header.logStart });
+  }
+
+  async commit(
+    modelId: string,
+    entry: LogEntry,
+    states: CommitStates,
+    audit: AuditRecord | null,
+  ): Promise<void> {
+    const stored = this.#models.get(modelId);
+    if (!stored) throw new Error(`model '${modelId}' is not in the KV store`);
+    const before: KvMutation[] = [];
+    const unit: KvMutation[] = [];
+    let logged: { seq: number; keys: Deno.KvKey[] } | null = null;
+    if (this.#options.state) {
+      const key = [...kvKeys.log(modelId), stored.nextLog];
+      const record = recordMutations(key, encodeJson(entry));
+      before.push(...record.chunks);
+      unit.push(record.head);
+      logged = { seq: stored.nextLog, keys: recordKeys(key, record.chunks.length + 1) };
+    }
+    const trail = this.#options.audit;
+    if (audit && trail === "kv") {
+      const record = recordMutations([...kvKeys.audit(modelId), audit.sequence], encodeJson(audit));
+      before.push(...record.chunks);
+      const head: AuditHead = { sequence: audit.sequence, hash: audit.hash };
+      unit.push(record.head, { key: kvKeys.auditHead(modelId), value: head });
+    }
+    if (unit.length) await this.#db.writeStaged({ before, unit });
+    if (audit && trail && trail !== "kv") trail.append(audit);
+    if (logged) {
+      stored.log.push(logged);
+      stored.nextLog++;
+      await this.#compact(modelId, stored, states);
+    }
+  }
+
+  /** Folds the log into the checkpoint once `compactionThreshold` entries can be folded. */
+  async #compact(id: string, stored: StoredModel, states: CommitStates): Promise<void> {
+    const threshold = this.#options.compactionThreshold;
+    if (stored.log.length < threshold) return;
+    const point = states.checkpoint();
+    const folded = stored.log.length - point.following;
+    if (folded < threshold) return;
+    try {
+      const prefix = kvKeys.values(id);
+      const bytes = encodeJson(point.state());
+      const written = valueMutations(prefix, bytes, await sha256Hex(bytes));
+      const header: ModelHeader = {
+        ...stored.header,
+        base: written.ref,
+        baseAt: point.at,
+        logStart: stored.log[folded]?.seq ?? stored.nextLog,
+      };
+      await this.#db.writeStaged({
+        before: written.mutations,
+        unit: [{ key: kvKeys.header(id), value: header }],
+        after: deletions([
+          ...stored.header.base ? valueKeys(prefix, stored.header.base) : [],
+          ...stored.log.slice(0, folded).flatMap((entry) => entry.keys),
+        ]),
+      });
+      stored.header = header;
+      stored.log = stored.log.slice(folded);
+    } catch (err) {
+      // The commit itself is durable; a longer log is only slower to load.
+      this.#options.warn(
+        `model '${id}': log compaction failed, retried at the next commit: ${(err as Error).message}`,
+      );
+    }
+  }
+
+  async delete(modelId: string): Promise<void> {
+    await this.#db.write([{ key: kvKeys.header(modelId) }, { key: kvKeys.deleting(modelId), value: true }]);
+    this.#models.delete(modelId);
+    const trail = this.#options.audit;
+    if (trail && trail !== "kv") trail.delete(modelId);
+    // The model is gone once its header is; its data is swept in the background (or at the next start).
+    const sweep = this.#sweep(modelId).catch((err) =>
+      this.#options.warn(
+        `model '${modelId}': sweeping deleted data failed, retried at the next start: ${err}`,
+      )
+    ).finally(() => this.#sweeps.delete(modelId));
+    this.#sweeps.set(modelId, sweep);
+  }
+
+  /** Removes a deleted model's data, then its deletion marker (kept when interrupted by close). */
+  async #sweep(id: string): Promise<void> {
+    if (await this.#sweepData(id)) await this.#db.write([{ key: kvKeys.deleting(id) }]);
+  }
+
+  /** Deletes every key under `["m", id]`; `false` when stopped by close. */
+  async #sweepData(id: string): Promise<boolean> {
+    let batch: Deno.KvKey[] = [];
+    for await (const entry of this.#kv.list({ prefix: kvKeys.data(id) }, { batchSize: BATCH })) {
+      batch.push(entry.key);
+      if (batch.length < BATCH) continue;
+      if (this.#closing) return false;
+      await this.#db.writeAll(deletions(batch));
+      batch = [];
+    }
+    await this.#db.writeAll(deletions(batch));
+    return true;
+  }
+
+  async lastAudit(modelId: string): Promise<AuditRecord | null> {
+    const trail = this.#options.audit;
+    if (trail !== "kv") return trail?.last(modelId) ?? null;
+    const head = await this.#auditHead(modelId);
+    for await (const record of readRecords(this.#kv, kvKeys.audit(modelId), { reverse: true })) {
+      const last = auditOf(modelId, record, "");
+      // A deleted newest record: continue after the head, so the gap stays visible.
+      return head && head.sequence > last.sequence
+        ? placeholderAudit(modelId, head.sequence, "", head.hash)
+        : last;
+    }
+    return head && placeholderAudit(modelId, head.sequence, "", head.hash);
+  }
+
+  async #auditHead(modelId: string): Promise<AuditHead | null> {
+    const head = (await this.#kv.get<AuditHead>(kvKeys.auditHead(modelId))).value;
+    return head && Number.isInteger(head.sequence) && typeof head.hash === "string" ? head : null;
+  }
+
+  async listAudit(modelId: string, query: AuditQuery): Promise<AuditRecord[]> {
+    const trail = this.#options.audit;
+    if (trail !== "kv") return trail?.list(modelId, query) ?? [];
+    const out: AuditRecord[] = [];
+    let page: AuditRecord[] = [];
+    const flush = () => {
+      out.push(...filterAudit(page, { ...query, limit: query.limit - out.length }));
+      page = [];
+    };
+    for await (const record of readRecords(this.#kv, kvKeys.audit(modelId), { reverse: true })) {
+      page.push(auditOf(modelId, record, ""));
+      if (page.length < BATCH) continue;
+      flush();
+      if (out.length >= query.limit) return out;
+    }
+    flush();
+    return out;
+  }
+
+  async allAudit(modelId: string): Promise<AuditRecord[]> {
+    const trail = this.#options.audit;
+    if (trail !== "kv") return trail?.all(modelId) ?? [];
+    const out: AuditRecord[] = [];
+    for await (const record of readRecords(this.#kv, kvKeys.audit(modelId))) {
+      out.push(auditOf(modelId, record, out.at(-1)?.hash ?? GENESIS_HASH));
+    }
+    // Records deleted after the newest one left: a placeholder makes verification name the first.
+    const head = await this.#auditHead(modelId);
+    const next = (out.at(-1)?.sequence ?? -1) + 1;
+    if (head && head.sequence >= next) out.push(placeholderAudit(modelId, next, "", ""));
+    return out;
+  }
+
+  /** Stops background sweeps (resumed at the next start) and releases the database; idempotent. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#closing = true;
+      await Promise.all(this.#sweeps.values());
+      await this.#db.release();
+    })();
+    return this.#closed;
+  }
+}

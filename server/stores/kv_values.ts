@@ -1,0 +1,255 @@
+/**
+ * How values of any size live in Deno KV (64 KiB per value): JSON as UTF-8
+ * bytes cut into chunks.
+ *
+ * - A sequenced record (log entry, audit record) has its head at `[...prefix, seq]`
+ *   holding its bytes, or when larger than a chunk `{n, data}` (the chunk count and
+ *   the first chunk) with further chunks at `[...prefix, seq, i]`. The head is
+ *   written last, in the atomic operation that commits the record, so a record is
+ *   either complete or absent; chunks without a head (an interrupted write) or
+ *   beyond `n` are strays that readers skip.
+ * - A replaceable value (spec, base state) is stored under a fresh generation
+ *   `[...prefix, gen, i]` and referenced by a {@link ValueRef} in a header, so
+ *   switching to a new value is one atomic header write.
+ *
+ * @module
+ */
+import { CHUNK_BYTES, type KvMutation } from "./kv_database.ts";
+
+/**
+ * The head of a sequenced record: the bytes themselves when they fit one
+ * chunk (stored raw, without serialization), else the chunk count and first chunk.
+ */
+export type RecordHead = Uint8Array | {
+  /** Number of chunks, the head's included. */
+  n: number;
+  /** The first chunk. */
+  data: Uint8Array;
+};
+
+/** Where a replaceable value's chunks are and how to check them. */
+export interface ValueRef {
+  gen: string;
+  /** Number of chunks. */
+  n: number;
+  bytes: number;
+  sha256: string;
+}
+
+/** A record read back: complete bytes, or `null` when chunks are missing. */
+export interface StoredRecord {
+  seq: number;
+  bytes: Uint8Array | null;
+  /** Keys the record occupies (head and chunks), for deletion. */
+  keys: Deno.KvKey[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** A JSON value as UTF-8 bytes. */
+export function encodeJson(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value));
+}
+
+/** Parses UTF-8 JSON bytes; throws on malformed input. */
+export function decodeJson(bytes: Uint8Array): unknown {
+  return JSON.parse(decoder.decode(bytes));
+}
+
+/** Cuts bytes into chunks of at most {@link CHUNK_BYTES} (at least one, possibly empty). */
+export function splitBytes(bytes: Uint8Array): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  if (bytes.byteLength <= CHUNK_BYTES) return [bytes];
+  for (let offset = 0; offset < bytes.byteLength; offset += CHUNK_BYTES) {
+    chunks.push(bytes.slice(offset, offset + CHUNK_BYTES));
+  }
+  return chunks;
+}
+
+/** Joins chunks. */
+export function joinBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(chunks.reduce((sum, c) => sum + c.byteLength, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Lowercase hex SHA-256 of bytes. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The mutations storing a record at `key`: `chunks` (write first, in any unit)
+ * and `head` (write last; it commits the record).
+ */
+export function recordMutations(
+  key: Deno.KvKey,
+  bytes: Uint8Array,
+): { head: KvMutation; chunks: KvMutation[] } {
+  const parts = splitBytes(bytes);
+  const head: RecordHead = parts.length === 1 ? bytes : { n: parts.length, data: parts[0] };
+  return {
+    head: { key, value: head },
+    chunks: parts.slice(1).map((value, i) => ({ key: [...key, i + 1], value })),
+  };
+}
+
+/** The keys a record of `n` chunks occupies. */
+export function recordKeys(key: Deno.KvKey, n: number): Deno.KvKey[] {
+  return [key, ...Array.from({ length: n - 1 }, (_, i) => [...key, i + 1])];
+}
+
+/** A stored head as chunk count and first chunk; `null` when it is not a head. */
+function headOf(value: unknown): { n: number; data: Uint8Array } | null {
+  if (value instanceof Uint8Array) return { n: 1, data: value };
+  const head = value as { n: number; data: Uint8Array };
+  return head !== null && typeof head === "object" && Number.isInteger(head.n) && head.n >= 1 &&
+      head.data instanceof Uint8Array
+    ? head
+    : null;
+}
+
+/** Assembles a record from its head and the chunks seen for it (index -> bytes). */
+function assemble(
+  seq: number,
+  key: Deno.KvKey,
+  head: unknown,
+  chunks: Map<number, Uint8Array>,
+): StoredRecord {
+  const stored = headOf(head);
+  if (!stored) return { seq, bytes: null, keys: [key, ...[...chunks.keys()].map((i) => [...key, i])] };
+  const parts = [stored.data];
+  for (let i = 1; i < stored.n; i++) {
+    const chunk = chunks.get(i);
+    if (!chunk) return { seq, bytes: null, keys: recordKeys(key, stored.n) };
+    parts.push(chunk);
+  }
+  return { seq, bytes: joinBytes(parts), keys: recordKeys(key, stored.n) };
+}
+
+/**
+ * Reads the sequenced records under `prefix` in key order (newest first with
+ * `reverse`). Keys that belong to no record (stray chunks) go to `onStray`.
+ */
+export async function* readRecords(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+  options: { reverse?: boolean; onStray?: (key: Deno.KvKey) => void } = {},
+): AsyncGenerator<StoredRecord> {
+  const depth = prefix.length;
+  const stray = options.onStray ?? (() => {});
+  // Forward: a head arrives before its chunks; reverse: after them.
+  let pending: { seq: number; key: Deno.KvKey; head?: unknown; chunks: Map<number, Uint8Array> } | null =
+    null;
+  const finish = (): StoredRecord | null => {
+    if (!pending) return null;
+    const done = pending;
+    pending = null;
+    if (!("head" in done)) {
+      for (const i of done.chunks.keys()) stray([...done.key, i]);
+      return null;
+    }
+    const record = assemble(done.seq, done.key, done.head, done.chunks);
+    const n = headOf(done.head)?.n ?? 0;
+    for (const i of done.chunks.keys()) if (i >= n) stray([...done.key, i]);
+    return record;
+  };
+  for await (const entry of options.reverse ? kv.list({ prefix }, { reverse: true }) : kv.list({ prefix })) {
+    const seq = entry.key[depth];
+    if (typeof seq !== "number" || entry.key.length > depth + 2) {
+      stray(entry.key);
+      continue;
+    }
+    if (pending && pending.seq !== seq) {
+      const record = finish();
+      if (record) yield record;
+    }
+    pending ??= { seq, key: entry.key.slice(0, depth + 1), chunks: new Map() };
+    if (entry.key.length === depth + 1) {
+      pending.head = entry.value;
+      if (options.reverse) {
+        const record = finish();
+        if (record) yield record;
+      }
+    } else {
+      const index = entry.key[depth + 1];
+      if (typeof index === "number" && entry.value instanceof Uint8Array) {
+        pending.chunks.set(index, entry.value);
+      } else stray(entry.key);
+    }
+  }
+  const record = finish();
+  if (record) yield record;
+}
+
+/**
+ * The mutations storing a replaceable value (of SHA-256 `sha256`) under a new
+ * generation `[...prefix, gen]`, and its reference.
+ */
+export function valueMutations(
+  prefix: Deno.KvKey,
+  bytes: Uint8Array,
+  sha256: string,
+): { ref: ValueRef; mutations: KvMutation[] } {
+  const gen = crypto.randomUUID();
+  const parts = splitBytes(bytes);
+  return {
+    ref: { gen, n: parts.length, bytes: bytes.byteLength, sha256 },
+    mutations: parts.map((value, i) => ({ key: [...prefix, gen, i], value })),
+  };
+}
+
+/** The keys of a replaceable value's chunks. */
+export function valueKeys(prefix: Deno.KvKey, ref: ValueRef): Deno.KvKey[] {
+  return Array.from({ length: ref.n }, (_, i) => [...prefix, ref.gen, i]);
+}
+
+/** Every generation stored under a prefix: generation id -> chunks by key order (with their keys). */
+export async function readGenerations(
+  kv: Deno.Kv,
+  prefix: Deno.KvKey,
+): Promise<Map<string, Deno.KvEntry<unknown>[]>> {
+  const generations = new Map<string, Deno.KvEntry<unknown>[]>();
+  for await (const entry of kv.list({ prefix })) {
+    const gen = String(entry.key[prefix.length]);
+    let chunks = generations.get(gen);
+    if (!chunks) generations.set(gen, chunks = []);
+    chunks.push(entry);
+  }
+  return generations;
+}
+
+/**
+ * The bytes of a replaceable value from its generation's chunks; throws a
+ * message saying what is wrong when they are incomplete or altered.
+ */
+export async function generationBytes(
+  chunks: readonly Deno.KvEntry<unknown>[] | undefined,
+  ref: ValueRef,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for (const { key, value } of chunks ?? []) {
+    if (key.at(-1) !== parts.length || !(value instanceof Uint8Array)) break;
+    parts.push(value);
+  }
+  if (parts.length !== ref.n) throw new Error(`${parts.length} of ${ref.n} chunks readable`);
+  const bytes = joinBytes(parts);
+  if (bytes.byteLength !== ref.bytes || await sha256Hex(bytes) !== ref.sha256) {
+    throw new Error("content does not match its SHA-256");
+  }
+  return bytes;
+}
+
+/** Whether a stored header field is a well-formed value reference. */
+export function isValueRef(value: unknown): value is ValueRef {
+  const ref = value as ValueRef;
+  return ref !== null && typeof ref === "object" && typeof ref.gen === "string" && Number.isInteger(ref.n) &&
+    ref.n >= 1 && Number.isInteger(ref.bytes) && typeof ref.sha256 === "string";
+}

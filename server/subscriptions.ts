@@ -1,0 +1,193 @@
+/**
+ * The WebSocket change feed: one service listener fans committed mutations and
+ * spec evolutions out to the sockets subscribed to each model.
+ *
+ * Sending never waits: each socket may lag by at most `maxBufferedBytes` of
+ * unsent frames; a subscriber that falls further behind is closed (code 1013)
+ * instead of slowing mutations or growing memory without bound.
+ *
+ * @module
+ */
+import type { ModelService, ServiceEvent } from "../engine/service/service.ts";
+import { canonicalizePath, isPrefixOf, type Segment } from "../engine/spec/paths.ts";
+
+/** A mutation frame (SPEC.md "WebSocket frames"). */
+export interface MutationFrame {
+  kind: "mutation";
+  modelId: string;
+  mutatedPaths: string[];
+  derivedUpdated: string[];
+  flaggedConstraints: unknown[];
+  dispatchedEffects: unknown[];
+}
+
+/** A spec-evolved frame. */
+export interface SpecEvolvedFrame {
+  kind: "spec-evolved";
+  modelId: string;
+  version: string;
+}
+
+/** Close code for a subscriber dropped for lagging ("Try Again Later"). */
+export const SLOW_SUBSCRIBER_CLOSE = 1013;
+
+/**
+ * Parses the `paths` query (comma-separated prefixes, canonical or unrooted);
+ * `null` when absent (every frame passes). Throws the parse message on a bad prefix.
+ */
+export function parsePathFilter(raw: string | undefined): Segment[][] | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  return raw.split(",").map((p) => p.trim()).filter(Boolean).map((prefix) => {
+    const path = canonicalizePath(prefix);
+    if (typeof path === "string") throw new Error(path);
+    return path;
+  });
+}
+
+interface Subscriber {
+  socket: WebSocket;
+  filter: Segment[][] | null;
+  /** Frames sent before the socket finished opening. */
+  pending: string[] | null;
+  pendingBytes: number;
+}
+
+/** A mutation event prepared once for every subscriber of the model. */
+interface PreparedMutation {
+  text: string;
+  /** Always delivered: carries flagged constraints or dispatched effects. */
+  urgent: boolean;
+  touched: Segment[][];
+}
+
+/** Fans service events out to WebSocket subscribers. */
+export class SubscriptionHub {
+  readonly #byModel = new Map<string, Set<Subscriber>>();
+  readonly #maxBufferedBytes: number;
+  readonly #unsubscribe: () => void;
+
+  constructor(service: ModelService, maxBufferedBytes: number) {
+    this.#maxBufferedBytes = maxBufferedBytes;
+    this.#unsubscribe = service.subscribe((event) => this.#dispatch(event));
+  }
+
+  /** Number of open subscriptions (all models). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.#byModel.values()) n += set.size;
+    return n;
+  }
+
+  /** Subscribes a freshly upgraded socket to a model's frames. */
+  add(modelId: string, socket: WebSocket, filter: Segment[][] | null): void {
+    const subscriber: Subscriber = {
+      socket,
+      filter,
+      pending: socket.readyState === WebSocket.OPEN ? null : [],
+      pendingBytes: 0,
+    };
+    let set = this.#byModel.get(modelId);
+    if (!set) this.#byModel.set(modelId, set = new Set());
+    set.add(subscriber);
+    socket.addEventListener("open", () => {
+      const pending = subscriber.pending ?? [];
+      subscriber.pending = null;
+      for (const text of pending) this.#send(modelId, subscriber, text);
+    });
+    socket.addEventListener("close", () => this.#remove(modelId, subscriber));
+    socket.addEventListener("error", () => this.#remove(modelId, subscriber));
+  }
+
+  /** Stops listening and closes every socket (server shutdown). */
+  close(): void {
+    this.#unsubscribe();
+    for (const [modelId, set] of this.#byModel) {
+      for (const subscriber of set) this.#drop(modelId, subscriber, 1001, "server shutting down");
+    }
+  }
+
+  #remove(modelId: string, subscriber: Subscriber): void {
+    const set = this.#byModel.get(modelId);
+    if (!set?.delete(subscriber)) return;
+    if (set.size === 0) this.#byModel.delete(modelId);
+  }
+
+  #drop(modelId: string, subscriber: Subscriber, code: number, reason: string): void {
+    this.#remove(modelId, subscriber);
+    try {
+      subscriber.socket.close(code, reason);
+    } catch {
+      // already closing: nothing left to release
+    }
+  }
+
+  #dispatch(event: ServiceEvent): void {
+    const set = this.#byModel.get(event.modelId);
+    if (!set?.size) return;
+    if (event.type === "deleted") {
+      for (const subscriber of [...set]) this.#drop(event.modelId, subscriber, 1000, "model deleted");
+      return;
+    }
+    if (event.type === "spec-evolved") {
+      const frame: SpecEvolvedFrame = {
+        kind: "spec-evolved",
+        modelId: event.modelId,
+        version: event.version,
+      };
+      const text = JSON.stringify(frame);
+      for (const subscriber of [...set]) this.#send(event.modelId, subscriber, text);
+      return;
+    }
+    if (event.type !== "mutation") return;
+    const prepared = prepareMutation(event);
+    for (const subscriber of [...set]) {
+      if (prepared.urgent || passes(subscriber.filter, prepared.touched)) {
+        this.#send(event.modelId, subscriber, prepared.text);
+      }
+    }
+  }
+
+  #send(modelId: string, subscriber: Subscriber, text: string): void {
+    const { socket } = subscriber;
+    if (subscriber.pending) {
+      subscriber.pendingBytes += text.length;
+      if (subscriber.pendingBytes > this.#maxBufferedBytes) {
+        this.#drop(modelId, subscriber, SLOW_SUBSCRIBER_CLOSE, "subscriber too slow");
+      } else subscriber.pending.push(text);
+      return;
+    }
+    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.bufferedAmount + text.length > this.#maxBufferedBytes) {
+      this.#drop(modelId, subscriber, SLOW_SUBSCRIBER_CLOSE, "subscriber too slow");
+      return;
+    }
+    socket.send(text);
+  }
+}
+
+function prepareMutation(event: Extract<ServiceEvent, { type: "mutation" }>): PreparedMutation {
+  const { result } = event;
+  const frame: MutationFrame = {
+    kind: "mutation",
+    modelId: event.modelId,
+    mutatedPaths: result.mutatedPaths,
+    derivedUpdated: result.derivedUpdated,
+    flaggedConstraints: result.flaggedConstraints,
+    dispatchedEffects: result.dispatchedEffects,
+  };
+  const touched: Segment[][] = [];
+  for (const address of [...result.mutatedPaths, ...result.derivedUpdated]) {
+    const path = canonicalizePath(address);
+    if (typeof path !== "string") touched.push(path);
+  }
+  return {
+    text: JSON.stringify(frame),
+    urgent: result.flaggedConstraints.length > 0 || result.dispatchedEffects.length > 0,
+    touched,
+  };
+}
+
+function passes(filter: Segment[][] | null, touched: Segment[][]): boolean {
+  if (!filter) return true;
+  return filter.some((prefix) => touched.some((path) => isPrefixOf(prefix, path)));
+}

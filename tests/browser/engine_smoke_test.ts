@@ -1,0 +1,136 @@
+/// <reference lib="dom" />
+/**
+ * Browser smoke test: the engine bundled by browser/build.ts runs inside headless
+ * Chromium and replays the conformance examples' embedded tests with exactly the
+ * results the engine produces in Deno.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import * as engine from "../../browser/mod.ts";
+import { buildBrowserBundle } from "../../browser/build.ts";
+import { type Example, replayExamples, type ReplayReport } from "./replay.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+const EXAMPLES_DIR = new URL("../../../shared/conformance/examples/", import.meta.url);
+
+/** What the page exposes once its module scripts ran. */
+interface SmokeWindow {
+  smoke?: { engine: typeof engine; replayExamples: typeof replayExamples };
+}
+
+const PAGE = `<!doctype html>
+<meta charset="utf-8">
+<title>engine smoke</title>
+<link rel="icon" href="data:,">
+<script type="module">
+  import * as engine from "/engine.browser.js";
+  import { replayExamples } from "/replay.js";
+  window.smoke = { engine, replayExamples };
+</script>
+`;
+
+async function readExamples(): Promise<Example[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(EXAMPLES_DIR)) {
+    if (entry.isFile && entry.name.endsWith(".json")) names.push(entry.name);
+  }
+  names.sort();
+  assert.ok(names.length > 0, `no example specs in ${fileURLToPath(EXAMPLES_DIR)}`);
+  return await Promise.all(names.map(async (file) => ({
+    name: file.slice(0, -".json".length),
+    spec: JSON.parse(await Deno.readTextFile(new URL(file, EXAMPLES_DIR))),
+  })));
+}
+
+async function requireChromium(): Promise<void> {
+  try {
+    await Deno.stat(CHROMIUM);
+  } catch {
+    throw new Error(
+      `Chromium is required for the browser smoke test but ${CHROMIUM} does not exist. ` +
+        "Install the Debian package: apt-get install -y chromium (.ci/run does this).",
+    );
+  }
+}
+
+/** Serves the page, the engine bundle and the replay module on a free loopback port. */
+function serveFiles(files: Record<string, { body: string; type: string }>): Deno.HttpServer<Deno.NetAddr> {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    const file = files[new URL(request.url).pathname];
+    if (!file) return new Response("not found", { status: 404 });
+    return new Response(file.body, { headers: { "content-type": file.type, "cache-control": "no-store" } });
+  });
+}
+
+/** Plain JSON form of a report, so both sides compare as data. */
+function asData(report: ReplayReport): ReplayReport {
+  return JSON.parse(JSON.stringify(report));
+}
+
+Deno.test("the bundled engine replays every example test in Chromium exactly as in Deno", async () => {
+  await requireChromium();
+  const examples = await readExamples();
+  const workDir = await Deno.makeTempDir({ prefix: "engine_smoke_" });
+  let server: Deno.HttpServer<Deno.NetAddr> | undefined;
+  let context: Awaited<ReturnType<typeof chromium.launchPersistentContext>> | undefined;
+  try {
+    const bundle = await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js` });
+    const replay = await buildBrowserBundle({
+      entryPoint: fileURLToPath(new URL("./replay.ts", import.meta.url)),
+      outfile: `${workDir}/replay.js`,
+    });
+    server = serveFiles({
+      "/": { body: PAGE, type: "text/html; charset=utf-8" },
+      "/engine.browser.js": { body: await Deno.readTextFile(bundle.outfile), type: "text/javascript" },
+      "/replay.js": { body: await Deno.readTextFile(replay.outfile), type: "text/javascript" },
+    });
+
+    const inDeno = asData(await replayExamples(engine, examples));
+
+    context = await chromium.launchPersistentContext(`${workDir}/profile`, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+    });
+    const page = context.pages()[0] ?? await context.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (err) => pageErrors.push(err.message));
+    page.on("console", (msg) => msg.type() === "error" && pageErrors.push(msg.text()));
+    await page.goto(`http://127.0.0.1:${server.addr.port}/`);
+    await page.waitForFunction(() => (window as SmokeWindow).smoke !== undefined, null, { timeout: 20_000 })
+      .catch((err) => {
+        throw new Error(
+          `the engine bundle did not load in Chromium: ${pageErrors.join("; ") || err.message}`,
+        );
+      });
+    // Both ways as JSON text: the report is plain data, and it spares the type checker
+    // playwright's deep serialisation types over the spec shapes.
+    const inChromium: ReplayReport = JSON.parse(
+      await page.evaluate(async (specs) => {
+        const { smoke } = window as SmokeWindow;
+        return JSON.stringify(await smoke!.replayExamples(smoke!.engine, JSON.parse(specs)));
+      }, JSON.stringify(examples)),
+    );
+
+    assert.deepEqual(pageErrors, []);
+    assert.equal(inDeno.cases.length, examples.reduce((n, e) => n + (e.spec.tests?.length ?? 0), 0));
+    assert.deepEqual(inDeno.cases.filter((c) => !c.passed), [], "every example test passes in Deno");
+    assert.deepEqual(inDeno.embedded.filter((e) => !e.result.passed).map((e) => e.example), []);
+    assert.deepEqual(inChromium, inDeno);
+  } finally {
+    await context?.close();
+    await server?.shutdown();
+    await Deno.remove(workDir, { recursive: true });
+  }
+});

@@ -1,0 +1,119 @@
+/**
+ * Log compaction: every `svc.storage.compaction-threshold` entries the log is
+ * folded into a base state, the state and retained history read back
+ * identically after a restart, and the audit trail is never compacted.
+ */
+import assert from "node:assert/strict";
+import type { ModelService } from "../../engine/service/service.ts";
+import { keysUnder, openRawKv, openService, orderSpec, withTempDir } from "./helpers.ts";
+
+interface StoredHeader {
+  baseAt: number | null;
+  logStart: number;
+}
+
+/** The stored header and log-entry heads of a model, read directly from KV. */
+async function storedLog(dir: string, id: string): Promise<{ header: StoredHeader; entries: number[] }> {
+  const kv = await openRawKv(dir);
+  try {
+    const header = (await kv.get<StoredHeader>(["models", id])).value!;
+    const entries = (await keysUnder(kv, ["m", id, "log"])).filter((k) => k.length === 4).map((k) =>
+      k[3] as number
+    );
+    return { header, entries };
+  } finally {
+    kv.close();
+  }
+}
+
+async function observe(service: ModelService) {
+  const history = await service.getHistory("orders");
+  return {
+    state: await service.getState("orders"),
+    history,
+    at: await Promise.all(history.map((t) => service.getState("orders", t))),
+    audit: await service.getAudit("orders", { limit: 10000 }),
+  };
+}
+
+async function mutateMany(service: ModelService, count: number): Promise<void> {
+  await service.mutate("orders", { "$.customer": "Ada", "$.items": [{ name: "pen", price: 1, qty: 0 }] });
+  for (let i = 1; i < count; i++) await service.mutate("orders", { "$.items[0].qty": i });
+}
+
+for (
+  const { history, threshold, commits } of [
+    { history: 4, threshold: 10, commits: 37 },
+    { history: 8, threshold: 3, commits: 20 },
+    { history: 0, threshold: 10, commits: 25 },
+    { history: 1, threshold: 5, commits: 12 },
+  ]
+) {
+  Deno.test(
+    `compaction every ${threshold} entries with ${history} history entries keeps state and history (${commits} commits)`,
+    () =>
+      withTempDir(async (dir) => {
+        const keys = {
+          "svc.persistence-dir": dir,
+          "svc.history.max-entries": String(history),
+          "svc.storage.compaction-threshold": String(threshold),
+        };
+        const first = await openService(keys);
+        await first.service.createModel(orderSpec());
+        await mutateMany(first.service, commits);
+        const before = await observe(first.service);
+        assert.equal(before.history.length, history);
+        await first.service.close();
+
+        const { header, entries } = await storedLog(dir, "orders");
+        const kept = Math.max(history - 1, 0);
+        assert.ok(
+          entries.length >= kept && entries.length < kept + threshold,
+          `log of ${entries.length} entries`,
+        );
+        assert.deepEqual(entries, Array.from({ length: entries.length }, (_, i) => header.logStart + i));
+        assert.equal(header.logStart + entries.length, commits, "no entry lost or duplicated");
+        // The base is the post-commit state just before the kept entries: a history entry while retained.
+        const baseIndex = history - 1 - entries.length;
+        if (history === 0) assert.equal(header.baseAt, null);
+        else if (baseIndex >= 0) {
+          assert.equal(new Date(header.baseAt!).toISOString(), before.history[baseIndex]);
+        } else assert.ok(header.baseAt! < Date.parse(before.history[0]));
+
+        const second = await openService(keys);
+        assert.deepEqual(second.warnings, []);
+        assert.deepEqual(await observe(second.service), before);
+        assert.equal(before.audit.length, commits, "the audit trail is never compacted");
+        assert.equal((await second.service.verifyAudit("orders")).valid, true);
+        await second.service.close();
+      }),
+  );
+}
+
+Deno.test("a restart between compactions and more commits keeps folding correctly", () =>
+  withTempDir(async (dir) => {
+    const keys = {
+      "svc.persistence-dir": dir,
+      "svc.history.max-entries": "3",
+      "svc.storage.compaction-threshold": "4",
+    };
+    let opened = await openService(keys);
+    await opened.service.createModel(orderSpec());
+    await mutateMany(opened.service, 6);
+    for (let round = 0; round < 3; round++) {
+      await opened.service.close();
+      opened = await openService(keys);
+      for (let i = 0; i < 5; i++) {
+        await opened.service.mutate("orders", { "$.items[0].price": round * 10 + i });
+      }
+    }
+    const before = await observe(opened.service);
+    await opened.service.close();
+    const after = await openService(keys);
+    assert.deepEqual(await observe(after.service), before);
+    assert.equal(before.audit.length, 21);
+    assert.equal((await after.service.verifyAudit("orders")).valid, true);
+    await after.service.close();
+    const { entries } = await storedLog(dir, "orders");
+    assert.ok(entries.length < 2 + 4, `log of ${entries.length} entries`);
+  }));

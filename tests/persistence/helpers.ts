@@ -1,0 +1,112 @@
+/**
+ * Fixtures of the persistence tests: a model spec exercising derivations (eager,
+ * wildcard, lazy), meta derivations and constraints, a deterministic clock, and
+ * services opened over `openStorage` in a temporary directory.
+ *
+ * @module
+ */
+import { engineConfig } from "../../engine/config.ts";
+import type { Platform } from "../../engine/ports.ts";
+import { webPlatform } from "../../engine/ports.ts";
+import { ModelService } from "../../engine/service/service.ts";
+import type { ModelSpec } from "../../engine/spec/types.ts";
+import { openStorage, type Storage } from "../../server/stores/mod.ts";
+
+/** An order model: items with line totals, a total, a lazy summary, a meta bound and two constraints. */
+export function orderSpec(id = "orders"): ModelSpec {
+  return {
+    id,
+    version: "1.0.0",
+    schema: {
+      type: "object",
+      properties: {
+        customer: { type: "string" },
+        note: { type: "string" },
+        discount: { type: "number" },
+        items: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              name: { type: "string" },
+              price: { type: "number", minimum: 0 },
+              qty: { type: "integer", minimum: 0 },
+              lineTotal: { type: "number", readOnly: true },
+            },
+          },
+        },
+        total: { type: "number", readOnly: true },
+        summary: { type: "string", readOnly: true },
+        attachment: { type: "object" },
+      },
+    },
+    derivations: [
+      { path: "$.items[*].lineTotal", expr: "$parent.price * $parent.qty" },
+      { path: "$.total", expr: "$sum(items.lineTotal) - (discount ? discount : 0)" },
+      { path: "$.summary", expr: "customer & ': ' & $string($count(items)) & ' items'", evaluation: "lazy" },
+    ],
+    metaDerivations: [{ path: "$.discount", property: "maximum", expr: "$sum(items.lineTotal)" }],
+    constraints: [
+      { id: "non-negative", expr: "total >= 0", message: "Total must not be negative", policy: "rollback" },
+      { id: "big-order", expr: "total < 1000", message: "Large order", policy: "flag" },
+    ],
+  } as ModelSpec;
+}
+
+/** A clock that advances one second per reading, from a fixed instant. */
+export function steppingPlatform(start = Date.parse("2030-01-01T00:00:00Z")): Platform {
+  let now = start;
+  return { clock: { now: () => (now += 1000) }, hasher: webPlatform().hasher };
+}
+
+/** Looks keys up in a plain record. */
+export function lookupOf(keys: Record<string, string>): (key: string) => string | undefined {
+  return (key) => keys[key];
+}
+
+/** A service over the storage `keys` select, with its storage and collected warnings. */
+export interface OpenedService {
+  service: ModelService;
+  storage: Storage;
+  warnings: string[];
+}
+
+/** Opens storage from `keys` and a service over it. */
+export async function openService(
+  keys: Record<string, string>,
+  platform: Platform = steppingPlatform(),
+): Promise<OpenedService> {
+  const warnings: string[] = [];
+  const warn = (message: string) => warnings.push(message);
+  const storage = await openStorage(lookupOf(keys), warn);
+  const service = await ModelService.open({
+    config: engineConfig(lookupOf(keys)),
+    platform,
+    store: storage.store,
+    blobs: storage.blobs,
+    observer: { warn },
+  });
+  return { service, storage, warnings };
+}
+
+/** Runs `body` with a fresh temporary directory, removed afterwards. */
+export async function withTempDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "svc-persistence-" });
+  try {
+    await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Opens the raw KV database of a persistence directory (for tampering). */
+export function openRawKv(dir: string): Promise<Deno.Kv> {
+  return Deno.openKv(`${dir}/svc.kv`);
+}
+
+/** Every key under a prefix. */
+export async function keysUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Deno.KvKey[]> {
+  const keys: Deno.KvKey[] = [];
+  for await (const entry of kv.list({ prefix })) keys.push(entry.key);
+  return keys;
+}

@@ -1,0 +1,168 @@
+/**
+ * The KV building blocks: group commit within Deno KV's limits, unit
+ * splitting, and reading chunked records past interrupted writes.
+ */
+import assert from "node:assert/strict";
+import {
+  CHUNK_BYTES,
+  KvDatabase,
+  type KvMutation,
+  splitUnits,
+  UNIT_LIMITS,
+} from "../../server/stores/kv_database.ts";
+import { encodeJson, readRecords, recordMutations } from "../../server/stores/kv_values.ts";
+import { keysUnder, withTempDir } from "./helpers.ts";
+
+async function withDatabase(body: (db: KvDatabase, warnings: string[]) => Promise<void>): Promise<void> {
+  await withTempDir(async (dir) => {
+    const warnings: string[] = [];
+    const db = (await KvDatabase.open(`${dir}/svc.kv`, (w) => warnings.push(w))).acquire();
+    try {
+      await body(db, warnings);
+    } finally {
+      await db.release();
+    }
+  });
+}
+
+/** Counts the atomic operations committed on a database. */
+function countCommits(db: KvDatabase): { count: number } {
+  const counter = { count: 0 };
+  const atomic = db.kv.atomic.bind(db.kv);
+  db.kv.atomic = () => {
+    const op = atomic();
+    const commit = op.commit.bind(op);
+    op.commit = () => {
+      counter.count++;
+      return commit();
+    };
+    return op;
+  };
+  return counter;
+}
+
+Deno.test("concurrent writes share atomic operations (group commit)", () =>
+  withDatabase(async (db) => {
+    const commits = countCommits(db);
+    await Promise.all(Array.from({ length: 200 }, (_, i) => db.write([{ key: ["k", i], value: i }])));
+    assert.ok(commits.count < 20, `${commits.count} atomic operations for 200 writes`);
+    assert.equal((await keysUnder(db.kv, ["k"])).length, 200);
+  }));
+
+Deno.test("a batch never exceeds Deno KV's per-operation limits", () =>
+  withDatabase(async (db) => {
+    const commits = countCommits(db);
+    const big = new Uint8Array(CHUNK_BYTES);
+    // 40 units of 3 chunks: 7 MiB in all, several operations of at most 800 KiB each.
+    await Promise.all(Array.from({ length: 40 }, (_, i) =>
+      db.write([0, 1, 2].map((j) => ({ key: ["big", i, j], value: big })))));
+    // 1,500 single-key units: more mutations than one operation takes.
+    await Promise.all(Array.from({ length: 1500 }, (_, i) =>
+      db.write([{ key: ["small", i], value: true }])));
+    assert.equal((await keysUnder(db.kv, ["big"])).length, 120);
+    assert.equal((await keysUnder(db.kv, ["small"])).length, 1500);
+    assert.ok(commits.count >= 10, `${commits.count} atomic operations`);
+  }));
+
+Deno.test("a unit larger than one atomic operation is refused without writing", () =>
+  withDatabase(async (db) => {
+    const unit = Array.from(
+      { length: 20 },
+      (_, i) => ({ key: ["too-big", i], value: new Uint8Array(CHUNK_BYTES) }),
+    );
+    await assert.rejects(db.write(unit), /exceeds one atomic operation/);
+    assert.deepEqual(await keysUnder(db.kv, ["too-big"]), []);
+  }));
+
+Deno.test("a failing unit fails alone, the units batched with it commit", () =>
+  withDatabase(async (db) => {
+    const first = db.write([{ key: ["first"], value: 1 }]);
+    // Queued while the first operation is in flight, so these two share the next one.
+    const bad = db.write([{ key: ["bad"], value: new Uint8Array(65537) }]);
+    const good = db.write([{ key: ["good"], value: 2 }]);
+    await first;
+    await assert.rejects(bad, /too large/i);
+    await good;
+    assert.equal((await db.kv.get(["good"])).value, 2);
+    assert.equal((await db.kv.get(["bad"])).value, null);
+  }));
+
+Deno.test("splitUnits keeps order and respects every limit", () => {
+  const mutations: KvMutation[] = [
+    ...Array.from({ length: 2500 }, (_, i) => ({ key: ["s", i], value: i })),
+    ...Array.from({ length: 30 }, (_, i) => ({ key: ["b", i], value: new Uint8Array(CHUNK_BYTES) })),
+    ...Array.from({ length: 1200 }, (_, i) => ({ key: ["d", "x".repeat(200), i] })),
+  ];
+  const units = splitUnits(mutations);
+  assert.deepEqual(units.flat(), mutations);
+  for (const unit of units) {
+    assert.ok(unit.length <= UNIT_LIMITS.mutations);
+    const bytes = unit.reduce((sum, m) => sum + (m.value instanceof Uint8Array ? m.value.byteLength : 0), 0);
+    assert.ok(bytes <= UNIT_LIMITS.bytes);
+  }
+});
+
+Deno.test("writeStaged commits before, unit and after; one operation when they fit", () =>
+  withDatabase(async (db) => {
+    const commits = countCommits(db);
+    await db.writeStaged({
+      before: [{ key: ["v", 0], value: 0 }],
+      unit: [{ key: ["head"], value: 1 }],
+      after: [{ key: ["v", 0] }],
+    });
+    assert.equal(commits.count, 1);
+    assert.deepEqual(await keysUnder(db.kv, []), [["head"]]);
+    const chunks = Array.from(
+      { length: 30 },
+      (_, i) => ({ key: ["c", i], value: new Uint8Array(CHUNK_BYTES) }),
+    );
+    await db.writeStaged({
+      before: chunks,
+      unit: [{ key: ["head"], value: 2 }],
+      after: chunks.map(({ key }) => ({ key })),
+    });
+    assert.ok(commits.count > 3);
+    assert.deepEqual(await keysUnder(db.kv, []), [["head"]]);
+  }));
+
+Deno.test("readRecords reassembles chunked records both ways and reports strays", () =>
+  withDatabase(async (db) => {
+    const big = encodeJson({ text: "x".repeat(CHUNK_BYTES * 2) });
+    const small = encodeJson({ text: "small" });
+    const records = [
+      recordMutations(["r", 0], small),
+      recordMutations(["r", 1], big),
+      recordMutations(["r", 3], small),
+    ];
+    for (const { head, chunks } of records) await db.writeAll([...chunks, head]);
+    // An interrupted write (chunks without head) and a chunk beyond its head's count.
+    await db.writeAll([{ key: ["r", 2, 1], value: new Uint8Array(3) }, {
+      key: ["r", 0, 1],
+      value: new Uint8Array(3),
+    }]);
+    for (const reverse of [false, true]) {
+      const strays: Deno.KvKey[] = [];
+      const read = [];
+      for await (const record of readRecords(db.kv, ["r"], { reverse, onStray: (key) => strays.push(key) })) {
+        read.push({ seq: record.seq, bytes: record.bytes, keys: record.keys.length });
+      }
+      if (reverse) read.reverse();
+      assert.deepEqual(read, [
+        { seq: 0, bytes: small, keys: 1 },
+        { seq: 1, bytes: big, keys: 3 },
+        { seq: 3, bytes: small, keys: 1 },
+      ]);
+      assert.deepEqual(strays.sort((a, b) => Number(a[1]) - Number(b[1])), [["r", 0, 1], ["r", 2, 1]]);
+    }
+  }));
+
+Deno.test("a record missing a chunk reads as incomplete", () =>
+  withDatabase(async (db) => {
+    const { head, chunks } = recordMutations(["r", 7], encodeJson("y".repeat(CHUNK_BYTES + 10)));
+    await db.write([head, ...chunks.slice(1)]);
+    const read = [];
+    for await (const record of readRecords(db.kv, ["r"])) read.push(record);
+    assert.equal(read.length, 1);
+    assert.equal(read[0].bytes, null);
+    assert.deepEqual(read[0].keys, [["r", 7], ["r", 7, 1]]);
+  }));

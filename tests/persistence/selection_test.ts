@@ -1,0 +1,205 @@
+/**
+ * Backend selection from the `svc.storage.*` keys: memory, kv and mixed
+ * backends, per-concern fallback, and the startup errors naming key and value.
+ */
+import assert from "node:assert/strict";
+import { MemoryBlobStore, MemoryModelStore } from "../../engine/service/memory.ts";
+import { KvBlobStore } from "../../server/stores/kv_blob_store.ts";
+import { KvModelStore } from "../../server/stores/kv_model_store.ts";
+import { openStorage, selectStorage } from "../../server/stores/mod.ts";
+import { lookupOf, openService, orderSpec, withTempDir } from "./helpers.ts";
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("kv is the default: the persistence directory is created and described", () =>
+  withTempDir(async (tmp) => {
+    const dir = `${tmp}/nested/data`;
+    const storage = await openStorage(lookupOf({ "svc.persistence-dir": dir }), () => {});
+    assert.ok(storage.store instanceof KvModelStore);
+    assert.ok(storage.blobs instanceof KvBlobStore);
+    assert.equal(storage.description, `kv (${dir}/svc.kv)`);
+    assert.ok(await exists(`${dir}/svc.kv`));
+    await storage.store.close();
+    await storage.blobs.close();
+  }));
+
+Deno.test("the default directory is ./data and the threshold 100", () => {
+  const selection = selectStorage(lookupOf({}));
+  assert.deepEqual(selection, {
+    spec: "kv",
+    state: "kv",
+    audit: "kv",
+    blob: "kv",
+    dir: "./data",
+    compactionThreshold: 100,
+  });
+});
+
+Deno.test("svc.storage.type=memory keeps everything in memory and touches no directory", () =>
+  withTempDir(async (tmp) => {
+    const dir = `${tmp}/unused`;
+    const storage = await openStorage(
+      lookupOf({ "svc.storage.type": "Memory", "svc.persistence-dir": dir }),
+      () => {},
+    );
+    assert.ok(storage.store instanceof MemoryModelStore);
+    assert.ok(storage.blobs instanceof MemoryBlobStore);
+    assert.equal(storage.description, "memory");
+    assert.equal(await exists(dir), false);
+  }));
+
+Deno.test("without svc.storage.type, state and audit follow the spec's backend", () => {
+  const selection = selectStorage(lookupOf({ "svc.storage.spec-type": "memory" }));
+  assert.deepEqual([selection.spec, selection.state, selection.audit, selection.blob], [
+    "memory",
+    "memory",
+    "memory",
+    "kv",
+  ]);
+});
+
+Deno.test("per-concern keys fall back to svc.storage.type", () => {
+  const selection = selectStorage(lookupOf({ "svc.storage.type": "memory", "svc.storage.blob-type": "kv" }));
+  assert.deepEqual([selection.spec, selection.state, selection.audit, selection.blob], [
+    "memory",
+    "memory",
+    "memory",
+    "kv",
+  ]);
+});
+
+Deno.test("state in kv with the audit trail in memory: state survives, the trail restarts", () =>
+  withTempDir(async (dir) => {
+    const keys = { "svc.persistence-dir": dir, "svc.storage.audit-type": "memory" };
+    const first = await openService(keys);
+    assert.equal(first.storage.description, `spec kv, state kv, audit memory, blobs kv (${dir}/svc.kv)`);
+    await first.service.createModel(orderSpec());
+    await first.service.mutate("orders", { "$.customer": "Ada" });
+    assert.equal((await first.service.getAudit("orders")).length, 1);
+    const state = await first.service.getState("orders");
+    await first.service.close();
+
+    const second = await openService(keys);
+    assert.deepEqual(await second.service.getState("orders"), state);
+    assert.deepEqual(await second.service.getAudit("orders"), []);
+    await second.service.mutate("orders", { "$.customer": "Bob" });
+    assert.deepEqual((await second.service.getAudit("orders")).map((r) => r.sequence), [0]);
+    assert.deepEqual(await second.service.verifyAudit("orders"), {
+      valid: true,
+      recordsChecked: 1,
+      firstBrokenSequence: null,
+      detail: "ok",
+    });
+    await second.service.close();
+  }));
+
+Deno.test("models in kv with blobs in memory: blobs do not survive, models do", () =>
+  withTempDir(async (dir) => {
+    const keys = { "svc.persistence-dir": dir, "svc.storage.blob-type": "memory" };
+    const first = await openService(keys);
+    assert.ok(first.storage.blobs instanceof MemoryBlobStore);
+    const ref = await first.service.uploadBlob(new Uint8Array([1, 2, 3]));
+    await first.service.createModel(orderSpec());
+    await first.service.close();
+    const second = await openService(keys);
+    assert.deepEqual(await second.service.listModels(), ["orders"]);
+    await assert.rejects(second.service.getBlob(ref.$blobId), /not found/);
+    await second.service.close();
+  }));
+
+Deno.test("blobs in kv with models in memory", () =>
+  withTempDir(async (dir) => {
+    const keys = { "svc.persistence-dir": dir, "svc.storage.type": "memory", "svc.storage.blob-type": "kv" };
+    const first = await openService(keys);
+    assert.equal(
+      first.storage.description,
+      `spec memory, state memory, audit memory, blobs kv (${dir}/svc.kv)`,
+    );
+    const ref = await first.service.uploadBlob(new Uint8Array([1, 2, 3]), "image/x-test");
+    await first.service.createModel(orderSpec());
+    await first.service.close();
+    const second = await openService(keys);
+    assert.deepEqual(await second.service.listModels(), []);
+    assert.deepEqual(await second.service.getBlob(ref.$blobId), {
+      bytes: new Uint8Array([1, 2, 3]),
+      mediaType: "image/x-test",
+    });
+    await second.service.close();
+  }));
+
+Deno.test("audit-type none keeps no trail", () =>
+  withTempDir(async (dir) => {
+    const { service, storage } = await openService({
+      "svc.persistence-dir": dir,
+      "svc.storage.audit-type": "none",
+    });
+    assert.match(storage.description, /audit none/);
+    await service.createModel(orderSpec());
+    await service.mutate("orders", { "$.customer": "Ada" });
+    assert.deepEqual(await service.getAudit("orders"), []);
+    assert.equal((await service.verifyAudit("orders")).recordsChecked, 0);
+    await service.close();
+  }));
+
+const REFUSED: { keys: Record<string, string>; message: RegExp }[] = [
+  {
+    keys: { "svc.storage.type": "redis" },
+    message:
+      /Configuration svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'redis': unknown storage backend; use memory or kv$/,
+  },
+  {
+    keys: { "svc.storage.state-type": "filesystem" },
+    message:
+      /Configuration svc\.storage\.state-type \(SVC_STORAGE_STATE_TYPE\) = 'filesystem': that storage backend is not available in this server; use memory or kv$/,
+  },
+  {
+    keys: { "svc.storage.audit-type": "postgres" },
+    message:
+      /svc\.storage\.audit-type \(SVC_STORAGE_AUDIT_TYPE\) = 'postgres'.*not available.*use memory, kv or none/,
+  },
+  {
+    keys: { "svc.storage.blob-type": "none" },
+    message: /svc\.storage\.blob-type \(SVC_STORAGE_BLOB_TYPE\) = 'none': unknown storage backend/,
+  },
+  {
+    keys: { "svc.storage.spec-type": "memory", "svc.storage.state-type": "kv" },
+    message:
+      /svc\.storage\.state-type \(SVC_STORAGE_STATE_TYPE\) = 'kv' needs svc\.storage\.spec-type = 'kv' \(it is 'memory'\)/,
+  },
+  {
+    keys: { "svc.storage.type": "memory", "svc.storage.audit-type": "kv" },
+    message:
+      /svc\.storage\.audit-type \(SVC_STORAGE_AUDIT_TYPE\) = 'kv' needs svc\.storage\.spec-type = 'kv'/,
+  },
+  {
+    keys: { "svc.storage.compaction-threshold": "0" },
+    message:
+      /svc\.storage\.compaction-threshold \(SVC_STORAGE_COMPACTION_THRESHOLD\) = '0': must be at least 1/,
+  },
+  {
+    keys: { "svc.storage.compaction-threshold": "often" },
+    message: /svc\.storage\.compaction-threshold \(SVC_STORAGE_COMPACTION_THRESHOLD\) must be an integer/,
+  },
+];
+
+for (const { keys, message } of REFUSED) {
+  Deno.test(`storage selection refuses ${JSON.stringify(keys)} with a message naming key and value`, async () => {
+    await assert.rejects(openStorage(lookupOf(keys), () => {}), message);
+  });
+}
+
+Deno.test("a persistence directory that cannot be created aborts with its key", () =>
+  withTempDir(async (tmp) => {
+    await Deno.writeTextFile(`${tmp}/file`, "");
+    await assert.rejects(
+      openStorage(lookupOf({ "svc.persistence-dir": `${tmp}/file/data` }), () => {}),
+      /Configuration svc\.persistence-dir \(SVC_PERSISTENCE_DIR\) = '.*\/file\/data': cannot create the directory/,
+    );
+  }));

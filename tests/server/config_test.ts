@@ -1,0 +1,122 @@
+/**
+ * Server configuration: defaults, environment variables, JSON and YAML files
+ * (`--config`), the environment winning over the file, and clear errors.
+ */
+import assert from "node:assert/strict";
+import { flattenConfig, loadConfig, readSize, serverConfig } from "../../server/config.ts";
+
+Deno.test("defaults follow SPEC.md", () => {
+  const config = serverConfig(() => undefined);
+  assert.equal(config.port, 8080);
+  assert.equal(config.apiKey, null);
+  assert.equal(config.contentSecurityPolicy, "default-src 'none'; frame-ancestors 'none'");
+  assert.deepEqual(config.rateLimit, {
+    enabled: false,
+    requests: 100,
+    windowSeconds: 60,
+    trustForwardedFor: false,
+  });
+  assert.deepEqual(config.bodyLimits, {
+    multipartFileBytes: 50 * 1024 * 1024,
+    multipartRequestBytes: 55 * 1024 * 1024,
+    otherBytes: 10 * 1024 * 1024,
+  });
+  assert.equal(config.websocketAllowedOrigins, null);
+  assert.deepEqual(config.mcpAllowedOrigins, []);
+});
+
+Deno.test("environment variables set keys; blank key means open mode", async () => {
+  const env: Record<string, string> = {
+    SVC_PORT: "9090",
+    SVC_API_KEY: "  ",
+    SVC_RATE_LIMIT_ENABLED: "true",
+    SVC_RATE_LIMIT_WINDOW_SECONDS: "5",
+    SVC_WEBSOCKET_ALLOWED_ORIGINS: "https://a.example, https://b.example",
+    SVC_MAX_MODELS: "7",
+  };
+  const config = await loadConfig([], (name) => env[name]);
+  assert.equal(config.server.port, 9090);
+  assert.equal(config.server.apiKey, null);
+  assert.equal(config.server.rateLimit.enabled, true);
+  assert.equal(config.server.rateLimit.windowSeconds, 5);
+  assert.deepEqual(config.server.websocketAllowedOrigins, ["https://a.example", "https://b.example"]);
+  assert.equal(config.engine.maxModels, 7);
+  assert.equal(config.lookup("svc.max-models"), "7");
+});
+
+Deno.test("a YAML or JSON config file, nested or dotted; the environment wins", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const yaml = `${dir}/svc.yaml`;
+    await Deno.writeTextFile(
+      yaml,
+      "svc:\n  port: 7070\n  api.key: from-file\n  rate-limit:\n    requests: 5\n  mcp:\n    allowed-origins:\n      - https://x.example\n      - https://y.example\n",
+    );
+    const fromFile = await loadConfig(["--config", yaml], () => undefined);
+    assert.equal(fromFile.server.port, 7070);
+    assert.equal(fromFile.server.apiKey, "from-file");
+    assert.equal(fromFile.server.rateLimit.requests, 5);
+    assert.deepEqual(fromFile.server.mcpAllowedOrigins, ["https://x.example", "https://y.example"]);
+    assert.equal(fromFile.source, `${yaml} + environment`);
+
+    const overridden = await loadConfig(
+      [`--config=${yaml}`],
+      (name) => name === "SVC_PORT" ? "6060" : undefined,
+    );
+    assert.equal(overridden.server.port, 6060);
+    assert.equal(overridden.server.apiKey, "from-file");
+
+    const json = `${dir}/svc.json`;
+    await Deno.writeTextFile(
+      json,
+      JSON.stringify({ "svc.max-models": 3, "svc": { "history": { "max-entries": 0 } } }),
+    );
+    const fromJson = await loadConfig(["--config", json], () => undefined);
+    assert.equal(fromJson.engine.maxModels, 3);
+    assert.equal(fromJson.engine.historyMaxEntries, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("malformed configuration fails with the key and its variable named", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await assert.rejects(loadConfig(["--config", `${dir}/missing.yaml`], () => undefined), /cannot be read/);
+    await Deno.writeTextFile(`${dir}/bad.json`, "{");
+    await assert.rejects(loadConfig(["--config", `${dir}/bad.json`], () => undefined), /not valid JSON/);
+    await Deno.writeTextFile(`${dir}/list.yaml`, "- a\n- b\n");
+    await assert.rejects(
+      loadConfig(["--config", `${dir}/list.yaml`], () => undefined),
+      /mapping of svc\.\* keys/,
+    );
+    await assert.rejects(loadConfig(["--config"], () => undefined), /--config needs a file name/);
+    await assert.rejects(
+      loadConfig([], (n) => n === "SVC_RATE_LIMIT_REQUESTS" ? "0" : undefined),
+      /svc\.rate-limit\.requests \(SVC_RATE_LIMIT_REQUESTS\) must be at least 1/,
+    );
+    await assert.rejects(loadConfig([], (n) => n === "SVC_PORT" ? "70000" : undefined), /0\.\.65535/);
+    await assert.rejects(
+      loadConfig([], (n) => n === "SVC_API_KEY" ? "two words" : undefined),
+      (err: Error) => /must not contain whitespace/.test(err.message) && !err.message.includes("two words"),
+    );
+    await assert.rejects(
+      loadConfig([], (n) => n === "SVC_HTTP_MAX_BODY_SIZE" ? "lots" : undefined),
+      /svc\.http\.max-body-size \(SVC_HTTP_MAX_BODY_SIZE\) must be a size/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("sizes and flattening", () => {
+  const lookup = (value: string) => () => value;
+  assert.equal(readSize(lookup("1024"), "k", 0), 1024);
+  assert.equal(readSize(lookup("50MB"), "k", 0), 52_428_800);
+  assert.equal(readSize(lookup("2 kb"), "k", 0), 2048);
+  assert.deepEqual(
+    [...flattenConfig({ svc: { a: { b: true, c: [1, 2] } }, "svc.d": "x" }, "f")],
+    [["svc.a.b", "true"], ["svc.a.c", "1,2"], ["svc.d", "x"]],
+  );
+  assert.throws(() => flattenConfig({ other: 1 }, "f.yaml"), /key 'other' is not an svc\.\* key/);
+});

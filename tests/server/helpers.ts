@@ -1,0 +1,155 @@
+/**
+ * Test helpers: a real server on a free 127.0.0.1 port, configured from a map
+ * of `svc.*` keys, with its log lines captured; small fetch wrappers that
+ * always consume the body (no leaked resources).
+ *
+ * @module
+ */
+import { loadConfig, type LoadedConfig } from "../../server/config.ts";
+import type { Logger } from "../../server/log.ts";
+import {
+  assembleServer,
+  type RunningServer,
+  type ServerOptions,
+  type ServerParts,
+  startServer,
+} from "../../server/main.ts";
+
+/** A running test server and what it logged. */
+export interface TestServer extends RunningServer {
+  logs: string[];
+  /** `ws://` base URL. */
+  wsUrl: string;
+}
+
+/** A logger that keeps every line. */
+export function captureLogger(lines: string[]): Logger {
+  return {
+    info: (m) => lines.push(`info: ${m}`),
+    warn: (m) => lines.push(`warning: ${m}`),
+    error: (m) => lines.push(`error: ${m}`),
+  };
+}
+
+/** A configuration from a map of svc.* keys (as if they were environment variables). */
+export function configOf(keys: Record<string, string>): Promise<LoadedConfig> {
+  const env = new Map(
+    Object.entries(keys).map(([key, value]) => [key.toUpperCase().replace(/[.-]/g, "_"), value]),
+  );
+  return loadConfig([], (name) => env.get(name));
+}
+
+/** Starts a server on 127.0.0.1 with a free port; `keys` are svc.* settings (memory storage unless set). */
+export async function startTestServer(
+  keys: Record<string, string> = {},
+  options: Partial<Omit<ServerOptions, "config">> = {},
+): Promise<TestServer> {
+  const config = await configOf({
+    "svc.host": "127.0.0.1",
+    "svc.port": "0",
+    "svc.storage.type": "memory",
+    ...keys,
+  });
+  const logs: string[] = [];
+  const server = await startServer({ log: captureLogger(logs), ...options, config });
+  return { ...server, logs, wsUrl: server.url.replace(/^http/, "ws") };
+}
+
+/** The app without a listener, for `app.request()`; `close()` releases it. */
+export async function inProcessServer(
+  keys: Record<string, string> = {},
+): Promise<ServerParts & { logs: string[]; close(): Promise<void> }> {
+  const logs: string[] = [];
+  const config = await configOf({ "svc.storage.type": "memory", ...keys });
+  const parts = await assembleServer({ config, log: captureLogger(logs) });
+  return {
+    ...parts,
+    logs,
+    close: async () => {
+      parts.subscriptions.close();
+      await parts.service.close();
+    },
+  };
+}
+
+/** A response read completely. */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  // deno-lint-ignore no-explicit-any
+  json: any;
+}
+
+/** Sends a request and reads the whole body; `body` objects are sent as JSON. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === "string" || body instanceof FormData || body instanceof Uint8Array
+      ? body as BodyInit
+      : JSON.stringify(body);
+    if (!(body instanceof FormData) && !("content-type" in headers) && !("Content-Type" in headers)) {
+      (init.headers as Record<string, string>)["content-type"] = "application/json";
+    }
+  }
+  const response = await fetch(base + path, init);
+  const text = await response.text();
+  let json: unknown = undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** Uploads `content` as the multipart `file` part of `POST /blobs`. */
+export function uploadBlob(
+  base: string,
+  content: BlobPart,
+  options: { type?: string; mediaType?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const form = new FormData();
+  form.append("file", new Blob([content], options.type ? { type: options.type } : {}), "upload.bin");
+  if (options.mediaType) form.append("mediaType", options.mediaType);
+  return call(base, "POST", "/blobs", form, options.headers);
+}
+
+/** The order spec most tests use: qty and price, a derived total, a rollback and a flag constraint. */
+export function orderSpec(id = "order"): Record<string, unknown> {
+  return {
+    id,
+    schema: {
+      type: "object",
+      properties: {
+        qty: { type: "integer", minimum: 0 },
+        price: { type: "number" },
+        note: { type: "string" },
+        items: { type: "array", items: { type: "object", properties: { sku: { type: "string" } } } },
+        file: { type: "object" },
+      },
+    },
+    derivations: [{ path: "$.total", expr: "qty * price" }],
+    constraints: [
+      { id: "max-qty", expr: "qty <= 100", message: "qty must not exceed 100", policy: "rollback" },
+      { id: "big-order", expr: "$not(total > 500)", message: "large order", policy: "flag" },
+    ],
+    effects: [{
+      id: "notify",
+      executor: "caller",
+      trigger: "qty > 50",
+      emit: "'big'",
+      payload: "{'n': qty}",
+    }],
+    tests: [{ description: "total", given: { "$.qty": 2, "$.price": 3 }, expect: { "$.total": 6 } }],
+  };
+}
+
+/** Encodes an address as one path segment. */
+export const seg = (address: string): string => encodeURIComponent(address);

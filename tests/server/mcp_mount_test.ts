@@ -1,0 +1,43 @@
+/**
+ * The `/mcp` mount point: a surface built from the open service is served at
+ * `/mcp` behind the same key gate and headers, and closed at shutdown.
+ */
+import assert from "node:assert/strict";
+import type { McpMount } from "../../server/app.ts";
+import { call, startTestServer } from "./helpers.ts";
+
+Deno.test("a mounted /mcp surface gets GET, POST and DELETE behind the key, and is closed at shutdown", async () => {
+  const seen: string[] = [];
+  let closed = false;
+  let models: () => Promise<string[]> = () => Promise.resolve([]);
+  const server = await startTestServer({ "svc.api.key": "mcp-key" }, {
+    mcp: (service, config): McpMount => {
+      models = () => service.listModels();
+      assert.deepEqual(config.mcpAllowedOrigins, []);
+      return {
+        handle: async (request) => {
+          seen.push(`${request.method} ${await request.text()}`);
+          return Response.json({ models: await models() });
+        },
+        close: () => {
+          closed = true;
+          return Promise.resolve();
+        },
+      };
+    },
+  });
+  try {
+    const auth = { authorization: "Bearer mcp-key" };
+    assert.equal((await call(server.url, "POST", "/mcp", { jsonrpc: "2.0" })).status, 401);
+    const posted = await call(server.url, "POST", "/mcp", { jsonrpc: "2.0" }, auth);
+    assert.deepEqual(posted.json, { models: [] });
+    assert.equal(posted.headers.get("x-frame-options"), "DENY");
+    assert.equal((await call(server.url, "GET", "/mcp", undefined, auth)).status, 200);
+    assert.equal((await call(server.url, "DELETE", "/mcp", undefined, auth)).status, 200);
+    assert.equal((await call(server.url, "PUT", "/mcp", undefined, auth)).status, 404);
+    assert.deepEqual(seen, ['POST {"jsonrpc":"2.0"}', "GET ", "DELETE "]);
+  } finally {
+    await server.close();
+  }
+  assert.equal(closed, true);
+});

@@ -1,0 +1,96 @@
+/**
+ * The subscription hub's bounded sending with sockets whose buffers the test
+ * controls: a subscriber that lags is dropped and mutations never wait for it.
+ */
+import assert from "node:assert/strict";
+import { ModelService } from "../../engine/service/service.ts";
+import { parsePathFilter, SLOW_SUBSCRIBER_CLOSE, SubscriptionHub } from "../../server/subscriptions.ts";
+import { orderSpec } from "./helpers.ts";
+
+/** A WebSocket stand-in: records sends, exposes a settable bufferedAmount. */
+class FakeSocket extends EventTarget {
+  readyState: number = WebSocket.OPEN;
+  bufferedAmount = 0;
+  sent: string[] = [];
+  closedWith: { code?: number; reason?: string } | null = null;
+  send(text: string): void {
+    this.sent.push(text);
+  }
+  close(code?: number, reason?: string): void {
+    this.closedWith = { code, reason };
+    this.readyState = WebSocket.CLOSED;
+    this.dispatchEvent(new Event("close"));
+  }
+  asSocket(): WebSocket {
+    return this as unknown as WebSocket;
+  }
+}
+
+async function setup(maxBufferedBytes: number) {
+  const service = await ModelService.open();
+  await service.createModel(orderSpec());
+  return { service, hub: new SubscriptionHub(service, maxBufferedBytes) };
+}
+
+Deno.test("a subscriber whose unsent frames pass the bound is dropped; mutations are not held up", async () => {
+  const { service, hub } = await setup(1000);
+  const fast = new FakeSocket();
+  const slow = new FakeSocket();
+  hub.add("order", fast.asSocket(), null);
+  hub.add("order", slow.asSocket(), null);
+
+  await service.mutate("order", { "$.qty": 1 });
+  assert.equal(slow.sent.length, 1);
+  slow.bufferedAmount = 990; // the peer stopped reading
+  const result = await service.mutate("order", { "$.qty": 2 });
+  assert.equal(result.success, true, "the mutation committed regardless");
+  assert.deepEqual(slow.closedWith, { code: SLOW_SUBSCRIBER_CLOSE, reason: "subscriber too slow" });
+  assert.equal(slow.sent.length, 1, "nothing more was queued for it");
+  assert.equal(fast.sent.length, 2, "other subscribers keep receiving");
+  assert.equal(hub.size, 1);
+  await service.mutate("order", { "$.qty": 3 });
+  assert.equal(fast.sent.length, 3);
+  hub.close();
+  assert.deepEqual(fast.closedWith, { code: 1001, reason: "server shutting down" });
+});
+
+Deno.test("frames for a socket still opening are held, bounded the same way, and flushed on open", async () => {
+  const { service, hub } = await setup(400);
+  const opening = new FakeSocket();
+  opening.readyState = WebSocket.CONNECTING;
+  hub.add("order", opening.asSocket(), null);
+  await service.mutate("order", { "$.qty": 1 });
+  assert.equal(opening.sent.length, 0);
+  opening.readyState = WebSocket.OPEN;
+  opening.dispatchEvent(new Event("open"));
+  assert.equal(opening.sent.length, 1);
+  assert.equal(JSON.parse(opening.sent[0]).kind, "mutation");
+
+  const stuck = new FakeSocket();
+  stuck.readyState = WebSocket.CONNECTING;
+  hub.add("order", stuck.asSocket(), null);
+  for (let i = 0; i < 5; i++) await service.mutate("order", { "$.note": `n${i}` });
+  assert.equal(stuck.closedWith?.code, SLOW_SUBSCRIBER_CLOSE);
+  hub.close();
+});
+
+Deno.test("frames go only to the model's subscribers; a closed hub stops listening", async () => {
+  const { service, hub } = await setup(10_000);
+  await service.createModel(orderSpec("other"));
+  const socket = new FakeSocket();
+  hub.add("other", socket.asSocket(), null);
+  await service.mutate("order", { "$.qty": 1 });
+  assert.equal(socket.sent.length, 0);
+  await service.mutate("other", { "$.qty": 1 });
+  assert.equal(JSON.parse(socket.sent[0]).modelId, "other");
+  hub.close();
+  await service.mutate("other", { "$.qty": 2 });
+  assert.equal(socket.sent.length, 1, "a closed hub no longer listens");
+});
+
+Deno.test("parsePathFilter canonicalises prefixes and rejects malformed ones", () => {
+  assert.equal(parsePathFilter(undefined), null);
+  assert.equal(parsePathFilter(" "), null);
+  assert.deepEqual(parsePathFilter("$.a, b[0] ,$.c[*]"), [["a"], ["b", 0], ["c", -1]]);
+  assert.throws(() => parsePathFilter("$.["), /not a valid address/);
+});
