@@ -77,6 +77,9 @@ export class DirtySet {
       for (const el of expandPattern(doc, pattern, within)) picked.set(formatPath(el), el);
     };
     for (const d of this.paths) {
+      // An element that was created or replaced as a whole is new to every per-element
+      // node, also to one that reads none of its fields (`$.items[*].rank = 1`).
+      if (!d.shift && d.path.length <= pattern.length && isPrefixOf(d.path, pattern)) addAll(d.path);
       for (const r of node.reads) {
         if (!pathsOverlap(r.path, d.path)) continue;
         if (!r.elementScoped) {

@@ -418,13 +418,15 @@ export class Cycle {
   async applyDefaults(): Promise<void> {
     for (let i = 0; i < this.#created.length; i++) {
       const at = this.#created[i];
+      // A created container is new as a whole, not only at the fields the write named.
+      this.#dirty.add(at);
       const container = this.#draft.get(at);
       if (!isObject(container)) continue;
       const fragment = this.#model.schema.fragmentAt(at);
       if (isObject(fragment.properties)) {
         for (const [name, sub] of Object.entries(fragment.properties)) {
           if (isObject(sub) && sub.default !== undefined && container[name] === undefined) {
-            this.#fill([...at, name], structuredClone(sub.default));
+            this.#fill([...at, name], structuredClone(sub.default), "the schema default");
           }
         }
       }
@@ -435,22 +437,30 @@ export class Cycle {
           this.#draft.get(at),
           `default ${formatPath(rule.path)}`,
         );
-        if (isObject(value)) this.#mergeDefaults(at, value);
+        if (isObject(value)) this.#mergeDefaults(at, value, `defaultValues rule ${formatPath(rule.path)}`);
       }
     }
   }
 
-  #mergeDefaults(at: Segment[], defaults: Record<string, Json>): void {
+  #mergeDefaults(at: Segment[], defaults: Record<string, Json>, source: string): void {
     for (const [key, value] of Object.entries(defaults)) {
       const path = [...at, key];
       const existing = this.#draft.get(path);
-      if (existing === undefined) this.#fill(path, value);
-      else if (isObject(existing) && isObject(value)) this.#mergeDefaults(path, value);
+      if (existing === undefined) this.#fill(path, value, source);
+      else if (isObject(existing) && isObject(value)) this.#mergeDefaults(path, value, source);
     }
   }
 
-  #fill(path: Segment[], value: Json): void {
+  /** Writes a default; a default the schema refuses is a spec error, never committed state. */
+  #fill(path: Segment[], value: Json, source: string): void {
     if (this.#derivedAt(path)) return;
+    const violations = this.#model.schema.validateAt(path, value);
+    if (violations.length) {
+      const detail = violations.map((v) => `${v.path} ${v.message}`).join("; ");
+      throw unprocessable(
+        `The default for ${formatPath(path)} from ${source} violates the schema: ${detail}`,
+      );
+    }
     this.#draft.set(path, value, this.#created);
     if (isContainer(value)) this.#created.push(path);
     this.#dirty.add(path);

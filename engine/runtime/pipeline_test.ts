@@ -897,3 +897,83 @@ Deno.test("JSON Patch failures leave state untouched: failed test, missing path,
     );
   });
 });
+
+// A per-element node that reads no field of its element still belongs to each new element.
+const RANKED = {
+  id: "ranked",
+  schema: {
+    type: "object",
+    properties: {
+      label: { type: "string" },
+      items: { type: "array", items: { type: "object", properties: { qty: { type: "number" } } } },
+    },
+  },
+  constants: { unit: "kg" },
+  derivations: [
+    { path: "$.items[*].unit", expr: "$const.unit" },
+    { path: "$.items[*].heading", expr: "$$.label" },
+  ],
+  metaDerivations: [{ path: "$.items[*].qty", property: "readOnly", expr: "false" }],
+};
+
+Deno.test("per-element derivations reading no element field run for elements created by a write", async () => {
+  const { runtime } = await runtimeOf(RANKED);
+  await commitMutation(runtime, { "$.label": "stock", "$.items[0].qty": 1 });
+  await commitMutation(runtime, { "$.items[1].qty": 2 });
+  const state = await runtime.readState() as { items: Json[] };
+  assert.deepEqual(state.items, [
+    { qty: 1, unit: "kg", heading: "stock" },
+    { qty: 2, unit: "kg", heading: "stock" },
+  ]);
+});
+
+Deno.test("per-element derivations reading no element field run for an array replaced or patched in", async () => {
+  const { runtime } = await runtimeOf(RANKED);
+  await commitMutation(runtime, { "$.items": [{ qty: 1 }, { qty: 2 }] });
+  await commitPatch(runtime, [{ op: "add", path: "/items/1", value: { qty: 5 } }]);
+  const state = await runtime.readState() as { items: { unit?: string; qty: number }[] };
+  assert.deepEqual(state.items.map((i) => [i.qty, i.unit]), [[1, "kg"], [5, "kg"], [2, "kg"]]);
+});
+
+const DEFAULTED = {
+  id: "defaulted",
+  schema: {
+    type: "object",
+    properties: {
+      items: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { qty: { type: "integer", default: "many" }, tag: { type: "string" } },
+        },
+      },
+      rows: {
+        type: "array",
+        items: { type: "object", properties: { size: { type: "integer", minimum: 1 } } },
+      },
+    },
+  },
+  defaultValues: [{ path: "$.rows[*]", expr: "{'size': 0}" }],
+};
+
+Deno.test("a schema default the schema refuses fails the write naming it, state untouched", async () => {
+  const { runtime } = await runtimeOf(DEFAULTED);
+  const before = structuredClone(await runtime.readState());
+  await rejectsWith(
+    () => commitMutation(runtime, { "$.items[0].tag": "a" }),
+    "validation_failed",
+    /default for \$\.items\[0\]\.qty from the schema default violates the schema/,
+  );
+  assert.deepEqual(await runtime.readState(), before);
+});
+
+Deno.test("a defaultValues rule producing a value the schema refuses fails the write naming the rule", async () => {
+  const { runtime } = await runtimeOf(DEFAULTED);
+  await rejectsWith(
+    () => commitMutation(runtime, { "$.rows[0].size": 3, "$.rows[1]": {} }),
+    "validation_failed",
+    /defaultValues rule \$\.rows\[\*\]/,
+    /minimum|>= 1/,
+  );
+  assert.deepEqual(await runtime.readState(), {});
+});
