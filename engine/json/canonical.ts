@@ -11,13 +11,23 @@ export function canonicalJson(value: unknown): string {
     const text = JSON.stringify(value);
     return text === undefined ? "null" : text;
   }
+  // Loops and concatenation rather than map/filter/join: this runs for every audit record.
   if (Array.isArray(value)) {
-    return "[" + value.map((v) => v === undefined ? "null" : canonicalJson(v)).join(",") + "]";
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ",";
+      out += value[i] === undefined ? "null" : canonicalJson(value[i]);
+    }
+    return out + "]";
   }
-  const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort();
-  return "{" +
-    keys.map((k) => JSON.stringify(k) + ":" + canonicalJson((value as Record<string, unknown>)[k]))
-      .join(",") +
-    "}";
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let out = "{";
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    if (out.length > 1) out += ",";
+    out += JSON.stringify(key) + ":" + canonicalJson(member);
+  }
+  return out + "}";
 }

@@ -44,9 +44,31 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** A deep copy of a JSON value (callers get copies, never the live state). */
+/**
+ * A deep copy of a JSON value (callers get copies, never the live state). A plain
+ * recursive copy: an order of magnitude faster than `structuredClone` on the small
+ * documents of the mutation path.
+ */
 export function cloneJson<T>(value: T): T {
-  return value === undefined ? value : structuredClone(value);
+  return copy(value) as T;
+}
+
+function copy(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copy(value[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copy((value as Record<string, unknown>)[key]);
+    // A parsed "__proto__" member is data; plain assignment would set the prototype.
+    if (key === "__proto__") {
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    } else out[key] = item;
+  }
+  return out;
 }
 
 /**

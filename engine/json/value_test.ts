@@ -31,6 +31,15 @@ Deno.test("cloneJson returns an independent copy", () => {
   assert.equal(cloneJson(undefined), undefined);
 });
 
+Deno.test("cloneJson keeps a parsed __proto__ member as data and never changes the copy's prototype", () => {
+  const parsed = JSON.parse('{"__proto__":{"polluted":true},"n":[null,"x",false]}');
+  const copy = cloneJson(parsed);
+  assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+  assert.deepEqual(Object.keys(copy), ["__proto__", "n"]);
+  assert.equal(JSON.stringify(copy), JSON.stringify(parsed));
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
 Deno.test("toPlainJson drops functions and undefined, turns non-finite numbers into null", () => {
   assert.equal(toPlainJson(undefined), undefined);
   assert.equal(toPlainJson(() => 1), undefined);
