@@ -7,6 +7,7 @@
 import jsonata from "jsonata";
 import { LruCache } from "./lru.ts";
 import { type Json, toPlainJson } from "../json/value.ts";
+import { FALLBACK, nativeAggregate } from "./native_aggregate.ts";
 
 /**
  * A JSONata AST node. The library's published typings miss several node kinds
@@ -90,10 +91,16 @@ export class ExpressionCompiler {
     } catch (err) {
       throw toExpressionError(err);
     }
+    const ast = compiled.ast() as unknown as AstNode;
+    const native = nativeAggregate(ast);
     const entry: CompiledExpression = {
       source,
-      ast: compiled.ast() as unknown as AstNode,
+      ast,
       async evaluate(input, bindings) {
+        if (native) {
+          const result = native(input);
+          if (result !== FALLBACK) return result;
+        }
         try {
           return toPlainJson(await compiled.evaluate(input, bindings as never));
         } catch (err) {
