@@ -1,71 +1,116 @@
 /**
  * `svc`: one entry point for every local surface.
  *
- *   svc console   console protocol on stdin/stdout (embedded, in memory)
- *   svc serve     the HTTP server (REST, WebSocket), see server/main.ts
+ *   svc console   console protocol on stdin/stdout (embedded in memory, or remote with --url)
+ *   svc mcp       MCP over stdio (embedded, or remote with --url)
+ *   svc serve     the HTTP server (REST, WebSocket, MCP at /mcp), see server/main.ts
  *
  * @module
  */
-import { engineConfig } from "../engine/config.ts";
-import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
+import { ServiceError } from "../engine/errors.ts";
+import { type ApiSelection, resolveApi } from "./api_selection.ts";
+import { type CliArgs, parseCliArgs } from "./args.ts";
 import { runConsole } from "./console.ts";
 import { readLines } from "./lines.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
 Commands:
-  console     speak the console protocol on stdin/stdout (one JSON object per line)
-  serve       run the HTTP server on SVC_PORT (default 8080); --config <file> reads
-              svc.* keys from a JSON or YAML file (environment variables win)
+  console          speak the console protocol on stdin/stdout (one JSON object per line);
+                   the default command
+  mcp              serve MCP over stdio (for an agent's MCP client)
+  serve            run the HTTP server (REST, WebSocket, MCP at /mcp) on SVC_PORT (default 8080)
 
 Options:
-  --help      show this help
-  --version   print the version
+  --url <base>     remote mode for console and mcp: use the server at <base> (env SVC_URL)
+                   instead of an in-memory service; the pure authoring tools stay local
+  --api-key <key>  the server's API key in remote mode (env SVC_API_KEY); never printed
+  --config <file>  read svc.* keys from a JSON or YAML file (environment variables win)
+  --help, -h       show this help
+  --version, -V    print the version
 
 Configuration: every svc.* key as an environment variable SVC_* (for example
 SVC_MAX_MODELS=50 for svc.max-models).`;
 
-/** Looks configuration keys up in the environment. */
-function envLookup(key: string): string | undefined {
-  return Deno.env.get(key.toUpperCase().replace(/[.-]/g, "_"));
+/** Reports a failure to select the API (a malformed `--url`) as a usage error. */
+async function selectApi(cli: CliArgs): Promise<ApiSelection | null> {
+  try {
+    return await resolveApi(cli.rest);
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    console.error(`error: ${err.message}`);
+    return null;
+  }
 }
 
-async function runConsoleCommand(): Promise<void> {
-  const service = await ModelService.open({
-    config: engineConfig(envLookup),
-    observer: { warn: (message) => console.error(`warning: ${message}`) },
-  });
+async function runConsoleCommand(cli: CliArgs): Promise<number> {
+  const selection = await selectApi(cli);
+  if (!selection) return 2;
+  const { api, close } = selection;
   const stdout = Deno.stdout.writable.getWriter();
   const encoder = new TextEncoder();
-  await runConsole(
-    service,
-    readLines(Deno.stdin.readable),
-    (line) => stdout.write(encoder.encode(line)),
-    (err) => console.error(err),
-  );
-  await stdout.ready;
+  try {
+    await runConsole(
+      api,
+      readLines(Deno.stdin.readable),
+      (line) => stdout.write(encoder.encode(line)),
+      (err) => console.error(err),
+    );
+    await stdout.ready;
+  } finally {
+    await close();
+  }
+  return 0;
+}
+
+/** `svc mcp`: MCP over stdio until stdin ends; only protocol messages on stdout. */
+async function runMcpCommand(cli: CliArgs): Promise<number> {
+  const selection = await selectApi(cli);
+  if (!selection) return 2;
+  const { api, close, mode, service, url, apiKey } = selection;
+  // Loaded on demand: the console does not need the MCP SDK.
+  const mcp = await import("../mcp/mod.ts");
+  try {
+    await mcp.serveMcpStdio(api, {
+      mode,
+      authoring: mcp.localAuthoring({ config: service?.config }),
+      events: service ? mcp.serviceCommitEvents(service) : mcp.websocketCommitEvents(url!, apiKey),
+      onError: (err) => console.error(`mcp: ${err.message}`),
+    });
+  } finally {
+    await close();
+  }
+  return 0;
 }
 
 /** Runs the CLI with the given arguments; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
-  if (args.includes("--help") || args.includes("-h")) {
+  let cli: CliArgs;
+  try {
+    cli = parseCliArgs(args);
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (cli.help) {
     console.log(USAGE);
     return 0;
   }
-  if (args.includes("--version")) {
+  if (cli.version) {
     console.log(`${SERVICE_NAME} ${SERVICE_VERSION}`);
     return 0;
   }
-  const command = args.find((a) => !a.startsWith("-")) ?? "console";
+  const command = cli.command ?? "console";
   switch (command) {
     case "console":
-      await runConsoleCommand();
-      return 0;
+      return await runConsoleCommand(cli);
+    case "mcp":
+      return await runMcpCommand(cli);
     case "serve": {
       // Loaded on demand: the console does not need the HTTP stack.
       const { runServe } = await import("../server/main.ts");
-      return await runServe(args.slice(args.indexOf(command) + 1));
+      return await runServe(cli.rest);
     }
     default:
       console.error(`Unknown command '${command}'.\n\n${USAGE}`);

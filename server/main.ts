@@ -8,6 +8,7 @@
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
+import { createServiceMcpMount } from "../mcp/http.ts";
 import { createApp, type McpMount } from "./app.ts";
 import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
 import { consoleLogger, type Logger } from "./log.ts";
@@ -22,7 +23,10 @@ export interface ServerOptions {
   log?: Logger;
   /** Storage to use instead of the configured one. */
   storage?: Storage;
-  /** Builds the `/mcp` surface once the service is open. */
+  /**
+   * Builds the `/mcp` surface once the service is open; {@link startServer}
+   * defaults to MCP over the service (mcp/http.ts).
+   */
   mcp?: (service: ModelService, config: ServerConfig) => McpMount;
 }
 
@@ -80,7 +84,10 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config = options.config.server;
   const log = options.log ?? consoleLogger;
-  const { app, service, metrics, subscriptions, storage, mcp } = await assembleServer(options);
+  const { app, service, metrics, subscriptions, storage, mcp } = await assembleServer({
+    ...options,
+    mcp: options.mcp ?? ((svc, cfg) => createServiceMcpMount(svc, cfg.mcpAllowedOrigins)),
+  });
 
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {

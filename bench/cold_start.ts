@@ -1,0 +1,118 @@
+/**
+ * Cold start of the CLI (`deno task bench:cold-start`): time from spawning the
+ * process to the first console answer (`{"cmd":"list-models"}` answered on
+ * stdout), for `deno run` of the bundle (dist/svc.js, rebuilt first), for the
+ * compiled binary (dist/svc) when it exists, and for `deno run` of the
+ * sources as a reference. Each is started several times in turns (so load
+ * from other processes hits them alike) from an empty directory, as an agent's
+ * MCP client would start it; the median is reported against the 100 ms aim.
+ *
+ *     deno task bench:cold-start [-- --runs 21]
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import { buildCliBundle } from "../cli/build/bundle.ts";
+
+/** A way of starting the CLI. */
+interface Candidate {
+  label: string;
+  command: string;
+  args: string[];
+}
+
+const AIM_MS = 100;
+const REQUEST = new TextEncoder().encode('{"cmd":"list-models"}\n');
+
+/** Milliseconds from spawn to the first answer line; fails when the answer is not `ok`. */
+async function startOnce(candidate: Candidate, cwd: string): Promise<number> {
+  const started = performance.now();
+  const child = new Deno.Command(candidate.command, {
+    args: candidate.args,
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const stdin = child.stdin.getWriter();
+  await stdin.write(REQUEST);
+  const decoder = new TextDecoder();
+  let text = "";
+  let elapsed = NaN;
+  for await (const chunk of child.stdout) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.includes("\n")) {
+      elapsed = performance.now() - started;
+      break;
+    }
+  }
+  await stdin.close();
+  await child.status;
+  if (!text.startsWith('{"ok":true')) throw new Error(`${candidate.label}: unexpected answer ${text}`);
+  return elapsed;
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (import.meta.main) {
+  const runsArg = Deno.args.indexOf("--runs");
+  const runs = runsArg >= 0 ? Number(Deno.args[runsArg + 1]) : 15;
+  const { outfile, bytes } = await buildCliBundle();
+  const binary = fileURLToPath(
+    new URL(`../dist/svc${Deno.build.os === "windows" ? ".exe" : ""}`, import.meta.url),
+  );
+  const source = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
+  const candidates: Candidate[] = [
+    {
+      label: `deno run dist/svc.js (${(bytes / 1024).toFixed(0)} KiB)`,
+      command: Deno.execPath(),
+      args: ["run", "-A", outfile, "console"],
+    },
+    ...(await exists(binary))
+      ? [{ label: "compiled binary dist/svc", command: binary, args: ["console"] }]
+      : [],
+    {
+      label: "deno run cli/main.ts (sources)",
+      command: Deno.execPath(),
+      args: ["run", "-A", source, "console"],
+    },
+  ];
+  const cwd = await Deno.makeTempDir({ prefix: "svc-cold-start-" });
+  try {
+    const samples = new Map(candidates.map((c) => [c, [] as number[]]));
+    // The first start of a file fills Deno's code cache; it is reported apart.
+    const first = new Map<Candidate, number>();
+    for (const candidate of candidates) first.set(candidate, await startOnce(candidate, cwd));
+    for (let run = 0; run < runs; run++) {
+      for (const candidate of candidates) samples.get(candidate)!.push(await startOnce(candidate, cwd));
+    }
+    console.log(`cold start to first console answer, ${runs} runs each (ms):`);
+    for (const candidate of candidates) {
+      const sorted = samples.get(candidate)!.sort((a, b) => a - b);
+      const median = quantile(sorted, 0.5);
+      console.log(
+        `  ${candidate.label.padEnd(40)} median ${median.toFixed(1).padStart(6)}  ` +
+          `min ${sorted[0].toFixed(1).padStart(6)}  p90 ${quantile(sorted, 0.9).toFixed(1).padStart(6)}  ` +
+          `first ${first.get(candidate)!.toFixed(1).padStart(6)}  ` +
+          (median <= AIM_MS ? `(aim ${AIM_MS} ms: met)` : `(aim ${AIM_MS} ms: missed)`),
+      );
+    }
+    if (!(await exists(binary))) {
+      console.log("  (no compiled binary at dist/svc: run `deno task compile` first)");
+    }
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
+}

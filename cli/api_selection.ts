@@ -1,0 +1,74 @@
+/**
+ * Which {@link ModelApi} a CLI surface (console, MCP over stdio) speaks to:
+ * embedded (an in-memory service that dies with the process) by default, or a
+ * server's REST API with `--url <base>` / `SVC_URL` (SPEC.md "Run modes"). The
+ * key comes from `--api-key` or `SVC_API_KEY`; the command line wins over the
+ * environment. Nothing here touches the network: a wrong URL or key shows up
+ * on the first remote call, as that call's error.
+ *
+ * @module
+ */
+import { engineConfig, envName } from "../engine/config.ts";
+import type { ModelApi } from "../engine/service/api.ts";
+import type { ModelService } from "../engine/service/service.ts";
+import { parseCliArgs } from "./args.ts";
+import { normaliseBaseUrl, RestClient } from "./remote/rest_client.ts";
+
+/** Reads an environment variable (`SVC_URL`). */
+export type EnvLookup = (name: string) => string | undefined;
+
+/** The selected API. */
+export interface ApiSelection {
+  api: ModelApi;
+  mode: "embedded" | "remote";
+  /** The server's base URL in remote mode (never carries the key). */
+  url?: string;
+  /**
+   * The API key in remote mode, for other connections to the same server (the
+   * WebSocket change feed); never print or log it.
+   */
+  apiKey?: string;
+  /** The in-process service in embedded mode (its event hook tells subscribers about commits). */
+  service?: ModelService;
+  /** Releases the API (closes the embedded service). */
+  close(): Promise<void>;
+}
+
+/** Options of {@link resolveApi}. */
+export interface ResolveOptions {
+  /** Where embedded-mode warnings go (stderr by default). */
+  warn?: (message: string) => void;
+}
+
+/**
+ * Picks the API from the command line (`--url`, `--api-key`, `--config`) and
+ * the environment. In embedded mode, `--config <file>` supplies `svc.*` engine
+ * keys as `svc serve` reads them (the environment wins).
+ */
+export async function resolveApi(
+  args: readonly string[],
+  env: EnvLookup = (name) => Deno.env.get(name),
+  options: ResolveOptions = {},
+): Promise<ApiSelection> {
+  const parsed = parseCliArgs(args);
+  const given = parsed.url ?? nonEmpty(env("SVC_URL"));
+  if (given !== undefined) {
+    const url = normaliseBaseUrl(given);
+    const apiKey = parsed.apiKey ?? nonEmpty(env("SVC_API_KEY"));
+    const client = new RestClient({ baseUrl: url, apiKey });
+    return { api: client, mode: "remote", url, apiKey, close: () => Promise.resolve() };
+  }
+  const warn = options.warn ?? ((message: string) => console.error(`warning: ${message}`));
+  const config = parsed.config === undefined
+    ? engineConfig((key) => env(envName(key)))
+    // Loaded on demand: the YAML parser is only needed with a file.
+    : (await (await import("../server/config.ts")).loadConfig(args, env)).engine;
+  // Loaded on demand: remote mode, --help and --version do not start the engine.
+  const { ModelService: Service } = await import("../engine/service/service.ts");
+  const service = await Service.open({ config, observer: { warn } });
+  return { api: service, mode: "embedded", service, close: () => service.close() };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value?.trim() ? value.trim() : undefined;
+}

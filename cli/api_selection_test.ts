@@ -1,0 +1,51 @@
+import assert from "node:assert/strict";
+import { ServiceError } from "../engine/errors.ts";
+import { ModelService } from "../engine/service/service.ts";
+import { resolveApi } from "./api_selection.ts";
+import { RestClient } from "./remote/rest_client.ts";
+
+const envOf = (vars: Record<string, string>) => (name: string) => vars[name];
+
+Deno.test("embedded by default; --url or SVC_URL selects remote, the command line winning", async () => {
+  const embedded = await resolveApi([], envOf({}));
+  assert.equal(embedded.mode, "embedded");
+  assert.ok(embedded.api instanceof ModelService);
+  assert.equal(embedded.service, embedded.api);
+  await embedded.close();
+
+  const fromEnv = await resolveApi(["console"], envOf({ SVC_URL: "http://127.0.0.1:9/", SVC_API_KEY: "k" }));
+  assert.equal(fromEnv.mode, "remote");
+  assert.equal(fromEnv.url, "http://127.0.0.1:9");
+  assert.ok(fromEnv.api instanceof RestClient);
+  assert.equal(fromEnv.apiKey, "k");
+
+  const fromArgs = await resolveApi(
+    ["--url", "http://127.0.0.1:8"],
+    envOf({ SVC_URL: "http://127.0.0.1:9" }),
+  );
+  assert.equal(fromArgs.url, "http://127.0.0.1:8");
+  assert.equal(fromArgs.apiKey, undefined);
+  // A blank SVC_URL is unset.
+  assert.equal((await resolveApi([], envOf({ SVC_URL: "  " }))).mode, "embedded");
+  await assert.rejects(resolveApi(["--url", "nope"], envOf({})), ServiceError);
+});
+
+Deno.test("embedded mode reads engine keys from the environment and from --config", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/svc.yaml`, "svc:\n  max-models: 1\n");
+    for (
+      const [args, env] of [[["--config", `${dir}/svc.yaml`], {}], [[], { SVC_MAX_MODELS: "1" }]] as const
+    ) {
+      const { api, close } = await resolveApi(args, envOf(env));
+      try {
+        await api.createModel({ id: "a", schema: { type: "object" } });
+        await assert.rejects(api.createModel({ id: "b", schema: { type: "object" } }), { kind: "too_many" });
+      } finally {
+        await close();
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,57 @@
+/**
+ * Command-line parsing of `svc`: the subcommand and the options every
+ * subcommand shares. Options that take a value (`--url`, `--api-key`,
+ * `--config`) accept `--name value` and `--name=value`; their values are never
+ * mistaken for the subcommand (`svc --url http://h console`).
+ *
+ * @module
+ */
+
+/** Options that take a value. */
+const VALUE_OPTIONS = ["--url", "--api-key", "--config"] as const;
+
+/** What the command line says. */
+export interface CliArgs {
+  /** The subcommand; `undefined` when none was given. */
+  command?: string;
+  /** `--url`: base URL of a server (remote mode). */
+  url?: string;
+  /** `--api-key`: the server's API key. */
+  apiKey?: string;
+  /** `--config`: a JSON or YAML file of `svc.*` keys. */
+  config?: string;
+  help: boolean;
+  version: boolean;
+  /** Every argument except the subcommand, as given (subcommands read their own options from it). */
+  rest: string[];
+}
+
+/** Parses the arguments of `svc`; a value option without its value is an error. */
+export function parseCliArgs(args: readonly string[]): CliArgs {
+  const parsed: CliArgs = { help: false, version: false, rest: [] };
+  const values: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const option = VALUE_OPTIONS.find((name) => arg === name || arg.startsWith(`${name}=`));
+    if (option) {
+      const inline = arg.length > option.length;
+      const value = inline ? arg.slice(option.length + 1) : args[i + 1];
+      if (value === undefined) throw new Error(`Option ${option} needs a value`);
+      values[option] = value;
+      parsed.rest.push(arg);
+      if (!inline) parsed.rest.push(args[++i]);
+      continue;
+    }
+    if (arg === "--help" || arg === "-h") parsed.help = true;
+    else if (arg === "--version" || arg === "-V") parsed.version = true;
+    else if (!arg.startsWith("-") && parsed.command === undefined) {
+      parsed.command = arg;
+      continue;
+    }
+    parsed.rest.push(arg);
+  }
+  parsed.url = values["--url"];
+  parsed.apiKey = values["--api-key"];
+  parsed.config = values["--config"];
+  return parsed;
+}

@@ -1,0 +1,105 @@
+/**
+ * Turns a server's non-2xx answer back into the {@link ServiceError} the
+ * server's service threw, so a remote caller sees what an embedded one sees:
+ * the same kind, the same message and the same structured body.
+ *
+ * The server sends two shapes (server/problem.ts): a generic RFC 7807 document
+ * whose `detail` is the message, or a structured body (`{error, violations}`,
+ * `{error, expected, actual}`, …) without the message. For the structured ones
+ * the message is rebuilt by the engine's own factory for that body, so it is
+ * the exact text the server's service produced.
+ *
+ * @module
+ */
+import {
+  type ConstraintViolation,
+  constraintViolation,
+  type ErrorKind,
+  type Finding,
+  type SchemaViolation,
+  schemaViolation,
+  ServiceError,
+  specInvalid,
+  versionConflict,
+} from "../../engine/errors.ts";
+import { isObject, type Json } from "../../engine/json/value.ts";
+
+/** The kind of a status without a structured body (the server's STATUS_OF_KIND read backwards). */
+const KIND_OF_STATUS: Readonly<Record<number, ErrorKind>> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "too_large",
+  422: "validation_failed",
+  429: "too_many",
+};
+
+// deno-lint-ignore no-explicit-any
+type Body = Record<string, any>;
+
+// The evolution module compiles its JSON Schema when loaded: only load it for its own errors,
+// so remote mode starts without it.
+const evolution = () => import("../../engine/evolve/evolution.ts");
+
+/** The engine factory of each structured body, keyed by its `error` member. */
+const STRUCTURED: Readonly<Record<string, (body: Body) => ServiceError | Promise<ServiceError>>> = {
+  "Constraint violation": (b) => constraintViolation(b.violations as ConstraintViolation[]),
+  "Schema violation": (b) => schemaViolation(b.violations as SchemaViolation[]),
+  "Spec validation failed": (b) => specInvalid(b.errors as Finding[], (b.warnings ?? []) as Finding[]),
+  "Version conflict": (b) => versionConflict(String(b.expected), String(b.actual)),
+  "Invalid evolution": async (b) => (await evolution()).invalidEvolution(b.errors as Finding[]),
+  "Evolution refused": async (b) => (await evolution()).evolutionRefused(b.errors as Finding[]),
+  "State incompatible": async (b) =>
+    (await import("../../engine/evolve/state.ts")).stateStranded(b.violations as SchemaViolation[]),
+};
+
+function kindOfStatus(status: number): ErrorKind {
+  return KIND_OF_STATUS[status] ?? (status >= 400 && status < 500 ? "bad_request" : "internal");
+}
+
+/** A structured body rebuilt by its factory; `null` when unknown or malformed. */
+async function fromStructured(body: Body): Promise<ServiceError | null> {
+  const factory = STRUCTURED[body.error];
+  if (!factory) return null;
+  try {
+    return await factory(body);
+  } catch {
+    // A body that does not have the documented members: fall back to its title.
+    return null;
+  }
+}
+
+/**
+ * The service error of an answer with `status` and body `text`. The body, when
+ * it is a structured one (it has an `error` member), is kept verbatim.
+ */
+export async function errorFromResponse(
+  status: number,
+  statusText: string,
+  text: string,
+): Promise<ServiceError> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (isObject(body)) {
+    const object = body as Body;
+    if (typeof object.error === "string") {
+      const rebuilt = await fromStructured(object);
+      return new ServiceError(
+        rebuilt?.kind ?? kindOfStatus(status),
+        rebuilt?.message ?? object.error,
+        object as Record<string, Json>,
+      );
+    }
+    if (typeof object.detail === "string") return new ServiceError(kindOfStatus(status), object.detail);
+  }
+  // Not one of ours (a proxy's page, an empty body): say what came back.
+  const excerpt = text.trim().slice(0, 200);
+  const head = `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
+  return new ServiceError(kindOfStatus(status), excerpt ? `${head}: ${excerpt}` : head);
+}

@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import {
+  conflict,
+  constraintViolation,
+  notFound,
+  schemaViolation,
+  ServiceError,
+  specInvalid,
+  tooMany,
+  unprocessable,
+  versionConflict,
+} from "../../engine/errors.ts";
+import { evolutionRefused, invalidEvolution } from "../../engine/evolve/evolution.ts";
+import { stateStranded } from "../../engine/evolve/state.ts";
+import { unauthorized } from "../../server/middleware/auth/index.ts";
+import { serviceErrorResponse } from "../../server/problem.ts";
+import { errorFromResponse } from "./problem_error.ts";
+
+/** What a remote caller gets for the response the server sends for `err`. */
+async function roundTrip(err: ServiceError): Promise<ServiceError> {
+  const response = serviceErrorResponse(err)!;
+  return await errorFromResponse(response.status, response.statusText, await response.text());
+}
+
+Deno.test("every service error survives the trip through the server's problem response", async () => {
+  const errors = [
+    conflict("Model 'order' already exists"),
+    notFound("Model 'x' not found"),
+    tooMany("Model limit reached"),
+    unprocessable("Array index 99999 exceeds the limit"),
+    constraintViolation([{ constraintId: "max", message: "qty must not exceed 100", policy: "rollback" }]),
+    constraintViolation([
+      { constraintId: "a", message: "first", policy: "rollback" },
+      { constraintId: "b", message: "second", policy: "rollback" },
+    ]),
+    schemaViolation([{ path: "$.qty", keyword: "minimum", message: "must be >= 0" }]),
+    specInvalid([{ location: "derivations[0].expr", message: "syntax error" }], [
+      { location: "constraints", message: "unused" },
+    ]),
+    versionConflict("1.0.0", "1.0.1"),
+    invalidEvolution([{ location: "addDerivations", message: "must be array" }]),
+    evolutionRefused([{ location: "removeConstants[0]", message: "still referenced" }]),
+    stateStranded([{ path: "$.qty", keyword: "type", message: "must be string" }]),
+  ];
+  for (const original of errors) {
+    const remote = await roundTrip(original);
+    assert.ok(remote instanceof ServiceError);
+    assert.equal(remote.kind, original.kind, original.message);
+    assert.equal(remote.message, original.message);
+    assert.deepEqual(remote.body, original.body);
+  }
+});
+
+Deno.test("the 401 of the key gate is an unauthorized error with the server's message", async () => {
+  const response = unauthorized();
+  const err = await errorFromResponse(response.status, response.statusText, await response.text());
+  assert.equal(err.kind, "unauthorized");
+  assert.equal(err.message, "Missing or invalid API key");
+});
+
+Deno.test("bodies that are not ours still say what came back", async () => {
+  const page = await errorFromResponse(502, "Bad Gateway", "<html>upstream down</html>");
+  assert.equal(page.kind, "internal");
+  assert.equal(page.message, "HTTP 502 Bad Gateway: <html>upstream down</html>");
+  assert.equal(page.body, undefined);
+  const bare = await errorFromResponse(405, "", "");
+  assert.equal(bare.message, "HTTP 405");
+  assert.equal(bare.kind, "bad_request");
+  // A structured title with members missing keeps the title as the message and the body as sent.
+  const odd = await errorFromResponse(409, "Conflict", JSON.stringify({ error: "Constraint violation" }));
+  assert.equal(odd.kind, "conflict");
+  assert.equal(odd.message, "Constraint violation");
+  assert.deepEqual(odd.body, { error: "Constraint violation" });
+});

@@ -1,0 +1,147 @@
+/**
+ * The pure authoring tools (`validate_spec`, `eval_expression`, `test_spec`,
+ * `dry_run`): they compile and run specs in throwaway runtimes and never touch
+ * a registry, so they run locally even when the MCP server's {@link ModelApi}
+ * is a remote client (SPEC.md "Run modes").
+ *
+ * @module
+ */
+import { DEFAULT_CONFIG, type EngineConfig } from "../engine/config.ts";
+import { badRequest, ServiceError, specInvalid } from "../engine/errors.ts";
+import { ExpressionCompiler, ExpressionError } from "../engine/expr/compiler.ts";
+import { isObject, type Json } from "../engine/json/value.ts";
+import type { Clock } from "../engine/ports.ts";
+import type { MutationResult } from "../engine/runtime/pipeline.ts";
+import { ModelRuntime, type RuntimeEnv } from "../engine/runtime/runtime.ts";
+import { runTests, type TestRunResult } from "../engine/runtime/testing.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "../engine/spec/compile.ts";
+import type { TestCase } from "../engine/spec/types.ts";
+
+/** JSON type names `eval_expression` reports, `undefined` meaning "no result" (a missing value). */
+export type ValueType = "null" | "boolean" | "number" | "string" | "array" | "object" | "undefined";
+
+/** What `eval_expression` returns. */
+export interface EvalResult {
+  /** The value; `null` also when the expression yields nothing (see `type`). */
+  result: Json;
+  /** The JSON type of the value, or `undefined` when JSONata produced no value. */
+  type: ValueType;
+}
+
+/** One applied step of a dry run. */
+export type DryRunStep = Omit<MutationResult, "traces">;
+
+/** What `dry_run` returns. */
+export interface DryRunResult {
+  /** The merged state after every step (lazy derivations evaluated). */
+  state: Json;
+  /** Each mutation's result, in order (without traces). */
+  steps: DryRunStep[];
+}
+
+/** The engine functions the authoring tools need; no registry involved. */
+export interface AuthoringEngine {
+  validateSpec(spec: unknown): ValidationReport;
+  evalExpression(expr: string, input?: Json, constants?: Record<string, Json>): Promise<EvalResult>;
+  testSpec(spec: unknown, tests?: unknown[]): Promise<TestRunResult>;
+  dryRun(spec: unknown, mutations?: Record<string, Json>[]): Promise<DryRunResult>;
+}
+
+/** Options of {@link localAuthoring}. */
+export interface AuthoringOptions {
+  config?: EngineConfig;
+  clock?: Clock;
+}
+
+/** The JSON type of an evaluation result. */
+function typeOf(value: Json | undefined): ValueType {
+  if (value === undefined) return "undefined";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value as ValueType;
+}
+
+/** The step of an empty mutation map, which writes nothing (keeps `steps` aligned with `mutations`). */
+const NOTHING_WRITTEN: DryRunStep = Object.freeze({
+  success: true,
+  mutatedPaths: [],
+  derivedUpdated: [],
+  metaUpdated: [],
+  flaggedConstraints: [],
+  dispatchedEffects: [],
+});
+
+/** Authoring tools over the pure engine, with their own expression cache. */
+export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine {
+  const config = options.config ?? { ...DEFAULT_CONFIG };
+  const clock = options.clock ?? { now: () => Date.now() };
+  const env: RuntimeEnv = { config, clock };
+  const compiler = new ExpressionCompiler({
+    cacheSize: config.expressionCacheSize,
+    timeoutMs: config.expressionTimeoutMs,
+    maxDepth: config.expressionMaxDepth,
+  });
+  const compile = (spec: unknown) => compileSpec(spec, { compiler, config, now: clock.now });
+  const compileOrThrow = (spec: unknown): CompiledModel => {
+    const report = compile(spec);
+    if (!report.model) throw specInvalid(report.errors, report.warnings);
+    return report.model;
+  };
+
+  return {
+    validateSpec(spec) {
+      const { valid, errors, warnings } = compile(spec);
+      return { valid, errors, warnings };
+    },
+
+    async evalExpression(expr, input = null, constants = {}) {
+      if (!isObject(constants)) throw badRequest("constants must be an object of name to value");
+      try {
+        const value = await compiler.compile(expr).evaluate(input, { const: constants });
+        return { result: value === undefined ? null : value, type: typeOf(value) };
+      } catch (err) {
+        if (!(err instanceof ExpressionError)) throw err;
+        // The exact JSONata error, with its code and position when it has them.
+        throw new ServiceError("bad_request", err.message, {
+          error: err.message,
+          ...(err.code ? { code: err.code } : {}),
+          ...(typeof err.position === "number" ? { position: err.position } : {}),
+        });
+      }
+    },
+
+    async testSpec(spec, tests) {
+      // Ad-hoc cases replace the embedded ones and are validated like them (same finding locations).
+      const candidate = tests === undefined || !isObject(spec) ? spec : { ...spec, tests };
+      const model = compileOrThrow(candidate);
+      return await runTests(model, env, model.tests as TestCase[]);
+    },
+
+    async dryRun(spec, mutations = []) {
+      const model = compileOrThrow(spec);
+      const { runtime } = await ModelRuntime.create(model, env);
+      const steps: DryRunStep[] = [];
+      for (const [index, mutation] of mutations.entries()) {
+        try {
+          const outcome = await runtime.evaluateMutation(mutation);
+          if (!outcome) {
+            steps.push(NOTHING_WRITTEN);
+            continue;
+          }
+          runtime.commit(outcome);
+          const { traces: _traces, ...step } = outcome.result;
+          steps.push(step);
+        } catch (err) {
+          if (!(err instanceof ServiceError)) throw err;
+          // Which step failed and the state it ran against, on top of the service's own body.
+          throw new ServiceError(err.kind, `mutations[${index}]: ${err.message}`, {
+            ...(err.body ?? { error: err.message }),
+            step: index,
+            state: await runtime.readState(),
+          });
+        }
+      }
+      return { state: await runtime.readState(), steps };
+    },
+  };
+}

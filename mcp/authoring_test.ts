@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { ServiceError } from "../engine/errors.ts";
+import { localAuthoring } from "./authoring.ts";
+
+const spec = {
+  id: "t",
+  schema: { type: "object", properties: { a: { type: "number" } } },
+  derivations: [{ path: "$.b", expr: "a * 2" }],
+  constraints: [{ id: "small", expr: "a < 10", message: "a too big", policy: "rollback" }],
+  tests: [{ given: { "$.a": 2 }, expect: { "$.b": 4 } }],
+};
+
+Deno.test("eval_expression reports the value with its type, undefined distinct from null", async () => {
+  const authoring = localAuthoring();
+  assert.deepEqual(await authoring.evalExpression("a * 2", { a: 3 }), { result: 6, type: "number" });
+  assert.deepEqual(await authoring.evalExpression("nothing", {}), { result: null, type: "undefined" });
+  assert.deepEqual(await authoring.evalExpression("x", { x: null }), { result: null, type: "null" });
+  assert.deepEqual(await authoring.evalExpression("$const.k", null, { k: [1] }), {
+    result: [1],
+    type: "array",
+  });
+  const err = await authoring.evalExpression("(", {}).catch((e) => e);
+  assert.ok(err instanceof ServiceError);
+  assert.equal(typeof err.body?.code, "string");
+});
+
+Deno.test("test_spec runs embedded or ad-hoc cases; dry_run applies steps without a registry", async () => {
+  const authoring = localAuthoring();
+  assert.equal((await authoring.testSpec(spec)).passed, true);
+  const adHoc = await authoring.testSpec(spec, [{ given: { "$.a": 1 }, expect: { "$.b": 3 } }]);
+  assert.equal(adHoc.passed, false);
+  await assert.rejects(authoring.testSpec(spec, [{ given: 1 }]), /tests\[0\]\.given/);
+  const dry = await authoring.dryRun(spec, [{ "$.a": 1 }, {}, { "$.a": 4 }]);
+  assert.deepEqual(dry.state, { a: 4, b: 8 });
+  assert.deepEqual(dry.steps.map((s) => s.mutatedPaths), [["$.a"], [], ["$.a"]]);
+  const failed = await authoring.dryRun(spec, [{ "$.a": 1 }, { "$.a": 11 }]).catch((e) => e);
+  assert.equal(failed.body.error, "Constraint violation");
+  assert.equal(failed.body.step, 1);
+  assert.deepEqual(failed.body.state, { a: 1, b: 2 });
+  assert.equal(authoring.validateSpec(spec).valid, true);
+  assert.deepEqual(authoring.validateSpec({ id: "x" }).errors.map((e) => e.location), ["schema"]);
+});

@@ -1,0 +1,144 @@
+/**
+ * MCP over Streamable HTTP at `/mcp` (SPEC.md "MCP over HTTP", "MCP HTTP
+ * session"): `initialize` over POST creates a session (its own SDK server and
+ * transport) answered with `Mcp-Session-Id`; later POSTs carry the header and
+ * are answered as `application/json` (batches too, a body of only
+ * notifications with 202); GET opens the session's notification stream;
+ * DELETE ends it. A browser `Origin` must be listed in
+ * `svc.mcp.allowed-origins` (an empty list leaves the endpoint open; no Origin
+ * always passes). The API key gate is the app's middleware, as for every route.
+ *
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { ModelApi } from "../engine/service/api.ts";
+import type { ModelService } from "../engine/service/service.ts";
+import type { McpMount } from "../server/app.ts";
+import { localAuthoring } from "./authoring.ts";
+import { serviceCommitEvents } from "./events.ts";
+import { createMcpServer, type McpServerOptions } from "./server.ts";
+
+/** Options of {@link createMcpHttpMount}. */
+export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsReady" | "mode"> {
+  /** `svc.mcp.allowed-origins`: browser origins accepted; empty accepts every origin. */
+  allowedOrigins: readonly string[];
+  /** Named in the readiness line (default `server`). */
+  mode?: string;
+  /**
+   * A session without a request for this long is ended when the next session
+   * opens (clients that vanish without DELETE); default one hour.
+   */
+  idleSessionMs?: number;
+  /** Clock of the idle check (tests). */
+  now?: () => number;
+}
+
+/** Default of {@link McpHttpOptions.idleSessionMs}. */
+export const IDLE_SESSION_MS = 60 * 60 * 1000;
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  /** When the session last saw a request. */
+  lastUsed: number;
+  close(): Promise<void>;
+  /** Called once the GET stream is open: notifications can now reach the client. */
+  streamOpened(): void;
+}
+
+/** A JSON-RPC error response with an HTTP status, as the SDK transport writes them. */
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
+/** Normalizes an origin for comparison (`HTTP://Host:1/` and `http://host:1` are one origin). */
+function normalizeOrigin(origin: string): string {
+  return origin.trim().replace(/\/+$/, "").toLowerCase();
+}
+
+/** The `/mcp` surface over `api`. */
+export function createMcpHttpMount(api: ModelApi, options: McpHttpOptions): McpMount {
+  const allowed = new Set(options.allowedOrigins.map(normalizeOrigin));
+  const sessions = new Map<string, Session>();
+  const now = options.now ?? Date.now;
+  const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
+  // Swept when a session opens, so abandoned sessions cannot pile up and no timer is needed.
+  const sweepIdle = () => {
+    for (const session of sessions.values()) {
+      if (now() - session.lastUsed > idleMs) void session.close();
+    }
+  };
+
+  const openSession = (): Session => {
+    const ready = Promise.withResolvers<void>();
+    const server = createMcpServer(api, {
+      ...options,
+      mode: options.mode ?? "server",
+      notificationsReady: ready.promise,
+    });
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        sessions.set(id, session);
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    let closing: Promise<void> | undefined;
+    const session: Session = {
+      transport,
+      lastUsed: now(),
+      streamOpened: () => ready.resolve(),
+      close: () =>
+        closing ??= (async () => {
+          if (transport.sessionId) sessions.delete(transport.sessionId);
+          await server.close();
+        })(),
+    };
+    transport.onclose = () => void session.close();
+    server.connect(transport).catch((err) => options.onError?.(err as Error));
+    return session;
+  };
+
+  return {
+    async handle(request) {
+      const origin = request.headers.get("origin");
+      if (origin !== null && allowed.size > 0 && !allowed.has(normalizeOrigin(origin))) {
+        return jsonRpcError(403, -32000, `Forbidden: origin '${origin}' is not allowed`);
+      }
+      const sessionId = request.headers.get("mcp-session-id");
+      if (sessionId !== null) {
+        const session = sessions.get(sessionId);
+        if (!session) return jsonRpcError(404, -32001, "Session not found");
+        session.lastUsed = now();
+        const response = await session.transport.handleRequest(request);
+        if (request.method === "GET" && response.ok) session.streamOpened();
+        return response;
+      }
+      if (request.method !== "POST") {
+        return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      }
+      // A POST without a session must be `initialize`; otherwise the transport refuses it and the
+      // unused session is dropped.
+      sweepIdle();
+      const session = openSession();
+      const response = await session.transport.handleRequest(request);
+      if (session.transport.sessionId === undefined) await session.close();
+      return response;
+    },
+    async close() {
+      await Promise.all([...sessions.values()].map((s) => s.close()));
+    },
+  };
+}
+
+/** The server's own `/mcp`: MCP over its service, commits from its event hook. */
+export function createServiceMcpMount(service: ModelService, allowedOrigins: readonly string[]): McpMount {
+  return createMcpHttpMount(service, {
+    allowedOrigins,
+    events: serviceCommitEvents(service),
+    authoring: localAuthoring({ config: service.config, clock: service.platform.clock }),
+  });
+}

@@ -1,0 +1,186 @@
+/**
+ * The MCP resources (SPEC.md "MCP resources"): the guides, the two JSON
+ * Schemas, the bundled examples and each model's live merged state, the two
+ * URI templates, and subscriptions that turn commits into
+ * `notifications/resources/updated`.
+ *
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { EXAMPLES, GUIDES, MODEL_SPEC_SCHEMA } from "../engine/authoring/mod.ts";
+import { ServiceError } from "../engine/errors.ts";
+import { SPEC_EVOLUTION_SCHEMA } from "../engine/evolve/schema.ts";
+import type { ModelApi } from "../engine/service/api.ts";
+import type { CommitEvents } from "./events.ts";
+import { ProtocolError } from "./protocol_error.ts";
+
+/** JSON-RPC error code of an unknown resource (SPEC.md "Errors"). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+const STATE_PREFIX = "svc://state/";
+const JSON_TYPE = "application/json";
+
+/** The state URI of a model. */
+export function stateUri(modelId: string): string {
+  return STATE_PREFIX + encodeURIComponent(modelId);
+}
+
+/** The model id of a state URI, or `null` for any other URI. */
+export function stateModelId(uri: string): string | null {
+  if (!uri.startsWith(STATE_PREFIX) || uri.length === STATE_PREFIX.length) return null;
+  try {
+    return decodeURIComponent(uri.slice(STATE_PREFIX.length));
+  } catch {
+    return null;
+  }
+}
+
+interface StaticResource extends Resource {
+  text: string;
+}
+
+const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** Guides, schemas and examples: fixed content, listed in this order. */
+const STATIC_RESOURCES: readonly StaticResource[] = [
+  ...GUIDES.map((g) => ({
+    uri: g.uri,
+    name: g.name,
+    title: g.title,
+    description: g.description,
+    mimeType: g.mimeType,
+    text: g.text,
+  })),
+  {
+    uri: "svc://schema/model-spec",
+    name: "model-spec-schema",
+    title: "ModelSpec JSON Schema",
+    description: "JSON Schema (2020-12) of a ModelSpec, the body of create_model.",
+    mimeType: JSON_TYPE,
+    text: pretty(MODEL_SPEC_SCHEMA),
+  },
+  {
+    uri: "svc://schema/spec-evolution",
+    name: "spec-evolution-schema",
+    title: "SpecEvolution JSON Schema",
+    description: "JSON Schema (2020-12) of a SpecEvolution, the body of evolve_spec.",
+    mimeType: JSON_TYPE,
+    text: pretty(SPEC_EVOLUTION_SCHEMA),
+  },
+  ...EXAMPLES.map((e) => ({
+    uri: `svc://examples/${e.name}`,
+    name: `example-${e.name}`,
+    title: e.title,
+    description: e.description,
+    mimeType: JSON_TYPE,
+    text: pretty(e.spec),
+  })),
+];
+const BY_URI = new Map(STATIC_RESOURCES.map((r) => [r.uri, r]));
+
+/** The two URI templates. */
+export const RESOURCE_TEMPLATES: readonly ResourceTemplate[] = [
+  {
+    uriTemplate: "svc://examples/{name}",
+    name: "example",
+    title: "Bundled example spec",
+    description: `A realistic ModelSpec with tests and views: ${EXAMPLES.map((e) => e.name).join(", ")}.`,
+    mimeType: JSON_TYPE,
+  },
+  {
+    uriTemplate: "svc://state/{modelId}",
+    name: "model-state",
+    title: "Live model state",
+    description: "A model's live merged state (base fields with derived values); subscribable.",
+    mimeType: JSON_TYPE,
+  },
+];
+
+function notFound(uri: string): ProtocolError {
+  return new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+}
+
+/** Every resource: the fixed ones, then the state of each model the API lists. */
+export async function listResources(api: ModelApi): Promise<Resource[]> {
+  const fixed = STATIC_RESOURCES.map(({ text: _text, ...resource }) => resource);
+  const models = await api.listModels();
+  return [
+    ...fixed,
+    ...models.map((id) => ({
+      uri: stateUri(id),
+      name: `state-${id}`,
+      title: `State of ${id}`,
+      description: `Live merged state of model '${id}' (subscribable).`,
+      mimeType: JSON_TYPE,
+    })),
+  ];
+}
+
+/** Reads a resource; an unknown URI or model is JSON-RPC error -32002. */
+export async function readResource(api: ModelApi, uri: string): Promise<ReadResourceResult> {
+  const fixed = BY_URI.get(uri);
+  if (fixed) return { contents: [{ uri, mimeType: fixed.mimeType, text: fixed.text }] };
+  const modelId = stateModelId(uri);
+  if (modelId === null) throw notFound(uri);
+  try {
+    return { contents: [{ uri, mimeType: JSON_TYPE, text: pretty(await api.getState(modelId)) }] };
+  } catch (err) {
+    if (err instanceof ServiceError && err.kind === "not_found") throw notFound(uri);
+    throw err;
+  }
+}
+
+/**
+ * One session's resource subscriptions: each subscribed state URI watches its
+ * model's commits and calls `notify` with the URI.
+ */
+export class ResourceSubscriptions {
+  readonly #api: ModelApi;
+  readonly #events: CommitEvents | undefined;
+  readonly #notify: (uri: string) => void;
+  readonly #watches = new Map<string, () => void>();
+
+  constructor(api: ModelApi, events: CommitEvents | undefined, notify: (uri: string) => void) {
+    this.#api = api;
+    this.#events = events;
+    this.#notify = notify;
+  }
+
+  /** URIs currently subscribed. */
+  get uris(): string[] {
+    return [...this.#watches.keys()];
+  }
+
+  /**
+   * Subscribes to a resource. Fixed resources never change, so subscribing to
+   * them is accepted and silent; a state URI must name an existing model.
+   */
+  async subscribe(uri: string): Promise<void> {
+    if (BY_URI.has(uri) || this.#watches.has(uri)) return;
+    const modelId = stateModelId(uri);
+    if (modelId === null) throw notFound(uri);
+    try {
+      await this.#api.getInfo(modelId);
+    } catch (err) {
+      if (err instanceof ServiceError && err.kind === "not_found") throw notFound(uri);
+      throw err;
+    }
+    const stop = await this.#events?.watch(modelId, () => this.#notify(uri)) ?? (() => {});
+    // A concurrent subscribe to the same URI may have won; keep one watch.
+    if (this.#watches.has(uri)) stop();
+    else this.#watches.set(uri, stop);
+  }
+
+  /** Stops notifications for a URI (unknown URIs are ignored). */
+  unsubscribe(uri: string): void {
+    this.#watches.get(uri)?.();
+    this.#watches.delete(uri);
+  }
+
+  /** Ends every subscription (session closed). */
+  close(): void {
+    for (const stop of this.#watches.values()) stop();
+    this.#watches.clear();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Tool results (SPEC.md "MCP tools", "Errors"): a success is a pretty-printed
+ * JSON text block, plus `structuredContent` when the value is an object; a
+ * failure is a result with `isError: true` carrying the service's structured
+ * body (rollback, schema violation, version conflict) or `{error: <message>}`;
+ * a result too large for an agent's context is withheld with a hint.
+ *
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ServiceError } from "../engine/errors.ts";
+import { isObject } from "../engine/json/value.ts";
+
+/** Pretty-printed results longer than this many characters are withheld ("about 50 KB"). */
+export const RESULT_LIMIT_CHARS = 50 * 1024;
+
+/** How to narrow a result, per tool; the generic advice otherwise. */
+const NARROWING_HINTS: Record<string, string> = {
+  get_state: "ask for less: pass `paths` (addresses of the subtrees you need) and/or `depth` " +
+    "(containers deeper than it are collapsed to markers), or read single fields with get_field",
+  explain: "pass `limit` to keep only the most recent trace records",
+  get_audit: "pass `limit`, `pathPrefix`, `from` or `to` to narrow the records",
+  mutate: "call again without `includeTraces`, or read traces per field with explain and `limit`",
+  patch_model: "call again without `includeTraces`, or read traces per field with explain and `limit`",
+  download_blob: "the blob is too large to inline; download it over REST (GET /blobs/{blobId})",
+  dry_run: "pass fewer or smaller mutations, or check the spec with test_spec",
+};
+const GENERIC_HINT = "narrow the request (fewer paths, a smaller depth or limit) and call again";
+
+/** A successful tool result for `value` (`undefined` reads as `null`). */
+export function toolSuccess(tool: string, value: unknown): CallToolResult {
+  const json = value === undefined ? null : value;
+  const text = JSON.stringify(json, null, 2);
+  if (text.length > RESULT_LIMIT_CHARS) return tooLarge(tool, text.length);
+  return isObject(json)
+    ? { content: [{ type: "text", text }], structuredContent: json, isError: false }
+    : { content: [{ type: "text", text }], isError: false };
+}
+
+/** The body a failure carries: the service's structured body, or `{error: <message>}`. */
+export function failureBody(err: unknown): Record<string, unknown> {
+  if (err instanceof ServiceError) return err.body ? { ...err.body } : { error: err.message };
+  return { error: err instanceof Error ? err.message : String(err) };
+}
+
+/** A failed tool result (`isError: true`) carrying the body of a thrown error (withheld when too large). */
+export function toolFailure(tool: string, err: unknown): CallToolResult {
+  const body = failureBody(err);
+  const text = JSON.stringify(body, null, 2);
+  return text.length > RESULT_LIMIT_CHARS ? tooLarge(tool, text.length) : failure(body, text);
+}
+
+function failure(body: Record<string, unknown>, text = JSON.stringify(body, null, 2)): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent: body, isError: true };
+}
+
+/** The withheld-result failure: the size, the limit and how to narrow the call. */
+function tooLarge(tool: string, resultChars: number): CallToolResult {
+  return failure({
+    error: "Result too large",
+    resultChars,
+    limitChars: RESULT_LIMIT_CHARS,
+    hint: NARROWING_HINTS[tool] ?? GENERIC_HINT,
+  });
+}

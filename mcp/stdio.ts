@@ -1,0 +1,94 @@
+/**
+ * MCP over stdio (SPEC.md "MCP over stdio"): newline-delimited JSON-RPC 2.0 on
+ * web streams, one message per line; a leading byte order mark is tolerated;
+ * a line that is not JSON gets a parse error (-32700) and a JSON value that is
+ * not a JSON-RPC message an invalid-request error (-32600). Only protocol
+ * messages are written; diagnostics go to the caller's error sink.
+ *
+ * The SDK's own stdio transport reads Node streams, drops unparsable lines
+ * without answering and never reports the end of input, hence this one.
+ *
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { readLines } from "../cli/lines.ts";
+
+/** A JSON-RPC error answer to a line that could not be handled. */
+function errorMessage(id: unknown, code: number, message: string): JSONRPCMessage {
+  const validId = typeof id === "string" || typeof id === "number" ? id : null;
+  return { jsonrpc: "2.0", id: validId, error: { code, message } } as unknown as JSONRPCMessage;
+}
+
+/** A transport over a readable line stream and a writable byte stream. */
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #input: ReadableStream<Uint8Array>;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #encoder = new TextEncoder();
+  #reader?: AsyncGenerator<string>;
+  #closed = false;
+  /** Resolves once input ended or the transport was closed. */
+  readonly finished: Promise<void>;
+  readonly #finish: () => void;
+
+  constructor(input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>) {
+    this.#input = input;
+    this.#writer = output.getWriter();
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.finished = promise;
+    this.#finish = resolve;
+  }
+
+  start(): Promise<void> {
+    this.#reader = readLines(this.#input);
+    this.#pump().catch((err) => this.onerror?.(err as Error)).finally(() => this.close());
+    return Promise.resolve();
+  }
+
+  async #pump(): Promise<void> {
+    for await (const raw of this.#reader!) {
+      const line = raw.replace(/^\uFEFF/, "").trim();
+      if (line === "") continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch (err) {
+        await this.send(errorMessage(null, ErrorCode.ParseError, `Parse error: ${(err as Error).message}`));
+        continue;
+      }
+      // A batch is dispatched message by message; each answer is its own line.
+      for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
+        const message = JSONRPCMessageSchema.safeParse(item);
+        if (message.success) this.onmessage?.(message.data);
+        else {
+          const id = (item as { id?: unknown } | null)?.id;
+          await this.send(
+            errorMessage(id, ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message"),
+          );
+        }
+      }
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return;
+    // JSON.stringify escapes newlines inside strings, so one message is one line.
+    await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    // Not awaited: a generator suspended on a read finishes its return only after that read.
+    this.#reader?.return(undefined).catch(() => {});
+    await this.#writer.ready.catch(() => {});
+    this.#writer.releaseLock();
+    this.onclose?.();
+    this.#finish();
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * `deno task bundle`: the single-file JS entry, built into a temporary
+ * directory and started with `deno run` from a directory without any Deno
+ * configuration (as `npx -y deno run -A svc.js` would): it answers console
+ * lines, and the commands it loads on demand (`mcp`, `serve`, remote mode) work too.
+ */
+import assert from "node:assert/strict";
+import { buildCliBundle } from "../../cli/build/bundle.ts";
+import { orderSpec } from "../server/helpers.ts";
+import { runCli, spawnServe } from "./helpers.ts";
+
+Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, and talks to that server", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-bundle-" });
+  try {
+    const { outfile, bytes } = await buildCliBundle({ outfile: `${dir}/svc.js` });
+    assert.ok(bytes > 0);
+    const source = await Deno.readTextFile(outfile);
+    assert.ok(!/from\s*"npm:|from\s*"(?!node:)[a-z@]/.test(source), "no import left but node: built-ins");
+    const cwd = await Deno.makeTempDir({ dir });
+
+    const version = await runCli(["--version"], { script: outfile, cwd });
+    assert.match(version.stdout, /^reactive-model-service \S+\n$/);
+
+    const embedded = await runCli(["console"], {
+      script: outfile,
+      cwd,
+      lines: [
+        { cmd: "create-model", spec: orderSpec() },
+        { cmd: "mutate", id: "order", mutations: { "$.qty": 4, "$.price": 2.5 } },
+        { cmd: "get-field", id: "order", path: "$.total" },
+        { cmd: "exit" },
+      ],
+    });
+    assert.equal(embedded.code, 0, embedded.stderr);
+    assert.deepEqual(embedded.replies.map((r) => r.ok), [true, true, true, true]);
+    assert.equal(embedded.replies[2].result, 10);
+
+    const mcp = await runCli(["mcp"], {
+      script: outfile,
+      cwd,
+      lines: [{
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "test", version: "1" },
+        },
+      }],
+    });
+    assert.equal(mcp.code, 0, mcp.stderr);
+    const initialized = mcp.replies.find((message) => message.id === 1);
+    assert.equal(initialized?.result?.serverInfo?.name, "reactive-model-service", mcp.stdout);
+
+    const key = "bundle-key-31";
+    const serve = await spawnServe({
+      script: outfile,
+      cwd,
+      denoFlags: ["--unstable-kv"],
+      env: { SVC_API_KEY: key, SVC_PERSISTENCE_DIR: `${dir}/data` },
+    });
+    try {
+      assert.ok(serve.url, "the bundle's serve printed its startup line");
+      const remote = await runCli(["console", "--url", serve.url!], {
+        script: outfile,
+        cwd,
+        env: { SVC_API_KEY: key },
+        lines: [{ cmd: "create-model", spec: orderSpec() }, { cmd: "create-model", spec: orderSpec() }, {
+          cmd: "list-models",
+        }],
+      });
+      assert.deepEqual(remote.replies, [
+        { ok: true, result: { id: "order", status: "created" } },
+        { ok: false, error: "Model 'order' already exists" },
+        { ok: true, result: ["order"] },
+      ]);
+    } finally {
+      const { code, stdout, stderr } = await serve.stop();
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, /\(storage: kv \(.*svc\.kv\); auth: API key\)/);
+      assert.ok(!stdout.includes(key) && !stderr.includes(key));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,112 @@
+/**
+ * Test helpers: the real `svc` CLI as a child process (from the sources or a
+ * bundle), fed console lines on stdin, with everything it printed collected.
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+
+/** The CLI entry of the sources. */
+export const CLI_MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+
+/** What a finished CLI process printed. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The JSON object lines of stdout (console answers), parsed. */
+  // deno-lint-ignore no-explicit-any
+  replies: any[];
+}
+
+/** Options of {@link runCli}. */
+export interface RunOptions {
+  /** Lines for stdin: objects are sent as JSON, strings as they are. */
+  lines?: unknown[];
+  /** Environment of the child (nothing inherited but PATH and HOME). */
+  env?: Record<string, string>;
+  /** The script `deno run` starts; the sources' cli/main.ts by default. */
+  script?: string;
+  /** Extra `deno run` flags placed before the script. */
+  denoFlags?: string[];
+  cwd?: string;
+}
+
+/** Runs `deno run -A <script> ...args`, writes the lines, closes stdin and waits for the exit. */
+export async function runCli(args: string[], options: RunOptions = {}): Promise<CliRun> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...(options.denoFlags ?? []), options.script ?? CLI_MAIN, ...args],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    cwd: options.cwd,
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "",
+      HOME: Deno.env.get("HOME") ?? "",
+      NO_COLOR: "1",
+      ...options.env,
+    },
+  }).spawn();
+  const input = (options.lines ?? []).map((line) => typeof line === "string" ? line : JSON.stringify(line));
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(input.map((line) => line + "\n").join("")));
+  await writer.close();
+  const { code, stdout, stderr } = await child.output();
+  const text = new TextDecoder().decode(stdout);
+  return {
+    code,
+    stdout: text,
+    stderr: new TextDecoder().decode(stderr),
+    replies: text.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line)),
+  };
+}
+
+/** A `svc serve` child process. */
+export interface ServeProcess {
+  /** Base URL from the startup line; `undefined` when the process ended before printing it. */
+  url?: string;
+  /** Sends SIGTERM and resolves with the exit code and everything printed. */
+  stop(): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/** Starts `deno run -A [flags] <script> serve` on a free loopback port. */
+export async function spawnServe(options: RunOptions = {}): Promise<ServeProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...(options.denoFlags ?? []), options.script ?? CLI_MAIN, "serve"],
+    stdout: "piped",
+    stderr: "piped",
+    cwd: options.cwd,
+    env: { NO_COLOR: "1", SVC_HOST: "127.0.0.1", SVC_PORT: "0", ...options.env },
+  }).spawn();
+  const decoder = new TextDecoder();
+  const reader = child.stdout.getReader();
+  let stdout = "";
+  let url: string | undefined;
+  while (!url) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    stdout += decoder.decode(value, { stream: true });
+    url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+  }
+  const rest = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return stdout;
+      stdout += decoder.decode(value, { stream: true });
+    }
+  })();
+  const stderr = new Response(child.stderr).text();
+  return {
+    url,
+    stop: async () => {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already ended.
+      }
+      const { code } = await child.status;
+      return { code, stdout: await rest, stderr: await stderr };
+    },
+  };
+}

@@ -1,0 +1,211 @@
+/**
+ * The protocol around the tools, over both transports: version negotiation,
+ * initialize contents, the readiness log line and `logging/setLevel`
+ * suppression, JSON-RPC errors for malformed input, and the HTTP session
+ * lifecycle (session id, 202 for notifications, batches, GET stream, DELETE,
+ * API key, Origin check).
+ */
+import assert from "node:assert/strict";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
+import { PROTOCOL_VERSIONS } from "../../mcp/server.ts";
+import { call, startTestServer } from "../server/helpers.ts";
+import { connectHttp, connectStdio, initializeMessage, POST_HEADERS, rawStdio } from "./helpers.ts";
+
+const ASKED = [...PROTOCOL_VERSIONS, "2024-10-07", "1999-01-01"];
+const answerFor = (asked: string) => PROTOCOL_VERSIONS.includes(asked) ? asked : "2025-11-25";
+
+const isLog = (level: string) => (n: ServerNotification) =>
+  n.method === "notifications/message" && n.params.level === level;
+/** The text of a log notification. */
+const logText = (n: ServerNotification) => String((n.params as { data?: unknown }).data);
+
+Deno.test("stdio: each supported version is echoed, others get the newest; initialize contents", async () => {
+  const answers = await rawStdio(ASKED.map((v, i) => JSON.stringify(initializeMessage(v, i))), ASKED.length);
+  const byId = new Map(answers.map((a) => [a.id, a.result as Record<string, unknown>]));
+  ASKED.forEach((asked, i) => assert.equal(byId.get(i)!.protocolVersion, answerFor(asked), asked));
+  const result = byId.get(0)!;
+  assert.deepEqual(result.serverInfo, { name: SERVICE_NAME, version: SERVICE_VERSION });
+  assert.deepEqual(result.capabilities, { tools: {}, resources: { subscribe: true }, logging: {} });
+  assert.match(
+    result.instructions as string,
+    /validate_spec[\s\S]*dry_run[\s\S]*create_model[\s\S]*evolve_spec/,
+  );
+});
+
+Deno.test("stdio: malformed input gets JSON-RPC errors; a byte order mark is tolerated; ping is {}", async () => {
+  const lines = [
+    "\uFEFF" + JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    "not json",
+    JSON.stringify({ hello: "world" }),
+    JSON.stringify({ jsonrpc: "2.0", id: 2, method: "bogus/method" }),
+    JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { arguments: {} } }),
+  ];
+  const answers = await rawStdio(lines, 5);
+  const byId = (id: unknown) => answers.filter((a) => a.id === id);
+  assert.deepEqual(byId(1)[0].result, {});
+  const parseAndInvalid = byId(null).map((a) => (a.error as { code: number }).code).sort((a, b) => a - b);
+  assert.deepEqual(parseAndInvalid, [-32700, -32600]);
+  assert.equal((byId(2)[0].error as { code: number }).code, -32601);
+  const missingName = byId(3)[0].error as { code: number; message: string };
+  assert.equal(missingName.code, -32602);
+  assert.match(missingName.message, /name/);
+});
+
+Deno.test("stdio: a readiness line after initialized; setLevel suppresses below the level", async () => {
+  const connected = await connectStdio();
+  const { client, notifications } = connected;
+  try {
+    const ready = await connected.waitFor(isLog("info"));
+    assert.match(logText(ready), /ready: mode embedded, 25 tools/);
+    // Per-call lines are debug: suppressed at the default level and at warning, shown at debug.
+    await client.callTool({ name: "list_models", arguments: {} });
+    assert.equal(notifications.filter(isLog("debug")).length, 0);
+    await client.setLoggingLevel("debug");
+    await client.callTool({ name: "list_models", arguments: {} });
+    assert.equal(notifications.filter(isLog("debug")).length, 1);
+    await client.setLoggingLevel("warning");
+    await client.callTool({ name: "list_models", arguments: {} });
+    assert.equal(notifications.filter(isLog("debug")).length, 1);
+    assert.equal(notifications.filter(isLog("info")).length, 1, "exactly one readiness line");
+    assert.deepEqual(await client.ping(), {});
+  } finally {
+    await connected.close();
+  }
+});
+
+Deno.test("HTTP: readiness line on the session stream, logging levels, negotiation per session", async (t) => {
+  const server = await startTestServer();
+  try {
+    await t.step("SDK client: readiness line names the server mode; setLevel suppresses", async () => {
+      const connected = await connectHttp(server.url);
+      try {
+        const ready = await connected.waitFor(isLog("info"));
+        assert.match(logText(ready), /ready: mode server, 25 tools/);
+        await connected.client.setLoggingLevel("debug");
+        await connected.client.callTool({ name: "list_models", arguments: {} });
+        await connected.waitFor(isLog("debug"));
+        await connected.client.setLoggingLevel("error");
+        await connected.client.callTool({ name: "list_models", arguments: {} });
+        await connected.client.setLoggingLevel("debug");
+        await connected.client.callTool({ name: "get_model_info", arguments: { id: "x" } });
+        // The barrier: the debug line of the third call; the second one's line never came.
+        await connected.waitFor((n) => isLog("debug")(n) && /get_model_info failed/.test(logText(n)));
+        assert.equal(connected.notifications.filter(isLog("debug")).length, 2);
+      } finally {
+        await connected.close();
+      }
+    });
+    await t.step("each version over raw POST; every initialize opens its own session", async () => {
+      const sessions = new Set<string>();
+      for (const asked of ASKED) {
+        const reply = await call(server.url, "POST", "/mcp", initializeMessage(asked), POST_HEADERS);
+        assert.equal(reply.status, 200);
+        assert.match(reply.headers.get("content-type")!, /application\/json/);
+        assert.equal(reply.json.result.protocolVersion, answerFor(asked));
+        sessions.add(reply.headers.get("mcp-session-id")!);
+      }
+      assert.equal(sessions.size, ASKED.length);
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("HTTP: session lifecycle, 202 for notifications, batches, key gate, origin check", async (t) => {
+  const server = await startTestServer({
+    "svc.api.key": "k",
+    "svc.mcp.allowed-origins": "http://good.example, https://other.example",
+  });
+  const auth = { ...POST_HEADERS, authorization: "Bearer k" };
+  try {
+    const init = await call(server.url, "POST", "/mcp", initializeMessage("2025-06-18"), auth);
+    const session = init.headers.get("mcp-session-id")!;
+    assert.ok(session);
+    const inSession = { ...auth, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" };
+
+    await t.step("the key gate of every endpoint", async () => {
+      const noKey = await call(server.url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
+      assert.equal(noKey.status, 401);
+    });
+    await t.step("a body of only notifications is 202", async () => {
+      const reply = await call(server.url, "POST", "/mcp", {
+        jsonrpc: "2.0",
+        method: "notifications/initialized",
+      }, inSession);
+      assert.equal(reply.status, 202);
+      assert.equal(reply.text, "");
+    });
+    await t.step("a batch is answered as one JSON array", async () => {
+      const reply = await call(server.url, "POST", "/mcp", [
+        { jsonrpc: "2.0", id: "a", method: "ping" },
+        { jsonrpc: "2.0", id: "b", method: "tools/list" },
+      ], inSession);
+      assert.equal(reply.status, 200);
+      const byId = new Map(
+        (reply.json as { id: string; result: Record<string, unknown> }[]).map((r) => [r.id, r]),
+      );
+      assert.deepEqual(byId.get("a")!.result, {});
+      assert.equal((byId.get("b")!.result.tools as unknown[]).length, 25);
+    });
+    await t.step("GET opens the event stream of a session", async () => {
+      const response = await fetch(`${server.url}/mcp`, {
+        headers: { ...inSession, accept: "text/event-stream" },
+      });
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get("content-type")!, /text\/event-stream/);
+      await response.body!.cancel();
+      const noSession = await call(server.url, "GET", "/mcp", undefined, {
+        authorization: "Bearer k",
+        accept: "text/event-stream",
+      });
+      assert.equal(noSession.status, 400);
+    });
+    await t.step("an unknown resource is -32002 over HTTP too", async () => {
+      const reply = await call(server.url, "POST", "/mcp", {
+        jsonrpc: "2.0",
+        id: 9,
+        method: "resources/read",
+        params: { uri: "svc://state/ghost" },
+      }, inSession);
+      assert.equal(reply.json.error.code, -32002);
+    });
+    await t.step("Origin: listed passes, unlisted is 403, absent passes", async () => {
+      const good = await call(server.url, "POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "ping" }, {
+        ...inSession,
+        origin: "http://good.example",
+      });
+      assert.equal(good.status, 200);
+      const evil = await call(server.url, "POST", "/mcp", initializeMessage("2025-11-25"), {
+        ...auth,
+        origin: "http://evil.example",
+      });
+      assert.equal(evil.status, 403);
+      assert.equal(evil.json.error.code, -32000);
+    });
+    await t.step("DELETE ends the session", async () => {
+      assert.equal((await call(server.url, "DELETE", "/mcp", undefined, inSession)).status, 200);
+      const after = await call(
+        server.url,
+        "POST",
+        "/mcp",
+        { jsonrpc: "2.0", id: 2, method: "ping" },
+        inSession,
+      );
+      assert.equal(after.status, 404);
+      const unknown = await call(server.url, "POST", "/mcp", { jsonrpc: "2.0", id: 3, method: "ping" }, {
+        ...auth,
+        "mcp-session-id": "no-such-session",
+      });
+      assert.equal(unknown.status, 404);
+    });
+    await t.step("a first POST that is not initialize opens no session", async () => {
+      const reply = await call(server.url, "POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "ping" }, auth);
+      assert.equal(reply.status, 400);
+      assert.equal(reply.headers.get("mcp-session-id"), null);
+    });
+  } finally {
+    await server.close();
+  }
+});
