@@ -8,8 +8,8 @@
  *
  * @module
  */
-import * as esbuild from "esbuild";
 import { fileURLToPath } from "node:url";
+import { type BundleFile, bundleFile } from "../build/bundle_file.ts";
 
 /** Options of {@link buildBrowserBundle}. */
 export interface BrowserBundleOptions {
@@ -21,43 +21,17 @@ export interface BrowserBundleOptions {
   entryPoint?: string;
 }
 
-/** What a build produced. */
-export interface BrowserBundle {
-  /** Absolute path of the written file. */
-  outfile: string;
-  /** Its size in bytes. */
-  bytes: number;
-}
-
-const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 const ENGINE_ENTRY = fileURLToPath(new URL("./mod.ts", import.meta.url));
 
 /** The default output file of the engine bundle. */
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL("../dist/engine.browser.js", import.meta.url));
 
-/**
- * Builds the bundle and stops esbuild's service afterwards, so callers (tests)
- * leave no child process behind. Throws with esbuild's messages on failure.
- */
-export async function buildBrowserBundle(options: BrowserBundleOptions = {}): Promise<BrowserBundle> {
-  const outfile = options.outfile ?? DEFAULT_BUNDLE_PATH;
-  try {
-    await esbuild.build({
-      entryPoints: [options.entryPoint ?? ENGINE_ENTRY],
-      absWorkingDir: projectRoot,
-      bundle: true,
-      format: "esm",
-      platform: "browser",
-      target: "es2022",
-      outfile,
-      minify: options.minify ?? false,
-      sourcemap: false,
-      logLevel: "silent",
-    });
-  } finally {
-    await esbuild.stop();
-  }
-  return { outfile, bytes: (await Deno.stat(outfile)).size };
+/** Builds the browser bundle. Throws with esbuild's messages on failure. */
+export function buildBrowserBundle(options: BrowserBundleOptions = {}): Promise<BundleFile> {
+  return bundleFile(options.entryPoint ?? ENGINE_ENTRY, options.outfile ?? DEFAULT_BUNDLE_PATH, {
+    platform: "browser",
+    minify: options.minify ?? false,
+  });
 }
 
 if (import.meta.main) {

@@ -13,8 +13,9 @@
  *
  * @module
  */
-import * as esbuild from "esbuild";
+import type * as esbuild from "esbuild";
 import { fileURLToPath } from "node:url";
+import { type BundleFile, bundleFile } from "../../build/bundle_file.ts";
 
 /**
  * Built-ins the project's own code imports, with the names it imports, loaded
@@ -62,50 +63,24 @@ export interface CliBundleOptions {
   minify?: boolean;
 }
 
-/** What a build produced. */
-export interface CliBundle {
-  /** Absolute path of the written file. */
-  outfile: string;
-  /** Its size in bytes. */
-  bytes: number;
-}
-
-const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
 const CLI_ENTRY = fileURLToPath(new URL("../main.ts", import.meta.url));
 
 /** The default output file. */
 export const DEFAULT_CLI_BUNDLE = fileURLToPath(new URL("../../dist/svc.js", import.meta.url));
 
-/**
- * Builds the bundle and stops esbuild's service afterwards (no child process
- * left behind). Throws with esbuild's messages on failure.
- */
-export async function buildCliBundle(options: CliBundleOptions = {}): Promise<CliBundle> {
-  const outfile = options.outfile ?? DEFAULT_CLI_BUNDLE;
-  try {
-    await esbuild.build({
-      entryPoints: [CLI_ENTRY],
-      absWorkingDir: projectRoot,
-      bundle: true,
-      format: "esm",
-      // "neutral" picks packages' ESM builds (yaml's "node" build is CommonJS that requires
-      // built-ins by bare name, which an ES module bundle cannot do); `node:` built-ins stay
-      // imports that Deno resolves.
-      platform: "neutral",
-      mainFields: ["module", "main"],
-      external: ["node:*"],
-      plugins: [deferBuiltins],
-      target: "es2022",
-      outfile,
-      minify: options.minify ?? true,
-      legalComments: "none",
-      sourcemap: false,
-      logLevel: "silent",
-    });
-  } finally {
-    await esbuild.stop();
-  }
-  return { outfile, bytes: (await Deno.stat(outfile)).size };
+/** Builds the CLI bundle. Throws with esbuild's messages on failure. */
+export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFile> {
+  return bundleFile(CLI_ENTRY, options.outfile ?? DEFAULT_CLI_BUNDLE, {
+    // "neutral" picks packages' ESM builds (yaml's "node" build is CommonJS that requires
+    // built-ins by bare name, which an ES module bundle cannot do); `node:` built-ins stay
+    // imports that Deno resolves.
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    external: ["node:*"],
+    plugins: [deferBuiltins],
+    minify: options.minify ?? true,
+    legalComments: "none",
+  });
 }
 
 if (import.meta.main) {

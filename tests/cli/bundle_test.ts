@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { buildCliBundle } from "../../cli/build/bundle.ts";
-import { orderSpec } from "../server/helpers.ts";
-import { runCli, spawnServe } from "./helpers.ts";
+import { orderSpec, spawnServe } from "../server/helpers.ts";
+import { runCli } from "./helpers.ts";
 
 Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, and talks to that server", async () => {
   const dir = await Deno.makeTempDir({ prefix: "svc-bundle-" });

@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { LineTransport } from "../../mcp/stdio.ts";
+import { orderSpec as serverOrderSpec } from "../server/helpers.ts";
 
 const CLI = new URL("../../cli/main.ts", import.meta.url).pathname;
 
@@ -210,26 +211,10 @@ export const POST_HEADERS = {
   accept: "application/json, text/event-stream",
 };
 
-/** A small spec: qty, price, a derived total, a rollback and a flag constraint, a caller effect, a view. */
+/** The server tests' order spec (qty, price, total, constraints, a caller effect) with a view. */
 export function orderSpec(id = "order"): Record<string, unknown> {
   return {
-    id,
-    schema: {
-      type: "object",
-      properties: {
-        qty: { type: "integer", minimum: 0 },
-        price: { type: "number" },
-        items: { type: "array", items: { type: "object", properties: { sku: { type: "string" } } } },
-        note: { type: "string" },
-      },
-    },
-    derivations: [{ path: "$.total", expr: "qty * price" }],
-    constraints: [
-      { id: "max-qty", expr: "qty <= 100", message: "qty must not exceed 100", policy: "rollback" },
-      { id: "big-order", expr: "$not(total > 500)", message: "large order", policy: "flag" },
-    ],
-    effects: [{ id: "notify", executor: "caller", trigger: "qty > 50", emit: "big", payload: "{'n': qty}" }],
-    tests: [{ description: "total", given: { "$.qty": 2, "$.price": 3 }, expect: { "$.total": 6 } }],
+    ...serverOrderSpec(id),
     viewDefinition: {
       defaultView: "main",
       views: [{

@@ -170,7 +170,7 @@ export async function checkEveryTool(t: Deno.TestContext, connected: Connected):
     assert.deepEqual(flagged.flaggedConstraints, [
       { constraintId: "big-order", message: "large order", policy: "flag" },
     ]);
-    assert.deepEqual(flagged.dispatchedEffects, [{ effectId: "notify", emit: "big", payload: { n: 60 } }]);
+    assert.deepEqual(flagged.dispatchedEffects, [{ effectId: "notify", emit: "'big'", payload: { n: 60 } }]);
     assert.deepEqual(await fails("mutate", { id: "order", mutations: { "$.qty": 101 } }), {
       error: "Constraint violation",
       violations: [{ constraintId: "max-qty", message: "qty must not exceed 100", policy: "rollback" }],

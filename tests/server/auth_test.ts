@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ROUTES } from "../../server/routes/mod.ts";
-import { call, orderSpec, startTestServer } from "./helpers.ts";
+import { call, orderSpec, spawnServe, startTestServer } from "./helpers.ts";
 
 const SAMPLE_PARAMS: Record<string, string> = {
   id: "order",
@@ -68,35 +68,6 @@ Deno.test("open mode: no route asks for a key; the startup warns", async () => {
   }
 });
 
-/** Starts `cli/main.ts serve` and resolves its base URL from the startup line. */
-async function spawnServe(env: Record<string, string>, args: string[] = []) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("../../cli/main.ts", import.meta.url).pathname, "serve", ...args],
-    env: { ...env, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const decoder = new TextDecoder();
-  let stdout = "";
-  const reader = child.stdout.getReader();
-  let url: string | undefined;
-  while (!url) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    stdout += decoder.decode(value, { stream: true });
-    url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-  }
-  const rest = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return stdout;
-      stdout += decoder.decode(value, { stream: true });
-    }
-  })();
-  const stderr = new Response(child.stderr).text();
-  return { child, url, output: async () => ({ stdout: await rest, stderr: await stderr }) };
-}
-
 Deno.test("svc serve: --config file plus environment, startup line, graceful SIGTERM, key never logged", async () => {
   const key = "Sup3r-Secret-Key-77";
   const dir = await Deno.makeTempDir();
@@ -106,10 +77,11 @@ Deno.test("svc serve: --config file plus environment, startup line, graceful SIG
       file,
       `svc:\n  host: 127.0.0.1\n  port: 1\n  api:\n    key: ${key}\n  http:\n    access-log: true\n`,
     );
-    const { child, url, output } = await spawnServe({ SVC_PORT: "0", SVC_PERSISTENCE_DIR: `${dir}/data` }, [
-      "--config",
-      file,
-    ]);
+    const server = await spawnServe({
+      env: { SVC_PERSISTENCE_DIR: `${dir}/data` },
+      args: ["--config", file],
+    });
+    const url = server.url;
     try {
       assert.ok(url, "startup line printed");
       const auth = { authorization: `Bearer ${key}` };
@@ -118,12 +90,12 @@ Deno.test("svc serve: --config file plus environment, startup line, graceful SIG
       assert.equal(wrong.status, 401);
       assert.equal((await call(url, "GET", `/models/order/subscribe?token=${key}`)).status, 426);
       assert.equal((await call(url, "POST", "/models/order/mutations", "{bad", auth)).status, 400);
-    } finally {
-      child.kill("SIGTERM");
+    } catch (err) {
+      await server.stop();
+      throw err;
     }
-    const status = await child.status;
-    const { stdout, stderr } = await output();
-    assert.equal(status.code, 0, stderr);
+    const { code, stdout, stderr } = await server.stop();
+    assert.equal(code, 0, stderr);
     assert.match(
       stdout,
       /listening on http:\/\/127\.0\.0\.1:\d+ \(storage: kv \(.*svc\.kv\); auth: API key\)/,

@@ -153,3 +153,75 @@ export function orderSpec(id = "order"): Record<string, unknown> {
 
 /** Encodes an address as one path segment. */
 export const seg = (address: string): string => encodeURIComponent(address);
+
+/** The CLI entry of the sources. */
+const CLI_MAIN = new URL("../../cli/main.ts", import.meta.url).pathname;
+
+/** A `svc serve` child process. */
+export interface ServeProcess {
+  /** Base URL from the startup line; `undefined` when the process ended before printing it. */
+  url?: string;
+  /** Sends SIGTERM and resolves with the exit code and everything printed. */
+  stop(): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/** Options of {@link spawnServe}. */
+export interface ServeOptions {
+  /** Extra environment (on top of the inherited one). */
+  env?: Record<string, string>;
+  /** The script `deno run` starts; the sources' cli/main.ts by default. */
+  script?: string;
+  /** Extra `deno run` flags placed before the script. */
+  denoFlags?: string[];
+  /** Arguments after `serve`. */
+  args?: string[];
+  cwd?: string;
+}
+
+/** Starts `deno run -A [flags] <script> serve [args]` on a free loopback port. */
+export async function spawnServe(options: ServeOptions = {}): Promise<ServeProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      ...(options.denoFlags ?? []),
+      options.script ?? CLI_MAIN,
+      "serve",
+      ...(options.args ?? []),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    cwd: options.cwd,
+    env: { NO_COLOR: "1", SVC_HOST: "127.0.0.1", SVC_PORT: "0", ...options.env },
+  }).spawn();
+  const decoder = new TextDecoder();
+  const reader = child.stdout.getReader();
+  let stdout = "";
+  let url: string | undefined;
+  while (!url) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    stdout += decoder.decode(value, { stream: true });
+    url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+  }
+  const rest = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return stdout;
+      stdout += decoder.decode(value, { stream: true });
+    }
+  })();
+  const stderr = new Response(child.stderr).text();
+  return {
+    url,
+    stop: async () => {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already ended.
+      }
+      const { code } = await child.status;
+      return { code, stdout: await rest, stderr: await stderr };
+    },
+  };
+}
