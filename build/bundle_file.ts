@@ -17,7 +17,7 @@ export interface BundleFile {
 }
 
 /** The project root, where esbuild resolves node_modules from. */
-export const PROJECT_ROOT: string = fileURLToPath(new URL("..", import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * Bundles `entry` into `outfile` (ESM, es2022, no source map) with the given

@@ -19,20 +19,18 @@ export const FALLBACK: unique symbol = Symbol("fallback");
 /** A native evaluation of an aggregate expression. */
 export type NativeAggregate = (input: unknown) => Json | undefined | typeof FALLBACK;
 
+/** Adds in order, as JSONata's `$sum` does, so the floating-point result is the same. */
+function sum(values: number[]): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}
+
 const AGGREGATES: Record<string, (values: number[]) => number | undefined> = {
-  sum: (values) => {
-    let total = 0;
-    for (const value of values) total += value;
-    return total;
-  },
+  sum,
   max: (values) => values.length ? Math.max(...values) : undefined,
   min: (values) => values.length ? Math.min(...values) : undefined,
-  average: (values) => {
-    if (!values.length) return undefined;
-    let total = 0;
-    for (const value of values) total += value;
-    return total / values.length;
-  },
+  average: (values) => values.length ? sum(values) / values.length : undefined,
 };
 
 /** Members a plain step or path may carry; any other (stages, predicates, grouping…) disqualifies it. */

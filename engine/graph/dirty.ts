@@ -77,21 +77,21 @@ export class DirtySet {
       for (const el of expandPattern(doc, pattern, within)) picked.set(formatPath(el), el);
     };
     for (const d of this.paths) {
-      // An element that was created or replaced as a whole is new to every per-element
-      // node, also to one that reads none of its fields (`$.items[*].rank = 1`).
-      if (!d.shift && d.path.length <= pattern.length && isPrefixOf(d.path, pattern)) addAll(d.path);
+      // An element created or replaced as a whole is new to every per-element node,
+      // also to one that reads none of its fields (`$.items[*].rank = 1`).
+      const wholeElements = !d.shift && d.path.length <= pattern.length && isPrefixOf(d.path, pattern);
+      if (wholeElements) addAll(d.path);
+      // Elements that merely moved keep their contents; a shift inside an element changes it.
+      const movedOnly = d.shift && d.path.length <= pattern.length;
       for (const r of node.reads) {
         if (!pathsOverlap(r.path, d.path)) continue;
         if (!r.elementScoped) {
           addAll([]);
           return [...picked.values()];
         }
-        // Elements that merely moved keep their contents; a shift inside an element changes it.
-        if (d.shift && d.path.length <= pattern.length) continue;
+        if (wholeElements || movedOnly) continue;
         if (d.path.length >= pattern.length && isPrefixOf(pattern, d.path)) {
           addAll(d.path.slice(0, pattern.length));
-        } else if (isPrefixOf(d.path, pattern)) {
-          addAll(d.path);
         } else {
           addAll([]);
         }

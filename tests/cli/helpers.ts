@@ -4,10 +4,9 @@
  *
  * @module
  */
-import { fileURLToPath } from "node:url";
+import { CLI_MAIN } from "../server/helpers.ts";
 
-/** The CLI entry of the sources. */
-export const CLI_MAIN = fileURLToPath(new URL("../../cli/main.ts", import.meta.url));
+export { CLI_MAIN };
 
 /** What a finished CLI process printed. */
 export interface CliRun {

@@ -15,9 +15,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { LineTransport } from "../../mcp/stdio.ts";
-import { orderSpec as serverOrderSpec } from "../server/helpers.ts";
-
-const CLI = new URL("../../cli/main.ts", import.meta.url).pathname;
+import { CLI_MAIN, orderSpec as serverOrderSpec } from "../server/helpers.ts";
 
 /** A connected client and what it received unasked. */
 export interface Connected {
@@ -84,7 +82,7 @@ export interface McpProcess {
 /** Starts `deno run -A cli/main.ts mcp [...args]` with piped stdio. */
 export function startMcpProcess(args: string[] = [], env: Record<string, string> = {}): McpProcess {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, "mcp", ...args],
+    args: ["run", "-A", CLI_MAIN, "mcp", ...args],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ROUTES } from "../../server/routes/mod.ts";
-import { call, orderSpec, spawnServe, startTestServer } from "./helpers.ts";
+import { call, CLI_MAIN, orderSpec, spawnServe, startTestServer } from "./helpers.ts";
 
 const SAMPLE_PARAMS: Record<string, string> = {
   id: "order",
@@ -110,7 +110,7 @@ Deno.test("svc serve: --config file plus environment, startup line, graceful SIG
 
 Deno.test("svc serve: a malformed setting aborts startup with a clear message", async () => {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("../../cli/main.ts", import.meta.url).pathname, "serve"],
+    args: ["run", "-A", CLI_MAIN, "serve"],
     env: { SVC_PORT: "eighty", NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { envName } from "../../engine/config.ts";
 import { loadConfig, type LoadedConfig } from "../../server/config.ts";
 import type { Logger } from "../../server/log.ts";
 import {
@@ -34,7 +35,7 @@ export function captureLogger(lines: string[]): Logger {
 /** A configuration from a map of svc.* keys (as if they were environment variables). */
 export function configOf(keys: Record<string, string>): Promise<LoadedConfig> {
   const env = new Map(
-    Object.entries(keys).map(([key, value]) => [key.toUpperCase().replace(/[.-]/g, "_"), value]),
+    Object.entries(keys).map(([key, value]) => [envName(key), value]),
   );
   return loadConfig([], (name) => env.get(name));
 }
@@ -155,7 +156,7 @@ export function orderSpec(id = "order"): Record<string, unknown> {
 export const seg = (address: string): string => encodeURIComponent(address);
 
 /** The CLI entry of the sources. */
-const CLI_MAIN = new URL("../../cli/main.ts", import.meta.url).pathname;
+export const CLI_MAIN: string = new URL("../../cli/main.ts", import.meta.url).pathname;
 
 /** A `svc serve` child process. */
 export interface ServeProcess {
