@@ -1,25 +1,27 @@
 /**
- * Which {@link ModelApi} a CLI surface (console, MCP over stdio) speaks to:
- * embedded (an in-memory service that dies with the process) by default, or a
- * server's REST API with `--url <base>` / `SVC_URL` (SPEC.md "Run modes"). The
- * key comes from `--api-key` or `SVC_API_KEY`; the command line wins over the
+ * Where a CLI surface (console, MCP over stdio) runs its operations: embedded
+ * (an in-memory service that dies with the process) by default, or a server's
+ * REST API with `--url <base>` / `SVC_URL` (SPEC.md "Run modes"), through the
+ * remote invoker derived from the operations' REST bindings. The key comes
+ * from `--api-key` or `SVC_API_KEY`; the command line wins over the
  * environment. Nothing here touches the network: a wrong URL or key shows up
  * on the first remote call, as that call's error.
  *
  * @module
  */
 import { engineConfig, envName } from "../engine/config.ts";
-import type { ModelApi } from "../engine/service/api.ts";
+import { type Invoker, localInvoker } from "../engine/operations/invoker.ts";
+import { normaliseBaseUrl, remoteInvoker } from "../engine/operations/remote.ts";
 import type { ModelService } from "../engine/service/service.ts";
 import { parseCliArgs } from "./args.ts";
-import { normaliseBaseUrl, RestClient } from "./remote/rest_client.ts";
 
 /** Reads an environment variable (`SVC_URL`). */
 export type EnvLookup = (name: string) => string | undefined;
 
-/** The selected API. */
+/** The selected mode. */
 export interface ApiSelection {
-  api: ModelApi;
+  /** Runs the operations: in-process, or on the server. */
+  invoker: Invoker;
   mode: "embedded" | "remote";
   /** The server's base URL in remote mode (never carries the key). */
   url?: string;
@@ -41,7 +43,7 @@ export interface ResolveOptions {
 }
 
 /**
- * Picks the API from the command line (`--url`, `--api-key`, `--config`) and
+ * Picks the mode from the command line (`--url`, `--api-key`, `--config`) and
  * the environment. In embedded mode, `--config <file>` supplies `svc.*` engine
  * keys as `svc serve` reads them (the environment wins).
  */
@@ -55,8 +57,15 @@ export async function resolveApi(
   if (given !== undefined) {
     const url = normaliseBaseUrl(given);
     const apiKey = parsed.apiKey ?? nonEmpty(env("SVC_API_KEY"));
-    const client = new RestClient({ baseUrl: url, apiKey });
-    return { api: client, mode: "remote", url, apiKey, close: () => Promise.resolve() };
+    const config = engineConfig((key) => env(envName(key)));
+    const invoker = remoteInvoker({
+      baseUrl: url,
+      apiKey,
+      fetch: (request) => fetch(request),
+      // Loaded on first use: remote mode starts without the spec compiler.
+      authoring: async () => (await import("../engine/service/authoring.ts")).localAuthoring({ config }),
+    });
+    return { invoker, mode: "remote", url, apiKey, close: () => Promise.resolve() };
   }
   const warn = options.warn ?? ((message: string) => console.error(`warning: ${message}`));
   const config = parsed.config === undefined
@@ -66,7 +75,7 @@ export async function resolveApi(
   // Loaded on demand: remote mode, --help and --version do not start the engine.
   const { ModelService: Service } = await import("../engine/service/service.ts");
   const service = await Service.open({ config, observer: { warn } });
-  return { api: service, mode: "embedded", service, close: () => service.close() };
+  return { invoker: localInvoker(service), mode: "embedded", service, close: () => service.close() };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

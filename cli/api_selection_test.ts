@@ -1,22 +1,22 @@
 import assert from "node:assert/strict";
 import { ServiceError } from "../engine/errors.ts";
+import { createModel, listModels } from "../engine/operations/mod.ts";
 import { ModelService } from "../engine/service/service.ts";
 import { resolveApi } from "./api_selection.ts";
-import { RestClient } from "./remote/rest_client.ts";
 
 const envOf = (vars: Record<string, string>) => (name: string) => vars[name];
 
 Deno.test("embedded by default; --url or SVC_URL selects remote, the command line winning", async () => {
   const embedded = await resolveApi([], envOf({}));
   assert.equal(embedded.mode, "embedded");
-  assert.ok(embedded.api instanceof ModelService);
-  assert.equal(embedded.service, embedded.api);
+  assert.ok(embedded.service instanceof ModelService);
+  assert.deepEqual(await embedded.invoker.invoke(listModels, {}), []);
   await embedded.close();
 
   const fromEnv = await resolveApi(["console"], envOf({ SVC_URL: "http://127.0.0.1:9/", SVC_API_KEY: "k" }));
   assert.equal(fromEnv.mode, "remote");
   assert.equal(fromEnv.url, "http://127.0.0.1:9");
-  assert.ok(fromEnv.api instanceof RestClient);
+  assert.equal(fromEnv.service, undefined);
   assert.equal(fromEnv.apiKey, "k");
 
   const fromArgs = await resolveApi(
@@ -37,10 +37,13 @@ Deno.test("embedded mode reads engine keys from the environment and from --confi
     for (
       const [args, env] of [[["--config", `${dir}/svc.yaml`], {}], [[], { SVC_MAX_MODELS: "1" }]] as const
     ) {
-      const { api, close } = await resolveApi(args, envOf(env));
+      const { invoker, close } = await resolveApi(args, envOf(env));
       try {
-        await api.createModel({ id: "a", schema: { type: "object" } });
-        await assert.rejects(api.createModel({ id: "b", schema: { type: "object" } }), { kind: "too_many" });
+        await invoker.invoke(createModel, { spec: { id: "a", schema: { type: "object" } } });
+        await assert.rejects(
+          invoker.invoke(createModel, { spec: { id: "b", schema: { type: "object" } } }),
+          { kind: "too_many" },
+        );
       } finally {
         await close();
       }

@@ -1,18 +1,36 @@
 /**
  * The console protocol: one JSON object per line in (`{"cmd": …, …args}`), one
  * compact JSON object per line out (`{"ok":true,"result":…}` or
- * `{"ok":false,"error":"…"}`). A thin adapter over the operations catalog.
+ * `{"ok":false,"error":"…"}`). The commands are the console bindings of the
+ * operations (engine/operations/), run through an invoker: in-process over a
+ * {@link ModelApi}, or against a server.
  *
  * @module
  */
-import { checkArgs, type Operation, OPERATIONS } from "../engine/operations/catalog.ts";
 import { ServiceError } from "../engine/errors.ts";
+import { checkInput, inputMembers, isOptionalMember } from "../engine/operations/input.ts";
+import { type Invoker, invokerOf } from "../engine/operations/invoker.ts";
+import { OPERATIONS } from "../engine/operations/mod.ts";
+import type { AnyOperation, ConsoleBinding } from "../engine/operations/operation.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 
 /** One console answer. */
 export type ConsoleReply = { ok: true; result: unknown } | { ok: false; error: string };
 
-const BY_COMMAND = new Map<string, Operation>(OPERATIONS.map((op) => [op.command, op]));
+interface Command {
+  op: AnyOperation;
+  // deno-lint-ignore no-explicit-any
+  binding: ConsoleBinding<any, any>;
+  args: string[];
+}
+
+const COMMANDS = new Map<string, Command>(
+  OPERATIONS.filter((op) => op.console).map((op) => [op.console!.command, {
+    op,
+    binding: op.console!,
+    args: [...(op.console!.args ?? inputMembers(op))],
+  }]),
+);
 
 /** The `help` listing. */
 export function consoleHelp(): {
@@ -20,11 +38,11 @@ export function consoleHelp(): {
 } {
   return {
     commands: [
-      ...OPERATIONS.map((op) => ({
-        cmd: op.command,
+      ...[...COMMANDS.entries()].map(([cmd, { op, args }]) => ({
+        cmd,
         summary: op.summary,
-        required: op.args.filter((a) => a.required).map((a) => a.name),
-        optional: op.args.filter((a) => !a.required).map((a) => a.name),
+        required: args.filter((a) => !isOptionalMember(op, a)),
+        optional: args.filter((a) => isOptionalMember(op, a)),
       })),
       { cmd: "help", summary: "this list", required: [], optional: [] },
       { cmd: "exit", summary: 'answer "bye" and exit', required: [], optional: [] },
@@ -32,9 +50,12 @@ export function consoleHelp(): {
   };
 }
 
-/** Handles one input line; `exit` is reported so the caller can stop reading. */
+/**
+ * Handles one input line against a {@link ModelApi} (run in-process) or an
+ * {@link Invoker}; `exit` is reported so the caller can stop reading.
+ */
 export async function handleConsoleLine(
-  api: ModelApi,
+  target: ModelApi | Invoker,
   line: string,
   onInternalError: (err: unknown) => void = () => {},
 ): Promise<{ reply: ConsoleReply; exit: boolean }> {
@@ -51,23 +72,24 @@ export async function handleConsoleLine(
       exit: false,
     };
   }
-  const args = request as Record<string, unknown>;
-  const cmd = args.cmd;
+  const { cmd, ...args } = request as Record<string, unknown>;
   if (typeof cmd !== "string" || cmd === "") {
     return { reply: { ok: false, error: "Missing required field: 'cmd'" }, exit: false };
   }
   if (cmd === "help") return { reply: { ok: true, result: consoleHelp() }, exit: false };
   if (cmd === "exit") return { reply: { ok: true, result: "bye" }, exit: true };
-  const op = BY_COMMAND.get(cmd);
-  if (!op) {
+  const command = COMMANDS.get(cmd);
+  if (!command) {
     return {
       reply: { ok: false, error: `Unknown command: '${cmd}'. Send {"cmd":"help"} to list commands.` },
       exit: false,
     };
   }
   try {
-    checkArgs(op, args);
-    return { reply: { ok: true, result: (await op.run(api, args)) ?? null }, exit: false };
+    const input = checkInput(command.op, args, { args: command.args });
+    const result = await invokerOf(target).invoke(command.op, input);
+    const shown = command.binding.present ? command.binding.present(result, input) : result;
+    return { reply: { ok: true, result: shown ?? null }, exit: false };
   } catch (err) {
     if (err instanceof ServiceError) return { reply: { ok: false, error: err.message }, exit: false };
     onInternalError(err);
@@ -83,14 +105,15 @@ export async function handleConsoleLine(
  * lines are skipped; each answer is written as one line.
  */
 export async function runConsole(
-  api: ModelApi,
+  target: ModelApi | Invoker,
   lines: AsyncIterable<string>,
   write: (line: string) => Promise<void>,
   onInternalError?: (err: unknown) => void,
 ): Promise<void> {
+  const invoker = invokerOf(target);
   for await (const line of lines) {
     if (line.replace(/^\uFEFF/, "").trim() === "") continue;
-    const { reply, exit } = await handleConsoleLine(api, line, onInternalError);
+    const { reply, exit } = await handleConsoleLine(invoker, line, onInternalError);
     await write(JSON.stringify(reply) + "\n");
     if (exit) return;
   }

@@ -47,12 +47,12 @@ async function selectApi(cli: CliArgs): Promise<ApiSelection | null> {
 async function runConsoleCommand(cli: CliArgs): Promise<number> {
   const selection = await selectApi(cli);
   if (!selection) return 2;
-  const { api, close } = selection;
+  const { invoker, close } = selection;
   const stdout = Deno.stdout.writable.getWriter();
   const encoder = new TextEncoder();
   try {
     await runConsole(
-      api,
+      invoker,
       readLines(Deno.stdin.readable),
       (line) => stdout.write(encoder.encode(line)),
       (err) => console.error(err),
@@ -68,13 +68,12 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
 async function runMcpCommand(cli: CliArgs): Promise<number> {
   const selection = await selectApi(cli);
   if (!selection) return 2;
-  const { api, close, mode, service, url, apiKey } = selection;
+  const { invoker, close, mode, service, url, apiKey } = selection;
   // Loaded on demand: the console does not need the MCP SDK.
   const mcp = await import("../mcp/mod.ts");
   try {
-    await mcp.serveMcpStdio(api, {
+    await mcp.serveMcpStdio(invoker, {
       mode,
-      authoring: mcp.localAuthoring({ config: service?.config }),
       events: service ? mcp.serviceCommitEvents(service) : mcp.websocketCommitEvents(url!, apiKey),
       onError: (err) => console.error(`mcp: ${err.message}`),
     });

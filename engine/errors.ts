@@ -21,6 +21,32 @@ export type ErrorKind =
   | "unauthorized"
   | "internal";
 
+/** The HTTP status of each kind (SPEC.md "Errors"): the server answers with it, the remote client reads it back. */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze({
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  constraint_violation: 409,
+  version_conflict: 409,
+  too_large: 413,
+  validation_failed: 422,
+  schema_violation: 422,
+  too_many: 429,
+  internal: 500,
+});
+
+/**
+ * The kind of a status without a structured body: the first kind mapped to
+ * it ({@link STATUS_OF_KIND} read backwards); other 4xx are bad requests,
+ * anything else internal.
+ */
+export function kindOfStatus(status: number): ErrorKind {
+  const kind = (Object.keys(STATUS_OF_KIND) as ErrorKind[]).find((k) => STATUS_OF_KIND[k] === status);
+  return kind ?? (status >= 400 && status < 500 ? "bad_request" : "internal");
+}
+
 /** A constraint that failed, as reported in rollback bodies and `flaggedConstraints`. */
 export interface ConstraintViolation {
   constraintId: string;

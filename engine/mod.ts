@@ -12,7 +12,19 @@ export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
 export { SPEC_EVOLUTION_SCHEMA } from "./evolve/schema.ts";
 export type { GraphNodeView, GraphView } from "./graph/projection.ts";
 export type { Json, JsonObject } from "./json/value.ts";
-export * from "./operations/catalog.ts";
+export {
+  type AnyOperation,
+  checkInput,
+  type Invoker,
+  invokerOf,
+  localInvoker,
+  type Operation,
+  OPERATIONS,
+  remoteInvoker,
+  type RemoteOptions,
+} from "./operations/mod.ts";
+/** Every operation by name (`operations.mutate`, `operations.getState`, …). */
+export * as operations from "./operations/mod.ts";
 export * from "./ports.ts";
 export type {
   DispatchedEffect,

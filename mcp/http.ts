@@ -12,12 +12,18 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Invoker } from "../engine/operations/invoker.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import type { ModelService } from "../engine/service/service.ts";
-import type { McpMount } from "../server/app.ts";
-import { localAuthoring } from "./authoring.ts";
 import { serviceCommitEvents } from "./events.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
+
+/** A surface served at `/mcp` (GET, POST, DELETE): MCP Streamable HTTP. */
+export interface McpMount {
+  handle(request: Request): Promise<Response>;
+  /** Ends sessions at shutdown. */
+  close?(): Promise<void>;
+}
 
 /** Options of {@link createMcpHttpMount}. */
 export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsReady" | "mode"> {
@@ -56,8 +62,8 @@ function normalizeOrigin(origin: string): string {
   return origin.trim().replace(/\/+$/, "").toLowerCase();
 }
 
-/** The `/mcp` surface over `api`. */
-export function createMcpHttpMount(api: ModelApi, options: McpHttpOptions): McpMount {
+/** The `/mcp` surface over an in-process {@link ModelApi} or an {@link Invoker}. */
+export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpOptions): McpMount {
   const allowed = new Set(options.allowedOrigins.map(normalizeOrigin));
   const sessions = new Map<string, Session>();
   const now = options.now ?? Date.now;
@@ -71,7 +77,7 @@ export function createMcpHttpMount(api: ModelApi, options: McpHttpOptions): McpM
 
   const openSession = (): Session => {
     const ready = Promise.withResolvers<void>();
-    const server = createMcpServer(api, {
+    const { server, connect } = createMcpServer(target, {
       ...options,
       mode: options.mode ?? "server",
       notificationsReady: ready.promise,
@@ -97,8 +103,12 @@ export function createMcpHttpMount(api: ModelApi, options: McpHttpOptions): McpM
           await server.close();
         })(),
     };
-    transport.onclose = () => void session.close();
-    server.connect(transport).catch((err) => options.onError?.(err as Error));
+    const closeSubscriptions = server.onclose;
+    server.onclose = () => {
+      closeSubscriptions?.();
+      void session.close();
+    };
+    connect(transport).catch((err) => options.onError?.(err as Error));
     return session;
   };
 
@@ -136,9 +146,5 @@ export function createMcpHttpMount(api: ModelApi, options: McpHttpOptions): McpM
 
 /** The server's own `/mcp`: MCP over its service, commits from its event hook. */
 export function createServiceMcpMount(service: ModelService, allowedOrigins: readonly string[]): McpMount {
-  return createMcpHttpMount(service, {
-    allowedOrigins,
-    events: serviceCommitEvents(service),
-    authoring: localAuthoring({ config: service.config, clock: service.platform.clock }),
-  });
+  return createMcpHttpMount(service, { allowedOrigins, events: serviceCommitEvents(service) });
 }

@@ -1,19 +1,25 @@
 /**
- * The MCP surface: a thin adapter over {@link ModelApi} with the official SDK,
+ * The MCP surface: the operations' MCP bindings served with the official SDK,
  * served over stdio ({@link serveMcpStdio}, `svc mcp`) and Streamable HTTP
  * ({@link createMcpHttpMount}, `/mcp` on the server).
  *
  * @module
  */
+import type { Invoker } from "../engine/operations/invoker.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 import { LineTransport } from "./stdio.ts";
 
-export { type AuthoringEngine, localAuthoring } from "./authoring.ts";
 export { type CommitEvents, serviceCommitEvents, websocketCommitEvents } from "./events.ts";
 export { createMcpHttpMount, createServiceMcpMount, type McpHttpOptions } from "./http.ts";
 export { RESULT_LIMIT_CHARS } from "./results.ts";
-export { createMcpServer, INSTRUCTIONS, type McpServerOptions, PROTOCOL_VERSIONS } from "./server.ts";
+export {
+  createMcpServer,
+  INSTRUCTIONS,
+  type McpServerOptions,
+  type McpSession,
+  PROTOCOL_VERSIONS,
+} from "./server.ts";
 export { TOOLS } from "./tools.ts";
 
 /** Streams of a stdio session (the process's own by default). */
@@ -23,17 +29,17 @@ export interface StdioStreams {
 }
 
 /**
- * Serves MCP over stdio until the input ends. `api` is any {@link ModelApi}:
- * the in-process service (embedded mode) or a REST client (remote mode).
+ * Serves MCP over stdio until the input ends, over an in-process
+ * {@link ModelApi} or an {@link Invoker} (the remote client in remote mode).
  */
 export async function serveMcpStdio(
-  api: ModelApi,
+  target: ModelApi | Invoker,
   options: McpServerOptions,
   streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
 ): Promise<void> {
-  const server = createMcpServer(api, options);
+  const session = createMcpServer(target, options);
   const transport = new LineTransport(streams.input, streams.output);
-  await server.connect(transport);
+  await session.connect(transport);
   await transport.finished;
-  await server.close();
+  await session.server.close();
 }

@@ -11,7 +11,8 @@ import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelconte
 import { EXAMPLES, GUIDES, MODEL_SPEC_SCHEMA } from "../engine/authoring/mod.ts";
 import { ServiceError } from "../engine/errors.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../engine/evolve/schema.ts";
-import type { ModelApi } from "../engine/service/api.ts";
+import type { Invoker } from "../engine/operations/invoker.ts";
+import { getInfo, getState, listModels } from "../engine/operations/mod.ts";
 import type { CommitEvents } from "./events.ts";
 import { ProtocolError } from "./protocol_error.ts";
 
@@ -102,9 +103,9 @@ function notFound(uri: string): ProtocolError {
 }
 
 /** Every resource: the fixed ones, then the state of each model the API lists. */
-export async function listResources(api: ModelApi): Promise<Resource[]> {
+export async function listResources(invoker: Invoker): Promise<Resource[]> {
   const fixed = STATIC_RESOURCES.map(({ text: _text, ...resource }) => resource);
-  const models = await api.listModels();
+  const models = await invoker.invoke(listModels, {});
   return [
     ...fixed,
     ...models.map((id) => ({
@@ -118,13 +119,14 @@ export async function listResources(api: ModelApi): Promise<Resource[]> {
 }
 
 /** Reads a resource; an unknown URI or model is JSON-RPC error -32002. */
-export async function readResource(api: ModelApi, uri: string): Promise<ReadResourceResult> {
+export async function readResource(invoker: Invoker, uri: string): Promise<ReadResourceResult> {
   const fixed = BY_URI.get(uri);
   if (fixed) return { contents: [{ uri, mimeType: fixed.mimeType, text: fixed.text }] };
   const modelId = stateModelId(uri);
   if (modelId === null) throw notFound(uri);
   try {
-    return { contents: [{ uri, mimeType: JSON_TYPE, text: pretty(await api.getState(modelId)) }] };
+    const state = await invoker.invoke(getState, { id: modelId });
+    return { contents: [{ uri, mimeType: JSON_TYPE, text: pretty(state) }] };
   } catch (err) {
     if (err instanceof ServiceError && err.kind === "not_found") throw notFound(uri);
     throw err;
@@ -136,13 +138,13 @@ export async function readResource(api: ModelApi, uri: string): Promise<ReadReso
  * model's commits and calls `notify` with the URI.
  */
 export class ResourceSubscriptions {
-  readonly #api: ModelApi;
+  readonly #invoker: Invoker;
   readonly #events: CommitEvents | undefined;
   readonly #notify: (uri: string) => void;
   readonly #watches = new Map<string, () => void>();
 
-  constructor(api: ModelApi, events: CommitEvents | undefined, notify: (uri: string) => void) {
-    this.#api = api;
+  constructor(invoker: Invoker, events: CommitEvents | undefined, notify: (uri: string) => void) {
+    this.#invoker = invoker;
     this.#events = events;
     this.#notify = notify;
   }
@@ -161,7 +163,7 @@ export class ResourceSubscriptions {
     const modelId = stateModelId(uri);
     if (modelId === null) throw notFound(uri);
     try {
-      await this.#api.getInfo(modelId);
+      await this.#invoker.invoke(getInfo, { id: modelId });
     } catch (err) {
       if (err instanceof ServiceError && err.kind === "not_found") throw notFound(uri);
       throw err;

@@ -15,24 +15,16 @@ import { isObject } from "../engine/json/value.ts";
 /** Pretty-printed results longer than this many characters are withheld ("about 50 KB"). */
 export const RESULT_LIMIT_CHARS = 50 * 1024;
 
-/** How to narrow a result, per tool; the generic advice otherwise. */
-const NARROWING_HINTS: Record<string, string> = {
-  get_state: "ask for less: pass `paths` (addresses of the subtrees you need) and/or `depth` " +
-    "(containers deeper than it are collapsed to markers), or read single fields with get_field",
-  explain: "pass `limit` to keep only the most recent trace records",
-  get_audit: "pass `limit`, `pathPrefix`, `from` or `to` to narrow the records",
-  mutate: "call again without `includeTraces`, or read traces per field with explain and `limit`",
-  patch_model: "call again without `includeTraces`, or read traces per field with explain and `limit`",
-  download_blob: "the blob is too large to inline; download it over REST (GET /blobs/{blobId})",
-  dry_run: "pass fewer or smaller mutations, or check the spec with test_spec",
-};
 const GENERIC_HINT = "narrow the request (fewer paths, a smaller depth or limit) and call again";
 
-/** A successful tool result for `value` (`undefined` reads as `null`). */
-export function toolSuccess(tool: string, value: unknown): CallToolResult {
+/**
+ * A successful tool result for `value` (`undefined` reads as `null`); one too
+ * large is withheld with `hint` (how to ask for less).
+ */
+export function toolSuccess(value: unknown, hint?: string): CallToolResult {
   const json = value === undefined ? null : value;
   const text = JSON.stringify(json, null, 2);
-  if (text.length > RESULT_LIMIT_CHARS) return tooLarge(tool, text.length);
+  if (text.length > RESULT_LIMIT_CHARS) return tooLarge(text.length, hint);
   return isObject(json)
     ? { content: [{ type: "text", text }], structuredContent: json, isError: false }
     : { content: [{ type: "text", text }], isError: false };
@@ -45,10 +37,10 @@ export function failureBody(err: unknown): Record<string, unknown> {
 }
 
 /** A failed tool result (`isError: true`) carrying the body of a thrown error (withheld when too large). */
-export function toolFailure(tool: string, err: unknown): CallToolResult {
+export function toolFailure(err: unknown): CallToolResult {
   const body = failureBody(err);
   const text = JSON.stringify(body, null, 2);
-  return text.length > RESULT_LIMIT_CHARS ? tooLarge(tool, text.length) : failure(body, text);
+  return text.length > RESULT_LIMIT_CHARS ? tooLarge(text.length) : failure(body, text);
 }
 
 function failure(body: Record<string, unknown>, text = JSON.stringify(body, null, 2)): CallToolResult {
@@ -56,11 +48,6 @@ function failure(body: Record<string, unknown>, text = JSON.stringify(body, null
 }
 
 /** The withheld-result failure: the size, the limit and how to narrow the call. */
-function tooLarge(tool: string, resultChars: number): CallToolResult {
-  return failure({
-    error: "Result too large",
-    resultChars,
-    limitChars: RESULT_LIMIT_CHARS,
-    hint: NARROWING_HINTS[tool] ?? GENERIC_HINT,
-  });
+function tooLarge(resultChars: number, hint = GENERIC_HINT): CallToolResult {
+  return failure({ error: "Result too large", resultChars, limitChars: RESULT_LIMIT_CHARS, hint });
 }

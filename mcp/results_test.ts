@@ -3,21 +3,20 @@ import { constraintViolation, notFound, ServiceError, versionConflict } from "..
 import { RESULT_LIMIT_CHARS, toolFailure, toolSuccess } from "./results.ts";
 
 Deno.test("a success is pretty JSON text, with structuredContent only for objects", () => {
-  assert.deepEqual(toolSuccess("get_spec", { a: 1 }), {
+  assert.deepEqual(toolSuccess({ a: 1 }), {
     content: [{ type: "text", text: '{\n  "a": 1\n}' }],
     structuredContent: { a: 1 },
     isError: false,
   });
-  assert.deepEqual(toolSuccess("list_models", ["x"]), {
+  assert.deepEqual(toolSuccess(["x"]), {
     content: [{ type: "text", text: '[\n  "x"\n]' }],
     isError: false,
   });
-  assert.deepEqual(toolSuccess("get_field", undefined).content, [{ type: "text", text: "null" }]);
+  assert.deepEqual(toolSuccess(undefined).content, [{ type: "text", text: "null" }]);
 });
 
 Deno.test("failures carry the service's structured bodies, or {error}", () => {
   const rollback = toolFailure(
-    "mutate",
     constraintViolation([{ constraintId: "c", message: "m", policy: "rollback" }]),
   );
   assert.equal(rollback.isError, true);
@@ -25,19 +24,19 @@ Deno.test("failures carry the service's structured bodies, or {error}", () => {
     error: "Constraint violation",
     violations: [{ constraintId: "c", message: "m", policy: "rollback" }],
   });
-  assert.deepEqual(toolFailure("evolve_spec", versionConflict("1.0.0", "1.1.0")).structuredContent, {
+  assert.deepEqual(toolFailure(versionConflict("1.0.0", "1.1.0")).structuredContent, {
     error: "Version conflict",
     expected: "1.0.0",
     actual: "1.1.0",
   });
-  assert.deepEqual(toolFailure("get_spec", notFound("Model 'x' not found")).structuredContent, {
+  assert.deepEqual(toolFailure(notFound("Model 'x' not found")).structuredContent, {
     error: "Model 'x' not found",
   });
-  assert.deepEqual(toolFailure("get_spec", new Error("boom")).structuredContent, { error: "boom" });
+  assert.deepEqual(toolFailure(new Error("boom")).structuredContent, { error: "boom" });
 });
 
 Deno.test("a result over the limit is withheld with its size and a hint", () => {
-  const result = toolSuccess("get_state", { big: "x".repeat(RESULT_LIMIT_CHARS) });
+  const result = toolSuccess({ big: "x".repeat(RESULT_LIMIT_CHARS) }, "pass `depth`");
   assert.equal(result.isError, true);
   const body = result.structuredContent as Record<string, unknown>;
   assert.equal(body.error, "Result too large");
@@ -45,14 +44,11 @@ Deno.test("a result over the limit is withheld with its size and a hint", () => 
   assert.ok((body.resultChars as number) > RESULT_LIMIT_CHARS);
   assert.match(body.hint as string, /depth/);
   assert.match(
-    (toolSuccess("list_models", ["y".repeat(RESULT_LIMIT_CHARS)]).structuredContent as {
+    (toolSuccess(["y".repeat(RESULT_LIMIT_CHARS)]).structuredContent as {
       hint: string;
     }).hint,
     /narrow/,
   );
-  const failed = toolFailure(
-    "dry_run",
-    new ServiceError("constraint_violation", "m", { state: "z".repeat(60_000) }),
-  );
+  const failed = toolFailure(new ServiceError("constraint_violation", "m", { state: "z".repeat(60_000) }));
   assert.equal((failed.structuredContent as { error: string }).error, "Result too large");
 });

@@ -1,52 +1,49 @@
 /**
- * The MCP server over {@link ModelApi}: one SDK `Server` per session (stdio
- * process or HTTP session) with the tools, the resources, subscriptions,
- * logging and version negotiation of SPEC.md "MCP over stdio".
+ * The MCP server: one SDK `Server` per session (stdio process or HTTP session)
+ * with the tools derived from the operations, the resources, subscriptions,
+ * logging and version negotiation of SPEC.md "MCP over stdio". Tools run
+ * through an invoker, so the same server serves embedded and remote modes.
  *
  * The low-level SDK `Server` is used rather than `McpServer` because the tool
- * schemas are plain JSON Schemas (the embedded ModelSpec and SpecEvolution
- * schemas), which `McpServer`'s Zod-based registration cannot carry.
+ * schemas are JSON Schemas generated from the operations (with the embedded
+ * ModelSpec and SpecEvolution schemas), not zod shapes the SDK would convert.
  *
  * @module
  */
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
-  InitializeRequestSchema,
-  type InitializeResult,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   type LoggingLevel,
   LoggingLevelSchema,
+  McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { ServiceError } from "../engine/errors.ts";
+import { checkInput } from "../engine/operations/input.ts";
+import { type Invoker, invokerOf } from "../engine/operations/invoker.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
-import { type AuthoringEngine, localAuthoring } from "./authoring.ts";
 import type { CommitEvents } from "./events.ts";
+import { negotiatingTransport } from "./negotiation.ts";
 import { ProtocolError } from "./protocol_error.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES, ResourceSubscriptions } from "./resources.ts";
 import { toolFailure, toolSuccess } from "./results.ts";
-import { checkArguments, type ToolDefinition, TOOLS } from "./tools.ts";
+import { type ToolDefinition, TOOLS } from "./tools.ts";
 
-/** Protocol versions negotiated, newest first (SPEC.md "Versioning"). */
-export const PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/** The version answered to a client that asked for `requested`. */
-export function negotiateVersion(requested: unknown): string {
-  return typeof requested === "string" && PROTOCOL_VERSIONS.includes(requested)
-    ? requested
-    : PROTOCOL_VERSIONS[0];
-}
+export { negotiateVersion, PROTOCOL_VERSIONS } from "./negotiation.ts";
 
 /** Log levels by increasing severity. */
 const SEVERITY: readonly LoggingLevel[] = LoggingLevelSchema.options;
@@ -78,8 +75,6 @@ commits.`;
 export interface McpServerOptions {
   /** Named in the readiness log line: `embedded`, `remote`, `server`. */
   mode: string;
-  /** The pure authoring tools; local engine functions by default (never the API). */
-  authoring?: AuthoringEngine;
   /** Commit events for resource subscriptions; without them subscriptions stay silent. */
   events?: CommitEvents;
   /**
@@ -91,12 +86,53 @@ export interface McpServerOptions {
   onError?: (error: Error) => void;
 }
 
-/** The SDK's own initialize handler, which records the client's capabilities and info. */
-type SdkInitialize = (request: unknown) => Promise<InitializeResult>;
+/** An MCP session's server, connected through version negotiation. */
+export interface McpSession {
+  server: Server;
+  /** Connects the server to a transport (wrapped for version negotiation). */
+  connect(transport: Transport): Promise<void>;
+}
 
-/** Creates one session's MCP server; connect it to a transport to serve. */
-export function createMcpServer(api: ModelApi, options: McpServerOptions): Server {
-  const authoring = options.authoring ?? localAuthoring();
+/** A request schema of the SDK: parses a whole request, names its method. */
+// deno-lint-ignore no-explicit-any
+type RequestSchema = { shape: { method: { value: string } }; safeParse(value: unknown): any };
+
+/**
+ * Registers `handler` for the method of `schema`, answering params that fail
+ * the schema with -32602 (invalid params) rather than the SDK's -32603.
+ */
+function handle<S extends RequestSchema>(
+  server: Server,
+  schema: S,
+  handler: (request: NonNullable<ReturnType<S["safeParse"]>["data"]>) => unknown,
+): void {
+  const method = schema.shape.method.value;
+  server.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request: unknown) => {
+    const parsed = schema.safeParse(request);
+    if (!parsed.success) {
+      const issues = (parsed.error.issues ?? []) as { path: PropertyKey[]; message: string }[];
+      const detail = issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; ");
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${detail}`);
+    }
+    // deno-lint-ignore no-explicit-any
+    return handler(parsed.data) as any;
+  });
+}
+
+/** Runs a tool: arguments checked, the operation invoked, its result presented. */
+async function callTool(
+  tool: ToolDefinition,
+  invoker: Invoker,
+  args: Record<string, unknown>,
+): Promise<unknown> {
+  const input = checkInput(tool.op, args, { args: tool.args, strictFor: tool.name });
+  const result = await invoker.invoke(tool.op, input);
+  return tool.binding.present ? tool.binding.present(result, input) : result;
+}
+
+/** Creates one session's MCP server over a {@link ModelApi} (in-process) or an {@link Invoker}. */
+export function createMcpServer(target: ModelApi | Invoker, options: McpServerOptions): McpSession {
+  const invoker = invokerOf(target);
   const server = new Server(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
     {
@@ -106,7 +142,7 @@ export function createMcpServer(api: ModelApi, options: McpServerOptions): Serve
   );
   // One server per session, so the level set by logging/setLevel is this session's.
   let minimum: LoggingLevel = DEFAULT_LOG_LEVEL;
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+  handle(server, SetLevelRequestSchema, (request) => {
     minimum = request.params.level;
     return {};
   });
@@ -115,19 +151,11 @@ export function createMcpServer(api: ModelApi, options: McpServerOptions): Serve
     await server.sendLoggingMessage({ level, logger: SERVICE_NAME, data })
       .catch((err) => options.onError?.(err as Error));
   };
-  const subscriptions = new ResourceSubscriptions(api, options.events, (uri) => {
+  const subscriptions = new ResourceSubscriptions(invoker, options.events, (uri) => {
     server.sendResourceUpdated({ uri }).catch((err) => options.onError?.(err as Error));
   });
   server.onclose = () => subscriptions.close();
   server.onerror = (err) => options.onError?.(err);
-
-  // The SDK echoes every version it knows (including 2024-10-07); the spec negotiates exactly four.
-  const sdkInitialize = (server as unknown as { _oninitialize: SdkInitialize })._oninitialize.bind(server);
-  server.setRequestHandler(InitializeRequestSchema, (request) =>
-    sdkInitialize({
-      ...request,
-      params: { ...request.params, protocolVersion: negotiateVersion(request.params.protocolVersion) },
-    }));
   server.oninitialized = () => {
     const announce = () =>
       log("info", `${SERVICE_NAME} ${SERVICE_VERSION} ready: mode ${options.mode}, ${TOOLS.length} tools`);
@@ -137,64 +165,36 @@ export function createMcpServer(api: ModelApi, options: McpServerOptions): Serve
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map(listing) }));
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  handle(server, CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const tool = byName.get(name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const started = performance.now();
     let result: CallToolResult;
     try {
-      checkArguments(tool, args);
-      result = toolSuccess(name, await tool.run({ api, authoring }, args));
+      result = toolSuccess(await callTool(tool, invoker, args), tool.binding.narrowingHint);
     } catch (err) {
       // Service errors are the caller's business; anything else is a defect worth a diagnostic too.
       if (!(err instanceof ServiceError)) options.onError?.(err as Error);
-      result = toolFailure(name, err);
+      result = toolFailure(err);
     }
     const ms = (performance.now() - started).toFixed(1);
     await log("debug", `${name} ${result.isError ? "failed" : "succeeded"} in ${ms} ms`);
     return result;
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listResources(api) }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [...RESOURCE_TEMPLATES],
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => readResource(api, request.params.uri));
-  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  handle(server, ListResourcesRequestSchema, async () => ({ resources: await listResources(invoker) }));
+  handle(server, ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }));
+  handle(server, ReadResourceRequestSchema, (request) => readResource(invoker, request.params.uri));
+  handle(server, SubscribeRequestSchema, async (request) => {
     await subscriptions.subscribe(request.params.uri);
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  handle(server, UnsubscribeRequestSchema, (request) => {
     subscriptions.unsubscribe(request.params.uri);
     return {};
   });
-  reportInvalidParams(server);
-  return server;
-}
-
-type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
-
-/**
- * Params that fail the SDK's request schema (a `tools/call` without `name`)
- * reach the client as -32603 with Zod's message; JSON-RPC calls them -32602.
- * The SDK parses before calling a handler, so its stored handlers are wrapped.
- */
-function reportInvalidParams(server: Server): void {
-  const handlers = (server as unknown as { _requestHandlers: Map<string, RequestHandler> })._requestHandlers;
-  for (const [method, handler] of handlers) {
-    handlers.set(method, async (request, extra) => {
-      try {
-        return await handler(request, extra);
-      } catch (err) {
-        // Zod's errors (classic or core, by whichever zod the SDK resolved) carry an `issues` list.
-        const issues = (err as { issues?: { path: PropertyKey[]; message: string }[] })?.issues;
-        if (!Array.isArray(issues)) throw err;
-        const detail = issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; ");
-        throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${detail}`);
-      }
-    });
-  }
+  return { server, connect: (transport) => server.connect(negotiatingTransport(transport)) };
 }
 
 /** A tool as `tools/list` shows it. */

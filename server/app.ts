@@ -12,6 +12,9 @@
  */
 import { Hono } from "hono";
 import type { ModelService } from "../engine/service/service.ts";
+import type { McpMount } from "../mcp/http.ts";
+
+export type { McpMount };
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import type { ServiceMetrics } from "./metrics.ts";
@@ -25,13 +28,6 @@ import { problemResponse, serviceErrorResponse } from "./problem.ts";
 import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
 import type { Route, RouteDeps } from "./routes/route.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
-
-/** A surface served at `/mcp` (GET, POST, DELETE): MCP Streamable HTTP. */
-export interface McpMount {
-  handle(request: Request): Promise<Response>;
-  /** Ends sessions at shutdown. */
-  close?(): Promise<void>;
-}
 
 /** What the app is built from. */
 export interface AppOptions {
@@ -49,7 +45,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
   const { service, config, metrics, subscriptions, log } = options;
   let document: Record<string, unknown> | undefined;
   const deps: RouteDeps = {
-    service,
+    api: service,
     config,
     metrics,
     subscriptions,

@@ -67,6 +67,8 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       store: storage.store,
       blobs: storage.blobs,
       observer: { ...metrics.observer(), warn },
+      // Destructive administration needs a key: in open mode anyone could run it.
+      adminWrites: config.apiKey !== null,
     });
   } catch (err) {
     await storage.store.close();

@@ -11,28 +11,11 @@
  *
  * @module
  */
-import type { ErrorKind } from "../engine/errors.ts";
-import { ServiceError } from "../engine/errors.ts";
+import { ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import type { Json } from "../engine/json/value.ts";
 
 /** The media type of every error body. */
 export const PROBLEM_JSON = "application/problem+json";
-
-/** HTTP status of each service error kind (SPEC.md "Errors"). */
-export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze({
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  constraint_violation: 409,
-  version_conflict: 409,
-  too_large: 413,
-  schema_violation: 422,
-  validation_failed: 422,
-  too_many: 429,
-  internal: 500,
-});
 
 const TITLES: Record<number, string> = {
   400: "Bad Request",

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { ServiceError } from "../errors.ts";
 import type { Json, JsonObject } from "../json/value.ts";
-import { OPERATIONS } from "../operations/catalog.ts";
+import { checkInput } from "../operations/input.ts";
+import { evolveSpec } from "../operations/models.ts";
 import type { EffectRequest } from "../runtime/pipeline.ts";
 import { MemoryModelStore } from "../service/memory.ts";
 import type { LoadedModel, PersistedState } from "../service/ports.ts";
@@ -376,14 +377,14 @@ Deno.test("evolveSpec of an unknown model is a 404", async () => {
   });
 });
 
-Deno.test("the evolve-spec operation returns {id, version}", async () => {
+Deno.test("the evolveSpec operation requires id and evolution and returns {id, version}", async () => {
   await withShop(async ({ service }) => {
-    const op = OPERATIONS.find((o) => o.command === "evolve-spec")!;
-    assert.deepEqual(op.args.map((a) => [a.name, a.required]), [["id", true], ["evolution", true]]);
-    assert.deepEqual(await op.run(service, { id: "shop", evolution: { newVersion: "1.2.0" } }), {
+    assert.throws(() => checkInput(evolveSpec, { id: "shop" }), /Missing required field: 'evolution'/);
+    const input = checkInput<{ id: string; evolution: unknown }>(evolveSpec, {
       id: "shop",
-      version: "1.2.0",
+      evolution: { newVersion: "1.2.0" },
     });
+    assert.deepEqual(await evolveSpec.run(service, input), { id: "shop", version: "1.2.0" });
   });
 });
 

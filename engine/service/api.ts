@@ -1,6 +1,8 @@
 /**
- * The one contract every surface speaks: the local {@link ModelService}
- * implements it in-process, the CLI's REST client implements it over HTTP.
+ * The one contract every surface speaks: {@link ModelService} implements it;
+ * the operations of `engine/operations/` map each console command, MCP tool
+ * and REST route onto it (and, remotely, onto the REST route of the same
+ * operation).
  *
  * @module
  */
@@ -12,7 +14,7 @@ import type { Snapshot } from "../runtime/runtime.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import type { ModelSpec } from "../spec/types.ts";
-import type { EvaluatedView } from "../view/types.ts";
+import type { EvaluatedComponent, EvaluatedView } from "../view/types.ts";
 
 /** Model info (DECISIONS.md "Model info"). */
 export interface ModelInfo {
@@ -37,6 +39,31 @@ export interface BlobContent {
   mediaType: string;
 }
 
+/** Options of a write. */
+export interface WriteOptions {
+  /**
+   * A view id: the result then carries `viewDelta`, the components of that
+   * view the write touched, evaluated in the write's own queue turn. An
+   * unknown view fails the write (404) before anything is applied.
+   */
+  viewId?: string;
+}
+
+/** A write's result, with the view delta when one was asked for. */
+export type WriteResult = MutationResult & { viewDelta?: Record<string, EvaluatedComponent> };
+
+/** What a blob garbage collection found (and deleted, when applied). */
+export interface BlobGcReport {
+  /** False when the blob store cannot be enumerated. */
+  supported: boolean;
+  /** True when the orphans were deleted. */
+  applied: boolean;
+  /** Blobs referenced by current state or retained history. */
+  referenced: number;
+  orphans: { blobId: string; bytes: number }[];
+  orphanBytes: number;
+}
+
 /** Audit read parameters as callers pass them (timestamps ISO-8601). */
 export interface AuditParams {
   pathPrefix?: string;
@@ -54,8 +81,8 @@ export interface ModelApi {
   deleteModel(id: string): Promise<void>;
   getState(id: string, at?: string): Promise<Json>;
   getField(id: string, path: string): Promise<Json>;
-  mutate(id: string, mutations: Record<string, Json>): Promise<MutationResult>;
-  patch(id: string, ops: PatchOperation[]): Promise<MutationResult>;
+  mutate(id: string, mutations: Record<string, Json>, options?: WriteOptions): Promise<WriteResult>;
+  patch(id: string, ops: PatchOperation[], options?: WriteOptions): Promise<WriteResult>;
   getHistory(id: string): Promise<string[]>;
   getSchema(id: string, path: string): Promise<JsonObject>;
   explain(id: string, path: string, limit?: number): Promise<TraceRecord[]>;
@@ -70,6 +97,12 @@ export interface ModelApi {
   uploadBlob(bytes: Uint8Array, mediaType?: string): Promise<BlobRef>;
   getBlob(blobId: string): Promise<BlobContent>;
   getModelBlob(id: string, blobId: string): Promise<BlobContent>;
+  /**
+   * Lists blobs no current state or retained history references and, with
+   * `apply`, deletes them (refused with 403 where destructive administration
+   * is not allowed: a server in open mode).
+   */
+  collectBlobGarbage(apply: boolean): Promise<BlobGcReport>;
   /** The evaluated default view, or the view `viewId`. */
   getView(id: string, viewId?: string): Promise<EvaluatedView>;
 }

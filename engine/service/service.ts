@@ -50,12 +50,22 @@ import {
 } from "../runtime/runtime.ts";
 import { type VerificationReport, verify } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
-import { type CompiledModel, compileSpec, type ValidationReport } from "../spec/compile.ts";
+import { type CompiledModel, compileSpec } from "../spec/compile.ts";
 import type { ModelSpec } from "../spec/types.ts";
 import { evaluateViewDelta } from "../view/delta.ts";
-import { evaluateView, viewStateOf } from "../view/evaluate.ts";
+import { checkViewId, evaluateView, viewStateOf } from "../view/evaluate.ts";
 import type { EvaluatedComponent, EvaluatedView } from "../view/types.ts";
-import type { AuditParams, BlobContent, BlobRef, ModelApi, ModelInfo } from "./api.ts";
+import type {
+  AuditParams,
+  BlobContent,
+  BlobGcReport,
+  BlobRef,
+  ModelApi,
+  ModelInfo,
+  WriteOptions,
+  WriteResult,
+} from "./api.ts";
+import { type AuthoringEngine, localAuthoring } from "./authoring.ts";
 import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
 import type { BlobStore, Checkpoint, LoadedModel, LogEntry, ModelStore, PersistedState } from "./ports.ts";
 import { SerialQueue } from "./queue.ts";
@@ -88,6 +98,12 @@ export interface ServiceOptions {
   store?: ModelStore;
   blobs?: BlobStore;
   observer?: ServiceObserver;
+  /**
+   * Whether destructive administration (blob garbage collection with `apply`)
+   * is allowed; a server in open mode says no. Default true (an embedded
+   * service belongs to its process).
+   */
+  adminWrites?: boolean;
 }
 
 interface Slot {
@@ -106,7 +122,10 @@ export class ModelService implements ModelApi {
   readonly store: ModelStore;
   readonly blobs: BlobStore;
   readonly compiler: ExpressionCompiler;
+  /** The pure authoring tools (validate, eval, test, dry run), sharing this service's compiler. */
+  readonly authoring: AuthoringEngine;
   readonly #observer: ServiceObserver;
+  readonly #adminWrites: boolean;
   readonly #slots = new Map<string, Slot>();
   readonly #reserved = new Set<string>();
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
@@ -117,10 +136,16 @@ export class ModelService implements ModelApi {
     this.store = options.store ?? new MemoryModelStore();
     this.blobs = options.blobs ?? new MemoryBlobStore();
     this.#observer = options.observer ?? {};
+    this.#adminWrites = options.adminWrites ?? true;
     this.compiler = new ExpressionCompiler({
       cacheSize: this.config.expressionCacheSize,
       timeoutMs: this.config.expressionTimeoutMs,
       maxDepth: this.config.expressionMaxDepth,
+    });
+    this.authoring = localAuthoring({
+      config: this.config,
+      clock: this.platform.clock,
+      compiler: this.compiler,
     });
   }
 
@@ -136,18 +161,12 @@ export class ModelService implements ModelApi {
     return { config: this.config, clock: this.platform.clock };
   }
 
-  /** Validates a spec without registering anything. */
-  validate(spec: unknown): ValidationReport {
-    const { valid, errors, warnings } = this.#compile(spec);
-    return { valid, errors, warnings };
-  }
-
   #compile(spec: unknown) {
     return compileSpec(spec, { compiler: this.compiler, config: this.config, now: this.platform.clock.now });
   }
 
   /** Compiles a spec or throws the 422 with every finding. */
-  compileOrThrow(spec: unknown): CompiledModel {
+  #compileOrThrow(spec: unknown): CompiledModel {
     const report = this.#compile(spec);
     if (!report.model) throw specInvalid(report.errors, report.warnings);
     return report.model;
@@ -246,7 +265,7 @@ export class ModelService implements ModelApi {
   }
 
   async createModel(spec: unknown): Promise<ModelInfo> {
-    const model = this.compileOrThrow(spec);
+    const model = this.#compileOrThrow(spec);
     const id = model.id;
     if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
     if (this.#slots.size + this.#reserved.size >= this.config.maxModels) {
@@ -290,24 +309,24 @@ export class ModelService implements ModelApi {
 
   // ------------------------------------------------------------------ writes
 
-  mutate(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
+  mutate(id: string, mutations: Record<string, Json>, options: WriteOptions = {}): Promise<WriteResult> {
     if (!isObject(mutations)) {
       return Promise.reject(badRequest("mutations must be a JSON object of canonical address to value"));
     }
     const request = cloneJson(mutations);
-    return this.#write(id, "client", request, (rt) => rt.evaluateMutation(request, "client"));
+    return this.#write(id, "client", request, (rt) => rt.evaluateMutation(request, "client"), options);
   }
 
-  patch(id: string, ops: PatchOperation[]): Promise<MutationResult> {
+  patch(id: string, ops: PatchOperation[], options: WriteOptions = {}): Promise<WriteResult> {
     if (!Array.isArray(ops)) return Promise.reject(badRequest("a JSON Patch must be an array of operations"));
     const request = cloneJson(ops);
-    return this.#write(id, "patch", request as unknown as Json, (rt) => rt.evaluatePatch(request));
+    return this.#write(id, "patch", request as unknown as Json, (rt) => rt.evaluatePatch(request), options);
   }
 
   /** Applies an executor's result as a logged `foldback` mutation. */
   foldback(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
     const request = cloneJson(mutations);
-    return this.#write(id, "foldback", request, (rt) => rt.evaluateMutation(request, "foldback"));
+    return this.#write(id, "foldback", request, (rt) => rt.evaluateMutation(request, "foldback"), {});
   }
 
   #write(
@@ -315,13 +334,16 @@ export class ModelService implements ModelApi {
     source: LogEntry["source"],
     request: Json,
     evaluate: (runtime: ModelRuntime) => Promise<CycleOutcome | null>,
-  ): Promise<MutationResult> {
+    { viewId }: WriteOptions,
+  ): Promise<WriteResult> {
     const started = this.platform.clock.now();
     const finished = (outcome: MutationOutcome) =>
       this.#observer.mutationFinished?.(id, outcome, this.platform.clock.now() - started);
     return this.#exclusive(id, async (slot) => {
+      // An unknown view fails the write before anything is applied.
+      if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
       const outcome = await evaluate(slot.runtime);
-      if (!outcome) return cloneJson(emptyResult());
+      if (!outcome) return await this.#withViewDelta(slot, cloneJson(emptyResult()), viewId);
       const at = this.platform.clock.now();
       const audit = await this.#auditRecord(slot, source, request, outcome, at);
       const history = slot.runtime.history;
@@ -338,7 +360,7 @@ export class ModelService implements ModelApi {
       }
       if (outcome.effectRequests.length) this.#observer.effectsRequested?.(id, outcome.effectRequests);
       this.#emit({ type: "mutation", modelId: id, source, result });
-      return cloneJson(result);
+      return await this.#withViewDelta(slot, cloneJson(result), viewId);
     }, true).then(
       (result) => {
         finished(result.flaggedConstraints.length ? "flagged" : "success");
@@ -358,6 +380,14 @@ export class ModelService implements ModelApi {
         throw err;
       },
     );
+  }
+
+  /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn), when asked for. */
+  async #withViewDelta(slot: Slot, result: MutationResult, viewId?: string): Promise<WriteResult> {
+    if (viewId === undefined) return result;
+    const { runtime } = slot;
+    const delta = await evaluateViewDelta(runtime.model, await viewStateOf(runtime), viewId, result);
+    return { ...result, viewDelta: cloneJson(delta) };
   }
 
   #auditRecord(
@@ -421,7 +451,7 @@ export class ModelService implements ModelApi {
       if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
         throw versionConflict(parsed.expectedVersion, live);
       }
-      const model = this.compileOrThrow(applyEvolution(previous.model.spec, parsed));
+      const model = this.#compileOrThrow(applyEvolution(previous.model.spec, parsed));
       const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
       const { runtime, outcome } = await previous.evolve(model, doc);
       await this.store.save(model.spec, toPersisted(runtime.state));
@@ -547,8 +577,37 @@ export class ModelService implements ModelApi {
     return this.getBlob(blobId);
   }
 
+  /**
+   * Lists orphan blobs and, with `apply`, deletes them. The store is listed
+   * before the mark set is taken, so a blob uploaded during the run is never
+   * swept, and one referenced before the mark is kept; a blob uploaded
+   * earlier but referenced only after the mark is swept (an unreferenced
+   * upload is an orphan by definition).
+   */
+  async collectBlobGarbage(apply: boolean): Promise<BlobGcReport> {
+    if (apply && !this.#adminWrites) {
+      throw new ServiceError("forbidden", "Blob GC with apply=true needs a configured API key (svc.api.key)");
+    }
+    if (!this.blobs.enumerable) {
+      return { supported: false, applied: false, referenced: 0, orphans: [], orphanBytes: 0 };
+    }
+    const stored = await this.blobs.list();
+    const referenced = this.#referencedBlobIds();
+    const orphans = stored.filter((b) => !referenced.has(b.blobId)).sort((a, b) =>
+      a.blobId.localeCompare(b.blobId)
+    );
+    if (apply) { for (const orphan of orphans) await this.blobs.delete(orphan.blobId); }
+    return {
+      supported: true,
+      applied: apply,
+      referenced: referenced.size,
+      orphans,
+      orphanBytes: orphans.reduce((sum, b) => sum + b.bytes, 0),
+    };
+  }
+
   /** Blob ids referenced by any model's current state or retained history. */
-  referencedBlobIds(): Set<string> {
+  #referencedBlobIds(): Set<string> {
     const ids = new Set<string>();
     for (const slot of this.#slots.values()) {
       for (const id of referencedBlobs(slot.runtime.state.doc)) ids.add(id);

@@ -82,7 +82,11 @@ Deno.test("an invalid spec is refused with every finding and registers nothing",
   const errors = err.body!.errors as { location: string }[];
   assert.deepEqual(errors.map((e) => e.location), ["id", "derivations[0].path", "derivations[0].expr"]);
   assert.deepEqual(await service.listModels(), []);
-  assert.deepEqual(service.validate({ id: "ok", schema: {} }), { valid: true, errors: [], warnings: [] });
+  assert.deepEqual(service.authoring.validateSpec({ id: "ok", schema: {} }), {
+    valid: true,
+    errors: [],
+    warnings: [],
+  });
 });
 
 Deno.test("svc.max-models refuses the excess create with too_many", async () => {
@@ -400,7 +404,8 @@ Deno.test("blobs: a model reads a blob only while its state references it", asyn
     "x",
     "y",
   ]);
-  assert.ok(service.referencedBlobIds().has(ref.$blobId), "retained history still references it");
+  const gc = await service.collectBlobGarbage(false);
+  assert.deepEqual([gc.referenced, gc.orphans], [1, []], "retained history still references it");
 });
 
 Deno.test("snapshot and restore through the service; restore is not audited", async () => {

@@ -85,6 +85,13 @@ export function viewDefinitionOf(model: CompiledModel): ViewDefinition {
   return definition as ViewDefinition;
 }
 
+/** Refuses (404) a view id the model has no view for (or a model without a view definition). */
+export function checkViewId(model: CompiledModel, viewId: string): void {
+  if (!viewDefinitionOf(model).views.some((view) => view.id === viewId)) {
+    throw notFound(`View '${viewId}' not found in model '${model.id}'`);
+  }
+}
+
 /** The committed state of a runtime as views read it: lazy derivations evaluated. */
 export async function viewStateOf(runtime: ModelRuntime): Promise<ViewState> {
   const doc = await runtime.readState();

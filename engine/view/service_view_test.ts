@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { ServiceError } from "../errors.ts";
-import { checkArgs, OPERATIONS } from "../operations/catalog.ts";
+import { checkInput } from "../operations/input.ts";
+import { getView } from "../operations/views.ts";
 import { ModelService } from "../service/service.ts";
 import { specWithView } from "./test_support.ts";
 
@@ -11,8 +12,6 @@ const SPEC = specWithView([
   spec: { derivations: [{ path: "$.total", expr: "qty * 2" }] },
   views: [{ id: "summary", label: "Summary", components: [{ id: "t", type: "label", bind: "$.total" }] }],
 });
-
-const getView = OPERATIONS.find((op) => op.command === "get-view")!;
 
 Deno.test("service: getView evaluates the default or a named view of the current state", async () => {
   const service = await ModelService.open();
@@ -89,15 +88,12 @@ Deno.test("service: viewDelta returns the components a mutation result touched",
   await service.close();
 });
 
-Deno.test("operation get-view: id required, viewId optional", async () => {
+Deno.test("operation getView: id required, viewId optional", async () => {
   const service = await ModelService.open();
   await service.createModel(SPEC);
-  assert.throws(() => checkArgs(getView, {}), /Missing required field: 'id'/);
-  assert.throws(() => checkArgs(getView, { id: "m", viewId: 3 }), /Invalid field 'viewId'/);
-  assert.equal(((await getView.run(service, { id: "m" })) as { viewId: string }).viewId, "main");
-  assert.equal(
-    ((await getView.run(service, { id: "m", viewId: "summary" })) as { viewId: string }).viewId,
-    "summary",
-  );
+  assert.throws(() => checkInput(getView, {}), /Missing required field: 'id'/);
+  assert.throws(() => checkInput(getView, { id: "m", viewId: 3 }), /Invalid field 'viewId'/);
+  assert.equal((await getView.run(service, { id: "m" })).viewId, "main");
+  assert.equal((await getView.run(service, { id: "m", viewId: "summary" })).viewId, "summary");
   await service.close();
 });

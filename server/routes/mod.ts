@@ -1,16 +1,15 @@
 /**
- * The route table: every REST route the server registers and documents.
+ * The route table: every REST route the server registers and documents: the
+ * routes of the operations (engine/operations/), the WebSocket handshake, the
+ * actuator and the OpenAPI document itself.
  *
  * @module
  */
+import { OPERATIONS } from "../../engine/operations/mod.ts";
 import { ACTUATOR_ROUTES } from "./actuator.ts";
-import { BLOB_ROUTES } from "./blobs.ts";
-import { MODEL_ROUTES } from "./models.ts";
-import { MUTATION_ROUTES } from "./mutations.ts";
-import { READ_ROUTES } from "./reads.ts";
+import { operationRoutes } from "./operations.ts";
 import { jsonResponse, type Route } from "./route.ts";
 import { SUBSCRIBE_ROUTE } from "./subscribe.ts";
-import { VIEW_ROUTES } from "./views.ts";
 
 /** `/v3/api-docs`: the OpenAPI document of this table. */
 const API_DOCS_ROUTE: Route = {
@@ -25,12 +24,8 @@ const API_DOCS_ROUTE: Route = {
 
 /** Every route, in documentation order. */
 export const ROUTES: readonly Route[] = [
-  ...MODEL_ROUTES,
-  ...MUTATION_ROUTES,
-  ...READ_ROUTES,
-  ...VIEW_ROUTES,
+  ...operationRoutes(OPERATIONS),
   SUBSCRIBE_ROUTE,
-  ...BLOB_ROUTES,
   ...ACTUATOR_ROUTES,
   API_DOCS_ROUTE,
 ];

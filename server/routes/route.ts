@@ -8,7 +8,7 @@
  */
 import type { Context } from "hono";
 import { badRequest } from "../../engine/errors.ts";
-import type { ModelService } from "../../engine/service/service.ts";
+import type { ModelApi } from "../../engine/service/api.ts";
 import type { ServerConfig } from "../config.ts";
 import type { ServiceMetrics } from "../metrics.ts";
 import { type JsonSchema, ref } from "../openapi/schemas.ts";
@@ -16,7 +16,8 @@ import type { SubscriptionHub } from "../subscriptions.ts";
 
 /** What handlers work with. */
 export interface RouteDeps {
-  service: ModelService;
+  /** The service, through its API only. */
+  api: ModelApi;
   config: ServerConfig;
   metrics: ServiceMetrics;
   subscriptions: SubscriptionHub;
@@ -102,9 +103,6 @@ export const problem = (description: string, schema: JsonSchema = ref("Problem")
   content: { "application/problem+json": schema },
 });
 
-/** The common 404 of model routes. */
-export const UNKNOWN_MODEL = problem("unknown model");
-
 /** The `id` path parameter, decoded. */
 export function modelId(c: Context): string {
   return c.req.param("id") ?? "";
@@ -122,12 +120,4 @@ export async function readJson(c: Context): Promise<unknown> {
   } catch (err) {
     throw badRequest(`Malformed JSON: ${(err as Error).message}`);
   }
-}
-
-/** An optional non-negative integer query parameter; a malformed value is a 400. */
-export function intQuery(c: Context, name: string): number | undefined {
-  const raw = c.req.query(name);
-  if (raw === undefined || raw === "") return undefined;
-  if (!/^\d+$/.test(raw.trim())) throw badRequest(`Query parameter '${name}' must be a non-negative integer`);
-  return Number(raw.trim());
 }

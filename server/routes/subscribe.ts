@@ -63,12 +63,12 @@ export const SUBSCRIBE_ROUTE: Route = {
     404: problem("unknown model"),
     426: problem("not a WebSocket upgrade request"),
   },
-  handle: async (c, { service, config, subscriptions }) => {
+  handle: async (c, { api, config, subscriptions }) => {
     if (!originAllowed(c.req.header("Origin"), c.req.header("Host"), config.websocketAllowedOrigins)) {
       throw new ServiceError("forbidden", `Origin '${c.req.header("Origin")}' may not subscribe`);
     }
     const id = modelId(c);
-    await service.getInfo(id);
+    await api.getInfo(id);
     let filter;
     try {
       filter = parsePathFilter(c.req.query("paths"));

@@ -3,7 +3,7 @@
  * server's service threw, so a remote caller sees what an embedded one sees:
  * the same kind, the same message and the same structured body.
  *
- * The server sends two shapes (server/problem.ts): a generic RFC 7807 document
+ * The server sends two shapes (server/problem.ts, by {@link STATUS_OF_KIND}): a generic RFC 7807 document
  * whose `detail` is the message, or a structured body (`{error, violations}`,
  * `{error, expected, actual}`, …) without the message. For the structured ones
  * the message is rebuilt by the engine's own factory for that body, so it is
@@ -14,34 +14,22 @@
 import {
   type ConstraintViolation,
   constraintViolation,
-  type ErrorKind,
   type Finding,
+  kindOfStatus,
   type SchemaViolation,
   schemaViolation,
   ServiceError,
   specInvalid,
   versionConflict,
-} from "../../engine/errors.ts";
-import { isObject, type Json } from "../../engine/json/value.ts";
-
-/** The kind of a status without a structured body (the server's STATUS_OF_KIND read backwards). */
-const KIND_OF_STATUS: Readonly<Record<number, ErrorKind>> = {
-  400: "bad_request",
-  401: "unauthorized",
-  403: "forbidden",
-  404: "not_found",
-  409: "conflict",
-  413: "too_large",
-  422: "validation_failed",
-  429: "too_many",
-};
+} from "../errors.ts";
+import { isObject, type Json } from "../json/value.ts";
 
 // deno-lint-ignore no-explicit-any
 type Body = Record<string, any>;
 
 // The evolution module compiles its JSON Schema when loaded: only load it for its own errors,
 // so remote mode starts without it.
-const evolution = () => import("../../engine/evolve/evolution.ts");
+const evolution = () => import("../evolve/evolution.ts");
 
 /** The engine factory of each structured body, keyed by its `error` member. */
 const STRUCTURED: Readonly<Record<string, (body: Body) => ServiceError | Promise<ServiceError>>> = {
@@ -52,12 +40,8 @@ const STRUCTURED: Readonly<Record<string, (body: Body) => ServiceError | Promise
   "Invalid evolution": async (b) => (await evolution()).invalidEvolution(b.errors as Finding[]),
   "Evolution refused": async (b) => (await evolution()).evolutionRefused(b.errors as Finding[]),
   "State incompatible": async (b) =>
-    (await import("../../engine/evolve/state.ts")).stateStranded(b.violations as SchemaViolation[]),
+    (await import("../evolve/state.ts")).stateStranded(b.violations as SchemaViolation[]),
 };
-
-function kindOfStatus(status: number): ErrorKind {
-  return KIND_OF_STATUS[status] ?? (status >= 400 && status < 500 ? "bad_request" : "internal");
-}
 
 /** A structured body rebuilt by its factory; `null` when unknown or malformed. */
 async function fromStructured(body: Body): Promise<ServiceError | null> {

@@ -14,7 +14,7 @@ import { evolutionRefused, invalidEvolution } from "../../engine/evolve/evolutio
 import { stateStranded } from "../../engine/evolve/state.ts";
 import { unauthorized } from "../../server/middleware/auth/index.ts";
 import { serviceErrorResponse } from "../../server/problem.ts";
-import { errorFromResponse } from "./problem_error.ts";
+import { errorFromResponse } from "../../engine/operations/remote_error.ts";
 
 /** What a remote caller gets for the response the server sends for `err`. */
 async function roundTrip(err: ServiceError): Promise<ServiceError> {

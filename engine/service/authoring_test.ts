@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ServiceError } from "../engine/errors.ts";
+import { ServiceError } from "../errors.ts";
 import { localAuthoring } from "./authoring.ts";
 
 const spec = {

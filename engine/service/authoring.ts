@@ -1,21 +1,22 @@
 /**
  * The pure authoring tools (`validate_spec`, `eval_expression`, `test_spec`,
  * `dry_run`): they compile and run specs in throwaway runtimes and never touch
- * a registry, so they run locally even when the MCP server's {@link ModelApi}
- * is a remote client (SPEC.md "Run modes").
+ * a registry, so they run locally even when the other operations go to a
+ * remote server (SPEC.md "Run modes"). A service shares its own compiler
+ * with them ({@link ModelService.authoring}).
  *
  * @module
  */
-import { DEFAULT_CONFIG, type EngineConfig } from "../engine/config.ts";
-import { badRequest, ServiceError, specInvalid } from "../engine/errors.ts";
-import { ExpressionCompiler, ExpressionError } from "../engine/expr/compiler.ts";
-import { isObject, type Json } from "../engine/json/value.ts";
-import type { Clock } from "../engine/ports.ts";
-import type { MutationResult } from "../engine/runtime/pipeline.ts";
-import { ModelRuntime, type RuntimeEnv } from "../engine/runtime/runtime.ts";
-import { runTests, type TestRunResult } from "../engine/runtime/testing.ts";
-import { type CompiledModel, compileSpec, type ValidationReport } from "../engine/spec/compile.ts";
-import type { TestCase } from "../engine/spec/types.ts";
+import { DEFAULT_CONFIG, type EngineConfig } from "../config.ts";
+import { badRequest, ServiceError, specInvalid } from "../errors.ts";
+import { ExpressionCompiler, ExpressionError } from "../expr/compiler.ts";
+import { isObject, type Json } from "../json/value.ts";
+import type { Clock } from "../ports.ts";
+import type { MutationResult } from "../runtime/pipeline.ts";
+import { ModelRuntime, type RuntimeEnv } from "../runtime/runtime.ts";
+import { runTests, type TestRunResult } from "../runtime/testing.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "../spec/compile.ts";
+import type { TestCase } from "../spec/types.ts";
 
 /** JSON type names `eval_expression` reports, `undefined` meaning "no result" (a missing value). */
 export type ValueType = "null" | "boolean" | "number" | "string" | "array" | "object" | "undefined";
@@ -51,6 +52,8 @@ export interface AuthoringEngine {
 export interface AuthoringOptions {
   config?: EngineConfig;
   clock?: Clock;
+  /** The expression compiler to share (a service's); a new one by default. */
+  compiler?: ExpressionCompiler;
 }
 
 /** The JSON type of an evaluation result. */
@@ -76,7 +79,7 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
   const config = options.config ?? { ...DEFAULT_CONFIG };
   const clock = options.clock ?? { now: () => Date.now() };
   const env: RuntimeEnv = { config, clock };
-  const compiler = new ExpressionCompiler({
+  const compiler = options.compiler ?? new ExpressionCompiler({
     cacheSize: config.expressionCacheSize,
     timeoutMs: config.expressionTimeoutMs,
     maxDepth: config.expressionMaxDepth,

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { badRequest } from "../engine/errors.ts";
-import { expandPattern, getAt } from "../engine/json/document.ts";
-import { isObject, type Json, type JsonObject } from "../engine/json/value.ts";
-import { parsePath, type Segment } from "../engine/spec/paths.ts";
+import { badRequest } from "../errors.ts";
+import { expandPattern, getAt } from "../json/document.ts";
+import { isObject, type Json, type JsonObject } from "../json/value.ts";
+import { parsePath, type Segment } from "../spec/paths.ts";
 
 /** The marker a collapsed container is replaced with. */
 export function collapsedMarker(value: JsonObject | Json[]): string {

@@ -1,0 +1,138 @@
+/**
+ * The one argument check every surface runs before an operation: members
+ * present, of the declared types and ranges, unknown members refused where
+ * the surface is strict. A failure is a 400 {@link ServiceError} whose message
+ * names the argument the way the caller wrote it (a console or MCP argument,
+ * or the REST request's body, query parameter or header).
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { badRequest } from "../errors.ts";
+import type { AnyOperation } from "./operation.ts";
+
+/** How a surface checks its arguments. */
+export interface CheckOptions {
+  /** The members this surface accepts (default: every input member). */
+  args?: readonly string[];
+  /** Refuse members outside `args`, naming this caller (an MCP tool); otherwise they are ignored. */
+  strictFor?: string;
+  /** REST: where a member came from (`request body`, `query parameter 'limit'`). */
+  where?(member: string): string;
+}
+
+/** The input members an operation declares. */
+export function inputMembers(op: AnyOperation): string[] {
+  return Object.keys((op.input as z.ZodObject).shape);
+}
+
+/** Whether an input member is optional. */
+export function isOptionalMember(op: AnyOperation, member: string): boolean {
+  const schema = (op.input as z.ZodObject).shape[member] as z.ZodType | undefined;
+  return schema?.safeParse(undefined).success ?? true;
+}
+
+/**
+ * Checks raw arguments against an operation's input and returns the typed
+ * input. `null` counts as absent.
+ */
+export function checkInput<I>(op: AnyOperation, raw: Record<string, unknown>, options: CheckOptions = {}): I {
+  const accepted = options.args ?? inputMembers(op);
+  const given: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === null || value === undefined) continue;
+    if (accepted.includes(name)) given[name] = value;
+    else if (options.strictFor !== undefined) {
+      throw badRequest(
+        `Unknown argument '${name}' for ${options.strictFor}; expected: ${accepted.join(", ")}`,
+      );
+    }
+  }
+  const parsed = (op.input as z.ZodType).safeParse(given);
+  if (parsed.success) return parsed.data as I;
+  throw badRequest(describeIssue(parsed.error.issues[0], given, options));
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** A JSON type name for zod's expectation. */
+function typeName(expected: string): string {
+  switch (expected) {
+    case "record":
+      return "object";
+    case "int":
+      return "integer";
+    case "tuple":
+      return "array";
+    default:
+      return expected;
+  }
+}
+
+/** `patch[0].op` from `["patch", 0, "op"]`. */
+function formatIssuePath(path: readonly PropertyKey[]): string {
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join(
+    "",
+  );
+}
+
+/** The expected types of a failed union, from each branch's first complaint. */
+function unionExpectation(issue: Issue & { errors?: Issue[][] }): string {
+  const names = (issue.errors ?? []).map((branch) => {
+    const first = branch[0] as (Issue & { expected?: string }) | undefined;
+    return first?.code === "invalid_type" && first.path.length === 0
+      ? typeName(String(first.expected))
+      : null;
+  });
+  return names.every((n) => n !== null) && names.length
+    ? `expected ${[...new Set(names)].join(" or ")}`
+    : "does not match any accepted form";
+}
+
+/** The value at an issue's path in what was given. */
+function received(given: unknown, path: readonly PropertyKey[]): unknown {
+  let node = given;
+  for (const key of path) node = (node as Record<PropertyKey, unknown> | undefined)?.[key];
+  return node;
+}
+
+function detail(issue: Issue, given: unknown): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return `expected ${typeName(String(issue.expected))}`;
+    case "too_small":
+      return issue.origin === "array"
+        ? `must have at least ${issue.minimum} item${Number(issue.minimum) === 1 ? "" : "s"}`
+        : `must be at least ${issue.minimum}`;
+    case "too_big":
+      return issue.origin === "array"
+        ? `must have at most ${issue.maximum} items`
+        : `must be at most ${issue.maximum}`;
+    case "invalid_value":
+      return `${JSON.stringify(received(given, issue.path))} is not one of: ${
+        issue.values.map((v) => JSON.stringify(v)).join(", ")
+      }`;
+    case "invalid_union":
+      return unionExpectation(issue as Issue & { errors?: Issue[][] });
+    case "unrecognized_keys":
+      return `unknown member${issue.keys.length === 1 ? "" : "s"} ${
+        issue.keys.map((k) => `'${k}'`).join(", ")
+      }`;
+    default:
+      return issue.message;
+  }
+}
+
+function describeIssue(issue: Issue, given: unknown, options: CheckOptions): string {
+  const [member, ...inner] = issue.path;
+  const missing = issue.code === "invalid_type" && issue.path.length === 1 &&
+    received(given, issue.path) === undefined;
+  if (options.where && typeof member === "string") {
+    const place = inner.length ? ` at ${formatIssuePath(["", ...inner]).replace(/^\./, "")}` : "";
+    return missing
+      ? `Missing ${options.where(member)}`
+      : `Invalid ${options.where(member)}${place}: ${detail(issue, given)}`;
+  }
+  if (missing) return `Missing required field: '${String(member)}'`;
+  return `Invalid field '${formatIssuePath(issue.path)}': ${detail(issue, given)}`;
+}

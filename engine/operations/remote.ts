@@ -1,0 +1,150 @@
+/**
+ * The remote client, derived from the REST bindings of the operations: an
+ * API operation becomes one request to its route (path members as encoded
+ * segments, query members, headers, a JSON or multipart body); a local
+ * operation runs here, its inner invocations going to the server. A non-2xx
+ * answer is thrown as the {@link ServiceError} the server reported
+ * (`remote_error.ts`), so a remote caller sees what an embedded one sees.
+ *
+ * HTTP comes in as a `fetch` port (the engine does no I/O of its own). The
+ * API key travels only in the `Authorization` header; it is held in a closure
+ * and never part of a message.
+ *
+ * @module
+ */
+import { badRequest, ServiceError } from "../errors.ts";
+import type { AuthoringEngine } from "../service/authoring.ts";
+import type { Invoker } from "./invoker.ts";
+import type { AnyOperation, ApiOperation, RestBinding } from "./operation.ts";
+import { errorFromResponse } from "./remote_error.ts";
+
+/** Options of {@link remoteInvoker}. */
+export interface RemoteOptions {
+  /** The server's base URL (`http://host:8080`, or with a path prefix). */
+  baseUrl: string;
+  /** The server's API key, sent as `Authorization: Bearer <key>`. */
+  apiKey?: string;
+  /** The HTTP port (`fetch`, or a stub in tests). */
+  fetch(request: Request): Promise<Response>;
+  /** The authoring tools of local operations, created on first use. */
+  authoring(): Promise<AuthoringEngine>;
+}
+
+/** Checks and normalises a base URL (no trailing slash); a 400 error when it is not http(s). */
+export function normaliseBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    throw badRequest(`Invalid server URL '${baseUrl}': expected http://host:port`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw badRequest(`Invalid server URL '${baseUrl}': only http and https are supported`);
+  }
+  url.search = "";
+  url.hash = "";
+  return url.href.replace(/\/+$/, "");
+}
+
+type Values = Record<string, unknown>;
+
+/** The `{name}` members of a path template. */
+export function pathMembers(template: string): string[] {
+  return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+}
+
+/** The route whose path members are all given, preferring the most specific. */
+export function bindingFor<I, O>(op: ApiOperation<I, O>, input: I): RestBinding<I, O> {
+  const values = input as Values;
+  const usable = op.rest.filter((b) => pathMembers(b.path).every((m) => values[m] !== undefined));
+  usable.sort((a, b) => pathMembers(b.path).length - pathMembers(a.path).length);
+  const binding = usable[0];
+  if (!binding) throw badRequest(`${op.name}: missing ${pathMembers(op.rest[0].path).join(", ")}`);
+  return binding;
+}
+
+/** The request of an operation's route for `input`. */
+function requestFor(base: string, binding: RestBinding<unknown, unknown>, input: Values): Request {
+  const path = binding.path.replace(/\{([^}]+)\}/g, (_, m: string) => encodeURIComponent(String(input[m])));
+  const url = new URL(base + path);
+  for (const [member, param] of Object.entries(binding.query ?? {})) {
+    if (input[member] !== undefined) url.searchParams.set(param as string, String(input[member]));
+  }
+  const headers = new Headers({ accept: "application/json" });
+  for (const [member, header] of Object.entries(binding.headers ?? {})) {
+    if (input[member] !== undefined) headers.set(header as string, String(input[member]));
+  }
+  let body: BodyInit | undefined;
+  const spec = binding.body;
+  if (spec && "multipart" in spec) {
+    const form = new FormData();
+    const mediaType = input[spec.multipart.typeMember] as string | undefined;
+    const bytes = input[spec.multipart.fileMember] as Uint8Array<ArrayBuffer>;
+    form.append("file", new Blob([bytes], { type: mediaType ?? "application/octet-stream" }), "upload.bin");
+    if (mediaType) form.append("mediaType", mediaType);
+    body = form;
+  } else if (spec) {
+    headers.set("content-type", spec.mediaTypes?.[0] ?? "application/json");
+    body = JSON.stringify(input[spec.member]);
+  }
+  return new Request(url, { method: binding.method.toUpperCase(), headers, body });
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not our server (a proxy's page, a wrong --url): say so rather than fail with a parser error.
+    throw new ServiceError(
+      "internal",
+      `Unexpected answer from the server (HTTP ${response.status}): not JSON`,
+    );
+  }
+}
+
+/** An invoker that runs API operations on the server at `baseUrl`. */
+export function remoteInvoker(options: RemoteOptions): Invoker {
+  const base = normaliseBaseUrl(options.baseUrl);
+  const authorization = options.apiKey ? `Bearer ${options.apiKey}` : undefined;
+  let authoring: Promise<AuthoringEngine> | undefined;
+  const tools = () => authoring ??= options.authoring();
+
+  const send = async (request: Request): Promise<Response> => {
+    if (authorization) request.headers.set("authorization", authorization);
+    let response: Response;
+    try {
+      response = await options.fetch(request);
+    } catch (err) {
+      throw new ServiceError("internal", `Cannot reach the server at ${base}: ${(err as Error).message}`);
+    }
+    if (response.ok) return response;
+    throw await errorFromResponse(response.status, response.statusText, await response.text());
+  };
+
+  const call = async (op: ApiOperation<unknown, unknown>, input: Values): Promise<unknown> => {
+    const binding = bindingFor(op, input);
+    const response = await send(requestFor(base, binding, input));
+    if (response.status === 204) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    if (binding.response === "binary") {
+      return {
+        bytes: new Uint8Array(await response.arrayBuffer()),
+        mediaType: response.headers.get("content-type") ?? "application/octet-stream",
+      };
+    }
+    const body = await readJson(response);
+    return binding.decode ? await binding.decode(body, input, invoker.invoke) : body;
+  };
+
+  const invoker: Invoker = {
+    invoke:
+      (<I, O>(op: AnyOperation, input: I): Promise<O> =>
+        (op.kind === "api"
+          ? call(op, input as Values)
+          : op.run({ invoke: invoker.invoke, authoring: tools }, input)) as Promise<O>) as Invoker["invoke"],
+  };
+  return invoker;
+}

@@ -1,0 +1,160 @@
+import assert from "node:assert/strict";
+import { ServiceError } from "../errors.ts";
+import { localAuthoring } from "../service/authoring.ts";
+import { getAudit } from "./audit.ts";
+import { getBlob, uploadBlob, uploadBlobData } from "./blobs.ts";
+import { createModel, deleteModel, listModels } from "./models.ts";
+import { explain, getField, getState, readField } from "./reads.ts";
+import { normaliseBaseUrl, remoteInvoker, type RemoteOptions } from "./remote.ts";
+import { getView } from "./views.ts";
+import { patch } from "./writes.ts";
+
+/** An invoker whose fetch records each request and answers with `answer`. */
+function stubbed(answer: (request: Request) => Response, apiKey?: string) {
+  const seen: { request: Request; body: string | null }[] = [];
+  const options: RemoteOptions = {
+    baseUrl: "http://127.0.0.1:9/base/",
+    apiKey,
+    fetch: async (request) => {
+      const body = request.body ? await request.clone().text() : null;
+      seen.push({ request, body });
+      return answer(request);
+    },
+    authoring: () => Promise.resolve(localAuthoring()),
+  };
+  return { invoker: remoteInvoker(options), seen };
+}
+
+const ok = (value: unknown, status = 200) =>
+  new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
+
+Deno.test("addresses and ids are one encoded segment each; the key goes in the Authorization header", async () => {
+  const { invoker, seen } = stubbed(() => ok(1), "k-123");
+  await invoker.invoke(getField, { id: "shop/order", path: "$.items[0].qty" });
+  await invoker.invoke(explain, { id: "o", path: "$constraint:cap", limit: 2 });
+  await invoker.invoke(getState, { id: "o", at: "2024-01-01T00:00:00Z" });
+  await invoker.invoke(getAudit, { id: "o", pathPrefix: "$.qty", limit: 5 });
+  assert.deepEqual(seen.map((s) => s.request.url), [
+    "http://127.0.0.1:9/base/models/shop%2Forder/state/%24.items%5B0%5D.qty",
+    "http://127.0.0.1:9/base/models/o/explain/%24constraint%3Acap?limit=2",
+    "http://127.0.0.1:9/base/models/o/state?at=2024-01-01T00%3A00%3A00Z",
+    "http://127.0.0.1:9/base/models/o/audit?path=%24.qty&limit=5",
+  ]);
+  for (const s of seen) assert.equal(s.request.headers.get("authorization"), "Bearer k-123");
+});
+
+Deno.test("create reads model info after the 201; patch sends json-patch; delete reads no body", async () => {
+  const info = { id: "o", version: "1", derivationCount: 0, metaDerivationCount: 0, constraintCount: 0 };
+  const { invoker, seen } = stubbed((r) =>
+    r.method === "DELETE"
+      ? new Response(null, { status: 204 })
+      : r.method === "POST" && r.url.endsWith("/models")
+      ? ok({ id: "o", status: "created" }, 201)
+      : ok(info)
+  );
+  assert.deepEqual(await invoker.invoke(createModel, { spec: { id: "o" } }), info);
+  await invoker.invoke(patch, { id: "o", patch: [{ op: "add", path: "/qty", value: 1 }] });
+  assert.equal(await invoker.invoke(deleteModel, { id: "o" }), undefined);
+  assert.deepEqual(seen.map((s) => `${s.request.method} ${new URL(s.request.url).pathname}`), [
+    "POST /base/models",
+    "GET /base/models/o",
+    "POST /base/models/o/mutations/patch",
+    "DELETE /base/models/o",
+  ]);
+  assert.equal(seen[0].request.headers.get("authorization"), null, "no key configured, no header");
+  assert.equal(seen[2].request.headers.get("content-type"), "application/json-patch+json");
+  assert.deepEqual(JSON.parse(seen[2].body!), [{ op: "add", path: "/qty", value: 1 }]);
+});
+
+Deno.test("the route is chosen by the path members given; headers carry their members", async () => {
+  const { invoker, seen } = stubbed(() => ok({ viewId: "v" }));
+  await invoker.invoke(getView, { id: "m" });
+  await invoker.invoke(getView, { id: "m", viewId: "summary" });
+  assert.deepEqual(seen.map((s) => new URL(s.request.url).pathname), [
+    "/base/models/m/view",
+    "/base/models/m/view/summary",
+  ]);
+});
+
+Deno.test("blobs: multipart upload with its media type; binary download", async () => {
+  const bytes = new TextEncoder().encode("hello");
+  const { invoker, seen } = stubbed((r) =>
+    r.method === "POST"
+      ? ok({ $blobId: "b", $mediaType: "text/plain", $bytes: 5 }, 201)
+      : new Response(bytes, { headers: { "content-type": "text/plain" } })
+  );
+  await invoker.invoke(uploadBlob, { bytes, mediaType: "text/plain" });
+  const form = await seen[0].request.formData();
+  assert.equal(await (form.get("file") as File).text(), "hello");
+  assert.equal(form.get("mediaType"), "text/plain");
+  assert.deepEqual(await invoker.invoke(getBlob, { blobId: "b" }), { bytes, mediaType: "text/plain" });
+  // A local operation runs here and reaches the server through its inner invocations.
+  await invoker.invoke(uploadBlobData, { data: "aGVsbG8=" });
+  assert.equal(await ((await seen[2].request.formData()).get("file") as File).text(), "hello");
+});
+
+Deno.test("readField: an absent field is null, an unknown model still fails", async () => {
+  const problem = (detail: string) =>
+    new Response(JSON.stringify({ type: "about:blank", title: "Not Found", status: 404, detail }), {
+      status: 404,
+      headers: { "content-type": "application/problem+json" },
+    });
+  const { invoker } = stubbed((r) =>
+    r.url.includes("/state/")
+      ? problem("Field '$.x' not found")
+      : r.url.endsWith("/models/m")
+      ? ok({ id: "m" })
+      : problem("Model 'nope' not found")
+  );
+  assert.equal(await invoker.invoke(readField, { id: "m", path: "$.x" }), null);
+  await assert.rejects(invoker.invoke(readField, { id: "nope", path: "$.x" }), { kind: "not_found" });
+});
+
+Deno.test("a non-2xx answer is thrown as the server's ServiceError; an unreachable server too", async () => {
+  const { invoker } = stubbed(() =>
+    new Response(
+      JSON.stringify({
+        type: "about:blank",
+        title: "Conflict",
+        status: 409,
+        detail: "Model 'o' already exists",
+      }),
+      { status: 409, headers: { "content-type": "application/problem+json" } },
+    )
+  );
+  await assert.rejects(invoker.invoke(createModel, { spec: { id: "o" } }), (err) => {
+    assert.ok(err instanceof ServiceError);
+    assert.equal(err.kind, "conflict");
+    assert.equal(err.message, "Model 'o' already exists");
+    return true;
+  });
+  const down = remoteInvoker({
+    baseUrl: "http://127.0.0.1:9",
+    apiKey: "secret-key",
+    fetch: () => Promise.reject(new TypeError("connection refused")),
+    authoring: () => Promise.resolve(localAuthoring()),
+  });
+  await assert.rejects(down.invoke(listModels, {}), (err) => {
+    assert.ok(err instanceof ServiceError);
+    assert.equal(err.message, "Cannot reach the server at http://127.0.0.1:9: connection refused");
+    return true;
+  });
+  assert.ok(!Deno.inspect(down, { depth: 10, showHidden: true }).includes("secret-key"));
+  assert.ok(!JSON.stringify(down).includes("secret-key"));
+});
+
+Deno.test("a 2xx answer that is not JSON is a service error, not a parser crash", async () => {
+  const { invoker } = stubbed(() => new Response("<html>hello</html>", { status: 200 }));
+  await assert.rejects(invoker.invoke(listModels, {}), (err) => {
+    assert.ok(err instanceof ServiceError);
+    assert.equal(err.message, "Unexpected answer from the server (HTTP 200): not JSON");
+    return true;
+  });
+});
+
+Deno.test("base URLs: http(s) only, trailing slashes, query and fragment dropped", () => {
+  assert.equal(normaliseBaseUrl("http://h:8080/"), "http://h:8080");
+  assert.equal(normaliseBaseUrl(" https://h/api//?x=1#f "), "https://h/api");
+  assert.throws(() => normaliseBaseUrl("ftp://h"), /only http and https/);
+  assert.throws(() => normaliseBaseUrl("not a url"), /Invalid server URL/);
+});

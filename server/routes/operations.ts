@@ -1,0 +1,246 @@
+/**
+ * The REST routes of the operations (engine/operations/): each REST binding
+ * becomes a route that reads the operation's input from the request (path
+ * segments, query parameters, headers, the JSON or multipart body), checks it
+ * like every surface does, runs the operation over the {@link ModelApi} and
+ * answers with the binding's status, body and headers. The same declaration
+ * documents the route in `/v3/api-docs`.
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import type { z } from "zod";
+import { badRequest, tooLarge } from "../../engine/errors.ts";
+import { checkInput } from "../../engine/operations/input.ts";
+import { componentOf, type JsonSchema, toJsonSchema } from "../../engine/operations/json_schema.ts";
+import type { AnyOperation, ApiOperation, ErrorDoc, RestBinding } from "../../engine/operations/operation.ts";
+import { pathMembers } from "../../engine/operations/remote.ts";
+import type { BlobContent } from "../../engine/service/api.ts";
+import type { ServerConfig } from "../config.ts";
+import { ref } from "../openapi/schemas.ts";
+import {
+  ID_PARAM,
+  jsonBody,
+  type ParamDoc,
+  PATH_PARAM,
+  problem,
+  readJson,
+  type ResponseDoc,
+  type Route,
+} from "./route.ts";
+
+// deno-lint-ignore no-explicit-any
+type Binding = RestBinding<any, any>;
+// deno-lint-ignore no-explicit-any
+type Api = ApiOperation<any, any>;
+
+/** How the path segments of the spec's routes are written (SPEC.md "Endpoints"). */
+const PATH_PARAM_DOCS: Record<string, string> = {
+  id: ID_PARAM.description,
+  path: PATH_PARAM.description,
+  blobId: "SHA-256 hex of the content",
+};
+
+/** The zod schema of an input member. */
+function memberSchema(op: AnyOperation, member: string): z.ZodType {
+  return (op.input as z.ZodObject).shape[member] as z.ZodType;
+}
+
+/** A member's schema in the document: its component, or inline. */
+function documented(schema: z.ZodType): JsonSchema {
+  const name = componentOf(schema);
+  return name ? { $ref: `#/components/schemas/${name}` } : toJsonSchema(schema);
+}
+
+/** The JSON type a member's value has, for reading it from a query string. */
+function queryType(op: AnyOperation, member: string): string {
+  const schema = toJsonSchema(memberSchema(op, member));
+  return String(schema.type ?? (schema.anyOf as JsonSchema[] | undefined)?.[0]?.type ?? "string");
+}
+
+/** A query parameter's value, typed as its member declares. */
+function fromQuery(op: AnyOperation, member: string, name: string, raw: string): unknown {
+  const text = raw.trim();
+  switch (queryType(op, member)) {
+    case "integer":
+    case "number":
+      if (!/^-?\d+$/.test(text)) throw badRequest(`Query parameter '${name}' must be an integer`);
+      return Number(text);
+    case "boolean":
+      if (!/^(true|false)$/i.test(text)) throw badRequest(`Query parameter '${name}' must be true or false`);
+      return text.toLowerCase() === "true";
+    default:
+      return raw;
+  }
+}
+
+/** Where a member comes from, as the caller wrote it (for argument errors). */
+function whereOf(binding: Binding): (member: string) => string {
+  return (member) => {
+    const query = binding.query?.[member];
+    if (query) return `query parameter '${query}'`;
+    const header = binding.headers?.[member];
+    if (header) return `header '${header}'`;
+    if (pathMembers(binding.path).includes(member)) return `path parameter '${member}'`;
+    return "request body";
+  };
+}
+
+/** The `file` part and `mediaType` field of a multipart upload, within the multipart caps. */
+async function readUpload(
+  c: Context,
+  config: ServerConfig,
+): Promise<{ bytes: Uint8Array; mediaType?: string }> {
+  let form: FormData;
+  try {
+    form = await c.req.formData();
+  } catch {
+    throw badRequest("Expected a multipart/form-data body with a 'file' part");
+  }
+  const file = form.get("file");
+  if (!(file instanceof File)) throw badRequest("Missing required multipart part: 'file'");
+  const cap = config.bodyLimits.multipartFileBytes;
+  if (file.size > cap) {
+    throw tooLarge(`File of ${file.size} bytes exceeds svc.multipart.max-file-size (${cap})`);
+  }
+  const field = form.get("mediaType");
+  const mediaType = typeof field === "string" && field.trim() ? field.trim() : file.type || undefined;
+  return { bytes: new Uint8Array(await file.arrayBuffer()), mediaType };
+}
+
+/** The raw input of a request, member by member. */
+async function requestInput(
+  c: Context,
+  op: Api,
+  binding: Binding,
+  config: ServerConfig,
+): Promise<Record<string, unknown>> {
+  const raw: Record<string, unknown> = {};
+  for (const member of pathMembers(binding.path)) raw[member] = c.req.param(member);
+  for (const [member, name] of Object.entries(binding.query ?? {}) as [string, string][]) {
+    const value = c.req.query(name);
+    if (value !== undefined && value !== "") raw[member] = fromQuery(op, member, name, value);
+  }
+  for (const [member, name] of Object.entries(binding.headers ?? {}) as [string, string][]) {
+    const value = c.req.header(name)?.trim();
+    if (value) raw[member] = value;
+  }
+  const body = binding.body;
+  if (body && "multipart" in body) {
+    const { bytes, mediaType } = await readUpload(c, config);
+    raw[body.multipart.fileMember] = bytes;
+    raw[body.multipart.typeMember] = mediaType;
+  } else if (body) {
+    raw[body.member] = await readJson(c);
+  }
+  return raw;
+}
+
+function binaryResponse(blob: BlobContent): Response {
+  return new Response(blob.bytes as Uint8Array<ArrayBuffer>, {
+    status: 200,
+    headers: { "content-type": blob.mediaType, "content-length": String(blob.bytes.byteLength) },
+  });
+}
+
+// ------------------------------------------------------------------ documents
+
+function parameters(op: Api, binding: Binding): ParamDoc[] {
+  const describe = (member: string) => String(toJsonSchema(memberSchema(op, member)).description ?? member);
+  const schemaOf = (member: string) => {
+    const { description: _, ...schema } = toJsonSchema(memberSchema(op, member));
+    return schema;
+  };
+  return [
+    ...pathMembers(binding.path).map((member): ParamDoc => ({
+      name: member,
+      in: "path",
+      required: true,
+      description: PATH_PARAM_DOCS[member] ?? describe(member),
+      schema: { type: "string" },
+    })),
+    ...(Object.entries(binding.query ?? {}) as [string, string][]).map(([member, name]): ParamDoc => ({
+      name,
+      in: "query",
+      description: describe(member),
+      schema: schemaOf(member),
+    })),
+    ...(Object.entries(binding.headers ?? {}) as [string, string][]).map(([member, name]): ParamDoc => ({
+      name,
+      in: "header",
+      description: describe(member),
+      schema: schemaOf(member),
+    })),
+  ];
+}
+
+function successResponse(op: Api, binding: Binding): ResponseDoc {
+  if (binding.status === 204) return { description: "done" };
+  if (binding.response === "binary") {
+    return {
+      description: "the bytes, with the stored media type as Content-Type",
+      content: {
+        "application/octet-stream": { type: "string", contentMediaType: "application/octet-stream" },
+      },
+    };
+  }
+  const shape = binding.presented ?? op.output;
+  return {
+    description: binding.summary ?? op.summary,
+    content: jsonBody(shape ? documented(shape) : {}),
+    ...(binding.location
+      ? { headers: { Location: { description: "the created resource", schema: { type: "string" } } } }
+      : {}),
+  };
+}
+
+function errorResponse(doc: ErrorDoc): ResponseDoc {
+  if (!doc.body) return problem(doc.description);
+  const bodies = Array.isArray(doc.body) ? doc.body : [doc.body];
+  const schemas = bodies.map(documented);
+  return problem(doc.description, schemas.length === 1 ? schemas[0] : { oneOf: schemas });
+}
+
+function requestBody(op: Api, binding: Binding): Route["requestBody"] {
+  const body = binding.body;
+  if (!body) return undefined;
+  if ("multipart" in body) {
+    return { description: body.description, content: { "multipart/form-data": ref("BlobUpload") } };
+  }
+  const schema = documented(memberSchema(op, body.member));
+  const types = body.mediaTypes ?? ["application/json"];
+  return { description: body.description, content: Object.fromEntries(types.map((t) => [t, schema])) };
+}
+
+/** The first letter up: summaries are written lower-case for the console's help. */
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function route(op: Api, binding: Binding): Route {
+  const status = binding.status ?? 200;
+  return {
+    method: binding.method,
+    path: binding.path,
+    operationId: binding.operationId ?? op.name,
+    summary: sentence(binding.summary ?? op.summary),
+    tag: binding.tag,
+    parameters: parameters(op, binding),
+    requestBody: requestBody(op, binding),
+    responses: {
+      [status]: successResponse(op, binding),
+      ...Object.fromEntries(Object.entries(binding.errors).map(([s, doc]) => [s, errorResponse(doc)])),
+    },
+    handle: async (c, { api, config }) => {
+      const input = checkInput(op, await requestInput(c, op, binding, config), { where: whereOf(binding) });
+      const result = await op.run(api, input);
+      if (status === 204) return c.body(null, 204);
+      if (binding.response === "binary") return binaryResponse(result as BlobContent);
+      const headers: Record<string, string> = binding.location ? { Location: binding.location(result) } : {};
+      return c.json(binding.present ? binding.present(result) : result, status, headers);
+    },
+  };
+}
+
+/** The routes of every REST binding of `ops`. */
+export function operationRoutes(ops: readonly AnyOperation[]): Route[] {
+  return ops.flatMap((op) => op.kind === "api" ? op.rest.map((binding) => route(op, binding)) : []);
+}
