@@ -40,6 +40,15 @@ export interface AppOptions {
   mcp?: McpMount;
 }
 
+/**
+ * `/models/ns/name/...` with the id's slash encoded (`/models/ns%2Fname/...`),
+ * or null for any other path: the route a caller most likely meant.
+ */
+function encodedIdPath(path: string): string | null {
+  const match = /^\/models\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path);
+  return match ? `/models/${match[1]}%2F${match[2]}${match[3] ?? ""}` : null;
+}
+
 /** Builds the application. */
 export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES): Hono {
   const { service, config, metrics, subscriptions, log } = options;
@@ -86,7 +95,11 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
         Allow: [...new Set(allowed)].join(", "),
       });
     }
-    return problemResponse(404, `No route for ${c.req.method} ${c.req.path}`);
+    const encoded = encodedIdPath(c.req.path);
+    const hint = encoded && allowedMethods.some((r) => r.pattern.test(encoded))
+      ? `. A namespaced model id is one path segment: write its '/' as %2F (${encoded})`
+      : "";
+    return problemResponse(404, `No route for ${c.req.method} ${c.req.path}${hint}`);
   });
   app.onError((err, c) => {
     const mapped = serviceErrorResponse(err);
