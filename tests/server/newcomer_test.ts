@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { configWarnings, nearestName } from "../../server/config_keys.ts";
 import { call, inProcessServer, spawnServe, startTestServer } from "./helpers.ts";
 
-Deno.test("unknown SVC_* variables are named with the nearest known key; strict mode refuses them", async () => {
+Deno.test("unknown SVC_* variables are named with the nearest known key; strict mode refuses them", () => {
   const lookup = () => undefined;
   assert.deepEqual(
     configWarnings([], lookup, ["SVC_API_KEYS", "SVC_PROT", "SVC_PORT", "PATH", "SVC_ZZZZZZZZ"]),
