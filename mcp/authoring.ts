@@ -14,8 +14,8 @@ import type { Clock } from "../engine/ports.ts";
 import type { MutationResult } from "../engine/runtime/pipeline.ts";
 import { ModelRuntime, type RuntimeEnv } from "../engine/runtime/runtime.ts";
 import { runTests, type TestRunResult } from "../engine/runtime/testing.ts";
-import { type CompiledModel, compileSpec, type ValidationReport } from "../engine/spec/compile.ts";
-import type { TestCase } from "../engine/spec/types.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "../engine/model/compile.ts";
+import type { TestCase } from "../engine/model/types.ts";
 
 /** JSON type names `eval_expression` reports, `undefined` meaning "no result" (a missing value). */
 export type ValueType = "null" | "boolean" | "number" | "string" | "array" | "object" | "undefined";

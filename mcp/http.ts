@@ -14,7 +14,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { ModelApi } from "../engine/service/api.ts";
 import type { ModelService } from "../engine/service/service.ts";
-import type { McpMount } from "../server/app.ts";
 import { localAuthoring } from "./authoring.ts";
 import { serviceCommitEvents } from "./events.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
@@ -32,6 +31,13 @@ export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsRea
   idleSessionMs?: number;
   /** Clock of the idle check (tests). */
   now?: () => number;
+}
+
+/** A surface served at `/mcp` (GET, POST, DELETE): MCP Streamable HTTP. */
+export interface McpMount {
+  handle(request: Request): Promise<Response>;
+  /** Ends sessions at shutdown. */
+  close?(): Promise<void>;
 }
 
 /** Default of {@link McpHttpOptions.idleSessionMs}. */

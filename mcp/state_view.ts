@@ -9,7 +9,7 @@
 import { badRequest } from "../engine/errors.ts";
 import { expandPattern, getAt } from "../engine/json/document.ts";
 import { isObject, type Json, type JsonObject } from "../engine/json/value.ts";
-import { parsePath, type Segment } from "../engine/spec/paths.ts";
+import { parsePath, type Segment } from "../engine/json/path.ts";
 
 /** The marker a collapsed container is replaced with. */
 export function collapsedMarker(value: JsonObject | Json[]): string {

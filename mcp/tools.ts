@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { guidance, GUIDANCE_TOPIC_IDS, GUIDANCE_TOPICS, MODEL_SPEC_SCHEMA } from "../engine/authoring/mod.ts";
+import { guidance, GUIDANCE_TOPIC_IDS, GUIDANCE_TOPICS } from "../engine/authoring/mod.ts";
+import { MODEL_SPEC_SCHEMA } from "../engine/model/model_spec_schema.ts";
 import { badRequest } from "../engine/errors.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../engine/evolve/schema.ts";
 import { isObject, type Json, type JsonObject } from "../engine/json/value.ts";

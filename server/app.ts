@@ -12,6 +12,7 @@
  */
 import { Hono } from "hono";
 import type { ModelService } from "../engine/service/service.ts";
+import type { McpMount } from "../mcp/http.ts";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import type { ServiceMetrics } from "./metrics.ts";
@@ -26,12 +27,8 @@ import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
 import type { Route, RouteDeps } from "./routes/route.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 
-/** A surface served at `/mcp` (GET, POST, DELETE): MCP Streamable HTTP. */
-export interface McpMount {
-  handle(request: Request): Promise<Response>;
-  /** Ends sessions at shutdown. */
-  close?(): Promise<void>;
-}
+/** The `/mcp` mount the app accepts (mcp/ defines it; the server only hosts it). */
+export type { McpMount };
 
 /** What the app is built from. */
 export interface AppOptions {

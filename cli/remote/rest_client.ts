@@ -19,8 +19,8 @@ import type { Snapshot } from "../../engine/runtime/runtime.ts";
 import type { VerificationReport } from "../../engine/runtime/testing.ts";
 import type { TraceRecord } from "../../engine/runtime/traces.ts";
 import type { AuditParams, BlobContent, BlobRef, ModelApi, ModelInfo } from "../../engine/service/api.ts";
-import type { ModelSpec } from "../../engine/spec/types.ts";
-import type { EvaluatedView } from "../../engine/view/types.ts";
+import type { ModelSpec } from "../../engine/model/types.ts";
+import type { EvaluatedView } from "../../engine/view/evaluate.ts";
 import { errorFromResponse } from "./problem_error.ts";
 
 /** Options of {@link RestClient}. */

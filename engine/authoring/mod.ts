@@ -5,7 +5,6 @@
  *
  * @module
  */
-export { ADDRESS_PATTERN, CONCRETE_ADDRESS_PATTERN, MODEL_SPEC_SCHEMA } from "./model_spec_schema.ts";
 export { type Guide, GUIDES } from "./guides/mod.ts";
 export { type Example, EXAMPLES } from "./examples/mod.ts";
 export {

@@ -17,7 +17,7 @@ import type {
   Effect,
   MetaDerivation,
   TestCase,
-} from "../spec/types.ts";
+} from "../model/types.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "./schema.ts";
 
 /** A schema node replaced or added at a data path (`upsertSchemaNodes`). */

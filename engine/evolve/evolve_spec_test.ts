@@ -6,7 +6,7 @@ import type { EffectRequest } from "../runtime/pipeline.ts";
 import { MemoryModelStore } from "../service/memory.ts";
 import type { LoadedModel, PersistedState } from "../service/ports.ts";
 import { ModelService, type ServiceEvent } from "../service/service.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 
 /** A memory store that records what is saved, and can be told to fail. */
 class RecordingStore extends MemoryModelStore {

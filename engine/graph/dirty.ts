@@ -6,7 +6,7 @@
  */
 import type { Json } from "../json/value.ts";
 import { expandPattern } from "../json/document.ts";
-import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../spec/paths.ts";
+import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../json/path.ts";
 import type { ExprNode } from "./graph.ts";
 
 /** A changed location. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Read } from "../expr/dependencies.ts";
-import { formatPath, type Segment, WILDCARD } from "../spec/paths.ts";
+import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
 import { DirtySet } from "./dirty.ts";
 import type { ExprNode } from "./graph.ts";
 

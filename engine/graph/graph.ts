@@ -6,7 +6,7 @@
  * @module
  */
 import type { Read } from "../expr/dependencies.ts";
-import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../spec/paths.ts";
+import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../json/path.ts";
 
 /** Kinds of graph nodes. */
 export type NodeKind = "BASE" | "DERIVED" | "META" | "CONSTRAINT" | "EFFECT";

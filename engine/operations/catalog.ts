@@ -6,7 +6,7 @@
  * @module
  */
 import { badRequest, ServiceError } from "../errors.ts";
-import { decodeBase64, encodeBase64 } from "../json/base64.ts";
+import { decodeBase64, encodeBase64 } from "./base64.ts";
 import { isObject, type Json } from "../json/value.ts";
 import type { PatchOperation } from "../runtime/pipeline.ts";
 import type { ModelApi } from "../service/api.ts";

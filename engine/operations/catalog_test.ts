@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { rejectsWith, serviceOf } from "../_test_utils.ts";
-import { encodeBase64 } from "../json/base64.ts";
+import { encodeBase64 } from "./base64.ts";
 import type { ModelService } from "../service/service.ts";
 import { checkArgs, type Operation, OPERATIONS } from "./catalog.ts";
 

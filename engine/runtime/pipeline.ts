@@ -27,10 +27,10 @@ import {
   pointerToPath,
   type Segment,
   WILDCARD,
-} from "../spec/paths.ts";
-import type { CompiledModel, CompiledNode } from "../spec/compile.ts";
-import { compilePattern, RegexLimitError, testPattern } from "../spec/regex.ts";
-import type { Effect } from "../spec/types.ts";
+} from "../json/path.ts";
+import type { CompiledModel, CompiledNode } from "../model/compile.ts";
+import { compilePattern, RegexLimitError, testPattern } from "../expr/regex.ts";
+import type { Effect } from "../model/types.ts";
 import type { TraceRecord } from "./traces.ts";
 import { truthy } from "./truthy.ts";
 

@@ -10,7 +10,7 @@ import { badRequest, constraintViolation, notFound, unprocessable } from "../err
 import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
-import type { CompiledModel } from "../spec/compile.ts";
+import type { CompiledModel } from "../model/compile.ts";
 import {
   canonicalizePath,
   formatPath,
@@ -18,8 +18,8 @@ import {
   parsePath,
   patternMatches,
   type Segment,
-} from "../spec/paths.ts";
-import { metaPropertyName } from "../spec/types.ts";
+} from "../json/path.ts";
+import { metaPropertyName } from "../model/types.ts";
 import {
   Cycle,
   type CycleOutcome,

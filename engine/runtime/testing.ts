@@ -9,9 +9,9 @@
 import { ServiceError } from "../errors.ts";
 import { getAt } from "../json/document.ts";
 import { isObject, type Json, jsonEqual } from "../json/value.ts";
-import type { CompiledModel } from "../spec/compile.ts";
-import { parsePath } from "../spec/paths.ts";
-import type { TestCase } from "../spec/types.ts";
+import type { CompiledModel } from "../model/compile.ts";
+import { parsePath } from "../json/path.ts";
+import type { TestCase } from "../model/types.ts";
 import { ModelRuntime, type RuntimeEnv } from "./runtime.ts";
 
 /** One failed expectation. */

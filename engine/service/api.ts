@@ -11,8 +11,8 @@ import type { MutationResult, PatchOperation } from "../runtime/pipeline.ts";
 import type { Snapshot } from "../runtime/runtime.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
-import type { ModelSpec } from "../spec/types.ts";
-import type { EvaluatedView } from "../view/types.ts";
+import type { ModelSpec } from "../model/types.ts";
+import type { EvaluatedView } from "../view/evaluate.ts";
 
 /** Model info (DECISIONS.md "Model info"). */
 export interface ModelInfo {

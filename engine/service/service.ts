@@ -50,11 +50,11 @@ import {
 } from "../runtime/runtime.ts";
 import { type VerificationReport, verify } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
-import { type CompiledModel, compileSpec, type ValidationReport } from "../spec/compile.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "../model/compile.ts";
+import type { ModelSpec } from "../model/types.ts";
 import { evaluateViewDelta } from "../view/delta.ts";
 import { evaluateView, viewStateOf } from "../view/evaluate.ts";
-import type { EvaluatedComponent, EvaluatedView } from "../view/types.ts";
+import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
 import type { AuditParams, BlobContent, BlobRef, ModelApi, ModelInfo } from "./api.ts";
 import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
 import type { BlobStore, Checkpoint, LoadedModel, LogEntry, ModelStore, PersistedState } from "./ports.ts";

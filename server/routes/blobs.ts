@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { badRequest, ServiceError, tooLarge } from "../../engine/errors.ts";
 import type { BlobContent } from "../../engine/service/api.ts";
 import { collectBlobGarbage } from "../blob_gc.ts";
-import { ref } from "../openapi/schemas.ts";
+import { ref } from "./schemas.ts";
 import {
   ID_PARAM,
   jsonResponse,

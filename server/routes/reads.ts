@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ref } from "../openapi/schemas.ts";
+import { ref } from "./schemas.ts";
 import {
   ID_PARAM,
   intQuery,

@@ -7,7 +7,7 @@
 import { notFound } from "../../engine/errors.ts";
 import type { ModelService } from "../../engine/service/service.ts";
 import { viewDefinitionOf } from "../../engine/view/evaluate.ts";
-import { ref } from "../openapi/schemas.ts";
+import { ref } from "./schemas.ts";
 import { ID_PARAM, jsonResponse, modelId, problem, type Route } from "./route.ts";
 
 /**

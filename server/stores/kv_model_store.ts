@@ -29,7 +29,7 @@ import type {
   ModelStore,
   PersistedState,
 } from "../../engine/service/ports.ts";
-import type { ModelSpec } from "../../engine/spec/types.ts";
+import type { ModelSpec } from "../../engine/model/types.ts";
 import type { KvDatabase, KvMutation } from "./kv_database.ts";
 import {
   decodeJson,

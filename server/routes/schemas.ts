@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { MODEL_SPEC_SCHEMA } from "../../engine/authoring/model_spec_schema.ts";
+import { MODEL_SPEC_SCHEMA } from "../../engine/model/model_spec_schema.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../../engine/evolve/schema.ts";
 
 /** A JSON Schema object. */

@@ -12,9 +12,9 @@ import { ExpressionError } from "../expr/compiler.ts";
 import { extractReads, type Read } from "../expr/dependencies.ts";
 import { buildGraph, type DependencyGraph, elementPatternOf, type ExprNode } from "../graph/graph.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
-import { validateViewDefinition } from "../view/validate.ts";
-import { formatPath, hasWildcard, isPrefixOf, parsePath, type Segment, WILDCARD } from "./paths.ts";
-import { checkSchemaReferences, SchemaIndex } from "./schema.ts";
+import { validateViewDefinition } from "./view_definition/validate.ts";
+import { formatPath, hasWildcard, isPrefixOf, parsePath, type Segment, WILDCARD } from "../json/path.ts";
+import { checkSchemaReferences, SchemaIndex } from "./schema_index.ts";
 import {
   type Constraint,
   DEFAULT_VERSION,

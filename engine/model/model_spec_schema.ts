@@ -17,7 +17,7 @@
  * @module
  */
 import type { JsonObject } from "../json/value.ts";
-import { META_PROPERTIES } from "../spec/types.ts";
+import { META_PROPERTIES } from "./types.ts";
 
 /** Characters a dot-notation member name may hold (as the path parser reads them). */
 const NAME = "[A-Za-z_$\\u0080-\\uffff][A-Za-z0-9_$\\u0080-\\uffff-]*";

@@ -11,7 +11,7 @@ import {
   pointerToPath,
   toPattern,
   WILDCARD,
-} from "./paths.ts";
+} from "./path.ts";
 
 const parse = (text: string) => {
   const parsed = parsePath(text);
