@@ -9,11 +9,10 @@ const DOC = { items: [{ qty: 1 }, { qty: 2 }, { qty: 3 }], rate: 2 };
 function node(reads: Read[], elementPattern: Segment[] | null = null): ExprNode {
   return {
     key: "n",
-    kind: "DERIVED",
+    kind: "CONSTRAINT",
     label: "n",
     expression: "",
     reads,
-    target: null,
     elementPattern,
     index: 0,
     level: 1,

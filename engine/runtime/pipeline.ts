@@ -28,7 +28,8 @@ import {
   type Segment,
   WILDCARD,
 } from "../json/path.ts";
-import type { CompiledModel, CompiledNode } from "../model/compile.ts";
+import type { CompiledModel } from "../model/compile.ts";
+import type { CompiledNode, DerivedNode, EffectNode, MetaNode } from "../model/nodes.ts";
 import { compilePattern, RegexLimitError, testPattern } from "../expr/regex.ts";
 import type { Effect } from "../model/types.ts";
 import type { TraceRecord } from "./traces.ts";
@@ -156,7 +157,7 @@ export class Cycle {
   }
 
   /** The derivation whose target holds `path`, if any. */
-  #derivedAt(path: readonly Segment[]): CompiledNode | undefined {
+  #derivedAt(path: readonly Segment[]): DerivedNode | undefined {
     return this.#model.derivedTargets.find((d) => isPrefixOf(d.target, path))?.node;
   }
 
@@ -531,12 +532,12 @@ export class Cycle {
     return node.elementPattern ? expandPattern(this.#draft.root, node.elementPattern) : [null];
   }
 
-  #concreteTarget(node: CompiledNode, element: Segment[] | null): Segment[] {
-    const target = node.target!;
+  #concreteTarget(node: DerivedNode | MetaNode, element: Segment[] | null): Segment[] {
+    const target = node.target;
     return element ? [...element, ...target.slice(element.length)] : target;
   }
 
-  async #derive(node: CompiledNode, elements: (Segment[] | null)[]): Promise<void> {
+  async #derive(node: DerivedNode, elements: (Segment[] | null)[]): Promise<void> {
     for (const element of elements) {
       if (element && !isObject(this.#draft.get(element))) continue;
       const target = this.#concreteTarget(node, element);
@@ -557,7 +558,7 @@ export class Cycle {
       if (!elements.length) continue;
       if (node.lazy) {
         this.#stale.add(node.key);
-        this.#dirty.add(node.target!);
+        this.#dirty.add(node.target);
         continue;
       }
       await this.#materializeInputs(node);
@@ -600,7 +601,7 @@ export class Cycle {
   }
 
   /** Removes the meta values of `node` whose element is not among `elements`. */
-  #dropVanishedMetas(node: CompiledNode, elements: Segment[][]): void {
+  #dropVanishedMetas(node: MetaNode, elements: Segment[][]): void {
     const live = new Set(
       elements.map((el) => `${formatPath(this.#concreteTarget(node, el))}#${node.metaKey}`),
     );
@@ -608,7 +609,7 @@ export class Cycle {
     for (const key of this.#metaView.keys()) {
       if (!key.endsWith(suffix) || live.has(key)) continue;
       const path = parsePath(key.slice(0, -suffix.length));
-      if (!path.ok || !patternMatches(node.target!, path.path)) continue;
+      if (!path.ok || !patternMatches(node.target, path.path)) continue;
       this.#writableMeta().delete(key);
       this.#metaUpdated.push(key);
     }
@@ -622,7 +623,7 @@ export class Cycle {
       const elements = this.#work(node);
       if (!elements.length) continue;
       await this.#materializeInputs(node);
-      const c = node.constraint!;
+      const c = node.constraint;
       let failed = false;
       for (const element of elements) {
         const { value, error } = await this.#evaluate(node, element, node.key);
@@ -650,7 +651,7 @@ export class Cycle {
       await this.#materializeInputs(node);
       const { value, error } = await this.#evaluate(node, null, node.key);
       if (error || !truthy(value)) continue;
-      const effect = node.effect!;
+      const effect = node.effect;
       if (effect.executor !== "caller") {
         requests.push({
           effectId: effect.definition.id,
@@ -668,8 +669,8 @@ export class Cycle {
     return { dispatched, requests };
   }
 
-  async #payload(node: CompiledNode): Promise<Json> {
-    const payload = node.effect!.payload;
+  async #payload(node: EffectNode): Promise<Json> {
+    const payload = node.effect.payload;
     const run = async (compiled: CompiledNode["compiled"]) => {
       try {
         return await compiled.evaluate(this.#draft.root, { const: this.#model.constants });

@@ -174,7 +174,7 @@ const CLOCK_FUNCTIONS = /\$(now|millis)\s*\(/;
 /** Builds the verification report: which embedded tests are auto-checkable and whether they pass. */
 export async function verify(model: CompiledModel, env: RuntimeEnv): Promise<VerificationReport> {
   const clockBound = new Set(
-    model.graph.derivedOrder.filter((d) => CLOCK_FUNCTIONS.test(d.expression)).map((d) => d.target!),
+    model.graph.derivedOrder.filter((d) => CLOCK_FUNCTIONS.test(d.expression)).map((d) => d.target),
   );
   const checkable = (address: string, expected: Json): boolean => {
     if (expected !== null && typeof expected === "object") return false;
