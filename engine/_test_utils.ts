@@ -11,7 +11,7 @@ import { type ErrorKind, ServiceError } from "./errors.ts";
 import { ExpressionCompiler } from "./expr/compiler.ts";
 import type { Json } from "./json/value.ts";
 import { type Platform, webPlatform } from "./ports.ts";
-import type { CycleOutcome, MutationResult, PatchOperation } from "./runtime/pipeline.ts";
+import type { CycleOutcome, MutationResult, PatchOperation } from "./runtime/results.ts";
 import { ModelRuntime, type RuntimeEnv } from "./runtime/runtime.ts";
 import { ModelService, type ServiceOptions } from "./service/service.ts";
 import { type CompiledModel, compileSpec, type ValidationReport } from "./model/compile.ts";

@@ -20,7 +20,7 @@ export type {
   ModelState,
   MutationResult,
   PatchOperation,
-} from "./runtime/pipeline.ts";
+} from "./runtime/results.ts";
 export {
   formatInstant,
   ModelRuntime,

@@ -11,7 +11,7 @@ import { badRequest, ServiceError, specInvalid } from "../engine/errors.ts";
 import { ExpressionCompiler, ExpressionError } from "../engine/expr/compiler.ts";
 import { isObject, type Json } from "../engine/json/value.ts";
 import type { Clock } from "../engine/ports.ts";
-import type { MutationResult } from "../engine/runtime/pipeline.ts";
+import type { MutationResult } from "../engine/runtime/results.ts";
 import { ModelRuntime, type RuntimeEnv } from "../engine/runtime/runtime.ts";
 import { runTests, type TestRunResult } from "../engine/runtime/testing.ts";
 import { type CompiledModel, compileSpec, type ValidationReport } from "../engine/model/compile.ts";

@@ -14,7 +14,7 @@ import { badRequest } from "../engine/errors.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../engine/evolve/schema.ts";
 import { isObject, type Json, type JsonObject } from "../engine/json/value.ts";
 import { OPERATIONS } from "../engine/operations/catalog.ts";
-import type { MutationResult, PatchOperation } from "../engine/runtime/pipeline.ts";
+import type { MutationResult, PatchOperation } from "../engine/runtime/results.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import type { AuthoringEngine } from "./authoring.ts";
 import { OUTPUT_SCHEMAS } from "./output_schemas.ts";

@@ -14,7 +14,7 @@ import type { AuditRecord, AuditVerification } from "../../engine/audit/chain.ts
 import { badRequest, ServiceError } from "../../engine/errors.ts";
 import type { GraphView } from "../../engine/graph/projection.ts";
 import type { Json, JsonObject } from "../../engine/json/value.ts";
-import type { MutationResult, PatchOperation } from "../../engine/runtime/pipeline.ts";
+import type { MutationResult, PatchOperation } from "../../engine/runtime/results.ts";
 import type { Snapshot } from "../../engine/runtime/runtime.ts";
 import type { VerificationReport } from "../../engine/runtime/testing.ts";
 import type { TraceRecord } from "../../engine/runtime/traces.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { ServiceError } from "../errors.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import { OPERATIONS } from "../operations/catalog.ts";
-import type { EffectRequest } from "../runtime/pipeline.ts";
+import type { EffectRequest } from "../runtime/results.ts";
 import { MemoryModelStore } from "../service/memory.ts";
 import type { LoadedModel, PersistedState } from "../service/ports.ts";
 import { ModelService, type ServiceEvent } from "../service/service.ts";

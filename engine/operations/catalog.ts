@@ -8,7 +8,7 @@
 import { badRequest, ServiceError } from "../errors.ts";
 import { decodeBase64, encodeBase64 } from "./base64.ts";
 import { isObject, type Json } from "../json/value.ts";
-import type { PatchOperation } from "../runtime/pipeline.ts";
+import type { PatchOperation } from "../runtime/results.ts";
 import type { ModelApi } from "../service/api.ts";
 
 /** JSON types an argument may take. */

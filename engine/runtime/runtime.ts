@@ -20,14 +20,10 @@ import {
   type Segment,
 } from "../json/path.ts";
 import { metaPropertyName } from "../model/types.ts";
-import {
-  Cycle,
-  type CycleOutcome,
-  type ModelState,
-  type PatchOperation,
-  type WriteSource,
-} from "./pipeline.ts";
+import { Cycle } from "./pipeline.ts";
+import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
 import { type TraceRecord, TraceRing } from "./traces.ts";
+import { parseWriteKey } from "./write_checks.ts";
 
 /** What a runtime needs from its host. */
 export interface RuntimeEnv {
@@ -174,7 +170,7 @@ export class ModelRuntime {
       throw badRequest("mutations must be a JSON object of canonical address to value");
     }
     const entries = Object.entries(mutations).map(([key, value]) =>
-      [Cycle.parseKey(key), value] as [Segment[], Json]
+      [parseWriteKey(key), value] as [Segment[], Json]
     );
     return this.#run(source, (cycle) => cycle.applyMutations(entries));
   }

@@ -39,7 +39,7 @@ import type {
   ModelState,
   MutationResult,
   PatchOperation,
-} from "../runtime/pipeline.ts";
+} from "../runtime/results.ts";
 import {
   formatInstant,
   type HistoryEntry,

@@ -11,7 +11,7 @@
  * @module
  */
 import { extractReads } from "../expr/dependencies.ts";
-import type { MutationResult } from "../runtime/pipeline.ts";
+import type { MutationResult } from "../runtime/results.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { parsePath, pathsOverlap, type Segment } from "../json/path.ts";
 import {

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { Json } from "../../engine/json/value.ts";
-import type { MutationResult, PatchOperation } from "../../engine/runtime/pipeline.ts";
+import type { MutationResult, PatchOperation } from "../../engine/runtime/results.ts";
 import type { ModelService } from "../../engine/service/service.ts";
 import { ref } from "./schemas.ts";
 import {
