@@ -67,15 +67,17 @@ const WORDINGS: Record<string, Wording> = {
   "#/$defs/TestCase/properties/expect": addressMap,
 };
 
+/** A member name as a JSON Pointer token, and back. */
+const escape = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+const unescape = (token: string) => token.replace(/~1/g, "/").replace(/~0/g, "~");
+
 /** The JSON Pointer of every object node of the schema (ajv reports the nodes themselves). */
 const POINTERS = new Map<unknown, string>();
 (function index(node: unknown, pointer: string) {
   if (Array.isArray(node)) node.forEach((item, i) => index(item, `${pointer}/${i}`));
   if (!isObject(node)) return;
   POINTERS.set(node, pointer);
-  for (const [key, child] of Object.entries(node)) {
-    index(child, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`);
-  }
+  for (const [key, child] of Object.entries(node)) index(child, `${pointer}/${escape(key)}`);
 })(MODEL_SPEC_SCHEMA, "#");
 
 let validator: ValidateFunction | undefined;
@@ -91,14 +93,14 @@ function validate(spec: unknown): ErrorObject[] {
  * fields first, then in the order ajv meets them.
  */
 export function checkShape(spec: unknown): Finding[] {
-  const unknown = new Map<string, Finding>();
   const findings = new Map<string, Finding>();
-  for (const error of validate(spec)) {
+  const errors = validate(spec);
+  const unknownField = (e: ErrorObject) => e.keyword === "additionalProperties" && e.instancePath === "";
+  for (const error of [...errors.filter(unknownField), ...errors.filter((e) => !unknownField(e))]) {
     const finding = describe(error);
-    const into = error.keyword === "additionalProperties" && error.instancePath === "" ? unknown : findings;
-    if (finding && !findings.has(finding.location)) into.set(finding.location, finding);
+    if (finding && !findings.has(finding.location)) findings.set(finding.location, finding);
   }
-  return [...unknown.values(), ...findings.values()];
+  return [...findings.values()];
 }
 
 /** The node a `$ref` node points to (the node itself otherwise). */
@@ -107,11 +109,17 @@ function resolve(node: JsonObject): JsonObject {
   return target ? (MODEL_SPEC_SCHEMA.$defs as Record<string, JsonObject>)[target[1]] : node;
 }
 
+/** An address in the path parser's words. */
+const address = (parse: typeof parsePath): Wording => (value) => {
+  const parsed = parse(value);
+  return parsed.ok ? `'${value}' is not a canonical address` : parsed.message;
+};
+
 /** The wording for a value at `node` (or the node its `$ref` names) failing `keyword`, if it has one. */
 function wordingOf(node: JsonObject, keyword: string): Wording | undefined {
   for (const candidate of new Set([node, resolve(node)])) {
-    if (candidate.pattern === ADDRESS_PATTERN) return (value) => messageOf(parsePath(value));
-    if (candidate.pattern === CONCRETE_ADDRESS_PATTERN) return (value) => messageOf(parseConcretePath(value));
+    if (candidate.pattern === ADDRESS_PATTERN) return address(parsePath);
+    if (candidate.pattern === CONCRETE_ADDRESS_PATTERN) return address(parseConcretePath);
     const pointer = POINTERS.get(candidate);
     const wording = pointer === undefined
       ? undefined
@@ -119,10 +127,6 @@ function wordingOf(node: JsonObject, keyword: string): Wording | undefined {
     if (wording) return wording;
   }
   return undefined;
-}
-
-function messageOf(parsed: ReturnType<typeof parsePath>): string {
-  return parsed.ok ? "is a valid address" : parsed.message;
 }
 
 /** `must be 'eager' or 'lazy'`, `must be one of required, minimum, …`. */
@@ -139,10 +143,11 @@ function ofType(type: unknown): string {
   return `must be ${named.map((t) => (/^[aeiou]/.test(t) ? "an " : "a ") + t).join(" or ")}`;
 }
 
+/** The finding of one ajv error; null for the summaries of errors reported on their own. */
 function describe(e: ErrorObject): Finding | null {
   const params = e.params as Record<string, unknown>;
-  const at = pointerToLocation(e.instancePath, "spec");
   const parent = e.parentSchema as JsonObject;
+  const at = pointerToLocation(e.instancePath, "spec");
   switch (e.keyword) {
     case "if":
     case "propertyNames":
@@ -153,25 +158,20 @@ function describe(e: ErrorObject): Finding | null {
     }
     case "required": {
       const member = String(params.missingProperty);
-      const node = (isObject(parent.properties) ? parent.properties[member] : undefined) ?? {};
+      const node = isObject(parent.properties) ? parent.properties[member] : undefined;
       const wording = isObject(node) ? wordingOf(node, "required") : undefined;
       const values = isObject(node) ? resolve(node).enum : undefined;
       return {
-        location: pointerToLocation(
-          `${e.instancePath}/${member.replace(/~/g, "~0").replace(/\//g, "~1")}`,
-          "spec",
-        ),
+        location: pointerToLocation(`${e.instancePath}/${escape(member)}`, "spec"),
         message: wording?.(undefined, member) ??
           (Array.isArray(values) ? `${member} ${oneOf(values)}` : `${member} is required`),
       };
     }
   }
+  // A property name failing `propertyNames` is located (and worded) as a key of its object.
   const location = e.propertyName === undefined ? at : `${at}['${e.propertyName}']`;
   const value = e.propertyName ?? e.data;
-  const last = e.instancePath.slice(e.instancePath.lastIndexOf("/") + 1).replace(/~1/g, "/").replace(
-    /~0/g,
-    "~",
-  );
+  const last = unescape(e.instancePath.slice(e.instancePath.lastIndexOf("/") + 1));
   const name = e.propertyName ?? (/^(0|[1-9]\d*)?$/.test(last) ? at : last);
   const wording = wordingOf(parent, e.keyword);
   if (wording) return { location, message: wording(value, name) };
