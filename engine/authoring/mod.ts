@@ -1,7 +1,8 @@
 /**
- * Authoring material for agents and tools: the ModelSpec JSON Schema, the
- * guides, the bundled example specs and the domain guidance topics. Pure data
- * and small pure functions; surfaces (MCP resources and tools) serve them.
+ * Authoring material for agents and tools: the guides, the bundled example
+ * specs and the domain guidance topics (the ModelSpec JSON Schema they go with
+ * is the model's own: engine/model/model_spec_schema.ts). Pure data and small
+ * pure functions; surfaces (MCP resources and tools) serve them.
  *
  * @module
  */
