@@ -12,7 +12,7 @@ import { ServiceError } from "../engine/errors.ts";
 import { type ApiSelection, resolveApi } from "./api_selection.ts";
 import { type CliArgs, parseCliArgs } from "./args.ts";
 import { runConsole } from "./console.ts";
-import { readLines } from "./lines.ts";
+import { readLines } from "../mcp/lines.ts";
 
 const USAGE = `Usage: svc <command> [options]
 

@@ -8,8 +8,8 @@
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
-import { createServiceMcpMount } from "../mcp/http.ts";
-import { createApp, type McpMount } from "./app.ts";
+import { createServiceMcpMount, type McpMount } from "../mcp/http.ts";
+import { createApp } from "./app.ts";
 import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
 import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";

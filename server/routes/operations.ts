@@ -17,7 +17,7 @@ import type { AnyOperation, ApiOperation, ErrorDoc, RestBinding } from "../../en
 import { pathMembers } from "../../engine/operations/remote.ts";
 import type { BlobContent } from "../../engine/service/api.ts";
 import type { ServerConfig } from "../config.ts";
-import { ref } from "../openapi/schemas.ts";
+import { ref } from "./schemas.ts";
 import {
   ID_PARAM,
   jsonBody,

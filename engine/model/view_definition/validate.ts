@@ -17,10 +17,10 @@
  *
  * @module
  */
-import type { Finding } from "../errors.ts";
-import type { ExpressionCompiler } from "../expr/compiler.ts";
-import { isObject, type Json, type JsonObject } from "../json/value.ts";
-import { parsePath } from "../spec/paths.ts";
+import type { Finding } from "../../errors.ts";
+import type { ExpressionCompiler } from "../../expr/compiler.ts";
+import { isObject, type Json, type JsonObject } from "../../json/value.ts";
+import { parsePath } from "../../json/path.ts";
 import { DISPLAY_MEMBERS, HANDLER_MEMBERS, PATH_MEMBERS, STATE_MEMBERS } from "./groups.ts";
 
 /** Layouts a view may declare. */

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { Json } from "../json/value.ts";
+import type { Json } from "../../json/value.ts";
 
 /** One record kind. */
 export interface ComponentGroup {

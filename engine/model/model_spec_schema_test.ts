@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { compile } from "../_test_utils.ts";
 import type { JsonObject } from "../json/value.ts";
-import { parsePath } from "../spec/paths.ts";
-import { EXAMPLES } from "./examples/mod.ts";
+import { parsePath } from "../json/path.ts";
+import { EXAMPLES } from "../authoring/examples/mod.ts";
 import { ADDRESS_PATTERN, CONCRETE_ADDRESS_PATTERN, MODEL_SPEC_SCHEMA } from "./model_spec_schema.ts";
 
 const CONFORMANCE_EXAMPLES = new URL("../../../shared/conformance/examples/", import.meta.url);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { JsonObject } from "../json/value.ts";
-import { checkSchemaReferences, SchemaIndex } from "./schema.ts";
+import { checkSchemaReferences, SchemaIndex } from "./schema_index.ts";
 
 const LIMITS = { maxInput: 100, timeoutMs: 1000, now: Date.now };
 

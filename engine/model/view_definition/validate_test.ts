@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { Finding } from "../errors.ts";
-import type { Json, JsonObject } from "../json/value.ts";
-import { compileForTest, specWithView, testCompiler } from "./test_support.ts";
+import type { Finding } from "../../errors.ts";
+import type { Json, JsonObject } from "../../json/value.ts";
+import { compileForTest, specWithView, testCompiler } from "../../view/test_support.ts";
 import { validateViewDefinition } from "./validate.ts";
 
 const validate = (definition: unknown) => validateViewDefinition(definition, testCompiler());

@@ -4,14 +4,16 @@ import {
   formatPath,
   hasWildcard,
   isPrefixOf,
+  parseConcretePath,
   parsePath,
   pathsOverlap,
   pathToPointer,
   patternMatches,
+  pointerToLocation,
   pointerToPath,
   toPattern,
   WILDCARD,
-} from "./paths.ts";
+} from "./path.ts";
 
 const parse = (text: string) => {
   const parsed = parsePath(text);
@@ -124,4 +126,20 @@ Deno.test("pointerToPath resolves RFC 6901 pointers, '-' and escapes against the
 Deno.test("pathToPointer escapes '~' and '/'", () => {
   assert.equal(pathToPointer(["items", 0, "a/b", "c~d"]), "/items/0/a~1b/c~0d");
   assert.equal(pathToPointer([]), "");
+});
+
+Deno.test("parseConcretePath refuses [*] and otherwise parses like parsePath", () => {
+  assert.deepEqual(parseConcretePath("$.items[0].qty"), { ok: true, path: ["items", 0, "qty"] });
+  assert.deepEqual(parseConcretePath("$.items[*].qty"), {
+    ok: false,
+    message: "'$.items[*].qty' must be a concrete address without [*]",
+  });
+  assert.deepEqual(parseConcretePath("$.items.1"), parsePath("$.items.1"));
+});
+
+Deno.test("pointerToLocation writes finding locations: indices in brackets, odd members quoted", () => {
+  assert.equal(pointerToLocation("", "spec"), "spec");
+  assert.equal(pointerToLocation("/derivations/0/path", "spec"), "derivations[0].path");
+  assert.equal(pointerToLocation("/tests/2/given/$.a~1b", "spec"), "tests[2].given['$.a/b']");
+  assert.equal(pointerToLocation("/a-b/_c", "evolution"), "['a-b']._c");
 });

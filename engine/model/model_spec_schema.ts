@@ -1,15 +1,16 @@
 /**
- * The ModelSpec JSON Schema (draft 2020-12): every member of SPEC.md "ModelSpec"
- * and its sections, for agents and tools that author specs. MCP's `create_model`,
- * `validate_spec`, `test_spec` and `dry_run` embed it as (part of) their input
- * schema, and it is served as `svc://schema/model-spec`.
+ * The ModelSpec JSON Schema (draft 2020-12): the one description of a spec's
+ * shape (SPEC.md "ModelSpec"). Validation checks every spec against it first
+ * (`shape.ts` words its errors as findings) and the section compilers add what
+ * only they can judge: JSONata syntax, dependency cycles, overlapping targets,
+ * unresolvable `$ref`s, view id references. Agents and tools read the same
+ * schema: MCP's `create_model`, `validate_spec`, `test_spec` and `dry_run`
+ * embed it in their input schema, and it is served as `svc://schema/model-spec`.
  *
- * It describes shapes and refuses only what the service refuses or cannot run:
- * members the compiler ignores (an entry's extra keys, `_`-prefixed notes at
- * the top level) pass here too, and so do view oddities the compiler only warns
- * about. What only the compiler can judge (JSONata syntax, dependency cycles,
- * overlapping targets, unresolvable `$ref`s, view id references) is left to
- * `validate_spec`.
+ * Members the compiler ignores (an entry's extra keys, `_`-prefixed notes at the
+ * top level) pass, and null stands for absent wherever the compiler reads it so.
+ * There is no `anyOf`: a value of the wrong type fails one keyword, so one
+ * problem is one finding.
  *
  * The schema carries an `$id`, so its internal `#/$defs/...` references resolve
  * even when it is embedded as a property of a larger schema.
@@ -17,7 +18,7 @@
  * @module
  */
 import type { JsonObject } from "../json/value.ts";
-import { META_PROPERTIES } from "../spec/types.ts";
+import { META_PROPERTIES } from "./types.ts";
 
 /** Characters a dot-notation member name may hold (as the path parser reads them). */
 const NAME = "[A-Za-z_$\\u0080-\\uffff][A-Za-z0-9_$\\u0080-\\uffff-]*";
@@ -51,10 +52,17 @@ const nonBlank = (description: string): JsonObject => ({
   pattern: "\\S",
   description,
 });
-const arrayOf = (name: string, description: string): JsonObject => ({
-  type: "array",
+/** A list of `name` entries; null, like absent, means none. */
+const listOf = (name: string, description: string): JsonObject => ({
+  type: ["array", "null"],
   items: ref(name),
   description,
+});
+/** An address member that null leaves unset, as absent does. */
+const optionalAddress = (description?: string): JsonObject => ({
+  type: ["string", "null"],
+  pattern: ADDRESS_PATTERN,
+  ...(description === undefined ? {} : { description }),
 });
 /** A view member that is a boolean, an always-evaluated JSONata string, or null (inherit from meta). */
 const stateMember = (description: string): JsonObject => ({
@@ -62,7 +70,7 @@ const stateMember = (description: string): JsonObject => ({
   description,
 });
 const objects = (description: string): JsonObject => ({
-  type: "array",
+  type: ["array", "null"],
   items: { type: "object" },
   description,
 });
@@ -100,7 +108,7 @@ const DEFS: JsonObject = {
     properties: {
       path: {
         $ref: "#/$defs/Address",
-        pattern: "^\\s*\\$\\s*\\S",
+        pattern: "^(?!\\s*\\$\\s*$)",
         description: "target address (not `$` itself); `[*]` evaluates the expression once per array " +
           "element with `$parent` bound to that element, and must be followed by a field name " +
           "(`$.items[*].lineTotal`)",
@@ -117,7 +125,7 @@ const DEFS: JsonObject = {
   },
   MetaDerivation: {
     type: "object",
-    required: ["path", "property", "expr"],
+    required: ["path", "expr", "property"],
     description: "live metadata of a field, stored in the meta cache under `<path>#<snake_case property>` " +
       "(`$.email#relevant`, `$.total#read_only`) and overlaid on the field's effective schema",
     properties: {
@@ -135,7 +143,7 @@ const DEFS: JsonObject = {
   },
   Constraint: {
     type: "object",
-    required: ["id", "expr", "message", "policy"],
+    required: ["id", "message", "policy", "expr"],
     description: "a boolean invariant checked after derivations settle; a result of false, 0, '' or an " +
       "evaluation error fails it, while null or no value passes",
     properties: {
@@ -144,7 +152,9 @@ const DEFS: JsonObject = {
         description: "absent or null: global, evaluated once; an address or a list of addresses: the " +
           "fields it guards; one `[*]` address (`$.items[*]`): evaluated once per element with `$parent` " +
           "bound to the element",
-        anyOf: [{ type: "null" }, ref("Address"), { type: "array", items: ref("Address") }],
+        type: ["string", "array", "null"],
+        pattern: ADDRESS_PATTERN,
+        items: ref("Address"),
       },
       expr: ref("Expression"),
       message: text("reported with the violation"),
@@ -183,6 +193,7 @@ const DEFS: JsonObject = {
       executor: {
         type: "string",
         minLength: 1,
+        pattern: "\\S",
         default: "server",
         description: "`caller` (pure: listed in the mutation result's dispatchedEffects), `server` " +
           "(guarded outbound HTTP), `llm`, `timer`, or an operator-installed kind",
@@ -192,9 +203,10 @@ const DEFS: JsonObject = {
       payload: {
         description: "caller effects: one JSONata expression, or an object whose members are JSONata " +
           "expressions evaluated one by one",
-        anyOf: [ref("Expression"), { type: "object", additionalProperties: ref("Expression") }, {
-          type: "null",
-        }],
+        type: ["string", "object", "null"],
+        minLength: 1,
+        pattern: "\\S",
+        additionalProperties: ref("Expression"),
       },
       dedupeKey: ref(
         "Expression",
@@ -292,11 +304,11 @@ const DEFS: JsonObject = {
     },
   },
   EventHandler: {
-    type: "object",
+    type: ["object", "null"],
     description: "run by the client: `mutations` (JSONata yielding a map of address to value), then " +
       "`navigate` (a view id)",
     properties: {
-      mutations: { type: "string" },
+      mutations: { type: ["string", "null"] },
       navigate: { description: "the id of a view to activate" },
     },
   },
@@ -313,15 +325,15 @@ const DEFS: JsonObject = {
           "tabItem, sectionList, button, menu",
       ),
       label: text("plain text, never evaluated"),
-      bind: ref("Address"),
-      bindFrom: ref("Address"),
-      bindTo: ref("Address"),
-      dependsOn: ref("Address"),
+      bind: optionalAddress(),
+      bindFrom: optionalAddress(),
+      bindTo: optionalAddress(),
+      dependsOn: optionalAddress(),
       visible: stateMember("false hides; null or absent inherits `<bind>#relevant`"),
       enabled: stateMember("absent: enabled unless read-only"),
       readOnly: stateMember("null or absent inherits `<bind>#read_only`"),
       required: stateMember("null or absent inherits `<bind>#required`"),
-      text: text("display text: evaluated as JSONata only when it contains `$`"),
+      text: { description: "display text: a string is evaluated as JSONata only when it contains `$`" },
       value: { description: "display value: a string is evaluated as JSONata only when it contains `$`" },
       delta: { description: "stat tiles: evaluated as JSONata only when it contains `$`" },
       caption: { description: "stat tiles: evaluated as JSONata only when it contains `$`" },
@@ -335,8 +347,8 @@ const DEFS: JsonObject = {
       chartSeries: objects("dataChart series: [{field, label, color}]"),
       items: objects("keyValueList rows: [{label, bind, text, format, currency}]"),
       menuItems: objects("menu entries: [{label, targetView, icon}]"),
-      itemView: { type: "string", description: "sectionList: a view rendered once per element" },
-      components: arrayOf("Component", "children of a container or section list"),
+      itemView: { type: ["string", "null"], description: "sectionList: a view rendered once per element" },
+      components: listOf("Component", "children of a container or section list"),
       onChange: ref("EventHandler"),
       onClick: ref("EventHandler"),
       onOpen: ref("EventHandler"),
@@ -352,19 +364,20 @@ const DEFS: JsonObject = {
       label: { type: "string" },
       layout: { description: "vertical (default), horizontal, grid, tabs or wizard" },
       columns: { description: "grid columns" },
-      components: arrayOf("Component", "the view's top-level components"),
+      components: listOf("Component", "the view's top-level components"),
       onOpen: ref("EventHandler"),
       onClose: ref("EventHandler"),
     },
   },
   ViewDefinition: {
-    type: "object",
+    type: ["object", "null"],
     required: ["defaultView", "views"],
-    description: "renderer-agnostic UI definition, evaluated by the service into an EvaluatedView",
+    description: "renderer-agnostic UI definition, evaluated by the service into an EvaluatedView; null, " +
+      "like absent, means none",
     properties: {
       renderer: { enum: ["builtin", null], description: "reserved: always builtin" },
       defaultView: { type: "string", minLength: 1, description: "the id of a view in `views`" },
-      views: arrayOf("View", "the views; ids unique"),
+      views: { type: "array", items: ref("View"), description: "the views; ids unique" },
     },
   },
 };
@@ -392,12 +405,10 @@ export const MODEL_SPEC_SCHEMA: JsonObject = {
       description: "semantic version MAJOR.MINOR.PATCH; blank or absent means 1.0.0",
     },
     template: {
-      description: "branch from a template model: {ref: <coordinate>}",
-      anyOf: [{ type: "null" }, {
-        type: "object",
-        required: ["ref"],
-        properties: { ref: ref("Coordinate") },
-      }],
+      type: "null",
+      description:
+        "reserved: branching from a template model ({ref: <coordinate>}) is not supported by this " +
+        "service yet",
     },
     lineage: { type: "array", readOnly: true, description: "pinned ancestor chain, written by branching" },
     schema: {
@@ -406,16 +417,16 @@ export const MODEL_SPEC_SCHEMA: JsonObject = {
         "resolve",
     },
     constants: {
-      type: "object",
+      type: ["object", "null"],
       description: "immutable named values, bound as `$const.<name>` in every expression",
     },
-    defaultValues: arrayOf("DefaultValueRule", "defaults merged into newly created containers"),
-    derivations: arrayOf("Derivation", "computed read-only fields"),
-    metaDerivations: arrayOf("MetaDerivation", "live per-field metadata"),
-    constraints: arrayOf("Constraint", "boolean invariants with a rollback or flag policy"),
-    effects: arrayOf("Effect", "effect requests emitted as data"),
-    tests: arrayOf("TestCase", "embedded test cases"),
-    viewDefinition: { anyOf: [{ type: "null" }, ref("ViewDefinition")] },
+    defaultValues: listOf("DefaultValueRule", "defaults merged into newly created containers"),
+    derivations: listOf("Derivation", "computed read-only fields"),
+    metaDerivations: listOf("MetaDerivation", "live per-field metadata"),
+    constraints: listOf("Constraint", "boolean invariants with a rollback or flag policy"),
+    effects: listOf("Effect", "effect requests emitted as data"),
+    tests: listOf("TestCase", "embedded test cases"),
+    viewDefinition: ref("ViewDefinition"),
     actions: {
       type: "array",
       maxItems: 0,

@@ -107,6 +107,15 @@ export function parsePath(text: unknown): ParsedPath {
   return { ok: true, path: parsed.path };
 }
 
+/** Parses a canonical address naming one location: as {@link parsePath}, refusing `[*]`. */
+export function parseConcretePath(text: unknown): ParsedPath {
+  const parsed = parsePath(text);
+  if (parsed.ok && hasWildcard(parsed.path)) {
+    return { ok: false, message: `'${text}' must be a concrete address without [*]` };
+  }
+  return parsed;
+}
+
 /**
  * Parses an address accepting unrooted and legacy forms too (used for URL path
  * parameters such as `order.total`). Returns an error message string on failure.
@@ -202,4 +211,22 @@ export function pointerToPath(pointer: string, doc: unknown): Segment[] | string
 /** Converts concrete segments to an RFC 6901 JSON Pointer. */
 export function pathToPointer(path: Path): string {
   return path.map((s) => "/" + String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+}
+
+/**
+ * The finding location of an RFC 6901 JSON Pointer into a document
+ * (`/upsertDerivations/0/path` -> `upsertDerivations[0].path`): indices in
+ * brackets, identifier members after a dot, other members quoted
+ * (`given['$.a']`); the empty pointer is `root`.
+ */
+export function pointerToLocation(pointer: string, root: string): string {
+  if (pointer === "") return root;
+  let out = "";
+  for (const raw of pointer.slice(1).split("/")) {
+    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (/^(0|[1-9]\d*)$/.test(token)) out += `[${token}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(token)) out += out ? `.${token}` : token;
+    else out += `['${token}']`;
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ajvRegExpEngine, compilePattern, RegexLimitError, testPattern } from "./regex.ts";
-import { SchemaIndex } from "./schema.ts";
+import { SchemaIndex } from "../model/schema_index.ts";
 
 const LIMITS = { maxInput: 10, timeoutMs: 1000, now: Date.now };
 

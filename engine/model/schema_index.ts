@@ -10,8 +10,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import type { Finding, SchemaViolation } from "../errors.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
-import { formatPath, type Path, pointerToPath, type Segment, WILDCARD } from "./paths.ts";
-import { ajvRegExpEngine, compilePattern, RegexLimitError, type RegexLimits } from "./regex.ts";
+import { formatPath, type Path, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
+import { ajvRegExpEngine, compilePattern, RegexLimitError, type RegexLimits } from "../expr/regex.ts";
 
 const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
 const SCHEMA_KEY = "model";
