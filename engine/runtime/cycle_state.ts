@@ -9,6 +9,7 @@
  */
 import type { EngineConfig } from "../config.ts";
 import { unprocessable } from "../errors.ts";
+import { clockBindings } from "../expr/clock.ts";
 import type { CompiledExpression } from "../expr/compiler.ts";
 import { DirtySet } from "../graph/dirty.ts";
 import { DocumentDraft, expandPattern } from "../json/document.ts";
@@ -29,7 +30,7 @@ export class CycleState {
   /** Keys of lazy derivations whose values are stale. */
   readonly stale: Set<string>;
   /** What the writes (and the derivations after them) touched. */
-  readonly dirty: DirtySet = new DirtySet();
+  dirty: DirtySet = new DirtySet();
   /** Containers the writes created, for defaults. */
   readonly created: Segment[][] = [];
   /** Addresses written (`mutatedPaths`), derived (`derivedUpdated`), meta keys updated (`metaUpdated`). */
@@ -38,16 +39,32 @@ export class CycleState {
   readonly metaUpdated: string[] = [];
   /** One trace per evaluation, in order. */
   readonly traces: TraceRecord[] = [];
+  /** The cycle's instant (epoch ms): what `$now()` answers and when its effects fired. */
+  readonly now: number;
   readonly #baseMeta: ReadonlyMap<string, Json>;
   #meta: Map<string, Json> | null = null;
+  readonly #clock: ReturnType<typeof clockBindings>;
 
-  constructor(model: CompiledModel, state: ModelState, config: EngineConfig, source: WriteSource) {
+  constructor(
+    model: CompiledModel,
+    state: ModelState,
+    config: EngineConfig,
+    source: WriteSource,
+    now: number,
+  ) {
     this.model = model;
     this.config = config;
     this.source = source;
+    this.now = now;
     this.draft = new DocumentDraft(state.doc);
     this.#baseMeta = state.meta;
     this.stale = new Set(state.stale);
+    this.#clock = clockBindings(now);
+  }
+
+  /** The bindings of every expression of the cycle: `$const`, the clock, and `$parent` when given. */
+  bindings(parent?: Json): Record<string, unknown> {
+    return { const: this.model.constants, parent, ...this.#clock };
   }
 
   /** The meta cache as the cycle currently sees it. */
@@ -72,7 +89,7 @@ export class CycleState {
     what: string,
   ): Promise<Json | undefined> {
     try {
-      return await compiled.evaluate(this.draft.root, { const: this.model.constants, parent });
+      return await compiled.evaluate(this.draft.root, this.bindings(parent));
     } catch (err) {
       throw unprocessable(`Evaluation of ${what} failed: ${(err as Error).message}`);
     }
@@ -87,10 +104,10 @@ export class CycleState {
     let value: Json | undefined;
     let error: string | null = null;
     try {
-      value = await node.compiled.evaluate(this.draft.root, {
-        const: this.model.constants,
-        parent: element ? this.draft.get(element) : undefined,
-      });
+      value = await node.compiled.evaluate(
+        this.draft.root,
+        this.bindings(element ? this.draft.get(element) : undefined),
+      );
     } catch (err) {
       error = (err as Error).message;
     }
