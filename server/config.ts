@@ -15,6 +15,7 @@ import {
   readInt,
   readList,
 } from "../engine/config.ts";
+import { type LlmConfig, llmConfig } from "../llm/config.ts";
 
 /** Per-IP sliding-window rate limit (`svc.rate-limit.*`). */
 export interface RateLimitConfig {
@@ -64,6 +65,8 @@ export interface LoadedConfig {
   lookup: ConfigLookup;
   server: ServerConfig;
   engine: EngineConfig;
+  /** `svc.llm.*`: LLM generation. */
+  llm: LlmConfig;
   /** Where the configuration came from, for the startup line. */
   source: string;
 }
@@ -226,6 +229,7 @@ export async function loadConfig(
     lookup,
     server: serverConfig(lookup),
     engine: engineConfig(lookup),
+    llm: llmConfig(lookup),
     source: file ? `${file} + environment` : "environment",
   };
 }

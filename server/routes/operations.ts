@@ -163,18 +163,11 @@ function sseFrame(event: string, data: unknown): string {
  * then `done` with the result (or the binding's `doneOnFailure` body), or
  * `error {message, status}`. The response starts with the first frame, so a
  * failure before any progress (an argument check, 503) is an ordinary HTTP
- * error. The client going away (request signal, cancelled body) aborts the run.
+ * error. The client going away (the runtime cancels the body) aborts the run.
  */
-async function sseResponse(
-  op: Api,
-  binding: Binding,
-  api: ModelApi,
-  input: unknown,
-  clientSignal: AbortSignal,
-): Promise<Response> {
+async function sseResponse(op: Api, binding: Binding, api: ModelApi, input: unknown): Promise<Response> {
   const abort = new AbortController();
   const gone = () => abort.abort(new DOMException("The client went away", "AbortError"));
-  clientSignal.addEventListener("abort", gone, { once: true });
   const encoder = new TextEncoder();
   const pending: string[] = [];
   let sink: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -200,10 +193,7 @@ async function sseResponse(
   });
   const settled = run.then(() => true, () => false);
   await Promise.race([firstFrame.promise, settled]);
-  if (pending.length === 0 && !(await settled)) {
-    clientSignal.removeEventListener("abort", gone);
-    await run; // throws: answered as an HTTP error
-  }
+  if (pending.length === 0 && !(await settled)) await run; // throws: answered as an HTTP error
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       sink = controller;
@@ -219,7 +209,6 @@ async function sseResponse(
           }
         },
       ).finally(() => {
-        clientSignal.removeEventListener("abort", gone);
         if (!closed) {
           closed = true;
           try {
@@ -346,8 +335,8 @@ function route(op: Api, binding: Binding): Route {
     },
     handle: async (c, { api, config }) => {
       const input = checkInput(op, await requestInput(c, op, binding, config), { where: whereOf(binding) });
-      if (binding.response === "sse") return await sseResponse(op, binding, api, input, c.req.raw.signal);
-      const result = await op.run(api, input, { signal: c.req.raw.signal });
+      if (binding.response === "sse") return await sseResponse(op, binding, api, input);
+      const result = await op.run(api, input);
       if (status === 204) return c.body(null, 204);
       if (binding.response === "binary") return binaryResponse(result as BlobContent);
       const headers: Record<string, string> = binding.location ? { Location: binding.location(result) } : {};
