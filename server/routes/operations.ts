@@ -11,7 +11,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { badRequest, ServiceError, STATUS_OF_KIND, tooLarge } from "../../engine/errors.ts";
-import { checkInput } from "../../engine/operations/input.ts";
+import { checkInput, isOptionalMember } from "../../engine/operations/input.ts";
 import { componentOf, type JsonSchema, toJsonSchema } from "../../engine/operations/json_schema.ts";
 import type { AnyOperation, ApiOperation, ErrorDoc, RestBinding } from "../../engine/operations/operation.ts";
 import { pathMembers } from "../../engine/operations/remote.ts";
@@ -45,6 +45,12 @@ const PATH_PARAM_DOCS: Record<string, string> = {
 /** The zod schema of an input member. */
 function memberSchema(op: AnyOperation, member: string): z.ZodType {
   return (op.input as z.ZodObject).shape[member] as z.ZodType;
+}
+
+/** The schema inside an optional member (where a component is registered). */
+function unwrapOptional(schema: z.ZodType): z.ZodType {
+  const inner = (schema as { unwrap?: () => z.ZodType }).unwrap;
+  return schema.def.type === "optional" && inner ? inner.call(schema) : schema;
 }
 
 /** A member's schema in the document: its component, or inline. */
@@ -306,10 +312,14 @@ function requestBody(op: Api, binding: Binding): Route["requestBody"] {
     return { description: body.description, content: { "multipart/form-data": ref("BlobUpload") } };
   }
   if ("members" in body) {
-    const picked = (op.input as z.ZodObject).pick(
-      Object.fromEntries(body.members.map((m) => [m, true])) as never,
-    );
-    return { description: body.description, content: jsonBody(toJsonSchema(picked, "input")) };
+    const schema: JsonSchema = {
+      type: "object",
+      properties: Object.fromEntries(
+        body.members.map((m) => [m, documented(unwrapOptional(memberSchema(op, m)))]),
+      ),
+      required: body.members.filter((m) => !isOptionalMember(op, m)),
+    };
+    return { description: body.description, content: jsonBody(schema) };
   }
   const schema = documented(memberSchema(op, body.member));
   const types = body.mediaTypes ?? ["application/json"];
