@@ -109,8 +109,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const url = `http://${host}:${port}`;
   log.info(
     `${SERVICE_NAME} ${SERVICE_VERSION} listening on ${url} (storage: ${storage.description}; ` +
-      `auth: ${config.apiKey === null ? "open" : "API key"}; ${describeLlm(options.config.llm)})`,
+      `auth: ${config.apiKey === null ? "open" : "API key"})`,
   );
+  if (service.generationAvailable) log.info(describeLlm(options.config.llm));
   if (config.apiKey === null) {
     log.warn("open mode: svc.api.key is not set, every request is permitted (development only)");
   }

@@ -55,6 +55,29 @@ const deferBuiltins: esbuild.Plugin = {
   },
 };
 
+/** Node built-ins that npm packages import by bare name (`fs`): Deno wants the `node:` prefix. */
+const BARE_BUILTINS = [
+  "fs",
+  "fs/promises",
+  "path",
+  "os",
+  "crypto",
+  "url",
+  "util",
+  "stream",
+  "events",
+  "buffer",
+];
+
+/** Keeps npm packages' bare built-in imports external, as `node:<name>` (the AI gateway's OIDC helper). */
+const prefixBareBuiltins: esbuild.Plugin = {
+  name: "prefix-bare-builtins",
+  setup(build) {
+    const filter = new RegExp(`^(${BARE_BUILTINS.map((n) => n.replace("/", "\\/")).join("|")})$`);
+    build.onResolve({ filter }, (args) => ({ path: `node:${args.path}`, external: true }));
+  },
+};
+
 /** Options of {@link buildCliBundle}. */
 export interface CliBundleOptions {
   /** Where to write the bundle; defaults to `dist/svc.js` in the project. */
@@ -77,7 +100,7 @@ export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFi
     platform: "neutral",
     mainFields: ["module", "main"],
     external: ["node:*"],
-    plugins: [deferBuiltins],
+    plugins: [deferBuiltins, prefixBareBuiltins],
     minify: options.minify ?? true,
     legalComments: "none",
   });

@@ -20,7 +20,7 @@ export interface StubTurn {
   finish?: "stop" | "length";
   /** Answer with this HTTP error instead. */
   error?: { status: number; message: string };
-  /** Never answer; resolve `aborted` when the client disconnects. */
+  /** Stream only keep-alive comments, never an answer; resolve `aborted` when the client disconnects. */
   hang?: boolean;
 }
 
@@ -38,6 +38,8 @@ export interface LlmStub {
   /** `http://127.0.0.1:<port>` */
   url: string;
   requests: StubRequest[];
+  /** Resolves when a hanging turn's request has arrived (the call is in flight). */
+  hanging: Promise<void>;
   /** Resolves when a hanging request's client went away. */
   aborted: Promise<void>;
   close(): Promise<void>;
@@ -240,6 +242,7 @@ export function startLlmStub(
 ): LlmStub {
   const requests: StubRequest[] = [];
   const aborted = Promise.withResolvers<void>();
+  const hanging = Promise.withResolvers<void>();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const url = new URL(req.url);
     const path = url.pathname;
@@ -258,12 +261,28 @@ export function startLlmStub(
       ? script(request, index)
       : script[Math.min(index, script.length - 1)];
     if (turn.hang) {
-      req.signal.addEventListener("abort", () => aborted.resolve(), { once: true });
-      // Never answers: the headers wait until the client gives up.
-      await new Promise<void>((resolve) =>
-        req.signal.addEventListener("abort", () => resolve(), { once: true })
+      // A provider that streams nothing but keep-alive comments: the write that fails tells us the client left.
+      hanging.resolve();
+      let timer: ReturnType<typeof setInterval> | undefined;
+      const encoder = new TextEncoder();
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            timer = setInterval(() => {
+              try {
+                controller.enqueue(encoder.encode(": keep-alive\n\n"));
+              } catch {
+                clearInterval(timer);
+              }
+            }, 25);
+          },
+          cancel() {
+            clearInterval(timer);
+            aborted.resolve();
+          },
+        }),
+        { headers: SSE },
       );
-      return new Response(null, { status: 499 });
     }
     if (turn.error) return errorBody(format, turn.error);
     const model = String(body.model ?? "stub-model");
@@ -274,6 +293,7 @@ export function startLlmStub(
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     requests,
+    hanging: hanging.promise,
     aborted: aborted.promise,
     close: () => server.shutdown(),
   };
