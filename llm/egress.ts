@@ -41,6 +41,12 @@ function ipv6Private(host: string): boolean {
   if (h === "::" || h === "::1") return true;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
   if (mapped) return ipv4Private(mapped[1]);
+  // The URL parser writes a mapped address in hex: ::ffff:7f00:1 is 127.0.0.1.
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(h);
+  if (hex) {
+    const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+    return ipv4Private(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+  }
   return /^(fc|fd|fe8|fe9|fea|feb|ff)/.test(h);
 }
 
