@@ -15,10 +15,13 @@ import { normaliseBaseUrl, remoteInvoker } from "../engine/operations/remote.ts"
 import type { SpecGenerator } from "../engine/service/generation.ts";
 import type { ModelService } from "../engine/service/service.ts";
 import type { LlmConfig } from "../llm/config.ts";
+import { configWarnings } from "../server/config_keys.ts";
 import { parseCliArgs } from "./args.ts";
 
 /** Reads an environment variable (`SVC_URL`). */
 export type EnvLookup = (name: string) => string | undefined;
+
+const processEnv: EnvLookup = (name) => Deno.env.get(name);
 
 /** The selected mode. */
 export interface ApiSelection {
@@ -40,8 +43,10 @@ export interface ApiSelection {
 
 /** Options of {@link resolveApi}. */
 export interface ResolveOptions {
-  /** Where embedded-mode warnings go (stderr by default). */
+  /** Where warnings go (stderr by default). */
   warn?: (message: string) => void;
+  /** The environment's variable names, checked for unknown `SVC_*` keys (the process's by default). */
+  envNames?: readonly string[];
 }
 
 /**
@@ -51,15 +56,20 @@ export interface ResolveOptions {
  */
 export async function resolveApi(
   args: readonly string[],
-  env: EnvLookup = (name) => Deno.env.get(name),
+  env: EnvLookup = processEnv,
   options: ResolveOptions = {},
 ): Promise<ApiSelection> {
   const parsed = parseCliArgs(args);
+  const warn = options.warn ?? ((message: string) => console.error(`warning: ${message}`));
+  const lookup = (key: string) => env(envName(key));
+  // Typos in SVC_* names are reported (an error with --strict-config) in every mode.
+  const names = options.envNames ?? (env === processEnv ? Object.keys(Deno.env.toObject()) : []);
+  configWarnings(args, lookup, names).forEach(warn);
   const given = parsed.url ?? nonEmpty(env("SVC_URL"));
   if (given !== undefined) {
     const url = normaliseBaseUrl(given);
     const apiKey = parsed.apiKey ?? nonEmpty(env("SVC_API_KEY"));
-    const config = engineConfig((key) => env(envName(key)));
+    const config = engineConfig(lookup);
     const invoker = remoteInvoker({
       baseUrl: url,
       apiKey,
@@ -69,8 +79,6 @@ export async function resolveApi(
     });
     return { invoker, mode: "remote", url, apiKey, close: () => Promise.resolve() };
   }
-  const warn = options.warn ?? ((message: string) => console.error(`warning: ${message}`));
-  const lookup = (key: string) => env(envName(key));
   const loaded = parsed.config === undefined
     ? undefined
     // Loaded on demand: the YAML parser is only needed with a file.

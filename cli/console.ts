@@ -100,21 +100,38 @@ export async function handleConsoleLine(
   }
 }
 
+/** A person at a terminal: a banner once, then a prompt before each line (never on stdout). */
+export interface ConsolePrompt {
+  banner: string;
+  /** Writes the banner or the prompt (to stderr). */
+  show(text: string): Promise<void>;
+}
+
+/** The prompt shown before each command. */
+export const PROMPT = "svc> ";
+
 /**
  * Runs the protocol over a stream of lines until `exit` or end of input. Blank
- * lines are skipped; each answer is written as one line.
+ * lines are skipped; each answer is written as one line. With `prompt` (stdin
+ * is a terminal) a banner and prompts are shown beside the protocol.
  */
 export async function runConsole(
   target: ModelApi | Invoker,
   lines: AsyncIterable<string>,
   write: (line: string) => Promise<void>,
   onInternalError?: (err: unknown) => void,
+  prompt?: ConsolePrompt,
 ): Promise<void> {
   const invoker = invokerOf(target);
+  await prompt?.show(`${prompt.banner}\n${PROMPT}`);
   for await (const line of lines) {
-    if (line.replace(/^\uFEFF/, "").trim() === "") continue;
+    if (line.replace(/^\uFEFF/, "").trim() === "") {
+      await prompt?.show(PROMPT);
+      continue;
+    }
     const { reply, exit } = await handleConsoleLine(invoker, line, onInternalError);
     await write(JSON.stringify(reply) + "\n");
     if (exit) return;
+    await prompt?.show(PROMPT);
   }
 }

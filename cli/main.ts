@@ -12,7 +12,7 @@ import { ServiceError } from "../engine/errors.ts";
 import { type ApiSelection, resolveApi } from "./api_selection.ts";
 import { type CliArgs, parseCliArgs } from "./args.ts";
 import { runConsole } from "./console.ts";
-import { readLines } from "./lines.ts";
+import { readLines } from "../mcp/lines.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -27,6 +27,8 @@ Options:
                    instead of an in-memory service; the pure authoring tools stay local
   --api-key <key>  the server's API key in remote mode (env SVC_API_KEY); never printed
   --config <file>  read svc.* keys from a JSON or YAML file (environment variables win)
+  --strict-config  refuse to start when an SVC_* variable or config key is unknown (a typo);
+                   without it, each is a warning naming the nearest known key
   --help, -h       show this help
   --version, -V    print the version
 
@@ -47,15 +49,29 @@ async function selectApi(cli: CliArgs): Promise<ApiSelection | null> {
 async function runConsoleCommand(cli: CliArgs): Promise<number> {
   const selection = await selectApi(cli);
   if (!selection) return 2;
-  const { invoker, close } = selection;
+  const { invoker, close, mode, url } = selection;
   const stdout = Deno.stdout.writable.getWriter();
   const encoder = new TextEncoder();
+  // A person at a terminal gets a banner and prompts (on stderr); pipes get the bare protocol.
+  const prompt = Deno.stdin.isTerminal()
+    ? {
+      banner:
+        `${SERVICE_NAME} ${SERVICE_VERSION} console (${
+          mode === "remote" ? `remote: ${url}` : "embedded, in memory"
+        }). ` +
+        `One JSON command per line, e.g. {"cmd":"help"}; {"cmd":"exit"} or Ctrl-D ends.`,
+      show: async (text: string) => {
+        await Deno.stderr.write(encoder.encode(text));
+      },
+    }
+    : undefined;
   try {
     await runConsole(
       invoker,
       readLines(Deno.stdin.readable),
       (line) => stdout.write(encoder.encode(line)),
       (err) => console.error(err),
+      prompt,
     );
     await stdout.ready;
   } finally {

@@ -57,6 +57,22 @@ export const DEFAULT_CONFIG: Readonly<EngineConfig> = Object.freeze({
   effectKindsEnabled: null,
 });
 
+/** Every key {@link engineConfig} reads. */
+export const ENGINE_KEYS: readonly string[] = [
+  "svc.max-models",
+  "svc.mutation-queue-size",
+  "svc.history.max-entries",
+  "svc.limits.max-array-index",
+  "svc.limits.regex-max-input",
+  "svc.limits.regex-timeout-ms",
+  "svc.limits.expression-cache-size",
+  "svc.limits.expression-timeout-ms",
+  "svc.limits.expression-max-depth",
+  "svc.blob.max-bytes",
+  "svc.blob.max-total-bytes",
+  "svc.effects.kinds.enabled",
+];
+
 /** The environment variable of a key: upper-cased, dots and dashes to underscores. */
 export function envName(key: string): string {
   return key.toUpperCase().replace(/[.-]/g, "_");

@@ -76,6 +76,39 @@ export interface LlmConfig {
   captureContent: boolean;
 }
 
+/** Every key {@link llmConfig} reads (for the unknown-key check). */
+export const LLM_KEYS: readonly string[] = [
+  "svc.llm.api-key",
+  "svc.llm.base-url",
+  "svc.llm.domain-guidance.enabled",
+  "svc.llm.eval-tool.enabled",
+  "svc.llm.generation-temperature",
+  "svc.llm.log.capture-content",
+  "svc.llm.max-concurrent-requests",
+  "svc.llm.max-retries",
+  "svc.llm.max-retries-hard",
+  "svc.llm.max-tokens",
+  "svc.llm.max-tokens-hard",
+  "svc.llm.mock",
+  "svc.llm.model",
+  "svc.llm.prompt-cache.enabled",
+  "svc.llm.provider",
+  "svc.llm.repair-temperature",
+  "svc.llm.repair-temperature-max",
+  "svc.llm.repair-temperature-step",
+  "svc.llm.structured-output.enabled",
+  "svc.llm.structured-output.mode",
+  "svc.llm.tool-loop.max-iterations",
+  "svc.llm.web-fetch.enabled",
+  "svc.llm.web-fetch.max-calls",
+  "svc.llm.web-fetch.max-chars",
+  "svc.llm.web-search.api-key",
+  "svc.llm.web-search.enabled",
+  "svc.llm.web-search.max-calls",
+  "svc.llm.web-search.max-results",
+  "svc.llm.web-search.provider",
+];
+
 /** The defaults of SPEC.md "Limits". */
 export const LLM_DEFAULTS = Object.freeze({
   maxTokens: 8192,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { MODEL_SPEC_SCHEMA } from "../engine/authoring/mod.ts";
+import { MODEL_SPEC_SCHEMA } from "../engine/model/model_spec_schema.ts";
 import { badGateway, type Finding, ServiceError } from "../engine/errors.ts";
 import { applyEvolution } from "../engine/evolve/apply.ts";
 import { parseEvolution } from "../engine/evolve/evolution.ts";
@@ -28,7 +28,7 @@ import {
   type PromptPreview,
   type SpecGenerator,
 } from "../engine/service/generation.ts";
-import type { ModelSpec } from "../engine/spec/types.ts";
+import type { ModelSpec } from "../engine/model/types.ts";
 import type { LlmConfig } from "./config.ts";
 import { InteractionLog } from "./interactions.ts";
 import { issuesOf, type Judgement, type LoopDeps, repairLoop } from "./loop.ts";

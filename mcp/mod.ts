@@ -11,7 +11,7 @@ import { createMcpServer, type McpServerOptions } from "./server.ts";
 import { LineTransport } from "./stdio.ts";
 
 export { type CommitEvents, serviceCommitEvents, websocketCommitEvents } from "./events.ts";
-export { createMcpHttpMount, createServiceMcpMount, type McpHttpOptions } from "./http.ts";
+export { createMcpHttpMount, createServiceMcpMount, type McpHttpOptions, type McpMount } from "./http.ts";
 export { RESULT_LIMIT_CHARS } from "./results.ts";
 export {
   createMcpServer,

@@ -13,8 +13,6 @@
 import { Hono } from "hono";
 import type { ModelService } from "../engine/service/service.ts";
 import type { McpMount } from "../mcp/http.ts";
-
-export type { McpMount };
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import type { ServiceMetrics } from "./metrics.ts";
@@ -29,6 +27,9 @@ import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
 import type { Route, RouteDeps } from "./routes/route.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 
+/** The `/mcp` mount the app accepts (mcp/ defines it; the server only hosts it). */
+export type { McpMount };
+
 /** What the app is built from. */
 export interface AppOptions {
   service: ModelService;
@@ -38,6 +39,15 @@ export interface AppOptions {
   log: Logger;
   /** Served at `/mcp` when given. */
   mcp?: McpMount;
+}
+
+/**
+ * `/models/ns/name/...` with the id's slash encoded (`/models/ns%2Fname/...`),
+ * or null for any other path: the route a caller most likely meant.
+ */
+function encodedIdPath(path: string): string | null {
+  const match = /^\/models\/([^/]+)\/([^/]+)(\/.*)?$/.exec(path);
+  return match ? `/models/${match[1]}%2F${match[2]}${match[3] ?? ""}` : null;
 }
 
 /** Builds the application. */
@@ -86,7 +96,11 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
         Allow: [...new Set(allowed)].join(", "),
       });
     }
-    return problemResponse(404, `No route for ${c.req.method} ${c.req.path}`);
+    const encoded = encodedIdPath(c.req.path);
+    const hint = encoded && allowedMethods.some((r) => r.pattern.test(encoded))
+      ? `. A namespaced model id is one path segment: write its '/' as %2F (${encoded})`
+      : "";
+    return problemResponse(404, `No route for ${c.req.method} ${c.req.path}${hint}`);
   });
   app.onError((err, c) => {
     const mapped = serviceErrorResponse(err);

@@ -16,6 +16,7 @@ import {
   readList,
 } from "../engine/config.ts";
 import { type LlmConfig, llmConfig } from "../llm/config.ts";
+import { configWarnings } from "./config_keys.ts";
 
 /** Per-IP sliding-window rate limit (`svc.rate-limit.*`). */
 export interface RateLimitConfig {
@@ -69,6 +70,8 @@ export interface LoadedConfig {
   llm: LlmConfig;
   /** Where the configuration came from, for the startup line. */
   source: string;
+  /** Unknown keys, one line each (to log at startup). */
+  warnings: string[];
 }
 
 const MIB = 1024 * 1024;
@@ -214,22 +217,31 @@ export function configFileArg(args: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** The process environment. */
+const processEnv = (name: string): string | undefined => Deno.env.get(name);
+
 /**
  * Loads the configuration: `--config <file>` when given, then `SVC_*`
- * environment variables on top. Throws a readable error on a malformed value.
+ * environment variables on top. Throws a readable error on a malformed value;
+ * unknown keys are reported in `warnings` (an error in strict mode).
  */
 export async function loadConfig(
   args: readonly string[],
-  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+  env: (name: string) => string | undefined = processEnv,
+  envNames?: readonly string[],
 ): Promise<LoadedConfig> {
   const file = configFileArg(args);
   const fromFile = file ? await readConfigFile(file) : new Map<string, string>();
   const lookup: ConfigLookup = (key) => env(envName(key)) ?? fromFile.get(key);
+  // The variables to check: given, or the process's own when reading the process environment.
+  const names = envNames ?? (env === processEnv ? Object.keys(Deno.env.toObject()) : []);
+  const warnings = configWarnings(args, lookup, names, [...fromFile.keys()]);
   return {
     lookup,
     server: serverConfig(lookup),
     engine: engineConfig(lookup),
     llm: llmConfig(lookup),
     source: file ? `${file} + environment` : "environment",
+    warnings,
   };
 }

@@ -9,8 +9,8 @@ import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import { describeLlm, generatorOf, type LlmHostOptions } from "../llm/mod.ts";
-import { createServiceMcpMount } from "../mcp/http.ts";
-import { createApp, type McpMount } from "./app.ts";
+import { createServiceMcpMount, type McpMount } from "../mcp/http.ts";
+import { createApp } from "./app.ts";
 import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
 import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
@@ -102,7 +102,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     subscriptions.close();
     await mcp?.close?.();
     await service.close();
-    throw new Error(`cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+    throw new Error(
+      `cannot listen on ${config.host}:${config.port}: ${(err as Error).message}; choose another port with ` +
+        "SVC_PORT (svc.port) or another interface with SVC_HOST (svc.host)",
+    );
   }
   const { hostname, port } = server.addr;
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
@@ -140,7 +143,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 export async function runServe(args: readonly string[], log: Logger = consoleLogger): Promise<number> {
   let running: RunningServer;
   try {
-    running = await startServer({ config: await loadConfig(args), log });
+    const config = await loadConfig(args);
+    for (const warning of config.warnings) log.warn(warning);
+    running = await startServer({ config, log });
   } catch (err) {
     log.error((err as Error).message);
     return 1;

@@ -10,7 +10,7 @@ import { badRequest, constraintViolation, notFound, unprocessable } from "../err
 import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
-import type { CompiledModel } from "../spec/compile.ts";
+import type { CompiledModel } from "../model/compile.ts";
 import {
   canonicalizePath,
   formatPath,
@@ -18,16 +18,12 @@ import {
   parsePath,
   patternMatches,
   type Segment,
-} from "../spec/paths.ts";
-import { metaPropertyName } from "../spec/types.ts";
-import {
-  Cycle,
-  type CycleOutcome,
-  type ModelState,
-  type PatchOperation,
-  type WriteSource,
-} from "./pipeline.ts";
+} from "../json/path.ts";
+import { metaPropertyName } from "../model/types.ts";
+import { Cycle } from "./pipeline.ts";
+import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
 import { type TraceRecord, TraceRing } from "./traces.ts";
+import { parseWriteKey } from "./write_checks.ts";
 
 /** What a runtime needs from its host. */
 export interface RuntimeEnv {
@@ -174,7 +170,7 @@ export class ModelRuntime {
       throw badRequest("mutations must be a JSON object of canonical address to value");
     }
     const entries = Object.entries(mutations).map(([key, value]) =>
-      [Cycle.parseKey(key), value] as [Segment[], Json]
+      [parseWriteKey(key), value] as [Segment[], Json]
     );
     return this.#run(source, (cycle) => cycle.applyMutations(entries));
   }

@@ -9,12 +9,12 @@
 import type { AuditRecord, AuditVerification } from "../audit/chain.ts";
 import type { GraphView } from "../graph/projection.ts";
 import type { Json, JsonObject } from "../json/value.ts";
-import type { MutationResult, PatchOperation } from "../runtime/pipeline.ts";
+import type { MutationResult, PatchOperation } from "../runtime/results.ts";
 import type { Snapshot } from "../runtime/runtime.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
-import type { ModelSpec } from "../spec/types.ts";
-import type { EvaluatedComponent, EvaluatedView } from "../view/types.ts";
+import type { ModelSpec } from "../model/types.ts";
+import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
 import type {
   AiEvolutionRequest,
   AiEvolutionResult,

@@ -12,11 +12,11 @@ import { badRequest, ServiceError, specInvalid } from "../errors.ts";
 import { ExpressionCompiler, ExpressionError } from "../expr/compiler.ts";
 import { isObject, type Json } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
-import type { MutationResult } from "../runtime/pipeline.ts";
+import type { MutationResult } from "../runtime/results.ts";
 import { ModelRuntime, type RuntimeEnv } from "../runtime/runtime.ts";
 import { runTests, type TestRunResult, type VerificationReport, verify } from "../runtime/testing.ts";
-import { type CompiledModel, compileSpec, type ValidationReport } from "../spec/compile.ts";
-import type { TestCase } from "../spec/types.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "../model/compile.ts";
+import type { TestCase } from "../model/types.ts";
 
 /** JSON type names `eval_expression` reports, `undefined` meaning "no result" (a missing value). */
 export type ValueType = "null" | "boolean" | "number" | "string" | "array" | "object" | "undefined";

@@ -11,7 +11,7 @@
 import { badRequest, type Finding, ServiceError, unavailable } from "../errors.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 import type { AuthoringEngine } from "./authoring.ts";
 
 /** The longest `domainDescription` or AI-evolve `description` (SPEC.md "Limits"). */

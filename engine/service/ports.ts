@@ -7,7 +7,7 @@
  */
 import type { AuditRecord } from "../audit/chain.ts";
 import type { Json } from "../json/value.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 
 /** A persisted state: merged document, meta cache and stale lazy keys. */
 export interface PersistedState {

@@ -39,7 +39,7 @@ import type {
   ModelState,
   MutationResult,
   PatchOperation,
-} from "../runtime/pipeline.ts";
+} from "../runtime/results.ts";
 import {
   formatInstant,
   type HistoryEntry,
@@ -50,11 +50,11 @@ import {
 } from "../runtime/runtime.ts";
 import { type VerificationReport, verify } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
-import { type CompiledModel, compileSpec } from "../spec/compile.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import { type CompiledModel, compileSpec } from "../model/compile.ts";
+import type { ModelSpec } from "../model/types.ts";
 import { evaluateViewDelta } from "../view/delta.ts";
 import { checkViewId, evaluateView, viewStateOf } from "../view/evaluate.ts";
-import type { EvaluatedComponent, EvaluatedView } from "../view/types.ts";
+import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
 import type {
   AuditParams,
   BlobContent,

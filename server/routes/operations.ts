@@ -18,7 +18,7 @@ import { pathMembers } from "../../engine/operations/remote.ts";
 import type { BlobContent, ModelApi } from "../../engine/service/api.ts";
 import type { ProgressEvent } from "../../engine/service/generation.ts";
 import type { ServerConfig } from "../config.ts";
-import { ref } from "../openapi/schemas.ts";
+import { ref } from "./schemas.ts";
 import {
   ID_PARAM,
   jsonBody,

@@ -29,7 +29,8 @@ import type {
   ModelStore,
   PersistedState,
 } from "../../engine/service/ports.ts";
-import type { ModelSpec } from "../../engine/spec/types.ts";
+import type { ModelSpec } from "../../engine/model/types.ts";
+import { serverHasher } from "../platform.ts";
 import type { KvDatabase, KvMutation } from "./kv_database.ts";
 import {
   decodeJson,
@@ -40,7 +41,6 @@ import {
   readRecords,
   recordKeys,
   recordMutations,
-  sha256Hex,
   type StoredRecord,
   valueKeys,
   valueMutations,
@@ -297,7 +297,7 @@ export class KvModelStore implements ModelStore {
     const before: KvMutation[] = [];
     const after: KvMutation[] = [];
     const specBytes = encodeJson(spec);
-    const specSha = await sha256Hex(specBytes);
+    const specSha = await serverHasher.sha256Hex(specBytes);
     let specRef = stored?.header.spec;
     if (!specRef || specRef.sha256 !== specSha) {
       const written = valueMutations(prefix, specBytes, specSha);
@@ -308,7 +308,7 @@ export class KvModelStore implements ModelStore {
     let baseRef: ValueRef | null = null;
     if (this.#options.state) {
       const bytes = encodeJson(state);
-      const written = valueMutations(prefix, bytes, await sha256Hex(bytes));
+      const written = valueMutations(prefix, bytes, await serverHasher.sha256Hex(bytes));
       before.push(...written.mutations);
       baseRef = written.ref;
     }
@@ -368,7 +368,7 @@ export class KvModelStore implements ModelStore {
     try {
       const prefix = kvKeys.values(id);
       const bytes = encodeJson(point.state());
-      const written = valueMutations(prefix, bytes, await sha256Hex(bytes));
+      const written = valueMutations(prefix, bytes, await serverHasher.sha256Hex(bytes));
       const header: ModelHeader = {
         ...stored.header,
         base: written.ref,

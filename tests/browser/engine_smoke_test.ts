@@ -8,21 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import * as engine from "../../browser/mod.ts";
 import { buildBrowserBundle } from "../../browser/build.ts";
+import type { Browser } from "playwright-core";
+import { launchBrowser } from "./chromium.ts";
 import { type Example, replayExamples, type ReplayReport } from "./replay.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 const EXAMPLES_DIR = new URL("../../../shared/conformance/examples/", import.meta.url);
 
 /** What the page exposes once its module scripts ran. */
@@ -54,17 +45,6 @@ async function readExamples(): Promise<Example[]> {
   })));
 }
 
-async function requireChromium(): Promise<void> {
-  try {
-    await Deno.stat(CHROMIUM);
-  } catch {
-    throw new Error(
-      `Chromium is required for the browser smoke test but ${CHROMIUM} does not exist. ` +
-        "Install the Debian package: apt-get install -y chromium (.ci/run does this).",
-    );
-  }
-}
-
 /** Serves the page, the engine bundle and the replay module on a free loopback port. */
 function serveFiles(files: Record<string, { body: string; type: string }>): Deno.HttpServer<Deno.NetAddr> {
   return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
@@ -80,11 +60,10 @@ function asData(report: ReplayReport): ReplayReport {
 }
 
 Deno.test("the bundled engine replays every example test in Chromium exactly as in Deno", async () => {
-  await requireChromium();
   const examples = await readExamples();
   const workDir = await Deno.makeTempDir({ prefix: "engine_smoke_" });
   let server: Deno.HttpServer<Deno.NetAddr> | undefined;
-  let context: Awaited<ReturnType<typeof chromium.launchPersistentContext>> | undefined;
+  let browser: Browser | undefined;
   try {
     const bundle = await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js` });
     const replay = await buildBrowserBundle({
@@ -99,11 +78,8 @@ Deno.test("the bundled engine replays every example test in Chromium exactly as 
 
     const inDeno = asData(await replayExamples(engine, examples));
 
-    context = await chromium.launchPersistentContext(`${workDir}/profile`, {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-    });
-    const page = context.pages()[0] ?? await context.newPage();
+    browser = await launchBrowser();
+    const page = await browser.newPage();
     const pageErrors: string[] = [];
     page.on("pageerror", (err) => pageErrors.push(err.message));
     page.on("console", (msg) => msg.type() === "error" && pageErrors.push(msg.text()));
@@ -129,7 +105,7 @@ Deno.test("the bundled engine replays every example test in Chromium exactly as 
     assert.deepEqual(inDeno.embedded.filter((e) => !e.result.passed).map((e) => e.example), []);
     assert.deepEqual(inChromium, inDeno);
   } finally {
-    await context?.close();
+    await browser?.close();
     await server?.shutdown();
     await Deno.remove(workDir, { recursive: true });
   }

@@ -6,13 +6,15 @@
  *
  * The suite runs with `deno run -A` (it needs a newer Node than many hosts
  * have), outside the project's config so it never touches deno.json, the lock
- * file or node_modules. When it cannot be fetched or started here, the test is
- * skipped with the reason printed.
+ * file or node_modules. Whether it can be fetched and started is checked before
+ * the tests start by tests/run_all.ts (tests/preflight.ts): when it cannot, the
+ * test is ignored and the runner prints why. Run directly with `deno test`, the
+ * test checks that itself and stops with the reason printed.
  */
 import assert from "node:assert/strict";
-import { startTestServer } from "../server/helpers.ts";
+import { checkMcpSuite, MCP_SUITE, MCP_SUITE_ENV, MCP_SUITE_TEST, preflightResult } from "../preflight.ts";
+import { startTestServer, type TestServer } from "../server/helpers.ts";
 
-const SUITE = "npm:@modelcontextprotocol/conformance@0.1.16";
 const SCENARIOS = [
   "server-initialize",
   "ping",
@@ -22,66 +24,62 @@ const SCENARIOS = [
   "dns-rebinding-protection",
 ];
 
+/** Set by tests/run_all.ts; only read here, never probed at load time. */
+const preflight = preflightResult(MCP_SUITE_ENV);
+
 /** Runs the suite in a scratch directory (it may write result files there). */
 async function runSuite(args: string[], timeoutMs: number): Promise<{ code: number; output: string }> {
   const cwd = await Deno.makeTempDir({ prefix: "mcp-conformance-" });
   try {
-    return await runIn(cwd, args, timeoutMs);
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-config", "--no-lock", MCP_SUITE, ...args],
+      cwd,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(timeoutMs),
+    }).output();
+    const decoder = new TextDecoder();
+    return { code, output: decoder.decode(stdout) + decoder.decode(stderr) };
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }
 }
 
-async function runIn(
-  cwd: string,
-  args: string[],
-  timeoutMs: number,
-): Promise<{ code: number; output: string }> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-config", "--no-lock", SUITE, ...args],
-    cwd,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(timeoutMs),
-  }).output();
-  const decoder = new TextDecoder();
-  return { code, output: decoder.decode(stdout) + decoder.decode(stderr) };
-}
-
-/** Why the suite cannot run here, or `null` when it can. */
-async function unavailable(): Promise<string | null> {
-  try {
-    const { code, output } = await runSuite(["--version"], 120_000);
-    return code === 0
-      ? null
-      : `the suite could not be fetched or started (exit ${code}): ${output.slice(-500)}`;
-  } catch (err) {
-    return `the suite could not be started: ${(err as Error).message}`;
+/**
+ * Open mode (the suite sends no key); browser origins limited to the server's own,
+ * so the DNS rebinding scenario needs the port before the server starts: a port
+ * that was free a moment ago, and another one should a parallel test take it first.
+ */
+async function startOnFreePort(): Promise<TestServer> {
+  for (let attempt = 1;; attempt++) {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const { port } = listener.addr;
+    listener.close();
+    try {
+      return await startTestServer({
+        "svc.port": String(port),
+        "svc.mcp.allowed-origins": `http://127.0.0.1:${port},http://localhost:${port}`,
+      });
+    } catch (err) {
+      if (attempt >= 5 || !/cannot listen on/.test(String(err))) throw err;
+    }
   }
 }
 
-const skipReason = await unavailable();
-if (skipReason) console.log(`skipping the MCP conformance suite: ${skipReason}`);
-
-/** A port that was free a moment ago: the DNS rebinding scenario needs the origin before the server starts. */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
 Deno.test({
-  name: `MCP conformance suite (${SUITE}) passes the applicable server scenarios`,
-  ignore: skipReason !== null,
+  name: MCP_SUITE_TEST,
+  ignore: preflight?.available === false,
   async fn(t) {
-    const port = freePort();
-    // Open mode (the suite sends no key); browser origins limited to the server's own.
-    const server = await startTestServer({
-      "svc.port": String(port),
-      "svc.mcp.allowed-origins": `http://127.0.0.1:${port},http://localhost:${port}`,
-    });
+    if (!preflight) {
+      // deno test run directly: no runner checked the suite, so check it here.
+      const found = await checkMcpSuite();
+      if (!found.available) {
+        console.log(`not run: ${found.reason}; deno task test reports this test as ignored`);
+        return;
+      }
+    }
+    const server = await startOnFreePort();
     try {
       for (const scenario of SCENARIOS) {
         await t.step(scenario, async () => {

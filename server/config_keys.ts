@@ -1,0 +1,126 @@
+/**
+ * The known configuration keys, and the check that finds the unknown ones:
+ * an `SVC_*` environment variable or a config file key that no part of the
+ * service reads is almost always a typo (`SVC_API_KEYS`, `SVC_PROT`), and a
+ * typo in a security setting silently changes the posture. Each is reported
+ * with the nearest known key; strict mode (`--strict-config`,
+ * `svc.config.strict`) makes them an error.
+ *
+ * @module
+ */
+import { type ConfigLookup, ENGINE_KEYS, envName, readBool } from "../engine/config.ts";
+import { LLM_KEYS } from "../llm/config.ts";
+import { STORAGE_KEYS } from "./stores/keys.ts";
+
+/** Every key `serverConfig` (config.ts) reads. */
+export const SERVER_KEYS: readonly string[] = [
+  "svc.port",
+  "svc.host",
+  "svc.api.key",
+  "svc.security.csp",
+  "svc.rate-limit.enabled",
+  "svc.rate-limit.requests",
+  "svc.rate-limit.window-seconds",
+  "svc.rate-limit.trust-forwarded-for",
+  "svc.multipart.max-file-size",
+  "svc.multipart.max-request-size",
+  "svc.http.max-body-size",
+  "svc.websocket.allowed-origins",
+  "svc.websocket.max-buffered-bytes",
+  "svc.mcp.allowed-origins",
+  "svc.http.access-log",
+];
+
+/** Keys of the CLI and of this check itself. */
+const CLI_KEYS = ["svc.url", "svc.config.strict"];
+
+/** A key nobody reads, with the nearest known one. */
+export interface UnknownKey {
+  /** As written: `SVC_API_KEYS`, or a file key `svc.api.keys`. */
+  name: string;
+  /** The nearest known name in the same form, when one is close enough. */
+  nearest?: string;
+}
+
+/** Edit distance (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j] + 1,
+        current[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/** The nearest candidate within a third of the name's length, if any. */
+export function nearestName(name: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const d = distance(name, candidate);
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+/**
+ * The `SVC_*` environment variables and file keys that are not among `known`
+ * (server, engine and storage keys by default).
+ */
+export function unknownKeys(
+  envNames: readonly string[],
+  fileKeys: readonly string[],
+  known: readonly string[],
+): UnknownKey[] {
+  const knownEnv = known.map(envName);
+  return [
+    ...envNames.filter((name) => name.startsWith("SVC_") && !knownEnv.includes(name))
+      .map((name) => ({ name, nearest: nearestName(name, knownEnv) })),
+    ...fileKeys.filter((key) => !known.includes(key)).map((key) => ({
+      name: key,
+      nearest: nearestName(key, known),
+    })),
+  ];
+}
+
+/** One line per unknown key. */
+export function describeUnknown(unknown: UnknownKey): string {
+  return `unknown configuration ${unknown.name} is ignored` +
+    (unknown.nearest ? ` (did you mean ${unknown.nearest}?)` : "");
+}
+
+/** Every key any part of the service reads. */
+export const KNOWN_KEYS: readonly string[] = [
+  ...SERVER_KEYS,
+  ...ENGINE_KEYS,
+  ...STORAGE_KEYS,
+  ...LLM_KEYS,
+  ...CLI_KEYS,
+];
+
+/**
+ * The unknown `SVC_*` variables and file keys, one line each; with
+ * `--strict-config` or `svc.config.strict` they are an error instead.
+ */
+export function configWarnings(
+  args: readonly string[],
+  lookup: ConfigLookup,
+  envNames: readonly string[],
+  fileKeys: readonly string[] = [],
+): string[] {
+  const lines = unknownKeys(envNames, fileKeys, KNOWN_KEYS).map(describeUnknown);
+  const strict = args.includes("--strict-config") || readBool(lookup, "svc.config.strict", false);
+  if (strict && lines.length) {
+    throw new Error(
+      `Unknown configuration (strict mode: --strict-config, svc.config.strict):\n  ${lines.join("\n  ")}`,
+    );
+  }
+  return lines;
+}

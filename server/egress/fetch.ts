@@ -1,0 +1,118 @@
+/**
+ * One guarded outbound HTTP request: the egress guard first, then a request
+ * that connects to the address the guard checked (node:http's `lookup` hook
+ * answers with it, so TLS still verifies the host name), redirects not
+ * followed (a 3xx is returned as it is), a time limit, and a cap on the
+ * response body.
+ *
+ * @module
+ */
+import http from "node:http";
+import https from "node:https";
+import { checkEgress, EgressBlocked, type EgressPolicy, type Resolver, systemResolver } from "./guard.ts";
+
+/** A request to send. */
+export interface EgressRequest {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** Sent as is; objects are sent as JSON by the caller. */
+  body?: string | Uint8Array;
+}
+
+/** A response received in full. */
+export interface EgressResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+/** Limits and ports of one request. */
+export interface EgressOptions {
+  policy: EgressPolicy;
+  resolve?: Resolver;
+  timeoutMs: number;
+  /** The largest body accepted; a longer one fails the request. */
+  maxResponseBytes: number;
+  signal?: AbortSignal;
+}
+
+/** A request that failed on the way (I/O, time limit, oversized answer): worth a retry, unlike a refusal. */
+export class EgressFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EgressFailure";
+  }
+}
+
+type LookupCallback = (
+  error: Error | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
+
+/** A `lookup` that answers with the checked addresses only. */
+function pinnedLookup(addresses: string[]) {
+  const entries = addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  return (_host: string, options: { all?: boolean }, callback: LookupCallback) => {
+    if (options?.all) callback(null, entries);
+    else callback(null, entries[0].address, entries[0].family);
+  };
+}
+
+/** Sends `request` through the guard. Refusals throw {@link EgressBlocked}, failures {@link EgressFailure}. */
+export async function guardedFetch(request: EgressRequest, options: EgressOptions): Promise<EgressResponse> {
+  const target = await checkEgress(request.url, options.policy, options.resolve ?? systemResolver);
+  const signal = options.signal
+    ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
+    : AbortSignal.timeout(options.timeoutMs);
+  const client = target.url.protocol === "https:" ? https : http;
+  return await new Promise<EgressResponse>((resolve, reject) => {
+    const fail = (message: string) => reject(new EgressFailure(message));
+    const outgoing = client.request({
+      protocol: target.url.protocol,
+      hostname: target.hostname,
+      port: target.url.port || undefined,
+      path: `${target.url.pathname}${target.url.search}`,
+      method: request.method.toUpperCase(),
+      headers: request.headers,
+      lookup: pinnedLookup(target.addresses),
+      signal,
+    }, (incoming) => {
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      incoming.on("data", (chunk: Uint8Array) => {
+        size += chunk.byteLength;
+        if (size > options.maxResponseBytes) {
+          incoming.destroy();
+          fail(`response exceeds svc.effects.max-response-bytes (${options.maxResponseBytes})`);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      incoming.on("end", () => {
+        const body = new Uint8Array(size);
+        let offset = 0;
+        for (const chunk of chunks) {
+          body.set(chunk, offset);
+          offset += chunk.byteLength;
+        }
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+        }
+        resolve({ status: incoming.statusCode ?? 0, headers, body });
+      });
+      incoming.on("error", (err: Error) => fail(err.message));
+    });
+    outgoing.on("error", (err: Error) => {
+      if (signal.aborted) {
+        fail(options.signal?.aborted ? "cancelled" : `no answer within ${options.timeoutMs} ms`);
+      } else fail(err.message);
+    });
+    if (request.body !== undefined) outgoing.write(request.body);
+    outgoing.end();
+  });
+}
+
+export { EgressBlocked };

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { EgressBlocked, EgressFailure, guardedFetch } from "./fetch.ts";
+import { STRICT_POLICY } from "./guard.ts";
+
+const LOOPBACK = { allowPrivateIps: true, allowInsecureHttp: true, allowedHosts: null };
+
+/** A loopback target; `name.test` resolves to it through the resolver port. */
+async function withTarget(
+  handler: (request: Request) => Response | Promise<Response>,
+  run: (base: string, resolve: (host: string) => Promise<string[]>) => Promise<void>,
+) {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
+  try {
+    await run(
+      `http://name.test:${server.addr.port}`,
+      (host) => host === "name.test" ? Promise.resolve(["127.0.0.1"]) : Promise.reject(new Error(host)),
+    );
+  } finally {
+    await server.shutdown();
+  }
+}
+
+const text = (body: Uint8Array) => new TextDecoder().decode(body);
+
+Deno.test("a request goes to the address the guard resolved, with its host name, method, headers and body", async () => {
+  await withTarget(async (request) =>
+    Response.json({
+      host: request.headers.get("host"),
+      method: request.method,
+      auth: request.headers.get("x-key"),
+      body: await request.text(),
+      path: new URL(request.url).pathname + new URL(request.url).search,
+    }), async (base, resolve) => {
+    const response = await guardedFetch(
+      { method: "post", url: `${base}/hook?a=1`, headers: { "x-key": "k" }, body: '{"n":1}' },
+      { policy: LOOPBACK, resolve, timeoutMs: 5000, maxResponseBytes: 10_000 },
+    );
+    assert.equal(response.status, 200);
+    assert.deepEqual(JSON.parse(text(response.body)), {
+      host: `name.test:${new URL(base).port}`,
+      method: "POST",
+      auth: "k",
+      body: '{"n":1}',
+      path: "/hook?a=1",
+    });
+  });
+});
+
+Deno.test("redirects are returned, not followed; oversized answers and slow targets fail", async () => {
+  await withTarget(async (request) => {
+    const path = new URL(request.url).pathname;
+    if (path === "/redirect") {
+      return new Response(null, { status: 302, headers: { location: "http://127.0.0.1/" } });
+    }
+    if (path === "/big") return new Response("x".repeat(5000));
+    await new Promise((r) => setTimeout(r, 700));
+    return new Response("late");
+  }, async (base, resolve) => {
+    const options = { policy: LOOPBACK, resolve, timeoutMs: 300, maxResponseBytes: 1000 };
+    const redirect = await guardedFetch({ method: "GET", url: `${base}/redirect` }, options);
+    assert.equal(redirect.status, 302);
+    await assert.rejects(
+      guardedFetch({ method: "GET", url: `${base}/big` }, options),
+      (err) => err instanceof EgressFailure && /max-response-bytes \(1000\)/.test(err.message),
+    );
+    await assert.rejects(
+      guardedFetch({ method: "GET", url: `${base}/slow` }, options),
+      (err) => err instanceof EgressFailure && /no answer within 300 ms/.test(err.message),
+    );
+  });
+});
+
+Deno.test("the default policy refuses a loopback target before any connection", async () => {
+  let reached = false;
+  await withTarget(() => {
+    reached = true;
+    return new Response("no");
+  }, async (base, resolve) => {
+    await assert.rejects(
+      guardedFetch({ method: "GET", url: base.replace("http:", "https:") }, {
+        policy: STRICT_POLICY,
+        resolve,
+        timeoutMs: 1000,
+        maxResponseBytes: 100,
+      }),
+      (err) =>
+        err instanceof EgressBlocked && /resolves to 127\.0\.0\.1, which is loopback/.test(err.message),
+    );
+  });
+  assert.equal(reached, false);
+});

@@ -1,0 +1,17 @@
+/**
+ * The `svc.storage.*` keys (read by `selectStorage` in mod.ts), kept apart so
+ * the configuration check can list them without loading the stores.
+ *
+ * @module
+ */
+
+/** Every key `selectStorage` reads. */
+export const STORAGE_KEYS: readonly string[] = [
+  "svc.storage.type",
+  "svc.storage.spec-type",
+  "svc.storage.state-type",
+  "svc.storage.audit-type",
+  "svc.storage.blob-type",
+  "svc.storage.compaction-threshold",
+  "svc.persistence-dir",
+];
