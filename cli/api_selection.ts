@@ -103,7 +103,8 @@ async function embeddedGenerator(
   const { llmConfig, providerConfigured } = await import("../llm/config.ts");
   const config = fromFile ?? llmConfig(lookup);
   if (!providerConfigured(config)) return undefined;
-  return (await import("../llm/mod.ts")).generatorOf(config);
+  const { llmEgress } = await import("../server/llm_egress.ts");
+  return (await import("../llm/mod.ts")).generatorOf(config, { egress: llmEgress() });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -11,7 +11,7 @@
 import type { LlmProvider } from "../engine/llm.ts";
 import type { SpecGenerator } from "../engine/service/generation.ts";
 import { type LlmConfig, providerConfigured } from "./config.ts";
-import { type GuardedFetch, hostnameOnlyGuardedFetch } from "./egress.ts";
+import { type GuardedFetch, noEgress } from "./egress.ts";
 import { LlmSpecGenerator } from "./generator.ts";
 import { MockProvider } from "./mock.ts";
 import { AiProvider, type FetchFn, KIND_DEFAULTS } from "./providers.ts";
@@ -24,7 +24,7 @@ export { KIND_DEFAULTS } from "./providers.ts";
 export interface LlmHostOptions {
   /** The fetch of the provider clients (default: global fetch). */
   providerFetch?: FetchFn;
-  /** The guarded egress of `web_fetch` (default: the hostname-only placeholder until server/egress/ lands). */
+  /** The guarded egress of `web_fetch` (server/llm_egress.ts); without it web fetches are refused. */
   egress?: GuardedFetch;
   /** The fetch of the web search back end (default: global fetch). */
   searchFetch?: typeof fetch;
@@ -46,7 +46,7 @@ export function generatorOf(config: LlmConfig, options: LlmHostOptions = {}): Sp
     config,
     provider,
     web: {
-      fetch: options.egress ?? hostnameOnlyGuardedFetch,
+      fetch: options.egress ?? noEgress,
       search: webSearchOf({
         provider: config.webSearch.provider,
         apiKey: config.webSearch.apiKey,

@@ -45,6 +45,10 @@ import {
 } from "../engine/llm.ts";
 import type { LlmConfig, ProviderKind } from "./config.ts";
 
+// The library prints a warning per call for schema features a provider drops (the ModelSpec schema's
+// lookarounds and propertyNames): our validator checks every answer, so they are noise on stderr.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
 /** A kind's defaults. */
 export interface KindDefaults {
   model: string;

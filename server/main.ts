@@ -12,6 +12,7 @@ import { describeLlm, generatorOf, type LlmHostOptions } from "../llm/mod.ts";
 import { createServiceMcpMount, type McpMount } from "../mcp/http.ts";
 import { createApp } from "./app.ts";
 import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
+import { llmEgress } from "./llm_egress.ts";
 import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
 import { serverPlatform } from "./platform.ts";
@@ -72,7 +73,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       observer: { ...metrics.observer(), warn },
       // Destructive administration needs a key: in open mode anyone could run it.
       adminWrites: config.apiKey !== null,
-      generator: generatorOf(options.config.llm, options.llm),
+      generator: generatorOf(options.config.llm, { egress: llmEgress(), ...options.llm }),
     });
   } catch (err) {
     await storage.store.close();

@@ -55,26 +55,22 @@ const deferBuiltins: esbuild.Plugin = {
   },
 };
 
-/** Node built-ins that npm packages import by bare name (`fs`): Deno wants the `node:` prefix. */
-const BARE_BUILTINS = [
-  "fs",
-  "fs/promises",
-  "path",
-  "os",
-  "crypto",
-  "url",
-  "util",
-  "stream",
-  "events",
-  "buffer",
-];
-
-/** Keeps npm packages' bare built-in imports external, as `node:<name>` (the AI gateway's OIDC helper). */
-const prefixBareBuiltins: esbuild.Plugin = {
-  name: "prefix-bare-builtins",
+/**
+ * The `ai` library imports the Vercel AI Gateway, whose OIDC helper
+ * (`@vercel/oidc`) is CommonJS that requires Node built-ins by bare name, which
+ * an ES module bundle cannot do. The service never uses the gateway (each
+ * provider kind has its own client), so the helper is replaced by a stub that
+ * says so if it is ever called.
+ */
+const stubGatewayOidc: esbuild.Plugin = {
+  name: "stub-gateway-oidc",
   setup(build) {
-    const filter = new RegExp(`^(${BARE_BUILTINS.map((n) => n.replace("/", "\\/")).join("|")})$`);
-    build.onResolve({ filter }, (args) => ({ path: `node:${args.path}`, external: true }));
+    build.onResolve({ filter: /^@vercel\/oidc$/ }, (args) => ({ path: args.path, namespace: "stub-oidc" }));
+    build.onLoad({ filter: /.*/, namespace: "stub-oidc" }, () => ({
+      loader: "js",
+      contents: "export function getContext() { return {}; }\n" +
+        "export async function getVercelOidcToken() { throw new Error('the Vercel AI Gateway is not used'); }",
+    }));
   },
 };
 
@@ -100,7 +96,7 @@ export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFi
     platform: "neutral",
     mainFields: ["module", "main"],
     external: ["node:*"],
-    plugins: [deferBuiltins, prefixBareBuiltins],
+    plugins: [deferBuiltins, stubGatewayOidc],
     minify: options.minify ?? true,
     legalComments: "none",
   });

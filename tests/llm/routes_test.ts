@@ -476,3 +476,36 @@ Deno.test("a client that disconnects from the event stream cancels the provider 
     }
   }
 });
+
+Deno.test("web_fetch goes through the server's SSRF guard: loopback and names resolving to private ranges are refused", async () => {
+  const { llmEgress } = await import("../../server/llm_egress.ts");
+  const { fetchPage } = await import("../../llm/web.ts");
+  const site = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("secret"),
+  );
+  const egress = llmEgress({
+    resolve: (host) => Promise.resolve(host === "evil.test" ? ["10.0.0.7"] : ["93.184.215.14"]),
+  });
+  try {
+    const loopback = await fetchPage(`http://127.0.0.1:${site.addr.port}/`, egress, 1000);
+    assert.match(loopback.text, /^\[web_fetch refused: egress blocked: 127\.0\.0\.1 is loopback/);
+    assert.equal(loopback.record.responseCode, null);
+    const rebinding = await fetchPage("http://evil.test/admin", egress, 1000);
+    assert.match(
+      rebinding.text,
+      /refused: egress blocked: 'evil\.test' resolves to 10\.0\.0\.7, which is private/,
+    );
+    for (
+      const url of [
+        "http://[::ffff:127.0.0.1]/",
+        "http://169.254.169.254/latest/meta-data",
+        "file:///etc/passwd",
+      ]
+    ) {
+      assert.match((await fetchPage(url, egress, 1000)).text, /^\[web_fetch refused: /, url);
+    }
+  } finally {
+    await site.shutdown();
+  }
+});
