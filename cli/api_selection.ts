@@ -12,7 +12,9 @@
 import { engineConfig, envName } from "../engine/config.ts";
 import { type Invoker, localInvoker } from "../engine/operations/invoker.ts";
 import { normaliseBaseUrl, remoteInvoker } from "../engine/operations/remote.ts";
+import type { SpecGenerator } from "../engine/service/generation.ts";
 import type { ModelService } from "../engine/service/service.ts";
+import type { LlmConfig } from "../llm/config.ts";
 import { configWarnings } from "../server/config_keys.ts";
 import { parseCliArgs } from "./args.ts";
 
@@ -77,14 +79,32 @@ export async function resolveApi(
     });
     return { invoker, mode: "remote", url, apiKey, close: () => Promise.resolve() };
   }
-  const config = parsed.config === undefined
-    ? engineConfig(lookup)
+  const loaded = parsed.config === undefined
+    ? undefined
     // Loaded on demand: the YAML parser is only needed with a file.
-    : (await (await import("../server/config.ts")).loadConfig(args, env)).engine;
+    : await (await import("../server/config.ts")).loadConfig(args, env);
+  const config = loaded?.engine ?? engineConfig(lookup);
   // Loaded on demand: remote mode, --help and --version do not start the engine.
   const { ModelService: Service } = await import("../engine/service/service.ts");
-  const service = await Service.open({ config, observer: { warn } });
+  const generator = await embeddedGenerator(loaded?.llm, lookup);
+  const service = await Service.open({ config, observer: { warn }, generator });
   return { invoker: localInvoker(service), mode: "embedded", service, close: () => service.close() };
+}
+
+/**
+ * The generator of `svc.llm.*` (the file's, or the environment's), loaded
+ * only when a provider is configured: without one the AI libraries stay
+ * unloaded and generation answers 503.
+ */
+async function embeddedGenerator(
+  fromFile: LlmConfig | undefined,
+  lookup: (key: string) => string | undefined,
+): Promise<SpecGenerator | undefined> {
+  const { llmConfig, providerConfigured } = await import("../llm/config.ts");
+  const config = fromFile ?? llmConfig(lookup);
+  if (!providerConfigured(config)) return undefined;
+  const { llmEgress } = await import("../server/llm_egress.ts");
+  return (await import("../llm/mod.ts")).generatorOf(config, { egress: llmEgress() });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

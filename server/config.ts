@@ -15,6 +15,7 @@ import {
   readInt,
   readList,
 } from "../engine/config.ts";
+import { type LlmConfig, llmConfig } from "../llm/config.ts";
 import { configWarnings } from "./config_keys.ts";
 
 /** Per-IP sliding-window rate limit (`svc.rate-limit.*`). */
@@ -65,6 +66,8 @@ export interface LoadedConfig {
   lookup: ConfigLookup;
   server: ServerConfig;
   engine: EngineConfig;
+  /** `svc.llm.*`: LLM generation. */
+  llm: LlmConfig;
   /** Where the configuration came from, for the startup line. */
   source: string;
   /** Unknown keys, one line each (to log at startup). */
@@ -237,6 +240,7 @@ export async function loadConfig(
     lookup,
     server: serverConfig(lookup),
     engine: engineConfig(lookup),
+    llm: llmConfig(lookup),
     source: file ? `${file} + environment` : "environment",
     warnings,
   };

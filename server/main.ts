@@ -8,9 +8,11 @@
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
+import { describeLlm, generatorOf, type LlmHostOptions } from "../llm/mod.ts";
 import { createServiceMcpMount, type McpMount } from "../mcp/http.ts";
 import { createApp } from "./app.ts";
 import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
+import { llmEgress } from "./llm_egress.ts";
 import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
 import { serverPlatform } from "./platform.ts";
@@ -28,6 +30,8 @@ export interface ServerOptions {
    * defaults to MCP over the service (mcp/http.ts).
    */
   mcp?: (service: ModelService, config: ServerConfig) => McpMount;
+  /** Ports of LLM generation (tests route the provider and web calls to loopback stubs). */
+  llm?: LlmHostOptions;
 }
 
 /** A running server. */
@@ -69,6 +73,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       observer: { ...metrics.observer(), warn },
       // Destructive administration needs a key: in open mode anyone could run it.
       adminWrites: config.apiKey !== null,
+      generator: generatorOf(options.config.llm, { egress: llmEgress(), ...options.llm }),
     });
   } catch (err) {
     await storage.store.close();
@@ -110,6 +115,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     `${SERVICE_NAME} ${SERVICE_VERSION} listening on ${url} (storage: ${storage.description}; ` +
       `auth: ${config.apiKey === null ? "open" : "API key"})`,
   );
+  if (service.generationAvailable) log.info(describeLlm(options.config.llm));
   if (config.apiKey === null) {
     log.warn("open mode: svc.api.key is not set, every request is permitted (development only)");
   }

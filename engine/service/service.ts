@@ -72,6 +72,25 @@ import type {
   WriteResult,
 } from "./api.ts";
 import { type AuthoringEngine, localAuthoring } from "./authoring.ts";
+import {
+  type AiEvolutionRequest,
+  type AiEvolutionResult,
+  checkDescription,
+  checkModelId,
+  checkPrompt,
+  type EvolutionGenerationRequest,
+  type EvolutionGenerationResult,
+  type EvolutionPreviewRequest,
+  type GenerationContext,
+  type GenerationPreviewRequest,
+  type GenerationRequest,
+  type GenerationResult,
+  type InteractionRecord,
+  noProvider,
+  type PromptPreview,
+  type RunOptions,
+  type SpecGenerator,
+} from "./generation.ts";
 import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
 import type { BlobStore, Checkpoint, LoadedModel, LogEntry, ModelStore, PersistedState } from "./ports.ts";
 import { SerialQueue } from "./queue.ts";
@@ -121,6 +140,11 @@ export interface ServiceOptions {
    * never run: a host that executes nothing.
    */
   executors?: readonly EffectExecutor[];
+  /**
+   * LLM generation (llm/ builds one from `svc.llm.*`); without it every
+   * generation operation fails with 503.
+   */
+  generator?: SpecGenerator;
 }
 
 interface Slot {
@@ -145,6 +169,7 @@ export class ModelService implements ModelApi {
   readonly authoring: AuthoringEngine;
   readonly #observer: ServiceObserver;
   readonly #adminWrites: boolean;
+  readonly #generator?: SpecGenerator;
   readonly #slots = new Map<string, Slot>();
   readonly #reserved = new Set<string>();
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
@@ -157,6 +182,7 @@ export class ModelService implements ModelApi {
     this.blobs = options.blobs ?? new MemoryBlobStore();
     this.#observer = options.observer ?? {};
     this.#adminWrites = options.adminWrites ?? true;
+    this.#generator = options.generator;
     this.compiler = new ExpressionCompiler({
       cacheSize: this.config.expressionCacheSize,
       timeoutMs: this.config.expressionTimeoutMs,
@@ -795,6 +821,96 @@ export class ModelService implements ModelApi {
       }
     }
     return ids;
+  }
+
+  // -------------------------------------------------------------- generation
+
+  /** Whether LLM generation is configured (MCP offers its tools only then). */
+  get generationAvailable(): boolean {
+    return this.#generator !== undefined;
+  }
+
+  #generation(options: RunOptions = {}): { generator: SpecGenerator; context: GenerationContext } {
+    if (!this.#generator) throw noProvider();
+    return { generator: this.#generator, context: { ...options, authoring: this.authoring } };
+  }
+
+  previewGeneration(request: GenerationPreviewRequest): Promise<PromptPreview> {
+    return Promise.resolve().then(() => {
+      const { generator } = this.#generation();
+      return generator.previewGeneration({
+        modelId: checkModelId(request.modelId),
+        domainDescription: checkDescription(request.domainDescription, "domainDescription"),
+        includeView: request.includeView ?? false,
+      });
+    });
+  }
+
+  async generateSpec(request: GenerationRequest, options: RunOptions = {}): Promise<GenerationResult> {
+    const { generator, context } = this.#generation(options);
+    const modelId = checkModelId(request.modelId);
+    const prompt = request.prompt !== undefined && request.prompt !== null
+      ? checkPrompt(request.prompt)
+      : generator.previewGeneration({
+        modelId,
+        domainDescription: checkDescription(request.domainDescription, "domainDescription (or prompt)"),
+        includeView: request.includeView ?? false,
+      }).prompt;
+    return await generator.generate({ modelId, prompt: checkPrompt(prompt) }, context);
+  }
+
+  previewEvolution(request: EvolutionPreviewRequest): Promise<PromptPreview> {
+    return Promise.resolve().then(() => {
+      const { generator } = this.#generation();
+      if (!isObject(request.currentSpec)) throw badRequest("currentSpec is required and must be a ModelSpec");
+      return generator.previewEvolution({
+        modelId: checkModelId(request.modelId),
+        currentSpec: request.currentSpec,
+        evolutionRequest: checkDescription(request.evolutionRequest, "evolutionRequest"),
+        includeView: request.includeView ?? false,
+      });
+    });
+  }
+
+  async generateEvolution(
+    request: EvolutionGenerationRequest,
+    options: RunOptions = {},
+  ): Promise<EvolutionGenerationResult> {
+    const { generator, context } = this.#generation(options);
+    const modelId = checkModelId(request.modelId);
+    const prompt = checkPrompt(request.prompt);
+    let currentSpec: ModelSpec | undefined;
+    if (request.currentSpec !== undefined && request.currentSpec !== null) {
+      if (!isObject(request.currentSpec)) throw badRequest("currentSpec must be a ModelSpec");
+      currentSpec = request.currentSpec as unknown as ModelSpec;
+    } else if (this.#slots.has(modelId)) {
+      currentSpec = await this.getSpec(modelId);
+    }
+    return await generator.generateEvolution({ modelId, prompt, currentSpec }, context);
+  }
+
+  /**
+   * Drafts an evolution with the LLM and applies it through {@link evolveSpec}
+   * (same 409/422), guarded by the version the draft was made against: a
+   * concurrent evolution makes it a 409 rather than a blind overwrite.
+   */
+  async evolveSpecAi(
+    id: string,
+    request: AiEvolutionRequest,
+    options: RunOptions = {},
+  ): Promise<AiEvolutionResult> {
+    const { generator, context } = this.#generation(options);
+    const description = checkDescription(request?.description, "description");
+    const currentSpec = await this.getSpec(id);
+    const version = this.#slot(id).runtime.model.version;
+    const includeView = request.includeView ?? isObject(currentSpec.viewDefinition);
+    const draft = await generator.draftEvolution({ currentSpec, description, includeView }, context);
+    const evolved = await this.evolveSpec(id, { ...draft, expectedVersion: version });
+    return { version: evolved.version, spec: await this.getSpec(id) };
+  }
+
+  getLlmInteractions(): Promise<InteractionRecord[]> {
+    return Promise.resolve(this.#generator?.interactions() ?? []);
   }
 
   /** Releases storage. */
