@@ -39,8 +39,11 @@ export function providerOf(config: LlmConfig, options: LlmHostOptions = {}): Llm
 }
 
 /** The generator of the configuration, or `undefined` when no provider is configured. */
-export function generatorOf(config: LlmConfig, options: LlmHostOptions = {}): SpecGenerator | undefined {
-  const provider = providerOf(config, options);
+export function generatorOf(
+  config: LlmConfig,
+  options: LlmHostOptions = {},
+  provider: LlmProvider | undefined = providerOf(config, options),
+): SpecGenerator | undefined {
   if (!provider) return undefined;
   return new LlmSpecGenerator({
     config,

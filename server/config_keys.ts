@@ -10,6 +10,7 @@
  */
 import { type ConfigLookup, ENGINE_KEYS, envName, readBool } from "../engine/config.ts";
 import { LLM_KEYS } from "../llm/config.ts";
+import { EFFECT_KEYS } from "./executors/config.ts";
 import { STORAGE_KEYS } from "./stores/keys.ts";
 
 /** Every key `serverConfig` (config.ts) reads. */
@@ -102,6 +103,7 @@ export const KNOWN_KEYS: readonly string[] = [
   ...ENGINE_KEYS,
   ...STORAGE_KEYS,
   ...LLM_KEYS,
+  ...EFFECT_KEYS,
   ...CLI_KEYS,
 ];
 

@@ -8,7 +8,8 @@
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
-import { describeLlm, generatorOf, type LlmHostOptions } from "../llm/mod.ts";
+import { describeLlm, generatorOf, type LlmHostOptions, providerOf } from "../llm/mod.ts";
+import { hostExecutors } from "./executors/mod.ts";
 import { createServiceMcpMount, type McpMount } from "../mcp/http.ts";
 import { createApp } from "./app.ts";
 import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
@@ -65,6 +66,13 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
   const metrics = new ServiceMetrics();
   let service: ModelService;
   try {
+    const llm = { egress: llmEgress(), ...options.llm };
+    const provider = providerOf(options.config.llm, llm);
+    const executors = await hostExecutors({
+      config: options.config.effects,
+      kindsEnabled: engine.effectKindsEnabled,
+      llm: provider,
+    });
     service = await ModelService.open({
       config: engine,
       platform: serverPlatform(),
@@ -73,7 +81,8 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       observer: { ...metrics.observer(), warn },
       // Destructive administration needs a key: in open mode anyone could run it.
       adminWrites: config.apiKey !== null,
-      generator: generatorOf(options.config.llm, { egress: llmEgress(), ...options.llm }),
+      generator: generatorOf(options.config.llm, llm, provider),
+      executors,
     });
   } catch (err) {
     await storage.store.close();

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Json } from "../json/value.ts";
+import type { Json, JsonObject } from "../json/value.ts";
 import type { EffectJob } from "./job.ts";
 
 /** One request of a fan-out, as it went. */
@@ -43,6 +43,8 @@ export interface ExecutionContext {
 /** An executor kind. */
 export interface EffectExecutor {
   kind: string;
+  /** Problems with an effect of this kind, reported as spec findings at the effect. */
+  validate?(effect: JsonObject): string[];
   execute(job: EffectJob, context: ExecutionContext): Promise<ExecutorOutcome>;
 }
 
@@ -55,4 +57,13 @@ export const TIMER_EXECUTOR: EffectExecutor = {
 /** A failure that another attempt will not change. */
 export function finalFailure(error: string): ExecutorOutcome {
   return { ok: false, error, retryable: false };
+}
+
+/** An executor loaded on its first job (a host that starts fast and may never need it). */
+export function lazyExecutor(kind: string, load: () => Promise<EffectExecutor>): EffectExecutor {
+  let loaded: Promise<EffectExecutor> | undefined;
+  return {
+    kind,
+    execute: async (job, context) => (await (loaded ??= load())).execute(job, context),
+  };
 }

@@ -147,7 +147,11 @@ async function workOf(state: CycleState, node: EffectNode): Promise<EffectWork> 
         return { type: "llm", prompt, responseSchema: (effect.definition.responseSchema ?? null) as Json };
       }
       default:
-        return { type: "plugin", document: state.draft.root };
+        return {
+          type: "plugin",
+          definition: effect.definition as unknown as Json,
+          document: state.draft.root,
+        };
     }
   } catch (err) {
     return { type: "invalid", error: `cannot resolve the request: ${(err as Error).message}` };

@@ -58,8 +58,8 @@ export type EffectWork =
   | { type: "http"; requests: HttpRequestSpec[] }
   | { type: "timer"; fireAt: number }
   | { type: "llm"; prompt: string; responseSchema: Json }
-  /** An operator-installed kind: the merged document it fired in. */
-  | { type: "plugin"; document: Json }
+  /** An operator-installed kind: the effect as declared, and the merged document it fired in. */
+  | { type: "plugin"; definition: Json; document: Json }
   /** Nothing can be sent (a server effect without request, a request that failed to resolve). */
   | { type: "invalid"; error: string };
 

@@ -174,6 +174,7 @@ export class ModelService implements ModelApi {
   readonly #reserved = new Set<string>();
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
   readonly #dispatcher: EffectDispatcher | null;
+  readonly #validateEffect: (kind: string, effect: JsonObject) => string[];
 
   private constructor(options: ServiceOptions) {
     this.config = options.config ?? { ...DEFAULT_CONFIG };
@@ -193,6 +194,8 @@ export class ModelService implements ModelApi {
       clock: this.platform.clock,
       compiler: this.compiler,
     });
+    const validators = new Map((options.executors ?? []).map((e) => [e.kind, e.validate]));
+    this.#validateEffect = (kind, effect) => validators.get(kind)?.(effect) ?? [];
     this.#dispatcher = options.executors
       ? new EffectDispatcher(this.#dispatchHost(), options.executors, {
         clock: this.platform.clock,
@@ -216,7 +219,12 @@ export class ModelService implements ModelApi {
   }
 
   #compile(spec: unknown) {
-    return compileSpec(spec, { compiler: this.compiler, config: this.config, now: this.platform.clock.now });
+    return compileSpec(spec, {
+      compiler: this.compiler,
+      config: this.config,
+      now: this.platform.clock.now,
+      validateEffect: this.#validateEffect,
+    });
   }
 
   /** Compiles a spec or throws the 422 with every finding. */
@@ -913,8 +921,9 @@ export class ModelService implements ModelApi {
     return Promise.resolve(this.#generator?.interactions() ?? []);
   }
 
-  /** Releases storage. */
+  /** Stops running effects (their jobs stay in the outbox for the next start) and releases storage. */
   async close(): Promise<void> {
+    await this.#dispatcher?.close();
     await this.store.close();
     await this.blobs.close();
   }

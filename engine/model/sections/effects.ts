@@ -45,6 +45,17 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
         `executor kind '${executor}' is not enabled (svc.effects.kinds.enabled: ${kinds.join(", ")})`,
       );
     }
+    if (typeof executor === "string") {
+      for (const message of ctx.env.validateEffect?.(executor, e) ?? []) ctx.error(location, message);
+    }
+    if (
+      executor === "server" && e.request === undefined && e.requests === undefined && e.target === undefined
+    ) {
+      ctx.warn(
+        location,
+        "a server effect sends nothing without `request`, `requests` or `target`: it will fail",
+      );
+    }
     const statusPath = e.statusPath === undefined || e.statusPath === null
       ? null
       : ctx.address(e.statusPath, `${location}.statusPath`, true);
