@@ -7,7 +7,7 @@
 import jsonata from "jsonata";
 import { LruCache } from "./lru.ts";
 import { type Json, toPlainJson } from "../json/value.ts";
-import { FALLBACK, nativeAggregate } from "./native_aggregate.ts";
+import { compileClosure, compiledLimits, INTERPRET } from "./compiled/compile.ts";
 
 /**
  * A JSONata AST node. The library's published typings miss several node kinds
@@ -61,6 +61,8 @@ export interface CompilerOptions {
   cacheSize: number;
   timeoutMs: number;
   maxDepth: number;
+  /** False: every evaluation by jsonata-js, none by a compiled closure (benchmarks, differential tests). */
+  compiled?: boolean;
 }
 
 /** Compiles JSONata expressions once and keeps the most recently used ones. */
@@ -92,14 +94,17 @@ export class ExpressionCompiler {
       throw toExpressionError(err);
     }
     const ast = compiled.ast() as unknown as AstNode;
-    const native = nativeAggregate(ast);
+    // The compiled closure of the common subset (compiled/compile.ts), tried before the interpreter.
+    const closure = this.#options.compiled === false
+      ? null
+      : compileClosure(ast, compiledLimits(this.#options));
     const entry: CompiledExpression = {
       source,
       ast,
       async evaluate(input, bindings) {
-        if (native) {
-          const result = native(input);
-          if (result !== FALLBACK) return result;
+        if (closure) {
+          const result = closure(input, bindings);
+          if (result !== INTERPRET) return toPlainJson(result);
         }
         try {
           return toPlainJson(await compiled.evaluate(input, bindings as never));
