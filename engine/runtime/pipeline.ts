@@ -167,7 +167,7 @@ export class Cycle {
     }
     const traces = state.traces;
     return {
-      state: { doc: state.draft.root, meta: state.meta, stale: state.stale },
+      state: { doc: state.draft.root, meta: state.meta, stale: state.stale, aggregates: state.aggregates },
       rollback,
       effectRequests: requests,
       traces,

@@ -200,7 +200,7 @@ export class ModelRuntime {
       : state.stale;
     const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init", this.#env.clock.now());
     await cycle.materializeLazy();
-    return { doc: cycle.doc, meta: state.meta, stale: new Set() };
+    return { doc: cycle.doc, meta: state.meta, stale: new Set(), aggregates: state.aggregates };
   }
 
   /** The merged document, lazy derivations evaluated; `at` reads retained history. */
