@@ -118,17 +118,17 @@ export class DocumentDraft {
     return parent;
   }
 
-  /** Writes a value at a concrete path, creating containers on the way. */
+  /**
+   * Writes a value at a concrete path, creating containers on the way. Every
+   * container of the written value that had no container at its place before
+   * (the value itself, an array element past the old length, a nested object)
+   * is reported in `created`, however the write was phrased.
+   */
   set(path: Path, value: Json, created?: CreatedContainers): void {
-    if (path.length === 0) {
-      this.#root = value;
-      if (isContainer(value)) created?.push([]);
-      return;
-    }
-    const parent = this.#parentFor(path, created);
-    const existed = getAt(parent as Json, [path[path.length - 1]]) !== undefined;
-    assign(parent, path[path.length - 1], value);
-    if (!existed && isContainer(value)) created?.push([...path]);
+    const previous = this.get(path);
+    if (path.length === 0) this.#root = value;
+    else assign(this.#parentFor(path, created), path[path.length - 1], value);
+    if (created && isContainer(value)) recordCreated([...path], value, previous, created);
   }
 
   /** Removes the value at a path; returns false when nothing was there. */
@@ -187,6 +187,27 @@ function copyObject(value: JsonObject): JsonObject {
     } else copy[key] = value[key];
   }
   return copy;
+}
+
+/** Reports the containers of `value` (written at `path`) that `previous` had no container for. */
+function recordCreated(
+  path: Segment[],
+  value: JsonObject | Json[],
+  previous: Json | undefined,
+  created: CreatedContainers,
+) {
+  const old = isContainer(previous) && Array.isArray(previous) === Array.isArray(value)
+    ? previous
+    : undefined;
+  if (!old) created.push(path);
+  const entries: [Segment, Json][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value);
+  for (const [key, child] of entries) {
+    if (isContainer(child)) {
+      recordCreated([...path, key], child, old && (old as Record<string | number, Json>)[key], created);
+    }
+  }
 }
 
 function assign(container: JsonObject | Json[], seg: Segment, value: Json): void {

@@ -7,6 +7,7 @@
  * @module
  */
 import type { AuditRecord, AuditVerification } from "../audit/chain.ts";
+import type { Finding } from "../errors.ts";
 import type { GraphView } from "../graph/projection.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import type { MutationResult, PatchOperation } from "../runtime/results.ts";
@@ -39,6 +40,8 @@ export interface ModelInfo {
   metaDerivationCount: number;
   constraintCount: number;
   effectCount: number;
+  /** Create only: the spec's validation warnings, when it has any (a likely typo, an unused definition). */
+  warnings?: Finding[];
 }
 
 /** A reference to a stored blob, as kept in state. */

@@ -328,7 +328,9 @@ export class ModelService implements ModelApi {
   }
 
   async createModel(spec: unknown): Promise<ModelInfo> {
-    const model = this.#compileOrThrow(spec);
+    const report = this.#compile(spec);
+    if (!report.model) throw specInvalid(report.errors, report.warnings);
+    const model = report.model;
     const id = model.id;
     if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
     if (this.#slots.size + this.#reserved.size >= this.config.maxModels) {
@@ -348,7 +350,7 @@ export class ModelService implements ModelApi {
     }
     this.#observer.modelCreated?.(id);
     this.#emit({ type: "created", modelId: id });
-    return infoOf(model);
+    return report.warnings.length ? { ...infoOf(model), warnings: report.warnings } : infoOf(model);
   }
 
   getInfo(id: string): Promise<ModelInfo> {
