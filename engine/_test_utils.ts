@@ -33,11 +33,7 @@ export function testConfig(overrides: Partial<EngineConfig> = {}): EngineConfig 
 
 /** A compiler with the configuration's guards. */
 export function testCompiler(config: EngineConfig = testConfig()): ExpressionCompiler {
-  return new ExpressionCompiler({
-    cacheSize: config.expressionCacheSize,
-    timeoutMs: config.expressionTimeoutMs,
-    maxDepth: config.expressionMaxDepth,
-  });
+  return ExpressionCompiler.fromConfig(config);
 }
 
 /** Validates and compiles a spec, returning every finding. */

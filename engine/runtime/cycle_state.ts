@@ -9,7 +9,7 @@
  */
 import type { EngineConfig } from "../config.ts";
 import { unprocessable } from "../errors.ts";
-import type { CompiledExpression } from "../expr/compiler.ts";
+import type { CompiledExpression, EvaluationOptions } from "../expr/compiler.ts";
 import { DirtySet } from "../graph/dirty.ts";
 import { DocumentDraft, expandPattern } from "../json/document.ts";
 import { formatPath, isPrefixOf, type Segment } from "../json/path.ts";
@@ -38,13 +38,25 @@ export class CycleState {
   readonly metaUpdated: string[] = [];
   /** One trace per evaluation, in order. */
   readonly traces: TraceRecord[] = [];
+  /**
+   * The instant `$now()` reads (the write's commit time) and the deadline every
+   * expression of this cycle shares (`svc.limits.expression-timeout-ms`).
+   */
+  readonly timing: Required<EvaluationOptions>;
   readonly #baseMeta: ReadonlyMap<string, Json>;
   #meta: Map<string, Json> | null = null;
 
-  constructor(model: CompiledModel, state: ModelState, config: EngineConfig, source: WriteSource) {
+  constructor(
+    model: CompiledModel,
+    state: ModelState,
+    config: EngineConfig,
+    source: WriteSource,
+    at: number,
+  ) {
     this.model = model;
     this.config = config;
     this.source = source;
+    this.timing = { at, deadline: Date.now() + config.expressionTimeoutMs };
     this.draft = new DocumentDraft(state.doc);
     this.#baseMeta = state.meta;
     this.stale = new Set(state.stale);
@@ -72,7 +84,7 @@ export class CycleState {
     what: string,
   ): Promise<Json | undefined> {
     try {
-      return await compiled.evaluate(this.draft.root, { const: this.model.constants, parent });
+      return await compiled.evaluate(this.draft.root, { const: this.model.constants, parent }, this.timing);
     } catch (err) {
       throw unprocessable(`Evaluation of ${what} failed: ${(err as Error).message}`);
     }
@@ -90,7 +102,7 @@ export class CycleState {
       value = await node.compiled.evaluate(this.draft.root, {
         const: this.model.constants,
         parent: element ? this.draft.get(element) : undefined,
-      });
+      }, this.timing);
     } catch (err) {
       error = (err as Error).message;
     }

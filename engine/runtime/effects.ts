@@ -48,7 +48,7 @@ async function payloadOf(state: CycleState, node: EffectNode): Promise<Json> {
   const payload = node.effect.payload;
   const run = async (compiled: CompiledExpression) => {
     try {
-      return await compiled.evaluate(state.draft.root, { const: state.model.constants });
+      return await compiled.evaluate(state.draft.root, { const: state.model.constants }, state.timing);
     } catch (err) {
       return { error: (err as Error).message };
     }

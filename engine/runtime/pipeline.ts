@@ -26,8 +26,15 @@ import { checkIndexLimit, checkWrite } from "./write_checks.ts";
 export class Cycle {
   readonly #state: CycleState;
 
-  constructor(model: CompiledModel, state: ModelState, config: EngineConfig, source: WriteSource) {
-    this.#state = new CycleState(model, state, config, source);
+  /** `at`: the instant the cycle's expressions see as `$now()` (its commit time). */
+  constructor(
+    model: CompiledModel,
+    state: ModelState,
+    config: EngineConfig,
+    source: WriteSource,
+    at: number,
+  ) {
+    this.#state = new CycleState(model, state, config, source, at);
   }
 
   /** The document as the cycle currently sees it. */

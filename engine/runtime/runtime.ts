@@ -86,7 +86,7 @@ export class ModelRuntime {
     seed?: { doc: Json },
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
     const empty: ModelState = { doc: seed ? seed.doc : {}, meta: new Map(), stale: new Set() };
-    const cycle = new Cycle(model, empty, env.config, "init");
+    const cycle = new Cycle(model, empty, env.config, "init", env.clock.now());
     if (!seed) cycle.markRootCreated();
     cycle.markEverything();
     const outcome = await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });
@@ -144,8 +144,8 @@ export class ModelRuntime {
     }
   }
 
-  async #run(source: WriteSource, write: (cycle: Cycle) => void): Promise<CycleOutcome | null> {
-    const cycle = new Cycle(this.model, this.#state, this.#env.config, source);
+  async #run(source: WriteSource, write: (cycle: Cycle) => void, at: number): Promise<CycleOutcome | null> {
+    const cycle = new Cycle(this.model, this.#state, this.#env.config, source, at);
     write(cycle);
     if (cycle.unchanged) return null;
     const outcome = await cycle.settle({
@@ -160,11 +160,13 @@ export class ModelRuntime {
   /**
    * Evaluates a flat mutation (address -> value) against the committed state; the
    * result is committed by {@link commit}. Returns `null` when the map was empty
-   * (nothing written). Throws a `ServiceError` on rejection or rollback.
+   * (nothing written). Throws a `ServiceError` on rejection or rollback. `at` is
+   * the commit time its expressions read as `$now()` (a replayed write's logged time).
    */
   evaluateMutation(
     mutations: Record<string, Json>,
     source: WriteSource = "client",
+    at: number = this.#env.clock.now(),
   ): Promise<CycleOutcome | null> {
     if (!isObject(mutations)) {
       throw badRequest("mutations must be a JSON object of canonical address to value");
@@ -172,13 +174,13 @@ export class ModelRuntime {
     const entries = Object.entries(mutations).map(([key, value]) =>
       [parseWriteKey(key), value] as [Segment[], Json]
     );
-    return this.#run(source, (cycle) => cycle.applyMutations(entries));
+    return this.#run(source, (cycle) => cycle.applyMutations(entries), at);
   }
 
   /** Evaluates an RFC 6902 patch; see {@link evaluateMutation}. */
-  evaluatePatch(ops: PatchOperation[]): Promise<CycleOutcome | null> {
+  evaluatePatch(ops: PatchOperation[], at: number = this.#env.clock.now()): Promise<CycleOutcome | null> {
     if (!Array.isArray(ops)) throw badRequest("a JSON Patch must be an array of operations");
-    return this.#run("patch", (cycle) => cycle.applyPatch(ops));
+    return this.#run("patch", (cycle) => cycle.applyPatch(ops), at);
   }
 
   /** Evaluates stale lazy derivations of a state (not a commit). */
@@ -188,7 +190,7 @@ export class ModelRuntime {
     const stale = everything
       ? new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key))
       : state.stale;
-    const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init");
+    const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init", this.#env.clock.now());
     await cycle.materializeLazy();
     return { doc: cycle.doc, meta: state.meta, stale: new Set() };
   }

@@ -79,11 +79,7 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
   const config = options.config ?? { ...DEFAULT_CONFIG };
   const clock = options.clock ?? { now: () => Date.now() };
   const env: RuntimeEnv = { config, clock };
-  const compiler = options.compiler ?? new ExpressionCompiler({
-    cacheSize: config.expressionCacheSize,
-    timeoutMs: config.expressionTimeoutMs,
-    maxDepth: config.expressionMaxDepth,
-  });
+  const compiler = options.compiler ?? ExpressionCompiler.fromConfig(config);
   const compile = (spec: unknown) => compileSpec(spec, { compiler, config, now: clock.now });
   const compileOrThrow = (spec: unknown): CompiledModel => {
     const report = compile(spec);

@@ -137,11 +137,7 @@ export class ModelService implements ModelApi {
     this.blobs = options.blobs ?? new MemoryBlobStore();
     this.#observer = options.observer ?? {};
     this.#adminWrites = options.adminWrites ?? true;
-    this.compiler = new ExpressionCompiler({
-      cacheSize: this.config.expressionCacheSize,
-      timeoutMs: this.config.expressionTimeoutMs,
-      maxDepth: this.config.expressionMaxDepth,
-    });
+    this.compiler = ExpressionCompiler.fromConfig(this.config);
     this.authoring = localAuthoring({
       config: this.config,
       clock: this.platform.clock,
@@ -314,26 +310,38 @@ export class ModelService implements ModelApi {
       return Promise.reject(badRequest("mutations must be a JSON object of canonical address to value"));
     }
     const request = cloneJson(mutations);
-    return this.#write(id, "client", request, (rt) => rt.evaluateMutation(request, "client"), options);
+    return this.#write(
+      id,
+      "client",
+      request,
+      (rt, at) => rt.evaluateMutation(request, "client", at),
+      options,
+    );
   }
 
   patch(id: string, ops: PatchOperation[], options: WriteOptions = {}): Promise<WriteResult> {
     if (!Array.isArray(ops)) return Promise.reject(badRequest("a JSON Patch must be an array of operations"));
     const request = cloneJson(ops);
-    return this.#write(id, "patch", request as unknown as Json, (rt) => rt.evaluatePatch(request), options);
+    return this.#write(
+      id,
+      "patch",
+      request as unknown as Json,
+      (rt, at) => rt.evaluatePatch(request, at),
+      options,
+    );
   }
 
   /** Applies an executor's result as a logged `foldback` mutation. */
   foldback(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
     const request = cloneJson(mutations);
-    return this.#write(id, "foldback", request, (rt) => rt.evaluateMutation(request, "foldback"), {});
+    return this.#write(id, "foldback", request, (rt, at) => rt.evaluateMutation(request, "foldback", at), {});
   }
 
   #write(
     id: string,
     source: LogEntry["source"],
     request: Json,
-    evaluate: (runtime: ModelRuntime) => Promise<CycleOutcome | null>,
+    evaluate: (runtime: ModelRuntime, at: number) => Promise<CycleOutcome | null>,
     { viewId }: WriteOptions,
   ): Promise<WriteResult> {
     const started = this.platform.clock.now();
@@ -342,9 +350,10 @@ export class ModelService implements ModelApi {
     return this.#exclusive(id, async (slot) => {
       // An unknown view fails the write before anything is applied.
       if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
-      const outcome = await evaluate(slot.runtime);
-      if (!outcome) return await this.#withViewDelta(slot, cloneJson(emptyResult()), viewId);
+      // The commit time is fixed first: the expressions read it as $now(), and a replay reads it from the log.
       const at = this.platform.clock.now();
+      const outcome = await evaluate(slot.runtime, at);
+      if (!outcome) return await this.#withViewDelta(slot, cloneJson(emptyResult()), viewId);
       const audit = await this.#auditRecord(slot, source, request, outcome, at);
       const history = slot.runtime.history;
       await this.store.commit(id, { at, source, request }, {
@@ -671,8 +680,8 @@ async function replayStored(runtime: ModelRuntime, base: PersistedState, stored:
   runtime.replaceState(toModelState(base), { clearHistory: true, retainAt: stored.baseAt ?? undefined });
   for (const entry of stored.log) {
     const outcome = entry.source === "patch"
-      ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[])
-      : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source);
+      ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[], entry.at)
+      : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source, entry.at);
     if (outcome) runtime.commit(outcome, entry.at);
   }
 }
