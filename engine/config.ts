@@ -63,7 +63,7 @@ export const DEFAULT_CONFIG: Readonly<EngineConfig> = Object.freeze({
   expressionMaxDepth: 500,
   expressionMaxItems: 200_000,
   expressionMemoryBytes: 256 * 1024 * 1024,
-  maxDepth: 64,
+  maxDepth: 128,
   maxStateBytes: 16 * 1024 * 1024,
   maxSpecBytes: 1024 * 1024,
   traceBufferSize: 500,

@@ -100,7 +100,7 @@ const GUARD_DEFAULTS = {
   maxItems: 200_000,
   memoryBytes: 256 * 1024 * 1024,
   regexMaxInput: 100_000,
-  maxResultDepth: 64,
+  maxResultDepth: 128,
 };
 
 /** Compiles JSONata expressions once and keeps the most recently used ones. */

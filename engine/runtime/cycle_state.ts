@@ -19,6 +19,16 @@ import type { CompiledNode, DerivedNode } from "../model/nodes.ts";
 import type { ModelState, WriteSource } from "./results.ts";
 import type { TraceRecord } from "./traces.ts";
 
+/** How a cycle runs. */
+export interface CycleOptions {
+  /** The instant its expressions read as `$now()` (the commit time). */
+  at: number;
+  /** Approximate JSON bytes its writes may add (`svc.limits.max-state-bytes` less the state); default unbounded. */
+  growthBudget?: number;
+  /** Multiplies the expression deadline (a replay at startup is never stricter than the write was). */
+  timeScale?: number;
+}
+
 /** One cycle's draft of a model's state and its record of what changed. */
 export class CycleState {
   readonly model: CompiledModel;
@@ -51,13 +61,14 @@ export class CycleState {
     state: ModelState,
     config: EngineConfig,
     source: WriteSource,
-    at: number,
+    options: CycleOptions,
   ) {
     this.model = model;
     this.config = config;
     this.source = source;
-    this.timing = { at, deadline: Date.now() + config.expressionTimeoutMs };
-    this.draft = new DocumentDraft(state.doc);
+    const budget = config.expressionTimeoutMs * (options.timeScale ?? 1);
+    this.timing = { at: options.at, deadline: Date.now() + budget };
+    this.draft = new DocumentDraft(state.doc, options.growthBudget);
     this.#baseMeta = state.meta;
     this.stale = new Set(state.stale);
   }

@@ -14,7 +14,7 @@ import { formatPath, type Segment } from "../json/path.ts";
 import type { Json } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { checkConstraints } from "./constraints.ts";
-import { CycleState } from "./cycle_state.ts";
+import { type CycleOptions, CycleState } from "./cycle_state.ts";
 import { applyDefaults } from "./defaults.ts";
 import { derive, deriveMetas, materializeLazy } from "./derive.ts";
 import { collectEffects } from "./effects.ts";
@@ -32,9 +32,9 @@ export class Cycle {
     state: ModelState,
     config: EngineConfig,
     source: WriteSource,
-    at: number,
+    options: CycleOptions,
   ) {
-    this.#state = new CycleState(model, state, config, source, at);
+    this.#state = new CycleState(model, state, config, source, options);
   }
 
   /** The document as the cycle currently sees it. */
@@ -103,6 +103,7 @@ export class Cycle {
     return {
       state: { doc: state.draft.root, meta: state.meta, stale: state.stale },
       rollback,
+      growth: state.draft.growth,
       effectRequests: requests,
       traces,
       result: {

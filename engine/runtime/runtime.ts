@@ -6,8 +6,9 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { badRequest, constraintViolation, notFound, unprocessable } from "../errors.ts";
-import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
+import { badRequest, constraintViolation, notFound, tooLarge, unprocessable } from "../errors.ts";
+import { DocumentDraft, DocumentTooLargeError, expandPattern, getAt } from "../json/document.ts";
+import { jsonBytes } from "../json/measure.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../model/compile.ts";
@@ -30,6 +31,21 @@ export interface RuntimeEnv {
   config: EngineConfig;
   clock: Clock;
 }
+
+/** When a write runs: its commit time, and whether it is a logged write replayed at startup. */
+export interface WriteTiming {
+  /** The commit time its expressions read as `$now()`; default now. */
+  at?: number;
+  /**
+   * A replay of a write that was accepted when it was made: no state size
+   * limit and a tenfold expression deadline, so loading is never stricter
+   * than writing was (limits may have been lowered, the machine may be slower).
+   */
+  replay?: boolean;
+}
+
+/** The deadline factor of a replayed write. */
+const REPLAY_TIME_SCALE = 10;
 
 /** A retained post-commit state. */
 export interface HistoryEntry {
@@ -67,11 +83,14 @@ export class ModelRuntime {
   #state: ModelState;
   #history: HistoryEntry[] = [];
   #traces: TraceRing;
+  /** Approximate JSON bytes of the committed document, kept up to date by each commit's growth. */
+  #stateBytes: number;
 
   private constructor(model: CompiledModel, env: RuntimeEnv, state: ModelState) {
     this.model = model;
     this.#env = env;
     this.#state = state;
+    this.#stateBytes = jsonBytes(state.doc);
     this.#traces = new TraceRing(env.config.traceBufferSize);
   }
 
@@ -86,7 +105,7 @@ export class ModelRuntime {
     seed?: { doc: Json },
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
     const empty: ModelState = { doc: seed ? seed.doc : {}, meta: new Map(), stale: new Set() };
-    const cycle = new Cycle(model, empty, env.config, "init", env.clock.now());
+    const cycle = new Cycle(model, empty, env.config, "init", { at: env.clock.now() });
     if (!seed) cycle.markRootCreated();
     cycle.markEverything();
     const outcome = await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });
@@ -115,6 +134,11 @@ export class ModelRuntime {
     return this.#state;
   }
 
+  /** Approximate JSON bytes of the committed document (`svc.limits.max-state-bytes` is checked against it). */
+  get stateBytes(): number {
+    return this.#stateBytes;
+  }
+
   /**
    * Replaces the committed state (used by storage recovery and restore).
    * `retainAt` also keeps the state as a history entry committed at that time
@@ -122,6 +146,7 @@ export class ModelRuntime {
    */
   replaceState(state: ModelState, options: { clearHistory: boolean; retainAt?: number }): void {
     this.#state = state;
+    this.#stateBytes = jsonBytes(state.doc);
     if (options.clearHistory) {
       this.#history = [];
       this.#traces.clear();
@@ -137,6 +162,7 @@ export class ModelRuntime {
    */
   commit(outcome: CycleOutcome, at: number = this.#env.clock.now()): void {
     this.#state = outcome.state;
+    this.#stateBytes += outcome.growth;
     const max = this.#env.config.historyMaxEntries;
     if (max > 0) {
       this.#history.push({ at, state: outcome.state });
@@ -144,14 +170,34 @@ export class ModelRuntime {
     }
   }
 
-  async #run(source: WriteSource, write: (cycle: Cycle) => void, at: number): Promise<CycleOutcome | null> {
-    const cycle = new Cycle(this.model, this.#state, this.#env.config, source, at);
-    write(cycle);
-    if (cycle.unchanged) return null;
-    const outcome = await cycle.settle({
-      enforceConstraints: true,
-      traceLimit: this.#env.config.traceBufferSize,
+  async #run(
+    source: WriteSource,
+    write: (cycle: Cycle) => void,
+    timing: WriteTiming,
+  ): Promise<CycleOutcome | null> {
+    const { maxStateBytes } = this.#env.config;
+    const cycle = new Cycle(this.model, this.#state, this.#env.config, source, {
+      at: timing.at ?? this.#env.clock.now(),
+      growthBudget: timing.replay ? Infinity : Math.max(0, maxStateBytes - this.#stateBytes),
+      timeScale: timing.replay ? REPLAY_TIME_SCALE : 1,
     });
+    let outcome: CycleOutcome;
+    try {
+      write(cycle);
+      if (cycle.unchanged) return null;
+      outcome = await cycle.settle({
+        enforceConstraints: true,
+        traceLimit: this.#env.config.traceBufferSize,
+      });
+    } catch (err) {
+      if (!(err instanceof DocumentTooLargeError)) throw err;
+      throw tooLarge(
+        `State of model '${this.model.id}' would grow to about ${
+          this.#stateBytes + err.growth
+        } bytes, over ` +
+          `svc.limits.max-state-bytes (${maxStateBytes}); nothing was applied`,
+      );
+    }
     this.#traces.push(outcome.traces);
     if (outcome.rollback.length) throw constraintViolation(outcome.rollback);
     return outcome;
@@ -166,7 +212,7 @@ export class ModelRuntime {
   evaluateMutation(
     mutations: Record<string, Json>,
     source: WriteSource = "client",
-    at: number = this.#env.clock.now(),
+    timing: WriteTiming = {},
   ): Promise<CycleOutcome | null> {
     if (!isObject(mutations)) {
       throw badRequest("mutations must be a JSON object of canonical address to value");
@@ -174,13 +220,13 @@ export class ModelRuntime {
     const entries = Object.entries(mutations).map(([key, value]) =>
       [parseWriteKey(key), value] as [Segment[], Json]
     );
-    return this.#run(source, (cycle) => cycle.applyMutations(entries), at);
+    return this.#run(source, (cycle) => cycle.applyMutations(entries), timing);
   }
 
   /** Evaluates an RFC 6902 patch; see {@link evaluateMutation}. */
-  evaluatePatch(ops: PatchOperation[], at: number = this.#env.clock.now()): Promise<CycleOutcome | null> {
+  evaluatePatch(ops: PatchOperation[], timing: WriteTiming = {}): Promise<CycleOutcome | null> {
     if (!Array.isArray(ops)) throw badRequest("a JSON Patch must be an array of operations");
-    return this.#run("patch", (cycle) => cycle.applyPatch(ops), at);
+    return this.#run("patch", (cycle) => cycle.applyPatch(ops), timing);
   }
 
   /** Evaluates stale lazy derivations of a state (not a commit). */
@@ -190,7 +236,9 @@ export class ModelRuntime {
     const stale = everything
       ? new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key))
       : state.stale;
-    const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init", this.#env.clock.now());
+    const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init", {
+      at: this.#env.clock.now(),
+    });
     await cycle.materializeLazy();
     return { doc: cycle.doc, meta: state.meta, stale: new Set() };
   }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { checkMutationValues, checkSpecSize, checkValue } from "./limits.ts";
 import { DEFAULT_CONFIG, type EngineConfig } from "../config.ts";
 import { badRequest, ServiceError, specInvalid } from "../errors.ts";
 import { ExpressionCompiler, ExpressionError } from "../expr/compiler.ts";
@@ -82,6 +83,7 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
   const compiler = options.compiler ?? ExpressionCompiler.fromConfig(config);
   const compile = (spec: unknown) => compileSpec(spec, { compiler, config, now: clock.now });
   const compileOrThrow = (spec: unknown): CompiledModel => {
+    checkSpecSize(config, spec);
     const report = compile(spec);
     if (!report.model) throw specInvalid(report.errors, report.warnings);
     return report.model;
@@ -89,12 +91,15 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
 
   return {
     validateSpec(spec) {
+      checkSpecSize(config, spec);
       const { valid, errors, warnings } = compile(spec);
       return { valid, errors, warnings };
     },
 
     async evalExpression(expr, input = null, constants = {}) {
       if (!isObject(constants)) throw badRequest("constants must be an object of name to value");
+      checkValue(config, input, "The input");
+      checkValue(config, constants, "The constants");
       try {
         const value = await compiler.compile(expr).evaluate(input, { const: constants });
         return { result: value === undefined ? null : value, type: typeOf(value) };
@@ -122,6 +127,7 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
       const steps: DryRunStep[] = [];
       for (const [index, mutation] of mutations.entries()) {
         try {
+          checkMutationValues(config, mutation);
           const outcome = await runtime.evaluateMutation(mutation);
           if (!outcome) {
             steps.push(NOTHING_WRITTEN);

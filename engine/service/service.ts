@@ -66,6 +66,13 @@ import type {
   WriteResult,
 } from "./api.ts";
 import { type AuthoringEngine, localAuthoring } from "./authoring.ts";
+import {
+  checkMutationValues,
+  checkPatchValues,
+  checkSpecSize,
+  checkStateBytes,
+  checkValue,
+} from "./limits.ts";
 import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
 import type { BlobStore, Checkpoint, LoadedModel, LogEntry, ModelStore, PersistedState } from "./ports.ts";
 import { SerialQueue } from "./queue.ts";
@@ -261,6 +268,7 @@ export class ModelService implements ModelApi {
   }
 
   async createModel(spec: unknown): Promise<ModelInfo> {
+    checkSpecSize(this.config, spec);
     const model = this.#compileOrThrow(spec);
     const id = model.id;
     if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
@@ -270,6 +278,7 @@ export class ModelService implements ModelApi {
     this.#reserved.add(id);
     try {
       const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv);
+      checkStateBytes(this.config, runtime.stateBytes, id);
       await this.store.save(model.spec, toPersisted(runtime.state), { created: true });
       this.#slots.set(id, this.#newSlot(runtime, null));
       if (outcome.effectRequests.length) this.#observer.effectsRequested?.(id, outcome.effectRequests);
@@ -309,32 +318,53 @@ export class ModelService implements ModelApi {
     if (!isObject(mutations)) {
       return Promise.reject(badRequest("mutations must be a JSON object of canonical address to value"));
     }
+    try {
+      checkMutationValues(this.config, mutations);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const request = cloneJson(mutations);
     return this.#write(
       id,
       "client",
       request,
-      (rt, at) => rt.evaluateMutation(request, "client", at),
+      (rt, at) => rt.evaluateMutation(request, "client", { at }),
       options,
     );
   }
 
   patch(id: string, ops: PatchOperation[], options: WriteOptions = {}): Promise<WriteResult> {
     if (!Array.isArray(ops)) return Promise.reject(badRequest("a JSON Patch must be an array of operations"));
+    try {
+      checkPatchValues(this.config, ops);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const request = cloneJson(ops);
     return this.#write(
       id,
       "patch",
       request as unknown as Json,
-      (rt, at) => rt.evaluatePatch(request, at),
+      (rt, at) => rt.evaluatePatch(request, { at }),
       options,
     );
   }
 
   /** Applies an executor's result as a logged `foldback` mutation. */
   foldback(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
+    try {
+      checkMutationValues(this.config, mutations);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const request = cloneJson(mutations);
-    return this.#write(id, "foldback", request, (rt, at) => rt.evaluateMutation(request, "foldback", at), {});
+    return this.#write(
+      id,
+      "foldback",
+      request,
+      (rt, at) => rt.evaluateMutation(request, "foldback", { at }),
+      {},
+    );
   }
 
   #write(
@@ -426,8 +456,18 @@ export class ModelService implements ModelApi {
   }
 
   restore(id: string, snapshot: unknown): Promise<void> {
+    try {
+      checkValue(this.config, snapshot, "The snapshot");
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime.state;
+      checkStateBytes(
+        this.config,
+        checkValue(this.config, (snapshot as { baseDoc?: unknown }).baseDoc ?? null, "The snapshot"),
+        id,
+      );
       const state = slot.runtime.restore(snapshot);
       try {
         await this.store.save(slot.runtime.model.spec, toPersisted(state));
@@ -450,6 +490,7 @@ export class ModelService implements ModelApi {
   evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
     let parsed: SpecEvolution;
     try {
+      checkValue(this.config, evolution, "The evolution");
       parsed = parseEvolution(evolution);
     } catch (err) {
       return Promise.reject(err);
@@ -460,9 +501,12 @@ export class ModelService implements ModelApi {
       if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
         throw versionConflict(parsed.expectedVersion, live);
       }
-      const model = this.#compileOrThrow(applyEvolution(previous.model.spec, parsed));
+      const evolved = applyEvolution(previous.model.spec, parsed);
+      checkSpecSize(this.config, evolved, "The evolved spec");
+      const model = this.#compileOrThrow(evolved);
       const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
       const { runtime, outcome } = await previous.evolve(model, doc);
+      checkStateBytes(this.config, runtime.stateBytes, id);
       await this.store.save(model.spec, toPersisted(runtime.state));
       slot.runtime = runtime;
       const changed = changedEffectIds(previous.model.spec, model.spec);
@@ -680,8 +724,14 @@ async function replayStored(runtime: ModelRuntime, base: PersistedState, stored:
   runtime.replaceState(toModelState(base), { clearHistory: true, retainAt: stored.baseAt ?? undefined });
   for (const entry of stored.log) {
     const outcome = entry.source === "patch"
-      ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[], entry.at)
-      : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source, entry.at);
+      ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[], {
+        at: entry.at,
+        replay: true,
+      })
+      : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source, {
+        at: entry.at,
+        replay: true,
+      });
     if (outcome) runtime.commit(outcome, entry.at);
   }
 }
