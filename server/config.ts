@@ -75,7 +75,9 @@ const MIB = 1024 * 1024;
 
 /** The defaults of SPEC.md "Limits" and of the server keys. */
 export const SERVER_DEFAULTS = Object.freeze({
+  /** With an API key; open mode binds {@link SERVER_DEFAULTS.openHost} unless `svc.host` says otherwise. */
   host: "0.0.0.0",
+  openHost: "127.0.0.1",
   port: 8080,
   contentSecurityPolicy: "default-src 'none'; frame-ancestors 'none'",
   rateLimitRequests: 100,
@@ -99,7 +101,11 @@ export function readSize(lookup: ConfigLookup, key: string, fallback: number): n
       `Configuration ${key} (${envName(key)}) must be a size such as 10485760 or 10MB, got '${raw}'`,
     );
   }
-  return Number(match[1]) * SIZE_UNITS[(match[2] ?? "B").toUpperCase()];
+  const bytes = Number(match[1]) * SIZE_UNITS[(match[2] ?? "B").toUpperCase()];
+  if (bytes < 1) {
+    throw new Error(`Configuration ${key} (${envName(key)}) must be at least 1 byte, got '${raw}'`);
+  }
+  return bytes;
 }
 
 function readPositive(lookup: ConfigLookup, key: string, fallback: number): number {
@@ -120,7 +126,8 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     throw new Error("Configuration svc.api.key (SVC_API_KEY) must not contain whitespace");
   }
   return {
-    host: lookup("svc.host")?.trim() || SERVER_DEFAULTS.host,
+    // Open mode is for development: it listens on loopback unless told otherwise.
+    host: lookup("svc.host")?.trim() || (apiKey === "" ? SERVER_DEFAULTS.openHost : SERVER_DEFAULTS.host),
     port,
     apiKey: apiKey === "" ? null : apiKey,
     contentSecurityPolicy: lookup("svc.security.csp")?.trim() || SERVER_DEFAULTS.contentSecurityPolicy,

@@ -28,6 +28,8 @@ export interface ServerOptions {
    * defaults to MCP over the service (mcp/http.ts).
    */
   mcp?: (service: ModelService, config: ServerConfig) => McpMount;
+  /** The address the server listens on, once it does. */
+  boundAddress?: () => { hostname: string; port: number } | undefined;
 }
 
 /** A running server. */
@@ -78,7 +80,15 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
   metrics.countModels(() => service.modelCount);
   const subscriptions = new SubscriptionHub(service, config.websocketMaxBufferedBytes);
   const mcp = options.mcp?.(service, config);
-  const app = createApp({ service, config, metrics, subscriptions, log, mcp });
+  const app = createApp({
+    service,
+    config,
+    metrics,
+    subscriptions,
+    log,
+    mcp,
+    boundAddress: options.boundAddress,
+  });
   return { app, service, metrics, subscriptions, storage, mcp };
 }
 
@@ -86,8 +96,10 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config = options.config.server;
   const log = options.log ?? consoleLogger;
+  let bound: { hostname: string; port: number } | undefined;
   const { app, service, metrics, subscriptions, storage, mcp } = await assembleServer({
     ...options,
+    boundAddress: () => bound,
     mcp: options.mcp ?? ((svc, cfg) => createServiceMcpMount(svc, cfg.mcpAllowedOrigins)),
   });
 
@@ -104,6 +116,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     );
   }
   const { hostname, port } = server.addr;
+  bound = { hostname, port };
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const url = `http://${host}:${port}`;
   log.info(

@@ -598,21 +598,31 @@ export class ModelService implements ModelApi {
 
   // ------------------------------------------------------------------- blobs
 
+  /**
+   * Stores a blob by content. The media type must be an RFC 6838 `type/subtype`
+   * (it becomes a response header on download). Bytes already stored keep the
+   * media type they were first stored with, and the reference says so.
+   */
   async uploadBlob(bytes: Uint8Array, mediaType = "application/octet-stream"): Promise<BlobRef> {
     if (!(bytes instanceof Uint8Array)) throw badRequest("blob data must be bytes");
+    if (!MEDIA_TYPE.test(mediaType)) {
+      throw badRequest(
+        `mediaType must be an RFC 6838 type/subtype such as text/plain, got ${JSON.stringify(mediaType)}`,
+      );
+    }
     if (bytes.byteLength > this.config.blobMaxBytes) {
       throw tooLarge(
         `Blob of ${bytes.byteLength} bytes exceeds svc.blob.max-bytes (${this.config.blobMaxBytes})`,
       );
     }
     const blobId = await this.platform.hasher.sha256Hex(bytes);
-    if (!(await this.blobs.has(blobId))) {
-      const budget = this.config.blobMaxTotalBytes;
-      if (budget > 0 && (await this.blobs.totalBytes()) + bytes.byteLength > budget) {
-        throw tooLarge(`Blob store budget exhausted (svc.blob.max-total-bytes = ${budget})`);
-      }
-      await this.blobs.put(blobId, { bytes: bytes.slice(), mediaType });
+    const stored = await this.blobs.get(blobId);
+    if (stored) return { $blobId: blobId, $mediaType: stored.mediaType, $bytes: bytes.byteLength };
+    const budget = this.config.blobMaxTotalBytes;
+    if (budget > 0 && (await this.blobs.totalBytes()) + bytes.byteLength > budget) {
+      throw tooLarge(`Blob store budget exhausted (svc.blob.max-total-bytes = ${budget})`);
     }
+    await this.blobs.put(blobId, { bytes: bytes.slice(), mediaType });
     return { $blobId: blobId, $mediaType: mediaType, $bytes: bytes.byteLength };
   }
 
@@ -677,6 +687,9 @@ export class ModelService implements ModelApi {
     await this.blobs.close();
   }
 }
+
+/** An RFC 6838 media type: `type/subtype`, each a restricted name of at most 127 characters. */
+const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 
 /** Blob ids referenced by BlobRefs anywhere in a document. */
 export function referencedBlobs(doc: Json): Set<string> {

@@ -10,7 +10,7 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import { badRequest, tooLarge } from "../../engine/errors.ts";
+import { badRequest, ServiceError, tooLarge } from "../../engine/errors.ts";
 import { checkInput } from "../../engine/operations/input.ts";
 import { componentOf, type JsonSchema, toJsonSchema } from "../../engine/operations/json_schema.ts";
 import type { AnyOperation, ApiOperation, ErrorDoc, RestBinding } from "../../engine/operations/operation.ts";
@@ -108,6 +108,21 @@ async function readUpload(
   return { bytes: new Uint8Array(await file.arrayBuffer()), mediaType };
 }
 
+/**
+ * Refuses a JSON body sent as anything but the route's media types (415): a
+ * `text/plain` or form post is what a cross-site page can send without a
+ * preflight, and a multipart type must not buy the multipart body cap.
+ */
+function checkMediaType(c: Context, accepted: readonly string[]): void {
+  const given = c.req.header("Content-Type")?.split(";")[0].trim().toLowerCase() ?? "";
+  if (!accepted.includes(given)) {
+    throw new ServiceError(
+      "unsupported_media_type",
+      `Content-Type '${given || "(none)"}' is not accepted here; send ${accepted.join(" or ")}`,
+    );
+  }
+}
+
 /** The raw input of a request, member by member. */
 async function requestInput(
   c: Context,
@@ -131,6 +146,7 @@ async function requestInput(
     raw[body.multipart.fileMember] = bytes;
     raw[body.multipart.typeMember] = mediaType;
   } else if (body) {
+    checkMediaType(c, body.mediaTypes ?? ["application/json"]);
     raw[body.member] = await readJson(c);
   }
   return raw;
