@@ -96,10 +96,10 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config = options.config.server;
   const log = options.log ?? consoleLogger;
-  let bound: { hostname: string; port: number } | undefined;
+  const bound: { address?: { hostname: string; port: number } } = {};
   const { app, service, metrics, subscriptions, storage, mcp } = await assembleServer({
     ...options,
-    boundAddress: () => bound,
+    boundAddress: () => bound.address,
     mcp: options.mcp ?? ((svc, cfg) => createServiceMcpMount(svc, cfg.mcpAllowedOrigins)),
   });
 
@@ -116,7 +116,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     );
   }
   const { hostname, port } = server.addr;
-  bound = { hostname, port };
+  bound.address = { hostname, port };
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const url = `http://${host}:${port}`;
   log.info(
