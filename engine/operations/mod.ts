@@ -30,6 +30,7 @@ import {
   restore,
   snapshot,
 } from "./reads.ts";
+import { getRecovery, listRecovery } from "./recovery.ts";
 import { getView } from "./views.ts";
 import { mutate, patch } from "./writes.ts";
 
@@ -42,6 +43,7 @@ export * from "./json_schema.ts";
 export * from "./models.ts";
 export * from "./operation.ts";
 export * from "./reads.ts";
+export * from "./recovery.ts";
 export * from "./remote.ts";
 export * from "./views.ts";
 export * from "./writes.ts";
@@ -75,6 +77,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   getModelBlob,
   downloadBlob,
   collectBlobGarbage,
+  listRecovery,
+  getRecovery,
   getDomainGuidance,
   validateSpec,
   evalExpression,

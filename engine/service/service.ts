@@ -74,7 +74,16 @@ import {
   checkValue,
 } from "./limits.ts";
 import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
-import type { BlobStore, Checkpoint, LoadedModel, LogEntry, ModelStore, PersistedState } from "./ports.ts";
+import type {
+  BlobStore,
+  Checkpoint,
+  LoadedModel,
+  LogEntry,
+  ModelStore,
+  PersistedState,
+  RecoveryRecord,
+  RecoverySummary,
+} from "./ports.ts";
 import { SerialQueue } from "./queue.ts";
 
 /** Events subscribers receive after commits. */
@@ -204,8 +213,8 @@ export class ModelService implements ModelApi {
         continue;
       }
       let { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
-      let problem = stored.base ? null : stored.problem ?? null;
-      if (stored.base) {
+      let problem = stored.problem ?? null;
+      if (stored.base && problem === null) {
         try {
           await replayStored(runtime, stored.base, stored);
         } catch (err) {
@@ -214,8 +223,21 @@ export class ModelService implements ModelApi {
         }
       }
       if (problem !== null) {
+        // Never delete data on load: what was stored is kept under a recovery key before the reset.
+        const detectedAt = formatInstant(this.platform.clock.now());
+        await this.store.keepForRecovery({
+          modelId: id,
+          detectedAt,
+          reason: problem,
+          spec: stored.spec,
+          base: stored.base,
+          baseAt: stored.baseAt ?? null,
+          log: stored.log,
+        });
         this.#observer.warn?.(
-          `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset`,
+          `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset. ` +
+            `RECOVERY NEEDED: the stored state and log are kept; export them with ` +
+            `GET /admin/recovery/${encodeURIComponent(id)} (console: get-recovery)`,
         );
         await this.store.save(report.model.spec, toPersisted(runtime.state));
       }
@@ -679,6 +701,18 @@ export class ModelService implements ModelApi {
       }
     }
     return ids;
+  }
+
+  // ---------------------------------------------------------------- recovery
+
+  listRecovery(): Promise<RecoverySummary[]> {
+    return this.store.listRecovery();
+  }
+
+  async getRecovery(id: string): Promise<RecoveryRecord[]> {
+    const records = await this.store.getRecovery(id);
+    if (!records.length) throw notFound(`No recovery record for model '${id}'`);
+    return records;
   }
 
   /** Releases storage. */
