@@ -153,5 +153,9 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
 
 /** The server's own `/mcp`: MCP over its service, commits from its event hook. */
 export function createServiceMcpMount(service: ModelService, allowedOrigins: readonly string[]): McpMount {
-  return createMcpHttpMount(service, { allowedOrigins, events: serviceCommitEvents(service) });
+  return createMcpHttpMount(service, {
+    allowedOrigins,
+    events: serviceCommitEvents(service),
+    features: { generation: service.generationAvailable },
+  });
 }

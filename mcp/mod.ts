@@ -20,7 +20,7 @@ export {
   type McpSession,
   PROTOCOL_VERSIONS,
 } from "./server.ts";
-export { TOOLS } from "./tools.ts";
+export { TOOLS, toolsFor } from "./tools.ts";
 
 /** Streams of a stdio session (the process's own by default). */
 export interface StdioStreams {

@@ -17,5 +17,5 @@ export const serverHasher: Hasher = {
 
 /** A platform for Deno processes. */
 export function serverPlatform(): Platform {
-  return { clock: webPlatform().clock, hasher: serverHasher };
+  return { ...webPlatform(), hasher: serverHasher };
 }

@@ -8,9 +8,8 @@
  * - `$string`: serialised by a loop that checks the deadline and yields, not
  *   by one `JSON.stringify` call (JSONata's takes about 1 µs per number);
  * - `$distinct`: linear (a set of canonical keys) instead of quadratic;
- * - `$fromMillis`, `$formatInteger`: picture widths are capped;
- * - `$now`, `$millis`: the time of the write being evaluated (the commit's
- *   logged time when a write is replayed at startup).
+ * - `$fromMillis`, `$formatInteger`: picture widths are capped (the cycle's
+ *   `$now(picture)`, see `clock.ts`, formats through `$fromMillis`).
  *
  * What JSONata already limits: the range operator (1e7 entries, and the
  * sequence limit given as its `sequence` option), evaluation depth (`stack`).
@@ -242,21 +241,5 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
       checkPicture(args[1]);
       return (o.formatInteger.implementation as (...a: unknown[]) => unknown).apply(this, args);
     } as never),
-  };
-}
-
-/** `$now` and `$millis` reading a fixed instant (epoch ms). */
-export async function clockBuiltins(at: number): Promise<Record<string, Builtin>> {
-  const o = await ORIGINALS;
-  const fromMillis = o.fromMillis.implementation as (...a: unknown[]) => unknown;
-  return {
-    now: {
-      ...o.now,
-      implementation: function (this: Focus, picture?: unknown, timezone?: unknown) {
-        checkPicture(picture);
-        return fromMillis.call(this, at, picture, timezone);
-      } as never,
-    },
-    millis: { ...o.millis, implementation: (() => at) as never },
   };
 }

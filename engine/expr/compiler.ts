@@ -12,7 +12,7 @@ import jsonata from "jsonata";
 import type { EngineConfig } from "../config.ts";
 import { LruCache } from "./lru.ts";
 import { type Json, toPlainJson } from "../json/value.ts";
-import { clockBuiltins, guardedBuiltins } from "./builtins.ts";
+import { guardedBuiltins } from "./builtins.ts";
 import { entryHook, EvaluationGuard, exitHook, GUARD_BINDING } from "./guard.ts";
 import { FALLBACK, nativeAggregate } from "./native_aggregate.ts";
 import { checkRegexLiterals, re2RegexEngine } from "./regex_engine.ts";
@@ -28,10 +28,8 @@ export interface AstNode {
   [member: string]: unknown;
 }
 
-/** When an evaluation runs and how long it may take. */
+/** How long an evaluation may take. */
 export interface EvaluationOptions {
-  /** The instant `$now()` and `$millis()` read (epoch ms); default: when the evaluation starts. */
-  at?: number;
   /** Epoch ms after which the evaluation fails; default: start + `timeoutMs`. */
   deadline?: number;
 }
@@ -152,7 +150,7 @@ export class ExpressionCompiler {
     const entry: CompiledExpression = {
       source,
       ast,
-      async evaluate(input, bindings, { at, deadline } = {}) {
+      async evaluate(input, bindings, { deadline } = {}) {
         if (native) {
           const result = native(input);
           if (result !== FALLBACK) return result;
@@ -168,7 +166,7 @@ export class ExpressionCompiler {
           await (guardedReady ??= guardedBuiltins().then((builtins) => {
             for (const [name, builtin] of Object.entries(builtins)) compiled.assign(name, builtin);
           }));
-          const scope = { ...bindings, ...(await clockBuiltins(at ?? started)), [GUARD_BINDING]: guard };
+          const scope = { ...bindings, [GUARD_BINDING]: guard };
           return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
         } catch (err) {
           throw toExpressionError(err);

@@ -52,10 +52,3 @@ Deno.test("a result nested deeper than svc.limits.max-depth fails", async () => 
     /nested deeper than 10 levels/,
   );
 });
-
-Deno.test("$now() and $millis() read the evaluation's instant", async () => {
-  const at = Date.UTC(2020, 0, 2, 3, 4, 5);
-  assert.equal(await compiler.compile("$now()").evaluate({}, {}, { at }), "2020-01-02T03:04:05.000Z");
-  assert.equal(await compiler.compile("$millis()").evaluate({}, {}, { at }), at);
-  assert.equal(await compiler.compile("$now('[Y0001]')").evaluate({}, {}, { at }), "2020");
-});

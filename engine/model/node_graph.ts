@@ -28,8 +28,9 @@ export function linkNodes(
   }
   const isArray = (pattern: readonly Segment[]) =>
     arrayPrefixes.has(formatPath(pattern)) || schema.isArrayAt(pattern);
-  for (const { node, sources } of definitions) {
+  for (const { node, sources, alsoReads } of definitions) {
     const reads = new Map<string, Read>();
+    for (const path of alsoReads ?? []) reads.set("r" + formatPath(path), { path, elementScoped: false });
     for (const compiled of sources) {
       for (
         const r of extractReads(compiled.ast, { isArray, elementPattern: node.elementPattern ?? undefined })

@@ -9,6 +9,7 @@
 import type { CompiledExpression } from "../expr/compiler.ts";
 import type { ConstraintExprNode, DerivedExprNode, EffectExprNode, MetaExprNode } from "../graph/graph.ts";
 import type { Segment } from "../json/path.ts";
+import type { Json } from "../json/value.ts";
 import type { Constraint, Effect } from "./types.ts";
 
 /** A derivation: its expression computes the value at `target`. */
@@ -41,12 +42,50 @@ export interface EffectNode extends EffectExprNode {
 /** A graph node with what the runtime needs to evaluate it. */
 export type CompiledNode = DerivedNode | MetaNode | ConstraintNode | EffectNode;
 
+/**
+ * A text with `{expr}` parts (a request URL or header value): literal pieces
+ * and compiled expressions, in order.
+ */
+export type Template = (string | CompiledExpression)[];
+
+/** A server effect's single request (`request`). */
+export interface CompiledRequest {
+  method: string;
+  url: Template;
+  headers: [string, Template][];
+  /** A JSONata expression, or a literal JSON value sent as is; absent: no body. */
+  body?: CompiledExpression | Json;
+}
+
+/** How a failed attempt is retried (`policy`). */
+export interface EffectPolicy {
+  /** One attempt's time limit. */
+  timeoutMs: number;
+  /** Attempts after the first. */
+  retries: number;
+  /** Delay before the first retry; each next one doubles, up to `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
 /** An effect with its expressions compiled. */
 export interface CompiledEffect {
   definition: Effect;
   executor: string;
   /** `payload` compiled: a single expression, or one per member. */
   payload: CompiledExpression | Record<string, CompiledExpression> | null;
+  dedupeKey: CompiledExpression | null;
+  /** Where the status document `{phase, key, at, error}` is kept. */
+  statusPath: Segment[] | null;
+  request: CompiledRequest | null;
+  /** Fan-out: JSONata yielding the request descriptors. */
+  requests: CompiledExpression | null;
+  /** `response.set`: target address and the JSONata evaluated with `$response` and `$status`. */
+  responseSet: [Segment[], CompiledExpression][];
+  prompt: CompiledExpression | null;
+  at: CompiledExpression | null;
+  afterMs: CompiledExpression | null;
+  policy: EffectPolicy;
 }
 
 /** A compiled default rule. */
@@ -59,4 +98,6 @@ export interface CompiledDefault {
 export interface NodeDefinition {
   node: CompiledNode;
   sources: CompiledExpression[];
+  /** Locations the node depends on besides what its expressions read (an effect's status document). */
+  alsoReads?: Segment[][];
 }

@@ -9,7 +9,8 @@
  */
 import type { EngineConfig } from "../config.ts";
 import { unprocessable } from "../errors.ts";
-import type { CompiledExpression, EvaluationOptions } from "../expr/compiler.ts";
+import { clockBindings } from "../expr/clock.ts";
+import type { CompiledExpression } from "../expr/compiler.ts";
 import { DirtySet } from "../graph/dirty.ts";
 import { DocumentDraft, expandPattern } from "../json/document.ts";
 import { formatPath, isPrefixOf, type Segment } from "../json/path.ts";
@@ -19,10 +20,8 @@ import type { CompiledNode, DerivedNode } from "../model/nodes.ts";
 import type { ModelState, WriteSource } from "./results.ts";
 import type { TraceRecord } from "./traces.ts";
 
-/** How a cycle runs. */
-export interface CycleOptions {
-  /** The instant its expressions read as `$now()` (the commit time). */
-  at: number;
+/** The limits of a cycle beyond the engine configuration. */
+export interface CycleLimits {
   /** Approximate JSON bytes its writes may add (`svc.limits.max-state-bytes` less the state); default unbounded. */
   growthBudget?: number;
   /** Multiplies the expression deadline (a replay at startup is never stricter than the write was). */
@@ -39,7 +38,7 @@ export class CycleState {
   /** Keys of lazy derivations whose values are stale. */
   readonly stale: Set<string>;
   /** What the writes (and the derivations after them) touched. */
-  readonly dirty: DirtySet = new DirtySet();
+  dirty: DirtySet = new DirtySet();
   /** Containers the writes created, for defaults. */
   readonly created: Segment[][] = [];
   /** Addresses written (`mutatedPaths`), derived (`derivedUpdated`), meta keys updated (`metaUpdated`). */
@@ -48,29 +47,36 @@ export class CycleState {
   readonly metaUpdated: string[] = [];
   /** One trace per evaluation, in order. */
   readonly traces: TraceRecord[] = [];
-  /**
-   * The instant `$now()` reads (the write's commit time) and the deadline every
-   * expression of this cycle shares (`svc.limits.expression-timeout-ms`).
-   */
-  readonly timing: Required<EvaluationOptions>;
+  /** The cycle's instant (epoch ms): what `$now()` answers and when its effects fired. */
+  readonly now: number;
+  /** Epoch ms by which every expression of the cycle must end (`svc.limits.expression-timeout-ms`). */
+  readonly deadline: number;
   readonly #baseMeta: ReadonlyMap<string, Json>;
   #meta: Map<string, Json> | null = null;
+  readonly #clock: ReturnType<typeof clockBindings>;
 
   constructor(
     model: CompiledModel,
     state: ModelState,
     config: EngineConfig,
     source: WriteSource,
-    options: CycleOptions,
+    now: number,
+    limits: CycleLimits = {},
   ) {
     this.model = model;
     this.config = config;
     this.source = source;
-    const budget = config.expressionTimeoutMs * (options.timeScale ?? 1);
-    this.timing = { at: options.at, deadline: Date.now() + budget };
-    this.draft = new DocumentDraft(state.doc, options.growthBudget);
+    this.now = now;
+    this.deadline = Date.now() + config.expressionTimeoutMs * (limits.timeScale ?? 1);
+    this.draft = new DocumentDraft(state.doc, limits.growthBudget);
     this.#baseMeta = state.meta;
     this.stale = new Set(state.stale);
+    this.#clock = clockBindings(now);
+  }
+
+  /** The bindings of every expression of the cycle: `$const`, the clock, and `$parent` when given. */
+  bindings(parent?: Json): Record<string, unknown> {
+    return { const: this.model.constants, parent, ...this.#clock };
   }
 
   /** The meta cache as the cycle currently sees it. */
@@ -95,7 +101,7 @@ export class CycleState {
     what: string,
   ): Promise<Json | undefined> {
     try {
-      return await compiled.evaluate(this.draft.root, { const: this.model.constants, parent }, this.timing);
+      return await compiled.evaluate(this.draft.root, this.bindings(parent), this);
     } catch (err) {
       throw unprocessable(`Evaluation of ${what} failed: ${(err as Error).message}`);
     }
@@ -110,10 +116,11 @@ export class CycleState {
     let value: Json | undefined;
     let error: string | null = null;
     try {
-      value = await node.compiled.evaluate(this.draft.root, {
-        const: this.model.constants,
-        parent: element ? this.draft.get(element) : undefined,
-      }, this.timing);
+      value = await node.compiled.evaluate(
+        this.draft.root,
+        this.bindings(element ? this.draft.get(element) : undefined),
+        this,
+      );
     } catch (err) {
       error = (err as Error).message;
     }

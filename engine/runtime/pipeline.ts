@@ -9,32 +9,50 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { type SchemaViolation, schemaViolation } from "../errors.ts";
+import { type ConstraintViolation, type SchemaViolation, schemaViolation } from "../errors.ts";
+import { DirtySet } from "../graph/dirty.ts";
 import { formatPath, type Segment } from "../json/path.ts";
 import type { Json } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { checkConstraints } from "./constraints.ts";
-import { type CycleOptions, CycleState } from "./cycle_state.ts";
+import { type CycleLimits, CycleState } from "./cycle_state.ts";
 import { applyDefaults } from "./defaults.ts";
 import { derive, deriveMetas, materializeLazy } from "./derive.ts";
 import { collectEffects } from "./effects.ts";
 import { applyPatch } from "./patch.ts";
-import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
+import type {
+  CycleOutcome,
+  DispatchedEffect,
+  EffectRequest,
+  ModelState,
+  PatchOperation,
+  WriteSource,
+} from "./results.ts";
 import { checkIndexLimit, checkWrite } from "./write_checks.ts";
+
+/** Rounds of status writes and what they touch, at most (a status document read by another effect's trigger). */
+const EFFECT_ROUNDS = 4;
 
 /** A mutation cycle over one model's state. */
 export class Cycle {
   readonly #state: CycleState;
+  readonly #effects: ReadonlySet<string> | undefined;
 
-  /** `at`: the instant the cycle's expressions see as `$now()` (its commit time). */
+  /**
+   * `now`: the cycle's instant, what `$now()` answers (the commit time of a
+   * write). `effects`: when given, only these effects may fire.
+   */
   constructor(
     model: CompiledModel,
     state: ModelState,
     config: EngineConfig,
     source: WriteSource,
-    options: CycleOptions,
+    now: number,
+    effects?: ReadonlySet<string>,
+    limits?: CycleLimits,
   ) {
-    this.#state = new CycleState(model, state, config, source, options);
+    this.#state = new CycleState(model, state, config, source, now, limits);
+    this.#effects = effects;
   }
 
   /** The document as the cycle currently sees it. */
@@ -82,6 +100,45 @@ export class Cycle {
     this.#state.created.push([]);
   }
 
+  /**
+   * Fires the effects the changes touched. An effect that fires writes its
+   * pending status document; what reads those documents (derivations, metas,
+   * other effects' triggers) is brought up to date in a further round.
+   */
+  async #fireEffects(): Promise<
+    { dispatched: DispatchedEffect[]; requests: EffectRequest[]; statusChanges: DirtySet | null }
+  > {
+    const state = this.#state;
+    const dispatched: DispatchedEffect[] = [];
+    const requests: EffectRequest[] = [];
+    const fired = new Set<string>();
+    const changes = state.dirty;
+    let statusChanges: DirtySet | null = null;
+    for (let round = 0; round < EFFECT_ROUNDS; round++) {
+      const out = await collectEffects(state, fired, this.#effects);
+      dispatched.push(...out.dispatched);
+      requests.push(...out.requests);
+      for (const effect of [...out.dispatched, ...out.requests]) fired.add(effect.effectId);
+      if (!out.statusWrites.length) break;
+      // Only what the status documents touched is evaluated again; the cycle's changes keep every path.
+      state.dirty = new DirtySet();
+      for (const path of out.statusWrites) {
+        state.mutated.push(formatPath(path));
+        state.dirty.add(path);
+        changes.add(path);
+      }
+      await derive(state);
+      await deriveMetas(state);
+      statusChanges ??= new DirtySet();
+      for (const { path, shift } of state.dirty.paths) {
+        changes.add(path, shift);
+        statusChanges.add(path, shift);
+      }
+    }
+    state.dirty = changes;
+    return { dispatched, requests, statusChanges };
+  }
+
   /** Evaluates every stale lazy derivation (before a read). */
   materializeLazy(): Promise<void> {
     return materializeLazy(this.#state);
@@ -93,12 +150,22 @@ export class Cycle {
     await applyDefaults(state);
     await derive(state);
     await deriveMetas(state);
-    const { rollback, flagged } = options.enforceConstraints
-      ? await checkConstraints(state)
-      : { rollback: [], flagged: [] };
-    const { dispatched, requests } = rollback.length
-      ? { dispatched: [], requests: [] }
-      : await collectEffects(state);
+    const checks = async (): Promise<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> =>
+      options.enforceConstraints ? await checkConstraints(state) : { rollback: [], flagged: [] };
+    const { rollback, flagged } = await checks();
+    const { dispatched, requests, statusChanges } = rollback.length
+      ? { dispatched: [], requests: [], statusChanges: null }
+      : await this.#fireEffects();
+    if (statusChanges) {
+      // Constraints reading the status documents just written.
+      const changes = state.dirty;
+      state.dirty = statusChanges;
+      const more = await checks();
+      state.dirty = changes;
+      const seen = new Set([...rollback, ...flagged].map((v) => v.constraintId));
+      rollback.push(...more.rollback.filter((v) => !seen.has(v.constraintId)));
+      flagged.push(...more.flagged.filter((v) => !seen.has(v.constraintId)));
+    }
     const traces = state.traces;
     return {
       state: { doc: state.draft.root, meta: state.meta, stale: state.stale },

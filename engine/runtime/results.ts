@@ -38,10 +38,38 @@ export interface DispatchedEffect {
   payload: Json;
 }
 
+/** One outbound HTTP request of a server effect, resolved when the effect fired. */
+export interface HttpRequestSpec {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The body: a JSON value (sent as JSON) or a string (sent as text); absent: none. */
+  body?: Json;
+  /** Fan-out descriptors: their own fold-back (`set`: address -> JSONata with `$response`, `$status`). */
+  set?: Record<string, string>;
+  /** Fan-out descriptors: their own status document. */
+  statusPath?: string;
+  /** Fan-out descriptors: their own key, stored in their status document. */
+  dedupeKey?: Json;
+}
+
+/** What an executor is asked to do, resolved against the state the effect fired in. */
+export type EffectWork =
+  | { type: "http"; requests: HttpRequestSpec[] }
+  | { type: "timer"; fireAt: number }
+  | { type: "llm"; prompt: string; responseSchema: Json }
+  /** An operator-installed kind: the effect as declared, and the merged document it fired in. */
+  | { type: "plugin"; definition: Json; document: Json }
+  /** Nothing can be sent (a server effect without request, a request that failed to resolve). */
+  | { type: "invalid"; error: string };
+
 /** A non-caller effect that fired, for an executor. */
 export interface EffectRequest {
   effectId: string;
   executor: string;
+  /** The value of `dedupeKey` when it fired (null without one). */
+  key: Json;
+  work: EffectWork;
   definition: Effect;
 }
 

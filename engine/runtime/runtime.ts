@@ -32,10 +32,8 @@ export interface RuntimeEnv {
   clock: Clock;
 }
 
-/** When a write runs: its commit time, and whether it is a logged write replayed at startup. */
-export interface WriteTiming {
-  /** The commit time its expressions read as `$now()`; default now. */
-  at?: number;
+/** Whether a write is a logged write replayed at startup. */
+export interface ReplayOption {
   /**
    * A replay of a write that was accepted when it was made: no state size
    * limit and a tenfold expression deadline, so loading is never stricter
@@ -103,9 +101,11 @@ export class ModelRuntime {
     model: CompiledModel,
     env: RuntimeEnv,
     seed?: { doc: Json },
+    at: number = env.clock.now(),
+    effects?: ReadonlySet<string>,
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
     const empty: ModelState = { doc: seed ? seed.doc : {}, meta: new Map(), stale: new Set() };
-    const cycle = new Cycle(model, empty, env.config, "init", { at: env.clock.now() });
+    const cycle = new Cycle(model, empty, env.config, "init", at, effects);
     if (!seed) cycle.markRootCreated();
     cycle.markEverything();
     const outcome = await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });
@@ -119,10 +119,16 @@ export class ModelRuntime {
    * re-derived under `model` like a seed (every eager derivation and meta value
    * recomputed, lazy ones stale). The trace ring carries over as a copy, so this
    * runtime stays intact until the owner installs the new one; history does not,
-   * since its states belong to the previous spec.
+   * since its states belong to the previous spec. `effects`: the ids of the
+   * effects that may fire (those the evolution added or changed).
    */
-  async evolve(model: CompiledModel, doc: Json): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
-    const evolved = await ModelRuntime.create(model, this.#env, { doc });
+  async evolve(
+    model: CompiledModel,
+    doc: Json,
+    at: number = this.#env.clock.now(),
+    effects?: ReadonlySet<string>,
+  ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
+    const evolved = await ModelRuntime.create(model, this.#env, { doc }, at, effects);
     const traces = this.#traces.clone();
     traces.push(evolved.outcome.traces);
     evolved.runtime.#traces = traces;
@@ -172,14 +178,14 @@ export class ModelRuntime {
 
   async #run(
     source: WriteSource,
+    at: number,
     write: (cycle: Cycle) => void,
-    timing: WriteTiming,
+    { replay = false }: ReplayOption,
   ): Promise<CycleOutcome | null> {
     const { maxStateBytes } = this.#env.config;
-    const cycle = new Cycle(this.model, this.#state, this.#env.config, source, {
-      at: timing.at ?? this.#env.clock.now(),
-      growthBudget: timing.replay ? Infinity : Math.max(0, maxStateBytes - this.#stateBytes),
-      timeScale: timing.replay ? REPLAY_TIME_SCALE : 1,
+    const cycle = new Cycle(this.model, this.#state, this.#env.config, source, at, undefined, {
+      growthBudget: replay ? Infinity : Math.max(0, maxStateBytes - this.#stateBytes),
+      timeScale: replay ? REPLAY_TIME_SCALE : 1,
     });
     let outcome: CycleOutcome;
     try {
@@ -207,12 +213,13 @@ export class ModelRuntime {
    * Evaluates a flat mutation (address -> value) against the committed state; the
    * result is committed by {@link commit}. Returns `null` when the map was empty
    * (nothing written). Throws a `ServiceError` on rejection or rollback. `at` is
-   * the commit time its expressions read as `$now()` (a replayed write's logged time).
+   * the cycle's instant (`$now()`): the commit time, or a logged commit's time on replay.
    */
   evaluateMutation(
     mutations: Record<string, Json>,
     source: WriteSource = "client",
-    timing: WriteTiming = {},
+    at: number = this.#env.clock.now(),
+    replay: ReplayOption = {},
   ): Promise<CycleOutcome | null> {
     if (!isObject(mutations)) {
       throw badRequest("mutations must be a JSON object of canonical address to value");
@@ -220,13 +227,17 @@ export class ModelRuntime {
     const entries = Object.entries(mutations).map(([key, value]) =>
       [parseWriteKey(key), value] as [Segment[], Json]
     );
-    return this.#run(source, (cycle) => cycle.applyMutations(entries), timing);
+    return this.#run(source, at, (cycle) => cycle.applyMutations(entries), replay);
   }
 
   /** Evaluates an RFC 6902 patch; see {@link evaluateMutation}. */
-  evaluatePatch(ops: PatchOperation[], timing: WriteTiming = {}): Promise<CycleOutcome | null> {
+  evaluatePatch(
+    ops: PatchOperation[],
+    at: number = this.#env.clock.now(),
+    replay: ReplayOption = {},
+  ): Promise<CycleOutcome | null> {
     if (!Array.isArray(ops)) throw badRequest("a JSON Patch must be an array of operations");
-    return this.#run("patch", (cycle) => cycle.applyPatch(ops), timing);
+    return this.#run("patch", at, (cycle) => cycle.applyPatch(ops), replay);
   }
 
   /** Evaluates stale lazy derivations of a state (not a commit). */
@@ -236,9 +247,7 @@ export class ModelRuntime {
     const stale = everything
       ? new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key))
       : state.stale;
-    const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init", {
-      at: this.#env.clock.now(),
-    });
+    const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init", this.#env.clock.now());
     await cycle.materializeLazy();
     return { doc: cycle.doc, meta: state.meta, stale: new Set() };
   }

@@ -16,6 +16,21 @@ import type { TraceRecord } from "../runtime/traces.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { RecoveryRecord, RecoverySummary } from "./ports.ts";
 import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
+import type {
+  AiEvolutionRequest,
+  AiEvolutionResult,
+  EvolutionGenerationRequest,
+  EvolutionGenerationResult,
+  EvolutionPreviewRequest,
+  GenerationPreviewRequest,
+  GenerationRequest,
+  GenerationResult,
+  InteractionRecord,
+  PromptPreview,
+  RunOptions,
+} from "./generation.ts";
+
+export type { RunOptions } from "./generation.ts";
 
 /** Model info (DECISIONS.md "Model info"). */
 export interface ModelInfo {
@@ -110,4 +125,21 @@ export interface ModelApi {
   getRecovery(id: string): Promise<RecoveryRecord[]>;
   /** The evaluated default view, or the view `viewId`. */
   getView(id: string, viewId?: string): Promise<EvaluatedView>;
+
+  // LLM generation (503 without a configured provider).
+  /** The generation prompt for a domain description, without calling the LLM. */
+  previewGeneration(request: GenerationPreviewRequest): Promise<PromptPreview>;
+  /** A spec from a prompt or a description, through the validate-and-repair loop. */
+  generateSpec(request: GenerationRequest, options?: RunOptions): Promise<GenerationResult>;
+  /** The evolution prompt for a change request, without calling the LLM. */
+  previewEvolution(request: EvolutionPreviewRequest): Promise<PromptPreview>;
+  /** A SpecEvolution from an evolution prompt (not applied). */
+  generateEvolution(
+    request: EvolutionGenerationRequest,
+    options?: RunOptions,
+  ): Promise<EvolutionGenerationResult>;
+  /** Drafts a SpecEvolution from a sentence and applies it through {@link evolveSpec}. */
+  evolveSpecAi(id: string, request: AiEvolutionRequest, options?: RunOptions): Promise<AiEvolutionResult>;
+  /** Recorded prompt and response pairs, newest first. */
+  getLlmInteractions(): Promise<InteractionRecord[]>;
 }

@@ -35,6 +35,7 @@ const ENGINE_RANKS: Record<string, number> = {
   evolve: 6,
   audit: 6,
   authoring: 6,
+  effects: 6,
   service: 7,
   operations: 8,
 };

@@ -22,6 +22,8 @@ export interface CompileEnv {
   compiler: ExpressionCompiler;
   config: EngineConfig;
   now: () => number;
+  /** Checks of the host's effect kinds (plugins): messages about an effect of `kind`. */
+  validateEffect?: (kind: string, effect: JsonObject) => string[];
 }
 
 /** One object entry of an array section. */
