@@ -59,6 +59,8 @@ export interface ServerConfig {
   mcpAllowedOrigins: string[];
   /** `svc.http.access-log`: one log line per request (credentials redacted). */
   accessLog: boolean;
+  /** `svc.audit.signing-key`: Ed25519 key (base64 seed or PKCS #8) signing audit records; never logged. */
+  auditSigningKey: string | null;
 }
 
 /** Everything a server process is configured with. */
@@ -164,6 +166,7 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     ),
     mcpAllowedOrigins: readList(lookup, "svc.mcp.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
+    auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,
   };
 }
 

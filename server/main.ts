@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { ed25519Signer } from "../engine/audit/signing.ts";
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
@@ -85,6 +86,12 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       adminWrites: config.apiKey !== null,
       generator: generatorOf(options.config.llm, llm, provider),
       executors,
+      auditSigner: config.auditSigningKey === null ? undefined : await ed25519Signer(config.auditSigningKey)
+        .catch((err) => {
+          throw new Error(
+            `Configuration svc.audit.signing-key (SVC_AUDIT_SIGNING_KEY): ${(err as Error).message}`,
+          );
+        }),
     });
   } catch (err) {
     await storage.store.close();

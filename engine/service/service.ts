@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { AuditSigner } from "../audit/signing.ts";
 import {
   type AuditRecord,
   type AuditVerification,
@@ -138,6 +139,8 @@ export interface ServiceObserver {
 
 /** Construction options. */
 export interface ServiceOptions {
+  /** Signs each audit record's hash (`svc.audit.signing-key`); verification then requires a signed head. */
+  auditSigner?: AuditSigner;
   config?: EngineConfig;
   platform?: Platform;
   store?: ModelStore;
@@ -184,6 +187,7 @@ export class ModelService implements ModelApi {
   /** The pure authoring tools (validate, eval, test, dry run), sharing this service's compiler. */
   readonly authoring: AuthoringEngine;
   readonly #observer: ServiceObserver;
+  readonly #auditSigner?: AuditSigner;
   readonly #adminWrites: boolean;
   readonly #generator?: SpecGenerator;
   readonly #slots = new Map<string, Slot>();
@@ -198,6 +202,7 @@ export class ModelService implements ModelApi {
     this.store = options.store ?? new MemoryModelStore();
     this.blobs = options.blobs ?? new MemoryBlobStore();
     this.#observer = options.observer ?? {};
+    this.#auditSigner = options.auditSigner;
     this.#adminWrites = options.adminWrites ?? true;
     this.#generator = options.generator;
     this.compiler = ExpressionCompiler.fromConfig(this.config);
@@ -662,6 +667,7 @@ export class ModelService implements ModelApi {
       },
       slot.auditHead.hash,
       this.platform.hasher,
+      this.#auditSigner,
     );
   }
 
@@ -809,7 +815,7 @@ export class ModelService implements ModelApi {
 
   async verifyAudit(id: string): Promise<AuditVerification> {
     this.#slot(id);
-    return verifyChain(await this.store.allAudit(id), this.platform.hasher);
+    return verifyChain(await this.store.allAudit(id), this.platform.hasher, this.#auditSigner);
   }
 
   // ------------------------------------------------------------------- blobs
