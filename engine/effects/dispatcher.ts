@@ -107,28 +107,55 @@ export class EffectDispatcher {
 
   #start(job: EffectJob): void {
     const abort = new AbortController();
-    const done = this.#attempt(job, abort).catch((err) => {
-      this.#observer.warn?.(`effect '${job.effectId}' of model '${job.modelId}': ${(err as Error).message}`);
-    }).finally(() => this.#running.delete(job.id));
+    const done = this.#attempt(job, abort).then(
+      (retry) => {
+        this.#running.delete(job.id);
+        if (retry) this.#arm(retry);
+      },
+      (err) => {
+        this.#running.delete(job.id);
+        this.#observer.warn?.(
+          `effect '${job.effectId}' of model '${job.modelId}': ${(err as Error).message}`,
+        );
+      },
+    );
     this.#running.set(job.id, { job, abort, done });
   }
 
-  async #attempt(job: EffectJob, abort: AbortController): Promise<void> {
+  /** One attempt; resolves with the job to try again, if any. */
+  async #attempt(job: EffectJob, abort: AbortController): Promise<EffectJob | null> {
     const refused = unrunnable(job, this.#executors);
     const policy = await this.#host.begin(job);
-    if (!policy || abort.signal.aborted) return;
-    if (refused) return await this.#host.settle(job, refused);
+    if (!policy || abort.signal.aborted) return null;
+    if (refused) {
+      await this.#host.settle(job, refused);
+      return null;
+    }
     const executor = this.#executors.get(job.executor)!;
     const started = this.#clock.now();
-    const signal = AbortSignal.any([abort.signal, AbortSignal.timeout(policy.timeoutMs)]);
+    // The attempt's time limit runs on the host's scheduler, like every other wait here.
+    const expiry = new AbortController();
+    const deadline = this.#scheduler.setTimeout(() => expiry.abort(), policy.timeoutMs);
+    const signal = AbortSignal.any([abort.signal, expiry.signal]);
+    const timedOut = new Promise<ExecutorOutcome>((resolve) =>
+      expiry.signal.addEventListener(
+        "abort",
+        () => resolve({ ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true }),
+      )
+    );
     let outcome: ExecutorOutcome;
     try {
-      outcome = await executor.execute(job, { signal, timeoutMs: policy.timeoutMs });
+      outcome = await Promise.race([
+        executor.execute(job, { signal, timeoutMs: policy.timeoutMs }),
+        timedOut,
+      ]);
     } catch (err) {
       outcome = { ok: false, error: (err as Error).message, retryable: true };
+    } finally {
+      this.#scheduler.clearTimeout(deadline);
     }
-    if (abort.signal.aborted) return;
-    if (!outcome.ok && signal.aborted) {
+    if (abort.signal.aborted) return null;
+    if (!outcome.ok && expiry.signal.aborted) {
       outcome = { ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true };
     }
     this.#observer.attemptFinished?.(
@@ -139,10 +166,10 @@ export class EffectDispatcher {
     if (!outcome.ok && outcome.retryable && job.attempt <= policy.retries) {
       const retry = { ...job, dueAt: this.#clock.now() + backoffDelay(policy, job.attempt) };
       await this.#host.retryLater(retry, retry.dueAt);
-      this.#arm(retry);
-      return;
+      return retry;
     }
     await this.#host.settle(job, outcome);
+    return null;
   }
 
   /** Stops a model's jobs: timers cleared, attempts aborted (their results are dropped). */

@@ -40,11 +40,16 @@ export function statusDocument(phase: EffectPhase, key: Json, at: number, error:
   return { phase, key, at: new Date(at).toISOString(), error };
 }
 
-/** Whether the status document at an effect's `statusPath` holds it back. */
-export function heldBack(status: Json | undefined, key: Json, keyed: boolean): boolean {
+/**
+ * Whether the status document at an effect's `statusPath` holds it back: while
+ * it is pending or in flight, and after it ran for the same key (an effect
+ * without `dedupeKey` has the key null: it runs once until its status document
+ * is cleared). A cancelled one never holds back: cancelling resets the key.
+ */
+export function heldBack(status: Json | undefined, key: Json): boolean {
   if (!isObject(status)) return false;
   if (status.phase === "pending" || status.phase === "in_flight") return true;
-  return keyed && status.key !== undefined && jsonEqual(status.key, key);
+  return status.phase !== "cancelled" && jsonEqual(status.key ?? null, key);
 }
 
 /** What firing produced: caller effects for the result, requests for executors. */
@@ -81,7 +86,7 @@ export async function collectEffects(
       continue;
     }
     const key = effect.dedupeKey ? (await evaluated(state, effect.dedupeKey)) ?? null : null;
-    if (effect.statusPath && heldBack(state.draft.get(effect.statusPath), key, effect.dedupeKey !== null)) {
+    if (effect.statusPath && heldBack(state.draft.get(effect.statusPath), key)) {
       continue;
     }
     fired.requests.push({
