@@ -31,6 +31,7 @@ export const SERVER_KEYS: readonly string[] = [
   "svc.websocket.max-buffered-bytes",
   "svc.mcp.allowed-origins",
   "svc.http.access-log",
+  "svc.audit.signing-key",
 ];
 
 /** Keys of the CLI and of this check itself. */

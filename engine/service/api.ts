@@ -15,6 +15,7 @@ import type { Snapshot } from "../runtime/runtime.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import type { ModelSpec } from "../model/types.ts";
+import type { RecoveryRecord, RecoverySummary } from "./ports.ts";
 import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
 import type {
   AiEvolutionRequest,
@@ -121,6 +122,10 @@ export interface ModelApi {
    * is not allowed: a server in open mode).
    */
   collectBlobGarbage(apply: boolean): Promise<BlobGcReport>;
+  /** States a startup could not reconstruct (kept before the model was reset), without contents. */
+  listRecovery(): Promise<RecoverySummary[]>;
+  /** The kept states of a model; 404 when none. */
+  getRecovery(id: string): Promise<RecoveryRecord[]>;
   /** The evaluated default view, or the view `viewId`. */
   getView(id: string, viewId?: string): Promise<EvaluatedView>;
 
