@@ -376,10 +376,12 @@ function compileFunction(node: AstNode): Evaluator {
     if (context.bindings !== undefined && Object.prototype.hasOwnProperty.call(context.bindings, name)) {
       bail();
     }
-    const values = args.map((arg) => arg(input, context));
-    // jsonata-js passes an argument that looks like a function on as a closure of its own.
-    for (const value of values) {
+    const values = new Array<unknown>(args.length);
+    for (let i = 0; i < args.length; i++) {
+      const value = args[i](input, context);
+      // jsonata-js passes an argument that looks like a function on as a closure of its own.
       if (value !== null && typeof value === "object" && isFunctionLike(value)) bail();
+      values[i] = value;
     }
     return builtin.apply(values);
   };
@@ -447,6 +449,13 @@ function compileNode(node: AstNode): Evaluator {
   const group = node.type !== "path" && node.group ? compileGroup(node.group as AstNode) : null;
   const groupOfPath = node.type === "path" && node.group ? compileGroup(node.group as AstNode) : null;
   const keepArray = node.keepArray === true;
+  if (!groupOfPath && !filters.length && !group) {
+    return (input, context) => {
+      const result = core(input, context);
+      context.exit(result);
+      return normalize(result, keepArray);
+    };
+  }
   return (input, context) => {
     let result = core(input, context);
     if (groupOfPath) result = groupOfPath(result, context);
