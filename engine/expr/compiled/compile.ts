@@ -231,6 +231,11 @@ function evaluateStep(step: Step, input: unknown, context: Context, lastStep: bo
   if (first === undefined) return createSequence();
   if (!Array.isArray(first) || (first as Sequence).cons) return singleton(first);
   if (lastStep && !isSequence(first)) return first;
+  if (!lastStep && first.length > 0) {
+    // The next step only iterates over it: the array serves as is, no flattened copy needed.
+    context.checkItems(first);
+    return first;
+  }
   const copy: Sequence = first.slice();
   copy.sequence = true;
   context.checkItems(copy);
