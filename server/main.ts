@@ -19,6 +19,7 @@ import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
 import { serverPlatform } from "./platform.ts";
 import { openStorage, type Storage } from "./stores/mod.ts";
+import { openRepositories } from "../repositories/mod.ts";
 import { SubscriptionHub } from "./subscriptions.ts";
 
 /** Options of {@link startServer}. */
@@ -86,6 +87,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       adminWrites: config.apiKey !== null,
       generator: generatorOf(options.config.llm, llm, provider),
       executors,
+      repositories: await openRepositories(options.config.lookup("svc.composition.repositories"), warn),
       auditSigner: config.auditSigningKey === null ? undefined : await ed25519Signer(config.auditSigningKey)
         .catch((err) => {
           throw new Error(
