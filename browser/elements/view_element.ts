@@ -1,0 +1,307 @@
+/// <reference lib="dom" />
+/**
+ * `<svc-view>`: renders a model's view from the engine's EvaluatedView and
+ * keeps it current. It talks to the model only through an invoker of the
+ * operation registry (`localInvoker` in the tab, `remoteInvoker` against a
+ * server): `getView` to load, `mutate`/`patch` with `viewId` to write (the
+ * answer's `viewDelta` replaces exactly the components the write touched),
+ * `getSpec` for constraint paths, `evalExpression` for event handlers. A
+ * {@link Feed} brings other writers' changes (a reload of the view).
+ *
+ * Events (bubbling, composed): `svc-commit` `{modelId, viewId, result}` after
+ * every committed write; `svc-error` `{modelId, message}` after a refused one;
+ * `svc-navigate` `{modelId, viewId}` when the view changes.
+ *
+ * @module
+ */
+import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
+import {
+  type EvaluatedComponent,
+  type EvaluatedView,
+  type Invoker,
+  type Json,
+  type ModelSpec,
+  operations,
+} from "../../engine/mod.ts";
+import type { WriteResult } from "../../engine/service/api.ts";
+import type { Feed } from "../host/feed.ts";
+import { canonical, type FieldMessage, type MessageMap, messagesOfError, placeConstraints } from "./messages.ts";
+import { renderComponents } from "./render.ts";
+import { VIEW_STYLES } from "./styles.ts";
+import type { ViewContext } from "./view_context.ts";
+
+let instances = 0;
+
+/** Components of a tree with those of `delta` swapped in by id. */
+export function applyDelta(
+  components: EvaluatedComponent[],
+  delta: Record<string, EvaluatedComponent>,
+): EvaluatedComponent[] {
+  return components.map((c) => {
+    const replaced = delta[c.id];
+    if (replaced) return replaced;
+    if (!Array.isArray(c.components)) return c;
+    return { ...c, components: applyDelta(c.components as unknown as EvaluatedComponent[], delta) as unknown as Json };
+  });
+}
+
+function boundAddresses(components: Json | undefined, out: string[] = []): string[] {
+  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
+    if (typeof c.bind === "string") out.push(c.bind);
+    boundAddresses(c.components, out);
+  }
+  return out;
+}
+
+const BLOB_PATH = /^\/models\/([^/]+)\/blobs\/([0-9a-f]+)$/;
+
+/** The view renderer element. */
+export class SvcView extends LitElement {
+  static override styles = VIEW_STYLES;
+  static override properties = {
+    invoker: { attribute: false },
+    feed: { attribute: false },
+    modelId: { attribute: "model" },
+    viewId: { attribute: "view" },
+    view: { state: true },
+    loadError: { state: true },
+  };
+
+  /** How the element reaches the model. */
+  invoker?: Invoker;
+  /** Where changes by other writers come from (optional). */
+  feed?: Feed;
+  modelId = "";
+  /** A view id; empty for the spec's default view. */
+  viewId = "";
+  view: EvaluatedView | null = null;
+  loadError = "";
+
+  readonly #uid = `svc${++instances}`;
+  readonly #messages: MessageMap = new Map();
+  readonly #uiState = new Map<string, number>();
+  readonly #images = new Map<string, string>();
+  #spec: ModelSpec | null = null;
+  #revision = 0;
+  #pending = 0;
+  #loads = 0;
+  #unsubscribe?: () => void;
+  #refreshTimer?: ReturnType<typeof setTimeout>;
+
+  /** The messages currently shown, by address (`""`: the form). */
+  get messages(): ReadonlyMap<string, FieldMessage[]> {
+    return this.#messages;
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    for (const url of this.#images.values()) URL.revokeObjectURL(url);
+    this.#images.clear();
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.hasUpdated) this.#subscribe();
+  }
+
+  protected override updated(changed: PropertyValues): void {
+    if (changed.has("invoker") || changed.has("modelId") || changed.has("viewId")) void this.reload();
+    if (changed.has("feed") || changed.has("modelId")) this.#subscribe();
+  }
+
+  #subscribe(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = this.feed && this.modelId
+      ? this.feed.subscribe(this.modelId, (event) => {
+        if (event.kind === "deleted") {
+          this.view = null;
+          this.loadError = `Model '${this.modelId}' was deleted.`;
+        } else if (event.kind === "spec-evolved" || this.#pending === 0) this.#scheduleRefresh(event.kind === "spec-evolved");
+      })
+      : undefined;
+  }
+
+  #scheduleRefresh(withSpec: boolean): void {
+    if (withSpec) this.#spec = null;
+    clearTimeout(this.#refreshTimer);
+    this.#refreshTimer = setTimeout(() => void this.reload(), 20);
+  }
+
+  /** Reads the spec (when not known) and the view again. */
+  async reload(): Promise<void> {
+    if (!this.invoker || !this.modelId) return;
+    const load = ++this.#loads;
+    try {
+      const spec = this.#spec ?? await this.invoker.invoke(operations.getSpec, { id: this.modelId });
+      const view = await this.invoker.invoke(operations.getView, {
+        id: this.modelId,
+        viewId: this.viewId || undefined,
+      });
+      if (load !== this.#loads) return;
+      this.#spec = spec;
+      this.view = view;
+      this.loadError = "";
+      this.#revision++;
+    } catch (err) {
+      if (load !== this.#loads) return;
+      this.view = null;
+      this.loadError = (err as Error).message;
+    }
+  }
+
+  /** Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. */
+  async #commit(
+    written: string[],
+    run: (viewId: string) => Promise<WriteResult>,
+    onChange?: Json,
+  ): Promise<void> {
+    const invoker = this.invoker;
+    const view = this.view;
+    if (!invoker || !view) return;
+    this.#pending++;
+    for (const address of written) this.#messages.delete(canonical(address));
+    this.#messages.delete("");
+    for (const [address, list] of this.#messages) {
+      const errors = list.filter((m) => m.severity === "error");
+      if (errors.length) this.#messages.set(address, errors);
+      else this.#messages.delete(address);
+    }
+    try {
+      const result = await run(view.viewId);
+      if (this.view && result.viewDelta) {
+        this.view = { ...this.view, components: applyDelta(this.view.components, result.viewDelta) };
+      }
+      const bound = boundAddresses(this.view?.components as unknown as Json);
+      placeConstraints(this.#messages, result.flaggedConstraints, this.#spec, written, bound, "warning");
+      this.#revision++;
+      this.#emit("svc-commit", { modelId: this.modelId, viewId: view.viewId, result });
+      if (onChange !== undefined && onChange !== null) await this.#handler(onChange);
+    } catch (err) {
+      const bound = boundAddresses(this.view?.components as unknown as Json);
+      for (const [address, list] of messagesOfError(err, this.#spec, written, bound)) {
+        this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
+      }
+      this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
+    } finally {
+      this.#pending--;
+      this.requestUpdate();
+    }
+  }
+
+  #emit(type: string, detail: unknown): void {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  /** Runs an event handler: its `mutations` (JSONata over the state) as one write, then `navigate`. */
+  async #handler(handler: Json | undefined, address?: string): Promise<void> {
+    if (!handler || typeof handler !== "object" || Array.isArray(handler) || !this.invoker) return;
+    const invoker = this.invoker;
+    if (typeof handler.mutations === "string") {
+      const expr = handler.mutations;
+      let mutations: Record<string, Json> | null = null;
+      await this.#commit(address ? [address] : [], async (viewId) => {
+        const state = await invoker.invoke(operations.getState, { id: this.modelId });
+        const { result } = await invoker.invoke(operations.evalExpression, {
+          expr,
+          input: state,
+          constants: (this.#spec?.constants ?? {}) as Record<string, Json>,
+        });
+        if (result === null || typeof result !== "object" || Array.isArray(result)) {
+          throw new Error(`The handler's mutations did not evaluate to a map of address to value`);
+        }
+        mutations = result;
+        return await invoker.invoke(operations.mutate, { id: this.modelId, mutations, viewId });
+      });
+      if (!mutations) return;
+    }
+    if (typeof handler.navigate === "string") this.#navigate(handler.navigate);
+  }
+
+  #navigate(viewId: string): void {
+    if (viewId === this.view?.viewId) return;
+    this.viewId = viewId;
+    this.#emit("svc-navigate", { modelId: this.modelId, viewId });
+  }
+
+  #imageUrl(src: string): string | undefined {
+    const match = BLOB_PATH.exec(src);
+    if (!match || !this.invoker) return src;
+    const cached = this.#images.get(src);
+    if (cached !== undefined) return cached || undefined;
+    this.#images.set(src, "");
+    this.invoker.invoke(operations.getModelBlob, { id: decodeURIComponent(match[1]), blobId: match[2] }).then(
+      (blob) => {
+        this.#images.set(src, URL.createObjectURL(new Blob([blob.bytes as Uint8Array<ArrayBuffer>], { type: blob.mediaType })));
+        this.requestUpdate();
+      },
+      () => this.#images.delete(src),
+    );
+    return undefined;
+  }
+
+  #context(view: EvaluatedView): ViewContext {
+    const invoker = this.invoker!;
+    const id = this.modelId;
+    const ctx: ViewContext = {
+      invoker,
+      modelId: id,
+      viewId: view.viewId,
+      revision: this.#revision,
+      domId: (componentId, suffix) =>
+        `${this.#uid}-${componentId.replace(/[^A-Za-z0-9_-]/g, "_")}${suffix ? `-${suffix}` : ""}`,
+      messages: (address) => this.#messages.get(address === undefined ? "\u0000" : canonical(address)) ?? [],
+      allMessages: () => [...this.#messages],
+      write: (address, value, onChange) =>
+        void this.#commit(
+          [address],
+          (viewId) => invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId }),
+          onChange,
+        ),
+      patch: (ops, address) =>
+        void this.#commit([address], (viewId) => invoker.invoke(operations.patch, { id, patch: ops, viewId })),
+      runHandler: (handler, address) => void this.#handler(handler, address),
+      navigate: (viewId) => this.#navigate(viewId),
+      upload: (address, files, multiple) =>
+        void this.#commit([address], async (viewId) => {
+          const refs = [];
+          for (const file of files) {
+            const bytes = new Uint8Array(await file.arrayBuffer());
+            refs.push(await invoker.invoke(operations.uploadBlob, { bytes, mediaType: file.type || undefined }));
+          }
+          const value = (multiple ? refs : refs[0]) as unknown as Json;
+          return await invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
+        }),
+      imageUrl: (src) => this.#imageUrl(src),
+      uiState: this.#uiState,
+      requestUpdate: () => this.requestUpdate(),
+      focus: (domId) =>
+        void this.updateComplete.then(() => (this.renderRoot as ShadowRoot).getElementById(domId)?.focus()),
+      render: (components) => renderComponents(components, ctx),
+    };
+    return ctx;
+  }
+
+  protected override render(): TemplateResult {
+    if (this.loadError) return html`<div class="view-error" role="alert">${this.loadError}</div>`;
+    const view = this.view;
+    if (!view) return html`<p class="empty">Loading the view…</p>`;
+    const form = this.#messages.get("") ?? [];
+    const grid = view.layout === "grid";
+    const columns = typeof view.columns === "number" ? view.columns : 2;
+    return html`<section class="view" aria-labelledby=${`${this.#uid}-title`}>
+      <h2 id=${`${this.#uid}-title`}>${view.title}</h2>
+      ${
+      form.length
+        ? html`<ul class="form-messages" role="alert">${form.map((m) => html`<li class=${m.severity}>${m.text}</li>`)}</ul>`
+        : nothing
+    }
+      <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}" data-columns=${grid ? columns : nothing}>
+        ${renderComponents(view.components as unknown as Json, this.#context(view))}
+      </div>
+    </section>`;
+  }
+}
+
+if (!customElements.get("svc-view")) customElements.define("svc-view", SvcView);
