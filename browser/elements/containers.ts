@@ -15,7 +15,9 @@ import { childrenOf, type ViewContext } from "./view_context.ts";
 type Renderer = (c: EvaluatedComponent, ctx: ViewContext) => TemplateResult;
 
 /** The CSS class and grid style of a `layout` and `columns`. */
-export function layoutOf(c: { [member: string]: Json | undefined }): { cls: string; style: Record<string, string> } {
+export function layoutOf(
+  c: { [member: string]: Json | undefined },
+): { cls: string; style: Record<string, string> } {
   const layout = typeof c.layout === "string" ? c.layout : "vertical";
   const columns = typeof c.columns === "number" && c.columns > 0 ? c.columns : 2;
   return {
@@ -33,21 +35,29 @@ const box: Renderer = (c, ctx) => {
   const heading = c.legend ?? c.label;
   switch (c.type) {
     case "fieldSet":
-      return html`<fieldset class="fieldset" data-component=${c.id}><legend>${heading ?? ""}</legend>${body(c, ctx)}</fieldset>`;
+      return html`<fieldset class="fieldset" data-component=${c.id}><legend>${heading ?? ""}</legend>${
+        body(c, ctx)
+      }</fieldset>`;
     case "card":
       return html`<section class="card" data-component=${c.id} aria-label=${heading ?? nothing}>
         ${heading ? html`<h3>${heading}</h3>` : nothing}${body(c, ctx)}</section>`;
     case "toolbar":
     case "buttonGroup":
-      return html`<div class="${c.type}" role=${c.type === "toolbar" ? "toolbar" : "group"} data-component=${c.id}
-        aria-label=${heading ?? nothing}>${ctx.render(c.components)}</div>`;
+      return html`
+        <div class="${c.type}" role=${c.type === "toolbar" ? "toolbar" : "group"} data-component=${c.id}
+          aria-label=${heading ?? nothing}>${ctx.render(c.components)}</div>
+      `;
     case "accordion":
     case "collapsible":
       return html`<details class="collapsible" data-component=${c.id} ?open=${c.collapsed !== true}>
         <summary>${heading ?? c.id}</summary>${body(c, ctx)}</details>`;
     default:
-      return html`<div class="group ${c.type}" data-component=${c.id} role=${heading ? "group" : nothing}
-        aria-label=${heading ?? nothing}>${heading && c.type === "group" ? html`<h4>${heading}</h4>` : nothing}${body(c, ctx)}</div>`;
+      return html`
+        <div class="group ${c.type}" data-component=${c.id} role=${heading ? "group" : nothing}
+          aria-label=${heading ?? nothing}>${heading && c.type === "group"
+            ? html`<h4>${heading}</h4>`
+            : nothing}${body(c, ctx)}</div>
+      `;
   }
 };
 
@@ -67,15 +77,24 @@ const tabs: Renderer = (c, ctx) => {
   return html`<div class="tabs" data-component=${c.id}>
     <div role="tablist" aria-label=${nameOf(c)} @keydown=${onKey}>${
     items.map((t, i) =>
-      html`<button type="button" role="tab" id=${ctx.domId(t.id, "tab")} aria-selected=${i === selected ? "true" : "false"}
-        aria-controls=${ctx.domId(t.id, "panel")} tabindex=${i === selected ? 0 : -1}
-        @click=${() => select(i, false)}>${t.label ?? t.id}</button>`
+      html`
+        <button type="button" role="tab" id=${ctx.domId(t.id, "tab")} aria-selected=${i === selected
+          ? "true"
+          : "false"}
+          aria-controls=${ctx.domId(t.id, "panel")} tabindex=${i === selected ? 0 : -1}
+          @click=${() => select(i, false)}>${t.label ?? t.id}</button>
+      `
     )
   }</div>
     ${
     items[selected]
-      ? html`<div role="tabpanel" id=${ctx.domId(items[selected].id, "panel")} aria-labelledby=${ctx.domId(items[selected].id, "tab")}
-        tabindex="0">${body(items[selected], ctx)}</div>`
+      ? html`
+        <div role="tabpanel" id=${ctx.domId(items[selected].id, "panel")} aria-labelledby=${ctx.domId(
+          items[selected].id,
+          "tab",
+        )}
+          tabindex="0">${body(items[selected], ctx)}</div>
+      `
       : nothing
   }
   </div>`;
@@ -97,14 +116,22 @@ const sectionList: Renderer = (c, ctx) => {
     ${items.length === 0 ? html`<p class="empty">None yet.</p>` : nothing}
     ${
     items.map((item, i) =>
-      item.visible === false ? nothing : html`<div class="section-item" role="group" aria-label=${`${name} ${i + 1}`}>
+      item.visible === false
+        ? nothing
+        : html`<div class="section-item" role="group" aria-label=${`${name} ${i + 1}`}>
         <div class="body ${cls}" style=${styleMap(style)}>${ctx.render(item.components)}</div>
         ${
-        c.canRemove && pointer !== null
-          ? html`<button type="button" class="remove" aria-label=${`${c.removeLabel ?? "Remove"} ${name.toLowerCase()} ${i + 1}`}
-            @click=${() => ctx.patch([{ op: "remove", path: `${pointer}/${i}` }], bind)}>${c.removeLabel ?? "Remove"}</button>`
-          : nothing
-      }
+          c.canRemove && pointer !== null
+            ? html`
+              <button type="button" class="remove" aria-label=${`${
+                c.removeLabel ?? "Remove"
+              } ${name.toLowerCase()} ${i + 1}`}
+                @click=${() =>
+                  ctx.patch([{ op: "remove", path: `${pointer}/${i}` }], bind)}>${c.removeLabel ??
+                  "Remove"}</button>
+            `
+            : nothing
+        }
       </div>`
     )
   }
@@ -112,17 +139,23 @@ const sectionList: Renderer = (c, ctx) => {
     ${
     c.canAdd && pointer !== null
       ? html`<button type="button" class="add" @click=${() =>
-        ctx.patch(items.length ? [{ op: "add", path: `${pointer}/-`, value: {} }] : [{ op: "add", path: pointer, value: [{}] }], bind)}>${
-        c.addLabel ?? `Add ${name.toLowerCase()}`
-      }</button>`
+        ctx.patch(
+          items.length
+            ? [{ op: "add", path: `${pointer}/-`, value: {} }]
+            : [{ op: "add", path: pointer, value: [{}] }],
+          bind,
+        )}>${c.addLabel ?? `Add ${name.toLowerCase()}`}</button>`
       : nothing
   }
   </section>`;
 };
 
 const button: Renderer = (c, ctx) =>
-  html`<button type="button" class="btn ${c.variant ?? ""}" data-component=${c.id} ?disabled=${c.enabled === false}
-    @click=${() => ctx.runHandler(c.onClick)}>${c.text ?? c.label ?? c.id}</button>`;
+  html`
+    <button type="button" class="btn ${c.variant ?? ""}" data-component=${c
+      .id} ?disabled=${c.enabled === false}
+      @click=${() => ctx.runHandler(c.onClick)}>${c.text ?? c.label ?? c.id}</button>
+  `;
 
 const menu: Renderer = (c, ctx) => {
   const items = (Array.isArray(c.menuItems) ? c.menuItems : []) as Record<string, Json>[];
@@ -131,11 +164,17 @@ const menu: Renderer = (c, ctx) => {
   const entries = items.map((item, i) => {
     const current = item.targetView === ctx.viewId;
     const target = typeof item.targetView === "string" ? item.targetView : null;
-    return html`<li>${c.type === "stepper" ? html`<span class="step-no">${i + 1}</span>` : nothing}<button type="button"
+    return html`<li>${
+      c.type === "stepper" ? html`<span class="step-no">${i + 1}</span>` : nothing
+    }<button type="button"
       class="menu-item" aria-current=${current ? (c.type === "menu" ? "page" : "step") : nothing}
-      ?disabled=${!target} @click=${() => target && ctx.navigate(target)}>${item.label ?? target}</button></li>`;
+      ?disabled=${!target} @click=${() => target && ctx.navigate(target)}>${
+      item.label ?? target
+    }</button></li>`;
   });
-  return html`<nav class="menu ${c.type} ${vertical ? "vertical" : ""}" data-component=${c.id} aria-label=${nameOf(c)}>
+  return html`<nav class="menu ${c.type} ${vertical ? "vertical" : ""}" data-component=${c.id} aria-label=${
+    nameOf(c)
+  }>
     ${list === "ol" ? html`<ol>${entries}</ol>` : html`<ul>${entries}</ul>`}
   </nav>`;
 };

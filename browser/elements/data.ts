@@ -19,13 +19,17 @@ export function cell(row: Json, fieldPath: Json | undefined): Json | undefined {
   let current: Json | undefined = row;
   for (const part of fieldPath.replace(/^\$(\[\*\])?\.?/, "").replace(/^[^.]*\[\*\]\./, "").split(".")) {
     if (!part) continue;
-    current = current !== null && typeof current === "object" && !Array.isArray(current) ? current[part] : undefined;
+    current = current !== null && typeof current === "object" && !Array.isArray(current)
+      ? current[part]
+      : undefined;
   }
   return current;
 }
 
 function rowsOf(c: EvaluatedComponent): Row[] {
-  return Array.isArray(c.value) ? c.value.filter((r): r is Row => r !== null && typeof r === "object") as Row[] : [];
+  return Array.isArray(c.value)
+    ? c.value.filter((r): r is Row => r !== null && typeof r === "object") as Row[]
+    : [];
 }
 
 const table = (c: EvaluatedComponent, ctx: ViewContext): TemplateResult => {
@@ -49,16 +53,23 @@ const table = (c: EvaluatedComponent, ctx: ViewContext): TemplateResult => {
         html`<tr>${
           columns.map((col) => {
             const v = cell(row, col.field);
-            return html`<td class=${typeof v === "number" ? "num" : ""}>${formatValue(v, col.format, col.currency)}</td>`;
+            return html`<td class=${typeof v === "number" ? "num" : ""}>${
+              formatValue(v, col.format, col.currency)
+            }</td>`;
           })
         }</tr>`
       )
-      : html`<tr><td colspan=${columns.length || 1} class="empty">No rows yet</td></tr>`
+      : html`
+        <tr>
+          <td colspan=${columns.length || 1} class="empty">No rows yet</td>
+        </tr>
+      `
   }</tbody>
     </table>
     ${
     pages > 1
-      ? html`<div class="pager"><button type="button" ?disabled=${page === 0} @click=${() => go(page - 1)}>Previous</button>
+      ? html`<div class="pager"><button type="button" ?disabled=${page === 0} @click=${() =>
+        go(page - 1)}>Previous</button>
         <span>Page ${page + 1} of ${pages}</span>
         <button type="button" ?disabled=${page >= pages - 1} @click=${() => go(page + 1)}>Next</button></div>`
       : nothing
@@ -74,27 +85,33 @@ const chart = (c: EvaluatedComponent): TemplateResult => {
   const series = c.type === "sparkline" ? allSeries.slice(0, 1) : allSeries;
   const labels = rows.map((r, i) => formatValue(cell(r, c.chartX) ?? i + 1));
   const values = series.map((s) => rows.map((r) => Number(cell(r, s.field)) || 0));
-  const summary = `${nameOf(c)}: ` + (series.length
-    ? series.map((s, i) => `${s.label ?? s.field} ${labels.map((l, j) => `${l} ${values[i][j]}`).join(", ")}`).join("; ")
-    : "no series");
+  const summary = `${nameOf(c)}: ` +
+    (series.length
+      ? series.map((s, i) =>
+        `${s.label ?? s.field} ${labels.map((l, j) => `${l} ${values[i][j]}`).join(", ")}`
+      ).join("; ")
+      : "no series");
   const w = c.type === "sparkline" ? 120 : 320;
   const h = c.type === "sparkline" ? 30 : 160;
   const max = Math.max(1, ...values.flat());
   const type = c.type === "sparkline" ? "line" : String(c.chartType ?? "bar");
   let body;
-  if (!rows.length) body = svg`<text x=${w / 2} y=${h / 2} text-anchor="middle" class="empty">No data yet</text>`;
-  else if (type === "pie") {
+  if (!rows.length) {
+    body = svg`<text x=${w / 2} y=${h / 2} text-anchor="middle" class="empty">No data yet</text>`;
+  } else if (type === "pie") {
     const total = values[0]?.reduce((a, b) => a + b, 0) || 1;
     let angle = 0;
     body = (values[0] ?? []).map((v, i) => {
       const a0 = angle;
       angle += (v / total) * Math.PI * 2;
       const r = h / 2 - 4;
-      const [x0, y0, x1, y1] = [Math.sin(a0), -Math.cos(a0), Math.sin(angle), -Math.cos(angle)].map((t) => t * r);
+      const [x0, y0, x1, y1] = [Math.sin(a0), -Math.cos(a0), Math.sin(angle), -Math.cos(angle)].map((t) =>
+        t * r
+      );
       const large = angle - a0 > Math.PI ? 1 : 0;
-      return svg`<path fill=${COLORS[i % COLORS.length]} d=${
-        `M${h / 2} ${h / 2} l${x0} ${y0} A${r} ${r} 0 ${large} 1 ${h / 2 + x1} ${h / 2 + y1} z`
-      }/>`;
+      return svg`<path fill=${COLORS[i % COLORS.length]} d=${`M${h / 2} ${
+        h / 2
+      } l${x0} ${y0} A${r} ${r} 0 ${large} 1 ${h / 2 + x1} ${h / 2 + y1} z`}/>`;
     });
   } else {
     const step = w / Math.max(1, rows.length);
@@ -104,14 +121,18 @@ const chart = (c: EvaluatedComponent): TemplateResult => {
       if (type === "bar") {
         const bw = (step * 0.8) / values.length;
         return vs.map((v, i) =>
-          svg`<rect fill=${color} x=${i * step + step * 0.1 + s * bw} width=${bw} y=${h - (v / max) * (h - 4)}
-            height=${(v / max) * (h - 4)}/>`
+          svg`
+            <rect fill=${color} x=${i * step + step * 0.1 + s * bw} width=${bw} y=${h - (v / max) * (h - 4)}
+              height=${(v / max) * (h - 4)}/>
+          `
         );
       }
       const line = vs.map(point).join(" ");
       return type === "area"
-        ? svg`<polygon fill=${color} fill-opacity="0.3" stroke=${color}
-            points=${`${0.5 * step},${h} ${line} ${(vs.length - 0.5) * step},${h}`}/>`
+        ? svg`
+          <polygon fill=${color} fill-opacity="0.3" stroke=${color}
+            points=${`${0.5 * step},${h} ${line} ${(vs.length - 0.5) * step},${h}`}/>
+        `
         : svg`<polyline fill="none" stroke=${color} stroke-width="2" points=${line}/>`;
     });
   }
@@ -120,7 +141,13 @@ const chart = (c: EvaluatedComponent): TemplateResult => {
     ${
     c.type === "sparkline" ? nothing : html`<figcaption>${nameOf(c)}${
       series.length > 1
-        ? html` — ${series.map((s, i) => html`<span class="key" data-color=${i}>${s.label ?? s.field}</span> `)}`
+        ? html`
+          — ${series.map((s, i) =>
+            html`
+              <span class="key" data-color=${i}>${s.label ?? s.field}</span>
+            `
+          )}
+        `
         : nothing
     }</figcaption>`
   }

@@ -45,31 +45,47 @@ const badge: Renderer = (c) => {
   const text = formatValue(shown(c));
   if (c.type === "badge") {
     if (!text) return html``;
-    return html`<span class="badge ${variant}" data-component=${c.id}>${c.label ? `${c.label}: ` : ""}${text}</span>`;
+    return html`<span class="badge ${variant}" data-component=${c.id}>${
+      c.label ? `${c.label}: ` : ""
+    }${text}</span>`;
   }
-  return html`<div class="${c.type} ${variant}" role=${c.type === "alert" ? "status" : "note"} data-component=${c.id}>
-    ${c.label ? html`<strong>${c.label}</strong> ` : nothing}${text}</div>`;
+  return html`<div class="${c.type} ${variant}" role=${
+    c.type === "alert" ? "status" : "note"
+  } data-component=${c.id}>
+    ${
+    c.label
+      ? html`
+        <strong>${c.label}</strong>
+      `
+      : nothing
+  }${text}</div>`;
 };
 
 const separator: Renderer = (c) =>
   c.type === "spacer"
-    ? html`<div class="spacer" style=${styleMap({ height: `${num(c.size) ?? 16}px` })} aria-hidden="true"></div>`
+    ? html`<div class="spacer" style=${
+      styleMap({ height: `${num(c.size) ?? 16}px` })
+    } aria-hidden="true"></div>`
     : html`<hr class="separator">`;
 
 const image: Renderer = (c, ctx) => {
   const src = str(c.src);
   const url = src && ctx.imageUrl(src);
   if (!url) return html`<div class="image empty" data-component=${c.id}>${c.alt ?? "No image"}</div>`;
-  return html`<img class="image" data-component=${c.id} src=${url} alt=${str(c.alt) ?? nameOf(c)}
-    width=${num(c.width) ?? nothing} height=${num(c.height) ?? nothing}
-    style=${styleMap({ objectFit: str(c.fit) ?? "" })}>`;
+  return html`
+    <img class="image" data-component=${c.id} src=${url} alt=${str(c.alt) ?? nameOf(c)}
+      width=${num(c.width) ?? nothing} height=${num(c.height) ?? nothing}
+      style=${styleMap({ objectFit: str(c.fit) ?? "" })}>
+  `;
 };
 
 const link: Renderer = (c) => {
   const href = str(c.value) ?? str(c.href) ?? "#";
   const blank = c.target === "_blank";
-  return html`<a class="link" data-component=${c.id} href=${href} target=${str(c.target) ?? nothing}
-    rel=${blank ? "noopener noreferrer" : nothing}>${formatValue(c.text ?? c.label ?? href)}</a>`;
+  return html`
+    <a class="link" data-component=${c.id} href=${href} target=${str(c.target) ?? nothing}
+      rel=${blank ? "noopener noreferrer" : nothing}>${formatValue(c.text ?? c.label ?? href)}</a>
+  `;
 };
 
 const progress: Renderer = (c) => {
@@ -83,14 +99,26 @@ const progress: Renderer = (c) => {
     const angle = Math.PI * (1 - share);
     const x = 50 + 40 * Math.cos(angle);
     const y = 50 - 40 * Math.sin(angle);
-    return html`<figure class="gauge" data-component=${c.id} role="meter" aria-label=${name}
-      aria-valuenow=${value} aria-valuemin=${min} aria-valuemax=${max}>
-      <svg viewBox="0 0 100 60" aria-hidden="true">
-        ${svg`<path d="M10 50 A40 40 0 0 1 90 50" class="track"/>`}
-        ${share > 0 ? svg`<path d="M10 50 A40 40 0 0 1 ${x.toFixed(2)} ${y.toFixed(2)}" class="fill"/>` : nothing}
-      </svg>
-      <figcaption>${c.label ? html`${c.label}: ` : nothing}${c.showValue === false ? nothing : caption}</figcaption>
-    </figure>`;
+    return html`
+      <figure class="gauge" data-component=${c.id} role="meter" aria-label=${name}
+        aria-valuenow=${value} aria-valuemin=${min} aria-valuemax=${max}>
+        <svg viewBox="0 0 100 60" aria-hidden="true">
+              ${svg`
+                <path d="M10 50 A40 40 0 0 1 90 50" class="track" />
+              `}
+              ${share > 0
+                ? svg`
+                  <path d="M10 50 A40 40 0 0 1 ${x.toFixed(2)} ${y.toFixed(2)}" class="fill" />
+                `
+                : nothing}
+            </svg>
+        <figcaption>${c.label
+          ? html`
+            ${c.label}:
+          `
+          : nothing}${c.showValue === false ? nothing : caption}</figcaption>
+      </figure>
+    `;
   }
   return html`<div class="progress" data-component=${c.id}>
     <span class="caption" id=${`${c.id}-progress`}>${name}</span>
@@ -103,14 +131,20 @@ const TREND: Record<string, string> = { up: "▲", down: "▼", flat: "▶" };
 
 const statTile: Renderer = (c) => {
   const trend = str(c.trend);
-  return html`<div class="stat ${str(c.variant) ?? ""}" data-component=${c.id} title=${str(c.tooltip) ?? nothing}>
+  return html`<div class="stat ${str(c.variant) ?? ""}" data-component=${c.id} title=${
+    str(c.tooltip) ?? nothing
+  }>
     <div class="caption">${nameOf(c)}</div>
     <div class="stat-value">${formatValue(c.value, c.format, c.currency) || "—"}</div>
     ${
     c.delta !== undefined || trend
-      ? html`<div class="delta ${trend ?? ""}">${trend && TREND[trend] ? html`<span aria-label=${trend}>${TREND[trend]}</span> ` : nothing}${
-        formatValue(c.delta, c.format, c.currency)
-      }</div>`
+      ? html`<div class="delta ${trend ?? ""}">${
+        trend && TREND[trend]
+          ? html`
+            <span aria-label=${trend}>${TREND[trend]}</span>
+          `
+          : nothing
+      }${formatValue(c.delta, c.format, c.currency)}</div>`
       : nothing
   }
     ${c.caption !== undefined ? html`<div class="help">${formatValue(c.caption)}</div>` : nothing}
@@ -121,7 +155,11 @@ const statTile: Renderer = (c) => {
 export function jsonText(value: Json | undefined, maxDepth = Infinity): string {
   const cut = (v: Json | undefined, depth: number): Json | undefined => {
     if (v === null || typeof v !== "object") return v;
-    if (depth >= maxDepth) return Array.isArray(v) ? `<array with ${v.length} items>` : `<object with ${Object.keys(v).length} fields>`;
+    if (depth >= maxDepth) {
+      return Array.isArray(v)
+        ? `<array with ${v.length} items>`
+        : `<object with ${Object.keys(v).length} fields>`;
+    }
     if (Array.isArray(v)) return v.map((x) => cut(x, depth + 1) ?? null);
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cut(x, depth + 1) ?? null]));
   };
@@ -129,10 +167,12 @@ export function jsonText(value: Json | undefined, maxDepth = Infinity): string {
 }
 
 const jsonViewer: Renderer = (c) =>
-  html`<details class="json" data-component=${c.id} ?open=${c.collapsed !== true}>
-    <summary>${nameOf(c)}</summary>
-    <pre tabindex="0">${jsonText(c.value, num(c.maxDepth))}</pre>
-  </details>`;
+  html`
+    <details class="json" data-component=${c.id} ?open=${c.collapsed !== true}>
+      <summary>${nameOf(c)}</summary>
+      <pre tabindex="0">${jsonText(c.value, num(c.maxDepth))}</pre>
+    </details>
+  `;
 
 const keyValue: Renderer = (c) => {
   const items = Array.isArray(c.items) ? c.items as Record<string, Json>[] : [];
@@ -141,7 +181,10 @@ const keyValue: Renderer = (c) => {
     ${c.label ? html`<div class="caption">${c.label}</div>` : nothing}
     <dl style=${styleMap({ gridTemplateColumns: `repeat(${columns}, auto 1fr)` })}>${
     items.map((item) =>
-      html`<dt>${item.label ?? ""}</dt><dd>${formatValue(item.value ?? item.text, item.format, item.currency) || "—"}</dd>`
+      html`
+        <dt>${item.label ?? ""}</dt>
+        <dd>${formatValue(item.value ?? item.text, item.format, item.currency) || "—"}</dd>
+      `
     )
   }</dl>
   </div>`;

@@ -24,7 +24,10 @@ export function nameOf(c: EvaluatedComponent): string {
   if (typeof c.label === "string" && c.label) return c.label;
   if (typeof c.placeholder === "string" && c.placeholder) return c.placeholder;
   const bind = typeof c.bind === "string" ? c.bind : c.id;
-  return bind.replace(/^\$\.?/, "").split(/[.[\]]/).filter(Boolean).at(-1) ?? c.id;
+  const name = bind.replace(/^\$\.?/, "").split(/[.[\]]/).filter(Boolean).at(-1) ?? c.id;
+  // A field name read as words: `shipDate` -> `Ship date`.
+  const words = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** The ids of a component's control, description and messages. */
@@ -43,7 +46,11 @@ export function fieldIds(c: EvaluatedComponent, ctx: ViewContext): FieldIds {
 }
 
 /** The messages of an address, as a live region. */
-export function messageList(ctx: ViewContext, address: Json | undefined, id: string): TemplateResult | typeof nothing {
+export function messageList(
+  ctx: ViewContext,
+  address: Json | undefined,
+  id: string,
+): TemplateResult | typeof nothing {
   const messages = ctx.messages(typeof address === "string" ? address : undefined);
   if (!messages.length) return nothing;
   return html`<ul class="messages" id=${id} role="alert">${
@@ -59,7 +66,9 @@ export function field(
 ): TemplateResult {
   const ids = fieldIds(c, ctx);
   return html`<div class="field ${c.required ? "required" : ""}" data-component=${c.id}>
-    <label for=${ids.id}>${nameOf(c)}${c.required ? html`<span class="req" aria-hidden="true"> *</span>` : nothing}</label>
+    <label for=${ids.id}>${nameOf(c)}${
+    c.required ? html`<span class="req" aria-hidden="true"> *</span>` : nothing
+  }</label>
     ${control(ids)}
     ${c.helperText ? html`<div class="help" id=${`${ids.id}-help`}>${c.helperText}</div>` : nothing}
     ${messageList(ctx, c.bind, `${ids.id}-msg`)}
@@ -73,11 +82,15 @@ export function fieldGroup(
   controls: (ids: FieldIds) => TemplateResult,
 ): TemplateResult {
   const ids = fieldIds(c, ctx);
-  return html`<fieldset class="field group-field" data-component=${c.id} aria-describedby=${ids.describedBy}
-    aria-required=${c.required ? "true" : nothing}>
-    <legend>${nameOf(c)}${c.required ? html`<span class="req" aria-hidden="true"> *</span>` : nothing}</legend>
-    ${controls(ids)}
-    ${c.helperText ? html`<div class="help" id=${`${ids.id}-help`}>${c.helperText}</div>` : nothing}
-    ${messageList(ctx, c.bind, `${ids.id}-msg`)}
-  </fieldset>`;
+  return html`
+    <fieldset class="field group-field" data-component=${c.id} aria-describedby=${ids.describedBy}
+      aria-required=${c.required ? "true" : nothing}>
+        <legend>${nameOf(c)}${c.required
+          ? html`<span class="req" aria-hidden="true"> *</span>`
+          : nothing}</legend>
+        ${controls(ids)}
+        ${c.helperText ? html`<div class="help" id=${`${ids.id}-help`}>${c.helperText}</div>` : nothing}
+        ${messageList(ctx, c.bind, `${ids.id}-msg`)}
+      </fieldset>
+  `;
 }

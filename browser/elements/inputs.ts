@@ -33,7 +33,11 @@ export function parseInput(type: string, text: string): Json {
 }
 
 function text(value: Json | undefined): string {
-  return value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
+  return value === null || value === undefined
+    ? ""
+    : typeof value === "object"
+    ? JSON.stringify(value)
+    : String(value);
 }
 
 function write(c: EvaluatedComponent, ctx: ViewContext, value: Json): void {
@@ -51,23 +55,29 @@ const textInput: Renderer = (c, ctx) =>
       : c.type === "percentField"
       ? "%"
       : "";
-    const input = html`<input id=${ids.id} type=${numeric ? "number" : INPUT_TYPES[c.type] ?? "text"}
-      step=${numeric ? (c.step as number | undefined) ?? "any" : nothing}
-      min=${(c.min as number | undefined) ?? nothing} max=${(c.max as number | undefined) ?? nothing}
-      inputmode=${numeric ? "decimal" : nothing}
-      autocomplete=${c.type === "passwordField" ? "new-password" : "off"}
-      .value=${text(c.value)} placeholder=${(c.placeholder as string | undefined) ?? nothing}
-      title=${(c.tooltip as string | undefined) ?? nothing}
-      ?readonly=${c.readOnly === true} ?disabled=${locked(c)} ?required=${c.required === true}
-      aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
-      @change=${(e: Event) => write(c, ctx, parseInput(c.type, (e.target as HTMLInputElement).value))}>`;
-    return unit ? html`<div class="with-unit">${input}<span class="unit" aria-hidden="true">${unit}</span></div>` : input;
+    const input = html`
+      <input id=${ids.id} type=${numeric ? "number" : INPUT_TYPES[c.type] ?? "text"}
+        step=${numeric ? (c.step as number | undefined) ?? "any" : nothing}
+        min=${(c.min as number | undefined) ?? nothing} max=${(c.max as number | undefined) ?? nothing}
+        inputmode=${numeric ? "decimal" : nothing}
+        autocomplete=${c.type === "passwordField" ? "new-password" : "off"}
+        .value=${text(c.value)} placeholder=${(c.placeholder as string | undefined) ?? nothing}
+        title=${(c.tooltip as string | undefined) ?? nothing}
+        ?readonly=${c.readOnly === true} ?disabled=${locked(c)} ?required=${c.required === true}
+        aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
+        @change=${(e: Event) => write(c, ctx, parseInput(c.type, (e.target as HTMLInputElement).value))}>
+    `;
+    return unit
+      ? html`<div class="with-unit">${input}<span class="unit" aria-hidden="true">${unit}</span></div>`
+      : input;
   });
 
 const checkbox: Renderer = (c, ctx) => {
   const id = ctx.domId(c.id);
   return html`<div class="field check ${c.type === "toggleField" ? "toggle" : ""}" data-component=${c.id}>
-    <input id=${id} type="checkbox" role=${c.type === "toggleField" ? "switch" : nothing} .checked=${c.value === true}
+    <input id=${id} type="checkbox" role=${c.type === "toggleField" ? "switch" : nothing} .checked=${
+    c.value === true
+  }
       ?disabled=${locked(c) || c.readOnly === true} title=${(c.tooltip as string | undefined) ?? nothing}
       aria-describedby=${c.helperText ? `${id}-help` : nothing}
       @change=${(e: Event) => write(c, ctx, (e.target as HTMLInputElement).checked)}>
@@ -79,10 +89,13 @@ const checkbox: Renderer = (c, ctx) => {
 
 const textArea: Renderer = (c, ctx) =>
   field(c, ctx, (ids) =>
-    html`<textarea id=${ids.id} rows=${(c.rows as number | undefined) ?? 4} .value=${text(c.value)}
-      placeholder=${(c.placeholder as string | undefined) ?? nothing} ?readonly=${c.readOnly === true}
-      ?disabled=${locked(c)} aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
-      @change=${(e: Event) => write(c, ctx, (e.target as HTMLTextAreaElement).value)}></textarea>`);
+    html`
+      <textarea id=${ids.id} rows=${(c.rows as number | undefined) ?? 4} .value=${text(c.value)}
+        placeholder=${(c.placeholder as string | undefined) ?? nothing} ?readonly=${c.readOnly === true}
+        ?disabled=${locked(c)} aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids
+          .describedBy}
+        @change=${(e: Event) => write(c, ctx, (e.target as HTMLTextAreaElement).value)}></textarea>
+    `);
 
 interface Option {
   value: Json;
@@ -104,27 +117,35 @@ const select: Renderer = (c, ctx) =>
     const options = optionsOf(c);
     const current = text(c.value);
     const known = options.some((o) => text(o.value) === current);
-    return html`<select id=${ids.id} ?disabled=${locked(c) || c.readOnly === true} ?required=${c.required === true}
-      aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
-      @change=${(e: Event) => {
-      const index = (e.target as HTMLSelectElement).selectedIndex - 1;
-      write(c, ctx, index >= 0 && index < options.length ? options[index].value : null);
-    }}>
-      <option value="" ?selected=${current === ""}>${c.placeholder ?? "—"}</option>
-      ${options.map((o) => html`<option .value=${text(o.value)} ?selected=${text(o.value) === current}>${o.label}</option>`)}
-      ${!known && current ? html`<option selected .value=${current}>${current}</option>` : nothing}
-    </select>`;
+    return html`
+      <select id=${ids.id} ?disabled=${locked(c) || c.readOnly === true} ?required=${c.required === true}
+        aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
+        @change=${(e: Event) => {
+          const index = (e.target as HTMLSelectElement).selectedIndex - 1;
+          write(c, ctx, index >= 0 && index < options.length ? options[index].value : null);
+        }}>
+            <option value="" ?selected=${current === ""}>${c.placeholder ?? "—"}</option>
+            ${options.map((o) =>
+              html`<option .value=${text(o.value)} ?selected=${text(o.value) === current}>${o.label}</option>`
+            )}
+            ${!known && current ? html`<option selected .value=${current}>${current}</option>` : nothing}
+          </select>
+    `;
   });
 
 const radios: Renderer = (c, ctx) =>
-  fieldGroup(c, ctx, (ids: FieldIds) =>
-    html`<div class="options">${
-      optionsOf(c).map((o, i) =>
-        html`<label class="option"><input type="radio" name=${ids.id} id=${`${ids.id}-${i}`}
+  fieldGroup(
+    c,
+    ctx,
+    (ids: FieldIds) =>
+      html`<div class="options">${
+        optionsOf(c).map((o, i) =>
+          html`<label class="option"><input type="radio" name=${ids.id} id=${`${ids.id}-${i}`}
           .checked=${text(o.value) === text(c.value)} ?disabled=${locked(c) || c.readOnly === true}
           @change=${() => write(c, ctx, o.value)}> ${o.label}</label>`
-      )
-    }</div>`);
+        )
+      }</div>`,
+  );
 
 const multiSelect: Renderer = (c, ctx) =>
   fieldGroup(c, ctx, (ids) => {
@@ -132,11 +153,15 @@ const multiSelect: Renderer = (c, ctx) =>
     const options = optionsOf(c);
     return html`<div class="options">${
       options.map((o, i) =>
-        html`<label class="option"><input type="checkbox" id=${`${ids.id}-${i}`} .checked=${chosen.includes(text(o.value))}
+        html`<label class="option"><input type="checkbox" id=${`${ids.id}-${i}`} .checked=${
+          chosen.includes(text(o.value))
+        }
           ?disabled=${locked(c) || c.readOnly === true}
           @change=${(e: Event) => {
           const on = (e.target as HTMLInputElement).checked;
-          const next = options.filter((p) => p === o ? on : chosen.includes(text(p.value))).map((p) => p.value);
+          const next = options.filter((p) => p === o ? on : chosen.includes(text(p.value))).map((p) =>
+            p.value
+          );
           write(c, ctx, next);
         }}> ${o.label}</label>`
       )
@@ -149,17 +174,21 @@ const suggest: Renderer = (c, ctx) =>
     const tags = c.type === "tagsField";
     const value = tags && Array.isArray(c.value) ? c.value.map(text).join(", ") : text(c.value);
     const options = optionsOf(c);
-    return html`<input id=${ids.id} type="text" list=${`${ids.id}-list`} .value=${value}
-      placeholder=${(c.placeholder as string | undefined) ?? (tags ? "a, b, c" : nothing)}
-      ?readonly=${c.readOnly === true} ?disabled=${locked(c)} autocomplete="off"
-      aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
-      @change=${(e: Event) => {
-      const typed = (e.target as HTMLInputElement).value;
-      if (tags) return write(c, ctx, typed.split(",").map((t) => t.trim()).filter(Boolean));
-      const match = options.find((o) => o.label === typed || text(o.value) === typed);
-      write(c, ctx, match ? match.value : typed);
-    }}>
-    <datalist id=${`${ids.id}-list`}>${options.map((o) => html`<option .value=${o.label}></option>`)}</datalist>`;
+    return html`
+      <input id=${ids.id} type="text" list=${`${ids.id}-list`} .value=${value}
+        placeholder=${(c.placeholder as string | undefined) ?? (tags ? "a, b, c" : nothing)}
+        ?readonly=${c.readOnly === true} ?disabled=${locked(c)} autocomplete="off"
+        aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
+        @change=${(e: Event) => {
+          const typed = (e.target as HTMLInputElement).value;
+          if (tags) return write(c, ctx, typed.split(",").map((t) => t.trim()).filter(Boolean));
+          const match = options.find((o) => o.label === typed || text(o.value) === typed);
+          write(c, ctx, match ? match.value : typed);
+        }}>
+      <datalist id=${`${ids.id}-list`}>${options.map((o) =>
+        html`<option .value=${o.label}></option>`
+      )}</datalist>
+    `;
   });
 
 const dependentSelector: Renderer = (c, ctx) => optionsOf(c).length ? select(c, ctx) : textInput(c, ctx);
@@ -170,21 +199,34 @@ const slider: Renderer = (c, ctx) => {
     const max = typeof c.max === "number" ? c.max : 5;
     const min = typeof c.min === "number" ? c.min : 1;
     const stars = Array.from({ length: max - min + 1 }, (_, i) => min + i);
-    return fieldGroup(c, ctx, (ids) =>
-      html`<div class="rating">${
-        stars.map((n) =>
-          html`<label class="star ${typeof c.value === "number" && n <= c.value ? "on" : ""}">
-            <input type="radio" name=${ids.id} .checked=${c.value === n} ?disabled=${locked(c) || c.readOnly === true}
-              @change=${() => write(c, ctx, n)}><span aria-hidden="true">★</span><span class="sr">${n}</span></label>`
-        )
-      }</div>`);
+    return fieldGroup(
+      c,
+      ctx,
+      (ids) =>
+        html`<div class="rating">${
+          stars.map((n) =>
+            html`<label class="star ${typeof c.value === "number" && n <= c.value ? "on" : ""}">
+            <input type="radio" name=${ids.id} .checked=${c.value === n} ?disabled=${
+              locked(c) || c.readOnly === true
+            }
+              @change=${() =>
+              write(c, ctx, n)}><span aria-hidden="true">★</span><span class="sr">${n}</span></label>`
+          )
+        }</div>`,
+    );
   }
-  return field(c, ctx, (ids) =>
-    html`<div class="slider"><input id=${ids.id} type="range" min=${(c.min as number | undefined) ?? 0}
+  return field(
+    c,
+    ctx,
+    (ids) =>
+      html`<div class="slider"><input id=${ids.id} type="range" min=${(c.min as number | undefined) ?? 0}
       max=${(c.max as number | undefined) ?? 100} step=${(c.step as number | undefined) ?? 1}
-      .value=${text(c.value)} ?disabled=${locked(c) || c.readOnly === true} aria-describedby=${ids.describedBy}
+      .value=${text(c.value)} ?disabled=${
+        locked(c) || c.readOnly === true
+      } aria-describedby=${ids.describedBy}
       @change=${(e: Event) => write(c, ctx, Number((e.target as HTMLInputElement).value))}>
-      <output for=${ids.id}>${text(c.value)}</output></div>`);
+      <output for=${ids.id}>${text(c.value)}</output></div>`,
+  );
 };
 
 const dateRange: Renderer = (c, ctx) =>
@@ -194,8 +236,12 @@ const dateRange: Renderer = (c, ctx) =>
         const bind = c[`bind${end}`];
         const id = `${ids.id}-${end.toLowerCase()}`;
         return html`<div class="field"><label for=${id}>${c[`${end.toLowerCase()}Label`] ?? end}</label>
-          <input id=${id} type="date" .value=${text(c[`value${end}`])} min=${(c.minDate as string | undefined) ?? nothing}
-            max=${(c.maxDate as string | undefined) ?? nothing} ?readonly=${c.readOnly === true} ?disabled=${locked(c)}
+          <input id=${id} type="date" .value=${text(c[`value${end}`])} min=${
+          (c.minDate as string | undefined) ?? nothing
+        }
+            max=${(c.maxDate as string | undefined) ?? nothing} ?readonly=${c.readOnly === true} ?disabled=${
+          locked(c)
+        }
             @change=${(e: Event) =>
           typeof bind === "string" && ctx.write(bind, (e.target as HTMLInputElement).value, c.onChange)}>
           ${messageList(ctx, bind, `${id}-msg`)}</div>`;
@@ -211,16 +257,17 @@ function describeBlob(value: Json | undefined): string {
 
 const fileUpload: Renderer = (c, ctx) =>
   field(c, ctx, (ids) =>
-    html`<input id=${ids.id} type="file" accept=${
-      (c.accept as string | undefined) ??
-        (Array.isArray(c.allowedMediaTypes) ? c.allowedMediaTypes.join(",") : nothing)
-    }
-      ?multiple=${c.multiple === true} ?disabled=${locked(c) || c.readOnly === true} aria-describedby=${ids.describedBy}
-      @change=${(e: Event) => {
-      const files = [...((e.target as HTMLInputElement).files ?? [])];
-      if (files.length && typeof c.bind === "string") ctx.upload(c.bind, files, c.multiple === true);
-    }}>
-    ${c.value ? html`<div class="help">Stored: ${describeBlob(c.value)}</div>` : nothing}`);
+    html`
+      <input id=${ids.id} type="file" accept=${(c.accept as string | undefined) ??
+        (Array.isArray(c.allowedMediaTypes) ? c.allowedMediaTypes.join(",") : nothing)}
+        ?multiple=${c.multiple === true} ?disabled=${locked(c) || c.readOnly === true} aria-describedby=${ids
+          .describedBy}
+        @change=${(e: Event) => {
+          const files = [...((e.target as HTMLInputElement).files ?? [])];
+          if (files.length && typeof c.bind === "string") ctx.upload(c.bind, files, c.multiple === true);
+        }}>
+          ${c.value ? html`<div class="help">Stored: ${describeBlob(c.value)}</div>` : nothing}
+    `);
 
 /** Renderers of the input kinds by component type. */
 export const INPUT_RENDERERS: Record<string, Renderer> = {

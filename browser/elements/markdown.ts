@@ -10,7 +10,10 @@
 
 /** Escapes text for HTML content and attributes. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
 }
 
 function inline(text: string): string {
@@ -32,7 +35,9 @@ export function markdownToHtml(text: string): string {
   const flush = () => {
     if (paragraph.length) out.push(`<p>${inline(paragraph.join(" "))}</p>`);
     paragraph = [];
-    if (list) out.push(`<${list.tag}>${list.items.map((i) => `<li>${inline(i)}</li>`).join("")}</${list.tag}>`);
+    if (list) {
+      out.push(`<${list.tag}>${list.items.map((i) => `<li>${inline(i)}</li>`).join("")}</${list.tag}>`);
+    }
     list = null;
   };
   for (const line of text.split(/\r?\n/)) {

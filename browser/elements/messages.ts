@@ -44,7 +44,8 @@ export function canonical(address: string): string {
 function under(pattern: string, address: string): boolean {
   const p = parsePath(pattern);
   const a = parsePath(address);
-  return p.ok && a.ok && a.path.length >= p.path.length && patternMatches(p.path, a.path.slice(0, p.path.length));
+  return p.ok && a.ok && a.path.length >= p.path.length &&
+    patternMatches(p.path, a.path.slice(0, p.path.length));
 }
 
 /** Places constraint messages: at bound fields under the constraint's path, else at the written fields. */
@@ -88,7 +89,9 @@ export function messagesOfError(
     placeConstraints(map, violations as unknown as ConstraintViolation[], spec, written, bound, "error");
   } else {
     const text = (err as Error)?.message ?? String(err);
-    for (const place of written.length ? written : [""]) add(map, canonical(place), { text, severity: "error" });
+    for (const place of written.length ? written : [""]) {
+      add(map, canonical(place), { text, severity: "error" });
+    }
   }
   return map;
 }

@@ -8,7 +8,14 @@
  * @module
  */
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
-import { type AuditRecord, type EvaluatedComponent, type Invoker, type Json, operations, type TraceRecord } from "../../engine/mod.ts";
+import {
+  type AuditRecord,
+  type EvaluatedComponent,
+  type Invoker,
+  type Json,
+  operations,
+  type TraceRecord,
+} from "../../engine/mod.ts";
 import { nameOf } from "./field.ts";
 import { formatValue } from "./format.ts";
 import type { ViewContext } from "./view_context.ts";
@@ -41,17 +48,24 @@ export class TraceList extends LitElement {
   }
 
   protected override updated(changed: PropertyValues): void {
-    if (["invoker", "modelId", "kind", "path", "limit", "revision"].some((p) => changed.has(p))) void this.#load();
+    if (["invoker", "modelId", "kind", "path", "limit", "revision"].some((p) => changed.has(p))) {
+      void this.#load();
+    }
   }
 
   async #load(): Promise<void> {
     if (!this.invoker || !this.modelId) return;
     try {
       if (this.kind === "audit") {
-        const records: AuditRecord[] = await this.invoker.invoke(operations.getAudit, { id: this.modelId, limit: this.limit });
+        const records: AuditRecord[] = await this.invoker.invoke(operations.getAudit, {
+          id: this.modelId,
+          limit: this.limit,
+        });
         this.rows = records.map((r) =>
           `#${r.sequence} ${r.timestamp.slice(11, 19)} ${r.source}: ${
-            Array.isArray(r.mutations) ? `${r.mutations.length} patch operations` : Object.keys(r.mutations ?? {}).join(", ")
+            Array.isArray(r.mutations)
+              ? `${r.mutations.length} patch operations`
+              : Object.keys(r.mutations ?? {}).join(", ")
           }`
         );
       } else {
@@ -61,7 +75,9 @@ export class TraceList extends LitElement {
           limit: this.limit,
         });
         this.rows = traces.filter((t) => this.showConstraints || t.constraintPassed === null).map((t) =>
-          `${t.targetPath} = ${formatValue(t.result as Json)} ← ${t.expression}${t.errorMessage ? ` (error: ${t.errorMessage})` : ""}`
+          `${t.targetPath} = ${formatValue(t.result as Json)} ← ${t.expression}${
+            t.errorMessage ? ` (error: ${t.errorMessage})` : ""
+          }`
         );
       }
     } catch (err) {
@@ -72,7 +88,9 @@ export class TraceList extends LitElement {
   protected override render(): TemplateResult {
     if (this.rows === null) return html`<p class="empty">Loading…</p>`;
     if (!this.rows.length) {
-      return html`<p class="empty">${this.kind === "audit" ? "No changes recorded yet." : "No traces yet: change a field."}</p>`;
+      return html`<p class="empty">${
+        this.kind === "audit" ? "No changes recorded yet." : "No traces yet: change a field."
+      }</p>`;
     }
     return html`<ol class="trace-list">${this.rows.map((r) => html`<li><code>${r}</code></li>`)}</ol>`;
   }
@@ -80,19 +98,26 @@ export class TraceList extends LitElement {
 if (!customElements.get("svc-trace-list")) customElements.define("svc-trace-list", TraceList);
 
 const tracePanel: Renderer = (c, ctx) =>
-  html`<details class="trace-panel" data-component=${c.id} ?open=${c.collapsed !== true}>
-    <summary>${c.label ?? (c.type === "auditTimeline" ? "Audit timeline" : `Explain ${nameOf(c)}`)}</summary>
-    <svc-trace-list .invoker=${ctx.invoker} .modelId=${ctx.modelId} kind=${c.type === "auditTimeline" ? "audit" : "explain"}
-      path=${typeof c.bind === "string" ? c.bind : "$"} limit=${typeof c.limit === "number" ? c.limit : 10}
-      revision=${ctx.revision} ?showConstraints=${c.showConstraints !== false}></svc-trace-list>
-  </details>`;
+  html`
+    <details class="trace-panel" data-component=${c.id} ?open=${c.collapsed !== true}>
+      <summary>${c.label ??
+        (c.type === "auditTimeline" ? "Audit timeline" : `Explain ${nameOf(c)}`)}</summary>
+      <svc-trace-list .invoker=${ctx.invoker} .modelId=${ctx.modelId} kind=${c.type === "auditTimeline"
+        ? "audit"
+        : "explain"}
+        path=${typeof c.bind === "string" ? c.bind : "$"} limit=${typeof c.limit === "number" ? c.limit : 10}
+        revision=${ctx.revision} ?showConstraints=${c.showConstraints !== false}></svc-trace-list>
+    </details>
+  `;
 
 const validationSummary: Renderer = (c, ctx) => {
   const prefix = typeof c.pathPrefix === "string" ? c.pathPrefix : "";
   const max = typeof c.maxItems === "number" ? c.maxItems : Infinity;
   const entries = ctx.allMessages().filter(([address]) => address.startsWith(prefix) || address === "")
     .flatMap(([address, list]) => list.map((m) => ({ address, ...m }))).slice(0, max);
-  return html`<div class="validation-summary ${c.variant ?? ""}" data-component=${c.id} role="status" aria-live="polite">
+  return html`<div class="validation-summary ${
+    c.variant ?? ""
+  }" data-component=${c.id} role="status" aria-live="polite">
     ${c.label ? html`<strong>${c.label}</strong>` : nothing}
     ${
     entries.length
@@ -116,14 +141,17 @@ const effectStatus: Renderer = (c, ctx) => {
   const status = c.value !== null && typeof c.value === "object" && !Array.isArray(c.value) ? c.value : null;
   const phase = typeof status?.phase === "string" ? status.phase : null;
   const error = c.error ?? status?.error;
-  const retry = c.showRetry === true && (phase === "failed" || phase === "cancelled" || c.onRetry !== undefined);
+  const retry = c.showRetry === true &&
+    (phase === "failed" || phase === "cancelled" || c.onRetry !== undefined);
   return html`<div class="effect-status" data-component=${c.id} role="status">
     <span class="caption">${nameOf(c)}</span>
     <span class="chip ${phase ?? "none"}">${phase ? PHASE_LABELS[phase] ?? phase : "Not run yet"}</span>
     ${error ? html`<span class="error-text">${formatValue(error)}</span>` : nothing}
     ${
     retry
-      ? html`<button type="button" class="btn" @click=${() => ctx.runHandler(c.onRetry)}>${c.retryLabel ?? "Retry"}</button>`
+      ? html`<button type="button" class="btn" @click=${() => ctx.runHandler(c.onRetry)}>${
+        c.retryLabel ?? "Retry"
+      }</button>`
       : nothing
   }
   </div>`;

@@ -16,7 +16,9 @@ import { PANEL_RENDERERS } from "./panels.ts";
 import type { ViewContext } from "./view_context.ts";
 
 /** Every renderer by component type. */
-export const RENDERERS: Readonly<Record<string, (c: EvaluatedComponent, ctx: ViewContext) => TemplateResult>> = {
+export const RENDERERS: Readonly<
+  Record<string, (c: EvaluatedComponent, ctx: ViewContext) => TemplateResult>
+> = {
   ...INPUT_RENDERERS,
   ...DISPLAY_RENDERERS,
   ...DATA_RENDERERS,

@@ -15,6 +15,7 @@
  * @module
  */
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
+import { styleMap } from "lit/directives/style-map.js";
 import {
   type EvaluatedComponent,
   type EvaluatedView,
@@ -25,7 +26,13 @@ import {
 } from "../../engine/mod.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import type { Feed } from "../host/feed.ts";
-import { canonical, type FieldMessage, type MessageMap, messagesOfError, placeConstraints } from "./messages.ts";
+import {
+  canonical,
+  type FieldMessage,
+  type MessageMap,
+  messagesOfError,
+  placeConstraints,
+} from "./messages.ts";
 import { renderComponents } from "./render.ts";
 import { VIEW_STYLES } from "./styles.ts";
 import type { ViewContext } from "./view_context.ts";
@@ -41,7 +48,10 @@ export function applyDelta(
     const replaced = delta[c.id];
     if (replaced) return replaced;
     if (!Array.isArray(c.components)) return c;
-    return { ...c, components: applyDelta(c.components as unknown as EvaluatedComponent[], delta) as unknown as Json };
+    return {
+      ...c,
+      components: applyDelta(c.components as unknown as EvaluatedComponent[], delta) as unknown as Json,
+    };
   });
 }
 
@@ -118,7 +128,9 @@ export class SvcView extends LitElement {
         if (event.kind === "deleted") {
           this.view = null;
           this.loadError = `Model '${this.modelId}' was deleted.`;
-        } else if (event.kind === "spec-evolved" || this.#pending === 0) this.#scheduleRefresh(event.kind === "spec-evolved");
+        } else if (event.kind === "spec-evolved" || this.#pending === 0) {
+          this.#scheduleRefresh(event.kind === "spec-evolved");
+        }
       })
       : undefined;
   }
@@ -233,7 +245,10 @@ export class SvcView extends LitElement {
     this.#images.set(src, "");
     this.invoker.invoke(operations.getModelBlob, { id: decodeURIComponent(match[1]), blobId: match[2] }).then(
       (blob) => {
-        this.#images.set(src, URL.createObjectURL(new Blob([blob.bytes as Uint8Array<ArrayBuffer>], { type: blob.mediaType })));
+        this.#images.set(
+          src,
+          URL.createObjectURL(new Blob([blob.bytes as Uint8Array<ArrayBuffer>], { type: blob.mediaType })),
+        );
         this.requestUpdate();
       },
       () => this.#images.delete(src),
@@ -260,7 +275,10 @@ export class SvcView extends LitElement {
           onChange,
         ),
       patch: (ops, address) =>
-        void this.#commit([address], (viewId) => invoker.invoke(operations.patch, { id, patch: ops, viewId })),
+        void this.#commit(
+          [address],
+          (viewId) => invoker.invoke(operations.patch, { id, patch: ops, viewId }),
+        ),
       runHandler: (handler, address) => void this.#handler(handler, address),
       navigate: (viewId) => this.#navigate(viewId),
       upload: (address, files, multiple) =>
@@ -268,7 +286,9 @@ export class SvcView extends LitElement {
           const refs = [];
           for (const file of files) {
             const bytes = new Uint8Array(await file.arrayBuffer());
-            refs.push(await invoker.invoke(operations.uploadBlob, { bytes, mediaType: file.type || undefined }));
+            refs.push(
+              await invoker.invoke(operations.uploadBlob, { bytes, mediaType: file.type || undefined }),
+            );
           }
           const value = (multiple ? refs : refs[0]) as unknown as Json;
           return await invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
@@ -294,10 +314,13 @@ export class SvcView extends LitElement {
       <h2 id=${`${this.#uid}-title`}>${view.title}</h2>
       ${
       form.length
-        ? html`<ul class="form-messages" role="alert">${form.map((m) => html`<li class=${m.severity}>${m.text}</li>`)}</ul>`
+        ? html`<ul class="form-messages" role="alert">${
+          form.map((m) => html`<li class=${m.severity}>${m.text}</li>`)
+        }</ul>`
         : nothing
     }
-      <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}" data-columns=${grid ? columns : nothing}>
+      <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}"
+        style=${styleMap(grid ? { gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` } : {})}>
         ${renderComponents(view.components as unknown as Json, this.#context(view))}
       </div>
     </section>`;

@@ -14,7 +14,13 @@
  *
  * @module
  */
-import { type Json, type ModelService, type ModelSpec, operations, type ServiceEvent } from "../../engine/mod.ts";
+import {
+  type Json,
+  type ModelService,
+  type ModelSpec,
+  operations,
+  type ServiceEvent,
+} from "../../engine/mod.ts";
 import { jsonEqual } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
@@ -32,7 +38,9 @@ let shared: Promise<Connection> | undefined;
 
 /** A new service running in this tab (its own database), for apps that manage models themselves. */
 export async function createModelService(options: EmbedServiceOptions = {}): Promise<ModelService> {
-  const connection = await openTabConnection({ database: options.database === undefined ? EMBED_DATABASE : options.database });
+  const connection = await openTabConnection({
+    database: options.database === undefined ? EMBED_DATABASE : options.database,
+  });
   return connection.service!;
 }
 
@@ -58,7 +66,8 @@ export async function open(spec: ModelSpec): Promise<{ id: string; connection: C
     await invoker.invoke(operations.deleteModel, { id });
     await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
     // The old state is kept only when the new spec still accepts it.
-    await invoker.invoke(operations.restore, { id, snapshot: snapshot as unknown as Record<string, unknown> }).catch(() => undefined);
+    await invoker.invoke(operations.restore, { id, snapshot: snapshot as unknown as Record<string, unknown> })
+      .catch(() => undefined);
     return { id, connection };
   }
   await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });

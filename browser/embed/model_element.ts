@@ -60,8 +60,10 @@ export class SvcModel extends LitElement {
   protected override render(): TemplateResult {
     if (this.problem) return html`<p role="alert">${this.problem}</p>`;
     if (!this.connection) return html`<p>Loading…</p>`;
-    return html`<svc-view .invoker=${this.connection.invoker} .feed=${this.connection.feed} model=${this.modelId}
-      view=${this.view}></svc-view>`;
+    return html`
+      <svc-view .invoker=${this.connection.invoker} .feed=${this.connection.feed} model=${this.modelId}
+        view=${this.view}></svc-view>
+    `;
   }
 }
 

@@ -7,13 +7,7 @@
  *
  * @module
  */
-import {
-  type Invoker,
-  localInvoker,
-  ModelService,
-  remoteInvoker,
-  webPlatform,
-} from "../../engine/mod.ts";
+import { type Invoker, localInvoker, ModelService, remoteInvoker, webPlatform } from "../../engine/mod.ts";
 import { localAuthoring } from "../../engine/service/authoring.ts";
 import { openBrowserStorage } from "../stores/mod.ts";
 import { type Feed, serviceFeed } from "./feed.ts";

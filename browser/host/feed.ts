@@ -19,7 +19,9 @@ export interface Feed {
 }
 
 /** The feed of an in-tab service (anything with `subscribe(listener)`). */
-export function serviceFeed(service: { subscribe(listener: (event: ServiceEvent) => void): () => void }): Feed {
+export function serviceFeed(
+  service: { subscribe(listener: (event: ServiceEvent) => void): () => void },
+): Feed {
   return {
     subscribe: (modelId, listener) =>
       service.subscribe((event) => {

@@ -68,7 +68,9 @@ export function socketFeed(options: SocketFeedOptions): Feed {
         socket.onclose = (close) => {
           if (stopped) return;
           options.onProblem?.(
-            `Live updates of '${modelId}' interrupted (${close.code}${close.reason ? ` ${close.reason}` : ""}); reconnecting…`,
+            `Live updates of '${modelId}' interrupted (${close.code}${
+              close.reason ? ` ${close.reason}` : ""
+            }); reconnecting…`,
           );
           timer = setTimeout(connect, delay);
           delay = Math.min(delay * 2, 10_000);
