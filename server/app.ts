@@ -4,6 +4,9 @@
  * over the service layer. Errors become RFC 7807 problem documents
  * (see `problem.ts`).
  *
+ * The browser playground and embed script are served at `/` from the web
+ * build (routes/web.ts), open and under their own CSP.
+ *
  * MCP Streamable HTTP mounts at `/mcp` through {@link AppOptions.mcp}: it sits
  * behind the same middleware (key, limits, headers) as every route; its own
  * Origin check (`svc.mcp.allowed-origins`) is the mount's concern.
@@ -26,6 +29,7 @@ import { securityHeaders } from "./middleware/security_headers/index.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { problemResponse, serviceErrorResponse } from "./problem.ts";
 import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
+import { DEFAULT_WEB_ROOT, PAGE_CSP, serveWeb, webPaths } from "./routes/web.ts";
 import type { Route, RouteDeps } from "./routes/route.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 
@@ -38,6 +42,8 @@ export interface AppOptions {
   log: Logger;
   /** Served at `/mcp` when given. */
   mcp?: McpMount;
+  /** The web build served at `/` (default `dist/web` of the project; routes/web.ts). */
+  webRoot?: string;
 }
 
 /**
@@ -66,20 +72,31 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     method: r.method.toUpperCase(),
   }));
 
+  const webRoot = options.webRoot ?? DEFAULT_WEB_ROOT;
+  const built = webPaths(webRoot);
+  const pages = new Set([...built, "/"]);
+
   const app = new Hono();
-  app.use("*", securityHeaders({ contentSecurityPolicy: config.contentSecurityPolicy }));
+  app.use(
+    "*",
+    securityHeaders({
+      contentSecurityPolicy: config.contentSecurityPolicy,
+      pages: { paths: pages, contentSecurityPolicy: PAGE_CSP },
+    }),
+  );
   if (config.accessLog) app.use("*", accessLog(log));
   if (config.rateLimit.enabled) app.use("*", rateLimit(config.rateLimit));
   app.use(
     "*",
     apiKeyAuth({
       apiKey: config.apiKey,
-      openPaths: new Set(routes.filter((r) => r.open).map((r) => r.path)),
+      openPaths: new Set([...routes.filter((r) => r.open).map((r) => r.path), ...pages]),
       acceptsQueryToken: (path) => queryTokenPatterns.some((p) => p.test(path)),
     }),
   );
   app.use("*", bodySizeLimit(config.bodyLimits));
 
+  serveWeb(app, webRoot, built);
   for (const route of routes) {
     app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handle(c, deps));
   }

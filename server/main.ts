@@ -28,6 +28,8 @@ export interface ServerOptions {
    * defaults to MCP over the service (mcp/http.ts).
    */
   mcp?: (service: ModelService, config: ServerConfig) => McpMount;
+  /** The web build served at `/` (default `dist/web` of the project). */
+  webRoot?: string;
 }
 
 /** A running server. */
@@ -78,7 +80,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
   metrics.countModels(() => service.modelCount);
   const subscriptions = new SubscriptionHub(service, config.websocketMaxBufferedBytes);
   const mcp = options.mcp?.(service, config);
-  const app = createApp({ service, config, metrics, subscriptions, log, mcp });
+  const app = createApp({ service, config, metrics, subscriptions, log, mcp, webRoot: options.webRoot });
   return { app, service, metrics, subscriptions, storage, mcp };
 }
 

@@ -53,9 +53,9 @@ export function messageList(
 ): TemplateResult | typeof nothing {
   const messages = ctx.messages(typeof address === "string" ? address : undefined);
   if (!messages.length) return nothing;
-  return html`<ul class="messages" id=${id} role="alert">${
+  return html`<div class="messages" id=${id} role="alert"><ul>${
     messages.map((m) => html`<li class=${m.severity}>${m.text}</li>`)
-  }</ul>`;
+  }</ul></div>`;
 }
 
 /** A labelled field around `control`. */
@@ -65,10 +65,9 @@ export function field(
   control: (ids: FieldIds) => TemplateResult,
 ): TemplateResult {
   const ids = fieldIds(c, ctx);
+  const marker = c.required ? html`<span class="req" aria-hidden="true">*</span>` : nothing;
   return html`<div class="field ${c.required ? "required" : ""}" data-component=${c.id}>
-    <label for=${ids.id}>${nameOf(c)}${
-    c.required ? html`<span class="req" aria-hidden="true"> *</span>` : nothing
-  }</label>
+    <div class="label-row"><label for=${ids.id}>${nameOf(c)}</label>${marker}</div>
     ${control(ids)}
     ${c.helperText ? html`<div class="help" id=${`${ids.id}-help`}>${c.helperText}</div>` : nothing}
     ${messageList(ctx, c.bind, `${ids.id}-msg`)}
@@ -85,9 +84,7 @@ export function fieldGroup(
   return html`
     <fieldset class="field group-field" data-component=${c.id} aria-describedby=${ids.describedBy}
       aria-required=${c.required ? "true" : nothing}>
-        <legend>${nameOf(c)}${c.required
-          ? html`<span class="req" aria-hidden="true"> *</span>`
-          : nothing}</legend>
+        <legend>${nameOf(c)}${c.required ? html`<span class="req" aria-hidden="true"> *</span>` : nothing}</legend>
         ${controls(ids)}
         ${c.helperText ? html`<div class="help" id=${`${ids.id}-help`}>${c.helperText}</div>` : nothing}
         ${messageList(ctx, c.bind, `${ids.id}-msg`)}

@@ -1,6 +1,6 @@
 /**
  * Display formatting of values (SPEC.md "Formatting"): `currency` with the
- * short symbol of an ISO-4217 code, `percent` appends a percent sign without
+ * short symbol of an ISO-4217 code (two decimals without one), `percent` appends a percent sign without
  * rescaling (7.5 shows as 7.5%), `number` and `integer` group digits; anything
  * else is shown as text, objects as JSON.
  *
@@ -14,10 +14,14 @@ export function formatValue(value: Json | undefined, format?: Json, currency?: J
   if (typeof value === "number") {
     switch (format) {
       case "currency":
+        // Without an ISO-4217 code there is no symbol to show: two decimals, grouped.
+        if (typeof currency !== "string") {
+          return new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
+        }
         try {
           return new Intl.NumberFormat(undefined, {
             style: "currency",
-            currency: typeof currency === "string" ? currency : "USD",
+            currency,
             currencyDisplay: "narrowSymbol",
           }).format(value);
         } catch {

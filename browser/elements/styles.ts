@@ -69,7 +69,7 @@ export const VIEW_STYLES = css`
     padding: 0;
     margin: 0;
   }
-  .field > label,
+  .field label,
   legend,
   .caption {
     font-weight: 600;
@@ -130,10 +130,22 @@ export const VIEW_STYLES = css`
     font-size: 0.85em;
   }
   .messages {
+    font-size: 0.9em;
+  }
+  .messages ul,
+  .form-messages ul {
     list-style: none;
     margin: 0;
     padding: 0;
-    font-size: 0.9em;
+  }
+  .label-row {
+    display: flex;
+    gap: 4px;
+    align-items: baseline;
+  }
+  .option,
+  .field.check .help {
+    font-weight: normal;
   }
   .messages .error,
   .validation-summary .error,

@@ -65,6 +65,28 @@ function boundAddresses(components: Json | undefined, out: string[] = []): strin
 
 const BLOB_PATH = /^\/models\/([^/]+)\/blobs\/([0-9a-f]+)$/;
 
+/** Choice components whose options the client resolves (`optionsPath`, `optionsExpr`), in a tree. */
+function dynamicChoices(components: Json | undefined, out: EvaluatedComponent[] = []): EvaluatedComponent[] {
+  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
+    if (typeof c.optionsPath === "string" || typeof c.optionsExpr === "string") out.push(c);
+    dynamicChoices(c.components, out);
+  }
+  return out;
+}
+
+/** An address with wildcards as the JSONata path reading the same values (`$.tiers[*].code` → `tiers.code`). */
+export function addressAsExpression(address: string): string {
+  return address.replace(/^\$\.?/, "").replace(/\[\*\]/g, "") || "$";
+}
+
+/** Options from values: objects with `value` stay, anything else becomes `{value, label}`. */
+function asOptions(result: Json): Json[] {
+  const list = Array.isArray(result) ? result : result === null || result === undefined ? [] : [result];
+  return list.map((v) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) && "value" in v ? v : { value: v, label: String(v) }
+  );
+}
+
 /** The view renderer element. */
 export class SvcView extends LitElement {
   static override styles = VIEW_STYLES;
@@ -153,7 +175,9 @@ export class SvcView extends LitElement {
       });
       if (load !== this.#loads) return;
       this.#spec = spec;
-      this.view = view;
+      const resolved = await this.#resolveOptions(view.components);
+      if (load !== this.#loads) return;
+      this.view = { ...view, components: resolved };
       this.loadError = "";
       this.#revision++;
     } catch (err) {
@@ -161,6 +185,32 @@ export class SvcView extends LitElement {
       this.view = null;
       this.loadError = (err as Error).message;
     }
+  }
+
+  /**
+   * Components with the options of `optionsPath` / `optionsExpr` choices filled in: evaluated by the
+   * engine's expression tools (a local operation) against the merged state. Unchanged when there are none.
+   */
+  async #resolveOptions(components: EvaluatedComponent[]): Promise<EvaluatedComponent[]> {
+    const dynamic = dynamicChoices(components as unknown as Json);
+    if (!dynamic.length || !this.invoker) return components;
+    const invoker = this.invoker;
+    const state = await invoker.invoke(operations.getState, { id: this.modelId });
+    const options: Record<string, EvaluatedComponent> = {};
+    for (const c of dynamic) {
+      const expr = typeof c.optionsExpr === "string" ? c.optionsExpr : addressAsExpression(String(c.optionsPath));
+      try {
+        const { result } = await invoker.invoke(operations.evalExpression, {
+          expr,
+          input: state,
+          constants: (this.#spec?.constants ?? {}) as Record<string, Json>,
+        });
+        options[c.id] = { ...c, options: asOptions(result) };
+      } catch (err) {
+        options[c.id] = { ...c, error: `options: ${(err as Error).message}` };
+      }
+    }
+    return applyDelta(components, options);
   }
 
   /** Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. */
@@ -183,7 +233,8 @@ export class SvcView extends LitElement {
     try {
       const result = await run(view.viewId);
       if (this.view && result.viewDelta) {
-        this.view = { ...this.view, components: applyDelta(this.view.components, result.viewDelta) };
+        const components = applyDelta(this.view.components, result.viewDelta);
+        this.view = { ...this.view, components: await this.#resolveOptions(components) };
       }
       const bound = boundAddresses(this.view?.components as unknown as Json);
       placeConstraints(this.#messages, result.flaggedConstraints, this.#spec, written, bound, "warning");
@@ -264,8 +315,9 @@ export class SvcView extends LitElement {
       modelId: id,
       viewId: view.viewId,
       revision: this.#revision,
+      // Component ids never hold "--" here (other characters become "_"), so the title's id stays unique.
       domId: (componentId, suffix) =>
-        `${this.#uid}-${componentId.replace(/[^A-Za-z0-9_-]/g, "_")}${suffix ? `-${suffix}` : ""}`,
+        `${this.#uid}-${componentId.replace(/[^A-Za-z0-9_]/g, "_")}${suffix ? `-${suffix}` : ""}`,
       messages: (address) => this.#messages.get(address === undefined ? "\u0000" : canonical(address)) ?? [],
       allMessages: () => [...this.#messages],
       write: (address, value, onChange) =>
@@ -310,13 +362,13 @@ export class SvcView extends LitElement {
     const form = this.#messages.get("") ?? [];
     const grid = view.layout === "grid";
     const columns = typeof view.columns === "number" ? view.columns : 2;
-    return html`<section class="view" aria-labelledby=${`${this.#uid}-title`}>
-      <h2 id=${`${this.#uid}-title`}>${view.title}</h2>
+    return html`<section class="view" aria-labelledby=${`${this.#uid}--title`}>
+      <h2 id=${`${this.#uid}--title`}>${view.title}</h2>
       ${
       form.length
-        ? html`<ul class="form-messages" role="alert">${
+        ? html`<div class="form-messages" role="alert"><ul>${
           form.map((m) => html`<li class=${m.severity}>${m.text}</li>`)
-        }</ul>`
+        }</ul></div>`
         : nothing
     }
       <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}"
