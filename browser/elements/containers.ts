@@ -139,12 +139,11 @@ const sectionList: Renderer = (c, ctx) => {
     ${
     c.canAdd && pointer !== null
       ? html`<button type="button" class="add" @click=${() =>
-        ctx.patch(
-          items.length
-            ? [{ op: "add", path: `${pointer}/-`, value: {} }]
-            : [{ op: "add", path: pointer, value: [{}] }],
-          bind,
-        )}>${c.addLabel ?? `Add ${name.toLowerCase()}`}</button>`
+        ctx.patch([
+          // A missing array is created empty first, so the element is created on its own and gets its defaults.
+          ...(items.length ? [] : [{ op: "add" as const, path: pointer, value: [] }]),
+          { op: "add", path: `${pointer}/-`, value: {} },
+        ], bind)}>${c.addLabel ?? `Add ${name.toLowerCase()}`}</button>`
       : nothing
   }
   </section>`;

@@ -53,9 +53,11 @@ export function messageList(
 ): TemplateResult | typeof nothing {
   const messages = ctx.messages(typeof address === "string" ? address : undefined);
   if (!messages.length) return nothing;
-  return html`<div class="messages" id=${id} role="alert"><ul>${
-    messages.map((m) => html`<li class=${m.severity}>${m.text}</li>`)
-  }</ul></div>`;
+  return html`
+    <div class="messages" id=${id} role="alert">
+      <ul>${messages.map((m) => html`<li class=${m.severity}>${m.text}</li>`)}</ul>
+    </div>
+  `;
 }
 
 /** A labelled field around `control`. */
@@ -84,7 +86,9 @@ export function fieldGroup(
   return html`
     <fieldset class="field group-field" data-component=${c.id} aria-describedby=${ids.describedBy}
       aria-required=${c.required ? "true" : nothing}>
-        <legend>${nameOf(c)}${c.required ? html`<span class="req" aria-hidden="true"> *</span>` : nothing}</legend>
+        <legend>${nameOf(c)}${c.required
+          ? html`<span class="req" aria-hidden="true"> *</span>`
+          : nothing}</legend>
         ${controls(ids)}
         ${c.helperText ? html`<div class="help" id=${`${ids.id}-help`}>${c.helperText}</div>` : nothing}
         ${messageList(ctx, c.bind, `${ids.id}-msg`)}

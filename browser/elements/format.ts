@@ -16,7 +16,8 @@ export function formatValue(value: Json | undefined, format?: Json, currency?: J
       case "currency":
         // Without an ISO-4217 code there is no symbol to show: two decimals, grouped.
         if (typeof currency !== "string") {
-          return new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
+          return new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+            .format(value);
         }
         try {
           return new Intl.NumberFormat(undefined, {

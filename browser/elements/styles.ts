@@ -19,7 +19,9 @@ export const VIEW_STYLES = css`
     --svc-radius: 6px;
     display: block;
     container-type: inline-size;
-    font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+    font-size: 14px;
+    line-height: 1.45;
+    font-family: var(--svc-font, inherit);
     color: #0f172a;
   }
   h2 {

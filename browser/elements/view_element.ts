@@ -83,7 +83,9 @@ export function addressAsExpression(address: string): string {
 function asOptions(result: Json): Json[] {
   const list = Array.isArray(result) ? result : result === null || result === undefined ? [] : [result];
   return list.map((v) =>
-    v !== null && typeof v === "object" && !Array.isArray(v) && "value" in v ? v : { value: v, label: String(v) }
+    v !== null && typeof v === "object" && !Array.isArray(v) && "value" in v
+      ? v
+      : { value: v, label: String(v) }
   );
 }
 
@@ -198,7 +200,9 @@ export class SvcView extends LitElement {
     const state = await invoker.invoke(operations.getState, { id: this.modelId });
     const options: Record<string, EvaluatedComponent> = {};
     for (const c of dynamic) {
-      const expr = typeof c.optionsExpr === "string" ? c.optionsExpr : addressAsExpression(String(c.optionsPath));
+      const expr = typeof c.optionsExpr === "string"
+        ? c.optionsExpr
+        : addressAsExpression(String(c.optionsPath));
       try {
         const { result } = await invoker.invoke(operations.evalExpression, {
           expr,
@@ -366,9 +370,11 @@ export class SvcView extends LitElement {
       <h2 id=${`${this.#uid}--title`}>${view.title}</h2>
       ${
       form.length
-        ? html`<div class="form-messages" role="alert"><ul>${
-          form.map((m) => html`<li class=${m.severity}>${m.text}</li>`)
-        }</ul></div>`
+        ? html`
+          <div class="form-messages" role="alert">
+            <ul>${form.map((m) => html`<li class=${m.severity}>${m.text}</li>`)}</ul>
+          </div>
+        `
         : nothing
     }
       <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}"

@@ -16,14 +16,15 @@ import { fileURLToPath } from "node:url";
 /**
  * What the pages need: their own scripts (`'unsafe-eval'`: the engine's JSON
  * Schema validator compiles each schema to a function), their own styles
- * (components adopt constructed stylesheets), images from the models' blobs
+ * and style attributes (the spec editor and the renderer set element styles;
+ * a style cannot run code), images from the models' blobs
  * (`blob:`) and the favicon (`data:`), REST and WebSocket calls to this
  * server, and the service worker.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self' 'unsafe-eval'",
-  "style-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
   "img-src 'self' blob: data:",
   "connect-src 'self'",
   "worker-src 'self'",

@@ -29,8 +29,15 @@ export interface WatchedPage {
   errors: string[];
 }
 
-/** Opens a page in `context` (or a new context of `browser`) that records its errors. */
-export async function watchedPage(target: Browser | BrowserContext): Promise<WatchedPage> {
+/**
+ * Opens a page in `context` (or a new context of `browser`) that records its errors. Chromium logs
+ * every non-2xx answer as a console error; those with an `expected` status (a refused write) are not
+ * errors of the page.
+ */
+export async function watchedPage(
+  target: Browser | BrowserContext,
+  expected: readonly number[] = [],
+): Promise<WatchedPage> {
   const context = "newContext" in target
     ? await target.newContext({ viewport: { width: 1280, height: 900 } })
     : target;
@@ -38,6 +45,8 @@ export async function watchedPage(target: Browser | BrowserContext): Promise<Wat
   const errors: string[] = [];
   page.on("pageerror", (err) => errors.push(`page error: ${err.message}`));
   page.on("console", (msg) => {
+    const status = /^Failed to load resource: the server responded with a status of (\d+)/.exec(msg.text());
+    if (status && expected.includes(Number(status[1]))) return;
     if (msg.type() === "error") errors.push(`console error: ${msg.text()}`);
   });
   return { page, errors };
@@ -61,7 +70,9 @@ interface AxeViolation {
 
 /** Runs axe-core on the elements matching `selector` (shadow roots included); fails on serious or critical violations. */
 export async function assertAccessible(page: Page, selector = "svc-view"): Promise<void> {
-  if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(await Deno.readTextFile(AXE_SOURCE));
+  if (!(await page.evaluate(() => "axe" in globalThis))) {
+    await page.evaluate(await Deno.readTextFile(AXE_SOURCE));
+  }
   const violations: AxeViolation[] = await page.evaluate(async (sel) => {
     // deno-lint-ignore no-explicit-any
     const axe = (globalThis as any).axe;

@@ -147,7 +147,9 @@ const JOURNEYS: Journey[] = [
     async act(page) {
       // A category through the Mutate panel (a flat map), then edited in the view.
       await page.getByRole("tab", { name: "Mutate" }).click();
-      await page.getByLabel("Address → value (JSON object)").fill('{"$.categories[0]": {"name": "Travel", "budget": 1000}}');
+      await page.getByLabel("Address → value (JSON object)").fill(
+        '{"$.categories[0]": {"name": "Travel", "budget": 1000}}',
+      );
       await page.getByRole("button", { name: "Apply" }).click();
       await page.getByRole("status", { name: "Mutation result" }).getByText("$.totalBudget").waitFor();
       await page.getByRole("tab", { name: "View" }).click();
@@ -163,7 +165,10 @@ const JOURNEYS: Journey[] = [
       await sees(page, "The project cannot end before it starts");
     },
     async kept(page) {
-      const state = await shownState(page) as { totalBudget: number; project: { startDate?: string; endDate?: string } };
+      const state = await shownState(page) as {
+        totalBudget: number;
+        project: { startDate?: string; endDate?: string };
+      };
       assert.equal(state.totalBudget, 1500);
       assert.equal(state.project.startDate, "2024-06-01");
       assert.equal(state.project.endDate, undefined);
@@ -205,7 +210,9 @@ Deno.test("playground in the tab: five examples, kept across reloads and offline
     });
     await t.step("offline: the service worker serves the app, IndexedDB the models", async () => {
       await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
-      await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 10_000 });
+      await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, {
+        timeout: 10_000,
+      });
       await server.shutdown();
       await page.reload();
       await page.getByText("Connected: this tab").waitFor();

@@ -19,7 +19,12 @@ Deno.test("the playground is served open under the page CSP; the API keeps the k
   await Deno.writeTextFile(`${root}/examples/order.json`, "{}");
   const server = await startTestServer({ "svc.api.key": "k3y" }, { webRoot: root });
   try {
-    for (const [path, type] of [["/", "text/html"], ["/svc-embed.js", "text/javascript"], ["/examples/order.json", "application/json"]]) {
+    for (
+      const [path, type] of [["/", "text/html"], ["/svc-embed.js", "text/javascript"], [
+        "/examples/order.json",
+        "application/json",
+      ]]
+    ) {
       const page = await call(server.url, "GET", path);
       assert.equal(page.status, 200, path);
       assert.match(page.headers.get("content-type")!, new RegExp(type));
@@ -33,7 +38,10 @@ Deno.test("the playground is served open under the page CSP; the API keeps the k
     const keyed = await call(server.url, "GET", "/models", undefined, { authorization: "Bearer k3y" });
     assert.equal(keyed.status, 200);
     assert.equal(keyed.headers.get("content-security-policy"), STRICT);
-    assert.equal((await call(server.url, "GET", "/nothing.js")).headers.get("content-security-policy"), STRICT);
+    assert.equal(
+      (await call(server.url, "GET", "/nothing.js")).headers.get("content-security-policy"),
+      STRICT,
+    );
   } finally {
     await server.close();
     await Deno.remove(root, { recursive: true });

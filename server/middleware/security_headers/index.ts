@@ -30,6 +30,9 @@ export function securityHeaders(options: SecurityHeadersOptions): MiddlewareHand
     if (c.res.status === 101) return;
     for (const [name, value] of headers) c.res.headers.set(name, value);
     const page = pages?.paths.has(c.req.path) && c.req.method === "GET";
-    c.res.headers.set("Content-Security-Policy", page ? pages!.contentSecurityPolicy : options.contentSecurityPolicy);
+    c.res.headers.set(
+      "Content-Security-Policy",
+      page ? pages!.contentSecurityPolicy : options.contentSecurityPolicy,
+    );
   };
 }
