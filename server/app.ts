@@ -29,7 +29,7 @@ import { securityHeaders } from "./middleware/security_headers/index.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { problemResponse, serviceErrorResponse } from "./problem.ts";
 import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
-import { DEFAULT_WEB_ROOT, PAGE_CSP, serveWeb, webPaths } from "./routes/web.ts";
+import { DEFAULT_WEB_ROOT, PAGE_CSP, webPages, webPaths } from "./routes/web.ts";
 import type { Route, RouteDeps } from "./routes/route.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 
@@ -95,8 +95,8 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     }),
   );
   app.use("*", bodySizeLimit(config.bodyLimits));
+  app.use("*", webPages(webRoot, built));
 
-  serveWeb(app, webRoot, built);
   for (const route of routes) {
     app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handle(c, deps));
   }

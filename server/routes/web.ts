@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Hono } from "hono";
+import type { MiddlewareHandler } from "hono";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -65,22 +65,26 @@ const MISSING = `<!doctype html><meta charset="utf-8"><title>Playground not buil
 <p>The playground is not built. Run <code>deno task build:web</code> (or start the server with
 <code>deno task start</code>, which builds it first) and reload.</p>`;
 
-/** Registers the web build's files under `root` at their paths, and the answer for a missing build. */
-export function serveWeb(app: Hono, root: string, paths: readonly string[]): void {
-  for (const path of paths) {
-    const file = `${root.replace(/\/+$/, "")}${path === "/" ? "/index.html" : path}`;
-    const type = TYPES[file.split(".").pop()!];
-    app.get(path, async () => {
-      try {
-        return new Response(await Deno.readFile(file), {
-          headers: { "content-type": type, "cache-control": "no-cache" },
-        });
-      } catch {
-        return new Response(MISSING, { status: 503, headers: { "content-type": TYPES.html } });
-      }
-    });
-  }
-  if (!paths.includes("/")) {
-    app.get("/", () => new Response(MISSING, { status: 503, headers: { "content-type": TYPES.html } }));
-  }
+/**
+ * Serves the web build's files under `root` at their paths (GET and HEAD), and the answer for a missing
+ * build at `/`; every other request passes on. A middleware rather than routes: these are pages, not
+ * API operations, so the route table and the OpenAPI document stay about the API.
+ */
+export function webPages(root: string, paths: readonly string[]): MiddlewareHandler {
+  const files = new Map(
+    paths.map((path) => [path, `${root.replace(/\/+$/, "")}${path === "/" ? "/index.html" : path}`]),
+  );
+  const missing = () => new Response(MISSING, { status: 503, headers: { "content-type": TYPES.html } });
+  return async function webPages(c, next) {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") return await next();
+    const file = files.get(c.req.path);
+    if (!file) return c.req.path === "/" ? missing() : await next();
+    try {
+      return new Response(await Deno.readFile(file), {
+        headers: { "content-type": TYPES[file.split(".").pop()!], "cache-control": "no-cache" },
+      });
+    } catch {
+      return missing();
+    }
+  };
 }
