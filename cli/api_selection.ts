@@ -12,7 +12,13 @@
 import { engineConfig, envName } from "../engine/config.ts";
 import { type Invoker, localInvoker } from "../engine/operations/invoker.ts";
 import { normaliseBaseUrl, remoteInvoker } from "../engine/operations/remote.ts";
+import type { SpecGenerator } from "../engine/service/generation.ts";
 import type { ModelService } from "../engine/service/service.ts";
+import type { LlmConfig } from "../llm/config.ts";
+import type { EngineConfig } from "../engine/config.ts";
+import { type EffectExecutor, lazyExecutor, TIMER_EXECUTOR } from "../engine/effects/executor.ts";
+import type { LlmProvider } from "../engine/llm.ts";
+import { type EffectsConfig, effectsConfig } from "../server/executors/config.ts";
 import { configWarnings } from "../server/config_keys.ts";
 import { parseCliArgs } from "./args.ts";
 
@@ -77,14 +83,56 @@ export async function resolveApi(
     });
     return { invoker, mode: "remote", url, apiKey, close: () => Promise.resolve() };
   }
-  const config = parsed.config === undefined
-    ? engineConfig(lookup)
+  const loaded = parsed.config === undefined
+    ? undefined
     // Loaded on demand: the YAML parser is only needed with a file.
-    : (await (await import("../server/config.ts")).loadConfig(args, env)).engine;
+    : await (await import("../server/config.ts")).loadConfig(args, env);
+  const config = loaded?.engine ?? engineConfig(lookup);
   // Loaded on demand: remote mode, --help and --version do not start the engine.
   const { ModelService: Service } = await import("../engine/service/service.ts");
-  const service = await Service.open({ config, observer: { warn } });
+  const llm = await embeddedLlm(loaded?.llm, lookup);
+  const executors = await embeddedExecutors(loaded?.effects ?? effectsConfig(lookup), config, llm?.provider);
+  const service = await Service.open({ config, observer: { warn }, generator: llm?.generator, executors });
   return { invoker: localInvoker(service), mode: "embedded", service, close: () => service.close() };
+}
+
+/**
+ * The provider and generator of `svc.llm.*` (the file's, or the
+ * environment's), loaded only when a provider is configured: without one the
+ * AI libraries stay unloaded and generation answers 503.
+ */
+async function embeddedLlm(
+  fromFile: LlmConfig | undefined,
+  lookup: (key: string) => string | undefined,
+): Promise<{ provider?: LlmProvider; generator?: SpecGenerator } | undefined> {
+  const { llmConfig, providerConfigured } = await import("../llm/config.ts");
+  const config = fromFile ?? llmConfig(lookup);
+  if (!providerConfigured(config) && !config.mock) return undefined;
+  const { llmEgress } = await import("../server/llm_egress.ts");
+  const llm = await import("../llm/mod.ts");
+  const options = { egress: llmEgress() };
+  const provider = llm.providerOf(config, options);
+  return { provider, generator: llm.generatorOf(config, options, provider) };
+}
+
+/**
+ * The effect executors of an embedded process: timers at once, HTTP loaded on
+ * its first request (the console starts fast), the LLM and plugins when configured.
+ */
+async function embeddedExecutors(
+  effects: EffectsConfig,
+  config: EngineConfig,
+  provider?: LlmProvider,
+): Promise<EffectExecutor[]> {
+  if (effects.plugins.length || config.effectKindsEnabled || provider) {
+    const { hostExecutors } = await import("../server/executors/mod.ts");
+    return await hostExecutors({ config: effects, kindsEnabled: config.effectKindsEnabled, llm: provider });
+  }
+  const server = lazyExecutor("server", async () => {
+    const { httpExecutor } = await import("../server/executors/http_executor.ts");
+    return httpExecutor({ policy: effects.egress, maxResponseBytes: effects.maxResponseBytes });
+  });
+  return [TIMER_EXECUTOR, server];
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

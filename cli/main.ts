@@ -12,7 +12,7 @@ import { ServiceError } from "../engine/errors.ts";
 import { type ApiSelection, resolveApi } from "./api_selection.ts";
 import { type CliArgs, parseCliArgs } from "./args.ts";
 import { runConsole } from "./console.ts";
-import { readLines } from "./lines.ts";
+import { readLines } from "../mcp/lines.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -91,6 +91,8 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
     await mcp.serveMcpStdio(invoker, {
       mode,
       events: service ? mcp.serviceCommitEvents(service) : mcp.websocketCommitEvents(url!, apiKey),
+      // Remote mode cannot tell whether the server has a provider: the generation tools are embedded-only.
+      features: { generation: service?.generationAvailable ?? false },
       onError: (err) => console.error(`mcp: ${err.message}`),
     });
   } finally {

@@ -11,10 +11,10 @@ import { type ErrorKind, ServiceError } from "./errors.ts";
 import { ExpressionCompiler } from "./expr/compiler.ts";
 import type { Json } from "./json/value.ts";
 import { type Platform, webPlatform } from "./ports.ts";
-import type { CycleOutcome, MutationResult, PatchOperation } from "./runtime/pipeline.ts";
+import type { CycleOutcome, MutationResult, PatchOperation } from "./runtime/results.ts";
 import { ModelRuntime, type RuntimeEnv } from "./runtime/runtime.ts";
 import { ModelService, type ServiceOptions } from "./service/service.ts";
-import { type CompiledModel, compileSpec, type ValidationReport } from "./spec/compile.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "./model/compile.ts";
 
 /** A clock that only moves when told to; starts at 2024-01-01T00:00:00Z. */
 export class ManualClock {

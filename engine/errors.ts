@@ -19,7 +19,9 @@ export type ErrorKind =
   | "too_many"
   | "forbidden"
   | "unauthorized"
-  | "internal";
+  | "internal"
+  | "bad_gateway"
+  | "unavailable";
 
 /** The HTTP status of each kind (SPEC.md "Errors"): the server answers with it, the remote client reads it back. */
 export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze({
@@ -35,6 +37,8 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze
   schema_violation: 422,
   too_many: 429,
   internal: 500,
+  bad_gateway: 502,
+  unavailable: 503,
 });
 
 /**
@@ -109,6 +113,16 @@ export function tooLarge(message: string): ServiceError {
 /** A semantic validation failure without a structured body (422). */
 export function unprocessable(message: string): ServiceError {
   return new ServiceError("validation_failed", message);
+}
+
+/** A dependency is not configured or not reachable, such as the LLM provider (503). */
+export function unavailable(message: string): ServiceError {
+  return new ServiceError("unavailable", message);
+}
+
+/** An upstream call failed, such as the LLM provider's (502). */
+export function badGateway(message: string): ServiceError {
+  return new ServiceError("bad_gateway", message);
 }
 
 /** A rollback constraint failed: the whole mutation was reverted (409). */

@@ -11,7 +11,25 @@ export { applyEvolution } from "./evolve/apply.ts";
 export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
 export { SPEC_EVOLUTION_SCHEMA } from "./evolve/schema.ts";
 export type { GraphNodeView, GraphView } from "./graph/projection.ts";
+export {
+  canonicalizePath,
+  formatPath,
+  hasWildcard,
+  isPrefixOf,
+  type ParsedPath,
+  parsePath,
+  type Path,
+  pathsOverlap,
+  pathToPointer,
+  patternMatches,
+  pointerToPath,
+  type Segment,
+  toPattern,
+  WILDCARD,
+} from "./json/path.ts";
 export type { Json, JsonObject } from "./json/value.ts";
+export { type CompiledModel, compileSpec, validateSpec, type ValidationReport } from "./model/compile.ts";
+export * from "./model/types.ts";
 export {
   type AnyOperation,
   checkInput,
@@ -32,7 +50,7 @@ export type {
   ModelState,
   MutationResult,
   PatchOperation,
-} from "./runtime/pipeline.ts";
+} from "./runtime/results.ts";
 export {
   formatInstant,
   ModelRuntime,
@@ -46,8 +64,5 @@ export * from "./service/api.ts";
 export * from "./service/memory.ts";
 export * from "./service/ports.ts";
 export * from "./service/service.ts";
-export { type CompiledModel, compileSpec, validateSpec, type ValidationReport } from "./spec/compile.ts";
-export * from "./spec/paths.ts";
-export * from "./spec/types.ts";
 export * from "./version.ts";
-export type { EvaluatedComponent, EvaluatedView } from "./view/types.ts";
+export type { EvaluatedComponent, EvaluatedView } from "./view/evaluate.ts";

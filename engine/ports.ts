@@ -16,16 +16,31 @@ export interface Hasher {
   sha256Hex(data: string | Uint8Array): Promise<string>;
 }
 
+/** Timers: when effects fall due (a timer effect's instant, a retry's backoff). */
+export interface Scheduler {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 /** The host facilities the engine needs. */
 export interface Platform {
   clock: Clock;
   hasher: Hasher;
+  /** Global timers when absent. */
+  scheduler?: Scheduler;
 }
+
+/** Timers of the global scope (Deno and browsers). */
+export const GLOBAL_SCHEDULER: Scheduler = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as number),
+};
 
 /** A platform built on the Web Crypto API and `Date`, available in Deno and browsers. */
 export function webPlatform(): Platform {
   return {
     clock: { now: () => Date.now() },
+    scheduler: GLOBAL_SCHEDULER,
     hasher: {
       async sha256Hex(data) {
         const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;

@@ -40,6 +40,13 @@ export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsRea
   now?: () => number;
 }
 
+/** A surface served at `/mcp` (GET, POST, DELETE): MCP Streamable HTTP. */
+export interface McpMount {
+  handle(request: Request): Promise<Response>;
+  /** Ends sessions at shutdown. */
+  close?(): Promise<void>;
+}
+
 /** Default of {@link McpHttpOptions.idleSessionMs}. */
 export const IDLE_SESSION_MS = 60 * 60 * 1000;
 
@@ -146,5 +153,9 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
 
 /** The server's own `/mcp`: MCP over its service, commits from its event hook. */
 export function createServiceMcpMount(service: ModelService, allowedOrigins: readonly string[]): McpMount {
-  return createMcpHttpMount(service, { allowedOrigins, events: serviceCommitEvents(service) });
+  return createMcpHttpMount(service, {
+    allowedOrigins,
+    events: serviceCommitEvents(service),
+    features: { generation: service.generationAvailable },
+  });
 }

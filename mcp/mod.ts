@@ -11,7 +11,7 @@ import { createMcpServer, type McpServerOptions } from "./server.ts";
 import { LineTransport } from "./stdio.ts";
 
 export { type CommitEvents, serviceCommitEvents, websocketCommitEvents } from "./events.ts";
-export { createMcpHttpMount, createServiceMcpMount, type McpHttpOptions } from "./http.ts";
+export { createMcpHttpMount, createServiceMcpMount, type McpHttpOptions, type McpMount } from "./http.ts";
 export { RESULT_LIMIT_CHARS } from "./results.ts";
 export {
   createMcpServer,
@@ -20,7 +20,7 @@ export {
   type McpSession,
   PROTOCOL_VERSIONS,
 } from "./server.ts";
-export { TOOLS } from "./tools.ts";
+export { TOOLS, toolsFor } from "./tools.ts";
 
 /** Streams of a stdio session (the process's own by default). */
 export interface StdioStreams {

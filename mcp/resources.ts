@@ -8,7 +8,8 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import { EXAMPLES, GUIDES, MODEL_SPEC_SCHEMA } from "../engine/authoring/mod.ts";
+import { EXAMPLES, GUIDES } from "../engine/authoring/mod.ts";
+import { MODEL_SPEC_SCHEMA } from "../engine/model/model_spec_schema.ts";
 import { ServiceError } from "../engine/errors.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../engine/evolve/schema.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";

@@ -34,14 +34,16 @@ import { z } from "zod";
 import { ServiceError } from "../engine/errors.ts";
 import { checkInput } from "../engine/operations/input.ts";
 import { type Invoker, invokerOf } from "../engine/operations/invoker.ts";
-import type { ModelApi } from "../engine/service/api.ts";
+import type { HostFeatures } from "../engine/operations/operation.ts";
+import type { ModelApi, RunOptions } from "../engine/service/api.ts";
+import type { ProgressEvent } from "../engine/service/generation.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import type { CommitEvents } from "./events.ts";
 import { negotiatingTransport } from "./negotiation.ts";
 import { ProtocolError } from "./protocol_error.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES, ResourceSubscriptions } from "./resources.ts";
 import { toolFailure, toolSuccess } from "./results.ts";
-import { type ToolDefinition, TOOLS } from "./tools.ts";
+import { type ToolDefinition, toolsFor } from "./tools.ts";
 
 export { negotiateVersion, PROTOCOL_VERSIONS } from "./negotiation.ts";
 
@@ -84,6 +86,8 @@ export interface McpServerOptions {
   notificationsReady?: Promise<void>;
   /** Diagnostics (never protocol output). */
   onError?: (error: Error) => void;
+  /** Optional features of the host (an LLM provider: the generation tools); default none. */
+  features?: Partial<HostFeatures>;
 }
 
 /** An MCP session's server, connected through version negotiation. */
@@ -104,10 +108,10 @@ type RequestSchema = { shape: { method: { value: string } }; safeParse(value: un
 function handle<S extends RequestSchema>(
   server: Server,
   schema: S,
-  handler: (request: NonNullable<ReturnType<S["safeParse"]>["data"]>) => unknown,
+  handler: (request: NonNullable<ReturnType<S["safeParse"]>["data"]>, extra: HandlerExtra) => unknown,
 ): void {
   const method = schema.shape.method.value;
-  server.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request: unknown) => {
+  server.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request: unknown, extra) => {
     const parsed = schema.safeParse(request);
     if (!parsed.success) {
       const issues = (parsed.error.issues ?? []) as { path: PropertyKey[]; message: string }[];
@@ -115,8 +119,46 @@ function handle<S extends RequestSchema>(
       throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${detail}`);
     }
     // deno-lint-ignore no-explicit-any
-    return handler(parsed.data) as any;
+    return handler(parsed.data, extra as any) as any;
   });
+}
+
+/** What the SDK hands a request handler besides the request (the parts used here). */
+interface HandlerExtra {
+  signal: AbortSignal;
+  sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
+}
+
+/** A one-line reading of a progress report, for `notifications/progress` messages. */
+export function progressMessage(event: ProgressEvent): string {
+  const { type, ...rest } = event;
+  const detail = Object.entries(rest).map(([k, v]) =>
+    `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`
+  );
+  return detail.length ? `${type} ${detail.join(" ")}` : type;
+}
+
+/**
+ * The run options of a tool call: the request's abort signal, and progress as
+ * `notifications/progress` when the caller passed a progressToken.
+ */
+function runOptions(
+  extra: HandlerExtra,
+  progressToken: string | number | undefined,
+  onError?: (error: Error) => void,
+): RunOptions {
+  if (progressToken === undefined) return { signal: extra.signal };
+  let progress = 0;
+  return {
+    signal: extra.signal,
+    progress: (event) => {
+      progress += 1;
+      extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken, progress, message: progressMessage(event) },
+      }).catch((err) => onError?.(err as Error));
+    },
+  };
 }
 
 /** Runs a tool: arguments checked, the operation invoked, its result presented. */
@@ -124,15 +166,17 @@ async function callTool(
   tool: ToolDefinition,
   invoker: Invoker,
   args: Record<string, unknown>,
+  options: RunOptions,
 ): Promise<unknown> {
   const input = checkInput(tool.op, args, { args: tool.args, strictFor: tool.name });
-  const result = await invoker.invoke(tool.op, input);
+  const result = await invoker.invoke(tool.op, input, options);
   return tool.binding.present ? tool.binding.present(result, input) : result;
 }
 
 /** Creates one session's MCP server over a {@link ModelApi} (in-process) or an {@link Invoker}. */
 export function createMcpServer(target: ModelApi | Invoker, options: McpServerOptions): McpSession {
   const invoker = invokerOf(target);
+  const tools = toolsFor({ generation: false, ...options.features });
   const server = new Server(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
     {
@@ -158,21 +202,23 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
   server.onerror = (err) => options.onError?.(err);
   server.oninitialized = () => {
     const announce = () =>
-      log("info", `${SERVICE_NAME} ${SERVICE_VERSION} ready: mode ${options.mode}, ${TOOLS.length} tools`);
+      log("info", `${SERVICE_NAME} ${SERVICE_VERSION} ready: mode ${options.mode}, ${tools.length} tools`);
     if (options.notificationsReady) options.notificationsReady.then(announce);
     else announce();
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map(listing) }));
-  const byName = new Map(TOOLS.map((t) => [t.name, t]));
-  handle(server, CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listing) }));
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  handle(server, CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
+    const progressToken = request.params._meta?.progressToken as string | number | undefined;
     const tool = byName.get(name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const started = performance.now();
     let result: CallToolResult;
     try {
-      result = toolSuccess(await callTool(tool, invoker, args), tool.binding.narrowingHint);
+      const run = runOptions(extra, progressToken, options.onError);
+      result = toolSuccess(await callTool(tool, invoker, args, run), tool.binding.narrowingHint);
     } catch (err) {
       // Service errors are the caller's business; anything else is a defect worth a diagnostic too.
       if (!(err instanceof ServiceError)) options.onError?.(err as Error);

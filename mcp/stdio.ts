@@ -14,7 +14,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { readLines } from "../cli/lines.ts";
+import { readLines } from "./lines.ts";
 
 /** A JSON-RPC error answer to a line that could not be handled. */
 function errorMessage(id: unknown, code: number, message: string): JSONRPCMessage {

@@ -11,7 +11,7 @@ import type { z } from "zod";
 import { inputMembers } from "../engine/operations/input.ts";
 import { type JsonSchema, toJsonSchema } from "../engine/operations/json_schema.ts";
 import { OPERATIONS } from "../engine/operations/mod.ts";
-import type { AnyOperation, McpBinding } from "../engine/operations/operation.ts";
+import type { AnyOperation, HostFeatures, McpBinding } from "../engine/operations/operation.ts";
 import { FAILURE_BODY } from "../engine/operations/schemas.ts";
 
 /** MCP tool annotations (all four hints are always given). */
@@ -71,5 +71,13 @@ function toolOf(op: AnyOperation): ToolDefinition {
   };
 }
 
-/** Every advertised tool, in listing order. */
+/** Every declared tool, in listing order (some only on hosts with a feature: see {@link toolsFor}). */
 export const TOOLS: readonly ToolDefinition[] = OPERATIONS.filter((op) => op.mcp).map(toolOf);
+
+/** What a host without optional features has. */
+export const NO_FEATURES: HostFeatures = Object.freeze({ generation: false });
+
+/** The tools a host offers: those whose binding is available there. */
+export function toolsFor(host: HostFeatures = NO_FEATURES): readonly ToolDefinition[] {
+  return TOOLS.filter((tool) => tool.binding.available?.(host) ?? true);
+}

@@ -16,8 +16,6 @@
 import { Hono } from "hono";
 import type { ModelService } from "../engine/service/service.ts";
 import type { McpMount } from "../mcp/http.ts";
-
-export type { McpMount };
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import type { ServiceMetrics } from "./metrics.ts";
@@ -32,6 +30,9 @@ import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
 import { DEFAULT_WEB_ROOT, PAGE_CSP, webPages, webPaths } from "./routes/web.ts";
 import type { Route, RouteDeps } from "./routes/route.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
+
+/** The `/mcp` mount the app accepts (mcp/ defines it; the server only hosts it). */
+export type { McpMount };
 
 /** What the app is built from. */
 export interface AppOptions {

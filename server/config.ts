@@ -15,7 +15,9 @@ import {
   readInt,
   readList,
 } from "../engine/config.ts";
+import { type LlmConfig, llmConfig } from "../llm/config.ts";
 import { configWarnings } from "./config_keys.ts";
+import { type EffectsConfig, effectsConfig } from "./executors/config.ts";
 
 /** Per-IP sliding-window rate limit (`svc.rate-limit.*`). */
 export interface RateLimitConfig {
@@ -65,6 +67,10 @@ export interface LoadedConfig {
   lookup: ConfigLookup;
   server: ServerConfig;
   engine: EngineConfig;
+  /** `svc.llm.*`: LLM generation. */
+  llm: LlmConfig;
+  /** `svc.effects.*`: how effects reach out. */
+  effects: EffectsConfig;
   /** Where the configuration came from, for the startup line. */
   source: string;
   /** Unknown keys, one line each (to log at startup). */
@@ -237,6 +243,8 @@ export async function loadConfig(
     lookup,
     server: serverConfig(lookup),
     engine: engineConfig(lookup),
+    effects: effectsConfig(lookup),
+    llm: llmConfig(lookup),
     source: file ? `${file} + environment` : "environment",
     warnings,
   };

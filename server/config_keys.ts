@@ -9,6 +9,8 @@
  * @module
  */
 import { type ConfigLookup, ENGINE_KEYS, envName, readBool } from "../engine/config.ts";
+import { LLM_KEYS } from "../llm/config.ts";
+import { EFFECT_KEYS } from "./executors/config.ts";
 import { STORAGE_KEYS } from "./stores/keys.ts";
 
 /** Every key `serverConfig` (config.ts) reads. */
@@ -96,7 +98,14 @@ export function describeUnknown(unknown: UnknownKey): string {
 }
 
 /** Every key any part of the service reads. */
-export const KNOWN_KEYS: readonly string[] = [...SERVER_KEYS, ...ENGINE_KEYS, ...STORAGE_KEYS, ...CLI_KEYS];
+export const KNOWN_KEYS: readonly string[] = [
+  ...SERVER_KEYS,
+  ...ENGINE_KEYS,
+  ...STORAGE_KEYS,
+  ...LLM_KEYS,
+  ...EFFECT_KEYS,
+  ...CLI_KEYS,
+];
 
 /**
  * The unknown `SVC_*` variables and file keys, one line each; with

@@ -8,9 +8,12 @@
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
-import { createServiceMcpMount } from "../mcp/http.ts";
-import { createApp, type McpMount } from "./app.ts";
+import { describeLlm, generatorOf, type LlmHostOptions, providerOf } from "../llm/mod.ts";
+import { hostExecutors } from "./executors/mod.ts";
+import { createServiceMcpMount, type McpMount } from "../mcp/http.ts";
+import { createApp } from "./app.ts";
 import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
+import { llmEgress } from "./llm_egress.ts";
 import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
 import { serverPlatform } from "./platform.ts";
@@ -30,6 +33,8 @@ export interface ServerOptions {
   mcp?: (service: ModelService, config: ServerConfig) => McpMount;
   /** The web build served at `/` (default `dist/web` of the project). */
   webRoot?: string;
+  /** Ports of LLM generation (tests route the provider and web calls to loopback stubs). */
+  llm?: LlmHostOptions;
 }
 
 /** A running server. */
@@ -63,6 +68,13 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
   const metrics = new ServiceMetrics();
   let service: ModelService;
   try {
+    const llm = { egress: llmEgress(), ...options.llm };
+    const provider = providerOf(options.config.llm, llm);
+    const executors = await hostExecutors({
+      config: options.config.effects,
+      kindsEnabled: engine.effectKindsEnabled,
+      llm: provider,
+    });
     service = await ModelService.open({
       config: engine,
       platform: serverPlatform(),
@@ -71,6 +83,8 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       observer: { ...metrics.observer(), warn },
       // Destructive administration needs a key: in open mode anyone could run it.
       adminWrites: config.apiKey !== null,
+      generator: generatorOf(options.config.llm, llm, provider),
+      executors,
     });
   } catch (err) {
     await storage.store.close();
@@ -112,6 +126,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     `${SERVICE_NAME} ${SERVICE_VERSION} listening on ${url} (storage: ${storage.description}; ` +
       `auth: ${config.apiKey === null ? "open" : "API key"})`,
   );
+  if (service.generationAvailable) log.info(describeLlm(options.config.llm));
   if (config.apiKey === null) {
     log.warn("open mode: svc.api.key is not set, every request is permitted (development only)");
   }

@@ -193,6 +193,7 @@ function formatNumber(value: number): string {
 export const METRIC = Object.freeze({
   mutationDuration: "svc.mutation.duration",
   effectsDispatched: "svc.effects.dispatched",
+  effectDuration: "svc.effect.duration",
   auditRecords: "svc.audit.records",
   modelsCreated: "svc.models.created",
   modelsRegistered: "svc.models.registered",
@@ -206,7 +207,8 @@ export class ServiceMetrics {
   constructor() {
     const r = this.registry;
     r.declare(METRIC.mutationDuration, "timer", "Mutation cycles by outcome", true);
-    r.declare(METRIC.effectsDispatched, "counter", "Caller effects dispatched by committed mutations", false);
+    r.declare(METRIC.effectsDispatched, "counter", "Effects fired by committed cycles, every kind", false);
+    r.declare(METRIC.effectDuration, "timer", "Effect executor attempts by kind and outcome", true);
     r.declare(METRIC.auditRecords, "counter", "Audit records appended, by source", true);
     r.declare(METRIC.modelsCreated, "counter", "Models created", false);
     r.gauge(METRIC.modelsRegistered, "Models in the registry", () => this.#registeredModels());
@@ -219,7 +221,10 @@ export class ServiceMetrics {
 
   /** The observer hooks the service calls (recorders are bound once per tag value). */
   observer(): Required<
-    Pick<ServiceObserver, "mutationFinished" | "effectsDispatched" | "auditRecorded" | "modelCreated">
+    Pick<
+      ServiceObserver,
+      "mutationFinished" | "effectsDispatched" | "effectAttempted" | "auditRecorded" | "modelCreated"
+    >
   > {
     const r = this.registry;
     const byTag = <T>(bind: (value: string) => T) => {
@@ -233,10 +238,15 @@ export class ServiceMetrics {
     const duration = byTag((outcome) => r.timer(METRIC.mutationDuration, { outcome }));
     const audit = byTag((source) => r.counter(METRIC.auditRecords, { source }));
     const effects = r.counter(METRIC.effectsDispatched);
+    const attempts = byTag((key) => {
+      const [kind, outcome] = key.split("\u0000");
+      return r.timer(METRIC.effectDuration, { kind, outcome });
+    });
     const created = r.counter(METRIC.modelsCreated);
     return {
       mutationFinished: (_id, outcome: MutationOutcome, ms) => duration(outcome)(ms),
       effectsDispatched: (_id, count) => effects(count),
+      effectAttempted: (kind, outcome, ms) => attempts(`${kind}\u0000${outcome}`)(ms),
       auditRecorded: (_id, source) => audit(source)(),
       modelCreated: () => created(),
     };

@@ -9,7 +9,7 @@
  * @module
  */
 import type { ModelService, ServiceEvent } from "../engine/service/service.ts";
-import { canonicalizePath, isPrefixOf, type Segment } from "../engine/spec/paths.ts";
+import { canonicalizePath, isPrefixOf, type Segment } from "../engine/json/path.ts";
 
 /** A mutation frame (SPEC.md "WebSocket frames"). */
 export interface MutationFrame {

@@ -59,28 +59,34 @@ Deno.test("console help lists exactly the console bindings, with their required 
   }
 });
 
-Deno.test("MCP tools/list holds exactly the MCP bindings, with their arguments", async () => {
-  const service = await ModelService.open();
-  const session = createMcpServer(service, { mode: "embedded" });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await session.connect(serverSide);
-  const client = new Client({ name: "registry-test", version: "1.0.0" });
-  await client.connect(clientSide);
-  try {
-    const { tools } = await client.listTools();
-    const declared = OPERATIONS.filter((op) => op.mcp);
-    assert.deepEqual(tools.map((t) => t.name), declared.map((op) => op.mcp!.tool));
-    for (const op of declared) {
-      const tool = tools.find((t) => t.name === op.mcp!.tool)!;
-      const args = op.mcp!.args ?? inputMembers(op);
-      assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), [...args].sort(), op.name);
-      assert.equal(tool.title, op.mcp!.title);
+for (const generation of [false, true]) {
+  Deno.test(`MCP tools/list holds exactly the MCP bindings available ${generation ? "with" : "without"} an LLM provider`, async () => {
+    const service = await ModelService.open();
+    const session = createMcpServer(service, { mode: "embedded", features: { generation } });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await session.connect(serverSide);
+    const client = new Client({ name: "registry-test", version: "1.0.0" });
+    await client.connect(clientSide);
+    try {
+      const { tools } = await client.listTools();
+      const declared = OPERATIONS.filter((op) => op.mcp && (op.mcp.available?.({ generation }) ?? true));
+      assert.equal(
+        tools.some((t) => t.name === "generate_spec") && tools.some((t) => t.name === "evolve_spec_ai"),
+        generation,
+      );
+      assert.deepEqual(tools.map((t) => t.name), declared.map((op) => op.mcp!.tool));
+      for (const op of declared) {
+        const tool = tools.find((t) => t.name === op.mcp!.tool)!;
+        const args = op.mcp!.args ?? inputMembers(op);
+        assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), [...args].sort(), op.name);
+        assert.equal(tool.title, op.mcp!.title);
+      }
+    } finally {
+      await client.close();
+      await service.close();
     }
-  } finally {
-    await client.close();
-    await service.close();
-  }
-});
+  });
+}
 
 Deno.test("the OpenAPI document has one operation per REST binding, and nothing else of theirs", async () => {
   const server = await inProcessServer();

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { handleConsoleLine } from "../cli/console.ts";
 import type { Json, JsonObject } from "../engine/json/value.ts";
 import { ModelService } from "../engine/service/service.ts";
-import type { EvaluatedComponent, EvaluatedView } from "../engine/view/types.ts";
+import type { EvaluatedComponent, EvaluatedView } from "../engine/view/evaluate.ts";
 
 const EXAMPLES = new URL("../../shared/conformance/examples/", import.meta.url);
 

@@ -6,11 +6,12 @@
  * Keys in the `models` object store:
  * - `["model", id]`: the header `{spec, base, baseAt, logStart, nextLog}`;
  * - `["log", id, seq]`: committed writes after the base, `logStart <= seq < nextLog`;
- * - `["audit", id, sequence]`: the hash-chained audit trail, never compacted.
+ * - `["audit", id, sequence]`: the hash-chained audit trail, never compacted;
+ * - `["job", id, jobId]`: the outbox, effect jobs fired and not yet settled.
  *
  * A commit is one IndexedDB transaction holding its log entry, its audit record,
- * the header and, every `compactionThreshold` entries, the folded base state:
- * it is all there after a reload or none of it is.
+ * its outbox changes, the header and, every `compactionThreshold` entries, the
+ * folded base state: it is all there after a reload or none of it is.
  *
  * @module
  */
@@ -25,6 +26,7 @@ import type {
   ModelStore,
   PersistedState,
 } from "../../engine/mod.ts";
+import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import {
   type BrowserDatabase,
@@ -57,7 +59,16 @@ const keys = {
   header: (id: string) => ["model", id],
   log: (id: string, seq?: number) => seq === undefined ? ["log", id] : ["log", id, seq],
   audit: (id: string, sequence?: number) => sequence === undefined ? ["audit", id] : ["audit", id, sequence],
+  jobs: (id: string, jobId?: string) => jobId === undefined ? ["job", id] : ["job", id, jobId],
 };
+
+/** The puts and deletes of outbox changes. */
+function jobWrites(modelId: string, changes: JobChanges | undefined): Required<WriteSet> {
+  return {
+    put: (changes?.put ?? []).map((job) => [keys.jobs(modelId, job.id), job]),
+    delete: (changes?.remove ?? []).map((jobId) => keys.jobs(modelId, jobId)),
+  };
+}
 
 /** The IndexedDB model store. */
 export class IdbModelStore implements ModelStore {
@@ -92,26 +103,38 @@ export class IdbModelStore implements ModelStore {
       const id = header.spec.id;
       this.#headers.set(id, header);
       const log = await readRange<LogEntry>(this.#store, keys.log(id));
-      if (!header.base) {
-        loaded.push({ spec: header.spec, base: null, log: [], problem: "no state is stored" });
-      } else if (log.length !== header.nextLog - header.logStart) {
-        loaded.push({ spec: header.spec, base: null, log: [], problem: "its write log has gaps" });
-      } else loaded.push({ spec: header.spec, base: header.base, baseAt: header.baseAt, log });
+      const jobs = (await readRange<EffectJob>(this.#store, keys.jobs(id))).filter(isEffectJob);
+      const problem = !header.base
+        ? "no state is stored"
+        : log.length !== header.nextLog - header.logStart
+        ? "its write log has gaps"
+        : null;
+      loaded.push(
+        problem || !header.base
+          ? { spec: header.spec, base: null, log: [], problem: problem ?? undefined, jobs }
+          : { spec: header.spec, base: header.base, baseAt: header.baseAt, log, jobs },
+      );
     }
     return loaded;
   }
 
-  async save(spec: ModelSpec, state: PersistedState, options: { created?: boolean } = {}): Promise<void> {
+  async save(
+    spec: ModelSpec,
+    state: PersistedState,
+    options: { created?: boolean; jobs?: JobChanges } = {},
+  ): Promise<void> {
     const id = spec.id;
     const previous = options.created ? undefined : this.#headers.get(id);
     const start = previous?.nextLog ?? 0;
     const header: Header = { spec, base: state, baseAt: null, logStart: start, nextLog: start };
+    const jobs = jobWrites(id, options.jobs);
     await this.#write({
       // A created model starts clean: leftovers under its id belong to no live model.
-      delete: options.created ? [prefixRange(keys.log(id)), prefixRange(keys.audit(id))] : [
+      delete: [
         prefixRange(keys.log(id)),
+        ...options.created ? [prefixRange(keys.audit(id)), prefixRange(keys.jobs(id))] : jobs.delete,
       ],
-      put: [[keys.header(id), header]],
+      put: [[keys.header(id), header], ...jobs.put],
     }, `save model '${id}'`);
     this.#headers.set(id, header);
   }
@@ -121,11 +144,13 @@ export class IdbModelStore implements ModelStore {
     entry: LogEntry,
     states: CommitStates,
     audit: AuditRecord | null,
+    jobs?: JobChanges,
   ): Promise<void> {
     const stored = this.#headers.get(modelId);
     if (!stored) throw new Error(`model '${modelId}' is not in the IndexedDB store`);
     const header: Header = { ...stored, nextLog: stored.nextLog + 1 };
-    const writes: Required<WriteSet> = { put: [[keys.log(modelId, stored.nextLog), entry]], delete: [] };
+    const writes = jobWrites(modelId, jobs);
+    writes.put.push([keys.log(modelId, stored.nextLog), entry]);
     if (audit) writes.put.push([keys.audit(modelId, audit.sequence), audit]);
     const logLength = header.nextLog - header.logStart;
     if (logLength >= this.#threshold) {
@@ -145,9 +170,19 @@ export class IdbModelStore implements ModelStore {
     this.#headers.set(modelId, header);
   }
 
+  async updateJobs(modelId: string, jobs: JobChanges): Promise<void> {
+    if (!this.#headers.has(modelId)) return;
+    await this.#write(jobWrites(modelId, jobs), `record an effect of model '${modelId}'`);
+  }
+
   async delete(modelId: string): Promise<void> {
     await this.#write({
-      delete: [keys.header(modelId), prefixRange(keys.log(modelId)), prefixRange(keys.audit(modelId))],
+      delete: [
+        keys.header(modelId),
+        prefixRange(keys.log(modelId)),
+        prefixRange(keys.audit(modelId)),
+        prefixRange(keys.jobs(modelId)),
+      ],
     }, `delete model '${modelId}'`);
     this.#headers.delete(modelId);
   }

@@ -55,6 +55,25 @@ const deferBuiltins: esbuild.Plugin = {
   },
 };
 
+/**
+ * The `ai` library imports the Vercel AI Gateway, whose OIDC helper
+ * (`@vercel/oidc`) is CommonJS that requires Node built-ins by bare name, which
+ * an ES module bundle cannot do. The service never uses the gateway (each
+ * provider kind has its own client), so the helper is replaced by a stub that
+ * says so if it is ever called.
+ */
+const stubGatewayOidc: esbuild.Plugin = {
+  name: "stub-gateway-oidc",
+  setup(build) {
+    build.onResolve({ filter: /^@vercel\/oidc$/ }, (args) => ({ path: args.path, namespace: "stub-oidc" }));
+    build.onLoad({ filter: /.*/, namespace: "stub-oidc" }, () => ({
+      loader: "js",
+      contents: "export function getContext() { return {}; }\n" +
+        "export async function getVercelOidcToken() { throw new Error('the Vercel AI Gateway is not used'); }",
+    }));
+  },
+};
+
 /** Options of {@link buildCliBundle}. */
 export interface CliBundleOptions {
   /** Where to write the bundle; defaults to `dist/svc.js` in the project. */
@@ -77,7 +96,7 @@ export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFi
     platform: "neutral",
     mainFields: ["module", "main"],
     external: ["node:*"],
-    plugins: [deferBuiltins],
+    plugins: [deferBuiltins, stubGatewayOidc],
     minify: options.minify ?? true,
     legalComments: "none",
   });

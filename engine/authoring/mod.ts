@@ -1,11 +1,11 @@
 /**
- * Authoring material for agents and tools: the ModelSpec JSON Schema, the
- * guides, the bundled example specs and the domain guidance topics. Pure data
- * and small pure functions; surfaces (MCP resources and tools) serve them.
+ * Authoring material for agents and tools: the guides, the bundled example
+ * specs and the domain guidance topics (the ModelSpec JSON Schema they go with
+ * is the model's own: engine/model/model_spec_schema.ts). Pure data and small
+ * pure functions; surfaces (MCP resources and tools) serve them.
  *
  * @module
  */
-export { ADDRESS_PATTERN, CONCRETE_ADDRESS_PATTERN, MODEL_SPEC_SCHEMA } from "./model_spec_schema.ts";
 export { type Guide, GUIDES } from "./guides/mod.ts";
 export { type Example, EXAMPLES } from "./examples/mod.ts";
 export {

@@ -13,7 +13,7 @@
  */
 import type { Finding } from "../errors.ts";
 import { cloneJson, isObject, jsonEqual } from "../json/value.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 import { checkDroppedConstants, editConstants } from "./constant_edits.ts";
 import { evolutionRefused, type SpecEvolution } from "./evolution.ts";
 import { editKeyedSection, KEYED_SECTIONS } from "./keyed.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ServiceError } from "../errors.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 import { applyEvolution, changedEffectIds } from "./apply.ts";
 import { parseEvolution } from "./evolution.ts";
 

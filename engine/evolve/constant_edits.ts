@@ -8,7 +8,7 @@
  */
 import type { Finding } from "../errors.ts";
 import { isObject, type Json } from "../json/value.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 import type { SpecEvolution } from "./evolution.ts";
 
 /** The spec sections whose strings are (or embed) expressions. */

@@ -9,6 +9,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { type Finding, ServiceError } from "../errors.ts";
+import { pointerToLocation } from "../json/path.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
 import type {
   Constraint,
@@ -17,7 +18,7 @@ import type {
   Effect,
   MetaDerivation,
   TestCase,
-} from "../spec/types.ts";
+} from "../model/types.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "./schema.ts";
 
 /** A schema node replaced or added at a data path (`upsertSchemaNodes`). */
@@ -100,23 +101,10 @@ function validateShape(input: unknown): ErrorObject[] {
   return validator(input) ? [] : validator.errors ?? [];
 }
 
-/** `/upsertDerivations/0/path` -> `upsertDerivations[0].path`. */
-function locationOf(pointer: string): string {
-  if (pointer === "") return "evolution";
-  let out = "";
-  for (const raw of pointer.slice(1).split("/")) {
-    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (/^(0|[1-9]\d*)$/.test(token)) out += `[${token}]`;
-    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(token)) out += out ? `.${token}` : token;
-    else out += `['${token}']`;
-  }
-  return out;
-}
-
 const KNOWN_MEMBERS = Object.keys(SPEC_EVOLUTION_SCHEMA.properties as JsonObject);
 
 function describe(e: ErrorObject): Finding {
-  const location = locationOf(e.instancePath);
+  const location = pointerToLocation(e.instancePath, "evolution");
   const params = e.params as Record<string, unknown>;
   if (e.keyword === "additionalProperties") {
     const member = String(params.additionalProperty);

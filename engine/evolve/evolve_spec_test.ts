@@ -3,11 +3,11 @@ import type { ServiceError } from "../errors.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import { checkInput } from "../operations/input.ts";
 import { evolveSpec } from "../operations/models.ts";
-import type { EffectRequest } from "../runtime/pipeline.ts";
+import type { EffectRequest } from "../runtime/results.ts";
 import { MemoryModelStore } from "../service/memory.ts";
 import type { LoadedModel, PersistedState } from "../service/ports.ts";
 import { ModelService, type ServiceEvent } from "../service/service.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 
 /** A memory store that records what is saved, and can be told to fail. */
 class RecordingStore extends MemoryModelStore {

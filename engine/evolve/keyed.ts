@@ -9,8 +9,8 @@
  */
 import type { Finding } from "../errors.ts";
 import { isObject, type JsonObject } from "../json/value.ts";
-import { formatPath, parsePath } from "../spec/paths.ts";
-import { META_PROPERTIES, metaKeyName, type ModelSpec } from "../spec/types.ts";
+import { formatPath, parsePath } from "../json/path.ts";
+import { META_PROPERTIES, metaKeyName, type ModelSpec } from "../model/types.ts";
 import type { SpecEvolution } from "./evolution.ts";
 
 /** A key, or why a value has none. */

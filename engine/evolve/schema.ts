@@ -11,7 +11,7 @@
  * @module
  */
 import type { JsonObject } from "../json/value.ts";
-import { META_PROPERTIES } from "../spec/types.ts";
+import { META_PROPERTIES } from "../model/types.ts";
 
 const nonEmpty: JsonObject = { type: "string", minLength: 1 };
 const address = (description: string): JsonObject => ({ ...nonEmpty, description });

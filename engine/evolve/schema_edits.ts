@@ -13,7 +13,7 @@
  */
 import type { Finding } from "../errors.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
-import { formatPath, parsePath, type Segment, WILDCARD } from "../spec/paths.ts";
+import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
 import type { SpecEvolution } from "./evolution.ts";
 
 const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;

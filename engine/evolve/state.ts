@@ -22,9 +22,9 @@
 import { type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
 import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
 import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
-import type { CompiledModel } from "../spec/compile.ts";
-import { formatPath, hasWildcard, isPrefixOf, parsePath, type Segment } from "../spec/paths.ts";
-import { SchemaIndex } from "../spec/schema.ts";
+import type { CompiledModel } from "../model/compile.ts";
+import { formatPath, hasWildcard, isPrefixOf, parsePath, type Segment } from "../json/path.ts";
+import { SchemaIndex } from "../model/schema_index.ts";
 import { evolutionRefused } from "./evolution.ts";
 import { DATA_KEYWORDS } from "./schema_edits.ts";
 

@@ -3,8 +3,8 @@ import { DEFAULT_CONFIG } from "../config.ts";
 import type { ServiceError } from "../errors.ts";
 import { ExpressionCompiler } from "../expr/compiler.ts";
 import type { Json, JsonObject } from "../json/value.ts";
-import { type CompiledModel, compileSpec } from "../spec/compile.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import { type CompiledModel, compileSpec } from "../model/compile.ts";
+import type { ModelSpec } from "../model/types.ts";
 import { carryForward } from "./state.ts";
 
 const compiler = new ExpressionCompiler({ cacheSize: 100, timeoutMs: 1000, maxDepth: 100 });

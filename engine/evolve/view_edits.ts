@@ -11,7 +11,7 @@
  */
 import type { Finding } from "../errors.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 import { type ComponentPlacement, EXCLUSIVE_SECTIONS, type SpecEvolution } from "./evolution.ts";
 
 /** A component found in a view: `siblings[index]`. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Finding } from "../errors.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 import { parseEvolution } from "./evolution.ts";
 import { editViews } from "./view_edits.ts";
 

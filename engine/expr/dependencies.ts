@@ -15,7 +15,7 @@
  * @module
  */
 import type { AstNode } from "./compiler.ts";
-import { formatPath, type Segment, WILDCARD } from "../spec/paths.ts";
+import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
 
 /** One location an expression reads. */
 export interface Read {

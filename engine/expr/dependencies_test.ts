@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { testCompiler } from "../_test_utils.ts";
-import { formatPath, type Segment, WILDCARD } from "../spec/paths.ts";
+import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
 import { extractReads } from "./dependencies.ts";
 
 const compiler = testCompiler();

@@ -6,7 +6,7 @@
  */
 import type { Json } from "../json/value.ts";
 import { expandPattern } from "../json/document.ts";
-import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../spec/paths.ts";
+import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../json/path.ts";
 import type { ExprNode } from "./graph.ts";
 
 /** A changed location. */
@@ -68,9 +68,10 @@ export class DirtySet {
     return this.paths.some((d) => isPrefixOf(d.path, pattern) && (d.shift || d.path.length < pattern.length));
   }
 
-  /** The concrete elements of a per-element node that must be re-evaluated. */
+  /** The concrete elements of a per-element node that must be re-evaluated (none for a global node). */
   elementsToEvaluate(node: ExprNode, doc: Json): Segment[][] {
-    const pattern = node.elementPattern!;
+    const pattern = node.elementPattern;
+    if (!pattern) return [];
     if (this.#everything) return expandPattern(doc, pattern);
     const picked = new Map<string, Segment[]>();
     const addAll = (within: Segment[]) => {

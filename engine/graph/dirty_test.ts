@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Read } from "../expr/dependencies.ts";
-import { formatPath, type Segment, WILDCARD } from "../spec/paths.ts";
+import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
 import { DirtySet } from "./dirty.ts";
 import type { ExprNode } from "./graph.ts";
 
@@ -9,11 +9,10 @@ const DOC = { items: [{ qty: 1 }, { qty: 2 }, { qty: 3 }], rate: 2 };
 function node(reads: Read[], elementPattern: Segment[] | null = null): ExprNode {
   return {
     key: "n",
-    kind: "DERIVED",
+    kind: "CONSTRAINT",
     label: "n",
     expression: "",
     reads,
-    target: null,
     elementPattern,
     index: 0,
     level: 1,

@@ -6,27 +6,52 @@
  * @module
  */
 import type { Read } from "../expr/dependencies.ts";
-import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../spec/paths.ts";
+import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../json/path.ts";
 
 /** Kinds of graph nodes. */
 export type NodeKind = "BASE" | "DERIVED" | "META" | "CONSTRAINT" | "EFFECT";
 
-/** A node computed from expressions (everything but BASE). */
-export interface ExprNode {
+/** What every node computed from expressions (everything but BASE) has. */
+interface NodeBase {
   key: string;
-  kind: Exclude<NodeKind, "BASE">;
   label: string;
   /** The expression text shown in projections and traces. */
   expression: string;
   reads: Read[];
-  /** Target pattern of DERIVED and META nodes. */
-  target: Segment[] | null;
   /** The element `$parent` is bound to for per-element nodes (`$.items[*]`). */
   elementPattern: Segment[] | null;
   /** Position of the node's definition in its spec section. */
   index: number;
   level: number;
 }
+
+/** A DERIVED node: computes the value at its target pattern. */
+export interface DerivedExprNode extends NodeBase {
+  kind: "DERIVED";
+  target: Segment[];
+}
+
+/** A META node: computes a property of the field at its target pattern. */
+export interface MetaExprNode extends NodeBase {
+  kind: "META";
+  target: Segment[];
+}
+
+/** A CONSTRAINT node: a check, stored nowhere. */
+export interface ConstraintExprNode extends NodeBase {
+  kind: "CONSTRAINT";
+}
+
+/** An EFFECT node: a trigger, stored nowhere. */
+export interface EffectExprNode extends NodeBase {
+  kind: "EFFECT";
+}
+
+/** A node computed from expressions, by kind. */
+export type ExprNode = DerivedExprNode | MetaExprNode | ConstraintExprNode | EffectExprNode;
+
+/** The nodes of `N` of one kind. */
+export type OfKind<N extends ExprNode, K extends ExprNode["kind"]> = Extract<N, { kind: K }>;
 
 /** A dependency edge: `to` reads from `from`. */
 export interface Edge {
@@ -42,10 +67,11 @@ export interface DependencyGraph<N extends ExprNode = ExprNode> {
   /** Node keys per level, level 0 = BASE. */
   levels: string[][];
   /** DERIVED nodes in evaluation order (by level, then spec order). */
-  derivedOrder: N[];
-  metas: N[];
-  constraints: N[];
-  effects: N[];
+  derivedOrder: OfKind<N, "DERIVED">[];
+  /** META nodes by level, then spec order. */
+  metas: OfKind<N, "META">[];
+  constraints: OfKind<N, "CONSTRAINT">[];
+  effects: OfKind<N, "EFFECT">[];
   /** Keys of the nodes each node reads from. */
   predecessors: ReadonlyMap<string, ReadonlySet<string>>;
   /** Dependency cycles among DERIVED nodes (each a list of keys); empty when acyclic. */
@@ -60,7 +86,7 @@ export function elementPatternOf(target: readonly Segment[]): Segment[] | null {
 
 /** Builds the graph, detecting cycles and assigning levels. */
 export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
-  const derived = nodes.filter((n) => n.kind === "DERIVED");
+  const derived = nodes.filter((n): n is OfKind<N, "DERIVED"> => n.kind === "DERIVED");
   const edges: Edge[] = [];
   const preds = new Map<string, Set<string>>();
   const baseKeys = new Set<string>();
@@ -82,13 +108,13 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
     for (const read of node.reads) {
       let insideDerived = false;
       for (const d of derived) {
-        if (!pathsOverlap(read.path, d.target!)) continue;
-        if (read.path.length < d.target!.length && isPrefixOf(read.path, d.target!)) {
+        if (!pathsOverlap(read.path, d.target)) continue;
+        if (read.path.length < d.target.length && isPrefixOf(read.path, d.target)) {
           if (d.key !== node.key) enclosing.push({ from: d.key, to: node.key });
           continue;
         }
         addEdge(d.key, node.key);
-        if (isPrefixOf(d.target!, read.path)) insideDerived = true;
+        if (isPrefixOf(d.target, read.path)) insideDerived = true;
       }
       if (!insideDerived) {
         const key = formatPath(read.path);
@@ -123,16 +149,16 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
   for (const node of nodes) (levels[node.level] ??= []).push(node.key);
   for (let i = 0; i < levels.length; i++) levels[i] ??= [];
 
-  const byLevel = (a: N, b: N) => a.level - b.level || a.index - b.index;
+  const byLevel = (a: ExprNode, b: ExprNode) => a.level - b.level || a.index - b.index;
   return {
     nodes,
     baseKeys: [...baseKeys].sort(),
     edges,
     levels,
     derivedOrder: [...derived].sort(byLevel),
-    metas: nodes.filter((n) => n.kind === "META").sort(byLevel),
-    constraints: nodes.filter((n) => n.kind === "CONSTRAINT"),
-    effects: nodes.filter((n) => n.kind === "EFFECT"),
+    metas: nodes.filter((n): n is OfKind<N, "META"> => n.kind === "META").sort(byLevel),
+    constraints: nodes.filter((n): n is OfKind<N, "CONSTRAINT"> => n.kind === "CONSTRAINT"),
+    effects: nodes.filter((n): n is OfKind<N, "EFFECT"> => n.kind === "EFFECT"),
     predecessors: preds,
     cycles,
   };

@@ -9,7 +9,7 @@
  * @module
  */
 import { isContainer, type Json, type JsonObject } from "./value.ts";
-import { type Path, type Segment, WILDCARD } from "../spec/paths.ts";
+import { type Path, type Segment, WILDCARD } from "./path.ts";
 
 /** The value at a concrete path, `undefined` when absent. */
 export function getAt(doc: Json | undefined, path: Path): Json | undefined {

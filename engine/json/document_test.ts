@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Segment } from "../spec/paths.ts";
+import type { Segment } from "./path.ts";
 import { type CreatedContainers, DocumentDraft, expandPattern, getAt } from "./document.ts";
 import type { Json } from "./value.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { decodeBase64, encodeBase64 } from "../json/base64.ts";
+import { decodeBase64, encodeBase64 } from "./base64.ts";
 import type { BlobContent } from "../service/api.ts";
 import { apiOperation, localOperation } from "./operation.ts";
 import { BLOB_CONTENT_BASE64, BLOB_GC_REPORT, BLOB_REF, MODEL_ID } from "./schemas.ts";

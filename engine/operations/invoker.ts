@@ -24,8 +24,10 @@ export function localInvoker(api: ModelApi, authoring?: AuthoringEngine): Invoke
   let created: AuthoringEngine | undefined;
   const tools = () => Promise.resolve(own ?? (created ??= localAuthoring()));
   const invoker: Invoker = {
-    invoke: (op, input) =>
-      op.kind === "api" ? op.run(api, input) : op.run({ invoke: invoker.invoke, authoring: tools }, input),
+    invoke: (op, input, options) =>
+      op.kind === "api"
+        ? op.run(api, input, options)
+        : op.run({ invoke: invoker.invoke, authoring: tools }, input),
   };
   return invoker;
 }

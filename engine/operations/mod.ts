@@ -16,6 +16,14 @@ import {
   uploadBlob,
   uploadBlobData,
 } from "./blobs.ts";
+import {
+  evolveSpecAi,
+  generateEvolution,
+  generateSpec,
+  getLlmInteractions,
+  previewEvolution,
+  previewGeneration,
+} from "./generation.ts";
 import { createModel, deleteModel, evolveSpec, getInfo, getSpec, listModels } from "./models.ts";
 import type { AnyOperation } from "./operation.ts";
 import {
@@ -36,6 +44,7 @@ import { mutate, patch } from "./writes.ts";
 export * from "./audit.ts";
 export * from "./authoring.ts";
 export * from "./blobs.ts";
+export * from "./generation.ts";
 export * from "./input.ts";
 export * from "./invoker.ts";
 export * from "./json_schema.ts";
@@ -80,4 +89,10 @@ export const OPERATIONS: readonly AnyOperation[] = [
   evalExpression,
   testSpec,
   dryRun,
+  previewGeneration,
+  generateSpec,
+  previewEvolution,
+  generateEvolution,
+  evolveSpecAi,
+  getLlmInteractions,
 ];

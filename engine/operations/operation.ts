@@ -17,11 +17,24 @@
  * @module
  */
 import type { z } from "zod";
+import type { ServiceError } from "../errors.ts";
 import type { AuthoringEngine } from "../service/authoring.ts";
-import type { ModelApi } from "../service/api.ts";
+import type { ModelApi, RunOptions } from "../service/api.ts";
 
-/** Invokes an operation with its input, wherever it runs (in-process or on a server). */
-export type InvokeFn = <I, O>(op: Operation<I, O>, input: I) => Promise<O>;
+export type { RunOptions } from "../service/api.ts";
+
+/**
+ * Invokes an operation with its input, wherever it runs (in-process or on a
+ * server); `options` carry an abort signal and a progress listener to
+ * operations that take them.
+ */
+export type InvokeFn = <I, O>(op: Operation<I, O>, input: I, options?: RunOptions) => Promise<O>;
+
+/** What a surface's host offers, for bindings that exist only on some hosts. */
+export interface HostFeatures {
+  /** An LLM provider is configured (`svc.llm.*`): the generation tools work. */
+  generation: boolean;
+}
 
 /** What a local operation runs with. */
 export interface LocalContext {
@@ -68,6 +81,8 @@ export interface McpBinding<I, O> {
   output?: z.ZodType | null;
   /** How to ask for less when the result is withheld as too large. */
   narrowingHint?: string;
+  /** Whether the tool is offered on this host (default: always). */
+  available?(host: HostFeatures): boolean;
 }
 
 /** A documented failure of a REST route. */
@@ -85,6 +100,11 @@ export type RestBody<I> =
     description: string;
     /** Accepted media types, preferred first (default `application/json`). */
     mediaTypes?: readonly string[];
+  }
+  | {
+    /** The JSON body is an object whose members are these input members. */
+    members: readonly Member<I>[];
+    description: string;
   }
   | {
     /** A multipart form: the `file` part's bytes go to `fileMember`, its `mediaType` field to `typeMember`. */
@@ -109,8 +129,20 @@ export interface RestBinding<I, O> {
   body?: RestBody<I>;
   /** The success status (default 200; 204 sends no body). */
   status?: 200 | 201 | 204;
-  /** `binary` streams a blob's bytes with its media type (the result is `{bytes, mediaType}`). */
-  response?: "json" | "binary";
+  /**
+   * `binary` streams a blob's bytes with its media type (the result is
+   * `{bytes, mediaType}`); `sse` answers with server-sent events: a `progress`
+   * frame per progress report, then `done` with the result, or `error
+   * {message}`. A failure before the first frame is an ordinary HTTP error
+   * (argument checks, 503), and a client that disconnects aborts the run.
+   */
+  response?: "json" | "binary" | "sse";
+  /**
+   * `sse` only: the `done` body a failure ends the stream with instead of an
+   * `error` frame (a generation that produced no valid spec); `undefined` for
+   * an `error` frame.
+   */
+  doneOnFailure?(error: ServiceError): unknown;
   /** The response body when it is not the operation's result. */
   present?(result: O): unknown;
   /** The response's shape when `present` changes it. */
@@ -142,7 +174,7 @@ interface Declaration<I, O> {
 /** An operation that is one {@link ModelApi} call, with its REST route(s). */
 export interface ApiOperation<I, O> extends Declaration<I, O> {
   kind: "api";
-  run(api: ModelApi, input: I): Promise<O>;
+  run(api: ModelApi, input: I, options?: RunOptions): Promise<O>;
   /** One route, or several that differ by which optional path members are present. */
   rest: readonly RestBinding<I, O>[];
 }

@@ -14,9 +14,11 @@
  */
 import { badRequest, ServiceError } from "../errors.ts";
 import type { AuthoringEngine } from "../service/authoring.ts";
+import type { ProgressEvent, RunOptions } from "../service/generation.ts";
 import type { Invoker } from "./invoker.ts";
 import type { AnyOperation, ApiOperation, RestBinding } from "./operation.ts";
 import { errorFromResponse } from "./remote_error.ts";
+import { readEvents } from "./sse.ts";
 
 /** Options of {@link remoteInvoker}. */
 export interface RemoteOptions {
@@ -53,12 +55,18 @@ export function pathMembers(template: string): string[] {
   return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
 }
 
-/** The route whose path members are all given, preferring the most specific. */
-export function bindingFor<I, O>(op: ApiOperation<I, O>, input: I): RestBinding<I, O> {
+/**
+ * The route whose path members are all given, preferring the most specific;
+ * an event-stream route only when `stream` (the caller follows progress).
+ */
+export function bindingFor<I, O>(op: ApiOperation<I, O>, input: I, stream = false): RestBinding<I, O> {
   const values = input as Values;
   const usable = op.rest.filter((b) => pathMembers(b.path).every((m) => values[m] !== undefined));
-  usable.sort((a, b) => pathMembers(b.path).length - pathMembers(a.path).length);
-  const binding = usable[0];
+  const streaming = usable.filter((b) => b.response === "sse");
+  const plain = usable.filter((b) => b.response !== "sse");
+  const candidates = stream && streaming.length ? streaming : plain.length ? plain : usable;
+  candidates.sort((a, b) => pathMembers(b.path).length - pathMembers(a.path).length);
+  const binding = candidates[0];
   if (!binding) throw badRequest(`${op.name}: missing ${pathMembers(op.rest[0].path).join(", ")}`);
   return binding;
 }
@@ -83,6 +91,9 @@ function requestFor(base: string, binding: RestBinding<unknown, unknown>, input:
     form.append("file", new Blob([bytes], { type: mediaType ?? "application/octet-stream" }), "upload.bin");
     if (mediaType) form.append("mediaType", mediaType);
     body = form;
+  } else if (spec && "members" in spec) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(Object.fromEntries(spec.members.map((m) => [m, input[m]])));
   } else if (spec) {
     headers.set("content-type", spec.mediaTypes?.[0] ?? "application/json");
     body = JSON.stringify(input[spec.member]);
@@ -122,9 +133,15 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     throw await errorFromResponse(response.status, response.statusText, await response.text());
   };
 
-  const call = async (op: ApiOperation<unknown, unknown>, input: Values): Promise<unknown> => {
-    const binding = bindingFor(op, input);
-    const response = await send(requestFor(base, binding, input));
+  const call = async (
+    op: ApiOperation<unknown, unknown>,
+    input: Values,
+    options?: RunOptions,
+  ): Promise<unknown> => {
+    const binding = bindingFor(op, input, options?.progress !== undefined);
+    const request = requestFor(base, binding, input);
+    const response = await send(options?.signal ? new Request(request, { signal: options.signal }) : request);
+    if (binding.response === "sse") return await streamed(response, options?.progress);
     if (response.status === 204) {
       await response.body?.cancel();
       return undefined;
@@ -141,10 +158,39 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
 
   const invoker: Invoker = {
     invoke:
-      (<I, O>(op: AnyOperation, input: I): Promise<O> =>
+      (<I, O>(op: AnyOperation, input: I, options?: RunOptions): Promise<O> =>
         (op.kind === "api"
-          ? call(op, input as Values)
+          ? call(op, input as Values, options)
           : op.run({ invoke: invoker.invoke, authoring: tools }, input)) as Promise<O>) as Invoker["invoke"],
   };
   return invoker;
+}
+
+/**
+ * Reads an event-stream answer: `progress` frames to `progress`, then the
+ * result of `done`, or the error of an `error` frame. A `done` body with
+ * `valid: false` is the failure the blocking route answers with 422.
+ */
+async function streamed(response: Response, progress?: (event: ProgressEvent) => void): Promise<unknown> {
+  if (!response.body) throw new ServiceError("internal", "The server's event stream ended before it began");
+  for await (const { event, data } of readEvents(response.body)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      continue;
+    }
+    if (event === "progress") progress?.(value as ProgressEvent);
+    else if (event === "done") {
+      const body = value as Record<string, unknown> | null;
+      if (body && body.valid === false) {
+        throw await errorFromResponse(422, "Unprocessable Content", JSON.stringify(body));
+      }
+      return value;
+    } else if (event === "error") {
+      const { message, status } = (value ?? {}) as { message?: string; status?: number };
+      throw await errorFromResponse(status ?? 500, "", JSON.stringify({ detail: message ?? "failed" }));
+    }
+  }
+  throw new ServiceError("internal", "The server's event stream ended without a result");
 }

@@ -23,6 +23,7 @@ import {
   versionConflict,
 } from "../errors.ts";
 import { isObject, type Json } from "../json/value.ts";
+import { evolutionInvalid, type GenerationFinding, generationInvalid } from "../service/generation.ts";
 
 // deno-lint-ignore no-explicit-any
 type Body = Record<string, any>;
@@ -72,6 +73,12 @@ export async function errorFromResponse(
   }
   if (isObject(body)) {
     const object = body as Body;
+    // A generation that produced nothing valid: {valid:false, errors|error, rawResponse}.
+    if (object.valid === false) {
+      const raw = typeof object.rawResponse === "string" ? object.rawResponse : null;
+      if (Array.isArray(object.errors)) return generationInvalid(object.errors as GenerationFinding[], raw);
+      if (typeof object.error === "string") return evolutionInvalid(object.error, raw);
+    }
     if (typeof object.error === "string") {
       const rebuilt = await fromStructured(object);
       return new ServiceError(

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import type { Json } from "../json/value.ts";
-import { MODEL_SPEC_SCHEMA } from "../authoring/model_spec_schema.ts";
+import { MODEL_SPEC_SCHEMA } from "../model/model_spec_schema.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../evolve/schema.ts";
 import { component, publishedAs } from "./json_schema.ts";
 

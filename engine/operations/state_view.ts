@@ -9,7 +9,7 @@
 import { badRequest } from "../errors.ts";
 import { expandPattern, getAt } from "../json/document.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
-import { parsePath, type Segment } from "../spec/paths.ts";
+import { parsePath, type Segment } from "../json/path.ts";
 
 /** The marker a collapsed container is replaced with. */
 export function collapsedMarker(value: JsonObject | Json[]): string {

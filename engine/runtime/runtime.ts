@@ -10,7 +10,7 @@ import { badRequest, constraintViolation, notFound, unprocessable } from "../err
 import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
-import type { CompiledModel } from "../spec/compile.ts";
+import type { CompiledModel } from "../model/compile.ts";
 import {
   canonicalizePath,
   formatPath,
@@ -18,16 +18,12 @@ import {
   parsePath,
   patternMatches,
   type Segment,
-} from "../spec/paths.ts";
-import { metaPropertyName } from "../spec/types.ts";
-import {
-  Cycle,
-  type CycleOutcome,
-  type ModelState,
-  type PatchOperation,
-  type WriteSource,
-} from "./pipeline.ts";
+} from "../json/path.ts";
+import { metaPropertyName } from "../model/types.ts";
+import { Cycle } from "./pipeline.ts";
+import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
 import { type TraceRecord, TraceRing } from "./traces.ts";
+import { parseWriteKey } from "./write_checks.ts";
 
 /** What a runtime needs from its host. */
 export interface RuntimeEnv {
@@ -88,9 +84,11 @@ export class ModelRuntime {
     model: CompiledModel,
     env: RuntimeEnv,
     seed?: { doc: Json },
+    at: number = env.clock.now(),
+    effects?: ReadonlySet<string>,
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
     const empty: ModelState = { doc: seed ? seed.doc : {}, meta: new Map(), stale: new Set() };
-    const cycle = new Cycle(model, empty, env.config, "init");
+    const cycle = new Cycle(model, empty, env.config, "init", at, effects);
     if (!seed) cycle.markRootCreated();
     cycle.markEverything();
     const outcome = await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });
@@ -104,10 +102,16 @@ export class ModelRuntime {
    * re-derived under `model` like a seed (every eager derivation and meta value
    * recomputed, lazy ones stale). The trace ring carries over as a copy, so this
    * runtime stays intact until the owner installs the new one; history does not,
-   * since its states belong to the previous spec.
+   * since its states belong to the previous spec. `effects`: the ids of the
+   * effects that may fire (those the evolution added or changed).
    */
-  async evolve(model: CompiledModel, doc: Json): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
-    const evolved = await ModelRuntime.create(model, this.#env, { doc });
+  async evolve(
+    model: CompiledModel,
+    doc: Json,
+    at: number = this.#env.clock.now(),
+    effects?: ReadonlySet<string>,
+  ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
+    const evolved = await ModelRuntime.create(model, this.#env, { doc }, at, effects);
     const traces = this.#traces.clone();
     traces.push(evolved.outcome.traces);
     evolved.runtime.#traces = traces;
@@ -148,8 +152,8 @@ export class ModelRuntime {
     }
   }
 
-  async #run(source: WriteSource, write: (cycle: Cycle) => void): Promise<CycleOutcome | null> {
-    const cycle = new Cycle(this.model, this.#state, this.#env.config, source);
+  async #run(source: WriteSource, at: number, write: (cycle: Cycle) => void): Promise<CycleOutcome | null> {
+    const cycle = new Cycle(this.model, this.#state, this.#env.config, source, at);
     write(cycle);
     if (cycle.unchanged) return null;
     const outcome = await cycle.settle({
@@ -164,25 +168,27 @@ export class ModelRuntime {
   /**
    * Evaluates a flat mutation (address -> value) against the committed state; the
    * result is committed by {@link commit}. Returns `null` when the map was empty
-   * (nothing written). Throws a `ServiceError` on rejection or rollback.
+   * (nothing written). Throws a `ServiceError` on rejection or rollback. `at` is
+   * the cycle's instant (`$now()`): the commit time, or a logged commit's time on replay.
    */
   evaluateMutation(
     mutations: Record<string, Json>,
     source: WriteSource = "client",
+    at: number = this.#env.clock.now(),
   ): Promise<CycleOutcome | null> {
     if (!isObject(mutations)) {
       throw badRequest("mutations must be a JSON object of canonical address to value");
     }
     const entries = Object.entries(mutations).map(([key, value]) =>
-      [Cycle.parseKey(key), value] as [Segment[], Json]
+      [parseWriteKey(key), value] as [Segment[], Json]
     );
-    return this.#run(source, (cycle) => cycle.applyMutations(entries));
+    return this.#run(source, at, (cycle) => cycle.applyMutations(entries));
   }
 
   /** Evaluates an RFC 6902 patch; see {@link evaluateMutation}. */
-  evaluatePatch(ops: PatchOperation[]): Promise<CycleOutcome | null> {
+  evaluatePatch(ops: PatchOperation[], at: number = this.#env.clock.now()): Promise<CycleOutcome | null> {
     if (!Array.isArray(ops)) throw badRequest("a JSON Patch must be an array of operations");
-    return this.#run("patch", (cycle) => cycle.applyPatch(ops));
+    return this.#run("patch", at, (cycle) => cycle.applyPatch(ops));
   }
 
   /** Evaluates stale lazy derivations of a state (not a commit). */
@@ -192,7 +198,7 @@ export class ModelRuntime {
     const stale = everything
       ? new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key))
       : state.stale;
-    const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init");
+    const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init", this.#env.clock.now());
     await cycle.materializeLazy();
     return { doc: cycle.doc, meta: state.meta, stale: new Set() };
   }

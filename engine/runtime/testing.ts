@@ -9,9 +9,9 @@
 import { ServiceError } from "../errors.ts";
 import { getAt } from "../json/document.ts";
 import { isObject, type Json, jsonEqual } from "../json/value.ts";
-import type { CompiledModel } from "../spec/compile.ts";
-import { parsePath } from "../spec/paths.ts";
-import type { TestCase } from "../spec/types.ts";
+import type { CompiledModel } from "../model/compile.ts";
+import { parsePath } from "../json/path.ts";
+import type { TestCase } from "../model/types.ts";
 import { ModelRuntime, type RuntimeEnv } from "./runtime.ts";
 
 /** One failed expectation. */
@@ -174,7 +174,7 @@ const CLOCK_FUNCTIONS = /\$(now|millis)\s*\(/;
 /** Builds the verification report: which embedded tests are auto-checkable and whether they pass. */
 export async function verify(model: CompiledModel, env: RuntimeEnv): Promise<VerificationReport> {
   const clockBound = new Set(
-    model.graph.derivedOrder.filter((d) => CLOCK_FUNCTIONS.test(d.expression)).map((d) => d.target!),
+    model.graph.derivedOrder.filter((d) => CLOCK_FUNCTIONS.test(d.expression)).map((d) => d.target),
   );
   const checkable = (address: string, expected: Json): boolean => {
     if (expected !== null && typeof expected === "object") return false;

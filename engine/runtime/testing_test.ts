@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { compileValid, ManualClock, testConfig } from "../_test_utils.ts";
-import type { TestCase } from "../spec/types.ts";
+import type { TestCase } from "../model/types.ts";
 import type { RuntimeEnv } from "./runtime.ts";
 import { isMetaExpectation, runTestCase, runTests, sameValue, verify } from "./testing.ts";
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Json } from "../json/value.ts";
-import { parsePath, patternMatches } from "../spec/paths.ts";
+import { parsePath, patternMatches } from "../json/path.ts";
 
 /** One evaluation: a derivation, meta value, constraint or effect trigger. */
 export interface TraceRecord {

@@ -9,12 +9,27 @@
 import type { AuditRecord, AuditVerification } from "../audit/chain.ts";
 import type { GraphView } from "../graph/projection.ts";
 import type { Json, JsonObject } from "../json/value.ts";
-import type { MutationResult, PatchOperation } from "../runtime/pipeline.ts";
+import type { MutationResult, PatchOperation } from "../runtime/results.ts";
 import type { Snapshot } from "../runtime/runtime.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
-import type { ModelSpec } from "../spec/types.ts";
-import type { EvaluatedComponent, EvaluatedView } from "../view/types.ts";
+import type { ModelSpec } from "../model/types.ts";
+import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
+import type {
+  AiEvolutionRequest,
+  AiEvolutionResult,
+  EvolutionGenerationRequest,
+  EvolutionGenerationResult,
+  EvolutionPreviewRequest,
+  GenerationPreviewRequest,
+  GenerationRequest,
+  GenerationResult,
+  InteractionRecord,
+  PromptPreview,
+  RunOptions,
+} from "./generation.ts";
+
+export type { RunOptions } from "./generation.ts";
 
 /** Model info (DECISIONS.md "Model info"). */
 export interface ModelInfo {
@@ -105,4 +120,21 @@ export interface ModelApi {
   collectBlobGarbage(apply: boolean): Promise<BlobGcReport>;
   /** The evaluated default view, or the view `viewId`. */
   getView(id: string, viewId?: string): Promise<EvaluatedView>;
+
+  // LLM generation (503 without a configured provider).
+  /** The generation prompt for a domain description, without calling the LLM. */
+  previewGeneration(request: GenerationPreviewRequest): Promise<PromptPreview>;
+  /** A spec from a prompt or a description, through the validate-and-repair loop. */
+  generateSpec(request: GenerationRequest, options?: RunOptions): Promise<GenerationResult>;
+  /** The evolution prompt for a change request, without calling the LLM. */
+  previewEvolution(request: EvolutionPreviewRequest): Promise<PromptPreview>;
+  /** A SpecEvolution from an evolution prompt (not applied). */
+  generateEvolution(
+    request: EvolutionGenerationRequest,
+    options?: RunOptions,
+  ): Promise<EvolutionGenerationResult>;
+  /** Drafts a SpecEvolution from a sentence and applies it through {@link evolveSpec}. */
+  evolveSpecAi(id: string, request: AiEvolutionRequest, options?: RunOptions): Promise<AiEvolutionResult>;
+  /** Recorded prompt and response pairs, newest first. */
+  getLlmInteractions(): Promise<InteractionRecord[]>;
 }

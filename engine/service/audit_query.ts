@@ -5,7 +5,7 @@
  */
 import type { AuditRecord } from "../audit/chain.ts";
 import { isObject } from "../json/value.ts";
-import { parsePath, pathsOverlap } from "../spec/paths.ts";
+import { parsePath, pathsOverlap } from "../json/path.ts";
 import type { AuditQuery } from "./ports.ts";
 
 /** The addresses a record wrote (flat mutation keys or patch pointers) and derived. */

@@ -12,11 +12,11 @@ import { badRequest, ServiceError, specInvalid } from "../errors.ts";
 import { ExpressionCompiler, ExpressionError } from "../expr/compiler.ts";
 import { isObject, type Json } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
-import type { MutationResult } from "../runtime/pipeline.ts";
+import type { MutationResult } from "../runtime/results.ts";
 import { ModelRuntime, type RuntimeEnv } from "../runtime/runtime.ts";
-import { runTests, type TestRunResult } from "../runtime/testing.ts";
-import { type CompiledModel, compileSpec, type ValidationReport } from "../spec/compile.ts";
-import type { TestCase } from "../spec/types.ts";
+import { runTests, type TestRunResult, type VerificationReport, verify } from "../runtime/testing.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "../model/compile.ts";
+import type { TestCase } from "../model/types.ts";
 
 /** JSON type names `eval_expression` reports, `undefined` meaning "no result" (a missing value). */
 export type ValueType = "null" | "boolean" | "number" | "string" | "array" | "object" | "undefined";
@@ -46,6 +46,8 @@ export interface AuthoringEngine {
   evalExpression(expr: string, input?: Json, constants?: Record<string, Json>): Promise<EvalResult>;
   testSpec(spec: unknown, tests?: unknown[]): Promise<TestRunResult>;
   dryRun(spec: unknown, mutations?: Record<string, Json>[]): Promise<DryRunResult>;
+  /** The verification report of a candidate spec (which embedded tests are checkable, which pass). */
+  verifySpec(spec: unknown): Promise<VerificationReport>;
 }
 
 /** Options of {@link localAuthoring}. */
@@ -118,6 +120,10 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
       const candidate = tests === undefined || !isObject(spec) ? spec : { ...spec, tests };
       const model = compileOrThrow(candidate);
       return await runTests(model, env, model.tests as TestCase[]);
+    },
+
+    async verifySpec(spec) {
+      return await verify(compileOrThrow(spec), env);
     },
 
     async dryRun(spec, mutations = []) {

@@ -38,7 +38,8 @@ export class MemoryAuditTrail {
 
 /**
  * A model store that keeps only audit trails, in memory (`null`: no audit
- * backend, reads are empty). Models live in the service's runtimes already.
+ * backend, reads are empty). Models and their outstanding effect jobs live in
+ * the service already.
  */
 export class MemoryModelStore implements ModelStore {
   readonly description: string;
@@ -71,6 +72,10 @@ export class MemoryModelStore implements ModelStore {
   }
   allAudit(modelId: string): Promise<AuditRecord[]> {
     return Promise.resolve(this.#audit?.all(modelId) ?? []);
+  }
+  /** Outstanding effect jobs live in the service, like states: nothing to keep here. */
+  updateJobs(): Promise<void> {
+    return Promise.resolve();
   }
   close(): Promise<void> {
     return Promise.resolve();

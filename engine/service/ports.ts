@@ -6,8 +6,9 @@
  * @module
  */
 import type { AuditRecord } from "../audit/chain.ts";
+import type { EffectJob, JobChanges } from "../effects/job.ts";
 import type { Json } from "../json/value.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import type { ModelSpec } from "../model/types.ts";
 
 /** A persisted state: merged document, meta cache and stale lazy keys. */
 export interface PersistedState {
@@ -43,6 +44,8 @@ export interface LoadedModel {
   log: LogEntry[];
   /** Why the stored state cannot be reconstructed; the model then loads spec-only with state reset. */
   problem?: string;
+  /** The model's outstanding effect jobs (its outbox). */
+  jobs?: EffectJob[];
 }
 
 /**
@@ -88,16 +91,30 @@ export interface ModelStore {
   /**
    * Stores a model's spec and full state, dropping any previous log (create,
    * evolve, restore, reset). `created`: a new model, so anything still stored
-   * under its id (an unloadable model's spec, state, audit trail) is discarded.
+   * under its id (an unloadable model's spec, state, audit trail, outbox) is
+   * discarded. `jobs`: outbox changes made in the same durable write.
    */
-  save(spec: ModelSpec, state: PersistedState, options?: { created?: boolean }): Promise<void>;
+  save(
+    spec: ModelSpec,
+    state: PersistedState,
+    options?: { created?: boolean; jobs?: JobChanges },
+  ): Promise<void>;
   /**
-   * Durably records one committed cycle (its log entry and audit record) before
-   * resolving; a store keeping a log folds it into `states.checkpoint()` every
-   * `svc.storage.compaction-threshold` entries.
+   * Durably records one committed cycle (its log entry, audit record and the
+   * outbox changes it makes: jobs it fired, the job it settled) in one atomic
+   * write before resolving; a store keeping a log folds it into
+   * `states.checkpoint()` every `svc.storage.compaction-threshold` entries.
    */
-  commit(modelId: string, entry: LogEntry, states: CommitStates, audit: AuditRecord | null): Promise<void>;
-  /** Removes a model, its state and its audit trail. */
+  commit(
+    modelId: string,
+    entry: LogEntry,
+    states: CommitStates,
+    audit: AuditRecord | null,
+    jobs?: JobChanges,
+  ): Promise<void>;
+  /** Durably changes a model's outbox on its own (an attempt counted, a job dropped). */
+  updateJobs(modelId: string, jobs: JobChanges): Promise<void>;
+  /** Removes a model, its state, its audit trail and its outbox. */
   delete(modelId: string): Promise<void>;
   /** The newest audit record of a model. */
   lastAudit(modelId: string): Promise<AuditRecord | null>;

@@ -26,20 +26,26 @@ import {
   tooMany,
   versionConflict,
 } from "../errors.ts";
+import { type DispatchHost, EffectDispatcher } from "../effects/dispatcher.ts";
+import type { EffectExecutor, ExecutorOutcome } from "../effects/executor.ts";
+import { effectNode, type Settlement, settlement } from "../effects/foldback.ts";
+import { type EffectJob, jobsOf } from "../effects/job.ts";
 import { applyEvolution, changedEffectIds } from "../evolve/apply.ts";
 import { parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
 import { carryForward } from "../evolve/state.ts";
 import { ExpressionCompiler } from "../expr/compiler.ts";
 import { type GraphView, projectGraph } from "../graph/projection.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
-import { type Platform, webPlatform } from "../ports.ts";
+import { GLOBAL_SCHEDULER, type Platform, webPlatform } from "../ports.ts";
+import { DEFAULT_POLICY } from "../model/sections/effects.ts";
+import { statusDocument } from "../runtime/effects.ts";
 import type {
   CycleOutcome,
   EffectRequest,
   ModelState,
   MutationResult,
   PatchOperation,
-} from "../runtime/pipeline.ts";
+} from "../runtime/results.ts";
 import {
   formatInstant,
   type HistoryEntry,
@@ -50,11 +56,11 @@ import {
 } from "../runtime/runtime.ts";
 import { type VerificationReport, verify } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
-import { type CompiledModel, compileSpec } from "../spec/compile.ts";
-import type { ModelSpec } from "../spec/types.ts";
+import { type CompiledModel, compileSpec } from "../model/compile.ts";
+import type { ModelSpec } from "../model/types.ts";
 import { evaluateViewDelta } from "../view/delta.ts";
 import { checkViewId, evaluateView, viewStateOf } from "../view/evaluate.ts";
-import type { EvaluatedComponent, EvaluatedView } from "../view/types.ts";
+import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
 import type {
   AuditParams,
   BlobContent,
@@ -66,6 +72,25 @@ import type {
   WriteResult,
 } from "./api.ts";
 import { type AuthoringEngine, localAuthoring } from "./authoring.ts";
+import {
+  type AiEvolutionRequest,
+  type AiEvolutionResult,
+  checkDescription,
+  checkModelId,
+  checkPrompt,
+  type EvolutionGenerationRequest,
+  type EvolutionGenerationResult,
+  type EvolutionPreviewRequest,
+  type GenerationContext,
+  type GenerationPreviewRequest,
+  type GenerationRequest,
+  type GenerationResult,
+  type InteractionRecord,
+  noProvider,
+  type PromptPreview,
+  type RunOptions,
+  type SpecGenerator,
+} from "./generation.ts";
 import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
 import type { BlobStore, Checkpoint, LoadedModel, LogEntry, ModelStore, PersistedState } from "./ports.ts";
 import { SerialQueue } from "./queue.ts";
@@ -86,8 +111,12 @@ export interface ServiceObserver {
   effectsDispatched?(modelId: string, count: number): void;
   auditRecorded?(modelId: string, source: string): void;
   modelCreated?(modelId: string): void;
-  /** Non-caller effect requests, for executors. */
+  /** Non-caller effects fired by a commit (their jobs are in the outbox). */
   effectsRequested?(modelId: string, requests: EffectRequest[]): void;
+  /** One executor attempt ended. */
+  effectAttempted?(kind: string, outcome: "success" | "failure", durationMs: number): void;
+  /** A job ended: `applied`, `failed`, `cancelled` or `superseded`. */
+  effectSettled?(modelId: string, effectId: string, phase: Settlement["phase"]): void;
   warn?(message: string): void;
 }
 
@@ -104,6 +133,18 @@ export interface ServiceOptions {
    * service belongs to its process).
    */
   adminWrites?: boolean;
+  /**
+   * The effect executors of this host (`timer`, `server`, `llm`, plugins).
+   * Given, the service runs effects: fired jobs wait in the outbox until their
+   * executor settles them. Absent, jobs are kept (their status `pending`) but
+   * never run: a host that executes nothing.
+   */
+  executors?: readonly EffectExecutor[];
+  /**
+   * LLM generation (llm/ builds one from `svc.llm.*`); without it every
+   * generation operation fails with 503.
+   */
+  generator?: SpecGenerator;
 }
 
 interface Slot {
@@ -111,6 +152,8 @@ interface Slot {
   queue: SerialQueue;
   deleted: boolean;
   auditHead: { sequence: number; hash: string };
+  /** Outstanding effect jobs (the outbox), by id. */
+  jobs: Map<string, EffectJob>;
   /** Keyed by the compiled model: an evolution (even without a new version) replaces it. */
   verification?: { model: CompiledModel; report: VerificationReport };
 }
@@ -126,9 +169,12 @@ export class ModelService implements ModelApi {
   readonly authoring: AuthoringEngine;
   readonly #observer: ServiceObserver;
   readonly #adminWrites: boolean;
+  readonly #generator?: SpecGenerator;
   readonly #slots = new Map<string, Slot>();
   readonly #reserved = new Set<string>();
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
+  readonly #dispatcher: EffectDispatcher | null;
+  readonly #validateEffect: (kind: string, effect: JsonObject) => string[];
 
   private constructor(options: ServiceOptions) {
     this.config = options.config ?? { ...DEFAULT_CONFIG };
@@ -137,6 +183,7 @@ export class ModelService implements ModelApi {
     this.blobs = options.blobs ?? new MemoryBlobStore();
     this.#observer = options.observer ?? {};
     this.#adminWrites = options.adminWrites ?? true;
+    this.#generator = options.generator;
     this.compiler = new ExpressionCompiler({
       cacheSize: this.config.expressionCacheSize,
       timeoutMs: this.config.expressionTimeoutMs,
@@ -147,12 +194,22 @@ export class ModelService implements ModelApi {
       clock: this.platform.clock,
       compiler: this.compiler,
     });
+    const validators = new Map((options.executors ?? []).map((e) => [e.kind, e.validate]));
+    this.#validateEffect = (kind, effect) => validators.get(kind)?.(effect) ?? [];
+    this.#dispatcher = options.executors
+      ? new EffectDispatcher(this.#dispatchHost(), options.executors, {
+        clock: this.platform.clock,
+        scheduler: this.platform.scheduler ?? GLOBAL_SCHEDULER,
+        observer: { attemptFinished: this.#observer.effectAttempted, warn: this.#observer.warn },
+      })
+      : null;
   }
 
-  /** Opens a service and loads every stored model. */
+  /** Opens a service, loads every stored model and resumes their outstanding effects. */
   static async open(options: ServiceOptions = {}): Promise<ModelService> {
     const service = new ModelService(options);
     await service.#loadStored();
+    for (const slot of service.#slots.values()) service.#dispatcher?.enqueue([...slot.jobs.values()]);
     return service;
   }
 
@@ -162,7 +219,12 @@ export class ModelService implements ModelApi {
   }
 
   #compile(spec: unknown) {
-    return compileSpec(spec, { compiler: this.compiler, config: this.config, now: this.platform.clock.now });
+    return compileSpec(spec, {
+      compiler: this.compiler,
+      config: this.config,
+      now: this.platform.clock.now,
+      validateEffect: this.#validateEffect,
+    });
   }
 
   /** Compiles a spec or throws the 422 with every finding. */
@@ -217,11 +279,11 @@ export class ModelService implements ModelApi {
         await this.store.save(report.model.spec, toPersisted(runtime.state));
       }
       const last = await this.store.lastAudit(id);
-      this.#slots.set(id, this.#newSlot(runtime, last));
+      this.#slots.set(id, this.#newSlot(runtime, last, stored.jobs ?? []));
     }
   }
 
-  #newSlot(runtime: ModelRuntime, lastAudit: AuditRecord | null): Slot {
+  #newSlot(runtime: ModelRuntime, lastAudit: AuditRecord | null, jobs: readonly EffectJob[] = []): Slot {
     return {
       runtime,
       queue: new SerialQueue(this.config.mutationQueueSize, `model '${runtime.model.id}'`),
@@ -229,6 +291,7 @@ export class ModelService implements ModelApi {
       auditHead: lastAudit
         ? { sequence: lastAudit.sequence, hash: lastAudit.hash }
         : { sequence: -1, hash: GENESIS_HASH },
+      jobs: new Map(jobs.map((job) => [job.id, job])),
     };
   }
 
@@ -273,10 +336,13 @@ export class ModelService implements ModelApi {
     }
     this.#reserved.add(id);
     try {
-      const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv);
-      await this.store.save(model.spec, toPersisted(runtime.state), { created: true });
-      this.#slots.set(id, this.#newSlot(runtime, null));
-      if (outcome.effectRequests.length) this.#observer.effectsRequested?.(id, outcome.effectRequests);
+      const at = this.platform.clock.now();
+      const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv, undefined, at);
+      const jobs = jobsOf(id, outcome.effectRequests, at);
+      await this.store.save(model.spec, toPersisted(runtime.state), { created: true, jobs: { put: jobs } });
+      const slot = this.#newSlot(runtime, null);
+      this.#slots.set(id, slot);
+      this.#fire(slot, outcome.effectRequests, jobs);
     } finally {
       this.#reserved.delete(id);
     }
@@ -301,6 +367,9 @@ export class ModelService implements ModelApi {
   deleteModel(id: string): Promise<void> {
     return this.#exclusive(id, async (slot) => {
       await this.store.delete(id);
+      // Its outstanding effects end with it: timers cleared, attempts' results dropped.
+      this.#dispatcher?.cancelModel(id);
+      slot.jobs.clear();
       slot.deleted = true;
       this.#slots.delete(id);
       this.#emit({ type: "deleted", modelId: id });
@@ -314,26 +383,38 @@ export class ModelService implements ModelApi {
       return Promise.reject(badRequest("mutations must be a JSON object of canonical address to value"));
     }
     const request = cloneJson(mutations);
-    return this.#write(id, "client", request, (rt) => rt.evaluateMutation(request, "client"), options);
+    return this.#write(
+      id,
+      "client",
+      request,
+      (rt, at) => rt.evaluateMutation(request, "client", at),
+      options,
+    );
   }
 
   patch(id: string, ops: PatchOperation[], options: WriteOptions = {}): Promise<WriteResult> {
     if (!Array.isArray(ops)) return Promise.reject(badRequest("a JSON Patch must be an array of operations"));
     const request = cloneJson(ops);
-    return this.#write(id, "patch", request as unknown as Json, (rt) => rt.evaluatePatch(request), options);
+    return this.#write(
+      id,
+      "patch",
+      request as unknown as Json,
+      (rt, at) => rt.evaluatePatch(request, at),
+      options,
+    );
   }
 
   /** Applies an executor's result as a logged `foldback` mutation. */
   foldback(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
     const request = cloneJson(mutations);
-    return this.#write(id, "foldback", request, (rt) => rt.evaluateMutation(request, "foldback"), {});
+    return this.#write(id, "foldback", request, foldbackOf(request), {});
   }
 
   #write(
     id: string,
     source: LogEntry["source"],
     request: Json,
-    evaluate: (runtime: ModelRuntime) => Promise<CycleOutcome | null>,
+    evaluate: Evaluation,
     { viewId }: WriteOptions,
   ): Promise<WriteResult> {
     const started = this.platform.clock.now();
@@ -342,24 +423,7 @@ export class ModelService implements ModelApi {
     return this.#exclusive(id, async (slot) => {
       // An unknown view fails the write before anything is applied.
       if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
-      const outcome = await evaluate(slot.runtime);
-      if (!outcome) return await this.#withViewDelta(slot, cloneJson(emptyResult()), viewId);
-      const at = this.platform.clock.now();
-      const audit = await this.#auditRecord(slot, source, request, outcome, at);
-      const history = slot.runtime.history;
-      await this.store.commit(id, { at, source, request }, {
-        current: () => toPersisted(outcome.state),
-        checkpoint: () => checkpointOf(history, outcome.state, at, this.config.historyMaxEntries),
-      }, audit);
-      slot.runtime.commit(outcome, at);
-      slot.auditHead = { sequence: audit.sequence, hash: audit.hash };
-      this.#observer.auditRecorded?.(id, source);
-      const result = outcome.result;
-      if (result.dispatchedEffects.length) {
-        this.#observer.effectsDispatched?.(id, result.dispatchedEffects.length);
-      }
-      if (outcome.effectRequests.length) this.#observer.effectsRequested?.(id, outcome.effectRequests);
-      this.#emit({ type: "mutation", modelId: id, source, result });
+      const result = await this.#commit(slot, source, request, evaluate) ?? emptyResult();
       return await this.#withViewDelta(slot, cloneJson(result), viewId);
     }, true).then(
       (result) => {
@@ -380,6 +444,149 @@ export class ModelService implements ModelApi {
         throw err;
       },
     );
+  }
+
+  /**
+   * Evaluates one write at this instant and commits it, in the caller's queue
+   * turn: log entry, audit record and outbox changes (the jobs it fires, and
+   * `settled`, the job whose settlement it is) in one durable write, then the
+   * runtime, then subscribers and executors. `null` when nothing was written.
+   */
+  async #commit(
+    slot: Slot,
+    source: LogEntry["source"],
+    request: Json,
+    evaluate: Evaluation,
+    outbox: { settled?: EffectJob; updated?: EffectJob } = {},
+  ): Promise<MutationResult | null> {
+    const { settled, updated } = outbox;
+    const id = slot.runtime.model.id;
+    const at = this.platform.clock.now();
+    const outcome = await evaluate(slot.runtime, at);
+    if (!outcome) return null;
+    const audit = await this.#auditRecord(slot, source, request, outcome, at);
+    const history = slot.runtime.history;
+    const jobs = jobsOf(id, outcome.effectRequests, at);
+    await this.store.commit(
+      id,
+      { at, source, request },
+      {
+        current: () => toPersisted(outcome.state),
+        checkpoint: () => checkpointOf(history, outcome.state, at, this.config.historyMaxEntries),
+      },
+      audit,
+      { put: updated ? [updated, ...jobs] : jobs, remove: settled ? [settled.id] : [] },
+    );
+    slot.runtime.commit(outcome, at);
+    slot.auditHead = { sequence: audit.sequence, hash: audit.hash };
+    if (settled) slot.jobs.delete(settled.id);
+    this.#observer.auditRecorded?.(id, source);
+    const result = outcome.result;
+    this.#fire(slot, outcome.effectRequests, jobs, result.dispatchedEffects.length);
+    this.#emit({ type: "mutation", modelId: id, source, result });
+    return result;
+  }
+
+  /** Hands the jobs a commit fired to the outbox and the executors. */
+  #fire(slot: Slot, requests: EffectRequest[], jobs: EffectJob[], callerEffects = 0): void {
+    const id = slot.runtime.model.id;
+    if (callerEffects + jobs.length) this.#observer.effectsDispatched?.(id, callerEffects + jobs.length);
+    if (!jobs.length) return;
+    for (const job of jobs) slot.jobs.set(job.id, job);
+    this.#observer.effectsRequested?.(id, requests);
+    this.#dispatcher?.enqueue(jobs);
+  }
+
+  // ------------------------------------------------------------------ effects
+
+  /** What the dispatcher calls back: attempts counted, outcomes settled, retries kept. */
+  #dispatchHost(): DispatchHost {
+    // A job of a deleted model is gone: its calls end quietly.
+    const onModel = async <T>(job: EffectJob, task: (slot: Slot) => Promise<T>): Promise<T | null> => {
+      try {
+        return await this.#exclusive(job.modelId, task);
+      } catch (err) {
+        if (err instanceof ServiceError && err.kind === "not_found") return null;
+        throw err;
+      }
+    };
+    return {
+      begin: (job) =>
+        onModel(job, async (slot) => {
+          if (!slot.jobs.has(job.id)) return null;
+          job.attempt++;
+          slot.jobs.set(job.id, job);
+          const node = effectNode(slot.runtime.model, job.effectId);
+          const status = job.statusPath && job.executor !== "timer" && node ? job.statusPath : null;
+          const writes = status
+            ? { [status]: statusDocument("in_flight", job.key, this.platform.clock.now()) }
+            : null;
+          // The attempt is counted with the in_flight phase, or alone (no status; the model refused the phase).
+          const written = writes &&
+            await this.#commit(slot, "foldback", writes, foldbackOf(writes), { updated: job }).catch(
+              (err) => {
+                if (!(err instanceof ServiceError)) throw err;
+                this.#observer.warn?.(
+                  `effect '${job.effectId}' of model '${job.modelId}': in_flight not recorded: ${err.message}`,
+                );
+                return null;
+              },
+            );
+          if (!written) await this.store.updateJobs(job.modelId, { put: [job] });
+          return node?.effect.policy ?? DEFAULT_POLICY;
+        }),
+      retryLater: async (job) => {
+        await onModel(job, async (slot) => {
+          if (!slot.jobs.has(job.id)) return;
+          slot.jobs.set(job.id, job);
+          await this.store.updateJobs(job.modelId, { put: [job] });
+        });
+      },
+      settle: async (job, outcome) => {
+        await onModel(job, (slot) => this.#settle(slot, job, outcome));
+      },
+    };
+  }
+
+  /**
+   * Settles a job in the model's queue turn (foldback.ts decides what is
+   * written); `outcome` null only re-checks it (after an evolution) and
+   * leaves a job that still stands alone. A fold-back the model refuses (a
+   * schema violation, a rollback) records the refusal as the job's failure.
+   */
+  async #settle(slot: Slot, job: EffectJob, outcome: ExecutorOutcome | null): Promise<void> {
+    if (!slot.jobs.has(job.id)) return;
+    const { runtime } = slot;
+    const ctx = {
+      model: runtime.model,
+      doc: await runtime.readState(),
+      at: this.platform.clock.now(),
+      compiler: this.compiler,
+    };
+    const settled = await settlement(job, outcome, ctx);
+    if (!settled) return;
+    let phase = settled.phase;
+    try {
+      await this.#settleWith(slot, job, settled.writes);
+    } catch (err) {
+      if (!(err instanceof ServiceError) || !job.statusPath) throw err;
+      phase = "failed";
+      const refusal = statusDocument("failed", job.key, ctx.at, `fold-back refused: ${err.message}`);
+      await this.#settleWith(slot, job, { [job.statusPath]: refusal });
+    }
+    this.#observer.effectSettled?.(job.modelId, job.effectId, phase);
+  }
+
+  /** Commits a settlement's writes with the job's removal, or removes it alone when nothing is written. */
+  async #settleWith(slot: Slot, job: EffectJob, writes: Record<string, Json>): Promise<void> {
+    if (
+      Object.keys(writes).length &&
+      await this.#commit(slot, "foldback", writes, foldbackOf(writes), { settled: job })
+    ) {
+      return;
+    }
+    await this.store.updateJobs(job.modelId, { remove: [job.id] });
+    slot.jobs.delete(job.id);
   }
 
   /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn), when asked for. */
@@ -453,13 +660,19 @@ export class ModelService implements ModelApi {
       }
       const model = this.#compileOrThrow(applyEvolution(previous.model.spec, parsed));
       const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
-      const { runtime, outcome } = await previous.evolve(model, doc);
-      await this.store.save(model.spec, toPersisted(runtime.state));
-      slot.runtime = runtime;
+      // Only effects the evolution added or changed fire; unchanged ones keep their standing.
       const changed = changedEffectIds(previous.model.spec, model.spec);
-      const requests = outcome.effectRequests.filter((r) => changed.has(r.effectId));
-      if (requests.length) this.#observer.effectsRequested?.(id, requests);
+      const at = this.platform.clock.now();
+      const { runtime, outcome } = await previous.evolve(model, doc, at, changed);
+      const jobs = jobsOf(id, outcome.effectRequests, at);
+      await this.store.save(model.spec, toPersisted(runtime.state), { jobs: { put: jobs } });
+      slot.runtime = runtime;
+      this.#fire(slot, outcome.effectRequests, jobs);
       this.#emit({ type: "spec-evolved", modelId: id, version: model.version });
+      // Outstanding jobs answer to the new spec: removed or untriggered ones are cancelled, re-keyed ones re-fire.
+      for (const job of [...slot.jobs.values()]) {
+        if (!jobs.includes(job)) await this.#settle(slot, job, null);
+      }
       return { id, version: model.version };
     }, true);
   }
@@ -618,8 +831,99 @@ export class ModelService implements ModelApi {
     return ids;
   }
 
-  /** Releases storage. */
+  // -------------------------------------------------------------- generation
+
+  /** Whether LLM generation is configured (MCP offers its tools only then). */
+  get generationAvailable(): boolean {
+    return this.#generator !== undefined;
+  }
+
+  #generation(options: RunOptions = {}): { generator: SpecGenerator; context: GenerationContext } {
+    if (!this.#generator) throw noProvider();
+    return { generator: this.#generator, context: { ...options, authoring: this.authoring } };
+  }
+
+  previewGeneration(request: GenerationPreviewRequest): Promise<PromptPreview> {
+    return Promise.resolve().then(() => {
+      const { generator } = this.#generation();
+      return generator.previewGeneration({
+        modelId: checkModelId(request.modelId),
+        domainDescription: checkDescription(request.domainDescription, "domainDescription"),
+        includeView: request.includeView ?? false,
+      });
+    });
+  }
+
+  async generateSpec(request: GenerationRequest, options: RunOptions = {}): Promise<GenerationResult> {
+    const { generator, context } = this.#generation(options);
+    const modelId = checkModelId(request.modelId);
+    const prompt = request.prompt !== undefined && request.prompt !== null
+      ? checkPrompt(request.prompt)
+      : generator.previewGeneration({
+        modelId,
+        domainDescription: checkDescription(request.domainDescription, "domainDescription (or prompt)"),
+        includeView: request.includeView ?? false,
+      }).prompt;
+    return await generator.generate({ modelId, prompt: checkPrompt(prompt) }, context);
+  }
+
+  previewEvolution(request: EvolutionPreviewRequest): Promise<PromptPreview> {
+    return Promise.resolve().then(() => {
+      const { generator } = this.#generation();
+      if (!isObject(request.currentSpec)) throw badRequest("currentSpec is required and must be a ModelSpec");
+      return generator.previewEvolution({
+        modelId: checkModelId(request.modelId),
+        currentSpec: request.currentSpec,
+        evolutionRequest: checkDescription(request.evolutionRequest, "evolutionRequest"),
+        includeView: request.includeView ?? false,
+      });
+    });
+  }
+
+  async generateEvolution(
+    request: EvolutionGenerationRequest,
+    options: RunOptions = {},
+  ): Promise<EvolutionGenerationResult> {
+    const { generator, context } = this.#generation(options);
+    const modelId = checkModelId(request.modelId);
+    const prompt = checkPrompt(request.prompt);
+    let currentSpec: ModelSpec | undefined;
+    if (request.currentSpec !== undefined && request.currentSpec !== null) {
+      if (!isObject(request.currentSpec)) throw badRequest("currentSpec must be a ModelSpec");
+      currentSpec = request.currentSpec as unknown as ModelSpec;
+    } else if (this.#slots.has(modelId)) {
+      currentSpec = await this.getSpec(modelId);
+    }
+    return await generator.generateEvolution({ modelId, prompt, currentSpec }, context);
+  }
+
+  /**
+   * Drafts an evolution with the LLM and applies it through {@link evolveSpec}
+   * (same 409/422), guarded by the version the draft was made against: a
+   * concurrent evolution makes it a 409 rather than a blind overwrite.
+   */
+  async evolveSpecAi(
+    id: string,
+    request: AiEvolutionRequest,
+    options: RunOptions = {},
+  ): Promise<AiEvolutionResult> {
+    const { generator, context } = this.#generation(options);
+    const description = checkDescription(request?.description, "description");
+    const currentSpec = await this.getSpec(id);
+    const version = this.#slot(id).runtime.model.version;
+    const includeView = request.includeView ?? isObject(currentSpec.viewDefinition);
+    const draft = await generator.draftEvolution({ currentSpec, description, includeView }, context);
+    const evolved = await this.evolveSpec(id, { ...draft, expectedVersion: version });
+    return { version: evolved.version, spec: await this.getSpec(id) };
+  }
+
+  getLlmInteractions(): Promise<InteractionRecord[]> {
+    return Promise.resolve(this.#generator?.interactions() ?? []);
+  }
+
+  /** Stops running effects (their jobs stay in the outbox for the next start) and releases storage. */
   async close(): Promise<void> {
+    await this.#dispatcher?.close();
     await this.store.close();
     await this.blobs.close();
   }
@@ -651,6 +955,14 @@ function infoOf(model: CompiledModel): ModelInfo {
   };
 }
 
+/** How a write is evaluated: against a runtime, at the commit's instant. */
+type Evaluation = (runtime: ModelRuntime, at: number) => Promise<CycleOutcome | null>;
+
+/** The evaluation of writes the effect machinery makes (fold-backs, phases): source `foldback`. */
+function foldbackOf(writes: Record<string, Json>): Evaluation {
+  return (runtime, at) => runtime.evaluateMutation(writes, "foldback", at);
+}
+
 function emptyResult(): MutationResult {
   return {
     success: true,
@@ -670,9 +982,10 @@ function emptyResult(): MutationResult {
 async function replayStored(runtime: ModelRuntime, base: PersistedState, stored: LoadedModel): Promise<void> {
   runtime.replaceState(toModelState(base), { clearHistory: true, retainAt: stored.baseAt ?? undefined });
   for (const entry of stored.log) {
+    // At the logged instant: `$now()` and the effects' status times come out as committed.
     const outcome = entry.source === "patch"
-      ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[])
-      : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source);
+      ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[], entry.at)
+      : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source, entry.at);
     if (outcome) runtime.commit(outcome, entry.at);
   }
 }

@@ -11,11 +11,15 @@
  * @module
  */
 import { extractReads } from "../expr/dependencies.ts";
-import type { MutationResult } from "../runtime/pipeline.ts";
-import type { CompiledModel } from "../spec/compile.ts";
-import { parsePath, pathsOverlap, type Segment } from "../spec/paths.ts";
-import { type ComponentAnchors, evaluateViewWithAnchors, type ViewState } from "./evaluate.ts";
-import type { EvaluatedComponent } from "./types.ts";
+import type { MutationResult } from "../runtime/results.ts";
+import type { CompiledModel } from "../model/compile.ts";
+import { parsePath, pathsOverlap, type Segment } from "../json/path.ts";
+import {
+  type ComponentAnchors,
+  type EvaluatedComponent,
+  evaluateViewWithAnchors,
+  type ViewState,
+} from "./evaluate.ts";
 
 /** Evaluated components of view `viewId` touched by `result`, keyed by (evaluated) component id. */
 export async function evaluateViewDelta(

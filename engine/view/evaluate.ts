@@ -26,10 +26,36 @@ import { expandPattern, getAt } from "../json/document.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { ModelRuntime } from "../runtime/runtime.ts";
 import { truthy } from "../runtime/truthy.ts";
-import type { CompiledModel } from "../spec/compile.ts";
-import { formatPath, hasWildcard, parsePath, patternMatches, type Segment } from "../spec/paths.ts";
-import { BASIC_INPUT, type ComponentGroup, groupOf } from "./groups.ts";
-import type { ComponentSpec, EvaluatedComponent, EvaluatedView, ViewDefinition, ViewSpec } from "./types.ts";
+import type { CompiledModel } from "../model/compile.ts";
+import { formatPath, hasWildcard, parsePath, patternMatches, type Segment } from "../json/path.ts";
+import { BASIC_INPUT, type ComponentGroup, groupOf } from "../model/view_definition/groups.ts";
+import type { ComponentSpec, ViewDefinition, ViewSpec } from "../model/view_definition/types.ts";
+
+/**
+ * One evaluated component: `id`, `type` and the members of its record kind
+ * (engine/model/view_definition/groups.ts), every member resolved, null members omitted.
+ */
+export interface EvaluatedComponent {
+  id: string;
+  type: string;
+  [member: string]: Json;
+}
+
+/** The response of a view read. */
+export interface EvaluatedView {
+  modelId: string;
+  viewId: string;
+  /** The view's `label`, or its id when unlabeled. */
+  title: string;
+  /** The view's `layout` (`vertical` when absent). */
+  layout: string;
+  /** Grid columns of the view, when declared. */
+  columns?: Json;
+  /** The view's handlers, passed through for the client, when declared. */
+  onOpen?: Json;
+  onClose?: Json;
+  components: EvaluatedComponent[];
+}
 
 /** The state a view is evaluated against. */
 export interface ViewState {

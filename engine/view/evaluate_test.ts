@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { ServiceError } from "../errors.ts";
 import type { Json, JsonObject } from "../json/value.ts";
-import { evaluateView, viewStateOf } from "./evaluate.ts";
-import { COMPONENT_GROUPS, groupOf } from "./groups.ts";
+import { type EvaluatedComponent, type EvaluatedView, evaluateView, viewStateOf } from "./evaluate.ts";
+import { COMPONENT_GROUPS, groupOf } from "../model/view_definition/groups.ts";
 import { modelOf, runtimeOf, specWithView } from "./test_support.ts";
-import type { EvaluatedComponent, EvaluatedView } from "./types.ts";
 
 const COMMON = ["id", "type", "label", "bind", "visible", "className", "error"];
 

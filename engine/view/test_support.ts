@@ -9,7 +9,7 @@ import { specInvalid } from "../errors.ts";
 import { ExpressionCompiler } from "../expr/compiler.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import { ModelRuntime } from "../runtime/runtime.ts";
-import { type CompiledModel, compileSpec, type ValidationReport } from "../spec/compile.ts";
+import { type CompiledModel, compileSpec, type ValidationReport } from "../model/compile.ts";
 
 /** A compiler with the default guards. */
 export function testCompiler(): ExpressionCompiler {

@@ -6,7 +6,7 @@
  */
 import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
 import type { ResponseDoc, Route } from "../routes/route.ts";
-import { COMPONENT_SCHEMAS, ref } from "./schemas.ts";
+import { COMPONENT_SCHEMAS, ref } from "../routes/schemas.ts";
 
 const PROBLEM = { "application/problem+json": ref("Problem") };
 

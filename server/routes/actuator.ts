@@ -6,7 +6,7 @@
  */
 import { badRequest, notFound } from "../../engine/errors.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
-import { ref } from "../openapi/schemas.ts";
+import { ref } from "./schemas.ts";
 import { jsonResponse, problem, type Route } from "./route.ts";
 
 /** Parses repeated `tag=name:value` filters. */

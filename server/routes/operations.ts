@@ -10,14 +10,15 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import { badRequest, tooLarge } from "../../engine/errors.ts";
-import { checkInput } from "../../engine/operations/input.ts";
+import { badRequest, ServiceError, STATUS_OF_KIND, tooLarge } from "../../engine/errors.ts";
+import { checkInput, isOptionalMember } from "../../engine/operations/input.ts";
 import { componentOf, type JsonSchema, toJsonSchema } from "../../engine/operations/json_schema.ts";
 import type { AnyOperation, ApiOperation, ErrorDoc, RestBinding } from "../../engine/operations/operation.ts";
 import { pathMembers } from "../../engine/operations/remote.ts";
-import type { BlobContent } from "../../engine/service/api.ts";
+import type { BlobContent, ModelApi } from "../../engine/service/api.ts";
+import type { ProgressEvent } from "../../engine/service/generation.ts";
 import type { ServerConfig } from "../config.ts";
-import { ref } from "../openapi/schemas.ts";
+import { ref } from "./schemas.ts";
 import {
   ID_PARAM,
   jsonBody,
@@ -44,6 +45,12 @@ const PATH_PARAM_DOCS: Record<string, string> = {
 /** The zod schema of an input member. */
 function memberSchema(op: AnyOperation, member: string): z.ZodType {
   return (op.input as z.ZodObject).shape[member] as z.ZodType;
+}
+
+/** The schema inside an optional member (where a component is registered). */
+function unwrapOptional(schema: z.ZodType): z.ZodType {
+  const inner = (schema as { unwrap?: () => z.ZodType }).unwrap;
+  return schema.def.type === "optional" && inner ? inner.call(schema) : schema;
 }
 
 /** A member's schema in the document: its component, or inline. */
@@ -130,6 +137,15 @@ async function requestInput(
     const { bytes, mediaType } = await readUpload(c, config);
     raw[body.multipart.fileMember] = bytes;
     raw[body.multipart.typeMember] = mediaType;
+  } else if (body && "members" in body) {
+    const json = await readJson(c);
+    if (json === null || typeof json !== "object" || Array.isArray(json)) {
+      throw badRequest(`Request body must be a JSON object with ${body.members.join(", ")}`);
+    }
+    for (const member of body.members) {
+      const value = (json as Record<string, unknown>)[member];
+      if (value !== undefined) raw[member] = value;
+    }
   } else if (body) {
     raw[body.member] = await readJson(c);
   }
@@ -140,6 +156,87 @@ function binaryResponse(blob: BlobContent): Response {
   return new Response(blob.bytes as Uint8Array<ArrayBuffer>, {
     status: 200,
     headers: { "content-type": blob.mediaType, "content-length": String(blob.bytes.byteLength) },
+  });
+}
+
+/** One server-sent event. */
+function sseFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data ?? null)}\n\n`;
+}
+
+/**
+ * Runs an operation as server-sent events: a `progress` frame per report,
+ * then `done` with the result (or the binding's `doneOnFailure` body), or
+ * `error {message, status}`. The response starts with the first frame, so a
+ * failure before any progress (an argument check, 503) is an ordinary HTTP
+ * error. The client going away (the runtime cancels the body) aborts the run.
+ */
+async function sseResponse(op: Api, binding: Binding, api: ModelApi, input: unknown): Promise<Response> {
+  const abort = new AbortController();
+  const gone = () => abort.abort(new DOMException("The client went away", "AbortError"));
+  const encoder = new TextEncoder();
+  const pending: string[] = [];
+  let sink: ReadableStreamDefaultController<Uint8Array> | undefined;
+  let closed = false;
+  const emit = (text: string) => {
+    if (closed) return;
+    if (!sink) pending.push(text);
+    else {
+      try {
+        sink.enqueue(encoder.encode(text));
+      } catch {
+        closed = true;
+      }
+    }
+  };
+  const firstFrame = Promise.withResolvers<void>();
+  const run = op.run(api, input, {
+    signal: abort.signal,
+    progress: (event: ProgressEvent) => {
+      emit(sseFrame("progress", event));
+      firstFrame.resolve();
+    },
+  });
+  const settled = run.then(() => true, () => false);
+  await Promise.race([firstFrame.promise, settled]);
+  if (pending.length === 0 && !(await settled)) await run; // throws: answered as an HTTP error
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      sink = controller;
+      for (const text of pending.splice(0)) emit(text);
+      run.then(
+        (result) => emit(sseFrame("done", binding.present ? binding.present(result) : result)),
+        (err) => {
+          const done = err instanceof ServiceError ? binding.doneOnFailure?.(err) : undefined;
+          if (done !== undefined) emit(sseFrame("done", done));
+          else {
+            const status = err instanceof ServiceError ? STATUS_OF_KIND[err.kind] ?? 500 : 500;
+            emit(sseFrame("error", { message: (err as Error)?.message ?? String(err), status }));
+          }
+        },
+      ).finally(() => {
+        if (!closed) {
+          closed = true;
+          try {
+            controller.close();
+          } catch {
+            // Already cancelled by the client.
+          }
+        }
+      });
+    },
+    cancel() {
+      closed = true;
+      gone();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+    },
   });
 }
 
@@ -176,6 +273,13 @@ function parameters(op: Api, binding: Binding): ParamDoc[] {
 
 function successResponse(op: Api, binding: Binding): ResponseDoc {
   if (binding.status === 204) return { description: "done" };
+  if (binding.response === "sse") {
+    return {
+      description: "server-sent events: `progress` frames ({type, …}), then `done` with the result " +
+        "or `error` {message, status}",
+      content: { "text/event-stream": { type: "string" } },
+    };
+  }
   if (binding.response === "binary") {
     return {
       description: "the bytes, with the stored media type as Content-Type",
@@ -207,6 +311,16 @@ function requestBody(op: Api, binding: Binding): Route["requestBody"] {
   if ("multipart" in body) {
     return { description: body.description, content: { "multipart/form-data": ref("BlobUpload") } };
   }
+  if ("members" in body) {
+    const schema: JsonSchema = {
+      type: "object",
+      properties: Object.fromEntries(
+        body.members.map((m) => [m, documented(unwrapOptional(memberSchema(op, m)))]),
+      ),
+      required: body.members.filter((m) => !isOptionalMember(op, m)),
+    };
+    return { description: body.description, content: jsonBody(schema) };
+  }
   const schema = documented(memberSchema(op, body.member));
   const types = body.mediaTypes ?? ["application/json"];
   return { description: body.description, content: Object.fromEntries(types.map((t) => [t, schema])) };
@@ -231,6 +345,7 @@ function route(op: Api, binding: Binding): Route {
     },
     handle: async (c, { api, config }) => {
       const input = checkInput(op, await requestInput(c, op, binding, config), { where: whereOf(binding) });
+      if (binding.response === "sse") return await sseResponse(op, binding, api, input);
       const result = await op.run(api, input);
       if (status === 204) return c.body(null, 204);
       if (binding.response === "binary") return binaryResponse(result as BlobContent);

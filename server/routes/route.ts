@@ -11,7 +11,7 @@ import { badRequest } from "../../engine/errors.ts";
 import type { ModelApi } from "../../engine/service/api.ts";
 import type { ServerConfig } from "../config.ts";
 import type { ServiceMetrics } from "../metrics.ts";
-import { type JsonSchema, ref } from "../openapi/schemas.ts";
+import { type JsonSchema, ref } from "./schemas.ts";
 import type { SubscriptionHub } from "../subscriptions.ts";
 
 /** What handlers work with. */

@@ -8,6 +8,8 @@
  * - `["m", id, "log", seq]`: log entries from `logStart` on (replayed at startup).
  * - `["m", id, "audit", sequence]`: audit records, never compacted; `["m", id, "audit-head"]`
  *   holds the newest `{sequence, hash}`, so a deleted newest record is noticed too.
+ * - `["m", id, "job", n]`: the outbox: effect jobs fired and not yet settled, written and
+ *   removed in the same atomic operation as the commits that fire and settle them.
  * - `["deleting", id]`: a deletion whose sweep of `["m", id]` has not finished.
  *
  * A commit is one atomic operation holding its log entry and audit record,
@@ -18,6 +20,7 @@
  * @module
  */
 import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
+import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { specInvalid } from "../../engine/errors.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import type { MemoryAuditTrail } from "../../engine/service/memory.ts";
@@ -29,7 +32,8 @@ import type {
   ModelStore,
   PersistedState,
 } from "../../engine/service/ports.ts";
-import type { ModelSpec } from "../../engine/spec/types.ts";
+import type { ModelSpec } from "../../engine/model/types.ts";
+import { serverHasher } from "../platform.ts";
 import type { KvDatabase, KvMutation } from "./kv_database.ts";
 import {
   decodeJson,
@@ -40,7 +44,6 @@ import {
   readRecords,
   recordKeys,
   recordMutations,
-  sha256Hex,
   type StoredRecord,
   valueKeys,
   valueMutations,
@@ -74,6 +77,9 @@ interface StoredModel {
   /** Log entries after the base, oldest first, with the keys they occupy. */
   log: { seq: number; keys: Deno.KvKey[] }[];
   nextLog: number;
+  /** Outbox records by job id, with the keys they occupy. */
+  jobs: Map<string, Deno.KvKey[]>;
+  nextJob: number;
 }
 
 /** Longest model id (UTF-8 bytes) whose keys stay well inside Deno KV's 2 KiB key limit. */
@@ -92,6 +98,7 @@ export const kvKeys = {
   log: (id: string): Deno.KvKey => ["m", id, "log"],
   audit: (id: string): Deno.KvKey => ["m", id, "audit"],
   auditHead: (id: string): Deno.KvKey => ["m", id, "audit-head"],
+  jobs: (id: string): Deno.KvKey => ["m", id, "job"],
 };
 
 /** The newest audit record's sequence and hash. */
@@ -209,7 +216,7 @@ export class KvModelStore implements ModelStore {
       );
       return null;
     }
-    const stored: StoredModel = { header, log: [], nextLog: header.logStart };
+    const stored: StoredModel = { header, log: [], nextLog: header.logStart, jobs: new Map(), nextJob: 0 };
     this.#models.set(id, stored);
     const strays: Deno.KvKey[] = [];
     const log: LogEntry[] = [];
@@ -246,14 +253,77 @@ export class KvModelStore implements ModelStore {
         strays.push(...chunks.map((chunk) => chunk.key));
       }
     }
+    const jobs = await this.#loadJobs(id, stored, strays);
     if (!this.#options.state) {
       // State is not kept (any more): drop what an earlier configuration stored.
-      if (header.base || stored.log.length) await this.#forgetState(id, stored);
+      if (header.base || stored.log.length || stored.jobs.size) await this.#forgetState(id, stored);
       await this.#db.writeAll(deletions(strays));
       return { spec, base: null, log: [] };
     }
     await this.#db.writeAll(deletions(strays));
-    return problem ? { spec, base: null, log: [], problem } : { spec, base, baseAt: header.baseAt, log };
+    return problem
+      ? { spec, base: null, log: [], problem, jobs }
+      : { spec, base, baseAt: header.baseAt, log, jobs };
+  }
+
+  /** The outbox of a model; unreadable records are reported and dropped. */
+  async #loadJobs(id: string, stored: StoredModel, strays: Deno.KvKey[]): Promise<EffectJob[]> {
+    const jobs: EffectJob[] = [];
+    for await (
+      const record of readRecords(this.#kv, kvKeys.jobs(id), { onStray: (key) => strays.push(key) })
+    ) {
+      stored.nextJob = record.seq + 1;
+      let job: unknown = null;
+      try {
+        job = record.bytes && decodeJson(record.bytes);
+      } catch {
+        // reported below
+      }
+      if (isEffectJob(job) && job.modelId === id) {
+        stored.jobs.set(job.id, record.keys);
+        jobs.push(job);
+      } else {
+        this.#options.warn(`model '${id}': effect job record ${record.seq} is unreadable and was dropped`);
+        strays.push(...record.keys);
+      }
+    }
+    return jobs;
+  }
+
+  /** The mutations of outbox changes; the store's own bookkeeping is updated by `apply`. */
+  #jobMutations(modelId: string, stored: StoredModel, changes: JobChanges | undefined) {
+    const before: KvMutation[] = [];
+    const unit: KvMutation[] = [];
+    const added = new Map<string, Deno.KvKey[]>();
+    const removed: string[] = [];
+    for (const job of changes?.put ?? []) {
+      const old = stored.jobs.get(job.id) ?? added.get(job.id);
+      if (old) unit.push(...deletions(old));
+      const key = [...kvKeys.jobs(modelId), stored.nextJob + added.size];
+      const record = recordMutations(key, encodeJson(job));
+      before.push(...record.chunks);
+      unit.push(record.head);
+      added.set(job.id, recordKeys(key, record.chunks.length + 1));
+    }
+    for (const jobId of changes?.remove ?? []) {
+      const keys = stored.jobs.get(jobId);
+      if (keys) unit.push(...deletions(keys));
+      removed.push(jobId);
+    }
+    const apply = () => {
+      stored.nextJob += added.size;
+      for (const [jobId, keys] of added) stored.jobs.set(jobId, keys);
+      for (const jobId of removed) stored.jobs.delete(jobId);
+    };
+    return { before, unit, apply };
+  }
+
+  async updateJobs(modelId: string, changes: JobChanges): Promise<void> {
+    const stored = this.#models.get(modelId);
+    if (!stored || !this.#options.state) return;
+    const { before, unit, apply } = this.#jobMutations(modelId, stored, changes);
+    if (unit.length) await this.#db.writeStaged({ before, unit });
+    apply();
   }
 
   #decodeLogEntry(bytes: Uint8Array): LogEntry | null {
@@ -272,12 +342,17 @@ export class KvModelStore implements ModelStore {
       after: deletions([
         ...stored.header.base ? valueKeys(kvKeys.values(id), stored.header.base) : [],
         ...stored.log.flatMap((entry) => entry.keys),
+        ...[...stored.jobs.values()].flat(),
       ]),
     });
-    Object.assign(stored, { header, log: [] });
+    Object.assign(stored, { header, log: [], jobs: new Map() });
   }
 
-  async save(spec: ModelSpec, state: PersistedState, options: { created?: boolean } = {}): Promise<void> {
+  async save(
+    spec: ModelSpec,
+    state: PersistedState,
+    options: { created?: boolean; jobs?: JobChanges } = {},
+  ): Promise<void> {
     const id = spec.id;
     await this.#sweeps.get(id);
     let stored = this.#models.get(id);
@@ -297,7 +372,7 @@ export class KvModelStore implements ModelStore {
     const before: KvMutation[] = [];
     const after: KvMutation[] = [];
     const specBytes = encodeJson(spec);
-    const specSha = await sha256Hex(specBytes);
+    const specSha = await serverHasher.sha256Hex(specBytes);
     let specRef = stored?.header.spec;
     if (!specRef || specRef.sha256 !== specSha) {
       const written = valueMutations(prefix, specBytes, specSha);
@@ -308,7 +383,7 @@ export class KvModelStore implements ModelStore {
     let baseRef: ValueRef | null = null;
     if (this.#options.state) {
       const bytes = encodeJson(state);
-      const written = valueMutations(prefix, bytes, await sha256Hex(bytes));
+      const written = valueMutations(prefix, bytes, await serverHasher.sha256Hex(bytes));
       before.push(...written.mutations);
       baseRef = written.ref;
     }
@@ -320,8 +395,21 @@ export class KvModelStore implements ModelStore {
       baseAt: null,
       logStart: stored?.nextLog ?? 0,
     };
-    await this.#db.writeStaged({ before, unit: [{ key: kvKeys.header(id), value: header }], after });
-    this.#models.set(id, { header, log: [], nextLog: header.logStart });
+    const next: StoredModel = {
+      header,
+      log: [],
+      nextLog: header.logStart,
+      jobs: stored?.jobs ?? new Map(),
+      nextJob: stored?.nextJob ?? 0,
+    };
+    const jobs = this.#options.state ? this.#jobMutations(id, next, options.jobs) : null;
+    await this.#db.writeStaged({
+      before: [...before, ...jobs?.before ?? []],
+      unit: [{ key: kvKeys.header(id), value: header }, ...jobs?.unit ?? []],
+      after,
+    });
+    jobs?.apply();
+    this.#models.set(id, next);
   }
 
   async commit(
@@ -329,6 +417,7 @@ export class KvModelStore implements ModelStore {
     entry: LogEntry,
     states: CommitStates,
     audit: AuditRecord | null,
+    jobs?: JobChanges,
   ): Promise<void> {
     const stored = this.#models.get(modelId);
     if (!stored) throw new Error(`model '${modelId}' is not in the KV store`);
@@ -349,7 +438,13 @@ export class KvModelStore implements ModelStore {
       const head: AuditHead = { sequence: audit.sequence, hash: audit.hash };
       unit.push(record.head, { key: kvKeys.auditHead(modelId), value: head });
     }
+    const outbox = this.#options.state ? this.#jobMutations(modelId, stored, jobs) : null;
+    if (outbox) {
+      before.push(...outbox.before);
+      unit.push(...outbox.unit);
+    }
     if (unit.length) await this.#db.writeStaged({ before, unit });
+    outbox?.apply();
     if (audit && trail && trail !== "kv") trail.append(audit);
     if (logged) {
       stored.log.push(logged);
@@ -368,7 +463,7 @@ export class KvModelStore implements ModelStore {
     try {
       const prefix = kvKeys.values(id);
       const bytes = encodeJson(point.state());
-      const written = valueMutations(prefix, bytes, await sha256Hex(bytes));
+      const written = valueMutations(prefix, bytes, await serverHasher.sha256Hex(bytes));
       const header: ModelHeader = {
         ...stored.header,
         base: written.ref,

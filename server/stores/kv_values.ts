@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { serverHasher } from "../platform.ts";
 import { CHUNK_BYTES, type KvMutation } from "./kv_database.ts";
 
 /**
@@ -77,12 +78,6 @@ export function joinBytes(chunks: readonly Uint8Array[]): Uint8Array {
     offset += chunk.byteLength;
   }
   return out;
-}
-
-/** Lowercase hex SHA-256 of bytes. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**
@@ -241,7 +236,7 @@ export async function generationBytes(
   }
   if (parts.length !== ref.n) throw new Error(`${parts.length} of ${ref.n} chunks readable`);
   const bytes = joinBytes(parts);
-  if (bytes.byteLength !== ref.bytes || await sha256Hex(bytes) !== ref.sha256) {
+  if (bytes.byteLength !== ref.bytes || await serverHasher.sha256Hex(bytes) !== ref.sha256) {
     throw new Error("content does not match its SHA-256");
   }
   return bytes;

@@ -41,9 +41,15 @@ export interface ReplayReport {
   embedded: EmbeddedRun[];
 }
 
-/** Replays every example's tests with a fresh in-memory service on the web platform. */
+/**
+ * Replays every example's tests with a fresh in-memory service on the web
+ * platform, its clock fixed so both runtimes record the same instants (effect
+ * status documents carry the time they changed).
+ */
 export async function replayExamples(engine: typeof Engine, examples: Example[]): Promise<ReplayReport> {
-  const service = await engine.ModelService.open({ platform: engine.webPlatform() });
+  const service = await engine.ModelService.open({
+    platform: { ...engine.webPlatform(), clock: { now: () => Date.UTC(2026, 0, 1) } },
+  });
   const cases: ReplayedCase[] = [];
   const embedded: EmbeddedRun[] = [];
   for (const { name, spec } of examples) {

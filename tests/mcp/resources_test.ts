@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
-import { EXAMPLES, GUIDES, MODEL_SPEC_SCHEMA } from "../../engine/authoring/mod.ts";
+import { EXAMPLES, GUIDES } from "../../engine/authoring/mod.ts";
+import { MODEL_SPEC_SCHEMA } from "../../engine/model/model_spec_schema.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../../engine/evolve/schema.ts";
 import { call, startTestServer } from "../server/helpers.ts";
 import { type Connected, connectHttp, connectStdio, orderSpec, textOf } from "./helpers.ts";

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { GUIDANCE_TOPIC_IDS, MODEL_SPEC_SCHEMA } from "../../engine/authoring/mod.ts";
+import { GUIDANCE_TOPIC_IDS } from "../../engine/authoring/mod.ts";
+import { MODEL_SPEC_SCHEMA } from "../../engine/model/model_spec_schema.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../../engine/evolve/schema.ts";
 import { type Connected, orderSpec, schemaErrors, textOf } from "./helpers.ts";
 

@@ -9,7 +9,7 @@ import { engineConfig } from "../../engine/config.ts";
 import type { Platform } from "../../engine/ports.ts";
 import { webPlatform } from "../../engine/ports.ts";
 import { ModelService } from "../../engine/service/service.ts";
-import type { ModelSpec } from "../../engine/spec/types.ts";
+import type { ModelSpec } from "../../engine/model/types.ts";
 import { openStorage, type Storage } from "../../server/stores/mod.ts";
 
 /** An order model: items with line totals, a total, a lazy summary, a meta bound and two constraints. */

@@ -162,8 +162,8 @@ export const CLI_MAIN: string = new URL("../../cli/main.ts", import.meta.url).pa
 export interface ServeProcess {
   /** Base URL from the startup line; `undefined` when the process ended before printing it. */
   url?: string;
-  /** Sends SIGTERM and resolves with the exit code and everything printed. */
-  stop(): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Sends SIGTERM (or `signal`) and resolves with the exit code and everything printed. */
+  stop(signal?: Deno.Signal): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
 /** Options of {@link spawnServe}. */
@@ -215,9 +215,9 @@ export async function spawnServe(options: ServeOptions = {}): Promise<ServeProce
   const stderr = new Response(child.stderr).text();
   return {
     url,
-    stop: async () => {
+    stop: async (signal: Deno.Signal = "SIGTERM") => {
       try {
-        child.kill("SIGTERM");
+        child.kill(signal);
       } catch {
         // Already ended.
       }

@@ -60,7 +60,8 @@ Deno.test("the 401 of the key gate is an unauthorized error with the server's me
 
 Deno.test("bodies that are not ours still say what came back", async () => {
   const page = await errorFromResponse(502, "Bad Gateway", "<html>upstream down</html>");
-  assert.equal(page.kind, "internal");
+  // 502 is a kind of its own (an upstream failure, such as the LLM provider's).
+  assert.equal(page.kind, "bad_gateway");
   assert.equal(page.message, "HTTP 502 Bad Gateway: <html>upstream down</html>");
   assert.equal(page.body, undefined);
   const bare = await errorFromResponse(405, "", "");

@@ -419,6 +419,7 @@ Deno.test("actuator: health and info, metric names, prometheus", async () => {
     const names = (await call(server.url, "GET", "/actuator/metrics")).json.names;
     assert.deepEqual(names, [
       "svc.audit.records",
+      "svc.effect.duration",
       "svc.effects.dispatched",
       "svc.models.created",
       "svc.models.registered",

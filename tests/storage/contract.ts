@@ -7,12 +7,13 @@
  * A backend is a {@link StorageBackend}: `fresh()` gives new, empty backing
  * data whose `open()` can be called again after `close` to see what survived.
  * Cases declare what they need (`durable`: models survive a reopen); to extend
- * the suite (another port, such as an effect outbox), add cases to
+ * the suite (another port, another part of one), add cases to
  * {@link STORAGE_CONTRACT} with the capability they need, and the capability
  * to the backends that have it.
  *
  * @module
  */
+import type { EffectJob } from "../../engine/effects/job.ts";
 import {
   type AuditRecord,
   type BlobStore,
@@ -271,6 +272,36 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "the outbox: jobs fired with a commit load back, settle, update, and go with their model",
+    needs: ["durable"],
+    async run(fixture) {
+      const [first, second] = [job(SPEC.id, "remind@1#1", 10), job(SPEC.id, "remind@2#2", 20)];
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true, jobs: { put: [first] } });
+        await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, { put: [second] });
+        await store.updateJobs(SPEC.id, { put: [{ ...first, attempt: 1, dueAt: 15 }] });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same(
+          (loaded.jobs ?? []).sort((a, b) => a.id.localeCompare(b.id)),
+          [{ ...first, attempt: 1, dueAt: 15 }, second],
+          "jobs after a reopen",
+        );
+        await store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), null, {
+          remove: [first.id],
+        });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same((await store.load())[0].jobs, [second], "a settled job is gone");
+        await store.save(SPEC, STATE, { created: true });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same((await store.load())[0].jobs ?? [], [], "a model created again has an empty outbox");
+      });
+    },
+  },
+  {
     name: "through the service: state, history, audit and blobs survive a reopen, compaction included",
     needs: ["durable"],
     async run(fixture) {
@@ -313,6 +344,22 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
 ];
+
+/** An outbox job of `modelId` (a timer due at `dueAt`). */
+function job(modelId: string, id: string, dueAt: number): EffectJob {
+  return {
+    id,
+    modelId,
+    effectId: id.split("@")[0],
+    executor: "timer",
+    key: null,
+    work: { type: "timer", fireAt: dueAt },
+    statusPath: null,
+    firedAt: 0,
+    dueAt,
+    attempt: 0,
+  };
+}
 
 /** The cases a backend runs, each on fresh backing data (disposed afterwards). */
 export function contractCases(backend: StorageBackend): { name: string; run(): Promise<void> }[] {

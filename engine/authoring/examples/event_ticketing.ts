@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ModelSpec } from "../../spec/types.ts";
+import type { ModelSpec } from "../../model/types.ts";
 
 /** Event ticketing: tier availability and ranking, early-bird pricing, order limits and fees. */
 export const EVENT_TICKETING: ModelSpec = {

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { compile, runtimeOf, testConfig } from "../../_test_utils.ts";
 import type { Json } from "../../json/value.ts";
 import { runTests, verify } from "../../runtime/testing.ts";
-import { parsePath, WILDCARD } from "../../spec/paths.ts";
+import { parsePath, WILDCARD } from "../../json/path.ts";
 import { evaluateView, viewStateOf } from "../../view/evaluate.ts";
-import { groupOf } from "../../view/groups.ts";
-import type { EvaluatedComponent } from "../../view/types.ts";
+import { groupOf } from "../../model/view_definition/groups.ts";
+import type { EvaluatedComponent } from "../../view/evaluate.ts";
 import { EXAMPLES } from "./mod.ts";
 
 const CONFORMANCE_IDS = [

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ModelSpec } from "../../spec/types.ts";
+import type { ModelSpec } from "../../model/types.ts";
 
 /** Gym membership quote: plan table lookups, eligibility, promo codes and a prorated first month. */
 export const GYM_MEMBERSHIP_PRICING: ModelSpec = {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ModelSpec } from "../../spec/types.ts";
+import type { ModelSpec } from "../../model/types.ts";
 
 /** Invoice with per-line tax categories, an invoice discount and a tax breakdown. */
 export const INVOICE_TAX_LINES: ModelSpec = {

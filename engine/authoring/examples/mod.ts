@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ModelSpec } from "../../spec/types.ts";
+import type { ModelSpec } from "../../model/types.ts";
 import { EVENT_TICKETING } from "./event_ticketing.ts";
 import { GYM_MEMBERSHIP_PRICING } from "./gym_membership_pricing.ts";
 import { INVOICE_TAX_LINES } from "./invoice_tax_lines.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ModelSpec } from "../../spec/types.ts";
+import type { ModelSpec } from "../../model/types.ts";
 
 /** Project budget with per-category utilisation, burn rate and a monthly spend series. */
 export const PROJECT_BUDGET_TRACKER: ModelSpec = {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ModelSpec } from "../../spec/types.ts";
+import type { ModelSpec } from "../../model/types.ts";
 
 /** Recipe scaler: per-ingredient scaling and rounding, unit conversion, nutrition per serving. */
 export const RECIPE_SCALER: ModelSpec = {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ModelSpec } from "../../spec/types.ts";
+import type { ModelSpec } from "../../model/types.ts";
 
 /** Shipping quote: chargeable weight per parcel, zone and service rates, surcharges, delivery date. */
 export const SHIPPING_QUOTE: ModelSpec = {

@@ -3,7 +3,7 @@ import { compile, rejectsWith, runtimeOf } from "../../_test_utils.ts";
 import { getAt } from "../../json/document.ts";
 import type { Json } from "../../json/value.ts";
 import { isMetaExpectation } from "../../runtime/testing.ts";
-import { parsePath } from "../../spec/paths.ts";
+import { parsePath } from "../../json/path.ts";
 import { guidance, GUIDANCE_TOPIC_IDS, GUIDANCE_TOPICS, type GuidanceTopic } from "./mod.ts";
 
 /** The topics the MCP issue names, by id. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Json, JsonObject } from "../../json/value.ts";
-import type { Constraint, Derivation, MetaDerivation } from "../../spec/types.ts";
+import type { Constraint, Derivation, MetaDerivation } from "../../model/types.ts";
 
 /** The part of a spec a pattern contributes. */
 export interface SpecFragment {

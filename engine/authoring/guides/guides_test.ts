@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { compile, rejectsWith, serviceOf, testCompiler } from "../../_test_utils.ts";
 import { parseEvolution } from "../../evolve/evolution.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
-import { parsePath } from "../../spec/paths.ts";
+import { parsePath } from "../../json/path.ts";
 import { GUIDES } from "./mod.ts";
 
 interface Block {

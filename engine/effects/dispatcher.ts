@@ -1,0 +1,189 @@
+/**
+ * Runs effect jobs: each waits until it is due (a timer's instant, a retry's
+ * backoff), then its kind's executor makes one attempt within the effect's
+ * `policy.timeoutMs`; a retryable failure is tried again after a doubling
+ * delay while `policy.retries` allows; the outcome is handed back to the host,
+ * which settles the job in one commit (fold-back, failure, cancellation or
+ * supersession). The host keeps jobs durable, so the dispatcher holds only
+ * timers and in-flight attempts: after a restart the host enqueues what its
+ * store still holds.
+ *
+ * A kind with no executor on this host fails with
+ * `no_executor_for_kind:<kind>` (`llm not configured` for `llm`).
+ *
+ * @module
+ */
+import type { EffectPolicy } from "../model/nodes.ts";
+import type { Clock, Scheduler } from "../ports.ts";
+import { type EffectExecutor, type ExecutorOutcome, finalFailure } from "./executor.ts";
+import type { EffectJob } from "./job.ts";
+
+/** What the dispatcher needs from the service that owns the jobs. */
+export interface DispatchHost {
+  /**
+   * Starts an attempt: counts it durably and, for kinds that work in the
+   * background, writes the `in_flight` phase. Returns the effect's policy, or
+   * null when the job is gone (model deleted, job settled meanwhile).
+   */
+  begin(job: EffectJob): Promise<EffectPolicy | null>;
+  /** Settles a job with its final outcome, in one commit with the job's removal. */
+  settle(job: EffectJob, outcome: ExecutorOutcome): Promise<void>;
+  /** Keeps a job for another attempt at `dueAt`. */
+  retryLater(job: EffectJob, dueAt: number): Promise<void>;
+}
+
+/** Hooks for metrics and logs. */
+export interface DispatchObserver {
+  /** One attempt ended: its kind, whether it succeeded and how long it took. */
+  attemptFinished?(kind: string, outcome: "success" | "failure", durationMs: number): void;
+  warn?(message: string): void;
+}
+
+/** The longest delay one timer can wait; longer ones are re-armed. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Delay before attempt `attempt + 1` (the first retry waits `backoffMs`). */
+export function backoffDelay(policy: EffectPolicy, attempt: number): number {
+  return Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** Math.max(0, attempt - 1));
+}
+
+/** The reason a job cannot run on this host, if any. */
+function unrunnable(job: EffectJob, executors: ReadonlyMap<string, EffectExecutor>): ExecutorOutcome | null {
+  if (job.work.type === "invalid") return finalFailure(job.work.error);
+  if (executors.has(job.executor)) return null;
+  return finalFailure(job.executor === "llm" ? "llm not configured" : `no_executor_for_kind:${job.executor}`);
+}
+
+/** Runs effect jobs as they fall due. */
+export class EffectDispatcher {
+  readonly #host: DispatchHost;
+  readonly #executors: ReadonlyMap<string, EffectExecutor>;
+  readonly #clock: Clock;
+  readonly #scheduler: Scheduler;
+  readonly #observer: DispatchObserver;
+  readonly #timers = new Map<string, { job: EffectJob; handle: unknown }>();
+  readonly #running = new Map<string, { job: EffectJob; abort: AbortController; done: Promise<void> }>();
+  #closed = false;
+
+  constructor(
+    host: DispatchHost,
+    executors: readonly EffectExecutor[],
+    ports: { clock: Clock; scheduler: Scheduler; observer?: DispatchObserver },
+  ) {
+    this.#host = host;
+    this.#executors = new Map(executors.map((e) => [e.kind, e]));
+    this.#clock = ports.clock;
+    this.#scheduler = ports.scheduler;
+    this.#observer = ports.observer ?? {};
+  }
+
+  /** The kinds this host runs. */
+  get kinds(): string[] {
+    return [...this.#executors.keys()];
+  }
+
+  /** Schedules jobs for when they are due (now, for most). */
+  enqueue(jobs: readonly EffectJob[]): void {
+    for (const job of jobs) this.#arm(job);
+  }
+
+  #arm(job: EffectJob): void {
+    if (this.#closed || this.#running.has(job.id)) return;
+    this.#disarm(job.id);
+    const wait = Math.max(0, job.dueAt - this.#clock.now());
+    const handle = this.#scheduler.setTimeout(() => {
+      this.#timers.delete(job.id);
+      if (wait > MAX_TIMER_MS) this.#arm(job);
+      else this.#start(job);
+    }, Math.min(wait, MAX_TIMER_MS));
+    this.#timers.set(job.id, { job, handle });
+  }
+
+  #disarm(jobId: string): void {
+    const timer = this.#timers.get(jobId);
+    if (timer) this.#scheduler.clearTimeout(timer.handle);
+    this.#timers.delete(jobId);
+  }
+
+  #start(job: EffectJob): void {
+    const abort = new AbortController();
+    const done = this.#attempt(job, abort).then(
+      (retry) => {
+        this.#running.delete(job.id);
+        if (retry) this.#arm(retry);
+      },
+      (err) => {
+        this.#running.delete(job.id);
+        this.#observer.warn?.(
+          `effect '${job.effectId}' of model '${job.modelId}': ${(err as Error).message}`,
+        );
+      },
+    );
+    this.#running.set(job.id, { job, abort, done });
+  }
+
+  /** One attempt; resolves with the job to try again, if any. */
+  async #attempt(job: EffectJob, abort: AbortController): Promise<EffectJob | null> {
+    const refused = unrunnable(job, this.#executors);
+    const policy = await this.#host.begin(job);
+    if (!policy || abort.signal.aborted) return null;
+    if (refused) {
+      await this.#host.settle(job, refused);
+      return null;
+    }
+    const executor = this.#executors.get(job.executor)!;
+    const started = this.#clock.now();
+    // The attempt's time limit runs on the host's scheduler, like every other wait here.
+    const expiry = new AbortController();
+    const deadline = this.#scheduler.setTimeout(() => expiry.abort(), policy.timeoutMs);
+    const signal = AbortSignal.any([abort.signal, expiry.signal]);
+    const timedOut = new Promise<ExecutorOutcome>((resolve) =>
+      expiry.signal.addEventListener(
+        "abort",
+        () => resolve({ ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true }),
+      )
+    );
+    let outcome: ExecutorOutcome;
+    try {
+      outcome = await Promise.race([
+        executor.execute(job, { signal, timeoutMs: policy.timeoutMs }),
+        timedOut,
+      ]);
+    } catch (err) {
+      outcome = { ok: false, error: (err as Error).message, retryable: true };
+    } finally {
+      this.#scheduler.clearTimeout(deadline);
+    }
+    if (abort.signal.aborted) return null;
+    if (!outcome.ok && expiry.signal.aborted) {
+      outcome = { ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true };
+    }
+    this.#observer.attemptFinished?.(
+      job.executor,
+      outcome.ok ? "success" : "failure",
+      this.#clock.now() - started,
+    );
+    if (!outcome.ok && outcome.retryable && job.attempt <= policy.retries) {
+      const retry = { ...job, dueAt: this.#clock.now() + backoffDelay(policy, job.attempt) };
+      await this.#host.retryLater(retry, retry.dueAt);
+      return retry;
+    }
+    await this.#host.settle(job, outcome);
+    return null;
+  }
+
+  /** Stops a model's jobs: timers cleared, attempts aborted (their results are dropped). */
+  cancelModel(modelId: string): void {
+    for (const [id, { job }] of this.#timers) if (job.modelId === modelId) this.#disarm(id);
+    for (const { job, abort } of this.#running.values()) if (job.modelId === modelId) abort.abort();
+  }
+
+  /** Stops everything; jobs stay in the host's store for the next start. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const id of [...this.#timers.keys()]) this.#disarm(id);
+    const running = [...this.#running.values()];
+    for (const { abort } of running) abort.abort();
+    await Promise.all(running.map((r) => r.done));
+  }
+}

@@ -1,0 +1,284 @@
+import assert from "node:assert/strict";
+import type { Json } from "../json/value.ts";
+import { effectService, ok, ScriptedExecutor, settled } from "./test_support.ts";
+import { TIMER_EXECUTOR } from "./executor.ts";
+
+const rateSpec = (extra: Record<string, unknown> = {}) => ({
+  id: "quote",
+  schema: {
+    type: "object",
+    properties: {
+      region: { type: "string" },
+      enabled: { type: "boolean" },
+      note: { type: "string" },
+      rate: { type: "number" },
+      io: { type: "object" },
+    },
+  },
+  effects: [{
+    id: "fetch",
+    executor: "server",
+    trigger: "enabled and region != null",
+    dedupeKey: "region",
+    request: {
+      method: "post",
+      url: "https://rates.example/{ region }?n={ $length(region) }",
+      headers: { "x-region": "{ region }" },
+      body: "{'region': region}",
+    },
+    response: { set: { "$.rate": "$response.rate * 2", "$.note": "'http ' & $string($status)" } },
+    statusPath: "$.io.fetch",
+    policy: { retries: 2, backoff: 100 },
+    ...extra,
+  }],
+});
+
+type State = { rate?: number; note?: string; io: { fetch: Record<string, Json> } };
+
+Deno.test("a fired effect is pending in the commit that fires it, then folded back once", async () => {
+  const http = new ScriptedExecutor().answer(ok({ rate: 1.5 }));
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(rateSpec());
+  const fired = await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  assert.deepEqual(fired.mutatedPaths, ["$.region", "$.enabled", "$.io.fetch"]);
+  const pending = (await service.getState("quote")) as State;
+  assert.deepEqual(pending.io.fetch, {
+    phase: "pending",
+    key: "eu",
+    at: new Date(scheduler.clock.now()).toISOString(),
+    error: null,
+  });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 1);
+  assert.deepEqual(http.jobs[0].work, {
+    type: "http",
+    requests: [{
+      method: "POST",
+      url: "https://rates.example/eu?n=2",
+      headers: { "x-region": "eu" },
+      body: { region: "eu" },
+    }],
+  });
+  const state = (await service.getState("quote")) as State;
+  assert.equal(state.rate, 3);
+  assert.equal(state.note, "http 200");
+  assert.equal(state.io.fetch.phase, "applied");
+  assert.equal(state.io.fetch.key, "eu");
+  const audit = await service.getAudit("quote", {});
+  assert.deepEqual(
+    audit.map((a) => a.source),
+    ["foldback", "foldback", "client"],
+    "in_flight, then the result",
+  );
+  assert.deepEqual((await service.verifyAudit("quote")).valid, true);
+  // Same key: not sent again, whatever else changes.
+  await service.mutate("quote", { "$.note": "x" });
+  await service.mutate("quote", { "$.enabled": true });
+  await scheduler.advance(1000);
+  assert.equal(http.jobs.length, 1);
+  await service.close();
+});
+
+Deno.test("retryable failures are retried with a doubling backoff; a final failure is recorded", async () => {
+  const http = new ScriptedExecutor().answer(
+    { ok: false, error: "http 503", retryable: true },
+    { ok: false, error: "http 502", retryable: true },
+    ok({ rate: 1 }),
+    { ok: false, error: "http 404", retryable: false },
+  );
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(rateSpec());
+  await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 1);
+  await scheduler.advance(99);
+  assert.equal(http.jobs.length, 1, "the first retry waits 100 ms");
+  await scheduler.advance(1);
+  assert.equal(http.jobs.length, 2);
+  assert.equal(((await service.getState("quote")) as State).io.fetch.phase, "in_flight");
+  await scheduler.advance(200);
+  assert.equal(http.jobs.length, 3, "the second waits 200 ms");
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1, 2, 3]);
+  assert.equal(((await service.getState("quote")) as State).rate, 2);
+
+  await service.mutate("quote", { "$.region": "us" });
+  await scheduler.advance(0);
+  const failed = ((await service.getState("quote")) as State).io.fetch;
+  assert.deepEqual([failed.phase, failed.key, failed.error], ["failed", "us", "http 404"]);
+  await scheduler.advance(10_000);
+  assert.equal(http.jobs.length, 4, "a 4xx is not retried");
+  await service.close();
+});
+
+Deno.test("superseded while in flight: the result is dropped and the effect re-fires for the new key", async () => {
+  const http = new ScriptedExecutor().answer(ok({ rate: 10 }), ok({ rate: 20 }));
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(rateSpec());
+  http.hold();
+  await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  await scheduler.advance(0);
+  await service.mutate("quote", { "$.region": "us" });
+  assert.equal(((await service.getState("quote")) as State).io.fetch.key, "eu", "held back while in flight");
+  http.release();
+  await scheduler.advance(0);
+  await scheduler.advance(0);
+  assert.deepEqual(http.jobs.map((j) => j.key), ["eu", "us"]);
+  const state = (await service.getState("quote")) as State;
+  assert.equal(state.rate, 40, "only the current key's answer is applied");
+  assert.deepEqual([state.io.fetch.phase, state.io.fetch.key], ["applied", "us"]);
+  await service.close();
+});
+
+Deno.test("a trigger turned false while in flight cancels: key reset, nothing applied", async () => {
+  const http = new ScriptedExecutor().answer(ok({ rate: 10 }));
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(rateSpec());
+  http.hold();
+  await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  await scheduler.advance(0);
+  await service.mutate("quote", { "$.enabled": false });
+  http.release();
+  await scheduler.advance(0);
+  const state = (await service.getState("quote")) as State;
+  assert.equal(state.rate, undefined);
+  assert.deepEqual([state.io.fetch.phase, state.io.fetch.key], ["cancelled", null]);
+  // Cancelled resets the key: the same value fires again once the trigger holds.
+  await service.mutate("quote", { "$.enabled": true });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 2);
+  await service.close();
+});
+
+Deno.test("a time limit ends an attempt; resetting the status document re-arms the effect", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(rateSpec({ policy: { timeoutMs: 50 } }));
+  http.hold();
+  await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  await scheduler.advance(50);
+  const failed = ((await service.getState("quote")) as State).io.fetch;
+  assert.deepEqual([failed.phase, failed.error], ["failed", "no result within 50 ms"]);
+  http.release();
+  await service.mutate("quote", { "$.io.fetch": null });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 2, "a retry button writes null to the status document");
+  await service.close();
+});
+
+Deno.test("timers fire at their instant; response.set sees the state and the clock then", async () => {
+  const { service, scheduler } = await effectService([TIMER_EXECUTOR]);
+  await service.createModel({
+    id: "t",
+    schema: { type: "object", properties: { status: { type: "string" }, expiredAt: { type: "string" } } },
+    effects: [{
+      id: "expire",
+      executor: "timer",
+      trigger: "status = 'open'",
+      dedupeKey: "status",
+      afterMs: "60000",
+      response: { set: { "$.status": "'expired'", "$.expiredAt": "$now()" } },
+      statusPath: "$.io",
+    }],
+  });
+  const opened = scheduler.clock.now();
+  await service.mutate("t", { "$.status": "open" });
+  await scheduler.advance(59_999);
+  assert.equal(((await service.getState("t")) as { status: string }).status, "open");
+  await scheduler.advance(1);
+  const state = (await service.getState("t")) as { status: string; expiredAt: string; io: { phase: string } };
+  assert.deepEqual([state.status, state.expiredAt, state.io.phase], [
+    "expired",
+    new Date(opened + 60_000).toISOString(),
+    "applied",
+  ]);
+  await service.close();
+});
+
+Deno.test("kinds without an executor fail with the rule's words; invalid requests fail at once", async () => {
+  const { service, scheduler } = await effectService([]);
+  await service.createModel({
+    id: "k",
+    schema: { type: "object", properties: { go: { type: "boolean" }, io: { type: "object" } } },
+    effects: [
+      { id: "ask", executor: "llm", trigger: "go", prompt: "'hi'", statusPath: "$.io.ask" },
+      { id: "pager", executor: "pagerduty", trigger: "go", statusPath: "$.io.pager" },
+      { id: "nothing", executor: "server", trigger: "go", statusPath: "$.io.nothing" },
+    ],
+  });
+  await service.mutate("k", { "$.go": true });
+  await scheduler.advance(0);
+  const io = ((await service.getState("k")) as { io: Record<string, { phase: string; error: string }> }).io;
+  assert.deepEqual(Object.fromEntries(Object.entries(io).map(([k, v]) => [k, [v.phase, v.error]])), {
+    ask: ["failed", "llm not configured"],
+    pager: ["failed", "no_executor_for_kind:pagerduty"],
+    nothing: ["failed", "a server effect needs `request` or `requests`"],
+  });
+  await service.close();
+});
+
+Deno.test("deleting a model cancels its effects; an evolution re-checks the outstanding ones", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await effectService([http, TIMER_EXECUTOR]);
+  const timed = {
+    id: "d",
+    schema: { type: "object", properties: { on: { type: "boolean" }, io: { type: "object" } } },
+    effects: [{
+      id: "later",
+      executor: "timer",
+      trigger: "on",
+      afterMs: "1000",
+      response: { set: { "$.on": "false" } },
+      statusPath: "$.io",
+    }],
+  };
+  await service.createModel(timed);
+  await service.mutate("d", { "$.on": true });
+  await service.deleteModel("d");
+  await scheduler.advance(5000);
+  assert.equal(scheduler.pending, 0, "the timer is gone with the model");
+
+  await service.createModel(timed);
+  await service.mutate("d", { "$.on": true });
+  await service.evolveSpec("d", { removeEffects: ["later"] });
+  const io = ((await service.getState("d")) as { io: { phase: string } }).io;
+  assert.equal(io.phase, "cancelled", "an outstanding job of a removed effect is cancelled");
+  await scheduler.advance(5000);
+  assert.equal(((await service.getState("d")) as { on: boolean }).on, true, "and never fires");
+  await service.close();
+});
+
+Deno.test("a fan-out sends each request; each folds back into its own status and fields", async () => {
+  const http = new ScriptedExecutor().answer({
+    ok: true,
+    response: [{ v: 1 }, null],
+    status: null,
+    parts: [{ ok: true, response: { v: 1 }, status: 200 }, { ok: false, error: "http 500" }],
+  });
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel({
+    id: "f",
+    schema: { type: "object", properties: { ids: { type: "array" }, out: { type: "object" } } },
+    effects: [{
+      id: "each",
+      executor: "server",
+      trigger: "$count(ids) > 0",
+      requests: "ids.{'url': 'https://api.example/' & $, 'set': {'$.out.' & $: '$response.v'}, " +
+        "'statusPath': '$.out.s' & $, 'dedupeKey': $}",
+    }],
+  });
+  await service.mutate("f", { "$.ids": ["a", "b"] });
+  await scheduler.advance(0);
+  assert.deepEqual(http.jobs[0].work.type === "http" && http.jobs[0].work.requests.map((r) => r.url), [
+    "https://api.example/a",
+    "https://api.example/b",
+  ]);
+  const out = ((await service.getState("f")) as { out: Record<string, Json> }).out;
+  assert.equal(out.a, 1);
+  assert.equal(out.b, undefined);
+  assert.deepEqual([(out.sa as { phase: string }).phase, (out.sb as { phase: string }).phase], [
+    "applied",
+    "failed",
+  ]);
+  await settled();
+  await service.close();
+});

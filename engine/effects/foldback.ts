@@ -1,0 +1,175 @@
+/**
+ * Settling a job against the model as it is now (DECISIONS.md "Effects"):
+ * compare-and-swap on the effect's trigger and `dedupeKey`.
+ *
+ * | now                                    | verdict    | written                                   |
+ * | -------------------------------------- | ---------- | ----------------------------------------- |
+ * | effect removed, or trigger false       | cancelled  | status `cancelled`, key reset             |
+ * | key changed, or status rewritten       | superseded | status cleared, which re-fires the effect |
+ * | otherwise, executor succeeded          | current    | `response.set` values + status `applied`  |
+ * | otherwise, executor failed for good    | current    | status `failed` with the error            |
+ *
+ * The writes are one mutation: source `foldback` when it carries the
+ * executor's result, `client` for a phase change (DECISIONS.md).
+ *
+ * @module
+ */
+import type { ExpressionCompiler } from "../expr/compiler.ts";
+import { clockBindings } from "../expr/clock.ts";
+import { formatPath, parseConcretePath } from "../json/path.ts";
+import { isObject, type Json, jsonEqual } from "../json/value.ts";
+import type { CompiledModel } from "../model/compile.ts";
+import type { EffectNode } from "../model/nodes.ts";
+import { getAt } from "../json/document.ts";
+import { type EffectPhase, statusDocument } from "../runtime/effects.ts";
+import { truthy } from "../runtime/truthy.ts";
+import type { ExecutorOutcome, PartOutcome } from "./executor.ts";
+import type { EffectJob } from "./job.ts";
+
+/** How a job relates to the model now. */
+export type Verdict = "current" | "cancelled" | "superseded";
+
+/** What settling a job writes. */
+export interface Settlement {
+  verdict: Verdict;
+  /** One mutation (address -> value); empty when nothing is written. */
+  writes: Record<string, Json>;
+  source: "foldback" | "client";
+  /** How the job ended, for metrics and logs. */
+  phase: EffectPhase | "superseded";
+}
+
+/** What a settlement is computed with. */
+export interface SettleContext {
+  model: CompiledModel;
+  /** The merged document now (lazy derivations evaluated). */
+  doc: Json;
+  /** The instant of the settling commit. */
+  at: number;
+  /** For a fan-out's `set` expressions, which are data, not spec. */
+  compiler: ExpressionCompiler;
+}
+
+/** The effect's node in the current model, if it still has one. */
+export function effectNode(model: CompiledModel, effectId: string): EffectNode | undefined {
+  return model.graph.effects.find((node) => node.effect.definition.id === effectId);
+}
+
+async function value(
+  compiled: { evaluate(input: Json, bindings: Record<string, unknown>): Promise<Json | undefined> },
+  ctx: SettleContext,
+  extra: Record<string, unknown> = {},
+): Promise<Json | undefined> {
+  try {
+    return await compiled.evaluate(ctx.doc, {
+      const: ctx.model.constants,
+      ...clockBindings(ctx.at),
+      ...extra,
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How a job stands now: cancelled (effect gone or trigger false), superseded
+ * (its key changed, or its status document was rewritten by someone else), or current.
+ */
+export async function verdictOf(job: EffectJob, ctx: SettleContext): Promise<Verdict> {
+  const node = effectNode(ctx.model, job.effectId);
+  if (!node || !truthy(await value(node.compiled, ctx))) return "cancelled";
+  const key = node.effect.dedupeKey ? (await value(node.effect.dedupeKey, ctx)) ?? null : null;
+  if (!jsonEqual(key, job.key)) return "superseded";
+  if (job.statusPath) {
+    const status = getAt(ctx.doc, pathOf(job.statusPath));
+    const live = isObject(status) && (status.phase === "pending" || status.phase === "in_flight") &&
+      jsonEqual(status.key ?? null, job.key);
+    if (!live) return "superseded";
+  }
+  return "current";
+}
+
+function pathOf(address: string) {
+  const parsed = parseConcretePath(address);
+  if (!parsed.ok) throw new Error(`bad status address ${address}`);
+  return parsed.path;
+}
+
+/**
+ * What settling `job` writes, given its executor's `outcome`; `null` asks only
+ * whether the job still stands (an evolution re-checks outstanding jobs).
+ */
+export async function settlement(
+  job: EffectJob,
+  outcome: ExecutorOutcome | null,
+  ctx: SettleContext,
+): Promise<Settlement | null> {
+  const verdict = await verdictOf(job, ctx);
+  const status = job.statusPath;
+  if (verdict === "cancelled") {
+    return {
+      verdict,
+      writes: status ? { [status]: statusDocument("cancelled", null, ctx.at) } : {},
+      source: "client",
+      phase: "cancelled",
+    };
+  }
+  if (verdict === "superseded") {
+    // Clearing the status document re-arms the effect: the write's cycle fires it for the latest value.
+    const rearm = status && isObject(getAt(ctx.doc, pathOf(status)));
+    return { verdict, writes: rearm ? { [status]: null } : {}, source: "client", phase: "superseded" };
+  }
+  if (!outcome) return null;
+  if (!outcome.ok) {
+    return {
+      verdict,
+      writes: status ? { [status]: statusDocument("failed", job.key, ctx.at, outcome.error) } : {},
+      source: "client",
+      phase: "failed",
+    };
+  }
+  const writes: Record<string, Json> = {};
+  const node = effectNode(ctx.model, job.effectId)!;
+  const scope = { response: outcome.response, status: outcome.status };
+  for (const [target, compiled] of node.effect.responseSet) {
+    const result = await value(compiled, ctx, scope);
+    if (result !== undefined) writes[formatPath(target)] = result;
+  }
+  if (outcome.parts && job.work.type === "http") await foldParts(job, outcome.parts, ctx, writes);
+  if (status) writes[status] = statusDocument("applied", job.key, ctx.at);
+  return { verdict, writes, source: "foldback", phase: "applied" };
+}
+
+/** A fan-out's own `set` values and status documents, request by request. */
+async function foldParts(
+  job: EffectJob,
+  parts: readonly PartOutcome[],
+  ctx: SettleContext,
+  writes: Record<string, Json>,
+): Promise<void> {
+  if (job.work.type !== "http") return;
+  for (const [i, part] of parts.entries()) {
+    const descriptor = job.work.requests[i];
+    if (!descriptor) continue;
+    const key = descriptor.dedupeKey ?? null;
+    if (part.ok) {
+      for (const [address, source] of Object.entries(descriptor.set ?? {})) {
+        const target = parseConcretePath(address);
+        if (!target.ok) continue;
+        let compiled;
+        try {
+          compiled = ctx.compiler.compile(source);
+        } catch {
+          continue;
+        }
+        const result = await value(compiled, ctx, { response: part.response, status: part.status });
+        if (result !== undefined) writes[formatPath(target.path)] = result;
+      }
+    }
+    if (descriptor.statusPath && parseConcretePath(descriptor.statusPath).ok) {
+      writes[descriptor.statusPath] = part.ok
+        ? statusDocument("applied", key, ctx.at)
+        : statusDocument("failed", key, ctx.at, part.error);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * An effect job: one fired effect on its way through an executor, kept in the
+ * store's outbox from the commit that fired it until the commit that folds its
+ * result back (or records its failure, cancellation or supersession), so a
+ * crash at any point neither loses it nor applies its result twice.
+ *
+ * @module
+ */
+import type { Json } from "../json/value.ts";
+import type { EffectRequest, EffectWork } from "../runtime/results.ts";
+
+/** A fired effect waiting for (or in) its executor. */
+export interface EffectJob {
+  /** Unique: `<effectId>@<fired at>#<n>`. */
+  id: string;
+  modelId: string;
+  effectId: string;
+  /** The executor kind. */
+  executor: string;
+  /** The effect's `dedupeKey` value when it fired; the fold-back compares it with the current one. */
+  key: Json;
+  work: EffectWork;
+  /** The status document's address, when the effect keeps one. */
+  statusPath: string | null;
+  /** When it fired (epoch ms). */
+  firedAt: number;
+  /** When the next attempt is due (a timer's instant, a retry's). */
+  dueAt: number;
+  /** Attempts started so far. */
+  attempt: number;
+}
+
+/** Outbox changes made with a commit (or on their own). */
+export interface JobChanges {
+  put?: EffectJob[];
+  remove?: string[];
+}
+
+let counter = 0;
+
+/** The jobs of a commit's effect requests, fired at `at`. */
+export function jobsOf(modelId: string, requests: readonly EffectRequest[], at: number): EffectJob[] {
+  return requests.map((request) => ({
+    id: `${request.effectId}@${at}#${++counter}`,
+    modelId,
+    effectId: request.effectId,
+    executor: request.executor,
+    key: request.key,
+    work: request.work,
+    statusPath: typeof request.definition.statusPath === "string" ? request.definition.statusPath : null,
+    firedAt: at,
+    dueAt: request.work.type === "timer" ? request.work.fireAt : at,
+    attempt: 0,
+  }));
+}
+
+/** Whether a stored value is a job (outbox records are checked when loaded). */
+export function isEffectJob(value: unknown): value is EffectJob {
+  const job = value as EffectJob;
+  return job !== null && typeof job === "object" && typeof job.id === "string" &&
+    typeof job.modelId === "string" && typeof job.effectId === "string" && typeof job.executor === "string" &&
+    typeof job.work === "object" && job.work !== null && Number.isFinite(job.firedAt) &&
+    Number.isFinite(job.dueAt) && Number.isInteger(job.attempt);
+}

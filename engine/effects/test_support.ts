@@ -1,0 +1,109 @@
+/**
+ * Fixtures of the effect tests: a scheduler driven by a manual clock, and an
+ * executor whose answers the test scripts (and can hold back).
+ *
+ * @module
+ */
+import { ManualClock } from "../_test_utils.ts";
+import type { Json } from "../json/value.ts";
+import { webPlatform } from "../ports.ts";
+import type { Scheduler } from "../ports.ts";
+import { ModelService, type ServiceOptions } from "../service/service.ts";
+import type { EffectExecutor, ExecutorOutcome } from "./executor.ts";
+import type { EffectJob } from "./job.ts";
+
+/** Timers that fire when the test moves the clock. */
+export class ManualScheduler implements Scheduler {
+  readonly clock = new ManualClock();
+  #timers = new Map<number, { at: number; callback: () => void }>();
+  #next = 0;
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = ++this.#next;
+    this.#timers.set(id, { at: this.clock.now() + ms, callback });
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.#timers.delete(handle as number);
+  }
+
+  /** Timers still waiting. */
+  get pending(): number {
+    return this.#timers.size;
+  }
+
+  /** Moves the clock by `ms`, firing what falls due in order, and lets the work they start settle. */
+  async advance(ms: number): Promise<void> {
+    const until = this.clock.now() + ms;
+    for (;;) {
+      const due = [...this.#timers].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.#timers.delete(due[0]);
+      this.clock.current = Math.max(this.clock.current, due[1].at);
+      due[1].callback();
+      await settled();
+    }
+    this.clock.current = until;
+    await settled();
+  }
+}
+
+/**
+ * Lets the work an event started (an attempt, its commits, their hashing
+ * through Web Crypto) run to completion: a few turns of the event loop.
+ */
+export async function settled(): Promise<void> {
+  for (let i = 0; i < 15; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** An executor answering from a script; `hold()` keeps the next answers until released. */
+export class ScriptedExecutor implements EffectExecutor {
+  readonly kind: string;
+  readonly jobs: EffectJob[] = [];
+  #answers: ExecutorOutcome[] = [];
+  #gate: PromiseWithResolvers<void> | null = null;
+
+  constructor(kind = "server") {
+    this.kind = kind;
+  }
+
+  /** Answers, in order; when exhausted, a success with a null response. */
+  answer(...outcomes: ExecutorOutcome[]): this {
+    this.#answers.push(...outcomes);
+    return this;
+  }
+
+  /** Holds every attempt until {@link release}. */
+  hold(): void {
+    this.#gate = Promise.withResolvers();
+  }
+
+  release(): void {
+    this.#gate?.resolve();
+    this.#gate = null;
+  }
+
+  async execute(job: EffectJob): Promise<ExecutorOutcome> {
+    this.jobs.push(structuredClone(job));
+    if (this.#gate) await this.#gate.promise;
+    return this.#answers.shift() ?? { ok: true, response: null, status: 200 };
+  }
+}
+
+/** A success carrying `response`. */
+export const ok = (response: Json, status = 200): ExecutorOutcome => ({ ok: true, response, status });
+
+/** A service whose effects run on `executors`, timers on a manual clock. */
+export async function effectService(
+  executors: EffectExecutor[],
+  options: Omit<ServiceOptions, "platform" | "executors"> = {},
+): Promise<{ service: ModelService; scheduler: ManualScheduler }> {
+  const scheduler = new ManualScheduler();
+  const service = await ModelService.open({
+    ...options,
+    executors,
+    platform: { clock: scheduler.clock, hasher: webPlatform().hasher, scheduler },
+  });
+  return { service, scheduler };
+}

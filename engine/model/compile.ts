@@ -1,0 +1,138 @@
+/**
+ * Validation and compilation of a ModelSpec in one pass. The shape check
+ * (`shape.ts`, the ModelSpec JSON Schema) judges every value; one compiler per
+ * section (`sections/`) adds the semantic findings — addresses, JSONata,
+ * duplicates, overlapping targets, executor kinds, view references — and
+ * compiles what it owns; `node_graph.ts` links the nodes and reports dependency
+ * cycles. Every finding is `{location, message}`; a valid spec yields a
+ * {@link CompiledModel}.
+ *
+ * @module
+ */
+import type { Finding } from "../errors.ts";
+import type { ExpressionCompiler } from "../expr/compiler.ts";
+import type { DependencyGraph } from "../graph/graph.ts";
+import type { Segment } from "../json/path.ts";
+import { isObject, type Json } from "../json/value.ts";
+import { linkNodes } from "./node_graph.ts";
+import type { CompiledDefault, CompiledNode, DerivedNode } from "./nodes.ts";
+import type { SchemaIndex } from "./schema_index.ts";
+import { compileConstants } from "./sections/constants.ts";
+import { compileConstraints } from "./sections/constraints.ts";
+import { type CompileEnv, SectionContext } from "./sections/context.ts";
+import { compileDefaultValues } from "./sections/default_values.ts";
+import { compileDerivations } from "./sections/derivations.ts";
+import { compileEffects } from "./sections/effects.ts";
+import { compileMetaDerivations } from "./sections/meta_derivations.ts";
+import { compileSchema } from "./sections/schema.ts";
+import { compileTestCases } from "./sections/test_cases.ts";
+import { compileViewDefinition } from "./sections/view_definition.ts";
+import { checkShape } from "./shape.ts";
+import { DEFAULT_VERSION, type ModelSpec, type TestCase } from "./types.ts";
+
+/** The outcome of validation: all findings in one pass. */
+export interface ValidationReport {
+  valid: boolean;
+  errors: Finding[];
+  warnings: Finding[];
+}
+
+/** Everything the runtime needs from a valid spec; immutable and shareable. */
+export interface CompiledModel {
+  spec: ModelSpec;
+  id: string;
+  version: string;
+  schema: SchemaIndex;
+  constants: Record<string, Json>;
+  graph: DependencyGraph<CompiledNode>;
+  derivedTargets: { target: Segment[]; node: DerivedNode }[];
+  defaults: CompiledDefault[];
+  tests: TestCase[];
+  /** Compiles an ad-hoc expression through the shared cache. */
+  compiler: ExpressionCompiler;
+}
+
+/** Validates a spec; every finding is reported. */
+export function validateSpec(spec: unknown, env: CompileEnv): ValidationReport {
+  const { errors, warnings } = compileSpec(spec, env);
+  return { valid: errors.length === 0, errors, warnings };
+}
+
+/** Validates and compiles a spec. `model` is present only when there are no errors. */
+export function compileSpec(input: unknown, env: CompileEnv): ValidationReport & { model?: CompiledModel } {
+  const shape = checkShape(input);
+  if (!isObject(input)) return { valid: false, errors: shape, warnings: [] };
+  const spec = input as unknown as ModelSpec;
+
+  const sections = new Map<string, SectionContext>();
+  const section = (name: string) => {
+    const ctx = new SectionContext(env);
+    sections.set(name, ctx);
+    return ctx;
+  };
+  const schema = compileSchema(spec, section("schema"));
+  const constants = compileConstants(spec);
+  const definitions = [
+    ...compileDerivations(spec, section("derivations")),
+    ...compileMetaDerivations(spec, section("metaDerivations")),
+    ...compileConstraints(spec, section("constraints")),
+    ...compileEffects(spec, section("effects")),
+  ];
+  const defaults = compileDefaultValues(spec, section("defaultValues"));
+  const tests = compileTestCases(spec, section("tests"));
+  compileViewDefinition(spec, section("viewDefinition"));
+
+  const { errors, warnings } = inDocumentOrder(shape, sections);
+  if (!schema || errors.length) return { valid: false, errors, warnings };
+
+  const linking = new SectionContext(env);
+  const graph = linkNodes(definitions, schema, linking);
+  if (linking.errors.length) return { valid: false, errors: linking.errors, warnings };
+
+  const version = typeof spec.version === "string" && spec.version.trim() !== ""
+    ? spec.version
+    : DEFAULT_VERSION;
+  return {
+    valid: true,
+    errors,
+    warnings,
+    model: {
+      spec: { ...spec, version },
+      id: spec.id,
+      version,
+      schema,
+      constants,
+      graph,
+      derivedTargets: graph.derivedOrder.map((node) => ({ target: node.target, node })),
+      defaults,
+      tests,
+      compiler: env.compiler,
+    },
+  };
+}
+
+/**
+ * Merges the shape check's findings with the sections' own: first the shape
+ * findings of members no section compiles (unknown fields, `id`, `version`, …),
+ * then section by section, entry by entry, the compiler's findings and the
+ * shape findings at locations the compiler did not speak to.
+ */
+function inDocumentOrder(
+  shape: Finding[],
+  sections: ReadonlyMap<string, SectionContext>,
+): { errors: Finding[]; warnings: Finding[] } {
+  const sectionOf = (f: Finding) => /^[^.[]+/.exec(f.location)?.[0] ?? f.location;
+  const entryOf = (f: Finding) => Number(/^[^.[]+\[(\d+)\]/.exec(f.location)?.[1] ?? -1);
+  const errors = shape.filter((f) => !sections.has(sectionOf(f)));
+  const warnings: Finding[] = [];
+  for (const [name, ctx] of sections) {
+    const spoken = new Set(ctx.errors.map((f) => f.location));
+    const merged = [
+      ...ctx.errors,
+      ...shape.filter((f) => sectionOf(f) === name && !spoken.has(f.location)),
+    ];
+    errors.push(...merged.sort((a, b) => entryOf(a) - entryOf(b)));
+    warnings.push(...ctx.warnings);
+  }
+  return { errors, warnings };
+}

@@ -1,0 +1,53 @@
+/**
+ * The dependency graph of a compiled spec: every node's reads (of all the
+ * expressions it depends on), the graph built over them, and its cycles as
+ * findings. A read of a field that holds an array — by the schema, or because a
+ * derivation targets its elements — reads its elements.
+ *
+ * @module
+ */
+import { extractReads, type Read } from "../expr/dependencies.ts";
+import { buildGraph, type DependencyGraph } from "../graph/graph.ts";
+import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
+import type { CompiledNode, NodeDefinition } from "./nodes.ts";
+import type { SchemaIndex } from "./schema_index.ts";
+import type { SectionContext } from "./sections/context.ts";
+
+/** Links the nodes by what they read; a dependency cycle is an error at `derivations`. */
+export function linkNodes(
+  definitions: NodeDefinition[],
+  schema: SchemaIndex,
+  ctx: SectionContext,
+): DependencyGraph<CompiledNode> {
+  const arrayPrefixes = new Set<string>();
+  for (const { node } of definitions) {
+    if (node.kind !== "DERIVED") continue;
+    node.target.forEach((seg, i) => {
+      if (seg === WILDCARD) arrayPrefixes.add(formatPath(node.target.slice(0, i)));
+    });
+  }
+  const isArray = (pattern: readonly Segment[]) =>
+    arrayPrefixes.has(formatPath(pattern)) || schema.isArrayAt(pattern);
+  for (const { node, sources, alsoReads } of definitions) {
+    const reads = new Map<string, Read>();
+    for (const path of alsoReads ?? []) reads.set("r" + formatPath(path), { path, elementScoped: false });
+    for (const compiled of sources) {
+      for (
+        const r of extractReads(compiled.ast, { isArray, elementPattern: node.elementPattern ?? undefined })
+      ) {
+        reads.set((r.elementScoped ? "e" : "r") + formatPath(r.path), r);
+      }
+    }
+    node.reads = [...reads.values()];
+  }
+  const graph = buildGraph(definitions.map(({ node }) => node));
+  for (const cycle of graph.cycles) {
+    ctx.error(
+      "derivations",
+      `dependency cycle among ${cycle.join(" -> ")}${
+        cycle.length > 1 ? ` -> ${cycle[0]}` : " (reads its own value)"
+      }`,
+    );
+  }
+  return graph;
+}

@@ -1,0 +1,255 @@
+/**
+ * The base-document JSON Schema (2020-12): reference rules, fragment lookup at a
+ * data path, and validation of written values with ajv.
+ *
+ * Only local `#/$defs/<Name>` references are allowed; they may recurse.
+ *
+ * @module
+ */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import ajvFormats from "ajv-formats";
+import type { Finding, SchemaViolation } from "../errors.ts";
+import { isObject, type Json, type JsonObject } from "../json/value.ts";
+import { formatPath, type Path, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
+import { ajvRegExpEngine, compilePattern, RegexLimitError, type RegexLimits } from "../expr/regex.ts";
+
+const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
+const SCHEMA_KEY = "model";
+
+/** Reference errors and unused-definition warnings of a schema. */
+export function checkSchemaReferences(schema: unknown): { errors: Finding[]; warnings: Finding[] } {
+  const errors: Finding[] = [];
+  const warnings: Finding[] = [];
+  const defs = isObject(schema) && isObject(schema.$defs) ? schema.$defs : {};
+  const used = new Set<string>();
+  const visit = (node: unknown, location: string) => {
+    if (Array.isArray(node)) {
+      node.forEach((n, i) => visit(n, `${location}[${i}]`));
+      return;
+    }
+    if (!isObject(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      const here = `${location}.${key}`;
+      if ((key === "$ref" || key === "$dynamicRef") && typeof value === "string") {
+        const m = LOCAL_REF.exec(value);
+        if (key === "$dynamicRef" || !m) {
+          errors.push({
+            location: here,
+            message: `unsupported reference '${value}': only local '#/$defs/<Name>' references are allowed`,
+          });
+        } else if (!(decodeDefName(m[1]) in defs)) {
+          errors.push({ location: here, message: `dangling reference '${value}': no such definition` });
+        } else {
+          used.add(decodeDefName(m[1]));
+        }
+      } else if (key !== "enum" && key !== "const" && key !== "default" && key !== "examples") {
+        visit(value, here);
+      }
+    }
+  };
+  visit(schema, "schema");
+  for (const name of Object.keys(defs)) {
+    if (!used.has(name)) {
+      warnings.push({ location: `schema.$defs.${name}`, message: `definition '${name}' is not referenced` });
+    }
+  }
+  return { errors, warnings };
+}
+
+function decodeDefName(token: string): string {
+  return decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+function pointerToken(token: string | number): string {
+  return encodeURIComponent(String(token).replace(/~/g, "~0").replace(/\//g, "~1"));
+}
+
+/** A schema node located in the root schema. */
+export interface Fragment {
+  schema: JsonObject;
+  /** URI-fragment JSON pointer of the node in the root schema. */
+  pointer: string;
+}
+
+/** Result of locating a data path in the schema. */
+export type Location =
+  | { kind: "fragment"; fragment: Fragment }
+  | { kind: "unknown" }
+  | { kind: "forbidden"; keyword: string; message: string };
+
+/** The compiled base schema of one spec. */
+export class SchemaIndex {
+  readonly root: JsonObject;
+  readonly #ajv: Ajv2020;
+  readonly #limits: RegexLimits;
+
+  /** Compiles the schema; throws an Error with ajv's message when it is not a valid schema. */
+  constructor(schema: JsonObject, limits: RegexLimits) {
+    const { $id: _id, $schema: _schema, ...root } = schema;
+    this.root = root;
+    this.#limits = limits;
+    this.#ajv = new Ajv2020({
+      strict: false,
+      allErrors: true,
+      logger: false,
+      multipleOfPrecision: 9,
+      code: { regExp: ajvRegExpEngine(limits) },
+    });
+    ajvFormats.default(this.#ajv);
+    this.#ajv.addSchema(root, SCHEMA_KEY);
+    this.#ajv.getSchema(SCHEMA_KEY); // compile eagerly so schema errors surface at create
+  }
+
+  /** Follows local `$ref`s from a node. */
+  #deref(fragment: Fragment): Fragment {
+    let cur = fragment;
+    for (let hops = 0; hops < 64; hops++) {
+      const ref = cur.schema.$ref;
+      if (typeof ref !== "string") return cur;
+      const m = LOCAL_REF.exec(ref);
+      const defs = this.root.$defs;
+      if (!m || !isObject(defs)) return cur;
+      const target = defs[decodeDefName(m[1])];
+      if (!isObject(target)) return cur;
+      // a $ref with siblings keeps the siblings (2020-12 semantics): merge for lookup purposes
+      const { $ref: _ref, ...siblings } = cur.schema;
+      cur = {
+        schema: Object.keys(siblings).length ? { ...target, ...siblings } : target,
+        pointer: `#/$defs/${m[1]}`,
+      };
+    }
+    return cur;
+  }
+
+  /** The schema node at a data path (wildcards and indices select array items). */
+  locate(path: Path): Location {
+    let cur: Fragment = this.#deref({ schema: this.root, pointer: "#" });
+    for (const seg of path) {
+      const next = this.#child(cur, seg);
+      if (next.kind !== "fragment") return next;
+      cur = this.#deref(next.fragment);
+    }
+    return { kind: "fragment", fragment: cur };
+  }
+
+  #child(parent: Fragment, seg: Segment): Location {
+    const s = parent.schema;
+    const at = (schema: unknown, pointer: string): Location => {
+      if (schema === false) {
+        return { kind: "forbidden", keyword: "false", message: "no value is allowed here" };
+      }
+      return { kind: "fragment", fragment: { schema: isObject(schema) ? schema : {}, pointer } };
+    };
+    if (typeof seg === "string") {
+      if (isObject(s.properties) && seg in s.properties) {
+        return at(s.properties[seg], `${parent.pointer}/properties/${pointerToken(seg)}`);
+      }
+      if (isObject(s.patternProperties)) {
+        for (const [pattern, sub] of Object.entries(s.patternProperties)) {
+          try {
+            if (compilePattern(pattern).test(seg)) {
+              return at(sub, `${parent.pointer}/patternProperties/${pointerToken(pattern)}`);
+            }
+          } catch { /* an unusable pattern matches nothing */ }
+        }
+      }
+      for (const branch of ["allOf", "anyOf", "oneOf"] as const) {
+        const list = s[branch];
+        if (!Array.isArray(list)) continue;
+        for (let i = 0; i < list.length; i++) {
+          if (!isObject(list[i])) continue;
+          const sub = this.#deref({
+            schema: list[i] as JsonObject,
+            pointer: `${parent.pointer}/${branch}/${i}`,
+          });
+          if (isObject(sub.schema.properties) && seg in sub.schema.properties) return this.#child(sub, seg);
+        }
+      }
+      if (s.additionalProperties === false || s.unevaluatedProperties === false) {
+        return {
+          kind: "forbidden",
+          keyword: "additionalProperties",
+          message: `property '${seg}' is not allowed by the schema`,
+        };
+      }
+      if (isObject(s.additionalProperties)) {
+        return at(s.additionalProperties, `${parent.pointer}/additionalProperties`);
+      }
+      return { kind: "unknown" };
+    }
+    if (Array.isArray(s.prefixItems) && seg !== WILDCARD && seg < s.prefixItems.length) {
+      return at(s.prefixItems[seg], `${parent.pointer}/prefixItems/${seg}`);
+    }
+    if (s.items !== undefined && typeof s.items !== "boolean") return at(s.items, `${parent.pointer}/items`);
+    if (s.items === false) {
+      return { kind: "forbidden", keyword: "items", message: "no further array items are allowed" };
+    }
+    return { kind: "unknown" };
+  }
+
+  /** The resolved schema node at a path, `{}` when the schema does not describe it. */
+  fragmentAt(path: Path): JsonObject {
+    const loc = this.locate(path);
+    return loc.kind === "fragment" ? loc.fragment.schema : {};
+  }
+
+  /** True when the schema describes an array at the (pattern) path. */
+  isArrayAt(path: Path): boolean {
+    const loc = this.locate(path);
+    if (loc.kind !== "fragment") return false;
+    const s = loc.fragment.schema;
+    const type = s.type;
+    return type === "array" || (Array.isArray(type) && type.includes("array")) ||
+      s.items !== undefined || s.prefixItems !== undefined;
+  }
+
+  /** True when the parent object schema lists the field in `required`. */
+  isStaticallyRequired(path: Path): boolean {
+    const last = path[path.length - 1];
+    if (typeof last !== "string") return false;
+    const parent = this.locate(path.slice(0, -1));
+    if (parent.kind !== "fragment") return false;
+    const required = parent.fragment.schema.required;
+    return Array.isArray(required) && required.includes(last);
+  }
+
+  /** Validates a value written at a concrete path; returns every violation. */
+  validateAt(path: Path, value: Json): SchemaViolation[] {
+    const address = formatPath(path);
+    const loc = this.locate(path);
+    if (loc.kind === "forbidden") return [{ path: address, keyword: loc.keyword, message: loc.message }];
+    if (loc.kind === "unknown") return [];
+    const validate = this.#ajv.getSchema(`${SCHEMA_KEY}${loc.fragment.pointer}`);
+    if (!validate) return [];
+    try {
+      if (validate(value)) return [];
+    } catch (err) {
+      if (err instanceof RegexLimitError) {
+        return [{ path: address, keyword: "pattern", message: err.message }];
+      }
+      throw err;
+    }
+    return (validate.errors ?? []).map((e) => {
+      const rel = pointerToPath(e.instancePath, value);
+      const at = typeof rel === "string" ? path : [...path, ...rel];
+      let message = e.message ?? "is invalid";
+      if (e.keyword === "enum" && Array.isArray(e.params?.allowedValues)) {
+        message += `: ${JSON.stringify(e.params.allowedValues)}`;
+      }
+      if (e.keyword === "additionalProperties" && e.params?.additionalProperty) {
+        message += `: '${e.params.additionalProperty}'`;
+      }
+      return { path: formatPath(at), keyword: e.keyword, message };
+    });
+  }
+
+  /** Validates a whole document against the root schema. */
+  validateDocument(doc: Json): SchemaViolation[] {
+    return this.validateAt([], doc);
+  }
+
+  /** The regex limits pattern checks run under. */
+  get regexLimits(): RegexLimits {
+    return this.#limits;
+  }
+}

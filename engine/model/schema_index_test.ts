@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import type { JsonObject } from "../json/value.ts";
+import { checkSchemaReferences, SchemaIndex } from "./schema_index.ts";
+
+const LIMITS = { maxInput: 100, timeoutMs: 1000, now: Date.now };
+
+const SCHEMA: JsonObject = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  required: ["name"],
+  properties: {
+    name: { type: "string", minLength: 2, pattern: "^[A-Z]" },
+    qty: { type: "integer", minimum: 0, maximum: 10, multipleOf: 2 },
+    status: { enum: ["open", "closed"] },
+    fixed: { type: "string", readOnly: true },
+    money: { $ref: "#/$defs/Money", description: "sibling kept" },
+    items: { type: "array", items: { $ref: "#/$defs/Item" } },
+    pair: { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false },
+    strict: { type: "object", additionalProperties: false, properties: { a: { type: "number" } } },
+    dict: { type: "object", additionalProperties: { type: "number" } },
+    tagged: { type: "object", patternProperties: { "^x-": { type: "string" } } },
+    combined: {
+      allOf: [{ properties: { left: { type: "number" } } }, { properties: { right: { type: "string" } } }],
+    },
+    nothing: false,
+  },
+  $defs: {
+    Money: { type: "number", minimum: 0 },
+    Item: {
+      type: "object",
+      required: ["sku"],
+      properties: { sku: { type: "string" }, qty: { type: "number" } },
+    },
+  },
+};
+
+const index = () => new SchemaIndex(SCHEMA, LIMITS);
+const violations = (path: (string | number)[], value: unknown) =>
+  index().validateAt(path, value as never).map((v) => `${v.path} ${v.keyword}`);
+
+Deno.test("checkSchemaReferences: errors for non-local refs, dangling refs and $dynamicRef; warnings for unused $defs", () => {
+  const { errors, warnings } = checkSchemaReferences({
+    properties: {
+      a: { $ref: "#/$defs/A" },
+      b: { $dynamicRef: "#meta" },
+      c: { $ref: "#/$defs/Nope" },
+      // $ref inside enum/const/default/examples values is data, not a reference
+      d: { enum: [{ $ref: "http://x" }], default: { $ref: "http://y" } },
+    },
+    $defs: { A: {}, "Odd/Name": {} },
+  });
+  assert.deepEqual(errors.map((e) => e.location), [
+    "schema.properties.b.$dynamicRef",
+    "schema.properties.c.$ref",
+  ]);
+  assert.deepEqual(warnings, [{
+    location: "schema.$defs.Odd/Name",
+    message: "definition 'Odd/Name' is not referenced",
+  }]);
+});
+
+Deno.test("checkSchemaReferences resolves escaped definition names", () => {
+  const { errors, warnings } = checkSchemaReferences({
+    properties: { a: { $ref: "#/$defs/Odd~1Name" }, b: { $ref: "#/$defs/with%20space" } },
+    $defs: { "Odd/Name": {}, "with space": {} },
+  });
+  assert.deepEqual(errors, []);
+  assert.deepEqual(warnings, []);
+});
+
+Deno.test("fragmentAt follows properties, items, $refs (keeping siblings), patternProperties and allOf", () => {
+  const schema = index();
+  assert.deepEqual(schema.fragmentAt(["name"]), SCHEMA.properties && (SCHEMA.properties as JsonObject).name);
+  assert.deepEqual(schema.fragmentAt(["money"]), { type: "number", minimum: 0, description: "sibling kept" });
+  assert.deepEqual(schema.fragmentAt(["items", 3, "sku"]), { type: "string" });
+  assert.deepEqual(schema.fragmentAt(["items", -1, "qty"]), { type: "number" });
+  assert.deepEqual(schema.fragmentAt(["pair", 1]), { type: "number" });
+  assert.deepEqual(schema.fragmentAt(["dict", "anything"]), { type: "number" });
+  assert.deepEqual(schema.fragmentAt(["tagged", "x-color"]), { type: "string" });
+  assert.deepEqual(schema.fragmentAt(["combined", "right"]), { type: "string" });
+  assert.deepEqual(schema.fragmentAt(["unknown", "deeper"]), {});
+});
+
+Deno.test("locate reports places the schema forbids", () => {
+  const schema = index();
+  assert.deepEqual(schema.locate(["strict", "b"]), {
+    kind: "forbidden",
+    keyword: "additionalProperties",
+    message: "property 'b' is not allowed by the schema",
+  });
+  assert.equal(schema.locate(["pair", 2]).kind, "forbidden");
+  assert.equal(schema.locate(["nothing"]).kind, "forbidden");
+  assert.equal(schema.locate(["tagged", "plain"]).kind, "unknown");
+});
+
+Deno.test("isArrayAt and isStaticallyRequired", () => {
+  const schema = index();
+  assert.equal(schema.isArrayAt(["items"]), true);
+  assert.equal(schema.isArrayAt(["pair"]), true);
+  assert.equal(schema.isArrayAt(["name"]), false);
+  assert.equal(schema.isArrayAt(["unknown"]), false);
+  assert.equal(schema.isStaticallyRequired(["name"]), true);
+  assert.equal(schema.isStaticallyRequired(["qty"]), false);
+  assert.equal(schema.isStaticallyRequired(["items", 0, "sku"]), true);
+  assert.equal(schema.isStaticallyRequired(["items", 0]), false);
+});
+
+Deno.test("validateAt checks a written value against its fragment, with path and keyword per violation", () => {
+  assert.deepEqual(violations(["qty"], 4), []);
+  assert.deepEqual(violations(["qty"], 3), ["$.qty multipleOf"]);
+  assert.deepEqual(violations(["qty"], 13), ["$.qty maximum", "$.qty multipleOf"]);
+  assert.deepEqual(violations(["qty"], -2), ["$.qty minimum"]);
+  assert.deepEqual(violations(["qty"], 1.5)[0], "$.qty type");
+  assert.deepEqual(violations(["name"], "a"), ["$.name minLength", "$.name pattern"]);
+  assert.deepEqual(violations(["status"], "pending"), ["$.status enum"]);
+  assert.deepEqual(violations(["money"], -1), ["$.money minimum"]);
+  assert.deepEqual(violations(["items", 0], { qty: "x" }), ["$.items[0] required", "$.items[0].qty type"]);
+  assert.deepEqual(violations(["strict"], { a: 1, b: 2 }), ["$.strict additionalProperties"]);
+  assert.deepEqual(violations(["strict", "b"], 1), ["$.strict.b additionalProperties"]);
+  assert.deepEqual(violations(["anything"], { free: true }), [], "unknown places accept any value");
+});
+
+Deno.test("validateAt messages name allowed enum values and the extra property", () => {
+  const schema = index();
+  assert.match(schema.validateAt(["status"], "x")[0].message, /\["open","closed"\]/);
+  assert.match(schema.validateAt(["strict"], { zzz: 1 })[0].message, /'zzz'/);
+});
+
+Deno.test("pattern checks refuse input longer than svc.limits.regex-max-input", () => {
+  const long = "A" + "a".repeat(150);
+  const result = index().validateAt(["name"], long);
+  assert.equal(result.length, 1);
+  assert.equal(result[0].keyword, "pattern");
+  assert.match(result[0].message, /exceeds svc\.limits\.regex-max-input \(100\)/);
+});
+
+Deno.test("validateDocument validates the whole document against the root schema", () => {
+  const schema = index();
+  assert.deepEqual(schema.validateDocument({ name: "Ab" }), []);
+  assert.deepEqual(schema.validateDocument({}).map((v) => `${v.path} ${v.keyword}`), ["$ required"]);
+});
+
+Deno.test("an invalid schema fails at construction with ajv's message", () => {
+  assert.throws(() => new SchemaIndex({ type: "object", properties: { a: { type: 12 } } }, LIMITS), Error);
+  assert.throws(() => new SchemaIndex({ type: "string", pattern: "(?<=x)" }, LIMITS), Error);
+});

@@ -1,0 +1,54 @@
+/**
+ * The `derivations` section: computed, read-only fields. A target is a field
+ * (not the root, not a bare `[*]`: a per-element derivation names a field of
+ * each element) that no other derivation's target equals or encloses.
+ *
+ * @module
+ */
+import { elementPatternOf } from "../../graph/graph.ts";
+import { formatPath, isPrefixOf, WILDCARD } from "../../json/path.ts";
+import type { DerivedNode, NodeDefinition } from "../nodes.ts";
+import type { ModelSpec } from "../types.ts";
+import type { SectionContext } from "./context.ts";
+
+/** The DERIVED nodes of a spec. */
+export function compileDerivations(spec: ModelSpec, ctx: SectionContext): NodeDefinition[] {
+  const definitions: NodeDefinition[] = [];
+  const targets: DerivedNode[] = [];
+  for (const { entry: d, index, location } of ctx.entries(spec, "derivations")) {
+    const target = ctx.address(d.path, `${location}.path`);
+    const compiled = ctx.expression(d.expr, `${location}.expr`);
+    if (!target || !compiled || target.length === 0) continue;
+    const key = formatPath(target);
+    const clash = targets.find((t) => isPrefixOf(t.target, target) || isPrefixOf(target, t.target));
+    if (clash) {
+      ctx.error(
+        `${location}.path`,
+        clash.key === key
+          ? `two derivations target the same path ${key}`
+          : `derivation target ${key} overlaps the derivation target ${clash.key}`,
+      );
+      continue;
+    }
+    if (target[target.length - 1] === WILDCARD) {
+      ctx.error(`${location}.path`, `'${key}' must name a field of each element, e.g. '${key}.total'`);
+      continue;
+    }
+    const node: DerivedNode = {
+      key,
+      kind: "DERIVED",
+      label: typeof d.description === "string" ? d.description : key,
+      expression: d.expr as string,
+      target,
+      elementPattern: elementPatternOf(target),
+      index,
+      reads: [],
+      level: 0,
+      compiled,
+      lazy: d.evaluation === "lazy",
+    };
+    targets.push(node);
+    definitions.push({ node, sources: [compiled] });
+  }
+  return definitions;
+}

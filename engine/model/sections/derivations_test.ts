@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { compile, locations } from "../../_test_utils.ts";
+import { spec } from "../test_support.ts";
+
+Deno.test("two derivations may not target the same (or an overlapping) path", () => {
+  const report = compile(spec({
+    derivations: [
+      { path: "$.total", expr: "1" },
+      { path: "$.total", expr: "2" },
+      { path: "$.summary", expr: "{}" },
+      { path: "$.summary.count", expr: "3" },
+    ],
+  }));
+  assert.deepEqual(locations(report.errors), ["derivations[1].path", "derivations[3].path"]);
+  assert.match(report.errors[0].message, /two derivations target the same path \$\.total/);
+  assert.match(report.errors[1].message, /overlaps the derivation target \$\.summary/);
+});
+
+Deno.test("derivation targets: not the root, not a bare [*], evaluation eager|lazy", () => {
+  const report = compile(spec({
+    derivations: [
+      { path: "$", expr: "1" },
+      { path: "$.items[*]", expr: "1" },
+      { path: "$.x", expr: "1", evaluation: "sometimes" },
+    ],
+  }));
+  assert.deepEqual(locations(report.errors), [
+    "derivations[0].path",
+    "derivations[1].path",
+    "derivations[2].evaluation",
+  ]);
+  assert.match(report.errors[1].message, /must name a field of each element/);
+});

@@ -1,0 +1,198 @@
+/**
+ * The `effects` section: effect requests emitted as data when a trigger holds.
+ * Ids are unique; the executor kind must be enabled (`svc.effects.kinds.enabled`);
+ * the trigger and every other JSONata member (`dedupeKey`, `requests`,
+ * `prompt`, `at`, `afterMs`) make the effect's node depend on what they read,
+ * and so does the status document at `statusPath` (resetting it re-arms the
+ * effect). The members executors need are compiled here once: the request with
+ * its `{expr}` templates, `response.set`, the timer and LLM expressions and the
+ * retry policy (DECISIONS.md "Effects").
+ *
+ * @module
+ */
+import type { CompiledExpression } from "../../expr/compiler.ts";
+import type { Segment } from "../../json/path.ts";
+import { isObject, type Json, type JsonObject } from "../../json/value.ts";
+import type { CompiledEffect, CompiledRequest, EffectPolicy, NodeDefinition, Template } from "../nodes.ts";
+import type { Effect, ModelSpec } from "../types.ts";
+import type { SectionContext } from "./context.ts";
+
+/** Effect members holding JSONata whose reads make the effect's node dirty. */
+const TRIGGER_MEMBERS = ["trigger", "dedupeKey", "requests", "prompt", "at", "afterMs"] as const;
+
+/** `policy` defaults (DECISIONS.md "Effects"): 5 s per attempt, no retry. */
+export const DEFAULT_POLICY: Readonly<EffectPolicy> = Object.freeze({
+  timeoutMs: 5000,
+  retries: 0,
+  backoffMs: 1000,
+  maxBackoffMs: 60_000,
+});
+
+/** The EFFECT nodes of a spec. */
+export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefinition[] {
+  const definitions: NodeDefinition[] = [];
+  const ids = new Set<string>();
+  const kinds = ctx.env.config.effectKindsEnabled;
+  for (const { entry: e, index, location } of ctx.entries(spec, "effects")) {
+    if (typeof e.id === "string" && e.id.trim() !== "") {
+      if (ids.has(e.id)) ctx.error(`${location}.id`, `duplicate effect id '${e.id}'`);
+      else ids.add(e.id);
+    }
+    const executor = e.executor === undefined ? "server" : e.executor;
+    if (kinds && typeof executor === "string" && executor.trim() !== "" && !kinds.includes(executor)) {
+      ctx.error(
+        `${location}.executor`,
+        `executor kind '${executor}' is not enabled (svc.effects.kinds.enabled: ${kinds.join(", ")})`,
+      );
+    }
+    if (typeof executor === "string") {
+      for (const message of ctx.env.validateEffect?.(executor, e) ?? []) ctx.error(location, message);
+    }
+    if (
+      executor === "server" && e.request === undefined && e.requests === undefined && e.target === undefined
+    ) {
+      ctx.warn(
+        location,
+        "a server effect sends nothing without `request`, `requests` or `target`: it will fail",
+      );
+    }
+    const statusPath = e.statusPath === undefined || e.statusPath === null
+      ? null
+      : ctx.address(e.statusPath, `${location}.statusPath`, true);
+    const compiled: Partial<Record<typeof TRIGGER_MEMBERS[number], CompiledExpression | null>> = {};
+    for (const member of TRIGGER_MEMBERS) {
+      if (e[member] !== undefined && e[member] !== null) {
+        compiled[member] = ctx.expression(e[member], `${location}.${member}`);
+      }
+    }
+    const effect: CompiledEffect = {
+      definition: e as unknown as Effect,
+      executor: executor as string,
+      payload: compilePayload(e.payload, `${location}.payload`, ctx),
+      dedupeKey: compiled.dedupeKey ?? null,
+      statusPath,
+      request: compileRequest(e.request, `${location}.request`, ctx),
+      requests: compiled.requests ?? null,
+      responseSet: compileResponseSet(e.response, `${location}.response.set`, ctx),
+      prompt: compiled.prompt ?? null,
+      at: compiled.at ?? null,
+      afterMs: compiled.afterMs ?? null,
+      policy: policyOf(e.policy),
+    };
+    const trigger = compiled.trigger;
+    if (!trigger || typeof e.id !== "string" || typeof executor !== "string") continue;
+    definitions.push({
+      node: {
+        key: `$effect:${e.id}`,
+        kind: "EFFECT",
+        label: typeof e.description === "string" ? e.description : e.id,
+        expression: e.trigger as string,
+        elementPattern: null,
+        index,
+        reads: [],
+        level: 0,
+        compiled: trigger,
+        effect,
+      },
+      sources: Object.values(compiled).filter((c): c is CompiledExpression => c !== null),
+      alsoReads: statusPath ? [statusPath] : [],
+    });
+  }
+  return definitions;
+}
+
+/** A caller effect's `payload`: one expression, or one per member of an object. */
+function compilePayload(payload: unknown, location: string, ctx: SectionContext): CompiledEffect["payload"] {
+  if (typeof payload === "string") return ctx.expression(payload, location);
+  if (!isObject(payload)) return null;
+  const members: Record<string, CompiledExpression> = {};
+  for (const [key, source] of Object.entries(payload)) {
+    const compiled = ctx.expression(source, `${location}.${key}`);
+    if (compiled) members[key] = compiled;
+  }
+  return members;
+}
+
+/**
+ * A text with `{expr}` parts; a part that does not compile is a finding. Braces
+ * balance, so an object constructor inside a part (`{ {"a": 1}.a }`) works.
+ */
+export function compileTemplate(text: string, location: string, ctx: SectionContext): Template {
+  const parts: Template = [];
+  let literal = "";
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== "{") {
+      literal += text[i];
+      continue;
+    }
+    let depth = 1;
+    let j = i + 1;
+    for (; j < text.length && depth > 0; j++) {
+      if (text[j] === "{") depth++;
+      else if (text[j] === "}") depth--;
+    }
+    if (depth > 0) {
+      ctx.error(location, `unbalanced '{' at position ${i}`);
+      return parts;
+    }
+    if (literal) parts.push(literal);
+    literal = "";
+    const compiled = ctx.expression(text.slice(i + 1, j - 1), location);
+    if (compiled) parts.push(compiled);
+    i = j - 1;
+  }
+  if (literal) parts.push(literal);
+  return parts;
+}
+
+/** A server effect's `request`: method (GET), url and header templates, body. */
+function compileRequest(request: unknown, location: string, ctx: SectionContext): CompiledRequest | null {
+  if (!isObject(request) || typeof request.url !== "string") return null;
+  const headers = isObject(request.headers) ? request.headers : {};
+  return {
+    method: typeof request.method === "string" ? request.method.toUpperCase() : "GET",
+    url: compileTemplate(request.url, `${location}.url`, ctx),
+    headers: Object.entries(headers).map(([name, value]) => [
+      name,
+      compileTemplate(String(value), `${location}.headers.${name}`, ctx),
+    ]),
+    ...(request.body === undefined ? {} : {
+      body: typeof request.body === "string"
+        ? ctx.expression(request.body, `${location}.body`) ?? undefined
+        : request.body as Json,
+    }),
+  };
+}
+
+/** `response.set`: target address -> JSONata. */
+function compileResponseSet(
+  response: unknown,
+  location: string,
+  ctx: SectionContext,
+): [Segment[], CompiledExpression][] {
+  const set = isObject(response) && isObject(response.set) ? response.set : {};
+  const out: [Segment[], CompiledExpression][] = [];
+  for (const [address, source] of Object.entries(set)) {
+    const target = ctx.address(address, `${location}['${address}']`, true);
+    const compiled = ctx.expression(source, `${location}['${address}']`);
+    if (target && compiled) out.push([target, compiled]);
+  }
+  return out;
+}
+
+/** `policy` with its defaults; `backoff` is a delay in ms or `{initialMs, maxMs}`. */
+function policyOf(policy: unknown): EffectPolicy {
+  if (!isObject(policy)) return { ...DEFAULT_POLICY };
+  const number = (value: unknown, fallback: number) =>
+    typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : fallback;
+  const backoff = policy.backoff;
+  const backoffObject: JsonObject = isObject(backoff) ? backoff : {};
+  return {
+    timeoutMs: number(policy.timeoutMs, DEFAULT_POLICY.timeoutMs),
+    retries: Math.floor(number(policy.retries, DEFAULT_POLICY.retries)),
+    backoffMs: typeof backoff === "number"
+      ? number(backoff, DEFAULT_POLICY.backoffMs)
+      : number(backoffObject.initialMs, DEFAULT_POLICY.backoffMs),
+    maxBackoffMs: number(backoffObject.maxMs, DEFAULT_POLICY.maxBackoffMs),
+  };
+}

@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { compile, findingAt, locations } from "../../_test_utils.ts";
+import { spec } from "../test_support.ts";
+
+Deno.test("effect executor kinds: any kind when svc.effects.kinds.enabled is unset, else only listed ones", () => {
+  const effects = [
+    { id: "notify", trigger: "qty > 1", executor: "caller", emit: "n" },
+    { id: "hook", trigger: "qty > 2", executor: "webhook" },
+    { id: "fetch", trigger: "qty > 3" }, // executor defaults to server
+  ];
+  assert.deepEqual(compile(spec({ effects })).errors, []);
+  const limited = compile(spec({ effects }), { effectKindsEnabled: ["caller", "timer"] });
+  assert.deepEqual(locations(limited.errors), ["effects[1].executor", "effects[2].executor"]);
+  assert.match(
+    limited.errors[0].message,
+    /'webhook' is not enabled \(svc\.effects\.kinds\.enabled: caller, timer\)/,
+  );
+  assert.match(limited.errors[1].message, /'server' is not enabled/);
+});
+
+Deno.test("effect shape errors: missing id, duplicate id, bad executor, bad payload, bad statusPath", () => {
+  const report = compile(spec({
+    effects: [
+      { trigger: "true" },
+      { id: "a", trigger: "true", executor: "" },
+      { id: "a", trigger: "true", payload: 3 },
+      { id: "b", trigger: "true", statusPath: "$.status.0" },
+      { id: "c", trigger: "true", emit: 5 },
+      { id: "d" },
+    ],
+  }));
+  assert.deepEqual(locations(report.errors), [
+    "effects[0].id",
+    "effects[1].executor",
+    "effects[2].id",
+    "effects[2].payload",
+    "effects[3].statusPath",
+    "effects[4].emit",
+    "effects[5].trigger",
+  ]);
+  assert.match(findingAt(report.errors, "effects[2].id").message, /duplicate effect id 'a'/);
+  assert.match(findingAt(report.errors, "effects[3].statusPath").message, /\$\.status\[0\]/);
+});

@@ -1,0 +1,229 @@
+/**
+ * Write-time validation of a view definition (SPEC.md "View definition"): the
+ * errors refuse the spec with 422 at create and evolve; the warnings point at
+ * what will not work as written but does not stop the spec.
+ *
+ * Errors: the definition must be an object with a `views` array and a
+ * `defaultView` naming one of them; view ids unique; every component an object
+ * with a non-empty `id` and `type`; component ids unique per view (nested
+ * components included); `sectionList.itemView` names an existing view without
+ * leading back to itself; addresses (`bind`, `bindFrom`, `bindTo`, `dependsOn`,
+ * key-value item `bind`) canonical; state members a boolean, a string or null;
+ * handlers objects; nested collections arrays.
+ *
+ * Warnings: view JSONata that does not compile (evaluation would mark the
+ * component with `error`), `navigate`/`targetView` naming no view, an unknown
+ * view layout, a section list without `bind`.
+ *
+ * @module
+ */
+import type { Finding } from "../../errors.ts";
+import type { ExpressionCompiler } from "../../expr/compiler.ts";
+import { isObject, type Json, type JsonObject } from "../../json/value.ts";
+import { parsePath } from "../../json/path.ts";
+import { DISPLAY_MEMBERS, HANDLER_MEMBERS, PATH_MEMBERS, STATE_MEMBERS } from "./groups.ts";
+
+/** Layouts a view may declare. */
+export const VIEW_LAYOUTS = ["vertical", "horizontal", "grid", "tabs", "wizard"];
+
+/** Errors and warnings of a view definition. */
+export interface ViewFindings {
+  errors: Finding[];
+  warnings: Finding[];
+}
+
+/**
+ * Validates a spec's `viewDefinition` (absent or null is valid). `location` is
+ * the prefix of every finding's location.
+ */
+export function validateViewDefinition(
+  definition: unknown,
+  compiler: ExpressionCompiler,
+  location = "viewDefinition",
+): ViewFindings {
+  const findings: ViewFindings = { errors: [], warnings: [] };
+  if (definition === undefined || definition === null) return findings;
+  const error = (at: string, message: string) => findings.errors.push({ location: at, message });
+  const warn = (at: string, message: string) => findings.warnings.push({ location: at, message });
+  if (!isObject(definition)) {
+    error(location, "viewDefinition must be an object with 'defaultView' and a 'views' array");
+    return findings;
+  }
+  if (
+    definition.renderer !== undefined && definition.renderer !== null && definition.renderer !== "builtin"
+  ) {
+    error(`${location}.renderer`, "renderer is reserved: the only renderer is 'builtin'");
+  }
+  if (!Array.isArray(definition.views)) {
+    error(`${location}.views`, "views is required and must be an array of views");
+    return findings;
+  }
+  const views = definition.views;
+  const viewIds = new Set<string>();
+  views.forEach((view, i) => {
+    if (!isObject(view)) return;
+    if (typeof view.id !== "string" || view.id.trim() === "") return;
+    if (viewIds.has(view.id)) error(`${location}.views[${i}].id`, `duplicate view id '${view.id}'`);
+    viewIds.add(view.id);
+  });
+  const known = () => [...viewIds].map((id) => `'${id}'`).join(", ") || "none";
+
+  if (typeof definition.defaultView !== "string" || definition.defaultView === "") {
+    error(`${location}.defaultView`, "defaultView is required: the id of a view in views");
+  } else if (!viewIds.has(definition.defaultView)) {
+    error(
+      `${location}.defaultView`,
+      `defaultView '${definition.defaultView}' names no view (views: ${known()})`,
+    );
+  }
+
+  const compiles = (source: string, at: string) => {
+    try {
+      compiler.compile(source);
+    } catch (err) {
+      warn(
+        at,
+        `JSONata compile error: ${(err as Error).message}; evaluation marks the component with 'error'`,
+      );
+    }
+  };
+  const viewTarget = (value: Json, at: string, member: string) => {
+    if (value === undefined || value === null) return;
+    if (typeof value !== "string" || !viewIds.has(value)) {
+      warn(at, `${member} ${JSON.stringify(value)} names no view (views: ${known()})`);
+    }
+  };
+  const handler = (value: Json, at: string) => {
+    if (!isObject(value)) return error(at, "an event handler must be an object {mutations?, navigate?}");
+    if (value.mutations !== undefined && value.mutations !== null) {
+      if (typeof value.mutations !== "string") {
+        error(`${at}.mutations`, "mutations must be a JSONata string yielding a map of address to value");
+      } else compiles(value.mutations, `${at}.mutations`);
+    }
+    viewTarget(value.navigate, `${at}.navigate`, "navigate");
+  };
+  const address = (value: Json, at: string) => {
+    const parsed = parsePath(value);
+    if (!parsed.ok) error(at, parsed.message);
+  };
+  const listOf = (value: Json, at: string, what: string): Json[] => {
+    if (value === undefined || value === null) return [];
+    if (Array.isArray(value)) return value;
+    error(at, `${what} must be an array`);
+    return [];
+  };
+  const arrayOf = (value: Json, at: string, what: string): JsonObject[] => {
+    return listOf(value, at, what).filter((entry, j) => {
+      if (isObject(entry)) return true;
+      error(`${at}[${j}]`, `an entry of ${what} must be an object`);
+      return false;
+    }) as JsonObject[];
+  };
+
+  /** View ids each view's section lists expand (for cycle detection). */
+  const itemViews = new Map<string, { target: string; at: string }[]>();
+
+  const component = (c: Json, at: string, viewId: string, ids: Set<string>) => {
+    if (!isObject(c)) return error(at, "a component must be an object with 'id' and 'type'");
+    if (typeof c.id !== "string" || c.id.trim() === "") {
+      error(`${at}.id`, "component id is required (a non-empty string)");
+    } else if (ids.has(c.id)) {
+      error(`${at}.id`, `duplicate component id '${c.id}' in view '${viewId}'`);
+    } else ids.add(c.id);
+    if (typeof c.type !== "string" || c.type.trim() === "") {
+      error(`${at}.type`, "component type is required (a non-empty string)");
+    }
+    for (const member of PATH_MEMBERS) {
+      if (c[member] !== undefined && c[member] !== null) address(c[member], `${at}.${member}`);
+    }
+    for (const member of STATE_MEMBERS) {
+      const value = c[member];
+      if (typeof value === "string") compiles(value, `${at}.${member}`);
+      else if (value !== undefined && value !== null && typeof value !== "boolean") {
+        error(`${at}.${member}`, `${member} must be a boolean, a JSONata string or null`);
+      }
+    }
+    for (const member of DISPLAY_MEMBERS) {
+      const value = c[member];
+      if (typeof value === "string" && value.includes("$")) compiles(value, `${at}.${member}`);
+    }
+    for (const member of HANDLER_MEMBERS) {
+      if (c[member] !== undefined && c[member] !== null) handler(c[member], `${at}.${member}`);
+    }
+    arrayOf(c.items, `${at}.items`, "items").forEach((item, j) => {
+      if (item.bind !== undefined && item.bind !== null) address(item.bind, `${at}.items[${j}].bind`);
+      else if (typeof item.text === "string" && item.text.includes("$")) {
+        compiles(item.text, `${at}.items[${j}].text`);
+      }
+    });
+    arrayOf(c.menuItems, `${at}.menuItems`, "menuItems").forEach((item, j) => {
+      viewTarget(item.targetView, `${at}.menuItems[${j}].targetView`, "targetView");
+    });
+    for (const member of ["options", "tableColumns", "chartSeries"]) {
+      arrayOf(c[member], `${at}.${member}`, member);
+    }
+    if (c.type === "sectionList") {
+      if (c.bind === undefined || c.bind === null) {
+        warn(at, "a sectionList without bind repeats nothing: bind it to an array");
+      }
+      if (c.itemView !== undefined && c.itemView !== null) {
+        if (typeof c.itemView !== "string" || !viewIds.has(c.itemView)) {
+          error(`${at}.itemView`, `itemView ${JSON.stringify(c.itemView)} names no view (views: ${known()})`);
+        } else {
+          itemViews.get(viewId)!.push({ target: c.itemView, at: `${at}.itemView` });
+        }
+      }
+    }
+    listOf(c.components, `${at}.components`, "components").forEach((child, j) => {
+      component(child, `${at}.components[${j}]`, viewId, ids);
+    });
+  };
+
+  views.forEach((view, i) => {
+    const at = `${location}.views[${i}]`;
+    if (!isObject(view)) return error(at, "a view must be an object with 'id' and 'components'");
+    if (typeof view.id !== "string" || view.id.trim() === "") {
+      error(`${at}.id`, "view id is required (a non-empty string)");
+    }
+    const viewId = typeof view.id === "string" ? view.id : `#${i}`;
+    if (!itemViews.has(viewId)) itemViews.set(viewId, []);
+    if (view.layout !== undefined && view.layout !== null && !VIEW_LAYOUTS.includes(view.layout as string)) {
+      warn(
+        `${at}.layout`,
+        `unknown layout ${JSON.stringify(view.layout)}: use one of ${VIEW_LAYOUTS.join(", ")}`,
+      );
+    }
+    for (const member of ["onOpen", "onClose"]) {
+      if (view[member] !== undefined && view[member] !== null) handler(view[member], `${at}.${member}`);
+    }
+    const ids = new Set<string>();
+    listOf(view.components, `${at}.components`, "components").forEach((c, j) => {
+      component(c, `${at}.components[${j}]`, viewId, ids);
+    });
+  });
+
+  for (const cycle of itemViewCycles(itemViews)) {
+    error(
+      cycle.at,
+      `itemView '${cycle.target}' leads back to view '${cycle.from}': a section list cannot contain itself`,
+    );
+  }
+  return findings;
+}
+
+/** Section list references that close a cycle of views (each reported once, at its reference). */
+function itemViewCycles(
+  edges: Map<string, { target: string; at: string }[]>,
+): { from: string; target: string; at: string }[] {
+  const reaches = (from: string, goal: string, seen = new Set<string>()): boolean => {
+    if (from === goal) return true;
+    if (seen.has(from)) return false;
+    seen.add(from);
+    return (edges.get(from) ?? []).some((edge) => reaches(edge.target, goal, seen));
+  };
+  const cycles: { from: string; target: string; at: string }[] = [];
+  for (const [from, refs] of edges) {
+    for (const ref of refs) if (reaches(ref.target, from)) cycles.push({ from, ...ref });
+  }
+  return cycles;
+}

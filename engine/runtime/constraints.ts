@@ -1,0 +1,42 @@
+/**
+ * Constraints inside a cycle: each constraint the changes touched is evaluated
+ * (once per touched element for a `[*]` one) after the derivations settle; a
+ * result of false, 0, '' or an evaluation error fails it, null or no value
+ * passes. Failures are split by policy: rollback reverts the cycle, flag is
+ * reported with the committed result.
+ *
+ * @module
+ */
+import type { ConstraintViolation } from "../errors.ts";
+import type { CycleState } from "./cycle_state.ts";
+import { materializeInputs } from "./derive.ts";
+import { truthy } from "./truthy.ts";
+
+/** Evaluates the constraints the changes touched; returns the failures by policy. */
+export async function checkConstraints(
+  state: CycleState,
+): Promise<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> {
+  const rollback: ConstraintViolation[] = [];
+  const flagged: ConstraintViolation[] = [];
+  for (const node of state.model.graph.constraints) {
+    const elements = state.work(node);
+    if (!elements.length) continue;
+    await materializeInputs(state, node);
+    const c = node.constraint;
+    let failed = false;
+    for (const element of elements) {
+      const { value, error } = await state.evaluate(node, element, node.key);
+      const passed = !error && (value === undefined || value === null || truthy(value));
+      state.traces[state.traces.length - 1].constraintPassed = passed;
+      if (!passed) failed = true;
+    }
+    if (failed) {
+      (c.policy === "rollback" ? rollback : flagged).push({
+        constraintId: c.id,
+        message: c.message,
+        policy: c.policy,
+      });
+    }
+  }
+  return { rollback, flagged };
+}

@@ -1,0 +1,135 @@
+/**
+ * The working state of one mutation cycle, shared by its jobs (write checks,
+ * patch, defaults, derivation, constraints, effects): a copy-on-write draft of
+ * the document and of the meta cache, what changed (dirty paths, created
+ * containers), what the result reports, and the evaluation of a node against
+ * the draft with its trace.
+ *
+ * @module
+ */
+import type { EngineConfig } from "../config.ts";
+import { unprocessable } from "../errors.ts";
+import { clockBindings } from "../expr/clock.ts";
+import type { CompiledExpression } from "../expr/compiler.ts";
+import { DirtySet } from "../graph/dirty.ts";
+import { DocumentDraft, expandPattern } from "../json/document.ts";
+import { formatPath, isPrefixOf, type Segment } from "../json/path.ts";
+import type { Json } from "../json/value.ts";
+import type { CompiledModel } from "../model/compile.ts";
+import type { CompiledNode, DerivedNode } from "../model/nodes.ts";
+import type { ModelState, WriteSource } from "./results.ts";
+import type { TraceRecord } from "./traces.ts";
+
+/** One cycle's draft of a model's state and its record of what changed. */
+export class CycleState {
+  readonly model: CompiledModel;
+  readonly config: EngineConfig;
+  readonly source: WriteSource;
+  /** The document being changed. */
+  readonly draft: DocumentDraft;
+  /** Keys of lazy derivations whose values are stale. */
+  readonly stale: Set<string>;
+  /** What the writes (and the derivations after them) touched. */
+  dirty: DirtySet = new DirtySet();
+  /** Containers the writes created, for defaults. */
+  readonly created: Segment[][] = [];
+  /** Addresses written (`mutatedPaths`), derived (`derivedUpdated`), meta keys updated (`metaUpdated`). */
+  readonly mutated: string[] = [];
+  readonly derived: string[] = [];
+  readonly metaUpdated: string[] = [];
+  /** One trace per evaluation, in order. */
+  readonly traces: TraceRecord[] = [];
+  /** The cycle's instant (epoch ms): what `$now()` answers and when its effects fired. */
+  readonly now: number;
+  readonly #baseMeta: ReadonlyMap<string, Json>;
+  #meta: Map<string, Json> | null = null;
+  readonly #clock: ReturnType<typeof clockBindings>;
+
+  constructor(
+    model: CompiledModel,
+    state: ModelState,
+    config: EngineConfig,
+    source: WriteSource,
+    now: number,
+  ) {
+    this.model = model;
+    this.config = config;
+    this.source = source;
+    this.now = now;
+    this.draft = new DocumentDraft(state.doc);
+    this.#baseMeta = state.meta;
+    this.stale = new Set(state.stale);
+    this.#clock = clockBindings(now);
+  }
+
+  /** The bindings of every expression of the cycle: `$const`, the clock, and `$parent` when given. */
+  bindings(parent?: Json): Record<string, unknown> {
+    return { const: this.model.constants, parent, ...this.#clock };
+  }
+
+  /** The meta cache as the cycle currently sees it. */
+  get meta(): ReadonlyMap<string, Json> {
+    return this.#meta ?? this.#baseMeta;
+  }
+
+  /** The meta cache, copied on the first change. */
+  writableMeta(): Map<string, Json> {
+    return this.#meta ??= new Map(this.#baseMeta);
+  }
+
+  /** The derivation whose target holds `path`, if any. */
+  derivedAt(path: readonly Segment[]): DerivedNode | undefined {
+    return this.model.derivedTargets.find((d) => isPrefixOf(d.target, path))?.node;
+  }
+
+  /** Evaluates an expression against the draft; a failure refuses the write, naming `what`. */
+  async evaluateExpression(
+    compiled: CompiledExpression,
+    parent: Json | undefined,
+    what: string,
+  ): Promise<Json | undefined> {
+    try {
+      return await compiled.evaluate(this.draft.root, this.bindings(parent));
+    } catch (err) {
+      throw unprocessable(`Evaluation of ${what} failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** Evaluates a node for one element (or globally) and records its trace. */
+  async evaluate(
+    node: CompiledNode,
+    element: Segment[] | null,
+    targetPath: string,
+  ): Promise<{ value: Json | undefined; error: string | null }> {
+    let value: Json | undefined;
+    let error: string | null = null;
+    try {
+      value = await node.compiled.evaluate(
+        this.draft.root,
+        this.bindings(element ? this.draft.get(element) : undefined),
+      );
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    this.traces.push({
+      targetPath,
+      expression: node.expression,
+      inputPaths: node.reads.map((r) => formatPath(r.path)),
+      result: value === undefined ? null : value,
+      constraintPassed: null,
+      errorMessage: error,
+    });
+    return { value, error };
+  }
+
+  /** Elements (or `[null]` for a global node) of `node` that the changes touched. */
+  work(node: CompiledNode): (Segment[] | null)[] {
+    if (!node.elementPattern) return this.dirty.touches(node) ? [null] : [];
+    return this.dirty.elementsToEvaluate(node, this.draft.root);
+  }
+
+  /** Every element of a per-element node, or `[null]` for a global one. */
+  allElements(node: CompiledNode): (Segment[] | null)[] {
+    return node.elementPattern ? expandPattern(this.draft.root, node.elementPattern) : [null];
+  }
+}

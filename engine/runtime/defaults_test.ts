@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { commitMutation, rejectsWith, runtimeOf } from "../_test_utils.ts";
+import { orderRuntime } from "./test_support.ts";
+
+Deno.test("defaultValues fill newly created containers; existing values are kept; mutatedPaths lists them after the caller's keys", async () => {
+  const runtime = await orderRuntime();
+  const result = await commitMutation(runtime, { "$.items[3].price": 7 });
+  assert.deepEqual(result!.mutatedPaths, ["$.items[3].price", "$.items[3].qty", "$.items[3].type"]);
+  assert.deepEqual(await runtime.readField("$.items[3]"), { price: 7, qty: 1, type: "std", lineTotal: 7 });
+  const explicit = await commitMutation(runtime, { "$.items[4]": { qty: 9, price: 1 } });
+  assert.deepEqual(explicit!.mutatedPaths, ["$.items[4]", "$.items[4].type"]);
+  assert.deepEqual(await runtime.readField("$.items[4]"), { qty: 9, price: 1, type: "std", lineTotal: 9 });
+  const existing = await commitMutation(runtime, { "$.items[0].qty": 2 });
+  assert.deepEqual(existing!.mutatedPaths, ["$.items[0].qty"], "an existing element is not a new container");
+});
+
+Deno.test("schema defaults fill newly created objects", async () => {
+  const runtime = await orderRuntime();
+  const result = await commitMutation(runtime, { "$.customer.name": "Ada" });
+  assert.deepEqual(result!.mutatedPaths, ["$.customer.name", "$.customer.tier"]);
+  assert.deepEqual(await runtime.readField("$.customer"), { name: "Ada", tier: "basic" });
+  await commitMutation(runtime, { "$.customer.tier": "gold" });
+  await commitMutation(runtime, { "$.customer.name": "Bob" });
+  assert.deepEqual(await runtime.readField("$.customer"), { name: "Bob", tier: "gold" });
+});
+
+const DEFAULTED = {
+  id: "defaulted",
+  schema: {
+    type: "object",
+    properties: {
+      items: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { qty: { type: "integer", default: "many" }, tag: { type: "string" } },
+        },
+      },
+      rows: {
+        type: "array",
+        items: { type: "object", properties: { size: { type: "integer", minimum: 1 } } },
+      },
+    },
+  },
+  defaultValues: [{ path: "$.rows[*]", expr: "{'size': 0}" }],
+};
+
+Deno.test("a schema default the schema refuses fails the write naming it, state untouched", async () => {
+  const { runtime } = await runtimeOf(DEFAULTED);
+  const before = structuredClone(await runtime.readState());
+  await rejectsWith(
+    () => commitMutation(runtime, { "$.items[0].tag": "a" }),
+    "validation_failed",
+    /default for \$\.items\[0\]\.qty from the schema default violates the schema/,
+  );
+  assert.deepEqual(await runtime.readState(), before);
+});
+
+Deno.test("a defaultValues rule producing a value the schema refuses fails the write naming the rule", async () => {
+  const { runtime } = await runtimeOf(DEFAULTED);
+  await rejectsWith(
+    () => commitMutation(runtime, { "$.rows[0].size": 3, "$.rows[1]": {} }),
+    "validation_failed",
+    /defaultValues rule \$\.rows\[\*\]/,
+    /minimum|>= 1/,
+  );
+  assert.deepEqual(await runtime.readState(), {});
+});

@@ -1,0 +1,115 @@
+/**
+ * Derivation inside a cycle: the derivations the changes touched, level by
+ * level (per element for `[*]` targets; lazy ones only marked stale, and
+ * evaluated first when an eager node reads them), and the meta derivations,
+ * whose values live in the meta cache under concrete keys
+ * (`$.items[2].qty#maximum`).
+ *
+ * @module
+ */
+import { unprocessable } from "../errors.ts";
+import { formatPath, parsePath, patternMatches, type Segment } from "../json/path.ts";
+import { isObject } from "../json/value.ts";
+import type { CompiledNode, DerivedNode, MetaNode } from "../model/nodes.ts";
+import type { CycleState } from "./cycle_state.ts";
+
+/** Evaluates stale lazy derivations that `node` reads before it runs. */
+export async function materializeInputs(state: CycleState, node: CompiledNode): Promise<void> {
+  if (state.stale.size === 0) return;
+  for (const key of state.model.graph.predecessors.get(node.key) ?? []) {
+    const lazy = state.stale.has(key) ? state.model.graph.derivedOrder.find((d) => d.key === key) : undefined;
+    if (!lazy) continue;
+    await materializeInputs(state, lazy);
+    state.stale.delete(key);
+    await deriveElements(state, lazy, state.allElements(lazy));
+  }
+}
+
+/** The concrete target of a DERIVED or META node for one element (its pattern for a global node). */
+function concreteTarget(node: DerivedNode | MetaNode, element: Segment[] | null): Segment[] {
+  const target = node.target;
+  return element ? [...element, ...target.slice(element.length)] : target;
+}
+
+/** Evaluates a derivation for the given elements and writes its values into the draft. */
+async function deriveElements(
+  state: CycleState,
+  node: DerivedNode,
+  elements: (Segment[] | null)[],
+): Promise<void> {
+  for (const element of elements) {
+    if (element && !isObject(state.draft.get(element))) continue;
+    const target = concreteTarget(node, element);
+    const address = formatPath(target);
+    const { value, error } = await state.evaluate(node, element, address);
+    if (error) throw unprocessable(`Evaluation of derivation ${address} failed: ${error}`);
+    if (value === undefined) state.draft.delete(target);
+    else state.draft.set(target, value);
+    state.dirty.add(target);
+    state.derived.push(address);
+  }
+}
+
+/** Evaluates the derivations the changes touched, level by level. */
+export async function derive(state: CycleState): Promise<void> {
+  for (const node of state.model.graph.derivedOrder) {
+    const elements = state.work(node);
+    if (!elements.length) continue;
+    if (node.lazy) {
+      state.stale.add(node.key);
+      state.dirty.add(node.target);
+      continue;
+    }
+    await materializeInputs(state, node);
+    await deriveElements(state, node, elements);
+  }
+}
+
+/** Evaluates every stale lazy derivation (before a read). */
+export async function materializeLazy(state: CycleState): Promise<void> {
+  for (const node of state.model.graph.derivedOrder) {
+    if (!node.lazy || !state.stale.has(node.key)) continue;
+    state.stale.delete(node.key);
+    await deriveElements(state, node, state.allElements(node));
+  }
+}
+
+/**
+ * Evaluates the meta derivations the changes touched. Meta values live beside the
+ * document under concrete paths, so when elements moved or vanished every element
+ * of a per-element meta is recomputed and the keys of vanished elements dropped.
+ */
+export async function deriveMetas(state: CycleState): Promise<void> {
+  for (const node of state.model.graph.metas) {
+    const reshaped = node.elementPattern !== null && state.dirty.reshapes(node.elementPattern);
+    const elements = reshaped ? state.allElements(node) : state.work(node);
+    if (reshaped) dropVanishedMetas(state, node, elements as Segment[][]);
+    if (!elements.length) continue;
+    await materializeInputs(state, node);
+    for (const element of elements) {
+      if (element && state.draft.get(element) === undefined) continue;
+      const key = `${formatPath(concreteTarget(node, element))}#${node.metaKey}`;
+      const { value, error } = await state.evaluate(node, element, key);
+      if (error) throw unprocessable(`Evaluation of meta derivation ${key} failed: ${error}`);
+      const meta = state.writableMeta();
+      if (value === undefined) meta.delete(key);
+      else meta.set(key, value);
+      state.metaUpdated.push(key);
+    }
+  }
+}
+
+/** Removes the meta values of `node` whose element is not among `elements`. */
+function dropVanishedMetas(state: CycleState, node: MetaNode, elements: Segment[][]): void {
+  const live = new Set(
+    elements.map((el) => `${formatPath(concreteTarget(node, el))}#${node.metaKey}`),
+  );
+  const suffix = `#${node.metaKey}`;
+  for (const key of state.meta.keys()) {
+    if (!key.endsWith(suffix) || live.has(key)) continue;
+    const path = parsePath(key.slice(0, -suffix.length));
+    if (!path.ok || !patternMatches(node.target, path.path)) continue;
+    state.writableMeta().delete(key);
+    state.metaUpdated.push(key);
+  }
+}

@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { commitMutation, commitPatch, rejectsWith, runtimeOf } from "../_test_utils.ts";
+import type { Json } from "../json/value.ts";
+import { assertUntouched, metaRuntime, orderRuntime } from "./test_support.ts";
+
+Deno.test("an aggregate over per-element derivations recomputes when one element changes, and only that element", async () => {
+  const runtime = await orderRuntime();
+  assert.deepEqual(await runtime.readField("$.subtotal"), 10 + 10 + 3);
+  const result = await commitMutation(runtime, { "$.items[1].price": 10 });
+  assert.deepEqual(result!.derivedUpdated, ["$.items[1].lineTotal", "$.subtotal", "$.total"]);
+  assert.deepEqual(await runtime.readField("$.items[1].lineTotal"), 20);
+  assert.deepEqual(await runtime.readField("$.subtotal"), 33);
+  assert.deepEqual(await runtime.readField("$.total"), 33);
+});
+
+Deno.test("a filter predicate's fields are element-scoped: writing them recomputes the filtered aggregate", async () => {
+  const runtime = await orderRuntime();
+  assert.equal(await runtime.readField("$.aQty"), 4);
+  const result = await commitMutation(runtime, { "$.items[1].type": "a" });
+  assert.deepEqual(result!.derivedUpdated, ["$.aQty"]);
+  assert.equal(await runtime.readField("$.aQty"), 6);
+});
+
+Deno.test("dirty propagation: a field no derivation reads recomputes nothing", async () => {
+  const runtime = await orderRuntime();
+  const result = await commitMutation(runtime, { "$.note": "hello" });
+  assert.deepEqual(result!.derivedUpdated, []);
+  assert.deepEqual(result!.traces, []);
+});
+
+Deno.test("dirty propagation: replacing a container recomputes what lies below it", async () => {
+  const runtime = await orderRuntime();
+  const whole = await commitMutation(runtime, { "$.items": [{ qty: 1, price: 1 }, { qty: 1, price: 2 }] });
+  assert.deepEqual(whole!.derivedUpdated, [
+    "$.items[0].lineTotal",
+    "$.items[1].lineTotal",
+    "$.aQty",
+    "$.subtotal",
+    "$.total",
+  ]);
+  const element = await commitMutation(runtime, { "$.items[0]": { qty: 5, price: 1, type: "a" } });
+  assert.deepEqual(element!.derivedUpdated, ["$.items[0].lineTotal", "$.aQty", "$.subtotal", "$.total"]);
+  assert.equal(await runtime.readField("$.total"), 7);
+});
+
+Deno.test("dirty propagation: a read of a container sees writes below it", async () => {
+  const { runtime } = await runtimeOf({
+    id: "ancestor",
+    schema: { type: "object", properties: { customer: { type: "object" }, other: { type: "number" } } },
+    derivations: [{ path: "$.label", expr: "$string(customer)" }],
+  });
+  const below = await commitMutation(runtime, { "$.customer.name": "Ada" });
+  assert.deepEqual(below!.derivedUpdated, ["$.label"]);
+  assert.equal(await runtime.readField("$.label"), '{"name":"Ada"}');
+  const unrelated = await commitMutation(runtime, { "$.other": 1 });
+  assert.deepEqual(unrelated!.derivedUpdated, []);
+});
+
+Deno.test("a level sees earlier levels' new values within one mutation", async () => {
+  const { runtime } = await runtimeOf({
+    id: "chain",
+    schema: { type: "object", properties: { x: { type: "number" } } },
+    derivations: [
+      { path: "$.c", expr: "b * 10" },
+      { path: "$.b", expr: "a + 1" },
+      { path: "$.a", expr: "x * 2" },
+    ],
+  });
+  const result = await commitMutation(runtime, { "$.x": 1 });
+  assert.deepEqual(result!.derivedUpdated, ["$.a", "$.b", "$.c"]);
+  assert.deepEqual(await runtime.readState(), { x: 1, a: 2, b: 3, c: 30 });
+});
+
+const LAZY = {
+  id: "lazy",
+  schema: { type: "object", properties: { x: { type: "number" } } },
+  derivations: [
+    { path: "$.eager", expr: "x + 1" },
+    { path: "$.report", expr: "'x is ' & $string(x)", evaluation: "lazy" },
+  ],
+};
+
+Deno.test("lazy derivations are stale after a commit until a read evaluates them", async () => {
+  const { runtime } = await runtimeOf(LAZY);
+  const result = await commitMutation(runtime, { "$.x": 1 });
+  assert.ok(!result!.derivedUpdated.includes("$.report"), "a lazy derivation is not evaluated in the cycle");
+  assert.ok(runtime.state.stale.has("$.report"));
+  assert.equal(await runtime.readField("$.report"), "x is 1");
+  assert.equal(runtime.state.stale.size, 0, "the read evaluated it");
+  await commitMutation(runtime, { "$.x": 2 });
+  assert.ok(runtime.state.stale.has("$.report"));
+  assert.deepEqual((await runtime.readState() as Record<string, Json>).report, "x is 2");
+});
+
+Deno.test("an eager derivation reading a lazy one evaluates it first", async () => {
+  const { runtime } = await runtimeOf({
+    ...LAZY,
+    derivations: [...LAZY.derivations, { path: "$.afterLazy", expr: "report & '!'" }],
+  });
+  const result = await commitMutation(runtime, { "$.x": 5 });
+  assert.deepEqual(result!.derivedUpdated, ["$.eager", "$.report", "$.afterLazy"]);
+  assert.equal(runtime.state.doc && (runtime.state.doc as Record<string, Json>).afterLazy, "x is 5!");
+  assert.equal(await runtime.readField("$.afterLazy"), "x is 5!");
+  assert.equal(await runtime.readField("$.eager"), 6);
+});
+
+Deno.test("meta derivations run per element for [*] paths, keyed by the concrete path", async () => {
+  const runtime = await metaRuntime();
+  const result = await commitMutation(runtime, { "$.rows": [{ qty: 1, max: 3 }, { qty: 1, max: 5 }] });
+  assert.deepEqual(result!.metaUpdated, ["$.rows[0].qty#maximum", "$.rows[1].qty#maximum"]);
+  assert.equal(runtime.state.meta.get("$.rows[0].qty#maximum"), 3);
+  assert.equal(runtime.state.meta.get("$.rows[1].qty#maximum"), 5);
+  await rejectsWith(() => runtime.evaluateMutation({ "$.rows[1].qty": 6 }), "schema_violation", /maximum/);
+  const one = await commitMutation(runtime, { "$.rows[1].max": 9 });
+  assert.deepEqual(one!.metaUpdated, ["$.rows[1].qty#maximum"]);
+  await commitMutation(runtime, { "$.rows[1].qty": 6 });
+});
+
+Deno.test("per-element meta values follow their elements on insert and remove, and vanish with them", async () => {
+  const runtime = await metaRuntime();
+  await commitMutation(runtime, { "$.rows": [{ qty: 1, max: 3 }, { qty: 1, max: 5 }] });
+  const rowMetas = () => [...runtime.state.meta].filter(([k]) => k.startsWith("$.rows"));
+  await commitPatch(runtime, [{ op: "remove", path: "/rows/0" }]);
+  assert.deepEqual(rowMetas(), [["$.rows[0].qty#maximum", 5]]);
+  await commitMutation(runtime, { "$.rows[0].qty": 4 }); // the remaining row's own maximum (5) applies
+  await commitPatch(runtime, [{ op: "add", path: "/rows/0", value: { qty: 0, max: 1 } }]);
+  assert.deepEqual(rowMetas().sort(), [["$.rows[0].qty#maximum", 1], ["$.rows[1].qty#maximum", 5]]);
+  await commitMutation(runtime, { "$.rows": [] });
+  assert.deepEqual(rowMetas(), []);
+  await commitMutation(runtime, { "$.rows[0].qty": 50 }); // no stale maximum left behind
+});
+
+Deno.test("meta keys use snake_case property names", async () => {
+  const runtime = await metaRuntime();
+  assert.deepEqual([...runtime.state.meta.keys()].sort(), [
+    "$.amount#maximum",
+    "$.amount#minimum",
+    "$.code#pattern",
+    "$.color#enum",
+    "$.email#required",
+    "$.locked#read_only",
+    "$.step#multiple_of",
+    "$.text#max_length",
+    "$.text#min_length",
+  ]);
+});
+
+Deno.test("an evaluation error in a derivation fails the mutation and names the target", async () => {
+  const { runtime } = await runtimeOf({
+    id: "err",
+    schema: { type: "object", properties: { s: { type: "string" } } },
+    derivations: [{ path: "$.n", expr: "$number(s)" }],
+  });
+  await commitMutation(runtime, { "$.s": "12" });
+  await assertUntouched(
+    runtime,
+    () =>
+      rejectsWith(
+        () => runtime.evaluateMutation({ "$.s": "twelve" }),
+        "validation_failed",
+        /Evaluation of derivation \$\.n failed/,
+      ),
+  );
+});
+
+// ------------------------------------------------------------------- JSON Patch
+
+Deno.test("nested per-element derivations: only the touched order recomputes, also when a line is removed", async () => {
+  const { runtime } = await runtimeOf({
+    id: "orders",
+    schema: {
+      type: "object",
+      properties: {
+        orders: {
+          type: "array",
+          items: { type: "object", properties: { lines: { type: "array", items: { type: "object" } } } },
+        },
+      },
+    },
+    derivations: [
+      { path: "$.orders[*].lines[*].amount", expr: "$parent.q * 2" },
+      { path: "$.orders[*].sum", expr: "$sum($parent.lines.amount)" },
+      { path: "$.grand", expr: "$sum(orders.sum)" },
+    ],
+  });
+  await commitMutation(runtime, { "$.orders": [{ lines: [{ q: 1 }, { q: 2 }] }, { lines: [{ q: 3 }] }] });
+  const changed = await commitMutation(runtime, { "$.orders[1].lines[0].q": 10 });
+  assert.deepEqual(changed!.derivedUpdated, ["$.orders[1].lines[0].amount", "$.orders[1].sum", "$.grand"]);
+  const removed = await commitPatch(runtime, [{ op: "remove", path: "/orders/0/lines/0" }]);
+  assert.deepEqual(removed!.derivedUpdated, ["$.orders[0].sum", "$.grand"]);
+  assert.equal(await runtime.readField("$.orders[0].sum"), 4);
+  assert.equal(await runtime.readField("$.grand"), 24);
+});
+
+const RANKED = {
+  id: "ranked",
+  schema: {
+    type: "object",
+    properties: {
+      label: { type: "string" },
+      items: { type: "array", items: { type: "object", properties: { qty: { type: "number" } } } },
+    },
+  },
+  constants: { unit: "kg" },
+  derivations: [
+    { path: "$.items[*].unit", expr: "$const.unit" },
+    { path: "$.items[*].heading", expr: "$$.label" },
+  ],
+  metaDerivations: [{ path: "$.items[*].qty", property: "readOnly", expr: "false" }],
+};
+
+Deno.test("per-element derivations reading no element field run for elements created by a write", async () => {
+  const { runtime } = await runtimeOf(RANKED);
+  await commitMutation(runtime, { "$.label": "stock", "$.items[0].qty": 1 });
+  await commitMutation(runtime, { "$.items[1].qty": 2 });
+  const state = await runtime.readState() as { items: Json[] };
+  assert.deepEqual(state.items, [
+    { qty: 1, unit: "kg", heading: "stock" },
+    { qty: 2, unit: "kg", heading: "stock" },
+  ]);
+});
+
+Deno.test("per-element derivations reading no element field run for an array replaced or patched in", async () => {
+  const { runtime } = await runtimeOf(RANKED);
+  await commitMutation(runtime, { "$.items": [{ qty: 1 }, { qty: 2 }] });
+  await commitPatch(runtime, [{ op: "add", path: "/items/1", value: { qty: 5 } }]);
+  const state = await runtime.readState() as { items: { unit?: string; qty: number }[] };
+  assert.deepEqual(state.items.map((i) => [i.qty, i.unit]), [[1, "kg"], [5, "kg"], [2, "kg"]]);
+});

@@ -1,0 +1,234 @@
+/**
+ * Effects as data: after a cycle settles, each effect whose inputs changed and
+ * whose trigger holds fires. A caller effect is reported in the result with its
+ * evaluated payload; any other kind becomes an effect request for its
+ * executor, with everything the executor needs resolved against the state it
+ * fired in (the request with its `{expr}` parts, the timer's instant, the LLM
+ * prompt). Nothing here performs I/O.
+ *
+ * The status document at `statusPath` guards re-firing (DECISIONS.md
+ * "Effects"): an effect is not sent again while its document says `pending` or
+ * `in_flight`, nor while its `dedupeKey` equals the stored `key`. An effect
+ * that fires writes `{phase: "pending", key, at, error: null}` there in the
+ * same cycle, so the commit that fires it records it.
+ *
+ * @module
+ */
+import type { CompiledExpression } from "../expr/compiler.ts";
+import type { Segment } from "../json/path.ts";
+import { isObject, type Json, jsonEqual } from "../json/value.ts";
+import type { EffectNode, Template } from "../model/nodes.ts";
+import type { CycleState } from "./cycle_state.ts";
+import { materializeInputs } from "./derive.ts";
+import type { DispatchedEffect, EffectRequest, EffectWork, HttpRequestSpec } from "./results.ts";
+import { truthy } from "./truthy.ts";
+
+/** The phases of a status document (SPEC.md "Effect status phases"). */
+export type EffectPhase = "pending" | "in_flight" | "applied" | "failed" | "cancelled" | "blocked";
+
+/** The status document an effect keeps at its `statusPath`. */
+export interface StatusDocument {
+  phase: EffectPhase;
+  key: Json;
+  /** ISO-8601 instant of the phase change. */
+  at: string;
+  error: string | null;
+}
+
+/** A status document as a JSON value. */
+export function statusDocument(phase: EffectPhase, key: Json, at: number, error: string | null = null): Json {
+  return { phase, key, at: new Date(at).toISOString(), error };
+}
+
+/**
+ * Whether the status document at an effect's `statusPath` holds it back: while
+ * it is pending or in flight, and after it ran for the same key (an effect
+ * without `dedupeKey` has the key null: it runs once until its status document
+ * is cleared). A cancelled one never holds back: cancelling resets the key.
+ */
+export function heldBack(status: Json | undefined, key: Json): boolean {
+  if (!isObject(status)) return false;
+  if (status.phase === "pending" || status.phase === "in_flight") return true;
+  return status.phase !== "cancelled" && jsonEqual(status.key ?? null, key);
+}
+
+/** What firing produced: caller effects for the result, requests for executors. */
+export interface FiredEffects {
+  dispatched: DispatchedEffect[];
+  requests: EffectRequest[];
+  /** Where status documents were written (pending). */
+  statusWrites: Segment[][];
+}
+
+/**
+ * Fires the effects the changes touched; `skip` holds ids already fired in
+ * this cycle, `only` (when given) the ids that may fire at all.
+ */
+export async function collectEffects(
+  state: CycleState,
+  skip: ReadonlySet<string> = new Set(),
+  only?: ReadonlySet<string>,
+): Promise<FiredEffects> {
+  const fired: FiredEffects = { dispatched: [], requests: [], statusWrites: [] };
+  for (const node of state.model.graph.effects) {
+    const effect = node.effect;
+    const id = effect.definition.id;
+    if (skip.has(id) || (only && !only.has(id)) || !state.dirty.touches(node)) continue;
+    await materializeInputs(state, node);
+    const { value, error } = await state.evaluate(node, null, node.key);
+    if (error || !truthy(value)) continue;
+    if (effect.executor === "caller") {
+      fired.dispatched.push({
+        effectId: effect.definition.id,
+        emit: effect.definition.emit ?? null,
+        payload: await payloadOf(state, node),
+      });
+      continue;
+    }
+    const key = effect.dedupeKey ? (await evaluated(state, effect.dedupeKey)) ?? null : null;
+    if (effect.statusPath && heldBack(state.draft.get(effect.statusPath), key)) {
+      continue;
+    }
+    fired.requests.push({
+      effectId: effect.definition.id,
+      executor: effect.executor,
+      key,
+      work: await workOf(state, node),
+      definition: effect.definition,
+    });
+    if (effect.statusPath) {
+      state.draft.set(effect.statusPath, statusDocument("pending", key, state.now), state.created);
+      fired.statusWrites.push(effect.statusPath);
+    }
+  }
+  return fired;
+}
+
+/** An expression's value; a failure becomes `undefined` (the effect resolves what it can). */
+async function evaluated(state: CycleState, compiled: CompiledExpression): Promise<Json | undefined> {
+  try {
+    return await compiled.evaluate(state.draft.root, state.bindings());
+  } catch {
+    return undefined;
+  }
+}
+
+/** A template's text: literal parts as they are, `{expr}` parts as their string values. */
+async function fill(state: CycleState, template: Template): Promise<string> {
+  let out = "";
+  for (const part of template) {
+    if (typeof part === "string") out += part;
+    else {
+      const value = await part.evaluate(state.draft.root, state.bindings());
+      if (value !== undefined && value !== null) {
+        out += typeof value === "string" ? value : JSON.stringify(value);
+      }
+    }
+  }
+  return out;
+}
+
+/** What the executor of a fired effect needs, resolved now. */
+async function workOf(state: CycleState, node: EffectNode): Promise<EffectWork> {
+  const effect = node.effect;
+  try {
+    switch (effect.executor) {
+      case "server":
+        return await httpWork(state, node);
+      case "timer": {
+        const fireAt = effect.at
+          ? instantOf(await evaluated(state, effect.at))
+          : state.now + Number(effect.afterMs ? await evaluated(state, effect.afterMs) : 0);
+        if (!Number.isFinite(fireAt)) {
+          return { type: "invalid", error: "the timer's `at` or `afterMs` has no value" };
+        }
+        return { type: "timer", fireAt };
+      }
+      case "llm": {
+        const prompt = effect.prompt ? await evaluated(state, effect.prompt) : undefined;
+        if (typeof prompt !== "string" || prompt === "") {
+          return { type: "invalid", error: "the prompt has no text" };
+        }
+        return { type: "llm", prompt, responseSchema: (effect.definition.responseSchema ?? null) as Json };
+      }
+      default:
+        return {
+          type: "plugin",
+          definition: effect.definition as unknown as Json,
+          document: state.draft.root,
+        };
+    }
+  } catch (err) {
+    return { type: "invalid", error: `cannot resolve the request: ${(err as Error).message}` };
+  }
+}
+
+/** `at` as epoch ms: a number, or an ISO-8601 string. */
+function instantOf(value: Json | undefined): number {
+  if (typeof value === "number") return value;
+  return typeof value === "string" ? Date.parse(value) : NaN;
+}
+
+/** A server effect's request(s): `request` with its templates, or the `requests` fan-out. */
+async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork> {
+  const effect = node.effect;
+  if (effect.request) {
+    const request = effect.request;
+    const headers: Record<string, string> = {};
+    for (const [name, template] of request.headers) headers[name] = await fill(state, template);
+    const spec: HttpRequestSpec = { method: request.method, url: await fill(state, request.url), headers };
+    if (request.body !== undefined) {
+      const body = isCompiled(request.body) ? await evaluated(state, request.body) : request.body;
+      if (body !== undefined) spec.body = body;
+    }
+    return { type: "http", requests: [spec] };
+  }
+  if (effect.requests) {
+    const listed = await evaluated(state, effect.requests);
+    const items = Array.isArray(listed) ? listed : listed === undefined ? [] : [listed];
+    return { type: "http", requests: items.filter(isObject).map(descriptorOf) };
+  }
+  return { type: "invalid", error: "a server effect needs `request` or `requests`" };
+}
+
+function isCompiled(value: unknown): value is CompiledExpression {
+  return isObject(value) && typeof (value as unknown as CompiledExpression).evaluate === "function";
+}
+
+/** A fan-out descriptor `{method, url, headers, body, set, dedupeKey, statusPath}`. */
+function descriptorOf(item: Record<string, Json>): HttpRequestSpec {
+  const headers = isObject(item.headers)
+    ? Object.fromEntries(Object.entries(item.headers).map(([k, v]) => [k, String(v)]))
+    : {};
+  return {
+    method: typeof item.method === "string" ? item.method.toUpperCase() : "GET",
+    url: String(item.url ?? ""),
+    headers,
+    ...(item.body === undefined ? {} : { body: item.body }),
+    ...(isObject(item.set)
+      ? { set: Object.fromEntries(Object.entries(item.set).map(([k, v]) => [k, String(v)])) }
+      : {}),
+    ...(typeof item.statusPath === "string" ? { statusPath: item.statusPath } : {}),
+    ...(item.dedupeKey === undefined ? {} : { dedupeKey: item.dedupeKey }),
+  };
+}
+
+/** A caller effect's payload: its expression, or its members one by one (a failure becomes `{error}`). */
+async function payloadOf(state: CycleState, node: EffectNode): Promise<Json> {
+  const payload = node.effect.payload;
+  const run = async (compiled: CompiledExpression) => {
+    try {
+      return await compiled.evaluate(state.draft.root, state.bindings());
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  };
+  if (payload === null) return null;
+  if (isCompiled(payload)) return (await run(payload)) ?? null;
+  const out: Record<string, Json> = {};
+  for (const [key, compiled] of Object.entries(payload as Record<string, CompiledExpression>)) {
+    const value = await run(compiled);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}

@@ -1,0 +1,205 @@
+/**
+ * The checks of a write before anything is applied: a mutation key is a
+ * concrete canonical address, array indices stay under
+ * `svc.limits.max-array-index`, and a written value (or a removal) must pass
+ * every rule at its path — not a derived target, no container mismatch on the
+ * way, the static schema (`required`, `readOnly` unless an executor folds back,
+ * every keyword), a null-filled gap the schema allows, and the live meta values
+ * (`minimum`, `pattern`, `required`, …) at and below the path.
+ *
+ * @module
+ */
+import type { EngineConfig } from "../config.ts";
+import { type SchemaViolation, unprocessable } from "../errors.ts";
+import { compilePattern, RegexLimitError, testPattern } from "../expr/regex.ts";
+import { getAt } from "../json/document.ts";
+import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
+import { isContainer, isObject, type Json, jsonEqual } from "../json/value.ts";
+import { metaPropertyName } from "../model/types.ts";
+import type { CycleState } from "./cycle_state.ts";
+
+const ENFORCED_META = ["minimum", "maximum", "multiple_of", "min_length", "max_length", "pattern", "enum"];
+
+/** Parses a mutation key (canonical address, no wildcard). */
+export function parseWriteKey(key: string): Segment[] {
+  const parsed = parsePath(key);
+  if (!parsed.ok) throw unprocessable(`Invalid mutation path: ${parsed.message}`);
+  if (parsed.path.includes(WILDCARD)) {
+    throw unprocessable(`Invalid mutation path '${key}': a write needs a concrete address, not [*]`);
+  }
+  return parsed.path;
+}
+
+/** Refuses an array index above `svc.limits.max-array-index` before anything is allocated. */
+export function checkIndexLimit(config: EngineConfig, path: readonly Segment[]): void {
+  for (const seg of path) {
+    if (typeof seg === "number" && seg > config.maxArrayIndex) {
+      throw unprocessable(
+        `Array index ${seg} in ${
+          formatPath(path)
+        } exceeds svc.limits.max-array-index (${config.maxArrayIndex})`,
+      );
+    }
+  }
+}
+
+/**
+ * Every reason a write (or, with `value` undefined, a removal) at `path` is
+ * refused: derived target, container mismatch, static schema, live metas.
+ */
+export function checkWrite(
+  state: CycleState,
+  path: readonly Segment[],
+  value: Json | undefined,
+): SchemaViolation[] {
+  const address = formatPath(path);
+  const derived = state.derivedAt(path);
+  if (derived) {
+    return [{
+      path: address,
+      keyword: "readOnly",
+      message: `is computed by the derivation ${derived.key}`,
+    }];
+  }
+  const violations: SchemaViolation[] = [];
+  let cur: Json | undefined = state.draft.root;
+  for (let i = 0; i < path.length && cur !== undefined && cur !== null; i++) {
+    const seg = path[i];
+    if (typeof seg === "number" ? !Array.isArray(cur) : !isObject(cur)) {
+      const holds = Array.isArray(cur) ? "an array" : `a ${typeof cur}`;
+      return [{
+        path: formatPath(path.slice(0, i)),
+        keyword: "type",
+        message: `holds ${holds}: cannot write ${address} under it`,
+      }];
+    }
+    cur = (cur as Record<string | number, Json>)[seg];
+  }
+  const schema = state.model.schema;
+  const metaOf = (addr: string, key: string) => state.meta.get(`${addr}#${key}`);
+  if (value === undefined || value === null) {
+    if (metaOf(address, "required") === true) {
+      violations.push({ path: address, keyword: "required", message: "is required and cannot be cleared" });
+    } else if (value === undefined && schema.isStaticallyRequired(path)) {
+      violations.push({
+        path: address,
+        keyword: "required",
+        message: "is required by the schema and cannot be removed",
+      });
+    }
+    if (value === undefined) return violations;
+  }
+  if (state.source !== "foldback") {
+    const fragment = schema.fragmentAt(path);
+    if (fragment.readOnly === true || metaOf(address, "read_only") === true) {
+      violations.push({ path: address, keyword: "readOnly", message: "is read-only" });
+    }
+  }
+  violations.push(...schema.validateAt(path, value));
+  const gap = gapBefore(state, path);
+  if (gap) {
+    for (const v of schema.validateAt(gap, null)) {
+      const message = `${v.message} (writing ${address} would fill ${v.path} with null)`;
+      violations.push({ ...v, message });
+    }
+  }
+  violations.push(...checkMetaOverlay(state, path, value));
+  return violations;
+}
+
+/** The first array slot a write at `path` would pad with null (an index past the end), if any. */
+function gapBefore(state: CycleState, path: readonly Segment[]): Segment[] | null {
+  let cur: Json | undefined = state.draft.root;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    const length = Array.isArray(cur) ? cur.length : 0;
+    if (typeof seg === "number" && seg > length) return [...path.slice(0, i), length];
+    cur = isContainer(cur) ? (cur as Record<string | number, Json>)[seg] : undefined;
+  }
+  return null;
+}
+
+/** Live meta values (minimum, pattern, …) at `path` and below, checked against `value`. */
+function checkMetaOverlay(state: CycleState, path: readonly Segment[], value: Json): SchemaViolation[] {
+  const meta = state.meta;
+  if (meta.size === 0) return [];
+  const out: SchemaViolation[] = [];
+  const address = formatPath(path);
+  const checkOne = (addr: string, key: string, limit: Json, v: Json | undefined) => {
+    if (v === undefined || v === null || limit === null || limit === undefined) return;
+    const fail = (message: string) => out.push({ path: addr, keyword: metaPropertyName(key), message });
+    switch (key) {
+      case "minimum":
+        if (typeof v === "number" && typeof limit === "number" && v < limit) fail(`must be >= ${limit}`);
+        break;
+      case "maximum":
+        if (typeof v === "number" && typeof limit === "number" && v > limit) fail(`must be <= ${limit}`);
+        break;
+      case "multiple_of":
+        if (typeof v === "number" && typeof limit === "number" && limit > 0) {
+          const q = v / limit;
+          if (Math.abs(Math.round(q) - q) > 1e-9) fail(`must be multiple of ${limit}`);
+        }
+        break;
+      case "min_length":
+        if (typeof v === "string" && typeof limit === "number" && [...v].length < limit) {
+          fail(`must NOT have fewer than ${limit} characters`);
+        }
+        break;
+      case "max_length":
+        if (typeof v === "string" && typeof limit === "number" && [...v].length > limit) {
+          fail(`must NOT have more than ${limit} characters`);
+        }
+        break;
+      case "pattern":
+        if (typeof v === "string" && typeof limit === "string") {
+          try {
+            compilePattern(limit);
+            if (!testPattern(limit, v, state.model.schema.regexLimits)) {
+              fail(`must match pattern "${limit}"`);
+            }
+          } catch (err) {
+            fail(
+              err instanceof RegexLimitError
+                ? err.message
+                : `pattern "${limit}" is not usable: ${(err as Error).message}`,
+            );
+          }
+        }
+        break;
+      case "enum":
+        if (Array.isArray(limit) && !limit.some((allowed) => jsonEqual(allowed, v))) {
+          fail(`must be equal to one of the allowed values: ${JSON.stringify(limit)}`);
+        }
+        break;
+    }
+  };
+  if (!isContainer(value)) {
+    for (const key of ENFORCED_META) {
+      const limit = meta.get(`${address}#${key}`);
+      if (limit !== undefined) checkOne(address, key, limit, value);
+    }
+    return out;
+  }
+  for (const [metaKey, limit] of meta) {
+    const hash = metaKey.lastIndexOf("#");
+    const addr = metaKey.slice(0, hash);
+    const key = metaKey.slice(hash + 1);
+    const required = key === "required" && limit === true;
+    if (!required && !ENFORCED_META.includes(key)) continue;
+    if (addr !== address && !addr.startsWith(address + ".") && !addr.startsWith(address + "[")) continue;
+    const parsed = parsePath(addr);
+    if (!parsed.ok) continue;
+    const rel = parsed.path.slice(path.length);
+    if (!required) {
+      checkOne(addr, key, limit, getAt(value, rel));
+      continue;
+    }
+    // A required field may vanish together with its object, not from an object that stays.
+    const kept = getAt(value, rel);
+    if (rel.length && isObject(getAt(value, rel.slice(0, -1))) && (kept === undefined || kept === null)) {
+      out.push({ path: addr, keyword: "required", message: "is required and cannot be cleared" });
+    }
+  }
+  return out;
+}

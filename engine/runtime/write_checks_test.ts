@@ -1,0 +1,220 @@
+import assert from "node:assert/strict";
+import { commitMutation, rejectsWith, runtimeOf } from "../_test_utils.ts";
+import type { Json } from "../json/value.ts";
+import { assertUntouched, metaRuntime, METAS, orderRuntime } from "./test_support.ts";
+
+Deno.test("schema validation happens before any write: 422-kind error with path and keyword, state untouched", async () => {
+  const runtime = await orderRuntime();
+  await assertUntouched(runtime, async () => {
+    const err = await rejectsWith(
+      () => runtime.evaluateMutation({ "$.note": "fine", "$.discount": -1, "$.items[0].qty": 1.5 }),
+      "schema_violation",
+      /\$\.discount \(minimum\)/,
+      /\$\.items\[0\]\.qty \(type\)/,
+    );
+    const violations = err.body!.violations as { path: string; keyword: string; message: string }[];
+    assert.equal(err.body!.error, "Schema violation");
+    assert.deepEqual(violations.map((v) => [v.path, v.keyword]), [
+      ["$.discount", "minimum"],
+      ["$.items[0].qty", "type"],
+    ]);
+    for (const v of violations) assert.equal(typeof v.message, "string");
+  });
+});
+
+Deno.test("schema validation: additional keywords and nested values are checked", async () => {
+  const runtime = await orderRuntime();
+  await assertUntouched(runtime, async () => {
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.note": "x".repeat(21) }),
+      "schema_violation",
+      /maxLength/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.code": "abc" }),
+      "schema_violation",
+      /\$\.code \(pattern\)/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.items[3]": { qty: -1 } }),
+      "schema_violation",
+      /\$\.items\[3\]\.qty \(minimum\)/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.discount.deep": 1 }),
+      "schema_violation",
+      /\$\.discount \(type\): holds a number/,
+    );
+  });
+});
+
+Deno.test("schema readOnly fields are refused for callers and accepted from executor fold-back", async () => {
+  const runtime = await orderRuntime();
+  await assertUntouched(
+    runtime,
+    () =>
+      rejectsWith(
+        () => runtime.evaluateMutation({ "$.fixed": "x" }),
+        "schema_violation",
+        /\$\.fixed \(readOnly\)/,
+      ),
+  );
+  const outcome = await runtime.evaluateMutation({ "$.fixed": "x" }, "foldback");
+  runtime.commit(outcome!);
+  assert.equal(await runtime.readField("$.fixed"), "x");
+});
+
+Deno.test("pattern input longer than svc.limits.regex-max-input is refused", async () => {
+  const runtime = await orderRuntime({ regexMaxInput: 8 });
+  await commitMutation(runtime, { "$.code": "ABCDEFGH" });
+  await assertUntouched(runtime, () =>
+    rejectsWith(
+      () => runtime.evaluateMutation({ "$.code": "ABCDEFGHI" }),
+      "schema_violation",
+      /\$\.code \(pattern\)/,
+      /svc\.limits\.regex-max-input \(8\)/,
+    ));
+});
+
+Deno.test("writes to derived paths are refused, per element too", async () => {
+  const runtime = await orderRuntime();
+  await assertUntouched(runtime, async () => {
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.subtotal": 1 }),
+      "schema_violation",
+      /\$\.subtotal \(readOnly\): is computed by the derivation \$\.subtotal/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.items[0].lineTotal": 1 }),
+      "schema_violation",
+      /derivation \$\.items\[\*\]\.lineTotal/,
+    );
+  });
+});
+
+Deno.test("an array index above svc.limits.max-array-index is refused before allocation", async () => {
+  const runtime = await orderRuntime({ maxArrayIndex: 10 });
+  await assertUntouched(runtime, async () => {
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.items[11].qty": 1 }),
+      "validation_failed",
+      /Array index 11 in \$\.items\[11\]\.qty exceeds svc\.limits\.max-array-index \(10\)/,
+    );
+    await rejectsWith(
+      () => runtime.evaluatePatch([{ op: "add", path: "/items/99999999", value: {} }]),
+      "validation_failed",
+      /max-array-index/,
+    );
+  });
+  const result = await commitMutation(runtime, { "$.scratch[10]": 1 });
+  assert.deepEqual(result!.mutatedPaths, ["$.scratch[10]"]);
+});
+
+Deno.test("a write past an array's end is refused when the null-filled gap would violate the schema", async () => {
+  const runtime = await orderRuntime();
+  await assertUntouched(runtime, () =>
+    rejectsWith(
+      () => runtime.evaluateMutation({ "$.items[4].qty": 1 }),
+      "schema_violation",
+      /\$\.items\[3\] \(type\): must be object \(writing \$\.items\[4\]\.qty would fill \$\.items\[3\] with null\)/,
+    ));
+  const filled = await commitMutation(runtime, { "$.items[3].qty": 1, "$.items[4].qty": 2 });
+  assert.deepEqual(filled!.mutatedPaths.slice(0, 2), ["$.items[3].qty", "$.items[4].qty"]);
+  const untyped = await commitMutation(runtime, { "$.scratch[2]": "x" });
+  assert.deepEqual(untyped!.mutatedPaths, ["$.scratch[2]"]);
+  assert.deepEqual(await runtime.readField("$.scratch"), [null, null, "x"]);
+});
+
+Deno.test("mutation keys must be canonical concrete addresses", async () => {
+  const runtime = await orderRuntime();
+  await assertUntouched(runtime, async () => {
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.items.0.qty": 1 }),
+      "validation_failed",
+      /write it as '\$\.items\[0\]\.qty'/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "discount": 1 }),
+      "validation_failed",
+      /'\$\.discount'/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.items[*].qty": 1 }),
+      "validation_failed",
+      /not \[\*\]/,
+    );
+    await rejectsWith(() => runtime.evaluateMutation([] as never), "bad_request", /JSON object/);
+  });
+});
+
+Deno.test("removing a statically required field is refused", async () => {
+  const runtime = await orderRuntime();
+  await commitMutation(runtime, { "$.customer.name": "Ada" });
+  await assertUntouched(runtime, () =>
+    rejectsWith(
+      () => runtime.evaluatePatch([{ op: "remove", path: "/customer/name" }]),
+      "schema_violation",
+      /\$\.customer\.name \(required\)/,
+    ));
+});
+
+Deno.test("meta values overlay the schema and are enforced on the next mutation", async () => {
+  const runtime = await metaRuntime();
+  const refused: [Record<string, Json>, RegExp][] = [
+    [{ "$.amount": 0 }, /\$\.amount \(minimum\): must be >= 1/],
+    [{ "$.amount": 11 }, /\$\.amount \(maximum\): must be <= 10/],
+    [{ "$.step": 7 }, /\$\.step \(multipleOf\)/],
+    [{ "$.text": "a" }, /\$\.text \(minLength\)/],
+    [{ "$.text": "abcde" }, /\$\.text \(maxLength\)/],
+    [{ "$.code": "ABC" }, /\$\.code \(pattern\)/],
+    [{ "$.color": "green" }, /\$\.color \(enum\)/],
+    [{ "$.locked": "x" }, /\$\.locked \(readOnly\)/],
+    [{ "$.email": null }, /\$\.email \(required\): is required and cannot be cleared/],
+  ];
+  for (const [mutation, message] of refused) {
+    await assertUntouched(
+      runtime,
+      () => rejectsWith(() => runtime.evaluateMutation(mutation), "schema_violation", message),
+    );
+  }
+  await assertUntouched(
+    runtime,
+    () =>
+      rejectsWith(
+        () => runtime.evaluatePatch([{ op: "remove", path: "/email" }]),
+        "schema_violation",
+        /required/,
+      ),
+  );
+  const accepted = await commitMutation(runtime, {
+    "$.amount": 10,
+    "$.step": 15,
+    "$.text": "abcd",
+    "$.code": "abc",
+    "$.color": "blue",
+  });
+  assert.deepEqual(accepted!.mutatedPaths.length, 5);
+});
+
+Deno.test("a live meta pattern refuses input longer than svc.limits.regex-max-input", async () => {
+  const { runtime } = await runtimeOf(METAS, { regexMaxInput: 5 });
+  await commitMutation(runtime, { "$.limits": { pattern: "^[a-z]+$" } });
+  await commitMutation(runtime, { "$.code": "abcde" });
+  await assertUntouched(runtime, () =>
+    rejectsWith(
+      () => runtime.evaluateMutation({ "$.code": "abcdef" }),
+      "schema_violation",
+      /\$\.code \(pattern\): value of 6 characters exceeds svc\.limits\.regex-max-input \(5\)/,
+    ));
+});
+
+Deno.test("meta values are enforced on a container write for the leaves below it", async () => {
+  const runtime = await metaRuntime();
+  await commitMutation(runtime, { "$.rows": [{ qty: 1, max: 3 }] });
+  await assertUntouched(runtime, () =>
+    rejectsWith(
+      () => runtime.evaluateMutation({ "$.rows[0]": { qty: 9, max: 3 } }),
+      "schema_violation",
+      /\$\.rows\[0\]\.qty \(maximum\)/,
+    ));
+});

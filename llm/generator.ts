@@ -1,0 +1,309 @@
+/**
+ * The {@link SpecGenerator} over an {@link LlmProvider}: prompt previews,
+ * spec generation and evolution drafts through the repair loop, each judged
+ * by the engine's own validator, initial-state constraint check, embedded
+ * tests and view lint; the interaction log; the concurrency limit of
+ * `svc.llm.max-concurrent-requests`.
+ *
+ * @module
+ */
+import { MODEL_SPEC_SCHEMA } from "../engine/model/model_spec_schema.ts";
+import { badGateway, type Finding, ServiceError } from "../engine/errors.ts";
+import { applyEvolution } from "../engine/evolve/apply.ts";
+import { parseEvolution } from "../engine/evolve/evolution.ts";
+import { SPEC_EVOLUTION_SCHEMA } from "../engine/evolve/schema.ts";
+import { isObject, type Json, type JsonObject } from "../engine/json/value.ts";
+import type { LlmProvider } from "../engine/llm.ts";
+import type { VerificationReport } from "../engine/runtime/testing.ts";
+import type { AuthoringEngine } from "../engine/service/authoring.ts";
+import {
+  type EvolutionGenerationResult,
+  evolutionInvalid,
+  type EvolutionPreviewRequest,
+  type GenerationContext,
+  generationInvalid,
+  type GenerationPreviewRequest,
+  type GenerationResult,
+  type InteractionRecord,
+  type PromptPreview,
+  type SpecGenerator,
+} from "../engine/service/generation.ts";
+import type { ModelSpec } from "../engine/model/types.ts";
+import type { LlmConfig } from "./config.ts";
+import { InteractionLog } from "./interactions.ts";
+import { issuesOf, type Judgement, type LoopDeps, repairLoop } from "./loop.ts";
+import {
+  evolutionPrompt,
+  evolutionSystemPrompt,
+  fixHint,
+  generationPrompt,
+  generationSystemPrompt,
+  type Issue,
+  modelIdOf,
+} from "./prompts.ts";
+import { ToolSession, type WebPorts } from "./tools.ts";
+
+/** A counting semaphore. */
+class Limiter {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.#free = size;
+  }
+  async run<R>(task: () => Promise<R>): Promise<R> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+}
+
+/** The findings a thrown evolution error carries. */
+function findingsOf(err: ServiceError): Finding[] {
+  const errors = err.body?.errors;
+  return Array.isArray(errors) && errors.length
+    ? (errors as unknown as Finding[])
+    : [{ location: "$", message: err.message }];
+}
+
+/** Rollback constraints the initial state of `spec` breaks. */
+async function initialStateIssues(authoring: AuthoringEngine, spec: JsonObject): Promise<Issue[]> {
+  const constraints = Array.isArray(spec.constraints) ? spec.constraints : [];
+  if (!constraints.length) return [];
+  let state: Json;
+  try {
+    state = (await authoring.dryRun(spec)).state;
+  } catch (err) {
+    if (err instanceof ServiceError) {
+      return [{ location: "$", message: `the initial state fails: ${err.message}` }];
+    }
+    throw err;
+  }
+  const constants = isObject(spec.constants) ? spec.constants : {};
+  const issues: Issue[] = [];
+  for (const [i, c] of constraints.entries()) {
+    if (!isObject(c) || c.policy !== "rollback" || typeof c.expr !== "string") continue;
+    const paths = Array.isArray(c.path) ? c.path : [c.path];
+    if (paths.some((p) => typeof p === "string" && p.includes("[*]"))) continue;
+    try {
+      const { result } = await authoring.evalExpression(c.expr, state, constants as Record<string, Json>);
+      if (result === false) {
+        issues.push({
+          location: `constraints[${i}]`,
+          message:
+            `the initial state (schema defaults and defaultValues) breaks rollback constraint '${c.id}': ${
+              c.message ?? ""
+            }`,
+          hint:
+            "give the fields defaults that satisfy it, or make the constraint hold while fields are absent " +
+            "($exists(...) or a null check)",
+        });
+      }
+    } catch {
+      // An expression error is the validator's business, reported there.
+    }
+  }
+  return issues;
+}
+
+/** View lint: view warnings, and a missing view that was asked for. */
+function viewLint(warnings: Finding[], spec: JsonObject, includeView: boolean): Issue[] {
+  if (!includeView) return [];
+  const issues = issuesOf(warnings.filter((w) => w.location.startsWith("viewDefinition")), fixHint);
+  if (!isObject(spec.viewDefinition)) {
+    issues.push({
+      location: "viewDefinition",
+      message: "a viewDefinition was asked for and is missing",
+      hint: "add a viewDefinition with a defaultView and its views",
+    });
+  }
+  return issues;
+}
+
+/** What the generator is built from. */
+export interface GeneratorOptions {
+  config: LlmConfig;
+  provider: LlmProvider;
+  web: WebPorts;
+  now?: () => number;
+}
+
+/** The generator. */
+export class LlmSpecGenerator implements SpecGenerator {
+  readonly provider: string;
+  readonly model: string;
+  readonly #config: LlmConfig;
+  readonly #llm: LlmProvider;
+  readonly #web: WebPorts;
+  readonly #now: () => number;
+  readonly #log: InteractionLog;
+  readonly #limiter: Limiter;
+
+  constructor(options: GeneratorOptions) {
+    this.#config = options.config;
+    this.#llm = options.provider;
+    this.#web = options.web;
+    this.#now = options.now ?? Date.now;
+    this.provider = options.provider.kind;
+    this.model = options.provider.model;
+    this.#log = new InteractionLog(options.config.captureContent);
+    this.#limiter = new Limiter(options.config.maxConcurrentRequests);
+  }
+
+  previewGeneration(request: GenerationPreviewRequest): PromptPreview {
+    return {
+      prompt: generationPrompt(request.modelId, request.domainDescription, request.includeView ?? false),
+    };
+  }
+
+  previewEvolution(request: EvolutionPreviewRequest): PromptPreview {
+    return {
+      prompt: evolutionPrompt(
+        request.modelId,
+        request.currentSpec,
+        request.evolutionRequest,
+        request.includeView ?? false,
+      ),
+    };
+  }
+
+  #deps(context: GenerationContext): { deps: LoopDeps; tools: ToolSession } {
+    const tools = new ToolSession(this.#config, this.#web, context.authoring, context.progress);
+    return {
+      tools,
+      deps: {
+        provider: this.#llm,
+        config: this.#config,
+        tools,
+        signal: context.signal,
+        progress: context.progress,
+        limit: (task) => this.#limiter.run(task),
+        record: (interaction) => this.#log.add(interaction),
+        now: this.#now,
+      },
+    };
+  }
+
+  async generate(
+    request: { modelId: string; prompt: string },
+    context: GenerationContext,
+  ): Promise<GenerationResult> {
+    const { authoring } = context;
+    const modelId = modelIdOf(request.prompt) ?? request.modelId;
+    // The view was asked for when the (possibly edited) prompt says so.
+    const includeView = /Include a "viewDefinition"|viewDefinition/i.test(request.prompt) &&
+      !/Do not include a "viewDefinition"/.test(request.prompt);
+    const { deps } = this.#deps(context);
+    const outcome = await repairLoop<GenerationResult>({
+      kind: "spec",
+      system: generationSystemPrompt(includeView),
+      prompt: request.prompt,
+      responseSchema: MODEL_SPEC_SCHEMA as unknown as JsonObject,
+      responseName: "ModelSpec",
+      judge: async (candidate, attempt): Promise<Judgement<GenerationResult>> => {
+        // The id was given: take it rather than spend a repair on it.
+        const spec = { ...candidate, id: request.modelId || modelId } as JsonObject;
+        const report = authoring.validateSpec(spec);
+        if (!report.valid) return { errors: issuesOf(report.errors, fixHint), soft: [] };
+        const initial = await initialStateIssues(authoring, spec);
+        if (initial.length) return { errors: initial, errorTitle: "Initial state", soft: [] };
+        context.progress?.({ type: "test_running", attempt });
+        const verification: VerificationReport = await authoring.verifySpec(spec);
+        const failing = verification.cases.filter((c) => c.verifiable && !c.passed);
+        if (failing.length) context.progress?.({ type: "test_failed", attempt, failCount: failing.length });
+        const tests = failing.map((c) => ({
+          location: `tests '${c.description}'`,
+          message: c.reason ?? "failed",
+          hint: "fix the derivation if the expectation is right, otherwise the expectation",
+        }));
+        return {
+          errors: [],
+          soft: [
+            { title: "Failing tests", issues: tests },
+            { title: "View lint", issues: viewLint(report.warnings, spec, includeView) },
+          ],
+          value: { valid: true, spec: spec as unknown as ModelSpec, verification },
+        };
+      },
+    }, deps);
+    if (outcome.ok) return outcome.value;
+    throw generationInvalid(
+      outcome.errors.map((e) => ({ location: e.location, message: e.message, severity: "error" })),
+      outcome.raw,
+    );
+  }
+
+  /** The loop of an evolution draft against `currentSpec` (shape only without one). */
+  #evolutionLoop(
+    prompt: string,
+    currentSpec: ModelSpec | undefined,
+    context: GenerationContext,
+  ) {
+    const { authoring } = context;
+    const { deps } = this.#deps(context);
+    return repairLoop<JsonObject>({
+      kind: "evolution",
+      system: evolutionSystemPrompt(),
+      prompt,
+      responseSchema: SPEC_EVOLUTION_SCHEMA as unknown as JsonObject,
+      responseName: "SpecEvolution",
+      judge: (candidate): Promise<Judgement<JsonObject>> => {
+        const { expectedVersion: _, ...evolution } = candidate;
+        try {
+          const parsed = parseEvolution(evolution);
+          if (currentSpec) {
+            const report = authoring.validateSpec(applyEvolution(currentSpec, parsed));
+            if (!report.valid) {
+              return Promise.resolve({
+                errors: issuesOf(report.errors, fixHint),
+                errorTitle: "The evolved spec does not validate",
+                soft: [],
+              });
+            }
+          }
+        } catch (err) {
+          if (!(err instanceof ServiceError)) throw err;
+          return Promise.resolve({ errors: issuesOf(findingsOf(err), fixHint), soft: [] });
+        }
+        return Promise.resolve({ errors: [], soft: [], value: evolution });
+      },
+    }, deps);
+  }
+
+  async generateEvolution(
+    request: { modelId: string; prompt: string; currentSpec?: ModelSpec },
+    context: GenerationContext,
+  ): Promise<EvolutionGenerationResult> {
+    const outcome = await this.#evolutionLoop(request.prompt, request.currentSpec, context);
+    if (outcome.ok) return { valid: true, evolution: outcome.value };
+    throw evolutionInvalid(outcome.errors.map((e) => `${e.location}: ${e.message}`).join("; "), outcome.raw);
+  }
+
+  async draftEvolution(
+    request: { currentSpec: ModelSpec; description: string; includeView: boolean },
+    context: GenerationContext,
+  ): Promise<JsonObject> {
+    const prompt = evolutionPrompt(
+      request.currentSpec.id,
+      request.currentSpec,
+      request.description,
+      request.includeView,
+    );
+    const outcome = await this.#evolutionLoop(prompt, request.currentSpec, context);
+    if (outcome.ok) return outcome.value;
+    throw badGateway(
+      `The LLM drafted no applicable evolution within its attempts: ${
+        outcome.errors.slice(0, 5).map((e) => `${e.location}: ${e.message}`).join("; ")
+      }`,
+    );
+  }
+
+  interactions(): InteractionRecord[] {
+    return this.#log.list();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Reading a JSON object out of a model's answer: markdown fences and prose
+ * around it are tolerated; an answer cut at the token budget (the provider
+ * says so, or the braces never close) is told apart from one that is simply
+ * not JSON, since the repair loop answers the two differently.
+ *
+ * @module
+ */
+import type { Json } from "../engine/json/value.ts";
+import type { LlmFinishReason } from "../engine/llm.ts";
+
+/** A parsed answer, or why it is not one. */
+export type ParsedAnswer =
+  | { ok: true; value: Json }
+  | { ok: false; truncated: boolean; message: string };
+
+/** The end (exclusive) of the balanced object starting at `start`, or -1 when it never closes. */
+function objectEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "{" || ch === "[") depth++;
+    else if (ch === "}" || ch === "]") {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** The JSON object in `text`. */
+export function parseAnswer(text: string, finishReason: LlmFinishReason = "stop"): ParsedAnswer {
+  const start = text.indexOf("{");
+  if (start < 0) {
+    return finishReason === "length"
+      ? { ok: false, truncated: true, message: "the answer was cut off at the token limit" }
+      : { ok: false, truncated: false, message: "no JSON object found in the answer" };
+  }
+  const end = objectEnd(text, start);
+  if (end < 0 || finishReason === "length") {
+    return { ok: false, truncated: true, message: "the answer was cut off before the JSON object ended" };
+  }
+  try {
+    const value = JSON.parse(text.slice(start, end)) as Json;
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      return { ok: false, truncated: false, message: "the answer is not a JSON object" };
+    }
+    return { ok: true, value };
+  } catch (err) {
+    return { ok: false, truncated: false, message: (err as Error).message };
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * The eight provider kinds through the `ai` library and its provider packages
+ * (decisions/llm.md "Providers"): one {@link LlmProvider} over `streamText`,
+ * the kind choosing the client. `svc.llm.base-url` replaces the default
+ * endpoint of every kind (Anthropic included), so each can point at a gateway
+ * or a local stub; keys come only from `svc.llm.api-key`, never from the
+ * providers' own environment variables.
+ *
+ * Structured output: the answer schema is sent as the provider's response
+ * format (`response_format` json_schema on the OpenAI-style kinds, Anthropic's
+ * native output format or its forced `json` tool, Gemini's response MIME
+ * type), as `svc.llm.structured-output.*` says; Groq gets none when tools are
+ * offered (it refuses both at once), Gemini gets JSON mode without the schema
+ * (its schema dialect has no `$ref`). Prompt caching marks the system prompt
+ * cacheable on Anthropic.
+ *
+ * @module
+ */
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createCerebras } from "@ai-sdk/cerebras";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createGroq } from "@ai-sdk/groq";
+import { createMistral } from "@ai-sdk/mistral";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import {
+  APICallError,
+  jsonSchema,
+  type JSONSchema7,
+  type LanguageModel,
+  type ModelMessage,
+  Output,
+  stepCountIs,
+  streamText,
+  tool,
+  type ToolSet,
+} from "ai";
+import type { Json } from "../engine/json/value.ts";
+import {
+  LlmCallError,
+  type LlmFinishReason,
+  type LlmProvider,
+  type LlmRequest,
+  type LlmResponse,
+} from "../engine/llm.ts";
+import type { LlmConfig, ProviderKind } from "./config.ts";
+
+// The library prints a warning per call for schema features a provider drops (the ModelSpec schema's
+// lookarounds and propertyNames): our validator checks every answer, so they are noise on stderr.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+/** A kind's defaults. */
+export interface KindDefaults {
+  model: string;
+  baseUrl: string;
+  /** Honours a JSON Schema response format. */
+  schemaOutput: boolean;
+}
+
+/** Default model and endpoint of each kind (decisions/llm.md; Gemini through its native API). */
+export const KIND_DEFAULTS: Readonly<Record<ProviderKind, KindDefaults>> = Object.freeze({
+  anthropic: { model: "claude-sonnet-4-6", baseUrl: "https://api.anthropic.com/v1", schemaOutput: true },
+  openai: { model: "gpt-4o", baseUrl: "https://api.openai.com/v1", schemaOutput: true },
+  ollama: { model: "llama3.1", baseUrl: "http://localhost:11434/v1", schemaOutput: true },
+  openrouter: {
+    model: "anthropic/claude-3.7-sonnet",
+    baseUrl: "https://openrouter.ai/api/v1",
+    schemaOutput: true,
+  },
+  groq: { model: "openai/gpt-oss-120b", baseUrl: "https://api.groq.com/openai/v1", schemaOutput: true },
+  mistral: { model: "mistral-large-latest", baseUrl: "https://api.mistral.ai/v1", schemaOutput: true },
+  gemini: {
+    model: "gemini-2.0-flash",
+    baseUrl: "https://generativelanguage.googleapis.com/v1beta",
+    schemaOutput: false,
+  },
+  cerebras: { model: "llama-3.3-70b", baseUrl: "https://api.cerebras.ai/v1", schemaOutput: true },
+});
+
+/** The `fetch` the provider clients use (a test may route it). */
+export type FetchFn = typeof fetch;
+
+/** The language model of the configured kind. */
+export function languageModelOf(config: LlmConfig, fetchFn?: FetchFn): LanguageModel {
+  const kind = config.provider;
+  const defaults = KIND_DEFAULTS[kind];
+  const model = config.model ?? defaults.model;
+  const baseURL = config.baseUrl ?? defaults.baseUrl;
+  const apiKey = config.apiKey ?? undefined;
+  const common = { baseURL, fetch: fetchFn };
+  switch (kind) {
+    case "anthropic":
+      return createAnthropic({ ...common, apiKey })(model);
+    case "openai":
+      // Chat Completions: the wire format gateways and OpenAI-compatible stubs speak.
+      return createOpenAI({ ...common, apiKey }).chat(model);
+    case "ollama":
+    case "openrouter":
+      return createOpenAICompatible({
+        ...common,
+        name: kind,
+        apiKey,
+        supportsStructuredOutputs: true,
+        includeUsage: true,
+      }).chatModel(model);
+    case "groq":
+      return createGroq({ ...common, apiKey })(model);
+    case "mistral":
+      return createMistral({ ...common, apiKey })(model);
+    case "gemini":
+      return createGoogleGenerativeAI({ ...common, apiKey })(model);
+    case "cerebras":
+      return createCerebras({ ...common, apiKey })(model);
+  }
+}
+
+const FINISH: Record<string, LlmFinishReason> = {
+  stop: "stop",
+  length: "length",
+  "tool-calls": "tool-calls",
+  "content-filter": "content-filter",
+  error: "error",
+};
+
+/** A provider failure as a message that names the provider and never the key. */
+function failure(kind: string, err: unknown): LlmCallError {
+  if (APICallError.isInstance(err)) {
+    const body = (err.responseBody ?? "").slice(0, 300);
+    return new LlmCallError(
+      `${kind} answered HTTP ${err.statusCode ?? "?"}: ${err.message}${
+        body && !err.message.includes(body) ? ` (${body})` : ""
+      }`,
+      err.statusCode,
+    );
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new LlmCallError(`${kind} call failed: ${message}`);
+}
+
+/** An {@link LlmProvider} over the `ai` library. */
+export class AiProvider implements LlmProvider {
+  readonly kind: string;
+  readonly model: string;
+  readonly #config: LlmConfig;
+  readonly #languageModel: LanguageModel;
+
+  constructor(config: LlmConfig, fetchFn?: FetchFn) {
+    this.#config = config;
+    this.kind = config.provider;
+    this.model = config.model ?? KIND_DEFAULTS[config.provider].model;
+    this.#languageModel = languageModelOf(config, fetchFn);
+  }
+
+  /** The response format asked for, if any. */
+  #output(request: LlmRequest) {
+    const config = this.#config;
+    if (!request.responseSchema || !config.structuredOutput || config.structuredOutputMode === "none") {
+      return undefined;
+    }
+    if (config.provider === "groq" && request.tools?.length) return undefined;
+    const name = request.responseName;
+    if (config.structuredOutputMode === "json" || !KIND_DEFAULTS[config.provider].schemaOutput) {
+      return Output.json({ name });
+    }
+    // Our validator judges the answer: the schema shapes the request, the library does not validate it.
+    return Output.object({ schema: jsonSchema(request.responseSchema as JSONSchema7), name });
+  }
+
+  async complete(request: LlmRequest): Promise<LlmResponse> {
+    const config = this.#config;
+    const messages: ModelMessage[] = [];
+    if (request.system) {
+      messages.push({
+        role: "system",
+        content: request.system,
+        ...(config.provider === "anthropic" && config.promptCache
+          ? { providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } }
+          : {}),
+      });
+    }
+    if (request.prompt !== undefined) messages.push({ role: "user", content: request.prompt });
+    for (const message of request.messages ?? []) {
+      messages.push({ role: message.role, content: message.content });
+    }
+
+    const tools: ToolSet = {};
+    for (const t of request.tools ?? []) {
+      tools[t.name] = tool({
+        description: t.description,
+        inputSchema: jsonSchema(t.inputSchema as JSONSchema7),
+        execute: (input: unknown, options: { abortSignal?: AbortSignal }) =>
+          t.execute(input as Json, options.abortSignal ?? request.signal),
+      });
+    }
+    const hasTools = Object.keys(tools).length > 0;
+    const toolCalls: { name: string; input: Json }[] = [];
+    let streamError: unknown;
+    const result = streamText({
+      model: this.#languageModel,
+      messages,
+      allowSystemInMessages: true,
+      ...(hasTools
+        ? { tools, stopWhen: stepCountIs(request.maxToolIterations ?? config.toolLoopMaxIterations) }
+        : {}),
+      output: this.#output(request),
+      temperature: request.temperature,
+      maxOutputTokens: request.maxTokens,
+      abortSignal: request.signal,
+      providerOptions: { openai: { strictJsonSchema: false } },
+      onError: ({ error }) => {
+        streamError ??= error;
+      },
+    });
+    let finishReason: string = "other";
+    let usage: LlmResponse["usage"];
+    try {
+      for await (const part of result.fullStream) {
+        if (part.type === "tool-call") {
+          toolCalls.push({ name: part.toolName, input: (part.input ?? null) as Json });
+        } else if (part.type === "error") streamError ??= part.error;
+        else if (part.type === "finish") {
+          finishReason = part.finishReason;
+          usage = { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens };
+        }
+      }
+    } catch (err) {
+      streamError ??= err;
+    }
+    request.signal?.throwIfAborted();
+    if (streamError !== undefined) throw failure(this.kind, streamError);
+    let text: string;
+    try {
+      text = await result.text;
+    } catch (err) {
+      throw failure(this.kind, err);
+    }
+    return { text, finishReason: FINISH[finishReason] ?? "other", toolCalls, usage };
+  }
+}

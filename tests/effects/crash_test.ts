@@ -1,0 +1,109 @@
+/**
+ * Effects survive a crash: `svc serve` on Deno KV is killed with SIGKILL while
+ * an HTTP effect waits for its answer, and once while a timer is pending.
+ * After a restart on the same directory each effect's result is applied
+ * exactly once and the audit chain verifies.
+ */
+import assert from "node:assert/strict";
+import { call, spawnServe } from "../server/helpers.ts";
+import { rateModel, startTarget, stateOf, until } from "./helpers.ts";
+
+const EFFECT_ENV = { SVC_EFFECTS_ALLOW_PRIVATE_IPS: "true", SVC_EFFECTS_ALLOW_INSECURE_HTTP: "true" };
+
+/** A `svc serve` on KV under `dir`, its effects allowed to reach loopback. */
+function serve(dir: string) {
+  return spawnServe({ env: { ...EFFECT_ENV, SVC_PERSISTENCE_DIR: dir } });
+}
+
+/** The audit records whose mutations write `address`. */
+async function writesTo(base: string, id: string, address: string): Promise<unknown[]> {
+  const audit = (await call(base, "GET", `/models/${id}/audit`)).json as {
+    mutations: Record<string, unknown>;
+  }[];
+  return audit.filter((r) => address in (r.mutations ?? {})).map((r) => r.mutations[address]);
+}
+
+Deno.test("an HTTP effect in flight at SIGKILL is sent again after restart and applied once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "effects_crash_" });
+  const answer = Promise.withResolvers<void>();
+  const target = startTarget(async () => {
+    await answer.promise;
+    return Response.json({ rate: 4.5 });
+  });
+  try {
+    const first = await serve(dir);
+    await call(first.url!, "POST", "/models", rateModel(target.url));
+    await call(first.url!, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    await until(() => Promise.resolve(target.hits.length), (n) => n === 1, "the request");
+    await first.stop("SIGKILL");
+
+    const second = await serve(dir);
+    try {
+      await until(() => Promise.resolve(target.hits.length), (n) => n === 2, "the request sent again");
+      answer.resolve();
+      const state = await until(
+        () => stateOf(second.url!, "quote"),
+        (s) => s.io?.fetch?.phase === "applied",
+        "the fold-back",
+      );
+      assert.equal(state.rate, 4.5);
+      assert.deepEqual(await writesTo(second.url!, "quote", "$.rate"), [4.5], "applied exactly once");
+      assert.equal((await call(second.url!, "GET", "/models/quote/audit/verify")).json.valid, true);
+      // Nothing is left to run: a later restart sends nothing more.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(target.hits.length, 2);
+    } finally {
+      await second.stop();
+    }
+    const third = await serve(dir);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(target.hits.length, 2, "a settled job is not re-sent");
+      assert.deepEqual(await writesTo(third.url!, "quote", "$.rate"), [4.5]);
+    } finally {
+      await third.stop();
+    }
+  } finally {
+    answer.resolve();
+    await target.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a timer pending at SIGKILL fires once after restart, at its instant", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "timer_crash_" });
+  try {
+    const first = await serve(dir);
+    await call(first.url!, "POST", "/models", {
+      id: "t",
+      schema: { type: "object", properties: { status: { type: "string" }, n: { type: "integer" }, io: {} } },
+      effects: [{
+        id: "expire",
+        executor: "timer",
+        trigger: "status = 'open'",
+        dedupeKey: "status",
+        afterMs: "1500",
+        response: { set: { "$.status": "'expired'", "$.n": "($exists(n) ? n : 0) + 1" } },
+        statusPath: "$.io",
+      }],
+    });
+    const opened = Date.now();
+    await call(first.url!, "POST", "/models/t/mutations", { "$.status": "open" });
+    await first.stop("SIGKILL");
+
+    const second = await serve(dir);
+    try {
+      const state = await until(() => stateOf(second.url!, "t"), (s) => s.status === "expired", "the timer");
+      assert.ok(Date.now() - opened >= 1400, "not before its instant");
+      assert.equal(state.n, 1);
+      assert.equal(state.io.phase, "applied");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(await writesTo(second.url!, "t", "$.n"), [1], "fired once");
+      assert.equal((await call(second.url!, "GET", "/models/t/audit/verify")).json.valid, true);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,215 @@
+/**
+ * `server` effects of the real server against real loopback targets (the
+ * egress guard relaxed by configuration for them): success and fold-back,
+ * retry after a 500, time-out, oversized answer, redirect not followed, a key
+ * superseded and a trigger turned false while in flight, fan-out, and the
+ * default guard refusing the loopback target.
+ */
+import assert from "node:assert/strict";
+import { call, startTestServer } from "../server/helpers.ts";
+import { LOOPBACK_EFFECTS, rateModel, startTarget, stateOf, until } from "./helpers.ts";
+
+const fetchPhase = (s: { io?: { fetch?: { phase: string } } }) => s.io?.fetch?.phase;
+
+Deno.test("a webhook's answer folds back as one foldback commit, seen by subscribers; the attempt is timed", async () => {
+  const target = startTarget(() => Response.json({ rate: 1.25 }));
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  const frames: { mutatedPaths: string[] }[] = [];
+  let socket: WebSocket | undefined;
+  try {
+    await call(server.url, "POST", "/models", rateModel(target.url));
+    socket = new WebSocket(`${server.wsUrl}/models/quote/subscribe?paths=${encodeURIComponent("$.rate")}`);
+    socket.onmessage = (event) => frames.push(JSON.parse(event.data));
+    await new Promise((resolve) => socket!.onopen = resolve);
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu west", "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "applied",
+      "applied",
+    );
+    await until(() => Promise.resolve(frames.length), (n) => n === 1, "the fold-back frame");
+    assert.deepEqual(frames[0].mutatedPaths, ["$.rate", "$.io.fetch"]);
+    assert.equal(state.rate, 1.25);
+    assert.deepEqual(target.hits.map((h) => [h.method, h.path]), [["GET", "/rate?region=eu%20west"]]);
+    const audit = (await call(server.url, "GET", "/models/quote/audit")).json;
+    assert.deepEqual(audit.map((r: { source: string }) => r.source), ["foldback", "foldback", "client"]);
+    assert.deepEqual(audit[0].mutations["$.rate"], 1.25);
+    assert.equal((await call(server.url, "GET", "/models/quote/audit/verify")).json.valid, true);
+    const metric = (await call(server.url, "GET", "/actuator/metrics/svc.effect.duration")).json;
+    assert.deepEqual(metric.availableTags.find((t: { tag: string }) => t.tag === "kind").values, ["server"]);
+  } finally {
+    socket?.close();
+    await server.close();
+    await target.close();
+  }
+});
+
+Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not", async () => {
+  const target = startTarget((hit, n) => {
+    if (hit.path.includes("flaky")) {
+      return n === 0 ? new Response("down", { status: 500 }) : Response.json({ rate: 2 });
+    }
+    if (hit.path.includes("moved")) {
+      return new Response(null, { status: 302, headers: { location: "/elsewhere" } });
+    }
+    return new Response("no", { status: 404 });
+  });
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    const policy = { retries: 2, backoff: 10 };
+    await call(server.url, "POST", "/models", rateModel(target.url, { policy }));
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "flaky", "$.enabled": true });
+    const retried = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "applied",
+      "retry",
+    );
+    assert.equal(retried.rate, 2);
+    assert.equal(target.hits.length, 2);
+
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "moved" });
+    const moved = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "failed",
+      "redirect",
+    );
+    assert.equal(moved.io.fetch.error, "http 302");
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "gone" });
+    const gone = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => s.io.fetch.key === "gone" && fetchPhase(s) === "failed",
+      "404",
+    );
+    assert.equal(gone.io.fetch.error, "http 404");
+    assert.deepEqual(target.hits.map((h) => h.path.split("=")[1]), ["flaky", "flaky", "moved", "gone"]);
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});
+
+Deno.test("a slow target times out; an oversized answer fails; neither is applied", async () => {
+  const target = startTarget(async (hit) => {
+    if (hit.path.includes("slow")) await new Promise((resolve) => setTimeout(resolve, 600));
+    return Response.json({ rate: 9, padding: "x".repeat(hit.path.includes("big") ? 5000 : 0) });
+  });
+  const server = await startTestServer({ ...LOOPBACK_EFFECTS, "svc.effects.max-response-bytes": "1000" });
+  try {
+    await call(server.url, "POST", "/models", rateModel(target.url, { policy: { timeoutMs: 100 } }));
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "slow", "$.enabled": true });
+    const slow = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "failed",
+      "time-out",
+    );
+    assert.match(slow.io.fetch.error, /no (answer|result) within 100 ms/);
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "big" });
+    const big = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => s.io.fetch.key === "big" && fetchPhase(s) === "failed",
+      "oversize",
+    );
+    assert.match(big.io.fetch.error, /exceeds svc\.effects\.max-response-bytes \(1000\)/);
+    assert.equal(big.rate, undefined);
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});
+
+Deno.test("while in flight: a new key supersedes (re-fired), a false trigger cancels", async () => {
+  const gates: PromiseWithResolvers<void>[] = [];
+  const target = startTarget(async (hit) => {
+    const gate = Promise.withResolvers<void>();
+    gates.push(gate);
+    await gate.promise;
+    return Response.json({ rate: hit.path.endsWith("=us") ? 2 : 1 });
+  });
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    await call(server.url, "POST", "/models", rateModel(target.url));
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    await until(() => Promise.resolve(gates.length), (n) => n === 1, "the first request");
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "us" });
+    gates[0].resolve();
+    await until(() => Promise.resolve(gates.length), (n) => n === 2, "the re-fired request");
+    gates[1].resolve();
+    const superseded = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "applied",
+      "us",
+    );
+    assert.deepEqual([superseded.rate, superseded.io.fetch.key], [2, "us"], "eu's answer was never applied");
+
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu" });
+    await until(() => Promise.resolve(gates.length), (n) => n === 3, "the third request");
+    await call(server.url, "POST", "/models/quote/mutations", { "$.enabled": false });
+    gates[2].resolve();
+    const cancelled = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "cancelled",
+      "cancel",
+    );
+    assert.deepEqual([cancelled.rate, cancelled.io.fetch.key], [2, null]);
+  } finally {
+    gates.forEach((g) => g.resolve());
+    await server.close();
+    await target.close();
+  }
+});
+
+Deno.test("a fan-out sends every request; each folds into its own field and status", async () => {
+  const target = startTarget((hit) =>
+    hit.path === "/items/b"
+      ? new Response("boom", { status: 503 })
+      : Response.json({ price: hit.path.length })
+  );
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    await call(server.url, "POST", "/models", {
+      id: "fan",
+      schema: { type: "object", properties: { skus: { type: "array" }, prices: { type: "object" } } },
+      effects: [{
+        id: "prices",
+        trigger: "$count(skus) > 0",
+        requests: `skus.{'url': '${target.url}/items/' & $, 'set': {'$.prices.' & $: '$response.price'}, ` +
+          "'statusPath': '$.prices.io_' & $, 'dedupeKey': $}",
+      }],
+    });
+    await call(server.url, "POST", "/models/fan/mutations", { "$.skus": ["a", "b", "cc"] });
+    const state = await until(
+      () => stateOf(server.url, "fan"),
+      (s) => s.prices?.io_cc !== undefined,
+      "fan-out",
+    );
+    assert.deepEqual([state.prices.a, state.prices.b, state.prices.cc], [8, undefined, 9]);
+    assert.deepEqual([state.prices.io_a.phase, state.prices.io_b.phase], ["applied", "failed"]);
+    assert.equal(state.prices.io_b.error, "http 503");
+    assert.deepEqual(target.hits.map((h) => h.path).sort(), ["/items/a", "/items/b", "/items/cc"]);
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});
+
+Deno.test("with the default guard a loopback target is refused before any connection", async () => {
+  const target = startTarget(() => Response.json({ rate: 1 }));
+  const server = await startTestServer();
+  try {
+    await call(server.url, "POST", "/models", rateModel(target.url.replace("http:", "https:")));
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "failed",
+      "refusal",
+    );
+    assert.equal(
+      state.io.fetch.error,
+      "egress blocked: 127.0.0.1 is loopback (svc.effects.allow-private-ips)",
+    );
+    assert.equal(target.hits.length, 0);
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});

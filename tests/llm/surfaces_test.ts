@@ -1,0 +1,262 @@
+/**
+ * Generation on the other surfaces: MCP `generate_spec` / `evolve_spec_ai`
+ * (offered only with a provider, progress as `notifications/progress`), the
+ * console commands (embedded, configured from `svc.llm.*`), and the remote
+ * client following the event stream.
+ */
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import assert from "node:assert/strict";
+import { ServiceError } from "../../engine/errors.ts";
+import { generateSpec } from "../../engine/operations/generation.ts";
+import { remoteInvoker } from "../../engine/operations/remote.ts";
+import { localAuthoring } from "../../engine/service/authoring.ts";
+import type { ProgressEvent } from "../../engine/service/generation.ts";
+import { ModelService } from "../../engine/service/service.ts";
+import { llmConfig } from "../../llm/config.ts";
+import { generatorOf } from "../../llm/mod.ts";
+import { createMcpServer } from "../../mcp/server.ts";
+import { runCli } from "../cli/helpers.ts";
+import { connectStdio } from "../mcp/helpers.ts";
+import { orderSpec, startTestServer } from "../server/helpers.ts";
+import { invalidSpec, stubBase, validSpec } from "./helpers.ts";
+import { startLlmStub } from "./stub_server.ts";
+
+/** A service whose generator talks to `stubUrl` as an OpenAI-style provider. */
+async function serviceOn(stubBaseUrl: string): Promise<ModelService> {
+  const keys: Record<string, string> = {
+    "svc.llm.provider": "openai",
+    "svc.llm.api-key": "k",
+    "svc.llm.base-url": stubBaseUrl,
+  };
+  return await ModelService.open({ generator: generatorOf(llmConfig((key) => keys[key])) });
+}
+
+async function mcpClient(service: ModelService) {
+  const session = createMcpServer(service, {
+    mode: "embedded",
+    features: { generation: service.generationAvailable },
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await session.connect(serverSide);
+  const client = new Client({ name: "generation-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  return client;
+}
+
+Deno.test("MCP generate_spec: offered with a provider, progress notifications for a progressToken", async () => {
+  const stub = startLlmStub([{ text: JSON.stringify(invalidSpec()) }, { text: JSON.stringify(validSpec()) }]);
+  const service = await serviceOn(stubBase(stub, "openai"));
+  const client = await mcpClient(service);
+  try {
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 27);
+    const tool = tools.find((t) => t.name === "generate_spec")!;
+    assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), [
+      "domainDescription",
+      "includeView",
+      "modelId",
+      "prompt",
+    ]);
+    assert.equal(tool.annotations?.readOnlyHint, true);
+    const progress: Progress[] = [];
+    const result = await client.callTool(
+      { name: "generate_spec", arguments: { modelId: "shop/cart", domainDescription: "a cart" } },
+      CallToolResultSchema,
+      { onprogress: (p) => progress.push(p) },
+    );
+    assert.equal(result.isError, false);
+    const body = result.structuredContent as { valid: boolean; spec: { id: string } };
+    assert.equal(body.valid, true);
+    assert.equal(body.spec.id, "shop/cart");
+    assert.ok(progress.length >= 6, JSON.stringify(progress));
+    assert.deepEqual(progress.map((p) => p.progress), progress.map((_, i) => i + 1), "increasing");
+    assert.match(progress[0].message!, /^llm_requesting attempt=0 provider=openai model=gpt-4o$/);
+    assert.ok(progress.some((p) => /^validation_failed attempt=0/.test(p.message!)));
+    assert.ok(progress.some((p) => p.message === "retrying attempt=1 maxAttempts=7"));
+
+    // No token, no notifications; the call still works.
+    stub.requests.length = 0;
+    const quiet: Progress[] = [];
+    const again = await client.callTool({
+      name: "generate_spec",
+      arguments: { modelId: "m", prompt: "Model ID: m" },
+    });
+    assert.equal(again.isError, false);
+    assert.equal(quiet.length, 0);
+  } finally {
+    await client.close();
+    await service.close();
+    await stub.close();
+  }
+});
+
+Deno.test("MCP evolve_spec_ai applies the draft; a provider failure is an isError result", async () => {
+  const stub = startLlmStub([
+    {
+      text: JSON.stringify({
+        newVersion: "2.0.0",
+        upsertDerivations: [{ path: "$.half", expr: "total / 2" }],
+      }),
+    },
+    { error: { status: 400, message: "model overloaded" } },
+  ]);
+  const service = await serviceOn(stubBase(stub, "openai"));
+  const client = await mcpClient(service);
+  try {
+    await service.createModel(orderSpec("order"));
+    const result = await client.callTool({
+      name: "evolve_spec_ai",
+      arguments: { id: "order", description: "add half of the total" },
+    });
+    assert.equal(result.isError, false, JSON.stringify(result.content));
+    assert.equal((result.structuredContent as { version: string }).version, "2.0.0");
+    const failed = await client.callTool({
+      name: "evolve_spec_ai",
+      arguments: { id: "order", description: "more" },
+    });
+    assert.equal(failed.isError, true);
+    assert.match(
+      (failed.structuredContent as { error: string }).error,
+      /LLM call failed: openai answered HTTP 400/,
+    );
+  } finally {
+    await client.close();
+    await service.close();
+    await stub.close();
+  }
+});
+
+Deno.test("svc mcp with svc.llm.mock offers 27 tools and generates; without a provider 25", async () => {
+  const { client, waitFor, close } = await connectStdio([], { SVC_LLM_MOCK: "true" });
+  try {
+    const ready = await waitFor((n) => n.method === "notifications/message");
+    assert.match(String((ready.params as { data: string }).data), /ready: mode embedded, 27 tools/);
+    const result = await client.callTool({
+      name: "generate_spec",
+      arguments: { modelId: "calc", domainDescription: "x" },
+    });
+    const body = result.structuredContent as { valid: boolean; spec: { id: string; derivations: unknown[] } };
+    assert.equal(body.valid, true);
+    assert.equal(body.spec.id, "calc");
+    assert.deepEqual(body.spec.derivations, [{ path: "$.doubled", expr: "value * 2" }]);
+  } finally {
+    await close();
+  }
+  const plain = await connectStdio([], {});
+  try {
+    const { tools } = await plain.client.listTools();
+    assert.equal(tools.length, 25);
+    assert.ok(!tools.some((t) => t.name === "generate_spec" || t.name === "evolve_spec_ai"));
+  } finally {
+    await plain.close();
+  }
+});
+
+Deno.test("console: generation commands with svc.llm.mock; 503 message without a provider; malformed keys stop it", async () => {
+  const run = await runCli(["console"], {
+    env: { SVC_LLM_MOCK: "true", SVC_LLM_LOG_CAPTURE_CONTENT: "true" },
+    lines: [
+      { cmd: "preview-generation", modelId: "calc", domainDescription: "double a number" },
+      { cmd: "generate-spec", modelId: "calc", domainDescription: "double a number" },
+      { cmd: "create-model", spec: orderSpec("order") },
+      { cmd: "evolve-spec-ai", id: "order", description: "nothing really" },
+      { cmd: "get-llm-interactions" },
+    ],
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const [preview, generated, , evolved, log] = run.replies;
+  assert.match(preview.result.prompt, /^Model ID: calc$/m);
+  assert.equal(generated.ok, true);
+  assert.equal(generated.result.valid, true);
+  assert.equal(generated.result.spec.id, "calc");
+  assert.deepEqual(evolved, { ok: true, result: { version: "1.0.0", spec: evolved.result.spec } });
+  assert.equal(log.result.length, 2);
+  assert.equal(log.result[0].provider, "mock");
+  assert.equal(log.result[0].response, "{}");
+
+  const none = await runCli(["console"], {
+    lines: [{ cmd: "generate-spec", modelId: "m", domainDescription: "x" }],
+  });
+  assert.equal(none.replies[0].ok, false);
+  assert.match(none.replies[0].error, /No LLM provider configured: set svc\.llm\.provider/);
+
+  const bad = await runCli(["console"], { env: { SVC_LLM_PROVIDER: "chatgpt" }, lines: [] });
+  assert.notEqual(bad.code, 0);
+  assert.match(
+    bad.stderr,
+    /svc\.llm\.provider \(SVC_LLM_PROVIDER\) must be one of anthropic, openai, ollama/,
+  );
+});
+
+Deno.test("remote client: progress follows the event stream; the blocking route otherwise; invalid is a 422 error", async () => {
+  const stub = startLlmStub((_, i) => ({ text: JSON.stringify(i % 2 === 0 ? invalidSpec() : validSpec()) }));
+  const server = await startTestServer({
+    "svc.llm.provider": "openrouter",
+    "svc.llm.api-key": "k",
+    "svc.llm.base-url": stubBase(stub, "openrouter"),
+  });
+  const invoker = remoteInvoker({
+    baseUrl: server.url,
+    fetch: (request) => fetch(request),
+    authoring: () => Promise.resolve(localAuthoring()),
+  });
+  try {
+    const events: ProgressEvent[] = [];
+    const result = await invoker.invoke(generateSpec, { modelId: "shop/cart", domainDescription: "a cart" }, {
+      progress: (e) => events.push(e),
+    });
+    assert.equal(result.valid, true);
+    assert.deepEqual(events.map((e) => e.type), [
+      "llm_requesting",
+      "validating",
+      "validation_failed",
+      "retrying",
+      "llm_requesting",
+      "validating",
+      "test_running",
+    ]);
+    const blocking = await invoker.invoke(generateSpec, {
+      modelId: "shop/cart",
+      domainDescription: "a cart",
+    });
+    assert.equal(blocking.spec.id, "shop/cart");
+  } finally {
+    await server.close();
+    await stub.close();
+  }
+
+  const broken = startLlmStub([{ text: JSON.stringify(invalidSpec()) }]);
+  const strict = await startTestServer({
+    "svc.llm.provider": "cerebras",
+    "svc.llm.api-key": "k",
+    "svc.llm.base-url": stubBase(broken, "cerebras"),
+    "svc.llm.max-retries": "0",
+    "svc.llm.max-retries-hard": "0",
+  });
+  const remote = remoteInvoker({
+    baseUrl: strict.url,
+    fetch: (request) => fetch(request),
+    authoring: () => Promise.resolve(localAuthoring()),
+  });
+  try {
+    for (const options of [undefined, { progress: () => {} }]) {
+      await assert.rejects(
+        () => remote.invoke(generateSpec, { modelId: "x", domainDescription: "x" }, options),
+        (err) => {
+          assert.ok(err instanceof ServiceError);
+          assert.equal(err.kind, "validation_failed");
+          assert.equal((err.body as { valid: boolean }).valid, false);
+          return true;
+        },
+      );
+    }
+  } finally {
+    await strict.close();
+    await broken.close();
+  }
+});
