@@ -86,6 +86,20 @@ export interface WriteSet {
   delete?: (IDBValidKey | IDBKeyRange)[];
 }
 
+/** {@link writeAll} with a failure turned into a {@link storageError} saying what could not be done. */
+export async function writeOrExplain(
+  db: BrowserDatabase,
+  store: UseStore,
+  writes: WriteSet,
+  doing: string,
+): Promise<void> {
+  try {
+    await writeAll(store, writes);
+  } catch (err) {
+    throw storageError(err, doing, db.name);
+  }
+}
+
 /** Applies a {@link WriteSet} in one transaction; resolves once it is durable. */
 export function writeAll(store: UseStore, writes: WriteSet): Promise<void> {
   return store("readwrite", (os) => {

@@ -9,7 +9,7 @@
  */
 import { promisifyRequest, type UseStore } from "idb-keyval";
 import type { BlobStore, StoredBlob } from "../../engine/mod.ts";
-import { type BrowserDatabase, readRange, storageError, writeAll, type WriteSet } from "./database.ts";
+import { type BrowserDatabase, readRange, writeOrExplain, type WriteSet } from "./database.ts";
 
 interface BlobMeta {
   blobId: string;
@@ -33,12 +33,8 @@ export class IdbBlobStore implements BlobStore {
     this.description = `indexeddb (${db.name})`;
   }
 
-  async #write(writes: WriteSet, doing: string): Promise<void> {
-    try {
-      await writeAll(this.#store, writes);
-    } catch (err) {
-      throw storageError(err, doing, this.#db.name);
-    }
+  #write(writes: WriteSet, doing: string): Promise<void> {
+    return writeOrExplain(this.#db, this.#store, writes, doing);
   }
 
   async put(blobId: string, blob: StoredBlob): Promise<void> {

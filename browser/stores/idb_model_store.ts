@@ -33,8 +33,7 @@ import {
   prefixRange,
   readLast,
   readRange,
-  storageError,
-  writeAll,
+  writeOrExplain,
   type WriteSet,
 } from "./database.ts";
 
@@ -88,12 +87,8 @@ export class IdbModelStore implements ModelStore {
     this.description = `indexeddb (${db.name})`;
   }
 
-  async #write(writes: WriteSet, doing: string): Promise<void> {
-    try {
-      await writeAll(this.#store, writes);
-    } catch (err) {
-      throw storageError(err, doing, this.#db.name);
-    }
+  #write(writes: WriteSet, doing: string): Promise<void> {
+    return writeOrExplain(this.#db, this.#store, writes, doing);
   }
 
   async load(): Promise<LoadedModel[]> {

@@ -9,6 +9,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { BLANK_SPEC } from "../../browser/playground/blank_spec.ts";
 import { call, startTestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
 import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
@@ -16,39 +17,8 @@ import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./
 const KEY = "journey-key";
 const auth = { authorization: `Bearer ${KEY}` };
 
-const SPEC = {
-  id: "live/cart",
-  schema: {
-    type: "object",
-    properties: { qty: { type: "integer", minimum: 0 }, price: { type: "number", minimum: 0 } },
-  },
-  derivations: [{ path: "$.total", expr: "qty * price" }],
-  constraints: [{
-    id: "cap",
-    expr: "$not(total > 1000)",
-    message: "The total may not exceed 1000",
-    policy: "rollback",
-  }],
-  viewDefinition: {
-    defaultView: "main",
-    views: [{
-      id: "main",
-      label: "Cart",
-      components: [
-        { id: "qty", type: "numericField", label: "Quantity", bind: "$.qty" },
-        { id: "price", type: "currencyField", label: "Price", bind: "$.price", currency: "EUR" },
-        {
-          id: "total",
-          type: "statTile",
-          label: "Total",
-          bind: "$.total",
-          format: "currency",
-          currency: "EUR",
-        },
-      ],
-    }],
-  },
-};
+/** The playground's "New model" spec, under a namespaced id. */
+const SPEC = { ...BLANK_SPEC, id: "live/cart" };
 
 Deno.test("playground against a server: switch, live writes of another client, REST writes, inline findings", async (t) => {
   const build = await temporaryWebBuild();
@@ -67,7 +37,7 @@ Deno.test("playground against a server: switch, live writes of another client, R
       await page.getByLabel("API key (optional)").fill(KEY);
       await page.getByRole("button", { name: "Connect" }).click();
       await page.getByText(`Connected: ${server.url}`).waitFor();
-      await page.getByRole("button", { name: "live/cart", exact: true }).click();
+      await page.getByRole("button", { name: SPEC.id, exact: true }).click();
       await page.locator("svc-view h2").waitFor();
     });
 
