@@ -113,8 +113,8 @@ export async function buildWeb(
   // The single file: no service worker (file:// has none), everything inline.
   await Deno.writeTextFile(
     playgroundFile,
-    template.replace(' data-sw="on"', "").replace("<!--STYLE-->", `<style>${css}</style>`)
-      .replace("<!--SCRIPT-->", `<script type="module">${inlineScript(js)}</script>`),
+    template.replace(' data-sw="on"', "").replace("<!--STYLE-->", () => `<style>${css}</style>`)
+      .replace("<!--SCRIPT-->", () => `<script type="module">${inlineScript(js)}</script>`),
   );
   const files: Record<string, number> = {};
   for (const name of ["index.html", "playground.js", "playground.css", "svc-embed.js", "sw.js"]) {

@@ -223,6 +223,21 @@ Deno.test("playground in the tab: five examples, kept across reloads and offline
       server = serveStatic({}, build.dir);
     });
     assert.deepEqual(errors, []);
+
+    await t.step("the single-file playground works opened from disk (file://)", async () => {
+      const disk = await watchedPage(browser);
+      await disk.page.goto(`file://${build.playgroundFile}`);
+      await disk.page.getByText("Connected: this tab").waitFor();
+      await openExample(disk.page, "Shipping quote");
+      await type(disk.page, "Destination postcode", "75011");
+      await disk.page.getByTestId("state").getByText('"postcode": "75011"').waitFor();
+      await disk.page.reload();
+      await disk.page.locator("svc-view h2").waitFor();
+      assert.equal(await disk.page.locator("svc-view").getByLabel("Destination postcode").inputValue(), "75011");
+      await screenshot(disk.page, "file-playground");
+      assert.deepEqual(disk.errors, []);
+      await disk.page.context().close();
+    });
   } finally {
     await context.close();
     await server.shutdown().catch(() => {});
