@@ -133,7 +133,12 @@ const chart = (c: EvaluatedComponent): TemplateResult => {
           <polygon fill=${color} fill-opacity="0.3" stroke=${color}
             points=${`${0.5 * step},${h} ${line} ${(vs.length - 0.5) * step},${h}`}/>
         `
-        : svg`<polyline fill="none" stroke=${color} stroke-width="2" points=${line}/>`;
+        : svg`<polyline fill="none" stroke=${color} stroke-width="2" points=${line}/>${
+          // Points as dots too: a single value draws no line.
+          vs.map((v, i) => {
+            const [x, y] = point(v, i).split(",");
+            return svg`<circle cx=${x} cy=${y} r="2.5" fill=${color}/>`;
+          })}`;
     });
   }
   return html`<figure class="chart ${c.type}" data-component=${c.id}>

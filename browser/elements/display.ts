@@ -63,10 +63,11 @@ const badge: Renderer = (c) => {
 
 const separator: Renderer = (c) =>
   c.type === "spacer"
-    ? html`<div class="spacer" style=${
-      styleMap({ height: `${num(c.size) ?? 16}px` })
-    } aria-hidden="true"></div>`
-    : html`<hr class="separator">`;
+    ? html`
+      <div class="spacer" data-component=${c.id} style=${styleMap({ height: `${num(c.size) ?? 16}px` })}
+        aria-hidden="true"></div>
+    `
+    : html`<hr class="separator" data-component=${c.id}>`;
 
 const image: Renderer = (c, ctx) => {
   const src = str(c.src);

@@ -209,8 +209,7 @@ const slider: Renderer = (c, ctx) => {
             <input type="radio" name=${ids.id} .checked=${c.value === n} ?disabled=${
               locked(c) || c.readOnly === true
             }
-              @change=${() =>
-              write(c, ctx, n)}><span aria-hidden="true">★</span><span class="sr">${n}</span></label>`
+              @change=${() => write(c, ctx, n)}><span>${n}</span></label>`
           )
         }</div>`,
     );

@@ -36,6 +36,7 @@ export function renderComponents(list: Json | undefined, ctx: ViewContext): Temp
 export function renderComponent(c: EvaluatedComponent, ctx: ViewContext): TemplateResult | typeof nothing {
   if (c.visible === false) return nothing;
   const body = (RENDERERS[c.type] ?? FALLBACK_INPUT)(c, ctx);
-  if (typeof c.error !== "string") return body;
+  // An effect status's `error` is the effect's failure, which its chip shows.
+  if (typeof c.error !== "string" || c.type === "effectStatus") return body;
   return html`${body}<p class="component-error" role="note">Could not evaluate ${c.id}: ${c.error}</p>`;
 }

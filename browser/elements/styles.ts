@@ -484,29 +484,29 @@ export const VIEW_STYLES = css`
   }
   .rating {
     display: flex;
-    gap: 2px;
-    font-size: 1.4em;
+    gap: 4px;
   }
   .star input {
     position: absolute;
     opacity: 0;
   }
   .star {
-    color: #cbd5e1;
+    display: inline-block;
+    min-width: 2em;
+    text-align: center;
+    padding: 2px 6px;
+    border: 1px solid var(--svc-border);
+    border-radius: 999px;
     cursor: pointer;
+    font-weight: normal;
   }
   .star.on {
-    color: #f59e0b;
+    background: #f59e0b;
+    border-color: #d97706;
+    color: #1c1917;
   }
   .star:focus-within {
     outline: 2px solid var(--svc-accent);
-  }
-  .sr {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
   }
   .slider {
     display: flex;

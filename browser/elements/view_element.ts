@@ -63,6 +63,19 @@ function boundAddresses(components: Json | undefined, out: string[] = []): strin
   return out;
 }
 
+/** A write of this element, recognised when its feed event arrives. */
+interface OwnWrite {
+  /** {@link signatureOf} the addresses it writes. */
+  signature: string;
+  /** When to stop waiting for its event (epoch ms). */
+  until: number;
+}
+
+/** The addresses of a write, canonical and sorted, as one string. */
+function signatureOf(addresses: string[]): string {
+  return addresses.map(canonical).sort().join("\n");
+}
+
 const BLOB_PATH = /^\/models\/([^/]+)\/blobs\/([0-9a-f]+)$/;
 
 /** Choice components whose options the client resolves (`optionsPath`, `optionsExpr`), in a tree. */
@@ -117,7 +130,8 @@ export class SvcView extends LitElement {
   readonly #images = new Map<string, string>();
   #spec: ModelSpec | null = null;
   #revision = 0;
-  #pending = 0;
+  /** Writes of this element whose feed event is still due (their event must not trigger a reload). */
+  #own: OwnWrite[] = [];
   #loads = 0;
   #unsubscribe?: () => void;
   #refreshTimer?: ReturnType<typeof setTimeout>;
@@ -152,11 +166,21 @@ export class SvcView extends LitElement {
         if (event.kind === "deleted") {
           this.view = null;
           this.loadError = `Model '${this.modelId}' was deleted.`;
-        } else if (event.kind === "spec-evolved" || this.#pending === 0) {
+        } else if (event.kind === "spec-evolved" || !this.#isOwn(event.mutatedPaths)) {
           this.#scheduleRefresh(event.kind === "spec-evolved");
         }
       })
       : undefined;
+  }
+
+  /** Whether a mutation event is one of this element's own writes (consumes its entry). */
+  #isOwn(mutatedPaths: string[]): boolean {
+    const now = Date.now();
+    this.#own = this.#own.filter((o) => o.until > now);
+    const index = this.#own.findIndex((o) => o.signature === signatureOf(mutatedPaths));
+    if (index < 0) return false;
+    this.#own.splice(index, 1);
+    return true;
   }
 
   #scheduleRefresh(withSpec: boolean): void {
@@ -220,13 +244,18 @@ export class SvcView extends LitElement {
   /** Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. */
   async #commit(
     written: string[],
-    run: (viewId: string) => Promise<WriteResult>,
+    run: (viewId: string, expect: (addresses: string[]) => void) => Promise<WriteResult>,
     onChange?: Json,
   ): Promise<void> {
     const invoker = this.invoker;
     const view = this.view;
     if (!invoker || !view) return;
-    this.#pending++;
+    const mine: OwnWrite[] = [];
+    const expect = (addresses: string[]) => {
+      const entry = { signature: signatureOf(addresses), until: Date.now() + 10_000 };
+      mine.push(entry);
+      this.#own.push(entry);
+    };
     for (const address of written) this.#messages.delete(canonical(address));
     this.#messages.delete("");
     for (const [address, list] of this.#messages) {
@@ -235,7 +264,9 @@ export class SvcView extends LitElement {
       else this.#messages.delete(address);
     }
     try {
-      const result = await run(view.viewId);
+      const result = await run(view.viewId, expect);
+      // Fields this write changed hold their new, accepted values: their old errors no longer apply.
+      for (const address of result.mutatedPaths) this.#messages.delete(canonical(address));
       if (this.view && result.viewDelta) {
         const components = applyDelta(this.view.components, result.viewDelta);
         this.view = { ...this.view, components: await this.#resolveOptions(components) };
@@ -246,13 +277,14 @@ export class SvcView extends LitElement {
       this.#emit("svc-commit", { modelId: this.modelId, viewId: view.viewId, result });
       if (onChange !== undefined && onChange !== null) await this.#handler(onChange);
     } catch (err) {
+      // A refused write sends no event.
+      this.#own = this.#own.filter((o) => !mine.includes(o));
       const bound = boundAddresses(this.view?.components as unknown as Json);
       for (const [address, list] of messagesOfError(err, this.#spec, written, bound)) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
       this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
     } finally {
-      this.#pending--;
       this.requestUpdate();
     }
   }
@@ -268,7 +300,7 @@ export class SvcView extends LitElement {
     if (typeof handler.mutations === "string") {
       const expr = handler.mutations;
       let mutations: Record<string, Json> | null = null;
-      await this.#commit(address ? [address] : [], async (viewId) => {
+      await this.#commit(address ? [address] : [], async (viewId, expect) => {
         const state = await invoker.invoke(operations.getState, { id: this.modelId });
         const { result } = await invoker.invoke(operations.evalExpression, {
           expr,
@@ -279,6 +311,7 @@ export class SvcView extends LitElement {
           throw new Error(`The handler's mutations did not evaluate to a map of address to value`);
         }
         mutations = result;
+        expect(Object.keys(result));
         return await invoker.invoke(operations.mutate, { id: this.modelId, mutations, viewId });
       });
       if (!mutations) return;
@@ -327,7 +360,10 @@ export class SvcView extends LitElement {
       write: (address, value, onChange) =>
         void this.#commit(
           [address],
-          (viewId) => invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId }),
+          (viewId, expect) => {
+            expect([address]);
+            return invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
+          },
           onChange,
         ),
       patch: (ops, address) =>
@@ -338,7 +374,7 @@ export class SvcView extends LitElement {
       runHandler: (handler, address) => void this.#handler(handler, address),
       navigate: (viewId) => this.#navigate(viewId),
       upload: (address, files, multiple) =>
-        void this.#commit([address], async (viewId) => {
+        void this.#commit([address], async (viewId, expect) => {
           const refs = [];
           for (const file of files) {
             const bytes = new Uint8Array(await file.arrayBuffer());
@@ -347,6 +383,7 @@ export class SvcView extends LitElement {
             );
           }
           const value = (multiple ? refs : refs[0]) as unknown as Json;
+          expect([address]);
           return await invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
         }),
       imageUrl: (src) => this.#imageUrl(src),

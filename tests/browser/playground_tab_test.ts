@@ -233,7 +233,10 @@ Deno.test("playground in the tab: five examples, kept across reloads and offline
       await disk.page.getByTestId("state").getByText('"postcode": "75011"').waitFor();
       await disk.page.reload();
       await disk.page.locator("svc-view h2").waitFor();
-      assert.equal(await disk.page.locator("svc-view").getByLabel("Destination postcode").inputValue(), "75011");
+      assert.equal(
+        await disk.page.locator("svc-view").getByLabel("Destination postcode").inputValue(),
+        "75011",
+      );
       await screenshot(disk.page, "file-playground");
       assert.deepEqual(disk.errors, []);
       await disk.page.context().close();
