@@ -145,7 +145,8 @@ export const VIEW_STYLES = css`
     gap: 4px;
     align-items: baseline;
   }
-  .option,
+  .field .option,
+  .field .star,
   .field.check .help {
     font-weight: normal;
   }
