@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { ed25519Signer } from "../engine/audit/signing.ts";
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
@@ -33,6 +34,8 @@ export interface ServerOptions {
   mcp?: (service: ModelService, config: ServerConfig) => McpMount;
   /** The web build served at `/` (default `dist/web` of the project). */
   webRoot?: string;
+  /** The address the server listens on, once it does. */
+  boundAddress?: () => { hostname: string; port: number } | undefined;
   /** Ports of LLM generation (tests route the provider and web calls to loopback stubs). */
   llm?: LlmHostOptions;
 }
@@ -85,6 +88,12 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       adminWrites: config.apiKey !== null,
       generator: generatorOf(options.config.llm, llm, provider),
       executors,
+      auditSigner: config.auditSigningKey === null ? undefined : await ed25519Signer(config.auditSigningKey)
+        .catch((err) => {
+          throw new Error(
+            `Configuration svc.audit.signing-key (SVC_AUDIT_SIGNING_KEY): ${(err as Error).message}`,
+          );
+        }),
     });
   } catch (err) {
     await storage.store.close();
@@ -94,7 +103,16 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
   metrics.countModels(() => service.modelCount);
   const subscriptions = new SubscriptionHub(service, config.websocketMaxBufferedBytes);
   const mcp = options.mcp?.(service, config);
-  const app = createApp({ service, config, metrics, subscriptions, log, mcp, webRoot: options.webRoot });
+  const app = createApp({
+    service,
+    config,
+    metrics,
+    subscriptions,
+    log,
+    mcp,
+    boundAddress: options.boundAddress,
+    webRoot: options.webRoot,
+  });
   return { app, service, metrics, subscriptions, storage, mcp };
 }
 
@@ -102,8 +120,10 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config = options.config.server;
   const log = options.log ?? consoleLogger;
+  const bound: { address?: { hostname: string; port: number } } = {};
   const { app, service, metrics, subscriptions, storage, mcp } = await assembleServer({
     ...options,
+    boundAddress: () => bound.address,
     mcp: options.mcp ?? ((svc, cfg) => createServiceMcpMount(svc, cfg.mcpAllowedOrigins)),
   });
 
@@ -120,6 +140,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     );
   }
   const { hostname, port } = server.addr;
+  bound.address = { hostname, port };
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const url = `http://${host}:${port}`;
   log.info(

@@ -7,7 +7,8 @@
  * - `["model", id]`: the header `{spec, base, baseAt, logStart, nextLog}`;
  * - `["log", id, seq]`: committed writes after the base, `logStart <= seq < nextLog`;
  * - `["audit", id, sequence]`: the hash-chained audit trail, never compacted;
- * - `["job", id, jobId]`: the outbox, effect jobs fired and not yet settled.
+ * - `["job", id, jobId]`: the outbox, effect jobs fired and not yet settled;
+ * - `["recovery", id, n]`: states that could not be reconstructed, kept for an operator.
  *
  * A commit is one IndexedDB transaction holding its log entry, its audit record,
  * its outbox changes, the header and, every `compactionThreshold` entries, the
@@ -16,15 +17,18 @@
  * @module
  */
 import type { UseStore } from "idb-keyval";
-import type {
-  AuditQuery,
-  AuditRecord,
-  CommitStates,
-  LoadedModel,
-  LogEntry,
-  ModelSpec,
-  ModelStore,
-  PersistedState,
+import {
+  type AuditQuery,
+  type AuditRecord,
+  type CommitStates,
+  type LoadedModel,
+  type LogEntry,
+  type ModelSpec,
+  type ModelStore,
+  type PersistedState,
+  type RecoveryRecord,
+  type RecoverySummary,
+  summarizeRecovery,
 } from "../../engine/mod.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
@@ -59,6 +63,8 @@ const keys = {
   log: (id: string, seq?: number) => seq === undefined ? ["log", id] : ["log", id, seq],
   audit: (id: string, sequence?: number) => sequence === undefined ? ["audit", id] : ["audit", id, sequence],
   jobs: (id: string, jobId?: string) => jobId === undefined ? ["job", id] : ["job", id, jobId],
+  recovery: (id?: string, n?: number) =>
+    id === undefined ? ["recovery"] : n === undefined ? ["recovery", id] : ["recovery", id, n],
 };
 
 /** The puts and deletes of outbox changes. */
@@ -104,11 +110,15 @@ export class IdbModelStore implements ModelStore {
         : log.length !== header.nextLog - header.logStart
         ? "its write log has gaps"
         : null;
-      loaded.push(
-        problem || !header.base
-          ? { spec: header.spec, base: null, log: [], problem: problem ?? undefined, jobs }
-          : { spec: header.spec, base: header.base, baseAt: header.baseAt, log, jobs },
-      );
+      // A state that cannot be rebuilt comes with what could be read, for recovery.
+      loaded.push({
+        spec: header.spec,
+        base: header.base,
+        baseAt: header.baseAt,
+        log,
+        jobs,
+        ...problem ? { problem } : {},
+      });
     }
     return loaded;
   }
@@ -192,6 +202,23 @@ export class IdbModelStore implements ModelStore {
 
   allAudit(modelId: string): Promise<AuditRecord[]> {
     return readRange<AuditRecord>(this.#store, keys.audit(modelId));
+  }
+
+  async keepForRecovery(record: RecoveryRecord): Promise<void> {
+    const kept = await readRange<RecoveryRecord>(this.#store, keys.recovery(record.modelId));
+    await this.#write(
+      { put: [[keys.recovery(record.modelId, kept.length), record]] },
+      `keep the unreadable state of model '${record.modelId}'`,
+    );
+  }
+
+  async listRecovery(): Promise<RecoverySummary[]> {
+    const records = await readRange<RecoveryRecord>(this.#store, keys.recovery());
+    return records.sort((a, b) => a.detectedAt.localeCompare(b.detectedAt)).map(summarizeRecovery);
+  }
+
+  getRecovery(modelId: string): Promise<RecoveryRecord[]> {
+    return readRange<RecoveryRecord>(this.#store, keys.recovery(modelId));
   }
 
   close(): Promise<void> {
