@@ -33,6 +33,8 @@ export interface ServerOptions {
    * defaults to MCP over the service (mcp/http.ts).
    */
   mcp?: (service: ModelService, config: ServerConfig) => McpMount;
+  /** The web build served at `/` (default `dist/web` of the project). */
+  webRoot?: string;
   /** The address the server listens on, once it does. */
   boundAddress?: () => { hostname: string; port: number } | undefined;
   /** Ports of LLM generation (tests route the provider and web calls to loopback stubs). */
@@ -111,6 +113,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
     log,
     mcp,
     boundAddress: options.boundAddress,
+    webRoot: options.webRoot,
   });
   return { app, service, metrics, subscriptions, storage, mcp };
 }
