@@ -74,6 +74,23 @@ const stubGatewayOidc: esbuild.Plugin = {
   },
 };
 
+/**
+ * The MCP SDK's stdio client (the `mcp` repository transport) starts its
+ * child through `cross-spawn`, CommonJS that requires Node built-ins by bare
+ * name, which an ES module bundle cannot do. `cross-spawn` only adds Windows
+ * command resolution to `child_process.spawn`, which the bundle uses directly.
+ */
+const plainSpawn: esbuild.Plugin = {
+  name: "plain-spawn",
+  setup(build) {
+    build.onResolve({ filter: /^cross-spawn$/ }, (args) => ({ path: args.path, namespace: "plain-spawn" }));
+    build.onLoad({ filter: /.*/, namespace: "plain-spawn" }, () => ({
+      loader: "js",
+      contents: 'import { spawn } from "node:child_process";\nexport default spawn;',
+    }));
+  },
+};
+
 /** Options of {@link buildCliBundle}. */
 export interface CliBundleOptions {
   /** Where to write the bundle; defaults to `dist/svc.js` in the project. */
@@ -96,7 +113,7 @@ export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFi
     platform: "neutral",
     mainFields: ["module", "main"],
     external: ["node:*"],
-    plugins: [deferBuiltins, stubGatewayOidc],
+    plugins: [deferBuiltins, stubGatewayOidc, plainSpawn],
     minify: options.minify ?? true,
     legalComments: "none",
   });

@@ -759,7 +759,10 @@ export class ModelService implements ModelApi {
       if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
         throw versionConflict(parsed.expectedVersion, live);
       }
-      const evolved = await this.#composition.stamp(applyEvolution(previous.model.spec, parsed));
+      const evolved = await this.#composition.stamp(
+        applyEvolution(previous.model.spec, parsed),
+        previous.model.spec,
+      );
       checkSpecSize(this.config, evolved, "The evolved spec");
       const model = this.#compileOrThrow(evolved);
       await this.#composition.checkLinks(model.spec);
