@@ -10,6 +10,8 @@
  * @module
  */
 
+import { startBenchServer } from "./serve.ts";
+
 interface Options {
   storage: "kv" | "memory";
   clients: number;
@@ -47,37 +49,14 @@ const SPEC = (id: string) => ({
 });
 
 /** Starts the server and resolves its base URL from the startup line. */
-async function startServer(options: Options, dataDir: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("../cli/main.ts", import.meta.url).pathname, "serve"],
-    env: {
-      SVC_HOST: "127.0.0.1",
-      SVC_PORT: "0",
-      SVC_STORAGE_TYPE: options.storage,
-      SVC_PERSISTENCE_DIR: dataDir,
-      // Every client may have one mutation waiting on the single-model scenario.
-      SVC_MUTATION_QUEUE_SIZE: String(options.clients + 1),
-      SVC_MAX_MODELS: String(options.models + 1),
-      NO_COLOR: "1",
-    },
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`server exited before listening:\n${seen}`);
-    seen += value;
-    const url = /listening on (http:\/\/\S+) \(storage: ([^;]+);/.exec(seen);
-    if (url) {
-      // Keep draining stdout so the server never blocks on a full pipe.
-      (async () => {
-        while (!(await reader.read()).done);
-      })();
-      return { child, url: url[1], storage: url[2] };
-    }
-  }
+function startServer(options: Options, dataDir: string) {
+  return startBenchServer({
+    SVC_STORAGE_TYPE: options.storage,
+    SVC_PERSISTENCE_DIR: dataDir,
+    // Every client may have one mutation waiting on the single-model scenario.
+    SVC_MUTATION_QUEUE_SIZE: String(options.clients + 1),
+    SVC_MAX_MODELS: String(options.models + 1),
+  });
 }
 
 /** CPU seconds (user + system) a process used so far; `null` where /proc is unavailable. */

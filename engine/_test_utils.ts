@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { DEFAULT_CONFIG, type EngineConfig } from "./config.ts";
 import { type ErrorKind, ServiceError } from "./errors.ts";
+import jsonata from "jsonata";
 import { ExpressionCompiler } from "./expr/compiler.ts";
 import type { Json } from "./json/value.ts";
 import { type Platform, webPlatform } from "./ports.ts";
@@ -33,11 +34,7 @@ export function testConfig(overrides: Partial<EngineConfig> = {}): EngineConfig 
 
 /** A compiler with the configuration's guards. */
 export function testCompiler(config: EngineConfig = testConfig()): ExpressionCompiler {
-  return new ExpressionCompiler({
-    cacheSize: config.expressionCacheSize,
-    timeoutMs: config.expressionTimeoutMs,
-    maxDepth: config.expressionMaxDepth,
-  });
+  return ExpressionCompiler.fromConfig(config);
 }
 
 /** Validates and compiles a spec, returning every finding. */
@@ -139,4 +136,20 @@ export function findingAt<T extends { location: string; message: string }>(
   const found = findings.find((f) => f.location === location);
   assert.ok(found, `no finding at ${location}; got ${JSON.stringify(findings)}`);
   return found;
+}
+
+/** Asserts that the guarded compiler answers each expression as plain JSONata does (as JSON). */
+export async function assertLikeJsonata(
+  compiler: ExpressionCompiler,
+  sources: readonly string[],
+  input: unknown,
+): Promise<void> {
+  for (const source of sources) {
+    const expected = await jsonata(source).evaluate(input);
+    assert.deepEqual(
+      await compiler.compile(source).evaluate(input),
+      JSON.parse(JSON.stringify(expected)),
+      source,
+    );
+  }
 }

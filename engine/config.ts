@@ -30,6 +30,16 @@ export interface EngineConfig {
   expressionTimeoutMs: number;
   /** `svc.limits.expression-max-depth`: JSONata evaluation depth limit. */
   expressionMaxDepth: number;
+  /** `svc.limits.expression-max-items`: longest sequence one expression step may build (range included). */
+  expressionMaxItems: number;
+  /** `svc.limits.expression-memory-bytes`: approximate bytes of strings and sequences one evaluation may build. */
+  expressionMemoryBytes: number;
+  /** `svc.limits.max-depth`: deepest nesting of a written value, a spec, a derived value or a state. */
+  maxDepth: number;
+  /** `svc.limits.max-state-bytes`: largest state of one model (its JSON, approximately). */
+  maxStateBytes: number;
+  /** `svc.limits.max-spec-bytes`: largest spec (its JSON). */
+  maxSpecBytes: number;
   /** Trace ring buffer entries per model. */
   traceBufferSize: number;
   /** `svc.blob.max-bytes`: per-blob cap. */
@@ -51,6 +61,11 @@ export const DEFAULT_CONFIG: Readonly<EngineConfig> = Object.freeze({
   expressionCacheSize: 10_000,
   expressionTimeoutMs: 1000,
   expressionMaxDepth: 500,
+  expressionMaxItems: 200_000,
+  expressionMemoryBytes: 256 * 1024 * 1024,
+  maxDepth: 128,
+  maxStateBytes: 16 * 1024 * 1024,
+  maxSpecBytes: 1024 * 1024,
   traceBufferSize: 500,
   blobMaxBytes: 52_428_800,
   blobMaxTotalBytes: 536_870_912,
@@ -68,6 +83,11 @@ export const ENGINE_KEYS: readonly string[] = [
   "svc.limits.expression-cache-size",
   "svc.limits.expression-timeout-ms",
   "svc.limits.expression-max-depth",
+  "svc.limits.expression-max-items",
+  "svc.limits.expression-memory-bytes",
+  "svc.limits.max-depth",
+  "svc.limits.max-state-bytes",
+  "svc.limits.max-spec-bytes",
   "svc.blob.max-bytes",
   "svc.blob.max-total-bytes",
   "svc.effects.kinds.enabled",
@@ -89,6 +109,28 @@ export function readInt(lookup: ConfigLookup, key: string, fallback: number): nu
   return value;
 }
 
+/**
+ * Reads a limit: an integer of at least `min` (1 unless said) and at most
+ * `max`. A zero or negative limit would disable its guard, so it aborts
+ * startup naming the key.
+ */
+export function readLimit(
+  lookup: ConfigLookup,
+  key: string,
+  fallback: number,
+  { min = 1, max = Number.MAX_SAFE_INTEGER }: { min?: number; max?: number } = {},
+): number {
+  const value = readInt(lookup, key, fallback);
+  if (value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `${min}..${max}`;
+    throw new Error(`Configuration ${key} (${envName(key)}) must be ${range}, got ${value}`);
+  }
+  return value;
+}
+
+/** Deepest `svc.limits.max-depth` and `expression-max-depth`: recursive walks stay far from the stack limit. */
+export const MAX_NESTING_LIMIT = 1000;
+
 /** Reads a boolean key (`true`/`false`). */
 export function readBool(lookup: ConfigLookup, key: string, fallback: boolean): boolean {
   const raw = lookup(key)?.trim().toLowerCase();
@@ -105,33 +147,30 @@ export function readList(lookup: ConfigLookup, key: string): string[] | null {
   return raw.split(",").map((s) => s.trim()).filter(Boolean);
 }
 
-/** Builds the engine configuration from a key lookup. */
+/** Builds the engine configuration from a key lookup; a limit out of range aborts naming its key. */
 export function engineConfig(lookup: ConfigLookup = () => undefined): EngineConfig {
+  const d = DEFAULT_CONFIG;
+  const limit = (key: string, fallback: number, range?: { min?: number; max?: number }) =>
+    readLimit(lookup, key, fallback, range);
+  const nesting = { max: MAX_NESTING_LIMIT };
   return {
-    maxModels: readInt(lookup, "svc.max-models", DEFAULT_CONFIG.maxModels),
-    mutationQueueSize: readInt(lookup, "svc.mutation-queue-size", DEFAULT_CONFIG.mutationQueueSize),
-    historyMaxEntries: readInt(lookup, "svc.history.max-entries", DEFAULT_CONFIG.historyMaxEntries),
-    maxArrayIndex: readInt(lookup, "svc.limits.max-array-index", DEFAULT_CONFIG.maxArrayIndex),
-    regexMaxInput: readInt(lookup, "svc.limits.regex-max-input", DEFAULT_CONFIG.regexMaxInput),
-    regexTimeoutMs: readInt(lookup, "svc.limits.regex-timeout-ms", DEFAULT_CONFIG.regexTimeoutMs),
-    expressionCacheSize: readInt(
-      lookup,
-      "svc.limits.expression-cache-size",
-      DEFAULT_CONFIG.expressionCacheSize,
-    ),
-    expressionTimeoutMs: readInt(
-      lookup,
-      "svc.limits.expression-timeout-ms",
-      DEFAULT_CONFIG.expressionTimeoutMs,
-    ),
-    expressionMaxDepth: readInt(
-      lookup,
-      "svc.limits.expression-max-depth",
-      DEFAULT_CONFIG.expressionMaxDepth,
-    ),
-    traceBufferSize: DEFAULT_CONFIG.traceBufferSize,
-    blobMaxBytes: readInt(lookup, "svc.blob.max-bytes", DEFAULT_CONFIG.blobMaxBytes),
-    blobMaxTotalBytes: readInt(lookup, "svc.blob.max-total-bytes", DEFAULT_CONFIG.blobMaxTotalBytes),
+    maxModels: limit("svc.max-models", d.maxModels),
+    mutationQueueSize: limit("svc.mutation-queue-size", d.mutationQueueSize),
+    historyMaxEntries: limit("svc.history.max-entries", d.historyMaxEntries, { min: 0 }),
+    maxArrayIndex: limit("svc.limits.max-array-index", d.maxArrayIndex, { min: 0 }),
+    regexMaxInput: limit("svc.limits.regex-max-input", d.regexMaxInput),
+    regexTimeoutMs: limit("svc.limits.regex-timeout-ms", d.regexTimeoutMs),
+    expressionCacheSize: limit("svc.limits.expression-cache-size", d.expressionCacheSize),
+    expressionTimeoutMs: limit("svc.limits.expression-timeout-ms", d.expressionTimeoutMs),
+    expressionMaxDepth: limit("svc.limits.expression-max-depth", d.expressionMaxDepth, nesting),
+    expressionMaxItems: limit("svc.limits.expression-max-items", d.expressionMaxItems),
+    expressionMemoryBytes: limit("svc.limits.expression-memory-bytes", d.expressionMemoryBytes),
+    maxDepth: limit("svc.limits.max-depth", d.maxDepth, nesting),
+    maxStateBytes: limit("svc.limits.max-state-bytes", d.maxStateBytes),
+    maxSpecBytes: limit("svc.limits.max-spec-bytes", d.maxSpecBytes),
+    traceBufferSize: d.traceBufferSize,
+    blobMaxBytes: limit("svc.blob.max-bytes", d.blobMaxBytes),
+    blobMaxTotalBytes: readInt(lookup, "svc.blob.max-total-bytes", d.blobMaxTotalBytes),
     effectKindsEnabled: readList(lookup, "svc.effects.kinds.enabled"),
   };
 }

@@ -16,6 +16,7 @@ export type ErrorKind =
   | "validation_failed"
   | "version_conflict"
   | "too_large"
+  | "unsupported_media_type"
   | "too_many"
   | "forbidden"
   | "unauthorized"
@@ -33,6 +34,7 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze
   constraint_violation: 409,
   version_conflict: 409,
   too_large: 413,
+  unsupported_media_type: 415,
   validation_failed: 422,
   schema_violation: 422,
   too_many: 429,

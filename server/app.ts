@@ -19,6 +19,8 @@ import type { ServiceMetrics } from "./metrics.ts";
 import { accessLog } from "./middleware/access_log/index.ts";
 import { apiKeyAuth } from "./middleware/auth/index.ts";
 import { bodySizeLimit } from "./middleware/body_limit/index.ts";
+import { hostCheck, isLoopbackName } from "./middleware/host_check/index.ts";
+import { methodGuard } from "./middleware/method_guard/index.ts";
 import { rateLimit } from "./middleware/rate_limit/index.ts";
 import { securityHeaders } from "./middleware/security_headers/index.ts";
 import { openApiDocument } from "./openapi/document.ts";
@@ -39,6 +41,8 @@ export interface AppOptions {
   log: Logger;
   /** Served at `/mcp` when given. */
   mcp?: McpMount;
+  /** The address the server listens on, once it does (the WebSocket origin rule compares against it). */
+  boundAddress?: () => { hostname: string; port: number } | undefined;
 }
 
 /**
@@ -60,6 +64,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     metrics,
     subscriptions,
     apiDocument: () => document ??= openApiDocument(routes),
+    boundAddress: options.boundAddress ?? (() => undefined),
   };
   const queryTokenPatterns = routes.filter((r) => r.queryToken).map((r) => templatePattern(r.path));
   const allowedMethods = routes.map((r) => ({
@@ -67,19 +72,39 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     method: r.method.toUpperCase(),
   }));
 
+  const uploadRoutes = routes.filter((r) => r.requestBody?.content["multipart/form-data"])
+    .map((r) => ({ pattern: templatePattern(r.path), method: r.method.toUpperCase() }));
+  const openPaths = new Set(routes.filter((r) => r.open).map((r) => r.path));
+
   const app = new Hono();
+  app.use("*", methodGuard());
   app.use("*", securityHeaders({ contentSecurityPolicy: config.contentSecurityPolicy }));
   if (config.accessLog) app.use("*", accessLog(log));
-  if (config.rateLimit.enabled) app.use("*", rateLimit(config.rateLimit));
+  if (isLoopbackName(config.host)) {
+    app.use(
+      "*",
+      hostCheck({
+        allowedOrigins: [...config.websocketAllowedOrigins ?? [], ...config.mcpAllowedOrigins],
+        jsonRpcPaths: new Set(["/mcp"]),
+      }),
+    );
+  }
+  if (config.rateLimit.enabled) app.use("*", rateLimit({ ...config.rateLimit, exempt: openPaths }));
   app.use(
     "*",
     apiKeyAuth({
       apiKey: config.apiKey,
-      openPaths: new Set(routes.filter((r) => r.open).map((r) => r.path)),
+      openPaths,
       acceptsQueryToken: (path) => queryTokenPatterns.some((p) => p.test(path)),
     }),
   );
-  app.use("*", bodySizeLimit(config.bodyLimits));
+  app.use(
+    "*",
+    bodySizeLimit(
+      config.bodyLimits,
+      (method, path) => uploadRoutes.some((r) => r.method === method && r.pattern.test(path)),
+    ),
+  );
 
   for (const route of routes) {
     app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handle(c, deps));

@@ -59,6 +59,8 @@ export interface ServerConfig {
   mcpAllowedOrigins: string[];
   /** `svc.http.access-log`: one log line per request (credentials redacted). */
   accessLog: boolean;
+  /** `svc.audit.signing-key`: Ed25519 key (base64 seed or PKCS #8) signing audit records; never logged. */
+  auditSigningKey: string | null;
 }
 
 /** Everything a server process is configured with. */
@@ -81,7 +83,9 @@ const MIB = 1024 * 1024;
 
 /** The defaults of SPEC.md "Limits" and of the server keys. */
 export const SERVER_DEFAULTS = Object.freeze({
+  /** With an API key; open mode binds {@link SERVER_DEFAULTS.openHost} unless `svc.host` says otherwise. */
   host: "0.0.0.0",
+  openHost: "127.0.0.1",
   port: 8080,
   contentSecurityPolicy: "default-src 'none'; frame-ancestors 'none'",
   rateLimitRequests: 100,
@@ -105,7 +109,11 @@ export function readSize(lookup: ConfigLookup, key: string, fallback: number): n
       `Configuration ${key} (${envName(key)}) must be a size such as 10485760 or 10MB, got '${raw}'`,
     );
   }
-  return Number(match[1]) * SIZE_UNITS[(match[2] ?? "B").toUpperCase()];
+  const bytes = Number(match[1]) * SIZE_UNITS[(match[2] ?? "B").toUpperCase()];
+  if (bytes < 1) {
+    throw new Error(`Configuration ${key} (${envName(key)}) must be at least 1 byte, got '${raw}'`);
+  }
+  return bytes;
 }
 
 function readPositive(lookup: ConfigLookup, key: string, fallback: number): number {
@@ -126,7 +134,8 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     throw new Error("Configuration svc.api.key (SVC_API_KEY) must not contain whitespace");
   }
   return {
-    host: lookup("svc.host")?.trim() || SERVER_DEFAULTS.host,
+    // Open mode is for development: it listens on loopback unless told otherwise.
+    host: lookup("svc.host")?.trim() || (apiKey === "" ? SERVER_DEFAULTS.openHost : SERVER_DEFAULTS.host),
     port,
     apiKey: apiKey === "" ? null : apiKey,
     contentSecurityPolicy: lookup("svc.security.csp")?.trim() || SERVER_DEFAULTS.contentSecurityPolicy,
@@ -157,6 +166,7 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     ),
     mcpAllowedOrigins: readList(lookup, "svc.mcp.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
+    auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,
   };
 }
 

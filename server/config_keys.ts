@@ -9,6 +9,7 @@
  * @module
  */
 import { type ConfigLookup, ENGINE_KEYS, envName, readBool } from "../engine/config.ts";
+import { nearestName } from "../engine/nearest.ts";
 import { LLM_KEYS } from "../llm/config.ts";
 import { EFFECT_KEYS } from "./executors/config.ts";
 import { STORAGE_KEYS } from "./stores/keys.ts";
@@ -30,6 +31,7 @@ export const SERVER_KEYS: readonly string[] = [
   "svc.websocket.max-buffered-bytes",
   "svc.mcp.allowed-origins",
   "svc.http.access-log",
+  "svc.audit.signing-key",
 ];
 
 /** Keys of the CLI and of this check itself. */
@@ -41,34 +43,6 @@ export interface UnknownKey {
   name: string;
   /** The nearest known name in the same form, when one is close enough. */
   nearest?: string;
-}
-
-/** Edit distance (insertions, deletions, substitutions). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j] + 1,
-        current[j - 1] + 1,
-        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length];
-}
-
-/** The nearest candidate within a third of the name's length, if any. */
-export function nearestName(name: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
-  for (const candidate of candidates) {
-    const d = distance(name, candidate);
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return best;
 }
 
 /**

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { ed25519Signer } from "../engine/audit/signing.ts";
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
@@ -31,6 +32,8 @@ export interface ServerOptions {
    * defaults to MCP over the service (mcp/http.ts).
    */
   mcp?: (service: ModelService, config: ServerConfig) => McpMount;
+  /** The address the server listens on, once it does. */
+  boundAddress?: () => { hostname: string; port: number } | undefined;
   /** Ports of LLM generation (tests route the provider and web calls to loopback stubs). */
   llm?: LlmHostOptions;
 }
@@ -83,6 +86,12 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       adminWrites: config.apiKey !== null,
       generator: generatorOf(options.config.llm, llm, provider),
       executors,
+      auditSigner: config.auditSigningKey === null ? undefined : await ed25519Signer(config.auditSigningKey)
+        .catch((err) => {
+          throw new Error(
+            `Configuration svc.audit.signing-key (SVC_AUDIT_SIGNING_KEY): ${(err as Error).message}`,
+          );
+        }),
     });
   } catch (err) {
     await storage.store.close();
@@ -92,7 +101,15 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
   metrics.countModels(() => service.modelCount);
   const subscriptions = new SubscriptionHub(service, config.websocketMaxBufferedBytes);
   const mcp = options.mcp?.(service, config);
-  const app = createApp({ service, config, metrics, subscriptions, log, mcp });
+  const app = createApp({
+    service,
+    config,
+    metrics,
+    subscriptions,
+    log,
+    mcp,
+    boundAddress: options.boundAddress,
+  });
   return { app, service, metrics, subscriptions, storage, mcp };
 }
 
@@ -100,8 +117,10 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const config = options.config.server;
   const log = options.log ?? consoleLogger;
+  const bound: { address?: { hostname: string; port: number } } = {};
   const { app, service, metrics, subscriptions, storage, mcp } = await assembleServer({
     ...options,
+    boundAddress: () => bound.address,
     mcp: options.mcp ?? ((svc, cfg) => createServiceMcpMount(svc, cfg.mcpAllowedOrigins)),
   });
 
@@ -118,6 +137,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     );
   }
   const { hostname, port } = server.addr;
+  bound.address = { hostname, port };
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const url = `http://${host}:${port}`;
   log.info(

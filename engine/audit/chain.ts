@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { AuditSigner } from "./signing.ts";
 import { canonicalJson } from "../json/canonical.ts";
 import type { Json } from "../json/value.ts";
 import type { Hasher } from "../ports.ts";
@@ -29,10 +30,12 @@ export interface AuditRecord {
   traces: TraceRecord[];
   prevHash: string;
   hash: string;
+  /** Ed25519 signature of `hash` (base64) when `svc.audit.signing-key` is set; not part of the hashed body. */
+  signature?: string;
 }
 
 /** The record before sealing. */
-export type AuditBody = Omit<AuditRecord, "prevHash" | "hash">;
+export type AuditBody = Omit<AuditRecord, "prevHash" | "hash" | "signature">;
 
 /** Result of verifying a model's chain. */
 export interface AuditVerification {
@@ -50,28 +53,44 @@ export function hashRecord(body: AuditBody, prevHash: string, hasher: Hasher): P
   return hasher.sha256Hex(prevHash + "\n" + canonicalJson(body));
 }
 
-/** Seals a body into a chained record. */
-export async function sealRecord(body: AuditBody, prevHash: string, hasher: Hasher): Promise<AuditRecord> {
-  return { ...body, prevHash, hash: await hashRecord(body, prevHash, hasher) };
+/** Seals a body into a chained record, signed when a signer is given. */
+export async function sealRecord(
+  body: AuditBody,
+  prevHash: string,
+  hasher: Hasher,
+  signer?: AuditSigner,
+): Promise<AuditRecord> {
+  const hash = await hashRecord(body, prevHash, hasher);
+  return { ...body, prevHash, hash, ...(signer ? { signature: await signer.sign(hash) } : {}) };
 }
 
 /**
  * Verifies records in stored order (ascending sequence). Detects altered
- * (content hash mismatch), reordered or deleted records (sequence or prevHash).
+ * (content hash mismatch), reordered or deleted records (sequence or prevHash;
+ * a deletion names the missing sequence). With a signer, every signature must
+ * verify and the newest record must be signed, so a chain rewritten whole by
+ * someone without the key fails.
  */
 export async function verifyChain(
   records: readonly AuditRecord[],
   hasher: Hasher,
+  signer?: AuditSigner,
 ): Promise<AuditVerification> {
   let prevHash = GENESIS_HASH;
   for (let i = 0; i < records.length; i++) {
-    const { prevHash: storedPrev, hash, ...body } = records[i];
+    const { prevHash: storedPrev, hash, signature, ...body } = records[i];
     const broken = (detail: string): AuditVerification => ({
       valid: false,
       recordsChecked: i + 1,
       firstBrokenSequence: typeof body.sequence === "number" ? body.sequence : i,
       detail,
     });
+    if (typeof body.sequence === "number" && body.sequence > i && !records.some((r) => r.sequence === i)) {
+      return {
+        ...broken(`sequence ${i} is missing: the record was deleted (the next stored is ${body.sequence})`),
+        firstBrokenSequence: i,
+      };
+    }
     if (body.sequence !== i) {
       return broken(
         `record at position ${i} is not chained: sequence ${body.sequence}, expected ${i} (a record was reordered or deleted)`,
@@ -83,7 +102,21 @@ export async function verifyChain(
     if (await hashRecord(body, storedPrev, hasher) !== hash) {
       return broken(`sequence ${i}: content hash mismatch (the record was altered)`);
     }
+    if (signer && signature !== undefined && !(await signer.verify(hash, signature))) {
+      return broken(
+        `sequence ${i}: signature does not verify (the record was rewritten without the signing key)`,
+      );
+    }
     prevHash = hash;
+  }
+  const head = records[records.length - 1];
+  if (signer && head && head.signature === undefined) {
+    return {
+      valid: false,
+      recordsChecked: records.length,
+      firstBrokenSequence: head.sequence,
+      detail: `sequence ${head.sequence}: the chain head is not signed (rewritten without the signing key?)`,
+    };
   }
   return { valid: true, recordsChecked: records.length, firstBrokenSequence: null, detail: "ok" };
 }

@@ -113,8 +113,8 @@ Deno.test("verifyChain detects a deleted record", async () => {
   records.splice(1, 1);
   const result = await verifyChain(records, hasher);
   assert.equal(result.valid, false);
-  assert.equal(result.firstBrokenSequence, 2);
-  assert.match(result.detail, /not chained: sequence 2, expected 1/);
+  assert.equal(result.firstBrokenSequence, 1, "the deleted sequence is named");
+  assert.match(result.detail, /sequence 1 is missing: the record was deleted \(the next stored is 2\)/);
 });
 
 Deno.test("verifyChain detects a deleted record whose successor was renumbered", async () => {
@@ -129,5 +129,5 @@ Deno.test("verifyChain detects a deleted head (first record removed)", async () 
   const records = await chain(2);
   const result = await verifyChain(records.slice(1), hasher);
   assert.equal(result.valid, false);
-  assert.equal(result.firstBrokenSequence, 1);
+  assert.equal(result.firstBrokenSequence, 0);
 });

@@ -1,13 +1,21 @@
 /**
- * JSONata compilation behind a bounded LRU cache, and guarded evaluation: a time
- * budget and a depth limit so a runaway expression fails its mutation cleanly.
+ * JSONata compilation behind a bounded LRU cache, and guarded evaluation: a
+ * deadline checked at every step (with yields to the event loop, so a long
+ * evaluation never stalls other work), a memory budget, the sequence and depth
+ * limits, size-guarded builtins and linear-time regular expressions, so a
+ * hostile expression fails its write cleanly (see `guard.ts`, `builtins.ts`,
+ * `regex_engine.ts`).
  *
  * @module
  */
 import jsonata from "jsonata";
+import type { EngineConfig } from "../config.ts";
 import { LruCache } from "./lru.ts";
 import { type Json, toPlainJson } from "../json/value.ts";
+import { guardedBuiltins } from "./builtins.ts";
+import { entryHook, EvaluationGuard, exitHook, GUARD_BINDING } from "./guard.ts";
 import { FALLBACK, nativeAggregate } from "./native_aggregate.ts";
+import { checkRegexLiterals, re2RegexEngine } from "./regex_engine.ts";
 
 /**
  * A JSONata AST node. The library's published typings miss several node kinds
@@ -20,12 +28,22 @@ export interface AstNode {
   [member: string]: unknown;
 }
 
+/** How long an evaluation may take. */
+export interface EvaluationOptions {
+  /** Epoch ms after which the evaluation fails; default: start + `timeoutMs`. */
+  deadline?: number;
+}
+
 /** A compiled expression. */
 export interface CompiledExpression {
   readonly source: string;
   readonly ast: AstNode;
   /** Evaluates against `input` with extra variable bindings; the result is plain JSON. */
-  evaluate(input: unknown, bindings?: Record<string, unknown>): Promise<Json | undefined>;
+  evaluate(
+    input: unknown,
+    bindings?: Record<string, unknown>,
+    options?: EvaluationOptions,
+  ): Promise<Json | undefined>;
 }
 
 /** A compile error with JSONata's code and position. */
@@ -50,6 +68,8 @@ interface JsonataFailure {
 /** Turns a JSONata failure (a plain object) into an {@link ExpressionError}. */
 export function toExpressionError(err: unknown): ExpressionError {
   if (err instanceof ExpressionError) return err;
+  // The engine's own limits (a nested result, a string V8 cannot build) keep their message.
+  if (err instanceof RangeError) return new ExpressionError(err.message, "U1002");
   const e = (err ?? {}) as JsonataFailure;
   const where = typeof e.position === "number" ? ` (position ${e.position})` : "";
   const code = e.code ? `${e.code}: ` : "";
@@ -59,9 +79,27 @@ export function toExpressionError(err: unknown): ExpressionError {
 /** Guard settings of evaluation. */
 export interface CompilerOptions {
   cacheSize: number;
+  /** `svc.limits.expression-timeout-ms`: the default budget of one evaluation. */
   timeoutMs: number;
+  /** `svc.limits.expression-max-depth`: JSONata's evaluation depth (`stack`). */
   maxDepth: number;
+  /** `svc.limits.expression-max-items`: longest sequence a step may build (range operator included). */
+  maxItems?: number;
+  /** `svc.limits.expression-memory-bytes`: approximate bytes of strings and sequences one evaluation may build. */
+  memoryBytes?: number;
+  /** `svc.limits.regex-max-input`: longest string a regular expression is applied to. */
+  regexMaxInput?: number;
+  /** `svc.limits.max-depth`: deepest result nesting. */
+  maxResultDepth?: number;
 }
+
+/** Defaults of the optional guards (the engine configuration's defaults). */
+const GUARD_DEFAULTS = {
+  maxItems: 200_000,
+  memoryBytes: 256 * 1024 * 1024,
+  regexMaxInput: 100_000,
+  maxResultDepth: 128,
+};
 
 /** Compiles JSONata expressions once and keeps the most recently used ones. */
 export class ExpressionCompiler {
@@ -73,6 +111,19 @@ export class ExpressionCompiler {
     this.#cache = new LruCache(options.cacheSize);
   }
 
+  /** A compiler with every guard of an engine configuration (`svc.limits.*`). */
+  static fromConfig(config: EngineConfig): ExpressionCompiler {
+    return new ExpressionCompiler({
+      cacheSize: config.expressionCacheSize,
+      timeoutMs: config.expressionTimeoutMs,
+      maxDepth: config.expressionMaxDepth,
+      maxItems: config.expressionMaxItems,
+      memoryBytes: config.expressionMemoryBytes,
+      regexMaxInput: config.regexMaxInput,
+      maxResultDepth: config.maxDepth,
+    });
+  }
+
   /** Number of compiled expressions currently cached. */
   get cachedCount(): number {
     return this.#cache.size;
@@ -82,27 +133,41 @@ export class ExpressionCompiler {
   compile(source: string): CompiledExpression {
     const cached = this.#cache.get(source);
     if (cached) return cached;
+    const options = { ...GUARD_DEFAULTS, ...definedOf(this.#options) } as Required<CompilerOptions>;
     let compiled: jsonata.Expression;
     try {
-      compiled = jsonata(
-        source,
-        { timeout: this.#options.timeoutMs, stack: this.#options.maxDepth } as never,
-      );
+      compiled = jsonata(source, { stack: options.maxDepth, sequence: options.maxItems } as never);
     } catch (err) {
       throw toExpressionError(err);
     }
     const ast = compiled.ast() as unknown as AstNode;
+    const unsupported = checkRegexLiterals(ast);
+    if (unsupported) throw new ExpressionError(unsupported);
+    compiled.assign(Symbol.for("jsonata.__evaluate_entry") as never, entryHook);
+    compiled.assign(Symbol.for("jsonata.__evaluate_exit") as never, exitHook);
+    let guardedReady: Promise<void> | null = null;
     const native = nativeAggregate(ast);
     const entry: CompiledExpression = {
       source,
       ast,
-      async evaluate(input, bindings) {
+      async evaluate(input, bindings, { deadline } = {}) {
         if (native) {
           const result = native(input);
           if (result !== FALLBACK) return result;
         }
+        const started = Date.now();
+        const guard = new EvaluationGuard({
+          deadline: deadline ?? started + options.timeoutMs,
+          memoryBytes: options.memoryBytes,
+          timeoutMs: options.timeoutMs,
+        });
+        guard.regexEngine = re2RegexEngine(guard, options.regexMaxInput);
         try {
-          return toPlainJson(await compiled.evaluate(input, bindings as never));
+          await (guardedReady ??= guardedBuiltins().then((builtins) => {
+            for (const [name, builtin] of Object.entries(builtins)) compiled.assign(name, builtin);
+          }));
+          const scope = { ...bindings, [GUARD_BINDING]: guard };
+          return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
         } catch (err) {
           throw toExpressionError(err);
         }
@@ -111,4 +176,9 @@ export class ExpressionCompiler {
     this.#cache.set(source, entry);
     return entry;
   }
+}
+
+/** The members of `options` that are set. */
+function definedOf<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

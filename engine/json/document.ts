@@ -4,12 +4,30 @@
  * A committed document is never modified. A {@link DocumentDraft} copies each
  * container the first time a cycle writes under it, so a cycle costs what it
  * touches (plus a shallow copy of each container on the way), history snapshots
- * share structure, and a rollback is simply dropping the draft.
+ * share structure, and a rollback is simply dropping the draft. A draft also
+ * tracks how much its writes grew the document (approximate JSON bytes of
+ * what each write adds and replaces, never the whole document) and refuses a
+ * write that would grow it past its budget before anything is allocated.
  *
  * @module
  */
 import { isContainer, type Json, type JsonObject } from "./value.ts";
+import { jsonBytes } from "./measure.ts";
 import { type Path, type Segment, WILDCARD } from "./path.ts";
+
+/** Approximate JSON bytes of one `null` an array write pads with. */
+const PAD_BYTES = 5;
+
+/** A write that would grow a document past its draft's budget (nothing was applied). */
+export class DocumentTooLargeError extends Error {
+  /** The growth the draft would have reached, in approximate JSON bytes. */
+  readonly growth: number;
+  constructor(growth: number, budget: number) {
+    super(`the write would grow the document by ${growth} bytes, over the ${budget} bytes left`);
+    this.name = "DocumentTooLargeError";
+    this.growth = growth;
+  }
+}
 
 /** The value at a concrete path, `undefined` when absent. */
 export function getAt(doc: Json | undefined, path: Path): Json | undefined {
@@ -66,9 +84,48 @@ export type CreatedContainers = Segment[][];
 export class DocumentDraft {
   #root: Json;
   readonly #owned = new WeakSet<object>();
+  readonly #budget: number;
+  #growth = 0;
 
-  constructor(root: Json) {
+  /** `budget`: how many approximate JSON bytes the writes may add in all (default unbounded). */
+  constructor(root: Json, budget = Infinity) {
     this.#root = root;
+    this.#budget = budget;
+  }
+
+  /** Approximate JSON bytes the writes added (negative when they removed more). */
+  get growth(): number {
+    return this.#growth;
+  }
+
+  /**
+   * Records `bytes` of growth (a write made outside {@link set} and
+   * {@link delete}); throws {@link DocumentTooLargeError} when growth passes the budget.
+   */
+  grow(bytes: number): void {
+    const growth = this.#growth + bytes;
+    if (bytes > 0 && growth > this.#budget) throw new DocumentTooLargeError(growth, this.#budget);
+    this.#growth = growth;
+  }
+
+  /** Bytes a write of `value` at `path` adds: the value, a new member's key, null padding, less what it replaces. */
+  #writeBytes(path: Path, value: Json): number {
+    let bytes = jsonBytes(value);
+    let cur: Json | undefined = this.#root;
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i];
+      if (typeof seg === "number") {
+        const length = Array.isArray(cur) ? cur.length : 0;
+        if (seg > length) bytes += (seg - length) * PAD_BYTES;
+      }
+      const next: Json | undefined = isContainer(cur) ? getAt(cur, [seg]) : undefined;
+      if (i === path.length - 1) {
+        if (next !== undefined) bytes -= jsonBytes(next);
+        else if (typeof seg === "string") bytes += seg.length + 4;
+      }
+      cur = next;
+    }
+    return bytes;
   }
 
   /** The current root (committed when the cycle succeeds). */
@@ -118,17 +175,18 @@ export class DocumentDraft {
     return parent;
   }
 
-  /** Writes a value at a concrete path, creating containers on the way. */
+  /**
+   * Writes a value at a concrete path, creating containers on the way. Every
+   * container of the written value that had no container at its place before
+   * (the value itself, an array element past the old length, a nested object)
+   * is reported in `created`, however the write was phrased.
+   */
   set(path: Path, value: Json, created?: CreatedContainers): void {
-    if (path.length === 0) {
-      this.#root = value;
-      if (isContainer(value)) created?.push([]);
-      return;
-    }
-    const parent = this.#parentFor(path, created);
-    const existed = getAt(parent as Json, [path[path.length - 1]]) !== undefined;
-    assign(parent, path[path.length - 1], value);
-    if (!existed && isContainer(value)) created?.push([...path]);
+    this.grow(path.length === 0 ? jsonBytes(value) - jsonBytes(this.#root) : this.#writeBytes(path, value));
+    const previous = this.get(path);
+    if (path.length === 0) this.#root = value;
+    else assign(this.#parentFor(path, created), path[path.length - 1], value);
+    if (created && isContainer(value)) recordCreated([...path], value, previous, created);
   }
 
   /** Removes the value at a path; returns false when nothing was there. */
@@ -138,9 +196,11 @@ export class DocumentDraft {
       this.#root = {};
       return had;
     }
-    if (this.get(path) === undefined) return false;
-    const parent = this.#parentFor(path);
+    const old = this.get(path);
+    if (old === undefined) return false;
     const last = path[path.length - 1];
+    this.grow(-jsonBytes(old) - (typeof last === "string" ? last.length + 4 : 0));
+    const parent = this.#parentFor(path);
     if (Array.isArray(parent)) parent.splice(last as number, 1);
     else delete parent[last as string];
     return true;
@@ -187,6 +247,27 @@ function copyObject(value: JsonObject): JsonObject {
     } else copy[key] = value[key];
   }
   return copy;
+}
+
+/** Reports the containers of `value` (written at `path`) that `previous` had no container for. */
+function recordCreated(
+  path: Segment[],
+  value: JsonObject | Json[],
+  previous: Json | undefined,
+  created: CreatedContainers,
+) {
+  const old = isContainer(previous) && Array.isArray(previous) === Array.isArray(value)
+    ? previous
+    : undefined;
+  if (!old) created.push(path);
+  const entries: [Segment, Json][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value);
+  for (const [key, child] of entries) {
+    if (isContainer(child)) {
+      recordCreated([...path, key], child, old && (old as Record<string | number, Json>)[key], created);
+    }
+  }
 }
 
 function assign(container: JsonObject | Json[], seg: Segment, value: Json): void {

@@ -74,25 +74,30 @@ function copy(value: unknown): unknown {
 /**
  * Converts a JSONata result into plain JSON: sequences become arrays, functions
  * and `undefined` members are dropped. Returns `undefined` for "no value".
+ * A result nested deeper than `maxDepth` throws a {@link RangeError}.
  */
-export function toPlainJson(value: unknown): Json | undefined {
+export function toPlainJson(value: unknown, maxDepth = Infinity, depth = 0): Json | undefined {
   if (value === undefined || typeof value === "function") return undefined;
   if (value === null || typeof value !== "object") {
     if (typeof value === "number" && !Number.isFinite(value)) return null;
     return value as Json;
   }
+  if (depth >= maxDepth) throw new RangeError(`the result is nested deeper than ${maxDepth} levels`);
   if (Array.isArray(value)) {
     const out: Json[] = [];
     for (const item of value) {
-      const plain = toPlainJson(item);
+      const plain = toPlainJson(item, maxDepth, depth + 1);
       if (plain !== undefined) out.push(plain);
     }
     return out;
   }
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(value)) {
-    const plain = toPlainJson(v);
-    if (plain !== undefined) out[k] = plain;
+    const plain = toPlainJson(v, maxDepth, depth + 1);
+    if (plain === undefined) continue;
+    if (k === "__proto__") {
+      Object.defineProperty(out, k, { value: plain, enumerable: true, writable: true, configurable: true });
+    } else out[k] = plain;
   }
   return out;
 }

@@ -15,6 +15,7 @@ import type { DependencyGraph } from "../graph/graph.ts";
 import type { Segment } from "../json/path.ts";
 import { isObject, type Json } from "../json/value.ts";
 import { linkNodes } from "./node_graph.ts";
+import { undeclaredReads } from "./undeclared_reads.ts";
 import type { CompiledDefault, CompiledNode, DerivedNode } from "./nodes.ts";
 import type { SchemaIndex } from "./schema_index.ts";
 import { compileConstants } from "./sections/constants.ts";
@@ -88,6 +89,7 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
   const linking = new SectionContext(env);
   const graph = linkNodes(definitions, schema, linking);
   if (linking.errors.length) return { valid: false, errors: linking.errors, warnings };
+  warnings.push(...undeclaredReads(graph.nodes, schema, graph.derivedOrder.map((node) => node.target)));
 
   const version = typeof spec.version === "string" && spec.version.trim() !== ""
     ? spec.version

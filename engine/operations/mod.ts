@@ -38,6 +38,7 @@ import {
   restore,
   snapshot,
 } from "./reads.ts";
+import { getRecovery, listRecovery } from "./recovery.ts";
 import { getView } from "./views.ts";
 import { mutate, patch } from "./writes.ts";
 
@@ -51,6 +52,7 @@ export * from "./json_schema.ts";
 export * from "./models.ts";
 export * from "./operation.ts";
 export * from "./reads.ts";
+export * from "./recovery.ts";
 export * from "./remote.ts";
 export * from "./views.ts";
 export * from "./writes.ts";
@@ -84,6 +86,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   getModelBlob,
   downloadBlob,
   collectBlobGarbage,
+  listRecovery,
+  getRecovery,
   getDomainGuidance,
   validateSpec,
   evalExpression,

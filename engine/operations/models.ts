@@ -33,7 +33,12 @@ export function modelLocation(id: string): string {
   return `/models/${encodeURIComponent(id)}`;
 }
 
-const created = (info: ModelInfo) => ({ id: info.id, status: "created" as const });
+/** The create answer: `{id, status}`, and the spec's warnings when it has any. */
+const created = (info: ModelInfo) => ({
+  id: info.id,
+  status: "created" as const,
+  ...(info.warnings ? { warnings: info.warnings } : {}),
+});
 
 /** `GET /models`. */
 export const listModels = apiOperation({
@@ -68,8 +73,12 @@ export const createModel = apiOperation({
     present: created,
     presented: CREATED,
     location: (info) => modelLocation(info.id),
-    // The answer is {id, status}; the model info the operation promises is one more read.
-    decode: (body, _input, invoke) => invoke(getInfo, { id: (body as { id: string }).id }),
+    // The answer is {id, status, warnings?}; the model info the operation promises is one more read.
+    decode: async (body, _input, invoke) => {
+      const { id, warnings } = body as { id: string; warnings?: ModelInfo["warnings"] };
+      const info = await invoke(getInfo, { id });
+      return warnings ? { ...info, warnings } : info;
+    },
     errors: {
       400: { description: "malformed JSON" },
       409: { description: "duplicate model id" },

@@ -71,8 +71,18 @@ export const MODEL_INFO = component(
   }),
 );
 
+/** A validation finding. */
+export const FINDING = z.looseObject({ location: z.string(), message: z.string() });
+
 /** The REST create answer. */
-export const CREATED = component("Created", z.looseObject({ id: z.string(), status: z.literal("created") }));
+export const CREATED = component(
+  "Created",
+  z.looseObject({
+    id: z.string(),
+    status: z.literal("created"),
+    warnings: z.array(FINDING).describe("the spec's validation warnings, when it has any").optional(),
+  }),
+);
 
 /** An evolution's answer. */
 export const EVOLVED = component("Evolved", z.looseObject({ id: z.string(), version: z.string() }));
@@ -242,9 +252,6 @@ export const BLOB_GC_REPORT = component(
     orphanBytes: count,
   }),
 );
-
-/** A validation finding. */
-export const FINDING = z.looseObject({ location: z.string(), message: z.string() });
 
 /** A spec validation report. */
 export const VALIDATION_REPORT = z.looseObject({

@@ -20,6 +20,14 @@ import type { CompiledNode, DerivedNode } from "../model/nodes.ts";
 import type { ModelState, WriteSource } from "./results.ts";
 import type { TraceRecord } from "./traces.ts";
 
+/** The limits of a cycle beyond the engine configuration. */
+export interface CycleLimits {
+  /** Approximate JSON bytes its writes may add (`svc.limits.max-state-bytes` less the state); default unbounded. */
+  growthBudget?: number;
+  /** Multiplies the expression deadline (a replay at startup is never stricter than the write was). */
+  timeScale?: number;
+}
+
 /** One cycle's draft of a model's state and its record of what changed. */
 export class CycleState {
   readonly model: CompiledModel;
@@ -41,6 +49,8 @@ export class CycleState {
   readonly traces: TraceRecord[] = [];
   /** The cycle's instant (epoch ms): what `$now()` answers and when its effects fired. */
   readonly now: number;
+  /** Epoch ms by which every expression of the cycle must end (`svc.limits.expression-timeout-ms`). */
+  readonly deadline: number;
   readonly #baseMeta: ReadonlyMap<string, Json>;
   #meta: Map<string, Json> | null = null;
   readonly #clock: ReturnType<typeof clockBindings>;
@@ -51,12 +61,14 @@ export class CycleState {
     config: EngineConfig,
     source: WriteSource,
     now: number,
+    limits: CycleLimits = {},
   ) {
     this.model = model;
     this.config = config;
     this.source = source;
     this.now = now;
-    this.draft = new DocumentDraft(state.doc);
+    this.deadline = Date.now() + config.expressionTimeoutMs * (limits.timeScale ?? 1);
+    this.draft = new DocumentDraft(state.doc, limits.growthBudget);
     this.#baseMeta = state.meta;
     this.stale = new Set(state.stale);
     this.#clock = clockBindings(now);
@@ -89,7 +101,7 @@ export class CycleState {
     what: string,
   ): Promise<Json | undefined> {
     try {
-      return await compiled.evaluate(this.draft.root, this.bindings(parent));
+      return await compiled.evaluate(this.draft.root, this.bindings(parent), this);
     } catch (err) {
       throw unprocessable(`Evaluation of ${what} failed: ${(err as Error).message}`);
     }
@@ -107,6 +119,7 @@ export class CycleState {
       value = await node.compiled.evaluate(
         this.draft.root,
         this.bindings(element ? this.draft.get(element) : undefined),
+        this,
       );
     } catch (err) {
       error = (err as Error).message;

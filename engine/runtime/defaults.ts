@@ -8,7 +8,7 @@
  */
 import { unprocessable } from "../errors.ts";
 import { formatPath, patternMatches, type Segment } from "../json/path.ts";
-import { isContainer, isObject, type Json } from "../json/value.ts";
+import { isObject, type Json } from "../json/value.ts";
 import type { CycleState } from "./cycle_state.ts";
 
 /** Fills schema `default`s and defaultValues rules into containers created by the writes. */
@@ -65,7 +65,6 @@ function fill(state: CycleState, path: Segment[], value: Json, source: string): 
     );
   }
   state.draft.set(path, value, state.created);
-  if (isContainer(value)) state.created.push(path);
   state.dirty.add(path);
   state.mutated.push(formatPath(path));
 }

@@ -218,7 +218,7 @@ async function payloadOf(state: CycleState, node: EffectNode): Promise<Json> {
   const payload = node.effect.payload;
   const run = async (compiled: CompiledExpression) => {
     try {
-      return await compiled.evaluate(state.draft.root, state.bindings());
+      return await compiled.evaluate(state.draft.root, state.bindings(), state);
     } catch (err) {
       return { error: (err as Error).message };
     }

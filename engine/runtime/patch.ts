@@ -8,6 +8,7 @@
  */
 import jp from "fast-json-patch";
 import { type SchemaViolation, schemaViolation, ServiceError, unprocessable } from "../errors.ts";
+import { jsonBytes } from "../json/measure.ts";
 import { formatPath, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
 import { isContainer, type Json } from "../json/value.ts";
 import type { CycleState } from "./cycle_state.ts";
@@ -61,6 +62,7 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): v
   const oldLength = (p: Segment[]) => (state.draft.get(parentOf(p)) as Json[] | undefined)?.length ?? 0;
   const insertShifts = (op.op === "add" || op.op === "move" || op.op === "copy") && path.length > 0 &&
     arrayAt(path) && (path[path.length - 1] as number) < oldLength(path);
+  state.draft.grow(growthOf(op, insertShifts ? undefined : state.draft.get(path), moved, path));
   if (from) state.draft.prepare(parentOf(from));
   if (path.length) state.draft.prepare(parentOf(path));
   let outcome: { newDocument: Json };
@@ -87,6 +89,28 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): v
     if (insertShifts) state.dirty.add([...parentOf(path), WILDCARD], true);
     const written = state.draft.get(path);
     if ((!wasPresent || insertShifts) && isContainer(written)) state.created.push(path);
+  }
+}
+
+/** Approximate JSON bytes an operation adds: what it writes less what it replaces (`old`). */
+function growthOf(
+  op: PatchOperation,
+  old: Json | undefined,
+  moved: Json | undefined,
+  path: Segment[],
+): number {
+  const last = path[path.length - 1];
+  const member = old === undefined && typeof last === "string" ? last.length + 4 : 0;
+  switch (op.op) {
+    case "add":
+    case "replace":
+      return jsonBytes(op.value) - jsonBytes(old) + member;
+    case "copy":
+      return jsonBytes(moved) - jsonBytes(old) + member;
+    case "remove":
+      return -jsonBytes(old);
+    default:
+      return 0;
   }
 }
 

@@ -15,7 +15,7 @@ import { formatPath, type Segment } from "../json/path.ts";
 import type { Json } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { checkConstraints } from "./constraints.ts";
-import { CycleState } from "./cycle_state.ts";
+import { type CycleLimits, CycleState } from "./cycle_state.ts";
 import { applyDefaults } from "./defaults.ts";
 import { derive, deriveMetas, materializeLazy } from "./derive.ts";
 import { collectEffects } from "./effects.ts";
@@ -49,8 +49,9 @@ export class Cycle {
     source: WriteSource,
     now: number,
     effects?: ReadonlySet<string>,
+    limits?: CycleLimits,
   ) {
-    this.#state = new CycleState(model, state, config, source, now);
+    this.#state = new CycleState(model, state, config, source, now, limits);
     this.#effects = effects;
   }
 
@@ -169,6 +170,7 @@ export class Cycle {
     return {
       state: { doc: state.draft.root, meta: state.meta, stale: state.stale },
       rollback,
+      growth: state.draft.growth,
       effectRequests: requests,
       traces,
       result: {

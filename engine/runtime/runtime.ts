@@ -6,8 +6,9 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { badRequest, constraintViolation, notFound, unprocessable } from "../errors.ts";
-import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
+import { badRequest, constraintViolation, notFound, tooLarge, unprocessable } from "../errors.ts";
+import { DocumentDraft, DocumentTooLargeError, expandPattern, getAt } from "../json/document.ts";
+import { jsonBytes } from "../json/measure.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../model/compile.ts";
@@ -30,6 +31,19 @@ export interface RuntimeEnv {
   config: EngineConfig;
   clock: Clock;
 }
+
+/** Whether a write is a logged write replayed at startup. */
+export interface ReplayOption {
+  /**
+   * A replay of a write that was accepted when it was made: no state size
+   * limit and a tenfold expression deadline, so loading is never stricter
+   * than writing was (limits may have been lowered, the machine may be slower).
+   */
+  replay?: boolean;
+}
+
+/** The deadline factor of a replayed write. */
+const REPLAY_TIME_SCALE = 10;
 
 /** A retained post-commit state. */
 export interface HistoryEntry {
@@ -67,11 +81,14 @@ export class ModelRuntime {
   #state: ModelState;
   #history: HistoryEntry[] = [];
   #traces: TraceRing;
+  /** Approximate JSON bytes of the committed document, kept up to date by each commit's growth. */
+  #stateBytes: number;
 
   private constructor(model: CompiledModel, env: RuntimeEnv, state: ModelState) {
     this.model = model;
     this.#env = env;
     this.#state = state;
+    this.#stateBytes = jsonBytes(state.doc);
     this.#traces = new TraceRing(env.config.traceBufferSize);
   }
 
@@ -123,6 +140,11 @@ export class ModelRuntime {
     return this.#state;
   }
 
+  /** Approximate JSON bytes of the committed document (`svc.limits.max-state-bytes` is checked against it). */
+  get stateBytes(): number {
+    return this.#stateBytes;
+  }
+
   /**
    * Replaces the committed state (used by storage recovery and restore).
    * `retainAt` also keeps the state as a history entry committed at that time
@@ -130,6 +152,7 @@ export class ModelRuntime {
    */
   replaceState(state: ModelState, options: { clearHistory: boolean; retainAt?: number }): void {
     this.#state = state;
+    this.#stateBytes = jsonBytes(state.doc);
     if (options.clearHistory) {
       this.#history = [];
       this.#traces.clear();
@@ -145,6 +168,7 @@ export class ModelRuntime {
    */
   commit(outcome: CycleOutcome, at: number = this.#env.clock.now()): void {
     this.#state = outcome.state;
+    this.#stateBytes += outcome.growth;
     const max = this.#env.config.historyMaxEntries;
     if (max > 0) {
       this.#history.push({ at, state: outcome.state });
@@ -152,14 +176,34 @@ export class ModelRuntime {
     }
   }
 
-  async #run(source: WriteSource, at: number, write: (cycle: Cycle) => void): Promise<CycleOutcome | null> {
-    const cycle = new Cycle(this.model, this.#state, this.#env.config, source, at);
-    write(cycle);
-    if (cycle.unchanged) return null;
-    const outcome = await cycle.settle({
-      enforceConstraints: true,
-      traceLimit: this.#env.config.traceBufferSize,
+  async #run(
+    source: WriteSource,
+    at: number,
+    write: (cycle: Cycle) => void,
+    { replay = false }: ReplayOption,
+  ): Promise<CycleOutcome | null> {
+    const { maxStateBytes } = this.#env.config;
+    const cycle = new Cycle(this.model, this.#state, this.#env.config, source, at, undefined, {
+      growthBudget: replay ? Infinity : Math.max(0, maxStateBytes - this.#stateBytes),
+      timeScale: replay ? REPLAY_TIME_SCALE : 1,
     });
+    let outcome: CycleOutcome;
+    try {
+      write(cycle);
+      if (cycle.unchanged) return null;
+      outcome = await cycle.settle({
+        enforceConstraints: true,
+        traceLimit: this.#env.config.traceBufferSize,
+      });
+    } catch (err) {
+      if (!(err instanceof DocumentTooLargeError)) throw err;
+      throw tooLarge(
+        `State of model '${this.model.id}' would grow to about ${
+          this.#stateBytes + err.growth
+        } bytes, over ` +
+          `svc.limits.max-state-bytes (${maxStateBytes}); nothing was applied`,
+      );
+    }
     this.#traces.push(outcome.traces);
     if (outcome.rollback.length) throw constraintViolation(outcome.rollback);
     return outcome;
@@ -175,6 +219,7 @@ export class ModelRuntime {
     mutations: Record<string, Json>,
     source: WriteSource = "client",
     at: number = this.#env.clock.now(),
+    replay: ReplayOption = {},
   ): Promise<CycleOutcome | null> {
     if (!isObject(mutations)) {
       throw badRequest("mutations must be a JSON object of canonical address to value");
@@ -182,13 +227,17 @@ export class ModelRuntime {
     const entries = Object.entries(mutations).map(([key, value]) =>
       [parseWriteKey(key), value] as [Segment[], Json]
     );
-    return this.#run(source, at, (cycle) => cycle.applyMutations(entries));
+    return this.#run(source, at, (cycle) => cycle.applyMutations(entries), replay);
   }
 
   /** Evaluates an RFC 6902 patch; see {@link evaluateMutation}. */
-  evaluatePatch(ops: PatchOperation[], at: number = this.#env.clock.now()): Promise<CycleOutcome | null> {
+  evaluatePatch(
+    ops: PatchOperation[],
+    at: number = this.#env.clock.now(),
+    replay: ReplayOption = {},
+  ): Promise<CycleOutcome | null> {
     if (!Array.isArray(ops)) throw badRequest("a JSON Patch must be an array of operations");
-    return this.#run("patch", at, (cycle) => cycle.applyPatch(ops));
+    return this.#run("patch", at, (cycle) => cycle.applyPatch(ops), replay);
   }
 
   /** Evaluates stale lazy derivations of a state (not a commit). */

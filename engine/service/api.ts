@@ -7,6 +7,7 @@
  * @module
  */
 import type { AuditRecord, AuditVerification } from "../audit/chain.ts";
+import type { Finding } from "../errors.ts";
 import type { GraphView } from "../graph/projection.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import type { MutationResult, PatchOperation } from "../runtime/results.ts";
@@ -14,6 +15,7 @@ import type { Snapshot } from "../runtime/runtime.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import type { ModelSpec } from "../model/types.ts";
+import type { RecoveryRecord, RecoverySummary } from "./ports.ts";
 import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
 import type {
   AiEvolutionRequest,
@@ -39,6 +41,8 @@ export interface ModelInfo {
   metaDerivationCount: number;
   constraintCount: number;
   effectCount: number;
+  /** Create only: the spec's validation warnings, when it has any (a likely typo, an unused definition). */
+  warnings?: Finding[];
 }
 
 /** A reference to a stored blob, as kept in state. */
@@ -118,6 +122,10 @@ export interface ModelApi {
    * is not allowed: a server in open mode).
    */
   collectBlobGarbage(apply: boolean): Promise<BlobGcReport>;
+  /** States a startup could not reconstruct (kept before the model was reset), without contents. */
+  listRecovery(): Promise<RecoverySummary[]>;
+  /** The kept states of a model; 404 when none. */
+  getRecovery(id: string): Promise<RecoveryRecord[]>;
   /** The evaluated default view, or the view `viewId`. */
   getView(id: string, viewId?: string): Promise<EvaluatedView>;
 

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { checkMutationValues, checkSpecSize, checkValue } from "./limits.ts";
 import { DEFAULT_CONFIG, type EngineConfig } from "../config.ts";
 import { badRequest, ServiceError, specInvalid } from "../errors.ts";
 import { ExpressionCompiler, ExpressionError } from "../expr/compiler.ts";
@@ -81,13 +82,10 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
   const config = options.config ?? { ...DEFAULT_CONFIG };
   const clock = options.clock ?? { now: () => Date.now() };
   const env: RuntimeEnv = { config, clock };
-  const compiler = options.compiler ?? new ExpressionCompiler({
-    cacheSize: config.expressionCacheSize,
-    timeoutMs: config.expressionTimeoutMs,
-    maxDepth: config.expressionMaxDepth,
-  });
+  const compiler = options.compiler ?? ExpressionCompiler.fromConfig(config);
   const compile = (spec: unknown) => compileSpec(spec, { compiler, config, now: clock.now });
   const compileOrThrow = (spec: unknown): CompiledModel => {
+    checkSpecSize(config, spec);
     const report = compile(spec);
     if (!report.model) throw specInvalid(report.errors, report.warnings);
     return report.model;
@@ -95,12 +93,15 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
 
   return {
     validateSpec(spec) {
+      checkSpecSize(config, spec);
       const { valid, errors, warnings } = compile(spec);
       return { valid, errors, warnings };
     },
 
     async evalExpression(expr, input = null, constants = {}) {
       if (!isObject(constants)) throw badRequest("constants must be an object of name to value");
+      checkValue(config, input, "The input");
+      checkValue(config, constants, "The constants");
       try {
         const value = await compiler.compile(expr).evaluate(input, { const: constants });
         return { result: value === undefined ? null : value, type: typeOf(value) };
@@ -132,6 +133,7 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
       const steps: DryRunStep[] = [];
       for (const [index, mutation] of mutations.entries()) {
         try {
+          checkMutationValues(config, mutation);
           const outcome = await runtime.evaluateMutation(mutation);
           if (!outcome) {
             steps.push(NOTHING_WRITTEN);

@@ -5,7 +5,15 @@
  * @module
  */
 import type { AuditRecord } from "../audit/chain.ts";
-import type { AuditQuery, BlobStore, LoadedModel, ModelStore, StoredBlob } from "./ports.ts";
+import type {
+  AuditQuery,
+  BlobStore,
+  LoadedModel,
+  ModelStore,
+  RecoveryRecord,
+  RecoverySummary,
+  StoredBlob,
+} from "./ports.ts";
 import { filterAudit } from "./audit_query.ts";
 
 /** Audit trails kept in memory (the `memory` audit backend), oldest record first. */
@@ -44,6 +52,7 @@ export class MemoryAuditTrail {
 export class MemoryModelStore implements ModelStore {
   readonly description: string;
   readonly #audit: MemoryAuditTrail | null;
+  readonly #recovery: RecoveryRecord[] = [];
 
   constructor(audit: MemoryAuditTrail | null = new MemoryAuditTrail()) {
     this.#audit = audit;
@@ -72,6 +81,16 @@ export class MemoryModelStore implements ModelStore {
   }
   allAudit(modelId: string): Promise<AuditRecord[]> {
     return Promise.resolve(this.#audit?.all(modelId) ?? []);
+  }
+  keepForRecovery(record: RecoveryRecord): Promise<void> {
+    this.#recovery.push(structuredClone(record));
+    return Promise.resolve();
+  }
+  listRecovery(): Promise<RecoverySummary[]> {
+    return Promise.resolve(this.#recovery.map(summarizeRecovery));
+  }
+  getRecovery(modelId: string): Promise<RecoveryRecord[]> {
+    return Promise.resolve(structuredClone(this.#recovery.filter((r) => r.modelId === modelId)));
   }
   /** Outstanding effect jobs live in the service, like states: nothing to keep here. */
   updateJobs(): Promise<void> {
@@ -119,4 +138,14 @@ export class MemoryBlobStore implements BlobStore {
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** A recovery record's summary. */
+export function summarizeRecovery(record: RecoveryRecord): RecoverySummary {
+  return {
+    modelId: record.modelId,
+    detectedAt: record.detectedAt,
+    reason: record.reason,
+    logEntries: record.log.length,
+  };
 }

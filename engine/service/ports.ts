@@ -48,10 +48,39 @@ export interface LoadedModel {
   baseAt?: number | null;
   /** Commits after `base`, oldest first, to replay (rebuilding history too). */
   log: LogEntry[];
-  /** Why the stored state cannot be reconstructed; the model then loads spec-only with state reset. */
+  /**
+   * Why the stored state cannot be reconstructed; the model then loads spec-only
+   * with state reset, and `base` and `log` hold whatever could still be read
+   * (kept for recovery, never replayed).
+   */
   problem?: string;
   /** The model's outstanding effect jobs (its outbox). */
   jobs?: EffectJob[];
+}
+
+/** A state that could not be reconstructed at startup, kept for an operator. */
+export interface RecoveryRecord {
+  modelId: string;
+  /** When the load found it (ISO-8601). */
+  detectedAt: string;
+  /** Why it could not be reconstructed. */
+  reason: string;
+  /** The stored spec the model loaded with. */
+  spec: ModelSpec;
+  /** The stored base state, when it could be read. */
+  base: PersistedState | null;
+  /** Commit time of the base when it was a history state. */
+  baseAt: number | null;
+  /** The logged writes after the base that could be read, oldest first. */
+  log: LogEntry[];
+}
+
+/** A recovery record without its contents. */
+export interface RecoverySummary {
+  modelId: string;
+  detectedAt: string;
+  reason: string;
+  logEntries: number;
 }
 
 /**
@@ -133,6 +162,16 @@ export interface ModelStore {
   listAudit(modelId: string, query: AuditQuery): Promise<AuditRecord[]>;
   /** Every audit record in sequence order, for verification. */
   allAudit(modelId: string): Promise<AuditRecord[]>;
+  /**
+   * Keeps a state that could not be reconstructed, under its own key, before
+   * the model is reset; kept until an operator removes the model's recovery
+   * records (deleting or recreating the model does not).
+   */
+  keepForRecovery(record: RecoveryRecord): Promise<void>;
+  /** Every kept recovery record, without contents, oldest first. */
+  listRecovery(): Promise<RecoverySummary[]>;
+  /** The kept recovery records of a model, oldest first. */
+  getRecovery(modelId: string): Promise<RecoveryRecord[]>;
   /** Releases resources. */
   close(): Promise<void>;
 }

@@ -14,8 +14,8 @@ import type { LoadedModel, LogEntry, PersistedState } from "./ports.ts";
 /** Evaluates one logged commit against the runtime's current state (not yet committed). */
 export function evaluateLogged(runtime: ModelRuntime, entry: LogEntry): Promise<CycleOutcome | null> {
   return entry.source === "patch"
-    ? runtime.evaluatePatch(entry.request as unknown as PatchOperation[], entry.at)
-    : runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source, entry.at);
+    ? runtime.evaluatePatch(entry.request as unknown as PatchOperation[], entry.at, { replay: true })
+    : runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source, entry.at, { replay: true });
 }
 
 /**

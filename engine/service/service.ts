@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { AuditSigner } from "../audit/signing.ts";
 import {
   type AuditRecord,
   type AuditVerification,
@@ -73,6 +74,13 @@ import type {
 } from "./api.ts";
 import { type AuthoringEngine, localAuthoring } from "./authoring.ts";
 import {
+  checkMutationValues,
+  checkPatchValues,
+  checkSpecSize,
+  checkStateBytes,
+  checkValue,
+} from "./limits.ts";
+import {
   type AiEvolutionRequest,
   type AiEvolutionResult,
   checkDescription,
@@ -98,6 +106,8 @@ import {
   type LoadedModel,
   type LogEntry,
   type ModelStore,
+  type RecoveryRecord,
+  type RecoverySummary,
   SINGLE_WRITER,
   StaleModelError,
   type StoreChange,
@@ -134,6 +144,8 @@ export interface ServiceObserver {
 
 /** Construction options. */
 export interface ServiceOptions {
+  /** Signs each audit record's hash (`svc.audit.signing-key`); verification then requires a signed head. */
+  auditSigner?: AuditSigner;
   config?: EngineConfig;
   platform?: Platform;
   store?: ModelStore;
@@ -186,6 +198,7 @@ export class ModelService implements ModelApi {
   /** The pure authoring tools (validate, eval, test, dry run), sharing this service's compiler. */
   readonly authoring: AuthoringEngine;
   readonly #observer: ServiceObserver;
+  readonly #auditSigner?: AuditSigner;
   readonly #adminWrites: boolean;
   readonly #generator?: SpecGenerator;
   readonly #slots = new Map<string, Slot>();
@@ -205,13 +218,10 @@ export class ModelService implements ModelApi {
     this.#coordination = this.store.coordination ?? SINGLE_WRITER;
     this.blobs = options.blobs ?? new MemoryBlobStore();
     this.#observer = options.observer ?? {};
+    this.#auditSigner = options.auditSigner;
     this.#adminWrites = options.adminWrites ?? true;
     this.#generator = options.generator;
-    this.compiler = new ExpressionCompiler({
-      cacheSize: this.config.expressionCacheSize,
-      timeoutMs: this.config.expressionTimeoutMs,
-      maxDepth: this.config.expressionMaxDepth,
-    });
+    this.compiler = ExpressionCompiler.fromConfig(this.config);
     this.authoring = localAuthoring({
       config: this.config,
       clock: this.platform.clock,
@@ -295,8 +305,8 @@ export class ModelService implements ModelApi {
       return null;
     }
     let { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
-    let problem = stored.base ? null : stored.problem ?? null;
-    if (stored.base) {
+    let problem = stored.problem ?? null;
+    if (stored.base && problem === null) {
       try {
         await replayStored(runtime, stored.base, stored);
       } catch (err) {
@@ -305,8 +315,21 @@ export class ModelService implements ModelApi {
       }
     }
     if (problem !== null) {
+      // Never delete data on load: what was stored is kept under a recovery key before the reset.
+      const detectedAt = formatInstant(this.platform.clock.now());
+      await this.store.keepForRecovery({
+        modelId: id,
+        detectedAt,
+        reason: problem,
+        spec: stored.spec,
+        base: stored.base,
+        baseAt: stored.baseAt ?? null,
+        log: stored.log,
+      });
       this.#observer.warn?.(
-        `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset`,
+        `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset. ` +
+          `RECOVERY NEEDED: the stored state and log are kept; export them with ` +
+          `GET /admin/recovery/${encodeURIComponent(id)} (console: get-recovery)`,
       );
       await this.store.save(report.model.spec, toPersisted(runtime.state));
     }
@@ -471,7 +494,10 @@ export class ModelService implements ModelApi {
   }
 
   async createModel(spec: unknown): Promise<ModelInfo> {
-    const model = this.#compileOrThrow(spec);
+    checkSpecSize(this.config, spec);
+    const report = this.#compile(spec);
+    if (!report.model) throw specInvalid(report.errors, report.warnings);
+    const model = report.model;
     const id = model.id;
     if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
     if (this.#slots.size + this.#reserved.size >= this.config.maxModels) {
@@ -481,6 +507,7 @@ export class ModelService implements ModelApi {
     try {
       const at = this.platform.clock.now();
       const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv, undefined, at);
+      checkStateBytes(this.config, runtime.stateBytes, id);
       const jobs = jobsOf(id, outcome.effectRequests, at);
       try {
         await this.store.save(model.spec, toPersisted(runtime.state), { created: true, jobs: { put: jobs } });
@@ -499,7 +526,7 @@ export class ModelService implements ModelApi {
     }
     this.#observer.modelCreated?.(id);
     this.#emit({ type: "created", modelId: id });
-    return infoOf(model);
+    return report.warnings.length ? { ...infoOf(model), warnings: report.warnings } : infoOf(model);
   }
 
   getInfo(id: string): Promise<ModelInfo> {
@@ -528,6 +555,11 @@ export class ModelService implements ModelApi {
     if (!isObject(mutations)) {
       return Promise.reject(badRequest("mutations must be a JSON object of canonical address to value"));
     }
+    try {
+      checkMutationValues(this.config, mutations);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const request = cloneJson(mutations);
     return this.#write(
       id,
@@ -540,6 +572,11 @@ export class ModelService implements ModelApi {
 
   patch(id: string, ops: PatchOperation[], options: WriteOptions = {}): Promise<WriteResult> {
     if (!Array.isArray(ops)) return Promise.reject(badRequest("a JSON Patch must be an array of operations"));
+    try {
+      checkPatchValues(this.config, ops);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const request = cloneJson(ops);
     return this.#write(
       id,
@@ -552,6 +589,11 @@ export class ModelService implements ModelApi {
 
   /** Applies an executor's result as a logged `foldback` mutation. */
   foldback(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
+    try {
+      checkMutationValues(this.config, mutations);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const request = cloneJson(mutations);
     return this.#write(id, "foldback", request, foldbackOf(request), {});
   }
@@ -770,12 +812,23 @@ export class ModelService implements ModelApi {
       },
       slot.auditHead.hash,
       this.platform.hasher,
+      this.#auditSigner,
     );
   }
 
   restore(id: string, snapshot: unknown): Promise<void> {
+    try {
+      checkValue(this.config, snapshot, "The snapshot");
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime.state;
+      checkStateBytes(
+        this.config,
+        checkValue(this.config, (snapshot as { baseDoc?: unknown }).baseDoc ?? null, "The snapshot"),
+        id,
+      );
       const state = slot.runtime.restore(snapshot);
       try {
         await this.store.save(slot.runtime.model.spec, toPersisted(state));
@@ -798,6 +851,7 @@ export class ModelService implements ModelApi {
   evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
     let parsed: SpecEvolution;
     try {
+      checkValue(this.config, evolution, "The evolution");
       parsed = parseEvolution(evolution);
     } catch (err) {
       return Promise.reject(err);
@@ -808,12 +862,15 @@ export class ModelService implements ModelApi {
       if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
         throw versionConflict(parsed.expectedVersion, live);
       }
-      const model = this.#compileOrThrow(applyEvolution(previous.model.spec, parsed));
+      const evolved = applyEvolution(previous.model.spec, parsed);
+      checkSpecSize(this.config, evolved, "The evolved spec");
+      const model = this.#compileOrThrow(evolved);
       const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
       // Only effects the evolution added or changed fire; unchanged ones keep their standing.
       const changed = changedEffectIds(previous.model.spec, model.spec);
       const at = this.platform.clock.now();
       const { runtime, outcome } = await previous.evolve(model, doc, at, changed);
+      checkStateBytes(this.config, runtime.stateBytes, id);
       const jobs = jobsOf(id, outcome.effectRequests, at);
       await this.store.save(model.spec, toPersisted(runtime.state), { jobs: { put: jobs } });
       slot.runtime = runtime;
@@ -903,26 +960,36 @@ export class ModelService implements ModelApi {
 
   async verifyAudit(id: string): Promise<AuditVerification> {
     this.#slot(id);
-    return verifyChain(await this.store.allAudit(id), this.platform.hasher);
+    return verifyChain(await this.store.allAudit(id), this.platform.hasher, this.#auditSigner);
   }
 
   // ------------------------------------------------------------------- blobs
 
+  /**
+   * Stores a blob by content. The media type must be an RFC 6838 `type/subtype`
+   * (it becomes a response header on download). Bytes already stored keep the
+   * media type they were first stored with, and the reference says so.
+   */
   async uploadBlob(bytes: Uint8Array, mediaType = "application/octet-stream"): Promise<BlobRef> {
     if (!(bytes instanceof Uint8Array)) throw badRequest("blob data must be bytes");
+    if (!MEDIA_TYPE.test(mediaType)) {
+      throw badRequest(
+        `mediaType must be an RFC 6838 type/subtype such as text/plain, got ${JSON.stringify(mediaType)}`,
+      );
+    }
     if (bytes.byteLength > this.config.blobMaxBytes) {
       throw tooLarge(
         `Blob of ${bytes.byteLength} bytes exceeds svc.blob.max-bytes (${this.config.blobMaxBytes})`,
       );
     }
     const blobId = await this.platform.hasher.sha256Hex(bytes);
-    if (!(await this.blobs.has(blobId))) {
-      const budget = this.config.blobMaxTotalBytes;
-      if (budget > 0 && (await this.blobs.totalBytes()) + bytes.byteLength > budget) {
-        throw tooLarge(`Blob store budget exhausted (svc.blob.max-total-bytes = ${budget})`);
-      }
-      await this.blobs.put(blobId, { bytes: bytes.slice(), mediaType });
+    const stored = await this.blobs.get(blobId);
+    if (stored) return { $blobId: blobId, $mediaType: stored.mediaType, $bytes: bytes.byteLength };
+    const budget = this.config.blobMaxTotalBytes;
+    if (budget > 0 && (await this.blobs.totalBytes()) + bytes.byteLength > budget) {
+      throw tooLarge(`Blob store budget exhausted (svc.blob.max-total-bytes = ${budget})`);
     }
+    await this.blobs.put(blobId, { bytes: bytes.slice(), mediaType });
     return { $blobId: blobId, $mediaType: mediaType, $bytes: bytes.byteLength };
   }
 
@@ -979,6 +1046,18 @@ export class ModelService implements ModelApi {
       }
     }
     return ids;
+  }
+
+  // ---------------------------------------------------------------- recovery
+
+  listRecovery(): Promise<RecoverySummary[]> {
+    return this.store.listRecovery();
+  }
+
+  async getRecovery(id: string): Promise<RecoveryRecord[]> {
+    const records = await this.store.getRecovery(id);
+    if (!records.length) throw notFound(`No recovery record for model '${id}'`);
+    return records;
   }
 
   // -------------------------------------------------------------- generation
@@ -1079,6 +1158,9 @@ export class ModelService implements ModelApi {
     await this.blobs.close();
   }
 }
+
+/** An RFC 6838 media type: `type/subtype`, each a restricted name of at most 127 characters. */
+const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 
 /** Blob ids referenced by BlobRefs anywhere in a document. */
 export function referencedBlobs(doc: Json): Set<string> {

@@ -13,11 +13,7 @@ import { type CompiledModel, compileSpec, type ValidationReport } from "../model
 
 /** A compiler with the default guards. */
 export function testCompiler(): ExpressionCompiler {
-  return new ExpressionCompiler({
-    cacheSize: DEFAULT_CONFIG.expressionCacheSize,
-    timeoutMs: DEFAULT_CONFIG.expressionTimeoutMs,
-    maxDepth: DEFAULT_CONFIG.expressionMaxDepth,
-  });
+  return ExpressionCompiler.fromConfig(DEFAULT_CONFIG);
 }
 
 /** Validates and compiles a spec with the default configuration. */

@@ -115,6 +115,21 @@ async function readUpload(
   return { bytes: new Uint8Array(await file.arrayBuffer()), mediaType };
 }
 
+/**
+ * Refuses a JSON body sent as anything but the route's media types (415): a
+ * `text/plain` or form post is what a cross-site page can send without a
+ * preflight, and a multipart type must not buy the multipart body cap.
+ */
+function checkMediaType(c: Context, accepted: readonly string[]): void {
+  const given = c.req.header("Content-Type")?.split(";")[0].trim().toLowerCase() ?? "";
+  if (!accepted.includes(given)) {
+    throw new ServiceError(
+      "unsupported_media_type",
+      `Content-Type '${given || "(none)"}' is not accepted here; send ${accepted.join(" or ")}`,
+    );
+  }
+}
+
 /** The raw input of a request, member by member. */
 async function requestInput(
   c: Context,
@@ -147,6 +162,7 @@ async function requestInput(
       if (value !== undefined) raw[member] = value;
     }
   } else if (body) {
+    checkMediaType(c, body.mediaTypes ?? ["application/json"]);
     raw[body.member] = await readJson(c);
   }
   return raw;

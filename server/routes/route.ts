@@ -23,6 +23,8 @@ export interface RouteDeps {
   subscriptions: SubscriptionHub;
   /** The OpenAPI document generated from the route table. */
   apiDocument(): Record<string, unknown>;
+  /** The address the server listens on, once it does. */
+  boundAddress(): { hostname: string; port: number } | undefined;
 }
 
 /** A documented parameter. */

@@ -7,29 +7,45 @@
  * @module
  */
 import { badRequest, ServiceError } from "../../engine/errors.ts";
+import { isLoopbackName } from "../middleware/host_check/index.ts";
 import { problemResponse } from "../problem.ts";
 import { parsePathFilter } from "../subscriptions.ts";
 import { ID_PARAM, modelId, problem, type Route } from "./route.ts";
 
+/** The address the server listens on. */
+export interface BoundAddress {
+  hostname: string;
+  port: number;
+}
+
+const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]"]);
+
 /**
  * The origin rule of SPEC.md "Authentication" 4: no Origin header (not a
  * browser) passes; otherwise the Origin must be listed, or `*` be listed, or,
- * with no list, match the request's own host.
+ * with no list, be the server's own origin: the bound address and port (any
+ * loopback name with that port when bound to loopback or to every interface).
+ * The request's own `Host` is never trusted: a rebinding page forges it.
  */
 export function originAllowed(
   origin: string | undefined,
-  host: string | undefined,
+  bound: BoundAddress,
   allowed: string[] | null,
 ): boolean {
   if (origin === undefined) return true;
-  if (allowed === null) {
-    try {
-      return host !== undefined && new URL(origin).host.toLowerCase() === host.toLowerCase();
-    } catch {
-      return false;
-    }
+  if (allowed !== null) return allowed.includes("*") || allowed.includes(origin);
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
   }
-  return allowed.includes("*") || allowed.includes(origin);
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  if (port !== bound.port) return false;
+  const hostname = url.hostname.toLowerCase();
+  const boundName = bound.hostname.toLowerCase();
+  if (hostname === boundName || `[${boundName}]` === hostname) return true;
+  return (isLoopbackName(boundName) || WILDCARD_HOSTS.has(boundName)) && isLoopbackName(hostname);
 }
 
 /** The subscription route. */
@@ -63,8 +79,9 @@ export const SUBSCRIBE_ROUTE: Route = {
     404: problem("unknown model"),
     426: problem("not a WebSocket upgrade request"),
   },
-  handle: async (c, { api, config, subscriptions }) => {
-    if (!originAllowed(c.req.header("Origin"), c.req.header("Host"), config.websocketAllowedOrigins)) {
+  handle: async (c, { api, config, subscriptions, boundAddress }) => {
+    const bound = boundAddress() ?? { hostname: config.host, port: config.port };
+    if (!originAllowed(c.req.header("Origin"), bound, config.websocketAllowedOrigins)) {
       throw new ServiceError("forbidden", `Origin '${c.req.header("Origin")}' may not subscribe`);
     }
     const id = modelId(c);

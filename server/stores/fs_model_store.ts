@@ -23,7 +23,7 @@
 import type { AuditRecord } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
-import type { MemoryAuditTrail } from "../../engine/service/memory.ts";
+import { type MemoryAuditTrail, summarizeRecovery } from "../../engine/service/memory.ts";
 import type {
   AuditQuery,
   CommitStates,
@@ -31,6 +31,8 @@ import type {
   LogEntry,
   ModelStore,
   PersistedState,
+  RecoveryRecord,
+  RecoverySummary,
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { appendDurable, exists, isTemporary, nameOf, syncDir, writeFileAtomic } from "./fs_files.ts";
@@ -118,6 +120,16 @@ async function readJournal(path: string, warn: (message: string) => void): Promi
       return null;
     }
   });
+}
+
+/** The recovery records in a directory, oldest first. */
+async function readRecovery(dir: string): Promise<RecoveryRecord[]> {
+  if (!(await exists(dir))) return [];
+  const records: RecoveryRecord[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (!isTemporary(entry.name)) records.push(JSON.parse(await Deno.readTextFile(`${dir}/${entry.name}`)));
+  }
+  return records.sort((a, b) => a.detectedAt.localeCompare(b.detectedAt));
 }
 
 /** The filesystem model store. */
@@ -209,10 +221,11 @@ export class FsModelStore implements ModelStore {
     }
     const jobs = [...open.jobs.values()].filter((job) => job.modelId === file.id);
     if (!this.#options.state) return { spec: file.spec, base: null, log: [] };
-    if (!isPersistedState(file.base)) problem ??= "no state is stored";
-    return problem
-      ? { spec: file.spec, base: null, log: [], problem, jobs }
-      : { spec: file.spec, base: file.base, baseAt: file.baseAt, log, jobs };
+    const base = isPersistedState(file.base) ? file.base : null;
+    if (!base) problem ??= "no state is stored";
+    // On a problem, what could be read still goes back: the service keeps it for recovery, never replays it.
+    const model = { spec: file.spec, base, baseAt: file.baseAt, log, jobs };
+    return problem ? { ...model, problem } : model;
   }
 
   async save(
@@ -364,6 +377,32 @@ export class FsModelStore implements ModelStore {
     const trail = this.#options.audit;
     if (trail !== "filesystem") return trail?.all(modelId) ?? [];
     return await this.#trail(modelId);
+  }
+
+  /** `<dir>/recovery/<id>/`: a model's kept records, outliving the model. */
+  async #recoveryDir(modelId: string): Promise<string> {
+    return `${this.#root.slice(0, -"/models".length)}/recovery/${await nameOf(modelId)}`;
+  }
+
+  async keepForRecovery(record: RecoveryRecord): Promise<void> {
+    const dir = await this.#recoveryDir(record.modelId);
+    await Deno.mkdir(dir, { recursive: true });
+    const name = `${record.detectedAt.replace(/[:.]/g, "-")}-${crypto.randomUUID()}.json`;
+    await writeFileAtomic(`${dir}/${name}`, JSON.stringify(record, null, 2) + "\n");
+  }
+
+  async listRecovery(): Promise<RecoverySummary[]> {
+    const root = `${this.#root.slice(0, -"/models".length)}/recovery`;
+    const out: RecoverySummary[] = [];
+    if (!(await exists(root))) return out;
+    for await (const entry of Deno.readDir(root)) {
+      out.push(...(await readRecovery(`${root}/${entry.name}`)).map(summarizeRecovery));
+    }
+    return out.sort((a, b) => a.detectedAt.localeCompare(b.detectedAt));
+  }
+
+  async getRecovery(modelId: string): Promise<RecoveryRecord[]> {
+    return await readRecovery(await this.#recoveryDir(modelId));
   }
 
   /** Closes the journals and waits for background removals. */

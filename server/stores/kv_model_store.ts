@@ -22,7 +22,7 @@
 import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
-import type { MemoryAuditTrail } from "../../engine/service/memory.ts";
+import { type MemoryAuditTrail, summarizeRecovery } from "../../engine/service/memory.ts";
 import type {
   AuditQuery,
   CommitStates,
@@ -30,6 +30,8 @@ import type {
   LogEntry,
   ModelStore,
   PersistedState,
+  RecoveryRecord,
+  RecoverySummary,
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { serverHasher } from "../platform.ts";
@@ -95,8 +97,17 @@ export const kvKeys = {
   log: (id: string): Deno.KvKey => ["m", id, "log"],
   audit: (id: string): Deno.KvKey => ["m", id, "audit"],
   auditHead: (id: string): Deno.KvKey => ["m", id, "audit-head"],
+  /** A kept unreadable state: `{ref, summary}`, its chunks under {@link kvKeys.recoveryValues}. */
+  recovery: (id: string, at: number): Deno.KvKey => ["recovery", id, at],
+  recoveryValues: (id: string, at: number): Deno.KvKey => ["recovery-v", id, at],
   jobs: (id: string): Deno.KvKey => ["m", id, "job"],
 };
+
+/** What `["recovery", id, at]` holds. */
+interface RecoveryHeader {
+  ref: ValueRef;
+  summary: RecoverySummary;
+}
 
 function isHeader(value: unknown): value is ModelHeader {
   const h = value as ModelHeader;
@@ -206,8 +217,9 @@ export class KvModelStore implements ModelStore {
       return { spec, base: null, log: [] };
     }
     await this.#db.writeAll(deletions(strays));
+    // On a problem, what could be read still goes back: the service keeps it for recovery, never replays it.
     return problem
-      ? { spec, base: null, log: [], problem, jobs }
+      ? { spec, base, baseAt: header.baseAt, log, problem, jobs }
       : { spec, base, baseAt: header.baseAt, log, jobs };
   }
 
@@ -291,6 +303,44 @@ export class KvModelStore implements ModelStore {
       ]),
     });
     Object.assign(stored, { header, log: [], jobs: new Map() });
+  }
+
+  async keepForRecovery(record: RecoveryRecord): Promise<void> {
+    const at = Date.parse(record.detectedAt);
+    const bytes = encodeJson(record);
+    const written = valueMutations(
+      kvKeys.recoveryValues(record.modelId, at),
+      bytes,
+      await serverHasher.sha256Hex(bytes),
+    );
+    const header: RecoveryHeader = { ref: written.ref, summary: summarizeRecovery(record) };
+    await this.#db.writeStaged({
+      before: written.mutations,
+      unit: [{ key: kvKeys.recovery(record.modelId, at), value: header }],
+    });
+  }
+
+  async listRecovery(): Promise<RecoverySummary[]> {
+    const out: RecoverySummary[] = [];
+    for await (const entry of this.#kv.list<RecoveryHeader>({ prefix: ["recovery"] })) {
+      out.push(entry.value.summary);
+    }
+    return out;
+  }
+
+  async getRecovery(modelId: string): Promise<RecoveryRecord[]> {
+    const out: RecoveryRecord[] = [];
+    for await (const entry of this.#kv.list<RecoveryHeader>({ prefix: ["recovery", modelId] })) {
+      const at = entry.key[2] as number;
+      const prefix = kvKeys.recoveryValues(modelId, at);
+      const generations = await readGenerations(this.#kv, prefix);
+      out.push(
+        decodeJson(
+          await generationBytes(generations.get(entry.value.ref.gen), entry.value.ref),
+        ) as RecoveryRecord,
+      );
+    }
+    return out;
   }
 
   async save(

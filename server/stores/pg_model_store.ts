@@ -20,6 +20,7 @@
 import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
+import { summarizeRecovery } from "../../engine/service/memory.ts";
 import {
   type AuditQuery,
   type CommitStates,
@@ -28,6 +29,8 @@ import {
   type ModelRefresh,
   type ModelStore,
   type PersistedState,
+  type RecoveryRecord,
+  type RecoverySummary,
   StaleModelError,
   type StoreChange,
   type StoreCoordination,
@@ -156,17 +159,18 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     if (!problem && texts.length !== (row.next_log as number) - (row.log_start as number)) {
       problem = `log entries are missing`;
     }
-    const base = parse(row.base as string);
-    if (!isPersistedState(base)) problem ??= "its base state is unreadable";
+    const stored = parse(row.base as string);
+    const base = isPersistedState(stored) ? stored : null;
+    if (!base) problem ??= "its base state is unreadable";
     const jobs: EffectJob[] = [];
     for (const text of (row.jobs ?? []) as string[]) {
       const job = this.#job(text);
       if (job && job.modelId === id) jobs.push(job);
       else this.#options.warn(`model '${id}': an effect job record is unreadable and was ignored`);
     }
-    return problem
-      ? { spec, base: null, log: [], problem, jobs }
-      : { spec, base: base as PersistedState, baseAt: row.base_at as number | null, log, jobs };
+    // On a problem, what could be read still goes back: the service keeps it for recovery, never replays it.
+    const model = { spec, base, baseAt: row.base_at as number | null, log, jobs };
+    return problem ? { ...model, problem } : model;
   }
 
   async load(): Promise<LoadedModel[]> {
@@ -437,6 +441,30 @@ export class PgModelStore implements ModelStore, StoreCoordination {
       );
     }
     return trailWithHead(modelId, out, await this.#auditHead(modelId));
+  }
+
+  async keepForRecovery(record: RecoveryRecord): Promise<void> {
+    const summary = summarizeRecovery(record);
+    await this.#sql`
+      INSERT INTO svc_recovery (model_id, detected_at, reason, log_entries, record)
+      VALUES (${summary.modelId}, ${summary.detectedAt}, ${summary.reason}, ${summary.logEntries},
+        ${JSON.stringify(record)})`;
+  }
+
+  async listRecovery(): Promise<RecoverySummary[]> {
+    const rows = await this.#sql`
+      SELECT model_id, detected_at, reason, log_entries FROM svc_recovery ORDER BY seq`;
+    return rows.map((row) => ({
+      modelId: row.model_id as string,
+      detectedAt: row.detected_at as string,
+      reason: row.reason as string,
+      logEntries: row.log_entries as number,
+    }));
+  }
+
+  async getRecovery(modelId: string): Promise<RecoveryRecord[]> {
+    const rows = await this.#sql`SELECT record FROM svc_recovery WHERE model_id = ${modelId} ORDER BY seq`;
+    return rows.map((row) => JSON.parse(row.record as string) as RecoveryRecord);
   }
 
   async close(): Promise<void> {

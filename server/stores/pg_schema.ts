@@ -54,6 +54,15 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (model_id, id)
   );
   CREATE INDEX svc_jobs_due ON svc_jobs (due_at);
+  -- States that could not be reconstructed at a load, kept for an operator (outlive the model).
+  CREATE TABLE svc_recovery (
+    seq bigserial PRIMARY KEY,
+    model_id text NOT NULL,
+    detected_at text NOT NULL,
+    reason text NOT NULL,
+    log_entries integer NOT NULL,
+    record text NOT NULL
+  );
   CREATE TABLE svc_blobs (
     id text PRIMARY KEY,
     media_type text NOT NULL,

@@ -47,24 +47,12 @@ async function runSuite(args: string[], timeoutMs: number): Promise<{ code: numb
 }
 
 /**
- * Open mode (the suite sends no key); browser origins limited to the server's own,
- * so the DNS rebinding scenario needs the port before the server starts: a port
- * that was free a moment ago, and another one should a parallel test take it first.
+ * Open mode with the default configuration (the suite sends no key): no
+ * `svc.host` (open mode binds loopback) and no origin list, so the DNS
+ * rebinding scenario checks the defaults.
  */
-async function startOnFreePort(): Promise<TestServer> {
-  for (let attempt = 1;; attempt++) {
-    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const { port } = listener.addr;
-    listener.close();
-    try {
-      return await startTestServer({
-        "svc.port": String(port),
-        "svc.mcp.allowed-origins": `http://127.0.0.1:${port},http://localhost:${port}`,
-      });
-    } catch (err) {
-      if (attempt >= 5 || !/cannot listen on/.test(String(err))) throw err;
-    }
-  }
+function startWithDefaults(): Promise<TestServer> {
+  return startTestServer({}, { defaultHost: true });
 }
 
 Deno.test({
@@ -79,7 +67,7 @@ Deno.test({
         return;
       }
     }
-    const server = await startOnFreePort();
+    const server = await startWithDefaults();
     try {
       for (const scenario of SCENARIOS) {
         await t.step(scenario, async () => {

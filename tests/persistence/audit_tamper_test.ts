@@ -4,7 +4,14 @@
  * sequence and a detail naming the failed check.
  */
 import assert from "node:assert/strict";
-import type { AuditRecord, AuditVerification } from "../../engine/audit/chain.ts";
+import {
+  type AuditRecord,
+  type AuditVerification,
+  GENESIS_HASH,
+  sealRecord,
+} from "../../engine/audit/chain.ts";
+import { ed25519Signer } from "../../engine/audit/signing.ts";
+import { webPlatform } from "../../engine/ports.ts";
 import { decodeJson, encodeJson, recordMutations } from "../../server/stores/kv_values.ts";
 import { openRawKv, openService, orderSpec, withTempDir } from "./helpers.ts";
 
@@ -92,14 +99,14 @@ const CASES: {
   {
     name: "a deleted record",
     tamper: (kv) => kv.delete(key(3)),
-    firstBroken: 4,
-    detail: /record at position 3 is not chained: sequence 4, expected 3/,
+    firstBroken: 3,
+    detail: /sequence 3 is missing: the record was deleted \(the next stored is 4\)/,
   },
   {
     name: "a deleted first record",
     tamper: (kv) => kv.delete(key(0)),
-    firstBroken: 1,
-    detail: /record at position 0 is not chained/,
+    firstBroken: 0,
+    detail: /sequence 0 is missing: the record was deleted/,
   },
   {
     name: "a deleted newest record",
@@ -138,6 +145,43 @@ Deno.test("records appended after a deleted newest record keep the gap visible",
     assert.deepEqual(sequences, [RECORDS, RECORDS - 2, RECORDS - 3, RECORDS - 4, RECORDS - 5]);
     const result = await service.verifyAudit("orders");
     assert.equal(result.valid, false);
-    assert.equal(result.firstBrokenSequence, RECORDS);
+    assert.equal(result.firstBrokenSequence, RECORDS - 1, "the deleted record is named");
+    assert.match(result.detail, /sequence 4 is missing/);
     await service.close();
+  }));
+
+Deno.test("with svc.audit.signing-key, a chain rewritten whole by someone without the key fails verify", () =>
+  withTempDir(async (dir) => {
+    const signer = await ed25519Signer(btoa(String.fromCharCode(...new Uint8Array(32).fill(3))));
+    const first = await openService({ "svc.persistence-dir": dir }, undefined, { auditSigner: signer });
+    await first.service.createModel(orderSpec());
+    for (let qty = 1; qty <= 3; qty++) await first.service.mutate("orders", { "$.customer": `c${qty}` });
+    assert.equal((await first.service.verifyAudit("orders")).valid, true);
+    await first.service.close();
+
+    // Someone who can write the store rewrites history and re-chains every record consistently.
+    const kv = await openRawKv(dir);
+    let prev = GENESIS_HASH;
+    for (let sequence = 0; sequence < 3; sequence++) {
+      const { prevHash: _p, hash: _h, signature: _s, ...body } = await read(kv, sequence);
+      const forged = sequence === 1 ? { ...body, mutations: { "$.customer": "Mallory" } } : body;
+      const record = await sealRecord(forged, prev, webPlatform().hasher);
+      await write(kv, sequence, record);
+      prev = record.hash;
+    }
+    await kv.set(["m", "orders", "audit-head"], { sequence: 2, hash: prev });
+    kv.close();
+
+    const unsigned = await openService({ "svc.persistence-dir": dir });
+    assert.equal(
+      (await unsigned.service.verifyAudit("orders")).valid,
+      true,
+      "a hash chain alone cannot tell",
+    );
+    await unsigned.service.close();
+    const signed = await openService({ "svc.persistence-dir": dir }, undefined, { auditSigner: signer });
+    const result = await signed.service.verifyAudit("orders");
+    assert.equal(result.valid, false);
+    assert.match(result.detail, /chain head is not signed/);
+    await signed.service.close();
   }));

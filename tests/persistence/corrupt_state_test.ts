@@ -99,6 +99,16 @@ for (const { name, reason, change } of CASES) {
       assert.deepEqual(await reopened.service.getState("orders"), initial);
       assert.deepEqual(await reopened.service.getHistory("orders"), []);
       assert.deepEqual(await reopened.service.getState("other"), other);
+      // Nothing was deleted: what was stored is kept for recovery and can be exported.
+      assert.match(
+        warning,
+        /RECOVERY NEEDED: the stored state and log are kept; export them with GET \/admin\/recovery\/orders/,
+      );
+      const [kept, ...more] = await reopened.service.getRecovery("orders");
+      assert.equal(more.length, 0);
+      assert.match(kept.reason, reason);
+      assert.deepEqual(kept.spec, orderSpec());
+      assert.ok(kept.base !== null || kept.log.length > 0, "what could be read is kept");
       // The trail of the lost commits stays, and goes on.
       assert.equal((await reopened.service.getAudit("orders")).length, 3);
       await reopened.service.mutate("orders", { "$.customer": "Eve" });
@@ -108,6 +118,7 @@ for (const { name, reason, change } of CASES) {
       // The reset was stored: the next start is clean.
       const again = await openService({ "svc.persistence-dir": dir });
       assert.deepEqual(again.warnings, []);
+      assert.equal((await again.service.listRecovery()).length, 1, "kept across restarts");
       assert.equal((await again.service.getState("orders") as { customer: string }).customer, "Eve");
       await again.service.close();
     }));

@@ -8,7 +8,7 @@
 import { engineConfig } from "../../engine/config.ts";
 import type { Platform } from "../../engine/ports.ts";
 import { webPlatform } from "../../engine/ports.ts";
-import { ModelService } from "../../engine/service/service.ts";
+import { ModelService, type ServiceOptions } from "../../engine/service/service.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { openStorage, type Storage } from "../../server/stores/mod.ts";
 
@@ -75,6 +75,7 @@ export interface OpenedService {
 export async function openService(
   keys: Record<string, string>,
   platform: Platform = steppingPlatform(),
+  options: Pick<ServiceOptions, "auditSigner"> = {},
 ): Promise<OpenedService> {
   const warnings: string[] = [];
   const warn = (message: string) => warnings.push(message);
@@ -85,6 +86,7 @@ export async function openService(
     store: storage.store,
     blobs: storage.blobs,
     observer: { warn },
+    ...options,
   });
   return { service, storage, warnings };
 }

@@ -43,10 +43,13 @@ export function configOf(keys: Record<string, string>): Promise<LoadedConfig> {
 /** Starts a server on 127.0.0.1 with a free port; `keys` are svc.* settings (memory storage unless set). */
 export async function startTestServer(
   keys: Record<string, string> = {},
-  options: Partial<Omit<ServerOptions, "config">> = {},
+  { defaultHost = false, ...options }: Partial<Omit<ServerOptions, "config">> & {
+    /** Leave `svc.host` unset, as a default configuration does (open mode then binds loopback). */
+    defaultHost?: boolean;
+  } = {},
 ): Promise<TestServer> {
   const config = await configOf({
-    "svc.host": "127.0.0.1",
+    ...(defaultHost ? {} : { "svc.host": "127.0.0.1" }),
     "svc.port": "0",
     "svc.storage.type": "memory",
     ...keys,

@@ -17,7 +17,11 @@ Deno.test("metrics follow mutations of every outcome, audit sources, effects and
       return await res.json();
     };
     const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-      const res = await app.request(path, { method: "POST", body: JSON.stringify(body), headers });
+      const res = await app.request(path, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json", ...headers },
+      });
       await res.body?.cancel();
       return res.status;
     };

@@ -3,7 +3,8 @@
  * unencoded namespaced id in a URL, a port that is already taken.
  */
 import assert from "node:assert/strict";
-import { configWarnings, nearestName } from "../../server/config_keys.ts";
+import { nearestName } from "../../engine/nearest.ts";
+import { configWarnings } from "../../server/config_keys.ts";
 import { call, inProcessServer, spawnServe, startTestServer } from "./helpers.ts";
 
 Deno.test("unknown SVC_* variables are named with the nearest known key; strict mode refuses them", () => {

@@ -292,8 +292,13 @@ Deno.test("blobs: multipart upload 201, download with Content-Type, model-scoped
     assert.match(blobRef.$blobId, /^[0-9a-f]{64}$/);
     assert.equal(uploaded.headers.get("location"), `/blobs/${blobRef.$blobId}`);
 
-    const overridden = await uploadBlob(base, bytes, { type: "application/x-test", mediaType: "image/png" });
+    const overridden = await uploadBlob(base, new Uint8Array([9]), {
+      type: "application/x-test",
+      mediaType: "image/png",
+    });
     assert.equal(overridden.json.$mediaType, "image/png", "the mediaType part wins");
+    const again = await uploadBlob(base, bytes, { mediaType: "image/png" });
+    assert.equal(again.json.$mediaType, "application/x-test", "the same bytes again report the stored type");
 
     const download = await fetch(`${base}/blobs/${blobRef.$blobId}`);
     assert.equal(download.status, 200);

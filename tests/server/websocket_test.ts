@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { call, orderSpec, startTestServer, type TestServer } from "./helpers.ts";
+import { originAllowed } from "../../server/routes/subscribe.ts";
 
 /** A connected client that collects frames in arrival order. */
 interface Client {
@@ -221,4 +222,16 @@ Deno.test("shutdown closes subscriptions with 1001 and completes", async () => {
   const client = await connect(`${server.wsUrl}/models/order/subscribe`);
   await server.close();
   assert.equal((await client.closed).code, 1001, "going away");
+});
+
+Deno.test("the WebSocket origin rule compares with the bound address, never the request's Host", () => {
+  const loopback = { hostname: "127.0.0.1", port: 8080 };
+  assert.ok(originAllowed(undefined, loopback, null));
+  assert.ok(originAllowed("http://localhost:8080", loopback, null));
+  assert.ok(!originAllowed("http://localhost:9999", loopback, null));
+  assert.ok(!originAllowed("http://evil.example:8080", loopback, null));
+  const named = { hostname: "models.example", port: 443 };
+  assert.ok(originAllowed("https://models.example", named, null));
+  assert.ok(!originAllowed("https://evil.example", named, null));
+  assert.ok(originAllowed("https://evil.example", named, ["*"]));
 });

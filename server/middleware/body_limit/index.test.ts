@@ -4,7 +4,13 @@ import { bodySizeLimit } from "./index.ts";
 
 function app(): Hono {
   const app = new Hono();
-  app.use("*", bodySizeLimit({ multipartFileBytes: 100, multipartRequestBytes: 200, otherBytes: 10 }));
+  app.use(
+    "*",
+    bodySizeLimit(
+      { multipartFileBytes: 100, multipartRequestBytes: 200, otherBytes: 10 },
+      (method, path) => method === "POST" && path === "/blobs",
+    ),
+  );
   app.post("*", async (c) => c.text(String((await c.req.arrayBuffer()).byteLength)));
   return app;
 }
@@ -43,11 +49,19 @@ Deno.test("bodies without a length are counted while read", async () => {
   assert.equal(await ok.text(), "9");
 });
 
-Deno.test("multipart bodies get the multipart request cap", async () => {
+Deno.test("multipart bodies get the multipart request cap on upload routes only", async () => {
   const headers = { "content-type": "multipart/form-data; boundary=x" };
-  const ok = await app().request("/x", { method: "POST", body: chunked(150), headers });
+  const ok = await app().request("/blobs", { method: "POST", body: chunked(150), headers });
   assert.equal(await ok.text(), "150");
-  const over = await app().request("/x", { method: "POST", body: chunked(201), headers });
+  const over = await app().request("/blobs", { method: "POST", body: chunked(201), headers });
   assert.equal(over.status, 413);
   await over.body?.cancel();
+  // Elsewhere a multipart Content-Type does not lift the JSON cap.
+  const elsewhere = await app().request("/models/m/mutations", {
+    method: "POST",
+    body: chunked(150),
+    headers,
+  });
+  assert.equal(elsewhere.status, 413);
+  await elsewhere.body?.cancel();
 });

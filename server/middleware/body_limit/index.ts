@@ -1,6 +1,7 @@
 /**
- * Request body caps: multipart uploads get `svc.multipart.max-request-size`,
- * every other body `svc.http.max-body-size`. A declared `Content-Length` over
+ * Request body caps: a multipart upload to a route that takes one (`POST
+ * /blobs`) gets `svc.multipart.max-request-size`, every other body
+ * `svc.http.max-body-size` whatever its Content-Type says. A declared `Content-Length` over
  * the cap answers 413 before anything is read; a body without one (chunked)
  * is read up to the cap and refused as soon as it passes it.
  *
@@ -45,10 +46,14 @@ async function limitBody(c: Context, next: Next, cap: number): Promise<Response 
   return await next();
 }
 
-/** Caps request bodies by kind. */
-export function bodySizeLimit(limits: BodyLimits): MiddlewareHandler {
+/** Caps request bodies by route: `takesUpload(method, path)` says which routes accept multipart. */
+export function bodySizeLimit(
+  limits: BodyLimits,
+  takesUpload: (method: string, path: string) => boolean,
+): MiddlewareHandler {
   return function bodySizeLimit(c, next) {
     const multipart = c.req.header("Content-Type")?.toLowerCase().startsWith("multipart/form-data") ?? false;
-    return limitBody(c, next, multipart ? limits.multipartRequestBytes : limits.otherBytes);
+    const upload = multipart && takesUpload(c.req.method, c.req.path);
+    return limitBody(c, next, upload ? limits.multipartRequestBytes : limits.otherBytes);
   };
 }

@@ -17,6 +17,8 @@ export interface RateLimitOptions {
   trustForwardedFor: boolean;
   /** Milliseconds clock; tests pass their own. */
   now?: () => number;
+  /** Paths never limited (health and info, so probes keep working under load). */
+  exempt?: ReadonlySet<string>;
 }
 
 /** The socket peer address Deno passes as the handler's `env`, `unknown` in-process. */
@@ -47,6 +49,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
     for (const [key, times] of hits) if (times[times.length - 1] <= cutoff) hits.delete(key);
   };
   return async function rateLimit(c, next) {
+    if (options.exempt?.has(c.req.path)) return await next();
     const t = now();
     const cutoff = t - windowMs;
     if (++sinceSweep >= SWEEP_EVERY) {

@@ -1,0 +1,96 @@
+/**
+ * Signed chain heads: with `svc.audit.signing-key` set, every audit record
+ * carries an Ed25519 signature (WebCrypto) of its hash, outside the hashed
+ * body. A hash chain alone is detectably altered only by someone who cannot
+ * recompute it; whoever can write the store can rewrite the whole chain
+ * consistently. The signature closes that: without the key a rewritten head
+ * cannot be signed, so verification fails (see README "Audit trail", threat
+ * model).
+ *
+ * @module
+ */
+
+/** Signs and checks record hashes. */
+export interface AuditSigner {
+  /** The base64 signature of a record hash. */
+  sign(hash: string): Promise<string>;
+  /** Whether `signature` is this key's signature of `hash`. */
+  verify(hash: string, signature: string): Promise<boolean>;
+}
+
+/** The DER prefix that wraps a 32-byte Ed25519 seed into PKCS #8. */
+const PKCS8_ED25519_PREFIX = [
+  0x30,
+  0x2e,
+  0x02,
+  0x01,
+  0x00,
+  0x30,
+  0x05,
+  0x06,
+  0x03,
+  0x2b,
+  0x65,
+  0x70,
+  0x04,
+  0x22,
+  0x04,
+  0x20,
+];
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text.trim().replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+function toBase64(bytes: ArrayBuffer): string {
+  return btoa(String.fromCharCode(...new Uint8Array(bytes)));
+}
+
+/**
+ * An Ed25519 signer from a key: base64 of a 32-byte seed, or of a PKCS #8
+ * private key. The error never repeats the key.
+ */
+export async function ed25519Signer(key: string): Promise<AuditSigner> {
+  let raw: Uint8Array;
+  try {
+    raw = fromBase64(key);
+  } catch {
+    throw new Error("the audit signing key must be base64 (a 32-byte Ed25519 seed or a PKCS #8 key)");
+  }
+  const pkcs8 = raw.length === 32 ? new Uint8Array([...PKCS8_ED25519_PREFIX, ...raw]) : raw;
+  let privateKey: CryptoKey;
+  try {
+    privateKey = await crypto.subtle.importKey("pkcs8", pkcs8 as BufferSource, { name: "Ed25519" }, true, [
+      "sign",
+    ]);
+  } catch {
+    throw new Error("the audit signing key is not an Ed25519 key (a 32-byte seed or PKCS #8, base64)");
+  }
+  const { x } = await crypto.subtle.exportKey("jwk", privateKey);
+  const publicKey = await crypto.subtle.importKey(
+    "jwk",
+    { kty: "OKP", crv: "Ed25519", x },
+    { name: "Ed25519" },
+    false,
+    ["verify"],
+  );
+  const data = (hash: string) => new TextEncoder().encode(hash) as BufferSource;
+  return {
+    async sign(hash) {
+      return toBase64(await crypto.subtle.sign({ name: "Ed25519" }, privateKey, data(hash)));
+    },
+    async verify(hash, signature) {
+      try {
+        return await crypto.subtle.verify(
+          { name: "Ed25519" },
+          publicKey,
+          fromBase64(signature) as BufferSource,
+          data(hash),
+        );
+      } catch {
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Measuring JSON values without recursion: their approximate serialized size,
+ * their nesting depth, and whether they hold anything JSON cannot store (a
+ * non-finite number). The walk is iterative, so a value nested 100,000 deep is
+ * measured (and refused) instead of overflowing the stack; it stops as soon as
+ * the value is known to be too deep.
+ *
+ * @module
+ */
+
+/** What a walk found. */
+export type Measure =
+  | { ok: true; bytes: number; depth: number }
+  | { ok: false; reason: "depth"; depth: number }
+  | { ok: false; reason: "non-finite"; path: (string | number)[] };
+
+/** Approximate JSON bytes of a scalar (strings by UTF-16 length plus quotes). */
+function scalarBytes(value: unknown): number {
+  switch (typeof value) {
+    case "string":
+      return value.length + 2;
+    case "number":
+      return Number.isInteger(value) && Math.abs(value) < 1e15 ? String(value).length : 24;
+    case "boolean":
+      return value ? 4 : 5;
+    default:
+      return 4; // null
+  }
+}
+
+/**
+ * Measures `value`: approximate JSON bytes (the UTF-16 length of its
+ * serialization, within a few bytes per number) and depth (a scalar is 0, a
+ * container one more than its deepest member). Stops with `depth` as soon as a
+ * container lies deeper than `maxDepth`, and with `non-finite` (and where) at
+ * the first NaN or Infinity. `undefined` members count as absent.
+ */
+export function measureJson(value: unknown, maxDepth = Infinity): Measure {
+  let bytes = 0;
+  let depth = 0;
+  const stack: { value: unknown; depth: number; key: string | number | null; parent: number }[] = [
+    { value, depth: 0, key: null, parent: -1 },
+  ];
+  // Parent links, only to name the path of a non-finite number.
+  const visited: { key: string | number | null; parent: number }[] = [];
+  while (stack.length) {
+    const item = stack.pop()!;
+    const v = item.value;
+    if (v === null || typeof v !== "object") {
+      if (typeof v === "number" && !Number.isFinite(v)) {
+        const path: (string | number)[] = [item.key as string | number];
+        for (let p = item.parent; p >= 0 && visited[p].key !== null; p = visited[p].parent) {
+          path.unshift(visited[p].key as string | number);
+        }
+        return { ok: false, reason: "non-finite", path: item.key === null ? [] : path };
+      }
+      bytes += scalarBytes(v);
+      continue;
+    }
+    const level = item.depth + 1;
+    if (level > maxDepth) return { ok: false, reason: "depth", depth: level };
+    if (level > depth) depth = level;
+    const index = visited.push({ key: item.key, parent: item.parent }) - 1;
+    bytes += 2;
+    if (Array.isArray(v)) {
+      bytes += Math.max(0, v.length - 1);
+      for (let i = v.length - 1; i >= 0; i--) {
+        stack.push({ value: v[i], depth: level, key: i, parent: index });
+      }
+    } else {
+      let members = 0;
+      for (const key of Object.keys(v)) {
+        const member = (v as Record<string, unknown>)[key];
+        if (member === undefined) continue;
+        bytes += key.length + 3;
+        members++;
+        stack.push({ value: member, depth: level, key, parent: index });
+      }
+      bytes += Math.max(0, members - 1);
+    }
+  }
+  return { ok: true, bytes, depth };
+}
+
+/** Approximate JSON bytes of a value (see {@link measureJson}); `undefined` is 0. */
+export function jsonBytes(value: unknown): number {
+  if (value === undefined) return 0;
+  const measured = measureJson(value);
+  return measured.ok ? measured.bytes : 0;
+}

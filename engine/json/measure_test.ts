@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { jsonBytes, measureJson } from "./measure.ts";
+
+Deno.test("measureJson approximates the JSON length and reports depth", () => {
+  for (const value of [null, 1, "x", [], {}, { a: [1, 2, { b: "c" }], "k\u00e9y": true, n: -12 }]) {
+    const measured = measureJson(value);
+    assert.ok(measured.ok);
+    assert.equal(measured.bytes, JSON.stringify(value).length, JSON.stringify(value));
+  }
+  assert.deepEqual(measureJson({ a: [[1]] }), { ok: true, bytes: 11, depth: 3 });
+  assert.equal(jsonBytes(undefined), 0);
+});
+
+Deno.test("a value nested 100,000 deep is measured without recursion and stops at the limit", () => {
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  assert.deepEqual(measureJson(deep, 128), { ok: false, reason: "depth", depth: 129 });
+  const whole = measureJson(deep);
+  assert.ok(whole.ok && whole.depth === 100_000);
+});
+
+Deno.test("a non-finite number is found with its path", () => {
+  assert.deepEqual(measureJson({ a: [1, { b: Infinity }] }), {
+    ok: false,
+    reason: "non-finite",
+    path: ["a", 1, "b"],
+  });
+  assert.deepEqual(measureJson(NaN), { ok: false, reason: "non-finite", path: [] });
+});

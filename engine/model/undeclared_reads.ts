@@ -1,0 +1,89 @@
+/**
+ * Typos in expressions: a read of a field the schema does not declare and no
+ * derivation produces (`qtty * 2` in a spec whose schema has `qty`) would
+ * leave the value silently missing forever. Each such read is a warning at
+ * the expression, naming the field and the nearest declared name. Free-form
+ * objects (no `properties`, or `additionalProperties` allowed) are not judged.
+ *
+ * @module
+ */
+import type { Finding } from "../errors.ts";
+import { formatPath, pathsOverlap, type Segment, WILDCARD } from "../json/path.ts";
+import { isObject } from "../json/value.ts";
+import { nearestName } from "../nearest.ts";
+import type { CompiledNode } from "./nodes.ts";
+import type { SchemaIndex } from "./schema_index.ts";
+
+/** Where a node's expression is written in the spec. */
+function locationOf(node: CompiledNode): string {
+  switch (node.kind) {
+    case "DERIVED":
+      return `derivations[${node.index}].expr`;
+    case "META":
+      return `metaDerivations[${node.index}].expr`;
+    case "CONSTRAINT":
+      return `constraints[${node.index}].expr`;
+    case "EFFECT":
+      return `effects[${node.index}]`;
+  }
+}
+
+/**
+ * The first segment of `path` the schema does not declare (under a parent that
+ * declares its members and no others), with that parent's member names; null
+ * when every segment is declared or a free-form object is reached.
+ */
+function undeclared(schema: SchemaIndex, path: readonly Segment[]): { at: number; names: string[] } | null {
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    if (typeof seg !== "string") continue;
+    const location = schema.locate(path.slice(0, i + 1));
+    if (location.kind === "fragment") continue;
+    const parent = schema.fragmentAt(path.slice(0, i));
+    const closed = location.kind === "forbidden" ||
+      (isObject(parent.properties) && parent.additionalProperties === undefined &&
+        parent.patternProperties === undefined);
+    if (!closed) return null;
+    return { at: i, names: isObject(parent.properties) ? Object.keys(parent.properties) : [] };
+  }
+  return null;
+}
+
+/** Warnings for reads of undeclared, underived fields. */
+export function undeclaredReads(
+  nodes: readonly CompiledNode[],
+  schema: SchemaIndex,
+  derivedTargets: readonly Segment[][],
+): Finding[] {
+  const warnings: Finding[] = [];
+  for (const node of nodes) {
+    const seen = new Set<string>();
+    // An effect's own status document is written by the service, not declared by the author.
+    const status = node.kind === "EFFECT" && node.effect.statusPath
+      ? formatPath(node.effect.statusPath)
+      : null;
+    for (const read of node.reads) {
+      if (derivedTargets.some((target) => pathsOverlap(target, read.path))) continue;
+      if (status === formatPath(read.path)) continue;
+      const found = undeclared(schema, read.path);
+      if (!found) continue;
+      const field = read.path.slice(0, found.at + 1);
+      const key = formatPath(field);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const parent = field.slice(0, -1);
+      const derivedHere = derivedTargets
+        .filter((t) => t.length > parent.length && pathsOverlap(t.slice(0, parent.length), parent))
+        .map((t) => t[parent.length])
+        .filter((seg): seg is string => typeof seg === "string" && seg !== String(WILDCARD));
+      const name = field[field.length - 1] as string;
+      const suggestion = nearestName(name, [...found.names, ...derivedHere]);
+      warnings.push({
+        location: locationOf(node),
+        message: `reads '${key}', which the schema does not declare and no derivation produces` +
+          (suggestion ? ` (did you mean '${formatPath([...parent, suggestion])}'?)` : ""),
+      });
+    }
+  }
+  return warnings;
+}

@@ -1,0 +1,85 @@
+/**
+ * The checks at the door of the service: a value the store cannot keep, or
+ * that every later walk would have to survive, is refused before any work.
+ *
+ * - a non-finite number (`1e309` parses as Infinity; JSON stores it as null): 422;
+ * - nesting deeper than `svc.limits.max-depth` (a written value counts from the
+ *   root of the document, so its address's depth is added): 422;
+ * - a spec over `svc.limits.max-spec-bytes`, a state over
+ *   `svc.limits.max-state-bytes`: 413.
+ *
+ * The walks are iterative ({@link measureJson}) and cost what the request
+ * holds, never what the stored document holds.
+ *
+ * @module
+ */
+import type { EngineConfig } from "../config.ts";
+import { schemaViolation, tooLarge, unprocessable } from "../errors.ts";
+import { measureJson } from "../json/measure.ts";
+import { formatPath, parsePath } from "../json/path.ts";
+import type { Json } from "../json/value.ts";
+
+/** Refuses a value nested too deep or holding a non-finite number; returns its approximate JSON bytes. */
+export function checkValue(config: EngineConfig, value: unknown, what: string, baseDepth = 0): number {
+  const measured = measureJson(value, config.maxDepth - baseDepth);
+  if (measured.ok) return measured.bytes;
+  if (measured.reason === "depth") {
+    throw unprocessable(
+      `${what} is nested deeper than svc.limits.max-depth (${config.maxDepth} levels)`,
+    );
+  }
+  const where = measured.path.length ? ` at ${formatPath(measured.path)}` : "";
+  throw unprocessable(`${what} holds a number JSON cannot store (NaN or Infinity)${where}`);
+}
+
+/**
+ * Checks every value of a flat mutation map: a non-finite number is a schema
+ * violation of its address (422 with the spec's body), depth counts from the root.
+ */
+export function checkMutationValues(config: EngineConfig, mutations: Record<string, Json>): void {
+  for (const [address, value] of Object.entries(mutations)) {
+    const parsed = parsePath(address);
+    const baseDepth = parsed.ok ? parsed.path.length : 0;
+    const measured = measureJson(value, config.maxDepth - baseDepth);
+    if (measured.ok) continue;
+    if (measured.reason === "non-finite") {
+      const path = parsed.ok ? formatPath([...parsed.path, ...measured.path]) : address;
+      throw schemaViolation([{
+        path,
+        keyword: "type",
+        message: "must be a finite number (NaN and Infinity cannot be stored)",
+      }]);
+    }
+    checkValue(config, value, `The value written at ${address}`, baseDepth);
+  }
+}
+
+/** Checks every value of a JSON Patch; depth counts from the root (the pointer's segments). */
+export function checkPatchValues(config: EngineConfig, ops: readonly unknown[]): void {
+  ops.forEach((op, index) => {
+    if (typeof op !== "object" || op === null) return;
+    const { path, value } = op as { path?: unknown; value?: unknown };
+    const baseDepth = typeof path === "string" ? path.split("/").length - 1 : 0;
+    checkValue(config, value ?? null, `Patch operation ${index}'s value`, baseDepth);
+  });
+}
+
+/** Refuses a spec deeper than the depth limit, with a non-finite number, or over `svc.limits.max-spec-bytes`. */
+export function checkSpecSize(config: EngineConfig, spec: unknown, what = "The spec"): void {
+  const bytes = checkValue(config, spec, what);
+  if (bytes > config.maxSpecBytes) {
+    throw tooLarge(
+      `${what} is about ${bytes} bytes, over svc.limits.max-spec-bytes (${config.maxSpecBytes})`,
+    );
+  }
+}
+
+/** Refuses a whole state over `svc.limits.max-state-bytes` (creation, evolution, restore). */
+export function checkStateBytes(config: EngineConfig, bytes: number, modelId: string): void {
+  if (bytes > config.maxStateBytes) {
+    throw tooLarge(
+      `State of model '${modelId}' would be about ${bytes} bytes, over svc.limits.max-state-bytes ` +
+        `(${config.maxStateBytes})`,
+    );
+  }
+}

@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { rejectsWith, serviceOf } from "../_test_utils.ts";
+import { MemoryModelStore } from "./memory.ts";
+import type { LoadedModel, LogEntry, PersistedState } from "./ports.ts";
+import { ModelService } from "./service.ts";
+import type { ModelSpec } from "../model/types.ts";
+
+/** A store that keeps the last saved state and the log after it, and loads them back. */
+class LogStore extends MemoryModelStore {
+  readonly models = new Map<string, LoadedModel>();
+  override load(): Promise<LoadedModel[]> {
+    return Promise.resolve(structuredClone([...this.models.values()]));
+  }
+  override save(...args: unknown[]): Promise<void> {
+    const [spec, state] = args as [ModelSpec, PersistedState];
+    this.models.set(spec.id, structuredClone({ spec, base: state, log: [] }));
+    return Promise.resolve();
+  }
+  override commit(modelId: string, entry: unknown): Promise<void> {
+    this.models.get(modelId)!.log.push(structuredClone(entry as LogEntry));
+    return Promise.resolve();
+  }
+}
+
+const spec = {
+  id: "m",
+  schema: { type: "object", properties: { rate: { type: "number", maximum: 10 }, o: { type: "object" } } },
+  derivations: [{ path: "$.double", expr: "rate * 2" }],
+};
+
+Deno.test("non-finite numbers, deep values and oversized states are refused and change nothing", async () => {
+  const { service } = await serviceOf({ maxDepth: 16, maxStateBytes: 10_000 });
+  await service.createModel(spec);
+  await service.mutate("m", { "$.rate": 2 });
+  await rejectsWith(() => service.mutate("m", { "$.rate": Infinity }), "schema_violation", /finite/);
+  await rejectsWith(() => service.mutate("m", { "$.o.x": { y: [NaN] } }), "schema_violation", /finite/);
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = { d: deep };
+  await rejectsWith(
+    () => service.mutate("m", { "$.o": deep as never }),
+    "validation_failed",
+    /max-depth \(16/,
+  );
+  await rejectsWith(
+    () => service.patch("m", [{ op: "add", path: "/o/d", value: deep as never }]),
+    "validation_failed",
+    /max-depth/,
+  );
+  await rejectsWith(
+    () => service.mutate("m", { "$.o.a1[999999]": 1 }),
+    "too_large",
+    /max-state-bytes \(10000\)/,
+  );
+  await rejectsWith(
+    () => service.mutate("m", { "$.o.s": "x".repeat(20_000) }),
+    "too_large",
+    /max-state-bytes/,
+  );
+  await rejectsWith(
+    () => service.patch("m", [{ op: "add", path: "/o/s", value: "x".repeat(20_000) }]),
+    "too_large",
+    /max-state-bytes/,
+  );
+  assert.deepEqual(await service.getState("m"), { rate: 2, double: 4 });
+  // Small writes still pass, and shrinking is always allowed.
+  await service.mutate("m", { "$.o.s": "x".repeat(5_000) });
+  await service.mutate("m", { "$.o.s": "y" });
+  assert.deepEqual(await service.getState("m"), { rate: 2, double: 4, o: { s: "y" } });
+});
+
+Deno.test("a spec over svc.limits.max-spec-bytes is refused with 413", async () => {
+  const { service } = await serviceOf({ maxSpecBytes: 2_000 });
+  await rejectsWith(
+    () => service.createModel({ ...spec, description: "d".repeat(3_000) }),
+    "too_large",
+    /max-spec-bytes \(2000\)/,
+  );
+  assert.deepEqual(await service.listModels(), []);
+});
+
+Deno.test("a replay at startup sees each write's commit time as $now()", async () => {
+  const store = new LogStore();
+  const { service, clock } = await serviceOf({}, { store });
+  await service.createModel({
+    id: "t",
+    schema: { type: "object", properties: { n: { type: "number" } } },
+    derivations: [{ path: "$.stamp", expr: "n & ' at ' & $now()" }],
+  });
+  clock.advance(60_000);
+  await service.mutate("t", { "$.n": 1 });
+  const before = await service.getState("t");
+  clock.advance(3_600_000);
+  const reopened = await ModelService.open({ store, config: service.config, platform: service.platform });
+  assert.deepEqual(await reopened.getState("t"), before);
+});

@@ -1,0 +1,286 @@
+/**
+ * Hostile requests against the real server (issue 9): each is refused with its
+ * status (or, where it is harmless now, answered), nothing of it is applied,
+ * the server keeps answering other models while it runs, and the committed
+ * state survives a restart byte for byte.
+ */
+import assert from "node:assert/strict";
+import { call, configOf, seg, startTestServer, type TestServer, uploadBlob } from "./helpers.ts";
+
+const SPEC = {
+  id: "victim",
+  schema: {
+    type: "object",
+    properties: {
+      s: { type: "string" },
+      n: { type: "integer" },
+      rate: { type: "number", maximum: 100 },
+      o: { type: "object" },
+    },
+  },
+  derivations: [
+    { path: "$.redos", expr: "$exists(s) ? $contains(s, /^(a+)+$/) : null" },
+    {
+      path: "$.bomb",
+      expr: "n = 1 ? $string([1..10000000]) : n = 2 ? $pad('', 400000000, 'x') : " +
+        "n = 3 ? ($f := function($k){ $k > 0 ? $f($k - 1) : 0 }; $f(100000000)) : " +
+        "n = 4 ? $reduce([1..100000], function($a, $v){ {'a': $a} }, 0) : n",
+    },
+  ],
+};
+
+const OTHER = {
+  id: "bystander",
+  schema: { type: "object", properties: { q: { type: "integer" } } },
+  derivations: [{ path: "$.double", expr: "q * 2" }],
+};
+
+const TIMEOUT_MS = 500;
+
+async function withServer(
+  dir: string,
+  body: (server: TestServer) => Promise<void>,
+  keys: Record<string, string> = {},
+): Promise<void> {
+  const server = await startTestServer({
+    "svc.storage.type": "kv",
+    "svc.persistence-dir": dir,
+    "svc.limits.expression-timeout-ms": String(TIMEOUT_MS),
+    ...keys,
+  });
+  try {
+    await body(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/** Sends raw HTTP/1.1 (fetch will not send TRACE or a forged Host) and returns the status code. */
+async function rawStatus(base: string, head: string, body = ""): Promise<number> {
+  const url = new URL(base);
+  const conn = await Deno.connect({ hostname: url.hostname, port: Number(url.port) });
+  try {
+    await conn.write(new TextEncoder().encode(head.replaceAll("\n", "\r\n") + "\r\n" + body));
+    const buffer = new Uint8Array(1024);
+    const read = await conn.read(buffer);
+    const line = new TextDecoder().decode(buffer.subarray(0, read ?? 0)).split("\r\n")[0];
+    return Number(line.split(" ")[1]);
+  } finally {
+    conn.close();
+  }
+}
+
+const state = async (base: string, id = "victim") => (await call(base, "GET", `/models/${id}/state`)).text;
+
+Deno.test("hostile requests are refused, change nothing, stall nothing, and the state survives a restart", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-hostile-" });
+  let committed = "";
+  try {
+    await withServer(dir, async (server) => {
+      const base = server.url;
+      assert.equal((await call(base, "POST", "/models", SPEC)).status, 201);
+      assert.equal((await call(base, "POST", "/models", OTHER)).status, 201);
+      assert.equal(
+        (await call(base, "POST", "/models/victim/mutations", { "$.rate": 2, "$.n": 0 })).status,
+        200,
+      );
+      assert.equal((await call(base, "POST", "/models/bystander/mutations", { "$.q": 1 })).status, 200);
+
+      await t.step("a catastrophic regex runs in linear time and commits", async () => {
+        const started = Date.now();
+        const reply = await call(base, "POST", "/models/victim/mutations", { "$.s": "a".repeat(28) + "!" });
+        assert.equal(reply.status, 200);
+        assert.ok(Date.now() - started < 2 * TIMEOUT_MS);
+        assert.equal(JSON.parse(await state(base)).redos, false);
+      });
+      const settled = await state(base);
+
+      for (
+        const [n, what] of [[1, "$string of a huge range"], [2, "$pad to 400M"], [3, "endless recursion"], [
+          4,
+          "a 100,000-deep result",
+        ]]
+      ) {
+        await t.step(`${what}: 422 within twice the timeout, other models answered meanwhile`, async () => {
+          const started = Date.now();
+          const write = call(base, "POST", "/models/victim/mutations", { "$.n": n });
+          // A read of another model while the evaluation runs is answered before the write ends.
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          const read = await call(base, "GET", "/models/bystander/state");
+          const readAt = Date.now();
+          const reply = await write;
+          const ended = Date.now();
+          assert.equal(read.status, 200);
+          assert.equal(reply.status, 422, reply.text);
+          assert.match(reply.json.detail, /Evaluation of derivation \$\.bomb failed/);
+          assert.ok(ended - started < 2 * TIMEOUT_MS, `ended after ${ended - started} ms`);
+          assert.ok(readAt <= ended, "the bystander was served during the evaluation, not after it");
+          assert.equal(await state(base), settled);
+        });
+      }
+
+      await t.step("1e309 (Infinity) is a 422 schema violation; nothing applied", async () => {
+        const reply = await call(base, "POST", "/models/victim/mutations", '{"$.rate": 1e309}');
+        assert.equal(reply.status, 422);
+        assert.equal(reply.json.error, "Schema violation");
+        assert.equal(reply.json.violations[0].path, "$.rate");
+        assert.equal(await state(base), settled);
+      });
+
+      await t.step("deep nesting is a 422 before any work, at 4,400 and at 100,000 levels", async () => {
+        for (const depth of [4_400, 100_000]) {
+          const body = `{"$.o": ${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
+          const reply = await call(base, "POST", "/models/victim/mutations", body);
+          assert.equal(reply.status, 422, `depth ${depth}`);
+          assert.match(reply.json.detail, /svc\.limits\.max-depth/);
+          const patch = `[{"op":"add","path":"/o","value":${"[".repeat(depth)}${"]".repeat(depth)}}]`;
+          const patched = await call(base, "POST", "/models/victim/mutations/patch", patch, {
+            "content-type": "application/json-patch+json",
+          });
+          assert.equal(patched.status, 422);
+        }
+        assert.equal((await call(base, "GET", "/models/victim/state")).status, 200);
+        assert.equal((await call(base, "POST", "/models/victim/snapshot")).status, 200);
+        assert.equal(await state(base), settled);
+      });
+
+      await t.step("JSON routes take only their media types; multipart caps only on /blobs", async () => {
+        for (
+          const type of ["text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded"]
+        ) {
+          const reply = await call(base, "POST", "/models/victim/mutations", { "$.n": 9 }, {
+            "content-type": type,
+          });
+          assert.equal(reply.status, 415, type);
+        }
+        const big = JSON.stringify({ "$.s": "x".repeat(11 * 1024 * 1024) });
+        const over = await call(base, "POST", "/models/victim/mutations", big, {
+          "content-type": "multipart/form-data; boundary=x",
+        });
+        assert.equal(over.status, 413, "a multipart Content-Type does not buy the 55 MB cap");
+        assert.equal(await state(base), settled);
+      });
+
+      await t.step(
+        "a million-slot array write and other growth stop at svc.limits.max-state-bytes",
+        async () => {
+          let refused = 0;
+          for (let i = 0; i < 8 && !refused; i++) {
+            const reply = await call(base, "POST", "/models/victim/mutations", { [`$.o.a${i}[999999]`]: 1 });
+            if (reply.status === 413) {
+              refused++;
+              assert.match(reply.json.detail, /svc\.limits\.max-state-bytes \(16777216\)/);
+            } else assert.equal(reply.status, 200);
+          }
+          assert.equal(refused, 1, "refused before the state passed the limit");
+          assert.equal((await call(base, "POST", "/models/victim/mutations", { "$.o": {} })).status, 200);
+        },
+      );
+
+      await t.step("blob media types must be RFC 6838; downloads keep working", async () => {
+        const bad = await uploadBlob(base, "x", { mediaType: "text/plain\r\nX-Evil: 1" });
+        assert.equal(bad.status, 400);
+        const good = await uploadBlob(base, "x", { mediaType: "text/plain" });
+        assert.equal(good.status, 201);
+        const download = await call(base, "GET", `/blobs/${good.json.$blobId}`);
+        assert.equal(download.status, 200);
+      });
+
+      await t.step("TRACE and unknown methods are 405", async () => {
+        for (const method of ["TRACE", "PROPFIND"]) {
+          const status = await rawStatus(
+            base,
+            `${method} /models HTTP/1.1\nHost: 127.0.0.1\nConnection: close\n`,
+          );
+          assert.equal(status, 405, method);
+        }
+      });
+
+      await t.step(
+        "a foreign Host or Origin is refused on REST, /mcp and the WebSocket handshake",
+        async () => {
+          const port = new URL(base).port;
+          const rebound = (request: string, body = "") =>
+            rawStatus(base, `${request}Host: evil.example:${port}\nConnection: close\n`, body);
+          assert.equal(await rebound("GET /models HTTP/1.1\n"), 403);
+          assert.equal(
+            await rebound(
+              "POST /models/victim/mutations HTTP/1.1\nContent-Type: application/json\nContent-Length: 10\n",
+              '{"$.n": 7}',
+            ),
+            403,
+          );
+          assert.equal(
+            await rebound("GET /models/victim/subscribe HTTP/1.1\nUpgrade: websocket\nConnection: Upgrade\n"),
+            403,
+          );
+          const mcp = await call(base, "POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "ping" }, {
+            origin: "http://evil.example",
+            accept: "application/json, text/event-stream",
+          });
+          assert.equal(mcp.status, 403);
+          assert.equal(mcp.json.error.code, -32000);
+          const ws = await call(base, "GET", "/models/victim/subscribe", undefined, {
+            origin: `http://evil.example:${port}`,
+          });
+          assert.equal(ws.status, 403);
+          assert.equal(
+            (await call(base, "GET", "/models", undefined, { origin: `http://localhost:${port}` })).status,
+            200,
+          );
+        },
+      );
+
+      assert.equal(await state(base, "bystander"), '{"q":1,"double":2}');
+      committed = await state(base);
+      assert.deepEqual(JSON.parse(committed), { ...JSON.parse(settled), o: {} });
+    });
+
+    await withServer(dir, async (server) => {
+      assert.equal(await state(server.url), committed, "byte-identical after a restart");
+      assert.equal(await state(server.url, "bystander"), '{"q":1,"double":2}');
+      assert.ok(!server.logs.some((line) => line.includes("RECOVERY")), server.logs.join("\n"));
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a full mutation queue answers 429 with Retry-After", async () => {
+  const server = await startTestServer({
+    "svc.mutation-queue-size": "1",
+    "svc.limits.expression-timeout-ms": "400",
+  });
+  try {
+    await call(server.url, "POST", "/models", SPEC);
+    const slow = call(server.url, "POST", "/models/victim/mutations", { "$.n": 3 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const refused = await call(server.url, "POST", "/models/victim/mutations", { "$.n": 5 });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get("retry-after"), "1");
+    assert.equal((await slow).status, 422);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("zero or negative limits are refused at startup, naming the key", async () => {
+  for (
+    const key of ["svc.mutation-queue-size", "svc.limits.expression-timeout-ms", "svc.limits.max-state-bytes"]
+  ) {
+    for (const value of ["0", "-5"]) {
+      await assert.rejects(() => configOf({ [key]: value }), new RegExp(key.replace(/\./g, "\\.")));
+    }
+  }
+});
+
+Deno.test("encoded ids reach the hostile checks too", async () => {
+  const server = await startTestServer();
+  try {
+    await call(server.url, "POST", "/models", { ...OTHER, id: "ns/m" });
+    const reply = await call(server.url, "POST", `/models/${seg("ns/m")}/mutations`, '{"$.q": 1e400}');
+    assert.equal(reply.status, 422);
+  } finally {
+    await server.close();
+  }
+});
