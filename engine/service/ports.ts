@@ -218,8 +218,11 @@ export interface StoreCoordination {
    * process does not have).
    */
   refresh(modelId: string, options?: { full?: boolean }): Promise<ModelRefresh>;
-  /** Other processes' changes and jobs handed over; returns the unsubscribe function. */
-  watch(listener: (change: StoreChange) => void): () => void;
+  /**
+   * Reports other processes' changes and jobs handed over; resolves, with the
+   * unsubscribe function, once every change made after that is sure to be reported.
+   */
+  watch(listener: (change: StoreChange) => void): Promise<() => void>;
   /**
    * Takes or renews the right to run a job until `holdMs` after it is due;
    * `false` while another live process holds it. Each job so runs in one process at a time.
@@ -230,7 +233,7 @@ export interface StoreCoordination {
 /** The coordination of a store with one writer: nothing changes behind its back, every job is its own. */
 export const SINGLE_WRITER: StoreCoordination = {
   refresh: () => Promise.resolve({ kind: "current" }),
-  watch: () => () => {},
+  watch: () => Promise.resolve(() => {}),
   claim: () => Promise.resolve(true),
 };
 

@@ -15,7 +15,9 @@ import type { LoadedModel, LogEntry, PersistedState } from "./ports.ts";
 export function evaluateLogged(runtime: ModelRuntime, entry: LogEntry): Promise<CycleOutcome | null> {
   return entry.source === "patch"
     ? runtime.evaluatePatch(entry.request as unknown as PatchOperation[], entry.at, { replay: true })
-    : runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source, entry.at, { replay: true });
+    : runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source, entry.at, {
+      replay: true,
+    });
 }
 
 /**

@@ -241,7 +241,7 @@ export class ModelService implements ModelApi {
   /** Opens a service, loads every stored model and resumes their outstanding effects. */
   static async open(options: ServiceOptions = {}): Promise<ModelService> {
     const service = new ModelService(options);
-    service.#unwatch = service.#coordination.watch((change) => service.#onStoreChange(change));
+    service.#unwatch = await service.#coordination.watch((change) => service.#onStoreChange(change));
     await service.#loadStored();
     // Jobs another live process holds are refused when they fall due (`claim` in begin).
     for (const slot of service.#slots.values()) service.#dispatcher?.enqueue([...slot.jobs.values()]);

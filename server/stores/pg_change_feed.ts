@@ -54,8 +54,11 @@ export class PgChangeFeed {
     this.#source = source;
   }
 
-  /** Starts listening (and polling) with the first listener; returns the unsubscribe function. */
-  watch(listener: (change: StoreChange) => void): () => void {
+  /**
+   * Starts listening (and polling) with the first listener; resolves once
+   * LISTEN is in place, with the unsubscribe function.
+   */
+  async watch(listener: (change: StoreChange) => void): Promise<() => void> {
     this.#listeners.add(listener);
     if (!this.#listening) {
       this.#listening = this.#db.sql.listen(
@@ -65,12 +68,12 @@ export class PgChangeFeed {
           if (++this.#connections > 1) this.#resync();
         },
       );
-      this.#listening.catch((err) => this.#source.warn(`postgres: LISTEN failed: ${err}`));
       const every = Math.max(100, Math.min(1000, this.#source.jobLeaseMs / 4));
       this.#poller = setInterval(() => {
         this.#polling = this.#polling.then(() => this.#poll());
       }, every);
     }
+    await this.#listening;
     return () => this.#listeners.delete(listener);
   }
 

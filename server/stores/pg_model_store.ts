@@ -214,7 +214,7 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     return { kind: "replaced", model };
   }
 
-  watch(listener: (change: StoreChange) => void): () => void {
+  watch(listener: (change: StoreChange) => void): Promise<() => void> {
     return this.#feed.watch(listener);
   }
 

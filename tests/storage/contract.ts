@@ -1,0 +1,530 @@
+/**
+ * The storage contract: one suite every backend of the engine's storage ports
+ * (`ModelStore`, `BlobStore`, engine/service/ports.ts) must pass. It uses the
+ * ports and the engine only, no Deno or DOM API, so it runs in Deno (memory,
+ * Deno KV) and bundled in Chromium (IndexedDB) alike.
+ *
+ * A backend is a {@link StorageBackend}: `fresh()` gives new, empty backing
+ * data whose `open()` can be called again after `close` to see what survived.
+ * Cases declare what they need (`durable`: models survive a reopen; `shared`:
+ * several stores opened over the same data at once coordinate, as instances
+ * of one service sharing a database do); to extend
+ * the suite (another port, another part of one), add cases to
+ * {@link STORAGE_CONTRACT} with the capability they need, and the capability
+ * to the backends that have it.
+ *
+ * @module
+ */
+import type { EffectJob } from "../../engine/effects/job.ts";
+import {
+  type AuditRecord,
+  type BlobStore,
+  GENESIS_HASH,
+  type Json,
+  type LogEntry,
+  ModelService,
+  type ModelSpec,
+  type ModelStore,
+  type PersistedState,
+  type Platform,
+  sealRecord,
+  type ServiceEvent,
+  StaleModelError,
+  type StoreChange,
+  webPlatform,
+} from "../../engine/mod.ts";
+
+/** Opened stores of a backend. */
+export interface OpenedStorage {
+  store: ModelStore;
+  blobs: BlobStore;
+}
+
+/** Backing data of one case. */
+export interface StorageFixture {
+  /**
+   * Opens the stores over this fixture's data (again after both were closed;
+   * for a `shared` backend, also while others are open). `jobLeaseMs`: how long a
+   * job stays with the store that holds it, where the backend shares jobs.
+   */
+  open(options: { compactionThreshold: number; jobLeaseMs?: number }): Promise<OpenedStorage>;
+  /** Removes the backing data. */
+  dispose(): Promise<void>;
+}
+
+/** Capabilities a case may need. */
+export type Capability = "durable" | "shared";
+
+/** A backend under test. */
+export interface StorageBackend {
+  name: string;
+  /**
+   * What it offers: `durable` when specs, states, logs and audit trails survive
+   * a reopen; `shared` when stores opened over the same data at once coordinate.
+   */
+  capabilities: readonly Capability[];
+  fresh(): Promise<StorageFixture>;
+}
+
+/** One contract case. */
+export interface ContractCase {
+  name: string;
+  needs: readonly Capability[];
+  run(fixture: StorageFixture): Promise<void>;
+}
+
+/** A failed expectation. */
+export class ContractFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ContractFailure";
+  }
+}
+
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value instanceof Uint8Array) return [...value];
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** Deep equality of plain data (key order ignored), else a {@link ContractFailure}. */
+export function same(actual: unknown, expected: unknown, what: string): void {
+  const a = JSON.stringify(sorted(actual));
+  const e = JSON.stringify(sorted(expected));
+  if (a !== e) throw new ContractFailure(`${what}: expected ${e}, got ${a}`);
+}
+
+const THRESHOLD = 3;
+
+/** A clock advancing one second per reading, so timestamps are distinct and ordered. */
+function steppingPlatform(): Platform {
+  let now = Date.parse("2030-01-01T00:00:00Z");
+  return { clock: { now: () => (now += 1000) }, hasher: webPlatform().hasher };
+}
+
+const SPEC: ModelSpec = {
+  id: "contract/order",
+  schema: {
+    type: "object",
+    properties: {
+      qty: { type: "integer", minimum: 0 },
+      price: { type: "number" },
+      items: { type: "array", items: { type: "object", properties: { n: { type: "integer" } } } },
+    },
+  },
+  derivations: [{ path: "$.total", expr: "qty * price" }],
+  constraints: [{ id: "cap", expr: "$not(total > 1000)", message: "total above 1000", policy: "rollback" }],
+} as ModelSpec;
+
+const STATE: PersistedState = { doc: { qty: 1 }, meta: [["$.qty#maximum", 9]], stale: ["$.lazy"] };
+
+async function records(modelId: string, count: number): Promise<AuditRecord[]> {
+  const out: AuditRecord[] = [];
+  for (let sequence = 0; sequence < count; sequence++) {
+    out.push(
+      await sealRecord(
+        {
+          modelId,
+          sequence,
+          timestamp: new Date(Date.UTC(2030, 0, 1, 0, 0, sequence)).toISOString(),
+          modelVersion: "1.0.0",
+          source: "client",
+          mutations: { [`$.f${sequence}`]: sequence },
+          derivedUpdated: [],
+          flaggedConstraints: [],
+          dispatchedEffects: [],
+          traces: [],
+        },
+        out.at(-1)?.hash ?? GENESIS_HASH,
+        webPlatform().hasher,
+      ),
+    );
+  }
+  return out;
+}
+
+/** Commit states for a raw store commit: no compaction point of interest. */
+function statesOf(state: PersistedState, following: number) {
+  return { current: () => state, checkpoint: () => ({ at: null, following, state: () => state }) };
+}
+
+const entry = (at: number, request: Json): LogEntry => ({ at, source: "client", request });
+
+async function withStorage<T>(
+  fixture: StorageFixture,
+  run: (storage: OpenedStorage) => Promise<T>,
+  compactionThreshold = THRESHOLD,
+): Promise<T> {
+  const storage = await fixture.open({ compactionThreshold });
+  try {
+    return await run(storage);
+  } finally {
+    await storage.store.close();
+    await storage.blobs.close();
+  }
+}
+
+async function withService<T>(
+  fixture: StorageFixture,
+  run: (service: ModelService) => Promise<T>,
+): Promise<T> {
+  return await withStorage(fixture, async ({ store, blobs }) => {
+    const service = await ModelService.open({ store, blobs, platform: steppingPlatform() });
+    return await run(service);
+  });
+}
+
+/** Resolves once `check` holds (polled), else fails naming `what` after 5 s. */
+async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new ContractFailure(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Fails unless `promise` rejects with a {@link StaleModelError}. */
+async function refusedAsStale(promise: Promise<unknown>, what: string): Promise<void> {
+  const outcome = await promise.then(
+    () => "accepted",
+    (err) => err instanceof StaleModelError ? "stale" : `${err}`,
+  );
+  same(outcome, "stale", what);
+}
+
+/** Two stores over one fixture's data at once, as two instances. */
+async function withTwo<T>(
+  fixture: StorageFixture,
+  run: (a: OpenedStorage, b: OpenedStorage) => Promise<T>,
+  jobLeaseMs?: number,
+): Promise<T> {
+  const a = await fixture.open({ compactionThreshold: THRESHOLD, jobLeaseMs });
+  const b = await fixture.open({ compactionThreshold: THRESHOLD, jobLeaseMs });
+  try {
+    return await run(a, b);
+  } finally {
+    for (const { store, blobs } of [a, b]) {
+      await store.close();
+      await blobs.close();
+    }
+  }
+}
+
+/** Every case of the contract. */
+export const STORAGE_CONTRACT: readonly ContractCase[] = [
+  {
+    name: "blobs are content-addressed: put once, read, list, size, delete",
+    needs: [],
+    async run(fixture) {
+      await withStorage(fixture, async ({ blobs }) => {
+        same(blobs.enumerable, true, "enumerable");
+        await blobs.put("a", { bytes: new Uint8Array([1, 2, 3]), mediaType: "text/plain" });
+        await blobs.put("a", { bytes: new Uint8Array([1, 2, 3]), mediaType: "text/plain" });
+        await blobs.put("b", { bytes: new Uint8Array(5), mediaType: "application/octet-stream" });
+        same(await blobs.has("a"), true, "has a");
+        same(await blobs.has("zz"), false, "has zz");
+        same(await blobs.get("a"), { bytes: new Uint8Array([1, 2, 3]), mediaType: "text/plain" }, "get a");
+        same(await blobs.get("zz"), null, "get zz");
+        same((await blobs.list()).sort((x, y) => x.blobId.localeCompare(y.blobId)), [
+          { blobId: "a", bytes: 3 },
+          { blobId: "b", bytes: 5 },
+        ], "list");
+        same(await blobs.totalBytes(), 8, "total");
+        await blobs.delete("a");
+        await blobs.delete("missing");
+        same(await blobs.get("a"), null, "deleted a");
+        same(await blobs.totalBytes(), 5, "total after delete");
+      });
+    },
+  },
+  {
+    name: "audit trails: newest first with limit, prefix and time window; all in sequence order",
+    needs: [],
+    async run(fixture) {
+      const trail = await records("m", 4);
+      const other = await records("other", 1);
+      await withStorage(fixture, async ({ store }) => {
+        await store.save({ ...SPEC, id: "m" }, STATE, { created: true });
+        await store.save({ ...SPEC, id: "other" }, STATE, { created: true });
+        for (const [i, record] of trail.entries()) {
+          await store.commit("m", entry(i, { [`$.f${i}`]: i }), statesOf(STATE, i + 1), record);
+        }
+        await store.commit("other", entry(0, {}), statesOf(STATE, 1), other[0]);
+        same((await store.lastAudit("m"))?.sequence, 3, "last");
+        same((await store.allAudit("m")).map((r) => r.sequence), [0, 1, 2, 3], "all");
+        same((await store.listAudit("m", { limit: 2 })).map((r) => r.sequence), [3, 2], "limit");
+        same(
+          (await store.listAudit("m", { limit: 10, pathPrefix: "$.f1" })).map((r) => r.sequence),
+          [1],
+          "prefix",
+        );
+        const from = Date.parse(trail[1].timestamp);
+        const to = Date.parse(trail[3].timestamp);
+        same((await store.listAudit("m", { limit: 10, from, to })).map((r) => r.sequence), [2, 1], "window");
+        same((await store.allAudit("m"))[2], trail[2], "record kept verbatim");
+        // A deleted model's trail may be swept in the background; a model created again starts clean.
+        await store.delete("m");
+        await store.save({ ...SPEC, id: "m" }, STATE, { created: true });
+        same(await store.allAudit("m"), [], "trail of the model created again");
+        same(await store.lastAudit("m"), null, "last of the model created again");
+        same((await store.allAudit("other")).length, 1, "other model untouched");
+      });
+    },
+  },
+  {
+    name: "a saved spec and state load back; a created model drops what its id held before",
+    needs: ["durable"],
+    async run(fixture) {
+      const [record] = await records(SPEC.id, 1);
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true });
+        await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), record);
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded, ...rest] = await store.load();
+        same(rest.length, 0, "one model");
+        same(loaded.spec, SPEC, "spec");
+        same(loaded.base, STATE, "base");
+        same(loaded.log, [entry(1, { "$.qty": 2 })], "log");
+        same((await store.lastAudit(SPEC.id))?.hash, record.hash, "audit");
+        await store.save(SPEC, { ...STATE, doc: { qty: 7 } }, { created: true });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same(loaded.base?.doc, { qty: 7 }, "recreated state");
+        same(loaded.log, [], "recreated log");
+        same(await store.allAudit(SPEC.id), [], "recreated audit");
+      });
+    },
+  },
+  {
+    name: "a save (evolve, restore) replaces the state and drops the log",
+    needs: ["durable"],
+    async run(fixture) {
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true });
+        await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null);
+        await store.save({ ...SPEC, version: "1.1.0" }, { doc: { qty: 2 }, meta: [], stale: [] });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same(loaded.spec.version, "1.1.0", "version");
+        same(loaded.base?.doc, { qty: 2 }, "state");
+        same(loaded.log, [], "log");
+      });
+    },
+  },
+  {
+    name: "the outbox: jobs fired with a commit load back, settle, update, and go with their model",
+    needs: ["durable"],
+    async run(fixture) {
+      const [first, second] = [job(SPEC.id, "remind@1#1", 10), job(SPEC.id, "remind@2#2", 20)];
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true, jobs: { put: [first] } });
+        await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, { put: [second] });
+        await store.updateJobs(SPEC.id, { put: [{ ...first, attempt: 1, dueAt: 15 }] });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same(
+          (loaded.jobs ?? []).sort((a, b) => a.id.localeCompare(b.id)),
+          [{ ...first, attempt: 1, dueAt: 15 }, second],
+          "jobs after a reopen",
+        );
+        await store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), null, {
+          remove: [first.id],
+        });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same((await store.load())[0].jobs, [second], "a settled job is gone");
+        await store.save(SPEC, STATE, { created: true });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same((await store.load())[0].jobs ?? [], [], "a model created again has an empty outbox");
+      });
+    },
+  },
+  {
+    name: "through the service: state, history, audit and blobs survive a reopen, compaction included",
+    needs: ["durable"],
+    async run(fixture) {
+      const before = await withService(fixture, async (service) => {
+        await service.createModel(SPEC);
+        for (let qty = 1; qty <= 2 * THRESHOLD + 1; qty++) {
+          await service.mutate(SPEC.id, { "$.qty": qty, "$.price": 2 });
+        }
+        await service.patch(SPEC.id, [{ op: "add", path: "/items", value: [{ n: 1 }] }]);
+        await service.mutate(SPEC.id, { "$.qty": 1000 }).then(
+          () => Promise.reject(new ContractFailure("a rollback must fail")),
+          () => undefined,
+        );
+        const ref = await service.uploadBlob(new Uint8Array([9, 8, 7]), "image/png");
+        return {
+          state: await service.getState(SPEC.id),
+          history: await service.getHistory(SPEC.id),
+          audit: await service.getAudit(SPEC.id, { limit: 100 }),
+          ref,
+        };
+      });
+      await withService(fixture, async (service) => {
+        same(await service.listModels(), [SPEC.id], "models");
+        same(await service.getState(SPEC.id), before.state, "state");
+        same(await service.getHistory(SPEC.id), before.history, "history");
+        same(await service.getAudit(SPEC.id, { limit: 100 }), before.audit, "audit");
+        same((await service.verifyAudit(SPEC.id)).valid, true, "audit chain verifies");
+        same(await service.getBlob(before.ref.$blobId), {
+          bytes: new Uint8Array([9, 8, 7]),
+          mediaType: "image/png",
+        }, "blob");
+        const at = before.history[1];
+        same(await service.getState(SPEC.id, at), { qty: 2, price: 2, total: 4 }, "point-in-time state");
+        await service.mutate(SPEC.id, { "$.qty": 3 });
+        await service.deleteModel(SPEC.id);
+      });
+      await withService(fixture, async (service) => {
+        same(await service.listModels(), [], "deleted model stays deleted");
+      });
+    },
+  },
+  {
+    name: "shared: a write on a stale view is refused; refresh replays others' commits; watch reports them",
+    needs: ["shared"],
+    async run(fixture) {
+      const trail = await records(SPEC.id, 2);
+      await withTwo(fixture, async (a, b) => {
+        const coordination = b.store.coordination!;
+        const changes: StoreChange[] = [];
+        const unwatch = await coordination.watch((change) => changes.push(change));
+        await a.store.save(SPEC, STATE, { created: true });
+        await eventually(() => changes.length > 0, "the creation reported to the other store");
+        same(changes[0], { type: "model", modelId: SPEC.id }, "change");
+        same((await coordination.refresh(SPEC.id)).kind, "replaced", "an unknown model loads whole");
+        await a.store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), trail[0]);
+        await refusedAsStale(
+          b.store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 1), trail[0]),
+          "a commit on a stale view",
+        );
+        same(await b.store.allAudit(SPEC.id), [trail[0]], "the refused commit wrote nothing");
+        same(await coordination.refresh(SPEC.id), {
+          kind: "commits",
+          entries: [entry(1, { "$.qty": 2 })],
+          jobs: [],
+          auditHead: { sequence: 0, hash: trail[0].hash },
+        }, "refresh");
+        same(await coordination.refresh(SPEC.id), { kind: "current" }, "nothing new");
+        await b.store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), trail[1]);
+        same((await a.store.coordination!.refresh(SPEC.id)).kind, "commits", "the first store catches up");
+        await a.store.save({ ...SPEC, version: "1.1.0" }, STATE);
+        const replaced = await coordination.refresh(SPEC.id);
+        same(replaced.kind === "replaced" && replaced.model.spec.version, "1.1.0", "an evolution reloads");
+        const other = { ...SPEC, id: "contract/other" };
+        await a.store.save(other, STATE, { created: true });
+        await refusedAsStale(b.store.save(other, STATE, { created: true }), "creating an id another created");
+        await a.store.delete(SPEC.id);
+        same(await coordination.refresh(SPEC.id), { kind: "deleted" }, "a deletion");
+        unwatch();
+      });
+    },
+  },
+  {
+    name: "shared: a job runs in one store at a time; one nobody runs any more is handed over",
+    needs: ["shared"],
+    async run(fixture) {
+      const due = job(SPEC.id, "remind@1#1", Date.now());
+      await withTwo(fixture, async (a, b) => {
+        await a.store.save(SPEC, STATE, { created: true, jobs: { put: [due] } });
+        same(await b.store.coordination!.claim(due, 0), false, "held by the store whose commit fired it");
+        same(await a.store.coordination!.claim(due, 0), true, "renewed by its holder");
+      }, 600);
+      // Its holder is gone: after the lease the job is handed to one other store.
+      await withTwo(fixture, async (a, b) => {
+        const handed: EffectJob[][] = [[], []];
+        const stop = await Promise.all(
+          [a, b].map((opened, i) =>
+            opened.store.coordination!.watch((change) => {
+              if (change.type === "jobs") handed[i].push(...change.jobs);
+            })
+          ),
+        );
+        await eventually(() => handed[0].length + handed[1].length > 0, "the job handed over");
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        same([...handed[0], ...handed[1]].map((j) => j.id), [due.id], "handed over once");
+        const [holder, other] = handed[0].length ? [a, b] : [b, a];
+        same(await other.store.coordination!.claim(due, 0), false, "not to the other");
+        same(await holder.store.coordination!.claim(due, 0), true, "the new holder runs it");
+        stop.forEach((unwatch) => unwatch());
+      }, 600);
+    },
+  },
+  {
+    name: "shared: two services: writes through either join one audit chain, each hears the other's",
+    needs: ["shared"],
+    async run(fixture) {
+      await withTwo(fixture, async (a, b) => {
+        const [one, two] = await Promise.all(
+          [a, b].map(({ store, blobs }) => ModelService.open({ store, blobs, platform: webPlatform() })),
+        );
+        const heard: ServiceEvent[] = [];
+        two.subscribe((event) => heard.push(event));
+        await one.createModel(SPEC);
+        await eventually(async () => (await two.listModels()).includes(SPEC.id), "the model on the other");
+        const writes = [];
+        for (let qty = 1; qty <= 8; qty++) {
+          writes.push((qty % 2 ? one : two).mutate(SPEC.id, { "$.qty": qty, "$.price": 1 }));
+        }
+        await Promise.all(writes);
+        same((await one.verifyAudit(SPEC.id)).valid, true, "one valid chain");
+        same((await one.getAudit(SPEC.id, { limit: 100 })).length, 8, "every write audited once");
+        await eventually(
+          async () =>
+            JSON.stringify(await one.getState(SPEC.id)) === JSON.stringify(await two.getState(SPEC.id)),
+          "both services at the same state",
+        );
+        same(heard.filter((e) => e.type === "mutation").length, 8, "the other service's writes heard too");
+        await one.evolveSpec(SPEC.id, { upsertConstants: { rate: 2 } });
+        await eventually(() => heard.some((e) => e.type === "spec-evolved"), "the evolution heard");
+        await two.mutate(SPEC.id, { "$.qty": 9 });
+        await one.deleteModel(SPEC.id);
+        await eventually(async () => (await two.listModels()).length === 0, "the deletion heard");
+        await one.close();
+        await two.close();
+      });
+    },
+  },
+];
+
+/** An outbox job of `modelId` (a timer due at `dueAt`). */
+function job(modelId: string, id: string, dueAt: number): EffectJob {
+  return {
+    id,
+    modelId,
+    effectId: id.split("@")[0],
+    executor: "timer",
+    key: null,
+    work: { type: "timer", fireAt: dueAt },
+    statusPath: null,
+    firedAt: 0,
+    dueAt,
+    attempt: 0,
+  };
+}
+
+/** The cases a backend runs, each on fresh backing data (disposed afterwards). */
+export function contractCases(backend: StorageBackend): { name: string; run(): Promise<void> }[] {
+  return STORAGE_CONTRACT.filter((c) => c.needs.every((n) => backend.capabilities.includes(n))).map((c) => ({
+    name: `${backend.name} storage: ${c.name}`,
+    async run() {
+      const fixture = await backend.fresh();
+      try {
+        await c.run(fixture);
+      } finally {
+        await fixture.dispose();
+      }
+    },
+  }));
+}
