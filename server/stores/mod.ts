@@ -281,7 +281,10 @@ export async function openStorage(
       : new MemoryBlobStore();
     const where = {
       kv: kv?.path,
-      filesystem: selection.spec === "filesystem" ? selection.dir : selection.blobDir,
+      filesystem: [
+        selection.spec === "filesystem" ? selection.dir : null,
+        selection.blob === "filesystem" ? selection.blobDir : null,
+      ].filter(Boolean).join(", "),
       postgres: pg?.description,
     };
     return { store, blobs, description: describeStorage(selection, where) };
