@@ -195,16 +195,27 @@ const REFUSED: { keys: Record<string, string>; message: RegExp }[] = [
       /svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'postgres' needs svc\.storage\.postgres\.url \(SVC_STORAGE_POSTGRES_URL\)/,
   },
   {
-    keys: { "svc.storage.type": "postgres", "svc.storage.state-type": "memory", "svc.storage.postgres.url": "x" },
+    keys: {
+      "svc.storage.type": "postgres",
+      "svc.storage.state-type": "memory",
+      "svc.storage.postgres.url": "x",
+    },
     message:
       /svc\.storage\.state-type \(SVC_STORAGE_STATE_TYPE\) = 'memory': with svc\.storage\.spec-type = 'postgres' the state is shared by every instance/,
   },
   {
-    keys: { "svc.storage.type": "postgres", "svc.storage.postgres.url": "postgres://nobody@127.0.0.1:1/none" },
+    keys: {
+      "svc.storage.type": "postgres",
+      "svc.storage.postgres.url": "postgres://nobody@127.0.0.1:1/none",
+    },
     message: /Storage backend 'postgres' \(nobody@127\.0\.0\.1:1\/none\): /,
   },
   {
-    keys: { "svc.storage.type": "postgres", "svc.storage.jdbc.pool-size": "0", "svc.storage.postgres.url": "x" },
+    keys: {
+      "svc.storage.type": "postgres",
+      "svc.storage.jdbc.pool-size": "0",
+      "svc.storage.postgres.url": "x",
+    },
     message: /svc\.storage\.jdbc\.pool-size \(SVC_STORAGE_JDBC_POOL_SIZE\) = '0': must be at least 1/,
   },
   {
