@@ -6,7 +6,10 @@
  * behind a load balancer). Prints mutations per second and p50/p99 latency
  * per instance count. Loopback only; the database is removed afterwards.
  *
- *     deno task bench:cluster [--clients 48] [--models 48] [--seconds 5] [--instances 1,2,3]
+ *     deno task bench:cluster [--clients 48] [--models 48] [--seconds 5] [--instances 1,2,3] [--fsync off]
+ *
+ * `--fsync off` runs the database without flushing (the figures then show the
+ * instances' CPU cost rather than the disk's flush latency).
  *
  * Every process (database, instances, this load generator) shares the
  * machine's cores, so on a small machine more instances mostly add
@@ -23,14 +26,16 @@ interface Options {
   models: number;
   seconds: number;
   instances: number[];
+  fsync: boolean;
 }
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { clients: 48, models: 48, seconds: 5, instances: [1, 2, 3] };
+  const options: Options = { clients: 48, models: 48, seconds: 5, instances: [1, 2, 3], fsync: true };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1] ?? ""];
     const n = Number(value);
     if (flag === "--instances") options.instances = value.split(",").map(Number);
+    else if (flag === "--fsync") options.fsync = value !== "off";
     else if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} needs a positive integer`);
     else if (flag === "--clients") options.clients = n;
     else if (flag === "--models") options.models = n;
@@ -71,11 +76,13 @@ async function load(urls: string[], models: string[], options: Options) {
 
 async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
-  const postgres = await startPostgres({ fsync: true });
+  const postgres = await startPostgres({ fsync: options.fsync });
   try {
     console.log(
       `cluster load: ${options.clients} clients over ${options.models} models, ${options.seconds}s per row, ` +
-        `PostgreSQL with fsync, ${navigator.hardwareConcurrency} CPUs shared by every process`,
+        `PostgreSQL with fsync ${
+          options.fsync ? "on" : "off"
+        }, ${navigator.hardwareConcurrency} CPUs shared by every process`,
     );
     console.log("| instances | mutations/s | p50 ms | p99 ms | errors |");
     console.log("| --------: | ----------: | -----: | -----: | -----: |");
@@ -102,7 +109,11 @@ async function main(): Promise<void> {
           if (reply.status !== 201) throw new Error(`creating ${id}: HTTP ${reply.status}`);
         }
         // Every instance has every model before the clock starts.
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        for (const url of urls) {
+          while ((await (await fetch(`${url}/models`)).json()).length < models.length) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }
         const { rate, latencies, errors } = await load(urls, models, options);
         console.log(
           `| ${count} | ${rate.toFixed(0)} | ${percentile(latencies, 50).toFixed(1)} | ` +
