@@ -77,7 +77,10 @@ const deferPackageBuiltins: esbuild.Plugin = {
   setup(build) {
     build.onResolve(
       { filter: new RegExp(`^(${Object.keys(PACKAGE_BUILTINS).join("|")})$`) },
-      (args) => args.importer.includes("/node_modules/") ? { path: args.path, namespace: "package-builtin" } : undefined,
+      (args) =>
+        args.importer.includes("/node_modules/")
+          ? { path: args.path, namespace: "package-builtin" }
+          : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "package-builtin" }, ({ path }) => {
       const load = `() => globalThis.process.getBuiltinModule(${JSON.stringify(`node:${path}`)})`;
