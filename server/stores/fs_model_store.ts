@@ -36,7 +36,7 @@ import type {
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { appendDurable, exists, isTemporary, nameOf, syncDir, writeFileAtomic } from "./fs_files.ts";
-import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
 
 /** What a filesystem model store keeps besides specs. */
 export interface FsModelStoreOptions {
@@ -304,11 +304,9 @@ export class FsModelStore implements ModelStore {
 
   /** Folds the log into the checkpoint once `compactionThreshold` entries can be folded. */
   async #compact(open: OpenModel, states: CommitStates): Promise<void> {
-    const threshold = this.#options.compactionThreshold;
-    if (open.logSeqs.length < threshold) return;
-    const point = states.checkpoint();
-    const folded = open.logSeqs.length - point.following;
-    if (folded < threshold) return;
+    const fold = foldPoint(open.logSeqs.length, this.#options.compactionThreshold, states);
+    if (!fold) return;
+    const { point, folded } = fold;
     try {
       await this.#writeModel(open, {
         ...open.file,

@@ -35,7 +35,7 @@ import type {
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { serverHasher } from "../platform.ts";
-import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
 import { type AuditHead, isAuditHead, lastWithHead, parseAudit, trailWithHead } from "./stored_audit.ts";
 import type { KvDatabase, KvMutation } from "./kv_database.ts";
 import {
@@ -445,11 +445,9 @@ export class KvModelStore implements ModelStore {
 
   /** Folds the log into the checkpoint once `compactionThreshold` entries can be folded. */
   async #compact(id: string, stored: StoredModel, states: CommitStates): Promise<void> {
-    const threshold = this.#options.compactionThreshold;
-    if (stored.log.length < threshold) return;
-    const point = states.checkpoint();
-    const folded = stored.log.length - point.following;
-    if (folded < threshold) return;
+    const fold = foldPoint(stored.log.length, this.#options.compactionThreshold, states);
+    if (!fold) return;
+    const { point, folded } = fold;
     try {
       const prefix = kvKeys.values(id);
       const bytes = encodeJson(point.state());

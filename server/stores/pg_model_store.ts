@@ -39,7 +39,7 @@ import type { ModelSpec } from "../../engine/model/types.ts";
 import { PgChangeFeed } from "./pg_change_feed.ts";
 import { DB_NOW, type PgDatabase, type Query, type Sql } from "./pg_database.ts";
 import { type AuditHead, lastWithHead, parseAudit, trailWithHead } from "./stored_audit.ts";
-import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
 
 /** Options of the PostgreSQL model store. */
 export interface PgModelStoreOptions {
@@ -343,11 +343,10 @@ export class PgModelStore implements ModelStore, StoreCoordination {
 
   /** Folds the log into the checkpoint once `compactionThreshold` entries can be folded (rev unchanged). */
   async #compact(id: string, seen: Seen, states: CommitStates): Promise<void> {
-    const threshold = this.#options.compactionThreshold;
-    if (seen.nextLog - seen.logStart < threshold) return;
-    const point = states.checkpoint();
-    const start = seen.nextLog - point.following;
-    if (start - seen.logStart < threshold) return;
+    const fold = foldPoint(seen.nextLog - seen.logStart, this.#options.compactionThreshold, states);
+    if (!fold) return;
+    const { point } = fold;
+    const start = seen.logStart + fold.folded;
     try {
       const [row] = await this.#sql`
         WITH m AS (

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { call } from "../server/helpers.ts";
-import { stateOf, until } from "../effects/helpers.ts";
+import { expiringModel, stateOf, until, writesTo } from "../effects/helpers.ts";
 import { knownEverywhere, marksSpec, startCluster } from "./helpers.ts";
 
 const OPTIONS = { sanitizeOps: false, sanitizeResources: false };
@@ -84,36 +84,11 @@ Deno.test({
   }
 });
 
-/** A model whose timer, armed by `status = 'open'`, expires it after `afterMs` and counts its firings. */
-function timerSpec(id: string, afterMs: number): Record<string, unknown> {
-  return {
-    id,
-    schema: { type: "object", properties: { status: { type: "string" }, n: { type: "integer" }, io: {} } },
-    effects: [{
-      id: "expire",
-      executor: "timer",
-      trigger: "status = 'open'",
-      dedupeKey: "status",
-      afterMs: String(afterMs),
-      response: { set: { "$.status": "'expired'", "$.n": "($exists(n) ? n : 0) + 1" } },
-      statusPath: "$.io",
-    }],
-  };
-}
-
-/** The values written to `address` by the audit trail of model `id`. */
-async function writesTo(base: string, id: string, address: string): Promise<unknown[]> {
-  const audit = (await call(base, "GET", `/models/${id}/audit`)).json as {
-    mutations: Record<string, unknown>;
-  }[];
-  return audit.filter((r) => address in (r.mutations ?? {})).map((r) => r.mutations[address]);
-}
-
 Deno.test({ ...OPTIONS, name: "two instances: a timer effect fires exactly once" }, async () => {
   const cluster = await startCluster(2);
   try {
     const [a, b] = cluster.urls;
-    await call(a, "POST", "/models", timerSpec("t", 800));
+    await call(a, "POST", "/models", expiringModel("t", 800));
     await knownEverywhere(cluster.urls, "t");
     await call(b, "POST", "/models/t/mutations", { "$.status": "open" });
     const state = await until(() => stateOf(a, "t"), (s) => s.status === "expired", "the timer");
@@ -134,7 +109,7 @@ Deno.test({
   try {
     const [a, b] = cluster.urls;
     for (const id of ["k1", "k2", "k3"]) await call(a, "POST", "/models", marksSpec(id));
-    await call(a, "POST", "/models", timerSpec("t", 2000));
+    await call(a, "POST", "/models", expiringModel("t", 2000));
     await knownEverywhere(cluster.urls, "t");
     // The timer is fired by a commit on the instance about to die, so that instance holds it.
     await call(a, "POST", "/models/t/mutations", { "$.status": "open" });

@@ -21,6 +21,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { exists } from "../../server/stores/fs_files.ts";
 
 const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The user the server runs as when this process is root. */
@@ -61,15 +62,6 @@ async function run(command: string, args: string[], env: Record<string, string> 
   const text = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
   if (!output.success) throw new Error(`${command} ${args.join(" ")} failed:\n${text}`);
   return text;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The npm package's binaries, or a system PostgreSQL's. */
