@@ -27,6 +27,7 @@ import {
   type ModelStore,
   type PersistedState,
   type Platform,
+  type RecoveryRecord,
   sealRecord,
   type ServiceEvent,
   StaleModelError,
@@ -346,6 +347,36 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
       });
       await withStorage(fixture, async ({ store }) => {
         same((await store.load())[0].jobs ?? [], [], "a model created again has an empty outbox");
+      });
+    },
+  },
+  {
+    name: "recovery records: kept apart, listed, read back after a reopen, and outlive their model",
+    needs: ["durable"],
+    async run(fixture) {
+      const record: RecoveryRecord = {
+        modelId: SPEC.id,
+        detectedAt: "2030-01-01T00:00:00.000Z",
+        reason: "log entry 3 is missing",
+        spec: SPEC,
+        base: STATE,
+        baseAt: null,
+        log: [entry(1, { "$.qty": 2 })],
+      };
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true });
+        await store.keepForRecovery(record);
+        await store.delete(SPEC.id);
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same(await store.listRecovery(), [{
+          modelId: SPEC.id,
+          detectedAt: record.detectedAt,
+          reason: record.reason,
+          logEntries: 1,
+        }], "list");
+        same(await store.getRecovery(SPEC.id), [record], "records");
+        same(await store.getRecovery("other"), [], "another model's");
       });
     },
   },
