@@ -40,8 +40,21 @@ export const EXPECTED_TOOLS = [
   "eval_expression",
   "test_spec",
   "dry_run",
+  "get_lineage",
+  "get_pending_effects",
+  "approve_effect",
+  "promote_model",
+  "get_composition_graph",
 ];
-const WITHOUT_OUTPUT_SCHEMA = ["list_models", "get_history", "explain", "get_field", "get_audit"];
+const WITHOUT_OUTPUT_SCHEMA = [
+  "list_models",
+  "get_history",
+  "explain",
+  "get_field",
+  "get_audit",
+  "get_lineage",
+  "get_pending_effects",
+];
 const READ_ONLY = [
   "list_models",
   "get_model_info",
@@ -55,6 +68,9 @@ const READ_ONLY = [
   "verify_audit",
   "get_view",
   "download_blob",
+  "get_lineage",
+  "get_pending_effects",
+  "get_composition_graph",
 ];
 
 /** Checks the listing; returns the tools by name. */
@@ -349,6 +365,23 @@ export async function checkEveryTool(t: Deno.TestContext, connected: Connected):
     assert.equal(rolledBack.error, "Constraint violation");
     assert.equal(rolledBack.step, 1);
     assert.deepEqual(await ok("list_models"), ["order"], "dry_run registers nothing");
+  });
+  await t.step("composition tools", async () => {
+    assert.deepEqual(await ok("get_lineage", { id: "order" }), []);
+    assert.match((await fails("get_lineage", { id: "nope" })).error, /nope/);
+    assert.deepEqual(await ok("get_pending_effects", { id: "order" }), []);
+    assert.match((await fails("get_pending_effects", { id: "nope" })).error, /nope/);
+    assert.match((await fails("approve_effect", { id: "order", effectId: "ghost" })).error, /ghost/);
+    assert.equal((await fails("promote_model", { id: "order", toRepo: " " })).error, "toRepo is required");
+    assert.match(
+      (await fails("promote_model", { id: "order", toRepo: "hub" })).error,
+      /Unknown repository 'hub'/,
+    );
+    assert.deepEqual(await ok("get_composition_graph"), {
+      nodes: [{ ref: "order", modelClass: "local", running: true }],
+      linkEdges: [],
+      lineageEdges: [],
+    });
   });
   await t.step("result withholding", async () => {
     await ok("mutate", { id: "order", mutations: { "$.note": "x".repeat(60_000) } });
