@@ -16,6 +16,7 @@ import { guardedBuiltins } from "./builtins.ts";
 import { entryHook, EvaluationGuard, exitHook, GUARD_BINDING } from "./guard.ts";
 import { FALLBACK, nativeAggregate } from "./native_aggregate.ts";
 import { checkRegexLiterals, re2RegexEngine } from "./regex_engine.ts";
+import { bindShared } from "./shared_function.ts";
 
 /**
  * A JSONata AST node. The library's published typings miss several node kinds
@@ -28,17 +29,26 @@ export interface AstNode {
   [member: string]: unknown;
 }
 
-/** How long an evaluation may take. */
+/** How long an evaluation may take, and what it reports on the way. */
 export interface EvaluationOptions {
   /** Epoch ms after which the evaluation fails; default: start + `timeoutMs`. */
   deadline?: number;
+  /**
+   * Called after every step with the step's node and a lookup of the variables
+   * visible where it ran, raw (functions as JSONata holds them): how a
+   * library's exports are read at the end of its `define`.
+   */
+  observe?: (step: AstNode, lookup: (name: string) => unknown) => void;
 }
 
 /** A compiled expression. */
 export interface CompiledExpression {
   readonly source: string;
   readonly ast: AstNode;
-  /** Evaluates against `input` with extra variable bindings; the result is plain JSON. */
+  /**
+   * Evaluates against `input` with extra variable bindings (a `SharedFunction`
+   * is bound as this evaluation's own copy); the result is plain JSON.
+   */
   evaluate(
     input: unknown,
     bindings?: Record<string, unknown>,
@@ -150,7 +160,7 @@ export class ExpressionCompiler {
     const entry: CompiledExpression = {
       source,
       ast,
-      async evaluate(input, bindings, { deadline } = {}) {
+      async evaluate(input, bindings, { deadline, observe } = {}) {
         if (native) {
           const result = native(input);
           if (result !== FALLBACK) return result;
@@ -162,11 +172,12 @@ export class ExpressionCompiler {
           timeoutMs: options.timeoutMs,
         });
         guard.regexEngine = re2RegexEngine(guard, options.regexMaxInput);
+        if (observe) guard.observer = (step, frame) => observe(step as AstNode, (name) => frame.lookup(name));
         try {
           await (guardedReady ??= guardedBuiltins().then((builtins) => {
             for (const [name, builtin] of Object.entries(builtins)) compiled.assign(name, builtin);
           }));
-          const scope = { ...bindings, [GUARD_BINDING]: guard };
+          const scope = { ...bindShared(bindings, guard), [GUARD_BINDING]: guard };
           return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
         } catch (err) {
           throw toExpressionError(err);

@@ -38,8 +38,11 @@ export const ADDRESS_PATTERN = addressPattern(`${MEMBER}|${INDEX}|${WILDCARD}`);
 export const CONCRETE_ADDRESS_PATTERN = addressPattern(`${MEMBER}|${INDEX}`);
 
 const COORDINATE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*/)?[A-Za-z][A-Za-z0-9_-]*$";
-const SEMVER_OR_BLANK =
-  "^(\\s*|(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?)$";
+const SEMVER = "(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?";
+/** `[ns/]name[@spec]`: the namespace may be dotted; the spec an exact version, a range, or a digest. */
+const COORDINATE_SPEC_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*(\\.[A-Za-z][A-Za-z0-9_-]*)*/)?" +
+  `[A-Za-z][A-Za-z0-9_-]*(@((\\^|~|>=|>|<=|<|=)?${SEMVER}|sha256:[0-9a-f]{64}))?$`;
+const SEMVER_OR_BLANK = `^(\\s*|${SEMVER})$`;
 
 /** A reference to a definition, with an optional description of this use (2020-12 allows siblings of `$ref`). */
 const ref = (name: string, description?: string): JsonObject =>
@@ -100,6 +103,42 @@ const DEFS: JsonObject = {
     pattern: COORDINATE_PATTERN,
     description: "model coordinate `[namespace/]name`; each segment starts with a letter followed by " +
       "letters, digits, `-` or `_`",
+  },
+  LibraryDefine: {
+    type: "string",
+    description: "JSONata ending with the array of the names the layer exports, e.g. " +
+      '`( $rate := $const.vat; $net := function($gross) { $gross / (1 + $rate) }; ["net", "rate"] )`; ' +
+      "a function export is called `$net(...)` in every expression of the model, any other export is a " +
+      "value computed once. It reads only function arguments and `$const` (no fields, `$`, `$$`, `*`, " +
+      "`**` outside predicates), never `$now`, `$millis` or `$random`; at most 20000 characters",
+  },
+  LibrarySignatures: {
+    type: "object",
+    additionalProperties: { type: "string", pattern: "^<.*>$" },
+    description: 'JSONata signatures of function exports by name (`{"net": "<n:n>"}`); calls are ' +
+      "checked against them",
+  },
+  LibraryConstants: {
+    type: "array",
+    items: { type: "string" },
+    description: "the model constants the layer reads as `$const.<name>`; each must exist in the model, " +
+      "and an inherited layer must list every constant it reads",
+  },
+  LibraryLayer: {
+    type: "object",
+    required: ["define"],
+    additionalProperties: false,
+    description: "one layer of a library; an inherited layer carries the pin of the template it came from",
+    properties: {
+      define: ref("LibraryDefine"),
+      signatures: ref("LibrarySignatures"),
+      requiresConstants: ref("LibraryConstants"),
+      ref: ref("Coordinate", "the template the layer was inherited from"),
+      version: text("that template's version"),
+      digest: text("that template's digest (`sha256:…`)"),
+      repo: text("the repository the template was resolved from"),
+      owner: { type: ["string", "null"], description: "the template's namespace" },
+    },
   },
   Derivation: {
     type: "object",
@@ -419,6 +458,28 @@ export const MODEL_SPEC_SCHEMA: JsonObject = {
     constants: {
       type: ["object", "null"],
       description: "immutable named values, bound as `$const.<name>` in every expression",
+    },
+    library: {
+      type: ["string", "object", "null"],
+      additionalProperties: false,
+      description: "JSONata shared by every expression of the model: a string is the `define` of the one " +
+        "local layer; the object form has `define` (the local layer, last), optional `signatures`, " +
+        "`requiresConstants`, `description`, `extends` and inherited `layers` (at most 8 in all). Layer k " +
+        "sees the exports of the layers before it; a later layer wins a name clash. Export names are " +
+        "identifiers that shadow no built-in and are none of const, parent, self, response, now, status. " +
+        "A call of a function no library exports is an error anywhere in the spec",
+      properties: {
+        description: text("what the library offers"),
+        define: ref("LibraryDefine"),
+        signatures: ref("LibrarySignatures"),
+        requiresConstants: ref("LibraryConstants"),
+        extends: {
+          type: "string",
+          pattern: COORDINATE_SPEC_PATTERN,
+          description: "a library model to extend, `[namespace/]name[@version]` (not resolved yet)",
+        },
+        layers: { type: "array", items: ref("LibraryLayer"), description: "inherited layers, oldest first" },
+      },
     },
     defaultValues: listOf("DefaultValueRule", "defaults merged into newly created containers"),
     derivations: listOf("Derivation", "computed read-only fields"),

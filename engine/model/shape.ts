@@ -48,6 +48,10 @@ const WORDINGS: Record<string, Wording> = {
   "#/properties/template": () => "branching from a template is not supported by this service yet",
   "#/properties/schema": () => "schema is required and must be a JSON Schema object",
   "#/properties/constants": () => "constants must be an object of name to value",
+  "#/properties/library/properties/extends/pattern": (ref) =>
+    `'${ref}' is not a library coordinate: use [namespace/]name[@version]`,
+  "#/$defs/LibrarySignatures/additionalProperties/pattern": (signature) =>
+    `'${signature}' is not a JSONata signature such as <n-n:n>`,
   "#/$defs/Derivation": entry("a derivation"),
   "#/$defs/Derivation/properties/path/pattern": () => "the document root '$' cannot be derived",
   "#/$defs/MetaDerivation": entry("a meta derivation"),

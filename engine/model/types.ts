@@ -79,6 +79,41 @@ export interface TestCase {
   expect: Record<string, Json>;
 }
 
+/** Where an inherited library layer comes from, pinned when a template is flattened. */
+export interface LayerPin {
+  ref: string;
+  version: string;
+  digest?: string;
+  repo?: string;
+  owner?: string | null;
+}
+
+/**
+ * One layer of a library: JSONata ending with the array of the names it
+ * exports; an inherited layer carries its pin.
+ */
+export interface LibraryLayer extends Partial<LayerPin> {
+  define: string;
+  /** JSONata signatures (`<n-n:n>`) of function exports, by name. */
+  signatures?: Record<string, string>;
+  /** The model constants the layer reads as `$const.<name>`. */
+  requiresConstants?: string[];
+}
+
+/** The object form of `library`: inherited `layers`, then the local layer (`define` and its members). */
+export interface LibraryObject {
+  description?: string;
+  define?: string;
+  signatures?: Record<string, string>;
+  requiresConstants?: string[];
+  /** A library model to extend, `[namespace/]name[@version]` (shape-checked only). */
+  extends?: string;
+  layers?: LibraryLayer[];
+}
+
+/** The `library` member: a bare string is the local layer's `define`. */
+export type Library = string | LibraryObject;
+
 /** The model specification. */
 export interface ModelSpec {
   id: string;
@@ -87,6 +122,7 @@ export interface ModelSpec {
   lineage?: Json[];
   schema: JsonObject;
   constants?: Record<string, Json>;
+  library?: Library | null;
   defaultValues?: DefaultValueRule[];
   derivations?: Derivation[];
   metaDerivations?: MetaDerivation[];
