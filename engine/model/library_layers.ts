@@ -8,6 +8,8 @@
  *
  * @module
  */
+import jsonata from "jsonata";
+import type { AstNode } from "../expr/compiler.ts";
 import { isObject, type JsonObject } from "../json/value.ts";
 import type { LayerPin, Library, LibraryLayer, LibraryObject } from "./types.ts";
 
@@ -62,6 +64,32 @@ export function layersOf(library: unknown): PlacedLayer[] {
     placed.push({ layer: localLayer(object), location: "library.define", origin: "local", inherited: false });
   }
   return placed;
+}
+
+/** The array constructor that ends a define's AST, if it ends with one. */
+export function exportListOf(ast: AstNode): AstNode | null {
+  const last = ast.type === "block" ? (ast.expressions as AstNode[]).at(-1) : ast;
+  return last && last.type === "unary" && last.value === "[" ? last : null;
+}
+
+/** The entries of an export list: names, and null for an entry that is not a string literal. */
+export function exportEntries(list: AstNode): (string | null)[] {
+  return (list.expressions as AstNode[]).map((e) => (e.type === "string" ? e.value as string : null));
+}
+
+/** The names a define lists as its exports (none when it does not parse). */
+export function declaredExports(define: string): string[] {
+  try {
+    const list = exportListOf(jsonata(define).ast() as unknown as AstNode);
+    return list ? exportEntries(list).filter((name): name is string => name !== null) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Every name the layers of `library` list as exports. */
+export function exportedNames(library: unknown): Set<string> {
+  return new Set(layersOf(library).flatMap(({ layer }) => declaredExports(layer.define)));
 }
 
 /**

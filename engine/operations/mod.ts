@@ -24,7 +24,7 @@ import {
   previewEvolution,
   previewGeneration,
 } from "./generation.ts";
-import { createModel, deleteModel, evolveSpec, getInfo, getSpec, listModels } from "./models.ts";
+import { createModel, deleteModel, evolveSpec, getInfo, getLibrary, getSpec, listModels } from "./models.ts";
 import type { AnyOperation } from "./operation.ts";
 import {
   explain,
@@ -62,6 +62,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listModels,
   createModel,
   getSpec,
+  getLibrary,
   getInfo,
   getState,
   getField,

@@ -30,7 +30,13 @@ import { inputReads } from "../../expr/input_reads.ts";
 import type { Signature } from "../../expr/shared_function.ts";
 import { isObject } from "../../json/value.ts";
 import { ExpressionScope } from "../expression_scope.ts";
-import { layersOf, type PlacedLayer } from "../library_layers.ts";
+import {
+  declaredExports,
+  exportEntries,
+  exportListOf,
+  layersOf,
+  type PlacedLayer,
+} from "../library_layers.ts";
 import type { LibraryLayer, ModelSpec } from "../types.ts";
 import type { SectionContext } from "./context.ts";
 
@@ -97,7 +103,7 @@ export function compileLibrary(spec: ModelSpec, ctx: SectionContext): LibraryOut
   const layers: CompiledLayer[] = [];
   for (const entry of placed) {
     const layer = compileLayer(entry, exports, spec, ctx);
-    for (const name of layer?.exports ?? declaredNames(entry, ctx)) {
+    for (const name of layer?.exports ?? declaredExports(entry.layer.define)) {
       const earlier = exports.get(name);
       if (earlier !== undefined && layer) {
         ctx.warn(
@@ -118,27 +124,6 @@ export function compileLibrary(spec: ModelSpec, ctx: SectionContext): LibraryOut
     ? { description: library.description }
     : {};
   return { library: { ...description, layers, exports }, names };
-}
-
-/** The names a layer that did not compile declares, when its source still parses far enough. */
-function declaredNames({ layer }: PlacedLayer, ctx: SectionContext): string[] {
-  try {
-    const list = exportListOf(ctx.env.compiler.compile(layer.define).ast);
-    return list ? namesIn(list).filter((n): n is string => typeof n === "string") : [];
-  } catch {
-    return [];
-  }
-}
-
-/** The array constructor that ends a define, if it ends with one. */
-function exportListOf(ast: AstNode): AstNode | null {
-  const last = ast.type === "block" ? (ast.expressions as AstNode[]).at(-1) : ast;
-  return last && last.type === "unary" && last.value === "[" ? last : null;
-}
-
-/** The entries of the export list: names as strings, anything else as null. */
-function namesIn(list: AstNode): (string | null)[] {
-  return (list.expressions as AstNode[]).map((e) => (e.type === "string" ? e.value as string : null));
 }
 
 /** Compiles one layer against the exports of the layers before it; null when it has errors. */
@@ -195,7 +180,7 @@ function compileLayer(
     }
   }
   const list = exportListOf(ast);
-  const names = list ? namesIn(list) : [];
+  const names = list ? exportEntries(list) : [];
   if (!names.length) {
     error(
       "no exports: define must end with the array of the names it exports, e.g. " +
