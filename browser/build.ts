@@ -1,15 +1,24 @@
 /**
- * Bundles the browser entry (browser/mod.ts) with esbuild into one
- * self-contained ES module, `dist/engine.browser.js` by default. npm packages are
- * resolved from the project's node_modules (deno.json sets `"nodeModulesDir":
- * "auto"`), so the bundle needs no import map and no network at load time.
+ * The browser builds, all through the shared esbuild step (build/bundle_file.ts;
+ * npm packages come from the project's node_modules, so nothing is fetched at
+ * load time):
  *
- *     deno task bundle:browser            # writes dist/engine.browser.js
+ *     deno task bundle:browser   # dist/engine.browser.js: the engine as one ES module
+ *     deno task build:web        # dist/web/ (playground, svc-embed.js, sw.js, example) + dist/playground.html
+ *
+ * `dist/web/` is a self-contained static folder: `index.html` (the playground,
+ * no inline script or style, so it runs under a strict CSP), `playground.js`,
+ * `playground.css`, `svc-embed.js` (the embed script), `sw.js` (the service
+ * worker caching the app for offline use) and `examples/embed.html`.
+ * `dist/playground.html` is the same playground in a single file that works
+ * when opened from disk. `--if-stale` skips the web build when `dist/web` is
+ * newer than every source it is built from (what `deno task start` runs).
  *
  * @module
  */
 import { fileURLToPath } from "node:url";
 import { type BundleFile, bundleFile } from "../build/bundle_file.ts";
+import { slimZod } from "../build/slim_zod.ts";
 
 /** Options of {@link buildBrowserBundle}. */
 export interface BrowserBundleOptions {
@@ -19,23 +28,140 @@ export interface BrowserBundleOptions {
   minify?: boolean;
   /** The module to bundle; defaults to the engine's browser entry (browser/mod.ts). */
   entryPoint?: string;
+  /** Values substituted for global names (esbuild `define`). */
+  define?: Record<string, string>;
 }
 
-const ENGINE_ENTRY = fileURLToPath(new URL("./mod.ts", import.meta.url));
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const ENGINE_ENTRY = here("./mod.ts");
 
 /** The default output file of the engine bundle. */
-export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL("../dist/engine.browser.js", import.meta.url));
+export const DEFAULT_BUNDLE_PATH: string = here("../dist/engine.browser.js");
+/** The default output folder of the web build. */
+export const DEFAULT_WEB_DIR: string = here("../dist/web");
+/** The default single-file playground. */
+export const DEFAULT_PLAYGROUND_FILE: string = here("../dist/playground.html");
 
-/** Builds the browser bundle. Throws with esbuild's messages on failure. */
+/** Builds one browser bundle. Throws with esbuild's messages on failure. */
 export function buildBrowserBundle(options: BrowserBundleOptions = {}): Promise<BundleFile> {
   return bundleFile(options.entryPoint ?? ENGINE_ENTRY, options.outfile ?? DEFAULT_BUNDLE_PATH, {
     platform: "browser",
     minify: options.minify ?? false,
+    plugins: [slimZod],
+    define: options.define,
+    legalComments: "none",
+    // Lit's reactive properties are accessors on the prototype: class fields must be
+    // assigned (through them), not defined over them.
+    tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
   });
 }
 
+/** What the web build wrote. */
+export interface WebBuild {
+  dir: string;
+  /** The single-file playground. */
+  playgroundFile: string;
+  /** Every file of `dir` with its size in bytes, by path relative to `dir`. */
+  files: Record<string, number>;
+}
+
+/** The files the service worker caches, relative to its scope. */
+export const APP_SHELL = ["./", "index.html", "playground.js", "playground.css", "svc-embed.js"] as const;
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);
+}
+
+/** An inline `<script type="module">` body: `</script` cannot end it early. */
+function inlineScript(js: string): string {
+  return js.replace(/<\/(script)/gi, "<\\/$1");
+}
+
+/** Builds `dist/web/` and `dist/playground.html` (minified). */
+export async function buildWeb(
+  dir: string = DEFAULT_WEB_DIR,
+  playgroundFile: string = DEFAULT_PLAYGROUND_FILE,
+): Promise<WebBuild> {
+  await Deno.mkdir(`${dir}/examples`, { recursive: true });
+  await buildBrowserBundle({
+    entryPoint: here("./playground/main.ts"),
+    outfile: `${dir}/playground.js`,
+    minify: true,
+  });
+  await buildBrowserBundle({ entryPoint: here("./embed.ts"), outfile: `${dir}/svc-embed.js`, minify: true });
+  const css = await Deno.readTextFile(here("./playground/playground.css"));
+  await Deno.writeTextFile(`${dir}/playground.css`, css);
+  const template = await Deno.readTextFile(here("./playground/index.html"));
+  await Deno.writeTextFile(
+    `${dir}/index.html`,
+    template.replace("<!--STYLE-->", '<link rel="stylesheet" href="playground.css">')
+      .replace("<!--SCRIPT-->", '<script type="module" src="playground.js"></script>'),
+  );
+  const js = await Deno.readTextFile(`${dir}/playground.js`);
+  const embed = await Deno.readTextFile(`${dir}/svc-embed.js`);
+  const version = await sha256(js + embed + css + template);
+  await buildBrowserBundle({
+    entryPoint: here("./sw.ts"),
+    outfile: `${dir}/sw.js`,
+    minify: true,
+    define: { ASSETS: JSON.stringify(APP_SHELL), VERSION: JSON.stringify(version) },
+  });
+  for (const file of ["embed.html", "embed.css", "embed_events.js", "order.json"]) {
+    await Deno.copyFile(here(`./examples/${file}`), `${dir}/examples/${file}`);
+  }
+  // The single file: no service worker (file:// has none), everything inline.
+  await Deno.writeTextFile(
+    playgroundFile,
+    template.replace(' data-sw="on"', "").replace("<!--STYLE-->", () => `<style>${css}</style>`)
+      .replace("<!--SCRIPT-->", () => `<script type="module">${inlineScript(js)}</script>`),
+  );
+  const files: Record<string, number> = {};
+  for (const name of ["index.html", "playground.js", "playground.css", "svc-embed.js", "sw.js"]) {
+    files[name] = (await Deno.stat(`${dir}/${name}`)).size;
+  }
+  await Deno.writeTextFile(`${dir}/.built`, `${version}\n`);
+  return { dir, playgroundFile, files };
+}
+
+/** The newest modification time under the given folders (sources of the web build). */
+async function newestSource(folders: string[]): Promise<number> {
+  let newest = 0;
+  const walk = async (folder: string): Promise<void> => {
+    for await (const entry of Deno.readDir(folder)) {
+      const path = `${folder}/${entry.name}`;
+      if (entry.isDirectory) await walk(path);
+      else newest = Math.max(newest, (await Deno.stat(path)).mtime?.getTime() ?? 0);
+    }
+  };
+  for (const folder of folders) await walk(folder);
+  return newest;
+}
+
+/** Whether `dist/web` is missing or older than a source file (browser/, engine/, build/, deno.json). */
+export async function webBuildIsStale(dir: string = DEFAULT_WEB_DIR): Promise<boolean> {
+  let built: number;
+  try {
+    built = (await Deno.stat(`${dir}/.built`)).mtime?.getTime() ?? 0;
+  } catch {
+    return true;
+  }
+  const sources = await newestSource([here("."), here("../engine"), here("../build")]);
+  const config = (await Deno.stat(here("../deno.json"))).mtime?.getTime() ?? 0;
+  return Math.max(sources, config) > built;
+}
+
 if (import.meta.main) {
-  const minify = Deno.args.includes("--minify");
-  const { outfile, bytes } = await buildBrowserBundle({ minify });
-  console.log(`wrote ${outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
+  if (Deno.args.includes("--web")) {
+    if (Deno.args.includes("--if-stale") && !(await webBuildIsStale())) {
+      console.log(`${DEFAULT_WEB_DIR} is up to date`);
+    } else {
+      const { dir, playgroundFile, files } = await buildWeb();
+      const sizes = Object.entries(files).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KiB`);
+      console.log(`wrote ${dir} (${sizes.join(", ")}) and ${playgroundFile}`);
+    }
+  } else {
+    const { outfile, bytes } = await buildBrowserBundle({ minify: Deno.args.includes("--minify") });
+    console.log(`wrote ${outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
+  }
 }

@@ -92,7 +92,17 @@ export async function resolveApi(
   const { ModelService: Service } = await import("../engine/service/service.ts");
   const llm = await embeddedLlm(loaded?.llm, lookup);
   const executors = await embeddedExecutors(loaded?.effects ?? effectsConfig(lookup), config, llm?.provider);
-  const service = await Service.open({ config, observer: { warn }, generator: llm?.generator, executors });
+  const repositories = await embeddedRepositories(
+    (loaded?.lookup ?? lookup)("svc.composition.repositories"),
+    warn,
+  );
+  const service = await Service.open({
+    config,
+    observer: { warn },
+    generator: llm?.generator,
+    executors,
+    repositories,
+  });
   return { invoker: localInvoker(service), mode: "embedded", service, close: () => service.close() };
 }
 
@@ -113,6 +123,12 @@ async function embeddedLlm(
   const options = { egress: llmEgress() };
   const provider = llm.providerOf(config, options);
   return { provider, generator: llm.generatorOf(config, options, provider) };
+}
+
+/** `svc.composition.repositories`, loaded only when configured. */
+async function embeddedRepositories(raw: string | undefined, warn: (message: string) => void) {
+  if (raw === undefined || raw.trim() === "") return [];
+  return await (await import("../repositories/mod.ts")).openRepositories(raw, warn);
 }
 
 /**

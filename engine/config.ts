@@ -48,7 +48,17 @@ export interface EngineConfig {
   blobMaxTotalBytes: number;
   /** `svc.effects.kinds.enabled`: allowed executor kinds, `null` when unset (all). */
   effectKindsEnabled: string[] | null;
+  /** `svc.composition.lazy-binding`: a link to a model no repository holds is accepted (resolved when it fires). */
+  compositionLazyBinding: boolean;
+  /** `svc.authz.inherited-effects`: what inherited effects of another owner do (`approve`, `allow`, `deny`). */
+  inheritedEffects: InheritedEffectsPolicy;
 }
+
+/** Policies of `svc.authz.inherited-effects`. */
+export const INHERITED_EFFECTS_POLICIES = ["approve", "allow", "deny"] as const;
+
+/** What inherited effects of another owner do: wait for approval, run, or never dispatch. */
+export type InheritedEffectsPolicy = typeof INHERITED_EFFECTS_POLICIES[number];
 
 /** The defaults of SPEC.md "Limits". */
 export const DEFAULT_CONFIG: Readonly<EngineConfig> = Object.freeze({
@@ -70,6 +80,8 @@ export const DEFAULT_CONFIG: Readonly<EngineConfig> = Object.freeze({
   blobMaxBytes: 52_428_800,
   blobMaxTotalBytes: 536_870_912,
   effectKindsEnabled: null,
+  compositionLazyBinding: false,
+  inheritedEffects: "approve",
 });
 
 /** Every key {@link engineConfig} reads. */
@@ -91,6 +103,8 @@ export const ENGINE_KEYS: readonly string[] = [
   "svc.blob.max-bytes",
   "svc.blob.max-total-bytes",
   "svc.effects.kinds.enabled",
+  "svc.composition.lazy-binding",
+  "svc.authz.inherited-effects",
 ];
 
 /** The environment variable of a key: upper-cased, dots and dashes to underscores. */
@@ -172,5 +186,29 @@ export function engineConfig(lookup: ConfigLookup = () => undefined): EngineConf
     blobMaxBytes: limit("svc.blob.max-bytes", d.blobMaxBytes),
     blobMaxTotalBytes: readInt(lookup, "svc.blob.max-total-bytes", d.blobMaxTotalBytes),
     effectKindsEnabled: readList(lookup, "svc.effects.kinds.enabled"),
+    compositionLazyBinding: readBool(lookup, "svc.composition.lazy-binding", d.compositionLazyBinding),
+    inheritedEffects: readChoice(
+      lookup,
+      "svc.authz.inherited-effects",
+      INHERITED_EFFECTS_POLICIES,
+      d.inheritedEffects,
+    ),
   };
+}
+
+/** Reads a key that takes one of `choices`. */
+function readChoice<T extends string>(
+  lookup: ConfigLookup,
+  key: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
+  const raw = lookup(key)?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (!choices.includes(raw as T)) {
+    throw new Error(
+      `Configuration ${key} (${envName(key)}) must be one of ${choices.join(", ")}, got '${raw}'`,
+    );
+  }
+  return raw as T;
 }

@@ -19,6 +19,7 @@ export type ErrorKind =
   | "unsupported_media_type"
   | "too_many"
   | "forbidden"
+  | "not_allowed"
   | "unauthorized"
   | "internal"
   | "bad_gateway"
@@ -30,6 +31,7 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  not_allowed: 405,
   conflict: 409,
   constraint_violation: 409,
   version_conflict: 409,

@@ -4,6 +4,9 @@
  * over the service layer. Errors become RFC 7807 problem documents
  * (see `problem.ts`).
  *
+ * The browser playground and embed script are served at `/` from the web
+ * build (routes/web.ts), open and under their own CSP.
+ *
  * MCP Streamable HTTP mounts at `/mcp` through {@link AppOptions.mcp}: it sits
  * behind the same middleware (key, limits, headers) as every route; its own
  * Origin check (`svc.mcp.allowed-origins`) is the mount's concern.
@@ -26,6 +29,7 @@ import { securityHeaders } from "./middleware/security_headers/index.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { problemResponse, serviceErrorResponse } from "./problem.ts";
 import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
+import { DEFAULT_WEB_ROOT, PAGE_CSP, webPages, webPaths } from "./routes/web.ts";
 import type { Route, RouteDeps } from "./routes/route.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
 
@@ -41,6 +45,8 @@ export interface AppOptions {
   log: Logger;
   /** Served at `/mcp` when given. */
   mcp?: McpMount;
+  /** The web build served at `/` (default `dist/web` of the project; routes/web.ts). */
+  webRoot?: string;
   /** The address the server listens on, once it does (the WebSocket origin rule compares against it). */
   boundAddress?: () => { hostname: string; port: number } | undefined;
 }
@@ -72,13 +78,22 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     method: r.method.toUpperCase(),
   }));
 
+  const webRoot = options.webRoot ?? DEFAULT_WEB_ROOT;
+  const built = webPaths(webRoot);
+  const pages = new Set([...built, "/"]);
   const uploadRoutes = routes.filter((r) => r.requestBody?.content["multipart/form-data"])
     .map((r) => ({ pattern: templatePattern(r.path), method: r.method.toUpperCase() }));
-  const openPaths = new Set(routes.filter((r) => r.open).map((r) => r.path));
+  const openPaths = new Set([...routes.filter((r) => r.open).map((r) => r.path), ...pages]);
 
   const app = new Hono();
   app.use("*", methodGuard());
-  app.use("*", securityHeaders({ contentSecurityPolicy: config.contentSecurityPolicy }));
+  app.use(
+    "*",
+    securityHeaders({
+      contentSecurityPolicy: config.contentSecurityPolicy,
+      pages: { paths: pages, contentSecurityPolicy: PAGE_CSP },
+    }),
+  );
   if (config.accessLog) app.use("*", accessLog(log));
   if (isLoopbackName(config.host)) {
     app.use(
@@ -105,6 +120,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
       (method, path) => uploadRoutes.some((r) => r.method === method && r.pattern.test(path)),
     ),
   );
+  app.use("*", webPages(webRoot, built));
 
   for (const route of routes) {
     app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handle(c, deps));

@@ -173,14 +173,17 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
 /**
  * Flattens a parsed config file into `svc.*` keys. Nested maps
  * (`svc: {rate-limit: {enabled: true}}`) and dotted keys (`svc.rate-limit.enabled: true`)
- * both work; lists become comma-separated values.
+ * both work; lists of scalars become comma-separated values, lists of
+ * objects (`svc.composition.repositories`) a JSON array.
  */
 export function flattenConfig(document: unknown, file: string): Map<string, string> {
   const out = new Map<string, string>();
   const visit = (value: unknown, key: string) => {
     if (value === null || value === undefined) return;
     if (Array.isArray(value)) {
-      out.set(key, value.map(String).join(","));
+      // A list of scalars is comma-separated; a list of entries (repositories) stays JSON.
+      const entries = value.some((item) => item !== null && typeof item === "object");
+      out.set(key, entries ? JSON.stringify(value) : value.map(String).join(","));
     } else if (typeof value === "object") {
       for (const [name, child] of Object.entries(value)) visit(child, key ? `${key}.${name}` : name);
     } else {

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { REPOSITORY_KEYS } from "../repositories/config.ts";
 import { type ConfigLookup, ENGINE_KEYS, envName, readBool } from "../engine/config.ts";
 import { nearestName } from "../engine/nearest.ts";
 import { LLM_KEYS } from "../llm/config.ts";
@@ -79,6 +80,7 @@ export const KNOWN_KEYS: readonly string[] = [
   ...LLM_KEYS,
   ...EFFECT_KEYS,
   ...CLI_KEYS,
+  ...REPOSITORY_KEYS,
 ];
 
 /**

@@ -19,6 +19,7 @@ import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
 import { serverPlatform } from "./platform.ts";
 import { openStorage, type Storage } from "./stores/mod.ts";
+import { openRepositories } from "../repositories/mod.ts";
 import { SubscriptionHub } from "./subscriptions.ts";
 
 /** Options of {@link startServer}. */
@@ -32,6 +33,8 @@ export interface ServerOptions {
    * defaults to MCP over the service (mcp/http.ts).
    */
   mcp?: (service: ModelService, config: ServerConfig) => McpMount;
+  /** The web build served at `/` (default `dist/web` of the project). */
+  webRoot?: string;
   /** The address the server listens on, once it does. */
   boundAddress?: () => { hostname: string; port: number } | undefined;
   /** Ports of LLM generation (tests route the provider and web calls to loopback stubs). */
@@ -86,6 +89,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       adminWrites: config.apiKey !== null,
       generator: generatorOf(options.config.llm, llm, provider),
       executors,
+      repositories: await openRepositories(options.config.lookup("svc.composition.repositories"), warn),
       auditSigner: config.auditSigningKey === null ? undefined : await ed25519Signer(config.auditSigningKey)
         .catch((err) => {
           throw new Error(
@@ -109,6 +113,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
     log,
     mcp,
     boundAddress: options.boundAddress,
+    webRoot: options.webRoot,
   });
   return { app, service, metrics, subscriptions, storage, mcp };
 }

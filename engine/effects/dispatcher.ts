@@ -47,11 +47,17 @@ export function backoffDelay(policy: EffectPolicy, attempt: number): number {
   return Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** Math.max(0, attempt - 1));
 }
 
+/** The executor kind of a job: a link to another model has its own, whatever the effect's kind. */
+function kindOf(job: EffectJob): string {
+  return job.work.type === "link" ? "link" : job.executor;
+}
+
 /** The reason a job cannot run on this host, if any. */
 function unrunnable(job: EffectJob, executors: ReadonlyMap<string, EffectExecutor>): ExecutorOutcome | null {
   if (job.work.type === "invalid") return finalFailure(job.work.error);
-  if (executors.has(job.executor)) return null;
-  return finalFailure(job.executor === "llm" ? "llm not configured" : `no_executor_for_kind:${job.executor}`);
+  const kind = kindOf(job);
+  if (executors.has(kind)) return null;
+  return finalFailure(kind === "llm" ? "llm not configured" : `no_executor_for_kind:${kind}`);
 }
 
 /** Runs effect jobs as they fall due. */
@@ -131,7 +137,7 @@ export class EffectDispatcher {
       await this.#host.settle(job, refused);
       return null;
     }
-    const executor = this.#executors.get(job.executor)!;
+    const executor = this.#executors.get(kindOf(job))!;
     const started = this.#clock.now();
     // The attempt's time limit runs on the host's scheduler, like every other wait here.
     const expiry = new AbortController();

@@ -211,7 +211,7 @@ Deno.test("kinds without an executor fail with the rule's words; invalid request
   assert.deepEqual(Object.fromEntries(Object.entries(io).map(([k, v]) => [k, [v.phase, v.error]])), {
     ask: ["failed", "llm not configured"],
     pager: ["failed", "no_executor_for_kind:pagerduty"],
-    nothing: ["failed", "a server effect needs `request` or `requests`"],
+    nothing: ["failed", "a server effect needs `request`, `requests` or `target`"],
   });
   await service.close();
 });

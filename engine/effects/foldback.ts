@@ -128,16 +128,26 @@ export async function settlement(
       phase: "failed",
     };
   }
-  const writes: Record<string, Json> = {};
   const node = effectNode(ctx.model, job.effectId)!;
-  const scope = { response: outcome.response, status: outcome.status };
-  for (const [target, compiled] of node.effect.responseSet) {
-    const result = await value(compiled, ctx, scope);
-    if (result !== undefined) writes[formatPath(target)] = result;
-  }
+  const writes = await responseWrites(node, outcome.response, outcome.status, ctx);
   if (outcome.parts && job.work.type === "http") await foldParts(job, outcome.parts, ctx, writes);
   if (status) writes[status] = statusDocument("applied", job.key, ctx.at);
   return { verdict, writes, source: "foldback", phase: "applied" };
+}
+
+/** The effect's `response.set`, evaluated with `$response` and `$status` (undefined values are not written). */
+export async function responseWrites(
+  node: EffectNode,
+  response: Json,
+  status: number | null,
+  ctx: SettleContext,
+): Promise<Record<string, Json>> {
+  const writes: Record<string, Json> = {};
+  for (const [target, compiled] of node.effect.responseSet) {
+    const result = await value(compiled, ctx, { response, status });
+    if (result !== undefined) writes[formatPath(target)] = result;
+  }
+  return writes;
 }
 
 /** A fan-out's own `set` values and status documents, request by request. */

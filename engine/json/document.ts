@@ -13,7 +13,7 @@
  */
 import { isContainer, type Json, type JsonObject } from "./value.ts";
 import { jsonBytes } from "./measure.ts";
-import { type Path, type Segment, WILDCARD } from "./path.ts";
+import { parsePath, type Path, type Segment, WILDCARD } from "./path.ts";
 
 /** Approximate JSON bytes of one `null` an array write pads with. */
 const PAD_BYTES = 5;
@@ -27,6 +27,12 @@ export class DocumentTooLargeError extends Error {
     this.name = "DocumentTooLargeError";
     this.growth = growth;
   }
+}
+
+/** The value at a canonical address, null when absent (or when the address does not parse). */
+export function valueAt(doc: Json, address: string): Json {
+  const parsed = parsePath(address);
+  return parsed.ok ? getAt(doc, parsed.path) ?? null : null;
 }
 
 /** The value at a concrete path, `undefined` when absent. */

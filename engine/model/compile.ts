@@ -94,6 +94,14 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
   compileViewDefinition(spec, section("viewDefinition"));
 
   const { errors, warnings } = inDocumentOrder(shape, sections);
+  if (isObject(spec.template) && typeof spec.template.ref === "string") {
+    // The service flattens a branch before compiling it; only a host without repositories gets here.
+    errors.push({
+      location: "template",
+      message:
+        `the template '${spec.template.ref}' is resolved when the model is created; it cannot be resolved here`,
+    });
+  }
   if (!schema || errors.length) return { valid: false, errors, warnings };
 
   const linking = new SectionContext(env, scope);

@@ -1,10 +1,10 @@
 /**
  * The layers of a `library` member and the edits made to them: its forms read
  * as an ordered list of layers (inherited `layers`, then the local `define`),
- * the stored form (a single local layer serializes back as `define`), the local
- * layer replaced by an evolution (`newLibrary`), and the layers of a template
- * chain merged into a branch's library, each inherited layer pinned to the
- * template it came from.
+ * the names they export, the stored form (a single local layer serializes back
+ * as `define`), the local layer replaced by an evolution (`newLibrary`), and a
+ * template's layers merged into a branch's library, each inherited layer
+ * pinned to the template it came from.
  *
  * @module
  */
@@ -129,41 +129,25 @@ function pick(object: JsonObject, keys: readonly string[]): LibraryObject {
   return Object.fromEntries(keys.filter((k) => object[k] !== undefined).map((k) => [k, object[k]]));
 }
 
-/** One ancestor of a branch: its library as stored, and the pin of that ancestor. */
-export interface InheritedLibrary {
-  library: unknown;
-  pin: LayerPin;
-}
-
 /**
- * The library of a branch flattened from its template chain (`ancestors`,
- * oldest first): every layer the ancestors hold, those without a pin pinned to
- * the ancestor that holds them (their `origin` becomes `"ref@version"`), then
- * the branch's own layers and local `define`. A layer already pinned is kept as
- * pinned, and a pinned layer met again further down the chain (an ancestor
- * stored flattened carries its own ancestors' layers) is listed once. The
- * branch's `description` wins over the nearest ancestor's. With
- * nothing inherited the branch's library is kept as written; null when no one
- * has a library.
+ * The library of a branch flattened from its template (stored flattened, so
+ * its library holds its own ancestors' layers already pinned): the template's
+ * layers, each one not yet pinned pinned to the template (`pin`; its origin
+ * becomes `"ref@version"`), then the branch's own layers and local `define`.
+ * The branch's `description` wins over the template's. With nothing to
+ * inherit the branch's library is kept as written. The shape of flattening's
+ * library merge, for a chain one template at a time.
  */
-export function inheritLibrary(ancestors: readonly InheritedLibrary[], own: unknown): Library | null {
-  const layers: LibraryLayer[] = [];
-  const seen = new Set<string>();
-  let description: string | undefined;
-  for (const { library, pin } of ancestors) {
-    for (const { layer, inherited } of layersOf(library)) {
-      const pinned: LibraryLayer = inherited ? { ...layer } : { ...layer, ...pinOf(pin) };
-      const key = JSON.stringify([originOf(pinned), pinned.define]);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      layers.push(pinned);
-    }
-    if (isObject(library) && typeof library.description === "string") description = library.description;
-  }
-  if (!layers.length) return typeof own === "string" || isObject(own) ? own as Library : null;
+export function inheritLibrary(template: unknown, own: unknown, pin: LayerPin): Library | undefined {
+  const layers = layersOf(template).map(({ layer, inherited }) =>
+    inherited ? layer : { ...layer, ...pinOf(pin) }
+  );
+  if (!layers.length) return typeof own === "string" || isObject(own) ? own as Library : undefined;
   const branch = (typeof own === "string" ? { define: own } : isObject(own) ? own : {}) as LibraryObject;
-  const all = [...layers, ...(branch.layers ?? [])];
-  return { ...(description === undefined ? {} : { description }), ...branch, layers: all };
+  const description = isObject(template) && typeof template.description === "string"
+    ? { description: template.description }
+    : {};
+  return { ...description, ...branch, layers: [...layers, ...(branch.layers ?? [])] };
 }
 
 /** The members of a pin that are set. */

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { LibraryMerge } from "../composition/flatten.ts";
 import { inheritLibrary, layersOf, normalizeLibrary, originOf, withLocalLayer } from "./library_layers.ts";
 
 const A = '( $a := 1; ["a"] )';
@@ -63,27 +64,28 @@ Deno.test("withLocalLayer replaces or drops only the local layer", () => {
   assert.equal(withLocalLayer(undefined, B), B);
 });
 
-Deno.test("inheritLibrary pins every layer of the template chain and keeps the branch's own last", () => {
-  const grandparent = { library: A, pin: { ...PIN, ref: "acme/root", version: "1.0.0" } };
-  const parent = { library: { description: "tax", define: B }, pin: PIN };
-  const merged = inheritLibrary([grandparent, parent], C);
+Deno.test("inheritLibrary pins the template's layers and keeps the branch's own last", () => {
+  const root = { ...PIN, ref: "acme/root", version: "1.0.0" };
+  const parent = inheritLibrary({ description: "tax", define: A }, B, root);
+  assert.deepEqual(parent, { description: "tax", define: B, layers: [{ define: A, ...root }] });
+  // A chain, one template at a time: the template is stored flattened, its pinned layers stay as they are.
+  const merged = inheritLibrary(parent, C, PIN);
   assert.deepEqual(merged, {
     description: "tax",
     define: C,
-    layers: [
-      { define: A, ...PIN, ref: "acme/root", version: "1.0.0" },
-      { define: B, ...PIN },
-    ],
+    layers: [{ define: A, ...root }, { define: B, ...PIN }],
   });
   assert.deepEqual(layersOf(merged).map((l) => l.origin), ["acme/root@1.0.0", "acme/base@1.2.0", "local"]);
-  // A template stored flattened carries its ancestors' pinned layers: each is listed once.
-  const flattenedParent = {
-    library: { define: B, layers: [{ define: A, ...PIN, ref: "acme/root", version: "1.0.0" }] },
-    pin: PIN,
-  };
-  assert.deepEqual(inheritLibrary([grandparent, flattenedParent], undefined), {
-    layers: [{ define: A, ...PIN, ref: "acme/root", version: "1.0.0" }, { define: B, ...PIN }],
+  assert.deepEqual(inheritLibrary(A, { define: C, description: "mine" }, PIN), {
+    description: "mine",
+    define: C,
+    layers: [{ define: A, ...PIN }],
   });
-  assert.equal(inheritLibrary([{ library: undefined, pin: PIN }], undefined), null);
-  assert.deepEqual(inheritLibrary([{ library: undefined, pin: PIN }], A), A);
+  assert.equal(inheritLibrary(undefined, undefined, PIN), undefined);
+  assert.equal(inheritLibrary(undefined, A, PIN), A);
+});
+
+Deno.test("inheritLibrary is flattening's library merge", () => {
+  const merge: LibraryMerge = inheritLibrary;
+  assert.deepEqual(merge(A, undefined, PIN), { layers: [{ define: A, ...PIN }] });
 });

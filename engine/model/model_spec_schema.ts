@@ -38,11 +38,10 @@ export const ADDRESS_PATTERN = addressPattern(`${MEMBER}|${INDEX}|${WILDCARD}`);
 export const CONCRETE_ADDRESS_PATTERN = addressPattern(`${MEMBER}|${INDEX}`);
 
 const COORDINATE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*/)?[A-Za-z][A-Za-z0-9_-]*$";
-const SEMVER = "(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?";
-/** `[ns/]name[@spec]`: the namespace may be dotted; the spec an exact version, a range, or a digest. */
-const COORDINATE_SPEC_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*(\\.[A-Za-z][A-Za-z0-9_-]*)*/)?" +
-  `[A-Za-z][A-Za-z0-9_-]*(@((\\^|~|>=|>|<=|<|=)?${SEMVER}|sha256:[0-9a-f]{64}))?$`;
-const SEMVER_OR_BLANK = `^(\\s*|${SEMVER})$`;
+const REFERENCE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*(\\.[A-Za-z][A-Za-z0-9_-]*)*/)?[A-Za-z][A-Za-z0-9_-]*" +
+  "(@((\\^|~|>=|>|<=|<|=)?\\d+\\.\\d+\\.\\d+|sha256:[0-9a-f]{64}))?$";
+const SEMVER_OR_BLANK =
+  "^(\\s*|(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?)$";
 
 /** A reference to a definition, with an optional description of this use (2020-12 allows siblings of `$ref`). */
 const ref = (name: string, description?: string): JsonObject =>
@@ -97,6 +96,13 @@ const DEFS: JsonObject = {
     pattern: "\\S",
     description: "a JSONata expression evaluated against the merged document (no `$.` prefix: " +
       "`items.price`, not `$.items.price`); `$const.<name>` reads a constant",
+  },
+  Reference: {
+    type: "string",
+    pattern: REFERENCE_PATTERN,
+    description:
+      "a model coordinate `[ns/]name` (the namespace may be dotted) with an optional version pin " +
+      "`@1.2.3`, `@^1.2.0`, `@~1.2.0`, `@>=1.0.0`, `@sha256:<64 hex>`",
   },
   Coordinate: {
     type: "string",
@@ -281,7 +287,16 @@ const DEFS: JsonObject = {
         required: ["ref"],
         description: "server effects aimed at another model: a write-link {ref, path} (with a sibling " +
           "`body`) or a read-link {ref, read}",
-        properties: { ref: ref("Coordinate"), path: ref("Address"), read: ref("Address") },
+        properties: {
+          ref: ref("Reference"),
+          path: ref("Address"),
+          read: ref("Address"),
+          watch: {
+            type: "boolean",
+            description: "read-links: re-read whenever the target commits a change there",
+          },
+          binding: { description: "reserved" },
+        },
       },
       body: ref("Expression", "JSONata for the value a write-link target receives"),
       policy: {
@@ -302,6 +317,12 @@ const DEFS: JsonObject = {
         type: "object",
         readOnly: true,
         description: "written when a branch inherits the effect: {fromRef, fromOwner}",
+      },
+      approval: {
+        type: "object",
+        readOnly: true,
+        description: "written when an inherited effect of another owner is approved: {definitionHash, " +
+          "approvedAt}; it runs while its definitionHash is unchanged",
       },
       description: text("what the effect is for"),
     },
@@ -444,12 +465,22 @@ export const MODEL_SPEC_SCHEMA: JsonObject = {
       description: "semantic version MAJOR.MINOR.PATCH; blank or absent means 1.0.0",
     },
     template: {
-      type: "null",
-      description:
-        "reserved: branching from a template model ({ref: <coordinate>}) is not supported by this " +
-        "service yet",
+      type: ["object", "null"],
+      required: ["ref"],
+      additionalProperties: false,
+      properties: {
+        ref: ref("Reference", "the template: a coordinate [ns/]name[@version|range|sha256:digest]"),
+      },
+      description: "makes the model a branch: the template is resolved and flattened into this spec when " +
+        "the model is created (null afterwards)",
     },
-    lineage: { type: "array", readOnly: true, description: "pinned ancestor chain, written by branching" },
+    lineage: {
+      type: "array",
+      readOnly: true,
+      items: { type: "object" },
+      description: "the pinned ancestor chain, nearest first: {ref, version, digest, repo, owner}; written " +
+        "by branching",
+    },
     schema: {
       type: "object",
       description: "JSON Schema 2020-12 of the base document; only local `#/$defs/<Name>` references " +
@@ -473,11 +504,7 @@ export const MODEL_SPEC_SCHEMA: JsonObject = {
         define: ref("LibraryDefine"),
         signatures: ref("LibrarySignatures"),
         requiresConstants: ref("LibraryConstants"),
-        extends: {
-          type: "string",
-          pattern: COORDINATE_SPEC_PATTERN,
-          description: "a library model to extend, `[namespace/]name[@version]` (not resolved yet)",
-        },
+        extends: ref("Reference", "a library model to extend (not resolved yet)"),
         layers: { type: "array", items: ref("LibraryLayer"), description: "inherited layers, oldest first" },
       },
     },

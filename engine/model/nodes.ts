@@ -57,6 +57,18 @@ export interface CompiledRequest {
   body?: CompiledExpression | Json;
 }
 
+/** A server effect aimed at another model: a write-link (`path` and `body`) or a read-link (`read`). */
+export interface CompiledLink {
+  ref: string;
+  /** Write-link: where the target receives `body`. */
+  path: string | null;
+  /** Read-link: the target's field read. */
+  read: string | null;
+  /** Read-link: re-read whenever the target commits a change there. */
+  watch: boolean;
+  body: CompiledExpression | null;
+}
+
 /** How a failed attempt is retried (`policy`). */
 export interface EffectPolicy {
   /** One attempt's time limit. */
@@ -80,6 +92,8 @@ export interface CompiledEffect {
   request: CompiledRequest | null;
   /** Fan-out: JSONata yielding the request descriptors. */
   requests: CompiledExpression | null;
+  /** A link to another model (`target`), with the write-link's `body`. */
+  link: CompiledLink | null;
   /** `response.set`: target address and the JSONata evaluated with `$response` and `$status`. */
   responseSet: [Segment[], CompiledExpression][];
   prompt: CompiledExpression | null;

@@ -45,11 +45,11 @@ const WORDINGS: Record<string, Wording> = {
   "#/$defs/Expression": expression,
   "#/properties/version/pattern": (version) => `'${version}' is not a semantic version (MAJOR.MINOR.PATCH)`,
   "#/properties/actions": () => "the 'actions' section was removed: declare effects instead",
-  "#/properties/template": () => "branching from a template is not supported by this service yet",
+  "#/properties/template": () => "template must be {ref: <coordinate>}",
+  "#/$defs/Reference": (ref) =>
+    `'${ref}' is not a reference: use [ns/]name with an optional @version, @range or @sha256:<digest>`,
   "#/properties/schema": () => "schema is required and must be a JSON Schema object",
   "#/properties/constants": () => "constants must be an object of name to value",
-  "#/properties/library/properties/extends/pattern": (ref) =>
-    `'${ref}' is not a library coordinate: use [namespace/]name[@version]`,
   "#/$defs/LibrarySignatures/additionalProperties/pattern": (signature) =>
     `'${signature}' is not a JSONata signature such as <n-n:n>`,
   "#/$defs/Derivation": entry("a derivation"),

@@ -48,7 +48,7 @@ Deno.test("shape: wrong values in the compiler's words; types and enums in gener
     version: "v1",
     lineage: {},
     actions: [{}],
-    template: { ref: "a/b" },
+    template: { ref: "a/b@" },
     derivations: [{ path: "$", expr: "1", evaluation: "later" }, 7],
     effects: [{ id: "e", trigger: "true", executor: " ", payload: 5, emit: 1 }],
   }));
@@ -60,7 +60,11 @@ Deno.test("shape: wrong values in the compiler's words; types and enums in gener
         "by letters, digits, '-' or '_'",
     },
     { location: "version", message: "'v1' is not a semantic version (MAJOR.MINOR.PATCH)" },
-    { location: "template", message: "branching from a template is not supported by this service yet" },
+    {
+      location: "template.ref",
+      message:
+        "'a/b@' is not a reference: use [ns/]name with an optional @version, @range or @sha256:<digest>",
+    },
     { location: "lineage", message: "lineage must be an array" },
     { location: "derivations[0].path", message: "the document root '$' cannot be derived" },
     { location: "derivations[0].evaluation", message: "evaluation must be 'eager' or 'lazy'" },

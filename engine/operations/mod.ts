@@ -24,6 +24,7 @@ import {
   previewEvolution,
   previewGeneration,
 } from "./generation.ts";
+import { approveEffect, getCompositionGraph, getLineage, getPendingEffects, promote } from "./composition.ts";
 import { createModel, deleteModel, evolveSpec, getInfo, getLibrary, getSpec, listModels } from "./models.ts";
 import type { AnyOperation } from "./operation.ts";
 import {
@@ -45,6 +46,7 @@ import { mutate, patch } from "./writes.ts";
 export * from "./audit.ts";
 export * from "./authoring.ts";
 export * from "./blobs.ts";
+export * from "./composition.ts";
 export * from "./generation.ts";
 export * from "./input.ts";
 export * from "./invoker.ts";
@@ -100,4 +102,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   generateEvolution,
   evolveSpecAi,
   getLlmInteractions,
+  getLineage,
+  getPendingEffects,
+  approveEffect,
+  promote,
+  getCompositionGraph,
 ];

@@ -17,7 +17,9 @@
 import type { CompiledExpression } from "../expr/compiler.ts";
 import type { Segment } from "../json/path.ts";
 import { isObject, type Json, jsonEqual } from "../json/value.ts";
+import type { InheritedEffectsPolicy } from "../config.ts";
 import type { EffectNode, Template } from "../model/nodes.ts";
+import type { Effect } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { materializeInputs } from "./derive.ts";
 import type { DispatchedEffect, EffectRequest, EffectWork, HttpRequestSpec } from "./results.ts";
@@ -49,8 +51,32 @@ export function statusDocument(phase: EffectPhase, key: Json, at: number, error:
 export function heldBack(status: Json | undefined, key: Json): boolean {
   if (!isObject(status)) return false;
   if (status.phase === "pending" || status.phase === "in_flight") return true;
-  return status.phase !== "cancelled" && jsonEqual(status.key ?? null, key);
+  return status.phase !== "cancelled" && status.phase !== "blocked" && jsonEqual(status.key ?? null, key);
 }
+
+/** What an effect may do now: run, wait for approval (`blocked`), or never dispatch (`skip`). */
+export type EffectGate = "run" | "blocked" | "skip";
+
+/**
+ * Quarantine (SPEC.md "Inherited effect quarantine"): an effect a branch
+ * inherited from another owner's template (its `origin.fromOwner` differs
+ * from the model's namespace), other than `caller`, waits for an approval of
+ * its current `definitionHash` under `svc.authz.inherited-effects=approve`,
+ * never dispatches under `deny`, and runs under `allow`. Same-owner and
+ * branch-authored effects always run.
+ */
+export function effectGate(definition: Effect, modelId: string, policy: InheritedEffectsPolicy): EffectGate {
+  const origin = definition.origin as { fromOwner?: unknown } | undefined;
+  if (!isObject(origin) || definition.executor === "caller") return "run";
+  const owner = modelId.includes("/") ? modelId.slice(0, modelId.indexOf("/")) : null;
+  if ((origin.fromOwner ?? null) === owner || policy === "allow") return "run";
+  if (policy === "deny") return "skip";
+  const approval = definition.approval as { definitionHash?: unknown } | undefined;
+  return isObject(approval) && approval.definitionHash === definition.definitionHash ? "run" : "blocked";
+}
+
+/** The blocked status document: no key, the reason in `error`. */
+const BLOCKED_REASON = "effect_approval_required";
 
 /** What firing produced: caller effects for the result, requests for executors. */
 export interface FiredEffects {
@@ -83,6 +109,20 @@ export async function collectEffects(
         emit: effect.definition.emit ?? null,
         payload: await payloadOf(state, node),
       });
+      continue;
+    }
+    const gate = effectGate(effect.definition, state.model.id, state.config.inheritedEffects);
+    if (gate === "skip") continue;
+    if (gate === "blocked") {
+      // Inert until approved: the status document says why, nothing is sent.
+      if (effect.statusPath) {
+        state.draft.set(
+          effect.statusPath,
+          statusDocument("blocked", null, state.now, BLOCKED_REASON),
+          state.created,
+        );
+        fired.statusWrites.push(effect.statusPath);
+      }
       continue;
     }
     const key = effect.dedupeKey ? (await evaluated(state, effect.dedupeKey)) ?? null : null;
@@ -172,6 +212,17 @@ function instantOf(value: Json | undefined): number {
 /** A server effect's request(s): `request` with its templates, or the `requests` fan-out. */
 async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork> {
   const effect = node.effect;
+  if (effect.link) {
+    const { ref, path, read, watch, body } = effect.link;
+    return {
+      type: "link",
+      ref,
+      path,
+      read,
+      watch,
+      body: body ? (await evaluated(state, body)) ?? null : null,
+    };
+  }
   if (effect.request) {
     const request = effect.request;
     const headers: Record<string, string> = {};
@@ -188,7 +239,7 @@ async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork
     const items = Array.isArray(listed) ? listed : listed === undefined ? [] : [listed];
     return { type: "http", requests: items.filter(isObject).map(descriptorOf) };
   }
-  return { type: "invalid", error: "a server effect needs `request` or `requests`" };
+  return { type: "invalid", error: "a server effect needs `request`, `requests` or `target`" };
 }
 
 function isCompiled(value: unknown): value is CompiledExpression {

@@ -58,6 +58,8 @@ export type EffectWork =
   | { type: "http"; requests: HttpRequestSpec[] }
   | { type: "timer"; fireAt: number }
   | { type: "llm"; prompt: string; responseSchema: Json }
+  /** A link to another model: write `body` at `path`, or read `read`. */
+  | { type: "link"; ref: string; path: string | null; read: string | null; watch: boolean; body: Json }
   /** An operator-installed kind: the effect as declared, and the merged document it fired in. */
   | { type: "plugin"; definition: Json; document: Json }
   /** Nothing can be sent (a server effect without request, a request that failed to resolve). */

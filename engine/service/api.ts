@@ -7,7 +7,9 @@
  * @module
  */
 import type { AuditRecord, AuditVerification } from "../audit/chain.ts";
+import type { PendingEffect } from "../composition/quarantine.ts";
 import type { Finding } from "../errors.ts";
+import type { CompositionGraph } from "./composition.ts";
 import type { GraphView } from "../graph/projection.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import type { MutationResult, PatchOperation } from "../runtime/results.ts";
@@ -148,4 +150,17 @@ export interface ModelApi {
   evolveSpecAi(id: string, request: AiEvolutionRequest, options?: RunOptions): Promise<AiEvolutionResult>;
   /** Recorded prompt and response pairs, newest first. */
   getLlmInteractions(): Promise<InteractionRecord[]>;
+  /** The pinned ancestor chain of a branch, nearest first; `[]` for a model that is not one. */
+  getLineage(id: string): Promise<Json[]>;
+  /** Inherited effects of another owner waiting for approval. */
+  getPendingEffects(id: string): Promise<PendingEffect[]>;
+  /** Approves a quarantined effect at its current definitionHash. */
+  approveEffect(
+    id: string,
+    effectId: string,
+  ): Promise<{ effectId: string; definitionHash: string; approved: true }>;
+  /** Publishes a model to a web repository; the model stays here. */
+  promote(id: string, toRepo: string): Promise<{ id: string; promotedTo: string }>;
+  /** Links and lineage among the models, computed now. */
+  getCompositionGraph(): Promise<CompositionGraph>;
 }

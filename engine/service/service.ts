@@ -29,7 +29,15 @@ import {
 } from "../errors.ts";
 import { type DispatchHost, EffectDispatcher } from "../effects/dispatcher.ts";
 import type { EffectExecutor, ExecutorOutcome } from "../effects/executor.ts";
-import { effectNode, type Settlement, settlement } from "../effects/foldback.ts";
+import { effectNode, responseWrites, type Settlement, settlement } from "../effects/foldback.ts";
+import { linkExecutor } from "../composition/link_executor.ts";
+import { approved, type PendingEffect, pendingEffects } from "../composition/quarantine.ts";
+import { getAt, valueAt } from "../json/document.ts";
+import { formatPath } from "../json/path.ts";
+import type { Effect } from "../model/types.ts";
+import { effectGate } from "../runtime/effects.ts";
+import { Composition, type CompositionGraph, unknownEffect } from "./composition.ts";
+import type { Repository } from "../composition/repository.ts";
 import { type EffectJob, jobsOf } from "../effects/job.ts";
 import { applyEvolution, changedEffectIds } from "../evolve/apply.ts";
 import { parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
@@ -161,6 +169,11 @@ export interface ServiceOptions {
    */
   executors?: readonly EffectExecutor[];
   /**
+   * The repositories after this service's own models (`svc.composition.repositories`):
+   * where templates, link targets and promotions are found.
+   */
+  repositories?: readonly Repository[];
+  /**
    * LLM generation (llm/ builds one from `svc.llm.*`); without it every
    * generation operation fails with 503.
    */
@@ -195,6 +208,7 @@ export class ModelService implements ModelApi {
   readonly #reserved = new Set<string>();
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
   readonly #dispatcher: EffectDispatcher | null;
+  readonly #composition: Composition;
   readonly #validateEffect: (kind: string, effect: JsonObject) => string[];
 
   private constructor(options: ServiceOptions) {
@@ -212,10 +226,25 @@ export class ModelService implements ModelApi {
       clock: this.platform.clock,
       compiler: this.compiler,
     });
+    this.#composition = new Composition({
+      config: this.config,
+      hasher: this.platform.hasher,
+      repositories: options.repositories ?? [],
+      localSpec: (id) => this.#slots.get(id)?.runtime.model.spec ?? null,
+      localIds: () => [...this.#slots.keys()],
+      mutate: (id, mutations) => this.mutate(id, mutations as Record<string, Json>),
+      state: (id) => this.getState(id),
+      subscribe: (listener) => this.subscribe(listener),
+      refreshWatch: (sourceId, effectId, value) => this.#refreshWatch(sourceId, effectId, value),
+    });
     const validators = new Map((options.executors ?? []).map((e) => [e.kind, e.validate]));
     this.#validateEffect = (kind, effect) => validators.get(kind)?.(effect) ?? [];
+    // A host that runs effects runs links too: they reach models through this service's composition.
     this.#dispatcher = options.executors
-      ? new EffectDispatcher(this.#dispatchHost(), options.executors, {
+      ? new EffectDispatcher(this.#dispatchHost(), [
+        ...options.executors,
+        linkExecutor(this.#composition.linkTargets()),
+      ], {
         clock: this.platform.clock,
         scheduler: this.platform.scheduler ?? GLOBAL_SCHEDULER,
         observer: { attemptFinished: this.#observer.effectAttempted, warn: this.#observer.warn },
@@ -227,7 +256,10 @@ export class ModelService implements ModelApi {
   static async open(options: ServiceOptions = {}): Promise<ModelService> {
     const service = new ModelService(options);
     await service.#loadStored();
-    for (const slot of service.#slots.values()) service.#dispatcher?.enqueue([...slot.jobs.values()]);
+    for (const slot of service.#slots.values()) {
+      service.#dispatcher?.enqueue([...slot.jobs.values()]);
+      await service.#armWatches(slot);
+    }
     return service;
   }
 
@@ -358,8 +390,10 @@ export class ModelService implements ModelApi {
     return this.#slots.size;
   }
 
-  async createModel(spec: unknown): Promise<ModelInfo> {
-    checkSpecSize(this.config, spec);
+  async createModel(input: unknown): Promise<ModelInfo> {
+    checkSpecSize(this.config, input);
+    // A branch is flattened over its template first, on every surface.
+    const spec = await this.#composition.prepare(input);
     const report = this.#compile(spec);
     if (!report.model) throw specInvalid(report.errors, report.warnings);
     const model = report.model;
@@ -370,6 +404,7 @@ export class ModelService implements ModelApi {
     }
     this.#reserved.add(id);
     try {
+      await this.#composition.checkLinks(model.spec);
       const at = this.platform.clock.now();
       const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv, undefined, at);
       checkStateBytes(this.config, runtime.stateBytes, id);
@@ -408,6 +443,7 @@ export class ModelService implements ModelApi {
       await this.store.delete(id);
       // Its outstanding effects end with it: timers cleared, attempts' results dropped.
       this.#dispatcher?.cancelModel(id);
+      this.#composition.forget(id);
       slot.jobs.clear();
       slot.deleted = true;
       this.#slots.delete(id);
@@ -629,6 +665,10 @@ export class ModelService implements ModelApi {
       await this.#settleWith(slot, job, { [job.statusPath]: refusal });
     }
     this.#observer.effectSettled?.(job.modelId, job.effectId, phase);
+    if (phase === "applied" && job.work.type === "link" && job.work.watch) {
+      const node = effectNode(slot.runtime.model, job.effectId);
+      if (node) await this.#composition.arm(job.modelId, node);
+    }
   }
 
   /** Commits a settlement's writes with the job's removal, or removes it alone when nothing is written. */
@@ -724,26 +764,127 @@ export class ModelService implements ModelApi {
       if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
         throw versionConflict(parsed.expectedVersion, live);
       }
-      const evolved = applyEvolution(previous.model.spec, parsed);
+      const evolved = await this.#composition.stamp(applyEvolution(previous.model.spec, parsed));
       checkSpecSize(this.config, evolved, "The evolved spec");
       const model = this.#compileOrThrow(evolved);
+      await this.#composition.checkLinks(model.spec);
       const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
       // Only effects the evolution added or changed fire; unchanged ones keep their standing.
-      const changed = changedEffectIds(previous.model.spec, model.spec);
-      const at = this.platform.clock.now();
-      const { runtime, outcome } = await previous.evolve(model, doc, at, changed);
-      checkStateBytes(this.config, runtime.stateBytes, id);
-      const jobs = jobsOf(id, outcome.effectRequests, at);
-      await this.store.save(model.spec, toPersisted(runtime.state), { jobs: { put: jobs } });
-      slot.runtime = runtime;
-      this.#fire(slot, outcome.effectRequests, jobs);
-      this.#emit({ type: "spec-evolved", modelId: id, version: model.version });
-      // Outstanding jobs answer to the new spec: removed or untriggered ones are cancelled, re-keyed ones re-fire.
-      for (const job of [...slot.jobs.values()]) {
-        if (!jobs.includes(job)) await this.#settle(slot, job, null);
-      }
+      await this.#install(slot, model, doc, changedEffectIds(previous.model.spec, model.spec));
       return { id, version: model.version };
     }, true);
+  }
+
+  /**
+   * Installs a new spec over a model's document (an evolution, an approval):
+   * every eager value recomputed, the effects in `fire` fired, spec and state
+   * saved with the jobs they fired, subscribers told; outstanding jobs then
+   * answer to the new spec (removed or untriggered ones are cancelled,
+   * re-keyed ones re-fire) and watches follow it.
+   */
+  async #install(slot: Slot, model: CompiledModel, doc: Json, fire: ReadonlySet<string>): Promise<void> {
+    const id = model.id;
+    const at = this.platform.clock.now();
+    const { runtime, outcome } = await slot.runtime.evolve(model, doc, at, fire);
+    checkStateBytes(this.config, runtime.stateBytes, id);
+    const jobs = jobsOf(id, outcome.effectRequests, at);
+    await this.store.save(model.spec, toPersisted(runtime.state), { jobs: { put: jobs } });
+    slot.runtime = runtime;
+    this.#fire(slot, outcome.effectRequests, jobs);
+    this.#emit({ type: "spec-evolved", modelId: id, version: model.version });
+    for (const job of [...slot.jobs.values()]) {
+      if (!jobs.includes(job)) await this.#settle(slot, job, null);
+    }
+    this.#composition.forget(id);
+    await this.#armWatches(slot);
+  }
+
+  // ------------------------------------------------------------- composition
+
+  getLineage(id: string): Promise<Json[]> {
+    return Promise.resolve().then(() => {
+      const lineage = this.#slot(id).runtime.model.spec.lineage;
+      return Array.isArray(lineage) ? cloneJson(lineage as Json[]) : [];
+    });
+  }
+
+  getPendingEffects(id: string): Promise<PendingEffect[]> {
+    return this.#exclusive(id, async ({ runtime }) => {
+      const doc = await runtime.readState();
+      const statusOf = (effect: Effect) =>
+        typeof effect.statusPath === "string" ? valueAt(doc, effect.statusPath) : null;
+      return cloneJson(pendingEffects(runtime.model.spec, this.config.inheritedEffects, statusOf));
+    });
+  }
+
+  /**
+   * Approves a quarantined effect at its current `definitionHash`: the approval
+   * is kept in the spec (durable, and void once the effect's executable members
+   * change) and the effect fires if its trigger holds.
+   */
+  approveEffect(
+    id: string,
+    effectId: string,
+  ): Promise<{ effectId: string; definitionHash: string; approved: true }> {
+    return this.#exclusive(id, async (slot) => {
+      const spec = slot.runtime.model.spec;
+      const effect = (spec.effects ?? []).find((e) => e.id === effectId);
+      if (!effect) throw unknownEffect(id, effectId);
+      if (effectGate(effect, id, this.config.inheritedEffects) !== "blocked") {
+        throw conflict(`Effect '${effectId}' of model '${id}' is not waiting for approval`);
+      }
+      const model = this.#compileOrThrow(approved(spec, effectId, formatInstant(this.platform.clock.now())));
+      await this.#install(slot, model, slot.runtime.state.doc, new Set([effectId]));
+      return { effectId, definitionHash: String(effect.definitionHash), approved: true as const };
+    }, true);
+  }
+
+  promote(id: string, toRepo: string): Promise<{ id: string; promotedTo: string }> {
+    if (typeof toRepo !== "string" || toRepo.trim() === "") {
+      return Promise.reject(badRequest("toRepo is required"));
+    }
+    return Promise.resolve().then(() =>
+      this.#composition.promote(id, this.#slot(id).runtime.model.spec, toRepo.trim())
+    );
+  }
+
+  getCompositionGraph(): Promise<CompositionGraph> {
+    return this.#composition.graph();
+  }
+
+  /** Arms the watches of a model's watched read-links that have folded back once (or keep no status). */
+  async #armWatches(slot: Slot): Promise<void> {
+    const { runtime } = slot;
+    for (const node of runtime.model.graph.effects) {
+      const link = node.effect.link;
+      if (!link?.read || !link.watch) continue;
+      const status = node.effect.statusPath
+        ? runtime.state.doc && getAt(runtime.state.doc, node.effect.statusPath)
+        : null;
+      if (node.effect.statusPath && !(isObject(status) && status.phase === "applied")) continue;
+      await this.#composition.arm(runtime.model.id, node);
+    }
+  }
+
+  /** A watched target changed: the source's read-link folds the new value back (no compare-and-swap). */
+  #refreshWatch(sourceId: string, effectId: string, value: Json): Promise<void> {
+    return this.#exclusive(sourceId, async (slot) => {
+      const node = effectNode(slot.runtime.model, effectId);
+      if (!node) return;
+      const ctx = {
+        model: slot.runtime.model,
+        doc: await slot.runtime.readState(),
+        at: this.platform.clock.now(),
+        compiler: this.compiler,
+      };
+      const writes = await responseWrites(node, value, null, ctx);
+      const status = node.effect.statusPath;
+      if (status) {
+        writes[formatPath([...status, "phase"])] = "applied";
+        writes[formatPath([...status, "at"])] = formatInstant(ctx.at);
+      }
+      if (Object.keys(writes).length) await this.#commit(slot, "foldback", writes, foldbackOf(writes));
+    });
   }
 
   // ------------------------------------------------------------------- reads
@@ -1012,8 +1153,12 @@ export class ModelService implements ModelApi {
     return Promise.resolve(this.#generator?.interactions() ?? []);
   }
 
-  /** Stops running effects (their jobs stay in the outbox for the next start) and releases storage. */
+  /**
+   * Stops running effects (their jobs stay in the outbox for the next start),
+   * ends watches, closes the repositories and releases storage.
+   */
   async close(): Promise<void> {
+    await this.#composition.close();
     await this.#dispatcher?.close();
     await this.store.close();
     await this.blobs.close();

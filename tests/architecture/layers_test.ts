@@ -36,6 +36,7 @@ const ENGINE_RANKS: Record<string, number> = {
   audit: 6,
   authoring: 6,
   effects: 6,
+  composition: 6,
   service: 7,
   operations: 8,
 };

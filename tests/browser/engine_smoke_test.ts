@@ -12,6 +12,7 @@ import * as engine from "../../browser/mod.ts";
 import { buildBrowserBundle } from "../../browser/build.ts";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
+import { serveStatic } from "./static_server.ts";
 import { type Example, replayExamples, type ReplayReport } from "./replay.ts";
 
 const EXAMPLES_DIR = new URL("../../../shared/conformance/examples/", import.meta.url);
@@ -45,15 +46,6 @@ async function readExamples(): Promise<Example[]> {
   })));
 }
 
-/** Serves the page, the engine bundle and the replay module on a free loopback port. */
-function serveFiles(files: Record<string, { body: string; type: string }>): Deno.HttpServer<Deno.NetAddr> {
-  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
-    const file = files[new URL(request.url).pathname];
-    if (!file) return new Response("not found", { status: 404 });
-    return new Response(file.body, { headers: { "content-type": file.type, "cache-control": "no-store" } });
-  });
-}
-
 /** Plain JSON form of a report, so both sides compare as data. */
 function asData(report: ReplayReport): ReplayReport {
   return JSON.parse(JSON.stringify(report));
@@ -70,7 +62,7 @@ Deno.test("the bundled engine replays every example test in Chromium exactly as 
       entryPoint: fileURLToPath(new URL("./replay.ts", import.meta.url)),
       outfile: `${workDir}/replay.js`,
     });
-    server = serveFiles({
+    server = serveStatic({
       "/": { body: PAGE, type: "text/html; charset=utf-8" },
       "/engine.browser.js": { body: await Deno.readTextFile(bundle.outfile), type: "text/javascript" },
       "/replay.js": { body: await Deno.readTextFile(replay.outfile), type: "text/javascript" },

@@ -66,7 +66,7 @@ Deno.test("bodies that are not ours still say what came back", async () => {
   assert.equal(page.body, undefined);
   const bare = await errorFromResponse(405, "", "");
   assert.equal(bare.message, "HTTP 405");
-  assert.equal(bare.kind, "bad_request");
+  assert.equal(bare.kind, "not_allowed");
   // A structured title with members missing keeps the title as the message and the body as sent.
   const odd = await errorFromResponse(409, "Conflict", JSON.stringify({ error: "Constraint violation" }));
   assert.equal(odd.kind, "conflict");

@@ -14,7 +14,14 @@ import type { CompiledExpression } from "../../expr/compiler.ts";
 import type { Segment } from "../../json/path.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
 import { RESPONSE_VARIABLES } from "../expression_scope.ts";
-import type { CompiledEffect, CompiledRequest, EffectPolicy, NodeDefinition, Template } from "../nodes.ts";
+import type {
+  CompiledEffect,
+  CompiledLink,
+  CompiledRequest,
+  EffectPolicy,
+  NodeDefinition,
+  Template,
+} from "../nodes.ts";
 import type { Effect, ModelSpec } from "../types.ts";
 import type { SectionContext } from "./context.ts";
 
@@ -74,6 +81,7 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
       statusPath,
       request: compileRequest(e.request, `${location}.request`, ctx),
       requests: compiled.requests ?? null,
+      link: compileLink(e, location, ctx),
       responseSet: compileResponseSet(e.response, `${location}.response.set`, ctx),
       prompt: compiled.prompt ?? null,
       at: compiled.at ?? null,
@@ -162,6 +170,34 @@ function compileRequest(request: unknown, location: string, ctx: SectionContext)
         ? ctx.expression(request.body, `${location}.body`) ?? undefined
         : request.body as Json,
     }),
+  };
+}
+
+/** `target` (a link to another model) with its `body`; exactly one of `path` and `read`. */
+function compileLink(effect: JsonObject, location: string, ctx: SectionContext): CompiledLink | null {
+  const target = effect.target;
+  if (!isObject(target) || typeof target.ref !== "string") return null;
+  const at = `${location}.target`;
+  const path = typeof target.path === "string" ? target.path : null;
+  const read = typeof target.read === "string" ? target.read : null;
+  if ((path === null) === (read === null)) {
+    ctx.error(at, "a link names exactly one of `path` (a write-link) and `read` (a read-link)");
+  }
+  if (path !== null) ctx.address(path, `${at}.path`, true);
+  if (read !== null) ctx.address(read, `${at}.read`, true);
+  if (effect.request !== undefined || effect.requests !== undefined) {
+    ctx.error(location, "an effect has one of `request`, `requests` and `target`");
+  }
+  if (path !== null && effect.body === undefined) ctx.error(at, "a write-link needs a `body` (JSONata)");
+  if (read !== null && target.watch !== undefined && typeof target.watch !== "boolean") {
+    ctx.error(`${at}.watch`, "watch must be true or false");
+  }
+  return {
+    ref: target.ref,
+    path,
+    read,
+    watch: target.watch === true,
+    body: path !== null && effect.body !== undefined ? ctx.expression(effect.body, `${location}.body`) : null,
   };
 }
 

@@ -31,7 +31,7 @@ Deno.test("a library is not an unknown field, and its members are shape-checked"
   assert.deepEqual(at(report.errors, "library"), ["unknown field 'bogus'"]);
   assert.deepEqual(at(report.errors, "library.layers[0].define"), ["define is required"]);
   assert.deepEqual(at(report.errors, "library.extends"), [
-    "'1bad' is not a library coordinate: use [namespace/]name[@version]",
+    "'1bad' is not a reference: use [ns/]name with an optional @version, @range or @sha256:<digest>",
   ]);
   assert.match(compile(spec({ library: 5 })).errors[0].message, /library must be a string or an object/);
 });

@@ -1,0 +1,198 @@
+/**
+ * Renderers of the structural record kinds: containers (group, field set,
+ * card, toolbar, button group, tabs and tab items, accordion, collapsible,
+ * section item), the section list (add and remove as JSON Patch), buttons
+ * and menus (menu, stepper, breadcrumb: navigation between views).
+ *
+ * @module
+ */
+import { html, nothing, type TemplateResult } from "lit";
+import { styleMap } from "lit/directives/style-map.js";
+import { type EvaluatedComponent, type Json, parsePath, pathToPointer } from "../../engine/mod.ts";
+import { messageList, nameOf } from "./field.ts";
+import { childrenOf, type ViewContext } from "./view_context.ts";
+
+type Renderer = (c: EvaluatedComponent, ctx: ViewContext) => TemplateResult;
+
+/** The CSS class and grid style of a `layout` and `columns`. */
+export function layoutOf(
+  c: { [member: string]: Json | undefined },
+): { cls: string; style: Record<string, string> } {
+  const layout = typeof c.layout === "string" ? c.layout : "vertical";
+  const columns = typeof c.columns === "number" && c.columns > 0 ? c.columns : 2;
+  return {
+    cls: `layout-${layout}`,
+    style: layout === "grid" ? { gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` } : {},
+  };
+}
+
+function body(c: EvaluatedComponent, ctx: ViewContext): TemplateResult {
+  const { cls, style } = layoutOf(c);
+  return html`<div class="body ${cls}" style=${styleMap(style)}>${ctx.render(c.components)}</div>`;
+}
+
+const box: Renderer = (c, ctx) => {
+  const heading = c.legend ?? c.label;
+  switch (c.type) {
+    case "fieldSet":
+      return html`<fieldset class="fieldset" data-component=${c.id}><legend>${heading ?? ""}</legend>${
+        body(c, ctx)
+      }</fieldset>`;
+    case "card":
+      return html`<section class="card" data-component=${c.id} aria-label=${heading ?? nothing}>
+        ${heading ? html`<h3>${heading}</h3>` : nothing}${body(c, ctx)}</section>`;
+    case "toolbar":
+    case "buttonGroup":
+      return html`
+        <div class="${c.type}" role=${c.type === "toolbar" ? "toolbar" : "group"} data-component=${c.id}
+          aria-label=${heading ?? nothing}>${ctx.render(c.components)}</div>
+      `;
+    case "accordion":
+    case "collapsible":
+      return html`<details class="collapsible" data-component=${c.id} ?open=${c.collapsed !== true}>
+        <summary>${heading ?? c.id}</summary>${body(c, ctx)}</details>`;
+    default:
+      return html`
+        <div class="group ${c.type}" data-component=${c.id} role=${heading ? "group" : nothing}
+          aria-label=${heading ?? nothing}>${heading && c.type === "group"
+            ? html`<h4>${heading}</h4>`
+            : nothing}${body(c, ctx)}</div>
+      `;
+  }
+};
+
+const tabs: Renderer = (c, ctx) => {
+  const items = childrenOf(c).filter((t) => t.visible !== false);
+  const key = `${c.id}:tab`;
+  const selected = Math.min(ctx.uiState.get(key) ?? 0, Math.max(0, items.length - 1));
+  const select = (i: number, focus: boolean) => {
+    ctx.uiState.set(key, i);
+    ctx.requestUpdate();
+    if (focus) ctx.focus(ctx.domId(items[i].id, "tab"));
+  };
+  const onKey = (e: KeyboardEvent) => {
+    const delta = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+    if (delta) select((selected + delta + items.length) % items.length, true);
+  };
+  return html`<div class="tabs" data-component=${c.id}>
+    <div role="tablist" aria-label=${nameOf(c)} @keydown=${onKey}>${
+    items.map((t, i) =>
+      html`
+        <button type="button" role="tab" id=${ctx.domId(t.id, "tab")} aria-selected=${i === selected
+          ? "true"
+          : "false"}
+          aria-controls=${ctx.domId(t.id, "panel")} tabindex=${i === selected ? 0 : -1}
+          @click=${() => select(i, false)}>${t.label ?? t.id}</button>
+      `
+    )
+  }</div>
+    ${
+    items[selected]
+      ? html`
+        <div role="tabpanel" id=${ctx.domId(items[selected].id, "panel")} aria-labelledby=${ctx.domId(
+          items[selected].id,
+          "tab",
+        )}
+          tabindex="0">${body(items[selected], ctx)}</div>
+      `
+      : nothing
+  }
+  </div>`;
+};
+
+function pointerOf(address: string): string | null {
+  const parsed = parsePath(address);
+  return parsed.ok ? pathToPointer(parsed.path) : null;
+}
+
+const sectionList: Renderer = (c, ctx) => {
+  const items = childrenOf(c);
+  const pointer = typeof c.bind === "string" ? pointerOf(c.bind) : null;
+  const name = nameOf(c);
+  const bind = String(c.bind ?? "");
+  const { cls, style } = layoutOf(c);
+  return html`<section class="section-list" data-component=${c.id} aria-label=${name}>
+    <h3>${name}</h3>
+    ${items.length === 0 ? html`<p class="empty">None yet.</p>` : nothing}
+    ${
+    items.map((item, i) =>
+      item.visible === false
+        ? nothing
+        : html`<div class="section-item" role="group" aria-label=${`${name} ${i + 1}`}>
+        <div class="body ${cls}" style=${styleMap(style)}>${ctx.render(item.components)}</div>
+        ${
+          c.canRemove && pointer !== null
+            ? html`
+              <button type="button" class="remove" aria-label=${`${
+                c.removeLabel ?? "Remove"
+              } ${name.toLowerCase()} ${i + 1}`}
+                @click=${() =>
+                  ctx.patch([{ op: "remove", path: `${pointer}/${i}` }], bind)}>${c.removeLabel ??
+                  "Remove"}</button>
+            `
+            : nothing
+        }
+      </div>`
+    )
+  }
+    ${messageList(ctx, c.bind, ctx.domId(c.id, "msg"))}
+    ${
+    c.canAdd && pointer !== null
+      ? html`<button type="button" class="add" @click=${() =>
+        ctx.patch([
+          // A missing array is created empty first, so the element is created on its own and gets its defaults.
+          ...(items.length ? [] : [{ op: "add" as const, path: pointer, value: [] }]),
+          { op: "add", path: `${pointer}/-`, value: {} },
+        ], bind)}>${c.addLabel ?? `Add ${name.toLowerCase()}`}</button>`
+      : nothing
+  }
+  </section>`;
+};
+
+const button: Renderer = (c, ctx) =>
+  html`
+    <button type="button" class="btn ${c.variant ?? ""}" data-component=${c
+      .id} ?disabled=${c.enabled === false}
+      @click=${() => ctx.runHandler(c.onClick)}>${c.text ?? c.label ?? c.id}</button>
+  `;
+
+const menu: Renderer = (c, ctx) => {
+  const items = (Array.isArray(c.menuItems) ? c.menuItems : []) as Record<string, Json>[];
+  const vertical = c.orientation === "vertical";
+  const list = c.type === "stepper" ? "ol" : "ul";
+  const entries = items.map((item, i) => {
+    const current = item.targetView === ctx.viewId;
+    const target = typeof item.targetView === "string" ? item.targetView : null;
+    return html`<li>${
+      c.type === "stepper" ? html`<span class="step-no">${i + 1}</span>` : nothing
+    }<button type="button"
+      class="menu-item" aria-current=${current ? (c.type === "menu" ? "page" : "step") : nothing}
+      ?disabled=${!target} @click=${() => target && ctx.navigate(target)}>${
+      item.label ?? target
+    }</button></li>`;
+  });
+  return html`<nav class="menu ${c.type} ${vertical ? "vertical" : ""}" data-component=${c.id} aria-label=${
+    nameOf(c)
+  }>
+    ${list === "ol" ? html`<ol>${entries}</ol>` : html`<ul>${entries}</ul>`}
+  </nav>`;
+};
+
+/** Renderers of the structural kinds by component type. */
+export const CONTAINER_RENDERERS: Record<string, Renderer> = {
+  group: box,
+  fieldSet: box,
+  card: box,
+  toolbar: box,
+  buttonGroup: box,
+  tabs,
+  tabItem: box,
+  accordion: box,
+  collapsible: box,
+  sectionItem: box,
+  sectionList,
+  button,
+  menu,
+  stepper: menu,
+  breadcrumb: menu,
+};

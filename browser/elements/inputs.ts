@@ -1,0 +1,303 @@
+/**
+ * Renderers of the input record kinds: basic input, text area, choice,
+ * dependent selector, slider, date range and file upload. A text-like control
+ * writes on `change` (leaving the field or Enter), a picker as soon as it
+ * changes; read-only fields are `readonly`, disabled ones `disabled`.
+ *
+ * @module
+ */
+import { html, nothing, type TemplateResult } from "lit";
+import type { EvaluatedComponent, Json } from "../../engine/mod.ts";
+import { countryOptions } from "./countries.ts";
+import { field, fieldGroup, type FieldIds, messageList, nameOf } from "./field.ts";
+import type { ViewContext } from "./view_context.ts";
+
+type Renderer = (c: EvaluatedComponent, ctx: ViewContext) => TemplateResult;
+
+const NUMERIC = new Set(["numericField", "currencyField", "percentField", "sliderField", "numericStepper"]);
+const INPUT_TYPES: Record<string, string> = {
+  passwordField: "password",
+  emailField: "email",
+  phoneNumberField: "tel",
+  dateField: "date",
+  dateTimeField: "datetime-local",
+  timeField: "time",
+};
+
+/** The value a control's text stands for: a number for numeric kinds (`null` when empty). */
+export function parseInput(type: string, text: string): Json {
+  if (!NUMERIC.has(type)) return text;
+  if (text.trim() === "") return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : text;
+}
+
+function text(value: Json | undefined): string {
+  return value === null || value === undefined
+    ? ""
+    : typeof value === "object"
+    ? JSON.stringify(value)
+    : String(value);
+}
+
+function write(c: EvaluatedComponent, ctx: ViewContext, value: Json): void {
+  if (typeof c.bind === "string") ctx.write(c.bind, value, c.onChange);
+}
+
+const locked = (c: EvaluatedComponent) => c.enabled === false;
+
+/** A single-line input of a basic kind. */
+const textInput: Renderer = (c, ctx) =>
+  field(c, ctx, (ids) => {
+    const numeric = NUMERIC.has(c.type);
+    const unit = c.type === "currencyField" && typeof c.currency === "string"
+      ? c.currency
+      : c.type === "percentField"
+      ? "%"
+      : "";
+    const input = html`
+      <input id=${ids.id} type=${numeric ? "number" : INPUT_TYPES[c.type] ?? "text"}
+        step=${numeric ? (c.step as number | undefined) ?? "any" : nothing}
+        min=${(c.min as number | undefined) ?? nothing} max=${(c.max as number | undefined) ?? nothing}
+        inputmode=${numeric ? "decimal" : nothing}
+        autocomplete=${c.type === "passwordField" ? "new-password" : "off"}
+        .value=${text(c.value)} placeholder=${(c.placeholder as string | undefined) ?? nothing}
+        title=${(c.tooltip as string | undefined) ?? nothing}
+        ?readonly=${c.readOnly === true} ?disabled=${locked(c)} ?required=${c.required === true}
+        aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
+        @change=${(e: Event) => write(c, ctx, parseInput(c.type, (e.target as HTMLInputElement).value))}>
+    `;
+    return unit
+      ? html`<div class="with-unit">${input}<span class="unit" aria-hidden="true">${unit}</span></div>`
+      : input;
+  });
+
+const checkbox: Renderer = (c, ctx) => {
+  const id = ctx.domId(c.id);
+  return html`<div class="field check ${c.type === "toggleField" ? "toggle" : ""}" data-component=${c.id}>
+    <input id=${id} type="checkbox" role=${c.type === "toggleField" ? "switch" : nothing} .checked=${
+    c.value === true
+  }
+      ?disabled=${locked(c) || c.readOnly === true} title=${(c.tooltip as string | undefined) ?? nothing}
+      aria-describedby=${c.helperText ? `${id}-help` : nothing}
+      @change=${(e: Event) => write(c, ctx, (e.target as HTMLInputElement).checked)}>
+    <label for=${id}>${nameOf(c)}</label>
+    ${c.helperText ? html`<div class="help" id=${`${id}-help`}>${c.helperText}</div>` : nothing}
+    ${messageList(ctx, c.bind, `${id}-msg`)}
+  </div>`;
+};
+
+const textArea: Renderer = (c, ctx) =>
+  field(c, ctx, (ids) =>
+    html`
+      <textarea id=${ids.id} rows=${(c.rows as number | undefined) ?? 4} .value=${text(c.value)}
+        placeholder=${(c.placeholder as string | undefined) ?? nothing} ?readonly=${c.readOnly === true}
+        ?disabled=${locked(c)} aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids
+          .describedBy}
+        @change=${(e: Event) => write(c, ctx, (e.target as HTMLTextAreaElement).value)}></textarea>
+    `);
+
+interface Option {
+  value: Json;
+  label: string;
+}
+
+function optionsOf(c: EvaluatedComponent): Option[] {
+  if (c.type === "countrySelector") return countryOptions();
+  const list = Array.isArray(c.options) ? c.options : [];
+  return list.map((o) =>
+    o !== null && typeof o === "object" && !Array.isArray(o)
+      ? { value: o.value ?? null, label: String(o.label ?? o.value) }
+      : { value: o, label: String(o) }
+  );
+}
+
+const select: Renderer = (c, ctx) =>
+  field(c, ctx, (ids) => {
+    const options = optionsOf(c);
+    const current = text(c.value);
+    const known = options.some((o) => text(o.value) === current);
+    return html`
+      <select id=${ids.id} ?disabled=${locked(c) || c.readOnly === true} ?required=${c.required === true}
+        aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
+        @change=${(e: Event) => {
+          const index = (e.target as HTMLSelectElement).selectedIndex - 1;
+          write(c, ctx, index >= 0 && index < options.length ? options[index].value : null);
+        }}>
+            <option value="" ?selected=${current === ""}>${c.placeholder ?? "—"}</option>
+            ${options.map((o) =>
+              html`<option .value=${text(o.value)} ?selected=${text(o.value) === current}>${o.label}</option>`
+            )}
+            ${!known && current ? html`<option selected .value=${current}>${current}</option>` : nothing}
+          </select>
+    `;
+  });
+
+const radios: Renderer = (c, ctx) =>
+  fieldGroup(
+    c,
+    ctx,
+    (ids: FieldIds) =>
+      html`<div class="options">${
+        optionsOf(c).map((o, i) =>
+          html`<label class="option"><input type="radio" name=${ids.id} id=${`${ids.id}-${i}`}
+          .checked=${text(o.value) === text(c.value)} ?disabled=${locked(c) || c.readOnly === true}
+          @change=${() => write(c, ctx, o.value)}> ${o.label}</label>`
+        )
+      }</div>`,
+  );
+
+const multiSelect: Renderer = (c, ctx) =>
+  fieldGroup(c, ctx, (ids) => {
+    const chosen = Array.isArray(c.value) ? c.value.map(text) : [];
+    const options = optionsOf(c);
+    return html`<div class="options">${
+      options.map((o, i) =>
+        html`<label class="option"><input type="checkbox" id=${`${ids.id}-${i}`} .checked=${
+          chosen.includes(text(o.value))
+        }
+          ?disabled=${locked(c) || c.readOnly === true}
+          @change=${(e: Event) => {
+          const on = (e.target as HTMLInputElement).checked;
+          const next = options.filter((p) => p === o ? on : chosen.includes(text(p.value))).map((p) =>
+            p.value
+          );
+          write(c, ctx, next);
+        }}> ${o.label}</label>`
+      )
+    }</div>`;
+  });
+
+/** Free text with suggestions (autocomplete, combo box); tags as a comma-separated list. */
+const suggest: Renderer = (c, ctx) =>
+  field(c, ctx, (ids) => {
+    const tags = c.type === "tagsField";
+    const value = tags && Array.isArray(c.value) ? c.value.map(text).join(", ") : text(c.value);
+    const options = optionsOf(c);
+    return html`
+      <input id=${ids.id} type="text" list=${`${ids.id}-list`} .value=${value}
+        placeholder=${(c.placeholder as string | undefined) ?? (tags ? "a, b, c" : nothing)}
+        ?readonly=${c.readOnly === true} ?disabled=${locked(c)} autocomplete="off"
+        aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
+        @change=${(e: Event) => {
+          const typed = (e.target as HTMLInputElement).value;
+          if (tags) return write(c, ctx, typed.split(",").map((t) => t.trim()).filter(Boolean));
+          const match = options.find((o) => o.label === typed || text(o.value) === typed);
+          write(c, ctx, match ? match.value : typed);
+        }}>
+      <datalist id=${`${ids.id}-list`}>${options.map((o) =>
+        html`<option .value=${o.label}></option>`
+      )}</datalist>
+    `;
+  });
+
+const dependentSelector: Renderer = (c, ctx) => optionsOf(c).length ? select(c, ctx) : textInput(c, ctx);
+
+const slider: Renderer = (c, ctx) => {
+  if (c.type === "numericStepper") return textInput(c, ctx);
+  if (c.type === "ratingField") {
+    const max = typeof c.max === "number" ? c.max : 5;
+    const min = typeof c.min === "number" ? c.min : 1;
+    const stars = Array.from({ length: max - min + 1 }, (_, i) => min + i);
+    return fieldGroup(
+      c,
+      ctx,
+      (ids) =>
+        html`<div class="rating">${
+          stars.map((n) =>
+            html`<label class="star ${typeof c.value === "number" && n <= c.value ? "on" : ""}">
+            <input type="radio" name=${ids.id} .checked=${c.value === n} ?disabled=${
+              locked(c) || c.readOnly === true
+            }
+              @change=${() => write(c, ctx, n)}><span>${n}</span></label>`
+          )
+        }</div>`,
+    );
+  }
+  return field(
+    c,
+    ctx,
+    (ids) =>
+      html`<div class="slider"><input id=${ids.id} type="range" min=${(c.min as number | undefined) ?? 0}
+      max=${(c.max as number | undefined) ?? 100} step=${(c.step as number | undefined) ?? 1}
+      .value=${text(c.value)} ?disabled=${
+        locked(c) || c.readOnly === true
+      } aria-describedby=${ids.describedBy}
+      @change=${(e: Event) => write(c, ctx, Number((e.target as HTMLInputElement).value))}>
+      <output for=${ids.id}>${text(c.value)}</output></div>`,
+  );
+};
+
+const dateRange: Renderer = (c, ctx) =>
+  fieldGroup(c, ctx, (ids) =>
+    html`<div class="range">${
+      (["From", "To"] as const).map((end) => {
+        const bind = c[`bind${end}`];
+        const id = `${ids.id}-${end.toLowerCase()}`;
+        return html`<div class="field"><label for=${id}>${c[`${end.toLowerCase()}Label`] ?? end}</label>
+          <input id=${id} type="date" .value=${text(c[`value${end}`])} min=${
+          (c.minDate as string | undefined) ?? nothing
+        }
+            max=${(c.maxDate as string | undefined) ?? nothing} ?readonly=${c.readOnly === true} ?disabled=${
+          locked(c)
+        }
+            @change=${(e: Event) =>
+          typeof bind === "string" && ctx.write(bind, (e.target as HTMLInputElement).value, c.onChange)}>
+          ${messageList(ctx, bind, `${id}-msg`)}</div>`;
+      })
+    }</div>`);
+
+function describeBlob(value: Json | undefined): string {
+  const refs = Array.isArray(value) ? value : value ? [value] : [];
+  return refs.map((r) =>
+    r && typeof r === "object" && !Array.isArray(r) ? `${r.$mediaType} (${r.$bytes} bytes)` : text(r)
+  ).join(", ");
+}
+
+const fileUpload: Renderer = (c, ctx) =>
+  field(c, ctx, (ids) =>
+    html`
+      <input id=${ids.id} type="file" accept=${(c.accept as string | undefined) ??
+        (Array.isArray(c.allowedMediaTypes) ? c.allowedMediaTypes.join(",") : nothing)}
+        ?multiple=${c.multiple === true} ?disabled=${locked(c) || c.readOnly === true} aria-describedby=${ids
+          .describedBy}
+        @change=${(e: Event) => {
+          const files = [...((e.target as HTMLInputElement).files ?? [])];
+          if (files.length && typeof c.bind === "string") ctx.upload(c.bind, files, c.multiple === true);
+        }}>
+          ${c.value ? html`<div class="help">Stored: ${describeBlob(c.value)}</div>` : nothing}
+    `);
+
+/** Renderers of the input kinds by component type. */
+export const INPUT_RENDERERS: Record<string, Renderer> = {
+  textField: textInput,
+  numericField: textInput,
+  currencyField: textInput,
+  percentField: textInput,
+  passwordField: textInput,
+  emailField: textInput,
+  phoneNumberField: textInput,
+  dateField: textInput,
+  dateTimeField: textInput,
+  timeField: textInput,
+  checkboxField: checkbox,
+  toggleField: checkbox,
+  countrySelector: select,
+  textAreaField: textArea,
+  richTextField: textArea,
+  selectField: select,
+  radioField: radios,
+  multiSelectField: multiSelect,
+  autocompleteField: suggest,
+  comboBox: suggest,
+  tagsField: suggest,
+  countryRegionSelector: dependentSelector,
+  sliderField: slider,
+  ratingField: slider,
+  numericStepper: slider,
+  dateRangeField: dateRange,
+  fileUploadField: fileUpload,
+};
+
+/** How an unknown type renders: a basic text input. */
+export const FALLBACK_INPUT: Renderer = textInput;

@@ -1,0 +1,97 @@
+/**
+ * Where a failed or flagged write's messages belong (the renderer shows them
+ * next to their field): a schema violation (422) at its `violations[].path`; a
+ * constraint (409 rollback, or a flagged one) at the fields bound at or under
+ * the constraint's own `path` when it has one, else at the field whose write
+ * it refused; anything else at the field written, or at the form.
+ *
+ * @module
+ */
+import {
+  type ConstraintViolation,
+  formatPath,
+  type Json,
+  type ModelSpec,
+  parsePath,
+  patternMatches,
+  type SchemaViolation,
+  ServiceError,
+} from "../../engine/mod.ts";
+
+/** One message for people. */
+export interface FieldMessage {
+  text: string;
+  /** `error`: the write was refused; `warning`: committed but flagged. */
+  severity: "error" | "warning";
+}
+
+/** Messages by canonical address; `""` holds those of the form as a whole. */
+export type MessageMap = Map<string, FieldMessage[]>;
+
+function add(map: MessageMap, address: string, message: FieldMessage): void {
+  const list = map.get(address) ?? [];
+  if (!list.some((m) => m.text === message.text)) list.push(message);
+  map.set(address, list);
+}
+
+/** Canonical form of an address (unchanged when it does not parse). */
+export function canonical(address: string): string {
+  const parsed = parsePath(address);
+  return parsed.ok ? formatPath(parsed.path) : address;
+}
+
+/** Whether `address` lies at or under the (possibly wildcard) constraint path `pattern`. */
+function under(pattern: string, address: string): boolean {
+  const p = parsePath(pattern);
+  const a = parsePath(address);
+  return p.ok && a.ok && a.path.length >= p.path.length &&
+    patternMatches(p.path, a.path.slice(0, p.path.length));
+}
+
+/** Places constraint messages: at bound fields under the constraint's path, else at the written fields. */
+export function placeConstraints(
+  map: MessageMap,
+  violations: ConstraintViolation[],
+  spec: ModelSpec | null,
+  written: string[],
+  bound: string[],
+  severity: FieldMessage["severity"],
+): void {
+  for (const violation of violations) {
+    const path = spec?.constraints?.find((c) => c.id === violation.constraintId)?.path;
+    const message = { text: violation.message, severity };
+    const targets = typeof path === "string"
+      ? [...written.filter((w) => under(path, w)), ...bound.filter((b) => canonical(b) === canonical(path))]
+      : [];
+    const places = targets.length ? targets : written.length ? written : [""];
+    for (const place of places) add(map, canonical(place), message);
+  }
+}
+
+/**
+ * The messages of a refused write. `written`: the addresses the write named;
+ * `bound`: the addresses the view shows (for constraint paths).
+ */
+export function messagesOfError(
+  err: unknown,
+  spec: ModelSpec | null,
+  written: string[],
+  bound: string[],
+): MessageMap {
+  const map: MessageMap = new Map();
+  const body = err instanceof ServiceError ? err.body : undefined;
+  const violations = (body?.violations ?? []) as Json[];
+  if (err instanceof ServiceError && err.kind === "schema_violation" && violations.length) {
+    for (const v of violations as unknown as SchemaViolation[]) {
+      add(map, canonical(v.path) || canonical(written[0] ?? ""), { text: v.message, severity: "error" });
+    }
+  } else if (err instanceof ServiceError && err.kind === "constraint_violation" && violations.length) {
+    placeConstraints(map, violations as unknown as ConstraintViolation[], spec, written, bound, "error");
+  } else {
+    const text = (err as Error)?.message ?? String(err);
+    for (const place of written.length ? written : [""]) {
+      add(map, canonical(place), { text, severity: "error" });
+    }
+  }
+  return map;
+}

@@ -1,0 +1,58 @@
+/**
+ * What component renderers get from the view element that hosts them: the
+ * model's invoker, the messages of each field, and the ways to write back.
+ * Renderers are pure functions of an evaluated component and this context.
+ *
+ * @module
+ */
+import type { TemplateResult } from "lit";
+import type { EvaluatedComponent, Invoker, Json } from "../../engine/mod.ts";
+
+/** A JSON Patch operation a renderer sends (section list add and remove). */
+export interface PatchOp {
+  op: "add" | "remove";
+  path: string;
+  value?: Json;
+  [member: string]: unknown;
+}
+import type { FieldMessage } from "./messages.ts";
+
+/** The renderer's view of its host element. */
+export interface ViewContext {
+  invoker: Invoker;
+  modelId: string;
+  viewId: string;
+  /** Bumped after every commit and refresh: panels that fetch data reload on change. */
+  revision: number;
+  /** A DOM id unique in this view for a component id and a suffix. */
+  domId(componentId: string, suffix?: string): string;
+  /** Messages at an address (canonical), or of the form as a whole (`""`). */
+  messages(address: string | undefined): FieldMessage[];
+  /** Every message, by address. */
+  allMessages(): [string, FieldMessage[]][];
+  /** Writes one field; `onChange` runs after it commits. */
+  write(address: string, value: Json, onChange?: Json): void;
+  /** Applies a JSON Patch (section list add and remove). */
+  patch(ops: PatchOp[], address: string): void;
+  /** Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`). */
+  runHandler(handler: Json | undefined, address?: string): void;
+  /** Switches to another view of the model. */
+  navigate(viewId: string): void;
+  /** Stores files as blobs and writes their BlobRefs to `address` (one, or an array when `multiple`). */
+  upload(address: string, files: File[], multiple: boolean): void;
+  /** A displayable URL for an image source (a model blob path is read through the invoker). */
+  imageUrl(src: string): string | undefined;
+  /** UI state kept across renders (selected tab, table page), by key. */
+  uiState: Map<string, number>;
+  /** Re-renders after a change of `uiState`. */
+  requestUpdate(): void;
+  /** Focuses the element with this DOM id once the view has re-rendered (keyboard navigation). */
+  focus(domId: string): void;
+  /** Renders nested components. */
+  render(components: Json | undefined): TemplateResult;
+}
+
+/** The nested components of a container, as evaluated components. */
+export function childrenOf(component: EvaluatedComponent): EvaluatedComponent[] {
+  return Array.isArray(component.components) ? component.components as unknown as EvaluatedComponent[] : [];
+}

@@ -1,0 +1,425 @@
+/// <reference lib="dom" />
+/**
+ * `<svc-view>`: renders a model's view from the engine's EvaluatedView and
+ * keeps it current. It talks to the model only through an invoker of the
+ * operation registry (`localInvoker` in the tab, `remoteInvoker` against a
+ * server): `getView` to load, `mutate`/`patch` with `viewId` to write (the
+ * answer's `viewDelta` replaces exactly the components the write touched),
+ * `getSpec` for constraint paths, `evalExpression` for event handlers. A
+ * {@link Feed} brings other writers' changes (a reload of the view).
+ *
+ * Events (bubbling, composed): `svc-commit` `{modelId, viewId, result}` after
+ * every committed write; `svc-error` `{modelId, message}` after a refused one;
+ * `svc-navigate` `{modelId, viewId}` when the view changes.
+ *
+ * @module
+ */
+import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
+import { styleMap } from "lit/directives/style-map.js";
+import {
+  type EvaluatedComponent,
+  type EvaluatedView,
+  type Invoker,
+  type Json,
+  type ModelSpec,
+  operations,
+} from "../../engine/mod.ts";
+import type { WriteResult } from "../../engine/service/api.ts";
+import type { Feed } from "../host/feed.ts";
+import {
+  canonical,
+  type FieldMessage,
+  type MessageMap,
+  messagesOfError,
+  placeConstraints,
+} from "./messages.ts";
+import { renderComponents } from "./render.ts";
+import { VIEW_STYLES } from "./styles.ts";
+import type { ViewContext } from "./view_context.ts";
+
+let instances = 0;
+
+/** Components of a tree with those of `delta` swapped in by id. */
+export function applyDelta(
+  components: EvaluatedComponent[],
+  delta: Record<string, EvaluatedComponent>,
+): EvaluatedComponent[] {
+  return components.map((c) => {
+    const replaced = delta[c.id];
+    if (replaced) return replaced;
+    if (!Array.isArray(c.components)) return c;
+    return {
+      ...c,
+      components: applyDelta(c.components as unknown as EvaluatedComponent[], delta) as unknown as Json,
+    };
+  });
+}
+
+function boundAddresses(components: Json | undefined, out: string[] = []): string[] {
+  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
+    if (typeof c.bind === "string") out.push(c.bind);
+    boundAddresses(c.components, out);
+  }
+  return out;
+}
+
+/** A write of this element, recognised when its feed event arrives. */
+interface OwnWrite {
+  /** {@link signatureOf} the addresses it writes. */
+  signature: string;
+  /** When to stop waiting for its event (epoch ms). */
+  until: number;
+}
+
+/** The addresses of a write, canonical and sorted, as one string. */
+function signatureOf(addresses: string[]): string {
+  return addresses.map(canonical).sort().join("\n");
+}
+
+const BLOB_PATH = /^\/models\/([^/]+)\/blobs\/([0-9a-f]+)$/;
+
+/** Choice components whose options the client resolves (`optionsPath`, `optionsExpr`), in a tree. */
+function dynamicChoices(components: Json | undefined, out: EvaluatedComponent[] = []): EvaluatedComponent[] {
+  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
+    if (typeof c.optionsPath === "string" || typeof c.optionsExpr === "string") out.push(c);
+    dynamicChoices(c.components, out);
+  }
+  return out;
+}
+
+/** An address with wildcards as the JSONata path reading the same values (`$.tiers[*].code` → `tiers.code`). */
+export function addressAsExpression(address: string): string {
+  return address.replace(/^\$\.?/, "").replace(/\[\*\]/g, "") || "$";
+}
+
+/** Options from values: objects with `value` stay, anything else becomes `{value, label}`. */
+function asOptions(result: Json): Json[] {
+  const list = Array.isArray(result) ? result : result === null || result === undefined ? [] : [result];
+  return list.map((v) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) && "value" in v
+      ? v
+      : { value: v, label: String(v) }
+  );
+}
+
+/** The view renderer element. */
+export class SvcView extends LitElement {
+  static override styles = VIEW_STYLES;
+  static override properties = {
+    invoker: { attribute: false },
+    feed: { attribute: false },
+    modelId: { attribute: "model" },
+    viewId: { attribute: "view" },
+    view: { state: true },
+    loadError: { state: true },
+  };
+
+  /** How the element reaches the model. */
+  invoker?: Invoker;
+  /** Where changes by other writers come from (optional). */
+  feed?: Feed;
+  modelId = "";
+  /** A view id; empty for the spec's default view. */
+  viewId = "";
+  view: EvaluatedView | null = null;
+  loadError = "";
+
+  readonly #uid = `svc${++instances}`;
+  readonly #messages: MessageMap = new Map();
+  readonly #uiState = new Map<string, number>();
+  readonly #images = new Map<string, string>();
+  #spec: ModelSpec | null = null;
+  #revision = 0;
+  /** Writes of this element whose feed event is still due (their event must not trigger a reload). */
+  #own: OwnWrite[] = [];
+  #loads = 0;
+  #unsubscribe?: () => void;
+  #refreshTimer?: ReturnType<typeof setTimeout>;
+
+  /** The messages currently shown, by address (`""`: the form). */
+  get messages(): ReadonlyMap<string, FieldMessage[]> {
+    return this.#messages;
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    for (const url of this.#images.values()) URL.revokeObjectURL(url);
+    this.#images.clear();
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.hasUpdated) this.#subscribe();
+  }
+
+  protected override updated(changed: PropertyValues): void {
+    if (changed.has("invoker") || changed.has("modelId") || changed.has("viewId")) void this.reload();
+    if (changed.has("feed") || changed.has("modelId")) this.#subscribe();
+  }
+
+  #subscribe(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = this.feed && this.modelId
+      ? this.feed.subscribe(this.modelId, (event) => {
+        if (event.kind === "deleted") {
+          this.view = null;
+          this.loadError = `Model '${this.modelId}' was deleted.`;
+        } else if (event.kind === "spec-evolved" || !this.#isOwn(event.mutatedPaths)) {
+          this.#scheduleRefresh(event.kind === "spec-evolved");
+        }
+      })
+      : undefined;
+  }
+
+  /** Whether a mutation event is one of this element's own writes (consumes its entry). */
+  #isOwn(mutatedPaths: string[]): boolean {
+    const now = Date.now();
+    this.#own = this.#own.filter((o) => o.until > now);
+    const index = this.#own.findIndex((o) => o.signature === signatureOf(mutatedPaths));
+    if (index < 0) return false;
+    this.#own.splice(index, 1);
+    return true;
+  }
+
+  #scheduleRefresh(withSpec: boolean): void {
+    if (withSpec) this.#spec = null;
+    clearTimeout(this.#refreshTimer);
+    this.#refreshTimer = setTimeout(() => void this.reload(), 20);
+  }
+
+  /** Reads the spec (when not known) and the view again. */
+  async reload(): Promise<void> {
+    if (!this.invoker || !this.modelId) return;
+    const load = ++this.#loads;
+    try {
+      const spec = this.#spec ?? await this.invoker.invoke(operations.getSpec, { id: this.modelId });
+      const view = await this.invoker.invoke(operations.getView, {
+        id: this.modelId,
+        viewId: this.viewId || undefined,
+      });
+      if (load !== this.#loads) return;
+      this.#spec = spec;
+      const resolved = await this.#resolveOptions(view.components);
+      if (load !== this.#loads) return;
+      this.view = { ...view, components: resolved };
+      this.loadError = "";
+      this.#revision++;
+    } catch (err) {
+      if (load !== this.#loads) return;
+      this.view = null;
+      this.loadError = (err as Error).message;
+    }
+  }
+
+  /**
+   * Components with the options of `optionsPath` / `optionsExpr` choices filled in: evaluated by the
+   * engine's expression tools (a local operation) against the merged state. Unchanged when there are none.
+   */
+  async #resolveOptions(components: EvaluatedComponent[]): Promise<EvaluatedComponent[]> {
+    const dynamic = dynamicChoices(components as unknown as Json);
+    if (!dynamic.length || !this.invoker) return components;
+    const invoker = this.invoker;
+    const state = await invoker.invoke(operations.getState, { id: this.modelId });
+    const options: Record<string, EvaluatedComponent> = {};
+    for (const c of dynamic) {
+      const expr = typeof c.optionsExpr === "string"
+        ? c.optionsExpr
+        : addressAsExpression(String(c.optionsPath));
+      try {
+        const { result } = await invoker.invoke(operations.evalExpression, {
+          expr,
+          input: state,
+          constants: (this.#spec?.constants ?? {}) as Record<string, Json>,
+        });
+        options[c.id] = { ...c, options: asOptions(result) };
+      } catch (err) {
+        options[c.id] = { ...c, error: `options: ${(err as Error).message}` };
+      }
+    }
+    return applyDelta(components, options);
+  }
+
+  /** Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. */
+  async #commit(
+    written: string[],
+    run: (viewId: string, expect: (addresses: string[]) => void) => Promise<WriteResult>,
+    onChange?: Json,
+  ): Promise<void> {
+    const invoker = this.invoker;
+    const view = this.view;
+    if (!invoker || !view) return;
+    const mine: OwnWrite[] = [];
+    const expect = (addresses: string[]) => {
+      const entry = { signature: signatureOf(addresses), until: Date.now() + 10_000 };
+      mine.push(entry);
+      this.#own.push(entry);
+    };
+    for (const address of written) this.#messages.delete(canonical(address));
+    this.#messages.delete("");
+    for (const [address, list] of this.#messages) {
+      const errors = list.filter((m) => m.severity === "error");
+      if (errors.length) this.#messages.set(address, errors);
+      else this.#messages.delete(address);
+    }
+    try {
+      const result = await run(view.viewId, expect);
+      // Fields this write changed hold their new, accepted values: their old errors no longer apply.
+      for (const address of result.mutatedPaths) this.#messages.delete(canonical(address));
+      if (this.view && result.viewDelta) {
+        const components = applyDelta(this.view.components, result.viewDelta);
+        this.view = { ...this.view, components: await this.#resolveOptions(components) };
+      }
+      const bound = boundAddresses(this.view?.components as unknown as Json);
+      placeConstraints(this.#messages, result.flaggedConstraints, this.#spec, written, bound, "warning");
+      this.#revision++;
+      this.#emit("svc-commit", { modelId: this.modelId, viewId: view.viewId, result });
+      if (onChange !== undefined && onChange !== null) await this.#handler(onChange);
+    } catch (err) {
+      // A refused write sends no event.
+      this.#own = this.#own.filter((o) => !mine.includes(o));
+      const bound = boundAddresses(this.view?.components as unknown as Json);
+      for (const [address, list] of messagesOfError(err, this.#spec, written, bound)) {
+        this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
+      }
+      this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
+    } finally {
+      this.requestUpdate();
+    }
+  }
+
+  #emit(type: string, detail: unknown): void {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+
+  /** Runs an event handler: its `mutations` (JSONata over the state) as one write, then `navigate`. */
+  async #handler(handler: Json | undefined, address?: string): Promise<void> {
+    if (!handler || typeof handler !== "object" || Array.isArray(handler) || !this.invoker) return;
+    const invoker = this.invoker;
+    if (typeof handler.mutations === "string") {
+      const expr = handler.mutations;
+      let mutations: Record<string, Json> | null = null;
+      await this.#commit(address ? [address] : [], async (viewId, expect) => {
+        const state = await invoker.invoke(operations.getState, { id: this.modelId });
+        const { result } = await invoker.invoke(operations.evalExpression, {
+          expr,
+          input: state,
+          constants: (this.#spec?.constants ?? {}) as Record<string, Json>,
+        });
+        if (result === null || typeof result !== "object" || Array.isArray(result)) {
+          throw new Error(`The handler's mutations did not evaluate to a map of address to value`);
+        }
+        mutations = result;
+        expect(Object.keys(result));
+        return await invoker.invoke(operations.mutate, { id: this.modelId, mutations, viewId });
+      });
+      if (!mutations) return;
+    }
+    if (typeof handler.navigate === "string") this.#navigate(handler.navigate);
+  }
+
+  #navigate(viewId: string): void {
+    if (viewId === this.view?.viewId) return;
+    this.viewId = viewId;
+    this.#emit("svc-navigate", { modelId: this.modelId, viewId });
+  }
+
+  #imageUrl(src: string): string | undefined {
+    const match = BLOB_PATH.exec(src);
+    if (!match || !this.invoker) return src;
+    const cached = this.#images.get(src);
+    if (cached !== undefined) return cached || undefined;
+    this.#images.set(src, "");
+    this.invoker.invoke(operations.getModelBlob, { id: decodeURIComponent(match[1]), blobId: match[2] }).then(
+      (blob) => {
+        this.#images.set(
+          src,
+          URL.createObjectURL(new Blob([blob.bytes as Uint8Array<ArrayBuffer>], { type: blob.mediaType })),
+        );
+        this.requestUpdate();
+      },
+      () => this.#images.delete(src),
+    );
+    return undefined;
+  }
+
+  #context(view: EvaluatedView): ViewContext {
+    const invoker = this.invoker!;
+    const id = this.modelId;
+    const ctx: ViewContext = {
+      invoker,
+      modelId: id,
+      viewId: view.viewId,
+      revision: this.#revision,
+      // Component ids never hold "--" here (other characters become "_"), so the title's id stays unique.
+      domId: (componentId, suffix) =>
+        `${this.#uid}-${componentId.replace(/[^A-Za-z0-9_]/g, "_")}${suffix ? `-${suffix}` : ""}`,
+      messages: (address) => this.#messages.get(address === undefined ? "\u0000" : canonical(address)) ?? [],
+      allMessages: () => [...this.#messages],
+      write: (address, value, onChange) =>
+        void this.#commit(
+          [address],
+          (viewId, expect) => {
+            expect([address]);
+            return invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
+          },
+          onChange,
+        ),
+      patch: (ops, address) =>
+        void this.#commit(
+          [address],
+          (viewId) => invoker.invoke(operations.patch, { id, patch: ops, viewId }),
+        ),
+      runHandler: (handler, address) => void this.#handler(handler, address),
+      navigate: (viewId) => this.#navigate(viewId),
+      upload: (address, files, multiple) =>
+        void this.#commit([address], async (viewId, expect) => {
+          const refs = [];
+          for (const file of files) {
+            const bytes = new Uint8Array(await file.arrayBuffer());
+            refs.push(
+              await invoker.invoke(operations.uploadBlob, { bytes, mediaType: file.type || undefined }),
+            );
+          }
+          const value = (multiple ? refs : refs[0]) as unknown as Json;
+          expect([address]);
+          return await invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
+        }),
+      imageUrl: (src) => this.#imageUrl(src),
+      uiState: this.#uiState,
+      requestUpdate: () => this.requestUpdate(),
+      focus: (domId) =>
+        void this.updateComplete.then(() => (this.renderRoot as ShadowRoot).getElementById(domId)?.focus()),
+      render: (components) => renderComponents(components, ctx),
+    };
+    return ctx;
+  }
+
+  protected override render(): TemplateResult {
+    if (this.loadError) return html`<div class="view-error" role="alert">${this.loadError}</div>`;
+    const view = this.view;
+    if (!view) return html`<p class="empty">Loading the view…</p>`;
+    const form = this.#messages.get("") ?? [];
+    const grid = view.layout === "grid";
+    const columns = typeof view.columns === "number" ? view.columns : 2;
+    return html`<section class="view" aria-labelledby=${`${this.#uid}--title`}>
+      <h2 id=${`${this.#uid}--title`}>${view.title}</h2>
+      ${
+      form.length
+        ? html`
+          <div class="form-messages" role="alert">
+            <ul>${form.map((m) => html`<li class=${m.severity}>${m.text}</li>`)}</ul>
+          </div>
+        `
+        : nothing
+    }
+      <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}"
+        style=${styleMap(grid ? { gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` } : {})}>
+        ${renderComponents(view.components as unknown as Json, this.#context(view))}
+      </div>
+    </section>`;
+  }
+}
+
+if (!customElements.get("svc-view")) customElements.define("svc-view", SvcView);

@@ -1,0 +1,37 @@
+/**
+ * Live change feeds: what a view hears about writes it did not make. In the
+ * tab the service's own events; against a server its WebSocket frames
+ * (SPEC.md "WebSocket frames"). Both arrive as {@link FeedEvent}s.
+ *
+ * @module
+ */
+import type { ServiceEvent } from "../../engine/mod.ts";
+
+/** A change of one model. */
+export type FeedEvent =
+  | { kind: "mutation"; modelId: string; mutatedPaths: string[]; derivedUpdated: string[] }
+  | { kind: "spec-evolved"; modelId: string; version: string }
+  | { kind: "deleted"; modelId: string };
+
+/** Subscribes to the changes of one model; returns the unsubscribe function. */
+export interface Feed {
+  subscribe(modelId: string, listener: (event: FeedEvent) => void): () => void;
+}
+
+/** The feed of an in-tab service (anything with `subscribe(listener)`). */
+export function serviceFeed(
+  service: { subscribe(listener: (event: ServiceEvent) => void): () => void },
+): Feed {
+  return {
+    subscribe: (modelId, listener) =>
+      service.subscribe((event) => {
+        if (event.modelId !== modelId) return;
+        if (event.type === "mutation") {
+          const { mutatedPaths, derivedUpdated } = event.result;
+          listener({ kind: "mutation", modelId, mutatedPaths, derivedUpdated });
+        } else if (event.type === "spec-evolved") {
+          listener({ kind: "spec-evolved", modelId, version: event.version });
+        } else if (event.type === "deleted") listener({ kind: "deleted", modelId });
+      }),
+  };
+}

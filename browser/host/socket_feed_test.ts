@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import { eventOfFrame, subscribeUrl } from "./socket_feed.ts";
+
+Deno.test("the subscribe URL: ws(s) scheme, the id as one encoded segment, the key as token", () => {
+  assert.equal(
+    subscribeUrl("http://h:8080/", "shop/cart", "k y"),
+    "ws://h:8080/models/shop%2Fcart/subscribe?token=k+y",
+  );
+  assert.equal(subscribeUrl("https://h/base", "m"), "wss://h/base/models/m/subscribe");
+});
+
+Deno.test("frames become feed events; a frame without kind is a mutation; others are ignored", () => {
+  assert.deepEqual(eventOfFrame('{"modelId":"m","mutatedPaths":["$.a"],"derivedUpdated":["$.b"]}'), {
+    kind: "mutation",
+    modelId: "m",
+    mutatedPaths: ["$.a"],
+    derivedUpdated: ["$.b"],
+  });
+  assert.deepEqual(eventOfFrame('{"kind":"spec-evolved","modelId":"m","version":"1.1.0"}'), {
+    kind: "spec-evolved",
+    modelId: "m",
+    version: "1.1.0",
+  });
+  assert.equal(eventOfFrame('{"kind":"other"}'), null);
+  assert.equal(eventOfFrame("not json"), null);
+});

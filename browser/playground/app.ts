@@ -1,0 +1,286 @@
+/// <reference lib="dom" />
+/**
+ * `<svc-playground>`: the playground app, one app in two modes (models in this
+ * tab over IndexedDB, or on a server). The sidebar chooses the connection,
+ * lists models and offers the examples; the main area shows the selected
+ * model's panels: its rendered view beside the live merged state, mutate,
+ * explain, graph, tests, audit, evolve, snapshots and files. The selected
+ * model and panel live in the URL fragment, the connection choice in local
+ * storage (the API key only for the session), so a reload comes back to the
+ * same place.
+ *
+ * @module
+ */
+import { html, LitElement, nothing, type TemplateResult } from "lit";
+import { type ModelSpec, operations, ServiceError } from "../../engine/mod.ts";
+import "../elements/view_element.ts";
+import { type Connection, openServerConnection, openTabConnection } from "../host/connection.ts";
+import "./audit_panel.ts";
+import type { ConnectionChoice } from "./connection_form.ts";
+import "./connection_form.ts";
+import "./evolve_panel.ts";
+import "./explain_panel.ts";
+import "./gallery.ts";
+import "./graph_panel.ts";
+import "./mutate_panel.ts";
+import "./new_model_panel.ts";
+import "./snapshot_panel.ts";
+import "./state_panel.ts";
+import "./tests_panel.ts";
+
+/** The panels of a model, in tab order. */
+export const PANELS = [
+  ["view", "View"],
+  ["mutate", "Mutate"],
+  ["explain", "Explain"],
+  ["graph", "Graph"],
+  ["tests", "Tests"],
+  ["audit", "Audit"],
+  ["evolve", "Evolve"],
+  ["files", "Snapshots & files"],
+] as const;
+type PanelId = typeof PANELS[number][0];
+
+const CHOICE_KEY = "svc-playground:connection";
+const KEY_KEY = "svc-playground:api-key";
+
+function savedChoice(): ConnectionChoice {
+  try {
+    const saved = JSON.parse(localStorage.getItem(CHOICE_KEY) ?? "null");
+    if (saved?.mode === "server" || saved?.mode === "tab") {
+      return {
+        mode: saved.mode,
+        baseUrl: String(saved.baseUrl ?? ""),
+        apiKey: sessionStorage.getItem(KEY_KEY) ?? "",
+      };
+    }
+  } catch {
+    // storage unavailable (file:// in some browsers): start in the tab
+  }
+  return { mode: "tab", baseUrl: "", apiKey: "" };
+}
+
+/** The playground element. */
+export class Playground extends LitElement {
+  static override properties = {
+    connection: { state: true },
+    choice: { state: true },
+    status: { state: true },
+    models: { state: true },
+    selected: { state: true },
+    panel: { state: true },
+    draft: { state: true },
+    revision: { state: true },
+    problem: { state: true },
+  };
+  connection?: Connection;
+  choice: ConnectionChoice = savedChoice();
+  status = "Starting…";
+  models: string[] = [];
+  selected = "";
+  panel: PanelId = "view";
+  /** Spec text in the new-model editor, or `null` when it is closed. */
+  draft: string | null = null;
+  revision = 0;
+  problem = "";
+  #unsubscribe?: () => void;
+  #bump?: ReturnType<typeof setTimeout>;
+
+  protected override createRenderRoot(): HTMLElement {
+    return this;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    const hash = new URLSearchParams(location.hash.slice(1));
+    this.selected = hash.get("model") ?? "";
+    const panel = hash.get("panel");
+    if (PANELS.some(([id]) => id === panel)) this.panel = panel as PanelId;
+    void this.#connect(this.choice);
+  }
+
+  async #connect(choice: ConnectionChoice): Promise<void> {
+    this.problem = "";
+    this.status = choice.mode === "tab" ? "Opening the in-tab engine…" : `Connecting to ${choice.baseUrl}…`;
+    const previous = this.connection;
+    this.#watch(null);
+    this.connection = undefined;
+    await previous?.close();
+    try {
+      const connection = choice.mode === "tab" ? await openTabConnection() : openServerConnection({
+        baseUrl: choice.baseUrl,
+        apiKey: choice.apiKey,
+        onProblem: (m) => (this.status = m),
+      });
+      this.models = await connection.invoker.invoke(operations.listModels, {});
+      this.connection = connection;
+      this.choice = choice;
+      this.status = `Connected: ${connection.label}`;
+      try {
+        localStorage.setItem(CHOICE_KEY, JSON.stringify({ mode: choice.mode, baseUrl: choice.baseUrl }));
+        sessionStorage.setItem(KEY_KEY, choice.apiKey);
+      } catch {
+        // not kept: the next visit starts in the tab
+      }
+      if (!this.models.includes(this.selected)) this.#select("");
+      else this.#watch(this.selected);
+    } catch (err) {
+      this.status = `Not connected: ${(err as Error).message}`;
+      this.problem = this.status;
+    }
+  }
+
+  #select(id: string, panel: PanelId = this.panel): void {
+    this.selected = id;
+    this.panel = panel;
+    this.draft = null;
+    const hash = id ? `#model=${encodeURIComponent(id)}&panel=${panel}` : "";
+    history.replaceState(null, "", `${location.pathname}${location.search}${hash}`);
+    this.#watch(id || null);
+  }
+
+  /** Follows the selected model's changes: every panel reloads after any of them. */
+  #watch(id: string | null): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = id && this.connection
+      ? this.connection.feed.subscribe(id, (event) => {
+        if (event.kind === "deleted") void this.#refreshModels();
+        else this.#changed();
+      })
+      : undefined;
+  }
+
+  #changed(): void {
+    clearTimeout(this.#bump);
+    this.#bump = setTimeout(() => this.revision++, 30);
+  }
+
+  async #refreshModels(): Promise<void> {
+    if (!this.connection) return;
+    this.models = await this.connection.invoker.invoke(operations.listModels, {});
+    if (!this.models.includes(this.selected)) this.#select("");
+  }
+
+  async #openExample(spec: ModelSpec): Promise<void> {
+    if (!this.connection) return;
+    this.problem = "";
+    try {
+      await this.connection.invoker.invoke(operations.createModel, { spec: spec as never });
+    } catch (err) {
+      // Already there (created on an earlier visit): open it as it is.
+      if (!(err instanceof ServiceError && err.kind === "conflict")) {
+        this.problem = (err as Error).message;
+        return;
+      }
+    }
+    await this.#refreshModels();
+    this.#select(spec.id, "view");
+  }
+
+  protected override render(): TemplateResult {
+    return html`
+      <header class="top">
+        <h1>Reactive model playground</h1>
+        <span class="mode ${this.connection?.mode ?? "none"}">${this.connection
+          ? (this.connection.mode === "tab"
+            ? "In this tab · offline-ready"
+            : `Server · ${this.connection.label}`)
+          : "Not connected"}</span>
+      </header>
+      <div class="layout">
+        <aside class="sidebar" aria-label="Connection and models">
+          <svc-connection-form .choice=${this.choice} status=${this.status}
+            @svc-connect=${(e: CustomEvent<ConnectionChoice>) =>
+              this.#connect(e.detail)}></svc-connection-form>
+          <nav aria-labelledby="models-title">
+                  <h2 id="models-title">Models</h2>
+                  ${this.models.length
+                    ? html`<ul class="models">${
+                      this.models.map((id) =>
+                        html`<li><button type="button" class="model-link" aria-current=${
+                          id === this.selected ? "page" : nothing
+                        }
+              @click=${() => this.#select(id, "view")}>${id}</button></li>`
+                      )
+                    }</ul>`
+                    : html`<p class="muted">No models yet. Open an example or create one.</p>`}
+                  <button type="button" @click=${() => this.#select("")}>Examples and new model</button>
+                </nav>
+        </aside>
+        <main class="main" @svc-open-example=${(e: CustomEvent<ModelSpec>) => this.#openExample(e.detail)}
+          @svc-edit-spec=${(e: CustomEvent<string>) => (this.draft = e.detail)}
+          @svc-created=${async (
+            e: CustomEvent<string>,
+          ) => (await this.#refreshModels(), this.#select(e.detail, "view"))}
+          @svc-deleted=${() => this.#refreshModels()}
+          @svc-changed=${() => this.#changed()} @svc-commit=${() => this.#changed()}>
+                ${this.problem ? html`<p class="problem" role="alert">${this.problem}</p>` : nothing}
+                ${this.#main()}
+              </main>
+      </div>
+    `;
+  }
+
+  #main(): TemplateResult {
+    const connection = this.connection;
+    if (!connection) return html`<p class="muted">${this.status}</p>`;
+    if (this.draft !== null && this.draft !== "") {
+      return html`<svc-new-model .connection=${connection} .text=${this.draft}></svc-new-model>`;
+    }
+    if (!this.selected) return html`<svc-gallery></svc-gallery>`;
+    const common = { connection, modelId: this.selected, revision: this.revision };
+    const panel = (() => {
+      switch (this.panel) {
+        case "view":
+          return html`
+            <div class="view-and-state">
+              <svc-view .invoker=${connection.invoker} .feed=${connection.feed} model=${this
+                .selected}></svc-view>
+              <svc-state-panel .connection=${common.connection} .modelId=${common.modelId} revision=${common
+                .revision}></svc-state-panel>
+            </div>
+          `;
+        case "mutate":
+          return html`<svc-mutate-panel .connection=${connection} .modelId=${this.selected} revision=${this.revision}></svc-mutate-panel>`;
+        case "explain":
+          return html`<svc-explain-panel .connection=${connection} .modelId=${this.selected} revision=${this.revision}></svc-explain-panel>`;
+        case "graph":
+          return html`<svc-graph-panel .connection=${connection} .modelId=${this.selected} revision=${this.revision}></svc-graph-panel>`;
+        case "tests":
+          return html`<svc-tests-panel .connection=${connection} .modelId=${this.selected} revision=${this.revision}></svc-tests-panel>`;
+        case "audit":
+          return html`<svc-audit-panel .connection=${connection} .modelId=${this.selected} revision=${this.revision}></svc-audit-panel>`;
+        case "evolve":
+          return html`<svc-evolve-panel .connection=${connection} .modelId=${this.selected} revision=${this.revision}></svc-evolve-panel>`;
+        case "files":
+          return html`<svc-snapshot-panel .connection=${connection} .modelId=${this.selected} revision=${this.revision}></svc-snapshot-panel>`;
+      }
+    })();
+    const index = PANELS.findIndex(([id]) => id === this.panel);
+    const onKey = (e: KeyboardEvent) => {
+      const delta = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+      if (!delta) return;
+      const next = PANELS[(index + delta + PANELS.length) % PANELS.length][0];
+      this.#select(this.selected, next);
+      void this.updateComplete.then(() =>
+        (this.querySelector(`#tab-${next}`) as HTMLElement | null)?.focus()
+      );
+    };
+    return html`
+      <h2 class="model-title">${this.selected}</h2>
+      <div role="tablist" aria-label="Panels" class="panel-tabs" @keydown=${onKey}>${PANELS.map((
+        [id, label],
+      ) =>
+        html`
+          <button type="button" role="tab" id=${`tab-${id}`} aria-selected=${id === this.panel
+            ? "true"
+            : "false"}
+            aria-controls="panel" tabindex=${id === this.panel ? 0 : -1} @click=${() =>
+              this.#select(this.selected, id)}>${label}</button>
+        `
+      )}</div>
+      <div role="tabpanel" id="panel" aria-labelledby=${`tab-${this.panel}`} class="panel">${panel}</div>
+    `;
+  }
+}
+customElements.define("svc-playground", Playground);

@@ -1,0 +1,75 @@
+/// <reference lib="dom" />
+/**
+ * Where the playground's models live: in this tab (the engine and IndexedDB,
+ * no server) or on a server (its URL and optional API key; REST through the
+ * remote invoker, live updates over its WebSocket feed). Emits
+ * `svc-connect` with `{mode, baseUrl, apiKey}`.
+ *
+ * @module
+ */
+import { html, LitElement, nothing, type TemplateResult } from "lit";
+
+/** What the person chose. */
+export interface ConnectionChoice {
+  mode: "tab" | "server";
+  baseUrl: string;
+  apiKey: string;
+}
+
+/** `<svc-connection-form>`. */
+export class ConnectionForm extends LitElement {
+  static override properties = { choice: { attribute: false }, status: {}, mode: { state: true } };
+  choice: ConnectionChoice = { mode: "tab", baseUrl: "", apiKey: "" };
+  /** The current connection, for people. */
+  status = "";
+  mode: "tab" | "server" = "tab";
+
+  protected override createRenderRoot(): HTMLElement {
+    return this;
+  }
+
+  override willUpdate(changed: Map<string, unknown>): void {
+    if (changed.has("choice")) this.mode = this.choice.mode;
+  }
+
+  #submit(e: Event): void {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const data = new FormData(form);
+    const choice: ConnectionChoice = {
+      mode: this.mode,
+      baseUrl: String(data.get("baseUrl") ?? "").trim(),
+      apiKey: String(data.get("apiKey") ?? ""),
+    };
+    this.dispatchEvent(new CustomEvent("svc-connect", { bubbles: true, detail: choice }));
+  }
+
+  protected override render(): TemplateResult {
+    const fallbackUrl = location.protocol.startsWith("http") ? location.origin : "http://localhost:8080";
+    return html`<form class="connection" @submit=${this.#submit} aria-labelledby="connection-title">
+      <h2 id="connection-title">Where models run</h2>
+      <label><input type="radio" name="mode" value="tab" .checked=${
+      this.mode === "tab"
+    } @change=${() => (this.mode = "tab")}>
+        In this tab (offline, kept in this browser)</label>
+      <label><input type="radio" name="mode" value="server" .checked=${
+      this.mode === "server"
+    } @change=${() => (this.mode = "server")}>
+        On a server</label>
+      ${
+      this.mode === "server"
+        ? html`
+          <label class="stack">Server URL <input name="baseUrl" type="url" required .value=${this.choice
+            .baseUrl || fallbackUrl}></label>
+          <label
+            class="stack">API key (optional) <input name="apiKey" type="password" autocomplete="off" .value=${this
+              .choice.apiKey}></label>
+        `
+        : nothing
+    }
+      <button type="submit" class="primary">${this.mode === "server" ? "Connect" : "Use this tab"}</button>
+      <p class="status" role="status">${this.status}</p>
+    </form>`;
+  }
+}
+customElements.define("svc-connection-form", ConnectionForm);

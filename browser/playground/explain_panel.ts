@@ -1,0 +1,84 @@
+/// <reference lib="dom" />
+/**
+ * Explain a field: the traces of the expressions that computed it (and of the
+ * constraints on it), newest first, choosing among the model's derived fields
+ * and constraints from its dependency graph.
+ *
+ * @module
+ */
+import { html, type TemplateResult } from "lit";
+import { type GraphView, operations, type TraceRecord } from "../../engine/mod.ts";
+import { ModelPanel } from "./model_panel.ts";
+
+/** `<svc-explain-panel>`. */
+export class ExplainPanel extends ModelPanel {
+  static override properties = {
+    ...ModelPanel.properties,
+    path: { state: true },
+    targets: { state: true },
+    traces: { state: true },
+  };
+  path = "";
+  targets: string[] = [];
+  traces: TraceRecord[] | null = null;
+
+  protected override async load(): Promise<void> {
+    const graph: GraphView = await this.connection!.invoker.invoke(operations.getGraph, { id: this.modelId });
+    this.targets = graph.nodes.filter((n) => n.kind === "DERIVED" || n.kind === "CONSTRAINT").map((n) =>
+      n.key
+    );
+    this.path ||= this.targets[0] ?? "$";
+    this.traces = await this.connection!.invoker.invoke(operations.explain, {
+      id: this.modelId,
+      path: this.path,
+      limit: 20,
+    });
+  }
+
+  protected override render(): TemplateResult {
+    return html`<h2>Explain</h2>
+      <label class="inline">Field or constraint
+        <input list="explain-targets" .value=${this.path} @change=${(e: Event) => {
+      this.path = (e.target as HTMLInputElement).value.trim();
+      void this.run(() => this.load());
+    }}></label>
+      <datalist id="explain-targets">${this.targets.map((t) => html`<option value=${t}></option>`)}</datalist>
+      ${this.problemLine()}
+      ${
+      this.traces && this.traces.length
+        ? html`
+          <table class="grid">
+            <caption>Traces of ${this.path}, newest first</caption>
+            <thead>
+              <tr>
+                <th>target</th>
+                <th>expression</th>
+                <th>inputs</th>
+                <th>result</th>
+              </tr>
+            </thead>
+            <tbody>${this.traces.map((t) =>
+              html`
+                <tr class=${t.errorMessage || t.constraintPassed === false ? "bad" : ""}>
+                  <td><code>${t.targetPath}</code></td>
+                  <td><code>${t.expression}</code></td>
+                  <td>${t.inputPaths.map((p) =>
+                    html`
+                      <code>${p}</code>
+                    `
+                  )}</td>
+                  <td><code>${t.errorMessage ?? (t.constraintPassed === null
+                    ? JSON.stringify(t.result)
+                    : t.constraintPassed
+                    ? "passed"
+                    : "violated")}</code></td>
+                </tr>
+              `
+            )}</tbody>
+          </table>
+        `
+        : html`<p class="muted">No traces for ${this.path} yet: write a field it reads.</p>`
+    }`;
+  }
+}
+customElements.define("svc-explain-panel", ExplainPanel);

@@ -1,0 +1,132 @@
+/// <reference lib="dom" />
+/**
+ * The browser's IndexedDB database of the service: one database per app
+ * (`svc-playground`, `svc-embed`, …) with two object stores, `models` (specs,
+ * states, logs, audit trails) and `blobs`. Reads and writes go through
+ * idb-keyval's `UseStore` over a connection opened here, so that a blocked
+ * upgrade, a missing IndexedDB and a full quota become clear
+ * {@link ServiceError}s instead of silent hangs or bare DOMExceptions.
+ *
+ * @module
+ */
+import { promisifyRequest, type UseStore } from "idb-keyval";
+import { ServiceError } from "../../engine/mod.ts";
+
+/** Schema version of the database layout. */
+export const DATABASE_VERSION = 1;
+/** The object stores of the layout. */
+export const OBJECT_STORES = ["models", "blobs"] as const;
+
+/** An open database and a `UseStore` per object store. */
+export interface BrowserDatabase {
+  readonly name: string;
+  readonly models: UseStore;
+  readonly blobs: UseStore;
+  /** Closes the connection; later calls fail. */
+  close(): void;
+}
+
+/** Turns an IndexedDB failure into the error a person can act on. */
+export function storageError(err: unknown, doing: string, database: string): ServiceError {
+  if (err instanceof ServiceError) return err;
+  const name = (err as DOMException)?.name ?? "";
+  if (name === "QuotaExceededError") {
+    return new ServiceError(
+      "too_large",
+      `Browser storage is full: could not ${doing} (quota exceeded for database '${database}'). ` +
+        "Delete models or files you no longer need, or allow this site more storage.",
+    );
+  }
+  const detail = (err as Error)?.message || name || String(err);
+  return new ServiceError("internal", `Browser storage failed to ${doing}: ${detail}`);
+}
+
+/** Opens (creating or upgrading) the database `name`; rejects with a clear message when blocked. */
+export function openDatabase(name: string, factory: IDBFactory | undefined = globalThis.indexedDB): Promise<
+  BrowserDatabase
+> {
+  if (!factory) {
+    return Promise.reject(
+      new ServiceError(
+        "internal",
+        "This browser offers no IndexedDB (a private window may disable it): models cannot be kept across reloads here.",
+      ),
+    );
+  }
+  return new Promise((resolve, reject) => {
+    const request = factory.open(name, DATABASE_VERSION);
+    request.onupgradeneeded = () => {
+      for (const store of OBJECT_STORES) {
+        if (!request.result.objectStoreNames.contains(store)) request.result.createObjectStore(store);
+      }
+    };
+    request.onblocked = () =>
+      reject(
+        new ServiceError(
+          "internal",
+          `The browser database '${name}' is blocked: another tab of this page keeps an older version open. ` +
+            "Close the other tabs and reload.",
+        ),
+      );
+    request.onerror = () => reject(storageError(request.error, "open its database", name));
+    request.onsuccess = () => {
+      const db = request.result;
+      // Another tab upgrading the layout: step aside rather than block it.
+      db.onversionchange = () => db.close();
+      const useStore = (store: string): UseStore => (mode, callback) =>
+        Promise.resolve().then(() => callback(db.transaction(store, mode).objectStore(store)));
+      resolve({ name, models: useStore("models"), blobs: useStore("blobs"), close: () => db.close() });
+    };
+  });
+}
+
+/** One write transaction: puts and deletes (keys or key ranges), all or nothing. */
+export interface WriteSet {
+  put?: [IDBValidKey, unknown][];
+  delete?: (IDBValidKey | IDBKeyRange)[];
+}
+
+/** {@link writeAll} with a failure turned into a {@link storageError} saying what could not be done. */
+export async function writeOrExplain(
+  db: BrowserDatabase,
+  store: UseStore,
+  writes: WriteSet,
+  doing: string,
+): Promise<void> {
+  try {
+    await writeAll(store, writes);
+  } catch (err) {
+    throw storageError(err, doing, db.name);
+  }
+}
+
+/** Applies a {@link WriteSet} in one transaction; resolves once it is durable. */
+export function writeAll(store: UseStore, writes: WriteSet): Promise<void> {
+  return store("readwrite", (os) => {
+    for (const key of writes.delete ?? []) os.delete(key);
+    for (const [key, value] of writes.put ?? []) os.put(value, key);
+    return promisifyRequest(os.transaction);
+  });
+}
+
+/** Every key starting with `prefix` (array keys: `[...prefix, anything]`). */
+export function prefixRange(prefix: IDBValidKey[]): IDBKeyRange {
+  // Arrays sort after every other key type, so `[...prefix, []]` bounds every `[...prefix, x]`.
+  return IDBKeyRange.bound(prefix, [...prefix, []]);
+}
+
+/** Values under a key prefix, in key order. */
+export function readRange<T>(store: UseStore, prefix: IDBValidKey[]): Promise<T[]> {
+  return store("readonly", (os) => promisifyRequest(os.getAll(prefixRange(prefix)) as IDBRequest<T[]>));
+}
+
+/** The value with the highest key under a prefix, or `null`. */
+export function readLast<T>(store: UseStore, prefix: IDBValidKey[]): Promise<T | null> {
+  return store(
+    "readonly",
+    (os) =>
+      promisifyRequest(os.openCursor(prefixRange(prefix), "prev")).then((cursor) =>
+        cursor ? cursor.value as T : null
+      ),
+  );
+}

@@ -1,0 +1,108 @@
+/**
+ * Where templates, link targets and promotions are found: the implicit local
+ * repository (this service's own models) followed by the configured ones
+ * (`svc.composition.repositories`: another server's REST API over `http`, or a
+ * child process speaking MCP over stdio). Each holds at most one version of a
+ * model: its current one. Resolution (decisions/composition.md): a range pins
+ * to the highest satisfying version from the first repository that lists
+ * any; otherwise the first repository with a hit wins; a digest pin that the
+ * holding repository's spec does not match is refused.
+ *
+ * @module
+ */
+import { canonicalJson } from "../json/canonical.ts";
+import type { Json } from "../json/value.ts";
+import type { ModelSpec } from "../model/types.ts";
+import type { Hasher } from "../ports.ts";
+import { type Coordinate, parseCoordinate, satisfies } from "./coordinate.ts";
+
+/** `local` repositories hold working models; only `web` ones are promote targets. */
+export type RepositoryClass = "local" | "web";
+
+/** One repository of the chain. */
+export interface Repository {
+  id: string;
+  repoClass: RepositoryClass;
+  /** The model `identity` as that repository holds it now; null when it has none (or cannot be reached). */
+  fetch(identity: string): Promise<ModelSpec | null>;
+  /** Stores a model there (promote); absent: the repository cannot publish. */
+  publish?(spec: ModelSpec): Promise<void>;
+  /** Write-link: mutates `identity` with `{[path]: value}`; resolves with its merged state. */
+  write?(identity: string, path: string, value: Json, signal: AbortSignal): Promise<Json>;
+  /** Read-link: the field at `path` of `identity`, null when absent. */
+  read?(identity: string, path: string, signal: AbortSignal): Promise<Json>;
+  /** Calls `onChange` with the paths of every commit of `identity`; resolves with the stop function. */
+  watch?(identity: string, onChange: (paths: string[]) => void): Promise<() => void>;
+  /** Releases connections and child processes. */
+  close?(): Promise<void>;
+}
+
+/** A resolved reference, pinned. */
+export interface Resolved {
+  spec: ModelSpec;
+  ref: string;
+  identity: string;
+  version: string;
+  /** `sha256:<hex>` of the spec's canonical JSON. */
+  digest: string;
+  repo: string;
+  owner: string | null;
+}
+
+/** Why a reference did not resolve. */
+export class ResolutionError extends Error {
+  readonly code: "UnresolvedReference" | "DigestMismatch" | "InvalidReference";
+  constructor(code: ResolutionError["code"], message: string) {
+    super(message);
+    this.name = "ResolutionError";
+    this.code = code;
+  }
+}
+
+/** The digest of a spec: `sha256:` + hex SHA-256 of its canonical JSON. */
+export async function specDigest(spec: ModelSpec, hasher: Hasher): Promise<string> {
+  return `sha256:${await hasher.sha256Hex(canonicalJson(spec as unknown as Json))}`;
+}
+
+/** Resolves `ref` through `chain`, in order. */
+export async function resolveRef(
+  ref: string,
+  chain: readonly Repository[],
+  hasher: Hasher,
+): Promise<Resolved> {
+  const coordinate = parseCoordinate(ref);
+  if (!coordinate) {
+    throw new ResolutionError("InvalidReference", `'${ref}' is not a coordinate [ns/]name[@version]`);
+  }
+  let mismatch: string | null = null;
+  for (const repo of chain) {
+    const spec = await repo.fetch(coordinate.identity);
+    if (!spec) continue;
+    const version = typeof spec.version === "string" && spec.version ? spec.version : "1.0.0";
+    const digest = await specDigest(spec, hasher);
+    if (satisfies(coordinate.pin, version, digest)) {
+      return resolved(ref, coordinate, spec, version, digest, repo.id);
+    }
+    if (coordinate.pin.kind === "digest") {
+      mismatch ??= `${repo.id} holds ${coordinate.identity} with ${digest}`;
+    }
+  }
+  if (mismatch) {
+    throw new ResolutionError("DigestMismatch", `'${ref}': the digest does not match (${mismatch})`);
+  }
+  throw new ResolutionError(
+    "UnresolvedReference",
+    `'${ref}' is not found in any repository (${chain.map((r) => r.id).join(", ")})`,
+  );
+}
+
+function resolved(
+  ref: string,
+  coordinate: Coordinate,
+  spec: ModelSpec,
+  version: string,
+  digest: string,
+  repo: string,
+): Resolved {
+  return { spec, ref, identity: coordinate.identity, version, digest, repo, owner: coordinate.namespace };
+}

@@ -1,0 +1,104 @@
+/**
+ * The link topology check (decisions/composition.md), on every create and
+ * evolve: every link's target must be registered somewhere unless
+ * `svc.composition.lazy-binding` is on, and every link edge on a cycle of
+ * links needs both `statusPath` and `dedupeKey` (otherwise two models could
+ * write each other forever).
+ *
+ * @module
+ */
+import type { Finding } from "../errors.ts";
+import { isObject } from "../json/value.ts";
+import type { ModelSpec } from "../model/types.ts";
+import { parseCoordinate } from "./coordinate.ts";
+
+/** One link between models. */
+export interface LinkEdge {
+  from: string;
+  /** The target's identity. */
+  to: string;
+  ref: string;
+  effectId: string;
+  index: number;
+  kind: "read" | "write";
+  statusPath: string | null;
+  /** Both `statusPath` and `dedupeKey` are set. */
+  guarded: boolean;
+}
+
+/** The links a spec declares. */
+export function linkEdges(spec: ModelSpec): LinkEdge[] {
+  const effects = Array.isArray(spec.effects) ? spec.effects : [];
+  return effects.flatMap((effect, index) => {
+    const target = (effect as Record<string, unknown>).target;
+    if (!isObject(target) || typeof target.ref !== "string") return [];
+    const to = parseCoordinate(target.ref)?.identity ?? target.ref;
+    const statusPath = typeof effect.statusPath === "string" ? effect.statusPath : null;
+    return [{
+      from: spec.id,
+      to,
+      ref: target.ref,
+      effectId: effect.id,
+      index,
+      kind: typeof target.path === "string" ? "write" as const : "read" as const,
+      statusPath,
+      guarded: statusPath !== null && typeof effect.dedupeKey === "string",
+    }];
+  });
+}
+
+/** Models on a cycle with each other: the strongly connected components with an edge inside. */
+function onCycles(edges: readonly LinkEdge[]): Set<string> {
+  const graph = new Map<string, string[]>();
+  for (const e of edges) graph.set(e.from, [...graph.get(e.from) ?? [], e.to]);
+  const reaches = (from: string, to: string) => {
+    const seen = new Set<string>();
+    const stack = [...graph.get(from) ?? []];
+    while (stack.length) {
+      const node = stack.pop()!;
+      if (node === to) return true;
+      if (seen.has(node)) continue;
+      seen.add(node);
+      stack.push(...graph.get(node) ?? []);
+    }
+    return false;
+  };
+  return new Set(edges.filter((e) => reaches(e.to, e.from)).map((e) => `${e.from}\u0000${e.effectId}`));
+}
+
+/**
+ * The topology findings of `spec` among the running `models` (its own
+ * previous version excluded). `registered(ref)` tells whether some
+ * repository holds the target.
+ */
+export async function checkTopology(
+  spec: ModelSpec,
+  models: readonly ModelSpec[],
+  registered: (ref: string) => Promise<boolean>,
+  lazyBinding: boolean,
+): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const own = linkEdges(spec);
+  if (!lazyBinding) {
+    for (const edge of own) {
+      if (edge.to === spec.id || await registered(edge.ref)) continue;
+      findings.push({
+        location: `effects[${edge.index}].target.ref`,
+        message:
+          `UnresolvedLinkTarget: no repository holds '${edge.ref}' (svc.composition.lazy-binding is off)`,
+      });
+    }
+  }
+  const all = [...own, ...models.filter((m) => m.id !== spec.id).flatMap(linkEdges)];
+  const cyclic = onCycles(all);
+  for (const edge of all) {
+    if (edge.guarded || !cyclic.has(`${edge.from}\u0000${edge.effectId}`)) continue;
+    findings.push({
+      location: edge.from === spec.id ? `effects[${edge.index}]` : "effects",
+      message:
+        `UnguardedCycle: the link '${edge.effectId}' of '${edge.from}' to '${edge.to}' is on a cycle of ` +
+        "links and needs both statusPath and dedupeKey",
+    });
+  }
+  return findings;
+}

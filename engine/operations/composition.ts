@@ -1,0 +1,117 @@
+/**
+ * Composition operations: a branch's lineage, the quarantined effects and
+ * their approval, promotion to a web repository, and the composition graph.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { UNKNOWN_MODEL } from "./models.ts";
+import { apiOperation } from "./operation.ts";
+import { MODEL_ID } from "./schemas.ts";
+
+const byId = z.object({ id: MODEL_ID });
+const LINEAGE_ENTRY = z.looseObject({
+  ref: z.string(),
+  version: z.string(),
+  digest: z.string(),
+  repo: z.string(),
+  owner: z.string().nullable(),
+});
+const PENDING_EFFECT = z.looseObject({
+  effectId: z.string(),
+  executor: z.string(),
+  origin: z.unknown(),
+  definitionHash: z.string(),
+  status: z.unknown(),
+});
+
+/** `GET /models/{id}/lineage`. */
+export const getLineage = apiOperation({
+  name: "getLineage",
+  summary: "the pinned ancestor chain of a branch, nearest first; [] for a model that is not one",
+  input: byId,
+  output: z.array(LINEAGE_ENTRY),
+  run: (api, { id }) => api.getLineage(id),
+  rest: { method: "get", path: "/models/{id}/lineage", tag: "composition", errors: { 404: UNKNOWN_MODEL } },
+  console: { command: "get-lineage" },
+  mcp: { tool: "get_lineage", title: "Read the lineage", kind: "read" },
+});
+
+/** `GET /models/{id}/effects/pending`. */
+export const getPendingEffects = apiOperation({
+  name: "getPendingEffects",
+  summary: "inherited effects of another owner waiting for approval (svc.authz.inherited-effects=approve)",
+  input: byId,
+  output: z.array(PENDING_EFFECT),
+  run: (api, { id }) => api.getPendingEffects(id),
+  rest: {
+    method: "get",
+    path: "/models/{id}/effects/pending",
+    tag: "composition",
+    errors: { 404: UNKNOWN_MODEL },
+  },
+  console: { command: "get-pending-effects" },
+  mcp: { tool: "get_pending_effects", title: "List quarantined effects", kind: "read" },
+});
+
+/** `POST /models/{id}/effects/{effectId}/approve`. */
+export const approveEffect = apiOperation({
+  name: "approveEffect",
+  summary: "approve a quarantined effect at its current definitionHash; it then fires if its trigger holds",
+  input: z.object({ id: MODEL_ID, effectId: z.string().describe("the id of the effect to approve") }),
+  output: z.looseObject({ effectId: z.string(), definitionHash: z.string(), approved: z.literal(true) }),
+  run: (api, { id, effectId }) => api.approveEffect(id, effectId),
+  rest: {
+    method: "post",
+    path: "/models/{id}/effects/{effectId}/approve",
+    tag: "composition",
+    errors: {
+      404: { description: "unknown model or effect" },
+      409: { description: "the effect is not waiting for approval" },
+    },
+  },
+  console: { command: "approve-effect" },
+  mcp: { tool: "approve_effect", title: "Approve a quarantined effect", kind: "write", idempotent: true },
+});
+
+/** `POST /models/{id}/promote`. */
+export const promote = apiOperation({
+  name: "promote",
+  summary: "publish a model to a web repository of svc.composition.repositories; the model stays here",
+  input: z.object({ id: MODEL_ID, toRepo: z.string().describe("the id of a web repository") }),
+  output: z.looseObject({ id: z.string(), promotedTo: z.string() }),
+  run: (api, { id, toRepo }) => api.promote(id, toRepo),
+  rest: {
+    method: "post",
+    path: "/models/{id}/promote",
+    tag: "composition",
+    body: { members: ["toRepo"], description: "{toRepo}" },
+    errors: {
+      400: { description: "toRepo missing or blank" },
+      404: UNKNOWN_MODEL,
+      405: { description: "the repository is local-class (demotion is unsupported)" },
+      409: {
+        description: "unknown repository, one that cannot publish, or a reference outside web repositories",
+      },
+    },
+  },
+  console: { command: "promote" },
+  mcp: { tool: "promote_model", title: "Promote a model", kind: "write", idempotent: true },
+});
+
+/** `GET /composition/graph`. */
+export const getCompositionGraph = apiOperation({
+  name: "getCompositionGraph",
+  summary:
+    "links and lineage among the models, each link with its last status; computed now, never authoritative",
+  input: z.object({}),
+  output: z.looseObject({
+    nodes: z.array(z.looseObject({})),
+    linkEdges: z.array(z.looseObject({})),
+    lineageEdges: z.array(z.looseObject({})),
+  }),
+  run: (api) => api.getCompositionGraph(),
+  rest: { method: "get", path: "/composition/graph", tag: "composition", errors: {} },
+  console: { command: "get-composition-graph" },
+  mcp: { tool: "get_composition_graph", title: "Read the composition graph", kind: "read" },
+});

@@ -1,0 +1,317 @@
+/**
+ * The service's composition (SPEC.md item 10, decisions/composition.md): the
+ * repository chain (this service's models first, then the configured ones),
+ * branching on create, the link topology check, links to local and remote
+ * models, watches that keep read-links current, promote, and the composition
+ * graph. The registry itself (models, queues, commits) stays in
+ * service.ts; this module reaches it through {@link CompositionHost}.
+ *
+ * @module
+ */
+import type { EngineConfig } from "../config.ts";
+import { conflict, notFound, ServiceError, specInvalid } from "../errors.ts";
+import { parseCoordinate, satisfies } from "../composition/coordinate.ts";
+import { flatten, isBranch, TemplateError } from "../composition/flatten.ts";
+import { LinkError, type LinkTargets } from "../composition/link_executor.ts";
+import { stampDefinitionHashes } from "../composition/quarantine.ts";
+import { type Repository, ResolutionError, resolveRef, specDigest } from "../composition/repository.ts";
+import { checkTopology, type LinkEdge, linkEdges } from "../composition/topology.ts";
+import { isPrefixOf, parsePath } from "../json/path.ts";
+import { valueAt } from "../json/document.ts";
+import { isObject, type Json } from "../json/value.ts";
+import type { EffectNode } from "../model/nodes.ts";
+import type { ModelSpec } from "../model/types.ts";
+import type { Hasher } from "../ports.ts";
+import type { ServiceEvent } from "./service.ts";
+
+/** What composition needs from the registry. */
+export interface CompositionHost {
+  config: EngineConfig;
+  hasher: Hasher;
+  /** The configured repositories, in order (after the implicit local one). */
+  repositories: readonly Repository[];
+  /** The stored (flat) spec of a model running here; null when there is none. */
+  localSpec(id: string): ModelSpec | null;
+  localIds(): string[];
+  /** A client write to a model here (throws its ServiceError). */
+  mutate(id: string, mutations: Record<string, Json>): Promise<unknown>;
+  /** A model's merged state (throws not_found). */
+  state(id: string): Promise<Json>;
+  subscribe(listener: (event: ServiceEvent) => void): () => void;
+  /** A watch saw the target change: fold `value` back into the source's read-link, in its queue turn. */
+  refreshWatch(sourceId: string, effectId: string, value: Json): Promise<void>;
+}
+
+/** The composition graph (decisions/composition.md "Graph"). */
+export interface CompositionGraph {
+  nodes: { ref: string; modelClass: "local"; running: true }[];
+  linkEdges: { from: string; to: string; effectId: string; kind: "read" | "write"; last: Json }[];
+  lineageEdges: { branch: string; template: string }[];
+}
+
+/** What a refused link attempt means for the link. */
+function linkFailure(err: unknown): LinkError {
+  if (err instanceof LinkError) return err;
+  if (!(err instanceof ServiceError)) return new LinkError("transport_error", (err as Error).message);
+  switch (err.kind) {
+    case "not_found":
+      return new LinkError("target_unresolved", err.message);
+    case "too_many":
+      return new LinkError("target_busy", err.message);
+    case "constraint_violation":
+    case "schema_violation":
+    case "validation_failed":
+    case "bad_request":
+      return new LinkError("target_rejected", err.message);
+    default:
+      return new LinkError("transport_error", err.message);
+  }
+}
+
+/** Composition of one service. */
+export class Composition {
+  readonly #host: CompositionHost;
+  readonly #watches = new Map<string, { target: string; stop: () => void }>();
+  #closed = false;
+
+  constructor(host: CompositionHost) {
+    this.#host = host;
+  }
+
+  /** The repository chain: this service's models, then the configured repositories. */
+  chain(): Repository[] {
+    const local: Repository = {
+      id: "local",
+      repoClass: "local",
+      fetch: (identity) => Promise.resolve(this.#host.localSpec(identity)),
+    };
+    return [local, ...this.#host.repositories];
+  }
+
+  /**
+   * The spec a create registers: a branch flattened over its template
+   * (422 with the reason at `template`), the inherited effects' hashes stamped.
+   */
+  async prepare(spec: unknown): Promise<unknown> {
+    if (!isBranch(spec)) return spec;
+    let flat: ModelSpec;
+    try {
+      const template = await resolveRef(spec.template.ref, this.chain(), this.#host.hasher);
+      flat = flatten(spec, template);
+    } catch (err) {
+      if (err instanceof ResolutionError || err instanceof TemplateError) {
+        throw specInvalid([{
+          location: err instanceof ResolutionError ? "template.ref" : "template",
+          message: `${err.code}: ${err.message}`,
+        }]);
+      }
+      throw err;
+    }
+    return await stampDefinitionHashes(flat, this.#host.hasher);
+  }
+
+  /** The inherited effects' hashes of an evolved spec (an edit of what one executes quarantines it again). */
+  stamp(spec: ModelSpec): Promise<ModelSpec> {
+    return stampDefinitionHashes(spec, this.#host.hasher);
+  }
+
+  /** Refuses (422) a spec whose links point nowhere or close an unguarded cycle. */
+  async checkLinks(spec: ModelSpec): Promise<void> {
+    if (!linkEdges(spec).length) return;
+    const models = this.#host.localIds().map((id) => this.#host.localSpec(id)).filter((s): s is ModelSpec =>
+      !!s
+    );
+    const findings = await checkTopology(
+      spec,
+      models,
+      (ref) => this.#holder(ref).then((found) => found !== null, () => false),
+      this.#host.config.compositionLazyBinding,
+    );
+    if (findings.length) throw specInvalid(findings);
+  }
+
+  /** The repository holding the model a reference names (its pin satisfied), or null. */
+  async #holder(ref: string): Promise<Repository | null> {
+    const coordinate = parseCoordinate(ref);
+    if (!coordinate) return null;
+    for (const repo of this.chain()) {
+      const spec = await repo.fetch(coordinate.identity).catch(() => null);
+      if (!spec) continue;
+      const version = typeof spec.version === "string" && spec.version ? spec.version : "1.0.0";
+      if (satisfies(coordinate.pin, version, await specDigest(spec, this.#host.hasher))) return repo;
+    }
+    return null;
+  }
+
+  /** How link effects reach their targets. */
+  linkTargets(): LinkTargets {
+    return {
+      write: async (ref, path, value, signal) => {
+        const { repo, identity } = await this.#target(ref);
+        try {
+          if (repo.id === "local") {
+            await this.#host.mutate(identity, { [path]: value });
+            return await this.#host.state(identity);
+          }
+          if (!repo.write) {
+            throw new LinkError("target_unresolved", `repository '${repo.id}' cannot take writes`);
+          }
+          return await repo.write(identity, path, value, signal);
+        } catch (err) {
+          throw linkFailure(err);
+        }
+      },
+      read: async (ref, path, signal) => {
+        const { repo, identity } = await this.#target(ref);
+        try {
+          if (repo.id === "local") return valueAt(await this.#host.state(identity), path);
+          if (!repo.read) throw new LinkError("target_unresolved", `repository '${repo.id}' cannot be read`);
+          return await repo.read(identity, path, signal);
+        } catch (err) {
+          throw linkFailure(err);
+        }
+      },
+    };
+  }
+
+  async #target(ref: string): Promise<{ repo: Repository; identity: string }> {
+    const repo = await this.#holder(ref);
+    if (!repo) throw new LinkError("target_unresolved", `no repository holds '${ref}'`);
+    return { repo, identity: parseCoordinate(ref)!.identity };
+  }
+
+  /**
+   * Keeps a watched read-link current: whenever its target commits a change
+   * overlapping the read path (prefix either way), the field is read again and
+   * folded back into the source. Idempotent; ends with either model.
+   */
+  async arm(sourceId: string, node: EffectNode): Promise<void> {
+    const link = node.effect.link;
+    if (!link?.read || !link.watch) return;
+    const key = `${sourceId}\u0000${node.effect.definition.id}`;
+    if (this.#watches.has(key)) return;
+    const coordinate = parseCoordinate(link.ref);
+    const read = parsePath(link.read);
+    if (!coordinate || !read.ok) return;
+    const touches = (paths: readonly string[]) =>
+      paths.some((p) => {
+        const parsed = parsePath(p);
+        return parsed.ok && (isPrefixOf(parsed.path, read.path) || isPrefixOf(read.path, parsed.path));
+      });
+    const refresh = async () => {
+      try {
+        const value = await this.linkTargets().read(link.ref, link.read!, new AbortController().signal);
+        await this.#host.refreshWatch(sourceId, node.effect.definition.id, value);
+      } catch {
+        // The next change tries again; a gone model ends the watch through its event.
+      }
+    };
+    const entry = { target: coordinate.identity, stop: () => {} };
+    this.#watches.set(key, entry);
+    const repo = await this.#holder(link.ref);
+    let stop: () => void = () => {};
+    if (repo?.id === "local") {
+      stop = this.#host.subscribe((event) => {
+        if (event.modelId !== coordinate.identity) return;
+        if (
+          event.type === "mutation" && touches([...event.result.mutatedPaths, ...event.result.derivedUpdated])
+        ) {
+          void refresh();
+        }
+      });
+    } else if (repo?.watch) {
+      stop = await repo.watch(coordinate.identity, (paths) => touches(paths) && void refresh());
+    } else {
+      // Nothing holds the target now (or its repository cannot watch): the link's next fire arms again.
+      this.#watches.delete(key);
+      return;
+    }
+    // Ended meanwhile (shutdown, or either model deleted): do not leave a listener behind.
+    if (this.#closed || this.#watches.get(key) !== entry) stop();
+    else entry.stop = stop;
+  }
+
+  /** Ends the watches of a deleted model, and the watches on it. */
+  forget(modelId: string): void {
+    for (const [key, watch] of this.#watches) {
+      if (key.startsWith(`${modelId}\u0000`) || watch.target === modelId) {
+        watch.stop();
+        this.#watches.delete(key);
+      }
+    }
+  }
+
+  /** Ends every watch and closes the configured repositories (shutdown). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const watch of this.#watches.values()) watch.stop();
+    this.#watches.clear();
+    await Promise.all(this.#host.repositories.map((repo) => repo.close?.().catch(() => {})));
+  }
+
+  /**
+   * Publishes a model to a web repository (decisions/composition.md
+   * "Promote"): the checks in order, then the publication; the model stays here.
+   */
+  async promote(id: string, spec: ModelSpec, toRepo: string): Promise<{ id: string; promotedTo: string }> {
+    const target = this.#host.repositories.find((r) => r.id === toRepo);
+    if (!target) throw conflict(`Unknown repository '${toRepo}'`);
+    if (target.repoClass === "local") {
+      throw new ServiceError("not_allowed", `DemoteUnsupported: '${toRepo}' is a local repository`);
+    }
+    if (!target.publish) throw conflict(`Repository '${toRepo}' cannot publish`);
+    const web = this.#host.repositories.filter((r) => r.repoClass === "web");
+    const refs = [
+      ...linkEdges(spec).map((e) => e.ref),
+      ...(Array.isArray(spec.lineage) ? spec.lineage : []).map((e) => String((e as { ref?: unknown }).ref)),
+    ];
+    const open: string[] = [];
+    for (const ref of refs) {
+      try {
+        await resolveRef(ref, web, this.#host.hasher);
+      } catch {
+        open.push(ref);
+      }
+    }
+    if (open.length) {
+      throw conflict(
+        `Promotion of '${id}' is not closed: ${
+          open.map((r) => `'${r}'`).join(", ")
+        } not found in any web repository`,
+      );
+    }
+    await target.publish(spec);
+    return { id, promotedTo: toRepo };
+  }
+
+  /** Links and lineage among this service's models, with each link's last status. */
+  async graph(): Promise<CompositionGraph> {
+    const graph: CompositionGraph = { nodes: [], linkEdges: [], lineageEdges: [] };
+    for (const id of this.#host.localIds()) {
+      const spec = this.#host.localSpec(id);
+      if (!spec) continue;
+      graph.nodes.push({ ref: id, modelClass: "local", running: true });
+      const edges: LinkEdge[] = linkEdges(spec);
+      const state = edges.some((e) => e.statusPath) ? await this.#host.state(id).catch(() => null) : null;
+      for (const edge of edges) {
+        const status = edge.statusPath && state !== null ? valueAt(state, edge.statusPath) : null;
+        const last = isObject(status)
+          ? { phase: status.phase ?? null, at: status.at ?? null, error: status.error ?? null }
+          : null;
+        graph.linkEdges.push({ from: id, to: edge.to, effectId: edge.effectId, kind: edge.kind, last });
+      }
+      const parent = Array.isArray(spec.lineage)
+        ? spec.lineage[0] as { ref?: unknown } | undefined
+        : undefined;
+      if (parent && typeof parent.ref === "string") {
+        graph.lineageEdges.push({ branch: id, template: parent.ref });
+      }
+    }
+    return graph;
+  }
+}
+
+/** The 404 of an unknown effect of a model. */
+export function unknownEffect(modelId: string, effectId: string): ServiceError {
+  return notFound(`Effect '${effectId}' not found in model '${modelId}'`);
+}

@@ -1,0 +1,90 @@
+/**
+ * The browser playground and the embed script, served from the web build
+ * (`deno task build:web` writes `dist/web/`): `GET /` is the playground,
+ * `/svc-embed.js` the embed script, `/sw.js` its service worker,
+ * `/examples/…` the embedding example. These paths are open (no API key:
+ * the page holds no data, it asks for the key itself) and carry
+ * {@link PAGE_CSP}, which allows exactly what the page does; every other
+ * path keeps the server's strict CSP. Without a build, `/` answers 503 with
+ * the command that makes one.
+ *
+ * @module
+ */
+import type { MiddlewareHandler } from "hono";
+import { fileURLToPath } from "node:url";
+
+/**
+ * What the pages need: their own scripts (`'unsafe-eval'`: the engine's JSON
+ * Schema validator compiles each schema to a function), their own styles
+ * and style attributes (the spec editor and the renderer set element styles;
+ * a style cannot run code), images from the models' blobs
+ * (`blob:`) and the favicon (`data:`), REST and WebSocket calls to this
+ * server, and the service worker.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self' 'unsafe-eval'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' blob: data:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** Where the server looks for the web build: `dist/web` of the project (next to a bundled `dist/svc.js` too). */
+export const DEFAULT_WEB_ROOT: string = fileURLToPath(new URL("../../dist/web/", import.meta.url));
+
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  json: "application/json",
+};
+
+/** The public paths of the web build's files (`/` for `index.html`); empty when there is no build. */
+export function webPaths(root: string): string[] {
+  const paths: string[] = [];
+  const walk = (dir: string, prefix: string) => {
+    for (const entry of Deno.readDirSync(dir)) {
+      if (entry.name.startsWith(".")) continue;
+      if (entry.isDirectory) walk(`${dir}/${entry.name}`, `${prefix}${entry.name}/`);
+      else if (entry.name.split(".").pop()! in TYPES) paths.push(`${prefix}${entry.name}`);
+    }
+  };
+  try {
+    walk(root.replace(/\/+$/, ""), "/");
+  } catch {
+    return [];
+  }
+  return paths.includes("/index.html") ? ["/", ...paths] : paths;
+}
+
+const MISSING = `<!doctype html><meta charset="utf-8"><title>Playground not built</title>
+<p>The playground is not built. Run <code>deno task build:web</code> (or start the server with
+<code>deno task start</code>, which builds it first) and reload.</p>`;
+
+/**
+ * Serves the web build's files under `root` at their paths (GET and HEAD), and the answer for a missing
+ * build at `/`; every other request passes on. A middleware rather than routes: these are pages, not
+ * API operations, so the route table and the OpenAPI document stay about the API.
+ */
+export function webPages(root: string, paths: readonly string[]): MiddlewareHandler {
+  const files = new Map(
+    paths.map((path) => [path, `${root.replace(/\/+$/, "")}${path === "/" ? "/index.html" : path}`]),
+  );
+  const missing = () => new Response(MISSING, { status: 503, headers: { "content-type": TYPES.html } });
+  return async function webPages(c, next) {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") return await next();
+    const file = files.get(c.req.path);
+    if (!file) return c.req.path === "/" ? missing() : await next();
+    try {
+      return new Response(await Deno.readFile(file), {
+        headers: { "content-type": TYPES[file.split(".").pop()!], "cache-control": "no-cache" },
+      });
+    } catch {
+      return missing();
+    }
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The playground connected to a real server, which serves it at `/` under its
+ * page CSP: switch from the tab to the server (URL and API key), see a write
+ * made by another client arrive live over the WebSocket feed, write through
+ * the view (REST through the remote invoker) and see a 409 constraint message
+ * at its field; the spec editor shows validation findings inline as you type.
+ * No console errors (a CSP violation would be one).
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { BLANK_SPEC } from "../../browser/playground/blank_spec.ts";
+import { call, startTestServer } from "../server/helpers.ts";
+import { launchBrowser } from "./chromium.ts";
+import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+
+const KEY = "journey-key";
+const auth = { authorization: `Bearer ${KEY}` };
+
+/** The playground's "New model" spec, under a namespaced id. */
+const SPEC = { ...BLANK_SPEC, id: "live/cart" };
+
+Deno.test("playground against a server: switch, live writes of another client, REST writes, inline findings", async (t) => {
+  const build = await temporaryWebBuild();
+  const server = await startTestServer({ "svc.api.key": KEY }, { webRoot: build.dir });
+  await using browser = await launchBrowser();
+  try {
+    assert.equal((await call(server.url, "POST", "/models", SPEC, auth)).status, 201);
+    // The refused writes below are answered 409 and 422, which Chromium logs as failed loads.
+    const { page, errors } = await watchedPage(browser, [409, 422]);
+    await page.goto(`${server.url}/`);
+    await page.getByText("Connected: this tab").waitFor();
+
+    await t.step("switch to the server with its API key", async () => {
+      await page.getByLabel("On a server").check();
+      assert.equal(await page.getByLabel("Server URL").inputValue(), server.url);
+      await page.getByLabel("API key (optional)").fill(KEY);
+      await page.getByRole("button", { name: "Connect" }).click();
+      await page.getByText(`Connected: ${server.url}`).waitFor();
+      await page.getByRole("button", { name: SPEC.id, exact: true }).click();
+      await page.locator("svc-view h2").waitFor();
+    });
+
+    await t.step("a write by another client arrives live", async () => {
+      const write = await call(server.url, "POST", `/models/${encodeURIComponent(SPEC.id)}/mutations`, {
+        "$.qty": 7,
+        "$.price": 3,
+      }, auth);
+      assert.equal(write.status, 200);
+      await page.locator("svc-view").getByText("€21.00").waitFor();
+      assert.equal(await page.locator("svc-view").getByLabel("Quantity").inputValue(), "7");
+      await page.getByTestId("state").getByText('"total": 21').waitFor();
+    });
+
+    await t.step("writes through the view go to the server; a 409 shows at its field", async () => {
+      const price = page.locator("svc-view").getByLabel("Price");
+      await price.fill("10");
+      await price.press("Enter");
+      await page.locator("svc-view").getByText("€70.00").waitFor();
+      const state = await call(
+        server.url,
+        "GET",
+        `/models/${encodeURIComponent(SPEC.id)}/state`,
+        undefined,
+        auth,
+      );
+      assert.deepEqual(state.json, { qty: 7, price: 10, total: 70 });
+      await price.fill("1000");
+      await price.press("Enter");
+      await page.locator("svc-view").getByText("The total may not exceed 1000").waitFor();
+      await screenshot(page, "server-live-cart");
+      await assertAccessible(page);
+    });
+
+    await t.step("the spec editor shows findings inline as you type", async () => {
+      await page.getByRole("button", { name: "Examples and new model" }).click();
+      await page.getByRole("button", { name: "New model", exact: true }).click();
+      const editor = page.locator(".cm-content");
+      await editor.waitFor();
+      await editor.fill(
+        JSON.stringify({ ...SPEC, id: "live/broken", derivations: [{ path: "$.total", expr: "qty *" }] }),
+      );
+      await page.locator(".cm-lintRange-error").first().waitFor();
+      await page.locator(".cm-lintRange-error").first().hover();
+      await page.locator(".cm-tooltip-lint").getByText(/derivations\[0\]\.expr: JSONata compile error/)
+        .waitFor();
+      await screenshot(page, "server-spec-findings");
+      await page.getByRole("button", { name: "Create the model" }).click();
+      await page.getByRole("alert").getByText(/Spec validation failed/).waitFor();
+    });
+    assert.deepEqual(errors, []);
+  } finally {
+    await server.close();
+    await build.remove();
+  }
+});

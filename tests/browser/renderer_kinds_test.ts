@@ -1,0 +1,126 @@
+/// <reference lib="dom" />
+/**
+ * The view renderer on a spec using all 26 component record kinds
+ * (fixtures/every_kind.ts), embedded with `<svc-model>`: every kind renders,
+ * inputs write back (schema and constraint messages at their fields), a
+ * button runs its handler, menus navigate between views, tabs follow the arrow
+ * keys, a file upload becomes a BlobRef shown by an image, a section list adds
+ * rows a table and a chart show, an effect's status chip offers Retry. Each
+ * tab passes axe-core; no console errors.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import type { Page } from "playwright-core";
+import { launchBrowser } from "./chromium.ts";
+import { EVERY_KIND, KIND_SAMPLES } from "./fixtures/every_kind.ts";
+import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+import { serveStatic } from "./static_server.ts";
+
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Every kind</title>
+<link rel="icon" href="data:,"><script type="module" src="/svc-embed.js"></script></head>
+<body><main><svc-model></svc-model></main></body></html>`;
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+/** Component ids the view shows now. */
+function shownComponents(page: Page): Promise<string[]> {
+  return page.locator("svc-view").evaluate((view) =>
+    [...view.shadowRoot!.querySelectorAll("[data-component]")].map((e) => e.getAttribute("data-component")!)
+  );
+}
+
+Deno.test("the renderer: all 26 record kinds render, write back, navigate and stay accessible", async () => {
+  const build = await temporaryWebBuild();
+  await using server = serveStatic({ "/": { body: PAGE, type: "text/html; charset=utf-8" } }, build.dir);
+  await using browser = await launchBrowser();
+  try {
+    const { page, errors } = await watchedPage(browser);
+    await page.goto(`http://127.0.0.1:${server.addr.port}/`);
+    await page.evaluate((spec) => {
+      (document.querySelector("svc-model") as unknown as { spec: unknown }).spec = JSON.parse(spec);
+    }, JSON.stringify(EVERY_KIND));
+    const view = page.locator("svc-view");
+    await view.getByRole("heading", { name: "Every kind" }).waitFor();
+    const seen = new Set(await shownComponents(page));
+    for (const tab of ["Displays", "Panels", "Inputs"]) {
+      await view.getByRole("tab", { name: tab }).click();
+      for (const id of await shownComponents(page)) seen.add(id);
+      await assertAccessible(page, "svc-model");
+    }
+    await view.getByRole("button", { name: "Second view" }).click();
+    await view.getByRole("heading", { name: "Second view" }).waitFor();
+    for (const id of await shownComponents(page)) seen.add(id);
+    await view.getByRole("button", { name: "Back" }).click();
+    await view.getByRole("heading", { name: "Every kind" }).waitFor();
+    const missing = Object.entries(KIND_SAMPLES).flatMap(([kind, ids]) =>
+      ids.filter((id) => !seen.has(id)).map((id) => `${kind}: ${id}`)
+    );
+    assert.equal(Object.keys(KIND_SAMPLES).length, 26);
+    assert.deepEqual(missing, []);
+
+    const enter = async (label: string, value: string) => {
+      await view.getByLabel(label, { exact: true }).fill(value);
+      await view.getByLabel(label, { exact: true }).press("Enter");
+    };
+    await enter("Name", "A");
+    await view.getByText("must NOT have fewer than 2 characters").waitFor();
+    await enter("Name", "Ada");
+    await enter("Count", "3");
+    await enter("Count", "200");
+    await view.getByText("Count above 100").waitFor();
+    await view.getByRole("button", { name: "Double the count" }).click();
+    await view.getByLabel("I agree").check();
+    await view.getByLabel("Size").selectOption({ label: "Large" });
+    await view.getByRole("radio", { name: "Blue" }).check();
+    await view.getByRole("checkbox", { name: "Card" }).check();
+    await enter("Tags", "a, b");
+    await enter("From", "2024-01-01");
+    await enter("To", "2024-02-01");
+    await view.getByLabel("Picture file").setInputFiles({
+      name: "dot.png",
+      mimeType: "image/png",
+      buffer: PNG,
+    });
+    await view.getByText("Stored: image/png (", { exact: false }).waitFor();
+
+    // The arrow keys move between tabs.
+    await view.getByRole("tab", { name: "Inputs" }).focus();
+    await page.keyboard.press("ArrowRight");
+    await view.getByRole("tab", { name: "Displays", selected: true }).waitFor();
+    assert.equal(
+      await view.evaluate((el) => el.shadowRoot!.activeElement?.textContent?.trim()),
+      "Displays",
+    );
+    await view.getByText("Doubled").first().waitFor();
+    assert.equal(await view.locator('[data-component="doubled"] output').textContent(), "12");
+    assert.match(await view.locator('img[data-component="picture"]').getAttribute("src") ?? "", /^blob:/);
+
+    await view.getByRole("tab", { name: "Panels" }).click();
+    await view.getByRole("button", { name: "Add a row" }).click();
+    await enter("Row label", "first");
+    await enter("Row value", "5");
+    await page.evaluate(async () => {
+      const embed = await import("/svc-embed.js");
+      await embed.mutate("every-kind", { "$.io": { phase: "failed", error: "timeout" } });
+    });
+    await view.getByText("Failed", { exact: true }).waitFor();
+    await view.getByText("timeout").waitFor();
+    await view.getByRole("button", { name: "Sync again" }).click();
+    await view.getByText("Queued", { exact: true }).waitFor();
+    await screenshot(page, "renderer-panels");
+    await view.getByRole("tab", { name: "Displays" }).click();
+    await view.getByRole("cell", { name: "first" }).waitFor();
+    await screenshot(page, "renderer-displays");
+    await view.getByRole("tab", { name: "Inputs" }).click();
+    await screenshot(page, "renderer-inputs");
+    assert.deepEqual(errors, []);
+  } finally {
+    await build.remove();
+  }
+});

@@ -1,0 +1,62 @@
+/**
+ * The browser pages on the server: `/` and the web build's files are open
+ * (no API key) under the page CSP; API routes keep the key and the strict
+ * default CSP; without a build `/` says how to make one.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { PAGE_CSP } from "../../server/routes/web.ts";
+import { call, startTestServer } from "./helpers.ts";
+
+const STRICT = "default-src 'none'; frame-ancestors 'none'";
+
+Deno.test("the playground is served open under the page CSP; the API keeps the key and the strict CSP", async () => {
+  const root = await Deno.makeTempDir({ prefix: "web_root_" });
+  await Deno.mkdir(`${root}/examples`);
+  await Deno.writeTextFile(`${root}/index.html`, "<!doctype html><title>playground</title>");
+  await Deno.writeTextFile(`${root}/svc-embed.js`, "export {};");
+  await Deno.writeTextFile(`${root}/examples/order.json`, "{}");
+  const server = await startTestServer({ "svc.api.key": "k3y" }, { webRoot: root });
+  try {
+    for (
+      const [path, type] of [["/", "text/html"], ["/svc-embed.js", "text/javascript"], [
+        "/examples/order.json",
+        "application/json",
+      ]]
+    ) {
+      const page = await call(server.url, "GET", path);
+      assert.equal(page.status, 200, path);
+      assert.match(page.headers.get("content-type")!, new RegExp(type));
+      assert.equal(page.headers.get("content-security-policy"), PAGE_CSP);
+      assert.equal(page.headers.get("x-frame-options"), "DENY");
+    }
+    assert.match((await call(server.url, "GET", "/")).text, /<title>playground/);
+    const api = await call(server.url, "GET", "/models");
+    assert.equal(api.status, 401);
+    assert.equal(api.headers.get("content-security-policy"), STRICT);
+    const keyed = await call(server.url, "GET", "/models", undefined, { authorization: "Bearer k3y" });
+    assert.equal(keyed.status, 200);
+    assert.equal(keyed.headers.get("content-security-policy"), STRICT);
+    assert.equal(
+      (await call(server.url, "GET", "/nothing.js")).headers.get("content-security-policy"),
+      STRICT,
+    );
+  } finally {
+    await server.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("without a web build, / answers 503 naming the build command", async () => {
+  const root = await Deno.makeTempDir({ prefix: "web_root_empty_" });
+  const server = await startTestServer({}, { webRoot: root });
+  try {
+    const page = await call(server.url, "GET", "/");
+    assert.equal(page.status, 503);
+    assert.match(page.text, /deno task build:web/);
+  } finally {
+    await server.close();
+    await Deno.remove(root);
+  }
+});

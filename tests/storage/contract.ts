@@ -1,0 +1,408 @@
+/**
+ * The storage contract: one suite every backend of the engine's storage ports
+ * (`ModelStore`, `BlobStore`, engine/service/ports.ts) must pass. It uses the
+ * ports and the engine only, no Deno or DOM API, so it runs in Deno (memory,
+ * Deno KV) and bundled in Chromium (IndexedDB) alike.
+ *
+ * A backend is a {@link StorageBackend}: `fresh()` gives new, empty backing
+ * data whose `open()` can be called again after `close` to see what survived.
+ * Cases declare what they need (`durable`: models survive a reopen); to extend
+ * the suite (another port, another part of one), add cases to
+ * {@link STORAGE_CONTRACT} with the capability they need, and the capability
+ * to the backends that have it.
+ *
+ * @module
+ */
+import type { EffectJob } from "../../engine/effects/job.ts";
+import {
+  type AuditRecord,
+  type BlobStore,
+  GENESIS_HASH,
+  type Json,
+  type LogEntry,
+  ModelService,
+  type ModelSpec,
+  type ModelStore,
+  type PersistedState,
+  type Platform,
+  type RecoveryRecord,
+  sealRecord,
+  webPlatform,
+} from "../../engine/mod.ts";
+
+/** Opened stores of a backend. */
+export interface OpenedStorage {
+  store: ModelStore;
+  blobs: BlobStore;
+}
+
+/** Backing data of one case. */
+export interface StorageFixture {
+  /** Opens the stores over this fixture's data (again after both were closed). */
+  open(options: { compactionThreshold: number }): Promise<OpenedStorage>;
+  /** Removes the backing data. */
+  dispose(): Promise<void>;
+}
+
+/** Capabilities a case may need. */
+export type Capability = "durable";
+
+/** A backend under test. */
+export interface StorageBackend {
+  name: string;
+  /** What it offers: `durable` when specs, states, logs and audit trails survive a reopen. */
+  capabilities: readonly Capability[];
+  fresh(): Promise<StorageFixture>;
+}
+
+/** One contract case. */
+export interface ContractCase {
+  name: string;
+  needs: readonly Capability[];
+  run(fixture: StorageFixture): Promise<void>;
+}
+
+/** A failed expectation. */
+export class ContractFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ContractFailure";
+  }
+}
+
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value instanceof Uint8Array) return [...value];
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** Deep equality of plain data (key order ignored), else a {@link ContractFailure}. */
+export function same(actual: unknown, expected: unknown, what: string): void {
+  const a = JSON.stringify(sorted(actual));
+  const e = JSON.stringify(sorted(expected));
+  if (a !== e) throw new ContractFailure(`${what}: expected ${e}, got ${a}`);
+}
+
+const THRESHOLD = 3;
+
+/** A clock advancing one second per reading, so timestamps are distinct and ordered. */
+function steppingPlatform(): Platform {
+  let now = Date.parse("2030-01-01T00:00:00Z");
+  return { clock: { now: () => (now += 1000) }, hasher: webPlatform().hasher };
+}
+
+const SPEC: ModelSpec = {
+  id: "contract/order",
+  schema: {
+    type: "object",
+    properties: {
+      qty: { type: "integer", minimum: 0 },
+      price: { type: "number" },
+      items: { type: "array", items: { type: "object", properties: { n: { type: "integer" } } } },
+    },
+  },
+  derivations: [{ path: "$.total", expr: "qty * price" }],
+  constraints: [{ id: "cap", expr: "$not(total > 1000)", message: "total above 1000", policy: "rollback" }],
+} as ModelSpec;
+
+const STATE: PersistedState = { doc: { qty: 1 }, meta: [["$.qty#maximum", 9]], stale: ["$.lazy"] };
+
+async function records(modelId: string, count: number): Promise<AuditRecord[]> {
+  const out: AuditRecord[] = [];
+  for (let sequence = 0; sequence < count; sequence++) {
+    out.push(
+      await sealRecord(
+        {
+          modelId,
+          sequence,
+          timestamp: new Date(Date.UTC(2030, 0, 1, 0, 0, sequence)).toISOString(),
+          modelVersion: "1.0.0",
+          source: "client",
+          mutations: { [`$.f${sequence}`]: sequence },
+          derivedUpdated: [],
+          flaggedConstraints: [],
+          dispatchedEffects: [],
+          traces: [],
+        },
+        out.at(-1)?.hash ?? GENESIS_HASH,
+        webPlatform().hasher,
+      ),
+    );
+  }
+  return out;
+}
+
+/** Commit states for a raw store commit: no compaction point of interest. */
+function statesOf(state: PersistedState, following: number) {
+  return { current: () => state, checkpoint: () => ({ at: null, following, state: () => state }) };
+}
+
+const entry = (at: number, request: Json): LogEntry => ({ at, source: "client", request });
+
+async function withStorage<T>(
+  fixture: StorageFixture,
+  run: (storage: OpenedStorage) => Promise<T>,
+  compactionThreshold = THRESHOLD,
+): Promise<T> {
+  const storage = await fixture.open({ compactionThreshold });
+  try {
+    return await run(storage);
+  } finally {
+    await storage.store.close();
+    await storage.blobs.close();
+  }
+}
+
+async function withService<T>(
+  fixture: StorageFixture,
+  run: (service: ModelService) => Promise<T>,
+): Promise<T> {
+  return await withStorage(fixture, async ({ store, blobs }) => {
+    const service = await ModelService.open({ store, blobs, platform: steppingPlatform() });
+    return await run(service);
+  });
+}
+
+/** Every case of the contract. */
+export const STORAGE_CONTRACT: readonly ContractCase[] = [
+  {
+    name: "blobs are content-addressed: put once, read, list, size, delete",
+    needs: [],
+    async run(fixture) {
+      await withStorage(fixture, async ({ blobs }) => {
+        same(blobs.enumerable, true, "enumerable");
+        await blobs.put("a", { bytes: new Uint8Array([1, 2, 3]), mediaType: "text/plain" });
+        await blobs.put("a", { bytes: new Uint8Array([1, 2, 3]), mediaType: "text/plain" });
+        await blobs.put("b", { bytes: new Uint8Array(5), mediaType: "application/octet-stream" });
+        same(await blobs.has("a"), true, "has a");
+        same(await blobs.has("zz"), false, "has zz");
+        same(await blobs.get("a"), { bytes: new Uint8Array([1, 2, 3]), mediaType: "text/plain" }, "get a");
+        same(await blobs.get("zz"), null, "get zz");
+        same((await blobs.list()).sort((x, y) => x.blobId.localeCompare(y.blobId)), [
+          { blobId: "a", bytes: 3 },
+          { blobId: "b", bytes: 5 },
+        ], "list");
+        same(await blobs.totalBytes(), 8, "total");
+        await blobs.delete("a");
+        await blobs.delete("missing");
+        same(await blobs.get("a"), null, "deleted a");
+        same(await blobs.totalBytes(), 5, "total after delete");
+      });
+    },
+  },
+  {
+    name: "audit trails: newest first with limit, prefix and time window; all in sequence order",
+    needs: [],
+    async run(fixture) {
+      const trail = await records("m", 4);
+      const other = await records("other", 1);
+      await withStorage(fixture, async ({ store }) => {
+        await store.save({ ...SPEC, id: "m" }, STATE, { created: true });
+        await store.save({ ...SPEC, id: "other" }, STATE, { created: true });
+        for (const [i, record] of trail.entries()) {
+          await store.commit("m", entry(i, { [`$.f${i}`]: i }), statesOf(STATE, i + 1), record);
+        }
+        await store.commit("other", entry(0, {}), statesOf(STATE, 1), other[0]);
+        same((await store.lastAudit("m"))?.sequence, 3, "last");
+        same((await store.allAudit("m")).map((r) => r.sequence), [0, 1, 2, 3], "all");
+        same((await store.listAudit("m", { limit: 2 })).map((r) => r.sequence), [3, 2], "limit");
+        same(
+          (await store.listAudit("m", { limit: 10, pathPrefix: "$.f1" })).map((r) => r.sequence),
+          [1],
+          "prefix",
+        );
+        const from = Date.parse(trail[1].timestamp);
+        const to = Date.parse(trail[3].timestamp);
+        same((await store.listAudit("m", { limit: 10, from, to })).map((r) => r.sequence), [2, 1], "window");
+        same((await store.allAudit("m"))[2], trail[2], "record kept verbatim");
+        // A deleted model's trail may be swept in the background; a model created again starts clean.
+        await store.delete("m");
+        await store.save({ ...SPEC, id: "m" }, STATE, { created: true });
+        same(await store.allAudit("m"), [], "trail of the model created again");
+        same(await store.lastAudit("m"), null, "last of the model created again");
+        same((await store.allAudit("other")).length, 1, "other model untouched");
+      });
+    },
+  },
+  {
+    name: "a saved spec and state load back; a created model drops what its id held before",
+    needs: ["durable"],
+    async run(fixture) {
+      const [record] = await records(SPEC.id, 1);
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true });
+        await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), record);
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded, ...rest] = await store.load();
+        same(rest.length, 0, "one model");
+        same(loaded.spec, SPEC, "spec");
+        same(loaded.base, STATE, "base");
+        same(loaded.log, [entry(1, { "$.qty": 2 })], "log");
+        same((await store.lastAudit(SPEC.id))?.hash, record.hash, "audit");
+        await store.save(SPEC, { ...STATE, doc: { qty: 7 } }, { created: true });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same(loaded.base?.doc, { qty: 7 }, "recreated state");
+        same(loaded.log, [], "recreated log");
+        same(await store.allAudit(SPEC.id), [], "recreated audit");
+      });
+    },
+  },
+  {
+    name: "a save (evolve, restore) replaces the state and drops the log",
+    needs: ["durable"],
+    async run(fixture) {
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true });
+        await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null);
+        await store.save({ ...SPEC, version: "1.1.0" }, { doc: { qty: 2 }, meta: [], stale: [] });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same(loaded.spec.version, "1.1.0", "version");
+        same(loaded.base?.doc, { qty: 2 }, "state");
+        same(loaded.log, [], "log");
+      });
+    },
+  },
+  {
+    name: "the outbox: jobs fired with a commit load back, settle, update, and go with their model",
+    needs: ["durable"],
+    async run(fixture) {
+      const [first, second] = [job(SPEC.id, "remind@1#1", 10), job(SPEC.id, "remind@2#2", 20)];
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true, jobs: { put: [first] } });
+        await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, { put: [second] });
+        await store.updateJobs(SPEC.id, { put: [{ ...first, attempt: 1, dueAt: 15 }] });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same(
+          (loaded.jobs ?? []).sort((a, b) => a.id.localeCompare(b.id)),
+          [{ ...first, attempt: 1, dueAt: 15 }, second],
+          "jobs after a reopen",
+        );
+        await store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), null, {
+          remove: [first.id],
+        });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same((await store.load())[0].jobs, [second], "a settled job is gone");
+        await store.save(SPEC, STATE, { created: true });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same((await store.load())[0].jobs ?? [], [], "a model created again has an empty outbox");
+      });
+    },
+  },
+  {
+    name: "recovery records: kept apart, listed, read back after a reopen, and outlive their model",
+    needs: ["durable"],
+    async run(fixture) {
+      const record: RecoveryRecord = {
+        modelId: SPEC.id,
+        detectedAt: "2030-01-01T00:00:00.000Z",
+        reason: "log entry 3 is missing",
+        spec: SPEC,
+        base: STATE,
+        baseAt: null,
+        log: [entry(1, { "$.qty": 2 })],
+      };
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true });
+        await store.keepForRecovery(record);
+        await store.delete(SPEC.id);
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same(await store.listRecovery(), [{
+          modelId: SPEC.id,
+          detectedAt: record.detectedAt,
+          reason: record.reason,
+          logEntries: 1,
+        }], "list");
+        same(await store.getRecovery(SPEC.id), [record], "records");
+        same(await store.getRecovery("other"), [], "another model's");
+      });
+    },
+  },
+  {
+    name: "through the service: state, history, audit and blobs survive a reopen, compaction included",
+    needs: ["durable"],
+    async run(fixture) {
+      const before = await withService(fixture, async (service) => {
+        await service.createModel(SPEC);
+        for (let qty = 1; qty <= 2 * THRESHOLD + 1; qty++) {
+          await service.mutate(SPEC.id, { "$.qty": qty, "$.price": 2 });
+        }
+        await service.patch(SPEC.id, [{ op: "add", path: "/items", value: [{ n: 1 }] }]);
+        await service.mutate(SPEC.id, { "$.qty": 1000 }).then(
+          () => Promise.reject(new ContractFailure("a rollback must fail")),
+          () => undefined,
+        );
+        const ref = await service.uploadBlob(new Uint8Array([9, 8, 7]), "image/png");
+        return {
+          state: await service.getState(SPEC.id),
+          history: await service.getHistory(SPEC.id),
+          audit: await service.getAudit(SPEC.id, { limit: 100 }),
+          ref,
+        };
+      });
+      await withService(fixture, async (service) => {
+        same(await service.listModels(), [SPEC.id], "models");
+        same(await service.getState(SPEC.id), before.state, "state");
+        same(await service.getHistory(SPEC.id), before.history, "history");
+        same(await service.getAudit(SPEC.id, { limit: 100 }), before.audit, "audit");
+        same((await service.verifyAudit(SPEC.id)).valid, true, "audit chain verifies");
+        same(await service.getBlob(before.ref.$blobId), {
+          bytes: new Uint8Array([9, 8, 7]),
+          mediaType: "image/png",
+        }, "blob");
+        const at = before.history[1];
+        same(await service.getState(SPEC.id, at), { qty: 2, price: 2, total: 4 }, "point-in-time state");
+        await service.mutate(SPEC.id, { "$.qty": 3 });
+        await service.deleteModel(SPEC.id);
+      });
+      await withService(fixture, async (service) => {
+        same(await service.listModels(), [], "deleted model stays deleted");
+      });
+    },
+  },
+];
+
+/** An outbox job of `modelId` (a timer due at `dueAt`). */
+function job(modelId: string, id: string, dueAt: number): EffectJob {
+  return {
+    id,
+    modelId,
+    effectId: id.split("@")[0],
+    executor: "timer",
+    key: null,
+    work: { type: "timer", fireAt: dueAt },
+    statusPath: null,
+    firedAt: 0,
+    dueAt,
+    attempt: 0,
+  };
+}
+
+/** The cases a backend runs, each on fresh backing data (disposed afterwards). */
+export function contractCases(backend: StorageBackend): { name: string; run(): Promise<void> }[] {
+  return STORAGE_CONTRACT.filter((c) => c.needs.every((n) => backend.capabilities.includes(n))).map((c) => ({
+    name: `${backend.name} storage: ${c.name}`,
+    async run() {
+      const fixture = await backend.fresh();
+      try {
+        await c.run(fixture);
+      } finally {
+        await fixture.dispose();
+      }
+    },
+  }));
+}
