@@ -42,8 +42,21 @@ export const EXPECTED_TOOLS = [
   "eval_expression",
   "test_spec",
   "dry_run",
+  "get_lineage",
+  "get_pending_effects",
+  "approve_effect",
+  "promote_model",
+  "get_composition_graph",
 ];
-const WITHOUT_OUTPUT_SCHEMA = ["list_models", "get_history", "explain", "get_field", "get_audit"];
+const WITHOUT_OUTPUT_SCHEMA = [
+  "list_models",
+  "get_history",
+  "explain",
+  "get_field",
+  "get_audit",
+  "get_lineage",
+  "get_pending_effects",
+];
 const READ_ONLY = [
   "list_models",
   "get_model_info",
@@ -58,6 +71,9 @@ const READ_ONLY = [
   "verify_audit",
   "get_view",
   "download_blob",
+  "get_lineage",
+  "get_pending_effects",
+  "get_composition_graph",
 ];
 
 /** Checks the listing; returns the tools by name. */
