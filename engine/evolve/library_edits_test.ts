@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import type { ServiceError } from "../errors.ts";
 import type { ModelSpec } from "../model/types.ts";
-import { applyEvolution } from "./apply.ts";
-import { parseEvolution } from "./evolution.ts";
+import { applyChecked, refusalOf } from "./test_support.ts";
 
 const INHERITED = {
   define: '( $round2 := function($x) { $round($x, 2) }; ["round2"] )',
@@ -27,17 +26,8 @@ const SPEC: ModelSpec = {
   },
 };
 
-const evolve = (evolution: unknown, spec: ModelSpec = SPEC) =>
-  applyEvolution(spec, parseEvolution(evolution));
-
-function refusal(evolution: unknown, spec: ModelSpec = SPEC): ServiceError {
-  try {
-    evolve(evolution, spec);
-  } catch (err) {
-    return err as ServiceError;
-  }
-  assert.fail("expected a refusal");
-}
+const evolve = (evolution: unknown, spec: ModelSpec = SPEC) => applyChecked(spec, evolution);
+const refusal = (evolution: unknown, spec: ModelSpec = SPEC) => refusalOf(spec, evolution);
 
 Deno.test("newLibrary replaces only the local layer; inherited layers and the description stay", () => {
   const define = '( $gross := function($n) { $n * 2 }; $vat := 0.25; ["gross", "vat"] )';
