@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { percentile } from "./http_client.ts";
 import { startBenchServer } from "./serve.ts";
 
 /** The attacks: a derivation expression run when `$.go` is written. */
@@ -46,11 +47,6 @@ async function post(url: string, body: unknown): Promise<Response> {
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 const server = await startBenchServer({ SVC_STORAGE_TYPE: "memory" });

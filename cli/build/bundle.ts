@@ -56,6 +56,50 @@ const deferBuiltins: esbuild.Plugin = {
 };
 
 /**
+ * Built-ins npm packages import by bare name (the `postgres` client: `net`,
+ * `tls`, `crypto`, …), with the named exports they use. Each becomes a module
+ * whose default export reaches the built-in on first property access, so only
+ * a server that opens PostgreSQL loads them (together about 70 ms at start).
+ */
+const PACKAGE_BUILTINS: Readonly<Record<string, readonly string[]>> = {
+  net: [],
+  tls: [],
+  crypto: [],
+  stream: [],
+  os: [],
+  fs: [],
+  perf_hooks: ["performance"],
+};
+
+/** Resolves packages' bare imports of {@link PACKAGE_BUILTINS} to lazy stand-ins. */
+const deferPackageBuiltins: esbuild.Plugin = {
+  name: "defer-package-builtins",
+  setup(build) {
+    build.onResolve(
+      { filter: new RegExp(`^(${Object.keys(PACKAGE_BUILTINS).join("|")})$`) },
+      (args) =>
+        args.importer.includes("/node_modules/")
+          ? { path: args.path, namespace: "package-builtin" }
+          : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "package-builtin" }, ({ path }) => {
+      const load = `() => globalThis.process.getBuiltinModule(${JSON.stringify(`node:${path}`)})`;
+      const lazy = (of: string) =>
+        `new Proxy({}, { get: (_, key) => { const o = ${of}; const v = o[key]; ` +
+        `return typeof v === "function" && !/^[A-Z]/.test(String(key)) ? v.bind(o) : v; } })`;
+      return {
+        loader: "js",
+        contents: [
+          `const load = ${load};`,
+          `export default ${lazy("load()")};`,
+          ...PACKAGE_BUILTINS[path].map((name) => `export const ${name} = ${lazy(`load().${name}`)};`),
+        ].join("\n"),
+      };
+    });
+  },
+};
+
+/**
  * The `ai` library imports the Vercel AI Gateway, whose OIDC helper
  * (`@vercel/oidc`) is CommonJS that requires Node built-ins by bare name, which
  * an ES module bundle cannot do. The service never uses the gateway (each
@@ -70,6 +114,25 @@ const stubGatewayOidc: esbuild.Plugin = {
       loader: "js",
       contents: "export function getContext() { return {}; }\n" +
         "export async function getVercelOidcToken() { throw new Error('the Vercel AI Gateway is not used'); }",
+    }));
+  },
+};
+
+/**
+ * The MCP SDK's stdio client (the `mcp` repository transport) starts its
+ * child through `cross-spawn`, CommonJS that requires Node built-ins by bare
+ * name, which an ES module bundle cannot do. `cross-spawn` only adds Windows
+ * command resolution to `child_process.spawn`, which the bundle calls directly.
+ */
+const plainSpawn: esbuild.Plugin = {
+  name: "plain-spawn",
+  setup(build) {
+    build.onResolve({ filter: /^cross-spawn$/ }, (args) => ({ path: args.path, namespace: "plain-spawn" }));
+    build.onLoad({ filter: /.*/, namespace: "plain-spawn" }, () => ({
+      loader: "js",
+      // Loaded on first use, like the other built-ins: only an `mcp` repository starts a child.
+      contents: 'export default (...args) => globalThis.process.getBuiltinModule("node:child_process")' +
+        ".spawn(...args);",
     }));
   },
 };
@@ -96,7 +159,7 @@ export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFi
     platform: "neutral",
     mainFields: ["module", "main"],
     external: ["node:*"],
-    plugins: [deferBuiltins, stubGatewayOidc],
+    plugins: [deferBuiltins, deferPackageBuiltins, stubGatewayOidc, plainSpawn],
     minify: options.minify ?? true,
     legalComments: "none",
   });

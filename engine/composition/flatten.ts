@@ -22,8 +22,7 @@
  */
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { ModelSpec } from "../model/types.ts";
-import { ownerOf } from "./coordinate.ts";
-import { ResolutionError, type Resolved } from "./repository.ts";
+import type { Resolved } from "./repository.ts";
 
 /** One pinned ancestor. */
 export interface LineageEntry {
@@ -90,10 +89,21 @@ function effectsWithOrigin(inherited: Json | undefined, own: Json | undefined, t
     const origin: EffectOrigin = isObject(effect.origin)
       ? effect.origin as unknown as EffectOrigin
       : { fromRef: template.identity, fromOwner: template.owner };
-    return { ...effect, origin: origin as unknown as Json };
+    // An approval is the branch owner's to give: one the template carries does not come along.
+    const { approval: _a, definitionHash: _h, ...definition } = effect;
+    return { ...definition, origin: origin as unknown as Json };
   });
-  const branch = (Array.isArray(own) ? own.filter(isObject) : []).map(({ origin: _, ...effect }) => effect);
+  const branch = (Array.isArray(own) ? own.filter(isObject) : []).map(withoutProvenance);
   return mergeEntries(stamped, branch, KEYED.effects);
+}
+
+/**
+ * An effect as its author wrote it: `origin`, `definitionHash` and `approval`
+ * are the service's to set (flattening, stamping, the approve operation).
+ */
+export function withoutProvenance(effect: JsonObject): JsonObject {
+  const { origin: _o, definitionHash: _h, approval: _a, ...definition } = effect;
+  return definition;
 }
 
 /** The pinned lineage entry of a resolved template. */
@@ -158,10 +168,3 @@ export function flatten(branch: ModelSpec, template: Resolved, mergeLibrary?: Li
 export function isBranch(spec: unknown): spec is ModelSpec & { template: { ref: string } } {
   return isObject(spec) && isObject(spec.template) && typeof spec.template.ref === "string";
 }
-
-/** The owner a branch's id gives it (for quarantine: inherited effects of another owner). */
-export function branchOwner(spec: ModelSpec): string | null {
-  return ownerOf(spec.id);
-}
-
-export { ResolutionError };

@@ -14,6 +14,7 @@ import { canonicalJson } from "../json/canonical.ts";
 import type { Json } from "../json/value.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { Hasher } from "../ports.ts";
+import { notAReference } from "../model/model_spec_schema.ts";
 import { type Coordinate, parseCoordinate, satisfies } from "./coordinate.ts";
 
 /** `local` repositories hold working models; only `web` ones are promote targets. */
@@ -72,7 +73,7 @@ export async function resolveRef(
 ): Promise<Resolved> {
   const coordinate = parseCoordinate(ref);
   if (!coordinate) {
-    throw new ResolutionError("InvalidReference", `'${ref}' is not a coordinate [ns/]name[@version]`);
+    throw new ResolutionError("InvalidReference", notAReference(ref));
   }
   let mismatch: string | null = null;
   for (const repo of chain) {

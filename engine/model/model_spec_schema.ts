@@ -37,6 +37,11 @@ export const ADDRESS_PATTERN = addressPattern(`${MEMBER}|${INDEX}|${WILDCARD}`);
 /** A canonical address naming one concrete location (no `[*]`). */
 export const CONCRETE_ADDRESS_PATTERN = addressPattern(`${MEMBER}|${INDEX}`);
 
+/** Why `text` is not a reference (the words of the spec check and of resolution alike). */
+export function notAReference(text: unknown): string {
+  return `'${text}' is not a reference: use [ns/]name with an optional @version, @range or @sha256:<digest>`;
+}
+
 const COORDINATE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*/)?[A-Za-z][A-Za-z0-9_-]*$";
 const REFERENCE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*(\\.[A-Za-z][A-Za-z0-9_-]*)*/)?[A-Za-z][A-Za-z0-9_-]*" +
   "(@((\\^|~|>=|>|<=|<|=)?\\d+\\.\\d+\\.\\d+|sha256:[0-9a-f]{64}))?$";

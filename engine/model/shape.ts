@@ -21,7 +21,12 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import type { Finding } from "../errors.ts";
 import { parseConcretePath, parsePath, pointerToLocation } from "../json/path.ts";
 import { isObject, type JsonObject } from "../json/value.ts";
-import { ADDRESS_PATTERN, CONCRETE_ADDRESS_PATTERN, MODEL_SPEC_SCHEMA } from "./model_spec_schema.ts";
+import {
+  ADDRESS_PATTERN,
+  CONCRETE_ADDRESS_PATTERN,
+  MODEL_SPEC_SCHEMA,
+  notAReference,
+} from "./model_spec_schema.ts";
 
 /** The wording of a failing (or, `undefined`, missing) value; `name` is its member name. */
 type Wording = (value: unknown, name: string) => string;
@@ -46,8 +51,7 @@ const WORDINGS: Record<string, Wording> = {
   "#/properties/version/pattern": (version) => `'${version}' is not a semantic version (MAJOR.MINOR.PATCH)`,
   "#/properties/actions": () => "the 'actions' section was removed: declare effects instead",
   "#/properties/template": () => "template must be {ref: <coordinate>}",
-  "#/$defs/Reference": (ref) =>
-    `'${ref}' is not a reference: use [ns/]name with an optional @version, @range or @sha256:<digest>`,
+  "#/$defs/Reference": notAReference,
   "#/properties/schema": () => "schema is required and must be a JSON Schema object",
   "#/properties/constants": () => "constants must be an object of name to value",
   "#/$defs/LibrarySignatures/additionalProperties/pattern": (signature) =>

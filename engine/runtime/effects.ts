@@ -114,8 +114,9 @@ export async function collectEffects(
     const gate = effectGate(effect.definition, state.model.id, state.config.inheritedEffects);
     if (gate === "skip") continue;
     if (gate === "blocked") {
-      // Inert until approved: the status document says why, nothing is sent.
-      if (effect.statusPath) {
+      // Inert until approved: the status document says why (once), nothing is sent.
+      const status = effect.statusPath ? state.draft.get(effect.statusPath) : undefined;
+      if (effect.statusPath && !(isObject(status) && status.phase === "blocked")) {
         state.draft.set(
           effect.statusPath,
           statusDocument("blocked", null, state.now, BLOCKED_REASON),

@@ -11,16 +11,16 @@
 import type { EngineConfig } from "../config.ts";
 import { conflict, notFound, ServiceError, specInvalid } from "../errors.ts";
 import { parseCoordinate, satisfies } from "../composition/coordinate.ts";
-import { flatten, isBranch, TemplateError } from "../composition/flatten.ts";
+import { flatten, isBranch, TemplateError, withoutProvenance } from "../composition/flatten.ts";
 import { LinkError, type LinkTargets } from "../composition/link_executor.ts";
 import { stampDefinitionHashes } from "../composition/quarantine.ts";
 import { type Repository, ResolutionError, resolveRef, specDigest } from "../composition/repository.ts";
 import { checkTopology, type LinkEdge, linkEdges } from "../composition/topology.ts";
 import { isPrefixOf, parsePath } from "../json/path.ts";
 import { valueAt } from "../json/document.ts";
-import { isObject, type Json } from "../json/value.ts";
+import { isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { EffectNode } from "../model/nodes.ts";
-import type { ModelSpec } from "../model/types.ts";
+import type { Effect, ModelSpec } from "../model/types.ts";
 import type { Hasher } from "../ports.ts";
 import type { ServiceEvent } from "./service.ts";
 
@@ -110,9 +110,23 @@ export class Composition {
     return await stampDefinitionHashes(flat, this.#host.hasher);
   }
 
-  /** The inherited effects' hashes of an evolved spec (an edit of what one executes quarantines it again). */
-  stamp(spec: ModelSpec): Promise<ModelSpec> {
-    return stampDefinitionHashes(spec, this.#host.hasher);
+  /**
+   * An evolved spec with its effects' provenance carried over: an upserted
+   * effect keeps the `origin` and `approval` of the one it replaces (whatever
+   * the evolution says), and the hashes are stamped again, so an edit of what
+   * an inherited effect executes quarantines it again.
+   */
+  stamp(evolved: ModelSpec, previous: ModelSpec): Promise<ModelSpec> {
+    const before = new Map((previous.effects ?? []).map((e) => [e.id, e]));
+    const effects = evolved.effects?.map((effect) => {
+      const prior = before.get(effect.id);
+      if (prior === effect) return effect;
+      const carried = withoutProvenance(effect as unknown as JsonObject) as unknown as Effect;
+      if (prior?.origin !== undefined) carried.origin = prior.origin;
+      if (prior?.approval !== undefined) carried.approval = prior.approval;
+      return carried;
+    });
+    return stampDefinitionHashes(effects ? { ...evolved, effects } : evolved, this.#host.hasher);
   }
 
   /** Refuses (422) a spec whose links point nowhere or close an unguarded cycle. */
@@ -261,10 +275,10 @@ export class Composition {
     }
     if (!target.publish) throw conflict(`Repository '${toRepo}' cannot publish`);
     const web = this.#host.repositories.filter((r) => r.repoClass === "web");
-    const refs = [
+    const refs = new Set([
       ...linkEdges(spec).map((e) => e.ref),
       ...(Array.isArray(spec.lineage) ? spec.lineage : []).map((e) => String((e as { ref?: unknown }).ref)),
-    ];
+    ]);
     const open: string[] = [];
     for (const ref of refs) {
       try {

@@ -1,7 +1,13 @@
 /**
  * Storage ports of the service: what it persists and reads back. Memory
- * implementations live in `memory.ts`; the server adds Deno KV, the browser
- * IndexedDB, behind the same interfaces.
+ * implementations live in `memory.ts`; the server adds Deno KV, a filesystem
+ * and PostgreSQL, the browser IndexedDB, behind the same interfaces.
+ *
+ * A store that several processes share (PostgreSQL) adds a
+ * {@link StoreCoordination}: its writes refuse to build on a model another
+ * process has changed since ({@link StaleModelError}), and it tells the service
+ * what changed and which effect jobs this process may run. A store with one
+ * writer has none ({@link SINGLE_WRITER} stands in).
  *
  * @module
  */
@@ -115,6 +121,8 @@ export interface AuditQuery {
 export interface ModelStore {
   /** Human-readable backend description for the startup line. */
   readonly description: string;
+  /** How processes sharing this store coordinate; absent for a store with one writer. */
+  readonly coordination?: StoreCoordination;
   /** Every stored model. */
   load(): Promise<LoadedModel[]>;
   /**
@@ -133,6 +141,9 @@ export interface ModelStore {
    * outbox changes it makes: jobs it fired, the job it settled) in one atomic
    * write before resolving; a store keeping a log folds it into
    * `states.checkpoint()` every `svc.storage.compaction-threshold` entries.
+   * A shared store throws {@link StaleModelError} (writing nothing) when another
+   * process changed the model since this one last read or wrote it; so do
+   * `save` (unless `created`), `updateJobs` and `delete`.
    */
   commit(
     modelId: string,
@@ -164,6 +175,67 @@ export interface ModelStore {
   /** Releases resources. */
   close(): Promise<void>;
 }
+
+/** Thrown by a shared store's writes when the model changed under this process: refresh and evaluate again. */
+export class StaleModelError extends Error {
+  constructor(readonly modelId: string) {
+    super(`model '${modelId}' was changed by another process`);
+    this.name = "StaleModelError";
+  }
+}
+
+/** Commits another process made to a model, to replay on the cached runtime. */
+export interface StoredCommits {
+  kind: "commits";
+  /** Oldest first. */
+  entries: LogEntry[];
+  /** The model's outbox after them. */
+  jobs: EffectJob[];
+  /** The newest audit record's sequence and hash, `null` when the trail is empty or not kept. */
+  auditHead: { sequence: number; hash: string } | null;
+}
+
+/** What of a model changed since this process last read or wrote it. */
+export type ModelRefresh =
+  | { kind: "current" }
+  | StoredCommits
+  /** Created, evolved, restored or too far behind to replay: load it anew. */
+  | { kind: "replaced"; model: LoadedModel }
+  | { kind: "deleted" };
+
+/** What a shared store tells the service. */
+export type StoreChange =
+  /** Another process created, changed or deleted this model. */
+  | { type: "model"; modelId: string }
+  /** Jobs this process now holds: due ones nobody runs (their process died). */
+  | { type: "jobs"; jobs: EffectJob[] };
+
+/** Coordination of the processes sharing one store. */
+export interface StoreCoordination {
+  /**
+   * What changed of a model since this process last read or wrote it; `full`
+   * loads it anew whatever changed (after a replay failed, or for a model this
+   * process does not have).
+   */
+  refresh(modelId: string, options?: { full?: boolean }): Promise<ModelRefresh>;
+  /**
+   * Reports other processes' changes and jobs handed over; resolves, with the
+   * unsubscribe function, once every change made after that is sure to be reported.
+   */
+  watch(listener: (change: StoreChange) => void): Promise<() => void>;
+  /**
+   * Takes or renews the right to run a job until `holdMs` after it is due;
+   * `false` while another live process holds it. Each job so runs in one process at a time.
+   */
+  claim(job: EffectJob, holdMs: number): Promise<boolean>;
+}
+
+/** The coordination of a store with one writer: nothing changes behind its back, every job is its own. */
+export const SINGLE_WRITER: StoreCoordination = {
+  refresh: () => Promise.resolve({ kind: "current" }),
+  watch: () => Promise.resolve(() => {}),
+  claim: () => Promise.resolve(true),
+};
 
 /** A stored blob. */
 export interface StoredBlob {

@@ -109,17 +109,22 @@ import {
   type SpecGenerator,
 } from "./generation.ts";
 import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
-import type {
-  BlobStore,
-  Checkpoint,
-  LoadedModel,
-  LogEntry,
-  ModelStore,
-  PersistedState,
-  RecoveryRecord,
-  RecoverySummary,
+import {
+  type BlobStore,
+  type Checkpoint,
+  type LoadedModel,
+  type LogEntry,
+  type ModelStore,
+  type RecoveryRecord,
+  type RecoverySummary,
+  SINGLE_WRITER,
+  StaleModelError,
+  type StoreChange,
+  type StoreCoordination,
+  type StoredCommits,
 } from "./ports.ts";
 import { SerialQueue } from "./queue.ts";
+import { evaluateLogged, replayStored, toPersisted } from "./replay.ts";
 
 /** Events subscribers receive after commits. */
 export type ServiceEvent =
@@ -191,6 +196,12 @@ interface Slot {
   verification?: { model: CompiledModel; report: VerificationReport };
 }
 
+/**
+ * Refreshes-and-retries one queued operation may make per slot of the
+ * mutation queue, when other processes sharing the store keep committing first.
+ */
+const STALE_RETRIES = 4;
+
 /** The registry of models and every operation on them. */
 export class ModelService implements ModelApi {
   readonly config: EngineConfig;
@@ -210,11 +221,16 @@ export class ModelService implements ModelApi {
   readonly #dispatcher: EffectDispatcher | null;
   readonly #composition: Composition;
   readonly #validateEffect: (kind: string, effect: JsonObject) => string[];
+  readonly #coordination: StoreCoordination;
+  /** Models other processes created, being loaded here. */
+  readonly #adopting = new Map<string, Promise<void>>();
+  #unwatch: () => void = () => {};
 
   private constructor(options: ServiceOptions) {
     this.config = options.config ?? { ...DEFAULT_CONFIG };
     this.platform = options.platform ?? webPlatform();
     this.store = options.store ?? new MemoryModelStore();
+    this.#coordination = this.store.coordination ?? SINGLE_WRITER;
     this.blobs = options.blobs ?? new MemoryBlobStore();
     this.#observer = options.observer ?? {};
     this.#auditSigner = options.auditSigner;
@@ -255,7 +271,9 @@ export class ModelService implements ModelApi {
   /** Opens a service, loads every stored model and resumes their outstanding effects. */
   static async open(options: ServiceOptions = {}): Promise<ModelService> {
     const service = new ModelService(options);
+    service.#unwatch = await service.#coordination.watch((change) => service.#onStoreChange(change));
     await service.#loadStored();
+    // Jobs another live process holds are refused when they fall due (`claim` in begin).
     for (const slot of service.#slots.values()) {
       service.#dispatcher?.enqueue([...slot.jobs.values()]);
       await service.#armWatches(slot);
@@ -302,48 +320,152 @@ export class ModelService implements ModelApi {
 
   async #loadStored(): Promise<void> {
     for (const stored of await this.store.load()) {
-      const id = stored.spec?.id ?? "(unknown)";
-      const report = this.#compile(stored.spec);
-      if (!report.model) {
-        this.#observer.warn?.(
-          `model '${id}' not loaded: its stored spec no longer validates: ${
-            report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
-          }`,
-        );
-        continue;
-      }
-      let { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
-      let problem = stored.problem ?? null;
-      if (stored.base && problem === null) {
-        try {
-          await replayStored(runtime, stored.base, stored);
-        } catch (err) {
-          problem = (err as Error).message;
-          ({ runtime } = await ModelRuntime.create(report.model, this.runtimeEnv));
-        }
-      }
-      if (problem !== null) {
-        // Never delete data on load: what was stored is kept under a recovery key before the reset.
-        const detectedAt = formatInstant(this.platform.clock.now());
-        await this.store.keepForRecovery({
-          modelId: id,
-          detectedAt,
-          reason: problem,
-          spec: stored.spec,
-          base: stored.base,
-          baseAt: stored.baseAt ?? null,
-          log: stored.log,
-        });
-        this.#observer.warn?.(
-          `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset. ` +
-            `RECOVERY NEEDED: the stored state and log are kept; export them with ` +
-            `GET /admin/recovery/${encodeURIComponent(id)} (console: get-recovery)`,
-        );
-        await this.store.save(report.model.spec, toPersisted(runtime.state));
-      }
-      const last = await this.store.lastAudit(id);
-      this.#slots.set(id, this.#newSlot(runtime, last, stored.jobs ?? []));
+      const slot = await this.#build(stored);
+      if (slot) this.#slots.set(slot.runtime.model.id, slot);
     }
+  }
+
+  /** A slot for a stored model, its state rebuilt; `null` when its spec no longer compiles. */
+  async #build(stored: LoadedModel): Promise<Slot | null> {
+    const id = stored.spec?.id ?? "(unknown)";
+    const report = this.#compile(stored.spec);
+    if (!report.model) {
+      this.#observer.warn?.(
+        `model '${id}' not loaded: its stored spec no longer validates: ${
+          report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
+        }`,
+      );
+      return null;
+    }
+    let { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
+    let problem = stored.problem ?? null;
+    if (stored.base && problem === null) {
+      try {
+        await replayStored(runtime, stored.base, stored);
+      } catch (err) {
+        problem = (err as Error).message;
+        ({ runtime } = await ModelRuntime.create(report.model, this.runtimeEnv));
+      }
+    }
+    if (problem !== null) {
+      // Never delete data on load: what was stored is kept under a recovery key before the reset.
+      const detectedAt = formatInstant(this.platform.clock.now());
+      await this.store.keepForRecovery({
+        modelId: id,
+        detectedAt,
+        reason: problem,
+        spec: stored.spec,
+        base: stored.base,
+        baseAt: stored.baseAt ?? null,
+        log: stored.log,
+      });
+      this.#observer.warn?.(
+        `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset. ` +
+          `RECOVERY NEEDED: the stored state and log are kept; export them with ` +
+          `GET /admin/recovery/${encodeURIComponent(id)} (console: get-recovery)`,
+      );
+      await this.store.save(report.model.spec, toPersisted(runtime.state));
+    }
+    return this.#newSlot(runtime, await this.store.lastAudit(id), stored.jobs ?? []);
+  }
+
+  // ------------------------------------------------------------ shared stores
+
+  /** What another process sharing the store did: refresh the model (or load it), or run handed-over jobs. */
+  #onStoreChange(change: StoreChange): void {
+    const done = (task: Promise<unknown>) =>
+      task.catch((err) =>
+        this.#observer.warn?.(`refreshing from the store failed: ${(err as Error).message}`)
+      );
+    if (change.type === "model") {
+      const slot = this.#slots.get(change.modelId);
+      done(slot ? slot.queue.run(() => this.#catchUp(slot), false) : this.#adopt(change.modelId));
+      return;
+    }
+    for (const job of change.jobs) {
+      done((async () => {
+        if (!this.#slots.has(job.modelId)) await this.#adopt(job.modelId);
+        const slot = this.#slots.get(job.modelId);
+        if (!slot) return;
+        await slot.queue.run(() => this.#catchUp(slot), false);
+        const known = slot.jobs.get(job.id);
+        if (known) this.#dispatcher?.enqueue([known]);
+      })());
+    }
+  }
+
+  /** Loads a model another process created (once, however many notices arrive). */
+  #adopt(id: string): Promise<void> {
+    if (this.#reserved.has(id)) return Promise.resolve();
+    let adopting = this.#adopting.get(id);
+    if (!adopting) {
+      adopting = (async () => {
+        const refresh = await this.#coordination.refresh(id, { full: true });
+        if (refresh.kind !== "replaced" || this.#slots.has(id) || this.#reserved.has(id)) return;
+        const slot = await this.#build(refresh.model);
+        if (!slot || this.#slots.has(id)) return;
+        this.#slots.set(id, slot);
+        await this.#armWatches(slot);
+        this.#emit({ type: "created", modelId: id });
+      })().finally(() => this.#adopting.delete(id));
+      this.#adopting.set(id, adopting);
+    }
+    return adopting;
+  }
+
+  /**
+   * Brings a cached model up to the store, in its queue turn: replays other
+   * processes' commits (subscribers get their frames), or rebuilds it after
+   * their evolution or restore, or drops it after their deletion.
+   */
+  async #catchUp(slot: Slot, full = false): Promise<void> {
+    if (slot.deleted) return;
+    const id = slot.runtime.model.id;
+    const refresh = await this.#coordination.refresh(id, { full });
+    if (refresh.kind === "deleted") this.#drop(slot);
+    else if (refresh.kind === "commits") {
+      try {
+        await this.#replayCommits(slot, refresh);
+      } catch (err) {
+        this.#observer.warn?.(`model '${id}': replaying another process's commit failed (${err}); reloading`);
+        await this.#catchUp(slot, true);
+      }
+    } else if (refresh.kind === "replaced") {
+      const rebuilt = await this.#build(refresh.model);
+      if (!rebuilt) return this.#drop(slot);
+      const previous = slot.runtime.model.spec;
+      Object.assign(slot, { runtime: rebuilt.runtime, auditHead: rebuilt.auditHead, jobs: rebuilt.jobs });
+      const version = rebuilt.runtime.model.version;
+      if (JSON.stringify(previous) !== JSON.stringify(rebuilt.runtime.model.spec)) {
+        this.#emit({ type: "spec-evolved", modelId: id, version });
+      }
+      this.#composition.forget(id);
+      await this.#armWatches(slot);
+    }
+  }
+
+  async #replayCommits(slot: Slot, refresh: StoredCommits): Promise<void> {
+    const id = slot.runtime.model.id;
+    for (const entry of refresh.entries) {
+      const outcome = await evaluateLogged(slot.runtime, entry);
+      if (!outcome) continue;
+      slot.runtime.commit(outcome, entry.at);
+      this.#emit({ type: "mutation", modelId: id, source: entry.source, result: outcome.result });
+    }
+    slot.auditHead = refresh.auditHead ?? { sequence: -1, hash: GENESIS_HASH };
+    slot.jobs = new Map(refresh.jobs.map((job) => [job.id, job]));
+  }
+
+  /** Forgets a deleted model: its effects end, subscribers hear of it. */
+  #drop(slot: Slot): void {
+    const id = slot.runtime.model.id;
+    // Its outstanding effects end with it: timers cleared, attempts' results dropped.
+    this.#dispatcher?.cancelModel(id);
+    this.#composition.forget(id);
+    slot.jobs.clear();
+    slot.deleted = true;
+    this.#slots.delete(id);
+    this.#emit({ type: "deleted", modelId: id });
   }
 
   #newSlot(runtime: ModelRuntime, lastAudit: AuditRecord | null, jobs: readonly EffectJob[] = []): Slot {
@@ -365,7 +487,13 @@ export class ModelService implements ModelApi {
     return slot;
   }
 
-  /** Runs `task` in the model's queue, after every earlier operation on it. */
+  /**
+   * Runs `task` in the model's queue, after every earlier operation on it.
+   * When a shared store refuses its write (another process changed the model
+   * first), the model is brought up to date and `task` runs again, up to
+   * {@link STALE_RETRIES} times per queued operation (then 429). A task writes
+   * to the store before it changes anything in memory, so running it again is safe.
+   */
   #exclusive<T>(id: string, task: (slot: Slot) => Promise<T>, counted = false): Promise<T> {
     let slot: Slot;
     try {
@@ -373,9 +501,21 @@ export class ModelService implements ModelApi {
     } catch (err) {
       return Promise.reject(err);
     }
-    return slot.queue.run(() => {
-      if (slot.deleted) throw notFound(`Model '${id}' not found`);
-      return task(slot);
+    return slot.queue.run(async () => {
+      for (let attempt = 1;; attempt++) {
+        if (slot.deleted) throw notFound(`Model '${id}' not found`);
+        try {
+          return await task(slot);
+        } catch (err) {
+          if (!(err instanceof StaleModelError)) throw err;
+          if (attempt >= STALE_RETRIES * this.config.mutationQueueSize) {
+            throw tooMany(
+              `Model '${id}' is being written by other instances faster than this one can commit`,
+            );
+          }
+          await this.#catchUp(slot);
+        }
+      }
     }, counted);
   }
 
@@ -409,7 +549,15 @@ export class ModelService implements ModelApi {
       const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv, undefined, at);
       checkStateBytes(this.config, runtime.stateBytes, id);
       const jobs = jobsOf(id, outcome.effectRequests, at);
-      await this.store.save(model.spec, toPersisted(runtime.state), { created: true, jobs: { put: jobs } });
+      try {
+        await this.store.save(model.spec, toPersisted(runtime.state), { created: true, jobs: { put: jobs } });
+      } catch (err) {
+        if (!(err instanceof StaleModelError)) throw err;
+        // Another process created it first.
+        this.#reserved.delete(id);
+        await this.#adopt(id);
+        throw conflict(`Model '${id}' already exists`);
+      }
       const slot = this.#newSlot(runtime, null);
       this.#slots.set(id, slot);
       this.#fire(slot, outcome.effectRequests, jobs);
@@ -441,13 +589,7 @@ export class ModelService implements ModelApi {
   deleteModel(id: string): Promise<void> {
     return this.#exclusive(id, async (slot) => {
       await this.store.delete(id);
-      // Its outstanding effects end with it: timers cleared, attempts' results dropped.
-      this.#dispatcher?.cancelModel(id);
-      this.#composition.forget(id);
-      slot.jobs.clear();
-      slot.deleted = true;
-      this.#slots.delete(id);
-      this.#emit({ type: "deleted", modelId: id });
+      this.#drop(slot);
     });
   }
 
@@ -604,16 +746,18 @@ export class ModelService implements ModelApi {
       begin: (job) =>
         onModel(job, async (slot) => {
           if (!slot.jobs.has(job.id)) return null;
-          job.attempt++;
-          slot.jobs.set(job.id, job);
           const node = effectNode(slot.runtime.model, job.effectId);
+          const policy = node?.effect.policy ?? DEFAULT_POLICY;
+          // Another process sharing the store runs it (or ran it meanwhile).
+          if (!(await this.#coordination.claim(job, policy.timeoutMs))) return null;
+          const counted = { ...job, attempt: job.attempt + 1 };
           const status = job.statusPath && job.executor !== "timer" && node ? job.statusPath : null;
           const writes = status
             ? { [status]: statusDocument("in_flight", job.key, this.platform.clock.now()) }
             : null;
           // The attempt is counted with the in_flight phase, or alone (no status; the model refused the phase).
           const written = writes &&
-            await this.#commit(slot, "foldback", writes, foldbackOf(writes), { updated: job }).catch(
+            await this.#commit(slot, "foldback", writes, foldbackOf(writes), { updated: counted }).catch(
               (err) => {
                 if (!(err instanceof ServiceError)) throw err;
                 this.#observer.warn?.(
@@ -622,8 +766,10 @@ export class ModelService implements ModelApi {
                 return null;
               },
             );
-          if (!written) await this.store.updateJobs(job.modelId, { put: [job] });
-          return node?.effect.policy ?? DEFAULT_POLICY;
+          if (!written) await this.store.updateJobs(job.modelId, { put: [counted] });
+          job.attempt = counted.attempt;
+          slot.jobs.set(job.id, job);
+          return policy;
         }),
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
@@ -764,7 +910,10 @@ export class ModelService implements ModelApi {
       if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
         throw versionConflict(parsed.expectedVersion, live);
       }
-      const evolved = await this.#composition.stamp(applyEvolution(previous.model.spec, parsed));
+      const evolved = await this.#composition.stamp(
+        applyEvolution(previous.model.spec, parsed),
+        previous.model.spec,
+      );
       checkSpecSize(this.config, evolved, "The evolved spec");
       const model = this.#compileOrThrow(evolved);
       await this.#composition.checkLinks(model.spec);
@@ -1158,6 +1307,7 @@ export class ModelService implements ModelApi {
    * ends watches, closes the repositories and releases storage.
    */
   async close(): Promise<void> {
+    this.#unwatch();
     await this.#composition.close();
     await this.#dispatcher?.close();
     await this.store.close();
@@ -1215,23 +1365,6 @@ function emptyResult(): MutationResult {
 }
 
 /**
- * Rebuilds a stored state: the base (kept as the oldest history entry when it
- * was a post-commit state), then every logged commit replayed at its time.
- */
-async function replayStored(runtime: ModelRuntime, base: PersistedState, stored: LoadedModel): Promise<void> {
-  runtime.replaceState(toModelState(base), { clearHistory: true, retainAt: stored.baseAt ?? undefined });
-  for (const entry of stored.log) {
-    // At the logged instant: `$now()` and the effects' status times come out as committed.
-    const outcome = entry.source === "patch"
-      ? await runtime.evaluatePatch(entry.request as unknown as PatchOperation[], entry.at, { replay: true })
-      : await runtime.evaluateMutation(entry.request as Record<string, Json>, entry.source, entry.at, {
-        replay: true,
-      });
-    if (outcome) runtime.commit(outcome, entry.at);
-  }
-}
-
-/**
  * The checkpoint of a commit about to be applied: the oldest state history will
  * retain once `state` (committed at `at`) joins it, or `state` itself when
  * history is disabled.
@@ -1248,14 +1381,4 @@ function checkpointOf(
   if (kept === 0) return { at, following: 0, state: () => toPersisted(state) };
   const oldest = history[history.length - kept];
   return { at: oldest.at, following: kept, state: () => toPersisted(oldest.state) };
-}
-
-/** Converts a runtime state to its persisted form. */
-export function toPersisted(state: ModelState): PersistedState {
-  return { doc: state.doc, meta: [...state.meta], stale: [...state.stale] };
-}
-
-/** Converts a persisted state back. */
-export function toModelState(state: PersistedState): ModelState {
-  return { doc: state.doc, meta: new Map(state.meta), stale: new Set(state.stale) };
 }

@@ -14,4 +14,8 @@ export const STORAGE_KEYS: readonly string[] = [
   "svc.storage.blob-type",
   "svc.storage.compaction-threshold",
   "svc.persistence-dir",
+  "svc.blob-store-path",
+  "svc.storage.postgres.url",
+  "svc.storage.jdbc.pool-size",
+  "svc.storage.postgres.job-lease-ms",
 ];

@@ -21,7 +21,6 @@
  */
 import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
-import { specInvalid } from "../../engine/errors.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import { type MemoryAuditTrail, summarizeRecovery } from "../../engine/service/memory.ts";
 import type {
@@ -36,6 +35,8 @@ import type {
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { serverHasher } from "../platform.ts";
+import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { type AuditHead, isAuditHead, lastWithHead, parseAudit, trailWithHead } from "./stored_audit.ts";
 import type { KvDatabase, KvMutation } from "./kv_database.ts";
 import {
   decodeJson,
@@ -84,10 +85,6 @@ interface StoredModel {
   nextJob: number;
 }
 
-/** Longest model id (UTF-8 bytes) whose keys stay well inside Deno KV's 2 KiB key limit. */
-export const MAX_ID_BYTES = 1024;
-
-const SOURCES = new Set(["client", "patch", "foldback"]);
 /** Keys deleted per sweep step, and audit records filtered per page. */
 const BATCH = 500;
 
@@ -112,12 +109,6 @@ interface RecoveryHeader {
   summary: RecoverySummary;
 }
 
-/** The newest audit record's sequence and hash. */
-interface AuditHead {
-  sequence: number;
-  hash: string;
-}
-
 function isHeader(value: unknown): value is ModelHeader {
   const h = value as ModelHeader;
   return h !== null && typeof h === "object" && isValueRef(h.spec) &&
@@ -125,59 +116,13 @@ function isHeader(value: unknown): value is ModelHeader {
     (h.baseAt === null || typeof h.baseAt === "number") && Number.isInteger(h.logStart);
 }
 
-function isPersistedState(value: unknown): value is PersistedState {
-  const s = value as PersistedState;
-  return s !== null && typeof s === "object" && s.doc !== undefined && Array.isArray(s.meta) &&
-    s.meta.every((pair) => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === "string") &&
-    Array.isArray(s.stale) && s.stale.every((key) => typeof key === "string");
-}
-
-function isLogEntry(value: unknown): value is LogEntry {
-  const e = value as LogEntry;
-  return e !== null && typeof e === "object" && Number.isFinite(e.at) && SOURCES.has(e.source) &&
-    e.request !== undefined;
-}
-
 function deletions(keys: readonly Deno.KvKey[]): KvMutation[] {
   return keys.map((key) => ({ key }));
 }
 
-/**
- * An audit record read back. An unreadable one becomes a placeholder with its
- * key's sequence and an empty hash, so verification reports it as altered and
- * new records never reuse its sequence.
- */
+/** An audit record read back (a placeholder with its key's sequence when unreadable). */
 function auditOf(modelId: string, record: StoredRecord, prevHash: string): AuditRecord {
-  try {
-    const value = record.bytes && decodeJson(record.bytes) as AuditRecord;
-    if (
-      value && typeof value === "object" && typeof value.sequence === "number" &&
-      typeof value.hash === "string"
-    ) {
-      return value;
-    }
-  } catch {
-    // falls through to the placeholder
-  }
-  return placeholderAudit(modelId, record.seq, prevHash, "");
-}
-
-/** A record standing for one that is unreadable or missing; it never verifies. */
-function placeholderAudit(modelId: string, sequence: number, prevHash: string, hash: string): AuditRecord {
-  return {
-    modelId,
-    sequence,
-    timestamp: new Date(0).toISOString(),
-    modelVersion: "",
-    source: "client",
-    mutations: null,
-    derivedUpdated: [],
-    flaggedConstraints: [],
-    dispatchedEffects: [],
-    traces: [],
-    prevHash,
-    hash,
-  };
+  return parseAudit(modelId, record.seq, record.bytes && new TextDecoder().decode(record.bytes), prevHash);
 }
 
 /** The KV model store. */
@@ -407,12 +352,7 @@ export class KvModelStore implements ModelStore {
     await this.#sweeps.get(id);
     let stored = this.#models.get(id);
     if (options.created || !stored) {
-      if (new TextEncoder().encode(id).byteLength > MAX_ID_BYTES) {
-        throw specInvalid([{
-          location: "id",
-          message: `an id stored in Deno KV is at most ${MAX_ID_BYTES} bytes`,
-        }]);
-      }
+      checkStoredId(id, "Deno KV");
       // Leftovers of an unloadable model with this id belong to no live model.
       await this.#sweepData(id);
       this.#models.delete(id);
@@ -505,11 +445,9 @@ export class KvModelStore implements ModelStore {
 
   /** Folds the log into the checkpoint once `compactionThreshold` entries can be folded. */
   async #compact(id: string, stored: StoredModel, states: CommitStates): Promise<void> {
-    const threshold = this.#options.compactionThreshold;
-    if (stored.log.length < threshold) return;
-    const point = states.checkpoint();
-    const folded = stored.log.length - point.following;
-    if (folded < threshold) return;
+    const fold = foldPoint(stored.log.length, this.#options.compactionThreshold, states);
+    if (!fold) return;
+    const { point, folded } = fold;
     try {
       const prefix = kvKeys.values(id);
       const bytes = encodeJson(point.state());
@@ -576,18 +514,15 @@ export class KvModelStore implements ModelStore {
     if (trail !== "kv") return trail?.last(modelId) ?? null;
     const head = await this.#auditHead(modelId);
     for await (const record of readRecords(this.#kv, kvKeys.audit(modelId), { reverse: true })) {
-      const last = auditOf(modelId, record, "");
       // A deleted newest record: continue after the head, so the gap stays visible.
-      return head && head.sequence > last.sequence
-        ? placeholderAudit(modelId, head.sequence, "", head.hash)
-        : last;
+      return lastWithHead(modelId, auditOf(modelId, record, ""), head);
     }
-    return head && placeholderAudit(modelId, head.sequence, "", head.hash);
+    return lastWithHead(modelId, null, head);
   }
 
   async #auditHead(modelId: string): Promise<AuditHead | null> {
     const head = (await this.#kv.get<AuditHead>(kvKeys.auditHead(modelId))).value;
-    return head && Number.isInteger(head.sequence) && typeof head.hash === "string" ? head : null;
+    return isAuditHead(head) ? head : null;
   }
 
   async listAudit(modelId: string, query: AuditQuery): Promise<AuditRecord[]> {
@@ -617,10 +552,7 @@ export class KvModelStore implements ModelStore {
       out.push(auditOf(modelId, record, out.at(-1)?.hash ?? GENESIS_HASH));
     }
     // Records deleted after the newest one left: a placeholder makes verification name the first.
-    const head = await this.#auditHead(modelId);
-    const next = (out.at(-1)?.sequence ?? -1) + 1;
-    if (head && head.sequence >= next) out.push(placeholderAudit(modelId, next, "", ""));
-    return out;
+    return trailWithHead(modelId, out, await this.#auditHead(modelId));
   }
 
   /** Stops background sweeps (resumed at the next start) and releases the database; idempotent. */

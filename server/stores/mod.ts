@@ -2,15 +2,21 @@
  * Storage selection for the server: which backend keeps specs, state, audit
  * trails and blobs, from the `svc.storage.*` keys.
  *
- * - `svc.storage.type`: `memory` or `kv` (default `kv`: Deno KV under `svc.persistence-dir`).
+ * - `svc.storage.type`: `memory`, `kv` (default: Deno KV under `svc.persistence-dir`),
+ *   `filesystem` (JSON files under `svc.persistence-dir`) or `postgres` (shared by
+ *   any number of instances; `svc.storage.postgres.url`, `svc.storage.jdbc.pool-size`,
+ *   `svc.storage.postgres.job-lease-ms`).
  * - `svc.storage.spec-type`, `state-type`, `audit-type`, `blob-type`: per concern,
  *   falling back to `svc.storage.type` (when that is unset, state and audit follow
  *   the spec's backend); `audit-type` also accepts `none`.
- * - `svc.persistence-dir` (default `./data`, created when missing) holds `svc.kv`.
+ * - `svc.persistence-dir` (default `./data`, created when missing) holds `svc.kv`
+ *   or the filesystem store's `models/`; filesystem blobs go to `svc.blob-store-path`
+ *   (default `<persistence-dir>/blobs`).
  * - `svc.storage.compaction-threshold` (default 100): log entries folded per compaction.
  *
- * State and audit trails belong to their model, so keeping them in KV needs the
- * spec in KV too. An unknown, unavailable or inconsistent choice throws an error
+ * State and audit trails belong to their model, so keeping them durably needs
+ * the spec in the same backend; PostgreSQL keeps state with the spec (instances
+ * share both). An unknown, unavailable or inconsistent choice throws an error
  * naming the key and value, which aborts startup.
  *
  * @module
@@ -18,12 +24,27 @@
 import { type ConfigLookup, envName, readInt } from "../../engine/config.ts";
 import { MemoryAuditTrail, MemoryBlobStore, MemoryModelStore } from "../../engine/service/memory.ts";
 import type { BlobStore, ModelStore } from "../../engine/service/ports.ts";
+import { FsBlobStore } from "./fs_blob_store.ts";
+import { FsModelStore } from "./fs_model_store.ts";
 import { KvBlobStore } from "./kv_blob_store.ts";
 import { KvDatabase } from "./kv_database.ts";
 import { KvModelStore } from "./kv_model_store.ts";
+import { PgBlobStore } from "./pg_blob_store.ts";
+import { PgDatabase } from "./pg_database.ts";
+import { PgModelStore } from "./pg_model_store.ts";
 
 /** A storage backend kind. */
-export type BackendKind = "memory" | "kv";
+export type BackendKind = "memory" | "kv" | "filesystem" | "postgres";
+
+/** Where the PostgreSQL backend connects and how it shares work. */
+export interface PostgresSettings {
+  /** `svc.storage.postgres.url`; required when a concern uses postgres. */
+  url: string | null;
+  /** `svc.storage.jdbc.pool-size`. */
+  poolSize: number;
+  /** `svc.storage.postgres.job-lease-ms`. */
+  jobLeaseMs: number;
+}
 
 /** The backend of each concern and where durable data lives. */
 export interface StorageSelection {
@@ -33,8 +54,11 @@ export interface StorageSelection {
   blob: BackendKind;
   /** `svc.persistence-dir`. */
   dir: string;
+  /** `svc.blob-store-path`: filesystem blobs. */
+  blobDir: string;
   /** `svc.storage.compaction-threshold`. */
   compactionThreshold: number;
+  postgres: PostgresSettings;
 }
 
 /** Opened stores, ready for `ModelService.open`. */
@@ -49,19 +73,19 @@ export interface Storage {
 export const DEFAULT_PERSISTENCE_DIR = "./data";
 /** Default `svc.storage.compaction-threshold`. */
 export const DEFAULT_COMPACTION_THRESHOLD = 100;
+/** Default `svc.storage.jdbc.pool-size`. */
+export const DEFAULT_POOL_SIZE = 8;
+/** Default `svc.storage.postgres.job-lease-ms`. */
+export const DEFAULT_JOB_LEASE_MS = 30_000;
 /** The database file inside the persistence directory. */
 export const KV_FILE = "svc.kv";
 
+const KINDS = new Set<string>(["memory", "kv", "filesystem", "postgres"]);
+/** Other spellings of a kind. */
+const ALIASES: Record<string, BackendKind> = { postgresql: "postgres" };
+
 /** Backend kinds SPEC.md names that this server has no adapter for. */
-const UNAVAILABLE = new Set([
-  "filesystem",
-  "jdbc",
-  "relational",
-  "postgres",
-  "postgresql",
-  "mysql",
-  "mongodb",
-]);
+const UNAVAILABLE = new Set(["jdbc", "relational", "mysql", "mongodb"]);
 
 function describeKey(key: string, value: string): string {
   return `${key} (${envName(key)}) = '${value}'`;
@@ -75,11 +99,14 @@ function readBackend(
   const key = `svc.storage.${concern}-type`;
   const own = lookup(key)?.trim();
   const chosen = own ? { key, value: own } : fallback;
-  const kind = chosen.value.toLowerCase();
-  if (kind === "memory" || kind === "kv" || (kind === "none" && concern === "audit")) {
-    return { ...chosen, kind };
+  const written = chosen.value.toLowerCase();
+  const kind: string = ALIASES[written] ?? written;
+  if (KINDS.has(kind) || (kind === "none" && concern === "audit")) {
+    return { ...chosen, kind: kind as BackendKind | "none" };
   }
-  const options = concern === "audit" ? "memory, kv or none" : "memory or kv";
+  const options = concern === "audit"
+    ? "memory, kv, filesystem, postgres or none"
+    : "memory, kv, filesystem or postgres";
   throw new Error(
     UNAVAILABLE.has(kind)
       ? `Configuration ${
@@ -101,12 +128,22 @@ export function selectStorage(lookup: ConfigLookup, defaultType: BackendKind = "
   const state = readBackend(lookup, "state", modelFallback);
   const audit = readBackend(lookup, "audit", modelFallback);
   const blob = readBackend(lookup, "blob", fallback);
-  if (spec.kind !== "kv") {
+  for (const dependent of [state, audit]) {
+    if (dependent.kind !== "memory" && dependent.kind !== "none" && dependent.kind !== spec.kind) {
+      throw new Error(
+        `Configuration ${describeKey(dependent.key, dependent.value)} needs svc.storage.spec-type = ` +
+          `'${dependent.kind}' (it is '${spec.value}'): state and audit trails are kept only for models ` +
+          `whose spec is kept with them`,
+      );
+    }
+  }
+  if (spec.kind === "postgres") {
     for (const dependent of [state, audit]) {
-      if (dependent.kind === "kv") {
+      if (dependent.kind === "memory") {
         throw new Error(
-          `Configuration ${describeKey(dependent.key, dependent.value)} needs svc.storage.spec-type = 'kv' ` +
-            `(it is '${spec.value}'): state and audit trails are kept only for models whose spec is kept`,
+          `Configuration ${describeKey(dependent.key, dependent.value)}: with svc.storage.spec-type = ` +
+            `'postgres' the ${dependent === state ? "state" : "audit trail"} is shared by every instance, ` +
+            `so it is kept in postgres${dependent === audit ? " (or none)" : ""}`,
         );
       }
     }
@@ -123,24 +160,50 @@ export function selectStorage(lookup: ConfigLookup, defaultType: BackendKind = "
       }: must be at least 1`,
     );
   }
+  const dir = lookup("svc.persistence-dir")?.trim() || DEFAULT_PERSISTENCE_DIR;
+  const postgres = readPostgres(lookup);
+  if (postgres.url === null && [spec, state, audit, blob].some((c) => c.kind === "postgres")) {
+    const user = [spec, state, audit, blob].find((c) => c.kind === "postgres")!;
+    throw new Error(
+      `Configuration ${describeKey(user.key, user.value)} needs svc.storage.postgres.url ` +
+        `(${envName("svc.storage.postgres.url")}), e.g. postgres://user:password@host:5432/database`,
+    );
+  }
   return {
     spec: spec.kind as BackendKind,
     state: state.kind as BackendKind,
     audit: audit.kind,
     blob: blob.kind as BackendKind,
-    dir: lookup("svc.persistence-dir")?.trim() || DEFAULT_PERSISTENCE_DIR,
+    dir,
+    blobDir: lookup("svc.blob-store-path")?.trim() || `${dir.replace(/\/+$/, "")}/blobs`,
     compactionThreshold,
+    postgres,
   };
 }
 
-/** The startup-line description of a selection. */
-export function describeStorage(selection: StorageSelection, kvPath: string): string {
+function readPostgres(lookup: ConfigLookup): PostgresSettings {
+  const positive = (key: string, fallback: number) => {
+    const value = readInt(lookup, key, fallback);
+    if (value < 1) throw new Error(`Configuration ${describeKey(key, String(value))}: must be at least 1`);
+    return value;
+  };
+  return {
+    url: lookup("svc.storage.postgres.url")?.trim() || null,
+    poolSize: positive("svc.storage.jdbc.pool-size", DEFAULT_POOL_SIZE),
+    jobLeaseMs: positive("svc.storage.postgres.job-lease-ms", DEFAULT_JOB_LEASE_MS),
+  };
+}
+
+/** The startup-line description of a selection; `where` names each durable backend's location. */
+export function describeStorage(
+  selection: StorageSelection,
+  where: Partial<Record<BackendKind, string>>,
+): string {
   const kinds = [selection.spec, selection.state, selection.audit, selection.blob];
-  const usesKv = kinds.includes("kv");
-  if (kinds.every((kind) => kind === kinds[0])) return usesKv ? `kv (${kvPath})` : kinds[0];
-  const parts =
-    `spec ${selection.spec}, state ${selection.state}, audit ${selection.audit}, blobs ${selection.blob}`;
-  return usesKv ? `${parts} (${kvPath})` : parts;
+  const places = [...new Set(kinds)].map((kind) => where[kind as BackendKind]).filter(Boolean);
+  const suffix = places.length ? ` (${places.join(", ")})` : "";
+  if (kinds.every((kind) => kind === kinds[0])) return `${kinds[0]}${suffix}`;
+  return `spec ${selection.spec}, state ${selection.state}, audit ${selection.audit}, blobs ${selection.blob}${suffix}`;
 }
 
 async function openDatabase(dir: string, warn: (message: string) => void): Promise<KvDatabase> {
@@ -175,24 +238,61 @@ export async function openStorage(
   defaultType: BackendKind = "kv",
 ): Promise<Storage> {
   const selection = selectStorage(lookup, defaultType);
-  const usesKv = [selection.spec, selection.state, selection.audit, selection.blob].includes("kv");
-  const db = usesKv ? await openDatabase(selection.dir, warn) : null;
-  const audit = selection.audit === "none" ? null : selection.audit === "kv" ? "kv" : new MemoryAuditTrail();
-  const store: ModelStore = db && selection.spec === "kv"
-    ? new KvModelStore(db, {
-      state: selection.state === "kv",
-      audit,
-      compactionThreshold: selection.compactionThreshold,
-      warn,
-    })
-    : new MemoryModelStore(audit === "kv" ? null : audit);
+  const kinds = [selection.spec, selection.state, selection.audit, selection.blob];
+  // This function holds each database while the stores take their own references.
+  const kv = kinds.includes("kv") ? (await openDatabase(selection.dir, warn)).acquire() : null;
+  const pg = kinds.includes("postgres")
+    ? (await PgDatabase.open(selection.postgres.url!, selection.postgres.poolSize).catch(async (err) => {
+      await kv?.release();
+      throw err;
+    })).acquire()
+    : null;
+  const memoryAudit = selection.audit === "memory" ? new MemoryAuditTrail() : null;
+  const options = { compactionThreshold: selection.compactionThreshold, warn };
+  let store: ModelStore;
   try {
-    const blobs: BlobStore = db && selection.blob === "kv"
-      ? await KvBlobStore.open(db)
+    store = selection.spec === "kv"
+      ? new KvModelStore(kv!, {
+        ...options,
+        state: selection.state === "kv",
+        audit: selection.audit === "kv" ? "kv" : memoryAudit,
+      })
+      : selection.spec === "filesystem"
+      ? await FsModelStore.open(selection.dir, {
+        ...options,
+        state: selection.state === "filesystem",
+        audit: selection.audit === "filesystem" ? "filesystem" : memoryAudit,
+      })
+      : selection.spec === "postgres"
+      ? new PgModelStore(pg!, { ...options, audit: selection.audit === "postgres", ...selection.postgres })
+      : new MemoryModelStore(selection.audit === "none" ? null : memoryAudit ?? new MemoryAuditTrail());
+  } catch (err) {
+    await kv?.release();
+    await pg?.release();
+    throw err;
+  }
+  try {
+    const blobs: BlobStore = selection.blob === "kv"
+      ? await KvBlobStore.open(kv!)
+      : selection.blob === "filesystem"
+      ? await FsBlobStore.open(selection.blobDir)
+      : selection.blob === "postgres"
+      ? new PgBlobStore(pg!)
       : new MemoryBlobStore();
-    return { store, blobs, description: describeStorage(selection, db?.path ?? "") };
+    const where = {
+      kv: kv?.path,
+      filesystem: [
+        selection.spec === "filesystem" ? selection.dir : null,
+        selection.blob === "filesystem" ? selection.blobDir : null,
+      ].filter(Boolean).join(", "),
+      postgres: pg?.description,
+    };
+    return { store, blobs, description: describeStorage(selection, where) };
   } catch (err) {
     await store.close();
     throw err;
+  } finally {
+    await kv?.release();
+    await pg?.release();
   }
 }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { call, spawnServe } from "../server/helpers.ts";
-import { rateModel, startTarget, stateOf, until } from "./helpers.ts";
+import { expiringModel, rateModel, startTarget, stateOf, until, writesTo } from "./helpers.ts";
 
 const EFFECT_ENV = { SVC_EFFECTS_ALLOW_PRIVATE_IPS: "true", SVC_EFFECTS_ALLOW_INSECURE_HTTP: "true" };
 
@@ -16,12 +16,6 @@ function serve(dir: string) {
 }
 
 /** The audit records whose mutations write `address`. */
-async function writesTo(base: string, id: string, address: string): Promise<unknown[]> {
-  const audit = (await call(base, "GET", `/models/${id}/audit`)).json as {
-    mutations: Record<string, unknown>;
-  }[];
-  return audit.filter((r) => address in (r.mutations ?? {})).map((r) => r.mutations[address]);
-}
 
 Deno.test("an HTTP effect in flight at SIGKILL is sent again after restart and applied once", async () => {
   const dir = await Deno.makeTempDir({ prefix: "effects_crash_" });
@@ -74,19 +68,7 @@ Deno.test("a timer pending at SIGKILL fires once after restart, at its instant",
   const dir = await Deno.makeTempDir({ prefix: "timer_crash_" });
   try {
     const first = await serve(dir);
-    await call(first.url!, "POST", "/models", {
-      id: "t",
-      schema: { type: "object", properties: { status: { type: "string" }, n: { type: "integer" }, io: {} } },
-      effects: [{
-        id: "expire",
-        executor: "timer",
-        trigger: "status = 'open'",
-        dedupeKey: "status",
-        afterMs: "1500",
-        response: { set: { "$.status": "'expired'", "$.n": "($exists(n) ? n : 0) + 1" } },
-        statusPath: "$.io",
-      }],
-    });
+    await call(first.url!, "POST", "/models", expiringModel("t", 1500));
     const opened = Date.now();
     await call(first.url!, "POST", "/models/t/mutations", { "$.status": "open" });
     await first.stop("SIGKILL");

@@ -96,3 +96,31 @@ export function rateModel(url: string, effect: Record<string, unknown> = {}): Re
     }],
   };
 }
+
+/**
+ * A model whose timer, armed by `status = 'open'`, sets `status` to `expired`
+ * after `afterMs` and counts its firings in `n` (status document at `$.io`).
+ */
+export function expiringModel(id: string, afterMs: number): Record<string, unknown> {
+  return {
+    id,
+    schema: { type: "object", properties: { status: { type: "string" }, n: { type: "integer" }, io: {} } },
+    effects: [{
+      id: "expire",
+      executor: "timer",
+      trigger: "status = 'open'",
+      dedupeKey: "status",
+      afterMs: String(afterMs),
+      response: { set: { "$.status": "'expired'", "$.n": "($exists(n) ? n : 0) + 1" } },
+      statusPath: "$.io",
+    }],
+  };
+}
+
+/** The values the audit trail of model `id` records as written to `address`, newest first. */
+export async function writesTo(base: string, id: string, address: string): Promise<unknown[]> {
+  const audit = (await call(base, "GET", `/models/${id}/audit`)).json as {
+    mutations: Record<string, unknown>;
+  }[];
+  return audit.filter((r) => address in (r.mutations ?? {})).map((r) => r.mutations[address]);
+}

@@ -377,6 +377,23 @@ export async function checkEveryTool(t: Deno.TestContext, connected: Connected):
     assert.equal(rolledBack.step, 1);
     assert.deepEqual(await ok("list_models"), ["order"], "dry_run registers nothing");
   });
+  await t.step("composition tools", async () => {
+    assert.deepEqual(await ok("get_lineage", { id: "order" }), []);
+    assert.match((await fails("get_lineage", { id: "nope" })).error, /nope/);
+    assert.deepEqual(await ok("get_pending_effects", { id: "order" }), []);
+    assert.match((await fails("get_pending_effects", { id: "nope" })).error, /nope/);
+    assert.match((await fails("approve_effect", { id: "order", effectId: "ghost" })).error, /ghost/);
+    assert.equal((await fails("promote_model", { id: "order", toRepo: " " })).error, "toRepo is required");
+    assert.match(
+      (await fails("promote_model", { id: "order", toRepo: "hub" })).error,
+      /Unknown repository 'hub'/,
+    );
+    assert.deepEqual(await ok("get_composition_graph"), {
+      nodes: [{ ref: "order", modelClass: "local", running: true }],
+      linkEdges: [],
+      lineageEdges: [],
+    });
+  });
   await t.step("result withholding", async () => {
     await ok("mutate", { id: "order", mutations: { "$.note": "x".repeat(60_000) } });
     const withheld = await fails("get_state", { id: "order" });

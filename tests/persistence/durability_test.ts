@@ -181,6 +181,6 @@ Deno.test("the server refuses to start with an unknown storage backend", async (
   assert.doesNotMatch(stdout, /listening/);
   assert.match(
     stderr,
-    /svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'bogus': unknown storage backend; use memory or kv/,
+    /svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'bogus': unknown storage backend; use memory, kv, filesystem or postgres/,
   );
 });

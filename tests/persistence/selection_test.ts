@@ -38,7 +38,9 @@ Deno.test("the default directory is ./data and the threshold 100", () => {
     audit: "kv",
     blob: "kv",
     dir: "./data",
+    blobDir: "./data/blobs",
     compactionThreshold: 100,
+    postgres: { url: null, poolSize: 8, jobLeaseMs: 30_000 },
   });
 });
 
@@ -134,6 +136,24 @@ Deno.test("blobs in kv with models in memory", () =>
     await second.service.close();
   }));
 
+Deno.test("svc.storage.type=filesystem keeps models and blobs as files under the persistence directory", () =>
+  withTempDir(async (dir) => {
+    const keys = { "svc.persistence-dir": dir, "svc.storage.type": "filesystem" };
+    const first = await openService(keys);
+    assert.equal(first.storage.description, `filesystem (${dir}, ${dir}/blobs)`);
+    await first.service.createModel(orderSpec());
+    await first.service.mutate("orders", { "$.customer": "Ada" });
+    const ref = await first.service.uploadBlob(new Uint8Array([1, 2, 3]), "image/x-test");
+    await first.service.close();
+    assert.ok(await exists(`${dir}/models/orders/model.json`));
+    assert.ok(await exists(`${dir}/blobs/${ref.$blobId}`));
+    const second = await openService(keys);
+    assert.equal((await second.service.getState("orders") as { customer: string }).customer, "Ada");
+    assert.equal((await second.service.verifyAudit("orders")).valid, true);
+    assert.equal((await second.service.getBlob(ref.$blobId)).mediaType, "image/x-test");
+    await second.service.close();
+  }));
+
 Deno.test("audit-type none keeps no trail", () =>
   withTempDir(async (dir) => {
     const { service, storage } = await openService({
@@ -152,17 +172,51 @@ const REFUSED: { keys: Record<string, string>; message: RegExp }[] = [
   {
     keys: { "svc.storage.type": "redis" },
     message:
-      /Configuration svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'redis': unknown storage backend; use memory or kv$/,
+      /Configuration svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'redis': unknown storage backend; use memory, kv, filesystem or postgres$/,
+  },
+  {
+    keys: { "svc.storage.state-type": "jdbc" },
+    message:
+      /Configuration svc\.storage\.state-type \(SVC_STORAGE_STATE_TYPE\) = 'jdbc': that storage backend is not available in this server; use memory, kv, filesystem or postgres$/,
+  },
+  {
+    keys: { "svc.storage.audit-type": "mysql" },
+    message:
+      /svc\.storage\.audit-type \(SVC_STORAGE_AUDIT_TYPE\) = 'mysql'.*not available.*use memory, kv, filesystem, postgres or none/,
   },
   {
     keys: { "svc.storage.state-type": "filesystem" },
     message:
-      /Configuration svc\.storage\.state-type \(SVC_STORAGE_STATE_TYPE\) = 'filesystem': that storage backend is not available in this server; use memory or kv$/,
+      /svc\.storage\.state-type \(SVC_STORAGE_STATE_TYPE\) = 'filesystem' needs svc\.storage\.spec-type = 'filesystem' \(it is 'kv'\)/,
   },
   {
-    keys: { "svc.storage.audit-type": "postgres" },
+    keys: { "svc.storage.type": "postgres" },
     message:
-      /svc\.storage\.audit-type \(SVC_STORAGE_AUDIT_TYPE\) = 'postgres'.*not available.*use memory, kv or none/,
+      /svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'postgres' needs svc\.storage\.postgres\.url \(SVC_STORAGE_POSTGRES_URL\)/,
+  },
+  {
+    keys: {
+      "svc.storage.type": "postgres",
+      "svc.storage.state-type": "memory",
+      "svc.storage.postgres.url": "x",
+    },
+    message:
+      /svc\.storage\.state-type \(SVC_STORAGE_STATE_TYPE\) = 'memory': with svc\.storage\.spec-type = 'postgres' the state is shared by every instance/,
+  },
+  {
+    keys: {
+      "svc.storage.type": "postgres",
+      "svc.storage.postgres.url": "postgres://nobody@127.0.0.1:1/none",
+    },
+    message: /Storage backend 'postgres' \(nobody@127\.0\.0\.1:1\/none\): /,
+  },
+  {
+    keys: {
+      "svc.storage.type": "postgres",
+      "svc.storage.jdbc.pool-size": "0",
+      "svc.storage.postgres.url": "x",
+    },
+    message: /svc\.storage\.jdbc\.pool-size \(SVC_STORAGE_JDBC_POOL_SIZE\) = '0': must be at least 1/,
   },
   {
     keys: { "svc.storage.blob-type": "none" },

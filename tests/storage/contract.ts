@@ -6,7 +6,9 @@
  *
  * A backend is a {@link StorageBackend}: `fresh()` gives new, empty backing
  * data whose `open()` can be called again after `close` to see what survived.
- * Cases declare what they need (`durable`: models survive a reopen); to extend
+ * Cases declare what they need (`durable`: models survive a reopen; `shared`:
+ * several stores opened over the same data at once coordinate, as instances
+ * of one service sharing a database do); to extend
  * the suite (another port, another part of one), add cases to
  * {@link STORAGE_CONTRACT} with the capability they need, and the capability
  * to the backends that have it.
@@ -27,6 +29,9 @@ import {
   type Platform,
   type RecoveryRecord,
   sealRecord,
+  type ServiceEvent,
+  StaleModelError,
+  type StoreChange,
   webPlatform,
 } from "../../engine/mod.ts";
 
@@ -38,19 +43,26 @@ export interface OpenedStorage {
 
 /** Backing data of one case. */
 export interface StorageFixture {
-  /** Opens the stores over this fixture's data (again after both were closed). */
-  open(options: { compactionThreshold: number }): Promise<OpenedStorage>;
+  /**
+   * Opens the stores over this fixture's data (again after both were closed;
+   * for a `shared` backend, also while others are open). `jobLeaseMs`: how long a
+   * job stays with the store that holds it, where the backend shares jobs.
+   */
+  open(options: { compactionThreshold: number; jobLeaseMs?: number }): Promise<OpenedStorage>;
   /** Removes the backing data. */
   dispose(): Promise<void>;
 }
 
 /** Capabilities a case may need. */
-export type Capability = "durable";
+export type Capability = "durable" | "shared";
 
 /** A backend under test. */
 export interface StorageBackend {
   name: string;
-  /** What it offers: `durable` when specs, states, logs and audit trails survive a reopen. */
+  /**
+   * What it offers: `durable` when specs, states, logs and audit trails survive
+   * a reopen; `shared` when stores opened over the same data at once coordinate.
+   */
   capabilities: readonly Capability[];
   fresh(): Promise<StorageFixture>;
 }
@@ -166,6 +178,42 @@ async function withService<T>(
     const service = await ModelService.open({ store, blobs, platform: steppingPlatform() });
     return await run(service);
   });
+}
+
+/** Resolves once `check` holds (polled), else fails naming `what` after 5 s. */
+async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new ContractFailure(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Fails unless `promise` rejects with a {@link StaleModelError}. */
+async function refusedAsStale(promise: Promise<unknown>, what: string): Promise<void> {
+  const outcome = await promise.then(
+    () => "accepted",
+    (err) => err instanceof StaleModelError ? "stale" : `${err}`,
+  );
+  same(outcome, "stale", what);
+}
+
+/** Two stores over one fixture's data at once, as two instances. */
+async function withTwo<T>(
+  fixture: StorageFixture,
+  run: (a: OpenedStorage, b: OpenedStorage) => Promise<T>,
+  jobLeaseMs?: number,
+): Promise<T> {
+  const a = await fixture.open({ compactionThreshold: THRESHOLD, jobLeaseMs });
+  const b = await fixture.open({ compactionThreshold: THRESHOLD, jobLeaseMs });
+  try {
+    return await run(a, b);
+  } finally {
+    for (const { store, blobs } of [a, b]) {
+      await store.close();
+      await blobs.close();
+    }
+  }
 }
 
 /** Every case of the contract. */
@@ -371,6 +419,111 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
       });
       await withService(fixture, async (service) => {
         same(await service.listModels(), [], "deleted model stays deleted");
+      });
+    },
+  },
+  {
+    name: "shared: a write on a stale view is refused; refresh replays others' commits; watch reports them",
+    needs: ["shared"],
+    async run(fixture) {
+      const trail = await records(SPEC.id, 2);
+      await withTwo(fixture, async (a, b) => {
+        const coordination = b.store.coordination!;
+        const changes: StoreChange[] = [];
+        const unwatch = await coordination.watch((change) => changes.push(change));
+        await a.store.save(SPEC, STATE, { created: true });
+        await eventually(() => changes.length > 0, "the creation reported to the other store");
+        same(changes[0], { type: "model", modelId: SPEC.id }, "change");
+        same((await coordination.refresh(SPEC.id)).kind, "replaced", "an unknown model loads whole");
+        await a.store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), trail[0]);
+        await refusedAsStale(
+          b.store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 1), trail[0]),
+          "a commit on a stale view",
+        );
+        same(await b.store.allAudit(SPEC.id), [trail[0]], "the refused commit wrote nothing");
+        same(await coordination.refresh(SPEC.id), {
+          kind: "commits",
+          entries: [entry(1, { "$.qty": 2 })],
+          jobs: [],
+          auditHead: { sequence: 0, hash: trail[0].hash },
+        }, "refresh");
+        same(await coordination.refresh(SPEC.id), { kind: "current" }, "nothing new");
+        await b.store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), trail[1]);
+        same((await a.store.coordination!.refresh(SPEC.id)).kind, "commits", "the first store catches up");
+        await a.store.save({ ...SPEC, version: "1.1.0" }, STATE);
+        const replaced = await coordination.refresh(SPEC.id);
+        same(replaced.kind === "replaced" && replaced.model.spec.version, "1.1.0", "an evolution reloads");
+        const other = { ...SPEC, id: "contract/other" };
+        await a.store.save(other, STATE, { created: true });
+        await refusedAsStale(b.store.save(other, STATE, { created: true }), "creating an id another created");
+        await a.store.delete(SPEC.id);
+        same(await coordination.refresh(SPEC.id), { kind: "deleted" }, "a deletion");
+        unwatch();
+      });
+    },
+  },
+  {
+    name: "shared: a job runs in one store at a time; one nobody runs any more is handed over",
+    needs: ["shared"],
+    async run(fixture) {
+      const due = job(SPEC.id, "remind@1#1", Date.now());
+      await withTwo(fixture, async (a, b) => {
+        await a.store.save(SPEC, STATE, { created: true, jobs: { put: [due] } });
+        same(await b.store.coordination!.claim(due, 0), false, "held by the store whose commit fired it");
+        same(await a.store.coordination!.claim(due, 0), true, "renewed by its holder");
+      }, 600);
+      // Its holder is gone: after the lease the job is handed to one other store.
+      await withTwo(fixture, async (a, b) => {
+        const handed: EffectJob[][] = [[], []];
+        const stop = await Promise.all(
+          [a, b].map((opened, i) =>
+            opened.store.coordination!.watch((change) => {
+              if (change.type === "jobs") handed[i].push(...change.jobs);
+            })
+          ),
+        );
+        await eventually(() => handed[0].length + handed[1].length > 0, "the job handed over");
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        same([...handed[0], ...handed[1]].map((j) => j.id), [due.id], "handed over once");
+        const [holder, other] = handed[0].length ? [a, b] : [b, a];
+        same(await other.store.coordination!.claim(due, 0), false, "not to the other");
+        same(await holder.store.coordination!.claim(due, 0), true, "the new holder runs it");
+        stop.forEach((unwatch) => unwatch());
+      }, 600);
+    },
+  },
+  {
+    name: "shared: two services: writes through either join one audit chain, each hears the other's",
+    needs: ["shared"],
+    async run(fixture) {
+      await withTwo(fixture, async (a, b) => {
+        const [one, two] = await Promise.all(
+          [a, b].map(({ store, blobs }) => ModelService.open({ store, blobs, platform: webPlatform() })),
+        );
+        const heard: ServiceEvent[] = [];
+        two.subscribe((event) => heard.push(event));
+        await one.createModel(SPEC);
+        await eventually(async () => (await two.listModels()).includes(SPEC.id), "the model on the other");
+        const writes = [];
+        for (let qty = 1; qty <= 8; qty++) {
+          writes.push((qty % 2 ? one : two).mutate(SPEC.id, { "$.qty": qty, "$.price": 1 }));
+        }
+        await Promise.all(writes);
+        same((await one.verifyAudit(SPEC.id)).valid, true, "one valid chain");
+        same((await one.getAudit(SPEC.id, { limit: 100 })).length, 8, "every write audited once");
+        await eventually(
+          async () =>
+            JSON.stringify(await one.getState(SPEC.id)) === JSON.stringify(await two.getState(SPEC.id)),
+          "both services at the same state",
+        );
+        same(heard.filter((e) => e.type === "mutation").length, 8, "the other service's writes heard too");
+        await one.evolveSpec(SPEC.id, { upsertConstants: { rate: 2 } });
+        await eventually(() => heard.some((e) => e.type === "spec-evolved"), "the evolution heard");
+        await two.mutate(SPEC.id, { "$.qty": 9 });
+        await one.deleteModel(SPEC.id);
+        await eventually(async () => (await two.listModels()).length === 0, "the deletion heard");
+        await one.close();
+        await two.close();
       });
     },
   },

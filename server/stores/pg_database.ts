@@ -1,0 +1,104 @@
+/**
+ * One PostgreSQL connection pool shared by the PostgreSQL stores (models and
+ * blobs), through the `postgres` client: a pool of `svc.storage.jdbc.pool-size`
+ * connections, plus the one LISTEN connection the client keeps (and
+ * re-establishes) for notifications. Opening checks the connection and
+ * creates or migrates the schema (pg_schema.ts).
+ *
+ * @module
+ */
+import postgres from "postgres";
+import { MIGRATIONS } from "./pg_schema.ts";
+
+/** The client's query function. */
+export type Sql = postgres.Sql<Record<string, unknown>>;
+/** The query function of the pool or of one transaction. */
+export type Query = Sql | postgres.TransactionSql<Record<string, unknown>>;
+
+/** The database clock, epoch milliseconds: leases are judged by one clock for every instance. */
+export const DB_NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+/** Advisory lock key serialising schema migrations of instances starting together. */
+const MIGRATION_LOCK = 7_482_301;
+
+/** int8 values as JavaScript numbers (epoch ms, sequences: well inside 2^53). */
+const BIGINT_AS_NUMBER = {
+  to: 20,
+  from: [20],
+  serialize: (value: number) => String(value),
+  parse: (value: string) => Number(value),
+};
+
+/** The URL without its password, for logs and the startup line. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.username ? parsed.username + "@" : ""}${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "(unparsable URL)";
+  }
+}
+
+/** The shared pool, closed when its last user releases it. */
+export class PgDatabase {
+  readonly sql: Sql;
+  /** This process's identity among the instances sharing the database. */
+  readonly instance = crypto.randomUUID();
+  /** `user@host:port/database`. */
+  readonly description: string;
+  #users = 0;
+
+  private constructor(sql: Sql, description: string) {
+    this.sql = sql;
+    this.description = description;
+  }
+
+  /** Connects, then creates or migrates the schema; throws a message naming the database on failure. */
+  static async open(url: string, poolSize: number): Promise<PgDatabase> {
+    const sql = postgres(url, {
+      max: poolSize,
+      onnotice: () => {},
+      connect_timeout: 10,
+      connection: { application_name: "svc" },
+      types: { bigint: BIGINT_AS_NUMBER },
+    }) as unknown as Sql;
+    const db = new PgDatabase(sql, describeUrl(url));
+    try {
+      await migrate(sql);
+    } catch (err) {
+      await sql.end({ timeout: 1 });
+      throw new Error(`Storage backend 'postgres' (${db.description}): ${(err as Error).message}`);
+    }
+    return db;
+  }
+
+  /** Registers a user. */
+  acquire(): this {
+    this.#users++;
+    return this;
+  }
+
+  /** Releases a user; the last one closes the pool (waiting for running queries). */
+  async release(): Promise<void> {
+    if (--this.#users > 0) return;
+    await this.sql.end({ timeout: 5 });
+  }
+}
+
+/** Applies the migrations the database has not seen, once, whichever instance gets there first. */
+async function migrate(sql: Sql): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS svc_schema (version integer NOT NULL)`;
+    const [row] = await tx`SELECT version FROM svc_schema`;
+    const version = row ? Number(row.version) : 0;
+    if (version > MIGRATIONS.length) {
+      throw new Error(
+        `the database schema is at version ${version}, newer than this build knows (${MIGRATIONS.length})`,
+      );
+    }
+    for (const migration of MIGRATIONS.slice(version)) await tx.unsafe(migration);
+    if (!row) await tx`INSERT INTO svc_schema (version) VALUES (${MIGRATIONS.length})`;
+    else if (version < MIGRATIONS.length) await tx`UPDATE svc_schema SET version = ${MIGRATIONS.length}`;
+  });
+}

@@ -1,0 +1,473 @@
+/**
+ * Models in PostgreSQL, shared by any number of service instances (schema in
+ * pg_schema.ts): a model row (spec, base state, log bounds, audit head), its
+ * log, audit trail and effect outbox.
+ *
+ * Serialisation: every write to a model names the `rev` this process last saw
+ * and moves it on (`UPDATE … WHERE rev = $seen`, the row lock orders racing
+ * writers); a write that finds another rev changes nothing and throws
+ * {@link StaleModelError}, and the service refreshes and evaluates again. A
+ * commit is one statement (one transaction): rev, log entry, audit record,
+ * outbox changes and the notification to the other instances.
+ *
+ * Coordination ({@link StoreCoordination}): `refresh` returns the commits made
+ * since this process's rev (or the whole model when it was replaced or has
+ * been compacted past), `watch` relays the other instances' notifications and
+ * the jobs this process takes over (pg_change_feed.ts), `claim` leases a job.
+ *
+ * @module
+ */
+import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
+import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
+import { filterAudit } from "../../engine/service/audit_query.ts";
+import { summarizeRecovery } from "../../engine/service/memory.ts";
+import {
+  type AuditQuery,
+  type CommitStates,
+  type LoadedModel,
+  type LogEntry,
+  type ModelRefresh,
+  type ModelStore,
+  type PersistedState,
+  type RecoveryRecord,
+  type RecoverySummary,
+  StaleModelError,
+  type StoreChange,
+  type StoreCoordination,
+} from "../../engine/service/ports.ts";
+import type { ModelSpec } from "../../engine/model/types.ts";
+import { PgChangeFeed } from "./pg_change_feed.ts";
+import { DB_NOW, type PgDatabase, type Query, type Sql } from "./pg_database.ts";
+import { type AuditHead, lastWithHead, parseAudit, trailWithHead } from "./stored_audit.ts";
+import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
+
+/** Options of the PostgreSQL model store. */
+export interface PgModelStoreOptions {
+  /** Whether audit records are kept (`svc.storage.audit-type` postgres or none). */
+  audit: boolean;
+  /** Log entries folded per compaction. */
+  compactionThreshold: number;
+  /** How long a job stays with the process that holds it past its due time (ms). */
+  jobLeaseMs: number;
+  warn(message: string): void;
+}
+
+/** What this process last saw of a model's row. */
+interface Seen {
+  rev: number;
+  gen: number;
+  logStart: number;
+  nextLog: number;
+}
+
+/** Audit records read per page when filtering newest first. */
+const PAGE = 500;
+
+/** The columns a model is loaded from, with its log after the base and its outbox. */
+function modelColumns(sql: Query) {
+  return sql`m.id, m.rev, m.gen, m.spec, m.base, m.base_at, m.log_start, m.next_log, m.audit_seq, m.audit_hash,
+    (SELECT array_agg(l.entry ORDER BY l.seq) FROM svc_log l WHERE l.model_id = m.id AND l.seq >= m.log_start)
+      AS entries,
+    (SELECT array_agg(j.job) FROM svc_jobs j WHERE j.model_id = m.id) AS jobs`;
+}
+
+type Row = Record<string, unknown>;
+
+function seenOf(row: Row): Seen {
+  return {
+    rev: row.rev as number,
+    gen: row.gen as number,
+    logStart: row.log_start as number,
+    nextLog: row.next_log as number,
+  };
+}
+
+function headOf(row: Row): AuditHead | null {
+  return row.audit_seq === null
+    ? null
+    : { sequence: row.audit_seq as number, hash: row.audit_hash as string };
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The PostgreSQL model store, and the coordination of the instances sharing it. */
+export class PgModelStore implements ModelStore, StoreCoordination {
+  readonly description: string;
+  readonly #db: PgDatabase;
+  readonly #options: PgModelStoreOptions;
+  readonly #seen = new Map<string, Seen>();
+  readonly #feed: PgChangeFeed;
+
+  constructor(db: PgDatabase, options: PgModelStoreOptions) {
+    this.#db = db.acquire();
+    this.#options = options;
+    this.description = `postgres (${db.description})`;
+    this.#feed = new PgChangeFeed(db, {
+      jobLeaseMs: options.jobLeaseMs,
+      warn: options.warn,
+      seenRevs: () => new Map([...this.#seen].map(([id, seen]) => [id, seen.rev])),
+      parseJob: (text) => this.#job(text),
+    });
+  }
+
+  get coordination(): StoreCoordination {
+    return this;
+  }
+
+  get #sql(): Sql {
+    return this.#db.sql;
+  }
+
+  /** Notifies the other instances that a model changed (inside the statement or transaction that changed it). */
+  #notify(sql: Query, modelId: string) {
+    return sql`SELECT pg_notify(${PgChangeFeed.CHANNEL}, ${
+      PgChangeFeed.payload(this.#db.instance, modelId)
+    })`;
+  }
+
+  #job(text: string): EffectJob | null {
+    const job = parse(text);
+    return isEffectJob(job) ? job : null;
+  }
+
+  /** A loaded row as the service takes it; `null` when its spec is unreadable (reported). */
+  #loaded(row: Row): LoadedModel | null {
+    const id = row.id as string;
+    const spec = parse(row.spec as string) as ModelSpec | undefined;
+    if (!spec || typeof spec !== "object") {
+      this.#options.warn(`model '${id}' not loaded: its stored spec is unreadable`);
+      return null;
+    }
+    this.#seen.set(id, seenOf(row));
+    const texts = (row.entries ?? []) as string[];
+    const log: LogEntry[] = [];
+    let problem: string | null = null;
+    for (const text of texts) {
+      const entry = parse(text);
+      if (!isLogEntry(entry)) {
+        problem = `log entry ${(row.log_start as number) + log.length} is unreadable`;
+        break;
+      }
+      log.push(entry);
+    }
+    if (!problem && texts.length !== (row.next_log as number) - (row.log_start as number)) {
+      problem = `log entries are missing`;
+    }
+    const stored = parse(row.base as string);
+    const base = isPersistedState(stored) ? stored : null;
+    if (!base) problem ??= "its base state is unreadable";
+    const jobs: EffectJob[] = [];
+    for (const text of (row.jobs ?? []) as string[]) {
+      const job = this.#job(text);
+      if (job && job.modelId === id) jobs.push(job);
+      else this.#options.warn(`model '${id}': an effect job record is unreadable and was ignored`);
+    }
+    // On a problem, what could be read still goes back: the service keeps it for recovery, never replays it.
+    const model = { spec, base, baseAt: row.base_at as number | null, log, jobs };
+    return problem ? { ...model, problem } : model;
+  }
+
+  async load(): Promise<LoadedModel[]> {
+    const rows = await this.#sql`SELECT ${modelColumns(this.#sql)} FROM svc_models m ORDER BY m.id`;
+    return rows.map((row) => this.#loaded(row)).filter((model) => model !== null);
+  }
+
+  async refresh(modelId: string, options: { full?: boolean } = {}): Promise<ModelRefresh> {
+    const seen = this.#seen.get(modelId);
+    const [row] = await this.#sql`
+      SELECT m.rev, m.gen, m.log_start, m.next_log, m.audit_seq, m.audit_hash,
+        (SELECT array_agg(l.entry ORDER BY l.seq) FROM svc_log l
+          WHERE l.model_id = m.id AND l.seq >= ${seen?.nextLog ?? 0}) AS entries,
+        (SELECT array_agg(j.job) FROM svc_jobs j WHERE j.model_id = m.id) AS jobs
+      FROM svc_models m WHERE m.id = ${modelId}`;
+    if (!row) {
+      this.#seen.delete(modelId);
+      return { kind: "deleted" };
+    }
+    if (seen && !options.full && row.rev === seen.rev) return { kind: "current" };
+    const texts = (row.entries ?? []) as string[];
+    const entries = texts.map(parse);
+    const replayable = seen && !options.full && row.gen === seen.gen &&
+      (row.log_start as number) <= seen.nextLog &&
+      texts.length === (row.next_log as number) - seen.nextLog && entries.every(isLogEntry);
+    if (!replayable) return await this.#reload(modelId);
+    this.#seen.set(modelId, seenOf(row));
+    const jobs = ((row.jobs ?? []) as string[]).map((text) => this.#job(text)).filter((job) => job !== null);
+    return { kind: "commits", entries: entries as LogEntry[], jobs, auditHead: headOf(row) };
+  }
+
+  async #reload(modelId: string): Promise<ModelRefresh> {
+    const [row] = await this.#sql`SELECT ${
+      modelColumns(this.#sql)
+    } FROM svc_models m WHERE m.id = ${modelId}`;
+    const model = row && this.#loaded(row);
+    if (!model) {
+      this.#seen.delete(modelId);
+      return { kind: "deleted" };
+    }
+    return { kind: "replaced", model };
+  }
+
+  watch(listener: (change: StoreChange) => void): Promise<() => void> {
+    return this.#feed.watch(listener);
+  }
+
+  async claim(job: EffectJob, holdMs: number): Promise<boolean> {
+    const me = this.#db.instance;
+    const now = this.#sql.unsafe(DB_NOW);
+    const rows = await this.#sql`
+      UPDATE svc_jobs SET owner = ${me}, lease_until = greatest(due_at, ${now}) + ${
+      holdMs + this.#options.jobLeaseMs
+    }
+      WHERE model_id = ${job.modelId} AND id = ${job.id}
+        AND (owner IS NULL OR owner = ${me} OR lease_until < ${now})
+      RETURNING 1`;
+    return rows.length > 0;
+  }
+
+  /**
+   * The statement part that writes outbox changes: removals, and puts (new
+   * jobs held by this process until their lease runs out; a job already there
+   * is updated, its lease extended when this process holds it), guarded by `guard` (a CTE name).
+   */
+  #jobWrites(sql: Query, modelId: string, changes: JobChanges | undefined, guard: string) {
+    const removed = changes?.remove ?? [];
+    const puts = (changes?.put ?? []).filter((job) => !removed.includes(job.id));
+    const me = this.#db.instance;
+    const lease = sql`greatest(p.due_at, ${sql.unsafe(DB_NOW)}) + ${this.#options.jobLeaseMs}`;
+    return sql`
+      removed AS (
+        DELETE FROM svc_jobs WHERE model_id = ${modelId} AND id = ANY(${removed}::text[])
+          AND EXISTS (SELECT 1 FROM ${sql(guard)})
+      ),
+      put AS (
+        INSERT INTO svc_jobs AS j (model_id, id, job, due_at, owner, lease_until)
+        SELECT ${modelId}, p.id, p.job, p.due_at, ${me}, ${lease}
+        FROM unnest(${puts.map((job) => job.id)}::text[], ${puts.map((job) => JSON.stringify(job))}::text[],
+          ${puts.map((job) => job.dueAt)}::bigint[]) AS p(id, job, due_at)
+        WHERE EXISTS (SELECT 1 FROM ${sql(guard)})
+        ON CONFLICT (model_id, id) DO UPDATE SET job = excluded.job, due_at = excluded.due_at,
+          lease_until = CASE WHEN j.owner = ${me} THEN excluded.lease_until ELSE j.lease_until END
+      )`;
+  }
+
+  #seenOrStale(modelId: string): Seen {
+    const seen = this.#seen.get(modelId);
+    if (!seen) throw new StaleModelError(modelId);
+    return seen;
+  }
+
+  async save(
+    spec: ModelSpec,
+    state: PersistedState,
+    options: { created?: boolean; jobs?: JobChanges } = {},
+  ): Promise<void> {
+    const id = spec.id;
+    if (options.created) checkStoredId(id, "PostgreSQL");
+    const seen = this.#seen.get(id);
+    const row = await this.#sql.begin(async (tx) => {
+      const specText = JSON.stringify(spec);
+      const baseText = JSON.stringify(state);
+      let written: Row | undefined;
+      if (options.created) {
+        // What the id held is dropped only when this process knew it (an unloadable model, say).
+        if (seen) await tx`DELETE FROM svc_models WHERE id = ${id} AND rev = ${seen.rev}`;
+        [written] = await tx`
+          INSERT INTO svc_models (id, rev, gen, spec, base, base_at, log_start, next_log)
+          SELECT ${id}, v, v, ${specText}, ${baseText}, NULL, 0, 0 FROM nextval('svc_rev') AS v
+          ON CONFLICT (id) DO NOTHING
+          RETURNING rev, gen, log_start, next_log`;
+      } else if (seen) {
+        [written] = await tx`
+          UPDATE svc_models SET rev = v, gen = v, spec = ${specText}, base = ${baseText}, base_at = NULL,
+            log_start = next_log
+          FROM nextval('svc_rev') AS v WHERE id = ${id} AND rev = ${seen.rev}
+          RETURNING rev, gen, log_start, next_log`;
+        if (written) {
+          await tx`DELETE FROM svc_log WHERE model_id = ${id} AND seq < ${written.log_start as number}`;
+        }
+      }
+      if (!written) throw new StaleModelError(id);
+      await tx`WITH saved AS (SELECT 1), ${this.#jobWrites(tx, id, options.jobs, "saved")} SELECT 1`;
+      await this.#notify(tx, id);
+      return written;
+    });
+    this.#seen.set(id, seenOf(row));
+  }
+
+  async commit(
+    modelId: string,
+    entry: LogEntry,
+    states: CommitStates,
+    audit: AuditRecord | null,
+    jobs?: JobChanges,
+  ): Promise<void> {
+    const seen = this.#seenOrStale(modelId);
+    const sql = this.#sql;
+    const record = audit && this.#options.audit ? audit : null;
+    const [row] = await sql`
+      WITH m AS (
+        UPDATE svc_models SET rev = nextval('svc_rev'), next_log = next_log + 1,
+          audit_seq = coalesce(${record?.sequence ?? null}::bigint, audit_seq),
+          audit_hash = coalesce(${record?.hash ?? null}::text, audit_hash)
+        WHERE id = ${modelId} AND rev = ${seen.rev}
+        RETURNING id, rev, next_log
+      ),
+      logged AS (
+        INSERT INTO svc_log (model_id, seq, entry) SELECT id, next_log - 1, ${JSON.stringify(entry)} FROM m
+      ),
+      audited AS (
+        INSERT INTO svc_audit (model_id, sequence, at, record)
+        SELECT id, ${record?.sequence ?? null}::bigint, ${
+      record ? Date.parse(record.timestamp) : null
+    }::bigint,
+          ${record ? JSON.stringify(record) : null}::text
+        FROM m WHERE ${record !== null}::boolean
+      ),
+      ${this.#jobWrites(sql, modelId, jobs, "m")},
+      notified AS (
+        SELECT pg_notify(${PgChangeFeed.CHANNEL}, ${PgChangeFeed.payload(this.#db.instance, modelId)}) FROM m
+      )
+      SELECT m.rev, (SELECT count(*) FROM notified) AS notified FROM m`;
+    if (!row) throw new StaleModelError(modelId);
+    seen.rev = row.rev as number;
+    seen.nextLog++;
+    await this.#compact(modelId, seen, states);
+  }
+
+  /** Folds the log into the checkpoint once `compactionThreshold` entries can be folded (rev unchanged). */
+  async #compact(id: string, seen: Seen, states: CommitStates): Promise<void> {
+    const fold = foldPoint(seen.nextLog - seen.logStart, this.#options.compactionThreshold, states);
+    if (!fold) return;
+    const { point } = fold;
+    const start = seen.logStart + fold.folded;
+    try {
+      const [row] = await this.#sql`
+        WITH m AS (
+          UPDATE svc_models SET base = ${
+        JSON.stringify(point.state())
+      }, base_at = ${point.at}, log_start = ${start}
+          WHERE id = ${id} AND rev = ${seen.rev} AND log_start <= ${start}
+          RETURNING id
+        ),
+        folded AS (DELETE FROM svc_log WHERE model_id = ${id} AND seq < ${start} AND EXISTS (SELECT 1 FROM m))
+        SELECT count(*) AS n FROM m`;
+      if (Number(row.n)) seen.logStart = start;
+    } catch (err) {
+      // The commit itself is durable; a longer log is only slower to load.
+      this.#options.warn(
+        `model '${id}': log compaction failed, retried at the next commit: ${(err as Error).message}`,
+      );
+    }
+  }
+
+  async updateJobs(modelId: string, changes: JobChanges): Promise<void> {
+    // Only jobs still there are updated: one settled or cancelled elsewhere is not brought back.
+    const puts = changes.put ?? [];
+    const me = this.#db.instance;
+    await this.#sql`
+      WITH removed AS (
+        DELETE FROM svc_jobs WHERE model_id = ${modelId} AND id = ANY(${changes.remove ?? []}::text[])
+      )
+      UPDATE svc_jobs AS j SET job = p.job, due_at = p.due_at,
+        lease_until = CASE WHEN j.owner = ${me}
+          THEN greatest(p.due_at, ${
+      this.#sql.unsafe(DB_NOW)
+    }) + ${this.#options.jobLeaseMs} ELSE j.lease_until END
+      FROM unnest(${puts.map((job) => job.id)}::text[], ${puts.map((job) => JSON.stringify(job))}::text[],
+        ${puts.map((job) => job.dueAt)}::bigint[]) AS p(id, job, due_at)
+      WHERE j.model_id = ${modelId} AND j.id = p.id`;
+  }
+
+  async delete(modelId: string): Promise<void> {
+    const seen = this.#seenOrStale(modelId);
+    const gone = await this.#sql.begin(async (tx) => {
+      const deleted =
+        await tx`DELETE FROM svc_models WHERE id = ${modelId} AND rev = ${seen.rev} RETURNING id`;
+      if (deleted.length) await this.#notify(tx, modelId);
+      else if ((await tx`SELECT 1 FROM svc_models WHERE id = ${modelId}`).length) return false;
+      return true;
+    });
+    if (!gone) throw new StaleModelError(modelId);
+    this.#seen.delete(modelId);
+  }
+
+  async #auditHead(modelId: string): Promise<AuditHead | null> {
+    const [row] = await this.#sql`SELECT audit_seq, audit_hash FROM svc_models WHERE id = ${modelId}`;
+    return row ? headOf(row) : null;
+  }
+
+  async lastAudit(modelId: string): Promise<AuditRecord | null> {
+    if (!this.#options.audit) return null;
+    const [row] = await this.#sql`
+      SELECT sequence, record FROM svc_audit WHERE model_id = ${modelId} ORDER BY sequence DESC LIMIT 1`;
+    const last = row ? parseAudit(modelId, row.sequence as number, row.record as string, "") : null;
+    return lastWithHead(modelId, last, await this.#auditHead(modelId));
+  }
+
+  async listAudit(modelId: string, query: AuditQuery): Promise<AuditRecord[]> {
+    if (!this.#options.audit) return [];
+    const out: AuditRecord[] = [];
+    let before = Number.MAX_SAFE_INTEGER;
+    while (out.length < query.limit) {
+      const rows = await this.#sql`
+        SELECT sequence, record FROM svc_audit
+        WHERE model_id = ${modelId} AND sequence < ${before}
+          AND at >= ${query.from ?? -Number.MAX_SAFE_INTEGER} AND at < ${query.to ?? Number.MAX_SAFE_INTEGER}
+        ORDER BY sequence DESC LIMIT ${PAGE}`;
+      const page = rows.map((row) => parseAudit(modelId, row.sequence as number, row.record as string, ""));
+      out.push(...filterAudit(page, { ...query, limit: query.limit - out.length }));
+      if (rows.length < PAGE) break;
+      before = rows.at(-1)!.sequence as number;
+    }
+    return out;
+  }
+
+  async allAudit(modelId: string): Promise<AuditRecord[]> {
+    if (!this.#options.audit) return [];
+    const rows = await this.#sql`
+      SELECT sequence, record FROM svc_audit WHERE model_id = ${modelId} ORDER BY sequence`;
+    const out: AuditRecord[] = [];
+    for (const row of rows) {
+      out.push(
+        parseAudit(modelId, row.sequence as number, row.record as string, out.at(-1)?.hash ?? GENESIS_HASH),
+      );
+    }
+    return trailWithHead(modelId, out, await this.#auditHead(modelId));
+  }
+
+  async keepForRecovery(record: RecoveryRecord): Promise<void> {
+    const summary = summarizeRecovery(record);
+    await this.#sql`
+      INSERT INTO svc_recovery (model_id, detected_at, reason, log_entries, record)
+      VALUES (${summary.modelId}, ${summary.detectedAt}, ${summary.reason}, ${summary.logEntries},
+        ${JSON.stringify(record)})`;
+  }
+
+  async listRecovery(): Promise<RecoverySummary[]> {
+    const rows = await this.#sql`
+      SELECT model_id, detected_at, reason, log_entries FROM svc_recovery ORDER BY seq`;
+    return rows.map((row) => ({
+      modelId: row.model_id as string,
+      detectedAt: row.detected_at as string,
+      reason: row.reason as string,
+      logEntries: row.log_entries as number,
+    }));
+  }
+
+  async getRecovery(modelId: string): Promise<RecoveryRecord[]> {
+    const rows = await this.#sql`SELECT record FROM svc_recovery WHERE model_id = ${modelId} ORDER BY seq`;
+    return rows.map((row) => JSON.parse(row.record as string) as RecoveryRecord);
+  }
+
+  async close(): Promise<void> {
+    await this.#feed.close();
+    await this.#db.release();
+  }
+}

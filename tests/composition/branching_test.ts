@@ -1,0 +1,131 @@
+/**
+ * Branching through every surface: the same template and branch flatten to
+ * the same spec with the same pinned lineage over REST, the console and MCP;
+ * what cannot flatten is a 422 naming why.
+ */
+import assert from "node:assert/strict";
+import { connectStdio } from "../mcp/helpers.ts";
+import { call, startTestServer } from "../server/helpers.ts";
+import { baseSpec, branchSpec, consoleReplies } from "./helpers.ts";
+
+const id = encodeURIComponent("beta/eu");
+
+/** What every surface must agree on: the flat spec and the state after one write. */
+function checkBranch(spec: Record<string, unknown>, lineage: unknown, state: unknown) {
+  assert.equal(spec.id, "beta/eu");
+  assert.equal(spec.template, null);
+  assert.deepEqual(spec.constants, { vat: 0.22 });
+  assert.deepEqual(spec.derivations, baseSpec().derivations);
+  assert.deepEqual((spec.effects as { origin: unknown }[])[0].origin, {
+    fromRef: "acme/base",
+    fromOwner: "acme",
+  });
+  assert.deepEqual(spec.lineage, lineage);
+  const [entry] = lineage as Record<string, string>[];
+  assert.deepEqual(
+    { ...entry, digest: undefined },
+    { ref: "acme/base", version: "1.2.0", digest: undefined, repo: "local", owner: "acme" },
+  );
+  assert.match(entry.digest, /^sha256:[0-9a-f]{64}$/);
+  assert.deepEqual((state as { gross: number }).gross, 61);
+}
+
+Deno.test("a branch flattens and pins its lineage alike on REST, the console and MCP", async (t) => {
+  let restLineage: unknown;
+  await t.step("REST", async () => {
+    const server = await startTestServer();
+    try {
+      assert.equal((await call(server.url, "POST", "/models", baseSpec())).status, 201);
+      const created = await call(server.url, "POST", "/models", branchSpec());
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.headers.get("location"), `/models/${id}`);
+      const spec = (await call(server.url, "GET", `/models/${id}/spec`)).json;
+      restLineage = (await call(server.url, "GET", `/models/${id}/lineage`)).json;
+      await call(server.url, "POST", `/models/${id}/mutations`, { "$.net": 50 });
+      checkBranch(spec, restLineage, (await call(server.url, "GET", `/models/${id}/state`)).json);
+      assert.deepEqual(
+        (await call(server.url, "GET", "/models/acme%2Fbase/lineage")).json,
+        [],
+        "not a branch",
+      );
+      assert.equal((await call(server.url, "GET", "/models/nope/lineage")).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+  await t.step("console", async () => {
+    const replies = await consoleReplies([
+      { cmd: "create-model", spec: baseSpec() },
+      { cmd: "create-model", spec: branchSpec() },
+      { cmd: "get-spec", id: "beta/eu" },
+      { cmd: "get-lineage", id: "beta/eu" },
+      { cmd: "mutate", id: "beta/eu", mutations: { "$.net": 50 } },
+      { cmd: "get-state", id: "beta/eu" },
+    ]);
+    assert.ok(replies.every((r) => r.ok), JSON.stringify(replies));
+    const [, , spec, lineage, , state] = replies.map((r) => r.result);
+    checkBranch(spec as Record<string, unknown>, lineage, state);
+    assert.deepEqual(lineage, restLineage, "the same template pins the same digest");
+  });
+  await t.step("MCP", async () => {
+    const mcp = await connectStdio();
+    try {
+      const tool = async (name: string, args: Record<string, unknown>) => {
+        const result = await mcp.client.callTool({ name, arguments: args }) as {
+          isError: boolean;
+          content: { text: string }[];
+        };
+        assert.equal(result.isError, false, result.content[0].text);
+        return JSON.parse(result.content[0].text);
+      };
+      await tool("create_model", { spec: baseSpec() });
+      await tool("create_model", { spec: branchSpec() });
+      const spec = await tool("get_spec", { id: "beta/eu" });
+      const lineage = await tool("get_lineage", { id: "beta/eu" });
+      await tool("mutate", { id: "beta/eu", mutations: { "$.net": 50 } });
+      checkBranch(spec, lineage, await tool("get_state", { id: "beta/eu" }));
+      assert.deepEqual(lineage, restLineage);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+Deno.test("branches: a grandchild pins the whole chain; what cannot flatten is a 422 at template", async () => {
+  const server = await startTestServer();
+  try {
+    await call(server.url, "POST", "/models", baseSpec());
+    await call(server.url, "POST", "/models", branchSpec());
+    const leaf = await call(server.url, "POST", "/models", branchSpec("gamma/leaf", "beta/eu@^1.0.0"));
+    assert.equal(leaf.status, 201, leaf.text);
+    const lineage = (await call(server.url, "GET", "/models/gamma%2Fleaf/lineage")).json as { ref: string }[];
+    assert.deepEqual(lineage.map((e) => e.ref), ["beta/eu", "acme/base"]);
+    const spec = (await call(server.url, "GET", "/models/gamma%2Fleaf/spec")).json;
+    assert.deepEqual(
+      spec.effects[0].origin,
+      { fromRef: "acme/base", fromOwner: "acme" },
+      "the defining ancestor",
+    );
+
+    const refused = async (spec: unknown, location: string, message: RegExp) => {
+      const reply = await call(server.url, "POST", "/models", spec);
+      assert.equal(reply.status, 422, reply.text);
+      const finding = reply.json.errors.find((e: { location: string }) => e.location === location);
+      assert.ok(finding, JSON.stringify(reply.json));
+      assert.match(finding.message, message);
+    };
+    await refused(branchSpec("x/a", "acme/missing"), "template.ref", /^UnresolvedReference: 'acme\/missing'/);
+    await refused(branchSpec("x/b", "acme/base@^2.0.0"), "template.ref", /^UnresolvedReference/);
+    await refused(branchSpec("x/c", `acme/base@sha256:${"0".repeat(64)}`), "template.ref", /^DigestMismatch/);
+    await refused(branchSpec("acme/base", "gamma/leaf"), "template", /^TemplateCycle/);
+    await refused(
+      { id: "x/d", template: { ref: "a/b/c" }, schema: {} },
+      "template.ref",
+      /^InvalidReference: 'a\/b\/c' is not a reference: use \[ns\/\]name/,
+    );
+    await refused({ id: "x/e", template: "acme/base", schema: {} }, "template", /template must be/);
+    assert.deepEqual((await call(server.url, "GET", "/models")).json, ["acme/base", "beta/eu", "gamma/leaf"]);
+  } finally {
+    await server.close();
+  }
+});
