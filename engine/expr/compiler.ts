@@ -177,7 +177,8 @@ export class ExpressionCompiler {
           await (guardedReady ??= guardedBuiltins().then((builtins) => {
             for (const [name, builtin] of Object.entries(builtins)) compiled.assign(name, builtin);
           }));
-          const scope = { ...bindShared(bindings, guard), [GUARD_BINDING]: guard };
+          const scope = bindShared(bindings, guard);
+          scope[GUARD_BINDING] = guard;
           return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
         } catch (err) {
           throw toExpressionError(err);

@@ -27,55 +27,32 @@ const STEP_READS: Record<string, (node: AstNode) => string> = {
   parent: () => "%",
 };
 
+/** The parts of a node evaluated against other data than its context: filters, group-by pairs, sort terms. */
+function relativeParts(node: AstNode): AstNode[] {
+  return [
+    ...(node.stages as AstNode[] ?? []),
+    ...(node.predicate as AstNode[] ?? []),
+    ...((node.group as { lhs: AstNode[][] } | undefined)?.lhs.flat() ?? []),
+    ...(node.type === "sort" ? (node.terms as { expression: AstNode }[]).map((t) => t.expression) : []),
+  ];
+}
+
 /** Every read of the input in `ast`, in source order. */
 export function inputReads(ast: AstNode): InputRead[] {
   const reads: InputRead[] = [];
-  /** Members of a node that run against other data than the node's own context. */
-  const relative = (node: AstNode) => {
-    for (const stage of [...(node.stages as AstNode[] ?? []), ...(node.predicate as AstNode[] ?? [])]) {
-      walk(stage, false);
-    }
-    if (node.group) {
-      for (const pair of (node.group as { lhs: AstNode[][] }).lhs) pair.forEach((n) => walk(n, false));
-    }
-    if (node.type === "sort") {
-      for (const term of node.terms as { expression: AstNode }[]) walk(term.expression, false);
-    }
-  };
   const walk = (node: AstNode, rooted: boolean) => {
+    const relative = relativeParts(node);
     const step = STEP_READS[node.type];
-    if (step) {
-      if (rooted) reads.push({ what: step(node), position: node.position });
-      relative(node);
-      return;
+    if (step && rooted) reads.push({ what: step(node), position: node.position });
+    if (node.type === "variable" && rooted && (node.value === "" || node.value === "$")) {
+      reads.push({ what: node.value === "" ? "$" : "$$", position: node.position });
     }
-    switch (node.type) {
-      case "variable":
-        if (rooted && (node.value === "" || node.value === "$")) {
-          reads.push({ what: node.value === "" ? "$" : "$$", position: node.position });
-        }
-        relative(node);
-        return;
-      case "path": {
-        const steps = node.steps as AstNode[];
-        steps.forEach((s, i) => walk(s, rooted && i === 0));
-        relative(node);
-        return;
-      }
-      case "lambda":
-        walk(node.body as AstNode, true);
-        return;
-      case "sort":
-        relative(node);
-        return;
+    if (node.type === "path") (node.steps as AstNode[]).forEach((s, i) => walk(s, rooted && i === 0));
+    else if (node.type === "lambda") walk(node.body as AstNode, true);
+    else {
+      for (const child of childrenOf(node)) if (!relative.includes(child)) walk(child, rooted);
     }
-    const exempt = new Set<AstNode>([
-      ...(node.stages as AstNode[] ?? []),
-      ...(node.predicate as AstNode[] ?? []),
-      ...((node.group as { lhs: AstNode[][] } | undefined)?.lhs.flat() ?? []),
-    ]);
-    for (const child of childrenOf(node)) if (!exempt.has(child)) walk(child, rooted);
-    relative(node);
+    for (const part of relative) walk(part, false);
   };
   walk(ast, true);
   return reads;

@@ -84,7 +84,7 @@ export class SharedFunction {
   }
 
   /** The function as the evaluation guarded by `guard` binds it. */
-  in(guard: EvaluationGuard): unknown {
+  forEvaluation(guard: EvaluationGuard): unknown {
     return isLambda(this.#fn) ? copyFor(guard, this.#fn) : this.#fn;
   }
 }
@@ -141,14 +141,14 @@ function copyFor(guard: EvaluationGuard, lambda: Lambda): Lambda {
   return copy;
 }
 
-/** `bindings` as one evaluation binds them: each {@link SharedFunction} as that evaluation's copy. */
+/** A copy of `bindings` as one evaluation binds them: each {@link SharedFunction} as that evaluation's copy. */
 export function bindShared(
   bindings: Record<string, unknown> | undefined,
   guard: EvaluationGuard,
 ): Record<string, unknown> {
   const bound: Record<string, unknown> = { ...bindings };
   for (const [name, value] of Object.entries(bound)) {
-    if (value instanceof SharedFunction) bound[name] = value.in(guard);
+    if (value instanceof SharedFunction) bound[name] = value.forEvaluation(guard);
   }
   return bound;
 }

@@ -85,6 +85,7 @@ export interface LibraryOutcome {
 export function compileLibrary(spec: ModelSpec, ctx: SectionContext): LibraryOutcome {
   const library = spec.library;
   if (library === undefined || library === null) return { library: null, names: [] };
+  const errorsBefore = ctx.errors.length;
   const placed = layersOf(library);
   if (isObject(library) && library.define === undefined && !Array.isArray(library.layers)) {
     ctx.error("library", "a library needs `define`: JSONata ending with the array of the names it exports");
@@ -98,7 +99,6 @@ export function compileLibrary(spec: ModelSpec, ctx: SectionContext): LibraryOut
       `extends '${library.extends}' is not resolved yet: only the layers written here are used`,
     );
   }
-  const errorsBefore = ctx.errors.length;
   const exports = new Map<string, string>();
   const layers: CompiledLayer[] = [];
   for (const entry of placed) {
