@@ -72,15 +72,16 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
   if (!isObject(input)) return { valid: false, errors: shape, warnings: [] };
   const spec = input as unknown as ModelSpec;
 
-  const sections = new Map<string, SectionContext>();
-  let scope = new ExpressionScope();
+  // The library comes first: what it exports is part of what every other expression may read.
+  const libraryContext = new SectionContext(env);
+  const sections = new Map<string, SectionContext>([["library", libraryContext]]);
+  const library = compileLibrary(spec, libraryContext);
+  const scope = new ExpressionScope(library.names);
   const section = (name: string) => {
     const ctx = new SectionContext(env, scope);
     sections.set(name, ctx);
     return ctx;
   };
-  const library = compileLibrary(spec, section("library"));
-  scope = new ExpressionScope(library.names);
   const schema = compileSchema(spec, section("schema"));
   const constants = compileConstants(spec);
   const definitions = [

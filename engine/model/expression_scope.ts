@@ -21,10 +21,10 @@ export const MODEL_VARIABLES: readonly string[] = ["const", "parent"];
 /** Variables an effect's `response.set` expressions are evaluated with besides the model's. */
 export const RESPONSE_VARIABLES: readonly string[] = ["response", "status"];
 
-/** The errors and warnings of a check. */
+/** Where a check records its findings. */
 export interface ScopeFindings {
-  errors: Finding[];
-  warnings: Finding[];
+  readonly errors: Finding[];
+  readonly warnings: Finding[];
 }
 
 /** What the expressions of one model may read. */
@@ -45,11 +45,10 @@ export class ExpressionScope {
   }
 
   /**
-   * The findings of the free variables of `ast` nothing binds, at `location`:
-   * a call is an error, a bare read a warning (each name once per kind).
+   * Records into `findings` the free variables of `ast` nothing binds, at
+   * `location`: a call is an error, a bare read a warning (each name once per kind).
    */
-  check(ast: AstNode, location: string, extra: readonly string[] = []): ScopeFindings {
-    const findings: ScopeFindings = { errors: [], warnings: [] };
+  check(ast: AstNode, location: string, findings: ScopeFindings, extra: readonly string[] = []): void {
     const seen = new Set<string>();
     for (const { name, call, position } of freeVariables(ast)) {
       const key = `${call}:${name}`;
@@ -71,6 +70,5 @@ export class ExpressionScope {
         });
       }
     }
-    return findings;
   }
 }

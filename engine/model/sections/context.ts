@@ -94,9 +94,7 @@ export class SectionContext {
       this.error(location, `JSONata compile error: ${(err as Error).message}`);
       return null;
     }
-    const { errors, warnings } = this.scope.check(compiled.ast, location, extra);
-    this.errors.push(...errors);
-    this.warnings.push(...warnings);
+    this.scope.check(compiled.ast, location, this, extra);
     return compiled;
   }
 

@@ -163,10 +163,7 @@ function compileLayer(
   for (const name of required) {
     if (!(name in constants)) error(`requires the constant '${name}', which the model does not declare`);
   }
-  const scope = new ExpressionScope(earlier.keys(), ["const"]);
-  const findings = scope.check(ast, location);
-  ctx.errors.push(...findings.errors);
-  ctx.warnings.push(...findings.warnings);
+  new ExpressionScope(earlier.keys(), ["const"]).check(ast, location, ctx);
   for (const variable of freeVariables(ast)) {
     if (IMPURE.has(variable.name)) {
       error(`uses $${variable.name}: library values are computed once and library functions must be pure`);

@@ -92,9 +92,7 @@ export function validateViewDefinition(
         `JSONata compile error: ${(err as Error).message}; evaluation marks the component with 'error'`,
       );
     }
-    const { errors, warnings } = scope.check(compiled.ast, at);
-    findings.errors.push(...errors);
-    findings.warnings.push(...warnings);
+    scope.check(compiled.ast, at, findings);
   };
   const viewTarget = (value: Json, at: string, member: string) => {
     if (value === undefined || value === null) return;
