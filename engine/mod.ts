@@ -30,6 +30,7 @@ export {
 export type { Json, JsonObject } from "./json/value.ts";
 export { type CompiledModel, compileSpec, validateSpec, type ValidationReport } from "./model/compile.ts";
 export * from "./model/types.ts";
+export type { LibraryDescription } from "./model/library_description.ts";
 export {
   type AnyOperation,
   checkInput,

@@ -62,7 +62,7 @@ async function value(
 ): Promise<Json | undefined> {
   try {
     return await compiled.evaluate(ctx.doc, {
-      const: ctx.model.constants,
+      ...ctx.model.bindings.base,
       ...clockBindings(ctx.at),
       ...extra,
     });

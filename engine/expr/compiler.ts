@@ -16,6 +16,7 @@ import { guardedBuiltins } from "./builtins.ts";
 import { entryHook, EvaluationGuard, exitHook, GUARD_BINDING } from "./guard.ts";
 import { checkRegexLiterals, re2RegexEngine } from "./regex_engine.ts";
 import { compileClosure, compiledLimits, INTERPRET } from "./compiled/compile.ts";
+import { bindShared } from "./shared_function.ts";
 
 /**
  * A JSONata AST node. The library's published typings miss several node kinds
@@ -28,17 +29,26 @@ export interface AstNode {
   [member: string]: unknown;
 }
 
-/** How long an evaluation may take. */
+/** How long an evaluation may take, and what it reports on the way. */
 export interface EvaluationOptions {
   /** Epoch ms after which the evaluation fails; default: start + `timeoutMs`. */
   deadline?: number;
+  /**
+   * Called after every step with the step's node and a lookup of the variables
+   * visible where it ran, raw (functions as JSONata holds them): how a
+   * library's exports are read at the end of its `define`.
+   */
+  observe?: (step: AstNode, lookup: (name: string) => unknown) => void;
 }
 
 /** A compiled expression. */
 export interface CompiledExpression {
   readonly source: string;
   readonly ast: AstNode;
-  /** Evaluates against `input` with extra variable bindings; the result is plain JSON. */
+  /**
+   * Evaluates against `input` with extra variable bindings (a `SharedFunction`
+   * is bound as this evaluation's own copy); the result is plain JSON.
+   */
   evaluate(
     input: unknown,
     bindings?: Record<string, unknown>,
@@ -153,10 +163,12 @@ export class ExpressionCompiler {
     const entry: CompiledExpression = {
       source,
       ast,
-      async evaluate(input, bindings, { deadline } = {}) {
+      async evaluate(input, bindings, { deadline, observe } = {}) {
         const started = Date.now();
-        // Past its deadline an evaluation is the interpreter's to fail.
-        const fast = closure && started <= (deadline ?? started) ? closure(input, bindings) : INTERPRET;
+        // Past its deadline an evaluation is the interpreter's to fail; an observed one the interpreter's to step.
+        const fast = closure && !observe && started <= (deadline ?? started)
+          ? closure(input, bindings)
+          : INTERPRET;
         if (fast !== INTERPRET) {
           try {
             return toPlainJson(fast, options.maxResultDepth);
@@ -170,11 +182,13 @@ export class ExpressionCompiler {
           timeoutMs: options.timeoutMs,
         });
         guard.regexEngine = re2RegexEngine(guard, options.regexMaxInput);
+        if (observe) guard.observer = (step, frame) => observe(step as AstNode, (name) => frame.lookup(name));
         try {
           await (guardedReady ??= guardedBuiltins().then((builtins) => {
             for (const [name, builtin] of Object.entries(builtins)) compiled.assign(name, builtin);
           }));
-          const scope = { ...bindings, [GUARD_BINDING]: guard };
+          const scope = bindShared(bindings, guard);
+          scope[GUARD_BINDING] = guard;
           return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
         } catch (err) {
           throw toExpressionError(err);

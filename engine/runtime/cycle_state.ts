@@ -80,9 +80,9 @@ export class CycleState {
     this.#clock = clockBindings(now);
   }
 
-  /** The bindings of every expression of the cycle: `$const`, the clock, and `$parent` when given. */
+  /** The bindings of every expression of the cycle: the model's, the clock, and `$parent` when given. */
   bindings(parent?: Json): Record<string, unknown> {
-    return { const: this.model.constants, parent, ...this.#clock };
+    return { ...this.model.bindings.base, parent, ...this.#clock };
   }
 
   /** The meta cache as the cycle currently sees it. */

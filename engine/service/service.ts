@@ -67,6 +67,7 @@ import { type VerificationReport, verify } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import { type CompiledModel, compileSpec } from "../model/compile.ts";
 import type { ModelSpec } from "../model/types.ts";
+import { describeLibrary, type LibraryDescription } from "../model/library_description.ts";
 import { evaluateViewDelta } from "../view/delta.ts";
 import { checkViewId, evaluateView, viewStateOf } from "../view/evaluate.ts";
 import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
@@ -574,6 +575,10 @@ export class ModelService implements ModelApi {
 
   getSpec(id: string): Promise<ModelSpec> {
     return Promise.resolve().then(() => cloneJson(this.#slot(id).runtime.model.spec));
+  }
+
+  getLibrary(id: string): Promise<LibraryDescription> {
+    return Promise.resolve().then(() => cloneJson(describeLibrary(this.#slot(id).runtime.model)));
   }
 
   /** The compiled model of a registered id (for surfaces that render views, run tests). */

@@ -1,14 +1,16 @@
 /// <reference lib="dom" />
 /**
  * Browser smoke test: the engine bundled by browser/build.ts runs inside headless
- * Chromium and replays the conformance examples' embedded tests with exactly the
- * results the engine produces in Deno.
+ * Chromium and replays the embedded tests of the conformance examples and of the
+ * bundled examples (library functions among them) with exactly the results the
+ * engine produces in Deno.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import * as engine from "../../browser/mod.ts";
+import { EXAMPLES } from "../../engine/authoring/mod.ts";
 import { buildBrowserBundle } from "../../browser/build.ts";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
@@ -40,10 +42,11 @@ async function readExamples(): Promise<Example[]> {
   }
   names.sort();
   assert.ok(names.length > 0, `no example specs in ${fileURLToPath(EXAMPLES_DIR)}`);
-  return await Promise.all(names.map(async (file) => ({
+  const conformance = await Promise.all(names.map(async (file) => ({
     name: file.slice(0, -".json".length),
     spec: JSON.parse(await Deno.readTextFile(new URL(file, EXAMPLES_DIR))),
   })));
+  return [...conformance, ...EXAMPLES.map(({ name, spec }) => ({ name, spec: structuredClone(spec) }))];
 }
 
 /** Plain JSON form of a report, so both sides compare as data. */
