@@ -3,21 +3,28 @@
  * npm packages come from the project's node_modules, so nothing is fetched at
  * load time):
  *
- *     deno task bundle:browser   # dist/engine.browser.js: the engine as one ES module
+ *     deno task bundle:browser   # dist/engine.browser.js: the engine as one ES module (+ its RE2 file)
  *     deno task build:web        # dist/web/ (playground, svc-embed.js, sw.js, example) + dist/playground.html
  *
+ * The engine loads RE2 (the regex engine) on first use: beside a bundle as
+ * `<name>.re2.js` (dist/engine.browser.re2.js, playground.re2.js), inlined in
+ * a single-file bundle (svc-embed.js, dist/playground.html).
+ *
  * `dist/web/` is a self-contained static folder: `index.html` (the playground,
- * no inline script or style, so it runs under a strict CSP), `playground.js`,
- * `playground.css`, `svc-embed.js` (the embed script), `sw.js` (the service
- * worker caching the app for offline use) and `examples/embed.html`.
+ * no inline script or style, so it runs under a strict CSP), `playground.js`
+ * with `playground.re2.js`, `playground.css`, `svc-embed.js` (the embed
+ * script), `sw.js` (the service worker caching the app for offline use) and
+ * `examples/embed.html`.
  * `dist/playground.html` is the same playground in a single file that works
  * when opened from disk. `--if-stale` skips the web build when `dist/web` is
  * newer than every source it is built from (what `deno task start` runs).
  *
  * @module
  */
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BundleFile, bundleFile } from "../build/bundle_file.ts";
+import { buildRe2File, lazyRe2 } from "../build/lazy_re2.ts";
 import { slimZod } from "../build/slim_zod.ts";
 
 /** Options of {@link buildBrowserBundle}. */
@@ -30,6 +37,18 @@ export interface BrowserBundleOptions {
   entryPoint?: string;
   /** Values substituted for global names (esbuild `define`). */
   define?: Record<string, string>;
+  /**
+   * Write RE2, which the engine loads on first use (engine/expr/re2.ts), to a file of its own beside
+   * `outfile` (`<name>.re2.js`), so a page downloads it only for a spec that needs it; by default it is
+   * inlined (one self-contained file).
+   */
+  re2File?: boolean;
+}
+
+/** What {@link buildBrowserBundle} wrote. */
+export interface BrowserBundle extends BundleFile {
+  /** The RE2 file (`re2File`). */
+  re2?: BundleFile;
 }
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -42,18 +61,22 @@ export const DEFAULT_WEB_DIR: string = here("../dist/web");
 /** The default single-file playground. */
 export const DEFAULT_PLAYGROUND_FILE: string = here("../dist/playground.html");
 
-/** Builds one browser bundle. Throws with esbuild's messages on failure. */
-export function buildBrowserBundle(options: BrowserBundleOptions = {}): Promise<BundleFile> {
-  return bundleFile(options.entryPoint ?? ENGINE_ENTRY, options.outfile ?? DEFAULT_BUNDLE_PATH, {
+/** Builds one browser bundle (and its RE2 file). Throws with esbuild's messages on failure. */
+export async function buildBrowserBundle(options: BrowserBundleOptions = {}): Promise<BrowserBundle> {
+  const outfile = options.outfile ?? DEFAULT_BUNDLE_PATH;
+  const minify = options.minify ?? false;
+  const re2File = options.re2File ? outfile.replace(/(\.js)?$/, ".re2.js") : undefined;
+  const bundle = await bundleFile(options.entryPoint ?? ENGINE_ENTRY, outfile, {
     platform: "browser",
-    minify: options.minify ?? false,
-    plugins: [slimZod],
+    minify,
+    plugins: [slimZod, lazyRe2(re2File && `./${basename(re2File)}`)],
     define: options.define,
     legalComments: "none",
     // Lit's reactive properties are accessors on the prototype: class fields must be
     // assigned (through them), not defined over them.
     tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
   });
+  return re2File ? { ...bundle, re2: await buildRe2File(re2File, minify) } : bundle;
 }
 
 /** What the web build wrote. */
@@ -66,7 +89,14 @@ export interface WebBuild {
 }
 
 /** The files the service worker caches, relative to its scope. */
-export const APP_SHELL = ["./", "index.html", "playground.js", "playground.css", "svc-embed.js"] as const;
+export const APP_SHELL = [
+  "./",
+  "index.html",
+  "playground.js",
+  "playground.re2.js",
+  "playground.css",
+  "svc-embed.js",
+] as const;
 
 async function sha256(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -84,11 +114,8 @@ export async function buildWeb(
   playgroundFile: string = DEFAULT_PLAYGROUND_FILE,
 ): Promise<WebBuild> {
   await Deno.mkdir(`${dir}/examples`, { recursive: true });
-  await buildBrowserBundle({
-    entryPoint: here("./playground/main.ts"),
-    outfile: `${dir}/playground.js`,
-    minify: true,
-  });
+  const playground = { entryPoint: here("./playground/main.ts"), minify: true };
+  await buildBrowserBundle({ ...playground, outfile: `${dir}/playground.js`, re2File: true });
   await buildBrowserBundle({ entryPoint: here("./embed.ts"), outfile: `${dir}/svc-embed.js`, minify: true });
   const css = await Deno.readTextFile(here("./playground/playground.css"));
   await Deno.writeTextFile(`${dir}/playground.css`, css);
@@ -99,8 +126,9 @@ export async function buildWeb(
       .replace("<!--SCRIPT-->", '<script type="module" src="playground.js"></script>'),
   );
   const js = await Deno.readTextFile(`${dir}/playground.js`);
+  const re2 = await Deno.readTextFile(`${dir}/playground.re2.js`);
   const embed = await Deno.readTextFile(`${dir}/svc-embed.js`);
-  const version = await sha256(js + embed + css + template);
+  const version = await sha256(js + re2 + embed + css + template);
   await buildBrowserBundle({
     entryPoint: here("./sw.ts"),
     outfile: `${dir}/sw.js`,
@@ -110,14 +138,23 @@ export async function buildWeb(
   for (const file of ["embed.html", "embed.css", "embed_events.js", "order.json"]) {
     await Deno.copyFile(here(`./examples/${file}`), `${dir}/examples/${file}`);
   }
-  // The single file: no service worker (file:// has none), everything inline.
+  // The single file: no service worker (file:// has none), everything inline, RE2 too.
+  const scratch = await Deno.makeTempDir({ prefix: "playground_" });
+  let inline: string;
+  try {
+    inline = await Deno.readTextFile(
+      (await buildBrowserBundle({ ...playground, outfile: `${scratch}/p.js` })).outfile,
+    );
+  } finally {
+    await Deno.remove(scratch, { recursive: true });
+  }
   await Deno.writeTextFile(
     playgroundFile,
     template.replace(' data-sw="on"', "").replace("<!--STYLE-->", () => `<style>${css}</style>`)
-      .replace("<!--SCRIPT-->", () => `<script type="module">${inlineScript(js)}</script>`),
+      .replace("<!--SCRIPT-->", () => `<script type="module">${inlineScript(inline)}</script>`),
   );
   const files: Record<string, number> = {};
-  for (const name of ["index.html", "playground.js", "playground.css", "svc-embed.js", "sw.js"]) {
+  for (const name of [...APP_SHELL.filter((name) => name !== "./"), "sw.js"]) {
     files[name] = (await Deno.stat(`${dir}/${name}`)).size;
   }
   await Deno.writeTextFile(`${dir}/.built`, `${version}\n`);
@@ -161,7 +198,10 @@ if (import.meta.main) {
       console.log(`wrote ${dir} (${sizes.join(", ")}) and ${playgroundFile}`);
     }
   } else {
-    const { outfile, bytes } = await buildBrowserBundle({ minify: Deno.args.includes("--minify") });
-    console.log(`wrote ${outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
+    const bundle = await buildBrowserBundle({ minify: Deno.args.includes("--minify"), re2File: true });
+    const sizes = [bundle, bundle.re2!].map(({ outfile, bytes }) =>
+      `${outfile} (${(bytes / 1024).toFixed(0)} KiB)`
+    );
+    console.log(`wrote ${sizes.join(" and ")}`);
   }
 }

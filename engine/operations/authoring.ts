@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { guidance, GUIDANCE_TOPIC_IDS, GUIDANCE_TOPICS } from "../authoring/guidance/mod.ts";
+import { withRegexEngine } from "../expr/re2.ts";
 import type { Json } from "../json/value.ts";
 import { localOperation } from "./operation.ts";
 import {
@@ -28,7 +29,10 @@ export const validateSpec = localOperation({
   summary: "validate a candidate ModelSpec without registering it: {valid, errors, warnings}",
   input: z.object({ spec: candidate }),
   output: VALIDATION_REPORT,
-  run: async ({ authoring }, { spec }) => (await authoring()).validateSpec(spec),
+  run: async ({ authoring }, { spec }) => {
+    const tools = await authoring();
+    return await withRegexEngine(() => tools.validateSpec(spec));
+  },
   console: { command: "validate-spec" },
   mcp: {
     tool: "validate_spec",
