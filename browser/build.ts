@@ -3,16 +3,17 @@
  * npm packages come from the project's node_modules, so nothing is fetched at
  * load time):
  *
- *     deno task bundle:browser   # dist/engine.browser.js: the engine as one ES module (+ its RE2 file)
+ *     deno task bundle:browser   # dist/engine.browser.js: the engine as one ES module (+ on-demand files)
  *     deno task build:web        # dist/web/ (playground, svc-embed.js, sw.js, example) + dist/playground.html
  *
- * The engine loads RE2 (the regex engine) on first use: beside a bundle as
- * `<name>.re2.js` (dist/engine.browser.re2.js, playground.re2.js), inlined in
- * a single-file bundle (svc-embed.js, dist/playground.html).
+ * What the engine loads on demand (RE2, the guidance topics: build/on_demand.ts)
+ * is a file of its own beside a bundle (`dist/engine.browser.re2.js`,
+ * `playground.re2.js`, …), inlined in a single-file bundle (svc-embed.js,
+ * dist/playground.html).
  *
  * `dist/web/` is a self-contained static folder: `index.html` (the playground,
  * no inline script or style, so it runs under a strict CSP), `playground.js`
- * with `playground.re2.js`, `playground.css`, `svc-embed.js` (the embed
+ * with its on-demand files, `playground.css`, `svc-embed.js` (the embed
  * script), `sw.js` (the service worker caching the app for offline use) and
  * `examples/embed.html`.
  * `dist/playground.html` is the same playground in a single file that works
@@ -21,11 +22,10 @@
  *
  * @module
  */
-import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BundleFile, bundleFile } from "../build/bundle_file.ts";
-import { buildRe2File, lazyRe2 } from "../build/lazy_re2.ts";
-import { slimZod } from "../build/slim_zod.ts";
+import { buildOnDemandFiles, onDemand, onDemandFiles } from "../build/on_demand.ts";
+import { noZod } from "../build/no_zod.ts";
 
 /** Options of {@link buildBrowserBundle}. */
 export interface BrowserBundleOptions {
@@ -38,17 +38,17 @@ export interface BrowserBundleOptions {
   /** Values substituted for global names (esbuild `define`). */
   define?: Record<string, string>;
   /**
-   * Write RE2, which the engine loads on first use (engine/expr/re2.ts), to a file of its own beside
-   * `outfile` (`<name>.re2.js`), so a page downloads it only for a spec that needs it; by default it is
-   * inlined (one self-contained file).
+   * Write what the engine loads on demand (RE2, the guidance topics: build/on_demand.ts) to files of
+   * their own beside `outfile` (`<name>.re2.js`, …), so a page downloads them only when it needs them;
+   * by default they are inlined (one self-contained file).
    */
-  re2File?: boolean;
+  onDemandFiles?: boolean;
 }
 
 /** What {@link buildBrowserBundle} wrote. */
 export interface BrowserBundle extends BundleFile {
-  /** The RE2 file (`re2File`). */
-  re2?: BundleFile;
+  /** The on-demand files (`onDemandFiles`), else none. */
+  onDemand: BundleFile[];
 }
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -61,22 +61,21 @@ export const DEFAULT_WEB_DIR: string = here("../dist/web");
 /** The default single-file playground. */
 export const DEFAULT_PLAYGROUND_FILE: string = here("../dist/playground.html");
 
-/** Builds one browser bundle (and its RE2 file). Throws with esbuild's messages on failure. */
+/** Builds one browser bundle (and its on-demand files). Throws with esbuild's messages on failure. */
 export async function buildBrowserBundle(options: BrowserBundleOptions = {}): Promise<BrowserBundle> {
   const outfile = options.outfile ?? DEFAULT_BUNDLE_PATH;
   const minify = options.minify ?? false;
-  const re2File = options.re2File ? outfile.replace(/(\.js)?$/, ".re2.js") : undefined;
   const bundle = await bundleFile(options.entryPoint ?? ENGINE_ENTRY, outfile, {
     platform: "browser",
     minify,
-    plugins: [slimZod, lazyRe2(re2File && `./${basename(re2File)}`)],
+    plugins: [noZod, onDemand(options.onDemandFiles ? outfile : undefined)],
     define: options.define,
     legalComments: "none",
     // Lit's reactive properties are accessors on the prototype: class fields must be
     // assigned (through them), not defined over them.
     tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
   });
-  return re2File ? { ...bundle, re2: await buildRe2File(re2File, minify) } : bundle;
+  return { ...bundle, onDemand: options.onDemandFiles ? await buildOnDemandFiles(outfile, minify) : [] };
 }
 
 /** What the web build wrote. */
@@ -89,14 +88,14 @@ export interface WebBuild {
 }
 
 /** The files the service worker caches, relative to its scope. */
-export const APP_SHELL = [
+export const APP_SHELL: readonly string[] = [
   "./",
   "index.html",
   "playground.js",
-  "playground.re2.js",
+  ...Object.values(onDemandFiles("playground.js")),
   "playground.css",
   "svc-embed.js",
-] as const;
+];
 
 async function sha256(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -115,7 +114,7 @@ export async function buildWeb(
 ): Promise<WebBuild> {
   await Deno.mkdir(`${dir}/examples`, { recursive: true });
   const playground = { entryPoint: here("./playground/main.ts"), minify: true };
-  await buildBrowserBundle({ ...playground, outfile: `${dir}/playground.js`, re2File: true });
+  await buildBrowserBundle({ ...playground, outfile: `${dir}/playground.js`, onDemandFiles: true });
   await buildBrowserBundle({ entryPoint: here("./embed.ts"), outfile: `${dir}/svc-embed.js`, minify: true });
   const css = await Deno.readTextFile(here("./playground/playground.css"));
   await Deno.writeTextFile(`${dir}/playground.css`, css);
@@ -125,10 +124,9 @@ export async function buildWeb(
     template.replace("<!--STYLE-->", '<link rel="stylesheet" href="playground.css">')
       .replace("<!--SCRIPT-->", '<script type="module" src="playground.js"></script>'),
   );
-  const js = await Deno.readTextFile(`${dir}/playground.js`);
-  const re2 = await Deno.readTextFile(`${dir}/playground.re2.js`);
-  const embed = await Deno.readTextFile(`${dir}/svc-embed.js`);
-  const version = await sha256(js + re2 + embed + css + template);
+  const scripts = APP_SHELL.filter((file) => file.endsWith(".js"));
+  const code = await Promise.all(scripts.map((file) => Deno.readTextFile(`${dir}/${file}`)));
+  const version = await sha256(code.join("") + css + template);
   await buildBrowserBundle({
     entryPoint: here("./sw.ts"),
     outfile: `${dir}/sw.js`,
@@ -138,7 +136,7 @@ export async function buildWeb(
   for (const file of ["embed.html", "embed.css", "embed_events.js", "order.json"]) {
     await Deno.copyFile(here(`./examples/${file}`), `${dir}/examples/${file}`);
   }
-  // The single file: no service worker (file:// has none), everything inline, RE2 too.
+  // The single file: no service worker (file:// has none), everything inline, the on-demand modules too.
   const scratch = await Deno.makeTempDir({ prefix: "playground_" });
   let inline: string;
   try {
@@ -198,10 +196,10 @@ if (import.meta.main) {
       console.log(`wrote ${dir} (${sizes.join(", ")}) and ${playgroundFile}`);
     }
   } else {
-    const bundle = await buildBrowserBundle({ minify: Deno.args.includes("--minify"), re2File: true });
-    const sizes = [bundle, bundle.re2!].map(({ outfile, bytes }) =>
+    const bundle = await buildBrowserBundle({ minify: Deno.args.includes("--minify"), onDemandFiles: true });
+    const sizes = [bundle, ...bundle.onDemand].map(({ outfile, bytes }) =>
       `${outfile} (${(bytes / 1024).toFixed(0)} KiB)`
     );
-    console.log(`wrote ${sizes.join(" and ")}`);
+    console.log(`wrote ${sizes.join(", ")}`);
   }
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { guidance, GUIDANCE_TOPIC_IDS, GUIDANCE_TOPICS } from "../authoring/guidance/mod.ts";
+import { GUIDANCE_MENU, GUIDANCE_TOPIC_IDS, loadGuidance } from "../authoring/guidance/menu.ts";
 import { withRegexEngine } from "../expr/re2.ts";
 import type { Json } from "../json/value.ts";
 import { localOperation } from "./operation.ts";
@@ -131,13 +131,13 @@ export const getDomainGuidance = localOperation({
       .describe("topic ids from the menu"),
   }),
   output: GUIDANCE,
-  run: (_, { topics }) => Promise.resolve({ topics: guidance(topics) }),
+  run: async (_, { topics }) => ({ topics: await loadGuidance(topics) }),
   console: { command: "get-domain-guidance" },
   mcp: {
     tool: "get_domain_guidance",
     title: "Domain guidance",
     description: "Worked JSONata patterns as spec fragments with a sample run: " +
-      GUIDANCE_TOPICS.map((t) => `${t.id} (${t.title})`).join(", ") + ".",
+      GUIDANCE_MENU.map((t) => `${t.id} (${t.title})`).join(", ") + ".",
     kind: "read",
   },
 });

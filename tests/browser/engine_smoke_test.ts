@@ -57,20 +57,13 @@ Deno.test("the bundled engine replays every example test in Chromium exactly as 
   let server: Deno.HttpServer<Deno.NetAddr> | undefined;
   let browser: Browser | undefined;
   try {
-    const bundle = await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js`, re2File: true });
-    const replay = await buildBrowserBundle({
+    // The engine bundle as `deno task bundle:browser` writes it, its on-demand files beside it.
+    await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js`, onDemandFiles: true });
+    await buildBrowserBundle({
       entryPoint: fileURLToPath(new URL("./replay.ts", import.meta.url)),
       outfile: `${workDir}/replay.js`,
     });
-    server = serveStatic({
-      "/": { body: PAGE, type: "text/html; charset=utf-8" },
-      "/engine.browser.js": { body: await Deno.readTextFile(bundle.outfile), type: "text/javascript" },
-      "/engine.browser.re2.js": {
-        body: await Deno.readTextFile(bundle.re2!.outfile),
-        type: "text/javascript",
-      },
-      "/replay.js": { body: await Deno.readTextFile(replay.outfile), type: "text/javascript" },
-    });
+    server = serveStatic({ "/": { body: PAGE, type: "text/html; charset=utf-8" } }, workDir);
 
     const inDeno = asData(await replayExamples(engine, examples));
 
@@ -107,20 +100,17 @@ Deno.test("the bundled engine replays every example test in Chromium exactly as 
   }
 });
 
-Deno.test("the bundled engine fetches its RE2 file only when a spec needs a regex", async () => {
+Deno.test("the bundled engine fetches its on-demand files when needed: RE2 for a regex, the guidance", async () => {
   const workDir = await Deno.makeTempDir({ prefix: "engine_re2_" });
   try {
-    const bundle = await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js`, re2File: true });
-    const js = (body: string) => ({ body, type: "text/javascript" });
+    await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js`, onDemandFiles: true });
     await using server = serveStatic({
       "/": {
         body: `<!doctype html><meta charset="utf-8"><title>re2</title><link rel="icon" href="data:,">
 <script type="module">import * as engine from "/engine.browser.js"; window.engine = engine;</script>`,
         type: "text/html; charset=utf-8",
       },
-      "/engine.browser.js": js(await Deno.readTextFile(bundle.outfile)),
-      "/engine.browser.re2.js": js(await Deno.readTextFile(bundle.re2!.outfile)),
-    });
+    }, workDir);
     await using browser = await launchBrowser();
     const page = await browser.newPage();
     const requested: string[] = [];
@@ -157,6 +147,16 @@ Deno.test("the bundled engine fetches its RE2 file only when a spec needs a rege
     assert.ok(requested.includes("/engine.browser.re2.js"), "RE2 fetched for the regexes");
     const refused = await run(regex, { "$.code": "abc" });
     assert.equal(refused.written.violations[0].keyword, "pattern");
+
+    assert.ok(!requested.includes("/engine.browser.guidance.js"));
+    const titles = await page.evaluate(async () => {
+      const { engine } = window as unknown as { engine: typeof import("../../browser/mod.ts") };
+      const invoker = engine.localInvoker(await engine.ModelService.open({}));
+      const { topics } = await invoker.invoke(engine.operations.getDomainGuidance, { topics: ["ranking"] });
+      return topics.map((topic) => topic.title);
+    });
+    assert.deepEqual(titles, ["Ranking and top N"]);
+    assert.ok(requested.includes("/engine.browser.guidance.js"));
   } finally {
     await Deno.remove(workDir, { recursive: true });
   }
