@@ -25,6 +25,7 @@
 import { fileURLToPath } from "node:url";
 import { type BundleFile, bundleFile } from "../build/bundle_file.ts";
 import { buildOnDemandFiles, onDemand, onDemandFiles } from "../build/on_demand.ts";
+import { noDocs } from "../build/no_docs.ts";
 import { noZod } from "../build/no_zod.ts";
 
 /** Options of {@link buildBrowserBundle}. */
@@ -68,7 +69,7 @@ export async function buildBrowserBundle(options: BrowserBundleOptions = {}): Pr
   const bundle = await bundleFile(options.entryPoint ?? ENGINE_ENTRY, outfile, {
     platform: "browser",
     minify,
-    plugins: [noZod, onDemand(options.onDemandFiles ? outfile : undefined)],
+    plugins: [noZod, noDocs, onDemand(options.onDemandFiles ? outfile : undefined)],
     define: options.define,
     legalComments: "none",
     // Lit's reactive properties are accessors on the prototype: class fields must be

@@ -1,0 +1,31 @@
+import assert from "node:assert/strict";
+import { withoutDocs } from "./no_docs.ts";
+
+Deno.test("documenting strings are emptied; code, messages and patterns stay", () => {
+  const source = `
+export const op = apiOperation({
+  summary: "the merged document " +
+    "(optionally at a time)",
+  input: z.object({ at: INSTANT.describe("ISO-8601 \\"instant\\"").optional() }),
+  run: (api, { id }) => { if (!id) throw badRequest("id is required"); return api.getState(id); },
+  mcp: { tool: "get_state", title: "Read merged state", description: "The merged document", kind: "read" },
+  rest: { errors: { 404: { description: "unknown model" } }, path: "/models/{id}/state" },
+});
+const s = { template: { ref: ref("Reference", "the template: " + "a coordinate"), pattern: "^[a-z]+$" } };
+const e = { items: address("canonical address"), drop: names("ids to drop"), kinds: addresses("where") };
+`;
+  assert.equal(
+    withoutDocs(source),
+    `
+export const op = apiOperation({
+  summary: "",
+  input: z.object({ at: INSTANT.describe("").optional() }),
+  run: (api, { id }) => { if (!id) throw badRequest("id is required"); return api.getState(id); },
+  mcp: { tool: "get_state", title: "", description: "", kind: "read" },
+  rest: { errors: { 404: { description: "" } }, path: "/models/{id}/state" },
+});
+const s = { template: { ref: ref("Reference", ""), pattern: "^[a-z]+$" } };
+const e = { items: address(""), drop: names(""), kinds: addresses("") };
+`,
+  );
+});
