@@ -43,7 +43,7 @@ import { negotiatingTransport } from "./negotiation.ts";
 import { ProtocolError } from "./protocol_error.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES, ResourceSubscriptions } from "./resources.ts";
 import { toolFailure, toolSuccess } from "./results.ts";
-import { type ToolDefinition, toolsFor } from "./tools.ts";
+import { NO_FEATURES, type ToolDefinition, toolsFor } from "./tools.ts";
 
 export { negotiateVersion, PROTOCOL_VERSIONS } from "./negotiation.ts";
 
@@ -176,7 +176,7 @@ async function callTool(
 /** Creates one session's MCP server over a {@link ModelApi} (in-process) or an {@link Invoker}. */
 export function createMcpServer(target: ModelApi | Invoker, options: McpServerOptions): McpSession {
   const invoker = invokerOf(target);
-  const tools = toolsFor({ generation: false, ...options.features });
+  const tools = toolsFor({ ...NO_FEATURES, ...options.features });
   const server = new Server(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
     {
