@@ -14,7 +14,7 @@
  * @module
  */
 import { z } from "zod";
-import { badRequest } from "../errors.ts";
+import { badRequest, ServiceError } from "../errors.ts";
 import type { RunOptions } from "../service/api.ts";
 import { component } from "./json_schema.ts";
 import { localOperation } from "./operation.ts";
@@ -85,9 +85,15 @@ export interface BrowserPairing {
 }
 
 /** The message of every model operation before the pairing is done. */
-export const NOT_PAIRED_MESSAGE =
-  "Not paired with a browser yet: call pair_browser first, open the link it " +
-  "returns (or let the person open it), and call pair_browser again until it answers paired";
+export const NOT_PAIRED_MESSAGE = "Not paired with a browser yet: call pair_browser first, have the person " +
+  "open the link it returns and approve, and call pair_browser again until it answers paired";
+
+/** What every model operation fails with before the pairing is done. */
+export class NotPairedError extends ServiceError {
+  constructor() {
+    super("unauthorized", NOT_PAIRED_MESSAGE);
+  }
+}
 
 /** `pair_browser`. */
 export const pairBrowser = localOperation({
