@@ -19,9 +19,10 @@
  *   creates the session's namespace and two tokens for it, the browser's
  *   (answered to the page) and the agent's (collected by the next poll).
  *
- * Finished pairings are remembered for another `expiresInSec` (a late poll
- * learns why it is gone), then forgotten. The clock is injected, so expiry is
- * tested without waiting.
+ * Finished pairings are remembered for another `expiresInSec`, at least a
+ * minute (a late poll, or a person opening an old link, learns why it is
+ * gone), then forgotten. The clock is injected, so expiry is tested without
+ * waiting.
  *
  * @module
  */
@@ -238,14 +239,14 @@ export class Pairings {
 
   /**
    * Expires pending pairings whose time is up; forgets finished ones after
-   * another `expiresInSec`, with the agent's session of an approval nobody
+   * another `expiresInSec` (at least a minute), with the agent's session of an approval nobody
    * collected.
    */
   #sweep(): void {
     const now = this.#now();
     for (const [pairCode, pairing] of this.#byPairCode) {
       if (pairing.state === "pending" && now >= pairing.expiresAt) pairing.state = "expired";
-      if (now < pairing.expiresAt + this.expiresInSec * 1000) continue;
+      if (now < pairing.expiresAt + Math.max(this.expiresInSec, 60) * 1000) continue;
       if (pairing.agent) this.#sessions.delete(pairing.agent.sessionId);
       this.#byPairCode.delete(pairCode);
       this.#byUserCode.delete(pairing.userCode);

@@ -246,6 +246,17 @@ Deno.test("hostile bodies and headers on the pairing routes", async () => {
       );
     }
     assert.equal((await call(server.url, "GET", "/pair/session")).status, 401);
+    // A cross-site page cannot decide for the person: no JSON without a preflight, no foreign origin.
+    const { userCode } = (await start(server)).json;
+    const form = await call(server.url, "POST", "/pair/approve", `userCode=${userCode}`, {
+      "content-type": "application/x-www-form-urlencoded",
+    });
+    assert.equal(form.status, 415);
+    const foreign = await call(server.url, "POST", "/pair/approve", { userCode }, {
+      origin: "http://evil.example",
+    });
+    assert.equal(foreign.status, 403);
+    assert.equal((await call(server.url, "POST", "/pair/deny", { userCode })).status, 200, "still undecided");
     assert.equal((await call(server.url, "DELETE", "/pair")).status, 405);
   } finally {
     await server.close();
