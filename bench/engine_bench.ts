@@ -3,7 +3,10 @@
  * ModelService.mutate (the real path: queue, pipeline, audit hashing, history)
  * and through ModelRuntime.evaluateMutation + commit (the pipeline alone),
  * against the raw JSONata cost of the expressions that mutation has to
- * recompute, evaluated directly on an equivalent document in the same run.
+ * recompute, evaluated directly on an equivalent document, and against
+ * HyperFormula's one-cell change on the same order as a spreadsheet, all in
+ * the same run; then the interpreter against compiled closures on the
+ * compiled subset (`compiled_ratio.ts`).
  *
  *     deno task bench
  *
@@ -11,6 +14,8 @@
  */
 import jsonata from "jsonata";
 import { DEFAULT_CONFIG, type Json, ModelRuntime, ModelService } from "../engine/mod.ts";
+import { compiledRatios, type RatioRow } from "./compiled_ratio.ts";
+import { spreadsheet } from "./hyperformula.ts";
 import { measure } from "./measure.ts";
 import { type Evaluation, independentDerivations, orderItems, type Scenario } from "./scenarios.ts";
 
@@ -21,6 +26,8 @@ interface Row {
   serviceUs: number;
   pipelineUs: number;
   rawUs: number;
+  /** HyperFormula's one-cell change and recalculation, where the scenario has a spreadsheet. */
+  sheetUs: number | null;
   fullRawUs: number;
 }
 
@@ -48,10 +55,12 @@ async function runScenario(scenario: Scenario): Promise<Row> {
     const { runtime } = await ModelRuntime.create(service.compiledModel(id), service.runtimeEnv);
     runtime.commit((await runtime.evaluateMutation(scenario.seed))!);
     const evaluate = rawEvaluator();
+    const sheet = scenario.spreadsheet ? spreadsheet(scenario.spreadsheet) : null;
     const times = await measure({
       service: (call) => service.mutate(id, scenario.mutation(call)),
       pipeline: async (call) => runtime.commit((await runtime.evaluateMutation(scenario.mutation(call)))!),
       raw: (call) => evaluate(scenario.recompute(doc, call), doc),
+      sheet: (call) => sheet ? sheet.change(call) : Promise.resolve(),
     });
     const everything = scenario.everything(doc);
     const full = await measure({ full: () => evaluate(everything, doc) }, { budgetMs: 600, minSamples: 3 });
@@ -61,6 +70,7 @@ async function runScenario(scenario: Scenario): Promise<Row> {
       serviceUs: times.service.medianUs,
       pipelineUs: times.pipeline.medianUs,
       rawUs: times.raw.medianUs,
+      sheetUs: sheet ? times.sheet.medianUs : null,
       fullRawUs: full.full.medianUs,
     };
   } finally {
@@ -68,17 +78,32 @@ async function runScenario(scenario: Scenario): Promise<Row> {
   }
 }
 
+const us = (n: number) => n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString("en");
+const ratio = (n: number) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)}x`;
+
+/** A Markdown table, the first column left-aligned. */
+function markdown(header: string[], body: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
+  const line = (cells: string[]) =>
+    "| " + cells.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join(" | ") + " |";
+  const rule = "|" +
+    widths.map((w, i) => (i === 0 ? ":" : "") + "-".repeat(w + 1) + (i === 0 ? "" : ":")).join("|") +
+    "|";
+  return [line(header), rule, ...body.map(line)].join("\n");
+}
+
 function table(rows: Row[]): string {
-  const us = (n: number) => n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString("en");
-  const ratio = (n: number) => `${n.toFixed(1)}x`;
   const header = [
     "scenario",
     "evals",
     "service.mutate µs",
-    "evaluate+commit µs",
+    "pipeline µs",
     "raw JSONata µs",
+    "HyperFormula µs",
     "service/raw",
     "pipeline/raw",
+    "service/HF",
+    "pipeline/HF",
     "full recompute µs",
   ];
   const body = rows.map((r) => [
@@ -87,17 +112,30 @@ function table(rows: Row[]): string {
     us(r.serviceUs),
     us(r.pipelineUs),
     us(r.rawUs),
+    r.sheetUs === null ? "–" : us(r.sheetUs),
     ratio(r.serviceUs / r.rawUs),
     ratio(r.pipelineUs / r.rawUs),
+    r.sheetUs === null ? "–" : ratio(r.serviceUs / r.sheetUs),
+    r.sheetUs === null ? "–" : ratio(r.pipelineUs / r.sheetUs),
     us(r.fullRawUs),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
-  const line = (cells: string[]) =>
-    "| " + cells.map((c, i) => i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])).join(" | ") + " |";
-  const rule = "|" +
-    widths.map((w, i) => (i === 0 ? ":" : "") + "-".repeat(w + 1) + (i === 0 ? "" : ":")).join("|") +
-    "|";
-  return [line(header), rule, ...body.map(line)].join("\n");
+  return markdown(header, body);
+}
+
+function ratioTable(rows: RatioRow[]): string {
+  const body = rows.map((r) => [
+    `\`${r.expression}\``,
+    us(r.interpretedUs),
+    us(r.compiledUs),
+    ratio(r.interpretedUs / r.compiledUs),
+  ]);
+  const logs = rows.map((r) => Math.log(r.interpretedUs / r.compiledUs));
+  const mean = Math.exp(logs.reduce((a, b) => a + b, 0) / logs.length);
+  body.push(["geometric mean", "", "", ratio(mean)]);
+  return markdown(
+    ["expression (compiled subset)", "interpreter µs", "compiled µs", "interpreter/compiled"],
+    body,
+  );
 }
 
 function machine(): string {
@@ -119,8 +157,14 @@ function machine(): string {
 }
 
 if (import.meta.main) {
-  console.log(`engine benchmarks: ${machine()}`);
-  const scenarios = [independentDerivations(1000), orderItems(10), orderItems(1000), orderItems(10_000)];
+  console.log(`engine benchmarks: ${machine()}, ${new Date().toISOString().slice(0, 10)}`);
+  const scenarios = [
+    independentDerivations(1000),
+    orderItems(10),
+    orderItems(1000),
+    orderItems(10_000),
+    orderItems(10_000, "decimal"),
+  ];
   const rows: Row[] = [];
   for (const scenario of scenarios) rows.push(await runScenario(scenario));
   console.log(table(rows));
@@ -128,10 +172,14 @@ if (import.meta.main) {
     [
       "µs per mutation, median of samples taken in turns. evals: derivation evaluations per mutation",
       "(derivedUpdated).",
-      "raw JSONata: the same expressions evaluated directly on an equivalent document (only what the",
-      "mutation must recompute); full recompute: every expression of the model, as a non-incremental",
-      "engine would evaluate them. service = ModelService.mutate (queue, pipeline, audit SHA-256, history);",
-      "pipeline = ModelRuntime.evaluateMutation + commit.",
+      "raw JSONata: the same expressions evaluated directly with jsonata-js on an equivalent document (only",
+      "what the mutation must recompute); full recompute: every expression of the model, as a",
+      "non-incremental engine would evaluate them. service = ModelService.mutate (queue, pipeline, audit",
+      "SHA-256, history); pipeline = ModelRuntime.evaluateMutation + commit; HyperFormula: the order as a",
+      "sheet (C = A*B per row, SUM(C1:CN)), one qty cell set and the sum read.",
     ].join("\n"),
   );
+  console.log();
+  console.log(ratioTable(await compiledRatios()));
+  console.log("µs per evaluation through ExpressionCompiler.evaluate, compiled closures off and on.");
 }

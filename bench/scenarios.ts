@@ -6,6 +6,7 @@
  * @module
  */
 import type { Json, JsonObject, ModelSpec } from "../engine/mod.ts";
+import type { SpreadsheetWorkload } from "./hyperformula.ts";
 
 /** One JSONata evaluation: an expression, with `$parent` bound for per-element ones. */
 export interface Evaluation {
@@ -25,6 +26,8 @@ export interface Scenario {
   recompute(doc: Json, call: number): Evaluation[];
   /** Every evaluation of the model on `doc`, as a non-incremental engine would do. */
   everything(doc: Json): Evaluation[];
+  /** The same workload as a spreadsheet, where there is one. */
+  spreadsheet?: SpreadsheetWorkload;
 }
 
 /** (a) `count` inputs, each read by exactly one derivation; one input changes per mutation. */
@@ -56,18 +59,23 @@ export function independentDerivations(count: number): Scenario {
 const LINE_TOTAL = "$parent.price * $parent.qty";
 const ORDER_TOTAL = "$sum(items.lineTotal)";
 
-/** (b) An order with `count` items, a per-item lineTotal and their sum; one item's qty changes per mutation. */
-export function orderItems(count: number): Scenario {
+/**
+ * (b) An order with `count` items, a per-item lineTotal and their sum; one item's qty changes per
+ * mutation. Prices in quarters keep every sum exact (the O(1) path of the incremental `$sum`);
+ * decimal prices (`x.37`) round, so the sum is refolded in order on each change.
+ */
+export function orderItems(count: number, prices: "quarters" | "decimal" = "quarters"): Scenario {
   const items = Array.from({ length: count }, (_, i) => ({
     sku: `sku-${i}`,
-    price: 1 + (i % 100) / 4,
+    price: prices === "quarters" ? 1 + (i % 100) / 4 : 1 + (i % 100) * 0.37,
     qty: 1 + (i % 5),
   }));
   // Spread the touched items over the whole array (7919 is prime, so every index comes up).
   const itemOf = (call: number) => (call * 7919) % count;
   const itemsOf = (doc: Json) => (doc as { items: Json[] }).items;
+  const qtyOf = (call: number) => 1 + (call % 97);
   return {
-    label: `(b) order, N = ${count.toLocaleString("en")}`,
+    label: `(b) order, N = ${count.toLocaleString("en")}${prices === "decimal" ? ", decimal prices" : ""}`,
     spec: {
       id: "bench-order",
       schema: {
@@ -95,7 +103,7 @@ export function orderItems(count: number): Scenario {
       ],
     },
     seed: { "$.items": items },
-    mutation: (call) => ({ [`$.items[${itemOf(call)}].qty`]: 1 + (call % 97) }),
+    mutation: (call) => ({ [`$.items[${itemOf(call)}].qty`]: qtyOf(call) }),
     recompute: (doc, call) => [
       { expression: LINE_TOTAL, parent: itemsOf(doc)[itemOf(call)] },
       { expression: ORDER_TOTAL },
@@ -104,5 +112,6 @@ export function orderItems(count: number): Scenario {
       ...itemsOf(doc).map((item) => ({ expression: LINE_TOTAL, parent: item })),
       { expression: ORDER_TOTAL },
     ],
+    spreadsheet: { rows: items, change: (call) => ({ row: itemOf(call), qty: qtyOf(call) }) },
   };
 }

@@ -2,6 +2,7 @@
  * Budgets of the browser side, measured (README "Performance"):
  *
  * - the engine bundle (`browser/mod.ts`, minified) gzipped: aim < 150 KB;
+ *   the files it loads on demand (RE2, the guidance topics) alongside;
  * - the playground's first load (index.html, playground.js, playground.css),
  *   gzipped: aim < 500 KB; the embed script alongside;
  * - a mutation typed into a field until the view has re-rendered, in real
@@ -16,6 +17,7 @@
  *
  * @module
  */
+import { basename } from "node:path";
 import { gzipSync } from "node:zlib";
 import { buildBrowserBundle, buildWeb } from "../browser/build.ts";
 import { EXAMPLES } from "../engine/authoring/examples/mod.ts";
@@ -28,7 +30,7 @@ const gz = async (path: string) => gzipSync(await Deno.readFile(path), { level: 
 
 const dir = await Deno.makeTempDir({ prefix: "web_bench_" });
 try {
-  const engine = await buildBrowserBundle({ outfile: `${dir}/engine.js`, minify: true });
+  const engine = await buildBrowserBundle({ outfile: `${dir}/engine.js`, minify: true, onDemandFiles: true });
   const web = await buildWeb(`${dir}/web`, `${dir}/playground.html`);
   const first = ["index.html", "playground.js", "playground.css"];
   const firstLoad = (await Promise.all(first.map((f) => gz(`${web.dir}/${f}`)))).reduce((a, b) => a + b, 0);
@@ -39,6 +41,10 @@ try {
       kb(await gz(engine.outfile))
     } KB | 150 KB |`,
   );
+  for (const file of engine.onDemand) {
+    const name = basename(file.outfile).replace(/^engine/, "engine.browser");
+    console.log(`| on demand: ${name} | ${kb(file.bytes)} KB | ${kb(await gz(file.outfile))} KB | |`);
+  }
   console.log(
     `| playground first load (${first.join(", ")}) | ${
       kb(first.reduce((n, f) => n + web.files[f], 0))

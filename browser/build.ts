@@ -3,13 +3,19 @@
  * npm packages come from the project's node_modules, so nothing is fetched at
  * load time):
  *
- *     deno task bundle:browser   # dist/engine.browser.js: the engine as one ES module
+ *     deno task bundle:browser   # dist/engine.browser.js: the engine as one ES module (+ on-demand files)
  *     deno task build:web        # dist/web/ (playground, svc-embed.js, sw.js, example) + dist/playground.html
  *
+ * What the engine loads on demand (RE2, the guidance topics: build/on_demand.ts)
+ * is a file of its own beside a bundle (`dist/engine.browser.re2.js`,
+ * `playground.re2.js`, …), inlined in a single-file bundle (svc-embed.js,
+ * dist/playground.html).
+ *
  * `dist/web/` is a self-contained static folder: `index.html` (the playground,
- * no inline script or style, so it runs under a strict CSP), `playground.js`,
- * `playground.css`, `svc-embed.js` (the embed script), `sw.js` (the service
- * worker caching the app for offline use) and `examples/embed.html`.
+ * no inline script or style, so it runs under a strict CSP), `playground.js`
+ * with its on-demand files, `playground.css`, `svc-embed.js` (the embed
+ * script), `sw.js` (the service worker caching the app for offline use) and
+ * `examples/embed.html`.
  * `dist/playground.html` is the same playground in a single file that works
  * when opened from disk. `--if-stale` skips the web build when `dist/web` is
  * newer than every source it is built from (what `deno task start` runs).
@@ -18,7 +24,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { type BundleFile, bundleFile } from "../build/bundle_file.ts";
-import { slimZod } from "../build/slim_zod.ts";
+import { buildOnDemandFiles, onDemand, onDemandFiles } from "../build/on_demand.ts";
+import { noZod } from "../build/no_zod.ts";
 
 /** Options of {@link buildBrowserBundle}. */
 export interface BrowserBundleOptions {
@@ -30,6 +37,18 @@ export interface BrowserBundleOptions {
   entryPoint?: string;
   /** Values substituted for global names (esbuild `define`). */
   define?: Record<string, string>;
+  /**
+   * Write what the engine loads on demand (RE2, the guidance topics: build/on_demand.ts) to files of
+   * their own beside `outfile` (`<name>.re2.js`, …), so a page downloads them only when it needs them;
+   * by default they are inlined (one self-contained file).
+   */
+  onDemandFiles?: boolean;
+}
+
+/** What {@link buildBrowserBundle} wrote. */
+export interface BrowserBundle extends BundleFile {
+  /** The on-demand files (`onDemandFiles`), else none. */
+  onDemand: BundleFile[];
 }
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -42,18 +61,21 @@ export const DEFAULT_WEB_DIR: string = here("../dist/web");
 /** The default single-file playground. */
 export const DEFAULT_PLAYGROUND_FILE: string = here("../dist/playground.html");
 
-/** Builds one browser bundle. Throws with esbuild's messages on failure. */
-export function buildBrowserBundle(options: BrowserBundleOptions = {}): Promise<BundleFile> {
-  return bundleFile(options.entryPoint ?? ENGINE_ENTRY, options.outfile ?? DEFAULT_BUNDLE_PATH, {
+/** Builds one browser bundle (and its on-demand files). Throws with esbuild's messages on failure. */
+export async function buildBrowserBundle(options: BrowserBundleOptions = {}): Promise<BrowserBundle> {
+  const outfile = options.outfile ?? DEFAULT_BUNDLE_PATH;
+  const minify = options.minify ?? false;
+  const bundle = await bundleFile(options.entryPoint ?? ENGINE_ENTRY, outfile, {
     platform: "browser",
-    minify: options.minify ?? false,
-    plugins: [slimZod],
+    minify,
+    plugins: [noZod, onDemand(options.onDemandFiles ? outfile : undefined)],
     define: options.define,
     legalComments: "none",
     // Lit's reactive properties are accessors on the prototype: class fields must be
     // assigned (through them), not defined over them.
     tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
   });
+  return { ...bundle, onDemand: options.onDemandFiles ? await buildOnDemandFiles(outfile, minify) : [] };
 }
 
 /** What the web build wrote. */
@@ -66,7 +88,14 @@ export interface WebBuild {
 }
 
 /** The files the service worker caches, relative to its scope. */
-export const APP_SHELL = ["./", "index.html", "playground.js", "playground.css", "svc-embed.js"] as const;
+export const APP_SHELL: readonly string[] = [
+  "./",
+  "index.html",
+  "playground.js",
+  ...Object.values(onDemandFiles("playground.js")),
+  "playground.css",
+  "svc-embed.js",
+];
 
 async function sha256(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -84,11 +113,8 @@ export async function buildWeb(
   playgroundFile: string = DEFAULT_PLAYGROUND_FILE,
 ): Promise<WebBuild> {
   await Deno.mkdir(`${dir}/examples`, { recursive: true });
-  await buildBrowserBundle({
-    entryPoint: here("./playground/main.ts"),
-    outfile: `${dir}/playground.js`,
-    minify: true,
-  });
+  const playground = { entryPoint: here("./playground/main.ts"), minify: true };
+  await buildBrowserBundle({ ...playground, outfile: `${dir}/playground.js`, onDemandFiles: true });
   await buildBrowserBundle({ entryPoint: here("./embed.ts"), outfile: `${dir}/svc-embed.js`, minify: true });
   const css = await Deno.readTextFile(here("./playground/playground.css"));
   await Deno.writeTextFile(`${dir}/playground.css`, css);
@@ -98,9 +124,9 @@ export async function buildWeb(
     template.replace("<!--STYLE-->", '<link rel="stylesheet" href="playground.css">')
       .replace("<!--SCRIPT-->", '<script type="module" src="playground.js"></script>'),
   );
-  const js = await Deno.readTextFile(`${dir}/playground.js`);
-  const embed = await Deno.readTextFile(`${dir}/svc-embed.js`);
-  const version = await sha256(js + embed + css + template);
+  const scripts = APP_SHELL.filter((file) => file.endsWith(".js"));
+  const code = await Promise.all(scripts.map((file) => Deno.readTextFile(`${dir}/${file}`)));
+  const version = await sha256(code.join("") + css + template);
   await buildBrowserBundle({
     entryPoint: here("./sw.ts"),
     outfile: `${dir}/sw.js`,
@@ -110,14 +136,23 @@ export async function buildWeb(
   for (const file of ["embed.html", "embed.css", "embed_events.js", "order.json"]) {
     await Deno.copyFile(here(`./examples/${file}`), `${dir}/examples/${file}`);
   }
-  // The single file: no service worker (file:// has none), everything inline.
+  // The single file: no service worker (file:// has none), everything inline, the on-demand modules too.
+  const scratch = await Deno.makeTempDir({ prefix: "playground_" });
+  let inline: string;
+  try {
+    inline = await Deno.readTextFile(
+      (await buildBrowserBundle({ ...playground, outfile: `${scratch}/p.js` })).outfile,
+    );
+  } finally {
+    await Deno.remove(scratch, { recursive: true });
+  }
   await Deno.writeTextFile(
     playgroundFile,
     template.replace(' data-sw="on"', "").replace("<!--STYLE-->", () => `<style>${css}</style>`)
-      .replace("<!--SCRIPT-->", () => `<script type="module">${inlineScript(js)}</script>`),
+      .replace("<!--SCRIPT-->", () => `<script type="module">${inlineScript(inline)}</script>`),
   );
   const files: Record<string, number> = {};
-  for (const name of ["index.html", "playground.js", "playground.css", "svc-embed.js", "sw.js"]) {
+  for (const name of [...APP_SHELL.filter((name) => name !== "./"), "sw.js"]) {
     files[name] = (await Deno.stat(`${dir}/${name}`)).size;
   }
   await Deno.writeTextFile(`${dir}/.built`, `${version}\n`);
@@ -161,7 +196,10 @@ if (import.meta.main) {
       console.log(`wrote ${dir} (${sizes.join(", ")}) and ${playgroundFile}`);
     }
   } else {
-    const { outfile, bytes } = await buildBrowserBundle({ minify: Deno.args.includes("--minify") });
-    console.log(`wrote ${outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
+    const bundle = await buildBrowserBundle({ minify: Deno.args.includes("--minify"), onDemandFiles: true });
+    const sizes = [bundle, ...bundle.onDemand].map(({ outfile, bytes }) =>
+      `${outfile} (${(bytes / 1024).toFixed(0)} KiB)`
+    );
+    console.log(`wrote ${sizes.join(", ")}`);
   }
 }

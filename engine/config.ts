@@ -196,8 +196,8 @@ export function engineConfig(lookup: ConfigLookup = () => undefined): EngineConf
   };
 }
 
-/** Reads a key that takes one of `choices`. */
-function readChoice<T extends string>(
+/** Reads a key that takes one of `choices` (case-insensitive; blank or unset gives `fallback`). */
+export function readChoice<T extends string>(
   lookup: ConfigLookup,
   key: string,
   choices: readonly T[],

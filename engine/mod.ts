@@ -10,6 +10,7 @@ export * from "./errors.ts";
 export { applyEvolution } from "./evolve/apply.ts";
 export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
 export { SPEC_EVOLUTION_SCHEMA } from "./evolve/schema.ts";
+export { loadRegexEngine } from "./expr/re2.ts";
 export type { GraphNodeView, GraphView } from "./graph/projection.ts";
 export {
   canonicalizePath,
@@ -30,6 +31,7 @@ export {
 export type { Json, JsonObject } from "./json/value.ts";
 export { type CompiledModel, compileSpec, validateSpec, type ValidationReport } from "./model/compile.ts";
 export * from "./model/types.ts";
+export type { LibraryDescription } from "./model/library_description.ts";
 export {
   type AnyOperation,
   checkInput,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type ConfigLookup, envName, readBool, readInt } from "../engine/config.ts";
+import { type ConfigLookup, envName, readBool, readChoice, readInt } from "../engine/config.ts";
 
 /** The eight provider kinds. */
 export const PROVIDER_KINDS = [
@@ -134,18 +134,6 @@ function fail(key: string, expected: string, raw: string): never {
 function readText(lookup: ConfigLookup, key: string): string | null {
   const raw = lookup(key)?.trim();
   return raw ? raw : null;
-}
-
-function readChoice<T extends string>(
-  lookup: ConfigLookup,
-  key: string,
-  choices: readonly T[],
-  fallback: T,
-): T {
-  const raw = readText(lookup, key)?.toLowerCase();
-  if (raw === undefined || raw === null) return fallback;
-  if (!(choices as readonly string[]).includes(raw)) fail(key, `one of ${choices.join(", ")}`, raw);
-  return raw as T;
 }
 
 function readCount(lookup: ConfigLookup, key: string, fallback: number, min: number): number {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { type ConsoleReply, handleConsoleLine, runConsole } from "../cli/console.ts";
 import { ModelService } from "../engine/service/service.ts";
 import type { ModelApi } from "../engine/service/api.ts";
+import { LIBRARY_EXPORTS, librarySpec } from "./server/helpers.ts";
 
 const ROOT = new URL("..", import.meta.url);
 
@@ -230,6 +231,16 @@ Deno.test("console: exit answers 'bye' and stops; a leading BOM is tolerated", a
     exit: true,
   });
   assert.deepEqual(await send(service, '\uFEFF{"cmd":"list-models"}'), { ok: true, result: [] });
+});
+
+Deno.test("console: get-library reads a model's library; a model without one fails", async () => {
+  const service = await withOrder();
+  await ok(service, { cmd: "create-model", spec: librarySpec() });
+  const library = await ok(service, { cmd: "get-library", id: "priced" }) as { exports: unknown };
+  assert.deepEqual(library.exports, LIBRARY_EXPORTS);
+  assert.match(await fails(service, { cmd: "get-library", id: "shop/order" }), /has no library/);
+  const help = await ok(service, { cmd: "help" });
+  assert.match(JSON.stringify(help), /get-library/);
 });
 
 Deno.test("runConsole: one compact line per request, blank lines skipped, nothing after exit", async () => {

@@ -10,7 +10,8 @@
  * - derivations (by `path`), metaDerivations (`path#property`), constraints
  *   (`id`), defaultValues (`path`) and effects (`id`): a branch entry replaces
  *   the inherited one in place, new ones are appended;
- * - the library's layers are the template's, pinned, then the branch's own.
+ * - the library's layers are the template's, pinned, then the branch's own
+ *   (`inheritLibrary`, decisions/library.md).
  *
  * `lineage` holds the whole ancestor chain, nearest first, each entry pinned
  * `{ref, version, digest, repo, owner}`; an inherited effect keeps the
@@ -21,6 +22,7 @@
  * @module
  */
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
+import { inheritLibrary } from "../model/library_layers.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { Resolved } from "./repository.ts";
 
@@ -48,13 +50,6 @@ export class TemplateError extends Error {
     this.code = code;
   }
 }
-
-/** How library layers of a template and a branch combine (the library module's rules). */
-export type LibraryMerge = (
-  inherited: Json | undefined,
-  own: Json | undefined,
-  pinned: LineageEntry,
-) => Json | undefined;
 
 /** The sections merged entry by entry, with each entry's identity. */
 const KEYED: Record<string, (entry: JsonObject) => string> = {
@@ -121,7 +116,7 @@ export function pinned(template: Resolved): LineageEntry {
  * Flattens `branch` over its resolved `template`; throws {@link TemplateError}
  * when the chain repeats an identity (including the branch's own id).
  */
-export function flatten(branch: ModelSpec, template: Resolved, mergeLibrary?: LibraryMerge): ModelSpec {
+export function flatten(branch: ModelSpec, template: Resolved): ModelSpec {
   const entry = pinned(template);
   const inheritedLineage = Array.isArray(template.spec.lineage)
     ? (template.spec.lineage as unknown as LineageEntry[])
@@ -157,8 +152,8 @@ export function flatten(branch: ModelSpec, template: Resolved, mergeLibrary?: Li
       : mergeEntries(base[section], own[section], key);
     if (merged.length) flat[section] = merged;
   }
-  const library = mergeLibrary ? mergeLibrary(base.library, own.library, entry) : own.library ?? base.library;
-  if (library !== undefined) flat.library = library;
+  const library = inheritLibrary(base.library, own.library, entry);
+  if (library !== undefined) flat.library = library as unknown as Json;
   flat.template = null;
   flat.lineage = lineage as unknown as Json;
   return flat as unknown as ModelSpec;

@@ -16,6 +16,7 @@
  */
 import type { ExpressionCompiler } from "../expr/compiler.ts";
 import { clockBindings } from "../expr/clock.ts";
+import { withRegexEngine } from "../expr/re2.ts";
 import { formatPath, parseConcretePath } from "../json/path.ts";
 import { isObject, type Json, jsonEqual } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
@@ -62,7 +63,7 @@ async function value(
 ): Promise<Json | undefined> {
   try {
     return await compiled.evaluate(ctx.doc, {
-      const: ctx.model.constants,
+      ...ctx.model.bindings.base,
       ...clockBindings(ctx.at),
       ...extra,
     });
@@ -168,7 +169,8 @@ async function foldParts(
         if (!target.ok) continue;
         let compiled;
         try {
-          compiled = ctx.compiler.compile(source);
+          // A fan-out request's own expressions, made at run time: RE2 may not be loaded for them yet.
+          compiled = await withRegexEngine(() => ctx.compiler.compile(source));
         } catch {
           continue;
         }

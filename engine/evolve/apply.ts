@@ -5,7 +5,7 @@
  *
  * Every reason the evolution cannot apply (a removal naming nothing, a key both
  * upserted and removed, a still-referenced definition or constant, a schema
- * path through a `$ref`, ...) is collected and thrown once as a 422. Whether
+ * path through a `$ref`, a library export still used, ...) is collected and thrown once as a 422. Whether
  * the evolved spec itself is valid is for the compiler to decide; `backfill`
  * and `expectedVersion` concern state and are the service's.
  *
@@ -17,6 +17,7 @@ import type { ModelSpec } from "../model/types.ts";
 import { checkDroppedConstants, editConstants } from "./constant_edits.ts";
 import { evolutionRefused, type SpecEvolution } from "./evolution.ts";
 import { editKeyedSection, KEYED_SECTIONS } from "./keyed.ts";
+import { checkDroppedExports, editLibrary } from "./library_edits.ts";
 import { editSchema } from "./schema_edits.ts";
 import { editViews } from "./view_edits.ts";
 
@@ -40,10 +41,12 @@ export function applyEvolution(spec: ModelSpec, evolution: SpecEvolution): Model
   else editViews(next, edits, findings);
 
   const droppedConstants = editConstants(next, edits, findings);
+  const droppedExports = editLibrary(next, edits);
 
   if (edits.newTests !== undefined) next.tests = edits.newTests;
 
   findings.push(...checkDroppedConstants(next, droppedConstants));
+  findings.push(...checkDroppedExports(next, droppedExports));
   if (findings.length) throw evolutionRefused(findings);
   return next;
 }

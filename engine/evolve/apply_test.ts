@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import type { ServiceError } from "../errors.ts";
 import type { ModelSpec } from "../model/types.ts";
 import { applyEvolution, changedEffectIds } from "./apply.ts";
 import { parseEvolution } from "./evolution.ts";
+import { applyChecked, refusalOf } from "./test_support.ts";
 
 const BASE: ModelSpec = {
   id: "shop",
@@ -28,18 +28,8 @@ const BASE: ModelSpec = {
   viewDefinition: { defaultView: "main", views: [{ id: "main", components: [] }] },
 };
 
-/** Applies an evolution the way the service does: shape-checked first. */
-const evolve = (evolution: unknown, spec: ModelSpec = BASE) =>
-  applyEvolution(spec, parseEvolution(evolution));
-
-function refusal(evolution: unknown, spec: ModelSpec = BASE): ServiceError {
-  try {
-    evolve(evolution, spec);
-  } catch (err) {
-    return err as ServiceError;
-  }
-  assert.fail("expected the evolution to be refused");
-}
+const evolve = (evolution: unknown, spec: ModelSpec = BASE) => applyChecked(spec, evolution);
+const refusal = (evolution: unknown, spec: ModelSpec = BASE) => refusalOf(spec, evolution);
 
 Deno.test("{newVersion} alone changes only the version", () => {
   assert.deepEqual(evolve({ newVersion: "1.1.0" }), { ...BASE, version: "1.1.0" });

@@ -7,39 +7,18 @@
  * @module
  */
 import type { Finding } from "../errors.ts";
-import { isObject, type Json } from "../json/value.ts";
+import { isObject } from "../json/value.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { SpecEvolution } from "./evolution.ts";
-
-/** The spec sections whose strings are (or embed) expressions. */
-const EXPRESSION_SECTIONS = [
-  "derivations",
-  "metaDerivations",
-  "constraints",
-  "effects",
-  "defaultValues",
-  "viewDefinition",
-] as const;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
+import { escapeRegExp, expressionsMentioning } from "./expression_mentions.ts";
 
 /** Locations (`derivations[2].expr`) of the strings of `spec` that mention `$const.<name>`. */
 export function constantReferences(spec: ModelSpec, name: string): string[] {
   const escaped = escapeRegExp(name);
-  const mention = new RegExp(`\\$const\\s*\\.\\s*(?:${escaped}(?![A-Za-z0-9_$])|\`${escaped}\`)`);
-  const places: string[] = [];
-  const visit = (node: Json | undefined, location: string) => {
-    if (typeof node === "string") {
-      if (mention.test(node)) places.push(location);
-    } else if (Array.isArray(node)) node.forEach((n, i) => visit(n, `${location}[${i}]`));
-    else if (isObject(node)) {
-      for (const [key, value] of Object.entries(node)) visit(value, `${location}.${key}`);
-    }
-  };
-  for (const section of EXPRESSION_SECTIONS) visit(spec[section] as Json | undefined, section);
-  return places;
+  return expressionsMentioning(
+    spec,
+    new RegExp(`\\$const\\s*\\.\\s*(?:${escaped}(?![A-Za-z0-9_$])|\`${escaped}\`)`),
+  );
 }
 
 /**

@@ -16,6 +16,7 @@ import type {
   DefaultValueRule,
   Derivation,
   Effect,
+  Library,
   MetaDerivation,
   TestCase,
 } from "../model/types.ts";
@@ -72,6 +73,8 @@ export interface SpecEvolution {
   upsertConstants?: Record<string, Json>;
   removeConstants?: string[];
   newTests?: TestCase[];
+  /** Replaces the library's local layer; null drops it (inherited layers stay). */
+  newLibrary?: Library | null;
   backfill?: Record<string, Json>;
 }
 

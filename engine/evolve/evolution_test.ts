@@ -43,6 +43,13 @@ const EVERY_MEMBER: Required<SpecEvolution> = {
   upsertConstants: { k: 2 },
   removeConstants: ["k3"],
   newTests: [{ description: "t", given: { "$.a": 1 }, expect: { "$.b": { $meta: { required: true } } } }],
+  newLibrary: {
+    define: '( $f := function($x) { $x }; ["f"] )',
+    signatures: { f: "<n:n>" },
+    requiresConstants: ["k"],
+    description: "d",
+    extends: "acme/lib@1.0.0",
+  },
   backfill: { "$.a": 1, "$.items[*].b": [1, { c: null }] },
 };
 

@@ -232,6 +232,24 @@ export const SPEC_EVOLUTION_SCHEMA: JsonObject = {
         },
       },
     },
+    newLibrary: {
+      type: ["string", "object", "null"],
+      additionalProperties: false,
+      description: "replaces the library's local layer (a string is its `define`); null drops it. Layers " +
+        "inherited from a template stay. Refused while an expression still uses an export that goes " +
+        "(`$name`, textual scan), naming where",
+      properties: {
+        define: { type: "string", description: "JSONata ending with the array of the names it exports" },
+        signatures: {
+          type: "object",
+          additionalProperties: { type: "string" },
+          description: "JSONata signatures of function exports by name",
+        },
+        requiresConstants: { type: "array", items: { type: "string" } },
+        description: { type: "string" },
+        extends: { type: "string" },
+      },
+    },
     backfill: {
       type: "object",
       description:

@@ -9,7 +9,11 @@
  *   by one `JSON.stringify` call (JSONata's takes about 1 µs per number);
  * - `$distinct`: linear (a set of canonical keys) instead of quadratic;
  * - `$fromMillis`, `$formatInteger`: picture widths are capped (the cycle's
- *   `$now(picture)`, see `clock.ts`, formats through `$fromMillis`).
+ *   `$now(picture)`, see `clock.ts`, formats through `$fromMillis`);
+ * - `$match`, `$replace`, `$split` with a regex: the walk over the matches
+ *   checks the deadline and yields every {@link MATCH_CHUNK} matches (a regex
+ *   is linear, but one call may still find 100,000 matches; each is charged
+ *   to the memory budget by the regex engine).
  *
  * What JSONata already limits: the range operator (1e7 entries, and the
  * sequence limit given as its `sequence` option), evaluation depth (`stack`).
@@ -37,6 +41,8 @@ const NAMES = [
   "pad",
   "join",
   "replace",
+  "match",
+  "split",
   "string",
   "distinct",
   "fromMillis",
@@ -58,6 +64,40 @@ const STRING_CHUNK = 4096;
 
 function guarded(focus: Focus) {
   return guardOf(focus.environment);
+}
+
+/** Matches a builtin walks between two deadline checks. */
+const MATCH_CHUNK = 256;
+
+/** What a regex closure answers (JSONata's shape). */
+interface RegexMatch {
+  match?: string;
+  next?: () => unknown;
+}
+
+/**
+ * A regex closure whose walk over successive matches (`next`) is paced by the
+ * guard; anything else (a string pattern, a JSONata lambda) as given.
+ */
+function paced(matcher: unknown, focus: Focus): unknown {
+  const guard = guarded(focus);
+  if (typeof matcher !== "function" || !guard) return matcher;
+  let count = 0;
+  // JSONata hands a native builtin its function arguments wrapped as async functions: answers may be promises.
+  const settle = (answer: unknown): unknown =>
+    answer instanceof Promise ? answer.then(wrap) : wrap(answer as RegexMatch | undefined);
+  const wrap = (result: RegexMatch | undefined): RegexMatch | undefined => {
+    if (!result || typeof result.next !== "function") return result;
+    // Each answer is a fresh object of the closure's: its `next` is ours to replace.
+    const next = result.next;
+    result.next = () => {
+      if (++count % MATCH_CHUNK) return settle(next());
+      const waiting = guard.enter();
+      return waiting ? waiting.then(() => settle(next())) : settle(next());
+    };
+    return result;
+  };
+  return (str: string) => settle((matcher as (s: string) => unknown)(str));
 }
 
 function checkPicture(picture: unknown): void {
@@ -186,7 +226,24 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
       }
       return (o.join.implementation as (...a: unknown[]) => unknown).call(this, strs, separator);
     } as never),
+    match: wrap("match", function (this: Focus, str: unknown, regex: unknown, limit?: unknown) {
+      return (o.match.implementation as (...a: unknown[]) => unknown).call(
+        this,
+        str,
+        paced(regex, this),
+        limit,
+      );
+    } as never),
+    split: wrap("split", function (this: Focus, str: unknown, separator: unknown, limit?: unknown) {
+      return (o.split.implementation as (...a: unknown[]) => unknown).call(
+        this,
+        str,
+        paced(separator, this),
+        limit,
+      );
+    } as never),
     replace: wrap("replace", async function (this: Focus, ...args: unknown[]) {
+      args[1] = paced(args[1], this);
       const [str, pattern, replacement, limit] = args;
       if (
         typeof str === "string" && typeof pattern === "string" && typeof replacement === "string" && pattern

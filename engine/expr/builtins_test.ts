@@ -21,6 +21,14 @@ Deno.test("guarded builtins give JSONata's results", async () => {
     "$replace('a-b-c', '-', '+', 1)",
     "$fromMillis(0, '[Y0001]-[M01]')",
     "$formatInteger(42, 'w')",
+    "$match('a1b22c333', /[0-9]+/)",
+    "$match('aaa', /a/, 2)",
+    "$count($match('xyz', /q/))",
+    "$split('a1b22c', /[0-9]+/)",
+    "$split('a1b22c', /[0-9]+/, 2)",
+    "$replace('a1b22c', /([0-9]+)/, '<$1>')",
+    "$replace('a1b22c', /[0-9]+/, function($m){ $string($count($m.match)) })",
+    "$count($match($pad('', 1000, 'ab'), /a/))",
   ], input);
 });
 
@@ -35,4 +43,13 @@ Deno.test("picture widths over the limit fail instead of padding", async () => {
     () => compiler.compile("$fromMillis(0, '[Y,400000000]')").evaluate({}),
     /picture width/,
   );
+});
+
+Deno.test("a walk over 100,000 regex matches lets other work run meanwhile", async () => {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
+  const count = await compiler.compile("$count($match($pad('', 100000, 'a'), /a/))").evaluate({});
+  clearInterval(timer);
+  assert.equal(count, 100000);
+  assert.ok(ticks > 0, "timers ran during the walk");
 });

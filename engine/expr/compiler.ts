@@ -14,8 +14,9 @@ import { LruCache } from "./lru.ts";
 import { type Json, toPlainJson } from "../json/value.ts";
 import { guardedBuiltins } from "./builtins.ts";
 import { entryHook, EvaluationGuard, exitHook, GUARD_BINDING } from "./guard.ts";
-import { FALLBACK, nativeAggregate } from "./native_aggregate.ts";
 import { checkRegexLiterals, re2RegexEngine } from "./regex_engine.ts";
+import { compileClosure, compiledLimits, INTERPRET } from "./compiled/compile.ts";
+import { bindShared } from "./shared_function.ts";
 
 /**
  * A JSONata AST node. The library's published typings miss several node kinds
@@ -28,17 +29,26 @@ export interface AstNode {
   [member: string]: unknown;
 }
 
-/** How long an evaluation may take. */
+/** How long an evaluation may take, and what it reports on the way. */
 export interface EvaluationOptions {
   /** Epoch ms after which the evaluation fails; default: start + `timeoutMs`. */
   deadline?: number;
+  /**
+   * Called after every step with the step's node and a lookup of the variables
+   * visible where it ran, raw (functions as JSONata holds them): how a
+   * library's exports are read at the end of its `define`.
+   */
+  observe?: (step: AstNode, lookup: (name: string) => unknown) => void;
 }
 
 /** A compiled expression. */
 export interface CompiledExpression {
   readonly source: string;
   readonly ast: AstNode;
-  /** Evaluates against `input` with extra variable bindings; the result is plain JSON. */
+  /**
+   * Evaluates against `input` with extra variable bindings (a `SharedFunction`
+   * is bound as this evaluation's own copy); the result is plain JSON.
+   */
   evaluate(
     input: unknown,
     bindings?: Record<string, unknown>,
@@ -91,6 +101,8 @@ export interface CompilerOptions {
   regexMaxInput?: number;
   /** `svc.limits.max-depth`: deepest result nesting. */
   maxResultDepth?: number;
+  /** False: every evaluation by jsonata-js, none by a compiled closure (benchmarks, differential tests). */
+  compiled?: boolean;
 }
 
 /** Defaults of the optional guards (the engine configuration's defaults). */
@@ -146,27 +158,37 @@ export class ExpressionCompiler {
     compiled.assign(Symbol.for("jsonata.__evaluate_entry") as never, entryHook);
     compiled.assign(Symbol.for("jsonata.__evaluate_exit") as never, exitHook);
     let guardedReady: Promise<void> | null = null;
-    const native = nativeAggregate(ast);
+    // The compiled closure of the common subset (compiled/compile.ts), tried before the interpreter.
+    const closure = this.#options.compiled === false ? null : compileClosure(ast, compiledLimits(options));
     const entry: CompiledExpression = {
       source,
       ast,
-      async evaluate(input, bindings, { deadline } = {}) {
-        if (native) {
-          const result = native(input);
-          if (result !== FALLBACK) return result;
-        }
+      async evaluate(input, bindings, { deadline, observe } = {}) {
         const started = Date.now();
+        // Past its deadline an evaluation is the interpreter's to fail; an observed one the interpreter's to step.
+        const fast = closure && !observe && started <= (deadline ?? started)
+          ? closure(input, bindings)
+          : INTERPRET;
+        if (fast !== INTERPRET) {
+          try {
+            return toPlainJson(fast, options.maxResultDepth);
+          } catch (err) {
+            throw toExpressionError(err);
+          }
+        }
         const guard = new EvaluationGuard({
           deadline: deadline ?? started + options.timeoutMs,
           memoryBytes: options.memoryBytes,
           timeoutMs: options.timeoutMs,
         });
         guard.regexEngine = re2RegexEngine(guard, options.regexMaxInput);
+        if (observe) guard.observer = (step, frame) => observe(step as AstNode, (name) => frame.lookup(name));
         try {
           await (guardedReady ??= guardedBuiltins().then((builtins) => {
             for (const [name, builtin] of Object.entries(builtins)) compiled.assign(name, builtin);
           }));
-          const scope = { ...bindings, [GUARD_BINDING]: guard };
+          const scope = bindShared(bindings, guard);
+          scope[GUARD_BINDING] = guard;
           return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
         } catch (err) {
           throw toExpressionError(err);

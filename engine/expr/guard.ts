@@ -44,6 +44,14 @@ export class EvaluationGuard {
   readonly limits: GuardLimits;
   /** The RegExp-like constructor regex literals of this evaluation use (bound to this guard). */
   regexEngine?: unknown;
+  /**
+   * The evaluation's root frame (JSONata's `base`: depth, sequence limit, regex
+   * engine, this guard), known from the first step on: functions defined by
+   * another evaluation run on it when this one calls them (`shared_function.ts`).
+   */
+  root?: RootFrame;
+  /** Called after every step with the step and the frame it ran in. */
+  observer?: (step: unknown, frame: Frame) => void;
   #charged = 0;
   #lastYield = Date.now();
 
@@ -108,9 +116,17 @@ export function failure(code: string, message: string): GuardFailure {
 /** The binding name under which an evaluation's guard is passed (not a valid JSONata variable name). */
 export const GUARD_BINDING = "svc guard";
 
-/** What the hooks and builtins see of a JSONata environment frame. */
+/** What the hooks, builtins and shared functions see of a JSONata environment frame. */
 export interface Frame {
-  base?: { lookup(name: string): unknown; RegexEngine?: unknown };
+  lookup(name: string | symbol): unknown;
+  bind(name: string, value: unknown): void;
+  base?: RootFrame;
+}
+
+/** The root frame of an evaluation. */
+export interface RootFrame extends Frame {
+  RegexEngine?: unknown;
+  [member: string]: unknown;
 }
 
 /** The guard of the evaluation an environment frame belongs to. */
@@ -120,19 +136,22 @@ export function guardOf(environment: Frame | undefined): EvaluationGuard | null 
 }
 
 /**
- * The `jsonata.__evaluate_entry` hook. On the first step it also installs the
- * evaluation's regex engine on the evaluation's root frame, where JSONata reads
- * the constructor of every regex literal from.
+ * The `jsonata.__evaluate_entry` hook. On the first step it also records the
+ * evaluation's root frame and installs the evaluation's regex engine on it,
+ * where JSONata reads the constructor of every regex literal from.
  */
 export function entryHook(_expr: unknown, _input: unknown, environment: Frame): Promise<void> | undefined {
   const guard = guardOf(environment);
   if (!guard) return undefined;
   const base = environment.base!;
+  guard.root ??= base;
   if (guard.regexEngine && base.RegexEngine !== guard.regexEngine) base.RegexEngine = guard.regexEngine;
   return guard.enter();
 }
 
 /** The `jsonata.__evaluate_exit` hook. */
-export function exitHook(_expr: unknown, _input: unknown, environment: Frame, result: unknown): void {
-  guardOf(environment)?.exit(result);
+export function exitHook(expr: unknown, _input: unknown, environment: Frame, result: unknown): void {
+  const guard = guardOf(environment);
+  guard?.exit(result);
+  guard?.observer?.(expr, environment);
 }

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { regexEngine } from "./re2.ts";
 
 /** Limits of one pattern check. */
 export interface RegexLimits {
@@ -21,13 +22,23 @@ export class RegexLimitError extends Error {
   }
 }
 
-const compiled = new Map<string, RE2JS>();
+/** A compiled pattern. */
+export type Pattern = Pick<RE2JS, "test">;
+
+/**
+ * The patterns of the JSON Schema 2020-12 meta-schema (`$id`, `$anchor`), which ajv checks every
+ * schema against: fixed, linear and read alike by RE2 and JavaScript, so they run on the platform's
+ * RegExp and a schema without patterns of its own needs no RE2 (which the browser loads on demand).
+ */
+const META_SCHEMA_PATTERNS = new Set(["^[^#]*#?$", "^[A-Za-z_][-A-Za-z0-9._]*$"]);
+
+const compiled = new Map<string, Pattern>();
 
 /** Compiles a pattern with RE2 semantics; throws with RE2's message when unsupported. */
-export function compilePattern(pattern: string): RE2JS {
+export function compilePattern(pattern: string): Pattern {
   let re = compiled.get(pattern);
   if (!re) {
-    re = RE2JS.compile(pattern);
+    re = META_SCHEMA_PATTERNS.has(pattern) ? new RegExp(pattern, "u") : regexEngine().compile(pattern);
     if (compiled.size > 1000) compiled.clear();
     compiled.set(pattern, re);
   }

@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
+import { regexEngine } from "./re2.ts";
 import type { AstNode } from "./compiler.ts";
 import type { EvaluationGuard } from "./guard.ts";
 
@@ -25,10 +26,11 @@ function compileLiteral(source: string, flags: string): RE2JS {
   const key = `${flags}/${source}`;
   let re = compiledCache.get(key);
   if (!re) {
+    const RE2 = regexEngine();
     let bits = 0;
-    if (flags.includes("i")) bits |= RE2JS.CASE_INSENSITIVE;
-    if (flags.includes("m")) bits |= RE2JS.MULTILINE;
-    re = RE2JS.compile(source, bits);
+    if (flags.includes("i")) bits |= RE2.CASE_INSENSITIVE;
+    if (flags.includes("m")) bits |= RE2.MULTILINE;
+    re = RE2.compile(source, bits);
     if (compiledCache.size > 1000) compiledCache.clear();
     compiledCache.set(key, re);
   }

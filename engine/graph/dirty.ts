@@ -69,7 +69,7 @@ export class DirtySet {
   }
 
   /** The concrete elements of a per-element node that must be re-evaluated (none for a global node). */
-  elementsToEvaluate(node: ExprNode, doc: Json): Segment[][] {
+  elementsToEvaluate(node: Pick<ExprNode, "elementPattern" | "reads">, doc: Json): Segment[][] {
     const pattern = node.elementPattern;
     if (!pattern) return [];
     if (this.#everything) return expandPattern(doc, pattern);

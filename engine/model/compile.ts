@@ -13,7 +13,10 @@ import type { Finding } from "../errors.ts";
 import type { ExpressionCompiler } from "../expr/compiler.ts";
 import type { DependencyGraph } from "../graph/graph.ts";
 import type { Segment } from "../json/path.ts";
-import { isObject, type Json } from "../json/value.ts";
+import { isObject } from "../json/value.ts";
+import { ExpressionScope } from "./expression_scope.ts";
+import { normalizeLibrary } from "./library_layers.ts";
+import { ModelBindings } from "./model_bindings.ts";
 import { linkNodes } from "./node_graph.ts";
 import { undeclaredReads } from "./undeclared_reads.ts";
 import type { CompiledDefault, CompiledNode, DerivedNode } from "./nodes.ts";
@@ -24,6 +27,7 @@ import { type CompileEnv, SectionContext } from "./sections/context.ts";
 import { compileDefaultValues } from "./sections/default_values.ts";
 import { compileDerivations } from "./sections/derivations.ts";
 import { compileEffects } from "./sections/effects.ts";
+import { type CompiledLibrary, compileLibrary } from "./sections/library.ts";
 import { compileMetaDerivations } from "./sections/meta_derivations.ts";
 import { compileSchema } from "./sections/schema.ts";
 import { compileTestCases } from "./sections/test_cases.ts";
@@ -44,7 +48,10 @@ export interface CompiledModel {
   id: string;
   version: string;
   schema: SchemaIndex;
-  constants: Record<string, Json>;
+  /** The library, when the spec has one. */
+  library: CompiledLibrary | null;
+  /** `$const` and the library's exports: the bindings of every expression of the model. */
+  bindings: ModelBindings;
   graph: DependencyGraph<CompiledNode>;
   derivedTargets: { target: Segment[]; node: DerivedNode }[];
   defaults: CompiledDefault[];
@@ -65,9 +72,13 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
   if (!isObject(input)) return { valid: false, errors: shape, warnings: [] };
   const spec = input as unknown as ModelSpec;
 
-  const sections = new Map<string, SectionContext>();
+  // The library comes first: what it exports is part of what every other expression may read.
+  const libraryContext = new SectionContext(env);
+  const sections = new Map<string, SectionContext>([["library", libraryContext]]);
+  const library = compileLibrary(spec, libraryContext);
+  const scope = new ExpressionScope(library.names);
   const section = (name: string) => {
-    const ctx = new SectionContext(env);
+    const ctx = new SectionContext(env, scope);
     sections.set(name, ctx);
     return ctx;
   };
@@ -94,7 +105,7 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
   }
   if (!schema || errors.length) return { valid: false, errors, warnings };
 
-  const linking = new SectionContext(env);
+  const linking = new SectionContext(env, scope);
   const graph = linkNodes(definitions, schema, linking);
   if (linking.errors.length) return { valid: false, errors: linking.errors, warnings };
   warnings.push(...undeclaredReads(graph.nodes, schema, graph.derivedOrder.map((node) => node.target)));
@@ -107,11 +118,12 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
     errors,
     warnings,
     model: {
-      spec: { ...spec, version },
+      spec: specOf(spec, version),
       id: spec.id,
       version,
       schema,
-      constants,
+      library: library.library,
+      bindings: new ModelBindings(constants, library.library, env.config.maxDepth),
       graph,
       derivedTargets: graph.derivedOrder.map((node) => ({ target: node.target, node })),
       defaults,
@@ -119,6 +131,13 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
       compiler: env.compiler,
     },
   };
+}
+
+/** The spec as the model keeps it: its version filled in, a single local library layer as `define`. */
+function specOf(spec: ModelSpec, version: string): ModelSpec {
+  const stored = { ...spec, version };
+  if (spec.library !== undefined && spec.library !== null) stored.library = normalizeLibrary(spec.library);
+  return stored;
 }
 
 /**

@@ -115,6 +115,42 @@ const DEFS: JsonObject = {
     description: "model coordinate `[namespace/]name`; each segment starts with a letter followed by " +
       "letters, digits, `-` or `_`",
   },
+  LibraryDefine: {
+    type: "string",
+    description: "JSONata ending with the array of the names the layer exports, e.g. " +
+      '`( $rate := $const.vat; $net := function($gross) { $gross / (1 + $rate) }; ["net", "rate"] )`; ' +
+      "a function export is called `$net(...)` in every expression of the model, any other export is a " +
+      "value computed once. It reads only function arguments and `$const` (no fields, `$`, `$$`, `*`, " +
+      "`**` outside predicates), never `$now`, `$millis` or `$random`; at most 20000 characters",
+  },
+  LibrarySignatures: {
+    type: "object",
+    additionalProperties: { type: "string", pattern: "^<.*>$" },
+    description: 'JSONata signatures of function exports by name (`{"net": "<n:n>"}`); calls are ' +
+      "checked against them",
+  },
+  LibraryConstants: {
+    type: "array",
+    items: { type: "string" },
+    description: "the model constants the layer reads as `$const.<name>`; each must exist in the model, " +
+      "and an inherited layer must list every constant it reads",
+  },
+  LibraryLayer: {
+    type: "object",
+    required: ["define"],
+    additionalProperties: false,
+    description: "one layer of a library; an inherited layer carries the pin of the template it came from",
+    properties: {
+      define: ref("LibraryDefine"),
+      signatures: ref("LibrarySignatures"),
+      requiresConstants: ref("LibraryConstants"),
+      ref: ref("Coordinate", "the template the layer was inherited from"),
+      version: text("that template's version"),
+      digest: text("that template's digest (`sha256:…`)"),
+      repo: text("the repository the template was resolved from"),
+      owner: { type: ["string", "null"], description: "the template's namespace" },
+    },
+  },
   Derivation: {
     type: "object",
     required: ["path", "expr"],
@@ -458,6 +494,27 @@ export const MODEL_SPEC_SCHEMA: JsonObject = {
     constants: {
       type: ["object", "null"],
       description: "immutable named values, bound as `$const.<name>` in every expression",
+    },
+    library: {
+      type: ["string", "object", "null"],
+      additionalProperties: false,
+      description: "JSONata shared by every expression of the model: a string is the `define` of the one " +
+        "local layer; the object form has `define` (the local layer, last), optional `signatures`, " +
+        "`requiresConstants`, `description`, `extends` and inherited `layers` (at most 8 in all). Layer k " +
+        "sees the exports of the layers before it; a later layer wins a name clash. Export names are " +
+        "identifiers that shadow no built-in and are none of const, parent, self, response, now, status. " +
+        "A call of a function no library exports is an error anywhere in the spec",
+      properties: {
+        description: text("what the library offers"),
+        define: ref("LibraryDefine"),
+        signatures: ref("LibrarySignatures"),
+        requiresConstants: ref("LibraryConstants"),
+        extends: ref(
+          "Reference",
+          "a model whose library this one extends: resolved at create into pinned layers under this one's",
+        ),
+        layers: { type: "array", items: ref("LibraryLayer"), description: "inherited layers, oldest first" },
+      },
     },
     defaultValues: listOf("DefaultValueRule", "defaults merged into newly created containers"),
     derivations: listOf("Derivation", "computed read-only fields"),

@@ -54,6 +54,8 @@ const WORDINGS: Record<string, Wording> = {
   "#/$defs/Reference": notAReference,
   "#/properties/schema": () => "schema is required and must be a JSON Schema object",
   "#/properties/constants": () => "constants must be an object of name to value",
+  "#/$defs/LibrarySignatures/additionalProperties/pattern": (signature) =>
+    `'${signature}' is not a JSONata signature such as <n-n:n>`,
   "#/$defs/Derivation": entry("a derivation"),
   "#/$defs/Derivation/properties/path/pattern": () => "the document root '$' cannot be derived",
   "#/$defs/MetaDerivation": entry("a meta derivation"),

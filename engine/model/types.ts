@@ -79,6 +79,45 @@ export interface TestCase {
   expect: Record<string, Json>;
 }
 
+/**
+ * Where an inherited library layer comes from, pinned when a template is
+ * flattened. (The library shapes are type aliases, not interfaces, so they are
+ * JSON values to code that handles specs as JSON.)
+ */
+export type LayerPin = {
+  ref: string;
+  version: string;
+  digest?: string;
+  repo?: string;
+  owner?: string | null;
+};
+
+/**
+ * One layer of a library: JSONata ending with the array of the names it
+ * exports; an inherited layer carries its pin.
+ */
+export type LibraryLayer = Partial<LayerPin> & {
+  define: string;
+  /** JSONata signatures (`<n-n:n>`) of function exports, by name. */
+  signatures?: Record<string, string>;
+  /** The model constants the layer reads as `$const.<name>`. */
+  requiresConstants?: string[];
+};
+
+/** The object form of `library`: inherited `layers`, then the local layer (`define` and its members). */
+export type LibraryObject = {
+  description?: string;
+  define?: string;
+  signatures?: Record<string, string>;
+  requiresConstants?: string[];
+  /** A library model to extend, `[namespace/]name[@version]` (shape-checked only). */
+  extends?: string;
+  layers?: LibraryLayer[];
+};
+
+/** The `library` member: a bare string is the local layer's `define`. */
+export type Library = string | LibraryObject;
+
 /** The model specification. */
 export interface ModelSpec {
   id: string;
@@ -87,6 +126,7 @@ export interface ModelSpec {
   lineage?: Json[];
   schema: JsonObject;
   constants?: Record<string, Json>;
+  library?: Library | null;
   defaultValues?: DefaultValueRule[];
   derivations?: Derivation[];
   metaDerivations?: MetaDerivation[];

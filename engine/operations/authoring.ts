@@ -6,7 +6,8 @@
  * @module
  */
 import { z } from "zod";
-import { guidance, GUIDANCE_TOPIC_IDS, GUIDANCE_TOPICS } from "../authoring/guidance/mod.ts";
+import { GUIDANCE_MENU, GUIDANCE_TOPIC_IDS, loadGuidance } from "../authoring/guidance/menu.ts";
+import { withRegexEngine } from "../expr/re2.ts";
 import type { Json } from "../json/value.ts";
 import { localOperation } from "./operation.ts";
 import {
@@ -28,7 +29,10 @@ export const validateSpec = localOperation({
   summary: "validate a candidate ModelSpec without registering it: {valid, errors, warnings}",
   input: z.object({ spec: candidate }),
   output: VALIDATION_REPORT,
-  run: async ({ authoring }, { spec }) => (await authoring()).validateSpec(spec),
+  run: async ({ authoring }, { spec }) => {
+    const tools = await authoring();
+    return await withRegexEngine(() => tools.validateSpec(spec));
+  },
   console: { command: "validate-spec" },
   mcp: {
     tool: "validate_spec",
@@ -127,13 +131,13 @@ export const getDomainGuidance = localOperation({
       .describe("topic ids from the menu"),
   }),
   output: GUIDANCE,
-  run: (_, { topics }) => Promise.resolve({ topics: guidance(topics) }),
+  run: async (_, { topics }) => ({ topics: await loadGuidance(topics) }),
   console: { command: "get-domain-guidance" },
   mcp: {
     tool: "get_domain_guidance",
     title: "Domain guidance",
     description: "Worked JSONata patterns as spec fragments with a sample run: " +
-      GUIDANCE_TOPICS.map((t) => `${t.id} (${t.title})`).join(", ") + ".",
+      GUIDANCE_MENU.map((t) => `${t.id} (${t.title})`).join(", ") + ".",
     kind: "read",
   },
 });

@@ -25,7 +25,7 @@ import {
   previewGeneration,
 } from "./generation.ts";
 import { approveEffect, getCompositionGraph, getLineage, getPendingEffects, promote } from "./composition.ts";
-import { createModel, deleteModel, evolveSpec, getInfo, getSpec, listModels } from "./models.ts";
+import { createModel, deleteModel, evolveSpec, getInfo, getLibrary, getSpec, listModels } from "./models.ts";
 import type { AnyOperation } from "./operation.ts";
 import { pairBrowser } from "./pairing.ts";
 import {
@@ -66,6 +66,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   listModels,
   createModel,
   getSpec,
+  getLibrary,
   getInfo,
   getState,
   getField,

@@ -11,6 +11,7 @@ import {
   DELETED,
   EVOLUTION_ARGUMENT,
   EVOLVED,
+  LIBRARY,
   MODEL_ID,
   MODEL_INFO,
   PROBLEM,
@@ -132,6 +133,29 @@ export const getSpec = apiOperation({
     tool: "get_spec",
     title: "Get the spec",
     description: "The stored ModelSpec of a model.",
+    kind: "read",
+  },
+});
+
+/** `GET /models/{id}/library`. */
+export const getLibrary = apiOperation({
+  name: "getLibrary",
+  summary: "the model's library: its layers and exports",
+  input: byId,
+  output: LIBRARY,
+  run: (api, { id }) => api.getLibrary(id),
+  rest: {
+    method: "get",
+    path: "/models/{id}/library",
+    tag: "models",
+    errors: { 404: { description: "unknown model, or the model has no library" } },
+  },
+  console: { command: "get-library" },
+  mcp: {
+    tool: "get_library",
+    title: "Get the library",
+    description: "The JSONata library of a model: its layers (origin, pin, define) and its exports, " +
+      "functions (signature, arity) then constants (value).",
     kind: "read",
   },
 });

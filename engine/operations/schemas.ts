@@ -90,6 +90,29 @@ export const EVOLVED = component("Evolved", z.looseObject({ id: z.string(), vers
 /** A stored ModelSpec as read back. */
 export const STORED_SPEC = z.looseObject({ id: z.string(), version: z.string().optional() });
 
+/** A model's library (`GET /models/{id}/library`). */
+export const LIBRARY = component(
+  "Library",
+  z.looseObject({
+    description: z.string().optional(),
+    layers: z.array(z.looseObject({
+      origin: z.string().describe('"local", or "ref@version" for a layer inherited from a template'),
+      ref: z.string().optional(),
+      version: z.string().optional(),
+      digest: z.string().optional(),
+      define: z.string(),
+    })).describe("the layers in evaluation order; a later layer wins a name clash"),
+    exports: z.array(z.looseObject({
+      name: z.string(),
+      kind: z.enum(["function", "constant"]),
+      signature: z.string().optional(),
+      arity: count.optional().describe("omitted for a variadic function"),
+      value: json.optional().describe("a constant's value, computed once"),
+      origin: z.string(),
+    })).describe("functions first (called $name(...)), then constants (read as $name)"),
+  }),
+);
+
 /** A constraint violation (rollback bodies and `flaggedConstraints`). */
 export const CONSTRAINT_VIOLATION = z.looseObject({
   constraintId: z.string(),

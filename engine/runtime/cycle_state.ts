@@ -10,6 +10,7 @@
 import type { EngineConfig } from "../config.ts";
 import { unprocessable } from "../errors.ts";
 import { clockBindings } from "../expr/clock.ts";
+import { AggregateStore } from "./aggregate/incremental.ts";
 import type { CompiledExpression } from "../expr/compiler.ts";
 import { DirtySet } from "../graph/dirty.ts";
 import { DocumentDraft, expandPattern } from "../json/document.ts";
@@ -33,8 +34,11 @@ export class CycleState {
   readonly model: CompiledModel;
   readonly config: EngineConfig;
   readonly source: WriteSource;
-  /** The document being changed. */
+  /** The document being changed, and the committed document it started from. */
   readonly draft: DocumentDraft;
+  readonly base: Json;
+  /** The runtime's aggregate indexes. */
+  readonly aggregates: AggregateStore;
   /** Keys of lazy derivations whose values are stale. */
   readonly stale: Set<string>;
   /** What the writes (and the derivations after them) touched. */
@@ -69,14 +73,16 @@ export class CycleState {
     this.now = now;
     this.deadline = Date.now() + config.expressionTimeoutMs * (limits.timeScale ?? 1);
     this.draft = new DocumentDraft(state.doc, limits.growthBudget);
+    this.base = state.doc;
+    this.aggregates = state.aggregates ?? new AggregateStore();
     this.#baseMeta = state.meta;
     this.stale = new Set(state.stale);
     this.#clock = clockBindings(now);
   }
 
-  /** The bindings of every expression of the cycle: `$const`, the clock, and `$parent` when given. */
+  /** The bindings of every expression of the cycle: the model's, the clock, and `$parent` when given. */
   bindings(parent?: Json): Record<string, unknown> {
-    return { const: this.model.constants, parent, ...this.#clock };
+    return { ...this.model.bindings.base, parent, ...this.#clock };
   }
 
   /** The meta cache as the cycle currently sees it. */
@@ -124,6 +130,12 @@ export class CycleState {
     } catch (err) {
       error = (err as Error).message;
     }
+    this.trace(node, targetPath, value, error);
+    return { value, error };
+  }
+
+  /** Records the trace of one evaluation of `node`. */
+  trace(node: CompiledNode, targetPath: string, value: Json | undefined, error: string | null): void {
     this.traces.push({
       targetPath,
       expression: node.expression,
@@ -132,7 +144,6 @@ export class CycleState {
       constraintPassed: null,
       errorMessage: error,
     });
-    return { value, error };
   }
 
   /** Elements (or `[null]` for a global node) of `node` that the changes touched. */

@@ -9,8 +9,9 @@
  */
 import { unprocessable } from "../errors.ts";
 import { formatPath, parsePath, patternMatches, type Segment } from "../json/path.ts";
-import { isObject } from "../json/value.ts";
+import { isObject, type Json } from "../json/value.ts";
 import type { CompiledNode, DerivedNode, MetaNode } from "../model/nodes.ts";
+import { UNSUPPORTED } from "./aggregate/plan.ts";
 import type { CycleState } from "./cycle_state.ts";
 
 /** Evaluates stale lazy derivations that `node` reads before it runs. */
@@ -31,6 +32,28 @@ function concreteTarget(node: DerivedNode | MetaNode, element: Segment[] | null)
   return element ? [...element, ...target.slice(element.length)] : target;
 }
 
+/**
+ * Evaluates a derivation for one element (or globally); an aggregate derivation
+ * is answered by its index where it has one (`aggregate/incremental.ts`).
+ */
+function evaluateDerivation(
+  state: CycleState,
+  node: DerivedNode,
+  element: Segment[] | null,
+  address: string,
+): Promise<{ value: Json | undefined; error: string | null }> | { value: Json | undefined; error: null } {
+  const plan = element === null ? state.aggregates.planOf(node) : null;
+  if (plan) {
+    const change = { base: state.base, doc: state.draft.root, dirty: state.dirty };
+    const value = state.aggregates.value(node, plan, change);
+    if (value !== UNSUPPORTED) {
+      state.trace(node, address, value, null);
+      return { value, error: null };
+    }
+  }
+  return state.evaluate(node, element, address);
+}
+
 /** Evaluates a derivation for the given elements and writes its values into the draft. */
 async function deriveElements(
   state: CycleState,
@@ -41,7 +64,7 @@ async function deriveElements(
     if (element && !isObject(state.draft.get(element))) continue;
     const target = concreteTarget(node, element);
     const address = formatPath(target);
-    const { value, error } = await state.evaluate(node, element, address);
+    const { value, error } = await evaluateDerivation(state, node, element, address);
     if (error) throw unprocessable(`Evaluation of derivation ${address} failed: ${error}`);
     if (value === undefined) state.draft.delete(target);
     else state.draft.set(target, value);

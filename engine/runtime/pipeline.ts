@@ -168,7 +168,7 @@ export class Cycle {
     }
     const traces = state.traces;
     return {
-      state: { doc: state.draft.root, meta: state.meta, stale: state.stale },
+      state: { doc: state.draft.root, meta: state.meta, stale: state.stale, aggregates: state.aggregates },
       rollback,
       growth: state.draft.growth,
       effectRequests: requests,

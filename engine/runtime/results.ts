@@ -9,6 +9,7 @@ import type { ConstraintViolation } from "../errors.ts";
 import type { Json } from "../json/value.ts";
 import type { Effect } from "../model/types.ts";
 import type { TraceRecord } from "./traces.ts";
+import type { AggregateStore } from "./aggregate/incremental.ts";
 
 /** The committed state of a model. Never modified; a cycle produces a new one. */
 export interface ModelState {
@@ -18,6 +19,8 @@ export interface ModelState {
   readonly meta: ReadonlyMap<string, Json>;
   /** Keys of lazy derivations whose values are stale. */
   readonly stale: ReadonlySet<string>;
+  /** The runtime's aggregate indexes (`aggregate/incremental.ts`), carried from state to state. */
+  readonly aggregates?: AggregateStore;
 }
 
 /** Who wrote: decides audit source and which checks apply. */

@@ -93,9 +93,11 @@ export class ModelRuntime {
   }
 
   /**
-   * Creates a runtime: an empty document seeded by schema defaults and `$` rules,
-   * or `seed` (a carried-forward base document), then every eager derivation and
-   * meta value computed. Constraints are not enforced: there is nothing to roll back to.
+   * Creates a runtime: the library's exports computed (a library that fails to
+   * evaluate is a 422), an empty document seeded by schema defaults and `$`
+   * rules, or `seed` (a carried-forward base document), then every eager
+   * derivation and meta value computed. Constraints are not enforced: there is
+   * nothing to roll back to.
    */
   static async create(
     model: CompiledModel,
@@ -104,6 +106,7 @@ export class ModelRuntime {
     at: number = env.clock.now(),
     effects?: ReadonlySet<string>,
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
+    await model.bindings.prepare();
     const empty: ModelState = { doc: seed ? seed.doc : {}, meta: new Map(), stale: new Set() };
     const cycle = new Cycle(model, empty, env.config, "init", at, effects);
     if (!seed) cycle.markRootCreated();
@@ -249,7 +252,7 @@ export class ModelRuntime {
       : state.stale;
     const cycle = new Cycle(this.model, { ...state, stale }, this.#env.config, "init", this.#env.clock.now());
     await cycle.materializeLazy();
-    return { doc: cycle.doc, meta: state.meta, stale: new Set() };
+    return { doc: cycle.doc, meta: state.meta, stale: new Set(), aggregates: state.aggregates };
   }
 
   /** The merged document, lazy derivations evaluated; `at` reads retained history. */

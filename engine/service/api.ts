@@ -17,6 +17,7 @@ import type { Snapshot } from "../runtime/runtime.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import type { ModelSpec } from "../model/types.ts";
+import type { LibraryDescription } from "../model/library_description.ts";
 import type { RecoveryRecord, RecoverySummary } from "./ports.ts";
 import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
 import type {
@@ -99,6 +100,8 @@ export interface ModelApi {
   createModel(spec: unknown): Promise<ModelInfo>;
   getInfo(id: string): Promise<ModelInfo>;
   getSpec(id: string): Promise<ModelSpec>;
+  /** The model's library: layers and exports; 404 when it has none. */
+  getLibrary(id: string): Promise<LibraryDescription>;
   deleteModel(id: string): Promise<void>;
   getState(id: string, at?: string): Promise<Json>;
   getField(id: string, path: string): Promise<Json>;

@@ -11,6 +11,7 @@ import { checkMutationValues, checkSpecSize, checkValue } from "./limits.ts";
 import { DEFAULT_CONFIG, type EngineConfig } from "../config.ts";
 import { badRequest, ServiceError, specInvalid } from "../errors.ts";
 import { ExpressionCompiler, ExpressionError } from "../expr/compiler.ts";
+import { withRegexEngine } from "../expr/re2.ts";
 import { isObject, type Json } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
 import type { MutationResult } from "../runtime/results.ts";
@@ -43,6 +44,10 @@ export interface DryRunResult {
 
 /** The engine functions the authoring tools need; no registry involved. */
 export interface AuthoringEngine {
+  /**
+   * Synchronous, so RE2 must be loaded for a spec with a regex: wrap the call in `withRegexEngine` where
+   * it may not be (the browser bundles load it on demand; see expr/re2.ts).
+   */
   validateSpec(spec: unknown): ValidationReport;
   evalExpression(expr: string, input?: Json, constants?: Record<string, Json>): Promise<EvalResult>;
   testSpec(spec: unknown, tests?: unknown[]): Promise<TestRunResult>;
@@ -84,9 +89,9 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
   const env: RuntimeEnv = { config, clock };
   const compiler = options.compiler ?? ExpressionCompiler.fromConfig(config);
   const compile = (spec: unknown) => compileSpec(spec, { compiler, config, now: clock.now });
-  const compileOrThrow = (spec: unknown): CompiledModel => {
+  const compileOrThrow = async (spec: unknown): Promise<CompiledModel> => {
     checkSpecSize(config, spec);
-    const report = compile(spec);
+    const report = await withRegexEngine(() => compile(spec));
     if (!report.model) throw specInvalid(report.errors, report.warnings);
     return report.model;
   };
@@ -103,7 +108,8 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
       checkValue(config, input, "The input");
       checkValue(config, constants, "The constants");
       try {
-        const value = await compiler.compile(expr).evaluate(input, { const: constants });
+        const compiled = await withRegexEngine(() => compiler.compile(expr));
+        const value = await compiled.evaluate(input, { const: constants });
         return { result: value === undefined ? null : value, type: typeOf(value) };
       } catch (err) {
         if (!(err instanceof ExpressionError)) throw err;
@@ -119,16 +125,16 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
     async testSpec(spec, tests) {
       // Ad-hoc cases replace the embedded ones and are validated like them (same finding locations).
       const candidate = tests === undefined || !isObject(spec) ? spec : { ...spec, tests };
-      const model = compileOrThrow(candidate);
+      const model = await compileOrThrow(candidate);
       return await runTests(model, env, model.tests as TestCase[]);
     },
 
     async verifySpec(spec) {
-      return await verify(compileOrThrow(spec), env);
+      return await verify(await compileOrThrow(spec), env);
     },
 
     async dryRun(spec, mutations = []) {
-      const model = compileOrThrow(spec);
+      const model = await compileOrThrow(spec);
       const { runtime } = await ModelRuntime.create(model, env);
       const steps: DryRunStep[] = [];
       for (const [index, mutation] of mutations.entries()) {

@@ -11,7 +11,8 @@
 import type { EngineConfig } from "../config.ts";
 import { conflict, notFound, ServiceError, specInvalid } from "../errors.ts";
 import { parseCoordinate, satisfies } from "../composition/coordinate.ts";
-import { flatten, isBranch, TemplateError, withoutProvenance } from "../composition/flatten.ts";
+import { flatten, isBranch, pinned, TemplateError, withoutProvenance } from "../composition/flatten.ts";
+import { inheritLibrary } from "../model/library_layers.ts";
 import { LinkError, type LinkTargets } from "../composition/link_executor.ts";
 import { stampDefinitionHashes } from "../composition/quarantine.ts";
 import { type Repository, ResolutionError, resolveRef, specDigest } from "../composition/repository.ts";
@@ -90,24 +91,36 @@ export class Composition {
 
   /**
    * The spec a create registers: a branch flattened over its template
-   * (422 with the reason at `template`), the inherited effects' hashes stamped.
+   * (422 with the reason at `template`), a library's `extends` resolved into
+   * pinned layers (422 at `library.extends`), the inherited effects' hashes stamped.
    */
   async prepare(spec: unknown): Promise<unknown> {
-    if (!isBranch(spec)) return spec;
-    let flat: ModelSpec;
-    try {
-      const template = await resolveRef(spec.template.ref, this.chain(), this.#host.hasher);
-      flat = flatten(spec, template);
-    } catch (err) {
-      if (err instanceof ResolutionError || err instanceof TemplateError) {
-        throw specInvalid([{
-          location: err instanceof ResolutionError ? "template.ref" : "template",
-          message: `${err.code}: ${err.message}`,
-        }]);
+    let flat = spec;
+    if (isBranch(spec)) {
+      try {
+        flat = flatten(spec, await resolveRef(spec.template.ref, this.chain(), this.#host.hasher));
+      } catch (err) {
+        throw refusal(err, err instanceof ResolutionError ? "template.ref" : "template");
       }
-      throw err;
     }
-    return await stampDefinitionHashes(flat, this.#host.hasher);
+    if (!isObject(flat)) return flat;
+    return await stampDefinitionHashes(await this.#extended(flat as unknown as ModelSpec), this.#host.hasher);
+  }
+
+  /** A spec whose library `extends` another model's: that library's layers, pinned, under its own. */
+  async #extended(spec: ModelSpec): Promise<ModelSpec> {
+    const library = spec.library;
+    if (!isObject(library) || typeof library.extends !== "string") return spec;
+    const { extends: ref, ...own } = library;
+    try {
+      const base = await resolveRef(ref as string, this.chain(), this.#host.hasher);
+      if (base.spec.library === undefined || base.spec.library === null) {
+        throw specInvalid([{ location: "library.extends", message: `'${ref}' has no library to extend` }]);
+      }
+      return { ...spec, library: inheritLibrary(base.spec.library, own, pinned(base)) } as ModelSpec;
+    } catch (err) {
+      throw refusal(err, "library.extends");
+    }
   }
 
   /**
@@ -323,6 +336,14 @@ export class Composition {
     }
     return graph;
   }
+}
+
+/** A resolution or template failure as a 422 finding at `location`; anything else as it is. */
+function refusal(err: unknown, location: string): unknown {
+  if (err instanceof ResolutionError || err instanceof TemplateError) {
+    return specInvalid([{ location, message: `${err.code}: ${err.message}` }]);
+  }
+  return err;
 }
 
 /** The 404 of an unknown effect of a model. */

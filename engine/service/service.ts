@@ -43,6 +43,7 @@ import { applyEvolution, changedEffectIds } from "../evolve/apply.ts";
 import { parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
 import { carryForward } from "../evolve/state.ts";
 import { ExpressionCompiler } from "../expr/compiler.ts";
+import { withRegexEngine } from "../expr/re2.ts";
 import { type GraphView, projectGraph } from "../graph/projection.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import { GLOBAL_SCHEDULER, type Platform, webPlatform } from "../ports.ts";
@@ -67,6 +68,7 @@ import { type VerificationReport, verify } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import { type CompiledModel, compileSpec } from "../model/compile.ts";
 import type { ModelSpec } from "../model/types.ts";
+import { describeLibrary, type LibraryDescription } from "../model/library_description.ts";
 import { evaluateViewDelta } from "../view/delta.ts";
 import { checkViewId, evaluateView, viewStateOf } from "../view/evaluate.ts";
 import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
@@ -285,18 +287,21 @@ export class ModelService implements ModelApi {
     return { config: this.config, clock: this.platform.clock };
   }
 
+  /** Compiles a spec, loading RE2 first when it needs it (the browser bundles load it on demand). */
   #compile(spec: unknown) {
-    return compileSpec(spec, {
-      compiler: this.compiler,
-      config: this.config,
-      now: this.platform.clock.now,
-      validateEffect: this.#validateEffect,
-    });
+    return withRegexEngine(() =>
+      compileSpec(spec, {
+        compiler: this.compiler,
+        config: this.config,
+        now: this.platform.clock.now,
+        validateEffect: this.#validateEffect,
+      })
+    );
   }
 
   /** Compiles a spec or throws the 422 with every finding. */
-  #compileOrThrow(spec: unknown): CompiledModel {
-    const report = this.#compile(spec);
+  async #compileOrThrow(spec: unknown): Promise<CompiledModel> {
+    const report = await this.#compile(spec);
     if (!report.model) throw specInvalid(report.errors, report.warnings);
     return report.model;
   }
@@ -327,7 +332,7 @@ export class ModelService implements ModelApi {
   /** A slot for a stored model, its state rebuilt; `null` when its spec no longer compiles. */
   async #build(stored: LoadedModel): Promise<Slot | null> {
     const id = stored.spec?.id ?? "(unknown)";
-    const report = this.#compile(stored.spec);
+    const report = await this.#compile(stored.spec);
     if (!report.model) {
       this.#observer.warn?.(
         `model '${id}' not loaded: its stored spec no longer validates: ${
@@ -533,7 +538,7 @@ export class ModelService implements ModelApi {
     checkSpecSize(this.config, input);
     // A branch is flattened over its template first, on every surface.
     const spec = await this.#composition.prepare(input);
-    const report = this.#compile(spec);
+    const report = await this.#compile(spec);
     if (!report.model) throw specInvalid(report.errors, report.warnings);
     const model = report.model;
     const id = model.id;
@@ -574,6 +579,10 @@ export class ModelService implements ModelApi {
 
   getSpec(id: string): Promise<ModelSpec> {
     return Promise.resolve().then(() => cloneJson(this.#slot(id).runtime.model.spec));
+  }
+
+  getLibrary(id: string): Promise<LibraryDescription> {
+    return Promise.resolve().then(() => cloneJson(describeLibrary(this.#slot(id).runtime.model)));
   }
 
   /** The compiled model of a registered id (for surfaces that render views, run tests). */
@@ -910,7 +919,7 @@ export class ModelService implements ModelApi {
         previous.model.spec,
       );
       checkSpecSize(this.config, evolved, "The evolved spec");
-      const model = this.#compileOrThrow(evolved);
+      const model = await this.#compileOrThrow(evolved);
       await this.#composition.checkLinks(model.spec);
       const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
       // Only effects the evolution added or changed fire; unchanged ones keep their standing.
@@ -977,7 +986,9 @@ export class ModelService implements ModelApi {
       if (effectGate(effect, id, this.config.inheritedEffects) !== "blocked") {
         throw conflict(`Effect '${effectId}' of model '${id}' is not waiting for approval`);
       }
-      const model = this.#compileOrThrow(approved(spec, effectId, formatInstant(this.platform.clock.now())));
+      const model = await this.#compileOrThrow(
+        approved(spec, effectId, formatInstant(this.platform.clock.now())),
+      );
       await this.#install(slot, model, slot.runtime.state.doc, new Set([effectId]));
       return { effectId, definitionHash: String(effect.definitionHash), approved: true as const };
     }, true);

@@ -16,7 +16,8 @@
  * - A failing expression or address marks its component with `error` (members
  *   joined by `; `); the rest of the view evaluates normally.
  *
- * Every expression runs against the merged document with `$const` bound.
+ * Every expression runs against the merged document with the model's bindings
+ * (`$const`, the library's exports).
  *
  * @module
  */
@@ -223,7 +224,7 @@ class ViewEvaluator {
         const compiled = this.#model.compiler.compile(source);
         anchor.expressions.push(compiled);
         return await compiled.evaluate(this.#state.doc, {
-          const: this.#model.constants,
+          ...this.#model.bindings.base,
           parent: scope.elementValue,
         });
       } catch (err) {

@@ -6,8 +6,9 @@
  * and nothing outside it can be named:
  *
  * - a model id, or a reference in a spec (`template.ref`, a link's
- *   `target.ref`, `lineage`), that names a namespace is refused with 403;
- *   plain ones are read inside the session's namespace;
+ *   `target.ref`, `lineage`, a library's `extends` and layer refs), that
+ *   names a namespace is refused with 403; plain ones are read inside the
+ *   session's namespace;
  * - lists (models, the composition graph) hold the namespace's entries only;
  * - what is not about the namespace's models is refused with 403: a blob by
  *   its id alone (read it through its model), blob garbage collection,
@@ -26,6 +27,7 @@ import { parseCoordinate } from "../../engine/composition/coordinate.ts";
 import { ServiceError } from "../../engine/errors.ts";
 import type { GraphView } from "../../engine/graph/projection.ts";
 import type { Json, JsonObject } from "../../engine/json/value.ts";
+import type { LibraryDescription } from "../../engine/model/library_description.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import type { PatchOperation } from "../../engine/runtime/results.ts";
 import type { Snapshot } from "../../engine/runtime/runtime.ts";
@@ -114,20 +116,44 @@ export class NamespacedApi implements ModelApi {
     return typeof ref === "string" ? this.shown(ref) : ref;
   }
 
-  /** A copy of a spec (or evolution) with its references mapped by `map`. */
-  #mapRefs<T>(value: T, map: (ref: unknown) => unknown, id?: (id: string) => string): T {
+  /**
+   * A copy of a spec (or evolution) with its id, references and (answers
+   * only) owners mapped: the session's plain names in, its stored ids out.
+   */
+  #mapRefs<T>(
+    value: T,
+    map: { ref(ref: unknown): unknown; id?(id: string): string; owner?(o: unknown): unknown },
+  ): T {
     if (!isObject(value)) return value;
     const copy = structuredClone(value) as Loose;
-    if (id && typeof copy.id === "string") copy.id = id(copy.id);
-    if (isObject(copy.template)) copy.template.ref = map(copy.template.ref);
-    eachOf(copy.lineage, (entry) => (entry.ref = map(entry.ref)));
+    const owner = map.owner ?? ((o: unknown) => o);
+    const pinned = (entry: Loose) => {
+      if (entry.ref !== undefined) entry.ref = map.ref(entry.ref);
+      if (entry.owner !== undefined) entry.owner = owner(entry.owner);
+    };
+    if (map.id && typeof copy.id === "string") copy.id = map.id(copy.id);
+    if (isObject(copy.template)) copy.template.ref = map.ref(copy.template.ref);
+    eachOf(copy.lineage, pinned);
+    for (const library of [copy.library, copy.newLibrary]) {
+      if (!isObject(library)) continue;
+      if (library.extends !== undefined) library.extends = map.ref(library.extends);
+      eachOf(library.layers, pinned);
+    }
     for (const member of ["effects", "upsertEffects"]) {
       eachOf(copy[member], (effect) => {
-        if (isObject(effect.target)) effect.target.ref = map(effect.target.ref);
-        if (isObject(effect.origin)) effect.origin.fromRef = map(effect.origin.fromRef);
+        if (isObject(effect.target)) effect.target.ref = map.ref(effect.target.ref);
+        if (isObject(effect.origin)) {
+          effect.origin.fromRef = map.ref(effect.origin.fromRef);
+          effect.origin.fromOwner = owner(effect.origin.fromOwner);
+        }
       });
     }
     return copy as T;
+  }
+
+  /** The session's own namespace as an owner is no owner to it (its models are plain names). */
+  #shownOwner(owner: unknown): unknown {
+    return owner === this.namespaceId ? null : owner;
   }
 
   /** Runs a call of the service; its errors lose the namespace prefix. */
@@ -162,7 +188,7 @@ export class NamespacedApi implements ModelApi {
   createModel(spec: unknown): Promise<ModelInfo> {
     return this.#run(async () => {
       const info = await this.#api.createModel(
-        this.#mapRefs(spec, (ref) => this.#storedRef(ref), (id) => this.stored(id)),
+        this.#mapRefs(spec, { ref: (ref) => this.#storedRef(ref), id: (id) => this.stored(id) }),
       );
       return { ...info, id: this.shown(info.id) };
     });
@@ -175,13 +201,28 @@ export class NamespacedApi implements ModelApi {
     });
   }
 
+  getLibrary(id: string): Promise<LibraryDescription> {
+    return this.#run(async () => {
+      const library = await this.#api.getLibrary(this.stored(id));
+      return {
+        ...library,
+        layers: library.layers.map((layer) => ({
+          ...layer,
+          origin: this.shown(layer.origin),
+          ...(layer.ref === undefined ? {} : { ref: this.shown(layer.ref) }),
+        })),
+        exports: library.exports.map((entry) => ({ ...entry, origin: this.shown(entry.origin) })),
+      };
+    });
+  }
+
   getSpec(id: string): Promise<ModelSpec> {
     return this.#run(async () =>
-      this.#mapRefs(
-        await this.#api.getSpec(this.stored(id)),
-        (ref) => this.#shownRef(ref),
-        (i) => this.shown(i),
-      )
+      this.#mapRefs(await this.#api.getSpec(this.stored(id)), {
+        ref: (ref) => this.#shownRef(ref),
+        id: (i) => this.shown(i),
+        owner: (o) => this.#shownOwner(o),
+      })
     );
   }
 
@@ -234,7 +275,7 @@ export class NamespacedApi implements ModelApi {
     return this.#run(async () => {
       const result = await this.#api.evolveSpec(
         this.stored(id),
-        this.#mapRefs(evolution, (r) => this.#storedRef(r)),
+        this.#mapRefs(evolution, { ref: (ref) => this.#storedRef(ref) }),
       );
       return { ...result, id: this.shown(result.id) };
     });
@@ -311,7 +352,9 @@ export class NamespacedApi implements ModelApi {
   getLineage(id: string): Promise<Json[]> {
     return this.#run(async () =>
       (await this.#api.getLineage(this.stored(id))).map((entry) =>
-        isObject(entry) ? { ...entry, ref: this.#shownRef(entry.ref) } as Json : entry
+        isObject(entry)
+          ? { ...entry, ref: this.#shownRef(entry.ref), owner: this.#shownOwner(entry.owner) } as Json
+          : entry
       )
     );
   }
@@ -322,7 +365,11 @@ export class NamespacedApi implements ModelApi {
         isObject(effect.origin)
           ? {
             ...effect,
-            origin: { ...effect.origin, fromRef: this.#shownRef(effect.origin.fromRef) } as Json,
+            origin: {
+              ...effect.origin,
+              fromRef: this.#shownRef(effect.origin.fromRef),
+              fromOwner: this.#shownOwner(effect.origin.fromOwner),
+            } as Json,
           }
           : effect
       )

@@ -1,14 +1,16 @@
 /// <reference lib="dom" />
 /**
  * Browser smoke test: the engine bundled by browser/build.ts runs inside headless
- * Chromium and replays the conformance examples' embedded tests with exactly the
- * results the engine produces in Deno.
+ * Chromium and replays the embedded tests of the conformance examples and of the
+ * bundled examples (library functions among them) with exactly the results the
+ * engine produces in Deno.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import * as engine from "../../browser/mod.ts";
+import { EXAMPLES } from "../../engine/authoring/mod.ts";
 import { buildBrowserBundle } from "../../browser/build.ts";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
@@ -40,10 +42,11 @@ async function readExamples(): Promise<Example[]> {
   }
   names.sort();
   assert.ok(names.length > 0, `no example specs in ${fileURLToPath(EXAMPLES_DIR)}`);
-  return await Promise.all(names.map(async (file) => ({
+  const conformance = await Promise.all(names.map(async (file) => ({
     name: file.slice(0, -".json".length),
     spec: JSON.parse(await Deno.readTextFile(new URL(file, EXAMPLES_DIR))),
   })));
+  return [...conformance, ...EXAMPLES.map(({ name, spec }) => ({ name, spec: structuredClone(spec) }))];
 }
 
 /** Plain JSON form of a report, so both sides compare as data. */
@@ -57,16 +60,13 @@ Deno.test("the bundled engine replays every example test in Chromium exactly as 
   let server: Deno.HttpServer<Deno.NetAddr> | undefined;
   let browser: Browser | undefined;
   try {
-    const bundle = await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js` });
-    const replay = await buildBrowserBundle({
+    // The engine bundle as `deno task bundle:browser` writes it, its on-demand files beside it.
+    await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js`, onDemandFiles: true });
+    await buildBrowserBundle({
       entryPoint: fileURLToPath(new URL("./replay.ts", import.meta.url)),
       outfile: `${workDir}/replay.js`,
     });
-    server = serveStatic({
-      "/": { body: PAGE, type: "text/html; charset=utf-8" },
-      "/engine.browser.js": { body: await Deno.readTextFile(bundle.outfile), type: "text/javascript" },
-      "/replay.js": { body: await Deno.readTextFile(replay.outfile), type: "text/javascript" },
-    });
+    server = serveStatic({ "/": { body: PAGE, type: "text/html; charset=utf-8" } }, workDir);
 
     const inDeno = asData(await replayExamples(engine, examples));
 
@@ -99,6 +99,68 @@ Deno.test("the bundled engine replays every example test in Chromium exactly as 
   } finally {
     await browser?.close();
     await server?.shutdown();
+    await Deno.remove(workDir, { recursive: true });
+  }
+});
+
+Deno.test("the bundled engine fetches its on-demand files when needed: RE2 for a regex, the guidance", async () => {
+  const workDir = await Deno.makeTempDir({ prefix: "engine_re2_" });
+  try {
+    await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js`, onDemandFiles: true });
+    await using server = serveStatic({
+      "/": {
+        body: `<!doctype html><meta charset="utf-8"><title>re2</title><link rel="icon" href="data:,">
+<script type="module">import * as engine from "/engine.browser.js"; window.engine = engine;</script>`,
+        type: "text/html; charset=utf-8",
+      },
+    }, workDir);
+    await using browser = await launchBrowser();
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    page.on("request", (request) => requested.push(new URL(request.url()).pathname));
+    await page.goto(`http://127.0.0.1:${server.addr.port}/`);
+    await page.waitForFunction(() => "engine" in window);
+    /** Creates the model in a fresh service in the page, writes, and returns the answer and the state. */
+    const run = (spec: object, write: object) =>
+      page.evaluate(async ([spec, write]) => {
+        const { engine } = window as unknown as { engine: typeof import("../../browser/mod.ts") };
+        const service = await engine.ModelService.open({});
+        const { id } = await service.createModel(spec);
+        const written = await service.mutate(id, write as Record<string, never>).then(
+          () => "ok",
+          (err) => JSON.parse(JSON.stringify((err as { body?: unknown }).body)),
+        );
+        return { written, state: JSON.parse(JSON.stringify(await service.getState(id))) };
+      }, [spec, write]);
+
+    const plain = {
+      id: "plain",
+      schema: { type: "object", properties: { a: { type: "number" } } },
+      derivations: [{ path: "$.half", expr: "a / 2" }],
+    };
+    assert.deepEqual(await run(plain, { "$.a": 3 }), { written: "ok", state: { a: 3, half: 1.5 } });
+    assert.ok(!requested.includes("/engine.browser.re2.js"), "no regex, no RE2");
+
+    const regex = {
+      id: "regex",
+      schema: { type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+$" }, s: {} } },
+      derivations: [{ path: "$.m", expr: "$contains(s, /ab+c/i)" }],
+    };
+    assert.deepEqual(await run(regex, { "$.s": "xABBC" }), { written: "ok", state: { s: "xABBC", m: true } });
+    assert.ok(requested.includes("/engine.browser.re2.js"), "RE2 fetched for the regexes");
+    const refused = await run(regex, { "$.code": "abc" });
+    assert.equal(refused.written.violations[0].keyword, "pattern");
+
+    assert.ok(!requested.includes("/engine.browser.guidance.js"));
+    const titles = await page.evaluate(async () => {
+      const { engine } = window as unknown as { engine: typeof import("../../browser/mod.ts") };
+      const invoker = engine.localInvoker(await engine.ModelService.open({}));
+      const { topics } = await invoker.invoke(engine.operations.getDomainGuidance, { topics: ["ranking"] });
+      return topics.map((topic) => topic.title);
+    });
+    assert.deepEqual(titles, ["Ranking and top N"]);
+    assert.ok(requested.includes("/engine.browser.guidance.js"));
+  } finally {
     await Deno.remove(workDir, { recursive: true });
   }
 });

@@ -238,6 +238,10 @@ Deno.test("playground in the tab: five examples, kept across reloads and offline
         "75011",
       );
       await screenshot(disk.page, "file-playground");
+      // A pattern: RE2, loaded on first use, is inlined in the single file.
+      await openExample(disk.page, "Invoice with tax lines");
+      await type(disk.page, "Number", "42");
+      await sees(disk.page, /must match pattern/);
       assert.deepEqual(disk.errors, []);
       await disk.page.context().close();
     });

@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { buildCliBundle } from "../../cli/build/bundle.ts";
-import { orderSpec, spawnServe } from "../server/helpers.ts";
+import { call, orderSpec, spawnServe } from "../server/helpers.ts";
+import { sharedPostgres } from "../storage/postgres_cluster.ts";
 import { runCli } from "./helpers.ts";
 
 Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, and talks to that server", async () => {
@@ -80,6 +81,43 @@ Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, 
       assert.equal(code, 0, stderr);
       assert.match(stdout, /\(storage: kv \(.*svc\.kv\); auth: API key\)/);
       assert.ok(!stdout.includes(key) && !stderr.includes(key));
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the bundle serves on PostgreSQL and starts an mcp repository child", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-bundle-pg-" });
+  try {
+    const { outfile } = await buildCliBundle({ outfile: `${dir}/svc.js` });
+    const database = await (await sharedPostgres()).database();
+    const serve = await spawnServe({
+      script: outfile,
+      cwd: dir,
+      env: {
+        SVC_STORAGE_TYPE: "postgres",
+        SVC_STORAGE_POSTGRES_URL: database,
+        SVC_COMPOSITION_REPOSITORIES: JSON.stringify([
+          { id: "kid", transport: "mcp", locator: [Deno.execPath(), "run", "-A", outfile, "mcp"] },
+        ]),
+      },
+    });
+    try {
+      assert.ok(serve.url, "the bundle's serve printed its startup line");
+      assert.equal((await call(serve.url!, "POST", "/models", orderSpec())).status, 201);
+      const promoted = await call(serve.url!, "POST", "/models/order/promote", { toRepo: "kid" });
+      assert.equal(promoted.status, 200, promoted.text);
+      const branch = await call(serve.url!, "POST", "/models", {
+        id: "mine",
+        template: { ref: "order" },
+        schema: {},
+      });
+      assert.equal(branch.status, 201, branch.text);
+    } finally {
+      const { code, stdout, stderr } = await serve.stop();
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, /\(storage: postgres/);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });

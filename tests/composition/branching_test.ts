@@ -129,3 +129,77 @@ Deno.test("branches: a grandchild pins the whole chain; what cannot flatten is a
     await server.close();
   }
 });
+
+Deno.test("libraries: a template's layers are pinned in its branch; extends resolves another model's", async () => {
+  const server = await startTestServer();
+  const number = { type: "object", properties: { net: { type: "number" } } };
+  try {
+    const template = {
+      id: "acme/tax",
+      schema: number,
+      constants: { vat: 0.2 },
+      library: {
+        define: '( $gross := function($x){ $x * (1 + $const.vat) }; ["gross"] )',
+        requiresConstants: ["vat"],
+      },
+      derivations: [{ path: "$.gross", expr: "$gross(net)" }],
+    };
+    assert.equal((await call(server.url, "POST", "/models", template)).status, 201);
+    const branch = await call(server.url, "POST", "/models", {
+      ...branchSpec("beta/tax", "acme/tax"),
+      library: '( $half := function($x){ $gross($x) / 2 }; ["half"] )',
+      derivations: [{ path: "$.half", expr: "$half(net)" }],
+    });
+    assert.equal(branch.status, 201, branch.text);
+    const library = (await call(server.url, "GET", "/models/beta%2Ftax/library")).json;
+    assert.deepEqual(library.layers.map((l: { origin: string; ref?: string }) => [l.origin, l.ref]), [
+      ["acme/tax@1.0.0", "acme/tax"],
+      ["local", undefined],
+    ]);
+    assert.match(library.layers[0].digest, /^sha256:/);
+    assert.deepEqual(
+      library.exports.map((e: { name: string; origin: string }) => [e.name, e.origin]),
+      [["gross", "acme/tax@1.0.0"], ["half", "local"]],
+    );
+    await call(server.url, "POST", "/models/beta%2Ftax/mutations", { "$.net": 100 });
+    assert.deepEqual(await (await fetch(`${server.url}/models/beta%2Ftax/state`)).json(), {
+      net: 100,
+      gross: 122,
+      half: 61,
+    });
+
+    const extending = await call(server.url, "POST", "/models", {
+      id: "gamma/calc",
+      schema: number,
+      constants: { vat: 0.1 },
+      library: {
+        extends: "acme/tax@^1.0.0",
+        define: '( $triple := function($x){ $gross($x) * 3 }; ["triple"] )',
+      },
+      derivations: [{ path: "$.t", expr: "$triple(net)" }],
+    });
+    assert.equal(extending.status, 201, extending.text);
+    assert.deepEqual(extending.json.warnings ?? [], [], "resolved: nothing left to warn about");
+    const stored = (await call(server.url, "GET", "/models/gamma%2Fcalc/spec")).json.library;
+    assert.equal(stored.extends, undefined);
+    assert.equal(stored.layers[0].ref, "acme/tax");
+    await call(server.url, "POST", "/models/gamma%2Fcalc/mutations", { "$.net": 10 });
+    assert.equal((await call(server.url, "GET", "/models/gamma%2Fcalc/state/%24.t")).json, 33);
+
+    const refused = async (extendsRef: string, message: RegExp) => {
+      const reply = await call(server.url, "POST", "/models", {
+        id: "x/y",
+        schema: {},
+        library: { extends: extendsRef, define: '( $k := 1; ["k"] )' },
+      });
+      assert.equal(reply.status, 422, reply.text);
+      assert.deepEqual(reply.json.errors.map((e: { location: string }) => e.location), ["library.extends"]);
+      assert.match(reply.json.errors[0].message, message);
+    };
+    await refused("acme/none", /^UnresolvedReference: 'acme\/none'/);
+    await call(server.url, "POST", "/models", { id: "plain", schema: {} });
+    await refused("plain", /'plain' has no library to extend/);
+  } finally {
+    await server.close();
+  }
+});

@@ -54,7 +54,7 @@ Deno.test("MCP generate_spec: offered with a provider, progress notifications fo
   const client = await mcpClient(service);
   try {
     const { tools } = await client.listTools();
-    assert.equal(tools.length, 32);
+    assert.equal(tools.length, 33);
     const tool = tools.find((t) => t.name === "generate_spec")!;
     assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), [
       "domainDescription",
@@ -131,11 +131,11 @@ Deno.test("MCP evolve_spec_ai applies the draft; a provider failure is an isErro
   }
 });
 
-Deno.test("svc mcp with svc.llm.mock offers 32 tools and generates; without a provider 30", async () => {
+Deno.test("svc mcp with svc.llm.mock offers 33 tools and generates; without a provider 31", async () => {
   const { client, waitFor, close } = await connectStdio([], { SVC_LLM_MOCK: "true" });
   try {
     const ready = await waitFor((n) => n.method === "notifications/message");
-    assert.match(String((ready.params as { data: string }).data), /ready: mode embedded, 32 tools/);
+    assert.match(String((ready.params as { data: string }).data), /ready: mode embedded, 33 tools/);
     const result = await client.callTool({
       name: "generate_spec",
       arguments: { modelId: "calc", domainDescription: "x" },
@@ -150,7 +150,7 @@ Deno.test("svc mcp with svc.llm.mock offers 32 tools and generates; without a pr
   const plain = await connectStdio([], {});
   try {
     const { tools } = await plain.client.listTools();
-    assert.equal(tools.length, 30);
+    assert.equal(tools.length, 31);
     assert.ok(!tools.some((t) => t.name === "generate_spec" || t.name === "evolve_spec_ai"));
   } finally {
     await plain.close();

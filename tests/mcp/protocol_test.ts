@@ -58,7 +58,7 @@ Deno.test("stdio: a readiness line after initialized; setLevel suppresses below 
   const { client, notifications } = connected;
   try {
     const ready = await connected.waitFor(isLog("info"));
-    assert.match(logText(ready), /ready: mode embedded, 30 tools/);
+    assert.match(logText(ready), /ready: mode embedded, 31 tools/);
     // Per-call lines are debug: suppressed at the default level and at warning, shown at debug.
     await client.callTool({ name: "list_models", arguments: {} });
     assert.equal(notifications.filter(isLog("debug")).length, 0);
@@ -82,7 +82,7 @@ Deno.test("HTTP: readiness line on the session stream, logging levels, negotiati
       const connected = await connectHttp(server.url);
       try {
         const ready = await connected.waitFor(isLog("info"));
-        assert.match(logText(ready), /ready: mode server, 30 tools/);
+        assert.match(logText(ready), /ready: mode server, 31 tools/);
         await connected.client.setLoggingLevel("debug");
         await connected.client.callTool({ name: "list_models", arguments: {} });
         await connected.waitFor(isLog("debug"));
@@ -147,7 +147,7 @@ Deno.test("HTTP: session lifecycle, 202 for notifications, batches, key gate, or
         (reply.json as { id: string; result: Record<string, unknown> }[]).map((r) => [r.id, r]),
       );
       assert.deepEqual(byId.get("a")!.result, {});
-      assert.equal((byId.get("b")!.result.tools as unknown[]).length, 30);
+      assert.equal((byId.get("b")!.result.tools as unknown[]).length, 31);
     });
     await t.step("GET opens the event stream of a session", async () => {
       const response = await fetch(`${server.url}/mcp`, {

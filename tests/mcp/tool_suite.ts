@@ -11,6 +11,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { GUIDANCE_TOPIC_IDS } from "../../engine/authoring/mod.ts";
 import { MODEL_SPEC_SCHEMA } from "../../engine/model/model_spec_schema.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../../engine/evolve/schema.ts";
+import { LIBRARY_EXPORTS, librarySpec } from "../server/helpers.ts";
 import { type Connected, orderSpec, schemaErrors, textOf } from "./helpers.ts";
 
 /** The spec's tool table without `pair_browser` (not advertised in these modes). */
@@ -19,6 +20,7 @@ export const EXPECTED_TOOLS = [
   "create_model",
   "get_model_info",
   "get_spec",
+  "get_library",
   "get_state",
   "get_field",
   "get_effective_schema",
@@ -59,6 +61,7 @@ const READ_ONLY = [
   "list_models",
   "get_model_info",
   "get_spec",
+  "get_library",
   "get_state",
   "get_field",
   "get_effective_schema",
@@ -174,6 +177,14 @@ export async function checkEveryTool(t: Deno.TestContext, connected: Connected):
     assert.match((await fails("get_model_info", { id: "nope" })).error, /nope/);
     assert.equal((await ok("get_spec", { id: "order" })).id, "order");
     assert.match((await fails("get_spec", { id: "nope" })).error, /nope/);
+  });
+  await t.step("get_library", async () => {
+    await ok("create_model", { spec: librarySpec() });
+    const library = await ok("get_library", { id: "priced" });
+    assert.deepEqual(library.exports, LIBRARY_EXPORTS);
+    assert.deepEqual((library.layers as { origin: string }[]).map((l) => l.origin), ["local"]);
+    assert.match((await fails("get_library", { id: "order" })).error, /Model 'order' has no library/);
+    await ok("delete_model", { id: "priced" });
   });
   await t.step("mutate", async () => {
     const result = await ok("mutate", { id: "order", mutations: { "$.qty": 2, "$.price": 3 } });

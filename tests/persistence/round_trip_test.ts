@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { ModelService } from "../../engine/service/service.ts";
+import { librarySpec } from "../server/helpers.ts";
 import { keysUnder, openRawKv, openService, orderSpec, steppingPlatform, withTempDir } from "./helpers.ts";
 
 /** Everything a client can observe of a model. */
@@ -170,4 +171,23 @@ Deno.test("a deletion interrupted before its sweep finished is completed at the 
     } finally {
       after.close();
     }
+  }));
+
+Deno.test("a model with a library loads again: its exports are computed anew and its log replays", () =>
+  withTempDir(async (dir) => {
+    const keys = { "svc.persistence-dir": dir };
+    const first = await openService(keys);
+    await first.service.createModel(librarySpec());
+    await first.service.mutate("priced", { "$.net": 10 });
+    await first.service.mutate("priced", { "$.net": 20 });
+    const library = await first.service.getLibrary("priced");
+    await first.service.close();
+
+    const second = await openService(keys);
+    assert.deepEqual(second.warnings, []);
+    assert.equal((await second.service.getState("priced") as { gross: number }).gross, 24);
+    assert.deepEqual(await second.service.getLibrary("priced"), library);
+    await second.service.mutate("priced", { "$.net": 1 });
+    assert.equal((await second.service.getState("priced") as { gross: number }).gross, 1.2);
+    await second.service.close();
   }));

@@ -155,6 +155,28 @@ export function orderSpec(id = "order"): Record<string, unknown> {
   };
 }
 
+/** A model with a library: a function with a signature and a value computed from a constant. */
+export function librarySpec(id = "priced"): Record<string, unknown> {
+  return {
+    id,
+    schema: { type: "object", properties: { net: { type: "number" } } },
+    constants: { vat: 0.2 },
+    library: {
+      description: "pricing helpers",
+      define: "( $rate := $const.vat; $gross := function($net) { $round($net * (1 + $rate), 2) }; " +
+        '["gross", "rate"] )',
+      signatures: { gross: "<n:n>" },
+    },
+    derivations: [{ path: "$.gross", expr: "$gross(net)" }],
+  };
+}
+
+/** The exports of {@link librarySpec}, as the library read lists them. */
+export const LIBRARY_EXPORTS = [
+  { name: "gross", kind: "function", signature: "<n:n>", arity: 1, origin: "local" },
+  { name: "rate", kind: "constant", value: 0.2, origin: "local" },
+];
+
 /** Encodes an address as one path segment. */
 export const seg = (address: string): string => encodeURIComponent(address);
 

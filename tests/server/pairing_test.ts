@@ -348,6 +348,40 @@ Deno.test("a session token reaches its own namespace's models only", async () =>
   }
 });
 
+Deno.test("a library extends only the session's own models", async () => {
+  const server = await startTestServer();
+  try {
+    const one = await paired(server);
+    const two = await paired(server);
+    const define = '( $double := function($x) { $x * 2 }; ["double"] )';
+    const base = { ...orderSpec("base"), library: { define } };
+    for (const { agent } of [one, two]) {
+      assert.equal((await call(server.url, "POST", "/models", base, bearer(agent))).status, 201);
+    }
+    const user = {
+      ...orderSpec("user"),
+      library: { define: '( $quad := function($x) { $double($double($x)) }; ["quad"] )', extends: "base" },
+    };
+    const created = await call(server.url, "POST", "/models", user, bearer(one.agent));
+    assert.equal(created.status, 201, created.text);
+    const library = await call(server.url, "GET", "/models/user/library", undefined, bearer(one.agent));
+    assert.equal(library.json.layers[0].ref, "base");
+    assert.match(library.json.layers[0].origin, /^base@/);
+    assert.ok(!library.text.includes(one.namespaceId), "shown plainly");
+    const spec = await call(server.url, "GET", "/models/user/spec", undefined, bearer(one.agent));
+    assert.ok(!spec.text.includes(one.namespaceId), spec.text);
+
+    const escape = { ...user, id: "thief", library: { ...user.library, extends: `${two.namespaceId}/base` } };
+    assert.equal((await call(server.url, "POST", "/models", escape, bearer(one.agent))).status, 403);
+    const evolve = await call(server.url, "POST", "/models/base/spec/evolve", {
+      newLibrary: { define, extends: `${two.namespaceId}/base` },
+    }, bearer(one.agent));
+    assert.equal(evolve.status, 403);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("blobs through a session: upload, read through the model, never by id alone", async () => {
   const server = await startTestServer();
   try {

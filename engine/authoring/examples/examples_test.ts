@@ -6,6 +6,7 @@ import { parsePath, WILDCARD } from "../../json/path.ts";
 import { evaluateView, viewStateOf } from "../../view/evaluate.ts";
 import { groupOf } from "../../model/view_definition/groups.ts";
 import type { EvaluatedComponent } from "../../view/evaluate.ts";
+import { describeLibrary } from "../../model/library_description.ts";
 import { EXAMPLES } from "./mod.ts";
 
 const CONFORMANCE_IDS = [
@@ -120,4 +121,22 @@ Deno.test("together the examples show per-element derivations and constraints, l
   assert.ok(derivations.some((d) => d.evaluation === "lazy"));
   assert.ok(EXAMPLES.flatMap((e) => e.spec.effects ?? []).some((effect) => effect.executor === "caller"));
   assert.ok(EXAMPLES.flatMap((e) => e.spec.constraints ?? []).some((c) => String(c.path).includes("[*]")));
+});
+
+Deno.test("four examples share their computation through a library, one of them in two layers", async () => {
+  const withLibrary = EXAMPLES.filter((e) => e.spec.library !== undefined);
+  assert.ok(withLibrary.length >= 4, withLibrary.map((e) => e.name).join(", "));
+  assert.ok(withLibrary.some((e) => (e.spec.library as { layers?: unknown[] }).layers?.length));
+  for (const { name, spec } of withLibrary) {
+    const { model } = await runtimeOf(spec);
+    const functions = describeLibrary(model).exports.filter((e) => e.kind === "function");
+    assert.ok(functions.length >= 2, `${name} exports functions`);
+    const expressions = JSON.stringify([spec.derivations, spec.viewDefinition]);
+    for (const { name: fn } of functions) {
+      assert.ok(
+        expressions.includes(`$${fn}(`) || JSON.stringify(spec.library).includes(`$${fn}(`),
+        `${name}: $${fn} is used`,
+      );
+    }
+  }
 });

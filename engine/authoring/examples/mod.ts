@@ -5,10 +5,14 @@
  */
 import type { ModelSpec } from "../../model/types.ts";
 import { EVENT_TICKETING } from "./event_ticketing.ts";
+import { EXPENSE_REPORT } from "./expense_report.ts";
 import { GYM_MEMBERSHIP_PRICING } from "./gym_membership_pricing.ts";
 import { INVOICE_TAX_LINES } from "./invoice_tax_lines.ts";
+import { LOAN_AMORTIZATION } from "./loan_amortization.ts";
 import { PROJECT_BUDGET_TRACKER } from "./project_budget_tracker.ts";
 import { RECIPE_SCALER } from "./recipe_scaler.ts";
+import { SALARY_NET_PAY } from "./salary_net_pay.ts";
+import { SAVINGS_PLAN } from "./savings_plan.ts";
 import { SHIPPING_QUOTE } from "./shipping_quote.ts";
 
 /** An example spec and the name it is served under. */
@@ -37,4 +41,8 @@ export const EXAMPLES: readonly Example[] = [
   example(RECIPE_SCALER),
   example(EVENT_TICKETING),
   example(SHIPPING_QUOTE),
+  example(LOAN_AMORTIZATION),
+  example(SALARY_NET_PAY),
+  example(SAVINGS_PLAN),
+  example(EXPENSE_REPORT),
 ];

@@ -4,6 +4,7 @@ import { getAt } from "../../json/document.ts";
 import type { Json } from "../../json/value.ts";
 import { isMetaExpectation } from "../../runtime/testing.ts";
 import { parsePath } from "../../json/path.ts";
+import { GUIDANCE_MENU, loadGuidance } from "./menu.ts";
 import { guidance, GUIDANCE_TOPIC_IDS, GUIDANCE_TOPICS, type GuidanceTopic } from "./mod.ts";
 
 /** The topics the MCP issue names, by id. */
@@ -58,6 +59,11 @@ Deno.test("the guidance menu covers the required topics with unique kebab-case i
   for (const id of GUIDANCE_TOPIC_IDS) assert.match(id, /^[a-z]+(-[a-z]+)*$/);
   for (const id of REQUIRED_TOPICS) assert.ok(GUIDANCE_TOPIC_IDS.includes(id), `missing topic ${id}`);
   assert.deepEqual(GUIDANCE_TOPIC_IDS, GUIDANCE_TOPICS.map((t) => t.id));
+  assert.deepEqual(
+    GUIDANCE_MENU,
+    GUIDANCE_TOPICS.map(({ id, title }) => ({ id, title })),
+    "menu.ts lists every topic",
+  );
 });
 
 for (const topic of GUIDANCE_TOPICS) {
@@ -89,4 +95,9 @@ Deno.test("guidance() refuses an unknown topic, naming it and listing the valid 
 
 Deno.test("guidance() refuses an empty choice, listing the valid ids", async () => {
   await rejectsWith(() => guidance([]), "bad_request", /at least one/, /amortization-schedule/);
+});
+
+Deno.test("loadGuidance() chooses like guidance() and loads the same topics", async () => {
+  assert.deepEqual(await loadGuidance(["ranking", "group-by", "ranking"]), guidance(["ranking", "group-by"]));
+  await rejectsWith(() => loadGuidance(["astrology"]), "bad_request", /'astrology'/, /ranking/);
 });

@@ -107,6 +107,17 @@ Deno.test("the cart of the spec format guide passes its own test", async () => {
   assert.equal(report.passedCount, 1);
 });
 
+Deno.test("the library example of the spec format guide passes its own test and lists its exports", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(findBlock("model-spec-format", (v) => v.id === "loan/quote"));
+  assert.equal((await service.getVerification("loan/quote")).state, "green");
+  const library = await service.getLibrary("loan/quote");
+  assert.deepEqual(library.exports.map((e) => [e.name, e.kind]), [["payment", "function"], [
+    "monthlyRate",
+    "constant",
+  ]]);
+});
+
 Deno.test("the worked evolution applies to the guide's cart once, then conflicts on its version", async () => {
   const { service } = await serviceOf();
   await service.createModel(cartSpec());

@@ -63,6 +63,7 @@ before \`create_model\`.
 | \`version\` | semver \`MAJOR.MINOR.PATCH\`; absent or blank means \`1.0.0\` |
 | \`schema\` | required; JSON Schema 2020-12 of the base document |
 | \`constants\` | map of name to any JSON value, read as \`$const.<name>\` |
+| \`library\` | JSONata functions and values shared by every expression (described below) |
 | \`defaultValues\`, \`derivations\`, \`metaDerivations\`, \`constraints\`, \`effects\`, \`tests\` | arrays, described below |
 | \`viewDefinition\` | optional UI definition (see \`svc://guide/view-system\`) |
 | \`template\`, \`lineage\` | branching; this service does not branch yet and rejects a non-null \`template\` |
@@ -140,6 +141,63 @@ an unused definition is a warning.
 Immutable values bound as \`$const.<name>\`: rates, thresholds, lookup tables. A table held as an array of
 objects is filtered by key: \`$const.rates[code = $parent.currency].rate\`. Constants change only through a
 spec evolution.
+
+## library: computation shared by every expression
+
+When several expressions need the same computation (a loan payment, a tax band, rounding to cents), define
+it once in \`library\` and call it from derivations, meta derivations, constraints, effects (\`response.set\`
+included), default rules, tests and views alike:
+
+\`\`\`json
+{
+  "id": "loan/quote",
+  "schema": {
+    "type": "object",
+    "properties": {
+      "principal": { "type": "number", "minimum": 0 },
+      "years": { "type": "integer", "minimum": 1 },
+      "payment": { "type": "number", "readOnly": true }
+    }
+  },
+  "constants": { "annualRate": 0.06 },
+  "library": {
+    "description": "loan arithmetic",
+    "define": "( $monthlyRate := $const.annualRate / 12; $payment := function($p, $months) { $monthlyRate = 0 ? $p / $months : $round($p * $monthlyRate / (1 - $power(1 + $monthlyRate, -$months)), 2) }; [\\"payment\\", \\"monthlyRate\\"] )",
+    "signatures": { "payment": "<nn:n>" }
+  },
+  "derivations": [
+    { "path": "$.payment", "expr": "$exists(principal) and $exists(years) ? $payment(principal, years * 12)" }
+  ],
+  "tests": [
+    { "given": { "$.principal": 200000, "$.years": 30 }, "expect": { "$.payment": 1199.1 } }
+  ]
+}
+\`\`\`
+
+- \`define\` is plain JSONata ending with the array of the names it exports (strings). A function export is
+  called \`$payment(...)\`; any other export (\`$monthlyRate\`) is a value computed once, when the model is
+  created or evolved.
+- A library function reads only its arguments and \`$const\` (the calling model's constants). Reading the
+  document (a field name, \`$\`, \`$$\`, \`*\`, \`**\`) is refused outside predicates, sort terms and index
+  filters (\`$items[price > 10]\` is fine): pass what it needs as arguments. So a library call adds no
+  dependency of its own; the dependencies are those of the arguments.
+- \`$now()\`, \`$millis()\` and \`$random()\` are refused in a library: pass the time in as an argument.
+- Export names are identifiers that shadow no built-in (\`sum\`) and are none of \`const\`, \`parent\`,
+  \`self\`, \`response\`, \`now\`, \`status\`.
+- A bare string is the \`define\`. The object form adds \`description\`, \`signatures\` (JSONata signatures
+  by export, checked at every call), \`requiresConstants\` (constants the layer reads; each must exist),
+  \`extends\` (a model whose library to extend: resolved when the model is created into pinned layers
+  under this one's) and \`layers\`: layers
+  inherited from a template, evaluated before \`define\`. Each layer sees the exports of the layers before
+  it and a later layer wins a name clash (a warning). An inherited layer must list in
+  \`requiresConstants\` every constant it reads. At most 8 layers and 20000 characters per \`define\`;
+  more than 64 exports is a warning.
+- A call of a function nothing defines (\`$paymnt(...)\`) is an error anywhere in the spec, with the nearest
+  name; a bare unknown variable (\`$rat\`) is a warning. Variables an expression binds itself (\`:=\`,
+  function parameters) are known, as are the built-ins, \`$const\`, \`$parent\` and, in \`response.set\`,
+  \`$response\` and \`$status\`.
+- \`get_library\` (REST \`GET /models/{id}/library\`, console \`get-library\`) lists the layers and the
+  exports; \`newLibrary\` in a SpecEvolution replaces the local layer.
 
 ## metaDerivations: live field metadata
 

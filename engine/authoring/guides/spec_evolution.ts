@@ -61,6 +61,7 @@ new version and re-read the spec, the view and the state.
 | \`newConstants\` | replaces the whole constants map |
 | \`newTests\` | replaces the whole test list; \`[]\` clears it |
 | \`newViewDefinition\` | replaces the whole view definition; \`null\` removes it |
+| \`newLibrary\` | replaces the library's local layer (a string is its \`define\`, or \`{define, signatures?, requiresConstants?, description?, extends?}\`); \`null\` drops it; layers inherited from a template stay |
 | \`backfill\` | map of address to value, written where the state has no value |
 
 An upsert replaces the entry with the same key in place, or appends a new one. Keys compare in canonical
@@ -138,6 +139,10 @@ widen, backfill and tighten in steps. To drop a field, remove its value with a m
 - **Rename a field**: add the new node, upsert derivations to read it, backfill is not a copy (it writes
   constants), so copy values with a mutation; then remove the old node once its values are gone.
 - **Change a constant**: \`upsertConstants\`; every eager derivation is recomputed with the new value.
+- **Change a library function**: \`newLibrary\` with the whole new local \`define\`; every eager derivation is
+  recomputed with it. An export the new layer no longer lists may not be in use: the evolution is refused
+  while an expression still mentions \`$name\` (a textual scan), naming each place; upsert or remove those
+  expressions in the same evolution.
 - **Demand a field**: adding it to the schema's \`required\` never strands state (completeness is not
   checked) and only bites when its parent object is written whole or the member is removed. To insist on
   a value, add a constraint (\`$exists(field)\`) or a \`required\` meta derivation.

@@ -15,6 +15,7 @@ import type { Finding } from "../../errors.ts";
 import type { CompiledExpression, ExpressionCompiler } from "../../expr/compiler.ts";
 import { parseConcretePath, parsePath, type Segment } from "../../json/path.ts";
 import { isObject, type JsonObject } from "../../json/value.ts";
+import { ExpressionScope } from "../expression_scope.ts";
 import type { ModelSpec } from "../types.ts";
 
 /** What compilation needs from its host. */
@@ -44,9 +45,12 @@ export class SectionContext {
   readonly warnings: Finding[] = [];
   /** The host. */
   readonly env: CompileEnv;
+  /** What the model's expressions may read (the library's exports among it). */
+  readonly scope: ExpressionScope;
 
-  constructor(env: CompileEnv) {
+  constructor(env: CompileEnv, scope: ExpressionScope = new ExpressionScope()) {
     this.env = env;
+    this.scope = scope;
   }
 
   /** Records an error at `location`. */
@@ -71,9 +75,11 @@ export class SectionContext {
   /**
    * Compiles a JSONata expression; null when `source` is not one or does not
    * compile (with JSONata's message and position). `$lookup(`/`$eval(` read
-   * what the dependency graph cannot see: a warning.
+   * what the dependency graph cannot see: a warning. Variables nothing binds
+   * (`extra`: what this expression is evaluated with besides the model's
+   * variables) are findings of the {@link scope}.
    */
-  expression(source: unknown, location: string): CompiledExpression | null {
+  expression(source: unknown, location: string, extra: readonly string[] = []): CompiledExpression | null {
     if (typeof source !== "string" || source.trim() === "") return null;
     if (DYNAMIC_READS.test(source)) {
       this.warn(
@@ -81,12 +87,15 @@ export class SectionContext {
         "$lookup(/$eval( read data the dependency graph cannot see: the value can go stale",
       );
     }
+    let compiled: CompiledExpression;
     try {
-      return this.env.compiler.compile(source);
+      compiled = this.env.compiler.compile(source);
     } catch (err) {
       this.error(location, `JSONata compile error: ${(err as Error).message}`);
       return null;
     }
+    this.scope.check(compiled.ast, location, this, extra);
+    return compiled;
   }
 
   /**

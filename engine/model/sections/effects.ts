@@ -13,6 +13,7 @@
 import type { CompiledExpression } from "../../expr/compiler.ts";
 import type { Segment } from "../../json/path.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
+import { RESPONSE_VARIABLES } from "../expression_scope.ts";
 import type {
   CompiledEffect,
   CompiledLink,
@@ -210,7 +211,7 @@ function compileResponseSet(
   const out: [Segment[], CompiledExpression][] = [];
   for (const [address, source] of Object.entries(set)) {
     const target = ctx.address(address, `${location}['${address}']`, true);
-    const compiled = ctx.expression(source, `${location}['${address}']`);
+    const compiled = ctx.expression(source, `${location}['${address}']`, RESPONSE_VARIABLES);
     if (target && compiled) out.push([target, compiled]);
   }
   return out;

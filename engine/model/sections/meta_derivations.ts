@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { expectRegexEngine } from "../../expr/re2.ts";
 import { elementPatternOf } from "../../graph/graph.ts";
 import { formatPath } from "../../json/path.ts";
 import type { NodeDefinition } from "../nodes.ts";
@@ -25,6 +26,8 @@ export function compileMetaDerivations(spec: ModelSpec, ctx: SectionContext): No
       continue;
     }
     keys.add(key);
+    // Its pattern is computed and tested at write time, synchronously: RE2 must be loaded by then.
+    if (m.property === "pattern") expectRegexEngine();
     definitions.push({
       node: {
         key,

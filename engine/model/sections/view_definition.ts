@@ -11,7 +11,12 @@ import type { SectionContext } from "./context.ts";
 
 /** Checks a spec's view definition (absent or null: none). */
 export function compileViewDefinition(spec: ModelSpec, ctx: SectionContext): void {
-  const { errors, warnings } = validateViewDefinition(spec.viewDefinition, ctx.env.compiler);
+  const { errors, warnings } = validateViewDefinition(
+    spec.viewDefinition,
+    ctx.env.compiler,
+    "viewDefinition",
+    ctx.scope,
+  );
   ctx.errors.push(...errors);
   ctx.warnings.push(...warnings);
 }

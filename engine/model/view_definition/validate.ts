@@ -15,12 +15,16 @@
  * component with `error`), `navigate`/`targetView` naming no view, an unknown
  * view layout, a section list without `bind`.
  *
+ * View JSONata that compiles is held to the model's expression scope: a call
+ * of a function nothing defines is an error, a bare unbound variable a warning.
+ *
  * @module
  */
 import type { Finding } from "../../errors.ts";
-import type { ExpressionCompiler } from "../../expr/compiler.ts";
+import type { CompiledExpression, ExpressionCompiler } from "../../expr/compiler.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
 import { parsePath } from "../../json/path.ts";
+import { ExpressionScope } from "../expression_scope.ts";
 import { DISPLAY_MEMBERS, HANDLER_MEMBERS, PATH_MEMBERS, STATE_MEMBERS } from "./groups.ts";
 
 /** Layouts a view may declare. */
@@ -40,6 +44,7 @@ export function validateViewDefinition(
   definition: unknown,
   compiler: ExpressionCompiler,
   location = "viewDefinition",
+  scope: ExpressionScope = new ExpressionScope(),
 ): ViewFindings {
   const findings: ViewFindings = { errors: [], warnings: [] };
   if (definition === undefined || definition === null) return findings;
@@ -78,14 +83,16 @@ export function validateViewDefinition(
   }
 
   const compiles = (source: string, at: string) => {
+    let compiled: CompiledExpression;
     try {
-      compiler.compile(source);
+      compiled = compiler.compile(source);
     } catch (err) {
-      warn(
+      return warn(
         at,
         `JSONata compile error: ${(err as Error).message}; evaluation marks the component with 'error'`,
       );
     }
+    scope.check(compiled.ast, at, findings);
   };
   const viewTarget = (value: Json, at: string, member: string) => {
     if (value === undefined || value === null) return;

@@ -1,0 +1,40 @@
+/**
+ * Where the expressions of a spec mention something: a textual scan of every
+ * string of the sections that hold (or embed) expressions, used by the guards
+ * that refuse dropping what an expression still uses (a constant, a library
+ * export). Being textual, it does not see dynamic access (`$const[name]`).
+ *
+ * @module
+ */
+import { isObject, type Json } from "../json/value.ts";
+import type { ModelSpec } from "../model/types.ts";
+
+/** The spec sections whose strings are (or embed) expressions. */
+const EXPRESSION_SECTIONS = [
+  "derivations",
+  "metaDerivations",
+  "constraints",
+  "effects",
+  "defaultValues",
+  "viewDefinition",
+] as const;
+
+/** `text` with every regular expression metacharacter escaped. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Locations (`derivations[2].expr`) of the strings of `spec`'s expression sections that match `mention`. */
+export function expressionsMentioning(spec: ModelSpec, mention: RegExp): string[] {
+  const places: string[] = [];
+  const visit = (node: Json | undefined, location: string) => {
+    if (typeof node === "string") {
+      if (mention.test(node)) places.push(location);
+    } else if (Array.isArray(node)) node.forEach((n, i) => visit(n, `${location}[${i}]`));
+    else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) visit(value, `${location}.${key}`);
+    }
+  };
+  for (const section of EXPRESSION_SECTIONS) visit(spec[section] as Json | undefined, section);
+  return places;
+}

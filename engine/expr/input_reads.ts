@@ -1,0 +1,59 @@
+/**
+ * Reads of an expression's input document: a field, `$` (the context), `$$`
+ * (the root), `*`, `**` or `%` where the context is the evaluation's input (or,
+ * inside a function body, the input the function was defined with). Bodies that
+ * run against something else are exempt: predicates, index filters, sort terms
+ * and group-by pairs (against the elements they filter, sort or group) and the
+ * steps of a path after its first (against the previous step's result). What
+ * remains is what an expression cannot compute from its arguments and
+ * variables alone.
+ *
+ * @module
+ */
+import { childrenOf } from "./ast_walk.ts";
+import type { AstNode } from "./compiler.ts";
+
+/** One read of the input. */
+export interface InputRead {
+  /** What is read, as written: `price`, `$`, `$$`, `*`, `**`, `%`. */
+  what: string;
+  position?: number;
+}
+
+const STEP_READS: Record<string, (node: AstNode) => string> = {
+  name: (node) => String(node.value),
+  wildcard: () => "*",
+  descendant: () => "**",
+  parent: () => "%",
+};
+
+/** The parts of a node evaluated against other data than its context: filters, group-by pairs, sort terms. */
+function relativeParts(node: AstNode): AstNode[] {
+  return [
+    ...(node.stages as AstNode[] ?? []),
+    ...(node.predicate as AstNode[] ?? []),
+    ...((node.group as { lhs: AstNode[][] } | undefined)?.lhs.flat() ?? []),
+    ...(node.type === "sort" ? (node.terms as { expression: AstNode }[]).map((t) => t.expression) : []),
+  ];
+}
+
+/** Every read of the input in `ast`, in source order. */
+export function inputReads(ast: AstNode): InputRead[] {
+  const reads: InputRead[] = [];
+  const walk = (node: AstNode, rooted: boolean) => {
+    const relative = relativeParts(node);
+    const step = STEP_READS[node.type];
+    if (step && rooted) reads.push({ what: step(node), position: node.position });
+    if (node.type === "variable" && rooted && (node.value === "" || node.value === "$")) {
+      reads.push({ what: node.value === "" ? "$" : "$$", position: node.position });
+    }
+    if (node.type === "path") (node.steps as AstNode[]).forEach((s, i) => walk(s, rooted && i === 0));
+    else if (node.type === "lambda") walk(node.body as AstNode, true);
+    else {
+      for (const child of childrenOf(node)) if (!relative.includes(child)) walk(child, rooted);
+    }
+    for (const part of relative) walk(part, false);
+  };
+  walk(ast, true);
+  return reads;
+}

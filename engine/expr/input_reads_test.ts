@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import jsonata from "jsonata";
+import type { AstNode } from "./compiler.ts";
+import { inputReads } from "./input_reads.ts";
+
+const reads = (source: string) => inputReads(jsonata(source).ast() as unknown as AstNode).map((r) => r.what);
+
+Deno.test("fields, $, $$, *, ** at the root of an expression read the input", () => {
+  assert.deepEqual(reads("price * 2"), ["price"]);
+  assert.deepEqual(reads("$ + $$.a"), ["$", "$$"]);
+  assert.deepEqual(reads("* + **.x"), ["*", "**"]);
+  assert.deepEqual(reads("{'a': total}"), ["total"]);
+  assert.deepEqual(reads("$f(qty)"), ["qty"]);
+});
+
+Deno.test("a function body reads the input it was defined with", () => {
+  assert.deepEqual(reads("function($x) { $x * rate }"), ["rate"]);
+  assert.deepEqual(reads("function($x) { $x * $y }"), []);
+});
+
+Deno.test("steps after the first, predicates, index filters, sort terms and group-by pairs are exempt", () => {
+  assert.deepEqual(reads("$items.price"), []);
+  assert.deepEqual(reads("$items[price > 5].(qty * price)"), []);
+  assert.deepEqual(reads("$items[0]"), []);
+  assert.deepEqual(reads("$items^(>price)"), []);
+  assert.deepEqual(reads("$items{category: $sum(price)}"), []);
+  assert.deepEqual(reads("$items[$.price > $$.limit]"), []);
+  assert.deepEqual(reads("$x.$"), []);
+});

@@ -1,0 +1,194 @@
+/**
+ * A model's library through the service: its exports in every kind of
+ * evaluation (the write cycle, lazy reads, views, fold-backs, embedded tests,
+ * dry runs), the library read, and `newLibrary` evolutions.
+ */
+import assert from "node:assert/strict";
+import { rejectsWith } from "../_test_utils.ts";
+import { effectService, ok, ScriptedExecutor } from "../effects/test_support.ts";
+import type { Json, JsonObject } from "../json/value.ts";
+import type { ModelSpec } from "../model/types.ts";
+import { ModelService } from "./service.ts";
+
+/** A shop line with a two-layer library used by every section. */
+const SHOP: ModelSpec = {
+  id: "shop",
+  schema: {
+    type: "object",
+    properties: {
+      net: { type: "number" },
+      qty: { type: "integer" },
+      items: { type: "array", items: { type: "object", properties: { net: { type: "number" } } } },
+      io: { type: "object" },
+      rate: { type: "number" },
+      label: { type: "string" },
+    },
+  },
+  constants: { vat: 0.2, cap: 1000 },
+  library: {
+    description: "pricing",
+    layers: [{
+      define: '( $round2 := function($x)<n:n> { $round($x, 2) }; $pct := 100; ["round2", "pct"] )',
+      ref: "acme/base",
+      version: "1.0.0",
+      digest: "sha256:ab",
+      repo: "local",
+      owner: "acme",
+    }],
+    define: "( $rate := $const.vat; $gross := function($net) { $round2($net * (1 + $rate)) }; " +
+      "$limit := $const.cap * 2; $tiers := [10, 20].$gross($); " +
+      '["gross", "rate", "limit", "tiers"] )',
+  },
+  defaultValues: [{ path: "$.items[*]", expr: "{'net': $round2(1.006)}" }],
+  derivations: [
+    { path: "$.gross", expr: "$exists(net) ? $gross(net)" },
+    { path: "$.items[*].gross", expr: "$gross($parent.net)" },
+    { path: "$.total", expr: "$round2($sum(items.gross) * qty)", evaluation: "lazy" },
+  ],
+  metaDerivations: [{ path: "$.qty", property: "maximum", expr: "$limit" }],
+  constraints: [{ id: "cap", expr: "$not(gross > $limit)", message: "over the limit", policy: "rollback" }],
+  effects: [
+    { id: "told", executor: "caller", trigger: "gross > 100", emit: "big", payload: "{'pct': $pct}" },
+    {
+      id: "fx",
+      executor: "server",
+      trigger: "net > 0",
+      dedupeKey: "net",
+      request: { url: "https://fx.example/{ $gross(net) }" },
+      response: { set: { "$.rate": "$gross($response.rate)", "$.label": "'vat ' & $string($rate * $pct)" } },
+      statusPath: "$.io.fx",
+    },
+  ],
+  tests: [
+    { given: { "$.net": 10 }, expect: { "$.gross": 12 } },
+    { given: { "$.items[0]": {} }, expect: { "$.items[0].net": 1.01, "$.items[0].gross": 1.21 } },
+  ],
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      id: "main",
+      components: [
+        { id: "g", type: "label", text: "$string($gross(net))" },
+        { id: "t", type: "label", text: "$string($tiers)", visible: "$rate > 0" },
+      ],
+    }],
+  },
+};
+
+Deno.test("library exports in the cycle, lazy reads, views, embedded tests and fold-backs", async () => {
+  const http = new ScriptedExecutor().answer(ok({ rate: 2 }));
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(SHOP);
+  const result = await service.mutate("shop", { "$.net": 100, "$.qty": 2, "$.items[0]": {} });
+  assert.deepEqual(result.dispatchedEffects, [{ effectId: "told", emit: "big", payload: { pct: 100 } }]);
+  await scheduler.advance(0);
+  assert.equal(
+    (http.jobs[0].work as { requests: { url: string }[] }).requests[0].url,
+    "https://fx.example/120",
+  );
+  const state = await service.getState("shop") as JsonObject;
+  assert.equal(state.gross, 120);
+  assert.deepEqual(state.items, [{ net: 1.01, gross: 1.21 }], "defaults and per-element derivations");
+  assert.equal(state.total, 2.42, "a lazy derivation read on demand");
+  assert.equal(state.rate, 2.4, "response.set calls the library");
+  assert.equal(state.label, "vat 20");
+  assert.equal((await service.getSchema("shop", "$.qty")).maximum, 2000);
+  await rejectsWith(
+    () => service.mutate("shop", { "$.net": 5000 }),
+    "constraint_violation",
+    /over the limit/,
+  );
+  const view = await service.getView("shop");
+  assert.deepEqual(view.components.map((c) => [c.id, c.text]), [["g", "120"], ["t", "[12,24]"]]);
+  const verification = await service.getVerification("shop");
+  assert.equal(verification.state, "green", JSON.stringify(verification));
+});
+
+Deno.test("dry runs and ad-hoc tests evaluate with the library", async () => {
+  const service = await ModelService.open();
+  const run = await service.authoring.dryRun(SHOP, [{ "$.net": 50 }]);
+  assert.equal((run.state as JsonObject).gross, 60);
+  const tested = await service.authoring.testSpec(SHOP, [{
+    given: { "$.net": 1 },
+    expect: { "$.gross": 1.2 },
+  }]);
+  assert.equal(tested.passedCount, 1);
+  assert.equal(tested.passed, true);
+});
+
+Deno.test("the library read: layers with origin and pin, functions then constants", async () => {
+  const service = await ModelService.open();
+  await service.createModel(SHOP);
+  assert.deepEqual(await service.getLibrary("shop"), {
+    description: "pricing",
+    layers: [
+      {
+        origin: "acme/base@1.0.0",
+        ref: "acme/base",
+        version: "1.0.0",
+        digest: "sha256:ab",
+        define: (SHOP.library as { layers: { define: string }[] }).layers[0].define,
+      },
+      { origin: "local", define: (SHOP.library as { define: string }).define },
+    ],
+    exports: [
+      { name: "round2", kind: "function", signature: "<n:n>", arity: 1, origin: "acme/base@1.0.0" },
+      { name: "gross", kind: "function", arity: 1, origin: "local" },
+      { name: "pct", kind: "constant", value: 100, origin: "acme/base@1.0.0" },
+      { name: "rate", kind: "constant", value: 0.2, origin: "local" },
+      { name: "limit", kind: "constant", value: 2000, origin: "local" },
+      { name: "tiers", kind: "constant", value: [12, 24], origin: "local" },
+    ],
+  });
+  await service.createModel({ id: "plain", schema: { type: "object" } });
+  await rejectsWith(() => service.getLibrary("plain"), "not_found", /Model 'plain' has no library/);
+  await rejectsWith(() => service.getLibrary("nope"), "not_found", /nope/);
+});
+
+Deno.test("a library that fails to evaluate refuses the create with 422 naming the layer", async () => {
+  const service = await ModelService.open();
+  const spec = { id: "bad", schema: { type: "object" }, library: '( $v := $error("no"); ["v"] )' };
+  await rejectsWith(
+    () => service.createModel(spec),
+    "validation_failed",
+    /library: the layer at library \(local\)/,
+  );
+  assert.deepEqual(await service.listModels(), []);
+});
+
+Deno.test("newLibrary: a new local layer is used at once; dropping a used export is refused", async () => {
+  const service = await ModelService.open();
+  await service.createModel(SHOP);
+  await service.mutate("shop", { "$.net": 10 });
+  const define = "( $rate := 0.5; $gross := function($net) { $round2($net * (1 + $rate)) }; " +
+    '$limit := 10000; $tiers := []; ["gross", "rate", "limit", "tiers"] )';
+  await service.evolveSpec("shop", { newLibrary: define, newVersion: "1.1.0" });
+  assert.equal((await service.getState("shop") as JsonObject).gross, 15, "re-derived with the new layer");
+  const library = await service.getLibrary("shop");
+  assert.deepEqual(
+    library.layers.map((l) => l.origin),
+    ["acme/base@1.0.0", "local"],
+    "the inherited layer stays",
+  );
+  const refused = await rejectsWith(
+    () => service.evolveSpec("shop", { newLibrary: '( $gross := function($n) { $n }; ["gross"] )' }),
+    "validation_failed",
+    /Evolution refused/,
+  );
+  assert.deepEqual((refused.body as { errors: Json[] }).errors, [
+    {
+      location: "newLibrary",
+      message:
+        "export 'rate' is still used by $rate in effects[1].response.set.$.label, viewDefinition.views[0].components[1].visible",
+    },
+    {
+      location: "newLibrary",
+      message: "export 'limit' is still used by $limit in metaDerivations[0].expr, constraints[0].expr",
+    },
+    {
+      location: "newLibrary",
+      message: "export 'tiers' is still used by $tiers in viewDefinition.views[0].components[1].text",
+    },
+  ]);
+  assert.equal((await service.getSpec("shop")).version, "1.1.0", "nothing was applied");
+});
