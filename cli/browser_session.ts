@@ -94,6 +94,8 @@ export class BrowserSession implements BrowserPairing {
   readonly #maxWaitMs: number;
   #pending?: Pending;
   #session?: { token: string; namespaceId: string };
+  /** The poll in flight: calls waiting at once share it, so the session handed out once reaches both. */
+  #polling?: Promise<Poll>;
 
   constructor(options: BrowserSessionOptions) {
     this.#base = options.baseUrl;
@@ -139,7 +141,8 @@ export class BrowserSession implements BrowserPairing {
     });
     try {
       for (;;) {
-        const poll = await this.#poll(pending, options.signal);
+        this.#polling ??= this.#poll(pending).finally(() => (this.#polling = undefined));
+        const poll = await this.#polling;
         if (poll.kind === "paired") {
           this.#pending = undefined;
           this.#session = { token: poll.token, namespaceId: poll.namespaceId };
@@ -184,7 +187,7 @@ export class BrowserSession implements BrowserPairing {
     };
   }
 
-  async #request(method: string, path: string, body?: unknown, token?: string, signal?: AbortSignal) {
+  async #request(method: string, path: string, body?: unknown, token?: string) {
     const headers = new Headers({ accept: "application/json" });
     if (body !== undefined) headers.set("content-type", "application/json");
     if (token) headers.set("authorization", `Bearer ${token}`);
@@ -192,12 +195,10 @@ export class BrowserSession implements BrowserPairing {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal,
     });
     try {
       return await this.#fetch(request);
     } catch (err) {
-      if (signal?.aborted) throw signal.reason;
       throw new ServiceError(
         "internal",
         `Cannot reach the server at ${this.#base}: ${(err as Error).message}`,
@@ -222,15 +223,10 @@ export class BrowserSession implements BrowserPairing {
     };
   }
 
-  async #poll(pending: Pending, signal?: AbortSignal): Promise<Poll> {
+  /** One token request (not cancelled with its call: it is short, and another call may share it). */
+  async #poll(pending: Pending): Promise<Poll> {
     const { pairCode, deviceSecret } = pending;
-    const response = await this.#request(
-      "POST",
-      "/pair/token",
-      { pairCode, deviceSecret },
-      undefined,
-      signal,
-    );
+    const response = await this.#request("POST", "/pair/token", { pairCode, deviceSecret });
     const text = await response.text();
     let body: Record<string, unknown> = {};
     try {

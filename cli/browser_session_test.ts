@@ -93,3 +93,16 @@ Deno.test("a 429 waits its Retry-After; the call's wait is bounded; a bad server
   assert.ok(progress.length >= 1);
   await assert.rejects(session.pair(), /boom/);
 });
+
+Deno.test("two calls waiting at once: both end paired, though only one collected the session", async () => {
+  const { fetch } = stubServer({
+    "/pair": [started("BCDF-GHJK")],
+    // One answer: the two calls share one poll (a second would find no answer here and fail).
+    "/pair/token": [json(200, { sessionToken: "t", namespaceId: "n" })],
+  });
+  const session = new BrowserSession({ baseUrl: "http://svc", fetch });
+  await session.pair();
+  const both = await Promise.all([session.pair(), session.pair()]);
+  assert.deepEqual(both.map((r) => r.status), ["paired", "paired"]);
+  assert.equal(session.credential(), "t");
+});

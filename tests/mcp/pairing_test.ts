@@ -71,7 +71,7 @@ Deno.test("pair_browser is offered only with --browser; model tools wait for the
     const { resources } = await agent.client.listResources();
     assert.ok(resources.some((r) => r.uri === "svc://schema/model-spec"), "fixed resources before pairing");
     await agent.client.setLoggingLevel("info");
-    const ready = await agent.waitFor((n) => n.method === "notifications/message");
+    const ready = await agent.waitFor((n) => n.method === "notifications/message", 10_000);
     assert.match(String((ready.params as { data: string }).data), /mode browser/);
   } finally {
     await agent.close();
@@ -136,7 +136,7 @@ Deno.test("the person's edits reach the agent as resources/updated, and it reads
       authorization: `Bearer ${browser.sessionToken}`,
     });
     assert.equal(edit.status, 200);
-    const updated = await agent.waitFor((n) => n.method === "notifications/resources/updated");
+    const updated = await agent.waitFor((n) => n.method === "notifications/resources/updated", 10_000);
     assert.equal((updated.params as { uri: string }).uri, "svc://state/cart");
     const read = await agent.client.readResource({ uri: "svc://state/cart" });
     assert.equal(JSON.parse((read.contents[0] as { text: string }).text).total, 18);
@@ -241,7 +241,7 @@ Deno.test("URL-mode elicitation: the link goes to the client, one call ends pair
     assert.equal(asked[0].mode, "url");
     assert.match(String(asked[0].url), new RegExp(`^${server.url}/pair#code=[A-Z]{4}-[A-Z]{4}$`));
     assert.match(String(asked[0].message), /check that the page shows the code [A-Z]{4}-[A-Z]{4}/);
-    const complete = await agent.waitFor((n) => n.method === "notifications/elicitation/complete");
+    const complete = await agent.waitFor((n) => n.method === "notifications/elicitation/complete", 10_000);
     assert.equal((complete.params as { elicitationId: string }).elicitationId, asked[0].elicitationId);
   } finally {
     await agent.close();
