@@ -4,8 +4,10 @@
  * REST API with `--url <base>` / `SVC_URL` (SPEC.md "Run modes"), through the
  * remote invoker derived from the operations' REST bindings. The key comes
  * from `--api-key` or `SVC_API_KEY`; the command line wins over the
- * environment. Nothing here touches the network: a wrong URL or key shows up
- * on the first remote call, as that call's error.
+ * environment. With `--browser` too, the credential is the session of a
+ * browser pairing (`pair_browser`, cli/browser_session.ts) instead of a key.
+ * Nothing here touches the network: a wrong URL or key shows up on the first
+ * remote call, as that call's error.
  *
  * @module
  */
@@ -21,6 +23,8 @@ import type { LlmProvider } from "../engine/llm.ts";
 import { type EffectsConfig, effectsConfig } from "../server/executors/config.ts";
 import { configWarnings } from "../server/config_keys.ts";
 import { parseCliArgs } from "./args.ts";
+import { BrowserSession } from "./browser_session.ts";
+import { badRequest } from "../engine/errors.ts";
 
 /** Reads an environment variable (`SVC_URL`). */
 export type EnvLookup = (name: string) => string | undefined;
@@ -31,14 +35,15 @@ const processEnv: EnvLookup = (name) => Deno.env.get(name);
 export interface ApiSelection {
   /** Runs the operations: in-process, or on the server. */
   invoker: Invoker;
-  mode: "embedded" | "remote";
+  mode: "embedded" | "remote" | "browser";
   /** The server's base URL in remote mode (never carries the key). */
   url?: string;
   /**
-   * The API key in remote mode, for other connections to the same server (the
-   * WebSocket change feed); never print or log it.
+   * The credential in remote mode, for other connections to the same server
+   * (the WebSocket change feed): the API key, or in browser mode the pairing
+   * session's token, read when needed; never print or log it.
    */
-  apiKey?: string;
+  apiKey?: string | (() => string);
   /** The in-process service in embedded mode (its event hook tells subscribers about commits). */
   service?: ModelService;
   /** Releases the API (closes the embedded service). */
@@ -70,17 +75,28 @@ export async function resolveApi(
   const names = options.envNames ?? (env === processEnv ? Object.keys(Deno.env.toObject()) : []);
   configWarnings(args, lookup, names).forEach(warn);
   const given = parsed.url ?? nonEmpty(env("SVC_URL"));
+  if (parsed.browser && given === undefined) {
+    throw badRequest(
+      "--browser pairs with a server's browser tab: give the server with --url <base> (or SVC_URL)",
+    );
+  }
   if (given !== undefined) {
     const url = normaliseBaseUrl(given);
-    const apiKey = parsed.apiKey ?? nonEmpty(env("SVC_API_KEY"));
     const config = engineConfig(lookup);
-    const invoker = remoteInvoker({
-      baseUrl: url,
-      apiKey,
-      fetch: (request) => fetch(request),
-      // Loaded on first use: remote mode starts without the spec compiler.
-      authoring: async () => (await import("../engine/service/authoring.ts")).localAuthoring({ config }),
-    });
+    // Loaded on first use: remote mode starts without the spec compiler.
+    const authoring = async () => (await import("../engine/service/authoring.ts")).localAuthoring({ config });
+    const send = (request: Request) => fetch(request);
+    if (parsed.browser) {
+      if (parsed.apiKey !== undefined) {
+        warn("--api-key is not used with --browser: a person approves the pairing");
+      }
+      const pairing = new BrowserSession({ baseUrl: url, fetch: send });
+      const apiKey = () => pairing.credential();
+      const invoker = remoteInvoker({ baseUrl: url, apiKey, fetch: send, authoring, pairing });
+      return { invoker, mode: "browser", url, apiKey, close: () => Promise.resolve() };
+    }
+    const apiKey = parsed.apiKey ?? nonEmpty(env("SVC_API_KEY"));
+    const invoker = remoteInvoker({ baseUrl: url, apiKey, fetch: send, authoring });
     return { invoker, mode: "remote", url, apiKey, close: () => Promise.resolve() };
   }
   const loaded = parsed.config === undefined

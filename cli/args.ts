@@ -20,6 +20,8 @@ export interface CliArgs {
   apiKey?: string;
   /** `--config`: a JSON or YAML file of `svc.*` keys. */
   config?: string;
+  /** `--browser`: remote-with-browser mode (with `--url`). */
+  browser: boolean;
   help: boolean;
   version: boolean;
   /** Every argument except the subcommand, as given (subcommands read their own options from it). */
@@ -28,7 +30,7 @@ export interface CliArgs {
 
 /** Parses the arguments of `svc`; a value option without its value is an error. */
 export function parseCliArgs(args: readonly string[]): CliArgs {
-  const parsed: CliArgs = { help: false, version: false, rest: [] };
+  const parsed: CliArgs = { browser: false, help: false, version: false, rest: [] };
   const values: Record<string, string> = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -43,6 +45,7 @@ export function parseCliArgs(args: readonly string[]): CliArgs {
       continue;
     }
     if (arg === "--help" || arg === "-h") parsed.help = true;
+    else if (arg === "--browser") parsed.browser = true;
     else if (arg === "--version" || arg === "-V") parsed.version = true;
     else if (!arg.startsWith("-") && parsed.command === undefined) {
       parsed.command = arg;

@@ -7,6 +7,7 @@ Deno.test("option values are never taken for the subcommand", () => {
     url: "http://h",
     apiKey: "k",
     config: undefined,
+    browser: false,
     help: false,
     version: false,
     rest: ["--url", "http://h", "--api-key", "k"],
@@ -15,6 +16,9 @@ Deno.test("option values are never taken for the subcommand", () => {
   assert.equal(inline.command, "serve");
   assert.equal(inline.config, "svc.yaml");
   assert.deepEqual(inline.rest, ["--config=svc.yaml", "--verbose"]);
+  const browser = parseCliArgs(["mcp", "--browser", "--url", "http://h"]);
+  assert.deepEqual([browser.command, browser.browser, browser.url], ["mcp", true, "http://h"]);
+  assert.deepEqual(browser.rest, ["--browser", "--url", "http://h"]);
 });
 
 Deno.test("no subcommand, flags, and a value option at the end", () => {

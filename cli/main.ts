@@ -2,7 +2,7 @@
  * `svc`: one entry point for every local surface.
  *
  *   svc console   console protocol on stdin/stdout (embedded in memory, or remote with --url)
- *   svc mcp       MCP over stdio (embedded, or remote with --url)
+ *   svc mcp       MCP over stdio (embedded, or remote with --url; --browser pairs with a person's tab)
  *   svc serve     the HTTP server (REST, WebSocket, MCP at /mcp), see server/main.ts
  *
  * @module
@@ -26,6 +26,9 @@ Options:
   --url <base>     remote mode for console and mcp: use the server at <base> (env SVC_URL)
                    instead of an in-memory service; the pure authoring tools stay local
   --api-key <key>  the server's API key in remote mode (env SVC_API_KEY); never printed
+  --browser        with --url: remote-with-browser mode, where a person approves a pairing in
+                   their browser (pair_browser / pair-browser) and watches and edits the
+                   session's models live; no API key needed
   --config <file>  read svc.* keys from a JSON or YAML file (environment variables win)
   --strict-config  refuse to start when an SVC_* variable or config key is unknown (a typo);
                    without it, each is a warning naming the nearest known key
@@ -57,7 +60,7 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
     ? {
       banner:
         `${SERVICE_NAME} ${SERVICE_VERSION} console (${
-          mode === "remote" ? `remote: ${url}` : "embedded, in memory"
+          mode === "embedded" ? "embedded, in memory" : `${mode}: ${url}`
         }). ` +
         `One JSON command per line, e.g. {"cmd":"help"}; {"cmd":"exit"} or Ctrl-D ends.`,
       show: async (text: string) => {
@@ -92,7 +95,7 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
       mode,
       events: service ? mcp.serviceCommitEvents(service) : mcp.websocketCommitEvents(url!, apiKey),
       // Remote mode cannot tell whether the server has a provider: the generation tools are embedded-only.
-      features: { generation: service?.generationAvailable ?? false },
+      features: { generation: service?.generationAvailable ?? false, pairing: mode === "browser" },
       onError: (err) => console.error(`mcp: ${err.message}`),
     });
   } finally {

@@ -36,15 +36,17 @@ export function serviceCommitEvents(service: ServiceEventSource): CommitEvents {
 
 /**
  * Commit events from a server's WebSocket feed (`/models/{id}/subscribe`), one
- * socket per watched model, ready once the handshake is done; the key travels
- * as the `token` query parameter.
+ * socket per watched model, ready once the handshake is done; the credential
+ * (the API key, or a function giving a pairing session's token) travels as the
+ * `token` query parameter.
  */
-export function websocketCommitEvents(baseUrl: string, apiKey?: string): CommitEvents {
+export function websocketCommitEvents(baseUrl: string, apiKey?: string | (() => string)): CommitEvents {
   return {
     watch(modelId, onCommit) {
       const url = new URL(`models/${encodeURIComponent(modelId)}/subscribe`, baseUrl.replace(/\/*$/, "/"));
       url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-      if (apiKey) url.searchParams.set("token", apiKey);
+      const token = typeof apiKey === "function" ? apiKey() : apiKey;
+      if (token) url.searchParams.set("token", token);
       const socket = new WebSocket(url);
       const opened = Promise.withResolvers<() => void>();
       let stopped = false;

@@ -13,7 +13,7 @@ import { MODEL_SPEC_SCHEMA } from "../engine/model/model_spec_schema.ts";
 import { ServiceError } from "../engine/errors.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../engine/evolve/schema.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";
-import { getInfo, getState, listModels } from "../engine/operations/mod.ts";
+import { getInfo, getState, listModels, NotPairedError } from "../engine/operations/mod.ts";
 import type { CommitEvents } from "./events.ts";
 import { ProtocolError } from "./protocol_error.ts";
 
@@ -103,10 +103,16 @@ function notFound(uri: string): ProtocolError {
   return new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
 }
 
-/** Every resource: the fixed ones, then the state of each model the API lists. */
+/**
+ * Every resource: the fixed ones, then the state of each model the API lists
+ * (none before a browser pairing is done: there is no session to list yet).
+ */
 export async function listResources(invoker: Invoker): Promise<Resource[]> {
   const fixed = STATIC_RESOURCES.map(({ text: _text, ...resource }) => resource);
-  const models = await invoker.invoke(listModels, {});
+  const models = await invoker.invoke(listModels, {}).catch((err) => {
+    if (err instanceof NotPairedError) return [];
+    throw err;
+  });
   return [
     ...fixed,
     ...models.map((id) => ({

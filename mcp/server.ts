@@ -43,7 +43,7 @@ import { negotiatingTransport } from "./negotiation.ts";
 import { ProtocolError } from "./protocol_error.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES, ResourceSubscriptions } from "./resources.ts";
 import { toolFailure, toolSuccess } from "./results.ts";
-import { type ToolDefinition, toolsFor } from "./tools.ts";
+import { NO_FEATURES, type ToolDefinition, toolsFor } from "./tools.ts";
 
 export { negotiateVersion, PROTOCOL_VERSIONS } from "./negotiation.ts";
 
@@ -126,6 +126,7 @@ function handle<S extends RequestSchema>(
 /** What the SDK hands a request handler besides the request (the parts used here). */
 interface HandlerExtra {
   signal: AbortSignal;
+  requestId: string | number;
   sendNotification(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
 }
 
@@ -139,18 +140,50 @@ export function progressMessage(event: ProgressEvent): string {
 }
 
 /**
- * The run options of a tool call: the request's abort signal, and progress as
- * `notifications/progress` when the caller passed a progressToken.
+ * Hands a link to the person through URL-mode elicitation (protocol
+ * 2025-11-25), for clients that declare `elicitation.url`: `elicitation/create`
+ * with the link, then `notifications/elicitation/complete` once done.
+ */
+function elicitationHandOver(
+  server: Server,
+  extra: HandlerExtra,
+  onError?: (error: Error) => void,
+): RunOptions["handOver"] {
+  if (!server.getClientCapabilities()?.elicitation?.url) return undefined;
+  return ({ url, message }) => {
+    const elicitationId = crypto.randomUUID();
+    const withdrawn = new AbortController();
+    const accepted = server.elicitInput(
+      { mode: "url", url, message, elicitationId },
+      { signal: withdrawn.signal, relatedRequestId: extra.requestId },
+    ).then((result) => result.action === "accept", () => false);
+    return {
+      accepted,
+      complete: () =>
+        server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: extra.requestId })()
+          .catch((err) => onError?.(err as Error)),
+      withdraw: () => withdrawn.abort(),
+    };
+  };
+}
+
+/**
+ * The run options of a tool call: the request's abort signal, progress as
+ * `notifications/progress` when the caller passed a progressToken, and a link
+ * hand-over for clients with URL-mode elicitation.
  */
 function runOptions(
+  server: Server,
   extra: HandlerExtra,
   progressToken: string | number | undefined,
   onError?: (error: Error) => void,
 ): RunOptions {
-  if (progressToken === undefined) return { signal: extra.signal };
+  const handOver = elicitationHandOver(server, extra, onError);
+  if (progressToken === undefined) return { signal: extra.signal, handOver };
   let progress = 0;
   return {
     signal: extra.signal,
+    handOver,
     progress: (event) => {
       progress += 1;
       extra.sendNotification({
@@ -176,7 +209,7 @@ async function callTool(
 /** Creates one session's MCP server over a {@link ModelApi} (in-process) or an {@link Invoker}. */
 export function createMcpServer(target: ModelApi | Invoker, options: McpServerOptions): McpSession {
   const invoker = invokerOf(target);
-  const tools = toolsFor({ generation: false, ...options.features });
+  const tools = toolsFor({ ...NO_FEATURES, ...options.features });
   const server = new Server(
     { name: SERVICE_NAME, version: SERVICE_VERSION },
     {
@@ -217,7 +250,7 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
     const started = performance.now();
     let result: CallToolResult;
     try {
-      const run = runOptions(extra, progressToken, options.onError);
+      const run = runOptions(server, extra, progressToken, options.onError);
       result = toolSuccess(await callTool(tool, invoker, args, run), tool.binding.narrowingHint);
     } catch (err) {
       // Service errors are the caller's business; anything else is a defect worth a diagnostic too.

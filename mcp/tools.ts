@@ -1,9 +1,9 @@
 /**
  * The MCP tools (SPEC.md "MCP tools"): the MCP bindings of the operations
  * (engine/operations/), each listed with its title, annotations and the input
- * and output schemas generated from the operation's declaration.
- *
- * `pair_browser` belongs to remote-with-browser mode and is not listed here.
+ * and output schemas generated from the operation's declaration. Tools whose
+ * binding is `available` only on some hosts (generation with a provider,
+ * `pair_browser` in remote-with-browser mode) are listed only there.
  *
  * @module
  */
@@ -75,7 +75,7 @@ function toolOf(op: AnyOperation): ToolDefinition {
 export const TOOLS: readonly ToolDefinition[] = OPERATIONS.filter((op) => op.mcp).map(toolOf);
 
 /** What a host without optional features has. */
-export const NO_FEATURES: HostFeatures = Object.freeze({ generation: false });
+export const NO_FEATURES: HostFeatures = Object.freeze({ generation: false, pairing: false });
 
 /** The tools a host offers: those whose binding is available there. */
 export function toolsFor(host: HostFeatures = NO_FEATURES): readonly ToolDefinition[] {

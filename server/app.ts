@@ -11,9 +11,12 @@
  * behind the same middleware (key, limits, headers) as every route; its own
  * Origin check (`svc.mcp.allowed-origins`) is the mount's concern.
  *
+ * A request admitted with a pairing session's token runs its route over the
+ * session's namespace ({@link NamespacedApi}) instead of the whole service.
+ *
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { ModelService } from "../engine/service/service.ts";
 import type { McpMount } from "../mcp/http.ts";
 import type { ServerConfig } from "./config.ts";
@@ -24,11 +27,15 @@ import { apiKeyAuth } from "./middleware/auth/index.ts";
 import { bodySizeLimit } from "./middleware/body_limit/index.ts";
 import { hostCheck, isLoopbackName } from "./middleware/host_check/index.ts";
 import { methodGuard } from "./middleware/method_guard/index.ts";
+import { admitSession, PairingHost, sessionOf } from "./pairing/host.ts";
+import { NamespacedApi } from "./pairing/namespaced_api.ts";
+import { SESSION_TOKEN_PREFIX, type SessionGrant } from "./pairing/pairings.ts";
 import { rateLimit } from "./middleware/rate_limit/index.ts";
 import { securityHeaders } from "./middleware/security_headers/index.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { problemResponse, serviceErrorResponse } from "./problem.ts";
 import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
+import { PAIR_PAGE } from "./routes/pairing.ts";
 import { DEFAULT_WEB_ROOT, PAGE_CSP, webPages, webPaths } from "./routes/web.ts";
 import type { Route, RouteDeps } from "./routes/route.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
@@ -49,6 +56,16 @@ export interface AppOptions {
   webRoot?: string;
   /** The address the server listens on, once it does (the WebSocket origin rule compares against it). */
   boundAddress?: () => { hostname: string; port: number } | undefined;
+  /** Browser pairing (default: one from `svc.pairing.*`; tests pass one with their own clock). */
+  pairing?: PairingHost;
+}
+
+/**
+ * Whether a pairing session may use a path: its models and blobs, their
+ * composition graph, and its own description.
+ */
+function sessionReaches(path: string): boolean {
+  return /^\/(models|blobs)(\/|$)/.test(path) || path === "/composition/graph" || path === "/pair/session";
 }
 
 /**
@@ -64,13 +81,23 @@ function encodedIdPath(path: string): string | null {
 export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES): Hono {
   const { service, config, metrics, subscriptions, log } = options;
   let document: Record<string, unknown> | undefined;
+  const pairing = options.pairing ??
+    new PairingHost({ enabled: config.pairing.enabled, expiresInSec: config.pairing.expiresInSeconds });
   const deps: RouteDeps = {
     api: service,
     config,
     metrics,
     subscriptions,
+    pairing,
     apiDocument: () => document ??= openApiDocument(routes),
     boundAddress: options.boundAddress ?? (() => undefined),
+  };
+  /** The deps of a request: scoped to its session's namespace when it came with a session token. */
+  const depsOf = (c: Context): RouteDeps => {
+    const grant = sessionOf(c);
+    if (!grant) return deps;
+    const session = new NamespacedApi(service, grant.namespaceId);
+    return { ...deps, api: session, session };
   };
   const queryTokenPatterns = routes.filter((r) => r.queryToken).map((r) => templatePattern(r.path));
   const allowedMethods = routes.map((r) => ({
@@ -80,7 +107,8 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
 
   const webRoot = options.webRoot ?? DEFAULT_WEB_ROOT;
   const built = webPaths(webRoot);
-  const pages = new Set([...built, "/"]);
+  // The approve page of pairing links is the playground too.
+  const pages = new Set([...built, "/", ...(pairing.enabled ? [PAIR_PAGE] : [])]);
   const uploadRoutes = routes.filter((r) => r.requestBody?.content["multipart/form-data"])
     .map((r) => ({ pattern: templatePattern(r.path), method: r.method.toUpperCase() }));
   const openPaths = new Set([...routes.filter((r) => r.open).map((r) => r.path), ...pages]);
@@ -111,6 +139,12 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
       apiKey: config.apiKey,
       openPaths,
       acceptsQueryToken: (path) => queryTokenPatterns.some((p) => p.test(path)),
+      sessions: {
+        claims: (token) => token.startsWith(SESSION_TOKEN_PREFIX),
+        resolve: (token) => pairing.pairings.session(token),
+        reaches: sessionReaches,
+        admit: (c, grant: SessionGrant) => admitSession(c, grant),
+      },
     }),
   );
   app.use(
@@ -120,10 +154,10 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
       (method, path) => uploadRoutes.some((r) => r.method === method && r.pattern.test(path)),
     ),
   );
-  app.use("*", webPages(webRoot, built));
+  app.use("*", webPages(webRoot, built, pairing.enabled ? { [PAIR_PAGE]: "/" } : {}));
 
   for (const route of routes) {
-    app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handle(c, deps));
+    app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handle(c, depsOf(c)));
   }
   if (options.mcp) {
     const mcp = options.mcp;

@@ -61,6 +61,8 @@ export interface ServerConfig {
   accessLog: boolean;
   /** `svc.audit.signing-key`: Ed25519 key (base64 seed or PKCS #8) signing audit records; never logged. */
   auditSigningKey: string | null;
+  /** `svc.pairing.*`: browser pairing (README "Browser pairing"). */
+  pairing: { enabled: boolean; expiresInSeconds: number };
 }
 
 /** Everything a server process is configured with. */
@@ -90,6 +92,7 @@ export const SERVER_DEFAULTS = Object.freeze({
   contentSecurityPolicy: "default-src 'none'; frame-ancestors 'none'",
   rateLimitRequests: 100,
   rateLimitWindowSeconds: 60,
+  pairingExpiresInSeconds: 600,
   multipartFileBytes: 50 * MIB,
   multipartRequestBytes: 55 * MIB,
   otherBodyBytes: 10 * MIB,
@@ -167,6 +170,14 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     mcpAllowedOrigins: readList(lookup, "svc.mcp.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
     auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,
+    pairing: {
+      enabled: readBool(lookup, "svc.pairing.enabled", true),
+      expiresInSeconds: readPositive(
+        lookup,
+        "svc.pairing.expires-in-seconds",
+        SERVER_DEFAULTS.pairingExpiresInSeconds,
+      ),
+    },
   };
 }
 

@@ -33,6 +33,8 @@ export const SERVER_KEYS: readonly string[] = [
   "svc.mcp.allowed-origins",
   "svc.http.access-log",
   "svc.audit.signing-key",
+  "svc.pairing.enabled",
+  "svc.pairing.expires-in-seconds",
 ];
 
 /** Keys of the CLI and of this check itself. */

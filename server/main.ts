@@ -17,6 +17,7 @@ import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
 import { llmEgress } from "./llm_egress.ts";
 import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
+import type { PairingHost } from "./pairing/host.ts";
 import { serverPlatform } from "./platform.ts";
 import { openStorage, type Storage } from "./stores/mod.ts";
 import { openRepositories } from "../repositories/mod.ts";
@@ -39,6 +40,8 @@ export interface ServerOptions {
   boundAddress?: () => { hostname: string; port: number } | undefined;
   /** Ports of LLM generation (tests route the provider and web calls to loopback stubs). */
   llm?: LlmHostOptions;
+  /** Browser pairing instead of one from `svc.pairing.*` (tests pass their own clock). */
+  pairing?: PairingHost;
 }
 
 /** A running server. */
@@ -114,6 +117,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
     mcp,
     boundAddress: options.boundAddress,
     webRoot: options.webRoot,
+    pairing: options.pairing,
   });
   return { app, service, metrics, subscriptions, storage, mcp };
 }

@@ -47,6 +47,8 @@ export function parsePathFilter(raw: string | undefined): Segment[][] | null {
 interface Subscriber {
   socket: WebSocket;
   filter: Segment[][] | null;
+  /** The model id its frames carry (a pairing session's plain id; otherwise the model's own). */
+  shownAs: string;
   /** Frames sent before the socket finished opening. */
   pending: string[] | null;
   pendingBytes: number;
@@ -54,7 +56,8 @@ interface Subscriber {
 
 /** A mutation event prepared once for every subscriber of the model. */
 interface PreparedMutation {
-  text: string;
+  /** The frame's text naming the model as given. */
+  text(shownAs: string): string;
   /** Always delivered: carries flagged constraints or dispatched effects. */
   urgent: boolean;
   touched: Segment[][];
@@ -78,11 +81,15 @@ export class SubscriptionHub {
     return n;
   }
 
-  /** Subscribes a freshly upgraded socket to a model's frames. */
-  add(modelId: string, socket: WebSocket, filter: Segment[][] | null): void {
+  /**
+   * Subscribes a freshly upgraded socket to a model's frames; they name the
+   * model `shownAs` (a pairing session knows it by its plain id).
+   */
+  add(modelId: string, socket: WebSocket, filter: Segment[][] | null, shownAs: string = modelId): void {
     const subscriber: Subscriber = {
       socket,
       filter,
+      shownAs,
       pending: socket.readyState === WebSocket.OPEN ? null : [],
       pendingBytes: 0,
     };
@@ -134,15 +141,15 @@ export class SubscriptionHub {
         modelId: event.modelId,
         version: event.version,
       };
-      const text = JSON.stringify(frame);
-      for (const subscriber of [...set]) this.#send(event.modelId, subscriber, text);
+      const text = textsOf(frame);
+      for (const subscriber of [...set]) this.#send(event.modelId, subscriber, text(subscriber.shownAs));
       return;
     }
     if (event.type !== "mutation") return;
     const prepared = prepareMutation(event);
     for (const subscriber of [...set]) {
       if (prepared.urgent || passes(subscriber.filter, prepared.touched)) {
-        this.#send(event.modelId, subscriber, prepared.text);
+        this.#send(event.modelId, subscriber, prepared.text(subscriber.shownAs));
       }
     }
   }
@@ -181,9 +188,19 @@ function prepareMutation(event: Extract<ServiceEvent, { type: "mutation" }>): Pr
     if (typeof path !== "string") touched.push(path);
   }
   return {
-    text: JSON.stringify(frame),
+    text: textsOf(frame),
     urgent: result.flaggedConstraints.length > 0 || result.dispatchedEffects.length > 0,
     touched,
+  };
+}
+
+/** A frame's text per id it names the model by, each serialised once. */
+function textsOf(frame: MutationFrame | SpecEvolvedFrame): (shownAs: string) => string {
+  const texts = new Map<string, string>();
+  return (shownAs) => {
+    let text = texts.get(shownAs);
+    if (text === undefined) texts.set(shownAs, text = JSON.stringify({ ...frame, modelId: shownAs }));
+    return text;
   };
 }
 

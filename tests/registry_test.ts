@@ -59,21 +59,29 @@ Deno.test("console help lists exactly the console bindings, with their required 
   }
 });
 
-for (const generation of [false, true]) {
-  Deno.test(`MCP tools/list holds exactly the MCP bindings available ${generation ? "with" : "without"} an LLM provider`, async () => {
+const HOSTS = [
+  ["without optional features", { generation: false, pairing: false }],
+  ["with an LLM provider", { generation: true, pairing: false }],
+  ["in remote-with-browser mode", { generation: false, pairing: true }],
+] as const;
+
+for (const [host, features] of HOSTS) {
+  Deno.test(`MCP tools/list holds exactly the MCP bindings available ${host}`, async () => {
+    const { generation, pairing } = features;
     const service = await ModelService.open();
-    const session = createMcpServer(service, { mode: "embedded", features: { generation } });
+    const session = createMcpServer(service, { mode: "embedded", features });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await session.connect(serverSide);
     const client = new Client({ name: "registry-test", version: "1.0.0" });
     await client.connect(clientSide);
     try {
       const { tools } = await client.listTools();
-      const declared = OPERATIONS.filter((op) => op.mcp && (op.mcp.available?.({ generation }) ?? true));
+      const declared = OPERATIONS.filter((op) => op.mcp && (op.mcp.available?.(features) ?? true));
       assert.equal(
         tools.some((t) => t.name === "generate_spec") && tools.some((t) => t.name === "evolve_spec_ai"),
         generation,
       );
+      assert.equal(tools.some((t) => t.name === "pair_browser"), pairing);
       assert.deepEqual(tools.map((t) => t.name), declared.map((op) => op.mcp!.tool));
       for (const op of declared) {
         const tool = tools.find((t) => t.name === op.mcp!.tool)!;

@@ -9,12 +9,19 @@
  * storage (the API key only for the session), so a reload comes back to the
  * same place.
  *
+ * At `/pair` (a pairing link) the main area is the approve page
+ * (`<svc-pairing>`); once the person approves, the tab connects to the server
+ * with the session's token, shows a "Paired" badge, and follows the session's
+ * models: new ones appear within seconds, and the first one the agent creates
+ * opens by itself.
+ *
  * @module
  */
 import { html, LitElement, nothing, type TemplateResult } from "lit";
 import { type ModelSpec, operations, ServiceError } from "../../engine/mod.ts";
 import "../elements/view_element.ts";
 import { type Connection, openServerConnection, openTabConnection } from "../host/connection.ts";
+import { type PairedSession, takePairingCode } from "../host/pairing.ts";
 import "./audit_panel.ts";
 import type { ConnectionChoice } from "./connection_form.ts";
 import "./connection_form.ts";
@@ -24,6 +31,7 @@ import "./gallery.ts";
 import "./graph_panel.ts";
 import "./mutate_panel.ts";
 import "./new_model_panel.ts";
+import "./pairing_panel.ts";
 import "./snapshot_panel.ts";
 import "./state_panel.ts";
 import "./tests_panel.ts";
@@ -43,15 +51,21 @@ type PanelId = typeof PANELS[number][0];
 
 const CHOICE_KEY = "svc-playground:connection";
 const KEY_KEY = "svc-playground:api-key";
+/** How often a paired tab looks for models the agent created. */
+const PAIRED_POLL_MS = 2000;
 
 function savedChoice(): ConnectionChoice {
   try {
     const saved = JSON.parse(localStorage.getItem(CHOICE_KEY) ?? "null");
     if (saved?.mode === "server" || saved?.mode === "tab") {
+      const apiKey = sessionStorage.getItem(KEY_KEY) ?? "";
+      // A pairing lives in this browser session only: without its token, start in the tab.
+      if (saved.paired && !apiKey) return { mode: "tab", baseUrl: "", apiKey: "" };
       return {
         mode: saved.mode,
         baseUrl: String(saved.baseUrl ?? ""),
-        apiKey: sessionStorage.getItem(KEY_KEY) ?? "",
+        apiKey,
+        ...(saved.paired ? { paired: String(saved.paired) } : {}),
       };
     }
   } catch {
@@ -72,6 +86,7 @@ export class Playground extends LitElement {
     draft: { state: true },
     revision: { state: true },
     problem: { state: true },
+    pairingCode: { state: true },
   };
   connection?: Connection;
   choice: ConnectionChoice = savedChoice();
@@ -83,8 +98,11 @@ export class Playground extends LitElement {
   draft: string | null = null;
   revision = 0;
   problem = "";
+  /** On the approve page: the code the link carried (`""` for none); `null` elsewhere. */
+  pairingCode: string | null = null;
   #unsubscribe?: () => void;
   #bump?: ReturnType<typeof setTimeout>;
+  #poll?: ReturnType<typeof setInterval>;
 
   protected override createRenderRoot(): HTMLElement {
     return this;
@@ -92,6 +110,7 @@ export class Playground extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
+    this.pairingCode = takePairingCode(location, history);
     const hash = new URLSearchParams(location.hash.slice(1));
     this.selected = hash.get("model") ?? "";
     const panel = hash.get("panel");
@@ -104,6 +123,7 @@ export class Playground extends LitElement {
     this.status = choice.mode === "tab" ? "Opening the in-tab engine…" : `Connecting to ${choice.baseUrl}…`;
     const previous = this.connection;
     this.#watch(null);
+    clearInterval(this.#poll);
     this.connection = undefined;
     await previous?.close();
     try {
@@ -115,19 +135,58 @@ export class Playground extends LitElement {
       this.models = await connection.invoker.invoke(operations.listModels, {});
       this.connection = connection;
       this.choice = choice;
-      this.status = `Connected: ${connection.label}`;
+      this.status = `Connected: ${connection.label}${choice.paired ? " (paired session)" : ""}`;
       try {
-        localStorage.setItem(CHOICE_KEY, JSON.stringify({ mode: choice.mode, baseUrl: choice.baseUrl }));
+        localStorage.setItem(
+          CHOICE_KEY,
+          JSON.stringify({ mode: choice.mode, baseUrl: choice.baseUrl, paired: choice.paired }),
+        );
         sessionStorage.setItem(KEY_KEY, choice.apiKey);
       } catch {
         // not kept: the next visit starts in the tab
       }
-      if (!this.models.includes(this.selected)) this.#select("");
+      if (!this.models.includes(this.selected)) this.#select(choice.paired ? this.models[0] ?? "" : "");
       else this.#watch(this.selected);
+      if (choice.paired) this.#poll = setInterval(() => void this.#followSession(), PAIRED_POLL_MS);
     } catch (err) {
       this.status = `Not connected: ${(err as Error).message}`;
       this.problem = this.status;
     }
+  }
+
+  /** The person approved a pairing: this tab joins the session. */
+  #paired(session: PairedSession): void {
+    this.pairingCode = null;
+    const base = new URL(".", location.href);
+    history.replaceState(null, "", base.pathname);
+    void this.#connect({
+      mode: "server",
+      baseUrl: base.href.replace(/\/+$/, ""),
+      apiKey: session.sessionToken,
+      paired: session.namespaceId,
+    });
+  }
+
+  /** A paired tab follows the models the agent creates and deletes; the first new one opens when none is. */
+  async #followSession(): Promise<void> {
+    const connection = this.connection;
+    if (!connection) return;
+    let models: string[];
+    try {
+      models = await connection.invoker.invoke(operations.listModels, {});
+    } catch (err) {
+      if (err instanceof ServiceError && err.kind === "unauthorized") {
+        clearInterval(this.#poll);
+        this.problem = "The pairing session has ended (the server may have restarted). Ask the agent to " +
+          "pair again.";
+      }
+      return;
+    }
+    if (connection !== this.connection) return;
+    const arrived = models.filter((id) => !this.models.includes(id));
+    if (arrived.length || models.length !== this.models.length) this.models = models;
+    if (this.selected && !models.includes(this.selected)) this.#select(arrived[0] ?? "");
+    else if (!this.selected && arrived.length && this.draft === null) this.#select(arrived[0], "view");
   }
 
   #select(id: string, panel: PanelId = this.panel): void {
@@ -181,17 +240,35 @@ export class Playground extends LitElement {
     return html`
       <header class="top">
         <h1>Reactive model playground</h1>
-        <span class="mode ${this.connection?.mode ?? "none"}">${this.connection
-          ? (this.connection.mode === "tab"
-            ? "In this tab · offline-ready"
-            : `Server · ${this.connection.label}`)
-          : "Not connected"}</span>
+        <div class="badges">
+          ${this.connection && this.choice.paired
+            ? html`<span class="paired-badge" role="status" title=${`Session ${this.choice.paired}`}>Paired</span>`
+            : nothing}
+          <span class="mode ${this.connection?.mode ?? "none"}">${this.connection
+            ? (this.connection.mode === "tab"
+              ? "In this tab · offline-ready"
+              : `Server · ${this.connection.label}`)
+            : "Not connected"}</span>
+        </div>
       </header>
       <div class="layout">
         <aside class="sidebar" aria-label="Connection and models">
-          <svc-connection-form .choice=${this.choice} status=${this.status}
-            @svc-connect=${(e: CustomEvent<ConnectionChoice>) =>
-              this.#connect(e.detail)}></svc-connection-form>
+          ${this.choice.paired
+            ? html`
+              <section class="connection" aria-labelledby="session-title">
+                <h2 id="session-title">Paired with an agent</h2>
+                <p class="muted">This tab shows the models of the agent's session and edits them; the agent
+                              sees your changes. New models appear here as the agent creates them.</p>
+                <p class="status" role="status">${this.status}</p>
+                <button type="button" @click=${() =>
+                  this.#connect({ mode: "tab", baseUrl: "", apiKey: "" })}>Leave the session</button>
+              </section>
+            `
+            : html`
+              <svc-connection-form .choice=${this.choice} status=${this.status}
+                @svc-connect=${(e: CustomEvent<ConnectionChoice>) =>
+                  this.#connect(e.detail)}></svc-connection-form>
+            `}
           <nav aria-labelledby="models-title">
                   <h2 id="models-title">Models</h2>
                   ${this.models.length
@@ -213,7 +290,8 @@ export class Playground extends LitElement {
             e: CustomEvent<string>,
           ) => (await this.#refreshModels(), this.#select(e.detail, "view"))}
           @svc-deleted=${() => this.#refreshModels()}
-          @svc-changed=${() => this.#changed()} @svc-commit=${() => this.#changed()}>
+          @svc-changed=${() => this.#changed()} @svc-commit=${() => this.#changed()}
+          @svc-paired=${(e: CustomEvent<PairedSession>) => this.#paired(e.detail)}>
                 ${this.problem ? html`<p class="problem" role="alert">${this.problem}</p>` : nothing}
                 ${this.#main()}
               </main>
@@ -222,6 +300,14 @@ export class Playground extends LitElement {
   }
 
   #main(): TemplateResult {
+    if (this.pairingCode !== null) {
+      return html`
+        <svc-pairing code=${this.pairingCode} .baseUrl=${new URL(".", location.href).href}
+          .apiKey=${this.choice.mode === "server" && !this.choice.paired
+            ? this.choice.apiKey
+            : ""}></svc-pairing>
+      `;
+    }
     const connection = this.connection;
     if (!connection) return html`<p class="muted">${this.status}</p>`;
     if (this.draft !== null && this.draft !== "") {

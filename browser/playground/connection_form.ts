@@ -13,7 +13,10 @@ import { html, LitElement, nothing, type TemplateResult } from "lit";
 export interface ConnectionChoice {
   mode: "tab" | "server";
   baseUrl: string;
+  /** The API key, or a paired session's token. */
   apiKey: string;
+  /** The namespace of the pairing session this tab joined (README "Browser pairing"). */
+  paired?: string;
 }
 
 /** `<svc-connection-form>`. */

@@ -27,7 +27,7 @@ export function localInvoker(api: ModelApi, authoring?: AuthoringEngine): Invoke
     invoke: (op, input, options) =>
       op.kind === "api"
         ? op.run(api, input, options)
-        : op.run({ invoke: invoker.invoke, authoring: tools }, input),
+        : op.run({ invoke: invoker.invoke, authoring: tools }, input, options),
   };
   return invoker;
 }

@@ -27,6 +27,7 @@ import {
 import { approveEffect, getCompositionGraph, getLineage, getPendingEffects, promote } from "./composition.ts";
 import { createModel, deleteModel, evolveSpec, getInfo, getLibrary, getSpec, listModels } from "./models.ts";
 import type { AnyOperation } from "./operation.ts";
+import { pairBrowser } from "./pairing.ts";
 import {
   explain,
   getField,
@@ -53,6 +54,7 @@ export * from "./invoker.ts";
 export * from "./json_schema.ts";
 export * from "./models.ts";
 export * from "./operation.ts";
+export * from "./pairing.ts";
 export * from "./reads.ts";
 export * from "./recovery.ts";
 export * from "./remote.ts";
@@ -91,6 +93,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   collectBlobGarbage,
   listRecovery,
   getRecovery,
+  pairBrowser,
   getDomainGuidance,
   validateSpec,
   evalExpression,

@@ -20,6 +20,7 @@ import type { z } from "zod";
 import type { ServiceError } from "../errors.ts";
 import type { AuthoringEngine } from "../service/authoring.ts";
 import type { ModelApi, RunOptions } from "../service/api.ts";
+import type { BrowserPairing } from "./pairing.ts";
 
 export type { RunOptions } from "../service/api.ts";
 
@@ -34,6 +35,8 @@ export type InvokeFn = <I, O>(op: Operation<I, O>, input: I, options?: RunOption
 export interface HostFeatures {
   /** An LLM provider is configured (`svc.llm.*`): the generation tools work. */
   generation: boolean;
+  /** Remote-with-browser mode (`--url --browser`): `pair_browser` works. */
+  pairing: boolean;
 }
 
 /** What a local operation runs with. */
@@ -42,6 +45,8 @@ export interface LocalContext {
   invoke: InvokeFn;
   /** The pure authoring tools, always in this process (created on first use: they load the compiler). */
   authoring(): Promise<AuthoringEngine>;
+  /** The process's browser pairing (remote-with-browser mode only). */
+  pairing?: BrowserPairing;
 }
 
 /** Names of an input's members. */
@@ -182,7 +187,7 @@ export interface ApiOperation<I, O> extends Declaration<I, O> {
 /** An operation composed of others, or a pure authoring tool; runs in the caller's process. */
 export interface LocalOperation<I, O> extends Declaration<I, O> {
   kind: "local";
-  run(context: LocalContext, input: I): Promise<O>;
+  run(context: LocalContext, input: I, options?: RunOptions): Promise<O>;
 }
 
 /** Any operation. */

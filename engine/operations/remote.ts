@@ -8,7 +8,9 @@
  *
  * HTTP comes in as a `fetch` port (the engine does no I/O of its own). The
  * API key travels only in the `Authorization` header; it is held in a closure
- * and never part of a message.
+ * and never part of a message. A credential that changes (a browser pairing's
+ * session token) is read before each request, and may refuse the request
+ * (not paired yet) by throwing.
  *
  * @module
  */
@@ -17,6 +19,7 @@ import type { AuthoringEngine } from "../service/authoring.ts";
 import type { ProgressEvent, RunOptions } from "../service/generation.ts";
 import type { Invoker } from "./invoker.ts";
 import type { AnyOperation, ApiOperation, RestBinding } from "./operation.ts";
+import type { BrowserPairing } from "./pairing.ts";
 import { errorFromResponse } from "./remote_error.ts";
 import { readEvents } from "./sse.ts";
 
@@ -24,12 +27,17 @@ import { readEvents } from "./sse.ts";
 export interface RemoteOptions {
   /** The server's base URL (`http://host:8080`, or with a path prefix). */
   baseUrl: string;
-  /** The server's API key, sent as `Authorization: Bearer <key>`. */
-  apiKey?: string;
+  /**
+   * The server's API key, sent as `Authorization: Bearer <key>`; a function is
+   * asked before every request (it may throw to refuse the request).
+   */
+  apiKey?: string | (() => string | undefined);
   /** The HTTP port (`fetch`, or a stub in tests). */
   fetch(request: Request): Promise<Response>;
   /** The authoring tools of local operations, created on first use. */
   authoring(): Promise<AuthoringEngine>;
+  /** The browser pairing local operations reach (remote-with-browser mode). */
+  pairing?: BrowserPairing;
 }
 
 /** Checks and normalises a base URL (no trailing slash); a 400 error when it is not http(s). */
@@ -117,12 +125,14 @@ async function readJson(response: Response): Promise<unknown> {
 /** An invoker that runs API operations on the server at `baseUrl`. */
 export function remoteInvoker(options: RemoteOptions): Invoker {
   const base = normaliseBaseUrl(options.baseUrl);
-  const authorization = options.apiKey ? `Bearer ${options.apiKey}` : undefined;
+  const credential = options.apiKey;
+  const apiKey = typeof credential === "function" ? credential : () => credential;
   let authoring: Promise<AuthoringEngine> | undefined;
   const tools = () => authoring ??= options.authoring();
 
   const send = async (request: Request): Promise<Response> => {
-    if (authorization) request.headers.set("authorization", authorization);
+    const key = apiKey();
+    if (key) request.headers.set("authorization", `Bearer ${key}`);
     let response: Response;
     try {
       response = await options.fetch(request);
@@ -158,10 +168,12 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
 
   const invoker: Invoker = {
     invoke:
-      (<I, O>(op: AnyOperation, input: I, options?: RunOptions): Promise<O> =>
-        (op.kind === "api"
-          ? call(op, input as Values, options)
-          : op.run({ invoke: invoker.invoke, authoring: tools }, input)) as Promise<O>) as Invoker["invoke"],
+      ((op: AnyOperation, input: unknown, runOptions?: RunOptions) =>
+        op.kind === "api" ? call(op, input as Values, runOptions) : op.run(
+          { invoke: invoker.invoke, authoring: tools, pairing: options.pairing },
+          input,
+          runOptions,
+        )) as Invoker["invoke"],
   };
   return invoker;
 }

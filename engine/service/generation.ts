@@ -22,12 +22,27 @@ export const MAX_PROMPT_CHARS = 100_000;
 /** What a running operation may report (SSE `progress` frames, MCP `notifications/progress`). */
 export type ProgressEvent = { type: string } & Record<string, Json>;
 
+/** A link handed to the person at the caller's side, and what became of it. */
+export interface LinkHandOver {
+  /** True once the person agreed to open the link; false when they declined or the caller could not ask. */
+  accepted: Promise<boolean>;
+  /** Tells the caller that what the link was for is done. */
+  complete(): Promise<void>;
+  /** Withdraws the request when the operation stops waiting before the person answered. */
+  withdraw(): void;
+}
+
 /** What a caller may hand a running operation besides its input. */
 export interface RunOptions {
   /** Aborted when the caller goes away (a closed event stream, a cancelled MCP request). */
   signal?: AbortSignal;
   /** Receives progress reports of long operations. */
   progress?(event: ProgressEvent): void;
+  /**
+   * Hands a link to the person at the caller's side (MCP URL-mode
+   * elicitation); absent where the surface cannot.
+   */
+  handOver?(link: { url: string; message: string }): LinkHandOver;
 }
 
 /** `POST /models/generate/preview` and the stream's input. */

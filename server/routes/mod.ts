@@ -1,13 +1,14 @@
 /**
  * The route table: every REST route the server registers and documents: the
- * routes of the operations (engine/operations/), the WebSocket handshake, the
- * actuator and the OpenAPI document itself.
+ * routes of the operations (engine/operations/), the WebSocket handshake,
+ * browser pairing, the actuator and the OpenAPI document itself.
  *
  * @module
  */
 import { OPERATIONS } from "../../engine/operations/mod.ts";
 import { ACTUATOR_ROUTES } from "./actuator.ts";
 import { operationRoutes } from "./operations.ts";
+import { PAIRING_ROUTES } from "./pairing.ts";
 import { jsonResponse, type Route } from "./route.ts";
 import { SUBSCRIBE_ROUTE } from "./subscribe.ts";
 
@@ -26,6 +27,7 @@ const API_DOCS_ROUTE: Route = {
 export const ROUTES: readonly Route[] = [
   ...operationRoutes(OPERATIONS),
   SUBSCRIBE_ROUTE,
+  ...PAIRING_ROUTES,
   ...ACTUATOR_ROUTES,
   API_DOCS_ROUTE,
 ];

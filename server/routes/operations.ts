@@ -120,7 +120,7 @@ async function readUpload(
  * `text/plain` or form post is what a cross-site page can send without a
  * preflight, and a multipart type must not buy the multipart body cap.
  */
-function checkMediaType(c: Context, accepted: readonly string[]): void {
+export function checkMediaType(c: Context, accepted: readonly string[]): void {
   const given = c.req.header("Content-Type")?.split(";")[0].trim().toLowerCase() ?? "";
   if (!accepted.includes(given)) {
     throw new ServiceError(

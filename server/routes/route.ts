@@ -11,13 +11,22 @@ import { badRequest } from "../../engine/errors.ts";
 import type { ModelApi } from "../../engine/service/api.ts";
 import type { ServerConfig } from "../config.ts";
 import type { ServiceMetrics } from "../metrics.ts";
+import type { PairingHost } from "../pairing/host.ts";
+import type { NamespacedApi } from "../pairing/namespaced_api.ts";
 import { type JsonSchema, ref } from "./schemas.ts";
 import type { SubscriptionHub } from "../subscriptions.ts";
 
 /** What handlers work with. */
 export interface RouteDeps {
-  /** The service, through its API only. */
+  /**
+   * The service, through its API only; for a request admitted with a pairing
+   * session's token, the session's namespace of it ({@link RouteDeps.session}).
+   */
   api: ModelApi;
+  /** The session's namespace, when the request came with a pairing session's token. */
+  session?: NamespacedApi;
+  /** Browser pairing: its state machine and rate limits. */
+  pairing: PairingHost;
   config: ServerConfig;
   metrics: ServiceMetrics;
   subscriptions: SubscriptionHub;

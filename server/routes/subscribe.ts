@@ -2,7 +2,9 @@
  * The WebSocket change feed handshake `/models/{id}/subscribe`. The API key
  * arrives as `?token=` and is checked by the auth middleware like every other
  * credential; this route adds the origin rule, the model check and the
- * `paths` filter, then hands the socket to the {@link SubscriptionHub}.
+ * `paths` filter, then hands the socket to the {@link SubscriptionHub}. A
+ * pairing session's token subscribes to its namespace's model by its plain
+ * id, and the frames name it so.
  *
  * @module
  */
@@ -79,7 +81,7 @@ export const SUBSCRIBE_ROUTE: Route = {
     404: problem("unknown model"),
     426: problem("not a WebSocket upgrade request"),
   },
-  handle: async (c, { api, config, subscriptions, boundAddress }) => {
+  handle: async (c, { api, session, config, subscriptions, boundAddress }) => {
     const bound = boundAddress() ?? { hostname: config.host, port: config.port };
     if (!originAllowed(c.req.header("Origin"), bound, config.websocketAllowedOrigins)) {
       throw new ServiceError("forbidden", `Origin '${c.req.header("Origin")}' may not subscribe`);
@@ -98,7 +100,7 @@ export const SUBSCRIBE_ROUTE: Route = {
       });
     }
     const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
-    subscriptions.add(id, socket, filter);
+    subscriptions.add(session ? session.stored(id) : id, socket, filter, id);
     return response;
   },
 };

@@ -67,18 +67,28 @@ const MISSING = `<!doctype html><meta charset="utf-8"><title>Playground not buil
 
 /**
  * Serves the web build's files under `root` at their paths (GET and HEAD), and the answer for a missing
- * build at `/`; every other request passes on. A middleware rather than routes: these are pages, not
+ * build at `/`; every other request passes on. `aliases` serve a page at another path too (`/pair`, the
+ * playground's approve page: `{"/pair": "/"}`). A middleware rather than routes: these are pages, not
  * API operations, so the route table and the OpenAPI document stay about the API.
  */
-export function webPages(root: string, paths: readonly string[]): MiddlewareHandler {
+export function webPages(
+  root: string,
+  paths: readonly string[],
+  aliases: Record<string, string> = {},
+): MiddlewareHandler {
   const files = new Map(
     paths.map((path) => [path, `${root.replace(/\/+$/, "")}${path === "/" ? "/index.html" : path}`]),
   );
+  for (const [alias, path] of Object.entries(aliases)) {
+    const file = files.get(path);
+    if (file) files.set(alias, file);
+  }
+  const pages = new Set(["/", ...Object.keys(aliases)]);
   const missing = () => new Response(MISSING, { status: 503, headers: { "content-type": TYPES.html } });
   return async function webPages(c, next) {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return await next();
     const file = files.get(c.req.path);
-    if (!file) return c.req.path === "/" ? missing() : await next();
+    if (!file) return pages.has(c.req.path) ? missing() : await next();
     try {
       return new Response(await Deno.readFile(file), {
         headers: { "content-type": TYPES[file.split(".").pop()!], "cache-control": "no-cache" },

@@ -12,7 +12,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  ServerNotification,
+} from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { LineTransport } from "../../mcp/stdio.ts";
 import { CLI_MAIN, orderSpec as serverOrderSpec } from "../server/helpers.ts";
@@ -64,8 +68,8 @@ function observe(client: Client, close: () => Promise<void>): Connected {
 }
 
 /** Logging notifications are routed to the fallback handler only without a dedicated handler. */
-function newClient(): Client {
-  return new Client({ name: "svc-tests", version: "1.0.0" }, { capabilities: {} });
+function newClient(capabilities: ClientCapabilities = {}): Client {
+  return new Client({ name: "svc-tests", version: "1.0.0" }, { capabilities });
 }
 
 /** A running `svc mcp` process with its stdio as byte streams. */
@@ -109,9 +113,12 @@ export function startMcpProcess(args: string[] = [], env: Record<string, string>
 }
 
 /** The SDK client over the real CLI process. */
-export async function connectStdio(args: string[] = [], env: Record<string, string> = {}): Promise<
-  Connected & { process: McpProcess }
-> {
+export async function connectStdio(
+  args: string[] = [],
+  env: Record<string, string> = {},
+  /** What the client declares (`{elicitation: {url: {}}}` for URL-mode elicitation). */
+  capabilities: ClientCapabilities = {},
+): Promise<Connected & { process: McpProcess }> {
   const started = startMcpProcess(args, env);
   // A copy of stdout, to check what the process wrote besides what the client decoded.
   const [forClient, copy] = started.child.stdout.tee();
@@ -130,7 +137,7 @@ export async function connectStdio(args: string[] = [], env: Record<string, stri
     },
   };
   const transport = new LineTransport(forClient, started.child.stdin);
-  const client = newClient();
+  const client = newClient(capabilities);
   await client.connect(transport);
   const connected = observe(client, async () => {
     await client.close();

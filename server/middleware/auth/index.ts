@@ -6,9 +6,15 @@
  * `{"error":"Missing or invalid API key"}`. The comparison is constant-time and
  * the key is never logged.
  *
+ * A pairing session's token (README "Browser pairing") is a credential of its
+ * own, in open mode too: it must belong to a live session (401 otherwise, so
+ * an ended session never falls back to unscoped access), it reaches only the
+ * paths the session may use (403 elsewhere; open paths pass), and the request
+ * is admitted with its session for the routes to scope.
+ *
  * @module
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { problemResponse } from "../../problem.ts";
 
 /** Options of {@link apiKeyAuth}. */
@@ -19,7 +25,24 @@ export interface AuthOptions {
   openPaths: ReadonlySet<string>;
   /** True for paths whose handshake may carry the key as `?token=` (browsers cannot set headers there). */
   acceptsQueryToken: (path: string) => boolean;
+  /** Pairing sessions' tokens, when the server pairs browsers. */
+  sessions?: SessionGate;
 }
+
+/** How the gate treats pairing sessions' tokens (the server's pairing implements it). */
+export interface SessionGate<G = unknown> {
+  /** Whether a token claims to be a session's (by its form; such a token is never the API key). */
+  claims(token: string): boolean;
+  /** The grant of a live session's token; `undefined` when no session has it. */
+  resolve(token: string): G | undefined;
+  /** Whether a session may use this path. */
+  reaches(path: string): boolean;
+  /** Records the session a request was admitted with. */
+  admit(c: Context, grant: G): void;
+}
+
+/** The body of a 401 for a session token no live session has. */
+export const SESSION_ENDED_MESSAGE = "Unknown or ended pairing session: pair again (pair_browser)";
 
 /** The body of every 401. */
 export const UNAUTHORIZED_MESSAGE = "Missing or invalid API key";
@@ -51,17 +74,32 @@ export function unauthorized(): Response {
   });
 }
 
-/** Requires the API key on every path that is not open. */
+/** Requires the API key on every path that is not open; admits pairing sessions where they reach. */
 export function apiKeyAuth(options: AuthOptions): MiddlewareHandler {
-  const { apiKey, openPaths, acceptsQueryToken } = options;
+  const { apiKey, openPaths, acceptsQueryToken, sessions } = options;
   return async function apiKeyAuth(c, next) {
-    if (apiKey === null || openPaths.has(c.req.path)) return await next();
+    const path = c.req.path;
     const header = c.req.header("Authorization");
     const token = header !== undefined
       ? bearerToken(header)
-      : acceptsQueryToken(c.req.path)
+      : acceptsQueryToken(path)
       ? c.req.query("token") ?? null
       : null;
+    if (token !== null && sessions?.claims(token)) {
+      const grant = sessions.resolve(token);
+      if (grant === undefined) {
+        return problemResponse(401, SESSION_ENDED_MESSAGE, { error: SESSION_ENDED_MESSAGE }, {
+          "WWW-Authenticate": 'Bearer realm="svc"',
+        });
+      }
+      if (openPaths.has(path)) return await next();
+      if (!sessions.reaches(path)) {
+        return problemResponse(403, `A pairing session's token cannot reach ${path}: only its own models`);
+      }
+      sessions.admit(c, grant);
+      return await next();
+    }
+    if (apiKey === null || openPaths.has(path)) return await next();
     if (token === null || !constantTimeEqual(token, apiKey)) return unauthorized();
     return await next();
   };

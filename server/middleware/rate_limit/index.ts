@@ -8,6 +8,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { problemResponse } from "../../problem.ts";
+import { SlidingWindow } from "./window.ts";
 
 /** Options of {@link rateLimit}. */
 export interface RateLimitOptions {
@@ -36,34 +37,13 @@ export function clientKey(c: Context, trustForwardedFor: boolean): string {
   return peerAddress(c);
 }
 
-/** Sweep idle clients after this many requests, so the table stays bounded by active clients. */
-const SWEEP_EVERY = 1024;
-
 /** Limits each client to `requests` per sliding window. */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
-  const windowMs = options.windowSeconds * 1000;
-  const now = options.now ?? (() => Date.now());
-  const hits = new Map<string, number[]>();
-  let sinceSweep = 0;
-  const sweep = (cutoff: number) => {
-    for (const [key, times] of hits) if (times[times.length - 1] <= cutoff) hits.delete(key);
-  };
+  const window = new SlidingWindow(options.requests, options.windowSeconds * 1000, options.now);
   return async function rateLimit(c, next) {
     if (options.exempt?.has(c.req.path)) return await next();
-    const t = now();
-    const cutoff = t - windowMs;
-    if (++sinceSweep >= SWEEP_EVERY) {
-      sinceSweep = 0;
-      sweep(cutoff);
-    }
-    const key = clientKey(c, options.trustForwardedFor);
-    let times = hits.get(key);
-    if (!times) hits.set(key, times = []);
-    let expired = 0;
-    while (expired < times.length && times[expired] <= cutoff) expired++;
-    if (expired) times.splice(0, expired);
-    if (times.length >= options.requests) {
-      const retryAfter = Math.max(1, Math.ceil((times[0] + windowMs - t) / 1000));
+    const retryAfter = window.take(clientKey(c, options.trustForwardedFor));
+    if (retryAfter) {
       return problemResponse(
         429,
         `Rate limit exceeded: ${options.requests} requests per ${options.windowSeconds}s`,
@@ -71,7 +51,6 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
         { "Retry-After": String(retryAfter) },
       );
     }
-    times.push(t);
     return await next();
   };
 }

@@ -1,0 +1,101 @@
+/// <reference lib="dom" />
+/**
+ * The person's side of browser pairing (README "Browser pairing"): read the
+ * user code from the approve link's fragment and take it out of the address
+ * bar and history, and approve or deny a pairing on the server that serves
+ * the page. An approval answers the browser's session token: the page then
+ * connects with it like with an API key, and sees the session's models only.
+ *
+ * @module
+ */
+
+/** A session the person approved. */
+export interface PairedSession {
+  sessionToken: string;
+  namespaceId: string;
+}
+
+/** What the server said to a decision. */
+export type DecisionOutcome =
+  | { kind: "approved"; session: PairedSession }
+  | { kind: "denied" }
+  /** Refused: what to tell the person; `needsKey` when the server wants its API key first. */
+  | { kind: "refused"; message: string; needsKey?: boolean };
+
+/**
+ * The approve page's code from the location (`/pair#code=WDJB-MJHT`), removed
+ * from the address bar and the history entry (it is a credential for the next
+ * minutes); `null` when the location is not the approve page. `""` is the
+ * approve page without a code (the person types it).
+ */
+export function takePairingCode(location: Location, history: History): string | null {
+  if (!location.pathname.endsWith("/pair")) return null;
+  const code = new URLSearchParams(location.hash.slice(1)).get("code") ?? "";
+  if (location.hash) history.replaceState(null, "", `${location.pathname}${location.search}`);
+  return code.trim();
+}
+
+/** What a refusal means to a person, by status. */
+function refusal(status: number, detail: string | undefined, retryAfter: string | null): DecisionOutcome {
+  switch (status) {
+    case 401:
+      return {
+        kind: "refused",
+        message: "This server asks for its API key to approve pairings.",
+        needsKey: true,
+      };
+    case 404:
+      return {
+        kind: "refused",
+        message: "No pairing has this code. Check it against the code the agent shows, or ask the agent " +
+          "for a new link.",
+      };
+    case 410:
+      return {
+        kind: "refused",
+        message: `${detail ?? "This pairing is over"}. Ask the agent for a new link.`,
+      };
+    case 429:
+      return {
+        kind: "refused",
+        message: `Too many wrong codes from this browser. Try again in ${retryAfter ?? "a few"} seconds.`,
+      };
+    default:
+      return { kind: "refused", message: detail ?? `The server answered ${status}.` };
+  }
+}
+
+/** Approves or denies the pairing showing `userCode` on the server at `baseUrl`. */
+export async function decidePairing(
+  baseUrl: string,
+  decision: "approve" | "deny",
+  userCode: string,
+  apiKey?: string,
+): Promise<DecisionOutcome> {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl.replace(/\/+$/, "")}/pair/${decision}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ userCode }),
+    });
+  } catch (err) {
+    return { kind: "refused", message: `Cannot reach the server: ${(err as Error).message}` };
+  }
+  let body: Record<string, unknown> = {};
+  try {
+    body = await response.json();
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  if (response.ok) {
+    return decision === "deny" ? { kind: "denied" } : {
+      kind: "approved",
+      session: { sessionToken: String(body.sessionToken), namespaceId: String(body.namespaceId) },
+    };
+  }
+  const detail = typeof body.detail === "string" ? body.detail : undefined;
+  return refusal(response.status, detail, response.headers.get("retry-after"));
+}

@@ -1,0 +1,255 @@
+/**
+ * The browser pairing state machine (a device-authorization flow in the style
+ * of RFC 8628) and the sessions it grants. In memory: pairings last minutes,
+ * and a session ends with the process that granted it.
+ *
+ * ```
+ *   start ──> pending ──approve──> approved ──token──> used
+ *                │  └────deny───> denied
+ *                └──(expiresAt)──> expired
+ * ```
+ *
+ * - `start` makes a pairing: a public `pairCode`, a 128-bit `deviceSecret`
+ *   only the agent holds, and a `userCode` the person checks.
+ * - `token(pairCode, deviceSecret)` is the agent's poll: pending, then the
+ *   agent's session token exactly once; afterwards, and after a denial or
+ *   expiry, the pairing is gone. A wrong secret is answered as an unknown
+ *   pairing (the secret is compared in constant time).
+ * - `approve(userCode)` / `deny(userCode)` are the person's decision; approve
+ *   creates the session's namespace and two tokens for it, the browser's
+ *   (answered to the page) and the agent's (collected by the next poll).
+ *
+ * Finished pairings are remembered for another `expiresInSec`, at least a
+ * minute (a late poll, or a person opening an old link, learns why it is
+ * gone), then forgotten. The clock is injected, so expiry is tested without
+ * waiting.
+ *
+ * @module
+ */
+import { constantTimeEqual } from "../middleware/auth/index.ts";
+import { newNamespaceId, newUserCode, normaliseUserCode, randomSecret } from "./codes.ts";
+
+/** Options of {@link Pairings}. */
+export interface PairingOptions {
+  /** Seconds a pairing waits for a person (`svc.pairing.expires-in-seconds`, default 600). */
+  expiresInSec?: number;
+  /** Seconds the agent is asked to wait between polls (default 3). */
+  intervalSec?: number;
+  /** Pairings waiting at once; more are refused until some finish (default 1000). */
+  maxPending?: number;
+  /** Sessions at once; more approvals are refused (default 10000). */
+  maxSessions?: number;
+  /** Milliseconds clock (tests pass their own). */
+  now?: () => number;
+}
+
+/** What a session token grants. */
+export interface SessionGrant {
+  /** The namespace whose models the token reaches (and no others). */
+  namespaceId: string;
+  /** Who holds the token. */
+  party: "agent" | "browser";
+}
+
+/** A new pairing, as `POST /pair` answers it (without the links, which are the route's). */
+export interface StartedPairing {
+  pairCode: string;
+  deviceSecret: string;
+  userCode: string;
+  expiresInSec: number;
+  intervalSec: number;
+}
+
+/** Why a pairing is gone. */
+export type GoneReason = "expired" | "denied" | "used";
+
+/** A granted session, as the token poll and approve answer it. */
+export interface GrantedSession {
+  sessionToken: string;
+  namespaceId: string;
+}
+
+/** The answer to a poll. */
+export type TokenAnswer =
+  | { status: "pending" }
+  | ({ status: "approved" } & GrantedSession)
+  | { status: "gone"; reason: GoneReason }
+  | { status: "unknown" };
+
+/** The answer to the person's decision. */
+export type DecisionAnswer =
+  | ({ status: "approved" } & GrantedSession)
+  | { status: "denied" }
+  | { status: "gone"; reason: GoneReason }
+  | { status: "unknown" };
+
+/** A bearer token that claims to be a session's: `svcs_<id>.<secret>`. */
+export const SESSION_TOKEN_PREFIX = "svcs_";
+
+interface Pairing {
+  pairCode: string;
+  deviceSecret: string;
+  userCode: string;
+  expiresAt: number;
+  state: "pending" | "approved" | "denied" | "used" | "expired";
+  /** The agent's session, from approval until it is collected. */
+  agent?: GrantedSession & { sessionId: string };
+}
+
+interface Session {
+  secret: string;
+  grant: SessionGrant;
+}
+
+/** Why a pairing could not start or be approved: too many at once. */
+export class PairingCapacityError extends Error {}
+
+/** The pairings and sessions of one server. */
+export class Pairings {
+  readonly expiresInSec: number;
+  readonly intervalSec: number;
+  readonly #maxPending: number;
+  readonly #maxSessions: number;
+  readonly #now: () => number;
+  readonly #byPairCode = new Map<string, Pairing>();
+  /** Every remembered pairing by its user code (so a person learns why a finished one is gone). */
+  readonly #byUserCode = new Map<string, Pairing>();
+  readonly #sessions = new Map<string, Session>();
+
+  constructor(options: PairingOptions = {}) {
+    this.expiresInSec = options.expiresInSec ?? 600;
+    this.intervalSec = options.intervalSec ?? 3;
+    this.#maxPending = options.maxPending ?? 1000;
+    this.#maxSessions = options.maxSessions ?? 10_000;
+    this.#now = options.now ?? (() => Date.now());
+  }
+
+  /** Pairings waiting for a person. */
+  get pendingCount(): number {
+    this.#sweep();
+    let count = 0;
+    for (const pairing of this.#byPairCode.values()) if (pairing.state === "pending") count++;
+    return count;
+  }
+
+  /** Starts a pairing; {@link PairingCapacityError} when too many are waiting. */
+  start(): StartedPairing {
+    if (this.pendingCount >= this.#maxPending) {
+      throw new PairingCapacityError(`${this.#maxPending} pairings are already waiting for approval`);
+    }
+    let userCode = newUserCode();
+    while (this.#byUserCode.has(userCode)) userCode = newUserCode();
+    const pairing: Pairing = {
+      pairCode: randomSecret(),
+      deviceSecret: randomSecret(),
+      userCode,
+      expiresAt: this.#now() + this.expiresInSec * 1000,
+      state: "pending",
+    };
+    this.#byPairCode.set(pairing.pairCode, pairing);
+    this.#byUserCode.set(userCode, pairing);
+    const { pairCode, deviceSecret } = pairing;
+    return {
+      pairCode,
+      deviceSecret,
+      userCode,
+      expiresInSec: this.expiresInSec,
+      intervalSec: this.intervalSec,
+    };
+  }
+
+  /** The agent's poll. */
+  token(pairCode: string, deviceSecret: string): TokenAnswer {
+    this.#sweep();
+    const pairing = this.#byPairCode.get(pairCode);
+    if (!pairing || !constantTimeEqual(deviceSecret, pairing.deviceSecret)) return { status: "unknown" };
+    switch (pairing.state) {
+      case "pending":
+        return { status: "pending" };
+      case "approved": {
+        pairing.state = "used";
+        const { sessionToken, namespaceId } = pairing.agent!;
+        pairing.agent = undefined;
+        return { status: "approved", sessionToken, namespaceId };
+      }
+      default:
+        return { status: "gone", reason: pairing.state };
+    }
+  }
+
+  /** The person approves the pairing showing `userCode`: the session is created. */
+  approve(userCode: string): DecisionAnswer {
+    const found = this.#decided(userCode);
+    if (found.status !== "pending") return found;
+    if (this.#sessions.size + 2 > this.#maxSessions) {
+      throw new PairingCapacityError(`${this.#maxSessions / 2} pairing sessions are already open`);
+    }
+    const { pairing } = found;
+    const namespaceId = newNamespaceId();
+    pairing.state = "approved";
+    pairing.agent = { ...this.#grant({ namespaceId, party: "agent" }), namespaceId };
+    return {
+      status: "approved",
+      sessionToken: this.#grant({ namespaceId, party: "browser" }).sessionToken,
+      namespaceId,
+    };
+  }
+
+  /** The person denies the pairing showing `userCode`. */
+  deny(userCode: string): DecisionAnswer {
+    const found = this.#decided(userCode);
+    if (found.status !== "pending") return found;
+    found.pairing.state = "denied";
+    return { status: "denied" };
+  }
+
+  /** What a session token grants; `undefined` for a token no session has (unknown, malformed, ended). */
+  session(token: string): SessionGrant | undefined {
+    const match = /^svcs_([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/.exec(token);
+    if (!match) return undefined;
+    const session = this.#sessions.get(match[1]);
+    return session && constantTimeEqual(match[2], session.secret) ? session.grant : undefined;
+  }
+
+  /** The pending pairing of a typed code, or why there is none. */
+  #decided(
+    typed: string,
+  ): { status: "pending"; pairing: Pairing } | { status: "gone"; reason: GoneReason } | {
+    status: "unknown";
+  } {
+    this.#sweep();
+    const code = normaliseUserCode(typed);
+    const pairing = code === null ? undefined : this.#byUserCode.get(code);
+    if (!pairing) return { status: "unknown" };
+    if (pairing.state !== "pending") {
+      return {
+        status: "gone",
+        reason: pairing.state === "denied" || pairing.state === "expired" ? pairing.state : "used",
+      };
+    }
+    return { status: "pending", pairing };
+  }
+
+  #grant(grant: SessionGrant): { sessionToken: string; sessionId: string } {
+    const sessionId = randomSecret();
+    const secret = randomSecret();
+    this.#sessions.set(sessionId, { secret, grant });
+    return { sessionToken: `${SESSION_TOKEN_PREFIX}${sessionId}.${secret}`, sessionId };
+  }
+
+  /**
+   * Expires pending pairings whose time is up; forgets finished ones after
+   * another `expiresInSec` (at least a minute), with the agent's session of an approval nobody
+   * collected.
+   */
+  #sweep(): void {
+    const now = this.#now();
+    for (const [pairCode, pairing] of this.#byPairCode) {
+      if (pairing.state === "pending" && now >= pairing.expiresAt) pairing.state = "expired";
+      if (now < pairing.expiresAt + Math.max(this.expiresInSec, 60) * 1000) continue;
+      if (pairing.agent) this.#sessions.delete(pairing.agent.sessionId);
+      this.#byPairCode.delete(pairCode);
+      this.#byUserCode.delete(pairing.userCode);
+    }
+  }
+}

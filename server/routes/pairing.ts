@@ -1,0 +1,261 @@
+/**
+ * The pairing routes (a device-authorization flow in the style of RFC 8628;
+ * README "Browser pairing"):
+ *
+ * | route                   | who             | answers                                                       |
+ * | ----------------------- | --------------- | ------------------------------------------------------------- |
+ * | `POST /pair`            | the agent, open | 200 the pairing and its links; 429 over the rate limit        |
+ * | `POST /pair/token`      | the agent, open | 409 pending, 200 the agent's session, 410 expired/denied/used |
+ * | `POST /pair/approve`    | the page        | 200 the browser's session; 404 wrong code, 410 finished       |
+ * | `POST /pair/deny`       | the page        | 200 `{denied: true}`; 404 wrong code, 410 finished            |
+ * | `GET /pair/session`     | a session       | 200 `{namespaceId, party}`; 401 without a live session        |
+ *
+ * Approve and deny sit behind the API key like every route (in open mode they
+ * are open): a key-less agent gets a namespace only because someone who may
+ * use the server approved. The links point at this server's `/pair` page
+ * (the playground) as the request addressed it; the user code travels in the
+ * fragment, which browsers never send to a server. Every answer carrying a
+ * secret is `Cache-Control: no-store`.
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import { badRequest, ServiceError, tooMany } from "../../engine/errors.ts";
+// The pairing shapes' components must be registered before routes/schemas.ts reads them.
+import "../../engine/operations/pairing.ts";
+import { clientKey } from "../middleware/rate_limit/index.ts";
+import { POLLS_PER_MINUTE, sessionOf, WRONG_CODES_PER_10_MINUTES } from "../pairing/host.ts";
+import { type GoneReason, PairingCapacityError } from "../pairing/pairings.ts";
+import { problemBody, problemResponse } from "../problem.ts";
+import { checkMediaType } from "./operations.ts";
+import { jsonResponse, problem, readJson, type Route, type RouteDeps } from "./route.ts";
+import { ref } from "./schemas.ts";
+
+/** The page that approves: the playground, served at `/pair` too. */
+export const PAIR_PAGE = "/pair";
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+/** RFC 8628 5.2 error codes of the token poll, and what each means to a person. */
+const GONE: Record<GoneReason, { error: string; detail: string }> = {
+  expired: { error: "expired_token", detail: "The pairing expired before anyone approved it" },
+  denied: { error: "access_denied", detail: "The person denied the pairing" },
+  used: {
+    error: "already_used",
+    detail: "The pairing was already completed; its session was handed out once",
+  },
+};
+
+/** 410 for a finished pairing. */
+function gone(reason: GoneReason): Response {
+  const { error, detail } = GONE[reason];
+  return problemResponse(410, detail, { ...problemBody(410, detail), error }, NO_STORE);
+}
+
+/** Refuses when pairing is switched off (`svc.pairing.enabled=false`). */
+function enabled(deps: RouteDeps): void {
+  if (!deps.pairing.enabled) {
+    throw new ServiceError(
+      "not_found",
+      "Browser pairing is switched off on this server (svc.pairing.enabled)",
+    );
+  }
+}
+
+/** A 429 with Retry-After. */
+function limited(what: string, retryAfter: number): Response {
+  return problemResponse(429, `Too many ${what} from this address; try again in ${retryAfter}s`, undefined, {
+    "Retry-After": String(retryAfter),
+  });
+}
+
+/** A JSON object body with string members `names` (400 otherwise). */
+async function stringMembers<K extends string>(c: Context, names: readonly K[]): Promise<Record<K, string>> {
+  checkMediaType(c, ["application/json"]);
+  const body = await readJson(c);
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw badRequest(`Request body must be a JSON object with ${names.join(", ")}`);
+  }
+  const out = {} as Record<K, string>;
+  for (const name of names) {
+    const value = (body as Record<string, unknown>)[name];
+    if (typeof value !== "string" || value === "" || value.length > 200) {
+      throw badRequest(`Missing required field: '${name}' (a string)`);
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The person's approve or deny. */
+function decision(kind: "approve" | "deny"): Route {
+  const approve = kind === "approve";
+  return {
+    method: "post",
+    path: `/pair/${kind}`,
+    operationId: approve ? "approvePairing" : "denyPairing",
+    summary: approve
+      ? "Approve the pairing showing this code: the browser's session token for the new namespace"
+      : "Deny the pairing showing this code: the agent's next poll answers 410",
+    tag: "pairing",
+    requestBody: {
+      description: "the code on the page",
+      content: { "application/json": ref("PairingDecision") },
+    },
+    responses: {
+      200: approve
+        ? jsonResponse("approved", ref("PairingSession"))
+        : jsonResponse("denied", { type: "object", properties: { denied: { const: true } } }),
+      400: problem("malformed body"),
+      403: problem("a session token cannot decide pairings"),
+      404: problem("no pairing has this code"),
+      410: problem("the pairing already finished (approved, denied or expired)"),
+      429: problem(`more than ${WRONG_CODES_PER_10_MINUTES} wrong codes from this address in ten minutes`),
+    },
+    handle: async (c, deps) => {
+      enabled(deps);
+      const client = clientKey(c, deps.config.rateLimit.trustForwardedFor);
+      const wait = deps.pairing.wrongCodes.wait(client);
+      if (wait) return limited("wrong pairing codes", wait);
+      const { userCode } = await stringMembers(c, ["userCode"] as const);
+      const pairings = deps.pairing.pairings;
+      let answer;
+      try {
+        answer = approve ? pairings.approve(userCode) : pairings.deny(userCode);
+      } catch (err) {
+        if (err instanceof PairingCapacityError) throw tooMany(err.message);
+        throw err;
+      }
+      switch (answer.status) {
+        case "approved":
+          return c.json(
+            { sessionToken: answer.sessionToken, namespaceId: answer.namespaceId },
+            200,
+            NO_STORE,
+          );
+        case "denied":
+          return c.json({ denied: true });
+        case "gone":
+          deps.pairing.wrongCodes.take(client);
+          return gone(answer.reason);
+        case "unknown":
+          deps.pairing.wrongCodes.take(client);
+          throw new ServiceError(
+            "not_found",
+            "No pairing has this code: check it against the one the agent showed, or ask for a new link",
+          );
+      }
+    },
+  };
+}
+
+/** The pairing routes. */
+export const PAIRING_ROUTES: readonly Route[] = [
+  {
+    method: "post",
+    path: "/pair",
+    operationId: "startPairing",
+    summary: "Start a browser pairing: a code for the person, a secret for the agent's token requests",
+    tag: "pairing",
+    open: true,
+    responses: {
+      200: jsonResponse("the pairing", ref("PairingStarted")),
+      429: problem("too many new pairings from this address, or waiting on this server"),
+    },
+    handle: (c, deps) => {
+      enabled(deps);
+      const wait = deps.pairing.starts.take(clientKey(c, deps.config.rateLimit.trustForwardedFor));
+      if (wait) return limited("new pairings", wait);
+      let started;
+      try {
+        started = deps.pairing.pairings.start();
+      } catch (err) {
+        if (err instanceof PairingCapacityError) throw tooMany(err.message);
+        throw err;
+      }
+      const page = new URL(PAIR_PAGE, c.req.url).href;
+      return c.json(
+        {
+          pairCode: started.pairCode,
+          deviceSecret: started.deviceSecret,
+          userCode: started.userCode,
+          verificationUri: page,
+          verificationUriComplete: `${page}#code=${started.userCode}`,
+          expiresInSec: started.expiresInSec,
+          intervalSec: started.intervalSec,
+        },
+        200,
+        NO_STORE,
+      );
+    },
+  },
+  {
+    method: "post",
+    path: "/pair/token",
+    operationId: "pairingToken",
+    summary: "The agent's poll: 409 while pending, the session once approved, 410 when it ended",
+    tag: "pairing",
+    open: true,
+    requestBody: { description: "the pairing", content: { "application/json": ref("PairingTokenRequest") } },
+    responses: {
+      200: jsonResponse("approved: the agent's session (handed out once)", ref("PairingSession")),
+      400: problem("malformed body"),
+      404: problem("no pairing has this pair code and secret"),
+      409: problem("authorization_pending: nobody decided yet"),
+      410: problem("expired_token, access_denied or already_used"),
+      429: problem(`more than ${POLLS_PER_MINUTE} polls a minute from this address`),
+    },
+    handle: async (c, deps) => {
+      enabled(deps);
+      const wait = deps.pairing.polls.take(clientKey(c, deps.config.rateLimit.trustForwardedFor));
+      if (wait) return limited("pairing polls", wait);
+      const { pairCode, deviceSecret } = await stringMembers(c, ["pairCode", "deviceSecret"] as const);
+      const answer = deps.pairing.pairings.token(pairCode, deviceSecret);
+      switch (answer.status) {
+        case "pending": {
+          const detail = "Waiting for the person to approve the pairing";
+          return problemResponse(409, detail, {
+            ...problemBody(409, detail),
+            error: "authorization_pending",
+          });
+        }
+        case "approved":
+          return c.json(
+            { sessionToken: answer.sessionToken, namespaceId: answer.namespaceId },
+            200,
+            NO_STORE,
+          );
+        case "gone":
+          return gone(answer.reason);
+        case "unknown":
+          throw new ServiceError("not_found", "No pairing has this pair code and device secret");
+      }
+    },
+  },
+  decision("approve"),
+  decision("deny"),
+  {
+    method: "get",
+    path: "/pair/session",
+    operationId: "pairingSession",
+    summary: "The session of the request's token: its namespace and who holds it",
+    tag: "pairing",
+    responses: {
+      200: jsonResponse("the session", {
+        type: "object",
+        properties: { namespaceId: { type: "string" }, party: { enum: ["agent", "browser"] } },
+      }),
+      401: problem("no live session token"),
+    },
+    handle: (c) => {
+      const session = sessionOf(c);
+      if (!session) {
+        throw new ServiceError(
+          "unauthorized",
+          "No pairing session: send a session token as the bearer token",
+        );
+      }
+      return c.json(session);
+    },
+  },
+];

@@ -1,0 +1,268 @@
+/**
+ * Browser pairing end to end (README "Browser pairing"): a real MCP SDK client
+ * runs `svc mcp --url <server> --browser` over stdio and calls `pair_browser`;
+ * headless Chromium opens the link it returns and a person's clicks approve
+ * (fields and buttons found by their labels); the tool answers `paired`; the
+ * agent creates and mutates a model and the tab shows it; the person edits a
+ * field in the tab and the agent hears `resources/updated` and reads the new
+ * value. Also: deny, a wrong (then typed) code on a bare link, an expired
+ * link, and a second agent whose tab cannot see the first one's session.
+ * Screenshots under .cache/screenshots/pairing-*.png.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Browser } from "playwright-core";
+import { type Connected, connectStdio, textOf } from "../mcp/helpers.ts";
+import { startTestServer, type TestServer } from "../server/helpers.ts";
+import { launchBrowser } from "./chromium.ts";
+import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+
+/** What the agent builds: quantity and price, a derived total, a view with labelled fields. */
+const CART = {
+  id: "cart",
+  schema: {
+    type: "object",
+    properties: { qty: { type: "integer", minimum: 0 }, price: { type: "number" }, note: { type: "string" } },
+  },
+  derivations: [{ path: "$.total", expr: "qty * price" }],
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      id: "main",
+      label: "Shopping cart",
+      components: [
+        { id: "qty", type: "numericField", label: "Quantity", bind: "$.qty" },
+        { id: "price", type: "currencyField", label: "Price", bind: "$.price", currency: "EUR" },
+        { id: "note", type: "textField", label: "Note", bind: "$.note" },
+        {
+          id: "total",
+          type: "statTile",
+          label: "Total",
+          bind: "$.total",
+          format: "currency",
+          currency: "EUR",
+        },
+      ],
+    }],
+  },
+};
+
+async function tool(agent: Connected, name: string, args: Record<string, unknown> = {}) {
+  const result = await agent.client.callTool({ name, arguments: args }) as CallToolResult;
+  // deno-lint-ignore no-explicit-any
+  return { isError: result.isError === true, body: textOf(result) as any };
+}
+
+const browserAgent = (server: TestServer) => connectStdio(["--url", server.url, "--browser"]);
+
+/** Everything one scenario needs: a web build, a server serving it, Chromium. */
+async function setUp(keys: Record<string, string> = {}) {
+  const build = await temporaryWebBuild();
+  const server = await startTestServer(keys, { webRoot: build.dir });
+  const browser = await launchBrowser();
+  return {
+    server,
+    browser,
+    async [Symbol.asyncDispose]() {
+      await browser.close();
+      await server.close();
+      await build.remove();
+    },
+  };
+}
+
+/** Opens a pairing link in a fresh context and checks the code is shown and gone from the address. */
+async function openLink(browser: Browser, link: string, expected: number[] = []) {
+  const watched = await watchedPage(browser, expected);
+  await watched.page.goto(link);
+  await watched.page.getByRole("heading", { name: "Pair with an agent" }).waitFor();
+  assert.equal(await watched.page.evaluate(() => location.hash), "", "the code is removed from the address");
+  return watched;
+}
+
+Deno.test("pairing end to end: link, approve, live model both ways", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    const pending = await tool(agent, "pair_browser");
+    assert.equal(pending.body.status, "pending");
+    const { page, errors } = await openLink(browser, pending.body.verificationUriComplete);
+    assert.equal(await page.getByLabel("Pairing code").textContent(), pending.body.userCode);
+    await screenshot(page, "pairing-approve-page");
+    await assertAccessible(page, "svc-pairing");
+
+    // The agent waits while the person checks the code and approves.
+    const waiting = tool(agent, "pair_browser");
+    await page.getByRole("button", { name: "Approve" }).click();
+    const paired = await waiting;
+    assert.equal(paired.body.status, "paired");
+    await page.locator(".paired-badge").getByText("Paired").waitFor();
+    await page.getByText("Paired with an agent").waitFor();
+    assert.equal(new URL(page.url()).pathname, "/", "the tab leaves the approve page");
+
+    // The agent builds; the tab follows.
+    assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+    await page.getByRole("button", { name: "cart", exact: true }).waitFor();
+    const view = page.locator("svc-view");
+    await view.getByLabel("Quantity").waitFor();
+    await tool(agent, "mutate", { id: "cart", mutations: { "$.qty": 3, "$.price": 2.5 } });
+    await view.getByText("€7.50").waitFor();
+    assert.equal(await view.getByLabel("Quantity").inputValue(), "3");
+
+    // The person edits; the agent hears of it and reads the new value.
+    await agent.client.subscribeResource({ uri: "svc://state/cart" });
+    const quantity = view.getByLabel("Quantity");
+    await quantity.fill("5");
+    await quantity.press("Enter");
+    await view.getByText("€12.50").waitFor();
+    const updated = await agent.waitFor((n) => n.method === "notifications/resources/updated", 10_000);
+    assert.equal((updated.params as { uri: string }).uri, "svc://state/cart");
+    const state = await tool(agent, "get_state", { id: "cart" });
+    assert.deepEqual(state.body, { qty: 5, price: 2.5, total: 12.5 });
+    await view.getByLabel("Note").fill("gift wrap");
+    await view.getByLabel("Note").press("Tab");
+    await page.getByTestId("state").getByText('"note": "gift wrap"').waitFor();
+    assert.equal((await tool(agent, "get_field", { id: "cart", path: "$.note" })).body, "gift wrap");
+    await screenshot(page, "pairing-live-session");
+    await assertAccessible(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("pairing denied in the tab: the agent is told, and stays unpaired", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    const pending = await tool(agent, "pair_browser");
+    const { page, errors } = await openLink(browser, pending.body.verificationUriComplete);
+    const waiting = tool(agent, "pair_browser");
+    await page.getByRole("button", { name: "Deny" }).click();
+    await page.getByRole("heading", { name: "Pairing denied" }).waitFor();
+    await screenshot(page, "pairing-denied");
+    const denied = await waiting;
+    assert.equal(denied.isError, true);
+    assert.match(denied.body.error, /denied the pairing/);
+    assert.match((await tool(agent, "list_models")).body.error, /call pair_browser first/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("no history entry keeps the code; typed codes: a wrong one is refused, the right one pairs", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    const pending = await tool(agent, "pair_browser");
+    const { page, errors } = await openLink(browser, pending.body.verificationUriComplete, [404]);
+    await page.getByLabel("Pairing code").waitFor();
+    // Back and forward again: the history entry is the link without its code, a bare approve page.
+    await page.goBack();
+    await page.goForward();
+    assert.equal(page.url(), pending.body.verificationUri);
+    await page.getByRole("heading", { name: "Pair with an agent" }).waitFor();
+    const field = page.getByLabel("Pairing code");
+    const wrong = pending.body.userCode === "BBBB-BBBB" ? "CCCC-CCCC" : "BBBB-BBBB";
+    await field.fill(wrong);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByRole("alert").getByText(/No pairing has this code/).waitFor();
+    await screenshot(page, "pairing-wrong-code");
+    await field.fill(pending.body.userCode.toLowerCase());
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.locator(".paired-badge").waitFor();
+    assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
+    assert.deepEqual(errors, []);
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("a server with an API key: the page asks for the key before it approves", async () => {
+  await using env = await setUp({ "svc.api.key": "pairing-page-key" });
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    const pending = await tool(agent, "pair_browser");
+    const { page, errors } = await openLink(browser, pending.body.verificationUriComplete, [401]);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByRole("alert").getByText("This server asks for its API key to approve pairings.")
+      .waitFor();
+    await page.getByLabel("API key").fill("pairing-page-key");
+    await screenshot(page, "pairing-needs-key");
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.locator(".paired-badge").waitFor();
+    assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
+    await tool(agent, "create_model", { spec: CART });
+    await page.getByRole("button", { name: "cart", exact: true }).waitFor();
+    assert.deepEqual(errors, []);
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("an expired link: the page says so, the agent gets a new link", async () => {
+  await using env = await setUp({ "svc.pairing.expires-in-seconds": "1" });
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    const pending = await tool(agent, "pair_browser");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const { page, errors } = await openLink(browser, pending.body.verificationUriComplete, [410]);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByRole("alert").getByText(
+      /expired before anyone approved it\. Ask the agent for a new link/,
+    )
+      .waitFor();
+    await screenshot(page, "pairing-expired");
+    const next = await tool(agent, "pair_browser");
+    assert.equal(next.body.status, "pending");
+    assert.notEqual(next.body.userCode, pending.body.userCode);
+    assert.deepEqual(errors, []);
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("a second agent's tab sees only its own session", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const first = await browserAgent(server);
+  const second = await browserAgent(server);
+  try {
+    const pairOne = await tool(first, "pair_browser");
+    const tabOne = await openLink(browser, pairOne.body.verificationUriComplete);
+    await tabOne.page.getByRole("button", { name: "Approve" }).click();
+    await tabOne.page.locator(".paired-badge").waitFor();
+    assert.equal((await tool(first, "pair_browser")).body.status, "paired");
+    await tool(first, "create_model", { spec: CART });
+    await tabOne.page.getByRole("button", { name: "cart", exact: true }).waitFor();
+
+    const pairTwo = await tool(second, "pair_browser");
+    const tabTwo = await openLink(browser, pairTwo.body.verificationUriComplete);
+    await tabTwo.page.getByRole("button", { name: "Approve" }).click();
+    await tabTwo.page.locator(".paired-badge").waitFor();
+    assert.equal((await tool(second, "pair_browser")).body.status, "paired");
+    await tabTwo.page.getByText("No models yet").waitFor();
+    await tool(second, "create_model", { spec: { ...CART, id: "notes" } });
+    await tabTwo.page.getByRole("button", { name: "notes", exact: true }).waitFor();
+    // Two polls later the first tab still lists only its own model.
+    await new Promise((resolve) => setTimeout(resolve, 4500));
+    assert.equal(await tabOne.page.getByRole("button", { name: "notes", exact: true }).count(), 0);
+    assert.equal(await tabTwo.page.getByRole("button", { name: "cart", exact: true }).count(), 0);
+    assert.deepEqual((await tool(second, "list_models")).body, ["notes"]);
+    assert.equal((await tool(second, "get_state", { id: "cart" })).isError, true);
+    await screenshot(tabTwo.page, "pairing-second-session");
+    assert.deepEqual([...tabOne.errors, ...tabTwo.errors], []);
+  } finally {
+    await first.close();
+    await second.close();
+  }
+});

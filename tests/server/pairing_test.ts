@@ -1,0 +1,508 @@
+/**
+ * Browser pairing on a real server (README "Browser pairing"): the device
+ * flow's happy path, denial, expiry (on an injected clock), wrong codes and
+ * their rate limit, replays, hostile bodies and headers, key mode, and what a
+ * session token reaches: its own namespace's models, never another's.
+ */
+import assert from "node:assert/strict";
+import { PairingHost } from "../../server/pairing/host.ts";
+import { call, orderSpec, type Reply, startTestServer, type TestServer } from "./helpers.ts";
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Starts a pairing and returns its answer. */
+async function start(server: TestServer, headers: Record<string, string> = {}): Promise<Reply> {
+  const reply = await call(server.url, "POST", "/pair", undefined, headers);
+  assert.equal(reply.status, 200, reply.text);
+  return reply;
+}
+
+/** A pairing approved and collected: the agent's and the browser's session tokens. */
+async function paired(server: TestServer, headers: Record<string, string> = {}) {
+  const { pairCode, deviceSecret, userCode } = (await start(server)).json;
+  const approved = await call(server.url, "POST", "/pair/approve", { userCode }, headers);
+  assert.equal(approved.status, 200, approved.text);
+  const token = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret });
+  assert.equal(token.status, 200, token.text);
+  return {
+    agent: token.json.sessionToken as string,
+    browser: approved.json.sessionToken as string,
+    namespaceId: token.json.namespaceId as string,
+  };
+}
+
+Deno.test("the device flow: start, pending, approve (code as typed), one token, then 410", async () => {
+  const server = await startTestServer();
+  try {
+    const started = await start(server);
+    assert.equal(started.headers.get("cache-control"), "no-store");
+    const { pairCode, deviceSecret, userCode, verificationUri, verificationUriComplete } = started.json;
+    assert.match(userCode, /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    for (const secret of [pairCode, deviceSecret]) assert.match(secret, /^[A-Za-z0-9_-]{22}$/, "128 bits");
+    assert.equal(verificationUri, `${server.url}/pair`);
+    assert.equal(verificationUriComplete, `${server.url}/pair#code=${userCode}`);
+    assert.equal(started.json.expiresInSec, 600);
+    assert.equal(started.json.intervalSec, 3);
+
+    const pending = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret });
+    assert.equal(pending.status, 409);
+    assert.equal(pending.json.error, "authorization_pending");
+
+    // A person types the code in lower case without the dash.
+    const approved = await call(server.url, "POST", "/pair/approve", {
+      userCode: userCode.toLowerCase().replace("-", " "),
+    });
+    assert.equal(approved.status, 200, approved.text);
+    assert.equal(approved.headers.get("cache-control"), "no-store");
+    assert.match(approved.json.namespaceId, /^pair-[a-z0-9]{16}$/);
+
+    const token = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret });
+    assert.equal(token.status, 200);
+    assert.equal(token.json.namespaceId, approved.json.namespaceId);
+    assert.notEqual(token.json.sessionToken, approved.json.sessionToken, "each party has its own token");
+    const session = await call(
+      server.url,
+      "GET",
+      "/pair/session",
+      undefined,
+      bearer(token.json.sessionToken),
+    );
+    assert.deepEqual(session.json, { namespaceId: approved.json.namespaceId, party: "agent" });
+
+    const replay = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret });
+    assert.equal(replay.status, 410, "a used pairing never hands its session out again");
+    assert.equal(replay.json.error, "already_used");
+    const again = await call(server.url, "POST", "/pair/approve", { userCode });
+    assert.equal(again.status, 410, "nor can it be approved again");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("deny: the agent's poll answers 410 access_denied, and the code cannot be approved afterwards", async () => {
+  const server = await startTestServer();
+  try {
+    const { pairCode, deviceSecret, userCode } = (await start(server)).json;
+    const denied = await call(server.url, "POST", "/pair/deny", { userCode });
+    assert.deepEqual([denied.status, denied.json], [200, { denied: true }]);
+    const poll = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret });
+    assert.deepEqual([poll.status, poll.json.error], [410, "access_denied"]);
+    const late = await call(server.url, "POST", "/pair/approve", { userCode });
+    assert.equal(late.status, 410);
+    assert.match(late.json.detail, /denied/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("expiry on the pairing's clock: 410 expired_token, then forgotten (404)", async () => {
+  let now = 1_000_000;
+  const server = await startTestServer({}, {
+    pairing: new PairingHost({ now: () => now, expiresInSec: 600 }),
+  });
+  try {
+    const { pairCode, deviceSecret, userCode } = (await start(server)).json;
+    now += 599_000;
+    assert.equal((await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret })).status, 409);
+    now += 1_000;
+    const expired = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret });
+    assert.deepEqual([expired.status, expired.json.error], [410, "expired_token"]);
+    const late = await call(server.url, "POST", "/pair/approve", { userCode });
+    assert.equal(late.status, 410, "an expired code cannot be approved");
+    assert.match(late.json.detail, /expired/);
+    now += 600_000;
+    assert.equal((await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret })).status, 404);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("wrong codes: 404, and a client guessing codes is stopped (429) before it can find one", async () => {
+  let now = 0;
+  const server = await startTestServer({ "svc.rate-limit.trust-forwarded-for": "true" }, {
+    pairing: new PairingHost({ now: () => now, expiresInSec: 3600 }),
+  });
+  const from = (address: string) => ({ "x-forwarded-for": address });
+  try {
+    const { pairCode, deviceSecret, userCode } = (await start(server)).json;
+    const wrong = userCode === "BBBB-BBBB" ? "CCCC-CCCC" : "BBBB-BBBB";
+    const miss = await call(server.url, "POST", "/pair/approve", { userCode: wrong }, from("10.0.0.9"));
+    assert.equal(miss.status, 404);
+    assert.match(miss.json.detail, /No pairing has this code/);
+    for (const guess of ["not a code", "BCDF-GHJ", "AAAA-AAAA", "BCDF-GHJKL"]) {
+      assert.equal(
+        (await call(server.url, "POST", "/pair/deny", { userCode: guess }, from("10.0.0.9"))).status,
+        404,
+      );
+    }
+    for (let i = 0; i < 5; i++) {
+      assert.equal(
+        (await call(server.url, "POST", "/pair/approve", { userCode: wrong }, from("10.0.0.9"))).status,
+        404,
+      );
+    }
+    // Ten wrong codes: even the right one is refused from that address now.
+    const stopped = await call(server.url, "POST", "/pair/approve", { userCode }, from("10.0.0.9"));
+    assert.equal(stopped.status, 429);
+    assert.ok(Number(stopped.headers.get("retry-after")) > 0);
+    assert.equal((await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret })).status, 409);
+    // Another address is not affected; and the window slides.
+    assert.equal(
+      (await call(server.url, "POST", "/pair/deny", { userCode: wrong }, from("10.0.0.10"))).status,
+      404,
+    );
+    now += 600_001;
+    assert.equal(
+      (await call(server.url, "POST", "/pair/approve", { userCode }, from("10.0.0.9"))).status,
+      200,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("rate limits: new pairings and polls per client address, with Retry-After; capacity", async () => {
+  let now = 0;
+  const server = await startTestServer({}, { pairing: new PairingHost({ now: () => now, maxPending: 12 }) });
+  try {
+    for (let i = 0; i < 10; i++) await start(server);
+    const refused = await call(server.url, "POST", "/pair");
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get("retry-after"), "60");
+    // X-Forwarded-For is not trusted by default: a spoofed address is still this client.
+    assert.equal(
+      (await call(server.url, "POST", "/pair", undefined, { "x-forwarded-for": "1.2.3.4" })).status,
+      429,
+    );
+    now += 60_001;
+    const { pairCode, deviceSecret } = (await start(server)).json;
+    await start(server);
+    const full = await call(server.url, "POST", "/pair");
+    assert.equal(full.status, 429, "at most maxPending pairings wait at once");
+    assert.match(full.json.detail, /already waiting/);
+
+    for (let i = 0; i < 60; i++) {
+      assert.equal((await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret })).status, 409);
+    }
+    const polled = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret });
+    assert.equal(polled.status, 429);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a wrong device secret is an unknown pairing and does not spoil the real one", async () => {
+  const server = await startTestServer();
+  try {
+    const { pairCode, deviceSecret, userCode } = (await start(server)).json;
+    const flipped = deviceSecret.slice(0, -1) + (deviceSecret.endsWith("A") ? "B" : "A");
+    for (const body of [{ pairCode, deviceSecret: flipped }, { pairCode: flipped, deviceSecret }]) {
+      assert.equal((await call(server.url, "POST", "/pair/token", body)).status, 404);
+    }
+    await call(server.url, "POST", "/pair/approve", { userCode });
+    assert.equal(
+      (await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret: flipped })).status,
+      404,
+    );
+    assert.equal((await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret })).status, 200);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("hostile bodies and headers on the pairing routes", async () => {
+  const server = await startTestServer({ "svc.http.max-body-size": "4KB" });
+  try {
+    const { pairCode, deviceSecret } = (await start(server)).json;
+    const cases: [string, unknown, Record<string, string>, number][] = [
+      ["/pair/token", "{not json", {}, 400],
+      ["/pair/token", { pairCode, deviceSecret }, { "content-type": "text/plain" }, 415],
+      ["/pair/token", JSON.stringify({ pairCode, deviceSecret }), {
+        "content-type": "application/x-www-form-urlencoded",
+      }, 415],
+      ["/pair/token", [pairCode, deviceSecret], {}, 400],
+      ["/pair/token", { pairCode }, {}, 400],
+      ["/pair/token", { pairCode: 1, deviceSecret: 2 }, {}, 400],
+      ["/pair/token", { pairCode: "x".repeat(201), deviceSecret }, {}, 400],
+      ["/pair/token", { pairCode: "x".repeat(5000), deviceSecret }, {}, 413],
+      ["/pair/token", { __proto__: { pairCode }, constructor: { deviceSecret } }, {}, 400],
+      ["/pair/approve", null, {}, 400],
+      ["/pair/approve", { userCode: { $ne: "" } }, {}, 400],
+      ["/pair/approve", "", {}, 400],
+    ];
+    for (const [path, body, headers, status] of cases) {
+      const reply = await call(server.url, "POST", path, body, headers);
+      assert.equal(reply.status, status, `${path} ${JSON.stringify(body)?.slice(0, 60)}: ${reply.text}`);
+      assert.match(reply.headers.get("content-type") ?? "", /problem\+json/);
+    }
+    // Session-looking tokens that no session has are 401, in open mode too (never unscoped access).
+    for (const token of ["svcs_", `svcs_${"A".repeat(22)}.${"B".repeat(22)}`, "svcs_../../etc"]) {
+      const reply = await call(server.url, "GET", "/models", undefined, bearer(token));
+      assert.equal(reply.status, 401);
+      assert.match(reply.json.error, /pairing session/);
+      assert.equal(
+        (await call(server.url, "GET", `/models/x/subscribe?token=${encodeURIComponent(token)}`)).status,
+        401,
+      );
+    }
+    assert.equal((await call(server.url, "GET", "/pair/session")).status, 401);
+    // A cross-site page cannot decide for the person: no JSON without a preflight, no foreign origin.
+    const { userCode } = (await start(server)).json;
+    const form = await call(server.url, "POST", "/pair/approve", `userCode=${userCode}`, {
+      "content-type": "application/x-www-form-urlencoded",
+    });
+    assert.equal(form.status, 415);
+    const foreign = await call(server.url, "POST", "/pair/approve", { userCode }, {
+      origin: "http://evil.example",
+    });
+    assert.equal(foreign.status, 403);
+    assert.equal((await call(server.url, "POST", "/pair/deny", { userCode })).status, 200, "still undecided");
+    assert.equal((await call(server.url, "DELETE", "/pair")).status, 405);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a session token reaches its own namespace's models only", async () => {
+  const server = await startTestServer();
+  try {
+    const one = await paired(server);
+    const two = await paired(server);
+    assert.notEqual(one.namespaceId, two.namespaceId);
+    const as = (token: string) => bearer(token);
+    // The same plain id in two sessions never collides; the service stores them apart.
+    assert.equal((await call(server.url, "POST", "/models", orderSpec("cart"), as(one.agent))).status, 201);
+    assert.equal((await call(server.url, "POST", "/models", orderSpec("cart"), as(two.agent))).status, 201);
+    assert.equal((await call(server.url, "POST", "/models", orderSpec("global"))).status, 201);
+    await call(server.url, "POST", "/models/cart/mutations", { "$.qty": 2, "$.price": 5 }, as(one.agent));
+    assert.deepEqual((await call(server.url, "GET", "/models", undefined, as(one.agent))).json, ["cart"]);
+    assert.deepEqual((await call(server.url, "GET", "/models", undefined, as(one.browser))).json, ["cart"]);
+    assert.deepEqual(
+      ((await call(server.url, "GET", "/models")).json as string[]).sort(),
+      ["global", `${one.namespaceId}/cart`, `${two.namespaceId}/cart`].sort(),
+    );
+    assert.equal(
+      (await call(server.url, "GET", "/models/cart/state", undefined, as(one.browser))).json.total,
+      10,
+    );
+    assert.equal(
+      (await call(server.url, "GET", "/models/cart/state", undefined, as(two.agent))).json.total,
+      undefined,
+    );
+    const info = await call(server.url, "GET", "/models/cart", undefined, as(one.agent));
+    assert.equal(info.json.id, "cart", "ids are shown plain");
+    const spec = await call(server.url, "GET", "/models/cart/spec", undefined, as(one.agent));
+    assert.equal(spec.json.id, "cart");
+
+    const escapes: [string, string, unknown, number][] = [
+      ["GET", `/models/${encodeURIComponent(`${two.namespaceId}/cart`)}/state`, undefined, 403],
+      ["GET", `/models/${encodeURIComponent(`${one.namespaceId}/cart`)}/state`, undefined, 403],
+      ["GET", "/models/global/state", undefined, 404],
+      ["GET", "/models/..%2Fglobal/state", undefined, 403],
+      ["POST", "/models/global/mutations", { "$.qty": 1 }, 404],
+      ["DELETE", "/models/global", undefined, 404],
+      ["POST", "/models", orderSpec(`${two.namespaceId}/mine`), 403],
+      ["POST", "/models", { ...orderSpec("branch"), template: { ref: `${two.namespaceId}/cart` } }, 403],
+      ["POST", "/models", { ...orderSpec("branch"), template: { ref: "global" } }, 422],
+      ["POST", "/models", {
+        ...orderSpec("spy"),
+        effects: [{ id: "l", trigger: "true", target: { ref: `${two.namespaceId}/cart`, read: "$.total" } }],
+      }, 403],
+      ["POST", "/models/cart/spec/evolve", {
+        upsertEffects: [{
+          id: "w",
+          trigger: "true",
+          target: { ref: `${two.namespaceId}/cart`, path: "$.qty" },
+          body: "1",
+        }],
+      }, 403],
+      ["POST", "/models/cart/restore", { modelId: `${two.namespaceId}/cart`, baseDoc: {} }, 403],
+      ["GET", "/admin/recovery", undefined, 403],
+      ["POST", "/admin/blobs/gc", undefined, 403],
+      ["GET", "/composition/graph", undefined, 200],
+      ["GET", "/actuator/metrics", undefined, 403],
+      ["POST", "/pair/approve", { userCode: "BCDF-GHJK" }, 403],
+      ["POST", "/models/generate/preview", { modelId: "x", domainDescription: "d" }, 403],
+    ];
+    for (const [method, path, body, status] of escapes) {
+      const reply = await call(server.url, method, path, body, as(one.agent));
+      assert.equal(reply.status, status, `${method} ${path}: ${reply.text}`);
+      const named = `${path} ${JSON.stringify(body)}`.includes(two.namespaceId);
+      assert.ok(!reply.text.includes(two.namespaceId) || named, `no other namespace leaks: ${reply.text}`);
+    }
+    const graph = await call(server.url, "GET", "/composition/graph", undefined, as(one.agent));
+    assert.deepEqual(graph.json.nodes.map((n: { ref: string }) => n.ref), ["cart"]);
+    // A template inside the session is found by its plain name.
+    const branch = await call(server.url, "POST", "/models", {
+      ...orderSpec("branch"),
+      schema: {},
+      template: { ref: "cart" },
+    }, as(one.agent));
+    assert.equal(branch.status, 201, branch.text);
+    const lineage = await call(server.url, "GET", "/models/branch/lineage", undefined, as(one.agent));
+    assert.equal(lineage.json[0].ref, "cart");
+    const missing = await call(server.url, "GET", "/models/nope/state", undefined, as(one.agent));
+    assert.equal(missing.json.detail.includes(one.namespaceId), false, "messages show plain ids");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a library extends only the session's own models", async () => {
+  const server = await startTestServer();
+  try {
+    const one = await paired(server);
+    const two = await paired(server);
+    const define = '( $double := function($x) { $x * 2 }; ["double"] )';
+    const base = { ...orderSpec("base"), library: { define } };
+    for (const { agent } of [one, two]) {
+      assert.equal((await call(server.url, "POST", "/models", base, bearer(agent))).status, 201);
+    }
+    const user = {
+      ...orderSpec("user"),
+      library: { define: '( $quad := function($x) { $double($double($x)) }; ["quad"] )', extends: "base" },
+    };
+    const created = await call(server.url, "POST", "/models", user, bearer(one.agent));
+    assert.equal(created.status, 201, created.text);
+    const library = await call(server.url, "GET", "/models/user/library", undefined, bearer(one.agent));
+    assert.equal(library.json.layers[0].ref, "base");
+    assert.match(library.json.layers[0].origin, /^base@/);
+    assert.ok(!library.text.includes(one.namespaceId), "shown plainly");
+    const spec = await call(server.url, "GET", "/models/user/spec", undefined, bearer(one.agent));
+    assert.ok(!spec.text.includes(one.namespaceId), spec.text);
+
+    const escape = { ...user, id: "thief", library: { ...user.library, extends: `${two.namespaceId}/base` } };
+    assert.equal((await call(server.url, "POST", "/models", escape, bearer(one.agent))).status, 403);
+    const evolve = await call(server.url, "POST", "/models/base/spec/evolve", {
+      newLibrary: { define, extends: `${two.namespaceId}/base` },
+    }, bearer(one.agent));
+    assert.equal(evolve.status, 403);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("blobs through a session: upload, read through the model, never by id alone", async () => {
+  const server = await startTestServer();
+  try {
+    const { agent } = await paired(server);
+    await call(server.url, "POST", "/models", orderSpec("doc"), bearer(agent));
+    const form = new FormData();
+    form.append("file", new Blob(["hello"]), "a.txt");
+    form.append("mediaType", "text/plain");
+    const uploaded = await call(server.url, "POST", "/blobs", form, bearer(agent));
+    assert.equal(uploaded.status, 201, uploaded.text);
+    const ref = uploaded.json;
+    await call(server.url, "POST", "/models/doc/mutations", { "$.file": ref }, bearer(agent));
+    const read = await call(server.url, "GET", `/models/doc/blobs/${ref.$blobId}`, undefined, bearer(agent));
+    assert.deepEqual([read.status, read.text], [200, "hello"]);
+    assert.equal(
+      (await call(server.url, "GET", `/blobs/${ref.$blobId}`, undefined, bearer(agent))).status,
+      403,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("the change feed with a session token: plain ids in, plain ids in the frames", async () => {
+  const server = await startTestServer();
+  try {
+    const { agent, browser, namespaceId } = await paired(server);
+    await call(server.url, "POST", "/models", orderSpec("cart"), bearer(agent));
+    const socket = new WebSocket(
+      `${server.wsUrl}/models/cart/subscribe?token=${encodeURIComponent(browser)}`,
+    );
+    const frame = new Promise<Record<string, unknown>>((
+      resolve,
+    ) => (socket.onmessage = (e) => resolve(JSON.parse(e.data))));
+    await new Promise((resolve, reject) => ((socket.onopen = resolve), (socket.onerror = reject)));
+    await call(server.url, "POST", "/models/cart/mutations", { "$.qty": 1 }, bearer(agent));
+    assert.equal((await frame).modelId, "cart");
+    socket.close();
+    await new Promise((resolve) => (socket.onclose = resolve));
+    const other = await call(
+      server.url,
+      "GET",
+      `/models/${encodeURIComponent(`${namespaceId}/cart`)}/subscribe?token=${encodeURIComponent(browser)}`,
+      undefined,
+      { upgrade: "websocket" },
+    );
+    assert.equal(other.status, 403);
+    // Without the token the global id is reachable in open mode, as before: the session scopes its holder only.
+    const open = await call(server.url, "GET", `/models/${encodeURIComponent(`${namespaceId}/cart`)}/state`);
+    assert.equal(open.status, 200);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("with an API key: approving needs the key, polling does not, and a session token is a credential", async () => {
+  const key = "pairing-test-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  try {
+    const { pairCode, deviceSecret, userCode } = (await start(server)).json;
+    assert.equal((await call(server.url, "POST", "/pair/approve", { userCode })).status, 401);
+    assert.equal((await call(server.url, "POST", "/pair/deny", { userCode })).status, 401);
+    assert.equal((await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret })).status, 409);
+    assert.equal((await call(server.url, "POST", "/pair/approve", { userCode }, bearer(key))).status, 200);
+    const { sessionToken } = (await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret })).json;
+    assert.equal(
+      (await call(server.url, "POST", "/models", orderSpec("m"), bearer(sessionToken))).status,
+      201,
+    );
+    assert.deepEqual((await call(server.url, "GET", "/models", undefined, bearer(sessionToken))).json, ["m"]);
+    assert.equal(
+      (await call(server.url, "GET", "/actuator/metrics", undefined, bearer(sessionToken))).status,
+      403,
+    );
+    assert.equal(
+      (await call(server.url, "GET", "/v3/api-docs", undefined, bearer(sessionToken))).status,
+      403,
+    );
+    assert.equal((await call(server.url, "POST", "/mcp", {}, bearer(sessionToken))).status, 403);
+    assert.equal(
+      (await call(server.url, "GET", "/actuator/health", undefined, bearer(sessionToken))).status,
+      200,
+    );
+    assert.equal(
+      (await call(server.url, "GET", "/models")).status,
+      401,
+      "the key still guards everything else",
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("svc.pairing.enabled=false: no pairing routes, no approve page", async () => {
+  const server = await startTestServer({ "svc.pairing.enabled": "false" });
+  try {
+    const reply = await call(server.url, "POST", "/pair");
+    assert.equal(reply.status, 404);
+    assert.match(reply.json.detail, /svc\.pairing\.enabled/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("the OpenAPI document describes the pairing routes", async () => {
+  const server = await startTestServer();
+  try {
+    const doc = (await call(server.url, "GET", "/v3/api-docs")).json;
+    for (const path of ["/pair", "/pair/token", "/pair/approve", "/pair/deny", "/pair/session"]) {
+      assert.ok(doc.paths[path], path);
+    }
+    assert.ok(doc.components.schemas.PairingStarted.properties.userCode);
+    assert.deepEqual(Object.keys(doc.paths["/pair/token"].post.responses).filter((s) => s !== "413").sort(), [
+      "200",
+      "400",
+      "404",
+      "409",
+      "410",
+      "429",
+    ]);
+  } finally {
+    await server.close();
+  }
+});
