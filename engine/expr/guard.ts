@@ -12,11 +12,32 @@
  * paths), the guarded builtins (`builtins.ts`) and the linear-time regex engine
  * (`regex_engine.ts`).
  *
+ * Yields must not reorder the evaluation: jsonata-js evaluates the items of an
+ * array constructor and the values of an object constructor concurrently
+ * (`Promise.all`), and when several fail, the first to fail in microtask order
+ * is the error. A macrotask yield taken by one of those branches lets its
+ * siblings run ahead, so the error reported depended on when the 10 ms fell
+ * (load). So while sibling branches are in flight, yields come after a fixed
+ * amount of work ({@link WORK_PER_YIELD}, counted the same on every run) instead
+ * of after 10 ms: the interleaving, and with it the error, is then the same
+ * whatever the load, and that of jsonata-js for any evaluation that does not
+ * reach that much work. A lone chain of steps yields every 10 ms as before
+ * (nothing can overtake it).
+ *
  * @module
  */
 
 /** Evaluation time between two yields to the event loop. */
 export const YIELD_EVERY_MS = 10;
+
+/**
+ * Work (steps, plus bytes charged / {@link BYTES_PER_STEP}) between two yields while
+ * concurrent branches are in flight: some 5 to 15 ms at 300 to 800 steps per ms.
+ */
+export const WORK_PER_YIELD = 4096;
+
+/** Charged bytes that count as one step of work (a big result stands for the work that built it). */
+const BYTES_PER_STEP = 256;
 
 /** Approximate bytes a produced string character and a sequence slot cost. */
 const CHAR_BYTES = 2;
@@ -54,6 +75,14 @@ export class EvaluationGuard {
   observer?: (step: unknown, frame: Frame) => void;
   #charged = 0;
   #lastYield = Date.now();
+  /** Steps entered so far (with {@link #charged}, the work that paces yields between concurrent branches). */
+  #steps = 0;
+  /** The work after which the next yield between concurrent branches comes. */
+  #nextOrderedYield = WORK_PER_YIELD;
+  /** Per concurrent section (see {@link SECTION_OF}): its branches entered and not exited. */
+  readonly #inFlight = new Map<object, number>();
+  /** Sections with two branches or more in flight. */
+  #concurrent = 0;
 
   constructor(limits: GuardLimits) {
     this.limits = limits;
@@ -88,14 +117,48 @@ export class EvaluationGuard {
     this.charge(chars * CHAR_BYTES);
   }
 
-  /** Before a step: the deadline, and a macrotask yield when the evaluation has run for a while. */
-  enter(): Promise<void> | undefined {
+  /**
+   * Before a step (or a chunk of a builtin's work): the deadline, and a macrotask
+   * yield when the evaluation has run for a while: by the clock when one chain of
+   * steps runs alone, by the work done when `ordered` (branches in flight).
+   */
+  enter(ordered = this.#concurrent > 0): Promise<void> | undefined {
     const now = Date.now();
     this.checkDeadline(now);
-    if (now - this.#lastYield < YIELD_EVERY_MS) return undefined;
+    if (ordered) {
+      const work = this.#steps + this.#charged / BYTES_PER_STEP;
+      if (work < this.#nextOrderedYield) return undefined;
+      this.#nextOrderedYield = work + WORK_PER_YIELD;
+    } else if (now - this.#lastYield < YIELD_EVERY_MS) {
+      return undefined;
+    }
     return new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
       this.#lastYield = Date.now();
     });
+  }
+
+  /** Before an evaluation step of JSONata: its branches are known, a branch is counted in flight. */
+  enterStep(step: unknown): Promise<void> | undefined {
+    this.#steps++;
+    registerBranches(step as StepNode);
+    const section = SECTION_OF.get(step as object);
+    if (section === undefined) return this.enter();
+    const inFlight = (this.#inFlight.get(section) ?? 0) + 1;
+    this.#inFlight.set(section, inFlight);
+    if (inFlight === 2) this.#concurrent++;
+    // Its siblings start after it (synchronously, as jsonata-js maps over them): paced by work already.
+    return this.enter(true);
+  }
+
+  /** After an evaluation step: its result is charged; a branch that ends is no longer in flight. */
+  exitStep(step: unknown, result: unknown): void {
+    this.exit(result);
+    // A branch that fails never gets here and stays counted: the pacing stays by work, which is safe.
+    const section = SECTION_OF.get(step as object);
+    if (section === undefined) return;
+    const inFlight = this.#inFlight.get(section)! - 1;
+    this.#inFlight.set(section, inFlight);
+    if (inFlight === 1) this.#concurrent--;
   }
 
   /** After a step: its result's size is charged. */
@@ -106,6 +169,39 @@ export class EvaluationGuard {
       this.charge(result.length * SLOT_BYTES);
     }
   }
+}
+
+/** What the guard reads of a JSONata AST node. */
+interface StepNode {
+  type?: string;
+  value?: unknown;
+  expressions?: unknown[];
+  lhs?: unknown;
+  group?: { lhs?: unknown };
+}
+
+/**
+ * Each node jsonata-js evaluates as one of several concurrent branches (an item
+ * of an array constructor, a value of an object constructor or grouping), to
+ * the node that runs them (its section). Recorded when the section is entered,
+ * before its branches start; the same for every evaluation of the AST.
+ */
+const SECTION_OF = new WeakMap<object, object>();
+
+function registerBranches(node: StepNode): void {
+  if (node.type === "unary") {
+    const items = node.expressions;
+    if (node.value === "[" && items && items.length > 1) {
+      for (const item of items) SECTION_OF.set(item as object, node);
+    } else if (node.value === "{") registerGroup(node);
+  }
+  if (node.group !== undefined) registerGroup(node.group);
+}
+
+/** Every key of a grouping is a branch of its own: even one pair may run concurrently with itself. */
+function registerGroup(group: { lhs?: unknown }): void {
+  if (!Array.isArray(group.lhs)) return;
+  for (const pair of group.lhs as unknown[][]) SECTION_OF.set(pair[1] as object, group);
 }
 
 /** A failure in JSONata's error shape. */
@@ -140,18 +236,18 @@ export function guardOf(environment: Frame | undefined): EvaluationGuard | null 
  * evaluation's root frame and installs the evaluation's regex engine on it,
  * where JSONata reads the constructor of every regex literal from.
  */
-export function entryHook(_expr: unknown, _input: unknown, environment: Frame): Promise<void> | undefined {
+export function entryHook(expr: unknown, _input: unknown, environment: Frame): Promise<void> | undefined {
   const guard = guardOf(environment);
   if (!guard) return undefined;
   const base = environment.base!;
   guard.root ??= base;
   if (guard.regexEngine && base.RegexEngine !== guard.regexEngine) base.RegexEngine = guard.regexEngine;
-  return guard.enter();
+  return guard.enterStep(expr);
 }
 
 /** The `jsonata.__evaluate_exit` hook. */
 export function exitHook(expr: unknown, _input: unknown, environment: Frame, result: unknown): void {
   const guard = guardOf(environment);
-  guard?.exit(result);
+  guard?.exitStep(expr, result);
   guard?.observer?.(expr, environment);
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { ExpressionCompiler } from "./compiler.ts";
+import jsonata from "jsonata";
+import { ExpressionCompiler, toExpressionError } from "./compiler.ts";
+import { YIELD_EVERY_MS } from "./guard.ts";
 
 const compiler = new ExpressionCompiler({ cacheSize: 100, timeoutMs: 300, maxDepth: 500 });
 
@@ -51,4 +53,67 @@ Deno.test("a result nested deeper than svc.limits.max-depth fails", async () => 
     () => small.compile("$reduce([1..50], function($a, $v){ {'a': $a} }, 0)").evaluate({}),
     /nested deeper than 10 levels/,
   );
+});
+
+/** The code an evaluation fails with (undefined when it succeeds). */
+async function codeOf(evaluation: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await evaluation;
+    return undefined;
+  } catch (err) {
+    return toExpressionError(err).code;
+  }
+}
+
+/** Runs `body` with a clock that moves on 10 ms at every reading: every step finds a yield due, as under load. */
+async function withLoadedClock<T>(body: () => Promise<T>): Promise<T> {
+  const now = Date.now;
+  let skew = 0;
+  Date.now = () => now() + (skew += YIELD_EVERY_MS);
+  try {
+    return await body();
+  } finally {
+    Date.now = now;
+  }
+}
+
+Deno.test("concurrent branches fail with jsonata-js's error however late the clock runs (no yield reorders them)", async () => {
+  // jsonata-js evaluates constructor items concurrently: the first branch to fail is the error. A yield taken by
+  // one branch let the other fail first (the differential test's T0412 for T0410 under load).
+  const unhurried = new ExpressionCompiler({ cacheSize: 10, timeoutMs: 1e12, maxDepth: 500 });
+  const cases: [string, Record<string, unknown>][] = [
+    ["[$max($parent.price.n[true].b), $string(3.5, true) * $round(true)]", {
+      parent: { price: { n: { b: "x" } } },
+    }],
+    ['{"k": $ceil($string($)), "b": $ceil(true <= $)}', {}],
+    ['[[true / null, true, $lookup(a.b, "a")], $round(null) / 3.5, "abc"]', {}],
+  ];
+  for (const [source, bindings] of cases) {
+    const expected = await codeOf(jsonata(source).evaluate({}, bindings));
+    assert.ok(expected, `${source} fails in jsonata-js`);
+    assert.equal(await codeOf(unhurried.compile(source).evaluate({}, bindings)), expected, source);
+    assert.equal(
+      await withLoadedClock(() => codeOf(unhurried.compile(source).evaluate({}, bindings))),
+      expected,
+      `${source}, a yield due at every step`,
+    );
+  }
+});
+
+Deno.test("concurrent branches still yield to the event loop, after a fixed amount of work", async () => {
+  let ticks = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const tick = () => {
+    ticks++;
+    timer = setTimeout(tick, 0);
+  };
+  timer = setTimeout(tick, 0);
+  try {
+    // Some 120,000 steps in two branches in flight together: about 30 yields, whatever the clock says.
+    const source = "($f := function($n){ $n > 0 ? $f($n - 1) : 0 }; [$f(20000), $f(20000)])";
+    assert.deepEqual(await patient.compile(source).evaluate({}), [0, 0]);
+  } finally {
+    clearTimeout(timer);
+  }
+  assert.ok(ticks >= 10, `timers ran during the evaluation (${ticks})`);
 });
