@@ -2,7 +2,9 @@
 /**
  * The server's WebSocket feed `/models/{id}/subscribe?token=…` as a
  * {@link Feed}: one socket per subscribed model, reopened with a growing delay
- * when it drops (a server restart, a network change) until unsubscribed.
+ * when it drops (a server restart, a network change) until unsubscribed. Each
+ * time a socket opens the listener hears of a change of the whole model, so a
+ * commit made before the feed was live is not missed.
  *
  * @module
  */
@@ -60,7 +62,12 @@ export function socketFeed(options: SocketFeedOptions): Feed {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const connect = () => {
         socket = new Socket(subscribeUrl(options.baseUrl, modelId, options.apiKey));
-        socket.onopen = () => (delay = 500);
+        socket.onopen = () => {
+          delay = 500;
+          // What committed before the socket was open (since the view was read, or while it was
+          // down) sent no frame here: read the model again.
+          listener({ kind: "mutation", modelId, mutatedPaths: ["$"], derivedUpdated: [] });
+        };
         socket.onmessage = (message) => {
           const event = eventOfFrame(message.data);
           if (event) listener(event);

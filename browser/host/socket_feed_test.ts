@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { eventOfFrame, subscribeUrl } from "./socket_feed.ts";
+import type { FeedEvent } from "./feed.ts";
+import { eventOfFrame, socketFeed, subscribeUrl } from "./socket_feed.ts";
 
 Deno.test("the subscribe URL: ws(s) scheme, the id as one encoded segment, the key as token", () => {
   assert.equal(
@@ -23,4 +24,28 @@ Deno.test("frames become feed events; a frame without kind is a mutation; others
   });
   assert.equal(eventOfFrame('{"kind":"other"}'), null);
   assert.equal(eventOfFrame("not json"), null);
+});
+
+Deno.test("each open of the socket reports a change of the whole model (commits before it are not missed)", () => {
+  const sockets: { onopen?: () => void; onmessage?: (m: { data: string }) => void; close(): void }[] = [];
+  class FakeSocket {
+    onopen?: () => void;
+    onmessage?: (m: { data: string }) => void;
+    onclose?: () => void;
+    constructor(readonly url: string) {
+      sockets.push(this);
+    }
+    close() {}
+  }
+  const events: FeedEvent[] = [];
+  const stop = socketFeed({ baseUrl: "http://h", WebSocket: FakeSocket as unknown as typeof WebSocket })
+    .subscribe("m", (event) => events.push(event));
+  assert.deepEqual(events, [], "nothing before the socket is open");
+  sockets[0].onopen!();
+  sockets[0].onmessage!({ data: '{"modelId":"m","mutatedPaths":["$.a"],"derivedUpdated":[]}' });
+  assert.deepEqual(events, [
+    { kind: "mutation", modelId: "m", mutatedPaths: ["$"], derivedUpdated: [] },
+    { kind: "mutation", modelId: "m", mutatedPaths: ["$.a"], derivedUpdated: [] },
+  ]);
+  stop();
 });
