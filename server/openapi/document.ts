@@ -29,6 +29,10 @@ function commonResponses(route: Route): Record<number, ResponseDoc> {
       description: "request body over its cap (svc.http.max-body-size, svc.multipart.*)",
       content: PROBLEM,
     };
+    common[415] = {
+      description: `Content-Type is not ${Object.keys(route.requestBody.content).join(" or ")}`,
+      content: PROBLEM,
+    };
   }
   return common;
 }

@@ -149,10 +149,12 @@ async function requestInput(
   }
   const body = binding.body;
   if (body && "multipart" in body) {
+    checkMediaType(c, ["multipart/form-data"]);
     const { bytes, mediaType } = await readUpload(c, config);
     raw[body.multipart.fileMember] = bytes;
     raw[body.multipart.typeMember] = mediaType;
   } else if (body && "members" in body) {
+    checkMediaType(c, ["application/json"]);
     const json = await readJson(c);
     if (json === null || typeof json !== "object" || Array.isArray(json)) {
       throw badRequest(`Request body must be a JSON object with ${body.members.join(", ")}`);

@@ -152,6 +152,11 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
             "content-type": type,
           });
           assert.equal(reply.status, 415, type);
+          // A body of members (promote, generation) is JSON too: no simple cross-site post reaches it.
+          const promote = await call(base, "POST", "/models/victim/promote", { toRepo: "hub" }, {
+            "content-type": type,
+          });
+          assert.equal(promote.status, 415, `promote as ${type}`);
         }
         const big = JSON.stringify({ "$.s": "x".repeat(11 * 1024 * 1024) });
         const over = await call(base, "POST", "/models/victim/mutations", big, {

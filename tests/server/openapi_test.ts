@@ -93,7 +93,7 @@ Deno.test("the document carries the spec's statuses for the main routes", async 
   try {
     const doc: Doc = await (await app.request("/v3/api-docs")).json();
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
-    assert.deepEqual(statuses("/models", "post"), ["201", "400", "401", "409", "413", "422", "429"]);
+    assert.deepEqual(statuses("/models", "post"), ["201", "400", "401", "409", "413", "415", "422", "429"]);
     assert.deepEqual(statuses("/models/{id}/mutations", "post"), [
       "200",
       "400",
@@ -101,6 +101,7 @@ Deno.test("the document carries the spec's statuses for the main routes", async 
       "404",
       "409",
       "413",
+      "415",
       "422",
       "429",
     ]);

@@ -318,7 +318,7 @@ Deno.test("blobs: multipart upload 201, download with Content-Type, model-scoped
     const noFile = new FormData();
     noFile.append("mediaType", "text/plain");
     assert.equal((await call(base, "POST", "/blobs", noFile)).status, 400);
-    assert.equal((await call(base, "POST", "/blobs", { file: "x" })).status, 400, "not multipart");
+    assert.equal((await call(base, "POST", "/blobs", { file: "x" })).status, 415, "not multipart");
   } finally {
     await server.close();
   }
