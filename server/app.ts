@@ -62,10 +62,12 @@ export interface AppOptions {
 
 /**
  * Whether a pairing session may use a path: its models and blobs, their
- * composition graph, and its own description.
+ * composition graph, its own description, and whether generation is
+ * available (it is not, and the status read says why rather than a 403).
  */
 function sessionReaches(path: string): boolean {
-  return /^\/(models|blobs)(\/|$)/.test(path) || path === "/composition/graph" || path === "/pair/session";
+  return /^\/(models|blobs)(\/|$)/.test(path) ||
+    ["/composition/graph", "/pair/session", "/llm/status"].includes(path);
 }
 
 /**

@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceError } from "../errors.ts";
+import { ServiceError } from "../errors.ts";
 import { isObject } from "../json/value.ts";
 import { MAX_DESCRIPTION_CHARS, MAX_PROMPT_CHARS } from "../service/generation.ts";
 import { UNKNOWN_MODEL } from "./models.ts";
@@ -273,6 +273,45 @@ export const evolveSpecAi = apiOperation({
     kind: "destructive",
     available: withProvider,
   },
+});
+
+/** Whether generation works where the operation runs, and why not when it does not. */
+export const GENERATION_STATUS = component(
+  "GenerationStatus",
+  z.looseObject({
+    available: z.boolean(),
+    message: z.string().describe("why not: the keys to set, or what the caller may not do").optional(),
+  }),
+);
+
+/** A description the status read builds a prompt for; no LLM is called. */
+const PROBE = { modelId: "status-probe", domainDescription: "status probe" };
+
+/**
+ * `GET /llm/status`: lets a client offer generation (the playground's panels)
+ * only where it works, without provoking a 503. It previews a prompt, which
+ * passes exactly the provider check every generation operation makes and
+ * calls no LLM; that check's refusal (503 without a provider, 403 in a paired
+ * session) is the answer's `message`.
+ */
+export const getGenerationStatus = apiOperation({
+  name: "getGenerationStatus",
+  summary: "whether LLM generation is available here: {available, message?}",
+  input: z.object({}),
+  output: GENERATION_STATUS,
+  run: async (api) => {
+    try {
+      await api.previewGeneration(PROBE);
+      return { available: true };
+    } catch (err) {
+      if (!(err instanceof ServiceError) || (err.kind !== "unavailable" && err.kind !== "forbidden")) {
+        throw err;
+      }
+      return { available: false, message: err.message };
+    }
+  },
+  rest: { method: "get", path: "/llm/status", tag: "generation", errors: {} },
+  console: { command: "generation-status" },
 });
 
 /** `GET /llm/interactions`. */

@@ -3,7 +3,8 @@
  * Anthropic messages): truncation retries, a tool call then the answer, a
  * provider error (502), the repair budget, the server-sent event sequences of
  * generation and AI evolution, the 400 and 503 rules, the interaction log
- * with and without content capture, and cancellation when the client leaves.
+ * with and without content capture, cancellation when the client leaves, and
+ * the status read (`GET /llm/status`) with and without a provider.
  */
 import assert from "node:assert/strict";
 import { call, orderSpec, startTestServer } from "../server/helpers.ts";
@@ -313,6 +314,7 @@ Deno.test("previews return {prompt} naming the model id; an edited prompt is wha
     });
     assert.equal(preview.status, 200);
     assert.deepEqual(Object.keys(preview.json), ["prompt"]);
+    assert.deepEqual((await call(server.url, "GET", "/llm/status")).json, { available: true });
     assert.match(preview.json.prompt, /^Model ID: shop\/cart$/m);
     assert.match(preview.json.prompt, /a cart with quantity/);
     assert.match(preview.json.prompt, /viewDefinition/);
@@ -389,6 +391,10 @@ Deno.test("503 on every generation route without a provider, naming the keys; st
       assert.match(reply.json.detail, /svc\.llm\.provider.*svc\.llm\.api-key/, path);
     }
     assert.deepEqual((await call(server.url, "GET", "/llm/interactions")).json, []);
+    const status = await call(server.url, "GET", "/llm/status");
+    assert.equal(status.status, 200, "the status read tells without a 503");
+    assert.equal(status.json.available, false);
+    assert.match(status.json.message, /svc\.llm\.provider.*svc\.llm\.api-key/);
     assert.ok(!server.logs.some((l) => l.includes("llm:")), "no provider line");
   } finally {
     await server.close();

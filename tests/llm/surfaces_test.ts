@@ -166,10 +166,12 @@ Deno.test("console: generation commands with svc.llm.mock; 503 message without a
       { cmd: "create-model", spec: orderSpec("order") },
       { cmd: "evolve-spec-ai", id: "order", description: "nothing really" },
       { cmd: "get-llm-interactions" },
+      { cmd: "generation-status" },
     ],
   });
   assert.equal(run.code, 0, run.stderr);
-  const [preview, generated, , evolved, log] = run.replies;
+  const [preview, generated, , evolved, log, status] = run.replies;
+  assert.deepEqual(status, { ok: true, result: { available: true } });
   assert.match(preview.result.prompt, /^Model ID: calc$/m);
   assert.equal(generated.ok, true);
   assert.equal(generated.result.valid, true);
@@ -180,10 +182,12 @@ Deno.test("console: generation commands with svc.llm.mock; 503 message without a
   assert.equal(log.result[0].response, "{}");
 
   const none = await runCli(["console"], {
-    lines: [{ cmd: "generate-spec", modelId: "m", domainDescription: "x" }],
+    lines: [{ cmd: "generate-spec", modelId: "m", domainDescription: "x" }, { cmd: "generation-status" }],
   });
   assert.equal(none.replies[0].ok, false);
   assert.match(none.replies[0].error, /No LLM provider configured: set svc\.llm\.provider/);
+  assert.equal(none.replies[1].result.available, false);
+  assert.equal(none.replies[1].result.message, none.replies[0].error);
 
   const bad = await runCli(["console"], { env: { SVC_LLM_PROVIDER: "chatgpt" }, lines: [] });
   assert.notEqual(bad.code, 0);

@@ -330,6 +330,11 @@ Deno.test("a session token reaches its own namespace's models only", async () =>
       const named = `${path} ${JSON.stringify(body)}`.includes(two.namespaceId);
       assert.ok(!reply.text.includes(two.namespaceId) || named, `no other namespace leaks: ${reply.text}`);
     }
+    // Generation is outside a session: its status read says so rather than failing.
+    assert.deepEqual((await call(server.url, "GET", "/llm/status", undefined, as(one.browser))).json, {
+      available: false,
+      message: "A pairing session cannot use LLM generation: it reaches only its own models",
+    });
     const graph = await call(server.url, "GET", "/composition/graph", undefined, as(one.agent));
     assert.deepEqual(graph.json.nodes.map((n: { ref: string }) => n.ref), ["cart"]);
     // A template inside the session is found by its plain name.
