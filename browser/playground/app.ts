@@ -2,12 +2,13 @@
 /**
  * `<svc-playground>`: the playground app, one app in two modes (models in this
  * tab over IndexedDB, or on a server). The sidebar chooses the connection,
- * lists models and offers the examples; the main area shows the selected
- * model's panels: its rendered view beside the live merged state, mutate,
- * explain, graph, tests, audit, evolve, snapshots and files. The selected
- * model and panel live in the URL fragment, the connection choice in local
- * storage (the API key only for the session), so a reload comes back to the
- * same place.
+ * lists models and offers the start page ("describe your model", which
+ * generates on a server with an LLM provider, and the examples); the main
+ * area shows the selected model's panels: its rendered view beside the live
+ * merged state, mutate, explain, graph, tests, audit, evolve (by hand or with
+ * AI), snapshots and files. The selected model and panel live in the URL
+ * fragment, the connection choice in local storage (the API key only for the
+ * session), so a reload comes back to the same place.
  *
  * At `/pair` (a pairing link) the main area is the approve page
  * (`<svc-pairing>`); once the person approves, the tab connects to the server
@@ -28,6 +29,7 @@ import "./connection_form.ts";
 import "./evolve_panel.ts";
 import "./explain_panel.ts";
 import "./gallery.ts";
+import "./generate_panel.ts";
 import "./graph_panel.ts";
 import "./mutate_panel.ts";
 import "./new_model_panel.ts";
@@ -313,7 +315,12 @@ export class Playground extends LitElement {
     if (this.draft !== null && this.draft !== "") {
       return html`<svc-new-model .connection=${connection} .text=${this.draft}></svc-new-model>`;
     }
-    if (!this.selected) return html`<svc-gallery></svc-gallery>`;
+    if (!this.selected) {
+      return html`
+        <svc-generate-panel .connection=${connection}></svc-generate-panel>
+        <svc-gallery></svc-gallery>
+      `;
+    }
     const common = { connection, modelId: this.selected, revision: this.revision };
     const panel = (() => {
       switch (this.panel) {

@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 /**
- * Evolve: edit the model's spec (validated as you type), see the
- * SpecEvolution it amounts to, apply it with `evolveSpec`, and see what
- * changed (the new version and every member applied).
+ * Evolve: with AI (a sentence, where the server has an LLM provider:
+ * ai_evolve_panel.ts), or by hand: edit the model's spec (validated as you
+ * type), see the SpecEvolution it amounts to, apply it with `evolveSpec`, and
+ * see what changed (the new version and every member applied).
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { html, nothing, type TemplateResult } from "lit";
 import { type ModelSpec, operations, type SpecEvolution } from "../../engine/mod.ts";
 import type { JsonEditor } from "./json_editor.ts";
 import "./json_editor.ts";
+import "./ai_evolve_panel.ts";
 import { ModelPanel } from "./model_panel.ts";
 import { describeEvolution, evolutionBetween } from "./spec_diff.ts";
 import { specLinter } from "./spec_lint.ts";
@@ -69,7 +71,8 @@ export class EvolvePanel extends ModelPanel {
   protected override render(): TemplateResult {
     const lines = this.evolution ? describeEvolution(this.evolution) : [];
     return html`
-      <h2>Evolve the spec</h2>
+      <svc-ai-evolve .connection=${this.connection} .modelId=${this.modelId}></svc-ai-evolve>
+      <h2>Evolve the spec by hand</h2>
             <p
         class="muted">Edit the spec; findings appear as you type. Applying sends the difference as a SpecEvolution.</p>
             <svc-json-editor label="Spec to evolve" .lint=${specLinter(() => this.connection?.invoker)}
