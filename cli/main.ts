@@ -9,6 +9,7 @@
  */
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import { ServiceError } from "../engine/errors.ts";
+import type { Invoker } from "../engine/operations/invoker.ts";
 import { type ApiSelection, resolveApi } from "./api_selection.ts";
 import { type CliArgs, parseCliArgs } from "./args.ts";
 import { runConsole } from "./console.ts";
@@ -94,14 +95,27 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
     await mcp.serveMcpStdio(invoker, {
       mode,
       events: service ? mcp.serviceCommitEvents(service) : mcp.websocketCommitEvents(url!, apiKey),
-      // Remote mode cannot tell whether the server has a provider: the generation tools are embedded-only.
-      features: { generation: service?.generationAvailable ?? false, pairing: mode === "browser" },
+      features: { generation: await generationAvailable(invoker), pairing: mode === "browser" },
       onError: (err) => console.error(`mcp: ${err.message}`),
     });
   } finally {
     await close();
   }
   return 0;
+}
+
+/**
+ * Whether the generation tools work here: the service's own provider, or in
+ * remote mode the server's (asked once at start; a server that cannot answer
+ * offers none).
+ */
+async function generationAvailable(invoker: Invoker): Promise<boolean> {
+  try {
+    const { getGenerationStatus } = await import("../engine/operations/generation.ts");
+    return (await invoker.invoke(getGenerationStatus, {})).available;
+  } catch {
+    return false;
+  }
 }
 
 /** Runs the CLI with the given arguments; returns the exit code. */

@@ -284,32 +284,16 @@ export const GENERATION_STATUS = component(
   }),
 );
 
-/** A description the status read builds a prompt for; no LLM is called. */
-const PROBE = { modelId: "status-probe", domainDescription: "status probe" };
-
 /**
- * `GET /llm/status`: lets a client offer generation (the playground's panels)
- * only where it works, without provoking a 503. It previews a prompt, which
- * passes exactly the provider check every generation operation makes and
- * calls no LLM; that check's refusal (503 without a provider, 403 in a paired
- * session) is the answer's `message`.
+ * `GET /llm/status`: lets a client offer generation (the playground's panels,
+ * remote-mode MCP's tool list) only where it works, without provoking a 503.
  */
 export const getGenerationStatus = apiOperation({
   name: "getGenerationStatus",
   summary: "whether LLM generation is available here: {available, message?}",
   input: z.object({}),
   output: GENERATION_STATUS,
-  run: async (api) => {
-    try {
-      await api.previewGeneration(PROBE);
-      return { available: true };
-    } catch (err) {
-      if (!(err instanceof ServiceError) || (err.kind !== "unavailable" && err.kind !== "forbidden")) {
-        throw err;
-      }
-      return { available: false, message: err.message };
-    }
-  },
+  run: (api) => api.getGenerationStatus(),
   rest: { method: "get", path: "/llm/status", tag: "generation", errors: {} },
   console: { command: "generation-status" },
 });

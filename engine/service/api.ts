@@ -29,6 +29,7 @@ import type {
   GenerationPreviewRequest,
   GenerationRequest,
   GenerationResult,
+  GenerationStatus,
   InteractionRecord,
   PromptPreview,
   RunOptions,
@@ -135,6 +136,8 @@ export interface ModelApi {
   getView(id: string, viewId?: string): Promise<EvaluatedView>;
 
   // LLM generation (503 without a configured provider).
+  /** Whether generation works here; when not, `message` says why (the keys to set, or what is not allowed). */
+  getGenerationStatus(): Promise<GenerationStatus>;
   /** The generation prompt for a domain description, without calling the LLM. */
   previewGeneration(request: GenerationPreviewRequest): Promise<PromptPreview>;
   /** A spec from a prompt or a description, through the validate-and-repair loop. */

@@ -82,6 +82,12 @@ export interface AiEvolutionRequest {
   includeView?: boolean;
 }
 
+/** Whether generation works on a host; `message` says why not. */
+export interface GenerationStatus {
+  available: boolean;
+  message?: string;
+}
+
 /** A prompt built without calling the LLM. */
 export interface PromptPreview {
   prompt: string;

@@ -103,6 +103,7 @@ import {
   type GenerationPreviewRequest,
   type GenerationRequest,
   type GenerationResult,
+  type GenerationStatus,
   type InteractionRecord,
   noProvider,
   type PromptPreview,
@@ -1223,6 +1224,12 @@ export class ModelService implements ModelApi {
   /** Whether LLM generation is configured (MCP offers its tools only then). */
   get generationAvailable(): boolean {
     return this.#generator !== undefined;
+  }
+
+  getGenerationStatus(): Promise<GenerationStatus> {
+    return Promise.resolve(
+      this.#generator ? { available: true } : { available: false, message: noProvider().message },
+    );
   }
 
   #generation(options: RunOptions = {}): { generator: SpecGenerator; context: GenerationContext } {

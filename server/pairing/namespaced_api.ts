@@ -44,6 +44,7 @@ import type {
   WriteResult,
 } from "../../engine/service/api.ts";
 import type { CompositionGraph } from "../../engine/service/composition.ts";
+import type { GenerationStatus } from "../../engine/service/generation.ts";
 import type { RecoveryRecord, RecoverySummary } from "../../engine/service/ports.ts";
 import type { EvaluatedView } from "../../engine/view/evaluate.ts";
 
@@ -323,6 +324,10 @@ export class NamespacedApi implements ModelApi {
 
   getView(id: string, viewId?: string): Promise<EvaluatedView> {
     return this.#run(async () => this.#withModelId(await this.#api.getView(this.stored(id), viewId)));
+  }
+
+  getGenerationStatus(): Promise<GenerationStatus> {
+    return Promise.resolve({ available: false, message: outside("use LLM generation").message });
   }
 
   previewGeneration(): Promise<never> {
