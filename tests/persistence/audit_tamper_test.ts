@@ -217,7 +217,10 @@ Deno.test("a log entry's head newer than the stored one counts, and a stored hea
     await seed(dir);
     const kv = await openRawKv(dir);
     // A store written before heads rode in log entries: the head on its own, log entries without one.
-    await kv.set(["m", "orders", "audit-head"], { sequence: RECORDS - 1, hash: (await read(kv, RECORDS - 1)).hash });
+    await kv.set(["m", "orders", "audit-head"], {
+      sequence: RECORDS - 1,
+      hash: (await read(kv, RECORDS - 1)).hash,
+    });
     for await (const entry of kv.list<Uint8Array>({ prefix: ["m", "orders", "log"] })) {
       const { auditHead: _head, ...logged } = decodeJson(entry.value) as Record<string, unknown>;
       await kv.set(entry.key, encodeJson(logged));

@@ -170,7 +170,19 @@ Deno.test("a record missing a chunk reads as incomplete", () =>
 
 Deno.test("key sizes count UTF-8 bytes as the encoder makes them, lone surrogates included", () => {
   const encoder = new TextEncoder();
-  for (const text of ["", "abc", "é", "€", "𝄞", "a€𝄞é\u07ff\u0800\uffff", "\ud800", "x\udc00y", "\ud83d\ude00\ud83d"]) {
+  for (
+    const text of [
+      "",
+      "abc",
+      "é",
+      "€",
+      "𝄞",
+      "a€𝄞é\u07ff\u0800\uffff",
+      "\ud800",
+      "x\udc00y",
+      "\ud83d\ude00\ud83d",
+    ]
+  ) {
     assert.equal(utf8Length(text), encoder.encode(text).byteLength, JSON.stringify(text));
   }
 });
