@@ -70,6 +70,7 @@ function indexOf(nodes: readonly Indexed[]): ReadIndex {
  * list that is not changed afterwards (a compiled graph's), its index is kept.
  */
 export function* touchedInOrder<N extends Indexed>(nodes: readonly N[], dirty: () => DirtySet): Generator<N> {
+  if (!nodes.length) return;
   const index = indexOf(nodes);
   // A Set, not a flag array: a cycle queues a few positions of a list that may hold thousands.
   const queued = new Set<number>();
