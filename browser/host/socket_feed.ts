@@ -60,7 +60,12 @@ export function socketFeed(options: SocketFeedOptions): Feed {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const connect = () => {
         socket = new Socket(subscribeUrl(options.baseUrl, modelId, options.apiKey));
-        socket.onopen = () => (delay = 500);
+        socket.onopen = () => {
+          delay = 500;
+          // Writes committed before the socket was open (between the view's read and now, or while
+          // reconnecting) sent no frame here: a change of unknown paths makes listeners read again.
+          listener({ kind: "mutation", modelId, mutatedPaths: [], derivedUpdated: [] });
+        };
         socket.onmessage = (message) => {
           const event = eventOfFrame(message.data);
           if (event) listener(event);
