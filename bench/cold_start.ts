@@ -1,9 +1,9 @@
 /**
  * Cold start of the CLI (`deno task bench:cold-start`): time from spawning the
- * process to the first console answer (`{"cmd":"list-models"}` answered on
- * stdout), for `deno run` of the bundle (dist/svc.js, rebuilt first), for the
- * compiled binary (dist/svc) when it exists, and for `deno run` of the
- * sources as a reference. Each is started several times in turns (so load
+ * process to the first answer on stdout, of the console (`{"cmd":"list-models"}`)
+ * and of MCP over stdio (`initialize`), for `deno run` of the bundle
+ * (dist/svc.js, rebuilt first), for the compiled binary (dist/svc) when it
+ * exists, and for `deno run` of the sources as a reference. Each is started several times in turns (so load
  * from other processes hits them alike) from an empty directory, as an agent's
  * MCP client would start it; the median is reported against the 100 ms aim.
  *
@@ -21,14 +21,47 @@ interface Candidate {
   args: string[];
 }
 
-const AIM_MS = 100;
-const REQUEST = new TextEncoder().encode('{"cmd":"list-models"}\n');
+/** A surface started: its `svc` command, the first request, and how a good answer starts. */
+interface Surface {
+  name: string;
+  command: string;
+  request: Uint8Array;
+  answer: string;
+}
 
-/** Milliseconds from spawn to the first answer line; fails when the answer is not `ok`. */
-async function startOnce(candidate: Candidate, cwd: string): Promise<number> {
+const AIM_MS = 100;
+const encoder = new TextEncoder();
+const SURFACES: Surface[] = [
+  {
+    name: "console",
+    command: "console",
+    request: encoder.encode('{"cmd":"list-models"}\n'),
+    answer: '{"ok":true',
+  },
+  {
+    name: "MCP",
+    command: "mcp",
+    request: encoder.encode(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "bench", version: "1" },
+        },
+      }) + "\n",
+    ),
+    answer: '{"result":{"protocolVersion"',
+  },
+];
+
+/** Milliseconds from spawn to the first answer line; fails when the answer is not the expected one. */
+async function startOnce(candidate: Candidate, surface: Surface, cwd: string): Promise<number> {
   const started = performance.now();
   const child = new Deno.Command(candidate.command, {
-    args: candidate.args,
+    args: [...candidate.args, surface.command],
     cwd,
     stdin: "piped",
     stdout: "piped",
@@ -36,7 +69,7 @@ async function startOnce(candidate: Candidate, cwd: string): Promise<number> {
     env: { NO_COLOR: "1" },
   }).spawn();
   const stdin = child.stdin.getWriter();
-  await stdin.write(REQUEST);
+  await stdin.write(surface.request);
   const decoder = new TextDecoder();
   let text = "";
   let elapsed = NaN;
@@ -49,7 +82,9 @@ async function startOnce(candidate: Candidate, cwd: string): Promise<number> {
   }
   await stdin.close();
   await child.status;
-  if (!text.startsWith('{"ok":true')) throw new Error(`${candidate.label}: unexpected answer ${text}`);
+  if (!text.startsWith(surface.answer)) {
+    throw new Error(`${candidate.label} ${surface.name}: unexpected answer ${text}`);
+  }
   return elapsed;
 }
 
@@ -78,34 +113,35 @@ if (import.meta.main) {
     {
       label: `deno run dist/svc.js (${(bytes / 1024).toFixed(0)} KiB)`,
       command: Deno.execPath(),
-      args: ["run", "-A", outfile, "console"],
+      args: ["run", "-A", outfile],
     },
-    ...(await exists(binary))
-      ? [{ label: "compiled binary dist/svc", command: binary, args: ["console"] }]
-      : [],
+    ...(await exists(binary)) ? [{ label: "compiled binary dist/svc", command: binary, args: [] }] : [],
     {
       label: "deno run cli/main.ts (sources)",
       command: Deno.execPath(),
-      args: ["run", "-A", source, "console"],
+      args: ["run", "-A", source],
     },
   ];
   const cwd = await Deno.makeTempDir({ prefix: "svc-cold-start-" });
   try {
-    const samples = new Map(candidates.map((c) => [c, [] as number[]]));
+    const runsOf = candidates.flatMap((candidate) => SURFACES.map((surface) => ({ candidate, surface })));
+    const samples = new Map(runsOf.map((run) => [run, [] as number[]]));
     // The first start of a file fills Deno's code cache; it is reported apart.
-    const first = new Map<Candidate, number>();
-    for (const candidate of candidates) first.set(candidate, await startOnce(candidate, cwd));
-    for (let run = 0; run < runs; run++) {
-      for (const candidate of candidates) samples.get(candidate)!.push(await startOnce(candidate, cwd));
+    const first = new Map<(typeof runsOf)[number], number>();
+    for (const run of runsOf) first.set(run, await startOnce(run.candidate, run.surface, cwd));
+    for (let round = 0; round < runs; round++) {
+      for (const run of runsOf) samples.get(run)!.push(await startOnce(run.candidate, run.surface, cwd));
     }
-    console.log(`cold start to first console answer, ${runs} runs each (ms):`);
-    for (const candidate of candidates) {
-      const sorted = samples.get(candidate)!.sort((a, b) => a - b);
+    console.log(`cold start to the first answer, ${runs} runs each (ms):`);
+    for (const run of runsOf) {
+      const sorted = samples.get(run)!.sort((a, b) => a - b);
       const median = quantile(sorted, 0.5);
       console.log(
-        `  ${candidate.label.padEnd(40)} median ${median.toFixed(1).padStart(6)}  ` +
+        `  ${`${run.candidate.label}, ${run.surface.name}`.padEnd(48)} median ${
+          median.toFixed(1).padStart(6)
+        }  ` +
           `min ${sorted[0].toFixed(1).padStart(6)}  p90 ${quantile(sorted, 0.9).toFixed(1).padStart(6)}  ` +
-          `first ${first.get(candidate)!.toFixed(1).padStart(6)}  ` +
+          `first ${first.get(run)!.toFixed(1).padStart(6)}  ` +
           (median <= AIM_MS ? `(aim ${AIM_MS} ms: met)` : `(aim ${AIM_MS} ms: missed)`),
       );
     }

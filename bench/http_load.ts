@@ -1,39 +1,64 @@
 /**
- * HTTP load benchmark (`deno task bench:load`): starts `svc serve` as a child
- * process on a free loopback port, then N concurrent clients POST mutations,
- * first all to one model, then spread over many models. Prints mutations per
- * second and p50/p99 latency per scenario. Bounded by time and request count,
+ * HTTP load benchmark (`deno task bench:load`): starts one `svc serve` child
+ * process per storage (Deno KV, the default, and memory) on free loopback
+ * ports, then N concurrent clients POST mutations, first all to one model,
+ * then spread over many models. The storages take turns in short rounds, so
+ * load from other processes on a shared machine hits them alike and the KV /
+ * memory ratio printed for each scenario stays meaningful; each figure is the
+ * median over the rounds. Last, the many-models scenario again on KV with the
+ * clients paced to half the KV throughput just measured, for the latency a
+ * server has when it is not saturated. Bounded by time and request count,
  * loopback only; temporary data is removed afterwards.
  *
- *     deno task bench:load [--storage kv|memory] [--clients 64] [--models 64] [--seconds 5]
+ *     deno task bench:load [--storage kv,memory] [--clients 64] [--models 64] [--seconds 6] [--rounds 3]
  *
  * @module
  */
 
 import { Connection, percentile } from "./http_client.ts";
-import { startBenchServer } from "./serve.ts";
+import { type BenchServer, startBenchServer } from "./serve.ts";
+
+type Storage = "kv" | "memory";
 
 interface Options {
-  storage: "kv" | "memory";
+  storages: Storage[];
   clients: number;
   models: number;
+  /** Seconds of load per scenario and storage, split over the rounds. */
   seconds: number;
-  /** Hard cap on requests per scenario. */
+  rounds: number;
+  /** Hard cap on requests per round. */
   maxRequests: number;
 }
 
 function parseOptions(args: string[]): Options {
-  const options: Options = { storage: "kv", clients: 64, models: 64, seconds: 5, maxRequests: 200_000 };
+  const options: Options = {
+    storages: ["kv", "memory"],
+    clients: 64,
+    models: 64,
+    seconds: 6,
+    rounds: 3,
+    maxRequests: 200_000,
+  };
   for (let i = 0; i < args.length; i += 2) {
     const [flag, value] = [args[i], args[i + 1]];
-    if (flag === "--storage" && (value === "kv" || value === "memory")) options.storage = value;
+    if (flag === "--storage") options.storages = storagesOf(value);
     else if (flag === "--clients") options.clients = positive(flag, value);
     else if (flag === "--models") options.models = positive(flag, value);
     else if (flag === "--seconds") options.seconds = positive(flag, value);
+    else if (flag === "--rounds") options.rounds = positive(flag, value);
     else if (flag === "--max-requests") options.maxRequests = positive(flag, value);
     else throw new Error(`unknown option ${flag} (see the module doc for usage)`);
   }
   return options;
+}
+
+function storagesOf(value: string | undefined): Storage[] {
+  const storages = (value ?? "").split(",");
+  if (!storages.length || storages.some((s) => s !== "kv" && s !== "memory")) {
+    throw new Error("--storage takes kv, memory or both (kv,memory)");
+  }
+  return storages as Storage[];
 }
 
 function positive(flag: string, value: string | undefined): number {
@@ -49,10 +74,10 @@ const SPEC = (id: string) => ({
   constraints: [{ id: "cap", expr: "qty < 1000000000", message: "too many", policy: "rollback" }],
 });
 
-/** Starts the server and resolves its base URL from the startup line. */
-function startServer(options: Options, dataDir: string) {
+/** Starts the server of one storage and resolves its base URL from the startup line. */
+function startServer(storage: Storage, options: Options, dataDir: string): Promise<BenchServer> {
   return startBenchServer({
-    SVC_STORAGE_TYPE: options.storage,
+    SVC_STORAGE_TYPE: storage,
     SVC_PERSISTENCE_DIR: dataDir,
     // Every client may have one mutation waiting on the single-model scenario.
     SVC_MUTATION_QUEUE_SIZE: String(options.clients + 1),
@@ -71,40 +96,49 @@ function cpuSeconds(pid: number): number | null {
   }
 }
 
-interface Result {
-  scenario: string;
-  /** Server CPU seconds spent during the scenario. */
-  serverCpu: number | null;
-  /** This load generator's CPU seconds during the scenario. */
-  clientCpu: number | null;
-  requests: number;
+/** One round of load on one server. */
+interface Round {
+  rate: number;
+  p50: number;
+  p99: number;
   errors: number;
-  seconds: number;
-  latencies: number[];
+  /** Server CPU microseconds per mutation. */
+  serverUs: number | null;
 }
 
-/** `clients` connections mutate `targets` (client i uses target i mod targets.length) until time or count runs out. */
-async function run(
-  url: string,
-  serverPid: number,
-  scenario: string,
+/**
+ * `clients` connections mutate `targets` (client i uses target i mod
+ * targets.length) for `seconds`; with `pacedRate`, together at most that many
+ * mutations per second (each client sends on its own schedule), else as fast
+ * as answers come back.
+ */
+async function round(
+  server: BenchServer,
   targets: string[],
   options: Options,
-): Promise<Result> {
+  seconds: number,
+  pacedRate?: number,
+): Promise<Round> {
   const latencies: number[] = [];
   let errors = 0;
   let issued = 0;
   const connections = await Promise.all(
-    Array.from({ length: options.clients }, () => Connection.open(new URL(url))),
+    Array.from({ length: options.clients }, () => Connection.open(new URL(server.url))),
   );
-  const cpuBefore = cpuSeconds(serverPid);
-  const clientBefore = cpuSeconds(Deno.pid);
+  const cpuBefore = cpuSeconds(server.child.pid);
   const started = performance.now();
-  const deadline = started + options.seconds * 1000;
+  const deadline = started + seconds * 1000;
+  const interval = pacedRate ? options.clients * 1000 / pacedRate : 0;
   const client = async (index: number) => {
     const path = `/models/${encodeURIComponent(targets[index % targets.length])}/mutations`;
     let qty = 0;
+    let next = started + (interval * index) / options.clients;
     while (performance.now() < deadline && issued < options.maxRequests) {
+      if (interval) {
+        const wait = next - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        next += interval;
+      }
       issued++;
       const sent = performance.now();
       const status = await connections[index].post(path, JSON.stringify({ "$.qty": ++qty, "$.price": 2.5 }));
@@ -117,37 +151,39 @@ async function run(
   } finally {
     for (const connection of connections) connection.close();
   }
-  const cpuAfter = cpuSeconds(serverPid);
-  const clientAfter = cpuSeconds(Deno.pid);
+  const cpuAfter = cpuSeconds(server.child.pid);
+  const elapsed = (performance.now() - started) / 1000;
+  const sorted = latencies.sort((a, b) => a - b);
   return {
-    scenario,
-    serverCpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
-    clientCpu: clientBefore === null || clientAfter === null ? null : clientAfter - clientBefore,
-    requests: latencies.length,
+    rate: latencies.length / elapsed,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
     errors,
-    seconds: (performance.now() - started) / 1000,
-    latencies,
+    serverUs: cpuBefore === null || cpuAfter === null || !latencies.length
+      ? null
+      : (cpuAfter - cpuBefore) * 1e6 / latencies.length,
   };
 }
 
-/** CPU microseconds per mutation. */
-function perMutation(cpu: number | null, requests: number): string {
-  return cpu === null || requests === 0 ? "n/a" : (cpu * 1e6 / requests).toFixed(0);
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
-function report(result: Result): string {
-  const sorted = [...result.latencies].sort((a, b) => a - b);
-  const rate = result.requests / result.seconds;
-  return [
-    result.scenario.padEnd(34),
-    rate.toFixed(0).padStart(9),
-    percentile(sorted, 50).toFixed(2).padStart(9),
-    percentile(sorted, 99).toFixed(2).padStart(9),
-    String(result.requests).padStart(9),
-    String(result.errors).padStart(7),
-    perMutation(result.serverCpu, result.requests).padStart(12),
-    perMutation(result.clientCpu, result.requests).padStart(12),
-  ].join(" ");
+/** The medians of a storage's rounds of one scenario. */
+function summary(rounds: Round[]) {
+  const cpu = rounds.map((r) => r.serverUs).filter((us): us is number => us !== null);
+  return {
+    rate: median(rounds.map((r) => r.rate)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+    serverUs: cpu.length ? median(cpu) : null,
+  };
+}
+
+function row(cells: (string | number)[], widths: number[]): string {
+  return cells.map((c, i) => i < 2 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i])).join("  ");
 }
 
 async function create(url: string, id: string): Promise<void> {
@@ -162,27 +198,70 @@ async function create(url: string, id: string): Promise<void> {
 
 async function main(): Promise<void> {
   const options = parseOptions(Deno.args);
-  const dataDir = await Deno.makeTempDir({ prefix: "svc-load-" });
-  const server = await startServer(options, dataDir);
+  const servers = new Map<Storage, { server: BenchServer; dir: string }>();
   try {
+    for (const storage of options.storages) {
+      const dir = await Deno.makeTempDir({ prefix: "svc-load-" });
+      servers.set(storage, { server: await startServer(storage, options, dir), dir });
+    }
     const many = Array.from({ length: options.models }, (_, i) => `load-${i}`);
-    await create(server.url, "single");
-    for (const id of many) await create(server.url, id);
+    for (const { server } of servers.values()) {
+      await create(server.url, "single");
+      for (const id of many) await create(server.url, id);
+    }
+    const described = [...servers.entries()].map(([storage, { server }]) => `${storage}: ${server.storage}`);
     console.log(
-      `HTTP load: ${options.clients} clients, ${options.seconds}s per scenario, storage ${server.storage}, ` +
-        `${navigator.hardwareConcurrency} CPUs`,
+      `HTTP load: ${options.clients} clients, ${options.seconds}s per scenario and storage in ${options.rounds} ` +
+        `alternating rounds, ${navigator.hardwareConcurrency} CPUs, ${
+          new Date().toISOString().slice(0, 10)
+        } ` +
+        `(${described.join("; ")})`,
     );
-    console.log(
-      `${"scenario".padEnd(34)} ${"mut/s".padStart(9)} ${"p50 ms".padStart(9)} ${"p99 ms".padStart(9)} ` +
-        `${"requests".padStart(9)} ${"errors".padStart(7)} ${"server µs/mut".padStart(12)} ` +
-        `${"client µs/mut".padStart(12)}`,
-    );
-    console.log(report(await run(server.url, server.child.pid, "one model", ["single"], options)));
-    console.log(report(await run(server.url, server.child.pid, `${options.models} models`, many, options)));
+    const widths = [10, 14, 9, 8, 8, 7, 14];
+    console.log(row(["scenario", "storage", "mut/s", "p50 ms", "p99 ms", "errors", "server µs/mut"], widths));
+    const scenarios: [string, string[]][] = [["one model", ["single"]], [`${options.models} models`, many]];
+    const kvRates = new Map<string, number>();
+    for (const [scenario, targets] of scenarios) {
+      const rounds = new Map<Storage, Round[]>([...servers.keys()].map((s) => [s, []]));
+      for (let r = 0; r < options.rounds; r++) {
+        for (const [storage, { server }] of servers) {
+          rounds.get(storage)!.push(await round(server, targets, options, options.seconds / options.rounds));
+        }
+      }
+      const summaries = new Map([...rounds].map(([storage, list]) => [storage, summary(list)]));
+      for (const [storage, s] of summaries) {
+        const cpu = s.serverUs === null ? "n/a" : s.serverUs.toFixed(0);
+        console.log(
+          row(
+            [scenario, storage, s.rate.toFixed(0), s.p50.toFixed(1), s.p99.toFixed(1), s.errors, cpu],
+            widths,
+          ),
+        );
+      }
+      const kv = summaries.get("kv");
+      const memory = summaries.get("memory");
+      if (kv) kvRates.set(scenario, kv.rate);
+      if (kv && memory) {
+        console.log(`${scenario}: KV / memory throughput ${(kv.rate / memory.rate).toFixed(2)}x`);
+      }
+    }
+    const kv = servers.get("kv");
+    const manyRate = kvRates.get(`${options.models} models`);
+    if (kv && manyRate) {
+      const paced = Math.round(manyRate / 2);
+      const result = await round(kv.server, many, options, options.seconds / options.rounds, paced);
+      console.log(
+        `${options.models} models on KV paced at ${paced} mutations/s (half the throughput above): ` +
+          `${result.rate.toFixed(0)}/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, ` +
+          `${result.errors} errors`,
+      );
+    }
   } finally {
-    server.child.kill("SIGTERM");
-    await server.child.status;
-    await Deno.remove(dataDir, { recursive: true });
+    for (const { server, dir } of servers.values()) {
+      server.child.kill("SIGTERM");
+      await server.child.status;
+      await Deno.remove(dir, { recursive: true });
+    }
   }
 }
 

@@ -13,7 +13,7 @@ import type { Invoker } from "../engine/operations/invoker.ts";
 import { type ApiSelection, resolveApi } from "./api_selection.ts";
 import { type CliArgs, parseCliArgs } from "./args.ts";
 import { runConsole } from "./console.ts";
-import { readLines } from "../mcp/lines.ts";
+import { readLines, stdinChunks, writeStdout } from "../mcp/lines.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -54,7 +54,6 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
   const selection = await selectApi(cli);
   if (!selection) return 2;
   const { invoker, close, mode, url } = selection;
-  const stdout = Deno.stdout.writable.getWriter();
   const encoder = new TextEncoder();
   // A person at a terminal gets a banner and prompts (on stderr); pipes get the bare protocol.
   const prompt = Deno.stdin.isTerminal()
@@ -72,12 +71,11 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
   try {
     await runConsole(
       invoker,
-      readLines(Deno.stdin.readable),
-      (line) => stdout.write(encoder.encode(line)),
+      readLines(stdinChunks()),
+      (line) => writeStdout(encoder.encode(line)),
       (err) => console.error(err),
       prompt,
     );
-    await stdout.ready;
   } finally {
     await close();
   }

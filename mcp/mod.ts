@@ -8,7 +8,8 @@
 import type { Invoker } from "../engine/operations/invoker.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
-import { LineTransport } from "./stdio.ts";
+import { stdinChunks, writeStdout } from "./lines.ts";
+import { type LineOutput, LineTransport } from "./stdio.ts";
 
 export { type CommitEvents, serviceCommitEvents, websocketCommitEvents } from "./events.ts";
 export { createMcpHttpMount, createServiceMcpMount, type McpHttpOptions, type McpMount } from "./http.ts";
@@ -22,10 +23,10 @@ export {
 } from "./server.ts";
 export { TOOLS, toolsFor } from "./tools.ts";
 
-/** Streams of a stdio session (the process's own by default). */
+/** Input and output of a stdio session (the process's own by default). */
 export interface StdioStreams {
-  input: ReadableStream<Uint8Array>;
-  output: WritableStream<Uint8Array>;
+  input: AsyncIterable<Uint8Array>;
+  output: LineOutput;
 }
 
 /**
@@ -35,7 +36,7 @@ export interface StdioStreams {
 export async function serveMcpStdio(
   target: ModelApi | Invoker,
   options: McpServerOptions,
-  streams: StdioStreams = { input: Deno.stdin.readable, output: Deno.stdout.writable },
+  streams: StdioStreams = { input: stdinChunks(), output: writeStdout },
 ): Promise<void> {
   const session = createMcpServer(target, options);
   const transport = new LineTransport(streams.input, streams.output);

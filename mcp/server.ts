@@ -12,6 +12,8 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import type { JsonSchemaType, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -215,6 +217,7 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
     {
       capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
       instructions: INSTRUCTIONS,
+      jsonSchemaValidator: LAZY_VALIDATOR,
     },
   );
   // One server per session, so the level set by logging/setLevel is this session's.
@@ -275,6 +278,20 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
   });
   return { server, connect: (transport) => server.connect(negotiatingTransport(transport)) };
 }
+
+/**
+ * The SDK's JSON Schema validator (it checks elicitation answers, which this
+ * server never asks for), made on first use: the SDK would otherwise set up an
+ * Ajv instance for every server, about 5 ms of each `svc mcp` start.
+ */
+const LAZY_VALIDATOR: jsonSchemaValidator = (() => {
+  let validator: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator<T>(schema: JsonSchemaType) {
+      return (validator ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
+    },
+  };
+})();
 
 /** A tool as `tools/list` shows it. */
 function listing(tool: ToolDefinition) {

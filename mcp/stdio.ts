@@ -22,13 +22,17 @@ function errorMessage(id: unknown, code: number, message: string): JSONRPCMessag
   return { jsonrpc: "2.0", id: validId, error: { code, message } } as unknown as JSONRPCMessage;
 }
 
-/** A transport over a readable line stream and a writable byte stream. */
+/** Where a transport's lines go: a byte stream, or a function writing all of the bytes it is given. */
+export type LineOutput = WritableStream<Uint8Array> | ((bytes: Uint8Array) => Promise<void>);
+
+/** A transport over a source of bytes split into lines, and a line output. */
 export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  readonly #input: ReadableStream<Uint8Array>;
-  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #input: AsyncIterable<Uint8Array>;
+  readonly #write: (bytes: Uint8Array) => Promise<void>;
+  readonly #release: () => Promise<void>;
   readonly #encoder = new TextEncoder();
   #reader?: AsyncGenerator<string>;
   #closed = false;
@@ -36,9 +40,19 @@ export class LineTransport implements Transport {
   readonly finished: Promise<void>;
   readonly #finish: () => void;
 
-  constructor(input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>) {
+  constructor(input: AsyncIterable<Uint8Array>, output: LineOutput) {
     this.#input = input;
-    this.#writer = output.getWriter();
+    if (typeof output === "function") {
+      this.#write = output;
+      this.#release = () => Promise.resolve();
+    } else {
+      const writer = output.getWriter();
+      this.#write = (bytes) => writer.write(bytes);
+      this.#release = async () => {
+        await writer.ready.catch(() => {});
+        writer.releaseLock();
+      };
+    }
     const { promise, resolve } = Promise.withResolvers<void>();
     this.finished = promise;
     this.#finish = resolve;
@@ -78,7 +92,7 @@ export class LineTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return;
     // JSON.stringify escapes newlines inside strings, so one message is one line.
-    await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    await this.#write(this.#encoder.encode(JSON.stringify(message) + "\n"));
   }
 
   async close(): Promise<void> {
@@ -86,8 +100,7 @@ export class LineTransport implements Transport {
     this.#closed = true;
     // Not awaited: a generator suspended on a read finishes its return only after that read.
     this.#reader?.return(undefined).catch(() => {});
-    await this.#writer.ready.catch(() => {});
-    this.#writer.releaseLock();
+    await this.#release();
     this.onclose?.();
     this.#finish();
   }

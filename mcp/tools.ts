@@ -45,20 +45,36 @@ function outputSchema(success: z.ZodType): JsonSchema | undefined {
   return { type: "object", anyOf: [schema, toJsonSchema(FAILURE_BODY)] };
 }
 
+/**
+ * A tool of an operation. Its JSON Schemas are generated on first read (the
+ * first `tools/list`), not when the tool is declared: generating all of them
+ * took about 20 ms of every `svc mcp` start, before `initialize` was answered.
+ */
 function toolOf(op: AnyOperation): ToolDefinition {
   const binding = op.mcp!;
   const args = [...(binding.args ?? inputMembers(op))];
-  const picked = (op.input as z.ZodObject).pick(Object.fromEntries(args.map((a) => [a, true])) as never);
-  const inputSchema = toJsonSchema(picked, "input");
-  inputSchema.required ??= [];
   const declared = binding.output === undefined ? op.output : binding.output;
   const read = binding.kind === "read";
+  let input: JsonSchema | undefined;
+  let output: { schema: JsonSchema | undefined } | undefined;
   return {
     name: binding.tool,
     title: binding.title,
     description: binding.description ?? op.summary,
-    inputSchema,
-    outputSchema: declared ? outputSchema(declared) : undefined,
+    get inputSchema() {
+      if (!input) {
+        const picked = (op.input as z.ZodObject).pick(
+          Object.fromEntries(args.map((a) => [a, true])) as never,
+        );
+        input = toJsonSchema(picked, "input");
+        input.required ??= [];
+      }
+      return input;
+    },
+    get outputSchema() {
+      output ??= { schema: declared ? outputSchema(declared) : undefined };
+      return output.schema;
+    },
     annotations: {
       readOnlyHint: read,
       destructiveHint: binding.kind === "destructive",

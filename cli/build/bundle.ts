@@ -16,83 +16,73 @@
 import type * as esbuild from "esbuild";
 import { fileURLToPath } from "node:url";
 import { type BundleFile, bundleFile } from "../../build/bundle_file.ts";
+import { slimZod } from "../../build/slim_zod.ts";
 
 /**
- * Built-ins the project's own code imports, with the names it imports, loaded
- * on first use instead of at start. An ES module bundle hoists every external
- * import to its top, so `node:crypto` (the server's audit hashing) would be
- * loaded by every `svc console` start, where it costs about 50 ms of a 100 ms
- * budget. Importing a name not listed here fails the build ("No matching
- * export"), so the list cannot silently fall behind the code.
+ * Built-ins loaded on first use instead of at start, by the specifier they are
+ * imported as (the project's `node:` imports, packages' `node:` and bare
+ * imports), with what is imported of each: the default export (an object),
+ * functions (called, or constructed with `new`), and other named objects.
+ *
+ * An ES module bundle hoists every external import to its top, so each of
+ * these would be loaded by every `svc console` start: `node:crypto` (the
+ * server's audit hashing) about 50 ms, `node:http`, `node:https` and
+ * `node:url` (the server's egress and web routes) with Deno's Node
+ * compatibility layer under them about 35 ms, `node:process` and `node:stream`
+ * (the MCP SDK's stdio transports), the `postgres` client's `net`, `tls`, …
+ * about 70 ms; a console answers its first command in well under 100 ms
+ * without any of them. Importing a name not listed here fails the build ("No
+ * matching export"), so the list cannot silently fall behind the code.
  */
-const DEFERRED_BUILTINS: Readonly<Record<string, readonly string[]>> = {
-  "node:crypto": ["createHash"],
+const LAZY_BUILTINS: Readonly<
+  Record<string, { default?: true; functions?: readonly string[]; objects?: readonly string[] }>
+> = {
+  "node:crypto": { functions: ["createHash"] },
+  "node:http": { default: true },
+  "node:https": { default: true },
+  "node:url": { functions: ["fileURLToPath"] },
+  "node:process": { default: true },
+  "node:stream": { functions: ["PassThrough"] },
+  net: { default: true },
+  tls: { default: true },
+  crypto: { default: true },
+  stream: { default: true },
+  os: { default: true },
+  fs: { default: true },
+  perf_hooks: { default: true, objects: ["performance"] },
 };
 
 /**
- * Resolves the project's imports of {@link DEFERRED_BUILTINS} to small modules
- * that forward each call to `process.getBuiltinModule` (synchronous, cached by
- * the runtime). npm packages keep their imports as they are.
+ * Resolves the imports of {@link LAZY_BUILTINS} to small modules that reach
+ * the built-in through `process.getBuiltinModule` (synchronous, cached by the
+ * runtime) the first time a function is called or a member is read: a
+ * function forwards its calls (and `new`), an object is a proxy whose
+ * methods are bound to the built-in's.
  */
-const deferBuiltins: esbuild.Plugin = {
-  name: "defer-builtins",
+const lazyBuiltins: esbuild.Plugin = {
+  name: "lazy-builtins",
   setup(build) {
-    const names = Object.keys(DEFERRED_BUILTINS).map((name) => name.replace(/[.*+?^$()|[\]\\]/g, "\\$&"));
+    const names = Object.keys(LAZY_BUILTINS).map((name) => name.replace(/[.*+?^$()|[\]\\]/g, "\\$&"));
     build.onResolve(
       { filter: new RegExp(`^(${names.join("|")})$`) },
-      (args) =>
-        args.importer.includes("/node_modules/")
-          ? undefined
-          : { path: args.path, namespace: "deferred-builtin" },
+      (args) => ({ path: args.path, namespace: "lazy-builtin" }),
     );
-    build.onLoad({ filter: /.*/, namespace: "deferred-builtin" }, ({ path }) => ({
-      loader: "js",
-      contents: DEFERRED_BUILTINS[path].map((name) =>
-        `export function ${name}(...args) { ` +
-        `return globalThis.process.getBuiltinModule(${JSON.stringify(path)}).${name}(...args); }`
-      ).join("\n"),
-    }));
-  },
-};
-
-/**
- * Built-ins npm packages import by bare name (the `postgres` client: `net`,
- * `tls`, `crypto`, …), with the named exports they use. Each becomes a module
- * whose default export reaches the built-in on first property access, so only
- * a server that opens PostgreSQL loads them (together about 70 ms at start).
- */
-const PACKAGE_BUILTINS: Readonly<Record<string, readonly string[]>> = {
-  net: [],
-  tls: [],
-  crypto: [],
-  stream: [],
-  os: [],
-  fs: [],
-  perf_hooks: ["performance"],
-};
-
-/** Resolves packages' bare imports of {@link PACKAGE_BUILTINS} to lazy stand-ins. */
-const deferPackageBuiltins: esbuild.Plugin = {
-  name: "defer-package-builtins",
-  setup(build) {
-    build.onResolve(
-      { filter: new RegExp(`^(${Object.keys(PACKAGE_BUILTINS).join("|")})$`) },
-      (args) =>
-        args.importer.includes("/node_modules/")
-          ? { path: args.path, namespace: "package-builtin" }
-          : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "package-builtin" }, ({ path }) => {
-      const load = `() => globalThis.process.getBuiltinModule(${JSON.stringify(`node:${path}`)})`;
+    build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, ({ path }) => {
+      const exports = LAZY_BUILTINS[path];
+      const specifier = JSON.stringify(path.startsWith("node:") ? path : `node:${path}`);
       const lazy = (of: string) =>
         `new Proxy({}, { get: (_, key) => { const o = ${of}; const v = o[key]; ` +
         `return typeof v === "function" && !/^[A-Z]/.test(String(key)) ? v.bind(o) : v; } })`;
       return {
         loader: "js",
         contents: [
-          `const load = ${load};`,
-          `export default ${lazy("load()")};`,
-          ...PACKAGE_BUILTINS[path].map((name) => `export const ${name} = ${lazy(`load().${name}`)};`),
+          `const load = () => globalThis.process.getBuiltinModule(${specifier});`,
+          ...exports.default ? [`export default ${lazy("load()")};`] : [],
+          ...(exports.functions ?? []).map((name) =>
+            `export function ${name}(...args) { const f = load().${name}; ` +
+            `return new.target ? new f(...args) : f(...args); }`
+          ),
+          ...(exports.objects ?? []).map((name) => `export const ${name} = ${lazy(`load().${name}`)};`),
         ].join("\n"),
       };
     });
@@ -159,7 +149,8 @@ export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFi
     platform: "neutral",
     mainFields: ["module", "main"],
     external: ["node:*"],
-    plugins: [deferBuiltins, deferPackageBuiltins, stubGatewayOidc, plainSpawn],
+    // The parts of zod nothing here calls (translations, fromJSONSchema, its compiler) stay out, as in the browser.
+    plugins: [lazyBuiltins, slimZod, stubGatewayOidc, plainSpawn],
     minify: options.minify ?? true,
     legalComments: "none",
   });

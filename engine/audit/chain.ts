@@ -50,7 +50,65 @@ export const GENESIS_HASH = "0".repeat(64);
 
 /** Computes the hash of a record body chained to `prevHash`. */
 export function hashRecord(body: AuditBody, prevHash: string, hasher: Hasher): Promise<string> {
-  return hasher.sha256Hex(prevHash + "\n" + canonicalJson(body));
+  return hasher.sha256Hex(prevHash + "\n" + canonicalBody(body));
+}
+
+/** A body's members in canonical (code unit) order, and a trace's. */
+const BODY_KEYS = [
+  "derivedUpdated",
+  "dispatchedEffects",
+  "flaggedConstraints",
+  "modelId",
+  "modelVersion",
+  "mutations",
+  "sequence",
+  "source",
+  "timestamp",
+  "traces",
+] as const;
+const TRACE_KEYS = [
+  "constraintPassed",
+  "errorMessage",
+  "expression",
+  "inputPaths",
+  "result",
+  "targetPath",
+] as const;
+
+/** Whether `value` is an object with exactly `keys`, none undefined. */
+function hasExactly(value: unknown, keys: readonly string[]): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  if (Object.keys(value).length !== keys.length) return false;
+  for (const key of keys) if ((value as Record<string, unknown>)[key] === undefined) return false;
+  return true;
+}
+
+/**
+ * `canonicalJson(body)`, written member by member in the fixed order of a
+ * body the service seals, without sorting the keys of every object again for
+ * each record (canonical JSON was the largest part of sealing). Anything else
+ * (a record read back with members added or missing) goes the general way.
+ */
+function canonicalBody(body: AuditBody): string {
+  if (!hasExactly(body, BODY_KEYS) || !Array.isArray(body.traces)) return canonicalJson(body);
+  let traces = "[";
+  for (let i = 0; i < body.traces.length; i++) {
+    const trace = body.traces[i];
+    if (!hasExactly(trace, TRACE_KEYS)) return canonicalJson(body);
+    if (i > 0) traces += ",";
+    traces += "{";
+    for (let k = 0; k < TRACE_KEYS.length; k++) {
+      traces += (k > 0 ? ',"' : '"') + TRACE_KEYS[k] + '":' + canonicalJson(trace[TRACE_KEYS[k]]);
+    }
+    traces += "}";
+  }
+  traces += "]";
+  let out = "{";
+  for (let k = 0; k < BODY_KEYS.length; k++) {
+    const key = BODY_KEYS[k];
+    out += (k > 0 ? ',"' : '"') + key + '":' + (key === "traces" ? traces : canonicalJson(body[key]));
+  }
+  return out + "}";
 }
 
 /** Seals a body into a chained record, signed when a signer is given. */

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { canonicalJson } from "../json/canonical.ts";
 import { webPlatform } from "../ports.ts";
 import {
   type AuditBody,
@@ -130,4 +131,31 @@ Deno.test("verifyChain detects a deleted head (first record removed)", async () 
   const result = await verifyChain(records.slice(1), hasher);
   assert.equal(result.valid, false);
   assert.equal(result.firstBrokenSequence, 0);
+});
+
+Deno.test("records with traces, and bodies of any other shape, hash their canonical JSON", async () => {
+  const trace = {
+    targetPath: "$.items[0].total",
+    expression: "price * qty",
+    inputPaths: ["$.items[*].price", "$.items[*].qty"],
+    result: { z: [1, 2], a: 'é\n"' },
+    constraintPassed: null,
+    errorMessage: null,
+  };
+  const failed = { ...trace, result: null, constraintPassed: false, errorMessage: "T2001 \u2028" };
+  const bodies: AuditBody[] = [
+    body(3, { traces: [trace, failed], flaggedConstraints: ["c"], dispatchedEffects: ["e"] }),
+    // Read back with a member added or removed: hashed the general way, same canonical JSON.
+    { ...body(4), extra: { b: 1, a: 2 } } as AuditBody,
+    (({ traces: _t, ...rest }) => rest)(body(5)) as AuditBody,
+    body(6, { traces: [{ ...trace, extra: 1 } as typeof trace] }),
+    body(7, { mutations: { "$.x": undefined as unknown as number } }),
+  ];
+  for (const b of bodies) {
+    assert.equal(
+      await hashRecord(b, GENESIS_HASH, hasher),
+      await sha256(GENESIS_HASH + "\n" + canonicalJson(b)),
+      JSON.stringify(b),
+    );
+  }
 });

@@ -14,6 +14,7 @@
 import { isContainer, type Json, type JsonObject } from "./value.ts";
 import { jsonBytes } from "./measure.ts";
 import { parsePath, type Path, type Segment, WILDCARD } from "./path.ts";
+import { forkWide, ownMember, toWide, WIDE_MEMBERS } from "./wide_object.ts";
 
 /** Approximate JSON bytes of one `null` an array write pads with. */
 const PAD_BYTES = 5;
@@ -45,8 +46,7 @@ export function getAt(doc: Json | undefined, path: Path): Json | undefined {
       cur = cur[seg];
     } else {
       if (typeof seg !== "string") return undefined;
-      if (!Object.prototype.hasOwnProperty.call(cur, seg)) return undefined;
-      cur = cur[seg];
+      cur = ownMember(cur, seg);
     }
   }
   return cur;
@@ -89,7 +89,8 @@ export type CreatedContainers = Segment[][];
 /** A copy-on-write view of a document inside one cycle. */
 export class DocumentDraft {
   #root: Json;
-  readonly #owned = new WeakSet<object>();
+  /** The containers this draft made (a Set: a draft lives for one cycle, weak entries cost more). */
+  readonly #owned = new Set<object>();
   readonly #budget: number;
   #growth = 0;
 
@@ -231,28 +232,17 @@ export class DocumentDraft {
 }
 
 /**
- * V8 keeps at most this many named properties in fast mode; a bigger object is a
- * hash table, which object spread copies several times slower than a key loop.
+ * A shallow copy with the same own keys in the same order. Spread copies an
+ * object V8 keeps in fast mode in well under a microsecond and keeps the copy
+ * in fast mode, up to about {@link WIDE_MEMBERS} members; past that its cost
+ * grows to about 0.2 µs per member, so a wider object becomes a wide version
+ * (wide_object.ts), whose later copies cost what they change.
  */
-const DICTIONARY_MODE_KEYS = 1020;
-
-/** A shallow copy with the same own keys in the same order as `{ ...value }`. */
 function copyObject(value: JsonObject): JsonObject {
+  const fork = forkWide(value);
+  if (fork) return fork;
   const keys = Object.keys(value);
-  if (keys.length <= DICTIONARY_MODE_KEYS) return { ...value };
-  const copy: JsonObject = {};
-  for (const key of keys) {
-    // A plain assignment to "__proto__" would set the prototype instead of a member.
-    if (key === "__proto__") {
-      Object.defineProperty(copy, key, {
-        value: value[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else copy[key] = value[key];
-  }
-  return copy;
+  return keys.length > WIDE_MEMBERS ? toWide(value, keys) : { ...value };
 }
 
 /** Reports the containers of `value` (written at `path`) that `previous` had no container for. */

@@ -8,6 +8,7 @@
  * @module
  */
 import type { ConstraintViolation } from "../errors.ts";
+import { touchedInOrder } from "../graph/touched.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { materializeInputs } from "./derive.ts";
 import { truthy } from "./truthy.ts";
@@ -18,7 +19,7 @@ export async function checkConstraints(
 ): Promise<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> {
   const rollback: ConstraintViolation[] = [];
   const flagged: ConstraintViolation[] = [];
-  for (const node of state.model.graph.constraints) {
+  for (const node of touchedInOrder(state.model.graph.constraints, () => state.dirty)) {
     const elements = state.work(node);
     if (!elements.length) continue;
     await materializeInputs(state, node);

@@ -14,10 +14,11 @@ import { AggregateStore } from "./aggregate/incremental.ts";
 import type { CompiledExpression } from "../expr/compiler.ts";
 import { DirtySet } from "../graph/dirty.ts";
 import { DocumentDraft, expandPattern } from "../json/document.ts";
-import { formatPath, isPrefixOf, type Segment } from "../json/path.ts";
+import { formatPath, type Segment } from "../json/path.ts";
 import type { Json } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import type { CompiledNode, DerivedNode } from "../model/nodes.ts";
+import { targetHolding } from "../model/target_index.ts";
 import type { ModelState, WriteSource } from "./results.ts";
 import type { TraceRecord } from "./traces.ts";
 
@@ -97,7 +98,7 @@ export class CycleState {
 
   /** The derivation whose target holds `path`, if any. */
   derivedAt(path: readonly Segment[]): DerivedNode | undefined {
-    return this.model.derivedTargets.find((d) => isPrefixOf(d.target, path))?.node;
+    return targetHolding(this.model.derivedTargets, path);
   }
 
   /** Evaluates an expression against the draft; a failure refuses the write, naming `what`. */

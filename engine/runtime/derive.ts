@@ -8,6 +8,7 @@
  * @module
  */
 import { unprocessable } from "../errors.ts";
+import { touchedInOrder } from "../graph/touched.ts";
 import { formatPath, parsePath, patternMatches, type Segment } from "../json/path.ts";
 import { isObject, type Json } from "../json/value.ts";
 import type { CompiledNode, DerivedNode, MetaNode } from "../model/nodes.ts";
@@ -75,7 +76,7 @@ async function deriveElements(
 
 /** Evaluates the derivations the changes touched, level by level. */
 export async function derive(state: CycleState): Promise<void> {
-  for (const node of state.model.graph.derivedOrder) {
+  for (const node of touchedInOrder(state.model.graph.derivedOrder, () => state.dirty)) {
     const elements = state.work(node);
     if (!elements.length) continue;
     if (node.lazy) {
@@ -103,7 +104,7 @@ export async function materializeLazy(state: CycleState): Promise<void> {
  * of a per-element meta is recomputed and the keys of vanished elements dropped.
  */
 export async function deriveMetas(state: CycleState): Promise<void> {
-  for (const node of state.model.graph.metas) {
+  for (const node of touchedInOrder(state.model.graph.metas, () => state.dirty)) {
     const reshaped = node.elementPattern !== null && state.dirty.reshapes(node.elementPattern);
     const elements = reshaped ? state.allElements(node) : state.work(node);
     if (reshaped) dropVanishedMetas(state, node, elements as Segment[][]);

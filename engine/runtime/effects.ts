@@ -15,6 +15,7 @@
  * @module
  */
 import type { CompiledExpression } from "../expr/compiler.ts";
+import { touchedInOrder } from "../graph/touched.ts";
 import type { Segment } from "../json/path.ts";
 import { isObject, type Json, jsonEqual } from "../json/value.ts";
 import type { InheritedEffectsPolicy } from "../config.ts";
@@ -96,7 +97,7 @@ export async function collectEffects(
   only?: ReadonlySet<string>,
 ): Promise<FiredEffects> {
   const fired: FiredEffects = { dispatched: [], requests: [], statusWrites: [] };
-  for (const node of state.model.graph.effects) {
+  for (const node of touchedInOrder(state.model.graph.effects, () => state.dirty)) {
     const effect = node.effect;
     const id = effect.definition.id;
     if (skip.has(id) || (only && !only.has(id)) || !state.dirty.touches(node)) continue;

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { commitMutation, runtimeOf } from "../_test_utils.ts";
+import { cloneJson } from "../json/value.ts";
 import type { ModelRuntime } from "./runtime.ts";
 
 /** An order: per-element line totals, an aggregate over them, and a total. */
@@ -69,7 +70,7 @@ export async function orderRuntime(overrides = {}): Promise<ModelRuntime> {
 export async function assertUntouched(runtime: ModelRuntime, write: () => Promise<unknown>): Promise<void> {
   const before = runtime.state;
   const history = runtime.historyTimestamps();
-  const doc = structuredClone(before.doc);
+  const doc = cloneJson(before.doc);
   try {
     await write();
   } finally {

@@ -16,10 +16,16 @@ export interface TraceRecord {
   errorMessage: string | null;
 }
 
-/** A fixed-size ring of the most recent trace records. */
+/**
+ * A fixed-size ring of the most recent trace records. Every write appends a
+ * few, so appending costs what it appends: a slot array with a moving start,
+ * never a shift of the whole buffer.
+ */
 export class TraceRing {
   readonly #capacity: number;
-  #items: TraceRecord[] = [];
+  #slots: TraceRecord[] = [];
+  /** Index of the oldest record once the slots are full. */
+  #start = 0;
 
   constructor(capacity: number) {
     this.#capacity = capacity;
@@ -28,22 +34,36 @@ export class TraceRing {
   /** Appends records, dropping the oldest beyond capacity. */
   push(records: readonly TraceRecord[]): void {
     if (records.length >= this.#capacity) {
-      this.#items = records.slice(records.length - this.#capacity);
+      this.#slots = records.slice(records.length - this.#capacity);
+      this.#start = 0;
       return;
     }
-    this.#items.push(...records);
-    if (this.#items.length > this.#capacity) this.#items.splice(0, this.#items.length - this.#capacity);
+    for (const record of records) {
+      if (this.#slots.length < this.#capacity) this.#slots.push(record);
+      else {
+        this.#slots[this.#start] = record;
+        this.#start = (this.#start + 1) % this.#capacity;
+      }
+    }
+  }
+
+  /** The records, oldest first. */
+  get #items(): TraceRecord[] {
+    return this.#start === 0
+      ? this.#slots
+      : [...this.#slots.slice(this.#start), ...this.#slots.slice(0, this.#start)];
   }
 
   /** Drops every record. */
   clear(): void {
-    this.#items = [];
+    this.#slots = [];
+    this.#start = 0;
   }
 
   /** An independent ring holding the same records. */
   clone(): TraceRing {
     const copy = new TraceRing(this.#capacity);
-    copy.#items = [...this.#items];
+    copy.#slots = [...this.#items];
     return copy;
   }
 

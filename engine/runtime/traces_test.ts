@@ -51,3 +51,14 @@ Deno.test("TraceRing.find limit keeps the newest N; clear and clone", () => {
   assert.deepEqual(ring.find("$.a"), []);
   assert.equal(copy.find("$.a").length, 3, "a clone is independent");
 });
+
+Deno.test("TraceRing keeps order and capacity across many small appends that wrap around", () => {
+  const ring = new TraceRing(5);
+  for (let n = 1; n <= 23; n++) ring.push(n % 3 ? [trace("$.a", n)] : [trace("$.a", n), trace("$.b", n)]);
+  assert.deepEqual(ring.find("$.a").map((t) => t.result), [20, 21, 22, 23]);
+  assert.deepEqual(ring.find("$.b").map((t) => t.result), [21]);
+  const copy = ring.clone();
+  ring.push([trace("$.a", 24)]);
+  assert.deepEqual(copy.find("$.a").map((t) => t.result), [20, 21, 22, 23], "a clone is independent");
+  assert.deepEqual(ring.find("$.a", 2).map((t) => t.result), [23, 24]);
+});

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Json } from "../json/value.ts";
+import { toPlain } from "../json/wide_object.ts";
 import type { CycleOutcome, ModelState, PatchOperation } from "../runtime/results.ts";
 import type { ModelRuntime } from "../runtime/runtime.ts";
 import type { LoadedModel, LogEntry, PersistedState } from "./ports.ts";
@@ -36,9 +37,12 @@ export async function replayStored(
   }
 }
 
-/** Converts a runtime state to its persisted form. */
+/**
+ * Converts a runtime state to its persisted form: plain JSON, since a store may
+ * structure-clone it (IndexedDB does), which a wide object's version cannot be.
+ */
 export function toPersisted(state: ModelState): PersistedState {
-  return { doc: state.doc, meta: [...state.meta], stale: [...state.stale] };
+  return { doc: toPlain(state.doc), meta: [...state.meta], stale: [...state.stale] };
 }
 
 /** Converts a persisted state back. */

@@ -23,16 +23,41 @@ export const UNIT_LIMITS = Object.freeze({
   keyBytes: 80 * 1024 - 4 * 1024,
 });
 
+/**
+ * Atomic operations committing at once. Deno KV applies them one after the
+ * other; a second one queued behind the first is ready the moment the first
+ * is durable, where waiting for the first to resolve before sending the next
+ * leaves the database idle for a turn of the event loop (longer on a busy
+ * machine). Each unit is still acknowledged only once its own operation is
+ * durable, and the units of one model never overlap (its writes wait in its
+ * queue for the commit before them), so no key is written by two operations
+ * in flight.
+ */
+const IN_FLIGHT = 2;
+
 /** Largest byte chunk stored in one value (Deno KV caps a value at 64 KiB, its header included). */
 export const CHUNK_BYTES = 60 * 1024;
 
-const encoder = new TextEncoder();
+/** UTF-8 length of a string, counted without encoding it (sizing runs for every key of every commit). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3; // the rest of the BMP; a lone surrogate becomes U+FFFD
+  }
+  return bytes;
+}
 
 /** Upper bound of a key's encoded size. */
 export function keyBytes(key: Deno.KvKey): number {
   let size = 1;
   for (const part of key) {
-    if (typeof part === "string") size += encoder.encode(part).byteLength + 2;
+    if (typeof part === "string") size += utf8Length(part) + 2;
     else if (part instanceof Uint8Array) size += part.byteLength + 2;
     else size += 10;
   }
@@ -96,7 +121,10 @@ export class KvDatabase {
   readonly #warn: (message: string) => void;
   #users = 0;
   #queue: QueuedUnit[] = [];
-  #pumping: Promise<void> | null = null;
+  /** Atomic operations committing now, at most {@link IN_FLIGHT}. */
+  #inFlight = 0;
+  /** Resolves when the queue is empty and nothing is committing. */
+  #idle: PromiseWithResolvers<void> | null = null;
 
   private constructor(kv: Deno.Kv, path: string, warn: (message: string) => void) {
     this.kv = kv;
@@ -118,7 +146,7 @@ export class KvDatabase {
   /** Releases a user; the last release waits for queued writes and closes the handle. */
   async release(): Promise<void> {
     if (--this.#users > 0) return;
-    await this.#pumping;
+    if (this.#queue.length || this.#inFlight) await (this.#idle ??= Promise.withResolvers()).promise;
     this.kv.close();
   }
 
@@ -138,7 +166,7 @@ export class KvDatabase {
     if (mutations.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.#queue.push({ mutations, size, resolve, reject });
-      this.#pumping ??= this.#pump();
+      this.#drain();
     });
   }
 
@@ -167,9 +195,12 @@ export class KvDatabase {
     }
   }
 
-  /** Drains the queue; clears `#pumping` in the same turn it finds the queue empty. */
-  async #pump(): Promise<void> {
-    while (this.#queue.length) {
+  /**
+   * Starts an atomic operation for as many queued units as fit, while fewer
+   * than {@link IN_FLIGHT} are committing; each one ending starts the next.
+   */
+  #drain(): void {
+    while (this.#queue.length && this.#inFlight < IN_FLIGHT) {
       let size = this.#queue[0].size;
       let count = 1;
       while (count < this.#queue.length && fitsTogether(size, this.#queue[count].size)) {
@@ -181,16 +212,25 @@ export class KvDatabase {
         count++;
       }
       const batch = this.#queue.splice(0, count);
-      try {
-        await this.#commit(batch.flatMap((unit) => unit.mutations));
-        for (const unit of batch) unit.resolve();
-      } catch (err) {
-        if (batch.length === 1) batch[0].reject(err);
-        // Nothing of a failed batch was written: retry its units alone so one bad unit fails alone.
-        else for (const unit of batch) await this.#commit(unit.mutations).then(unit.resolve, unit.reject);
-      }
+      this.#inFlight++;
+      this.#commitBatch(batch).finally(() => {
+        this.#inFlight--;
+        this.#drain();
+        if (!this.#queue.length && !this.#inFlight) this.#idle?.resolve();
+      });
     }
-    this.#pumping = null;
+  }
+
+  /** Commits a batch; when it fails, nothing of it was written, and its units are retried alone. */
+  async #commitBatch(batch: QueuedUnit[]): Promise<void> {
+    try {
+      await this.#commit(batch.flatMap((unit) => unit.mutations));
+      for (const unit of batch) unit.resolve();
+    } catch (err) {
+      if (batch.length === 1) batch[0].reject(err);
+      // Nothing of a failed batch was written: retry its units alone so one bad unit fails alone.
+      else for (const unit of batch) await this.#commit(unit.mutations).then(unit.resolve, unit.reject);
+    }
   }
 
   async #commit(mutations: readonly KvMutation[]): Promise<void> {

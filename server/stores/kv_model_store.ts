@@ -6,14 +6,17 @@
  * - `["models", id]`: the header `{spec, base, baseAt, logStart}`; spec and base
  *   are {@link ValueRef}s to chunks under `["m", id, "v", gen]`.
  * - `["m", id, "log", seq]`: log entries from `logStart` on (replayed at startup).
- * - `["m", id, "audit", sequence]`: audit records, never compacted; `["m", id, "audit-head"]`
- *   holds the newest `{sequence, hash}`, so a deleted newest record is noticed too.
+ * - `["m", id, "audit", sequence]`: audit records, never compacted. The newest `{sequence, hash}`
+ *   is kept beside them, so a deleted newest record is noticed too: in the log entry of the
+ *   commit that wrote it (`auditHead`) while the state is kept, and at `["m", id, "audit-head"]`
+ *   once those entries are folded or when no state is kept (the newer of the two counts).
  * - `["m", id, "job", n]`: the outbox: effect jobs fired and not yet settled, written and
  *   removed in the same atomic operation as the commits that fire and settle them.
  * - `["deleting", id]`: a deletion whose sweep of `["m", id]` has not finished.
  *
- * A commit is one atomic operation holding its log entry and audit record,
- * batched with concurrent commits of other models (group commit). Compaction
+ * A commit is one atomic operation holding its log entry and audit record (two
+ * keys: the head rides in the log entry), batched with concurrent commits of
+ * other models (group commit). Compaction
  * keeps the log entries after the oldest retained history state, so replaying
  * them at startup rebuilds history with its timestamps.
  *
@@ -83,6 +86,18 @@ interface StoredModel {
   /** Outbox records by job id, with the keys they occupy. */
   jobs: Map<string, Deno.KvKey[]>;
   nextJob: number;
+  /** The newest audit record written, as far as this store knows (the trail's witness). */
+  auditHead: AuditHead | null;
+}
+
+/** A log entry as stored: the entry, and the audit head of its commit when the trail is in KV. */
+interface StoredLogEntry extends LogEntry {
+  auditHead?: AuditHead;
+}
+
+/** The newer of two heads (by sequence; on a tie the first, the one stored on its own). */
+function newerHead(a: AuditHead | null, b: AuditHead | null): AuditHead | null {
+  return !a || (b && b.sequence > a.sequence) ? b : a;
 }
 
 /** Keys deleted per sweep step, and audit records filtered per page. */
@@ -172,7 +187,14 @@ export class KvModelStore implements ModelStore {
       );
       return null;
     }
-    const stored: StoredModel = { header, log: [], nextLog: header.logStart, jobs: new Map(), nextJob: 0 };
+    const stored: StoredModel = {
+      header,
+      log: [],
+      nextLog: header.logStart,
+      jobs: new Map(),
+      nextJob: 0,
+      auditHead: await this.#auditHead(id),
+    };
     this.#models.set(id, stored);
     const strays: Deno.KvKey[] = [];
     const log: LogEntry[] = [];
@@ -191,7 +213,10 @@ export class KvModelStore implements ModelStore {
       const entry = record.bytes && record.seq === expected ? this.#decodeLogEntry(record.bytes) : null;
       if (record.seq !== expected) problem = `log entry ${expected} is missing`;
       else if (!entry) problem = `log entry ${record.seq} is unreadable`;
-      else log.push(entry);
+      else {
+        log.push(entry.entry);
+        stored.auditHead = newerHead(stored.auditHead, entry.auditHead);
+      }
     }
     let base: PersistedState | null = null;
     if (!header.base) problem ??= "no state is stored";
@@ -283,10 +308,13 @@ export class KvModelStore implements ModelStore {
     apply();
   }
 
-  #decodeLogEntry(bytes: Uint8Array): LogEntry | null {
+  /** A stored log entry: the entry as it was logged, and the audit head it carries, if any. */
+  #decodeLogEntry(bytes: Uint8Array): { entry: LogEntry; auditHead: AuditHead | null } | null {
     try {
       const value = decodeJson(bytes);
-      return isLogEntry(value) ? value : null;
+      if (!isLogEntry(value)) return null;
+      const { at, source, request, auditHead } = value as StoredLogEntry;
+      return { entry: { at, source, request }, auditHead: isAuditHead(auditHead) ? auditHead : null };
     } catch {
       return null;
     }
@@ -295,7 +323,7 @@ export class KvModelStore implements ModelStore {
   async #forgetState(id: string, stored: StoredModel): Promise<void> {
     const header: ModelHeader = { ...stored.header, base: null, baseAt: null, logStart: stored.nextLog };
     await this.#db.writeStaged({
-      unit: [{ key: kvKeys.header(id), value: header }],
+      unit: [{ key: kvKeys.header(id), value: header }, ...this.#headMutations(id, stored)],
       after: deletions([
         ...stored.header.base ? valueKeys(kvKeys.values(id), stored.header.base) : [],
         ...stored.log.flatMap((entry) => entry.keys),
@@ -391,11 +419,17 @@ export class KvModelStore implements ModelStore {
       nextLog: header.logStart,
       jobs: stored?.jobs ?? new Map(),
       nextJob: stored?.nextJob ?? 0,
+      auditHead: stored?.auditHead ?? null,
     };
     const jobs = this.#options.state ? this.#jobMutations(id, next, options.jobs) : null;
     await this.#db.writeStaged({
       before: [...before, ...jobs?.before ?? []],
-      unit: [{ key: kvKeys.header(id), value: header }, ...jobs?.unit ?? []],
+      // The log entries that carried the audit head go: the head is kept on its own.
+      unit: [
+        { key: kvKeys.header(id), value: header },
+        ...this.#headMutations(id, next),
+        ...jobs?.unit ?? [],
+      ],
       after,
     });
     jobs?.apply();
@@ -413,20 +447,25 @@ export class KvModelStore implements ModelStore {
     if (!stored) throw new Error(`model '${modelId}' is not in the KV store`);
     const before: KvMutation[] = [];
     const unit: KvMutation[] = [];
+    const trail = this.#options.audit;
+    const head: AuditHead | null = audit && trail === "kv"
+      ? { sequence: audit.sequence, hash: audit.hash }
+      : null;
     let logged: { seq: number; keys: Deno.KvKey[] } | null = null;
     if (this.#options.state) {
       const key = [...kvKeys.log(modelId), stored.nextLog];
-      const record = recordMutations(key, encodeJson(entry));
+      // The audit head rides in the log entry: one key less per commit than a head of its own.
+      const logEntry: StoredLogEntry = head ? { ...entry, auditHead: head } : entry;
+      const record = recordMutations(key, encodeJson(logEntry));
       before.push(...record.chunks);
       unit.push(record.head);
       logged = { seq: stored.nextLog, keys: recordKeys(key, record.chunks.length + 1) };
     }
-    const trail = this.#options.audit;
-    if (audit && trail === "kv") {
+    if (audit && head) {
       const record = recordMutations([...kvKeys.audit(modelId), audit.sequence], encodeJson(audit));
       before.push(...record.chunks);
-      const head: AuditHead = { sequence: audit.sequence, hash: audit.hash };
-      unit.push(record.head, { key: kvKeys.auditHead(modelId), value: head });
+      unit.push(record.head);
+      if (!logged) unit.push({ key: kvKeys.auditHead(modelId), value: head });
     }
     const outbox = this.#options.state ? this.#jobMutations(modelId, stored, jobs) : null;
     if (outbox) {
@@ -435,6 +474,7 @@ export class KvModelStore implements ModelStore {
     }
     if (unit.length) await this.#db.writeStaged({ before, unit });
     outbox?.apply();
+    stored.auditHead = newerHead(stored.auditHead, head);
     if (audit && trail && trail !== "kv") trail.append(audit);
     if (logged) {
       stored.log.push(logged);
@@ -460,7 +500,8 @@ export class KvModelStore implements ModelStore {
       };
       await this.#db.writeStaged({
         before: written.mutations,
-        unit: [{ key: kvKeys.header(id), value: header }],
+        // The folded log entries carried the audit head: it is kept on its own first.
+        unit: [{ key: kvKeys.header(id), value: header }, ...this.#headMutations(id, stored)],
         after: deletions([
           ...stored.header.base ? valueKeys(prefix, stored.header.base) : [],
           ...stored.log.slice(0, folded).flatMap((entry) => entry.keys),
@@ -512,7 +553,7 @@ export class KvModelStore implements ModelStore {
   async lastAudit(modelId: string): Promise<AuditRecord | null> {
     const trail = this.#options.audit;
     if (trail !== "kv") return trail?.last(modelId) ?? null;
-    const head = await this.#auditHead(modelId);
+    const head = await this.#newestAuditHead(modelId);
     for await (const record of readRecords(this.#kv, kvKeys.audit(modelId), { reverse: true })) {
       // A deleted newest record: continue after the head, so the gap stays visible.
       return lastWithHead(modelId, auditOf(modelId, record, ""), head);
@@ -520,9 +561,22 @@ export class KvModelStore implements ModelStore {
     return lastWithHead(modelId, null, head);
   }
 
+  /** The audit head as stored on its own (the log entries after it may carry newer ones). */
   async #auditHead(modelId: string): Promise<AuditHead | null> {
     const head = (await this.#kv.get<AuditHead>(kvKeys.auditHead(modelId))).value;
     return isAuditHead(head) ? head : null;
+  }
+
+  /** The newest audit head: the one stored on its own, or a newer one a log entry carries. */
+  async #newestAuditHead(modelId: string): Promise<AuditHead | null> {
+    return newerHead(await this.#auditHead(modelId), this.#models.get(modelId)?.auditHead ?? null);
+  }
+
+  /** The mutation storing a model's audit head on its own (none when the trail is not in KV). */
+  #headMutations(modelId: string, stored: StoredModel): KvMutation[] {
+    return this.#options.audit === "kv" && stored.auditHead
+      ? [{ key: kvKeys.auditHead(modelId), value: stored.auditHead }]
+      : [];
   }
 
   async listAudit(modelId: string, query: AuditQuery): Promise<AuditRecord[]> {
@@ -552,7 +606,7 @@ export class KvModelStore implements ModelStore {
       out.push(auditOf(modelId, record, out.at(-1)?.hash ?? GENESIS_HASH));
     }
     // Records deleted after the newest one left: a placeholder makes verification name the first.
-    return trailWithHead(modelId, out, await this.#auditHead(modelId));
+    return trailWithHead(modelId, out, await this.#newestAuditHead(modelId));
   }
 
   /** Stops background sweeps (resumed at the next start) and releases the database; idempotent. */

@@ -185,3 +185,53 @@ Deno.test("with svc.audit.signing-key, a chain rewritten whole by someone withou
     assert.match(result.detail, /chain head is not signed/);
     await signed.service.close();
   }));
+
+Deno.test("the audit head rides in each commit's log entry and is kept on its own once the entries are folded", () =>
+  withTempDir(async (dir) => {
+    // No history and a threshold of 2: after these commits every log entry is folded.
+    const keys = {
+      "svc.persistence-dir": dir,
+      "svc.history.max-entries": "0",
+      "svc.storage.compaction-threshold": "2",
+    };
+    const first = await openService(keys);
+    await first.service.createModel(orderSpec());
+    for (let qty = 1; qty <= 4; qty++) await first.service.mutate("orders", { "$.customer": `c${qty}` });
+    await first.service.close();
+
+    const kv = await openRawKv(dir);
+    const head = (await kv.get<{ sequence: number }>(["m", "orders", "audit-head"])).value;
+    assert.equal(head?.sequence, 3, "the head of the folded entries is stored on its own");
+    await kv.delete(key(3));
+    kv.close();
+
+    const { service } = await openService(keys);
+    const result = await service.verifyAudit("orders");
+    assert.equal(result.valid, false);
+    assert.equal(result.firstBrokenSequence, 3);
+    await service.close();
+  }));
+
+Deno.test("a log entry's head newer than the stored one counts, and a stored head from before still does", () =>
+  withTempDir(async (dir) => {
+    await seed(dir);
+    const kv = await openRawKv(dir);
+    // A store written before heads rode in log entries: the head on its own, log entries without one.
+    await kv.set(["m", "orders", "audit-head"], {
+      sequence: RECORDS - 1,
+      hash: (await read(kv, RECORDS - 1)).hash,
+    });
+    for await (const entry of kv.list<Uint8Array>({ prefix: ["m", "orders", "log"] })) {
+      const { auditHead: _head, ...logged } = decodeJson(entry.value) as Record<string, unknown>;
+      await kv.set(entry.key, encodeJson(logged));
+    }
+    await kv.delete(key(RECORDS - 1));
+    kv.close();
+    const { service } = await openService({ "svc.persistence-dir": dir });
+    const result = await service.verifyAudit("orders");
+    assert.equal(result.firstBrokenSequence, RECORDS - 1, "the stored head names the deleted newest record");
+    // New commits carry their head again; the gap stays visible.
+    await service.mutate("orders", { "$.customer": "Eve" });
+    assert.equal((await service.verifyAudit("orders")).firstBrokenSequence, RECORDS - 1);
+    await service.close();
+  }));

@@ -9,6 +9,7 @@ import {
   type KvMutation,
   splitUnits,
   UNIT_LIMITS,
+  utf8Length,
 } from "../../server/stores/kv_database.ts";
 import { encodeJson, readRecords, recordMutations } from "../../server/stores/kv_values.ts";
 import { keysUnder, withTempDir } from "./helpers.ts";
@@ -76,14 +77,14 @@ Deno.test("a unit larger than one atomic operation is refused without writing", 
 
 Deno.test("a failing unit fails alone, the units batched with it commit", () =>
   withDatabase(async (db) => {
+    // Two operations in flight (the most there are) ...
     const first = db.write([{ key: ["first"], value: 1 }]);
-    // Queued while the first operation is in flight, so these two share the next one.
-    const bad = db.write([{ key: ["bad"], value: new Uint8Array(65537) }]);
-    const good = db.write([{ key: ["good"], value: 2 }]);
-    await first;
-    await assert.rejects(bad, /too large/i);
-    await good;
-    assert.equal((await db.kv.get(["good"])).value, 2);
+    const second = db.write([{ key: ["second"], value: 2 }]);
+    // ... so these two are queued behind them and share the next one.
+    const bad = assert.rejects(db.write([{ key: ["bad"], value: new Uint8Array(65537) }]), /too large/i);
+    const good = db.write([{ key: ["good"], value: 3 }]);
+    await Promise.all([first, second, bad, good]);
+    assert.equal((await db.kv.get(["good"])).value, 3);
     assert.equal((await db.kv.get(["bad"])).value, null);
   }));
 
@@ -165,4 +166,72 @@ Deno.test("a record missing a chunk reads as incomplete", () =>
     assert.equal(read.length, 1);
     assert.equal(read[0].bytes, null);
     assert.deepEqual(read[0].keys, [["r", 7], ["r", 7, 1]]);
+  }));
+
+Deno.test("key sizes count UTF-8 bytes as the encoder makes them, lone surrogates included", () => {
+  const encoder = new TextEncoder();
+  for (
+    const text of [
+      "",
+      "abc",
+      "é",
+      "€",
+      "𝄞",
+      "a€𝄞é\u07ff\u0800\uffff",
+      "\ud800",
+      "x\udc00y",
+      "\ud83d\ude00\ud83d",
+    ]
+  ) {
+    assert.equal(utf8Length(text), encoder.encode(text).byteLength, JSON.stringify(text));
+  }
+});
+
+Deno.test("a second atomic operation is queued behind the first, never more; units resolve with their own", () =>
+  withDatabase(async (db) => {
+    let running = 0;
+    let most = 0;
+    const durable = new Set<number>();
+    const atomic = db.kv.atomic.bind(db.kv);
+    db.kv.atomic = () => {
+      const op = atomic();
+      const commit = op.commit.bind(op);
+      const set = op.set.bind(op);
+      const units: number[] = [];
+      op.set = (key, value) => {
+        units.push(key[1] as number);
+        return set(key, value);
+      };
+      op.commit = async () => {
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const result = await commit();
+        running--;
+        for (const unit of units) durable.add(unit);
+        return result;
+      };
+      return op;
+    };
+    await Promise.all(Array.from({ length: 60 }, async (_, i) => {
+      await db.write([{ key: ["k", i], value: i }]);
+      assert.ok(durable.has(i), `unit ${i} resolved before its operation committed`);
+      // The next write of this "model" only now, as a model's queue does.
+      await db.write([{ key: ["k", 100 + i], value: i }]);
+    }));
+    assert.equal(most, 2);
+    assert.equal((await keysUnder(db.kv, ["k"])).length, 120);
+  }));
+
+Deno.test("release waits for every queued and in-flight write before closing", () =>
+  withTempDir(async (dir) => {
+    const db = (await KvDatabase.open(`${dir}/svc.kv`, () => {})).acquire();
+    const writes = Array.from({ length: 50 }, (_, i) => db.write([{ key: ["w", i], value: i }]));
+    await db.release();
+    await Promise.all(writes);
+    const kv = await Deno.openKv(`${dir}/svc.kv`);
+    try {
+      assert.equal((await keysUnder(kv, ["w"])).length, 50);
+    } finally {
+      kv.close();
+    }
   }));

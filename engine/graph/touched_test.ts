@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import type { Read } from "../expr/dependencies.ts";
+import { type Segment, WILDCARD } from "../json/path.ts";
+import { DirtySet } from "./dirty.ts";
+import { touchedInOrder } from "./touched.ts";
+
+interface TestNode {
+  name: string;
+  reads: Read[];
+  elementPattern: Segment[] | null;
+}
+
+const read = (...path: Segment[]): Read => ({ path, elementScoped: false });
+const node = (name: string, reads: Read[], elementPattern: Segment[] | null = null): TestNode => ({
+  name,
+  reads,
+  elementPattern,
+});
+
+const NODES: TestNode[] = [
+  node("a", [read("a")]),
+  node("b", [read("b", "x")]),
+  node("lines", [read("items", WILDCARD, "qty")], ["items", WILDCARD]),
+  node("whole", [read()]),
+  node("rate", [read("rate"), read("a")]),
+  node("rootArray", [read(0, "x")]),
+  node("total", [read("subtotal")]),
+];
+
+function visit(dirty: DirtySet, nodes = NODES): string[] {
+  return [...touchedInOrder(nodes, () => dirty)].map((n) => n.name);
+}
+
+Deno.test("a change visits the nodes reading its first member, and those that read anything", () => {
+  const dirty = new DirtySet();
+  dirty.add(["a"]);
+  assert.deepEqual(visit(dirty), ["a", "whole", "rate", "rootArray"]);
+  const items = new DirtySet();
+  items.add(["items", 2, "qty"]);
+  assert.deepEqual(visit(items), ["lines", "whole", "rootArray"]);
+  assert.deepEqual(visit(new DirtySet()), []);
+});
+
+Deno.test("every node the dirty set touches is visited, whatever changed", () => {
+  const changes: Segment[][] = [["a"], ["b"], ["b", "x", 3], ["items"], ["items", 0], ["rate"], ["zzz"]];
+  for (const change of changes) {
+    const dirty = new DirtySet();
+    dirty.add(change);
+    const visited = new Set(visit(dirty));
+    for (const n of NODES) {
+      if (
+        dirty.touches({
+          ...n,
+          key: n.name,
+          kind: "CONSTRAINT",
+          label: "",
+          expression: "",
+          index: 0,
+          level: 0,
+        })
+      ) {
+        assert.ok(visited.has(n.name), `${n.name} is touched by ${JSON.stringify(change)}`);
+      }
+    }
+  }
+});
+
+Deno.test("the root, or a path starting at an index, visits everything in order", () => {
+  const all = NODES.map((n) => n.name);
+  const root = new DirtySet();
+  root.add([]);
+  assert.deepEqual(visit(root), all);
+  const index = new DirtySet();
+  index.add([0, "x"]);
+  assert.deepEqual(visit(index), all);
+});
+
+Deno.test("changes made while visiting bring in the later nodes they touch, never earlier ones", () => {
+  const chain = [
+    node("first", [read("input")]),
+    node("reader of second", [read("second")]),
+    node("second", [read("first")]),
+    node("reader of second, later", [read("second")]),
+  ];
+  const dirty = new DirtySet();
+  dirty.add(["input"]);
+  const visited: string[] = [];
+  for (const n of touchedInOrder(chain, () => dirty)) {
+    visited.push(n.name);
+    // Each node writes its own name, like a derivation writing its target.
+    dirty.add([n.name]);
+  }
+  assert.deepEqual(visited, ["first", "second", "reader of second, later"]);
+});
+
+Deno.test("a dirty set replaced between steps is read afresh", () => {
+  let dirty = new DirtySet();
+  dirty.add(["a"]);
+  const visited: string[] = [];
+  for (const n of touchedInOrder(NODES, () => dirty)) {
+    visited.push(n.name);
+    if (n.name === "a") {
+      dirty = new DirtySet();
+      dirty.add(["subtotal"]);
+    }
+  }
+  assert.deepEqual(visited, ["a", "whole", "rate", "rootArray", "total"]);
+});
