@@ -40,6 +40,15 @@ const ON_DEMAND: readonly OnDemandModule[] = [
     entry: "re2js",
     staticStub: "export const RE2JS = undefined;",
   },
+  // The compiled closures of expressions: an optimisation (the interpreter answers without them),
+  // loaded when a service opens.
+  {
+    suffix: "compiled",
+    importer: /[\\/]engine[\\/]expr[\\/]closures\.ts$/,
+    specifier: "./compiled/compile.ts",
+    entry: fileURLToPath(new URL("../engine/expr/compiled/compile.ts", import.meta.url)),
+    staticStub: "export const compileClosure = undefined, compiledLimits = undefined, INTERPRET = undefined;",
+  },
   // The domain guidance topics (pure data): only `get_domain_guidance` reads them.
   {
     suffix: "guidance",

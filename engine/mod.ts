@@ -10,6 +10,7 @@ export * from "./errors.ts";
 export { applyEvolution } from "./evolve/apply.ts";
 export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
 export { SPEC_EVOLUTION_SCHEMA } from "./evolve/schema.ts";
+export { loadClosureCompiler } from "./expr/closures.ts";
 export { loadRegexEngine } from "./expr/re2.ts";
 export type { GraphNodeView, GraphView } from "./graph/projection.ts";
 export {

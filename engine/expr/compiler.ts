@@ -15,7 +15,7 @@ import { type Json, toPlainJson } from "../json/value.ts";
 import { guardedBuiltins } from "./builtins.ts";
 import { entryHook, EvaluationGuard, exitHook, GUARD_BINDING } from "./guard.ts";
 import { checkRegexLiterals, re2RegexEngine } from "./regex_engine.ts";
-import { compileClosure, compiledLimits, INTERPRET } from "./compiled/compile.ts";
+import { closureCompiler } from "./closures.ts";
 import { bindShared } from "./shared_function.ts";
 
 /**
@@ -158,8 +158,9 @@ export class ExpressionCompiler {
     compiled.assign(Symbol.for("jsonata.__evaluate_entry") as never, entryHook);
     compiled.assign(Symbol.for("jsonata.__evaluate_exit") as never, exitHook);
     let guardedReady: Promise<void> | null = null;
-    // The compiled closure of the common subset (compiled/compile.ts), tried before the interpreter.
-    const closure = this.#options.compiled === false ? null : compileClosure(ast, compiledLimits(options));
+    // The compiled closure of the common subset (compiled/), tried before the interpreter.
+    const closures = this.#options.compiled === false ? undefined : closureCompiler();
+    const closure = closures?.compileClosure(ast, closures.compiledLimits(options)) ?? null;
     const entry: CompiledExpression = {
       source,
       ast,
@@ -168,8 +169,8 @@ export class ExpressionCompiler {
         // Past its deadline an evaluation is the interpreter's to fail; an observed one the interpreter's to step.
         const fast = closure && !observe && started <= (deadline ?? started)
           ? closure(input, bindings)
-          : INTERPRET;
-        if (fast !== INTERPRET) {
+          : closures?.INTERPRET;
+        if (closures && fast !== closures.INTERPRET) {
           try {
             return toPlainJson(fast, options.maxResultDepth);
           } catch (err) {

@@ -36,6 +36,7 @@ import { getAt, valueAt } from "../json/document.ts";
 import { formatPath } from "../json/path.ts";
 import type { Effect } from "../model/types.ts";
 import { effectGate } from "../runtime/effects.ts";
+import { loadClosureCompiler } from "../expr/closures.ts";
 import { Composition, type CompositionGraph, unknownEffect } from "./composition.ts";
 import type { Repository } from "../composition/repository.ts";
 import { type EffectJob, jobsOf } from "../effects/job.ts";
@@ -272,6 +273,9 @@ export class ModelService implements ModelApi {
 
   /** Opens a service, loads every stored model and resumes their outstanding effects. */
   static async open(options: ServiceOptions = {}): Promise<ModelService> {
+    // Where the compiled closures come in a chunk of their own (the browser), fetch them before the
+    // first compile; without them (offline and not cached) expressions are interpreted.
+    await loadClosureCompiler().catch(() => {});
     const service = new ModelService(options);
     service.#unwatch = await service.#coordination.watch((change) => service.#onStoreChange(change));
     await service.#loadStored();

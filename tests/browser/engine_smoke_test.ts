@@ -103,7 +103,7 @@ Deno.test("the bundled engine replays every example test in Chromium exactly as 
   }
 });
 
-Deno.test("the bundled engine fetches its on-demand files when needed: RE2 for a regex, the guidance", async () => {
+Deno.test("the bundled engine fetches its on-demand files when needed: closures, RE2 for a regex, the guidance", async () => {
   const workDir = await Deno.makeTempDir({ prefix: "engine_re2_" });
   try {
     await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js`, onDemandFiles: true });
@@ -138,7 +138,9 @@ Deno.test("the bundled engine fetches its on-demand files when needed: RE2 for a
       schema: { type: "object", properties: { a: { type: "number" } } },
       derivations: [{ path: "$.half", expr: "a / 2" }],
     };
+    assert.ok(!requested.includes("/engine.browser.compiled.js"), "nothing fetched before a service opens");
     assert.deepEqual(await run(plain, { "$.a": 3 }), { written: "ok", state: { a: 3, half: 1.5 } });
+    assert.ok(requested.includes("/engine.browser.compiled.js"), "the compiled closures come with a service");
     assert.ok(!requested.includes("/engine.browser.re2.js"), "no regex, no RE2");
 
     const regex = {
