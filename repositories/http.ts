@@ -1,14 +1,17 @@
 /**
  * The `http` repository transport: another server's REST API through the
  * remote client the operation registry derives (so its errors come back as the
- * same {@link ServiceError}s a local call throws), and its WebSocket change
+ * same `ServiceError`s a local call throws), and its WebSocket change
  * feed for watches. The locator is operator configuration, so calls go out
  * without the effect egress guard.
  *
  * @module
  */
-import type { Repository, RepositoryClass } from "../engine/composition/repository.ts";
-import { ServiceError } from "../engine/errors.ts";
+import {
+  publicationRefused,
+  type Repository,
+  type RepositoryClass,
+} from "../engine/composition/repository.ts";
 import type { Json } from "../engine/json/value.ts";
 import type { ModelSpec } from "../engine/model/types.ts";
 import {
@@ -63,7 +66,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       try {
         await remote.invoke(createModel, { spec });
       } catch (err) {
-        throw refusedBy(options.id, err);
+        throw publicationRefused(options.id, err);
       }
     },
     async write(identity, path, value, signal) {
@@ -87,12 +90,6 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       return Promise.resolve();
     },
   };
-}
-
-/** A publication the target refused: 409 with its reason (a duplicate id, an invalid spec). */
-function refusedBy(repo: string, err: unknown): ServiceError {
-  const reason = err instanceof Error ? err.message : String(err);
-  return new ServiceError("conflict", `Repository '${repo}' refused the model: ${reason}`);
 }
 
 /**

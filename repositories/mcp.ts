@@ -14,7 +14,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Repository, RepositoryClass } from "../engine/composition/repository.ts";
+import {
+  publicationRefused,
+  type Repository,
+  type RepositoryClass,
+} from "../engine/composition/repository.ts";
 import { type ErrorKind, ServiceError } from "../engine/errors.ts";
 import type { Json } from "../engine/json/value.ts";
 import type { ModelSpec } from "../engine/model/types.ts";
@@ -111,10 +115,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       try {
         await call("create_model", { spec });
       } catch (err) {
-        throw new ServiceError(
-          "conflict",
-          `Repository '${options.id}' refused the model: ${(err as Error).message}`,
-        );
+        throw publicationRefused(options.id, err);
       }
     },
     async write(identity, path, value, signal) {

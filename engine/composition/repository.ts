@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { conflict, type ServiceError } from "../errors.ts";
 import { canonicalJson } from "../json/canonical.ts";
 import type { Json } from "../json/value.ts";
 import type { ModelSpec } from "../model/types.ts";
@@ -60,6 +61,12 @@ export class ResolutionError extends Error {
   }
 }
 
+/** A publication a repository refused (a duplicate id, an invalid spec): 409 with its reason. */
+export function publicationRefused(repo: string, err: unknown): ServiceError {
+  const reason = err instanceof Error ? err.message : String(err);
+  return conflict(`Repository '${repo}' refused the model: ${reason}`);
+}
+
 /** The digest of a spec: `sha256:` + hex SHA-256 of its canonical JSON. */
 export async function specDigest(spec: ModelSpec, hasher: Hasher): Promise<string> {
   return `sha256:${await hasher.sha256Hex(canonicalJson(spec as unknown as Json))}`;
@@ -77,7 +84,8 @@ export async function resolveRef(
   }
   let mismatch: string | null = null;
   for (const repo of chain) {
-    const spec = await repo.fetch(coordinate.identity);
+    // A repository that cannot answer is a miss: the next one may hold the model.
+    const spec = await repo.fetch(coordinate.identity).catch(() => null);
     if (!spec) continue;
     const version = typeof spec.version === "string" && spec.version ? spec.version : "1.0.0";
     const digest = await specDigest(spec, hasher);

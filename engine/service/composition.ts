@@ -10,12 +10,12 @@
  */
 import type { EngineConfig } from "../config.ts";
 import { conflict, notFound, ServiceError, specInvalid } from "../errors.ts";
-import { parseCoordinate, satisfies } from "../composition/coordinate.ts";
+import { parseCoordinate } from "../composition/coordinate.ts";
 import { flatten, isBranch, pinned, TemplateError, withoutProvenance } from "../composition/flatten.ts";
 import { inheritLibrary } from "../model/library_layers.ts";
 import { LinkError, type LinkTargets } from "../composition/link_executor.ts";
 import { stampDefinitionHashes } from "../composition/quarantine.ts";
-import { type Repository, ResolutionError, resolveRef, specDigest } from "../composition/repository.ts";
+import { type Repository, ResolutionError, resolveRef } from "../composition/repository.ts";
 import { checkTopology, type LinkEdge, linkEdges } from "../composition/topology.ts";
 import { isPrefixOf, parsePath } from "../json/path.ts";
 import { valueAt } from "../json/document.ts";
@@ -159,15 +159,13 @@ export class Composition {
 
   /** The repository holding the model a reference names (its pin satisfied), or null. */
   async #holder(ref: string): Promise<Repository | null> {
-    const coordinate = parseCoordinate(ref);
-    if (!coordinate) return null;
-    for (const repo of this.chain()) {
-      const spec = await repo.fetch(coordinate.identity).catch(() => null);
-      if (!spec) continue;
-      const version = typeof spec.version === "string" && spec.version ? spec.version : "1.0.0";
-      if (satisfies(coordinate.pin, version, await specDigest(spec, this.#host.hasher))) return repo;
+    const chain = this.chain();
+    try {
+      const { repo } = await resolveRef(ref, chain, this.#host.hasher);
+      return chain.find((r) => r.id === repo) ?? null;
+    } catch {
+      return null;
     }
-    return null;
   }
 
   /** How link effects reach their targets. */
