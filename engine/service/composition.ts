@@ -258,8 +258,17 @@ export class Composition {
 
   /** Ends the watches of a deleted model, and the watches on it. */
   forget(modelId: string): void {
+    this.#end((key, watch) => key.startsWith(`${modelId}\u0000`) || watch.target === modelId);
+  }
+
+  /** Ends a model's own watches (its spec changed: they are armed again from the new one); watches on it stay. */
+  disarm(modelId: string): void {
+    this.#end((key) => key.startsWith(`${modelId}\u0000`));
+  }
+
+  #end(which: (key: string, watch: { target: string }) => boolean): void {
     for (const [key, watch] of this.#watches) {
-      if (key.startsWith(`${modelId}\u0000`) || watch.target === modelId) {
+      if (which(key, watch)) {
         watch.stop();
         this.#watches.delete(key);
       }

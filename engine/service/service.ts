@@ -448,7 +448,7 @@ export class ModelService implements ModelApi {
       if (JSON.stringify(previous) !== JSON.stringify(rebuilt.runtime.model.spec)) {
         this.#emit({ type: "spec-evolved", modelId: id, version });
       }
-      this.#composition.forget(id);
+      this.#composition.disarm(id);
       await this.#armWatches(slot);
     }
   }
@@ -953,7 +953,7 @@ export class ModelService implements ModelApi {
     for (const job of [...slot.jobs.values()]) {
       if (!jobs.includes(job)) await this.#settle(slot, job, null);
     }
-    this.#composition.forget(id);
+    this.#composition.disarm(id);
     await this.#armWatches(slot);
   }
 

@@ -41,6 +41,17 @@ Deno.test("links: a write-link writes and folds back; a watched read-link follow
     // The watch: a change of the target's $.twice (derived from v) reaches the reader.
     await call(server.url, "POST", "/models/fx/mutations", { "$.v": 5 });
     await until(() => state(server, "inv"), (s) => s.rate === 10, "the watch refreshed rate");
+    // Evolving the target keeps the watch on it.
+    const evolved = await call(server.url, "POST", "/models/fx/spec/evolve", {
+      upsertDerivations: [{ path: "$.thrice", expr: "v * 3" }],
+    });
+    assert.equal(evolved.status, 200, evolved.text);
+    await call(server.url, "POST", "/models/fx/mutations", { "$.v": 6 });
+    await until(
+      () => state(server, "inv"),
+      (s) => s.rate === 12,
+      "the watch outlived the target's evolution",
+    );
     // A change elsewhere in the target does not.
     const before = (await call(server.url, "GET", "/models/inv/audit")).json.length;
     await call(server.url, "POST", "/models/fx/mutations", { "$.lines": { a: 1 } });
@@ -62,7 +73,7 @@ Deno.test("links: a write-link writes and folds back; a watched read-link follow
     await call(server.url, "POST", "/models", targetSpec());
     await call(server.url, "POST", "/models/fx/mutations", { "$.v": 7 });
     await new Promise((r) => setTimeout(r, 200));
-    assert.equal((await state(server, "inv")).rate, 10);
+    assert.equal((await state(server, "inv")).rate, 12);
   } finally {
     await server.close();
   }
