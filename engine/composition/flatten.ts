@@ -78,9 +78,8 @@ function mergeEntries(
 
 /** The effects of a branch: inherited ones stamped with their origin, the branch's own without one. */
 function effectsWithOrigin(inherited: Json | undefined, own: Json | undefined, template: Resolved): Json[] {
-  const ownIds = new Set((Array.isArray(own) ? own.filter(isObject) : []).map((e) => String(e.id)));
+  // The branch's own entries replace inherited ones of their id in mergeEntries, origin and all.
   const stamped = (Array.isArray(inherited) ? inherited.filter(isObject) : []).map((effect) => {
-    if (ownIds.has(String(effect.id))) return effect;
     const origin: EffectOrigin = isObject(effect.origin)
       ? effect.origin as unknown as EffectOrigin
       : { fromRef: template.identity, fromOwner: template.owner };
