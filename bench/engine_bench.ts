@@ -5,7 +5,8 @@
  * against the raw JSONata cost of the expressions that mutation has to
  * recompute, evaluated directly on an equivalent document, and against
  * HyperFormula's one-cell change on the same order as a spreadsheet, all in
- * the same run; then the interpreter against compiled closures on the
+ * the same run. The service runs on the platform of the Deno hosts (the
+ * server and the CLI: SHA-256 from `node:crypto`); then the interpreter against compiled closures on the
  * compiled subset (`compiled_ratio.ts`).
  *
  *     deno task bench
@@ -14,6 +15,7 @@
  */
 import jsonata from "jsonata";
 import { DEFAULT_CONFIG, type Json, ModelRuntime, ModelService } from "../engine/mod.ts";
+import { serverPlatform } from "../server/platform.ts";
 import { compiledRatios, type RatioRow } from "./compiled_ratio.ts";
 import { spreadsheet } from "./hyperformula.ts";
 import { measure } from "./measure.ts";
@@ -45,7 +47,7 @@ function rawEvaluator(): (work: Evaluation[], doc: Json) => Promise<void> {
 }
 
 async function runScenario(scenario: Scenario): Promise<Row> {
-  const service = await ModelService.open();
+  const service = await ModelService.open({ platform: serverPlatform() });
   try {
     const { id } = await service.createModel(scenario.spec);
     await service.mutate(id, scenario.seed);

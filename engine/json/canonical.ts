@@ -11,6 +11,9 @@ export function canonicalJson(value: unknown): string {
     const text = JSON.stringify(value);
     return text === undefined ? "null" : text;
   }
+  // Most containers of a record (paths, a write's few members) hold only scalars and keep their keys
+  // in order: there the native serialiser writes the same text, several times faster.
+  if (isFlatAndOrdered(value)) return JSON.stringify(value);
   // Loops and concatenation rather than map/filter/join: this runs for every audit record.
   if (Array.isArray(value)) {
     let out = "[";
@@ -30,4 +33,29 @@ export function canonicalJson(value: unknown): string {
     out += JSON.stringify(key) + ":" + canonicalJson(member);
   }
   return out + "}";
+}
+
+/** Whether a JSON scalar: what `JSON.stringify` writes the same inside a container as alone. */
+function isScalar(value: unknown): boolean {
+  const type = typeof value;
+  return value === null || type === "string" || type === "number" || type === "boolean";
+}
+
+/**
+ * Whether every member of a container is a scalar and an object's keys are
+ * already in code-unit order, without a `toJSON` of its own: then
+ * `JSON.stringify` writes exactly the canonical text.
+ */
+function isFlatAndOrdered(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isScalar(value[i])) return false;
+    return true;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0 && !(keys[i - 1] < keys[i])) return false;
+    if (!isScalar((value as Record<string, unknown>)[keys[i]])) return false;
+  }
+  return true;
 }

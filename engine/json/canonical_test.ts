@@ -21,3 +21,51 @@ Deno.test("canonicalJson drops undefined members and writes undefined elements a
 Deno.test("canonicalJson escapes strings like JSON.stringify (UTF-8 text)", () => {
   assert.equal(canonicalJson({ 'k"ey': "line\nbreak é" }), '{"k\\"ey":"line\\nbreak é"}');
 });
+
+Deno.test("canonicalJson: containers of scalars, ordered or not, write the same text as the general way", () => {
+  assert.equal(canonicalJson({ a: 1, b: "x", c: null, d: true }), '{"a":1,"b":"x","c":null,"d":true}');
+  assert.equal(canonicalJson({ b: 1, a: 2 }), '{"a":2,"b":1}');
+  assert.equal(canonicalJson(["$.a", 1, null, false, -0, NaN]), '["$.a",1,null,false,0,null]');
+  assert.equal(canonicalJson({ a: 1, b: undefined }), '{"a":1}');
+  assert.equal(canonicalJson({ "": 1, "A": 2, "a": 3, "é": 4 }), '{"":1,"A":2,"a":3,"é":4}');
+  assert.equal(canonicalJson(Object.assign(Object.create(null), { x: 1 })), '{"x":1}');
+});
+
+Deno.test("canonicalJson: an object's own toJSON is not called (its members are written)", () => {
+  const value = { a: 1, toJSON: () => "replaced" };
+  assert.equal(canonicalJson(value), '{"a":1,"toJSON":null}');
+});
+
+/** The definition, written plainly: the reference the fast paths are compared with. */
+function reference(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) {
+    return "[" + value.map((v) => v === undefined ? "null" : reference(v)).join(",") + "]";
+  }
+  const record = value as Record<string, unknown>;
+  return "{" + Object.keys(record).sort().filter((k) => record[k] !== undefined)
+    .map((k) => JSON.stringify(k) + ":" + reference(record[k])).join(",") +
+    "}";
+}
+
+Deno.test("canonicalJson equals the plain definition on random values", () => {
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const keys = ["a", "b", "B", "ä", "$.x[0]", "", "z"];
+  const scalar = () =>
+    [null, true, false, 0, -0, 1.5, -7, 1e21, "s", "é\n", undefined][Math.floor(next() * 11)];
+  const value = (depth: number): unknown => {
+    const roll = next();
+    if (depth > 3 || roll < 0.4) return scalar();
+    if (roll < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+    const out: Record<string, unknown> = {};
+    for (let i = Math.floor(next() * 5); i > 0; i--) {
+      out[keys[Math.floor(next() * keys.length)]] = value(depth + 1);
+    }
+    return out;
+  };
+  for (let i = 0; i < 3000; i++) {
+    const v = value(0);
+    assert.equal(canonicalJson(v), reference(v), JSON.stringify(v));
+  }
+});
