@@ -32,8 +32,8 @@ export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsRea
   /** Named in the readiness line (default `server`). */
   mode?: string;
   /**
-   * A session without a request for this long is ended when the next session
-   * opens (clients that vanish without DELETE); default one hour.
+   * A session without a request for this long is ended at the next request to
+   * `/mcp` of any client (clients that vanish without DELETE); default one hour.
    */
   idleSessionMs?: number;
   /** Clock of the idle check (tests). */
@@ -49,6 +49,9 @@ export interface McpMount {
 
 /** Default of {@link McpHttpOptions.idleSessionMs}. */
 export const IDLE_SESSION_MS = 60 * 60 * 1000;
+
+/** How often requests to existing sessions also look for idle ones. */
+const SWEEP_EVERY_MS = 60 * 1000;
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -75,10 +78,13 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
   const sessions = new Map<string, Session>();
   const now = options.now ?? Date.now;
   const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
-  // Swept when a session opens, so abandoned sessions cannot pile up and no timer is needed.
+  // Swept on requests (at most every SWEEP_EVERY_MS, and whenever a session opens), so abandoned
+  // sessions cannot pile up and no timer has to be kept and stopped.
+  let sweptAt = now();
   const sweepIdle = () => {
+    sweptAt = now();
     for (const session of sessions.values()) {
-      if (now() - session.lastUsed > idleMs) void session.close();
+      if (sweptAt - session.lastUsed > idleMs) void session.close();
     }
   };
 
@@ -126,6 +132,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
         return jsonRpcError(403, -32000, `Forbidden: origin '${origin}' is not allowed`);
       }
       const sessionId = request.headers.get("mcp-session-id");
+      if (now() - sweptAt >= Math.min(idleMs, SWEEP_EVERY_MS)) sweepIdle();
       if (sessionId !== null) {
         const session = sessions.get(sessionId);
         if (!session) return jsonRpcError(404, -32001, "Session not found");

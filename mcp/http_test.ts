@@ -38,6 +38,26 @@ Deno.test("origins compare normalized; an unlisted one is 403 before anything el
   }
 });
 
+Deno.test("sessions idle longer than the limit end at a request of another session", async () => {
+  const service = await ModelService.open();
+  let clock = 0;
+  const mount = createMcpHttpMount(service, { allowedOrigins: [], idleSessionMs: 1000, now: () => clock });
+  try {
+    const idle = (await mount.handle(post(initialize))).headers.get("mcp-session-id")!;
+    const active = (await mount.handle(post(initialize))).headers.get("mcp-session-id")!;
+    clock = 800;
+    assert.equal((await mount.handle(ping(active))).status, 200);
+    clock = 1600;
+    assert.equal((await mount.handle(ping(active))).status, 200, "used 800 ms ago: kept");
+    const gone = await mount.handle(ping(idle));
+    assert.equal(gone.status, 404, "unused for 1,600 ms: ended by the other session's request");
+    await gone.body?.cancel();
+  } finally {
+    await mount.close?.();
+    await service.close();
+  }
+});
+
 Deno.test("sessions idle longer than the limit end when the next session opens", async () => {
   const service = await ModelService.open();
   let clock = 0;
