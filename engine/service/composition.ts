@@ -22,13 +22,19 @@ import { valueAt } from "../json/document.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { EffectNode } from "../model/nodes.ts";
 import type { Effect, ModelSpec } from "../model/types.ts";
-import type { Hasher } from "../ports.ts";
+import type { Hasher, Scheduler } from "../ports.ts";
 import type { ServiceEvent } from "./service.ts";
+
+/** How often a watch reads a target that could not be read again, and the first wait (doubling). */
+const WATCH_RETRIES = 6;
+const WATCH_RETRY_MS = 1000;
 
 /** What composition needs from the registry. */
 export interface CompositionHost {
   config: EngineConfig;
   hasher: Hasher;
+  /** Timers of the watches' retries. */
+  scheduler: Scheduler;
   /** The configured repositories, in order (after the implicit local one). */
   repositories: readonly Repository[];
   /** The stored (flat) spec of a model running here; null when there is none. */
@@ -223,15 +229,32 @@ export class Composition {
         const parsed = parsePath(p);
         return parsed.ok && (isPrefixOf(parsed.path, read.path) || isPrefixOf(read.path, parsed.path));
       });
-    const refresh = async () => {
-      try {
-        const value = await this.linkTargets().read(link.ref, link.read!, new AbortController().signal);
-        await this.#host.refreshWatch(sourceId, node.effect.definition.id, value);
-      } catch {
-        // The next change tries again; a gone model ends the watch through its event.
-      }
+    const { scheduler } = this.#host;
+    let retry: unknown = null;
+    const cancelRetry = () => {
+      if (retry !== null) scheduler.clearTimeout(retry);
+      retry = null;
     };
-    const entry = { target: coordinate.identity, stop: () => {} };
+    // A target that cannot be read (its repository down) is read again after 1, 2, 4… seconds, up to
+    // WATCH_RETRIES times; a newer change supersedes the pending retry. A value the source refuses is
+    // not read again (it would be refused again); a gone model ends the watch through its event.
+    const refresh = async (attempt = 0) => {
+      cancelRetry();
+      let value: Json;
+      try {
+        value = await this.linkTargets().read(link.ref, link.read!, new AbortController().signal);
+      } catch {
+        if (attempt < WATCH_RETRIES && !this.#closed && this.#watches.get(key) === entry) {
+          retry = scheduler.setTimeout(() => {
+            retry = null;
+            void refresh(attempt + 1);
+          }, WATCH_RETRY_MS * 2 ** attempt);
+        }
+        return;
+      }
+      await this.#host.refreshWatch(sourceId, node.effect.definition.id, value).catch(() => {});
+    };
+    const entry = { target: coordinate.identity, stop: cancelRetry };
     this.#watches.set(key, entry);
     const repo = await this.#holder(link.ref);
     let stop: () => void = () => {};
@@ -253,7 +276,12 @@ export class Composition {
     }
     // Ended meanwhile (shutdown, or either model deleted): do not leave a listener behind.
     if (this.#closed || this.#watches.get(key) !== entry) stop();
-    else entry.stop = stop;
+    else {
+      entry.stop = () => {
+        stop();
+        cancelRetry();
+      };
+    }
   }
 
   /** Ends the watches of a deleted model, and the watches on it. */

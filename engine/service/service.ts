@@ -248,6 +248,7 @@ export class ModelService implements ModelApi {
     this.#composition = new Composition({
       config: this.config,
       hasher: this.platform.hasher,
+      scheduler: this.platform.scheduler ?? GLOBAL_SCHEDULER,
       repositories: options.repositories ?? [],
       localSpec: (id) => this.#slots.get(id)?.runtime.model.spec ?? null,
       localIds: () => [...this.#slots.keys()],
