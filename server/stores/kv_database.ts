@@ -155,7 +155,11 @@ export class KvDatabase {
    * are queued; resolves once they are durable.
    */
   write(mutations: readonly KvMutation[]): Promise<void> {
-    const size = sizeOf(mutations);
+    return this.#enqueue(mutations, sizeOf(mutations));
+  }
+
+  /** Queues mutations of a known size (see {@link write}). */
+  #enqueue(mutations: readonly KvMutation[], size: Size): Promise<void> {
     if (!fitsTogether(EMPTY, size)) {
       return Promise.reject(
         new Error(
@@ -185,7 +189,9 @@ export class KvDatabase {
     staged: { before?: KvMutation[]; unit: KvMutation[]; after?: KvMutation[] },
   ): Promise<void> {
     const all = [...staged.before ?? [], ...staged.unit, ...staged.after ?? []];
-    if (fitsOneUnit(all)) return this.write(all);
+    // Sized once: a commit's keys are measured for the check and for grouping alike.
+    const size = sizeOf(all);
+    if (fitsTogether(EMPTY, size)) return this.#enqueue(all, size);
     await this.writeAll(staged.before ?? []);
     await this.write(staged.unit);
     try {

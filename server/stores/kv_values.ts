@@ -53,6 +53,11 @@ export function encodeJson(value: unknown): Uint8Array {
   return encoder.encode(JSON.stringify(value));
 }
 
+/** JSON text as UTF-8 bytes. */
+export function encodeText(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
 /** Parses UTF-8 JSON bytes; throws on malformed input. */
 export function decodeJson(bytes: Uint8Array): unknown {
   return JSON.parse(decoder.decode(bytes));
@@ -88,8 +93,10 @@ export function recordMutations(
   key: Deno.KvKey,
   bytes: Uint8Array,
 ): { head: KvMutation; chunks: KvMutation[] } {
+  // Nearly every record fits one chunk: its head is its bytes, with no chunk list to build.
+  if (bytes.byteLength <= CHUNK_BYTES) return { head: { key, value: bytes }, chunks: [] };
   const parts = splitBytes(bytes);
-  const head: RecordHead = parts.length === 1 ? bytes : { n: parts.length, data: parts[0] };
+  const head: RecordHead = { n: parts.length, data: parts[0] };
   return {
     head: { key, value: head },
     chunks: parts.slice(1).map((value, i) => ({ key: [...key, i + 1], value })),
@@ -98,6 +105,7 @@ export function recordMutations(
 
 /** The keys a record of `n` chunks occupies. */
 export function recordKeys(key: Deno.KvKey, n: number): Deno.KvKey[] {
+  if (n === 1) return [key];
   return [key, ...Array.from({ length: n - 1 }, (_, i) => [...key, i + 1])];
 }
 

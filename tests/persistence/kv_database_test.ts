@@ -11,7 +11,7 @@ import {
   UNIT_LIMITS,
   utf8Length,
 } from "../../server/stores/kv_database.ts";
-import { encodeJson, readRecords, recordMutations } from "../../server/stores/kv_values.ts";
+import { encodeJson, readRecords, recordKeys, recordMutations } from "../../server/stores/kv_values.ts";
 import { keysUnder, withTempDir } from "./helpers.ts";
 
 async function withDatabase(body: (db: KvDatabase, warnings: string[]) => Promise<void>): Promise<void> {
@@ -167,6 +167,17 @@ Deno.test("a record missing a chunk reads as incomplete", () =>
     assert.equal(read[0].bytes, null);
     assert.deepEqual(read[0].keys, [["r", 7], ["r", 7, 1]]);
   }));
+
+Deno.test("a record of exactly one chunk is its head alone; one byte more takes a second chunk", () => {
+  const one = new Uint8Array(CHUNK_BYTES).fill(1);
+  assert.deepEqual(recordMutations(["r", 1], one), { head: { key: ["r", 1], value: one }, chunks: [] });
+  assert.deepEqual(recordKeys(["r", 1], 1), [["r", 1]]);
+  const two = new Uint8Array(CHUNK_BYTES + 1).fill(2);
+  const { head, chunks } = recordMutations(["r", 2], two);
+  assert.deepEqual(head, { key: ["r", 2], value: { n: 2, data: two.slice(0, CHUNK_BYTES) } });
+  assert.deepEqual(chunks, [{ key: ["r", 2, 1], value: two.slice(CHUNK_BYTES) }]);
+  assert.deepEqual(recordKeys(["r", 2], 2), [["r", 2], ["r", 2, 1]]);
+});
 
 Deno.test("key sizes count UTF-8 bytes as the encoder makes them, lone surrogates included", () => {
   const encoder = new TextEncoder();
