@@ -111,13 +111,6 @@ function canonicalBody(body: AuditBody): string {
   return out + "}";
 }
 
-/**
- * The JSON text of each record {@link sealRecord} made, built from the
- * canonical body it hashed: a store writing the record then serializes it
- * once, not a second time (records are never changed once sealed).
- */
-const sealedJson = new WeakMap<AuditRecord, string>();
-
 /** Seals a body into a chained record, signed when a signer is given. */
 export async function sealRecord(
   body: AuditBody,
@@ -125,26 +118,8 @@ export async function sealRecord(
   hasher: Hasher,
   signer?: AuditSigner,
 ): Promise<AuditRecord> {
-  const canonical = canonicalBody(body);
-  const hash = await hasher.sha256Hex(prevHash + "\n" + canonical);
-  const signature = signer ? await signer.sign(hash) : undefined;
-  const record: AuditRecord = { ...body, prevHash, hash, ...(signature === undefined ? {} : { signature }) };
-  // A canonical body always has members: its closing brace gives way to the seal's.
-  sealedJson.set(
-    record,
-    canonical.slice(0, -1) + ',"prevHash":' + JSON.stringify(prevHash) + ',"hash":' + JSON.stringify(hash) +
-      (signature === undefined ? "" : ',"signature":' + JSON.stringify(signature)) + "}",
-  );
-  return record;
-}
-
-/**
- * A record as JSON text: for a record {@link sealRecord} made, the text built
- * while sealing it (members in canonical order, the seal last); otherwise
- * `JSON.stringify`. Either parses back to the same record.
- */
-export function auditJson(record: AuditRecord): string {
-  return sealedJson.get(record) ?? JSON.stringify(record);
+  const hash = await hashRecord(body, prevHash, hasher);
+  return { ...body, prevHash, hash, ...(signer ? { signature: await signer.sign(hash) } : {}) };
 }
 
 /**

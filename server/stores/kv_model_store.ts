@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { auditJson, type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
+import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import { type MemoryAuditTrail, summarizeRecovery } from "../../engine/service/memory.ts";
@@ -44,7 +44,6 @@ import type { KvDatabase, KvMutation } from "./kv_database.ts";
 import {
   decodeJson,
   encodeJson,
-  encodeText,
   generationBytes,
   isValueRef,
   readGenerations,
@@ -463,11 +462,7 @@ export class KvModelStore implements ModelStore {
       logged = { seq: stored.nextLog, keys: recordKeys(key, record.chunks.length + 1) };
     }
     if (audit && head) {
-      // The text sealing built for the hash: the record is serialized once.
-      const record = recordMutations(
-        [...kvKeys.audit(modelId), audit.sequence],
-        encodeText(auditJson(audit)),
-      );
+      const record = recordMutations([...kvKeys.audit(modelId), audit.sequence], encodeJson(audit));
       before.push(...record.chunks);
       unit.push(record.head);
       if (!logged) unit.push({ key: kvKeys.auditHead(modelId), value: head });

@@ -53,11 +53,6 @@ export function encodeJson(value: unknown): Uint8Array {
   return encoder.encode(JSON.stringify(value));
 }
 
-/** JSON text as UTF-8 bytes. */
-export function encodeText(text: string): Uint8Array {
-  return encoder.encode(text);
-}
-
 /** Parses UTF-8 JSON bytes; throws on malformed input. */
 export function decodeJson(bytes: Uint8Array): unknown {
   return JSON.parse(decoder.decode(bytes));
