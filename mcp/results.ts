@@ -3,17 +3,23 @@
  * JSON text block, plus `structuredContent` when the value is an object; a
  * failure is a result with `isError: true` carrying the service's structured
  * body (rollback, schema violation, version conflict) or `{error: <message>}`;
- * a result too large for an agent's context is withheld with a hint.
+ * a result too large for an agent's context is withheld with a hint. A
+ * failure also names the error's kind in `_meta` ({@link ERROR_KIND_META}), so
+ * an MCP client such as the `mcp` repository transport need not guess it from
+ * the message.
  *
  * @module
  */
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ServiceError } from "../engine/errors.ts";
+import { type ErrorKind, ServiceError } from "../engine/errors.ts";
 import { isObject } from "../engine/json/value.ts";
 
 /** Pretty-printed results longer than this many characters are withheld ("about 50 KB"). */
 export const RESULT_LIMIT_CHARS = 50 * 1024;
+
+/** The `_meta` key of a failed tool result that carries the error's kind (`not_found`, `too_many`, …). */
+export const ERROR_KIND_META = "svc/errorKind";
 
 const GENERIC_HINT = "narrow the request (fewer paths, a smaller depth or limit) and call again";
 
@@ -40,14 +46,27 @@ export function failureBody(err: unknown): Record<string, unknown> {
 export function toolFailure(err: unknown): CallToolResult {
   const body = failureBody(err);
   const text = JSON.stringify(body, null, 2);
-  return text.length > RESULT_LIMIT_CHARS ? tooLarge(text.length) : failure(body, text);
+  const kind = err instanceof ServiceError ? err.kind : "internal";
+  return text.length > RESULT_LIMIT_CHARS ? tooLarge(text.length) : failure(body, kind, text);
 }
 
-function failure(body: Record<string, unknown>, text = JSON.stringify(body, null, 2)): CallToolResult {
-  return { content: [{ type: "text", text }], structuredContent: body, isError: true };
+function failure(
+  body: Record<string, unknown>,
+  kind: ErrorKind,
+  text = JSON.stringify(body, null, 2),
+): CallToolResult {
+  return {
+    content: [{ type: "text", text }],
+    structuredContent: body,
+    isError: true,
+    _meta: { [ERROR_KIND_META]: kind },
+  };
 }
 
 /** The withheld-result failure: the size, the limit and how to narrow the call. */
 function tooLarge(resultChars: number, hint = GENERIC_HINT): CallToolResult {
-  return failure({ error: "Result too large", resultChars, limitChars: RESULT_LIMIT_CHARS, hint });
+  return failure(
+    { error: "Result too large", resultChars, limitChars: RESULT_LIMIT_CHARS, hint },
+    "too_large",
+  );
 }

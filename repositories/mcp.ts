@@ -19,11 +19,12 @@ import {
   type Repository,
   type RepositoryClass,
 } from "../engine/composition/repository.ts";
-import { type ErrorKind, ServiceError } from "../engine/errors.ts";
+import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import type { Json } from "../engine/json/value.ts";
 import type { ModelSpec } from "../engine/model/types.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import { valueAt } from "../engine/json/document.ts";
+import { ERROR_KIND_META } from "../mcp/results.ts";
 
 /** Options of {@link mcpRepository}. */
 export interface McpRepositoryOptions {
@@ -90,15 +91,8 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
         `Repository '${options.id}' failed on ${name}: ${(err as Error).message}`,
       );
     }
-    const text = result.content.find((c) => c.type === "text")?.text ?? "null";
-    let value: Json;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      value = text;
-    }
-    if (result.isError) throw toolError(value);
-    return value;
+    if (result.isError) throw toolError(result);
+    return resultValue(result);
   };
 
   return {
@@ -148,14 +142,33 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
   };
 }
 
-/** A tool failure as the error the service would have thrown, by its structured body. */
-function toolError(body: Json): ServiceError {
-  const error = typeof body === "object" && body !== null && !Array.isArray(body) ? body.error : body;
-  const message = typeof error === "string" ? error : JSON.stringify(body);
-  return new ServiceError(kindOf(message), message);
+/** The JSON of a tool result's text block (the text itself when it is not JSON). */
+function resultValue(result: CallToolResult): Json {
+  const text = result.content.find((c) => c.type === "text")?.text ?? "null";
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
-function kindOf(message: string): ErrorKind {
+/**
+ * A tool failure as the error the service would have thrown: the kind an
+ * `svc mcp` child names in `_meta`, or, from another MCP server, one guessed
+ * from the message.
+ */
+export function toolError(result: CallToolResult): ServiceError {
+  const body = resultValue(result);
+  const error = typeof body === "object" && body !== null && !Array.isArray(body) ? body.error : body;
+  const message = typeof error === "string" ? error : JSON.stringify(body);
+  const named = result._meta?.[ERROR_KIND_META];
+  const kind = typeof named === "string" && Object.hasOwn(STATUS_OF_KIND, named)
+    ? named as ErrorKind
+    : kindFromMessage(message);
+  return new ServiceError(kind, message);
+}
+
+function kindFromMessage(message: string): ErrorKind {
   if (message === "Constraint violation") return "constraint_violation";
   if (message === "Schema violation") return "schema_violation";
   if (/not found/i.test(message)) return "not_found";
