@@ -221,6 +221,17 @@ export class IdbModelStore implements ModelStore {
     return readRange<RecoveryRecord>(this.#store, keys.recovery(modelId));
   }
 
+  async deleteRecovery(modelId: string): Promise<number> {
+    const kept = await this.getRecovery(modelId);
+    if (kept.length) {
+      await this.#write(
+        { delete: [prefixRange(keys.recovery(modelId))] },
+        `delete the recovery records of model '${modelId}'`,
+      );
+    }
+    return kept.length;
+  }
+
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;

@@ -41,7 +41,7 @@ import {
   restore,
   snapshot,
 } from "./reads.ts";
-import { getRecovery, listRecovery } from "./recovery.ts";
+import { deleteRecovery, getRecovery, listRecovery } from "./recovery.ts";
 import { getView } from "./views.ts";
 import { mutate, patch } from "./writes.ts";
 
@@ -94,6 +94,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   collectBlobGarbage,
   listRecovery,
   getRecovery,
+  deleteRecovery,
   pairBrowser,
   getDomainGuidance,
   validateSpec,

@@ -2,7 +2,8 @@
  * Operator access to states that could not be reconstructed at startup: the
  * service loads such a model spec-only with state reset, keeps what was stored
  * (base state and log) under a recovery key and names the model in the log;
- * these operations list and export what was kept.
+ * these operations list and export what was kept, and remove it once an
+ * operator has exported it.
  *
  * @module
  */
@@ -52,4 +53,26 @@ export const getRecovery = apiOperation({
     errors: { 404: { description: "nothing kept for this model" } },
   },
   console: { command: "get-recovery" },
+});
+
+/** `DELETE /admin/recovery/{id}`. */
+export const deleteRecovery = apiOperation({
+  name: "deleteRecovery",
+  summary: "remove the kept states of a model (export them first with getRecovery)",
+  input: z.object({ id: MODEL_ID }),
+  output: z.object({
+    modelId: z.string(),
+    deleted: z.number().int().describe("how many kept records were removed"),
+  }),
+  run: (api, { id }) => api.deleteRecovery(id),
+  rest: {
+    method: "delete",
+    path: "/admin/recovery/{id}",
+    tag: "admin",
+    errors: {
+      403: { description: "in open mode (no svc.api.key)" },
+      404: { description: "nothing kept for this model" },
+    },
+  },
+  console: { command: "delete-recovery" },
 });

@@ -18,7 +18,7 @@ import type { VerificationReport } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { LibraryDescription } from "../model/library_description.ts";
-import type { RecoveryRecord, RecoverySummary } from "./ports.ts";
+import type { RecoveryDeletion, RecoveryRecord, RecoverySummary } from "./ports.ts";
 import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
 import type {
   AiEvolutionRequest,
@@ -132,6 +132,11 @@ export interface ModelApi {
   listRecovery(): Promise<RecoverySummary[]>;
   /** The kept states of a model; 404 when none. */
   getRecovery(id: string): Promise<RecoveryRecord[]>;
+  /**
+   * Removes the kept states of a model once an operator has exported them;
+   * 404 when none, 403 where destructive administration is not allowed.
+   */
+  deleteRecovery(id: string): Promise<RecoveryDeletion>;
   /** The evaluated default view, or the view `viewId`. */
   getView(id: string, viewId?: string): Promise<EvaluatedView>;
 

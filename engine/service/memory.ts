@@ -52,7 +52,7 @@ export class MemoryAuditTrail {
 export class MemoryModelStore implements ModelStore {
   readonly description: string;
   readonly #audit: MemoryAuditTrail | null;
-  readonly #recovery: RecoveryRecord[] = [];
+  #recovery: RecoveryRecord[] = [];
 
   constructor(audit: MemoryAuditTrail | null = new MemoryAuditTrail()) {
     this.#audit = audit;
@@ -91,6 +91,11 @@ export class MemoryModelStore implements ModelStore {
   }
   getRecovery(modelId: string): Promise<RecoveryRecord[]> {
     return Promise.resolve(structuredClone(this.#recovery.filter((r) => r.modelId === modelId)));
+  }
+  deleteRecovery(modelId: string): Promise<number> {
+    const before = this.#recovery.length;
+    this.#recovery = this.#recovery.filter((r) => r.modelId !== modelId);
+    return Promise.resolve(before - this.#recovery.length);
   }
   /** Outstanding effect jobs live in the service, like states: nothing to keep here. */
   updateJobs(): Promise<void> {

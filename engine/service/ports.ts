@@ -83,6 +83,13 @@ export interface RecoverySummary {
   logEntries: number;
 }
 
+/** What deleting a model's recovery records removed. */
+export interface RecoveryDeletion {
+  modelId: string;
+  /** How many kept records there were. */
+  deleted: number;
+}
+
 /**
  * The state a store may fold its log into (compaction), chosen so that replaying
  * the kept log entries rebuilds the retained history: the oldest retained
@@ -172,6 +179,8 @@ export interface ModelStore {
   listRecovery(): Promise<RecoverySummary[]>;
   /** The kept recovery records of a model, oldest first. */
   getRecovery(modelId: string): Promise<RecoveryRecord[]>;
+  /** Removes a model's kept recovery records (an operator's decision); how many there were. */
+  deleteRecovery(modelId: string): Promise<number>;
   /** Releases resources. */
   close(): Promise<void>;
 }

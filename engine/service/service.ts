@@ -118,6 +118,7 @@ import {
   type LoadedModel,
   type LogEntry,
   type ModelStore,
+  type RecoveryDeletion,
   type RecoveryRecord,
   type RecoverySummary,
   SINGLE_WRITER,
@@ -1222,6 +1223,18 @@ export class ModelService implements ModelApi {
     const records = await this.store.getRecovery(id);
     if (!records.length) throw notFound(`No recovery record for model '${id}'`);
     return records;
+  }
+
+  async deleteRecovery(id: string): Promise<RecoveryDeletion> {
+    if (!this.#adminWrites) {
+      throw new ServiceError(
+        "forbidden",
+        "Deleting recovery records needs a configured API key (svc.api.key)",
+      );
+    }
+    const deleted = await this.store.deleteRecovery(id);
+    if (!deleted) throw notFound(`No recovery record for model '${id}'`);
+    return { modelId: id, deleted };
   }
 
   // -------------------------------------------------------------- generation

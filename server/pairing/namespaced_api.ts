@@ -45,7 +45,7 @@ import type {
 } from "../../engine/service/api.ts";
 import type { CompositionGraph } from "../../engine/service/composition.ts";
 import type { GenerationStatus } from "../../engine/service/generation.ts";
-import type { RecoveryRecord, RecoverySummary } from "../../engine/service/ports.ts";
+import type { RecoveryDeletion, RecoveryRecord, RecoverySummary } from "../../engine/service/ports.ts";
 import type { EvaluatedView } from "../../engine/view/evaluate.ts";
 
 type Loose = Record<string, unknown>;
@@ -320,6 +320,10 @@ export class NamespacedApi implements ModelApi {
 
   getRecovery(_id: string): Promise<RecoveryRecord[]> {
     return Promise.reject(outside("read recovery records"));
+  }
+
+  deleteRecovery(_id: string): Promise<RecoveryDeletion> {
+    return Promise.reject(outside("delete recovery records"));
   }
 
   getView(id: string, viewId?: string): Promise<EvaluatedView> {

@@ -403,6 +403,14 @@ export class FsModelStore implements ModelStore {
     return await readRecovery(await this.#recoveryDir(modelId));
   }
 
+  async deleteRecovery(modelId: string): Promise<number> {
+    const dir = await this.#recoveryDir(modelId);
+    const kept = (await readRecovery(dir)).length;
+    // The directory goes as a whole (a half-written temporary file with it).
+    if (await exists(dir)) await Deno.remove(dir, { recursive: true });
+    return kept;
+  }
+
   /** Closes the journals and waits for background removals. */
   async close(): Promise<void> {
     for (const open of this.#models.values()) open.journal.close();

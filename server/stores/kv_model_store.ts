@@ -371,6 +371,21 @@ export class KvModelStore implements ModelStore {
     return out;
   }
 
+  async deleteRecovery(modelId: string): Promise<number> {
+    // Headers first: a record is gone once its header is; chunks left by an
+    // interrupted call are swept by the next one.
+    const headers = await this.#keysUnder(["recovery", modelId]);
+    await this.#db.writeAll(deletions(headers));
+    await this.#db.writeAll(deletions(await this.#keysUnder(["recovery-v", modelId])));
+    return headers.length;
+  }
+
+  async #keysUnder(prefix: Deno.KvKey): Promise<Deno.KvKey[]> {
+    const keys: Deno.KvKey[] = [];
+    for await (const entry of this.#kv.list({ prefix }, { batchSize: BATCH })) keys.push(entry.key);
+    return keys;
+  }
+
   async save(
     spec: ModelSpec,
     state: PersistedState,

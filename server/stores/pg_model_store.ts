@@ -466,6 +466,10 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     return rows.map((row) => JSON.parse(row.record as string) as RecoveryRecord);
   }
 
+  async deleteRecovery(modelId: string): Promise<number> {
+    return (await this.#sql`DELETE FROM svc_recovery WHERE model_id = ${modelId}`).count;
+  }
+
   async close(): Promise<void> {
     await this.#feed.close();
     await this.#db.release();

@@ -120,7 +120,14 @@ for (const { name, reason, change } of CASES) {
       assert.deepEqual(again.warnings, []);
       assert.equal((await again.service.listRecovery()).length, 1, "kept across restarts");
       assert.equal((await again.service.getState("orders") as { customer: string }).customer, "Eve");
+      // Once exported, the operator removes them; the model itself is untouched.
+      assert.deepEqual(await again.service.deleteRecovery("orders"), { modelId: "orders", deleted: 1 });
+      await assert.rejects(again.service.deleteRecovery("orders"), /No recovery record for model 'orders'/);
       await again.service.close();
+      const cleaned = await openService({ "svc.persistence-dir": dir });
+      assert.deepEqual(await cleaned.service.listRecovery(), []);
+      assert.equal((await cleaned.service.getState("orders") as { customer: string }).customer, "Eve");
+      await cleaned.service.close();
     }));
 }
 

@@ -318,6 +318,7 @@ Deno.test("a session token reaches its own namespace's models only", async () =>
       }, 403],
       ["POST", "/models/cart/restore", { modelId: `${two.namespaceId}/cart`, baseDoc: {} }, 403],
       ["GET", "/admin/recovery", undefined, 403],
+      ["DELETE", "/admin/recovery/cart", undefined, 403],
       ["POST", "/admin/blobs/gc", undefined, 403],
       ["GET", "/composition/graph", undefined, 200],
       ["GET", "/actuator/metrics", undefined, 403],

@@ -324,6 +324,29 @@ Deno.test("blobs: multipart upload 201, download with Content-Type, model-scoped
   }
 });
 
+Deno.test("DELETE /admin/recovery/{id}: 403 in open mode, 404 when nothing is kept, 401 without the key", async () => {
+  const open = await startTestServer();
+  try {
+    const refused = await call(open.url, "DELETE", "/admin/recovery/orders");
+    assert.equal(refused.status, 403);
+    assert.match(refused.json.detail, /API key/);
+  } finally {
+    await open.close();
+  }
+  const key = "recovery-test-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  try {
+    assert.equal((await call(server.url, "DELETE", "/admin/recovery/orders")).status, 401);
+    const none = await call(server.url, "DELETE", "/admin/recovery/orders", undefined, {
+      authorization: `Bearer ${key}`,
+    });
+    assert.equal(none.status, 404);
+    assert.match(none.json.detail, /No recovery record for model 'orders'/);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("blob GC: dry run lists orphans, apply deletes them, 403 in open mode", async () => {
   const open = await startTestServer();
   try {

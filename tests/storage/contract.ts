@@ -351,7 +351,8 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
-    name: "recovery records: kept apart, listed, read back after a reopen, and outlive their model",
+    name:
+      "recovery records: kept apart, listed, read back after a reopen, outlive their model, deleted per model",
     needs: ["durable"],
     async run(fixture) {
       const record: RecoveryRecord = {
@@ -377,6 +378,13 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         }], "list");
         same(await store.getRecovery(SPEC.id), [record], "records");
         same(await store.getRecovery("other"), [], "another model's");
+        await store.keepForRecovery({ ...record, modelId: "other", detectedAt: "2030-01-02T00:00:00.000Z" });
+        same(await store.deleteRecovery(SPEC.id), 1, "deleted");
+        same(await store.deleteRecovery(SPEC.id), 0, "deleted again");
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same(await store.getRecovery(SPEC.id), [], "gone after a reopen");
+        same((await store.listRecovery()).map((s) => s.modelId), ["other"], "another model's kept");
       });
     },
   },
