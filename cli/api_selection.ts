@@ -5,7 +5,7 @@
  * remote invoker derived from the operations' REST bindings. The key comes
  * from `--api-key` or `SVC_API_KEY`; the command line wins over the
  * environment. With `--browser` too, the credential is the session of a
- * browser pairing (`pair_browser`, cli/browser_session.ts) instead of a key.
+ * browser pairing (`pair_browser`, engine/operations/browser_session.ts) instead of a key.
  * Nothing here touches the network: a wrong URL or key shows up on the first
  * remote call, as that call's error.
  *
@@ -23,7 +23,7 @@ import type { LlmProvider } from "../engine/llm.ts";
 import { type EffectsConfig, effectsConfig } from "../server/executors/config.ts";
 import { configWarnings } from "../server/config_keys.ts";
 import { parseCliArgs } from "./args.ts";
-import { BrowserSession } from "./browser_session.ts";
+import { BrowserSession } from "../engine/operations/browser_session.ts";
 import { badRequest } from "../engine/errors.ts";
 
 /** Reads an environment variable (`SVC_URL`). */

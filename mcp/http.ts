@@ -7,23 +7,36 @@
  * DELETE ends it. A browser `Origin` must be listed in
  * `svc.mcp.allowed-origins` (an empty list leaves the endpoint open; no Origin
  * always passes). The API key gate is the app's middleware, as for every route.
+ * A host may give each session its own target ({@link McpHttpOptions.perSession}):
+ * the server's sessions pair with a browser tab through requests to the
+ * server itself.
  *
  * @module
  */
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Invoker } from "../engine/operations/invoker.ts";
+import type { HostFeatures } from "../engine/operations/operation.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import type { ModelService } from "../engine/service/service.ts";
-import { serviceCommitEvents } from "./events.ts";
+import { type CommitEvents, serviceCommitEvents } from "./events.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 
-/** A surface served at `/mcp` (GET, POST, DELETE): MCP Streamable HTTP. */
-export interface McpMount {
-  handle(request: Request): Promise<Response>;
-  /** Ends sessions at shutdown. */
-  close?(): Promise<void>;
+/** Sends a request to the server hosting `/mcp`, in process, as the client of the request being served. */
+export type SelfFetch = (request: Request) => Promise<Response>;
+
+/** What one MCP session runs on, when the host makes it per session. */
+export interface McpSessionTarget {
+  target: ModelApi | Invoker;
+  events?: CommitEvents;
+  features?: Partial<HostFeatures>;
 }
+
+/**
+ * Makes a session's target when it opens: `baseUrl` is the server as the
+ * client reached it, `fetch` reaches it in process.
+ */
+export type McpSessionFactory = (self: { baseUrl: string; fetch: SelfFetch }) => McpSessionTarget;
 
 /** Options of {@link createMcpHttpMount}. */
 export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsReady" | "mode"> {
@@ -38,11 +51,14 @@ export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsRea
   idleSessionMs?: number;
   /** Clock of the idle check (tests). */
   now?: () => number;
+  /** Gives each session its own target (default: every session runs on the mount's). */
+  perSession?: McpSessionFactory;
 }
 
 /** A surface served at `/mcp` (GET, POST, DELETE): MCP Streamable HTTP. */
 export interface McpMount {
-  handle(request: Request): Promise<Response>;
+  /** Serves a request; `self` reaches the hosting server in process (needed by {@link McpHttpOptions.perSession}). */
+  handle(request: Request, self?: SelfFetch): Promise<Response>;
   /** Ends sessions at shutdown. */
   close?(): Promise<void>;
 }
@@ -57,6 +73,8 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   /** When the session last saw a request. */
   lastUsed: number;
+  /** The in-process route to the server, as the client of the latest request. */
+  self?: SelfFetch;
   close(): Promise<void>;
   /** Called once the GET stream is open: notifications can now reach the client. */
   streamOpened(): void;
@@ -88,10 +106,17 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
     }
   };
 
-  const openSession = (): Session => {
+  const openSession = (request: Request, self?: SelfFetch): Session => {
     const ready = Promise.withResolvers<void>();
-    const { server, connect } = createMcpServer(target, {
+    const own = options.perSession?.({
+      baseUrl: new URL(request.url).origin,
+      fetch: (sent) =>
+        session.self ? session.self(sent) : Promise.reject(new Error("no route to the server")),
+    });
+    const { server, connect } = createMcpServer(own?.target ?? target, {
       ...options,
+      events: own?.events ?? options.events,
+      features: { ...options.features, ...own?.features },
       mode: options.mode ?? "server",
       notificationsReady: ready.promise,
     });
@@ -109,6 +134,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
     const session: Session = {
       transport,
       lastUsed: now(),
+      self,
       streamOpened: () => ready.resolve(),
       close: () =>
         closing ??= (async () => {
@@ -126,7 +152,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
   };
 
   return {
-    async handle(request) {
+    async handle(request, self) {
       const origin = request.headers.get("origin");
       if (origin !== null && allowed.size > 0 && !allowed.has(normalizeOrigin(origin))) {
         return jsonRpcError(403, -32000, `Forbidden: origin '${origin}' is not allowed`);
@@ -137,6 +163,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
         const session = sessions.get(sessionId);
         if (!session) return jsonRpcError(404, -32001, "Session not found");
         session.lastUsed = now();
+        session.self = self;
         const response = await session.transport.handleRequest(request);
         if (request.method === "GET" && response.ok) session.streamOpened();
         return response;
@@ -147,7 +174,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
       // A POST without a session must be `initialize`; otherwise the transport refuses it and the
       // unused session is dropped.
       sweepIdle();
-      const session = openSession();
+      const session = openSession(request, self);
       const response = await session.transport.handleRequest(request);
       if (session.transport.sessionId === undefined) await session.close();
       return response;
@@ -158,11 +185,19 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
   };
 }
 
-/** The server's own `/mcp`: MCP over its service, commits from its event hook. */
-export function createServiceMcpMount(service: ModelService, allowedOrigins: readonly string[]): McpMount {
+/**
+ * The server's own `/mcp`: MCP over its service, commits from its event hook;
+ * with `perSession`, each session's own target (the server's browser pairing).
+ */
+export function createServiceMcpMount(
+  service: ModelService,
+  allowedOrigins: readonly string[],
+  perSession?: McpSessionFactory,
+): McpMount {
   return createMcpHttpMount(service, {
     allowedOrigins,
     events: serviceCommitEvents(service),
     features: { generation: service.generationAvailable },
+    perSession,
   });
 }

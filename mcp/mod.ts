@@ -12,7 +12,15 @@ import { stdinChunks, writeStdout } from "./lines.ts";
 import { type LineOutput, LineTransport } from "./stdio.ts";
 
 export { type CommitEvents, serviceCommitEvents, websocketCommitEvents } from "./events.ts";
-export { createMcpHttpMount, createServiceMcpMount, type McpHttpOptions, type McpMount } from "./http.ts";
+export {
+  createMcpHttpMount,
+  createServiceMcpMount,
+  type McpHttpOptions,
+  type McpMount,
+  type McpSessionFactory,
+  type McpSessionTarget,
+  type SelfFetch,
+} from "./http.ts";
 export { RESULT_LIMIT_CHARS } from "./results.ts";
 export {
   createMcpServer,

@@ -163,7 +163,12 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
   }
   if (options.mcp) {
     const mcp = options.mcp;
-    app.on(["GET", "POST", "DELETE"], "/mcp", (c) => mcp.handle(c.req.raw));
+    // A session's own requests to this server (its browser pairing) go in process, as this client's.
+    app.on(
+      ["GET", "POST", "DELETE"],
+      "/mcp",
+      (c) => mcp.handle(c.req.raw, async (sent) => await app.fetch(sent, c.env)),
+    );
   }
 
   app.notFound((c) => {

@@ -18,6 +18,7 @@ import { llmEgress } from "./llm_egress.ts";
 import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
 import type { PairingHost } from "./pairing/host.ts";
+import { hostedPairingSessions } from "./pairing/hosted_mcp.ts";
 import { serverPlatform } from "./platform.ts";
 import { openStorage, type Storage } from "./stores/mod.ts";
 import { openRepositories } from "../repositories/mod.ts";
@@ -130,7 +131,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const { app, service, metrics, subscriptions, storage, mcp } = await assembleServer({
     ...options,
     boundAddress: () => bound.address,
-    mcp: options.mcp ?? ((svc, cfg) => createServiceMcpMount(svc, cfg.mcpAllowedOrigins)),
+    mcp: options.mcp ??
+      ((svc, cfg) =>
+        createServiceMcpMount(
+          svc,
+          cfg.mcpAllowedOrigins,
+          cfg.pairing.enabled ? hostedPairingSessions(svc) : undefined,
+        )),
   });
 
   let server: Deno.HttpServer<Deno.NetAddr>;

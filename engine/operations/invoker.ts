@@ -9,25 +9,35 @@
 import type { ModelApi } from "../service/api.ts";
 import { type AuthoringEngine, localAuthoring } from "../service/authoring.ts";
 import type { InvokeFn } from "./operation.ts";
+import type { BrowserPairing } from "./pairing.ts";
 
 /** Runs operations somewhere. */
 export interface Invoker {
   invoke: InvokeFn;
 }
 
+/** Options of {@link localInvoker}. */
+export interface LocalInvokerOptions {
+  /** The authoring tools (default: the API's own, as a {@link ModelService} shares its compiler, or new ones). */
+  authoring?: AuthoringEngine;
+  /** The browser pairing `pair_browser` drives (the server's own `/mcp`). */
+  pairing?: BrowserPairing;
+}
+
 /**
- * An invoker over an in-process API. Authoring tools use `authoring`, or the
- * API's own (a {@link ModelService} shares its compiler), or a new one.
+ * An invoker over an in-process API: `api`, or the one a function names at
+ * each call (a session whose calls move to its paired namespace).
  */
-export function localInvoker(api: ModelApi, authoring?: AuthoringEngine): Invoker {
-  const own = authoring ?? (api as { authoring?: AuthoringEngine }).authoring;
+export function localInvoker(api: ModelApi | (() => ModelApi), options: LocalInvokerOptions = {}): Invoker {
+  const current = typeof api === "function" ? api : () => api;
+  const own = options.authoring ?? (current() as { authoring?: AuthoringEngine }).authoring;
   let created: AuthoringEngine | undefined;
   const tools = () => Promise.resolve(own ?? (created ??= localAuthoring()));
   const invoker: Invoker = {
-    invoke: (op, input, options) =>
+    invoke: (op, input, runOptions) =>
       op.kind === "api"
-        ? op.run(api, input, options)
-        : op.run({ invoke: invoker.invoke, authoring: tools }, input, options),
+        ? op.run(current(), input, runOptions)
+        : op.run({ invoke: invoker.invoke, authoring: tools, pairing: options.pairing }, input, runOptions),
   };
   return invoker;
 }

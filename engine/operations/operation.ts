@@ -35,7 +35,7 @@ export type InvokeFn = <I, O>(op: Operation<I, O>, input: I, options?: RunOption
 export interface HostFeatures {
   /** An LLM provider is configured (`svc.llm.*`): the generation tools work. */
   generation: boolean;
-  /** Remote-with-browser mode (`--url --browser`): `pair_browser` works. */
+  /** Remote-with-browser mode (`--url --browser`) or the server's own `/mcp`: `pair_browser` works. */
   pairing: boolean;
 }
 

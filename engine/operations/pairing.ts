@@ -7,9 +7,9 @@
  * `pairBrowser` is a local operation: pairing is the calling process's own
  * state (a pending pairing, then a session token), not a {@link ModelApi}
  * call, so it runs through the {@link BrowserPairing} port the host passes in
- * {@link LocalContext.pairing}. Only remote-with-browser mode has one, and
- * only there is the MCP tool offered (`available`); elsewhere the console
- * command says which mode it needs.
+ * {@link LocalContext.pairing}. Only remote-with-browser mode and the
+ * server's own `/mcp` have one, and only there is the MCP tool offered
+ * (`available`); elsewhere the console command says which mode it needs.
  *
  * @module
  */

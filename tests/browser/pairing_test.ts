@@ -1,6 +1,7 @@
 /**
  * Browser pairing end to end (README "Browser pairing"): a real MCP SDK client
- * runs `svc mcp --url <server> --browser` over stdio and calls `pair_browser`;
+ * runs `svc mcp --url <server> --browser` over stdio (and, in a second run,
+ * connects to the server's own `/mcp`) and calls `pair_browser`;
  * headless Chromium opens the link it returns and a person's clicks approve
  * (fields and buttons found by their labels); the tool answers `paired`; the
  * agent creates and mutates a model and the tab shows it; the person edits a
@@ -15,7 +16,7 @@ import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Browser } from "playwright-core";
-import { type Connected, connectStdio, textOf } from "../mcp/helpers.ts";
+import { type Connected, connectHttp, connectStdio, textOf } from "../mcp/helpers.ts";
 import { startTestServer, type TestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
 import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
@@ -83,57 +84,65 @@ async function openLink(browser: Browser, link: string, expected: number[] = [])
   return watched;
 }
 
-Deno.test("pairing end to end: link, approve, live model both ways", async () => {
-  await using env = await setUp();
-  const { server, browser } = env;
-  const agent = await browserAgent(server);
-  try {
-    const pending = await tool(agent, "pair_browser");
-    assert.equal(pending.body.status, "pending");
-    const { page, errors } = await openLink(browser, pending.body.verificationUriComplete);
-    assert.equal(await page.getByLabel("Pairing code").textContent(), pending.body.userCode);
-    await screenshot(page, "pairing-approve-page");
-    await assertAccessible(page, "svc-pairing");
+/** The two agents SPEC.md offers `pair_browser` to: the CLI with --browser, and the server's own `/mcp`. */
+const AGENTS: { agentKind: string; shots: string; connect: (server: TestServer) => Promise<Connected> }[] = [
+  { agentKind: "svc mcp --browser", shots: "pairing", connect: browserAgent },
+  { agentKind: "the server's /mcp", shots: "pairing-hosted", connect: (server) => connectHttp(server.url) },
+];
 
-    // The agent waits while the person checks the code and approves.
-    const waiting = tool(agent, "pair_browser");
-    await page.getByRole("button", { name: "Approve" }).click();
-    const paired = await waiting;
-    assert.equal(paired.body.status, "paired");
-    await page.locator(".paired-badge").getByText("Paired").waitFor();
-    await page.getByText("Paired with an agent").waitFor();
-    assert.equal(new URL(page.url()).pathname, "/", "the tab leaves the approve page");
+for (const { agentKind, shots, connect } of AGENTS) {
+  Deno.test(`pairing end to end (${agentKind}): link, approve, live model both ways`, async () => {
+    await using env = await setUp();
+    const { server, browser } = env;
+    const agent = await connect(server);
+    try {
+      const pending = await tool(agent, "pair_browser");
+      assert.equal(pending.body.status, "pending");
+      const { page, errors } = await openLink(browser, pending.body.verificationUriComplete);
+      assert.equal(await page.getByLabel("Pairing code").textContent(), pending.body.userCode);
+      await screenshot(page, `${shots}-approve-page`);
+      await assertAccessible(page, "svc-pairing");
 
-    // The agent builds; the tab follows.
-    assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
-    await page.getByRole("button", { name: "cart", exact: true }).waitFor();
-    const view = page.locator("svc-view");
-    await view.getByLabel("Quantity").waitFor();
-    await tool(agent, "mutate", { id: "cart", mutations: { "$.qty": 3, "$.price": 2.5 } });
-    await view.getByText("€7.50").waitFor();
-    assert.equal(await view.getByLabel("Quantity").inputValue(), "3");
+      // The agent waits while the person checks the code and approves.
+      const waiting = tool(agent, "pair_browser");
+      await page.getByRole("button", { name: "Approve" }).click();
+      const paired = await waiting;
+      assert.equal(paired.body.status, "paired");
+      await page.locator(".paired-badge").getByText("Paired").waitFor();
+      await page.getByText("Paired with an agent").waitFor();
+      assert.equal(new URL(page.url()).pathname, "/", "the tab leaves the approve page");
 
-    // The person edits; the agent hears of it and reads the new value.
-    await agent.client.subscribeResource({ uri: "svc://state/cart" });
-    const quantity = view.getByLabel("Quantity");
-    await quantity.fill("5");
-    await quantity.press("Enter");
-    await view.getByText("€12.50").waitFor();
-    const updated = await agent.waitFor((n) => n.method === "notifications/resources/updated", 10_000);
-    assert.equal((updated.params as { uri: string }).uri, "svc://state/cart");
-    const state = await tool(agent, "get_state", { id: "cart" });
-    assert.deepEqual(state.body, { qty: 5, price: 2.5, total: 12.5 });
-    await view.getByLabel("Note").fill("gift wrap");
-    await view.getByLabel("Note").press("Tab");
-    await page.getByTestId("state").getByText('"note": "gift wrap"').waitFor();
-    assert.equal((await tool(agent, "get_field", { id: "cart", path: "$.note" })).body, "gift wrap");
-    await screenshot(page, "pairing-live-session");
-    await assertAccessible(page);
-    assert.deepEqual(errors, []);
-  } finally {
-    await agent.close();
-  }
-});
+      // The agent builds; the tab follows.
+      assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+      await page.getByRole("button", { name: "cart", exact: true }).waitFor();
+      const view = page.locator("svc-view");
+      await view.getByLabel("Quantity").waitFor();
+      await tool(agent, "mutate", { id: "cart", mutations: { "$.qty": 3, "$.price": 2.5 } });
+      await view.getByText("€7.50").waitFor();
+      assert.equal(await view.getByLabel("Quantity").inputValue(), "3");
+
+      // The person edits; the agent hears of it and reads the new value.
+      await agent.client.subscribeResource({ uri: "svc://state/cart" });
+      const quantity = view.getByLabel("Quantity");
+      await quantity.fill("5");
+      await quantity.press("Enter");
+      await view.getByText("€12.50").waitFor();
+      const updated = await agent.waitFor((n) => n.method === "notifications/resources/updated", 10_000);
+      assert.equal((updated.params as { uri: string }).uri, "svc://state/cart");
+      const state = await tool(agent, "get_state", { id: "cart" });
+      assert.deepEqual(state.body, { qty: 5, price: 2.5, total: 12.5 });
+      await view.getByLabel("Note").fill("gift wrap");
+      await view.getByLabel("Note").press("Tab");
+      await page.getByTestId("state").getByText('"note": "gift wrap"').waitFor();
+      assert.equal((await tool(agent, "get_field", { id: "cart", path: "$.note" })).body, "gift wrap");
+      await screenshot(page, `${shots}-live-session`);
+      await assertAccessible(page);
+      assert.deepEqual(errors, []);
+    } finally {
+      await agent.close();
+    }
+  });
+}
 
 Deno.test("pairing denied in the tab: the agent is told, and stays unpaired", async () => {
   await using env = await setUp();

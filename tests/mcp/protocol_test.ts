@@ -82,7 +82,7 @@ Deno.test("HTTP: readiness line on the session stream, logging levels, negotiati
       const connected = await connectHttp(server.url);
       try {
         const ready = await connected.waitFor(isLog("info"));
-        assert.match(logText(ready), /ready: mode server, 31 tools/);
+        assert.match(logText(ready), /ready: mode server, 32 tools/);
         await connected.client.setLoggingLevel("debug");
         await connected.client.callTool({ name: "list_models", arguments: {} });
         await connected.waitFor(isLog("debug"));
@@ -147,7 +147,7 @@ Deno.test("HTTP: session lifecycle, 202 for notifications, batches, key gate, or
         (reply.json as { id: string; result: Record<string, unknown> }[]).map((r) => [r.id, r]),
       );
       assert.deepEqual(byId.get("a")!.result, {});
-      assert.equal((byId.get("b")!.result.tools as unknown[]).length, 31);
+      assert.equal((byId.get("b")!.result.tools as unknown[]).length, 32, "pair_browser too");
     });
     await t.step("GET opens the event stream of a session", async () => {
       const response = await fetch(`${server.url}/mcp`, {

@@ -76,10 +76,16 @@ const READ_ONLY = [
   "get_composition_graph",
 ];
 
+/** Where the suite runs: the server's own `/mcp` also offers `pair_browser` (tests/server/hosted_pairing_test.ts). */
+export interface SuiteHost {
+  hosted?: boolean;
+}
+
 /** Checks the listing; returns the tools by name. */
-export async function checkToolList(connected: Connected): Promise<Map<string, Tool>> {
+export async function checkToolList(connected: Connected, host: SuiteHost = {}): Promise<Map<string, Tool>> {
   const { tools } = await connected.client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), [...EXPECTED_TOOLS].sort());
+  const expected = host.hosted ? [...EXPECTED_TOOLS, "pair_browser"] : EXPECTED_TOOLS;
+  assert.deepEqual(tools.map((t) => t.name).sort(), [...expected].sort());
   for (const tool of tools) {
     assert.ok(tool.title, `${tool.name} has a title`);
     assert.ok(tool.description, `${tool.name} has a description`);
@@ -146,8 +152,12 @@ export function toolCaller(connected: Connected, tools: Map<string, Tool>) {
 }
 
 /** Every tool's happy and failure path, in one model's life. */
-export async function checkEveryTool(t: Deno.TestContext, connected: Connected): Promise<void> {
-  const tools = await checkToolList(connected);
+export async function checkEveryTool(
+  t: Deno.TestContext,
+  connected: Connected,
+  host: SuiteHost = {},
+): Promise<void> {
+  const tools = await checkToolList(connected, host);
   const { ok, fails } = toolCaller(connected, tools);
   const spec = orderSpec();
 
@@ -402,8 +412,8 @@ export async function checkEveryTool(t: Deno.TestContext, connected: Connected):
     assert.match(withheld.hint as string, /paths/);
     assert.deepEqual(await ok("get_state", { id: "order", paths: ["$.total"] }), { total: 6 });
   });
-  await t.step("unknown tool is a JSON-RPC error; pair_browser is not served", async () => {
-    for (const name of ["pair_browser", "no_such_tool"]) {
+  await t.step("unknown tool is a JSON-RPC error; pair_browser is served only where offered", async () => {
+    for (const name of host.hosted ? ["no_such_tool"] : ["pair_browser", "no_such_tool"]) {
       await assert.rejects(
         connected.client.callTool({ name, arguments: {} }),
         (err: Error & { code: number }) => {

@@ -23,7 +23,7 @@ Deno.test("HTTP /mcp: every tool's happy and failure path; its models are the se
   const auth = { authorization: "Bearer mcp-key" };
   const connected = await connectHttp(server.url, auth);
   try {
-    await checkEveryTool(t, connected);
+    await checkEveryTool(t, connected, { hosted: true });
     await t.step("a model created over MCP is served by REST and vice versa", async () => {
       await connected.client.callTool({ name: "create_model", arguments: { spec: orderSpec("shared") } });
       assert.equal((await call(server.url, "GET", "/models/shared", undefined, auth)).json.id, "shared");

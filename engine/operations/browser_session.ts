@@ -1,7 +1,9 @@
 /**
- * The agent's side of browser pairing (remote-with-browser mode, `--url
- * <base> --browser`): the {@link BrowserPairing} behind `pair_browser`, and the
- * session token every other call then carries.
+ * The agent's side of browser pairing: the {@link BrowserPairing} behind
+ * `pair_browser`, and the session token every other call then carries. The CLI
+ * (remote-with-browser mode, `--url <base> --browser`) talks to the server's
+ * `/pair` routes over HTTP; the server's own `/mcp` endpoint makes the same
+ * requests to itself, in process.
  *
  * A call of {@link BrowserSession.pair}:
  *
@@ -22,15 +24,11 @@
  *
  * @module
  */
-import { ServiceError } from "../engine/errors.ts";
-import {
-  type BrowserPairing,
-  NotPairedError,
-  type PairingResult,
-  type RunOptions,
-} from "../engine/operations/mod.ts";
-import { errorFromResponse } from "../engine/operations/remote_error.ts";
-import type { LinkHandOver } from "../engine/service/generation.ts";
+import { ServiceError } from "../errors.ts";
+import type { RunOptions } from "../service/api.ts";
+import type { LinkHandOver } from "../service/generation.ts";
+import { type BrowserPairing, NotPairedError, type PairingResult } from "./pairing.ts";
+import { errorFromResponse } from "./remote_error.ts";
 
 /** How long one `pair_browser` call waits for the person. */
 export const MAX_WAIT_MS = 55_000;
@@ -107,6 +105,11 @@ export class BrowserSession implements BrowserPairing {
   credential(): string {
     if (!this.#session) throw new NotPairedError();
     return this.#session.token;
+  }
+
+  /** The namespace of the session, once paired (until the server says the session ended). */
+  get namespaceId(): string | undefined {
+    return this.#session?.namespaceId;
   }
 
   async pair(options: RunOptions = {}): Promise<PairingResult> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { NotPairedError } from "../engine/operations/mod.ts";
+import { NotPairedError } from "./pairing.ts";
 import { BrowserSession } from "./browser_session.ts";
 
 /** A scripted server: each request is answered by the next handler for its path. */
