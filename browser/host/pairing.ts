@@ -99,3 +99,21 @@ export async function decidePairing(
   const detail = typeof body.detail === "string" ? body.detail : undefined;
   return refusal(response.status, detail, response.headers.get("retry-after"));
 }
+
+/**
+ * Ends the pairing session of `sessionToken` on the server at `baseUrl`: its
+ * tokens (the agent's too) stop working; the session's models stay. `null`
+ * when it ended (or had already), else what went wrong.
+ */
+export async function endPairing(baseUrl: string, sessionToken: string): Promise<string | null> {
+  try {
+    const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/pair/session`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${sessionToken}`, accept: "application/json" },
+    });
+    // 401: the session was already gone (a restart ended it).
+    return response.ok || response.status === 401 ? null : `The server answered ${response.status}.`;
+  } catch (err) {
+    return `Cannot reach the server: ${(err as Error).message}`;
+  }
+}

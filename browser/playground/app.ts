@@ -22,7 +22,7 @@ import { html, LitElement, nothing, type TemplateResult } from "lit";
 import { type ModelSpec, operations, ServiceError } from "../../engine/mod.ts";
 import "../elements/view_element.ts";
 import { type Connection, openServerConnection, openTabConnection } from "../host/connection.ts";
-import { type PairedSession, takePairingCode } from "../host/pairing.ts";
+import { endPairing, type PairedSession, takePairingCode } from "../host/pairing.ts";
 import "./audit_panel.ts";
 import type { ConnectionChoice } from "./connection_form.ts";
 import "./connection_form.ts";
@@ -169,6 +169,17 @@ export class Playground extends LitElement {
     });
   }
 
+  /** The person ends the pairing (the agent's token stops working too); the tab goes back to itself. */
+  async #endSession(): Promise<void> {
+    const problem = await endPairing(this.choice.baseUrl, this.choice.apiKey);
+    if (problem) {
+      this.status = `The session could not be ended: ${problem}`;
+      this.problem = this.status;
+      return;
+    }
+    await this.#connect({ mode: "tab", baseUrl: "", apiKey: "" });
+  }
+
   /** A paired tab follows the models the agent creates and deletes; the first new one opens when none is. */
   async #followSession(): Promise<void> {
     const connection = this.connection;
@@ -260,10 +271,10 @@ export class Playground extends LitElement {
               <section class="connection" aria-labelledby="session-title">
                 <h2 id="session-title">Paired with an agent</h2>
                 <p class="muted">This tab shows the models of the agent's session and edits them; the agent
-                              sees your changes. New models appear here as the agent creates them.</p>
+                              sees your changes. New models appear here as the agent creates them. Ending
+                              the session takes the agent's access away too.</p>
                 <p class="status" role="status">${this.status}</p>
-                <button type="button" @click=${() =>
-                  this.#connect({ mode: "tab", baseUrl: "", apiKey: "" })}>Leave the session</button>
+                <button type="button" @click=${() => this.#endSession()}>End the session</button>
               </section>
             `
             : html`

@@ -112,12 +112,16 @@ export class BrowserSession implements BrowserPairing {
     return this.#session?.namespaceId;
   }
 
+  /** Whether the session is still alive on the server; an ended one is dropped (`pair` then pairs anew). */
+  async alive(): Promise<boolean> {
+    if (this.#session && await this.#sessionAlive(this.#session.token)) return true;
+    this.#session = undefined;
+    return false;
+  }
+
   async pair(options: RunOptions = {}): Promise<PairingResult> {
-    if (this.#session) {
-      if (await this.#sessionAlive(this.#session.token)) {
-        return { status: "already_paired", namespaceId: this.#session.namespaceId };
-      }
-      this.#session = undefined;
+    if (this.#session && await this.alive()) {
+      return { status: "already_paired", namespaceId: this.#session.namespaceId };
     }
     let fresh = false;
     if (!this.#pending || Date.now() >= this.#pending.expiresAt) {

@@ -7,16 +7,25 @@
  * tools act on the server's models, as its API key allows; once paired, on
  * the pairing's namespace only, exactly as the pairing's session token does
  * over REST, and its resource subscriptions watch the namespace's models.
+ * Once paired, a session whose pairing ended (the person ended it, or the
+ * server forgot it) refuses model calls until `pair_browser` pairs again: it
+ * never falls back to the key's models behind the agent's back.
  *
  * @module
  */
+import { ServiceError } from "../../engine/errors.ts";
 import { BrowserSession } from "../../engine/operations/browser_session.ts";
-import { localInvoker } from "../../engine/operations/invoker.ts";
+import { type Invoker, localInvoker } from "../../engine/operations/invoker.ts";
 import type { ModelApi } from "../../engine/service/api.ts";
 import type { ModelService } from "../../engine/service/service.ts";
 import { serviceCommitEvents } from "../../mcp/events.ts";
 import type { McpSessionFactory } from "../../mcp/http.ts";
 import { NamespacedApi } from "./namespaced_api.ts";
+
+/** What model calls of a session whose pairing ended fail with. */
+export const PAIRING_ENDED =
+  "The browser pairing of this session ended (the person ended it, or the server " +
+  "restarted): call pair_browser to pair again";
 
 /** The per-session targets of the server's `/mcp` when pairing is enabled. */
 export function hostedPairingSessions(service: ModelService): McpSessionFactory {
@@ -31,8 +40,18 @@ export function hostedPairingSessions(service: ModelService): McpSessionFactory 
       return scoped;
     };
     const api = (): ModelApi => paired() ?? service;
+    const local = localInvoker(api, { authoring: service.authoring, pairing });
+    let everPaired = false;
+    const target: Invoker = {
+      async invoke(op, input, options) {
+        if (op.kind === "api" && (everPaired ||= pairing.namespaceId !== undefined)) {
+          if (!(await pairing.alive())) throw new ServiceError("unauthorized", PAIRING_ENDED);
+        }
+        return await local.invoke(op, input, options);
+      },
+    };
     return {
-      target: localInvoker(api, { authoring: service.authoring, pairing }),
+      target,
       events: { watch: (modelId, onCommit) => commits.watch(paired()?.stored(modelId) ?? modelId, onCommit) },
       features: { pairing: true },
     };

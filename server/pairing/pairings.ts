@@ -211,6 +211,27 @@ export class Pairings {
     return session && constantTimeEqual(match[2], session.secret) ? session.grant : undefined;
   }
 
+  /**
+   * Ends the sessions of a namespace, the agent's and the browser's alike
+   * (either party may end the pairing); an approval the agent has not
+   * collected yet goes with them. How many tokens stopped working.
+   */
+  end(namespaceId: string): number {
+    let ended = 0;
+    for (const [sessionId, session] of this.#sessions) {
+      if (session.grant.namespaceId !== namespaceId) continue;
+      this.#sessions.delete(sessionId);
+      ended++;
+    }
+    for (const pairing of this.#byPairCode.values()) {
+      if (pairing.agent?.namespaceId === namespaceId) {
+        pairing.agent = undefined;
+        pairing.state = "used";
+      }
+    }
+    return ended;
+  }
+
   /** The pending pairing of a typed code, or why there is none. */
   #decided(
     typed: string,

@@ -258,4 +258,26 @@ export const PAIRING_ROUTES: readonly Route[] = [
       return c.json(session);
     },
   },
+  {
+    method: "delete",
+    path: "/pair/session",
+    operationId: "endPairingSession",
+    summary: "Ends the pairing of the request's token: the agent's and the browser's tokens stop working",
+    tag: "pairing",
+    responses: {
+      204: { description: "ended; the session's models stay on the server" },
+      401: problem("no live session token"),
+    },
+    handle: (c, deps) => {
+      const session = sessionOf(c);
+      if (!session) {
+        throw new ServiceError(
+          "unauthorized",
+          "No pairing session: send a session token as the bearer token",
+        );
+      }
+      deps.pairing.pairings.end(session.namespaceId);
+      return c.body(null, 204);
+    },
+  },
 ];

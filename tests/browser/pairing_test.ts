@@ -137,6 +137,14 @@ for (const { agentKind, shots, connect } of AGENTS) {
       assert.equal((await tool(agent, "get_field", { id: "cart", path: "$.note" })).body, "gift wrap");
       await screenshot(page, `${shots}-live-session`);
       await assertAccessible(page);
+
+      // The person ends the session: the tab goes back to itself and the agent loses access.
+      await page.getByRole("button", { name: "End the session" }).click();
+      await page.getByText("In this tab · offline-ready").waitFor();
+      assert.equal(await page.locator(".paired-badge").count(), 0);
+      const ended = await tool(agent, "get_state", { id: "cart" });
+      assert.equal(ended.isError, true);
+      assert.match(ended.body.error, /ended/);
       assert.deepEqual(errors, []);
     } finally {
       await agent.close();

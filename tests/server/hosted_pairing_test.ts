@@ -82,6 +82,20 @@ Deno.test("hosted /mcp: pair_browser is listed; before pairing the key's models,
     // Sessions are separate: another agent on the same server is not paired.
     const seenByOther = (await tool(other, "list_models")).body as unknown as string[];
     assert.deepEqual([...seenByOther].sort(), [`${namespaceId}/cart`, "shared"]);
+
+    // The person ends the session: both tokens stop working, and the agent is refused rather than
+    // moved back to the key's models behind its back; pair_browser pairs anew.
+    assert.equal((await call(server.url, "DELETE", "/pair/session", undefined, tab)).status, 204);
+    assert.equal((await call(server.url, "GET", "/pair/session", undefined, tab)).status, 401);
+    const refused = await tool(agent, "list_models");
+    assert.equal(refused.isError, true);
+    assert.match(String(refused.body.error), /pairing of this session ended.*call pair_browser/);
+    assert.equal((await tool(agent, "pair_browser")).body.status, "pending");
+    assert.deepEqual(
+      ((await call(server.url, "GET", "/models", undefined, AUTH)).json as string[]).sort(),
+      [`${namespaceId}/cart`, "shared"],
+      "the session's models stay on the server",
+    );
   } finally {
     await agent.close();
     await other.close();
