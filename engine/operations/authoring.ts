@@ -1,15 +1,20 @@
 /**
  * The authoring tools: validate, evaluate, test and dry-run a candidate spec,
- * and the domain guidance menu. They never touch the registry and always run
- * in the caller's process, even when the other operations go to a server.
+ * and the domain guidance menu. They never change the registry and always run
+ * in the caller's process, even when the other operations go to a server; a
+ * candidate that names another model (a branch's `template`, a library's
+ * `extends`) is first flattened where the models are ({@link flattenSpec}).
  *
  * @module
  */
 import { z } from "zod";
 import { GUIDANCE_MENU, GUIDANCE_TOPIC_IDS, loadGuidance } from "../authoring/guidance/menu.ts";
+import { isBranch } from "../composition/flatten.ts";
+import { type Finding, ServiceError } from "../errors.ts";
 import { withRegexEngine } from "../expr/re2.ts";
-import type { Json } from "../json/value.ts";
-import { localOperation } from "./operation.ts";
+import { isObject, type Json } from "../json/value.ts";
+import { flattenSpec } from "./composition.ts";
+import { type InvokeFn, localOperation } from "./operation.ts";
 import {
   DRY_RUN,
   EVALUATION,
@@ -23,15 +28,38 @@ import { publishedAs } from "./json_schema.ts";
 
 const candidate = SPEC_ARGUMENT.describe("the candidate ModelSpec");
 
+/** Whether a candidate names another model: a branch's template, or a library it extends. */
+function namesAnotherModel(spec: unknown): boolean {
+  return isBranch(spec) ||
+    (isObject(spec) && isObject(spec.library) && typeof spec.library.extends === "string");
+}
+
+/** The candidate as creating it would compile it: flattened where the models are (remote stays remote). */
+async function flattened(invoke: InvokeFn, spec: unknown): Promise<unknown> {
+  return namesAnotherModel(spec) ? await invoke(flattenSpec, { spec }) : spec;
+}
+
 /** Validates a candidate spec. */
 export const validateSpec = localOperation({
   name: "validateSpec",
   summary: "validate a candidate ModelSpec without registering it: {valid, errors, warnings}",
   input: z.object({ spec: candidate }),
   output: VALIDATION_REPORT,
-  run: async ({ authoring }, { spec }) => {
+  run: async ({ authoring, invoke }, { spec }) => {
     const tools = await authoring();
-    return await withRegexEngine(() => tools.validateSpec(spec));
+    let flat: unknown;
+    try {
+      flat = await flattened(invoke, spec);
+    } catch (err) {
+      // An unresolvable template or library is a finding of the candidate, like any other.
+      if (!(err instanceof ServiceError) || err.kind !== "validation_failed" || !err.body) throw err;
+      return {
+        valid: false,
+        errors: err.body.errors as unknown as Finding[],
+        warnings: (err.body.warnings ?? []) as unknown as Finding[],
+      };
+    }
+    return await withRegexEngine(() => tools.validateSpec(flat));
   },
   console: { command: "validate-spec" },
   mcp: {
@@ -81,7 +109,8 @@ export const testSpec = localOperation({
     ).describe("cases to run instead of the spec's own").optional(),
   }),
   output: TEST_RUN,
-  run: async ({ authoring }, { spec, tests }) => (await authoring()).testSpec(spec, tests),
+  run: async ({ authoring, invoke }, { spec, tests }) =>
+    (await authoring()).testSpec(await flattened(invoke, spec), tests),
   console: { command: "test-spec" },
   mcp: {
     tool: "test_spec",
@@ -103,9 +132,9 @@ export const dryRun = localOperation({
     ).optional(),
   }),
   output: DRY_RUN,
-  run: async ({ authoring }, { spec, mutations }) =>
+  run: async ({ authoring, invoke }, { spec, mutations }) =>
     (await authoring()).dryRun(
-      spec,
+      await flattened(invoke, spec),
       (mutations === undefined ? [] : Array.isArray(mutations) ? mutations : [mutations]) as Record<
         string,
         Json

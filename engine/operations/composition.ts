@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { UNKNOWN_MODEL } from "./models.ts";
 import { apiOperation } from "./operation.ts";
-import { MODEL_ID } from "./schemas.ts";
+import { MODEL_ID, SPEC_ARGUMENT, SPEC_INVALID_BODY } from "./schemas.ts";
 
 const byId = z.object({ id: MODEL_ID });
 const LINEAGE_ENTRY = z.looseObject({
@@ -23,6 +23,30 @@ const PENDING_EFFECT = z.looseObject({
   origin: z.unknown(),
   definitionHash: z.string(),
   status: z.unknown(),
+});
+
+/** `POST /models/flatten`: what the authoring tools check a branch as. */
+export const flattenSpec = apiOperation({
+  name: "flattenSpec",
+  summary: "a candidate spec as creating it would compile it: a branch flattened over its template, a " +
+    "library's `extends` inherited; nothing is registered",
+  input: z.object({ spec: SPEC_ARGUMENT.describe("the candidate ModelSpec") }),
+  output: z.looseObject({}).describe("the flattened ModelSpec"),
+  run: (api, { spec }) => api.flattenSpec(spec),
+  rest: {
+    method: "post",
+    path: "/models/flatten",
+    tag: "composition",
+    body: { member: "spec", description: "the candidate ModelSpec" },
+    errors: {
+      400: { description: "malformed JSON" },
+      422: {
+        description: "the template or the extended library cannot be resolved",
+        body: SPEC_INVALID_BODY,
+      },
+    },
+  },
+  console: { command: "flatten-spec" },
 });
 
 /** `GET /models/{id}/lineage`. */

@@ -25,7 +25,14 @@ import {
   previewEvolution,
   previewGeneration,
 } from "./generation.ts";
-import { approveEffect, getCompositionGraph, getLineage, getPendingEffects, promote } from "./composition.ts";
+import {
+  approveEffect,
+  flattenSpec,
+  getCompositionGraph,
+  getLineage,
+  getPendingEffects,
+  promote,
+} from "./composition.ts";
 import { createModel, deleteModel, evolveSpec, getInfo, getLibrary, getSpec, listModels } from "./models.ts";
 import type { AnyOperation } from "./operation.ts";
 import { pairBrowser } from "./pairing.ts";
@@ -108,6 +115,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   evolveSpecAi,
   getLlmInteractions,
   getGenerationStatus,
+  flattenSpec,
   getLineage,
   getPendingEffects,
   approveEffect,

@@ -158,6 +158,12 @@ export interface ModelApi {
   evolveSpecAi(id: string, request: AiEvolutionRequest, options?: RunOptions): Promise<AiEvolutionResult>;
   /** Recorded prompt and response pairs, newest first. */
   getLlmInteractions(): Promise<InteractionRecord[]>;
+  /**
+   * A candidate spec as {@link createModel} would compile it: a branch
+   * flattened over its template, a library's `extends` inherited; nothing is
+   * registered. 422 with the finding when a reference cannot be resolved.
+   */
+  flattenSpec(spec: unknown): Promise<ModelSpec>;
   /** The pinned ancestor chain of a branch, nearest first; `[]` for a model that is not one. */
   getLineage(id: string): Promise<Json[]>;
   /** Inherited effects of another owner waiting for approval. */

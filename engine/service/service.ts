@@ -961,6 +961,11 @@ export class ModelService implements ModelApi {
 
   // ------------------------------------------------------------- composition
 
+  async flattenSpec(input: unknown): Promise<ModelSpec> {
+    checkSpecSize(this.config, input);
+    return await this.#composition.prepare(input) as ModelSpec;
+  }
+
   getLineage(id: string): Promise<Json[]> {
     return Promise.resolve().then(() => {
       const lineage = this.#slot(id).runtime.model.spec.lineage;

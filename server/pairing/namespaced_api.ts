@@ -358,6 +358,16 @@ export class NamespacedApi implements ModelApi {
     return Promise.reject(outside("read the LLM interaction log"));
   }
 
+  flattenSpec(spec: unknown): Promise<ModelSpec> {
+    return this.#run(async () => {
+      const own = this.#mapRefs(spec, { ref: (ref) => this.#storedRef(ref) });
+      return this.#mapRefs(await this.#api.flattenSpec(own), {
+        ref: (ref) => this.#shownRef(ref),
+        owner: (o) => this.#shownOwner(o),
+      });
+    });
+  }
+
   getLineage(id: string): Promise<Json[]> {
     return this.#run(async () =>
       (await this.#api.getLineage(this.stored(id))).map((entry) =>
