@@ -166,7 +166,15 @@ export class SvcView extends LitElement {
         if (event.kind === "deleted") {
           this.view = null;
           this.loadError = `Model '${this.modelId}' was deleted.`;
-        } else if (event.kind === "spec-evolved" || !this.#isOwn(event.mutatedPaths)) {
+          return;
+        }
+        // Every commit's caller effects, this element's own writes' too (they come through the feed once).
+        if (event.kind === "mutation") {
+          for (const effect of event.dispatchedEffects) {
+            this.#emit("svc-effect", { modelId: this.modelId, ...effect });
+          }
+        }
+        if (event.kind === "spec-evolved" || !this.#isOwn(event.mutatedPaths)) {
           this.#scheduleRefresh(event.kind === "spec-evolved");
         }
       })

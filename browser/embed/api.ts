@@ -15,6 +15,7 @@
  * @module
  */
 import {
+  DEFAULT_VERSION,
   type Json,
   type ModelService,
   type ModelSpec,
@@ -61,7 +62,10 @@ export async function open(spec: ModelSpec): Promise<{ id: string; connection: C
   const known = (await invoker.invoke(operations.listModels, {})).includes(id);
   if (known) {
     const stored = await invoker.invoke(operations.getSpec, { id });
-    if (jsonEqual(stored, spec)) return { id, connection };
+    // Compared as it would be stored (a branch flattened, the default version): the same spec keeps
+    // its model as it is, outbox and trail included.
+    const flat = await invoker.invoke(operations.flattenSpec, { spec: spec as unknown as Json });
+    if (jsonEqual(stored, { version: DEFAULT_VERSION, ...flat })) return { id, connection };
     const snapshot = await invoker.invoke(operations.snapshot, { id });
     await invoker.invoke(operations.deleteModel, { id });
     await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });

@@ -4,7 +4,7 @@
  * renders its view. The spec comes from `src` (a URL of ModelSpec JSON) or the
  * `spec` property; `view` picks a view (default: the spec's default view).
  * State lives in IndexedDB keyed by the spec's id, so a reload shows the last
- * state. Events of the inner `<svc-view>` (`svc-commit`, `svc-error`,
+ * state. Events of the inner `<svc-view>` (`svc-commit`, `svc-effect`, `svc-error`,
  * `svc-navigate`) bubble out of the element.
  *
  * @module

@@ -7,10 +7,13 @@
  *
  * @module
  */
+import { type EffectExecutor, TIMER_EXECUTOR } from "../../engine/effects/executor.ts";
+import { httpExecutor } from "../../engine/effects/http_executor.ts";
 import { type Invoker, localInvoker, ModelService, remoteInvoker, webPlatform } from "../../engine/mod.ts";
 import { localAuthoring } from "../../engine/service/authoring.ts";
 import { openBrowserStorage } from "../stores/mod.ts";
 import { type Feed, serviceFeed } from "./feed.ts";
+import { fetchTransport } from "./fetch_transport.ts";
 import { socketFeed } from "./socket_feed.ts";
 
 /** An open connection. */
@@ -31,11 +34,23 @@ export interface TabOptions {
   database?: string | null;
 }
 
-/** Runs the engine in this tab, persisting to IndexedDB. */
+/**
+ * The effects a tab runs itself, like a server: timers, and `server` requests
+ * with `fetch` (the page's CORS rules instead of the egress guard); links
+ * between the tab's models come with the service. `llm` and plugin kinds
+ * stay with servers (their jobs fail with `llm not configured` /
+ * `no_executor_for_kind`); `caller` effects reach the page as `svc-effect`
+ * events of the view elements.
+ */
+export function tabExecutors(transport = fetchTransport()): EffectExecutor[] {
+  return [TIMER_EXECUTOR, httpExecutor(transport)];
+}
+
+/** Runs the engine in this tab, persisting to IndexedDB (its effect outbox too: a reload resumes it). */
 export async function openTabConnection(options: TabOptions = {}): Promise<Connection> {
   const database = options.database === undefined ? "svc-playground" : options.database;
   const storage = database === null ? {} : await openBrowserStorage(database);
-  const service = await ModelService.open({ platform: webPlatform(), ...storage });
+  const service = await ModelService.open({ platform: webPlatform(), ...storage, executors: tabExecutors() });
   return {
     mode: "tab",
     label: database === null ? "this tab (memory)" : `this tab (IndexedDB ${database})`,

@@ -5,11 +5,18 @@
  *
  * @module
  */
-import type { ServiceEvent } from "../../engine/mod.ts";
+import type { DispatchedEffect, ServiceEvent } from "../../engine/mod.ts";
 
 /** A change of one model. */
 export type FeedEvent =
-  | { kind: "mutation"; modelId: string; mutatedPaths: string[]; derivedUpdated: string[] }
+  | {
+    kind: "mutation";
+    modelId: string;
+    mutatedPaths: string[];
+    derivedUpdated: string[];
+    /** The `caller` effects the commit fired. */
+    dispatchedEffects: DispatchedEffect[];
+  }
   | { kind: "spec-evolved"; modelId: string; version: string }
   | { kind: "deleted"; modelId: string };
 
@@ -27,8 +34,8 @@ export function serviceFeed(
       service.subscribe((event) => {
         if (event.modelId !== modelId) return;
         if (event.type === "mutation") {
-          const { mutatedPaths, derivedUpdated } = event.result;
-          listener({ kind: "mutation", modelId, mutatedPaths, derivedUpdated });
+          const { mutatedPaths, derivedUpdated, dispatchedEffects } = event.result;
+          listener({ kind: "mutation", modelId, mutatedPaths, derivedUpdated, dispatchedEffects });
         } else if (event.type === "spec-evolved") {
           listener({ kind: "spec-evolved", modelId, version: event.version });
         } else if (event.type === "deleted") listener({ kind: "deleted", modelId });

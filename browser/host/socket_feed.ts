@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { DispatchedEffect } from "../../engine/mod.ts";
 import type { Feed, FeedEvent } from "./feed.ts";
 
 /** Options of {@link socketFeed}. */
@@ -29,6 +30,12 @@ export function subscribeUrl(baseUrl: string, modelId: string, apiKey?: string):
   return url.href;
 }
 
+/** A caller effect as a frame lists it: `{effectId, emit, payload}`. */
+function isDispatchedEffect(value: unknown): value is DispatchedEffect {
+  return typeof value === "object" && value !== null &&
+    typeof (value as DispatchedEffect).effectId === "string";
+}
+
 /** A frame as a feed event; `null` for anything else. */
 export function eventOfFrame(data: unknown): FeedEvent | null {
   let frame: Record<string, unknown>;
@@ -46,6 +53,9 @@ export function eventOfFrame(data: unknown): FeedEvent | null {
       modelId,
       mutatedPaths: list(frame.mutatedPaths),
       derivedUpdated: list(frame.derivedUpdated),
+      dispatchedEffects: Array.isArray(frame.dispatchedEffects)
+        ? frame.dispatchedEffects.filter(isDispatchedEffect)
+        : [],
     };
   }
   return null;
@@ -66,7 +76,13 @@ export function socketFeed(options: SocketFeedOptions): Feed {
           delay = 500;
           // What committed before the socket was open (since the view was read, or while it was
           // down) sent no frame here: read the model again.
-          listener({ kind: "mutation", modelId, mutatedPaths: ["$"], derivedUpdated: [] });
+          listener({
+            kind: "mutation",
+            modelId,
+            mutatedPaths: ["$"],
+            derivedUpdated: [],
+            dispatchedEffects: [],
+          });
         };
         socket.onmessage = (message) => {
           const event = eventOfFrame(message.data);

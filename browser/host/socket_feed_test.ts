@@ -16,7 +16,17 @@ Deno.test("frames become feed events; a frame without kind is a mutation; others
     modelId: "m",
     mutatedPaths: ["$.a"],
     derivedUpdated: ["$.b"],
+    dispatchedEffects: [],
   });
+  const caller = { effectId: "toast", emit: "saved", payload: { n: 1 } };
+  const framed = eventOfFrame(
+    JSON.stringify({ kind: "mutation", modelId: "m", dispatchedEffects: [caller, 7] }),
+  );
+  assert.deepEqual(
+    framed?.kind === "mutation" && framed.dispatchedEffects,
+    [caller],
+    "caller effects, malformed dropped",
+  );
   assert.deepEqual(eventOfFrame('{"kind":"spec-evolved","modelId":"m","version":"1.1.0"}'), {
     kind: "spec-evolved",
     modelId: "m",
@@ -44,8 +54,8 @@ Deno.test("each open of the socket reports a change of the whole model (commits 
   sockets[0].onopen!();
   sockets[0].onmessage!({ data: '{"modelId":"m","mutatedPaths":["$.a"],"derivedUpdated":[]}' });
   assert.deepEqual(events, [
-    { kind: "mutation", modelId: "m", mutatedPaths: ["$"], derivedUpdated: [] },
-    { kind: "mutation", modelId: "m", mutatedPaths: ["$.a"], derivedUpdated: [] },
+    { kind: "mutation", modelId: "m", mutatedPaths: ["$"], derivedUpdated: [], dispatchedEffects: [] },
+    { kind: "mutation", modelId: "m", mutatedPaths: ["$.a"], derivedUpdated: [], dispatchedEffects: [] },
   ]);
   stop();
 });

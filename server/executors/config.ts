@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../../engine/effects/http_executor.ts";
 import { type ConfigLookup, envName, readBool, readList } from "../../engine/config.ts";
 import type { EgressPolicy } from "../egress/mod.ts";
 
@@ -26,8 +27,7 @@ export const EFFECT_KEYS: readonly string[] = [
   "svc.effects.plugins",
 ];
 
-/** Default `svc.effects.max-response-bytes` (SPEC.md "Limits"). */
-export const DEFAULT_MAX_RESPONSE_BYTES = 1_048_576;
+export { DEFAULT_MAX_RESPONSE_BYTES };
 
 /** Reads the `svc.effects.*` keys; a malformed value aborts startup naming the key. */
 export function effectsConfig(lookup: ConfigLookup): EffectsConfig {

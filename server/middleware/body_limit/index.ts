@@ -9,6 +9,7 @@
  */
 import type { Context, MiddlewareHandler, Next } from "hono";
 import type { BodyLimits } from "../../config.ts";
+import { readCapped } from "../../../engine/read_capped.ts";
 import { problemResponse } from "../../problem.ts";
 
 function tooLarge(cap: number): Response {
@@ -22,27 +23,14 @@ async function limitBody(c: Context, next: Next, cap: number): Promise<Response 
   if (declared !== null && !raw.headers.has("Transfer-Encoding")) {
     return Number(declared) > cap ? tooLarge(cap) : await next();
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = raw.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > cap) {
-      await reader.cancel();
-      return tooLarge(cap);
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const body = await readCapped(raw.body, cap);
+  if (!body) return tooLarge(cap);
   // A fresh request (not `new Request(raw, …)`, which would copy the server's abort signal).
-  c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: size ? body : null });
+  c.req.raw = new Request(raw.url, {
+    method: raw.method,
+    headers: raw.headers,
+    body: body.byteLength ? body : null,
+  });
   return await next();
 }
 

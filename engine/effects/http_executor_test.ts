@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import type { HttpRequestSpec } from "../runtime/results.ts";
+import type { EffectJob } from "./job.ts";
+import {
+  httpExecutor,
+  type HttpTransport,
+  type InboundResponse,
+  type OutboundRequest,
+  RequestFailed,
+  RequestRefused,
+} from "./http_executor.ts";
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const limits = { signal: new AbortController().signal, timeoutMs: 1000 };
+
+function job(requests: HttpRequestSpec[]): EffectJob {
+  return {
+    id: "e@1#0",
+    modelId: "m",
+    effectId: "e",
+    executor: "server",
+    key: null,
+    work: { type: "http", requests },
+    statusPath: null,
+    firedAt: 1,
+    dueAt: 1,
+    attempt: 1,
+  };
+}
+
+/** A transport answering each URL from a table, recording what it was sent. */
+function transport(
+  answers: Record<string, InboundResponse | Error>,
+): HttpTransport & { sent: OutboundRequest[] } {
+  const sent: OutboundRequest[] = [];
+  return {
+    sent,
+    send(request) {
+      sent.push(request);
+      const answer = answers[request.url];
+      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+    },
+  };
+}
+
+const get = (url: string, body?: HttpRequestSpec["body"]): HttpRequestSpec => ({
+  method: "POST",
+  url,
+  headers: {},
+  ...body === undefined ? {} : { body },
+});
+
+Deno.test("answers: JSON parsed, empty as null, other text kept; the body's type is set unless given", async () => {
+  const wire = transport({
+    "https://a/json": { status: 200, body: encode('{"ok":1}') },
+    "https://a/empty": { status: 204, body: encode("") },
+    "https://a/text": { status: 201, body: encode("fine") },
+  });
+  const executor = httpExecutor(wire);
+  assert.deepEqual(await executor.execute(job([get("https://a/json", { n: 1 })]), limits), {
+    ok: true,
+    response: { ok: 1 },
+    status: 200,
+  });
+  assert.deepEqual(wire.sent[0], {
+    method: "POST",
+    url: "https://a/json",
+    headers: { "content-type": "application/json" },
+    body: '{"n":1}',
+  });
+  assert.deepEqual(await executor.execute(job([get("https://a/empty")]), limits), {
+    ok: true,
+    response: null,
+    status: 204,
+  });
+  const text = { ...get("https://a/text", "hi"), headers: { "Content-Type": "text/csv" } };
+  assert.deepEqual(await executor.execute(job([text]), limits), { ok: true, response: "fine", status: 201 });
+  assert.deepEqual(wire.sent[2].headers, { "Content-Type": "text/csv" }, "a given type is kept");
+});
+
+Deno.test("failures: 4xx and 3xx for good, 5xx and failures on the way retried, refusals for good", async () => {
+  const executor = httpExecutor(transport({
+    "https://a/404": { status: 404, body: encode("") },
+    "https://a/302": { status: 302, body: encode("") },
+    "https://a/503": { status: 503, body: encode("") },
+    "https://a/blocked": new RequestRefused("egress blocked: private address"),
+    "https://a/slow": new RequestFailed("timed out after 1000 ms"),
+    "https://a/cors": new TypeError("Failed to fetch"),
+  }));
+  const outcome = async (url: string) => await executor.execute(job([get(url)]), limits);
+  assert.deepEqual(await outcome("https://a/404"), { ok: false, error: "http 404", retryable: false });
+  assert.deepEqual(await outcome("https://a/302"), { ok: false, error: "http 302", retryable: false });
+  assert.deepEqual(await outcome("https://a/503"), { ok: false, error: "http 503", retryable: true });
+  assert.deepEqual(await outcome("https://a/blocked"), {
+    ok: false,
+    error: "egress blocked: private address",
+    retryable: false,
+  });
+  assert.deepEqual(await outcome("https://a/slow"), {
+    ok: false,
+    error: "timed out after 1000 ms",
+    retryable: true,
+  });
+  assert.deepEqual(await outcome("https://a/cors"), {
+    ok: false,
+    error: "request failed: Failed to fetch",
+    retryable: true,
+  });
+});
+
+Deno.test("a fan-out reports each request on its own", async () => {
+  const executor = httpExecutor(transport({
+    "https://a/1": { status: 200, body: encode("1") },
+    "https://a/2": { status: 500, body: encode("") },
+  }));
+  const fanned = [{ ...get("https://a/1"), set: { "$.one": "$response" } }, get("https://a/2")];
+  assert.deepEqual(await executor.execute(job(fanned), limits), {
+    ok: true,
+    response: [1, null],
+    status: null,
+    parts: [{ ok: true, response: 1, status: 200 }, { ok: false, error: "http 500" }],
+  });
+});
