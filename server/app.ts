@@ -26,6 +26,7 @@ import { accessLog } from "./middleware/access_log/index.ts";
 import { apiKeyAuth } from "./middleware/auth/index.ts";
 import { bodySizeLimit } from "./middleware/body_limit/index.ts";
 import { hostCheck, isLoopbackName } from "./middleware/host_check/index.ts";
+import { corsFor } from "./middleware/cors/index.ts";
 import { methodGuard } from "./middleware/method_guard/index.ts";
 import { admitSession, PairingHost, sessionOf } from "./pairing/host.ts";
 import { NamespacedApi } from "./pairing/namespaced_api.ts";
@@ -117,6 +118,8 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
 
   const app = new Hono();
   app.use("*", methodGuard());
+  const crossOrigin = corsFor(config.corsAllowedOrigins);
+  if (crossOrigin) app.use("*", crossOrigin);
   app.use(
     "*",
     securityHeaders({
@@ -129,7 +132,11 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     app.use(
       "*",
       hostCheck({
-        allowedOrigins: [...config.websocketAllowedOrigins ?? [], ...config.mcpAllowedOrigins],
+        allowedOrigins: [
+          ...config.websocketAllowedOrigins ?? [],
+          ...config.mcpAllowedOrigins,
+          ...config.corsAllowedOrigins,
+        ],
         jsonRpcPaths: new Set(["/mcp"]),
       }),
     );

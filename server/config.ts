@@ -57,6 +57,8 @@ export interface ServerConfig {
   websocketMaxBufferedBytes: number;
   /** `svc.mcp.allowed-origins`: browser origins the `/mcp` endpoint accepts (empty: any). */
   mcpAllowedOrigins: string[];
+  /** `svc.http.cors.allowed-origins`: pages of other origins that may call the API (empty: none). */
+  corsAllowedOrigins: string[];
   /** `svc.http.access-log`: one log line per request (credentials redacted). */
   accessLog: boolean;
   /** `svc.audit.signing-key`: Ed25519 key (base64 seed or PKCS #8) signing audit records; never logged. */
@@ -168,6 +170,7 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
       SERVER_DEFAULTS.websocketMaxBufferedBytes,
     ),
     mcpAllowedOrigins: readList(lookup, "svc.mcp.allowed-origins") ?? [],
+    corsAllowedOrigins: readList(lookup, "svc.http.cors.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
     auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,
     pairing: {

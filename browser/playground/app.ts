@@ -76,6 +76,23 @@ function savedChoice(): ConnectionChoice {
   return { mode: "tab", baseUrl: "", apiKey: "" };
 }
 
+/**
+ * What to do when a server on another origin could not be reached: a browser
+ * withholds the answers of a server that does not list the page's origin,
+ * which looks like a server that is not there.
+ */
+function corsHint(choice: ConnectionChoice): string {
+  if (choice.mode !== "server") return "";
+  let origin: string;
+  try {
+    origin = new URL(choice.baseUrl).origin;
+  } catch {
+    return "";
+  }
+  return origin === location.origin ? "" : ` (a server on another origin must list ${location.origin} in ` +
+    "svc.http.cors.allowed-origins, and in svc.websocket.allowed-origins for live updates)";
+}
+
 /** The playground element. */
 export class Playground extends LitElement {
   static override properties = {
@@ -151,7 +168,8 @@ export class Playground extends LitElement {
       else this.#watch(this.selected);
       if (choice.paired) this.#poll = setInterval(() => void this.#followSession(), PAIRED_POLL_MS);
     } catch (err) {
-      this.status = `Not connected: ${(err as Error).message}`;
+      const message = (err as Error).message;
+      this.status = `Not connected: ${message}${/^Cannot reach/.test(message) ? corsHint(choice) : ""}`;
       this.problem = this.status;
     }
   }

@@ -1,0 +1,45 @@
+/**
+ * CORS for browser pages served from another origin (a playground on a
+ * static host, an app embedding the client): origins listed in
+ * `svc.http.cors.allowed-origins` get the REST API's answers and preflights;
+ * others get no CORS headers, so their browser withholds the answer. No
+ * cookies are involved (the credential is the `Authorization` header), so
+ * credentials are never allowed. Installed before the key gate: a preflight
+ * carries no key.
+ *
+ * @module
+ */
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+
+/** Request headers a page may send: the credential, JSON bodies, the view of a write, MCP's own. */
+const ALLOWED_HEADERS = [
+  "Authorization",
+  "Content-Type",
+  "X-View",
+  "Mcp-Session-Id",
+  "Mcp-Protocol-Version",
+  "Last-Event-ID",
+];
+
+/** Response headers a page may read. */
+const EXPOSED_HEADERS = ["Location", "Retry-After", "Mcp-Session-Id", "Content-Disposition"];
+
+/** Normalizes an origin for comparison (`HTTP://App:1/` and `http://app:1` are one origin). */
+function normalized(origin: string): string {
+  return origin.trim().replace(/\/+$/, "").toLowerCase();
+}
+
+/** CORS for `origins` (`*`: any origin, for development); `undefined` when the list is empty. */
+export function corsFor(origins: readonly string[]): MiddlewareHandler | undefined {
+  if (origins.length === 0) return undefined;
+  const any = origins.includes("*");
+  const listed = new Set(origins.map(normalized));
+  return cors({
+    origin: (origin) => origin && (any || listed.has(normalized(origin))) ? origin : null,
+    allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
+    allowHeaders: ALLOWED_HEADERS,
+    exposeHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+}
