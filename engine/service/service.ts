@@ -659,15 +659,19 @@ export class ModelService implements ModelApi {
     evaluate: Evaluation,
     { viewId }: WriteOptions,
   ): Promise<WriteResult> {
-    const started = this.platform.clock.now();
-    const finished = (outcome: MutationOutcome) =>
-      this.#observer.mutationFinished?.(id, outcome, this.platform.clock.now() - started);
-    return this.#exclusive(id, async (slot) => {
+    const observe = this.#observer.mutationFinished;
+    const started = observe ? this.platform.clock.now() : 0;
+    const written = this.#exclusive(id, async (slot) => {
       // An unknown view fails the write before anything is applied.
       if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
-      const result = await this.#commit(slot, source, request, evaluate) ?? emptyResult();
-      return await this.#withViewDelta(slot, cloneJson(result), viewId);
-    }, true).then(
+      // A copy: the caller's result shares nothing with the runtime, the audit record or subscribers.
+      const result = cloneJson(await this.#commit(slot, source, request, evaluate) ?? emptyResult());
+      return viewId === undefined ? result : await this.#withViewDelta(slot, result, viewId);
+    }, true);
+    // Without an observer, no reaction of ours stands between the commit and the caller.
+    if (!observe) return written;
+    const finished = (outcome: MutationOutcome) => observe(id, outcome, this.platform.clock.now() - started);
+    return written.then(
       (result) => {
         finished(result.flaggedConstraints.length ? "flagged" : "success");
         return result;
@@ -839,9 +843,8 @@ export class ModelService implements ModelApi {
     slot.jobs.delete(job.id);
   }
 
-  /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn), when asked for. */
-  async #withViewDelta(slot: Slot, result: MutationResult, viewId?: string): Promise<WriteResult> {
-    if (viewId === undefined) return result;
+  /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn). */
+  async #withViewDelta(slot: Slot, result: MutationResult, viewId: string): Promise<WriteResult> {
     const { runtime } = slot;
     const delta = await evaluateViewDelta(runtime.model, await viewStateOf(runtime), viewId, result);
     return { ...result, viewDelta: cloneJson(delta) };
