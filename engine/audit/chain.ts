@@ -8,7 +8,7 @@
  * @module
  */
 import type { AuditSigner } from "./signing.ts";
-import { canonicalJson } from "../json/canonical.ts";
+import { canonicalJson, stringifiesCanonically } from "../json/canonical.ts";
 import type { Json } from "../json/value.ts";
 import type { Hasher } from "../ports.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
@@ -53,62 +53,59 @@ export function hashRecord(body: AuditBody, prevHash: string, hasher: Hasher): P
   return hasher.sha256Hex(prevHash + "\n" + canonicalBody(body));
 }
 
-/** A body's members in canonical (code unit) order, and a trace's. */
-const BODY_KEYS = [
-  "derivedUpdated",
-  "dispatchedEffects",
-  "flaggedConstraints",
-  "modelId",
-  "modelVersion",
-  "mutations",
-  "sequence",
-  "source",
-  "timestamp",
-  "traces",
-] as const;
-const TRACE_KEYS = [
-  "constraintPassed",
-  "errorMessage",
-  "expression",
-  "inputPaths",
-  "result",
-  "targetPath",
-] as const;
-
-/** Whether `value` is an object with exactly `keys`, none undefined. */
-function hasExactly(value: unknown, keys: readonly string[]): value is Record<string, unknown> {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  if (Object.keys(value).length !== keys.length) return false;
-  for (const key of keys) if ((value as Record<string, unknown>)[key] === undefined) return false;
-  return true;
-}
-
 /**
- * `canonicalJson(body)`, written member by member in the fixed order of a
- * body the service seals, without sorting the keys of every object again for
- * each record (canonical JSON was the largest part of sealing). Anything else
- * (a record read back with members added or missing) goes the general way.
+ * `canonicalJson(body)`, for a body of the shape the service seals: its members
+ * and its traces' are copied into objects built in canonical order, and when
+ * every member's value already is canonical as `JSON.stringify` writes it (a
+ * write's usual paths and scalars), one native serialisation writes the text
+ * (canonical JSON was the largest part of sealing). Anything else (a record
+ * read back with members added, missing or `undefined`, a value whose keys are
+ * out of order) goes the general way.
  */
 function canonicalBody(body: AuditBody): string {
-  if (!hasExactly(body, BODY_KEYS) || !Array.isArray(body.traces)) return canonicalJson(body);
-  let traces = "[";
-  for (let i = 0; i < body.traces.length; i++) {
-    const trace = body.traces[i];
-    if (!hasExactly(trace, TRACE_KEYS)) return canonicalJson(body);
-    if (i > 0) traces += ",";
-    traces += "{";
-    for (let k = 0; k < TRACE_KEYS.length; k++) {
-      traces += (k > 0 ? ',"' : '"') + TRACE_KEYS[k] + '":' + canonicalJson(trace[TRACE_KEYS[k]]);
-    }
-    traces += "}";
+  const asIs = stringifiesCanonically;
+  const traces = body.traces;
+  if (!hasMembers(body, 10) || !Array.isArray(traces)) return canonicalJson(body);
+  const ordered = new Array<TraceRecord>(traces.length);
+  for (let i = 0; i < traces.length; i++) {
+    const trace = traces[i];
+    if (
+      !hasMembers(trace, 6) ||
+      !(asIs(trace.constraintPassed) && asIs(trace.errorMessage) && asIs(trace.expression) &&
+        asIs(trace.inputPaths) && asIs(trace.result) && asIs(trace.targetPath))
+    ) return canonicalJson(body);
+    ordered[i] = {
+      constraintPassed: trace.constraintPassed,
+      errorMessage: trace.errorMessage,
+      expression: trace.expression,
+      inputPaths: trace.inputPaths,
+      result: trace.result,
+      targetPath: trace.targetPath,
+    };
   }
-  traces += "]";
-  let out = "{";
-  for (let k = 0; k < BODY_KEYS.length; k++) {
-    const key = BODY_KEYS[k];
-    out += (k > 0 ? ',"' : '"') + key + '":' + (key === "traces" ? traces : canonicalJson(body[key]));
-  }
-  return out + "}";
+  if (
+    !(asIs(body.derivedUpdated) && asIs(body.dispatchedEffects) && asIs(body.flaggedConstraints) &&
+      asIs(body.modelId) && asIs(body.modelVersion) && asIs(body.mutations) && asIs(body.sequence) &&
+      asIs(body.source) && asIs(body.timestamp))
+  ) return canonicalJson(body);
+  return JSON.stringify({
+    derivedUpdated: body.derivedUpdated,
+    dispatchedEffects: body.dispatchedEffects,
+    flaggedConstraints: body.flaggedConstraints,
+    modelId: body.modelId,
+    modelVersion: body.modelVersion,
+    mutations: body.mutations,
+    sequence: body.sequence,
+    source: body.source,
+    timestamp: body.timestamp,
+    traces: ordered,
+  });
+}
+
+/** Whether `value` is a non-array object with `count` own members. */
+function hasMembers(value: unknown, count: number): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value) &&
+    Object.keys(value).length === count;
 }
 
 /** Seals a body into a chained record, signed when a signer is given. */
@@ -119,7 +116,9 @@ export async function sealRecord(
   signer?: AuditSigner,
 ): Promise<AuditRecord> {
   const hash = await hashRecord(body, prevHash, hasher);
-  return { ...body, prevHash, hash, ...(signer ? { signature: await signer.sign(hash) } : {}) };
+  const record: AuditRecord = { ...body, prevHash, hash };
+  if (signer) record.signature = await signer.sign(hash);
+  return record;
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { canonicalJson } from "../json/canonical.ts";
+import { canonicalJson, stringifiesCanonically } from "../json/canonical.ts";
 import { webPlatform } from "../ports.ts";
 import {
   type AuditBody,
@@ -158,4 +158,92 @@ Deno.test("records with traces, and bodies of any other shape, hash their canoni
       JSON.stringify(b),
     );
   }
+});
+
+Deno.test("a sealed body's text is byte for byte canonicalJson's, whichever way it is written", async () => {
+  let seed = 5;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)];
+  const keys = ["a", "b", "B", "é", "$.x[0]", "", "10", "9", "__proto__"];
+  const value = (depth: number): unknown => {
+    const roll = next();
+    if (depth > 2 || roll < 0.5) {
+      return pick([null, true, 0, -0, 2.5, 1e21, NaN, "s", 'q"\n\u2028', undefined]);
+    }
+    if (roll < 0.75) return Array.from({ length: Math.floor(next() * 3) }, () => value(depth + 1));
+    const out: Record<string, unknown> = {};
+    for (let i = Math.floor(next() * 3); i > 0; i--) {
+      Object.defineProperty(out, pick(keys), { value: value(depth + 1), enumerable: true, writable: true });
+    }
+    return out;
+  };
+  const trace = () => ({
+    targetPath: pick(["$.total", "$.items[3].lineTotal"]),
+    expression: "price * qty",
+    inputPaths: pick([["$.items[*].price", "$.items[*].qty"], [], ["$.b", "$.a"]]),
+    result: value(0),
+    constraintPassed: pick([null, true, false]),
+    errorMessage: pick([null, "T2001 \u2028"]),
+  });
+  // The text the hasher is given, after `prevHash + "\n"`.
+  let hashed = "";
+  const capture = { sha256Hex: (data: string | Uint8Array) => Promise.resolve(hashed = String(data)) };
+  const inOrder = { yes: 0, no: 0 };
+  for (let i = 0; i < 2000; i++) {
+    const b: Record<string, unknown> = {
+      ...body(i, {
+        mutations: value(0) as AuditBody["mutations"],
+        derivedUpdated: pick([[], ["$.total"], ["$.b", "$.a"]]),
+        flaggedConstraints: pick([[], ["cap"]]),
+        traces: Array.from({ length: Math.floor(next() * 3) }, trace) as AuditBody["traces"],
+      }),
+    };
+    const roll = next();
+    if (roll < 0.05) b.extra = value(0);
+    else if (roll < 0.1) delete b[pick(Object.keys(b))];
+    else if (roll < 0.15) b.sequence = undefined;
+    else if (roll < 0.2 && (b.traces as unknown[]).length) {
+      (b.traces as Record<string, unknown>[])[0].extra = 1;
+    }
+    await hashRecord(b as unknown as AuditBody, GENESIS_HASH, capture);
+    const canonical = canonicalJson(b);
+    assert.equal(hashed, GENESIS_HASH + "\n" + canonical, JSON.stringify(b));
+    const values = [b.mutations, ...((b.traces ?? []) as { result: unknown }[]).map((t) => t.result)];
+    inOrder[values.every(stringifiesCanonically) ? "yes" : "no"]++;
+  }
+  assert.ok(
+    inOrder.yes > 500 && inOrder.no > 500,
+    `both kinds of values were tried: ${JSON.stringify(inOrder)}`,
+  );
+});
+
+Deno.test("sealing keeps a record's hash: a fixed body hashes as it always has", async () => {
+  const record = await sealRecord(
+    body(2, {
+      mutations: { "$.b": 1, "$.a": { y: [1, 2.5], x: null } },
+      derivedUpdated: ["$.total"],
+      traces: [{
+        targetPath: "$.total",
+        expression: "qty * price",
+        inputPaths: ["$.qty", "$.price"],
+        result: 12.5,
+        constraintPassed: null,
+        errorMessage: null,
+      }],
+    }),
+    "ab".repeat(32),
+    hasher,
+  );
+  assert.equal(
+    record.hash,
+    await sha256(
+      "ab".repeat(32) + "\n" +
+        '{"derivedUpdated":["$.total"],"dispatchedEffects":[],"flaggedConstraints":[],"modelId":"m",' +
+        '"modelVersion":"1.0.0","mutations":{"$.a":{"x":null,"y":[1,2.5]},"$.b":1},"sequence":2,' +
+        '"source":"client","timestamp":"2024-01-01T00:00:02.000Z","traces":[{"constraintPassed":null,' +
+        '"errorMessage":null,"expression":"qty * price","inputPaths":["$.qty","$.price"],"result":12.5,' +
+        '"targetPath":"$.total"}]}',
+    ),
+  );
+  assert.deepEqual(Object.keys(record).slice(-2), ["prevHash", "hash"]);
 });

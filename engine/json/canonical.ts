@@ -47,15 +47,33 @@ function isScalar(value: unknown): boolean {
  * `JSON.stringify` writes exactly the canonical text.
  */
 function isFlatAndOrdered(value: object): boolean {
+  return membersInOrder(value, isScalar);
+}
+
+/**
+ * Whether `JSON.stringify(value)` writes exactly `canonicalJson(value)`: at
+ * every depth, object keys in code-unit order without a `toJSON`, and nothing
+ * but JSON values (no `undefined`, which the two would write differently).
+ * One walk that builds nothing, then one native serialisation, is several
+ * times cheaper than the general way for a value that already is in order.
+ */
+export function stringifiesCanonically(value: unknown): boolean {
+  return value !== null && typeof value === "object"
+    ? membersInOrder(value, stringifiesCanonically)
+    : isScalar(value);
+}
+
+/** Whether every member of a container is `accepted`, an object's keys in code-unit order, without a `toJSON`. */
+function membersInOrder(value: object, accepted: (member: unknown) => boolean): boolean {
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!isScalar(value[i])) return false;
+    for (let i = 0; i < value.length; i++) if (!accepted(value[i])) return false;
     return true;
   }
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
   const keys = Object.keys(value);
   for (let i = 0; i < keys.length; i++) {
     if (i > 0 && !(keys[i - 1] < keys[i])) return false;
-    if (!isScalar((value as Record<string, unknown>)[keys[i]])) return false;
+    if (!accepted((value as Record<string, unknown>)[keys[i]])) return false;
   }
   return true;
 }

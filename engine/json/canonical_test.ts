@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { canonicalJson } from "./canonical.ts";
+import { canonicalJson, stringifiesCanonically } from "./canonical.ts";
 
 Deno.test("canonicalJson sorts keys at every depth and has no whitespace", () => {
   assert.equal(
@@ -68,4 +68,45 @@ Deno.test("canonicalJson equals the plain definition on random values", () => {
     const v = value(0);
     assert.equal(canonicalJson(v), reference(v), JSON.stringify(v));
   }
+});
+
+Deno.test("stringifiesCanonically: where it holds, JSON.stringify writes the canonical text", () => {
+  let seed = 11;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const keys = ["a", "b", "B", "ä", "$.x[0]", "", "z", "10", "9"];
+  const scalar = () => [null, true, false, 0, -0, 1.5, NaN, "s", "é\n", undefined][Math.floor(next() * 10)];
+  const value = (depth: number): unknown => {
+    const roll = next();
+    if (depth > 3 || roll < 0.4) return scalar();
+    if (roll < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+    const out: Record<string, unknown> = {};
+    for (let i = Math.floor(next() * 4); i > 0; i--) {
+      out[keys[Math.floor(next() * keys.length)]] = value(depth + 1);
+    }
+    return out;
+  };
+  let held = 0;
+  for (let i = 0; i < 3000; i++) {
+    const v = value(0);
+    if (!stringifiesCanonically(v)) continue;
+    held++;
+    assert.equal(JSON.stringify(v), reference(v), String(i));
+  }
+  assert.ok(held > 1000, `the property held for ${held} values only`);
+});
+
+Deno.test("stringifiesCanonically refuses what JSON.stringify would write differently", () => {
+  assert.equal(stringifiesCanonically({ a: 1, b: [{ c: "x", d: null }] }), true);
+  assert.equal(stringifiesCanonically({ b: 1, a: 1 }), false);
+  assert.equal(stringifiesCanonically([{ y: 1, x: 2 }]), false);
+  assert.equal(
+    stringifiesCanonically({ "9": 1, "10": 2 }),
+    false,
+    "integer keys come first, not in code-unit order",
+  );
+  assert.equal(stringifiesCanonically({ a: undefined }), false);
+  assert.equal(stringifiesCanonically([undefined]), false);
+  assert.equal(stringifiesCanonically({ a: () => 1 }), false);
+  assert.equal(stringifiesCanonically(new Date(0)), false);
+  assert.equal(stringifiesCanonically({ toJSON: () => "x" }), false);
 });

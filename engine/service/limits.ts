@@ -38,6 +38,10 @@ export function checkValue(config: EngineConfig, value: unknown, what: string, b
  */
 export function checkMutationValues(config: EngineConfig, mutations: Record<string, Json>): void {
   for (const [address, value] of Object.entries(mutations)) {
+    // A finite scalar has no depth of its own and nothing to refuse: the address need not be parsed.
+    if (value === null || typeof value !== "object") {
+      if (typeof value !== "number" || Number.isFinite(value)) continue;
+    }
     const parsed = parsePath(address);
     const baseDepth = parsed.ok ? parsed.path.length : 0;
     const measured = measureJson(value, config.maxDepth - baseDepth);

@@ -68,6 +68,27 @@ Deno.test("non-finite numbers, deep values and oversized states are refused and 
   assert.deepEqual(await service.getState("m"), { rate: 2, double: 4, o: { s: "y" } });
 });
 
+Deno.test("a written scalar is refused only when non-finite, named at its address however it is spelt", async () => {
+  const { service } = await serviceOf({ maxDepth: 4 });
+  await service.createModel(spec);
+  for (const [address, path] of [["$.rate", "$.rate"], ["$['o'].list[2]", "$.o.list[2]"]]) {
+    const err = await rejectsWith(() => service.mutate("m", { [address]: -Infinity }), "schema_violation");
+    assert.deepEqual(err.body!.violations, [{
+      path,
+      keyword: "type",
+      message: "must be a finite number (NaN and Infinity cannot be stored)",
+    }]);
+  }
+  // A scalar has no depth of its own: deeper than max-depth by its address alone, the checks let it by.
+  await service.mutate("m", { "$.o.a.b.c.d.e": 1, "$.o.s": "x", "$.o.n": null, "$.o.t": true });
+  assert.deepEqual(await service.getField("m", "$.o"), {
+    a: { b: { c: { d: { e: 1 } } } },
+    s: "x",
+    n: null,
+    t: true,
+  });
+});
+
 Deno.test("a spec over svc.limits.max-spec-bytes is refused with 413", async () => {
   const { service } = await serviceOf({ maxSpecBytes: 2_000 });
   await rejectsWith(

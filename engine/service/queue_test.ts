@@ -59,3 +59,57 @@ Deno.test("SerialQueue: a failing task rejects its caller and frees its place", 
     }, true), /sync boom/);
   assert.equal(await queue.run(() => Promise.resolve(1), true), 1);
 });
+
+Deno.test("SerialQueue: on an idle queue a task starts at once; behind a running one it waits its turn", async () => {
+  const queue = new SerialQueue(10, "q");
+  const order: string[] = [];
+  const hold = gate();
+  const first = queue.run(async () => {
+    order.push("first");
+    await hold.promise;
+  }, true);
+  assert.deepEqual(order, ["first"], "the idle queue started the task before run returned");
+  const second = queue.run(() => {
+    order.push("second");
+    return Promise.resolve();
+  }, true);
+  const third = queue.run(() => {
+    order.push("third");
+    return Promise.reject(new Error("third failed"));
+  }, false);
+  await Promise.resolve();
+  assert.deepEqual(order, ["first"]);
+  hold.open();
+  await Promise.all([first, second, assert.rejects(third, /third failed/)]);
+  assert.deepEqual(order, ["first", "second", "third"]);
+  assert.equal(queue.pending, 0, "the counts are down when the caller resumes");
+  // Idle again after a failure: the next task starts at once, and sees nothing of the failure.
+  const fourth = queue.run(() => {
+    order.push("fourth");
+    return Promise.resolve(4);
+  }, true);
+  assert.deepEqual(order.at(-1), "fourth");
+  assert.equal(await fourth, 4);
+});
+
+Deno.test("SerialQueue: a task queued by a running task runs after it, in call order with the others", async () => {
+  const queue = new SerialQueue(10, "q");
+  const order: string[] = [];
+  let inner: Promise<void> | undefined;
+  const outer = queue.run(async () => {
+    order.push("outer start");
+    inner = queue.run(() => {
+      order.push("inner");
+      return Promise.resolve();
+    }, true);
+    await Promise.resolve();
+    order.push("outer end");
+  }, true);
+  const after = queue.run(() => {
+    order.push("after");
+    return Promise.resolve();
+  }, true);
+  await Promise.all([outer, after]);
+  await inner;
+  assert.deepEqual(order, ["outer start", "outer end", "inner", "after"]);
+});

@@ -660,15 +660,19 @@ export class ModelService implements ModelApi {
     evaluate: Evaluation,
     { viewId }: WriteOptions,
   ): Promise<WriteResult> {
-    const started = this.platform.clock.now();
-    const finished = (outcome: MutationOutcome) =>
-      this.#observer.mutationFinished?.(id, outcome, this.platform.clock.now() - started);
-    return this.#exclusive(id, async (slot) => {
+    const observe = this.#observer.mutationFinished;
+    const started = observe ? this.platform.clock.now() : 0;
+    const written = this.#exclusive(id, async (slot) => {
       // An unknown view fails the write before anything is applied.
       if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
-      const result = await this.#commit(slot, source, request, evaluate) ?? emptyResult();
-      return await this.#withViewDelta(slot, cloneJson(result), viewId);
-    }, true).then(
+      const committed = await this.#commit(slot, source, request, evaluate);
+      const result = committed ? copyResult(committed) : emptyResult();
+      return viewId === undefined ? result : await this.#withViewDelta(slot, result, viewId);
+    }, true);
+    // Without an observer, no reaction of ours stands between the commit and the caller.
+    if (!observe) return written;
+    const finished = (outcome: MutationOutcome) => observe(id, outcome, this.platform.clock.now() - started);
+    return written.then(
       (result) => {
         finished(result.flaggedConstraints.length ? "flagged" : "success");
         return result;
@@ -840,9 +844,8 @@ export class ModelService implements ModelApi {
     slot.jobs.delete(job.id);
   }
 
-  /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn), when asked for. */
-  async #withViewDelta(slot: Slot, result: MutationResult, viewId?: string): Promise<WriteResult> {
-    if (viewId === undefined) return result;
+  /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn). */
+  async #withViewDelta(slot: Slot, result: MutationResult, viewId: string): Promise<WriteResult> {
     const { runtime } = slot;
     const delta = await evaluateViewDelta(runtime.model, await viewStateOf(runtime), viewId, result);
     return { ...result, viewDelta: cloneJson(delta) };
@@ -1386,6 +1389,39 @@ type Evaluation = (runtime: ModelRuntime, at: number) => Promise<CycleOutcome | 
 /** The evaluation of writes the effect machinery makes (fold-backs, phases): source `foldback`. */
 function foldbackOf(writes: Record<string, Json>): Evaluation {
   return (runtime, at) => runtime.evaluateMutation(writes, "foldback", at);
+}
+
+/** Every member of `T`, the optional ones too: a copy written member by member cannot miss one `T` gains. */
+type AllMembers<T> = { [K in keyof Required<T>]: T[K] };
+
+/**
+ * A result the caller owns: it shares nothing with the runtime's traces, the
+ * audit record or what subscribers were given. Its lists of paths are copied
+ * flat; the generic deep copy took several times as long, walking every path.
+ */
+function copyResult(result: MutationResult): MutationResult {
+  const copy: AllMembers<MutationResult> = {
+    success: result.success,
+    mutatedPaths: result.mutatedPaths.slice(),
+    derivedUpdated: result.derivedUpdated.slice(),
+    metaUpdated: result.metaUpdated.slice(),
+    flaggedConstraints: cloneJson(result.flaggedConstraints),
+    dispatchedEffects: cloneJson(result.dispatchedEffects),
+    traces: result.traces.map(copyTrace),
+  };
+  return copy;
+}
+
+function copyTrace(trace: TraceRecord): TraceRecord {
+  const copy: AllMembers<TraceRecord> = {
+    targetPath: trace.targetPath,
+    expression: trace.expression,
+    inputPaths: trace.inputPaths.slice(),
+    result: cloneJson(trace.result),
+    constraintPassed: trace.constraintPassed,
+    errorMessage: trace.errorMessage,
+  };
+  return copy;
 }
 
 function emptyResult(): MutationResult {

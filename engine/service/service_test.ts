@@ -175,6 +175,55 @@ Deno.test("results and reads are copies: editing them does not reach the model",
   assert.deepEqual(await service.getField("m", "$.file"), { name: "a" });
 });
 
+Deno.test("a write's request and result are the caller's: editing them reaches neither state, audit trail nor traces", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  const mutations: Record<string, Json> = { "$.qty": 2, "$.price": 3, "$.file": { name: "a" } };
+  const written = service.mutate("m", mutations);
+  // Edited while the write is under way (on an idle model it has started already), then after it.
+  (mutations["$.file"] as JsonObject).name = "during";
+  mutations["$.qty"] = 4;
+  const result = await written;
+  (mutations["$.file"] as JsonObject).name = "after";
+  const total = result.traces.find((t) => t.targetPath === "$.total")!;
+  assert.equal(total.result, 6);
+  total.result = 999;
+  total.inputPaths.push("$.forged");
+  result.derivedUpdated.push("$.forged");
+  result.mutatedPaths.length = 0;
+
+  assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, file: { name: "a" }, total: 6 });
+  const [record] = await service.getAudit("m");
+  assert.deepEqual(record.mutations, { "$.qty": 2, "$.price": 3, "$.file": { name: "a" } });
+  assert.deepEqual(record.derivedUpdated, ["$.total"]);
+  const audited = record.traces.find((t) => t.targetPath === "$.total")!;
+  assert.equal(audited.result, 6);
+  assert.deepEqual(audited.inputPaths, ["$.qty", "$.price"]);
+  assert.equal((await service.verifyAudit("m")).valid, true);
+  const explained = (await service.explain("m", "$.total")).at(-1)!;
+  assert.equal(explained.result, 6);
+  assert.deepEqual(explained.inputPaths, ["$.qty", "$.price"]);
+});
+
+Deno.test("writes a subscriber makes while a commit is told run after it, in order, on its model and others", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m"));
+  await service.createModel(spec("n"));
+  const followUps: Promise<unknown>[] = [];
+  service.subscribe((event) => {
+    if (event.type !== "mutation" || event.modelId !== "m" || followUps.length) return;
+    followUps.push(service.mutate("n", { "$.qty": 3, "$.price": 1 }), service.mutate("m", { "$.qty": 8 }));
+  });
+  const first = service.mutate("m", { "$.qty": 2, "$.price": 1 });
+  const second = service.mutate("m", { "$.qty": 4 });
+  await Promise.all([first, second]);
+  await Promise.all(followUps);
+  const qtys = (await service.getAudit("m")).map((r) => (r.mutations as JsonObject)["$.qty"]).reverse();
+  assert.deepEqual(qtys, [2, 4, 8], "the subscriber's write queued behind the write already waiting");
+  assert.equal(await service.getField("n", "$.total"), 3);
+  assert.equal((await service.verifyAudit("m")).valid, true);
+});
+
 Deno.test("audit records: shape, sources, chained hashes, newest first; rejected and empty writes are not audited", async () => {
   const { service, clock } = await serviceOf();
   await service.createModel(spec("m"));
