@@ -2,7 +2,8 @@
  * The cost of a write itself (`deno task bench`, after the engine benchmarks):
  * how it grows with the part of the document a write does not touch, and the
  * fixed cost the service adds around the pipeline (queue, audit SHA-256,
- * history, commit, result), each measured for this engine and, side by side
+ * history, commit, result; hashed with node:crypto as the server and the CLI
+ * do), each measured for this engine and, side by side
  * in the same process, for the engine of a baseline commit (by default the one
  * this work started from; `--baseline <git ref>` to pick another, `none` to
  * skip it). The baseline's `engine/` is exported with `git archive` into the
@@ -15,6 +16,7 @@
  */
 import { fileURLToPath } from "node:url";
 import * as current from "../engine/mod.ts";
+import { serverPlatform } from "../server/platform.ts";
 import { measure, type Operation } from "./measure.ts";
 import { independentDerivations, orderItems, type Scenario } from "./scenarios.ts";
 
@@ -54,7 +56,8 @@ async function baselineEngine(ref: string): Promise<{ engine: Engine; sha: strin
 
 /** A service and a bare runtime of `scenario` on `engine`, seeded, with its two timed operations. */
 async function prepare(engine: Engine, scenario: Scenario) {
-  const service = await engine.ModelService.open();
+  // The hashing of the hosts that run the service (server, CLI): node:crypto, for both engines.
+  const service = await engine.ModelService.open({ platform: serverPlatform() });
   await service.createModel(scenario.spec);
   await service.mutate(scenario.spec.id, scenario.seed);
   const { runtime } = await engine.ModelRuntime.create(
