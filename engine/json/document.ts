@@ -40,16 +40,17 @@ export function valueAt(doc: Json, address: string): Json {
 export function getAt(doc: Json | undefined, path: Path): Json | undefined {
   let cur: Json | undefined = doc;
   for (const seg of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    if (Array.isArray(cur)) {
-      if (typeof seg !== "number" || seg < 0) return undefined;
-      cur = cur[seg];
-    } else {
-      if (typeof seg !== "string") return undefined;
-      cur = ownMember(cur, seg);
-    }
+    cur = memberAt(cur, seg);
+    if (cur === undefined) return undefined;
   }
   return cur;
+}
+
+/** The member or element `seg` of `value`, `undefined` when absent (or when `value` is no such container). */
+function memberAt(value: Json | undefined, seg: Segment): Json | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  if (Array.isArray(value)) return typeof seg === "number" && seg >= 0 ? value[seg] : undefined;
+  return typeof seg === "string" ? ownMember(value, seg) : undefined;
 }
 
 /**
@@ -58,9 +59,11 @@ export function getAt(doc: Json | undefined, path: Path): Json | undefined {
  */
 export function expandPattern(doc: Json | undefined, pattern: Path, within: Path = []): Segment[][] {
   const out: Segment[][] = [];
-  const walk = (node: Json | undefined, i: number, acc: Segment[]) => {
+  // One path under construction, copied for each match.
+  const at: Segment[] = [];
+  const walk = (node: Json | undefined, i: number) => {
     if (i === pattern.length) {
-      out.push(acc);
+      out.push(at.slice());
       return;
     }
     const seg = pattern[i];
@@ -68,18 +71,23 @@ export function expandPattern(doc: Json | undefined, pattern: Path, within: Path
     if (seg === WILDCARD) {
       if (!Array.isArray(node)) return;
       if (typeof fixed === "number" && fixed !== WILDCARD) {
-        if (fixed < node.length) walk(node[fixed], i + 1, [...acc, fixed]);
+        if (fixed < node.length) step(node[fixed], i, fixed);
         return;
       }
-      for (let k = 0; k < node.length; k++) walk(node[k], i + 1, [...acc, k]);
+      for (let k = 0; k < node.length; k++) step(node[k], i, k);
       return;
     }
     if (fixed !== undefined && fixed !== seg && fixed !== WILDCARD) return;
-    const next = getAt(node, [seg]);
+    const next = memberAt(node, seg);
     if (next === undefined && i < pattern.length - 1) return;
-    walk(next, i + 1, [...acc, seg]);
+    step(next, i, seg);
   };
-  walk(doc, 0, []);
+  const step = (node: Json | undefined, i: number, seg: Segment) => {
+    at.push(seg);
+    walk(node, i + 1);
+    at.pop();
+  };
+  walk(doc, 0);
   return out;
 }
 
@@ -125,7 +133,7 @@ export class DocumentDraft {
         const length = Array.isArray(cur) ? cur.length : 0;
         if (seg > length) bytes += (seg - length) * PAD_BYTES;
       }
-      const next: Json | undefined = isContainer(cur) ? getAt(cur, [seg]) : undefined;
+      const next = memberAt(cur, seg);
       if (i === path.length - 1) {
         if (next !== undefined) bytes -= jsonBytes(next);
         else if (typeof seg === "string") bytes += seg.length + 4;
@@ -190,10 +198,11 @@ export class DocumentDraft {
    */
   set(path: Path, value: Json, created?: CreatedContainers): void {
     this.grow(path.length === 0 ? jsonBytes(value) - jsonBytes(this.#root) : this.#writeBytes(path, value));
-    const previous = this.get(path);
+    const creates = created !== undefined && isContainer(value);
+    const previous = creates ? this.get(path) : undefined;
     if (path.length === 0) this.#root = value;
     else assign(this.#parentFor(path, created), path[path.length - 1], value);
-    if (created && isContainer(value)) recordCreated([...path], value, previous, created);
+    if (creates) recordCreated([...path], value, previous, created);
   }
 
   /** Removes the value at a path; returns false when nothing was there. */

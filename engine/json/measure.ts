@@ -85,6 +85,10 @@ export function measureJson(value: unknown, maxDepth = Infinity): Measure {
 /** Approximate JSON bytes of a value (see {@link measureJson}); `undefined` is 0. */
 export function jsonBytes(value: unknown): number {
   if (value === undefined) return 0;
+  // Most writes are scalars: measured without the walk (a non-finite number is 0, as the walk refuses it).
+  if (value === null || typeof value !== "object") {
+    return typeof value === "number" && !Number.isFinite(value) ? 0 : scalarBytes(value);
+  }
   const measured = measureJson(value);
   return measured.ok ? measured.bytes : 0;
 }

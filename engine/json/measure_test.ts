@@ -27,3 +27,12 @@ Deno.test("a non-finite number is found with its path", () => {
   });
   assert.deepEqual(measureJson(NaN), { ok: false, reason: "non-finite", path: [] });
 });
+
+Deno.test("jsonBytes of a scalar is what the walk measures (a non-finite number 0)", () => {
+  for (const value of [null, true, false, 0, -12, 1.5, 1e300, 2 ** 60, "", "text", "k\u00e9y"]) {
+    const measured = measureJson(value);
+    assert.ok(measured.ok);
+    assert.equal(jsonBytes(value), measured.bytes, JSON.stringify(value));
+  }
+  for (const value of [NaN, Infinity, -Infinity]) assert.equal(jsonBytes(value), 0);
+});

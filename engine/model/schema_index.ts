@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import type { Finding, SchemaViolation } from "../errors.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
@@ -82,6 +82,11 @@ export class SchemaIndex {
   readonly root: JsonObject;
   readonly #ajv: Ajv2020;
   readonly #limits: RegexLimits;
+  #rootLocation: Location | null = null;
+  /** Located children by node, for the segments the schema bounds (see {@link locate}). */
+  readonly #children = new WeakMap<Fragment, Map<Segment, Location>>();
+  /** ajv's validator by schema pointer (pointers name places in the schema, so they are bounded by it). */
+  readonly #validators = new Map<string, ValidateFunction | null>();
 
   /** Compiles the schema; throws an Error with ajv's message when it is not a valid schema. */
   constructor(schema: JsonObject, limits: RegexLimits) {
@@ -123,13 +128,43 @@ export class SchemaIndex {
 
   /** The schema node at a data path (wildcards and indices select array items). */
   locate(path: Path): Location {
-    let cur: Fragment = this.#deref({ schema: this.root, pointer: "#" });
+    let cur: Location = this.#rootLocation ??= {
+      kind: "fragment",
+      fragment: this.#deref({ schema: this.root, pointer: "#" }),
+    };
     for (const seg of path) {
-      const next = this.#child(cur, seg);
-      if (next.kind !== "fragment") return next;
-      cur = this.#deref(next.fragment);
+      if (cur.kind !== "fragment") return cur;
+      cur = this.#located(cur.fragment, seg);
     }
-    return { kind: "fragment", fragment: cur };
+    return cur;
+  }
+
+  /**
+   * The child of a located node, its references followed. Every write locates
+   * its path, so the children the schema itself bounds (its `properties`
+   * names, any array index) are kept per node; other names (additional or
+   * pattern properties, which a client chooses) are located afresh.
+   */
+  #located(parent: Fragment, seg: Segment): Location {
+    const s = parent.schema;
+    let key: Segment | null;
+    if (typeof seg === "number") {
+      const prefixed = Array.isArray(s.prefixItems) && seg !== WILDCARD && seg < s.prefixItems.length;
+      // Any index past the prefix (or with none) locates what `[*]` does.
+      key = !prefixed ? WILDCARD : seg >= 0 ? seg : null;
+    } else key = isObject(s.properties) && seg in s.properties ? seg : null;
+    if (key === null) return this.#dereffed(this.#child(parent, seg));
+    let known = this.#children.get(parent);
+    if (!known) this.#children.set(parent, known = new Map());
+    let location = known.get(key);
+    if (!location) known.set(key, location = this.#dereffed(this.#child(parent, key)));
+    return location;
+  }
+
+  #dereffed(location: Location): Location {
+    return location.kind === "fragment"
+      ? { kind: "fragment", fragment: this.#deref(location.fragment) }
+      : location;
   }
 
   #child(parent: Fragment, seg: Segment): Location {
@@ -215,17 +250,22 @@ export class SchemaIndex {
 
   /** Validates a value written at a concrete path; returns every violation. */
   validateAt(path: Path, value: Json): SchemaViolation[] {
-    const address = formatPath(path);
     const loc = this.locate(path);
-    if (loc.kind === "forbidden") return [{ path: address, keyword: loc.keyword, message: loc.message }];
+    if (loc.kind === "forbidden") {
+      return [{ path: formatPath(path), keyword: loc.keyword, message: loc.message }];
+    }
     if (loc.kind === "unknown") return [];
-    const validate = this.#ajv.getSchema(`${SCHEMA_KEY}${loc.fragment.pointer}`);
+    const pointer = loc.fragment.pointer;
+    let validate = this.#validators.get(pointer);
+    if (validate === undefined) {
+      this.#validators.set(pointer, validate = this.#ajv.getSchema(`${SCHEMA_KEY}${pointer}`) ?? null);
+    }
     if (!validate) return [];
     try {
       if (validate(value)) return [];
     } catch (err) {
       if (err instanceof RegexLimitError) {
-        return [{ path: address, keyword: "pattern", message: err.message }];
+        return [{ path: formatPath(path), keyword: "pattern", message: err.message }];
       }
       throw err;
     }

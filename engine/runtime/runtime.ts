@@ -179,7 +179,7 @@ export class ModelRuntime {
     const max = this.#env.config.historyMaxEntries;
     if (max > 0) {
       this.#history.push({ at, state: outcome.state });
-      if (this.#history.length > max) this.#history.splice(0, this.#history.length - max);
+      while (this.#history.length > max) this.#history.shift();
     }
   }
 
@@ -198,10 +198,12 @@ export class ModelRuntime {
     try {
       write(cycle);
       if (cycle.unchanged) return null;
-      outcome = await cycle.settle({
+      const settling = cycle.settle({
         enforceConstraints: true,
         traceLimit: this.#env.config.traceBufferSize,
       });
+      // A cycle that never had to wait is not awaited: a write costs one promise, its own.
+      outcome = settling instanceof Promise ? await settling : settling;
     } catch (err) {
       if (!(err instanceof DocumentTooLargeError)) throw err;
       throw tooLarge(
