@@ -20,12 +20,19 @@ function scalarBytes(value: unknown): number {
     case "string":
       return value.length + 2;
     case "number":
-      return Number.isInteger(value) && Math.abs(value) < 1e15 ? String(value).length : 24;
+      return Number.isInteger(value) && Math.abs(value) < 1e15 ? integerLength(value) : 24;
     case "boolean":
       return value ? 4 : 5;
     default:
       return 4; // null
   }
+}
+
+/** `String(value).length` of an integer below 1e15 in magnitude, without building the string. */
+function integerLength(value: number): number {
+  let length = value < 0 ? 2 : 1;
+  for (let limit = 10, magnitude = Math.abs(value); magnitude >= limit; limit *= 10) length++;
+  return length;
 }
 
 /**

@@ -64,7 +64,6 @@ export class CycleState {
   readonly deadline: number;
   readonly #baseMeta: ReadonlyMap<string, Json>;
   #meta: Map<string, Json> | null = null;
-  readonly #clock: ReturnType<typeof clockBindings>;
   #global: Record<string, unknown> | null = null;
 
   constructor(
@@ -85,13 +84,16 @@ export class CycleState {
     this.aggregates = state.aggregates ?? new AggregateStore();
     this.#baseMeta = state.meta;
     this.stale = new Set(state.stale);
-    this.#clock = clockBindings(now);
   }
 
   /** The bindings of every expression of the cycle: the model's, the clock, and `$parent` when given. */
   bindings(parent?: Json): Record<string, unknown> {
     // Built once per cycle; evaluations only read their bindings (the interpreter binds a copy).
-    const global = this.#global ??= { ...this.model.bindings.base, parent: undefined, ...this.#clock };
+    const global = this.#global ??= {
+      ...this.model.bindings.base,
+      parent: undefined,
+      ...clockBindings(this.now),
+    };
     return parent === undefined ? global : { ...global, parent };
   }
 

@@ -162,7 +162,7 @@ export class Cycle {
     const checks = (): Steps<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> =>
       options.enforceConstraints ? checkConstraints(state) : noViolations();
     const { rollback, flagged } = yield* checks();
-    const { dispatched, requests, statusChanges } = rollback.length
+    const { dispatched, requests, statusChanges } = rollback.length || !state.model.graph.effects.length
       ? { dispatched: [], requests: [], statusChanges: null }
       : yield* this.#fireEffects();
     if (statusChanges) {

@@ -179,7 +179,7 @@ export class ModelRuntime {
     const max = this.#env.config.historyMaxEntries;
     if (max > 0) {
       this.#history.push({ at, state: outcome.state });
-      while (this.#history.length > max) this.#history.shift();
+      if (this.#history.length > max) this.#history.splice(0, this.#history.length - max);
     }
   }
 

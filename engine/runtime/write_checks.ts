@@ -89,7 +89,9 @@ export function checkWrite(
     cur = (cur as Record<string | number, Json>)[seg];
   }
   const schema = state.model.schema;
-  const metaOf = (addr: string, key: string) => state.meta.get(`${addr}#${key}`);
+  // Most models have no meta values: no key is built to find none.
+  const metaOf = (addr: string, key: string) =>
+    state.meta.size ? state.meta.get(`${addr}#${key}`) : undefined;
   if (value === undefined || value === null) {
     if (metaOf(address, "required") === true) {
       violations.push({ path: address, keyword: "required", message: "is required and cannot be cleared" });
