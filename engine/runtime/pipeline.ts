@@ -156,20 +156,25 @@ export class Cycle {
 
   *#settle(options: { enforceConstraints: boolean; traceLimit: number }): Steps<CycleOutcome> {
     const state = this.#state;
-    yield* applyDefaults(state);
+    const { metas, constraints, effects } = state.model.graph;
+    // A job with nothing to look at is not started: each costs a generator, and most writes need few.
+    if (state.created.length) yield* applyDefaults(state);
     yield* derive(state);
-    yield* deriveMetas(state);
-    const checks = (): Steps<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> =>
-      options.enforceConstraints ? checkConstraints(state) : noViolations();
-    const { rollback, flagged } = yield* checks();
-    const { dispatched, requests, statusChanges } = rollback.length || !state.model.graph.effects.length
+    if (metas.length) yield* deriveMetas(state);
+    const enforced = options.enforceConstraints && constraints.length > 0;
+    const none = (): { rollback: ConstraintViolation[]; flagged: ConstraintViolation[] } => ({
+      rollback: [],
+      flagged: [],
+    });
+    const { rollback, flagged } = enforced ? yield* checkConstraints(state) : none();
+    const { dispatched, requests, statusChanges } = rollback.length || !effects.length
       ? { dispatched: [], requests: [], statusChanges: null }
       : yield* this.#fireEffects();
     if (statusChanges) {
       // Constraints reading the status documents just written.
       const changes = state.dirty;
       state.dirty = statusChanges;
-      const more = yield* checks();
+      const more = enforced ? yield* checkConstraints(state) : none();
       state.dirty = changes;
       const seen = new Set([...rollback, ...flagged].map((v) => v.constraintId));
       rollback.push(...more.rollback.filter((v) => !seen.has(v.constraintId)));
@@ -195,9 +200,4 @@ export class Cycle {
       },
     };
   }
-}
-
-// deno-lint-ignore require-yield -- a job that never waits
-function* noViolations(): Steps<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> {
-  return { rollback: [], flagged: [] };
 }
