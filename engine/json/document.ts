@@ -53,42 +53,61 @@ function memberAt(value: Json | undefined, seg: Segment): Json | undefined {
   return typeof seg === "string" ? ownMember(value, seg) : undefined;
 }
 
+const NO_PATH: Path = [];
+
 /**
  * Every concrete path matching a pattern in `doc` (wildcards expand over array
  * indices). `within` narrows the expansion to paths under that concrete prefix.
  */
-export function expandPattern(doc: Json | undefined, pattern: Path, within: Path = []): Segment[][] {
+export function expandPattern(doc: Json | undefined, pattern: Path, within: Path = NO_PATH): Segment[][] {
   const out: Segment[][] = [];
-  // One path under construction, copied for each match.
-  const at: Segment[] = [];
-  const walk = (node: Json | undefined, i: number) => {
-    if (i === pattern.length) {
-      out.push(at.slice());
-      return;
-    }
-    const seg = pattern[i];
-    const fixed = i < within.length ? within[i] : undefined;
-    if (seg === WILDCARD) {
-      if (!Array.isArray(node)) return;
-      if (typeof fixed === "number" && fixed !== WILDCARD) {
-        if (fixed < node.length) step(node[fixed], i, fixed);
-        return;
-      }
-      for (let k = 0; k < node.length; k++) step(node[k], i, k);
-      return;
-    }
-    if (fixed !== undefined && fixed !== seg && fixed !== WILDCARD) return;
-    const next = memberAt(node, seg);
-    if (next === undefined && i < pattern.length - 1) return;
-    step(next, i, seg);
-  };
-  const step = (node: Json | undefined, i: number, seg: Segment) => {
-    at.push(seg);
-    walk(node, i + 1);
-    at.pop();
-  };
-  walk(doc, 0);
+  expandFrom(doc, pattern, within, 0, [], out);
   return out;
+}
+
+/** Adds to `out` the matches of `pattern` from its `i`-th segment on, under `node` at `at` (one path, copied per match). */
+function expandFrom(
+  node: Json | undefined,
+  pattern: Path,
+  within: Path,
+  i: number,
+  at: Segment[],
+  out: Segment[][],
+): void {
+  if (i === pattern.length) {
+    out.push(at.slice());
+    return;
+  }
+  const seg = pattern[i];
+  const fixed = i < within.length ? within[i] : undefined;
+  if (seg === WILDCARD) {
+    if (!Array.isArray(node)) return;
+    if (typeof fixed === "number" && fixed !== WILDCARD) {
+      if (fixed < node.length) expandStep(node[fixed], fixed, pattern, within, i, at, out);
+      return;
+    }
+    for (let k = 0; k < node.length; k++) expandStep(node[k], k, pattern, within, i, at, out);
+    return;
+  }
+  if (fixed !== undefined && fixed !== seg && fixed !== WILDCARD) return;
+  const next = memberAt(node, seg);
+  if (next === undefined && i < pattern.length - 1) return;
+  expandStep(next, seg, pattern, within, i, at, out);
+}
+
+/** {@link expandFrom} one segment further, `taken` for the `i`-th. */
+function expandStep(
+  next: Json | undefined,
+  taken: Segment,
+  pattern: Path,
+  within: Path,
+  i: number,
+  at: Segment[],
+  out: Segment[][],
+): void {
+  at.push(taken);
+  expandFrom(next, pattern, within, i + 1, at, out);
+  at.pop();
 }
 
 /** A container created by a write, for default-value rules. */
