@@ -64,6 +64,29 @@ function pointerToken(token: string | number): string {
   return encodeURIComponent(String(token).replace(/~/g, "~0").replace(/\//g, "~1"));
 }
 
+/** The key of the names a node's `additionalProperties` schema describes alike. */
+const OTHER_NAMES: unique symbol = Symbol("other names");
+
+/**
+ * Under which key a node keeps its child at `seg`: the name or index where the
+ * child depends on it, {@link OTHER_NAMES} or `[*]` where every other name or
+ * index has the same child; null where the child depends on a name the schema
+ * does not bound.
+ */
+function childKey(schema: JsonObject, seg: Segment): Segment | typeof OTHER_NAMES | null {
+  if (typeof seg === "number") {
+    const prefixed = Array.isArray(schema.prefixItems) && seg !== WILDCARD && seg < schema.prefixItems.length;
+    return !prefixed ? WILDCARD : seg >= 0 ? seg : null;
+  }
+  if (isObject(schema.properties) && seg in schema.properties) return seg;
+  const plain = schema.patternProperties === undefined && schema.allOf === undefined &&
+    schema.anyOf === undefined && schema.oneOf === undefined;
+  // `additionalProperties: false` names the property in its refusal: not kept.
+  return plain && isObject(schema.additionalProperties) && schema.unevaluatedProperties !== false
+    ? OTHER_NAMES
+    : null;
+}
+
 /** A schema node located in the root schema. */
 export interface Fragment {
   schema: JsonObject;
@@ -84,7 +107,7 @@ export class SchemaIndex {
   readonly #limits: RegexLimits;
   #rootLocation: Location | null = null;
   /** Located children by node, for the segments the schema bounds (see {@link locate}). */
-  readonly #children = new WeakMap<Fragment, Map<Segment, Location>>();
+  readonly #children = new WeakMap<Fragment, Map<Segment | typeof OTHER_NAMES, Location>>();
   /** ajv's validator by schema pointer (pointers name places in the schema, so they are bounded by it). */
   readonly #validators = new Map<string, ValidateFunction | null>();
 
@@ -126,39 +149,40 @@ export class SchemaIndex {
     return cur;
   }
 
-  /** The schema node at a data path (wildcards and indices select array items). */
+  /**
+   * The schema node at a data path (wildcards and indices select array items).
+   * Every write locates its path, so what a node's children are is kept per
+   * node where the schema bounds it: its `properties` names, any array index,
+   * any other name under a plain `additionalProperties` schema. Under names it
+   * does not bound (pattern properties, combinators; a client chooses them)
+   * the rest of the path is located afresh, keeping nothing.
+   */
   locate(path: Path): Location {
     let cur: Location = this.#rootLocation ??= {
       kind: "fragment",
       fragment: this.#deref({ schema: this.root, pointer: "#" }),
     };
+    let kept = true;
     for (const seg of path) {
       if (cur.kind !== "fragment") return cur;
-      cur = this.#located(cur.fragment, seg);
+      const key = kept ? childKey(cur.fragment.schema, seg) : null;
+      if (key === null) {
+        kept = false;
+        cur = this.#dereffed(this.#child(cur.fragment, seg));
+        continue;
+      }
+      let known = this.#children.get(cur.fragment);
+      if (!known) this.#children.set(cur.fragment, known = new Map());
+      let child = known.get(key);
+      if (!child) {
+        known.set(
+          key,
+          child = this.#dereffed(this.#child(cur.fragment, typeof key === "symbol" ? seg : key)),
+        );
+      }
+      cur = child;
     }
     return cur;
-  }
-
-  /**
-   * The child of a located node, its references followed. Every write locates
-   * its path, so the children the schema itself bounds (its `properties`
-   * names, any array index) are kept per node; other names (additional or
-   * pattern properties, which a client chooses) are located afresh.
-   */
-  #located(parent: Fragment, seg: Segment): Location {
-    const s = parent.schema;
-    let key: Segment | null;
-    if (typeof seg === "number") {
-      const prefixed = Array.isArray(s.prefixItems) && seg !== WILDCARD && seg < s.prefixItems.length;
-      // Any index past the prefix (or with none) locates what `[*]` does.
-      key = !prefixed ? WILDCARD : seg >= 0 ? seg : null;
-    } else key = isObject(s.properties) && seg in s.properties ? seg : null;
-    if (key === null) return this.#dereffed(this.#child(parent, seg));
-    let known = this.#children.get(parent);
-    if (!known) this.#children.set(parent, known = new Map());
-    let location = known.get(key);
-    if (!location) known.set(key, location = this.#dereffed(this.#child(parent, key)));
-    return location;
   }
 
   #dereffed(location: Location): Location {

@@ -145,7 +145,7 @@ Deno.test("an invalid schema fails at construction with ajv's message", () => {
   assert.throws(() => new SchemaIndex({ type: "string", pattern: "(?<=x)" }, LIMITS), Error);
 });
 
-Deno.test("locating a path again (memoised per schema node) answers as the first time, for every kind of segment", () => {
+Deno.test("locating a path again (kept per schema node) answers as the first time, for every kind of segment", () => {
   const paths: (string | number)[][] = [
     [],
     ["name"],
@@ -160,7 +160,11 @@ Deno.test("locating a path again (memoised per schema node) answers as the first
     ["strict", "a"],
     ["strict", "b"],
     ["dict", "anything"],
+    ["dict", "other"],
+    ["dict", "toString"],
     ["tagged", "x-one"],
+    ["tagged", "x-two"],
+    ["strict", "c"],
     ["tagged", "other"],
     ["combined", "left"],
     ["combined", "right"],
