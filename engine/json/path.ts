@@ -18,7 +18,10 @@ export type Segment = string | number;
 /** A parsed address. */
 export type Path = readonly Segment[];
 
-/** A member name written after a dot (`/^[A-Za-z_][A-Za-z0-9_-]*$/`), tested without a regular expression: formatting is on every write's path. */
+/**
+ * A member name written after a dot: `/^[A-Za-z_][A-Za-z0-9_-]*$/`, tested
+ * without a regular expression (every write formats its paths).
+ */
 function isSimpleName(name: string): boolean {
   if (name.length === 0) return false;
   for (let i = 0; i < name.length; i++) {
@@ -28,6 +31,7 @@ function isSimpleName(name: string): boolean {
   }
   return true;
 }
+
 const DOT_NAME = /^[A-Za-z_$\u0080-\uffff][A-Za-z0-9_$\-\u0080-\uffff]*/;
 
 /** Result of parsing an address. */
