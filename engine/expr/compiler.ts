@@ -54,6 +54,16 @@ export interface CompiledExpression {
     bindings?: Record<string, unknown>,
     options?: EvaluationOptions,
   ): Promise<Json | undefined>;
+  /**
+   * As {@link evaluate}, answering synchronously when a compiled closure gives
+   * the result (a failure then throws at once); an evaluation the interpreter
+   * takes over is a promise, as from {@link evaluate}.
+   */
+  evaluateNow(
+    input: unknown,
+    bindings?: Record<string, unknown>,
+    options?: EvaluationOptions,
+  ): Json | undefined | Promise<Json | undefined>;
 }
 
 /** A compile error with JSONata's code and position. */
@@ -161,39 +171,50 @@ export class ExpressionCompiler {
     // The compiled closure of the common subset (compiled/), tried before the interpreter.
     const closures = this.#options.compiled === false ? undefined : closureCompiler();
     const closure = closures?.compileClosure(ast, closures.compiledLimits(options)) ?? null;
+    const interpret = async (
+      input: unknown,
+      bindings: Record<string, unknown> | undefined,
+      { deadline, observe }: EvaluationOptions,
+      started: number,
+    ): Promise<Json | undefined> => {
+      const guard = new EvaluationGuard({
+        deadline: deadline ?? started + options.timeoutMs,
+        memoryBytes: options.memoryBytes,
+        timeoutMs: options.timeoutMs,
+      });
+      guard.regexEngine = re2RegexEngine(guard, options.regexMaxInput);
+      if (observe) guard.observer = (step, frame) => observe(step as AstNode, (name) => frame.lookup(name));
+      try {
+        await (guardedReady ??= guardedBuiltins().then((builtins) => {
+          for (const [name, builtin] of Object.entries(builtins)) compiled.assign(name, builtin);
+        }));
+        const scope = bindShared(bindings, guard);
+        scope[GUARD_BINDING] = guard;
+        return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
+      } catch (err) {
+        throw toExpressionError(err);
+      }
+    };
     const entry: CompiledExpression = {
       source,
       ast,
-      async evaluate(input, bindings, { deadline, observe } = {}) {
+      evaluateNow(input, bindings, evaluation = {}) {
         const started = Date.now();
+        const { deadline, observe } = evaluation;
         // Past its deadline an evaluation is the interpreter's to fail; an observed one the interpreter's to step.
         const fast = closure && !observe && started <= (deadline ?? started)
           ? closure(input, bindings)
           : closures?.INTERPRET;
-        if (closures && fast !== closures.INTERPRET) {
-          try {
-            return toPlainJson(fast, options.maxResultDepth);
-          } catch (err) {
-            throw toExpressionError(err);
-          }
-        }
-        const guard = new EvaluationGuard({
-          deadline: deadline ?? started + options.timeoutMs,
-          memoryBytes: options.memoryBytes,
-          timeoutMs: options.timeoutMs,
-        });
-        guard.regexEngine = re2RegexEngine(guard, options.regexMaxInput);
-        if (observe) guard.observer = (step, frame) => observe(step as AstNode, (name) => frame.lookup(name));
+        if (!closures || fast === closures.INTERPRET) return interpret(input, bindings, evaluation, started);
         try {
-          await (guardedReady ??= guardedBuiltins().then((builtins) => {
-            for (const [name, builtin] of Object.entries(builtins)) compiled.assign(name, builtin);
-          }));
-          const scope = bindShared(bindings, guard);
-          scope[GUARD_BINDING] = guard;
-          return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
+          return toPlainJson(fast, options.maxResultDepth);
         } catch (err) {
           throw toExpressionError(err);
         }
+      },
+      // deno-lint-ignore require-await -- a failure of the compiled answer is a rejection too
+      async evaluate(input, bindings, evaluation) {
+        return entry.evaluateNow(input, bindings, evaluation);
       },
     };
     this.#cache.set(source, entry);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ExpressionCompiler, ExpressionError, toExpressionError } from "./compiler.ts";
+import { Random, randomExpression, randomObject } from "./compiled/test_support.ts";
 
 const options = { cacheSize: 3, timeoutMs: 1000, maxDepth: 100 };
 
@@ -73,4 +74,69 @@ Deno.test("toExpressionError keeps an ExpressionError and wraps JSONata failures
   const wrapped = toExpressionError({ code: "T2001", position: 3, message: "bad" });
   assert.equal(wrapped.message, "T2001: bad (position 3)");
   assert.equal(toExpressionError("plain").message, "plain");
+});
+
+/** What an evaluation gave: whether it answered at once, and its value or error. */
+async function outcomeOf(run: () => unknown): Promise<{ now: boolean; value?: unknown; error?: string }> {
+  let answer: unknown;
+  try {
+    answer = run();
+  } catch (err) {
+    return { now: true, error: (err as Error).message };
+  }
+  if (!(answer instanceof Promise)) return { now: true, value: answer };
+  try {
+    return { now: false, value: await answer };
+  } catch (err) {
+    return { now: false, error: (err as Error).message };
+  }
+}
+
+Deno.test("evaluateNow answers what evaluate answers, synchronously when a closure answers", async () => {
+  const random = new Random(20261127);
+  const compiler = new ExpressionCompiler({ cacheSize: 10_000, timeoutMs: 5000, maxDepth: 500 });
+  let cases = 0;
+  let synchronous = 0;
+  for (let e = 0; e < 600; e++) {
+    const expression = compiler.compile(randomExpression(random));
+    for (let d = 0; d < 2; d++) {
+      const doc = randomObject(random, 3);
+      const bindings = { const: randomObject(random, 2), parent: randomObject(random, 2) };
+      const now = await outcomeOf(() =>
+        expression.evaluateNow(structuredClone(doc), structuredClone(bindings))
+      );
+      const later = await outcomeOf(() =>
+        expression.evaluate(structuredClone(doc), structuredClone(bindings))
+      );
+      cases++;
+      if (now.now) synchronous++;
+      assert.deepEqual({ value: now.value, error: now.error }, { value: later.value, error: later.error });
+    }
+  }
+  assert.ok(synchronous > cases / 2, `only ${synchronous} of ${cases} answered synchronously`);
+  assert.ok(synchronous < cases, "some evaluations were the interpreter's");
+});
+
+Deno.test("evaluateNow: a compiled answer is synchronous, the interpreter's a promise with the same errors", async () => {
+  const compiler = new ExpressionCompiler({ ...options, maxResultDepth: 2 });
+  assert.equal(compiler.compile("a * 2 + 1").evaluateNow({ a: 3 }), 7);
+  // Outside the compiled subset (a lambda): the interpreter, as a promise.
+  const lambda = compiler.compile("$map([1, 2], function($v) { $v * a })").evaluateNow({ a: 3 });
+  assert.ok(lambda instanceof Promise);
+  assert.deepEqual(await lambda, [3, 6]);
+  // A closure hands a type error back: the interpreter's error, as a rejection.
+  const typeError = await outcomeOf(() => compiler.compile("a + 1").evaluateNow({ a: "x" }));
+  assert.equal(typeError.now, false);
+  assert.match(typeError.error!, /^T2001: /);
+  // A compiled answer too deep for the result limit throws at once, the error evaluate rejects with.
+  const deep = "{'a': {'b': {'c': 1}}}";
+  const thrown = await outcomeOf(() => compiler.compile(deep).evaluateNow({}));
+  assert.equal(thrown.now, true);
+  await assert.rejects(() => compiler.compile(deep).evaluate({}), { message: thrown.error });
+  // Past its deadline an evaluation is the interpreter's to fail.
+  const late = await outcomeOf(() =>
+    compiler.compile("a").evaluateNow({ a: 1 }, {}, { deadline: Date.now() - 1 })
+  );
+  assert.equal(late.now, false);
+  assert.match(late.error!, /timeout/i);
 });

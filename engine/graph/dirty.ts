@@ -19,11 +19,25 @@ export interface DirtyPath {
   shift: boolean;
 }
 
+/** Marked paths a new one is compared with directly before they are kept as keys. */
+const DIRECT_COMPARISONS = 8;
+
+function keyOf(path: Segment[], shift: boolean): string {
+  return (shift ? "s" : "") + formatPath(path);
+}
+
+function samePath(a: Segment[], b: Segment[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The set of changed locations of one cycle. */
 export class DirtySet {
   readonly paths: DirtyPath[] = [];
   #everything = false;
-  readonly #seen = new Set<string>();
+  /** Keys of the paths, once there are too many to compare one by one. */
+  #seen: Set<string> | null = null;
 
   /** Marks a location as changed. */
   add(path: Segment[], shift = false): void {
@@ -34,10 +48,25 @@ export class DirtySet {
       this.paths.push({ path: [], shift: false });
       return;
     }
-    const key = (shift ? "s" : "") + formatPath(path);
-    if (this.#seen.has(key)) return;
-    this.#seen.add(key);
+    if (this.#known(path, shift)) return;
     this.paths.push({ path, shift });
+  }
+
+  /**
+   * Whether the location is marked already (remembering it when not). A cycle
+   * marks a few paths, compared one by one; past {@link DIRECT_COMPARISONS},
+   * their formatted keys are kept in a set.
+   */
+  #known(path: Segment[], shift: boolean): boolean {
+    if (!this.#seen) {
+      for (const d of this.paths) if (d.shift === shift && samePath(d.path, path)) return true;
+      if (this.paths.length < DIRECT_COMPARISONS) return false;
+      this.#seen = new Set(this.paths.map((d) => keyOf(d.path, d.shift)));
+    }
+    const key = keyOf(path, shift);
+    if (this.#seen.has(key)) return true;
+    this.#seen.add(key);
+    return false;
   }
 
   /** True when the whole document changed (creation, root replaced). */
@@ -75,7 +104,7 @@ export class DirtySet {
     if (this.#everything) return expandPattern(doc, pattern);
     const picked = new Map<string, Segment[]>();
     const addAll = (within: Segment[]) => {
-      for (const el of expandPattern(doc, pattern, within)) picked.set(formatPath(el), el);
+      for (const el of expandPattern(doc, pattern, within)) picked.set(indicesOf(el), el);
     };
     for (const d of this.paths) {
       // An element created or replaced as a whole is new to every per-element node,
@@ -100,4 +129,11 @@ export class DirtySet {
     }
     return [...picked.values()];
   }
+}
+
+/** The indices of an element path, which tell apart the elements of one pattern (they share its names). */
+function indicesOf(element: Segment[]): string {
+  let key = "";
+  for (const seg of element) if (typeof seg === "number") key += `${seg},`;
+  return key;
 }

@@ -122,3 +122,30 @@ Deno.test("per-element nodes: a shift inside an element re-evaluates that elemen
   const doc = { orders: [{ lines: [] }, { lines: [] }] };
   assert.deepEqual(dirty.elementsToEvaluate(orderSum, doc).map(formatPath), ["$.orders[0]"]);
 });
+
+Deno.test("a location marked twice is kept once, however many are marked (shifts apart)", () => {
+  const dirty = new DirtySet();
+  const paths: Segment[][] = [];
+  for (let i = 0; i < 20; i++) paths.push(["items", i, "qty"], ["items", i, "0"], [`m${i}`]);
+  for (const path of paths) dirty.add([...path]);
+  for (const path of paths) dirty.add([...path]);
+  dirty.add(["items", 3], true);
+  dirty.add(["items", 3], true);
+  dirty.add(["items", 3]);
+  const kept = dirty.paths.map((d) => `${d.shift ? "shift " : ""}${formatPath(d.path)}`);
+  assert.deepEqual(kept, [...paths.map(formatPath), "shift $.items[3]", "$.items[3]"]);
+});
+
+Deno.test("elementsToEvaluate names each element once, nested wildcards included", () => {
+  const doc = { a: [{ b: [{ v: 1 }, { v: 2 }] }, { b: [{ v: 3 }] }] };
+  const dirty = new DirtySet();
+  dirty.add(["a", 0, "b", 1, "v"]);
+  dirty.add(["a", 1, "b", 0, "v"]);
+  dirty.add(["a", 0, "b", 1]);
+  const pattern = ["a", WILDCARD, "b", WILDCARD];
+  const reads = [element("a", WILDCARD, "b", WILDCARD, "v")];
+  assert.deepEqual(dirty.elementsToEvaluate(node(reads, pattern), doc).map(formatPath), [
+    "$.a[0].b[1]",
+    "$.a[1].b[0]",
+  ]);
+});

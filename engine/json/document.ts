@@ -40,47 +40,74 @@ export function valueAt(doc: Json, address: string): Json {
 export function getAt(doc: Json | undefined, path: Path): Json | undefined {
   let cur: Json | undefined = doc;
   for (const seg of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    if (Array.isArray(cur)) {
-      if (typeof seg !== "number" || seg < 0) return undefined;
-      cur = cur[seg];
-    } else {
-      if (typeof seg !== "string") return undefined;
-      cur = ownMember(cur, seg);
-    }
+    cur = memberAt(cur, seg);
+    if (cur === undefined) return undefined;
   }
   return cur;
 }
+
+/** The member or element `seg` of `value`, `undefined` when absent (or when `value` is no such container). */
+function memberAt(value: Json | undefined, seg: Segment): Json | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  if (Array.isArray(value)) return typeof seg === "number" && seg >= 0 ? value[seg] : undefined;
+  return typeof seg === "string" ? ownMember(value, seg) : undefined;
+}
+
+const NO_PATH: Path = [];
 
 /**
  * Every concrete path matching a pattern in `doc` (wildcards expand over array
  * indices). `within` narrows the expansion to paths under that concrete prefix.
  */
-export function expandPattern(doc: Json | undefined, pattern: Path, within: Path = []): Segment[][] {
+export function expandPattern(doc: Json | undefined, pattern: Path, within: Path = NO_PATH): Segment[][] {
   const out: Segment[][] = [];
-  const walk = (node: Json | undefined, i: number, acc: Segment[]) => {
-    if (i === pattern.length) {
-      out.push(acc);
-      return;
-    }
-    const seg = pattern[i];
-    const fixed = i < within.length ? within[i] : undefined;
-    if (seg === WILDCARD) {
-      if (!Array.isArray(node)) return;
-      if (typeof fixed === "number" && fixed !== WILDCARD) {
-        if (fixed < node.length) walk(node[fixed], i + 1, [...acc, fixed]);
-        return;
-      }
-      for (let k = 0; k < node.length; k++) walk(node[k], i + 1, [...acc, k]);
-      return;
-    }
-    if (fixed !== undefined && fixed !== seg && fixed !== WILDCARD) return;
-    const next = getAt(node, [seg]);
-    if (next === undefined && i < pattern.length - 1) return;
-    walk(next, i + 1, [...acc, seg]);
-  };
-  walk(doc, 0, []);
+  expandFrom(doc, pattern, within, 0, [], out);
   return out;
+}
+
+/** Adds to `out` the matches of `pattern` from its `i`-th segment on, under `node` at `at` (one path, copied per match). */
+function expandFrom(
+  node: Json | undefined,
+  pattern: Path,
+  within: Path,
+  i: number,
+  at: Segment[],
+  out: Segment[][],
+): void {
+  if (i === pattern.length) {
+    out.push(at.slice());
+    return;
+  }
+  const seg = pattern[i];
+  const fixed = i < within.length ? within[i] : undefined;
+  if (seg === WILDCARD) {
+    if (!Array.isArray(node)) return;
+    if (typeof fixed === "number" && fixed !== WILDCARD) {
+      if (fixed < node.length) expandStep(node[fixed], fixed, pattern, within, i, at, out);
+      return;
+    }
+    for (let k = 0; k < node.length; k++) expandStep(node[k], k, pattern, within, i, at, out);
+    return;
+  }
+  if (fixed !== undefined && fixed !== seg && fixed !== WILDCARD) return;
+  const next = memberAt(node, seg);
+  if (next === undefined && i < pattern.length - 1) return;
+  expandStep(next, seg, pattern, within, i, at, out);
+}
+
+/** {@link expandFrom} one segment further, `taken` for the `i`-th. */
+function expandStep(
+  next: Json | undefined,
+  taken: Segment,
+  pattern: Path,
+  within: Path,
+  i: number,
+  at: Segment[],
+  out: Segment[][],
+): void {
+  at.push(taken);
+  expandFrom(next, pattern, within, i + 1, at, out);
+  at.pop();
 }
 
 /** A container created by a write, for default-value rules. */
@@ -125,7 +152,7 @@ export class DocumentDraft {
         const length = Array.isArray(cur) ? cur.length : 0;
         if (seg > length) bytes += (seg - length) * PAD_BYTES;
       }
-      const next: Json | undefined = isContainer(cur) ? getAt(cur, [seg]) : undefined;
+      const next = memberAt(cur, seg);
       if (i === path.length - 1) {
         if (next !== undefined) bytes -= jsonBytes(next);
         else if (typeof seg === "string") bytes += seg.length + 4;
@@ -190,10 +217,11 @@ export class DocumentDraft {
    */
   set(path: Path, value: Json, created?: CreatedContainers): void {
     this.grow(path.length === 0 ? jsonBytes(value) - jsonBytes(this.#root) : this.#writeBytes(path, value));
-    const previous = this.get(path);
+    const creates = created !== undefined && isContainer(value);
+    const previous = creates ? this.get(path) : undefined;
     if (path.length === 0) this.#root = value;
     else assign(this.#parentFor(path, created), path[path.length - 1], value);
-    if (created && isContainer(value)) recordCreated([...path], value, previous, created);
+    if (creates) recordCreated([...path], value, previous, created);
   }
 
   /** Removes the value at a path; returns false when nothing was there. */

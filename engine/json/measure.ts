@@ -20,12 +20,19 @@ function scalarBytes(value: unknown): number {
     case "string":
       return value.length + 2;
     case "number":
-      return Number.isInteger(value) && Math.abs(value) < 1e15 ? String(value).length : 24;
+      return Number.isInteger(value) && Math.abs(value) < 1e15 ? integerLength(value) : 24;
     case "boolean":
       return value ? 4 : 5;
     default:
       return 4; // null
   }
+}
+
+/** `String(value).length` of an integer below 1e15 in magnitude, without building the string. */
+function integerLength(value: number): number {
+  let length = value < 0 ? 2 : 1;
+  for (let limit = 10, magnitude = Math.abs(value); magnitude >= limit; limit *= 10) length++;
+  return length;
 }
 
 /**
@@ -85,6 +92,10 @@ export function measureJson(value: unknown, maxDepth = Infinity): Measure {
 /** Approximate JSON bytes of a value (see {@link measureJson}); `undefined` is 0. */
 export function jsonBytes(value: unknown): number {
   if (value === undefined) return 0;
+  // Most writes are scalars: measured without the walk (a non-finite number is 0, as the walk refuses it).
+  if (value === null || typeof value !== "object") {
+    return typeof value === "number" && !Number.isFinite(value) ? 0 : scalarBytes(value);
+  }
   const measured = measureJson(value);
   return measured.ok ? measured.bytes : 0;
 }

@@ -27,3 +27,19 @@ Deno.test("a non-finite number is found with its path", () => {
   });
   assert.deepEqual(measureJson(NaN), { ok: false, reason: "non-finite", path: [] });
 });
+
+Deno.test("jsonBytes of a scalar is what the walk measures (a non-finite number 0)", () => {
+  for (const value of [null, true, false, 0, -12, 1.5, 1e300, 2 ** 60, "", "text", "k\u00e9y"]) {
+    const measured = measureJson(value);
+    assert.ok(measured.ok);
+    assert.equal(jsonBytes(value), measured.bytes, JSON.stringify(value));
+  }
+  for (const value of [NaN, Infinity, -Infinity]) assert.equal(jsonBytes(value), 0);
+});
+
+Deno.test("an integer's bytes are its decimal length, at every power of ten and either sign", () => {
+  const integers = [0, -0, 1e15 - 1, -(1e15 - 1)];
+  for (let power = 1; power < 1e15; power *= 10) integers.push(power - 1, power, -power, -(power - 1));
+  for (const value of integers) assert.equal(jsonBytes(value), String(value).length, String(value));
+  assert.equal(jsonBytes(1e15), 24, "past 1e15 a number counts as its longest form");
+});

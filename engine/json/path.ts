@@ -18,7 +18,20 @@ export type Segment = string | number;
 /** A parsed address. */
 export type Path = readonly Segment[];
 
-const SIMPLE_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+/**
+ * A member name written after a dot: `/^[A-Za-z_][A-Za-z0-9_-]*$/`, tested
+ * without a regular expression (every write formats its paths).
+ */
+function isSimpleName(name: string): boolean {
+  if (name.length === 0) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+    if (!letter && (i === 0 || !((c >= 48 && c <= 57) || c === 45))) return false;
+  }
+  return true;
+}
+
 const DOT_NAME = /^[A-Za-z_$\u0080-\uffff][A-Za-z0-9_$\-\u0080-\uffff]*/;
 
 /** Result of parsing an address. */
@@ -31,7 +44,7 @@ export function formatPath(path: Path): string {
   let out = "$";
   for (const seg of path) {
     if (typeof seg === "number") out += seg === WILDCARD ? "[*]" : `[${seg}]`;
-    else if (SIMPLE_NAME.test(seg)) out += "." + seg;
+    else if (isSimpleName(seg)) out += "." + seg;
     else out += "['" + seg.replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "']";
   }
   return out;
@@ -94,9 +107,9 @@ export function parsePath(text: unknown): ParsedPath {
   if (typeof parsed === "string") {
     return { ok: false, message: `'${text}' is not a valid address: ${parsed}` };
   }
-  const canonical = formatPath(parsed.path);
   const rooted = text.trim().startsWith("$");
   if (!rooted || parsed.legacy) {
+    const canonical = formatPath(parsed.path);
     const form = !rooted ? "unrooted" : "legacy dot-index";
     return {
       ok: false,

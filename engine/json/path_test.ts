@@ -143,3 +143,29 @@ Deno.test("pointerToLocation writes finding locations: indices in brackets, odd 
   assert.equal(pointerToLocation("/tests/2/given/$.a~1b", "spec"), "tests[2].given['$.a/b']");
   assert.equal(pointerToLocation("/a-b/_c", "evolution"), "['a-b']._c");
 });
+
+Deno.test("formatPath writes a member after a dot exactly when it is a simple name", () => {
+  const simple = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+  const names = [
+    "a",
+    "_",
+    "Z9",
+    "a-b",
+    "a_b",
+    "",
+    "9a",
+    "-a",
+    "a b",
+    "a.b",
+    "é",
+    "a\u0080",
+    "[",
+    "a'b",
+    "ab$",
+    "Az09_-",
+  ];
+  for (const name of names) {
+    const expected = simple.test(name) ? `$.${name}` : `$['${name.replace(/'/g, "\\'")}']`;
+    assert.equal(formatPath([name]), expected, name);
+  }
+});

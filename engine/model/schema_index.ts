@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import type { Finding, SchemaViolation } from "../errors.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
@@ -64,6 +64,29 @@ function pointerToken(token: string | number): string {
   return encodeURIComponent(String(token).replace(/~/g, "~0").replace(/\//g, "~1"));
 }
 
+/** The key of the names a node's `additionalProperties` schema describes alike. */
+const OTHER_NAMES: unique symbol = Symbol("other names");
+
+/**
+ * Under which key a node keeps its child at `seg`: the name or index where the
+ * child depends on it, {@link OTHER_NAMES} or `[*]` where every other name or
+ * index has the same child; null where the child depends on a name the schema
+ * does not bound.
+ */
+function childKey(schema: JsonObject, seg: Segment): Segment | typeof OTHER_NAMES | null {
+  if (typeof seg === "number") {
+    const prefixed = Array.isArray(schema.prefixItems) && seg !== WILDCARD && seg < schema.prefixItems.length;
+    return !prefixed ? WILDCARD : seg >= 0 ? seg : null;
+  }
+  if (isObject(schema.properties) && seg in schema.properties) return seg;
+  const plain = schema.patternProperties === undefined && schema.allOf === undefined &&
+    schema.anyOf === undefined && schema.oneOf === undefined;
+  // `additionalProperties: false` names the property in its refusal: not kept.
+  return plain && isObject(schema.additionalProperties) && schema.unevaluatedProperties !== false
+    ? OTHER_NAMES
+    : null;
+}
+
 /** A schema node located in the root schema. */
 export interface Fragment {
   schema: JsonObject;
@@ -82,6 +105,11 @@ export class SchemaIndex {
   readonly root: JsonObject;
   readonly #ajv: Ajv2020;
   readonly #limits: RegexLimits;
+  #rootLocation: Location | null = null;
+  /** Located children by node, for the segments the schema bounds (see {@link locate}). */
+  readonly #children = new WeakMap<Fragment, Map<Segment | typeof OTHER_NAMES, Location>>();
+  /** ajv's validator by schema pointer (pointers name places in the schema, so they are bounded by it). */
+  readonly #validators = new Map<string, ValidateFunction | null>();
 
   /** Compiles the schema; throws an Error with ajv's message when it is not a valid schema. */
   constructor(schema: JsonObject, limits: RegexLimits) {
@@ -121,15 +149,46 @@ export class SchemaIndex {
     return cur;
   }
 
-  /** The schema node at a data path (wildcards and indices select array items). */
+  /**
+   * The schema node at a data path (wildcards and indices select array items).
+   * Every write locates its path, so what a node's children are is kept per
+   * node where the schema bounds it: its `properties` names, any array index,
+   * any other name under a plain `additionalProperties` schema. Under names it
+   * does not bound (pattern properties, combinators; a client chooses them)
+   * the rest of the path is located afresh, keeping nothing.
+   */
   locate(path: Path): Location {
-    let cur: Fragment = this.#deref({ schema: this.root, pointer: "#" });
+    let cur: Location = this.#rootLocation ??= {
+      kind: "fragment",
+      fragment: this.#deref({ schema: this.root, pointer: "#" }),
+    };
+    let kept = true;
     for (const seg of path) {
-      const next = this.#child(cur, seg);
-      if (next.kind !== "fragment") return next;
-      cur = this.#deref(next.fragment);
+      if (cur.kind !== "fragment") return cur;
+      const key = kept ? childKey(cur.fragment.schema, seg) : null;
+      if (key === null) {
+        kept = false;
+        cur = this.#dereffed(this.#child(cur.fragment, seg));
+        continue;
+      }
+      let known = this.#children.get(cur.fragment);
+      if (!known) this.#children.set(cur.fragment, known = new Map());
+      let child = known.get(key);
+      if (!child) {
+        known.set(
+          key,
+          child = this.#dereffed(this.#child(cur.fragment, typeof key === "symbol" ? seg : key)),
+        );
+      }
+      cur = child;
     }
-    return { kind: "fragment", fragment: cur };
+    return cur;
+  }
+
+  #dereffed(location: Location): Location {
+    return location.kind === "fragment"
+      ? { kind: "fragment", fragment: this.#deref(location.fragment) }
+      : location;
   }
 
   #child(parent: Fragment, seg: Segment): Location {
@@ -215,17 +274,22 @@ export class SchemaIndex {
 
   /** Validates a value written at a concrete path; returns every violation. */
   validateAt(path: Path, value: Json): SchemaViolation[] {
-    const address = formatPath(path);
     const loc = this.locate(path);
-    if (loc.kind === "forbidden") return [{ path: address, keyword: loc.keyword, message: loc.message }];
+    if (loc.kind === "forbidden") {
+      return [{ path: formatPath(path), keyword: loc.keyword, message: loc.message }];
+    }
     if (loc.kind === "unknown") return [];
-    const validate = this.#ajv.getSchema(`${SCHEMA_KEY}${loc.fragment.pointer}`);
+    const pointer = loc.fragment.pointer;
+    let validate = this.#validators.get(pointer);
+    if (validate === undefined) {
+      this.#validators.set(pointer, validate = this.#ajv.getSchema(`${SCHEMA_KEY}${pointer}`) ?? null);
+    }
     if (!validate) return [];
     try {
       if (validate(value)) return [];
     } catch (err) {
       if (err instanceof RegexLimitError) {
-        return [{ path: address, keyword: "pattern", message: err.message }];
+        return [{ path: formatPath(path), keyword: "pattern", message: err.message }];
       }
       throw err;
     }

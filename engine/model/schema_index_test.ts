@@ -144,3 +144,42 @@ Deno.test("an invalid schema fails at construction with ajv's message", () => {
   assert.throws(() => new SchemaIndex({ type: "object", properties: { a: { type: 12 } } }, LIMITS), Error);
   assert.throws(() => new SchemaIndex({ type: "string", pattern: "(?<=x)" }, LIMITS), Error);
 });
+
+Deno.test("locating a path again (kept per schema node) answers as the first time, for every kind of segment", () => {
+  const paths: (string | number)[][] = [
+    [],
+    ["name"],
+    ["money"],
+    ["items", 0, "sku"],
+    ["items", 7, "qty"],
+    ["items", -1, "sku"],
+    ["pair", 0],
+    ["pair", 1],
+    ["pair", 2],
+    ["pair", -1],
+    ["strict", "a"],
+    ["strict", "b"],
+    ["dict", "anything"],
+    ["dict", "other"],
+    ["dict", "toString"],
+    ["tagged", "x-one"],
+    ["tagged", "x-two"],
+    ["strict", "c"],
+    ["tagged", "other"],
+    ["combined", "left"],
+    ["combined", "right"],
+    ["nothing"],
+    ["unknown", "deeper"],
+    ["toString"],
+  ];
+  const used = index();
+  for (const path of paths) used.locate(path);
+  for (const path of paths) {
+    assert.deepEqual(used.locate(path), index().locate(path), JSON.stringify(path));
+    assert.deepEqual(
+      used.validateAt(path, "v" as never),
+      index().validateAt(path, "v" as never),
+      JSON.stringify(path),
+    );
+  }
+});

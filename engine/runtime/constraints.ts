@@ -11,22 +11,23 @@ import type { ConstraintViolation } from "../errors.ts";
 import { touchedInOrder } from "../graph/touched.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { materializeInputs } from "./derive.ts";
+import { settled, type Steps } from "./steps.ts";
 import { truthy } from "./truthy.ts";
 
 /** Evaluates the constraints the changes touched; returns the failures by policy. */
-export async function checkConstraints(
+export function* checkConstraints(
   state: CycleState,
-): Promise<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> {
+): Steps<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> {
   const rollback: ConstraintViolation[] = [];
   const flagged: ConstraintViolation[] = [];
   for (const node of touchedInOrder(state.model.graph.constraints, () => state.dirty)) {
     const elements = state.work(node);
     if (!elements.length) continue;
-    await materializeInputs(state, node);
+    yield* materializeInputs(state, node);
     const c = node.constraint;
     let failed = false;
     for (const element of elements) {
-      const { value, error } = await state.evaluate(node, element, node.key);
+      const { value, error } = yield* settled(state.evaluate(node, element, node.key));
       const passed = !error && (value === undefined || value === null || truthy(value));
       state.traces[state.traces.length - 1].constraintPassed = passed;
       if (!passed) failed = true;

@@ -22,6 +22,12 @@ import { targetHolding } from "../model/target_index.ts";
 import type { ModelState, WriteSource } from "./results.ts";
 import type { TraceRecord } from "./traces.ts";
 
+/** The value of one evaluation, or its error message. */
+export interface Evaluated {
+  value: Json | undefined;
+  error: string | null;
+}
+
 /** The limits of a cycle beyond the engine configuration. */
 export interface CycleLimits {
   /** Approximate JSON bytes its writes may add (`svc.limits.max-state-bytes` less the state); default unbounded. */
@@ -58,7 +64,7 @@ export class CycleState {
   readonly deadline: number;
   readonly #baseMeta: ReadonlyMap<string, Json>;
   #meta: Map<string, Json> | null = null;
-  readonly #clock: ReturnType<typeof clockBindings>;
+  #global: Record<string, unknown> | null = null;
 
   constructor(
     model: CompiledModel,
@@ -78,12 +84,17 @@ export class CycleState {
     this.aggregates = state.aggregates ?? new AggregateStore();
     this.#baseMeta = state.meta;
     this.stale = new Set(state.stale);
-    this.#clock = clockBindings(now);
   }
 
   /** The bindings of every expression of the cycle: the model's, the clock, and `$parent` when given. */
   bindings(parent?: Json): Record<string, unknown> {
-    return { ...this.model.bindings.base, parent, ...this.#clock };
+    // Built once per cycle; evaluations only read their bindings (the interpreter binds a copy).
+    const global = this.#global ??= {
+      ...this.model.bindings.base,
+      parent: undefined,
+      ...clockBindings(this.now),
+    };
+    return parent === undefined ? global : { ...global, parent };
   }
 
   /** The meta cache as the cycle currently sees it. */
@@ -101,36 +112,53 @@ export class CycleState {
     return targetHolding(this.model.derivedTargets, path);
   }
 
-  /** Evaluates an expression against the draft; a failure refuses the write, naming `what`. */
-  async evaluateExpression(
+  /**
+   * Evaluates an expression against the draft (synchronously when a compiled
+   * closure answers); a failure refuses the write, naming `what`.
+   */
+  evaluateExpression(
     compiled: CompiledExpression,
     parent: Json | undefined,
     what: string,
-  ): Promise<Json | undefined> {
-    try {
-      return await compiled.evaluate(this.draft.root, this.bindings(parent), this);
-    } catch (err) {
+  ): Json | undefined | Promise<Json | undefined> {
+    const refuse = (err: unknown) => {
       throw unprocessable(`Evaluation of ${what} failed: ${(err as Error).message}`);
+    };
+    try {
+      const answer = compiled.evaluateNow(this.draft.root, this.bindings(parent), this);
+      return answer instanceof Promise ? answer.catch(refuse) : answer;
+    } catch (err) {
+      return refuse(err);
     }
   }
 
-  /** Evaluates a node for one element (or globally) and records its trace. */
-  async evaluate(
+  /**
+   * Evaluates a node for one element (or globally) and records its trace;
+   * synchronously when a compiled closure answers.
+   */
+  evaluate(
     node: CompiledNode,
     element: Segment[] | null,
     targetPath: string,
-  ): Promise<{ value: Json | undefined; error: string | null }> {
-    let value: Json | undefined;
-    let error: string | null = null;
+  ): Evaluated | Promise<Evaluated> {
+    let answer: Json | undefined | Promise<Json | undefined>;
     try {
-      value = await node.compiled.evaluate(
+      answer = node.compiled.evaluateNow(
         this.draft.root,
         this.bindings(element ? this.draft.get(element) : undefined),
         this,
       );
     } catch (err) {
-      error = (err as Error).message;
+      return this.#traced(node, targetPath, undefined, (err as Error).message);
     }
+    if (!(answer instanceof Promise)) return this.#traced(node, targetPath, answer, null);
+    return answer.then(
+      (value) => this.#traced(node, targetPath, value, null),
+      (err) => this.#traced(node, targetPath, undefined, (err as Error).message),
+    );
+  }
+
+  #traced(node: CompiledNode, targetPath: string, value: Json | undefined, error: string | null): Evaluated {
     this.trace(node, targetPath, value, error);
     return { value, error };
   }
@@ -140,7 +168,7 @@ export class CycleState {
     this.traces.push({
       targetPath,
       expression: node.expression,
-      inputPaths: node.reads.map((r) => formatPath(r.path)),
+      inputPaths: inputPathsOf(node).slice(),
       result: value === undefined ? null : value,
       constraintPassed: null,
       errorMessage: error,
@@ -157,4 +185,13 @@ export class CycleState {
   allElements(node: CompiledNode): (Segment[] | null)[] {
     return node.elementPattern ? expandPattern(this.draft.root, node.elementPattern) : [null];
   }
+}
+
+/** The addresses a node reads, formatted once per compiled node (every evaluation traces them). */
+const inputPaths = new WeakMap<CompiledNode, readonly string[]>();
+
+function inputPathsOf(node: CompiledNode): readonly string[] {
+  let paths = inputPaths.get(node);
+  if (!paths) inputPaths.set(node, paths = node.reads.map((r) => formatPath(r.path)));
+  return paths;
 }

@@ -10,9 +10,10 @@ import { unprocessable } from "../errors.ts";
 import { formatPath, patternMatches, type Segment } from "../json/path.ts";
 import { isObject, type Json } from "../json/value.ts";
 import type { CycleState } from "./cycle_state.ts";
+import { settled, type Steps } from "./steps.ts";
 
 /** Fills schema `default`s and defaultValues rules into containers created by the writes. */
-export async function applyDefaults(state: CycleState): Promise<void> {
+export function* applyDefaults(state: CycleState): Steps<void> {
   for (let i = 0; i < state.created.length; i++) {
     const at = state.created[i];
     // A created container is new as a whole, not only at the fields the write named.
@@ -29,11 +30,11 @@ export async function applyDefaults(state: CycleState): Promise<void> {
     }
     for (const rule of state.model.defaults) {
       if (!patternMatches(rule.path, at)) continue;
-      const value = await state.evaluateExpression(
+      const value = yield* settled(state.evaluateExpression(
         rule.compiled,
         state.draft.get(at),
         `default ${formatPath(rule.path)}`,
-      );
+      ));
       if (isObject(value)) mergeDefaults(state, at, value, `defaultValues rule ${formatPath(rule.path)}`);
     }
   }

@@ -10,20 +10,21 @@
 import { unprocessable } from "../errors.ts";
 import { touchedInOrder } from "../graph/touched.ts";
 import { formatPath, parsePath, patternMatches, type Segment } from "../json/path.ts";
-import { isObject, type Json } from "../json/value.ts";
+import { isObject } from "../json/value.ts";
 import type { CompiledNode, DerivedNode, MetaNode } from "../model/nodes.ts";
 import { UNSUPPORTED } from "./aggregate/plan.ts";
-import type { CycleState } from "./cycle_state.ts";
+import type { CycleState, Evaluated } from "./cycle_state.ts";
+import { settled, type Steps } from "./steps.ts";
 
 /** Evaluates stale lazy derivations that `node` reads before it runs. */
-export async function materializeInputs(state: CycleState, node: CompiledNode): Promise<void> {
+export function* materializeInputs(state: CycleState, node: CompiledNode): Steps<void> {
   if (state.stale.size === 0) return;
   for (const key of state.model.graph.predecessors.get(node.key) ?? []) {
     const lazy = state.stale.has(key) ? state.model.graph.derivedOrder.find((d) => d.key === key) : undefined;
     if (!lazy) continue;
-    await materializeInputs(state, lazy);
+    yield* materializeInputs(state, lazy);
     state.stale.delete(key);
-    await deriveElements(state, lazy, state.allElements(lazy));
+    yield* deriveElements(state, lazy, state.allElements(lazy));
   }
 }
 
@@ -42,7 +43,7 @@ function evaluateDerivation(
   node: DerivedNode,
   element: Segment[] | null,
   address: string,
-): Promise<{ value: Json | undefined; error: string | null }> | { value: Json | undefined; error: null } {
+): Evaluated | Promise<Evaluated> {
   const plan = element === null ? state.aggregates.planOf(node) : null;
   if (plan) {
     const change = { base: state.base, doc: state.draft.root, dirty: state.dirty };
@@ -56,16 +57,16 @@ function evaluateDerivation(
 }
 
 /** Evaluates a derivation for the given elements and writes its values into the draft. */
-async function deriveElements(
+function* deriveElements(
   state: CycleState,
   node: DerivedNode,
   elements: (Segment[] | null)[],
-): Promise<void> {
+): Steps<void> {
   for (const element of elements) {
     if (element && !isObject(state.draft.get(element))) continue;
     const target = concreteTarget(node, element);
     const address = formatPath(target);
-    const { value, error } = await evaluateDerivation(state, node, element, address);
+    const { value, error } = yield* settled(evaluateDerivation(state, node, element, address));
     if (error) throw unprocessable(`Evaluation of derivation ${address} failed: ${error}`);
     if (value === undefined) state.draft.delete(target);
     else state.draft.set(target, value);
@@ -75,7 +76,7 @@ async function deriveElements(
 }
 
 /** Evaluates the derivations the changes touched, level by level. */
-export async function derive(state: CycleState): Promise<void> {
+export function* derive(state: CycleState): Steps<void> {
   for (const node of touchedInOrder(state.model.graph.derivedOrder, () => state.dirty)) {
     const elements = state.work(node);
     if (!elements.length) continue;
@@ -84,17 +85,17 @@ export async function derive(state: CycleState): Promise<void> {
       state.dirty.add(node.target);
       continue;
     }
-    await materializeInputs(state, node);
-    await deriveElements(state, node, elements);
+    yield* materializeInputs(state, node);
+    yield* deriveElements(state, node, elements);
   }
 }
 
 /** Evaluates every stale lazy derivation (before a read). */
-export async function materializeLazy(state: CycleState): Promise<void> {
+export function* materializeLazy(state: CycleState): Steps<void> {
   for (const node of state.model.graph.derivedOrder) {
     if (!node.lazy || !state.stale.has(node.key)) continue;
     state.stale.delete(node.key);
-    await deriveElements(state, node, state.allElements(node));
+    yield* deriveElements(state, node, state.allElements(node));
   }
 }
 
@@ -103,17 +104,17 @@ export async function materializeLazy(state: CycleState): Promise<void> {
  * document under concrete paths, so when elements moved or vanished every element
  * of a per-element meta is recomputed and the keys of vanished elements dropped.
  */
-export async function deriveMetas(state: CycleState): Promise<void> {
+export function* deriveMetas(state: CycleState): Steps<void> {
   for (const node of touchedInOrder(state.model.graph.metas, () => state.dirty)) {
     const reshaped = node.elementPattern !== null && state.dirty.reshapes(node.elementPattern);
     const elements = reshaped ? state.allElements(node) : state.work(node);
     if (reshaped) dropVanishedMetas(state, node, elements as Segment[][]);
     if (!elements.length) continue;
-    await materializeInputs(state, node);
+    yield* materializeInputs(state, node);
     for (const element of elements) {
       if (element && state.draft.get(element) === undefined) continue;
       const key = `${formatPath(concreteTarget(node, element))}#${node.metaKey}`;
-      const { value, error } = await state.evaluate(node, element, key);
+      const { value, error } = yield* settled(state.evaluate(node, element, key));
       if (error) throw unprocessable(`Evaluation of meta derivation ${key} failed: ${error}`);
       const meta = state.writableMeta();
       if (value === undefined) meta.delete(key);

@@ -227,3 +227,50 @@ Deno.test("per-element derivations reading no element field run for an array rep
   const state = await runtime.readState() as { items: { unit?: string; qty: number }[] };
   assert.deepEqual(state.items.map((i) => [i.qty, i.unit]), [[1, "kg"], [5, "kg"], [2, "kg"]]);
 });
+
+Deno.test("a cycle mixing compiled and interpreted evaluations derives in order, tracing each in order", async () => {
+  const { runtime } = await runtimeOf({
+    id: "mixed",
+    schema: {
+      type: "object",
+      properties: {
+        values: { type: "array" },
+        doubled: { type: "array", readOnly: true },
+        count: { type: "number", readOnly: true },
+        label: { type: "string", readOnly: true },
+        items: { type: "array", items: { type: "object" } },
+      },
+    },
+    derivations: [
+      // A lambda: outside the compiled subset, so the interpreter's (a wait inside the cycle).
+      { path: "$.doubled", expr: "$map(values, function($v) { $v * 2 })" },
+      { path: "$.count", expr: "$count(doubled)" },
+      { path: "$.items[*].twice", expr: "$parent.qty * 2" },
+      { path: "$.label", expr: "$string(count) & ' values'" },
+    ],
+  });
+  const result = await commitMutation(runtime, {
+    "$.values": [1, 2, 3],
+    "$.items": [{ qty: 1 }, { qty: 2 }],
+  });
+  const order = ["$.doubled", "$.items[0].twice", "$.items[1].twice", "$.count", "$.label"];
+  assert.deepEqual(result!.derivedUpdated, order);
+  assert.deepEqual(result!.traces.map((t) => [t.targetPath, t.result]), [
+    ["$.doubled", [2, 4, 6]],
+    ["$.items[0].twice", 2],
+    ["$.items[1].twice", 4],
+    ["$.count", 3],
+    ["$.label", "3 values"],
+  ]);
+  // A failing evaluation refuses the write, whether interpreted or handed back by a closure.
+  await rejectsWith(
+    () => commitMutation(runtime, { "$.values": [1, "x"] as Json }),
+    "validation_failed",
+    /Evaluation of derivation \$\.doubled failed: T2001/,
+  );
+  await rejectsWith(
+    () => commitMutation(runtime, { "$.items[1].qty": "x" }),
+    "validation_failed",
+    /Evaluation of derivation \$\.items\[1\]\.twice failed: T2001/,
+  );
+});

@@ -24,6 +24,7 @@ import type { Effect } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { materializeInputs } from "./derive.ts";
 import type { DispatchedEffect, EffectRequest, EffectWork, HttpRequestSpec } from "./results.ts";
+import { settled, type Steps } from "./steps.ts";
 import { truthy } from "./truthy.ts";
 
 /** The phases of a status document (SPEC.md "Effect status phases"). */
@@ -91,24 +92,24 @@ export interface FiredEffects {
  * Fires the effects the changes touched; `skip` holds ids already fired in
  * this cycle, `only` (when given) the ids that may fire at all.
  */
-export async function collectEffects(
+export function* collectEffects(
   state: CycleState,
   skip: ReadonlySet<string> = new Set(),
   only?: ReadonlySet<string>,
-): Promise<FiredEffects> {
+): Steps<FiredEffects> {
   const fired: FiredEffects = { dispatched: [], requests: [], statusWrites: [] };
   for (const node of touchedInOrder(state.model.graph.effects, () => state.dirty)) {
     const effect = node.effect;
     const id = effect.definition.id;
     if (skip.has(id) || (only && !only.has(id)) || !state.dirty.touches(node)) continue;
-    await materializeInputs(state, node);
-    const { value, error } = await state.evaluate(node, null, node.key);
+    yield* materializeInputs(state, node);
+    const { value, error } = yield* settled(state.evaluate(node, null, node.key));
     if (error || !truthy(value)) continue;
     if (effect.executor === "caller") {
       fired.dispatched.push({
         effectId: effect.definition.id,
         emit: effect.definition.emit ?? null,
-        payload: await payloadOf(state, node),
+        payload: yield* settled(payloadOf(state, node)),
       });
       continue;
     }
@@ -127,7 +128,7 @@ export async function collectEffects(
       }
       continue;
     }
-    const key = effect.dedupeKey ? (await evaluated(state, effect.dedupeKey)) ?? null : null;
+    const key = effect.dedupeKey ? (yield* settled(evaluated(state, effect.dedupeKey))) ?? null : null;
     if (effect.statusPath && heldBack(state.draft.get(effect.statusPath), key)) {
       continue;
     }
@@ -135,7 +136,7 @@ export async function collectEffects(
       effectId: effect.definition.id,
       executor: effect.executor,
       key,
-      work: await workOf(state, node),
+      work: yield* settled(workOf(state, node)),
       definition: effect.definition,
     });
     if (effect.statusPath) {

@@ -28,6 +28,7 @@ import type {
   PatchOperation,
   WriteSource,
 } from "./results.ts";
+import { runSteps, type Steps } from "./steps.ts";
 import { checkIndexLimit, checkWrite } from "./write_checks.ts";
 
 /** Rounds of status writes and what they touch, at most (a status document read by another effect's trigger). */
@@ -76,11 +77,12 @@ export class Cycle {
     const violations: SchemaViolation[] = [];
     for (const [path] of entries) checkIndexLimit(state.config, path);
     for (const [path, value] of entries) {
-      violations.push(...checkWrite(state, path, value));
+      const address = formatPath(path);
+      violations.push(...checkWrite(state, path, value, address));
       if (violations.length) continue;
       state.draft.set(path, value, state.created);
       state.dirty.add(path);
-      state.mutated.push(formatPath(path));
+      state.mutated.push(address);
     }
     if (violations.length) throw schemaViolation(violations);
   }
@@ -105,7 +107,7 @@ export class Cycle {
    * pending status document; what reads those documents (derivations, metas,
    * other effects' triggers) is brought up to date in a further round.
    */
-  async #fireEffects(): Promise<
+  *#fireEffects(): Steps<
     { dispatched: DispatchedEffect[]; requests: EffectRequest[]; statusChanges: DirtySet | null }
   > {
     const state = this.#state;
@@ -115,7 +117,7 @@ export class Cycle {
     const changes = state.dirty;
     let statusChanges: DirtySet | null = null;
     for (let round = 0; round < EFFECT_ROUNDS; round++) {
-      const out = await collectEffects(state, fired, this.#effects);
+      const out = yield* collectEffects(state, fired, this.#effects);
       dispatched.push(...out.dispatched);
       requests.push(...out.requests);
       for (const effect of [...out.dispatched, ...out.requests]) fired.add(effect.effectId);
@@ -127,8 +129,8 @@ export class Cycle {
         state.dirty.add(path);
         changes.add(path);
       }
-      await derive(state);
-      await deriveMetas(state);
+      yield* derive(state);
+      yield* deriveMetas(state);
       statusChanges ??= new DirtySet();
       for (const { path, shift } of state.dirty.paths) {
         changes.add(path, shift);
@@ -139,28 +141,40 @@ export class Cycle {
     return { dispatched, requests, statusChanges };
   }
 
-  /** Evaluates every stale lazy derivation (before a read). */
-  materializeLazy(): Promise<void> {
-    return materializeLazy(this.#state);
+  /** Evaluates every stale lazy derivation (before a read); synchronously when no evaluation had to wait. */
+  materializeLazy(): void | Promise<void> {
+    return runSteps(materializeLazy(this.#state));
   }
 
-  /** Runs everything after the writes and returns the outcome (commit is the caller's). */
-  async settle(options: { enforceConstraints: boolean; traceLimit: number }): Promise<CycleOutcome> {
+  /**
+   * Runs everything after the writes and returns the outcome (commit is the
+   * caller's): at once when no evaluation had to wait, else its promise.
+   */
+  settle(options: { enforceConstraints: boolean; traceLimit: number }): CycleOutcome | Promise<CycleOutcome> {
+    return runSteps(this.#settle(options));
+  }
+
+  *#settle(options: { enforceConstraints: boolean; traceLimit: number }): Steps<CycleOutcome> {
     const state = this.#state;
-    await applyDefaults(state);
-    await derive(state);
-    await deriveMetas(state);
-    const checks = async (): Promise<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> =>
-      options.enforceConstraints ? await checkConstraints(state) : { rollback: [], flagged: [] };
-    const { rollback, flagged } = await checks();
-    const { dispatched, requests, statusChanges } = rollback.length
+    const { metas, constraints, effects } = state.model.graph;
+    // A job with nothing to look at is not started: each costs a generator, and most writes need few.
+    if (state.created.length) yield* applyDefaults(state);
+    yield* derive(state);
+    if (metas.length) yield* deriveMetas(state);
+    const enforced = options.enforceConstraints && constraints.length > 0;
+    const none = (): { rollback: ConstraintViolation[]; flagged: ConstraintViolation[] } => ({
+      rollback: [],
+      flagged: [],
+    });
+    const { rollback, flagged } = enforced ? yield* checkConstraints(state) : none();
+    const { dispatched, requests, statusChanges } = rollback.length || !effects.length
       ? { dispatched: [], requests: [], statusChanges: null }
-      : await this.#fireEffects();
+      : yield* this.#fireEffects();
     if (statusChanges) {
       // Constraints reading the status documents just written.
       const changes = state.dirty;
       state.dirty = statusChanges;
-      const more = await checks();
+      const more = enforced ? yield* checkConstraints(state) : none();
       state.dirty = changes;
       const seen = new Set([...rollback, ...flagged].map((v) => v.constraintId));
       rollback.push(...more.rollback.filter((v) => !seen.has(v.constraintId)));

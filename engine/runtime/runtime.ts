@@ -198,10 +198,12 @@ export class ModelRuntime {
     try {
       write(cycle);
       if (cycle.unchanged) return null;
-      outcome = await cycle.settle({
+      const settling = cycle.settle({
         enforceConstraints: true,
         traceLimit: this.#env.config.traceBufferSize,
       });
+      // A cycle that never had to wait is not awaited: a write costs one promise, its own.
+      outcome = settling instanceof Promise ? await settling : settling;
     } catch (err) {
       if (!(err instanceof DocumentTooLargeError)) throw err;
       throw tooLarge(

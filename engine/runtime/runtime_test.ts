@@ -288,3 +288,17 @@ Deno.test("parseInstant and formatInstant", () => {
   assert.equal(formatInstant(Date.UTC(2024, 0, 1)), "2024-01-01T00:00:00.000Z");
   assert.throws(() => parseInstant("soon", "from"), /'from' is not an ISO-8601 timestamp: 'soon'/);
 });
+
+Deno.test("a commit keeps the newest svc.history.max-entries states, also after a retained reload ran past it", async () => {
+  const { runtime, clock } = await runtimeOf(SPEC, { historyMaxEntries: 2 });
+  for (const qty of [1, 2, 3, 4]) {
+    await commitMutation(runtime, { "$.qty": qty });
+    clock.advance(1000);
+  }
+  runtime.replaceState(runtime.state, { clearHistory: false, retainAt: Date.parse("2024-01-01T00:00:10Z") });
+  assert.equal(runtime.historyTimestamps().length, 3);
+  clock.advance(20_000);
+  await commitMutation(runtime, { "$.qty": 5 });
+  assert.deepEqual(runtime.historyTimestamps(), ["2024-01-01T00:00:10.000Z", "2024-01-01T00:00:24.000Z"]);
+  assert.equal((await runtime.readState("2024-01-01T00:00:24Z") as { qty: number }).qty, 5);
+});

@@ -11,6 +11,7 @@
  */
 import type { EngineConfig } from "../config.ts";
 import { type SchemaViolation, unprocessable } from "../errors.ts";
+import { LruCache } from "../expr/lru.ts";
 import { compilePattern, RegexLimitError, testPattern } from "../expr/regex.ts";
 import { getAt } from "../json/document.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
@@ -20,13 +21,24 @@ import type { CycleState } from "./cycle_state.ts";
 
 const ENFORCED_META = ["minimum", "maximum", "multiple_of", "min_length", "max_length", "pattern", "enum"];
 
+/**
+ * Mutation keys parsed before: clients write the same addresses again and
+ * again. The keys are the clients' own, so the cache is bounded in entries
+ * and holds short keys only.
+ */
+const parsedKeys = new LruCache<string, readonly Segment[]>(1024);
+const CACHED_KEY_LENGTH = 256;
+
 /** Parses a mutation key (canonical address, no wildcard). */
 export function parseWriteKey(key: string): Segment[] {
+  const known = parsedKeys.get(key);
+  if (known) return known.slice();
   const parsed = parsePath(key);
   if (!parsed.ok) throw unprocessable(`Invalid mutation path: ${parsed.message}`);
   if (parsed.path.includes(WILDCARD)) {
     throw unprocessable(`Invalid mutation path '${key}': a write needs a concrete address, not [*]`);
   }
+  if (key.length <= CACHED_KEY_LENGTH) parsedKeys.set(key, parsed.path.slice());
   return parsed.path;
 }
 
@@ -46,13 +58,14 @@ export function checkIndexLimit(config: EngineConfig, path: readonly Segment[]):
 /**
  * Every reason a write (or, with `value` undefined, a removal) at `path` is
  * refused: derived target, container mismatch, static schema, live metas.
+ * `address`: the formatted path, when the caller has it.
  */
 export function checkWrite(
   state: CycleState,
   path: readonly Segment[],
   value: Json | undefined,
+  address: string = formatPath(path),
 ): SchemaViolation[] {
-  const address = formatPath(path);
   const derived = state.derivedAt(path);
   if (derived) {
     return [{
@@ -76,7 +89,9 @@ export function checkWrite(
     cur = (cur as Record<string | number, Json>)[seg];
   }
   const schema = state.model.schema;
-  const metaOf = (addr: string, key: string) => state.meta.get(`${addr}#${key}`);
+  // Most models have no meta values: no key is built to find none.
+  const metaOf = (addr: string, key: string) =>
+    state.meta.size ? state.meta.get(`${addr}#${key}`) : undefined;
   if (value === undefined || value === null) {
     if (metaOf(address, "required") === true) {
       violations.push({ path: address, keyword: "required", message: "is required and cannot be cleared" });
@@ -103,7 +118,7 @@ export function checkWrite(
       violations.push({ ...v, message });
     }
   }
-  violations.push(...checkMetaOverlay(state, path, value));
+  violations.push(...checkMetaOverlay(state, path, value, address));
   return violations;
 }
 
@@ -120,11 +135,15 @@ function gapBefore(state: CycleState, path: readonly Segment[]): Segment[] | nul
 }
 
 /** Live meta values (minimum, pattern, …) at `path` and below, checked against `value`. */
-function checkMetaOverlay(state: CycleState, path: readonly Segment[], value: Json): SchemaViolation[] {
+function checkMetaOverlay(
+  state: CycleState,
+  path: readonly Segment[],
+  value: Json,
+  address: string,
+): SchemaViolation[] {
   const meta = state.meta;
   if (meta.size === 0) return [];
   const out: SchemaViolation[] = [];
-  const address = formatPath(path);
   const checkOne = (addr: string, key: string, limit: Json, v: Json | undefined) => {
     if (v === undefined || v === null || limit === null || limit === undefined) return;
     const fail = (message: string) => out.push({ path: addr, keyword: metaPropertyName(key), message });

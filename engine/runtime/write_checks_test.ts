@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { commitMutation, rejectsWith, runtimeOf } from "../_test_utils.ts";
 import type { Json } from "../json/value.ts";
 import { assertUntouched, metaRuntime, METAS, orderRuntime } from "./test_support.ts";
+import { parseWriteKey } from "./write_checks.ts";
 
 Deno.test("schema validation happens before any write: 422-kind error with path and keyword, state untouched", async () => {
   const runtime = await orderRuntime();
@@ -217,4 +218,29 @@ Deno.test("meta values are enforced on a container write for the leaves below it
       "schema_violation",
       /\$\.rows\[0\]\.qty \(maximum\)/,
     ));
+});
+
+Deno.test("a mutation key parsed before gives its own path, and a bad key the same error every time", async () => {
+  const runtime = await orderRuntime();
+  const key = "$.items[0].qty";
+  for (let i = 0; i < 3; i++) {
+    const [path] = parseWriteKey(key).splice(0, 1);
+    assert.equal(path, "items", "the cached path is not shared with a caller that changes its copy");
+    assert.deepEqual(parseWriteKey(key), ["items", 0, "qty"]);
+  }
+  for (let i = 0; i < 2; i++) {
+    await rejectsWith(
+      () => commitMutation(runtime, { "$.items.0.qty": 1 }),
+      "validation_failed",
+      /^Invalid mutation path: '\$\.items\.0\.qty' uses the legacy dot-index form; write it as '\$\.items\[0\]\.qty'$/,
+    );
+    await rejectsWith(
+      () => commitMutation(runtime, { "$.items[*].qty": 1 }),
+      "validation_failed",
+      /not \[\*\]/,
+    );
+  }
+  const long = `$.${"x".repeat(300)}`;
+  assert.deepEqual(parseWriteKey(long), ["x".repeat(300)]);
+  assert.deepEqual(parseWriteKey(long), ["x".repeat(300)]);
 });
