@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { ServiceError } from "../engine/errors.ts";
 import { createModel, listModels } from "../engine/operations/mod.ts";
 import { ModelService } from "../engine/service/service.ts";
-import { resolveApi } from "./api_selection.ts";
+import { openApi, planApi } from "./api_selection.ts";
+
+const resolveApi = async (...args: Parameters<typeof planApi>) => await openApi(await planApi(...args));
 
 const envOf = (vars: Record<string, string>) => (name: string) => vars[name];
 
