@@ -13,6 +13,7 @@ import type { Invoker } from "../engine/operations/invoker.ts";
 import { type ApiPlan, type ApiSelection, openApi, planApi } from "./api_selection.ts";
 import { type CliArgs, parseCliArgs } from "./args.ts";
 import { readLines, stdinChunks, writeStdout } from "../mcp/lines.ts";
+import { serveLazyMcpStdio } from "../mcp/lazy.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -38,7 +39,7 @@ Options:
 Configuration: every svc.* key as an environment variable SVC_* (for example
 SVC_MAX_MODELS=50 for svc.max-models).`;
 
-/** Reports a failure to plan the API (a malformed `--url`) as a usage error. */
+/** Reports a failure to plan the API (a malformed `--url`, an unreadable `--config` file) as a usage error. */
 async function planCliApi(cli: CliArgs): Promise<ApiPlan | null> {
   try {
     return await planApi(cli.rest);
@@ -106,7 +107,6 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
       onError,
     });
   };
-  const { serveLazyMcpStdio } = await import("../mcp/lazy.ts");
   try {
     await serveLazyMcpStdio({ load, input: stdinChunks(), output: writeStdout, onError });
   } finally {
