@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { buildCliBundle } from "../../cli/build/bundle.ts";
-import { call, orderSpec, spawnServe } from "../server/helpers.ts";
+import { call, inProcessServer, orderSpec, spawnServe } from "../server/helpers.ts";
 import { sharedPostgres } from "../storage/postgres_cluster.ts";
 import { runCli } from "./helpers.ts";
 
@@ -88,6 +88,17 @@ Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, 
     });
     try {
       assert.ok(serve.url, "the bundle's serve printed its startup line");
+      // The bundle initialises the operations' modules on demand: the API document must still name every component.
+      const served =
+        await (await fetch(`${serve.url}/v3/api-docs`, { headers: { authorization: `Bearer ${key}` } }))
+          .json();
+      const local = await inProcessServer();
+      try {
+        const expected = await (await local.app.request("/v3/api-docs")).json();
+        assert.deepEqual(served.components.schemas, expected.components.schemas);
+      } finally {
+        await local.close();
+      }
       const remote = await runCli(["console", "--url", serve.url!], {
         script: outfile,
         cwd,
