@@ -9,21 +9,20 @@
  * Nothing here touches the network: a wrong URL or key shows up on the first
  * remote call, as that call's error.
  *
+ * The mode is decided first from the arguments and the environment alone
+ * ({@link planApi}); {@link openApi} then loads what that mode needs (the
+ * engine, or the remote client), so that `svc mcp` can answer `initialize`
+ * before any of it is loaded.
+ *
  * @module
  */
 import { engineConfig, envName } from "../engine/config.ts";
-import { type Invoker, localInvoker } from "../engine/operations/invoker.ts";
-import { normaliseBaseUrl, remoteInvoker } from "../engine/operations/remote.ts";
-import type { SpecGenerator } from "../engine/service/generation.ts";
+import type { Invoker } from "../engine/operations/invoker.ts";
+import { normaliseBaseUrl } from "../engine/operations/remote.ts";
 import type { ModelService } from "../engine/service/service.ts";
-import type { LlmConfig } from "../llm/config.ts";
-import type { EngineConfig } from "../engine/config.ts";
-import { type EffectExecutor, lazyExecutor, TIMER_EXECUTOR } from "../engine/effects/executor.ts";
-import type { LlmProvider } from "../engine/llm.ts";
-import { type EffectsConfig, effectsConfig } from "../server/executors/config.ts";
+import type { LoadedConfig } from "../server/config.ts";
 import { configWarnings } from "../server/config_keys.ts";
 import { parseCliArgs } from "./args.ts";
-import { BrowserSession } from "../engine/operations/browser_session.ts";
 import { badRequest } from "../engine/errors.ts";
 
 /** Reads an environment variable (`SVC_URL`). */
@@ -50,121 +49,83 @@ export interface ApiSelection {
   close(): Promise<void>;
 }
 
-/** Options of {@link resolveApi}. */
-export interface ResolveOptions {
+/** Options of {@link planApi}. */
+export interface PlanOptions {
   /** Where warnings go (stderr by default). */
   warn?: (message: string) => void;
   /** The environment's variable names, checked for unknown `SVC_*` keys (the process's by default). */
   envNames?: readonly string[];
 }
 
+/** The mode chosen, and what opening it needs. */
+export type ApiPlan =
+  & { args: readonly string[]; env: EnvLookup; warn: (message: string) => void }
+  & (
+    | { mode: "embedded"; loaded?: LoadedConfig }
+    | { mode: "remote"; url: string; apiKey?: string }
+    | { mode: "browser"; url: string }
+  );
+
 /**
- * Picks the mode from the command line (`--url`, `--api-key`, `--config`) and
- * the environment. In embedded mode, `--config <file>` supplies `svc.*` engine
- * keys as `svc serve` reads them (the environment wins).
+ * Picks the mode from the command line (`--url`, `--api-key`, `--browser`,
+ * `--config`) and the environment, loading none of the engine: a malformed
+ * URL, `--browser` without a server or an unreadable `--config` file is an
+ * error here, and typos in `SVC_*` names are reported (an error with
+ * `--strict-config`) in every mode. In embedded mode, `--config <file>`
+ * supplies `svc.*` engine keys as `svc serve` reads them (the environment wins).
  */
-export async function resolveApi(
+export async function planApi(
   args: readonly string[],
   env: EnvLookup = processEnv,
-  options: ResolveOptions = {},
-): Promise<ApiSelection> {
+  options: PlanOptions = {},
+): Promise<ApiPlan> {
   const parsed = parseCliArgs(args);
   const warn = options.warn ?? ((message: string) => console.error(`warning: ${message}`));
-  const lookup = (key: string) => env(envName(key));
-  // Typos in SVC_* names are reported (an error with --strict-config) in every mode.
   const names = options.envNames ?? (env === processEnv ? Object.keys(Deno.env.toObject()) : []);
-  configWarnings(args, lookup, names).forEach(warn);
+  configWarnings(args, (key) => env(envName(key)), names).forEach(warn);
   const given = parsed.url ?? nonEmpty(env("SVC_URL"));
   if (parsed.browser && given === undefined) {
     throw badRequest(
       "--browser pairs with a server's browser tab: give the server with --url <base> (or SVC_URL)",
     );
   }
-  if (given !== undefined) {
-    const url = normaliseBaseUrl(given);
-    const config = engineConfig(lookup);
-    // Loaded on first use: remote mode starts without the spec compiler.
-    const authoring = async () => (await import("../engine/service/authoring.ts")).localAuthoring({ config });
-    const send = (request: Request) => fetch(request);
-    if (parsed.browser) {
-      if (parsed.apiKey !== undefined) {
-        warn("--api-key is not used with --browser: a person approves the pairing");
-      }
-      const pairing = new BrowserSession({ baseUrl: url, fetch: send });
-      const apiKey = () => pairing.credential();
-      const invoker = remoteInvoker({ baseUrl: url, apiKey, fetch: send, authoring, pairing });
-      return { invoker, mode: "browser", url, apiKey, close: () => Promise.resolve() };
+  const common = { args, env, warn };
+  if (given === undefined) {
+    const loaded = parsed.config === undefined
+      ? undefined
+      // Loaded on demand: the YAML parser is only needed with a file.
+      : await (await import("../server/config.ts")).loadConfig(args, env);
+    return { ...common, mode: "embedded", loaded };
+  }
+  const url = normaliseBaseUrl(given);
+  if (parsed.browser) {
+    if (parsed.apiKey !== undefined) {
+      warn("--api-key is not used with --browser: a person approves the pairing");
     }
-    const apiKey = parsed.apiKey ?? nonEmpty(env("SVC_API_KEY"));
-    const invoker = remoteInvoker({ baseUrl: url, apiKey, fetch: send, authoring });
-    return { invoker, mode: "remote", url, apiKey, close: () => Promise.resolve() };
+    return { ...common, mode: "browser", url };
   }
-  const loaded = parsed.config === undefined
-    ? undefined
-    // Loaded on demand: the YAML parser is only needed with a file.
-    : await (await import("../server/config.ts")).loadConfig(args, env);
-  const config = loaded?.engine ?? engineConfig(lookup);
-  // Loaded on demand: remote mode, --help and --version do not start the engine.
-  const { ModelService: Service } = await import("../engine/service/service.ts");
-  const llm = await embeddedLlm(loaded?.llm, lookup);
-  const executors = await embeddedExecutors(loaded?.effects ?? effectsConfig(lookup), config, llm?.provider);
-  const repositories = await embeddedRepositories(
-    (loaded?.lookup ?? lookup)("svc.composition.repositories"),
-    warn,
-  );
-  const service = await Service.open({
-    config,
-    observer: { warn },
-    generator: llm?.generator,
-    executors,
-    repositories,
-  });
-  return { invoker: localInvoker(service), mode: "embedded", service, close: () => service.close() };
+  return { ...common, mode: "remote", url, apiKey: parsed.apiKey ?? nonEmpty(env("SVC_API_KEY")) };
 }
 
-/**
- * The provider and generator of `svc.llm.*` (the file's, or the
- * environment's), loaded only when a provider is configured: without one the
- * AI libraries stay unloaded and generation answers 503.
- */
-async function embeddedLlm(
-  fromFile: LlmConfig | undefined,
-  lookup: (key: string) => string | undefined,
-): Promise<{ provider?: LlmProvider; generator?: SpecGenerator } | undefined> {
-  const { llmConfig, providerConfigured } = await import("../llm/config.ts");
-  const config = fromFile ?? llmConfig(lookup);
-  if (!providerConfigured(config) && !config.mock) return undefined;
-  const { llmEgress } = await import("../server/llm_egress.ts");
-  const llm = await import("../llm/mod.ts");
-  const options = { egress: llmEgress() };
-  const provider = llm.providerOf(config, options);
-  return { provider, generator: llm.generatorOf(config, options, provider) };
-}
-
-/** `svc.composition.repositories`, loaded only when configured. */
-async function embeddedRepositories(raw: string | undefined, warn: (message: string) => void) {
-  if (raw === undefined || raw.trim() === "") return [];
-  return await (await import("../repositories/mod.ts")).openRepositories(raw, warn);
-}
-
-/**
- * The effect executors of an embedded process: timers at once, HTTP loaded on
- * its first request (the console starts fast), the LLM and plugins when configured.
- */
-async function embeddedExecutors(
-  effects: EffectsConfig,
-  config: EngineConfig,
-  provider?: LlmProvider,
-): Promise<EffectExecutor[]> {
-  if (effects.plugins.length || config.effectKindsEnabled || provider) {
-    const { hostExecutors } = await import("../server/executors/mod.ts");
-    return await hostExecutors({ config: effects, kindsEnabled: config.effectKindsEnabled, llm: provider });
+/** Opens the API of a plan: the in-memory service in embedded mode, or the remote client; each loaded on demand. */
+export async function openApi(plan: ApiPlan): Promise<ApiSelection> {
+  if (plan.mode === "embedded") return await (await import("./embedded_api.ts")).openEmbeddedApi(plan);
+  const { remoteInvoker } = await import("../engine/operations/remote.ts");
+  const lookup = (key: string) => plan.env(envName(key));
+  const config = engineConfig(lookup);
+  const { url } = plan;
+  // Loaded on first use: remote mode starts without the spec compiler.
+  const authoring = async () => (await import("../engine/service/authoring.ts")).localAuthoring({ config });
+  const send = (request: Request) => fetch(request);
+  if (plan.mode === "browser") {
+    const { BrowserSession } = await import("../engine/operations/browser_session.ts");
+    const pairing = new BrowserSession({ baseUrl: url, fetch: send });
+    const apiKey = () => pairing.credential();
+    const invoker = remoteInvoker({ baseUrl: url, apiKey, fetch: send, authoring, pairing });
+    return { invoker, mode: "browser", url, apiKey, close: () => Promise.resolve() };
   }
-  const server = lazyExecutor("server", async () => {
-    const { httpExecutor } = await import("../server/executors/http_executor.ts");
-    return httpExecutor({ policy: effects.egress, maxResponseBytes: effects.maxResponseBytes });
-  });
-  return [TIMER_EXECUTOR, server];
+  const invoker = remoteInvoker({ baseUrl: url, apiKey: plan.apiKey, fetch: send, authoring });
+  return { invoker, mode: "remote", url, apiKey: plan.apiKey, close: () => Promise.resolve() };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

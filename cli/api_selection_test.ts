@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { ServiceError } from "../engine/errors.ts";
-import { createModel, listModels } from "../engine/operations/mod.ts";
+import { type AuditRecord, hashRecord } from "../engine/audit/chain.ts";
+import { createModel, getAudit, listModels, mutate, verifyAudit } from "../engine/operations/mod.ts";
+import { WEB_HASHER } from "../engine/ports.ts";
 import { ModelService } from "../engine/service/service.ts";
-import { resolveApi } from "./api_selection.ts";
+import { openApi, planApi } from "./api_selection.ts";
+
+const resolveApi = async (...args: Parameters<typeof planApi>) => await openApi(await planApi(...args));
 
 const envOf = (vars: Record<string, string>) => (name: string) => vars[name];
 
@@ -50,5 +54,26 @@ Deno.test("embedded mode reads engine keys from the environment and from --confi
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("embedded mode hashes audit records with node:crypto as the server does; the digests are the portable ones", async () => {
+  const { invoker, service, close } = await resolveApi([], envOf({}));
+  try {
+    assert.notEqual(service!.platform.hasher, WEB_HASHER);
+    await invoker.invoke(createModel, {
+      spec: { id: "a", schema: { type: "object", properties: { n: { type: "number" } } } },
+    });
+    await invoker.invoke(mutate, { id: "a", mutations: { "$.n": 1 } });
+    await invoker.invoke(mutate, { id: "a", mutations: { "$.n": 2 } });
+    const verified = await invoker.invoke(verifyAudit, { id: "a" });
+    assert.equal(verified.valid, true);
+    assert.ok(verified.recordsChecked >= 2);
+    for (const record of await invoker.invoke(getAudit, { id: "a" })) {
+      const { prevHash, hash, signature: _, ...body } = record as AuditRecord;
+      assert.equal(await hashRecord(body, prevHash, WEB_HASHER), hash);
+    }
+  } finally {
+    await close();
   }
 });

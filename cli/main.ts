@@ -10,10 +10,10 @@
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import { ServiceError } from "../engine/errors.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";
-import { type ApiSelection, resolveApi } from "./api_selection.ts";
+import { type ApiPlan, type ApiSelection, openApi, planApi } from "./api_selection.ts";
 import { type CliArgs, parseCliArgs } from "./args.ts";
-import { runConsole } from "./console.ts";
 import { readLines, stdinChunks, writeStdout } from "../mcp/lines.ts";
+import { serveLazyMcpStdio } from "../mcp/lazy.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -39,10 +39,10 @@ Options:
 Configuration: every svc.* key as an environment variable SVC_* (for example
 SVC_MAX_MODELS=50 for svc.max-models).`;
 
-/** Reports a failure to select the API (a malformed `--url`) as a usage error. */
-async function selectApi(cli: CliArgs): Promise<ApiSelection | null> {
+/** Reports a failure to plan the API (a malformed `--url`, an unreadable `--config` file) as a usage error. */
+async function planCliApi(cli: CliArgs): Promise<ApiPlan | null> {
   try {
-    return await resolveApi(cli.rest);
+    return await planApi(cli.rest);
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
     console.error(`error: ${err.message}`);
@@ -51,9 +51,13 @@ async function selectApi(cli: CliArgs): Promise<ApiSelection | null> {
 }
 
 async function runConsoleCommand(cli: CliArgs): Promise<number> {
-  const selection = await selectApi(cli);
-  if (!selection) return 2;
-  const { invoker, close, mode, url } = selection;
+  const plan = await planCliApi(cli);
+  if (!plan) return 2;
+  // Loaded on demand, with the API: `svc mcp`, --help and --version need neither.
+  const [{ invoker, close, mode, url }, { runConsole }] = await Promise.all([
+    openApi(plan),
+    import("./console.ts"),
+  ]);
   const encoder = new TextEncoder();
   // A person at a terminal gets a banner and prompts (on stderr); pipes get the bare protocol.
   const prompt = Deno.stdin.isTerminal()
@@ -82,22 +86,31 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
   return 0;
 }
 
-/** `svc mcp`: MCP over stdio until stdin ends; only protocol messages on stdout. */
+/**
+ * `svc mcp`: MCP over stdio until stdin ends; only protocol messages on
+ * stdout. The handshake is answered before the API, the operations and the
+ * SDK are loaded (mcp/lazy.ts).
+ */
 async function runMcpCommand(cli: CliArgs): Promise<number> {
-  const selection = await selectApi(cli);
-  if (!selection) return 2;
-  const { invoker, close, mode, service, url, apiKey } = selection;
-  // Loaded on demand: the console does not need the MCP SDK.
-  const mcp = await import("../mcp/mod.ts");
-  try {
-    await mcp.serveMcpStdio(invoker, {
+  const plan = await planCliApi(cli);
+  if (!plan) return 2;
+  const onError = (err: Error) => console.error(`mcp: ${err.message}`);
+  let selection: ApiSelection | undefined;
+  const load = async () => {
+    selection = await openApi(plan);
+    const { invoker, mode, service, url, apiKey } = selection;
+    const [server, events] = await Promise.all([import("../mcp/server.ts"), import("../mcp/events.ts")]);
+    return server.createMcpServer(invoker, {
       mode,
-      events: service ? mcp.serviceCommitEvents(service) : mcp.websocketCommitEvents(url!, apiKey),
+      events: service ? events.serviceCommitEvents(service) : events.websocketCommitEvents(url!, apiKey),
       features: { generation: await generationAvailable(invoker), pairing: mode === "browser" },
-      onError: (err) => console.error(`mcp: ${err.message}`),
+      onError,
     });
+  };
+  try {
+    await serveLazyMcpStdio({ load, input: stdinChunks(), output: writeStdout, onError });
   } finally {
-    await close();
+    await selection?.close();
   }
   return 0;
 }

@@ -41,6 +41,7 @@ import type { ModelApi, RunOptions } from "../engine/service/api.ts";
 import type { ProgressEvent } from "../engine/service/generation.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import type { CommitEvents } from "./events.ts";
+import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from "./handshake.ts";
 import { negotiatingTransport } from "./negotiation.ts";
 import { ProtocolError } from "./protocol_error.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES, ResourceSubscriptions } from "./resources.ts";
@@ -53,27 +54,6 @@ export { negotiateVersion, PROTOCOL_VERSIONS } from "./negotiation.ts";
 const SEVERITY: readonly LoggingLevel[] = LoggingLevelSchema.options;
 /** Below this, messages are suppressed until the client sets a level (per-call debug lines are noise). */
 const DEFAULT_LOG_LEVEL: LoggingLevel = "info";
-
-/** Usage instructions returned by `initialize`: the agent loop. */
-export const INSTRUCTIONS =
-  `This server hosts reactive models. A model is created from a declarative ModelSpec (JSON \
-Schema of base fields, JSONata derivations, meta derivations, constraints, effects, tests, views); after every write \
-it recomputes derived values, checks constraints and commits or rolls back as a whole.
-
-The loop:
-1. Author a spec. Read svc://guide/model-spec-format and svc://guide/jsonata-gotchas, look at svc://examples/*, \
-ask get_domain_guidance for worked patterns. Try expressions with eval_expression.
-2. Check before registering: validate_spec, then test_spec (embedded tests or ad-hoc cases), then dry_run with \
-sample mutations. These never touch the registry.
-3. create_model, then write only base fields with mutate ({"$.qty": 3}) or patch_model (RFC 6902, for array \
-insert/remove/reorder). Derived fields are read-only.
-4. Read the merged state with get_state (narrow large documents with paths and depth) or get_field; \
-get_effective_schema shows live meta values.
-5. explain a field or $constraint:<id> to see the expressions, inputs and results behind a value.
-6. Change a live model with evolve_spec (svc://guide/spec-evolution; pass expectedVersion), state carried forward.
-Addresses are canonical JSON Path ($.items[0].qty). Failures come back as isError results with a structured body: \
-a rolled-back constraint, a schema violation, a version conflict. Subscribe to svc://state/<modelId> to hear about \
-commits.`;
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -213,9 +193,10 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
   const invoker = invokerOf(target);
   const tools = toolsFor({ ...NO_FEATURES, ...options.features });
   const server = new Server(
-    { name: SERVICE_NAME, version: SERVICE_VERSION },
+    // Copies: the handshake's constants are shared by every session (and the lazy stdio front).
+    { ...SERVER_INFO },
     {
-      capabilities: { tools: {}, resources: { subscribe: true }, logging: {} },
+      capabilities: structuredClone(SERVER_CAPABILITIES),
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: LAZY_VALIDATOR,
     },

@@ -19,10 +19,21 @@ import { type BundleFile, bundleFile } from "../../build/bundle_file.ts";
 import { slimZod } from "../../build/slim_zod.ts";
 
 /**
+ * What a module loaded on first use is imported for: its default export (an
+ * object, or a function called or constructed with `new`), functions (called
+ * or constructed), and other named objects. Importing a name not listed fails
+ * the build ("No matching export"), so a list cannot silently fall behind the code.
+ */
+interface LazyExports {
+  default?: "object" | "function";
+  functions?: readonly string[];
+  objects?: readonly string[];
+}
+
+/**
  * Built-ins loaded on first use instead of at start, by the specifier they are
  * imported as (the project's `node:` imports, packages' `node:` and bare
- * imports), with what is imported of each: the default export (an object),
- * functions (called, or constructed with `new`), and other named objects.
+ * imports), with what is imported of each.
  *
  * An ES module bundle hoists every external import to its top, so each of
  * these would be loaded by every `svc console` start: `node:crypto` (the
@@ -31,61 +42,109 @@ import { slimZod } from "../../build/slim_zod.ts";
  * compatibility layer under them about 35 ms, `node:process` and `node:stream`
  * (the MCP SDK's stdio transports), the `postgres` client's `net`, `tls`, …
  * about 70 ms; a console answers its first command in well under 100 ms
- * without any of them. Importing a name not listed here fails the build ("No
- * matching export"), so the list cannot silently fall behind the code.
+ * without any of them.
  */
-const LAZY_BUILTINS: Readonly<
-  Record<string, { default?: true; functions?: readonly string[]; objects?: readonly string[] }>
-> = {
+const LAZY_BUILTINS: Readonly<Record<string, LazyExports>> = {
   "node:crypto": { functions: ["createHash"] },
-  "node:http": { default: true },
-  "node:https": { default: true },
+  "node:http": { default: "object" },
+  "node:https": { default: "object" },
   "node:url": { functions: ["fileURLToPath"] },
-  "node:process": { default: true },
+  "node:process": { default: "object" },
   "node:stream": { functions: ["PassThrough"] },
-  net: { default: true },
-  tls: { default: true },
-  crypto: { default: true },
-  stream: { default: true },
-  os: { default: true },
-  fs: { default: true },
-  perf_hooks: { default: true, objects: ["performance"] },
+  net: { default: "object" },
+  tls: { default: "object" },
+  crypto: { default: "object" },
+  stream: { default: "object" },
+  os: { default: "object" },
+  fs: { default: "object" },
+  perf_hooks: { default: "object", objects: ["performance"] },
 };
 
 /**
- * Resolves the imports of {@link LAZY_BUILTINS} to small modules that reach
- * the built-in through `process.getBuiltinModule` (synchronous, cached by the
- * runtime) the first time a function is called or a member is read: a
- * function forwards its calls (and `new`), an object is a proxy whose
- * methods are bound to the built-in's.
+ * Bundled packages the project's own modules import that are evaluated on
+ * first use instead of at start: the spec compiler's (JSON Schema validation,
+ * JSONata, RE2), which a console's first `list-models` and an MCP session's
+ * first `tools/list` do not need. Bundled in as always; only their top-level
+ * code (about 15 ms together) waits for the first call.
+ */
+const LAZY_PACKAGES: Readonly<Record<string, LazyExports>> = {
+  "ajv/dist/2020.js": { functions: ["Ajv2020"] },
+  "ajv-formats": { default: "object" },
+  jsonata: { default: "function" },
+  re2js: { objects: ["RE2JS"] },
+};
+
+/**
+ * A module forwarding `exports` to the module that `load` (JavaScript
+ * source) returns, loading it the first time a function is called or a
+ * member is read: a function forwards its calls (and `new`), an object is a
+ * proxy whose methods are bound to the real module's.
+ */
+function forwardingModule(load: string, exports: LazyExports): string {
+  const lazy = (of: string) =>
+    `new Proxy({}, { get: (_, key) => { const o = ${of}; const v = o[key]; ` +
+    `return typeof v === "function" && !/^[A-Z]/.test(String(key)) ? v.bind(o) : v; } })`;
+  const forward = (name: string, of: string) =>
+    `function ${name}(...args) { const f = ${of}; return new.target ? new f(...args) : f(...args); }`;
+  // The default export as an `import x from` sees it: an ES module's `default`, else the CommonJS exports.
+  const defaultOf = "(m => m && m.__esModule ? m.default : m)(load())";
+  return [
+    `let loaded; const load = () => loaded ??= ${load};`,
+    ...exports.default === "object" ? [`export default ${lazy(defaultOf)};`] : [],
+    ...exports.default === "function" ? [`export default ${forward("lazyDefault", defaultOf)}`] : [],
+    ...(exports.functions ?? []).map((name) => `export ${forward(name, `load().${name}`)}`),
+    ...(exports.objects ?? []).map((name) => `export const ${name} = ${lazy(`load().${name}`)};`),
+  ].join("\n");
+}
+
+function specifierFilter(specifiers: readonly string[]): RegExp {
+  return new RegExp(`^(${specifiers.map((name) => name.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("|")})$`);
+}
+
+/**
+ * Resolves the imports of {@link LAZY_BUILTINS} to forwarding modules that
+ * reach the built-in through `process.getBuiltinModule` (synchronous, cached
+ * by the runtime).
  */
 const lazyBuiltins: esbuild.Plugin = {
   name: "lazy-builtins",
   setup(build) {
-    const names = Object.keys(LAZY_BUILTINS).map((name) => name.replace(/[.*+?^$()|[\]\\]/g, "\\$&"));
     build.onResolve(
-      { filter: new RegExp(`^(${names.join("|")})$`) },
+      { filter: specifierFilter(Object.keys(LAZY_BUILTINS)) },
       (args) => ({ path: args.path, namespace: "lazy-builtin" }),
     );
     build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, ({ path }) => {
-      const exports = LAZY_BUILTINS[path];
       const specifier = JSON.stringify(path.startsWith("node:") ? path : `node:${path}`);
-      const lazy = (of: string) =>
-        `new Proxy({}, { get: (_, key) => { const o = ${of}; const v = o[key]; ` +
-        `return typeof v === "function" && !/^[A-Z]/.test(String(key)) ? v.bind(o) : v; } })`;
       return {
         loader: "js",
-        contents: [
-          `const load = () => globalThis.process.getBuiltinModule(${specifier});`,
-          ...exports.default ? [`export default ${lazy("load()")};`] : [],
-          ...(exports.functions ?? []).map((name) =>
-            `export function ${name}(...args) { const f = load().${name}; ` +
-            `return new.target ? new f(...args) : f(...args); }`
-          ),
-          ...(exports.objects ?? []).map((name) => `export const ${name} = ${lazy(`load().${name}`)};`),
-        ].join("\n"),
+        contents: forwardingModule(`globalThis.process.getBuiltinModule(${specifier})`, LAZY_BUILTINS[path]),
       };
     });
+  },
+};
+
+/**
+ * Resolves the project's imports of {@link LAZY_PACKAGES} to forwarding
+ * modules that `require` the package on first use: esbuild turns that
+ * `require` into a call of the package's module initialiser, so the package
+ * is bundled as before but evaluated only then. Imports from inside
+ * node_modules are left as they are.
+ */
+const lazyPackages: esbuild.Plugin = {
+  name: "lazy-packages",
+  setup(build) {
+    build.onResolve(
+      { filter: specifierFilter(Object.keys(LAZY_PACKAGES)) },
+      (args) =>
+        /[\\/]node_modules[\\/]/.test(args.importer) || args.namespace === "lazy-package"
+          ? undefined
+          : { path: args.path, namespace: "lazy-package", pluginData: { resolveDir: args.resolveDir } },
+    );
+    build.onLoad({ filter: /.*/, namespace: "lazy-package" }, ({ path, pluginData }) => ({
+      loader: "js",
+      resolveDir: pluginData.resolveDir,
+      contents: forwardingModule(`require(${JSON.stringify(path)})`, LAZY_PACKAGES[path]),
+    }));
   },
 };
 
@@ -150,7 +209,7 @@ export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFi
     mainFields: ["module", "main"],
     external: ["node:*"],
     // The parts of zod nothing here calls (translations, fromJSONSchema, its compiler) stay out, as in the browser.
-    plugins: [lazyBuiltins, slimZod, stubGatewayOidc, plainSpawn],
+    plugins: [lazyBuiltins, lazyPackages, slimZod, stubGatewayOidc, plainSpawn],
     minify: options.minify ?? true,
     legalComments: "none",
   });

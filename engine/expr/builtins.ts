@@ -52,9 +52,17 @@ const NAMES = [
 ] as const;
 type Name = typeof NAMES[number];
 
-/** JSONata's own builtins, read once through an expression that returns them. */
-const ORIGINALS: Promise<Record<Name, Builtin>> = jsonata(`{${NAMES.map((n) => `"${n}": $${n}`).join(",")}}`)
-  .evaluate({}) as Promise<Record<Name, Builtin>>;
+let originals: Promise<Record<Name, Builtin>> | undefined;
+
+/**
+ * JSONata's own builtins, read once through an expression that returns them,
+ * on first use: a process that compiles no expression (a console's first
+ * command, an MCP handshake) does not start JSONata.
+ */
+function jsonataBuiltins(): Promise<Record<Name, Builtin>> {
+  return originals ??= jsonata(`{${NAMES.map((n) => `"${n}": $${n}`).join(",")}}`)
+    .evaluate({}) as Promise<Record<Name, Builtin>>;
+}
 
 /** Widest field a date or integer picture may ask for. */
 export const MAX_PICTURE_WIDTH = 1000;
@@ -204,7 +212,7 @@ function canonicalKey(value: unknown): string {
 
 /** The guarded builtins, ready to bind into an expression's environment. */
 export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
-  const o = await ORIGINALS;
+  const o = await jsonataBuiltins();
   const wrap = (name: Name, implementation: Builtin["implementation"]): Builtin => ({
     ...o[name],
     implementation,

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { buildCliBundle } from "../../cli/build/bundle.ts";
-import { call, orderSpec, spawnServe } from "../server/helpers.ts";
+import { call, inProcessServer, orderSpec, spawnServe } from "../server/helpers.ts";
 import { sharedPostgres } from "../storage/postgres_cluster.ts";
 import { runCli } from "./helpers.ts";
 
@@ -29,30 +29,55 @@ Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, 
         { cmd: "create-model", spec: orderSpec() },
         { cmd: "mutate", id: "order", mutations: { "$.qty": 4, "$.price": 2.5 } },
         { cmd: "get-field", id: "order", path: "$.total" },
+        // JSONata, RE2 and Ajv with its formats are loaded on first use in the bundle (cli/build/bundle.ts).
+        { cmd: "eval-expression", expr: '$match("a1b22", /[0-9]+/)[1].match' },
+        {
+          cmd: "validate-spec",
+          spec: {
+            id: "mail",
+            schema: { type: "object", properties: { to: { type: "string", format: "email" } } },
+          },
+        },
         { cmd: "exit" },
       ],
     });
     assert.equal(embedded.code, 0, embedded.stderr);
-    assert.deepEqual(embedded.replies.map((r) => r.ok), [true, true, true, true]);
+    assert.deepEqual(embedded.replies.map((r) => r.ok), [true, true, true, true, true, true]);
     assert.equal(embedded.replies[2].result, 10);
+    assert.equal(embedded.replies[3].result.result, "22");
+    assert.equal(embedded.replies[4].result.valid, true);
 
     const mcp = await runCli(["mcp"], {
       script: outfile,
       cwd,
-      lines: [{
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "test", version: "1" },
+      lines: [
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "test", version: "1" },
+          },
         },
-      }],
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        {
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { name: "list_models", arguments: {} },
+        },
+      ],
     });
     assert.equal(mcp.code, 0, mcp.stderr);
-    const initialized = mcp.replies.find((message) => message.id === 1);
-    assert.equal(initialized?.result?.serverInfo?.name, "reactive-model-service", mcp.stdout);
+    // The handshake is answered before the server is loaded; what follows once it is.
+    const answers = mcp.replies.filter((message) => "id" in message).sort((a, b) => a.id - b.id);
+    assert.deepEqual(answers.map((message) => message.id), [1, 2, 3], mcp.stdout);
+    assert.equal(answers[0].result?.serverInfo?.name, "reactive-model-service", mcp.stdout);
+    assert.ok(answers[1].result.tools.some((tool: { name: string }) => tool.name === "create_model"));
+    assert.equal(answers[2].result.content[0].text, "[]");
 
     const key = "bundle-key-31";
     const serve = await spawnServe({
@@ -63,6 +88,17 @@ Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, 
     });
     try {
       assert.ok(serve.url, "the bundle's serve printed its startup line");
+      // The bundle initialises the operations' modules on demand: the API document must still name every component.
+      const served =
+        await (await fetch(`${serve.url}/v3/api-docs`, { headers: { authorization: `Bearer ${key}` } }))
+          .json();
+      const local = await inProcessServer();
+      try {
+        const expected = await (await local.app.request("/v3/api-docs")).json();
+        assert.deepEqual(served.components.schemas, expected.components.schemas);
+      } finally {
+        await local.close();
+      }
       const remote = await runCli(["console", "--url", serve.url!], {
         script: outfile,
         cwd,
