@@ -25,6 +25,7 @@ import {
   operations,
 } from "../../engine/mod.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
+import { type AuthoringEngine, localAuthoring } from "../../engine/service/authoring.ts";
 import type { Feed } from "../host/feed.ts";
 import {
   canonical,
@@ -38,6 +39,12 @@ import { VIEW_STYLES } from "./styles.ts";
 import type { ViewContext } from "./view_context.ts";
 
 let instances = 0;
+
+/** The page's authoring engine for view expressions (made on first use, shared by every view element). */
+let authoring: AuthoringEngine | undefined;
+function viewAuthoring(): AuthoringEngine {
+  return authoring ??= localAuthoring();
+}
 
 /** Components of a tree with those of `delta` swapped in by id. */
 export function applyDelta(
@@ -236,12 +243,7 @@ export class SvcView extends LitElement {
         ? c.optionsExpr
         : addressAsExpression(String(c.optionsPath));
       try {
-        const { result } = await invoker.invoke(operations.evalExpression, {
-          expr,
-          input: state,
-          constants: (this.#spec?.constants ?? {}) as Record<string, Json>,
-        });
-        options[c.id] = { ...c, options: asOptions(result) };
+        options[c.id] = { ...c, options: asOptions(await this.#evaluate(expr, state)) };
       } catch (err) {
         options[c.id] = { ...c, error: `options: ${(err as Error).message}` };
       }
@@ -297,6 +299,18 @@ export class SvcView extends LitElement {
     }
   }
 
+  /**
+   * Evaluates an expression of the view (choices, a handler's mutations) over
+   * `state` as the model's own expressions are: with `$const` and the library's
+   * exports, compiled here from the model's spec (before the spec is read:
+   * through `evalExpression` with the constants the element knows).
+   */
+  async #evaluate(expr: string, state: Json): Promise<Json> {
+    if (this.#spec) return (await viewAuthoring().evalInModel(this.#spec, expr, state)).result;
+    const { result } = await this.invoker!.invoke(operations.evalExpression, { expr, input: state });
+    return result;
+  }
+
   #emit(type: string, detail: unknown): void {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
@@ -310,11 +324,7 @@ export class SvcView extends LitElement {
       let mutations: Record<string, Json> | null = null;
       await this.#commit(address ? [address] : [], async (viewId, expect) => {
         const state = await invoker.invoke(operations.getState, { id: this.modelId });
-        const { result } = await invoker.invoke(operations.evalExpression, {
-          expr,
-          input: state,
-          constants: (this.#spec?.constants ?? {}) as Record<string, Json>,
-        });
+        const result = await this.#evaluate(expr, state);
         if (result === null || typeof result !== "object" || Array.isArray(result)) {
           throw new Error(`The handler's mutations did not evaluate to a map of address to value`);
         }

@@ -50,6 +50,13 @@ export interface AuthoringEngine {
    */
   validateSpec(spec: unknown): ValidationReport;
   evalExpression(expr: string, input?: Json, constants?: Record<string, Json>): Promise<EvalResult>;
+  /**
+   * Evaluates `expr` as an expression of `spec`'s model does: over `input`
+   * with `$const` and the library's exports bound (a view handler's
+   * `mutations`, evaluated where the view is). The spec is compiled once per
+   * spec object.
+   */
+  evalInModel(spec: object, expr: string, input: Json): Promise<EvalResult>;
   testSpec(spec: unknown, tests?: unknown[]): Promise<TestRunResult>;
   dryRun(spec: unknown, mutations?: Record<string, Json>[]): Promise<DryRunResult>;
   /** The verification report of a candidate spec (which embedded tests are checkable, which pass). */
@@ -82,6 +89,21 @@ const NOTHING_WRITTEN: DryRunStep = Object.freeze({
   dispatchedEffects: [],
 });
 
+/** An evaluation's answer, or the exact JSONata error (with its code and position when it has them) as a 400. */
+async function evaluation(evaluate: () => Promise<Json | undefined>): Promise<EvalResult> {
+  try {
+    const value = await evaluate();
+    return { result: value === undefined ? null : value, type: typeOf(value) };
+  } catch (err) {
+    if (!(err instanceof ExpressionError)) throw err;
+    throw new ServiceError("bad_request", err.message, {
+      error: err.message,
+      ...(err.code ? { code: err.code } : {}),
+      ...(typeof err.position === "number" ? { position: err.position } : {}),
+    });
+  }
+}
+
 /** Authoring tools over the pure engine, with their own expression cache. */
 export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine {
   const config = options.config ?? { ...DEFAULT_CONFIG };
@@ -89,6 +111,8 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
   const env: RuntimeEnv = { config, clock };
   const compiler = options.compiler ?? ExpressionCompiler.fromConfig(config);
   const compile = (spec: unknown) => compileSpec(spec, { compiler, config, now: clock.now });
+  /** Models compiled for {@link AuthoringEngine.evalInModel}, by spec object. */
+  const models = new WeakMap<object, Promise<CompiledModel>>();
   const compileOrThrow = async (spec: unknown): Promise<CompiledModel> => {
     checkSpecSize(config, spec);
     const report = await withRegexEngine(() => compile(spec));
@@ -107,19 +131,23 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
       if (!isObject(constants)) throw badRequest("constants must be an object of name to value");
       checkValue(config, input, "The input");
       checkValue(config, constants, "The constants");
-      try {
-        const compiled = await withRegexEngine(() => compiler.compile(expr));
-        const value = await compiled.evaluate(input, { const: constants });
-        return { result: value === undefined ? null : value, type: typeOf(value) };
-      } catch (err) {
-        if (!(err instanceof ExpressionError)) throw err;
-        // The exact JSONata error, with its code and position when it has them.
-        throw new ServiceError("bad_request", err.message, {
-          error: err.message,
-          ...(err.code ? { code: err.code } : {}),
-          ...(typeof err.position === "number" ? { position: err.position } : {}),
-        });
+      return await evaluation(async () =>
+        await (await withRegexEngine(() => compiler.compile(expr))).evaluate(input, { const: constants })
+      );
+    },
+
+    async evalInModel(spec, expr, input) {
+      let compiling = models.get(spec);
+      if (!compiling) {
+        compiling = compileOrThrow(spec);
+        models.set(spec, compiling);
+        compiling.catch(() => models.delete(spec));
       }
+      const model = await compiling;
+      await model.bindings.prepare();
+      return await evaluation(async () =>
+        await (await withRegexEngine(() => model.compiler.compile(expr))).evaluate(input, model.bindings.base)
+      );
     },
 
     async testSpec(spec, tests) {

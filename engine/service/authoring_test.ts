@@ -40,3 +40,24 @@ Deno.test("test_spec runs embedded or ad-hoc cases; dry_run applies steps withou
   assert.equal(authoring.validateSpec(spec).valid, true);
   assert.deepEqual(authoring.validateSpec({ id: "x" }).errors.map((e) => e.location), ["schema"]);
 });
+
+Deno.test("evalInModel: a view expression sees $const and the library's exports; its errors are JSONata's", async () => {
+  const tools = localAuthoring();
+  const spec = {
+    id: "lib",
+    schema: { type: "object", properties: { n: { type: "number" } } },
+    constants: { factor: 3 },
+    library: { define: "( $scaled := function($x) { $x * $const.factor }; ['scaled'] )" },
+  };
+  assert.deepEqual(await tools.evalInModel(spec, "{'$.n': $scaled(n)}", { n: 2 }), {
+    result: { "$.n": 6 },
+    type: "object",
+  });
+  // Compiled once per spec object: a second evaluation answers from the same model.
+  assert.equal((await tools.evalInModel(spec, "$scaled(n) + 1", { n: 1 })).result, 4);
+  await assert.rejects(
+    tools.evalInModel(spec, "$scaled(", { n: 1 }),
+    (err) => err instanceof ServiceError && err.kind === "bad_request" && /S0203|Expected/.test(err.message),
+  );
+  await assert.rejects(tools.evalInModel({ id: "broken", schema: 7 }, "1", null), /Spec validation failed/);
+});
