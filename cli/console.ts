@@ -13,6 +13,7 @@ import { type Invoker, invokerOf } from "../engine/operations/invoker.ts";
 import { OPERATIONS } from "../engine/operations/mod.ts";
 import type { AnyOperation, ConsoleBinding } from "../engine/operations/operation.ts";
 import type { ModelApi } from "../engine/service/api.ts";
+import { lineText } from "../mcp/lines.ts";
 
 /** One console answer. */
 export type ConsoleReply = { ok: true; result: unknown } | { ok: false; error: string };
@@ -59,7 +60,7 @@ export async function handleConsoleLine(
   line: string,
   onInternalError: (err: unknown) => void = () => {},
 ): Promise<{ reply: ConsoleReply; exit: boolean }> {
-  const text = line.replace(/^\uFEFF/, "").trim();
+  const text = lineText(line);
   let request: unknown;
   try {
     request = JSON.parse(text);
@@ -125,7 +126,7 @@ export async function runConsole(
   const invoker = invokerOf(target);
   await prompt?.show(`${prompt.banner}\n${PROMPT}`);
   for await (const line of lines) {
-    if (line.replace(/^\uFEFF/, "").trim() === "") {
+    if (lineText(line) === "") {
       await prompt?.show(PROMPT);
       continue;
     }

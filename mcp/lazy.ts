@@ -20,7 +20,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { initializeAnswer, isPlainInitialize } from "./handshake.ts";
-import { readLines } from "./lines.ts";
+import { lineText, readLines } from "./lines.ts";
 import type { McpSession } from "./server.ts";
 import type { LineOutput, LineTransport } from "./stdio.ts";
 
@@ -57,7 +57,7 @@ async function* prepend(first: string | undefined, lines: AsyncGenerator<string>
 
 function parsed(line: string): unknown {
   try {
-    return JSON.parse(line.replace(/^\uFEFF/, "").trim());
+    return JSON.parse(lineText(line));
   } catch {
     return undefined;
   }

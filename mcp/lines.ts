@@ -6,6 +6,11 @@
  * @module
  */
 
+/** A line's text: without a leading byte-order mark (some tools write one) and surrounding white space. */
+export function lineText(line: string): string {
+  return line.replace(/^\uFEFF/, "").trim();
+}
+
 /** Yields each line of a byte stream (or any source of chunks), without its terminator. */
 export async function* readLines(stream: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();

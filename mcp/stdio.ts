@@ -18,7 +18,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { readLines } from "./lines.ts";
+import { lineText, readLines } from "./lines.ts";
 
 /** A JSON-RPC error answer to a line that could not be handled. */
 function errorMessage(id: unknown, code: number, message: string): JSONRPCMessage {
@@ -81,7 +81,7 @@ export class LineTransport implements Transport {
 
   async #pump(): Promise<void> {
     for await (const raw of this.#reader!) {
-      const line = raw.replace(/^\uFEFF/, "").trim();
+      const line = lineText(raw);
       if (line === "") continue;
       let parsed: unknown;
       try {
