@@ -28,7 +28,7 @@ The loop:
 1. Author a spec. Read svc://guide/model-spec-format and svc://guide/jsonata-gotchas, look at svc://examples/*, \
 ask get_domain_guidance for worked patterns. Try expressions with eval_expression.
 2. Check before registering: validate_spec, then test_spec (embedded tests or ad-hoc cases), then dry_run with \
-sample mutations. These never touch the registry.
+sample mutations. These never change the registry.
 3. create_model, then write only base fields with mutate ({"$.qty": 3}) or patch_model (RFC 6902, for array \
 insert/remove/reorder). Derived fields are read-only.
 4. Read the merged state with get_state (narrow large documents with paths and depth) or get_field; \
