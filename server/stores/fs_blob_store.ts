@@ -8,6 +8,7 @@
  * @module
  */
 import type { BlobStore, StoredBlob } from "../../engine/service/ports.ts";
+import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
 import { exists, isTemporary, nameOf, writeFileAtomic } from "./fs_files.ts";
 
 const META = ".json";
@@ -19,6 +20,8 @@ export class FsBlobStore implements BlobStore {
   readonly #dir: string;
   /** Blob id -> size, of every blob whose bytes are stored. */
   readonly #sizes = new Map<string, number>();
+  /** The directory's lock, held from open to close. */
+  #lock: DirectoryLock | null = null;
 
   private constructor(dir: string) {
     this.#dir = dir.replace(/\/+$/, "") || "/";
@@ -28,11 +31,14 @@ export class FsBlobStore implements BlobStore {
   /** Opens (creating) the directory and indexes what it holds. */
   static async open(dir: string): Promise<FsBlobStore> {
     const store = new FsBlobStore(dir);
+    const setting = `svc.blob-store-path (SVC_BLOB_STORE_PATH) = '${dir}'`;
     try {
       await Deno.mkdir(store.#dir, { recursive: true });
     } catch (err) {
-      throw new Error(`Configuration svc.blob-store-path (SVC_BLOB_STORE_PATH) = '${dir}': ${err}`);
+      throw new Error(`Configuration ${setting}: ${err}`);
     }
+    // Another process's garbage collection would delete blobs this one's models use.
+    store.#lock = await lockDirectory(store.#dir, setting);
     for await (const entry of Deno.readDir(store.#dir)) {
       const path = `${store.#dir}/${entry.name}`;
       if (isTemporary(entry.name)) await Deno.remove(path);
@@ -97,6 +103,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   close(): Promise<void> {
+    this.#lock?.release();
     return Promise.resolve();
   }
 }

@@ -23,6 +23,7 @@
 import type { AuditRecord } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
+import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
 import { type MemoryAuditTrail, summarizeRecovery } from "../../engine/service/memory.ts";
 import type {
   AuditQuery,
@@ -139,6 +140,8 @@ export class FsModelStore implements ModelStore {
   readonly #options: FsModelStoreOptions;
   readonly #models = new Map<string, OpenModel>();
   readonly #sweeps = new Set<Promise<void>>();
+  /** The data directory's lock, held from open to close. */
+  #lock: DirectoryLock | null = null;
 
   private constructor(dir: string, options: FsModelStoreOptions) {
     this.#root = `${dir.replace(/\/+$/, "") || "."}/models`;
@@ -149,11 +152,13 @@ export class FsModelStore implements ModelStore {
   /** Opens (creating) `<dir>/models`. */
   static async open(dir: string, options: FsModelStoreOptions): Promise<FsModelStore> {
     const store = new FsModelStore(dir, options);
+    const setting = `svc.persistence-dir (SVC_PERSISTENCE_DIR) = '${dir}'`;
     try {
       await Deno.mkdir(store.#root, { recursive: true });
     } catch (err) {
-      throw new Error(`Configuration svc.persistence-dir (SVC_PERSISTENCE_DIR) = '${dir}': ${err}`);
+      throw new Error(`Configuration ${setting}: ${err}`);
     }
+    store.#lock = await lockDirectory(dir, setting);
     return store;
   }
 
@@ -416,5 +421,6 @@ export class FsModelStore implements ModelStore {
     for (const open of this.#models.values()) open.journal.close();
     this.#models.clear();
     await Promise.all(this.#sweeps);
+    this.#lock?.release();
   }
 }

@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { DirectoryLock } from "./dir_lock.ts";
+
 /** A set (`value` present) or a delete (`value` absent) of one key. */
 export interface KvMutation {
   key: Deno.KvKey;
@@ -119,6 +121,8 @@ export class KvDatabase {
   /** The database file. */
   readonly path: string;
   readonly #warn: (message: string) => void;
+  /** The data directory's lock, released with the handle. */
+  readonly #lock: DirectoryLock | undefined;
   #users = 0;
   #queue: QueuedUnit[] = [];
   /** Atomic operations committing now, at most {@link IN_FLIGHT}. */
@@ -126,15 +130,23 @@ export class KvDatabase {
   /** Resolves when the queue is empty and nothing is committing. */
   #idle: PromiseWithResolvers<void> | null = null;
 
-  private constructor(kv: Deno.Kv, path: string, warn: (message: string) => void) {
+  private constructor(kv: Deno.Kv, path: string, warn: (message: string) => void, lock?: DirectoryLock) {
     this.kv = kv;
     this.path = path;
     this.#warn = warn;
+    this.#lock = lock;
   }
 
-  /** Opens (creating when absent) the database file; `warn` reports failed background clean-ups. */
-  static async open(path: string, warn: (message: string) => void): Promise<KvDatabase> {
-    return new KvDatabase(await Deno.openKv(path), path, warn);
+  /**
+   * Opens (creating when absent) the database file; `warn` reports failed
+   * background clean-ups; `lock`, the directory's, is released when the handle closes.
+   */
+  static async open(
+    path: string,
+    warn: (message: string) => void,
+    lock?: DirectoryLock,
+  ): Promise<KvDatabase> {
+    return new KvDatabase(await Deno.openKv(path), path, warn, lock);
   }
 
   /** Registers a user; the database closes when the last one releases it. */
@@ -148,6 +160,7 @@ export class KvDatabase {
     if (--this.#users > 0) return;
     if (this.#queue.length || this.#inFlight) await (this.#idle ??= Promise.withResolvers()).promise;
     this.kv.close();
+    this.#lock?.release();
   }
 
   /**

@@ -24,6 +24,7 @@
 import { type ConfigLookup, envName, readInt } from "../../engine/config.ts";
 import { MemoryAuditTrail, MemoryBlobStore, MemoryModelStore } from "../../engine/service/memory.ts";
 import type { BlobStore, ModelStore } from "../../engine/service/ports.ts";
+import { lockDirectory } from "./dir_lock.ts";
 import { FsBlobStore } from "./fs_blob_store.ts";
 import { FsModelStore } from "./fs_model_store.ts";
 import { KvBlobStore } from "./kv_blob_store.ts";
@@ -219,10 +220,12 @@ async function openDatabase(dir: string, warn: (message: string) => void): Promi
       `Configuration ${describeKey("svc.persistence-dir", dir)}: cannot create the directory: ${err}`,
     );
   }
+  const lock = await lockDirectory(dir, describeKey("svc.persistence-dir", dir));
   const path = `${dir.replace(/\/+$/, "") || "/"}/${KV_FILE}`;
   try {
-    return await KvDatabase.open(path, warn);
+    return await KvDatabase.open(path, warn, lock);
   } catch (err) {
+    lock.release();
     throw new Error(`Storage backend 'kv': cannot open ${path}: ${(err as Error).message}`);
   }
 }

@@ -44,8 +44,8 @@ async function collect(stream: ReadableStream<Uint8Array>, onLine?: (line: strin
 }
 
 /** Starts the server and waits for its startup line. */
-async function startServer(dir: string): Promise<ServerProcess> {
-  const child = spawnServer({ SVC_PERSISTENCE_DIR: dir });
+async function startServer(dir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawnServer({ SVC_PERSISTENCE_DIR: dir, ...env });
   const listening = Promise.withResolvers<string>();
   const stdout = collect(child.stdout, (line) => {
     const match = /listening on (http:\/\/\S+?)[\s(]/.exec(line);
@@ -182,6 +182,64 @@ Deno.test("writes of many models grouped into shared commits survive kill -9 ali
   // One client per model: every commit in flight belongs to another model, so the
   // group commit batches them (and queues a second batch behind the first).
   withTempDir((dir) => killUnderLoad(dir, Array.from({ length: 12 }, (_, i) => `group-${i}`), 12, 600)));
+
+for (const storage of ["kv", "filesystem"]) {
+  Deno.test(`${storage}: a second server on the same directory is refused; after kill -9 of the first it starts at once`, () =>
+    withTempDir(async (dir) => {
+      const env = { SVC_STORAGE_TYPE: storage };
+      const first = await startServer(dir, env);
+      let firstStopped = false;
+      try {
+        assert.equal((await request(`${first.url}/models`, "POST", SPEC)).status, 201);
+        assert.equal(
+          (await request(`${first.url}/models/durable/mutations`, "POST", { "$.counters.a": 1 })).status,
+          200,
+        );
+
+        // Two servers on one directory would overwrite each other's log and audit records.
+        const second = spawnServer({ SVC_PERSISTENCE_DIR: dir, ...env });
+        const [status, stdout, stderr] = await Promise.all([
+          second.status,
+          // Without the lock it would listen: stop it so the failure shows instead of a hang.
+          collect(second.stdout, (line) => /listening/.test(line) && second.kill("SIGKILL")),
+          collect(second.stderr),
+        ]);
+        assert.doesNotMatch(stdout, /listening/);
+        assert.notEqual(status.code, 0);
+        assert.match(
+          stderr,
+          new RegExp(
+            `svc\\.persistence-dir \\(SVC_PERSISTENCE_DIR\\) = '${dir}': the directory is in use by another ` +
+              `process \\(pid ${first.child.pid}, since [0-9T:.-]+Z\\); one process per directory`,
+          ),
+        );
+        // The first one is untouched.
+        assert.equal(
+          (await request(`${first.url}/models/durable/mutations`, "POST", { "$.counters.b": 2 })).status,
+          200,
+        );
+
+        await stopServer(first, "SIGKILL");
+        firstStopped = true;
+        const third = await startServer(dir, env);
+        try {
+          assert.deepEqual((await request(`${third.url}/models/durable/state`, "GET")).body, {
+            counters: { a: 1, b: 2 },
+            total: 3,
+          });
+          const verify = (await request(`${third.url}/models/durable/audit/verify`, "GET")).body as {
+            valid: boolean;
+            recordsChecked: number;
+          };
+          assert.deepEqual([verify.valid, verify.recordsChecked], [true, 2]);
+        } finally {
+          await stopServer(third, "SIGTERM");
+        }
+      } finally {
+        if (!firstStopped) await stopServer(first, "SIGTERM");
+      }
+    }));
+}
 
 Deno.test("the server refuses to start with an unknown storage backend", async () => {
   const child = spawnServer({ SVC_STORAGE_TYPE: "bogus" });

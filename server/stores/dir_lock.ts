@@ -1,0 +1,88 @@
+/**
+ * One process per data directory. Two servers on one `svc.persistence-dir`
+ * (started twice, on two ports) would each keep the models in memory and
+ * write the same log and audit keys over each other: writes lost, audit
+ * trails broken, silently. Opening a directory's store therefore takes an
+ * exclusive lock on `<dir>/svc.lock` (an advisory `flock`, which the kernel
+ * releases when the process ends, `kill -9` included, so a restart never waits
+ * for a stale lock); a second process is refused with a message naming the
+ * directory and the process holding it.
+ *
+ * Within one process the stores of one directory (Deno KV with filesystem
+ * blobs beside it, a test reopening a service) share the lock, counted.
+ *
+ * @module
+ */
+
+/** The lock file a data directory holds while a process uses it. */
+export const LOCK_FILE = "svc.lock";
+
+/** A held directory lock; `release` once per `lockDirectory`. */
+export interface DirectoryLock {
+  release(): void;
+}
+
+interface HeldLock {
+  file: Deno.FsFile;
+  users: number;
+}
+
+/** Locks this process holds, by the directory's real path. */
+const held = new Map<string, HeldLock>();
+/** Acquisitions in progress, so two stores opening one directory at once share one. */
+const pending = new Map<string, Promise<HeldLock>>();
+
+/**
+ * Takes the directory `dir` (which must exist) for this process. `setting`
+ * names where it was configured (`svc.persistence-dir (SVC_PERSISTENCE_DIR) = './data'`)
+ * for the error when another process holds it.
+ */
+export async function lockDirectory(dir: string, setting: string): Promise<DirectoryLock> {
+  const key = await Deno.realPath(dir);
+  const lock = held.get(key) ?? await acquireOnce(key, setting);
+  lock.users++;
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      if (--lock.users > 0) return;
+      held.delete(key);
+      lock.file.close(); // closing the descriptor releases the flock
+    },
+  };
+}
+
+function acquireOnce(key: string, setting: string): Promise<HeldLock> {
+  let acquiring = pending.get(key);
+  if (!acquiring) {
+    acquiring = acquire(`${key}/${LOCK_FILE}`, setting);
+    pending.set(key, acquiring);
+    acquiring.then((taken) => held.set(key, taken), () => {}).finally(() => pending.delete(key));
+  }
+  return acquiring;
+}
+
+async function acquire(path: string, setting: string): Promise<HeldLock> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true, write: true, create: true });
+  } catch (err) {
+    throw new Error(
+      `Configuration ${setting}: cannot create its lock file ${path}: ${(err as Error).message}`,
+    );
+  }
+  if (!(await file.tryLock(true))) {
+    file.close();
+    const holder = await Deno.readTextFile(path).then((text) => text.trim(), () => "");
+    throw new Error(
+      `Configuration ${setting}: the directory is in use by another process` +
+        (holder ? ` (${holder})` : "") +
+        `; one process per directory: stop that one, or choose another directory`,
+    );
+  }
+  // Names this process for the message another one gets.
+  await file.truncate(0);
+  await file.write(new TextEncoder().encode(`pid ${Deno.pid}, since ${new Date().toISOString()}\n`));
+  return { file, users: 0 };
+}

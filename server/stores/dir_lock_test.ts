@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { LOCK_FILE, lockDirectory } from "./dir_lock.ts";
+
+const MODULE = new URL("./dir_lock.ts", import.meta.url).href;
+
+/** A child process holding `dir`'s lock until its stdin closes; resolves once it holds it. */
+async function holdInChild(dir: string): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { lockDirectory } from ${JSON.stringify(MODULE)};
+       await lockDirectory(${JSON.stringify(dir)}, "test");
+       console.log("held");
+       for await (const _ of Deno.stdin.readable) { /* until stdin closes */ }`,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const { value } = await reader.read();
+  assert.equal(value?.trim(), "held");
+  return {
+    pid: child.pid,
+    async stop() {
+      await child.stdin.close();
+      await reader.cancel();
+      await child.status;
+    },
+  };
+}
+
+Deno.test("a directory another process holds is refused, naming that process; free again once it ends", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const other = await holdInChild(dir);
+    try {
+      await assert.rejects(
+        lockDirectory(dir, "svc.persistence-dir (SVC_PERSISTENCE_DIR) = 'x'"),
+        new RegExp(
+          `^Error: Configuration svc\\.persistence-dir \\(SVC_PERSISTENCE_DIR\\) = 'x': the directory is in use ` +
+            `by another process \\(pid ${other.pid}, since .*\\); one process per directory: stop that one, or ` +
+            `choose another directory$`,
+        ),
+      );
+    } finally {
+      await other.stop();
+    }
+    const lock = await lockDirectory(dir, "test");
+    assert.match(await Deno.readTextFile(`${dir}/${LOCK_FILE}`), new RegExp(`^pid ${Deno.pid}, since `));
+    lock.release();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("within one process the stores of a directory share its lock until the last releases it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const [first, second] = await Promise.all([
+      lockDirectory(dir, "test"),
+      lockDirectory(`${dir}/.`, "test"),
+    ]);
+    first.release();
+    first.release(); // a second release of one acquisition counts once
+    // Still held by `second`: another process is refused.
+    const child = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `import { lockDirectory } from ${JSON.stringify(MODULE)}; await lockDirectory(${
+          JSON.stringify(dir)
+        }, "test");`,
+      ],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.notEqual(child.code, 0);
+    assert.match(new TextDecoder().decode(child.stderr), /the directory is in use by another process/);
+    second.release();
+    const other = await holdInChild(dir); // released: another process takes it
+    await other.stop();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
