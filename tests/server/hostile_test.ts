@@ -96,27 +96,34 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
       const settled = await state(base);
 
       for (
-        const [n, what] of [[1, "$string of a huge range"], [2, "$pad to 400M"], [3, "endless recursion"], [
-          4,
-          "a 100,000-deep result",
-        ]]
+        const [n, what, limit] of [
+          [1, "$string of a huge range", /D2015: The maximum sequence length of 10000000 was exceeded/],
+          [2, "$pad to 400M", /U1002: Evaluation produced more than 268435456 bytes/],
+          [3, "endless recursion", /D1012: Evaluation timeout after 500 milliseconds/],
+          [4, "a 100,000-deep result", /D1012: Evaluation timeout after 500 milliseconds/],
+        ] as const
       ) {
-        await t.step(`${what}: 422 within twice the timeout, other models answered meanwhile`, async () => {
-          const started = Date.now();
-          const write = call(base, "POST", "/models/victim/mutations", { "$.n": n });
-          // A read of another model while the evaluation runs is answered before the write ends.
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          const read = await call(base, "GET", "/models/bystander/state");
-          const readAt = Date.now();
-          const reply = await write;
-          const ended = Date.now();
-          assert.equal(read.status, 200);
-          assert.equal(reply.status, 422, reply.text);
-          assert.match(reply.json.detail, /Evaluation of derivation \$\.bomb failed/);
-          assert.ok(ended - started < 2 * TIMEOUT_MS, `ended after ${ended - started} ms`);
-          assert.ok(readAt <= ended, "the bystander was served during the evaluation, not after it");
-          assert.equal(await state(base), settled);
-        });
+        await t.step(
+          `${what}: 422 naming the limit that stopped it, other models answered meanwhile`,
+          async () => {
+            const started = Date.now();
+            const write = call(base, "POST", "/models/victim/mutations", { "$.n": n });
+            // A read of another model while the evaluation runs is answered before the write ends.
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            const read = await call(base, "GET", "/models/bystander/state");
+            const readAt = Date.now();
+            const reply = await write;
+            const ended = Date.now();
+            assert.equal(read.status, 200);
+            assert.equal(reply.status, 422, reply.text);
+            assert.match(reply.json.detail, /Evaluation of derivation \$\.bomb failed/);
+            assert.match(reply.json.detail, limit);
+            // The limit, not the machine, ends it: a generous bound, since a loaded machine stretches the deadline's checks.
+            assert.ok(ended - started < 10 * TIMEOUT_MS, `ended after ${ended - started} ms`);
+            assert.ok(readAt <= ended, "the bystander was served during the evaluation, not after it");
+            assert.equal(await state(base), settled);
+          },
+        );
       }
 
       await t.step("1e309 (Infinity) is a 422 schema violation; nothing applied", async () => {
