@@ -33,7 +33,7 @@ import { effectNode, responseWrites, type Settlement, settlement } from "../effe
 import { linkExecutor } from "../composition/link_executor.ts";
 import { approved, type PendingEffect, pendingEffects } from "../composition/quarantine.ts";
 import { getAt, valueAt } from "../json/document.ts";
-import { formatPath } from "../json/path.ts";
+import { formatPath, parsePath } from "../json/path.ts";
 import type { Effect } from "../model/types.ts";
 import { effectGate } from "../runtime/effects.ts";
 import { loadClosureCompiler } from "../expr/closures.ts";
@@ -46,7 +46,7 @@ import { carryForward } from "../evolve/state.ts";
 import { ExpressionCompiler } from "../expr/compiler.ts";
 import { withRegexEngine } from "../expr/re2.ts";
 import { type GraphView, projectGraph } from "../graph/projection.ts";
-import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
+import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
 import { GLOBAL_SCHEDULER, type Platform, webPlatform } from "../ports.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
 import { statusDocument } from "../runtime/effects.ts";
@@ -1049,11 +1049,17 @@ export class ModelService implements ModelApi {
       };
       const writes = await responseWrites(node, value, null, ctx);
       const status = node.effect.statusPath;
-      if (status) {
-        writes[formatPath([...status, "phase"])] = "applied";
-        writes[formatPath([...status, "at"])] = formatInstant(ctx.at);
-      }
-      if (Object.keys(writes).length) await this.#commit(slot, "foldback", writes, foldbackOf(writes));
+      if (status) writes[formatPath([...status, "phase"])] = "applied";
+      // Every process sharing the store that holds this watch hears the change; the first one's fold-back
+      // leaves nothing for the others (a stale write is retried here against the state it lost to), so a
+      // change is folded back once. A change that reads the same value is not committed either.
+      const unchanged = ([address, written]: [string, Json]) => {
+        const parsed = parsePath(address);
+        return parsed.ok && jsonEqual(getAt(ctx.doc, parsed.path), written);
+      };
+      if (Object.entries(writes).every(unchanged)) return;
+      if (status) writes[formatPath([...status, "at"])] = formatInstant(ctx.at);
+      await this.#commit(slot, "foldback", writes, foldbackOf(writes));
     });
   }
 

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { call } from "../server/helpers.ts";
 import { expiringModel, stateOf, until, writesTo } from "../effects/helpers.ts";
 import { knownEverywhere, marksSpec, startCluster } from "./helpers.ts";
+import { sourceSpec, targetSpec } from "../composition/helpers.ts";
 
 const OPTIONS = { sanitizeOps: false, sanitizeResources: false };
 
@@ -96,6 +97,33 @@ Deno.test({ ...OPTIONS, name: "two instances: a timer effect fires exactly once"
     await new Promise((resolve) => setTimeout(resolve, 1000));
     assert.deepEqual(await writesTo(a, "t", "$.n"), [1], "fired once");
     assert.equal((await stateOf(b, "t")).n, 1);
+  } finally {
+    await cluster.stop();
+  }
+});
+
+Deno.test({
+  ...OPTIONS,
+  name: "three instances, two holding a watch: a watched change is folded back once",
+}, async () => {
+  const cluster = await startCluster(2);
+  try {
+    const [a, b] = cluster.urls;
+    assert.equal((await call(a, "POST", "/models", targetSpec("fx"))).status, 201);
+    assert.equal((await call(a, "POST", "/models", sourceSpec("fx", "inv"))).status, 201);
+    await knownEverywhere(cluster.urls, "inv");
+    await call(a, "POST", "/models/fx/mutations", { "$.v": 1 });
+    await call(a, "POST", "/models/inv/mutations", { "$.need": true });
+    await until(() => stateOf(b, "inv"), (s) => s.rate === 2, "the read-link's first read, seen on b");
+    // a armed the watch when its link fired; an instance started now arms it at load: two hold it.
+    await cluster.add();
+    await knownEverywhere(cluster.urls, "inv");
+    // The target changes through b, which holds no watch.
+    assert.equal((await call(b, "POST", "/models/fx/mutations", { "$.v": 5 })).status, 200);
+    await until(() => stateOf(a, "inv"), (s) => s.rate === 10, "the change folded back, seen on a");
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // time for a second fold-back to show
+    assert.deepEqual(await writesTo(a, "inv", "$.rate"), [10, 2], "one fold-back per change, newest first");
+    assert.equal((await call(a, "GET", "/models/inv/audit/verify")).json.valid, true);
   } finally {
     await cluster.stop();
   }
