@@ -23,7 +23,6 @@
 import type { AuditRecord } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
-import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
 import { type MemoryAuditTrail, summarizeRecovery } from "../../engine/service/memory.ts";
 import type {
   AuditQuery,
@@ -36,6 +35,7 @@ import type {
   RecoverySummary,
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
+import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
 import { appendDurable, exists, isTemporary, nameOf, syncDir, writeFileAtomic } from "./fs_files.ts";
 import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
 
