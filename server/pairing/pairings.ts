@@ -99,6 +99,21 @@ interface Pairing {
 interface Session {
   secret: string;
   grant: SessionGrant;
+  /** Milliseconds on the pairings' clock. */
+  createdAt: number;
+  /** When a request last presented the token (milliseconds). */
+  lastUsedAt: number;
+}
+
+/** A namespace's live session, as an operator sees it (no secrets). */
+export interface SessionSummary {
+  namespaceId: string;
+  /** Who holds a live token: the agent (once approved, before collecting it too) and the browser. */
+  parties: SessionGrant["party"][];
+  /** Milliseconds: the approval. */
+  createdAt: number;
+  /** Milliseconds: the last request with either token, `createdAt` when none came yet. */
+  lastUsedAt: number;
 }
 
 /** Why a pairing could not start or be approved: too many at once. */
@@ -208,7 +223,30 @@ export class Pairings {
     const match = /^svcs_([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/.exec(token);
     if (!match) return undefined;
     const session = this.#sessions.get(match[1]);
-    return session && constantTimeEqual(match[2], session.secret) ? session.grant : undefined;
+    if (!session || !constantTimeEqual(match[2], session.secret)) return undefined;
+    session.lastUsedAt = this.#now();
+    return session.grant;
+  }
+
+  /** The live sessions, one per namespace, oldest first (an operator's listing). */
+  list(): SessionSummary[] {
+    const byNamespace = new Map<string, SessionSummary>();
+    for (const { grant, createdAt, lastUsedAt } of this.#sessions.values()) {
+      const summary = byNamespace.get(grant.namespaceId);
+      if (!summary) {
+        byNamespace.set(grant.namespaceId, {
+          namespaceId: grant.namespaceId,
+          parties: [grant.party],
+          createdAt,
+          lastUsedAt,
+        });
+        continue;
+      }
+      summary.parties = [...summary.parties, grant.party].sort();
+      summary.createdAt = Math.min(summary.createdAt, createdAt);
+      summary.lastUsedAt = Math.max(summary.lastUsedAt, lastUsedAt);
+    }
+    return [...byNamespace.values()].sort((a, b) => a.createdAt - b.createdAt);
   }
 
   /**
@@ -254,7 +292,8 @@ export class Pairings {
   #grant(grant: SessionGrant): { sessionToken: string; sessionId: string } {
     const sessionId = randomSecret();
     const secret = randomSecret();
-    this.#sessions.set(sessionId, { secret, grant });
+    const now = this.#now();
+    this.#sessions.set(sessionId, { secret, grant, createdAt: now, lastUsedAt: now });
     return { sessionToken: `${SESSION_TOKEN_PREFIX}${sessionId}.${secret}`, sessionId };
   }
 

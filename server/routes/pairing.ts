@@ -9,6 +9,9 @@
  * | `POST /pair/approve`    | the page        | 200 the browser's session; 404 wrong code, 410 finished       |
  * | `POST /pair/deny`       | the page        | 200 `{denied: true}`; 404 wrong code, 410 finished            |
  * | `GET /pair/session`     | a session       | 200 `{namespaceId, party}`; 401 without a live session        |
+ * | `DELETE /pair/session`  | a session       | 204 ended (both parties' tokens); 401 without a live session  |
+ * | `GET /admin/pairings`   | the operator    | 200 the live sessions, oldest first                           |
+ * | `DELETE /admin/pairings/{namespaceId}` | the operator | 204 ended; 404 none; 403 in open mode           |
  *
  * Approve and deny sit behind the API key like every route (in open mode they
  * are open): a key-less agent gets a namespace only because someone who may
@@ -149,6 +152,75 @@ function decision(kind: "approve" | "deny"): Route {
   };
 }
 
+/** A live session as `GET /admin/pairings` lists it. */
+const SESSION_SUMMARY = {
+  type: "object",
+  properties: {
+    namespaceId: { type: "string" },
+    parties: { type: "array", items: { enum: ["agent", "browser"] } },
+    createdAt: { type: "string", format: "date-time" },
+    lastUsedAt: { type: "string", format: "date-time" },
+    models: { type: "integer", minimum: 0 },
+  },
+};
+
+/** The operator's routes: see and end the pairing sessions (sessions' own tokens never reach `/admin`). */
+const OPERATOR_ROUTES: readonly Route[] = [
+  {
+    method: "get",
+    path: "/admin/pairings",
+    operationId: "listPairingSessions",
+    summary: "The live pairing sessions, oldest first: namespace, parties, approval, last use, model count",
+    tag: "pairing",
+    responses: { 200: jsonResponse("the sessions", { type: "array", items: SESSION_SUMMARY }) },
+    handle: async (c, deps) => {
+      const ids = await deps.api.listModels();
+      return c.json(
+        deps.pairing.pairings.list().map((session) => ({
+          namespaceId: session.namespaceId,
+          parties: session.parties,
+          createdAt: new Date(session.createdAt).toISOString(),
+          lastUsedAt: new Date(session.lastUsedAt).toISOString(),
+          models: ids.filter((id) => id.startsWith(`${session.namespaceId}/`)).length,
+        })),
+      );
+    },
+  },
+  {
+    method: "delete",
+    path: "/admin/pairings/{namespaceId}",
+    operationId: "endPairingSessionAsOperator",
+    summary: "Ends a pairing session: the agent's and the browser's tokens stop working",
+    tag: "pairing",
+    parameters: [{
+      name: "namespaceId",
+      in: "path",
+      required: true,
+      description: "the session's namespace (`pair-…`)",
+      schema: { type: "string" },
+    }],
+    responses: {
+      204: { description: "ended; the session's models stay on the server" },
+      403: problem("open mode: ending others' sessions needs a configured API key"),
+      404: problem("no live session has this namespace"),
+    },
+    handle: (c, deps) => {
+      // In open mode anyone could end anyone's pairing.
+      if (deps.config.apiKey === null) {
+        throw new ServiceError(
+          "forbidden",
+          "Ending a pairing session needs a configured API key (svc.api.key)",
+        );
+      }
+      const namespaceId = c.req.param("namespaceId") ?? "";
+      if (deps.pairing.pairings.end(namespaceId) === 0) {
+        throw new ServiceError("not_found", `No live pairing session has namespace '${namespaceId}'`);
+      }
+      return c.body(null, 204);
+    },
+  },
+];
+
 /** The pairing routes. */
 export const PAIRING_ROUTES: readonly Route[] = [
   {
@@ -280,4 +352,5 @@ export const PAIRING_ROUTES: readonly Route[] = [
       return c.body(null, 204);
     },
   },
+  ...OPERATOR_ROUTES,
 ];

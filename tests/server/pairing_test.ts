@@ -481,6 +481,101 @@ Deno.test("with an API key: approving needs the key, polling does not, and a ses
   }
 });
 
+Deno.test("the operator lists the live sessions and ends one; a session's token cannot", async () => {
+  const key = "operator-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  const asOperator = bearer(key);
+  try {
+    const first = await paired(server, asOperator);
+    const second = await paired(server, asOperator);
+    assert.equal(
+      (await call(server.url, "POST", "/models", orderSpec("m"), bearer(first.agent))).status,
+      201,
+    );
+    // A pending pairing is no session yet.
+    await start(server);
+
+    const listed = await call(server.url, "GET", "/admin/pairings", undefined, asOperator);
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(
+      listed.json.map((s: Record<string, unknown>) => [s.namespaceId, s.parties, s.models]),
+      [[first.namespaceId, ["agent", "browser"], 1], [second.namespaceId, ["agent", "browser"], 0]],
+    );
+    for (const session of listed.json) {
+      assert.ok(Date.parse(session.createdAt) <= Date.parse(session.lastUsedAt), JSON.stringify(session));
+      assert.equal(JSON.stringify(session).includes("svcs_"), false, "no token in the listing");
+    }
+    assert.equal(
+      (await call(server.url, "GET", "/admin/pairings")).status,
+      401,
+      "the key guards the listing",
+    );
+    for (const token of [first.agent, first.browser]) {
+      assert.equal((await call(server.url, "GET", "/admin/pairings", undefined, bearer(token))).status, 403);
+      assert.equal(
+        (await call(server.url, "DELETE", `/admin/pairings/${second.namespaceId}`, undefined, bearer(token)))
+          .status,
+        403,
+        "a session cannot end another",
+      );
+    }
+
+    const ended = await call(
+      server.url,
+      "DELETE",
+      `/admin/pairings/${first.namespaceId}`,
+      undefined,
+      asOperator,
+    );
+    assert.equal(ended.status, 204, ended.text);
+    for (const token of [first.agent, first.browser]) {
+      assert.equal((await call(server.url, "GET", "/models", undefined, bearer(token))).status, 401);
+    }
+    assert.equal((await call(server.url, "GET", "/models", undefined, bearer(second.agent))).status, 200);
+    assert.deepEqual(
+      (await call(server.url, "GET", "/admin/pairings", undefined, asOperator)).json.map((
+        s: Record<string, unknown>,
+      ) => s.namespaceId),
+      [second.namespaceId],
+    );
+    assert.deepEqual(
+      (await call(server.url, "GET", "/models", undefined, asOperator)).json,
+      [`${first.namespaceId}/m`],
+      "the ended session's models stay",
+    );
+    const again = await call(
+      server.url,
+      "DELETE",
+      `/admin/pairings/${first.namespaceId}`,
+      undefined,
+      asOperator,
+    );
+    assert.equal(again.status, 404);
+    assert.match(again.json.detail, /No live pairing session has namespace 'pair-/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("open mode: the sessions are listed, but ending one needs a configured API key (403)", async () => {
+  const server = await startTestServer();
+  try {
+    const session = await paired(server);
+    assert.deepEqual(
+      (await call(server.url, "GET", "/admin/pairings")).json.map((s: Record<string, unknown>) =>
+        s.namespaceId
+      ),
+      [session.namespaceId],
+    );
+    const refused = await call(server.url, "DELETE", `/admin/pairings/${session.namespaceId}`);
+    assert.equal(refused.status, 403);
+    assert.match(refused.json.detail, /needs a configured API key \(svc\.api\.key\)/);
+    assert.equal((await call(server.url, "GET", "/models", undefined, bearer(session.agent))).status, 200);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("svc.pairing.enabled=false: no pairing routes, no approve page", async () => {
   const server = await startTestServer({ "svc.pairing.enabled": "false" });
   try {
@@ -496,7 +591,16 @@ Deno.test("the OpenAPI document describes the pairing routes", async () => {
   const server = await startTestServer();
   try {
     const doc = (await call(server.url, "GET", "/v3/api-docs")).json;
-    for (const path of ["/pair", "/pair/token", "/pair/approve", "/pair/deny", "/pair/session"]) {
+    for (
+      const path of [
+        "/pair",
+        "/pair/token",
+        "/pair/approve",
+        "/pair/deny",
+        "/pair/session",
+        "/admin/pairings",
+      ]
+    ) {
       assert.ok(doc.paths[path], path);
     }
     assert.ok(doc.components.schemas.PairingStarted.properties.userCode);
