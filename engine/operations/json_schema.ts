@@ -4,7 +4,7 @@
  * both come from here, so a shape is described once.
  *
  * Every declared schema is {@link Lazy}: built on its first use, not when its
- * module is evaluated. Building all of them took about 30 ms of every CLI
+ * module is evaluated. Building all of them took about 35 ms of every CLI
  * start, while a console's first command needs one operation's input.
  *
  * Two things zod cannot say are handled here: an argument whose published
