@@ -22,16 +22,16 @@ interface Command {
   op: AnyOperation;
   // deno-lint-ignore no-explicit-any
   binding: ConsoleBinding<any, any>;
-  args: string[];
 }
 
 const COMMANDS = new Map<string, Command>(
-  OPERATIONS.filter((op) => op.console).map((op) => [op.console!.command, {
-    op,
-    binding: op.console!,
-    args: [...(op.console!.args ?? inputMembers(op))],
-  }]),
+  OPERATIONS.filter((op) => op.console).map((op) => [op.console!.command, { op, binding: op.console! }]),
 );
+
+/** The arguments a command takes (read on use: listing them builds the operation's input schema). */
+function commandArgs({ op, binding }: Command): string[] {
+  return [...(binding.args ?? inputMembers(op))];
+}
 
 /** The `help` listing. */
 export function consoleHelp(): {
@@ -39,12 +39,16 @@ export function consoleHelp(): {
 } {
   return {
     commands: [
-      ...[...COMMANDS.entries()].map(([cmd, { op, args }]) => ({
-        cmd,
-        summary: op.summary,
-        required: args.filter((a) => !isOptionalMember(op, a)),
-        optional: args.filter((a) => isOptionalMember(op, a)),
-      })),
+      ...[...COMMANDS.entries()].map(([cmd, command]) => {
+        const { op } = command;
+        const args = commandArgs(command);
+        return {
+          cmd,
+          summary: op.summary,
+          required: args.filter((a) => !isOptionalMember(op, a)),
+          optional: args.filter((a) => isOptionalMember(op, a)),
+        };
+      }),
       { cmd: "help", summary: "this list", required: [], optional: [] },
       { cmd: "exit", summary: 'answer "bye" and exit', required: [], optional: [] },
     ],
@@ -87,7 +91,7 @@ export async function handleConsoleLine(
     };
   }
   try {
-    const input = checkInput(command.op, args, { args: command.args });
+    const input = checkInput(command.op, args, { args: commandArgs(command) });
     const result = await invokerOf(target).invoke(command.op, input);
     const shown = command.binding.present ? command.binding.present(result, input) : result;
     return { reply: { ok: true, result: shown ?? null }, exit: false };

@@ -42,7 +42,7 @@ export interface ToolDefinition {
 function outputSchema(success: z.ZodType): JsonSchema | undefined {
   const schema = toJsonSchema(success);
   if (schema.type !== "object") return undefined;
-  return { type: "object", anyOf: [schema, toJsonSchema(FAILURE_BODY)] };
+  return { type: "object", anyOf: [schema, toJsonSchema(FAILURE_BODY())] };
 }
 
 /**
@@ -53,7 +53,6 @@ function outputSchema(success: z.ZodType): JsonSchema | undefined {
 function toolOf(op: AnyOperation): ToolDefinition {
   const binding = op.mcp!;
   const args = [...(binding.args ?? inputMembers(op))];
-  const declared = binding.output === undefined ? op.output : binding.output;
   const read = binding.kind === "read";
   let input: JsonSchema | undefined;
   let output: { schema: JsonSchema | undefined } | undefined;
@@ -72,7 +71,10 @@ function toolOf(op: AnyOperation): ToolDefinition {
       return input;
     },
     get outputSchema() {
-      output ??= { schema: declared ? outputSchema(declared) : undefined };
+      if (!output) {
+        const declared = binding.output === undefined ? op.output : binding.output?.();
+        output = { schema: declared ? outputSchema(declared) : undefined };
+      }
       return output.schema;
     },
     annotations: {

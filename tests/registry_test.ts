@@ -123,6 +123,36 @@ Deno.test("the OpenAPI document has one operation per REST binding, and nothing 
   }
 });
 
+/**
+ * The OpenAPI document and the MCP tool listing of a fresh process, after
+ * building every operation's schemas in reverse order first when `reversed`.
+ */
+async function generatedSurfaces(reversed: boolean): Promise<string> {
+  const root = new URL("..", import.meta.url).href;
+  const script = `
+    const { OPERATIONS } = await import("${root}engine/operations/mod.ts");
+    if (${reversed}) for (const op of [...OPERATIONS].reverse()) [op.output, op.input];
+    const { ROUTES } = await import("${root}server/routes/mod.ts");
+    const { openApiDocument } = await import("${root}server/openapi/document.ts");
+    const { toolsFor } = await import("${root}mcp/tools.ts");
+    const tools = toolsFor({ generation: true, pairing: true })
+      .map(({ name, inputSchema, outputSchema }) => ({ name, inputSchema, outputSchema }));
+    console.log(JSON.stringify({ document: openApiDocument(ROUTES), tools }));`;
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    cwd: new URL("..", import.meta.url),
+  }).output();
+  assert.equal(code, 0, new TextDecoder().decode(stderr));
+  return new TextDecoder().decode(stdout);
+}
+
+Deno.test("the generated surfaces are the same, byte for byte, whichever operation's schemas are built first", async () => {
+  // Schemas are built on first use (engine/operations/json_schema.ts); the component order must not follow it.
+  const [declared, reversed] = await Promise.all([generatedSurfaces(false), generatedSurfaces(true)]);
+  assert.ok(declared.includes('"components"'));
+  assert.equal(reversed, declared);
+});
+
 /** A value of the JSON type a member declares, enough to reach the route. */
 function sampleOf(op: AnyOperation, member: string): unknown {
   const schema = (op.input as z.ZodObject).shape[member] as z.ZodType;

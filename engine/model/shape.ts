@@ -79,14 +79,25 @@ const WORDINGS: Record<string, Wording> = {
 const escape = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 const unescape = (token: string) => token.replace(/~1/g, "/").replace(/~0/g, "~");
 
-/** The JSON Pointer of every object node of the schema (ajv reports the nodes themselves). */
-const POINTERS = new Map<unknown, string>();
-(function index(node: unknown, pointer: string) {
-  if (Array.isArray(node)) node.forEach((item, i) => index(item, `${pointer}/${i}`));
-  if (!isObject(node)) return;
-  POINTERS.set(node, pointer);
-  for (const [key, child] of Object.entries(node)) index(child, `${pointer}/${escape(key)}`);
-})(MODEL_SPEC_SCHEMA, "#");
+let pointers: Map<unknown, string> | undefined;
+
+/**
+ * The JSON Pointer of an object node of the schema (ajv reports the nodes
+ * themselves); the index is built with the first invalid spec, not at start.
+ */
+function pointerOf(node: unknown): string | undefined {
+  if (!pointers) {
+    const index = new Map<unknown, string>();
+    (function visit(node: unknown, pointer: string) {
+      if (Array.isArray(node)) node.forEach((item, i) => visit(item, `${pointer}/${i}`));
+      if (!isObject(node)) return;
+      index.set(node, pointer);
+      for (const [key, child] of Object.entries(node)) visit(child, `${pointer}/${escape(key)}`);
+    })(MODEL_SPEC_SCHEMA, "#");
+    pointers = index;
+  }
+  return pointers.get(node);
+}
 
 let validator: ValidateFunction | undefined;
 
@@ -128,7 +139,7 @@ function wordingOf(node: JsonObject, keyword: string): Wording | undefined {
   for (const candidate of new Set([node, resolve(node)])) {
     if (candidate.pattern === ADDRESS_PATTERN) return address(parsePath);
     if (candidate.pattern === CONCRETE_ADDRESS_PATTERN) return address(parseConcretePath);
-    const pointer = POINTERS.get(candidate);
+    const pointer = pointerOf(candidate);
     const wording = pointer === undefined
       ? undefined
       : WORDINGS[`${pointer}/${keyword}`] ?? WORDINGS[pointer];

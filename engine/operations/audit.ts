@@ -12,15 +12,16 @@ import { AUDIT_RECORD, AUDIT_VERIFICATION, INSTANT, MODEL_ID } from "./schemas.t
 export const getAudit = apiOperation({
   name: "getAudit",
   summary: "audit records, newest first",
-  input: z.object({
-    id: MODEL_ID,
-    pathPrefix: z.string().describe("keep records whose mutations or derived paths start with this address")
-      .optional(),
-    from: INSTANT.describe("ISO-8601 lower bound (inclusive)").optional(),
-    to: INSTANT.describe("ISO-8601 upper bound (exclusive)").optional(),
-    limit: z.int().min(1).max(10000).describe("at most N records (default 100)").optional(),
-  }),
-  output: z.array(AUDIT_RECORD),
+  input: () =>
+    z.object({
+      id: MODEL_ID(),
+      pathPrefix: z.string().describe("keep records whose mutations or derived paths start with this address")
+        .optional(),
+      from: INSTANT().describe("ISO-8601 lower bound (inclusive)").optional(),
+      to: INSTANT().describe("ISO-8601 upper bound (exclusive)").optional(),
+      limit: z.int().min(1).max(10000).describe("at most N records (default 100)").optional(),
+    }),
+  output: () => z.array(AUDIT_RECORD()),
   run: (api, { id, ...params }) => api.getAudit(id, params),
   rest: {
     method: "get",
@@ -43,7 +44,7 @@ export const getAudit = apiOperation({
 export const verifyAudit = apiOperation({
   name: "verifyAudit",
   summary: "verify the audit hash chain",
-  input: z.object({ id: MODEL_ID }),
+  input: () => z.object({ id: MODEL_ID() }),
   output: AUDIT_VERIFICATION,
   run: (api, { id }) => api.verifyAudit(id),
   rest: { method: "get", path: "/models/{id}/audit/verify", tag: "audit", errors: { 404: UNKNOWN_MODEL } },

@@ -24,9 +24,15 @@ import {
   TEST_RUN,
   VALIDATION_REPORT,
 } from "./schemas.ts";
-import { publishedAs } from "./json_schema.ts";
+import { lazySchema, publishedAs } from "./json_schema.ts";
 
-const candidate = SPEC_ARGUMENT.describe("the candidate ModelSpec");
+const candidate = lazySchema(() => SPEC_ARGUMENT().describe("the candidate ModelSpec"));
+
+/** Ad-hoc test cases: published as the ModelSpec's own; the test runner checks each. */
+const TEST_CASES = publishedAs(
+  () => z.array(z.unknown()),
+  { type: "array", items: { $ref: "svc://schema/model-spec#/$defs/TestCase" } },
+);
 
 /** Whether a candidate names another model: a branch's template, or a library it extends. */
 function namesAnotherModel(spec: unknown): boolean {
@@ -43,7 +49,7 @@ async function flattened(invoke: InvokeFn, spec: unknown): Promise<unknown> {
 export const validateSpec = localOperation({
   name: "validateSpec",
   summary: "validate a candidate ModelSpec without registering it: {valid, errors, warnings}",
-  input: z.object({ spec: candidate }),
+  input: () => z.object({ spec: candidate() }),
   output: VALIDATION_REPORT,
   run: async ({ authoring, invoke }, { spec }) => {
     const tools = await authoring();
@@ -75,11 +81,12 @@ export const validateSpec = localOperation({
 export const evalExpression = localOperation({
   name: "evalExpression",
   summary: "evaluate a JSONata expression against a sample input: {result, type}",
-  input: z.object({
-    expr: z.string().describe("the JSONata expression"),
-    input: z.unknown().describe("the sample document the expression reads (default null)").optional(),
-    constants: z.record(z.string(), z.unknown()).describe("values bound as $const.<name>").optional(),
-  }),
+  input: () =>
+    z.object({
+      expr: z.string().describe("the JSONata expression"),
+      input: z.unknown().describe("the sample document the expression reads (default null)").optional(),
+      constants: z.record(z.string(), z.unknown()).describe("values bound as $const.<name>").optional(),
+    }),
   output: EVALUATION,
   run: async ({ authoring }, { expr, input, constants }) =>
     (await authoring()).evalExpression(
@@ -101,13 +108,11 @@ export const evalExpression = localOperation({
 export const testSpec = localOperation({
   name: "testSpec",
   summary: "run a spec's embedded tests, or the given ones instead, each in a throwaway runtime",
-  input: z.object({
-    spec: candidate,
-    tests: publishedAs(
-      z.array(z.unknown()),
-      { type: "array", items: { $ref: "svc://schema/model-spec#/$defs/TestCase" } },
-    ).describe("cases to run instead of the spec's own").optional(),
-  }),
+  input: () =>
+    z.object({
+      spec: candidate(),
+      tests: TEST_CASES().describe("cases to run instead of the spec's own").optional(),
+    }),
   output: TEST_RUN,
   run: async ({ authoring, invoke }, { spec, tests }) =>
     (await authoring()).testSpec(await flattened(invoke, spec), tests),
@@ -125,12 +130,13 @@ export const testSpec = localOperation({
 export const dryRun = localOperation({
   name: "dryRun",
   summary: "compile a candidate spec in isolation, apply mutations in order, return the merged state",
-  input: z.object({
-    spec: candidate,
-    mutations: z.union([MUTATIONS, z.array(MUTATIONS)]).describe(
-      "mutation maps applied one after another (a single map is one step)",
-    ).optional(),
-  }),
+  input: () =>
+    z.object({
+      spec: candidate(),
+      mutations: z.union([MUTATIONS(), z.array(MUTATIONS())]).describe(
+        "mutation maps applied one after another (a single map is one step)",
+      ).optional(),
+    }),
   output: DRY_RUN,
   run: async ({ authoring, invoke }, { spec, mutations }) =>
     (await authoring()).dryRun(
@@ -155,10 +161,11 @@ export const dryRun = localOperation({
 export const getDomainGuidance = localOperation({
   name: "getDomainGuidance",
   summary: "worked JSONata patterns as spec fragments with a sample run, by topic",
-  input: z.object({
-    topics: z.array(z.enum(GUIDANCE_TOPIC_IDS as [string, ...string[]])).min(1).meta({ uniqueItems: true })
-      .describe("topic ids from the menu"),
-  }),
+  input: () =>
+    z.object({
+      topics: z.array(z.enum(GUIDANCE_TOPIC_IDS as [string, ...string[]])).min(1).meta({ uniqueItems: true })
+        .describe("topic ids from the menu"),
+    }),
   output: GUIDANCE,
   run: async (_, { topics }) => ({ topics: await loadGuidance(topics) }),
   console: { command: "get-domain-guidance" },

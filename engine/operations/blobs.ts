@@ -9,10 +9,13 @@ import { z } from "zod";
 import { decodeBase64, encodeBase64 } from "./base64.ts";
 import type { BlobContent } from "../service/api.ts";
 import { apiOperation, localOperation } from "./operation.ts";
+import { lazySchema } from "./json_schema.ts";
 import { BLOB_CONTENT_BASE64, BLOB_GC_REPORT, BLOB_REF, MODEL_ID } from "./schemas.ts";
 
-const BLOB_ID = z.string().describe("the blob id ($blobId of a BlobRef: SHA-256 hex of the content)");
-const MEDIA_TYPE = z.string().describe("media type (default application/octet-stream)");
+const BLOB_ID = lazySchema(() =>
+  z.string().describe("the blob id ($blobId of a BlobRef: SHA-256 hex of the content)")
+);
+const MEDIA_TYPE = lazySchema(() => z.string().describe("media type (default application/octet-stream)"));
 
 /** A blob as the protocol surfaces return it: its bytes in base64. */
 function base64Blob(blobId: string, blob: BlobContent) {
@@ -25,10 +28,11 @@ const LARGE_BLOB_HINT = "the blob is too large to inline; download it over REST 
 export const uploadBlob = apiOperation({
   name: "uploadBlob",
   summary: "Store binary content (content-addressed); returns a BlobRef",
-  input: z.object({
-    bytes: z.instanceof(Uint8Array) as z.ZodType<Uint8Array>,
-    mediaType: MEDIA_TYPE.optional(),
-  }),
+  input: () =>
+    z.object({
+      bytes: z.instanceof(Uint8Array) as z.ZodType<Uint8Array>,
+      mediaType: MEDIA_TYPE().optional(),
+    }),
   output: BLOB_REF,
   run: (api, { bytes, mediaType }) => api.uploadBlob(bytes, mediaType),
   rest: {
@@ -52,7 +56,7 @@ export const uploadBlob = apiOperation({
 export const uploadBlobData = localOperation({
   name: "uploadBlobData",
   summary: "store binary data (base64); returns a BlobRef",
-  input: z.object({ data: z.string().describe("base64 content"), mediaType: MEDIA_TYPE.optional() }),
+  input: () => z.object({ data: z.string().describe("base64 content"), mediaType: MEDIA_TYPE().optional() }),
   output: BLOB_REF,
   run: ({ invoke }, { data, mediaType }) => invoke(uploadBlob, { bytes: decodeBase64(data), mediaType }),
   console: { command: "upload-blob" },
@@ -69,7 +73,7 @@ export const uploadBlobData = localOperation({
 export const getBlob = apiOperation({
   name: "getBlob",
   summary: "read a blob: {blobId, mediaType, data (base64)}",
-  input: z.object({ blobId: BLOB_ID }),
+  input: () => z.object({ blobId: BLOB_ID() }),
   run: (api, { blobId }) => api.getBlob(blobId),
   rest: {
     method: "get",
@@ -86,7 +90,7 @@ export const getBlob = apiOperation({
 export const getModelBlob = apiOperation({
   name: "getModelBlob",
   summary: "read a blob the model's state references",
-  input: z.object({ id: MODEL_ID, blobId: BLOB_ID }),
+  input: () => z.object({ id: MODEL_ID(), blobId: BLOB_ID() }),
   run: (api, { id, blobId }) => api.getModelBlob(id, blobId),
   rest: {
     method: "get",
@@ -103,7 +107,8 @@ export const getModelBlob = apiOperation({
 export const downloadBlob = localOperation({
   name: "downloadBlob",
   summary: "Read a blob as base64; with modelId only if that model's state references it.",
-  input: z.object({ blobId: BLOB_ID, modelId: MODEL_ID.describe("read through this model").optional() }),
+  input: () =>
+    z.object({ blobId: BLOB_ID(), modelId: MODEL_ID().describe("read through this model").optional() }),
   output: BLOB_CONTENT_BASE64,
   run: async ({ invoke }, { blobId, modelId }) =>
     base64Blob(
@@ -119,11 +124,13 @@ export const downloadBlob = localOperation({
 export const collectBlobGarbage = apiOperation({
   name: "collectBlobGarbage",
   summary: "List (dry run) or delete blobs no current state or retained history references",
-  input: z.object({
-    apply: z.boolean().describe("true deletes the orphans (needs a configured API key on a server)").default(
-      false,
-    ),
-  }),
+  input: () =>
+    z.object({
+      apply: z.boolean().describe("true deletes the orphans (needs a configured API key on a server)")
+        .default(
+          false,
+        ),
+    }),
   output: BLOB_GC_REPORT,
   run: (api, { apply }) => api.collectBlobGarbage(apply),
   rest: {

@@ -7,31 +7,36 @@
 import { z } from "zod";
 import { UNKNOWN_MODEL } from "./models.ts";
 import { apiOperation } from "./operation.ts";
+import { lazySchema } from "./json_schema.ts";
 import { MODEL_ID, SPEC_ARGUMENT, SPEC_INVALID_BODY } from "./schemas.ts";
 
-const byId = z.object({ id: MODEL_ID });
-const LINEAGE_ENTRY = z.looseObject({
-  ref: z.string(),
-  version: z.string(),
-  digest: z.string(),
-  repo: z.string(),
-  owner: z.string().nullable(),
-});
-const PENDING_EFFECT = z.looseObject({
-  effectId: z.string(),
-  executor: z.string(),
-  origin: z.unknown(),
-  definitionHash: z.string(),
-  status: z.unknown(),
-});
+const byId = lazySchema(() => z.object({ id: MODEL_ID() }));
+const LINEAGE_ENTRY = lazySchema(() =>
+  z.looseObject({
+    ref: z.string(),
+    version: z.string(),
+    digest: z.string(),
+    repo: z.string(),
+    owner: z.string().nullable(),
+  })
+);
+const PENDING_EFFECT = lazySchema(() =>
+  z.looseObject({
+    effectId: z.string(),
+    executor: z.string(),
+    origin: z.unknown(),
+    definitionHash: z.string(),
+    status: z.unknown(),
+  })
+);
 
 /** `POST /models/flatten`: what the authoring tools check a branch as. */
 export const flattenSpec = apiOperation({
   name: "flattenSpec",
   summary: "a candidate spec as creating it would compile it: a branch flattened over its template, a " +
     "library's `extends` inherited; nothing is registered",
-  input: z.object({ spec: SPEC_ARGUMENT.describe("the candidate ModelSpec") }),
-  output: z.looseObject({}).describe("the flattened ModelSpec"),
+  input: () => z.object({ spec: SPEC_ARGUMENT().describe("the candidate ModelSpec") }),
+  output: () => z.looseObject({}).describe("the flattened ModelSpec"),
   run: (api, { spec }) => api.flattenSpec(spec),
   rest: {
     method: "post",
@@ -54,7 +59,7 @@ export const getLineage = apiOperation({
   name: "getLineage",
   summary: "the pinned ancestor chain of a branch, nearest first; [] for a model that is not one",
   input: byId,
-  output: z.array(LINEAGE_ENTRY),
+  output: () => z.array(LINEAGE_ENTRY()),
   run: (api, { id }) => api.getLineage(id),
   rest: { method: "get", path: "/models/{id}/lineage", tag: "composition", errors: { 404: UNKNOWN_MODEL } },
   console: { command: "get-lineage" },
@@ -66,7 +71,7 @@ export const getPendingEffects = apiOperation({
   name: "getPendingEffects",
   summary: "inherited effects of another owner waiting for approval (svc.authz.inherited-effects=approve)",
   input: byId,
-  output: z.array(PENDING_EFFECT),
+  output: () => z.array(PENDING_EFFECT()),
   run: (api, { id }) => api.getPendingEffects(id),
   rest: {
     method: "get",
@@ -82,8 +87,9 @@ export const getPendingEffects = apiOperation({
 export const approveEffect = apiOperation({
   name: "approveEffect",
   summary: "approve a quarantined effect at its current definitionHash; it then fires if its trigger holds",
-  input: z.object({ id: MODEL_ID, effectId: z.string().describe("the id of the effect to approve") }),
-  output: z.looseObject({ effectId: z.string(), definitionHash: z.string(), approved: z.literal(true) }),
+  input: () => z.object({ id: MODEL_ID(), effectId: z.string().describe("the id of the effect to approve") }),
+  output: () =>
+    z.looseObject({ effectId: z.string(), definitionHash: z.string(), approved: z.literal(true) }),
   run: (api, { id, effectId }) => api.approveEffect(id, effectId),
   rest: {
     method: "post",
@@ -102,8 +108,8 @@ export const approveEffect = apiOperation({
 export const promote = apiOperation({
   name: "promote",
   summary: "publish a model to a web repository of svc.composition.repositories; the model stays here",
-  input: z.object({ id: MODEL_ID, toRepo: z.string().describe("the id of a web repository") }),
-  output: z.looseObject({ id: z.string(), promotedTo: z.string() }),
+  input: () => z.object({ id: MODEL_ID(), toRepo: z.string().describe("the id of a web repository") }),
+  output: () => z.looseObject({ id: z.string(), promotedTo: z.string() }),
   run: (api, { id, toRepo }) => api.promote(id, toRepo),
   rest: {
     method: "post",
@@ -128,12 +134,13 @@ export const getCompositionGraph = apiOperation({
   name: "getCompositionGraph",
   summary:
     "links and lineage among the models, each link with its last status; computed now, never authoritative",
-  input: z.object({}),
-  output: z.looseObject({
-    nodes: z.array(z.looseObject({})),
-    linkEdges: z.array(z.looseObject({})),
-    lineageEdges: z.array(z.looseObject({})),
-  }),
+  input: () => z.object({}),
+  output: () =>
+    z.looseObject({
+      nodes: z.array(z.looseObject({})),
+      linkEdges: z.array(z.looseObject({})),
+      lineageEdges: z.array(z.looseObject({})),
+    }),
   run: (api) => api.getCompositionGraph(),
   rest: { method: "get", path: "/composition/graph", tag: "composition", errors: {} },
   console: { command: "get-composition-graph" },

@@ -13,68 +13,74 @@ import { isObject } from "../json/value.ts";
 import { MAX_DESCRIPTION_CHARS, MAX_PROMPT_CHARS } from "../service/generation.ts";
 import { UNKNOWN_MODEL } from "./models.ts";
 import { apiOperation, type HostFeatures } from "./operation.ts";
-import { component } from "./json_schema.ts";
+import { component, lazySchema } from "./json_schema.ts";
 import { FINDING, MODEL_ID, SPEC_ARGUMENT, STORED_SPEC, VERIFICATION_REPORT } from "./schemas.ts";
 
-const GENERATED_ID = z.string().describe("the id the generated spec gets");
-const DESCRIPTION = z.string().describe(`the domain in words (at most ${MAX_DESCRIPTION_CHARS} characters)`);
-const PROMPT = z.string().describe(
-  `the full generation prompt, typically a preview's, possibly edited (at most ${MAX_PROMPT_CHARS} characters)`,
+const GENERATED_ID = lazySchema(() => z.string().describe("the id the generated spec gets"));
+const DESCRIPTION = lazySchema(() =>
+  z.string().describe(`the domain in words (at most ${MAX_DESCRIPTION_CHARS} characters)`)
 );
-const INCLUDE_VIEW = z.boolean().describe("also draft a viewDefinition").optional();
+const PROMPT = lazySchema(() =>
+  z.string().describe(
+    `the full generation prompt, typically a preview's, possibly edited (at most ${MAX_PROMPT_CHARS} characters)`,
+  )
+);
+const INCLUDE_VIEW = lazySchema(() => z.boolean().describe("also draft a viewDefinition").optional());
 
 /** A prompt preview. */
-export const PROMPT_PREVIEW = component("PromptPreview", z.looseObject({ prompt: z.string() }));
+export const PROMPT_PREVIEW = component("PromptPreview", () => z.looseObject({ prompt: z.string() }));
 
 /** A generated, validated spec with its verification report. */
 export const GENERATION_RESULT = component(
   "GenerationResult",
-  z.looseObject({ valid: z.literal(true), spec: STORED_SPEC, verification: VERIFICATION_REPORT }),
+  () => z.looseObject({ valid: z.literal(true), spec: STORED_SPEC(), verification: VERIFICATION_REPORT() }),
 );
 
 /** A generation that produced no valid spec within its attempts. */
 export const GENERATION_INVALID_BODY = component(
   "GenerationInvalid",
-  z.looseObject({
-    valid: z.literal(false),
-    errors: z.array(FINDING.extend({ severity: z.string() })),
-    rawResponse: z.string().nullable(),
-  }),
+  () =>
+    z.looseObject({
+      valid: z.literal(false),
+      errors: z.array(FINDING().extend({ severity: z.string() })),
+      rawResponse: z.string().nullable(),
+    }),
 );
 
 /** A drafted SpecEvolution. */
 export const EVOLUTION_GENERATION_RESULT = component(
   "EvolutionGenerationResult",
-  z.looseObject({ valid: z.literal(true), evolution: z.looseObject({}) }),
+  () => z.looseObject({ valid: z.literal(true), evolution: z.looseObject({}) }),
 );
 
 /** An evolution draft that did not apply. */
 export const EVOLUTION_INVALID_BODY = component(
   "EvolutionGenerationInvalid",
-  z.looseObject({ valid: z.literal(false), error: z.string(), rawResponse: z.string().nullable() }),
+  () => z.looseObject({ valid: z.literal(false), error: z.string(), rawResponse: z.string().nullable() }),
 );
 
 /** The AI evolve result. */
 export const AI_EVOLUTION_RESULT = component(
   "AiEvolutionResult",
-  z.looseObject({ version: z.string(), spec: STORED_SPEC }),
+  () => z.looseObject({ version: z.string(), spec: STORED_SPEC() }),
 );
 
 /** One recorded prompt and response pair. */
 export const INTERACTION_RECORD = component(
   "LlmInteraction",
-  z.looseObject({
-    timestamp: z.string(),
-    system: z.string().nullable(),
-    user: z.string().nullable(),
-    prompt: z.string(),
-    response: z.string().nullable(),
-    errorMessage: z.string().nullable(),
-    durationMs: z.number(),
-    webFetchCalls: z.array(z.looseObject({ url: z.string() })),
-    provider: z.string(),
-    model: z.string(),
-  }),
+  () =>
+    z.looseObject({
+      timestamp: z.string(),
+      system: z.string().nullable(),
+      user: z.string().nullable(),
+      prompt: z.string(),
+      response: z.string().nullable(),
+      errorMessage: z.string().nullable(),
+      durationMs: z.number(),
+      webFetchCalls: z.array(z.looseObject({ url: z.string() })),
+      provider: z.string(),
+      model: z.string(),
+    }),
 );
 
 const NO_PROVIDER = { description: "no LLM provider configured (svc.llm.*)" };
@@ -92,7 +98,8 @@ const invalidGeneration = (error: ServiceError): unknown =>
 export const previewGeneration = apiOperation({
   name: "previewGeneration",
   summary: "build the generation prompt for a domain description without calling the LLM: {prompt}",
-  input: z.object({ modelId: GENERATED_ID, domainDescription: DESCRIPTION, includeView: INCLUDE_VIEW }),
+  input: () =>
+    z.object({ modelId: GENERATED_ID(), domainDescription: DESCRIPTION(), includeView: INCLUDE_VIEW() }),
   output: PROMPT_PREVIEW,
   run: (api, input) => api.previewGeneration(input),
   rest: {
@@ -105,12 +112,14 @@ export const previewGeneration = apiOperation({
   console: { command: "preview-generation" },
 });
 
-const generateInput = z.object({
-  modelId: GENERATED_ID,
-  prompt: PROMPT.optional(),
-  domainDescription: DESCRIPTION.describe("the domain in words, when no prompt is given").optional(),
-  includeView: INCLUDE_VIEW,
-});
+const generateInput = lazySchema(() =>
+  z.object({
+    modelId: GENERATED_ID(),
+    prompt: PROMPT().optional(),
+    domainDescription: DESCRIPTION().describe("the domain in words, when no prompt is given").optional(),
+    includeView: INCLUDE_VIEW(),
+  })
+);
 
 /** `POST /models/generate` and its event stream. */
 export const generateSpec = apiOperation({
@@ -172,12 +181,13 @@ export const generateSpec = apiOperation({
 export const previewEvolution = apiOperation({
   name: "previewEvolution",
   summary: "build the evolution prompt for a change request without calling the LLM: {prompt}",
-  input: z.object({
-    modelId: MODEL_ID,
-    currentSpec: SPEC_ARGUMENT.describe("the spec to evolve"),
-    evolutionRequest: DESCRIPTION.describe("the change in words (at most 5000 characters)"),
-    includeView: INCLUDE_VIEW,
-  }),
+  input: () =>
+    z.object({
+      modelId: MODEL_ID(),
+      currentSpec: SPEC_ARGUMENT().describe("the spec to evolve"),
+      evolutionRequest: DESCRIPTION().describe("the change in words (at most 5000 characters)"),
+      includeView: INCLUDE_VIEW(),
+    }),
   output: PROMPT_PREVIEW,
   run: (api, input) => api.previewEvolution(input),
   rest: {
@@ -197,12 +207,13 @@ export const previewEvolution = apiOperation({
 export const generateEvolution = apiOperation({
   name: "generateEvolution",
   summary: "draft a SpecEvolution with the LLM from an evolution prompt, without applying it",
-  input: z.object({
-    modelId: MODEL_ID,
-    prompt: PROMPT.describe("the evolution prompt (a preview's, possibly edited)"),
-    currentSpec: SPEC_ARGUMENT.describe("the spec the draft must apply to (default: the live model's)")
-      .optional(),
-  }),
+  input: () =>
+    z.object({
+      modelId: MODEL_ID(),
+      prompt: PROMPT().describe("the evolution prompt (a preview's, possibly edited)"),
+      currentSpec: SPEC_ARGUMENT().describe("the spec the draft must apply to (default: the live model's)")
+        .optional(),
+    }),
   output: EVOLUTION_GENERATION_RESULT,
   run: (api, input, options) => api.generateEvolution(input, options),
   rest: {
@@ -220,12 +231,14 @@ export const generateEvolution = apiOperation({
   console: { command: "generate-evolution" },
 });
 
-const evolveAiInput = z.object({
-  id: MODEL_ID,
-  description: DESCRIPTION.describe("the change in words (at most 5000 characters)"),
-  includeView: z.boolean().describe("let the draft change the view (default: when the spec has one)")
-    .optional(),
-});
+const evolveAiInput = lazySchema(() =>
+  z.object({
+    id: MODEL_ID(),
+    description: DESCRIPTION().describe("the change in words (at most 5000 characters)"),
+    includeView: z.boolean().describe("let the draft change the view (default: when the spec has one)")
+      .optional(),
+  })
+);
 
 const EVOLVE_AI_ERRORS = {
   400: { description: "description missing, blank or over 5000 characters" },
@@ -278,10 +291,11 @@ export const evolveSpecAi = apiOperation({
 /** Whether generation works where the operation runs, and why not when it does not. */
 export const GENERATION_STATUS = component(
   "GenerationStatus",
-  z.looseObject({
-    available: z.boolean(),
-    message: z.string().describe("why not: the keys to set, or what the caller may not do").optional(),
-  }),
+  () =>
+    z.looseObject({
+      available: z.boolean(),
+      message: z.string().describe("why not: the keys to set, or what the caller may not do").optional(),
+    }),
 );
 
 /**
@@ -291,7 +305,7 @@ export const GENERATION_STATUS = component(
 export const getGenerationStatus = apiOperation({
   name: "getGenerationStatus",
   summary: "whether LLM generation is available here: {available, message?}",
-  input: z.object({}),
+  input: () => z.object({}),
   output: GENERATION_STATUS,
   run: (api) => api.getGenerationStatus(),
   rest: { method: "get", path: "/llm/status", tag: "generation", errors: {} },
@@ -302,8 +316,8 @@ export const getGenerationStatus = apiOperation({
 export const getLlmInteractions = apiOperation({
   name: "getLlmInteractions",
   summary: "recorded LLM prompt and response pairs, newest first (content redacted unless captured)",
-  input: z.object({}),
-  output: z.array(INTERACTION_RECORD),
+  input: () => z.object({}),
+  output: () => z.array(INTERACTION_RECORD()),
   run: (api) => api.getLlmInteractions(),
   rest: { method: "get", path: "/llm/interactions", tag: "generation", errors: {} },
   console: { command: "get-llm-interactions" },

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { ModelInfo } from "../service/api.ts";
 import { apiOperation } from "./operation.ts";
+import { lazySchema } from "./json_schema.ts";
 import {
   CREATED,
   DELETED,
@@ -27,7 +28,7 @@ export const UNKNOWN_MODEL = { description: "unknown model" };
 /** The 429 of a full per-model queue. */
 export const QUEUE_FULL = { description: "svc.mutation-queue-size exceeded for this model" };
 
-const byId = z.object({ id: MODEL_ID });
+const byId = lazySchema(() => z.object({ id: MODEL_ID() }));
 
 /** The location of a model resource. */
 export function modelLocation(id: string): string {
@@ -45,8 +46,8 @@ const created = (info: ModelInfo) => ({
 export const listModels = apiOperation({
   name: "listModels",
   summary: "ids of every model, alphabetical",
-  input: z.object({}),
-  output: z.array(z.string()),
+  input: () => z.object({}),
+  output: () => z.array(z.string()),
   run: (api) => api.listModels(),
   rest: { method: "get", path: "/models", tag: "models", errors: {} },
   console: { command: "list-models" },
@@ -62,7 +63,7 @@ export const listModels = apiOperation({
 export const createModel = apiOperation({
   name: "createModel",
   summary: "register a model from a ModelSpec",
-  input: z.object({ spec: SPEC_ARGUMENT.describe("the ModelSpec") }),
+  input: () => z.object({ spec: SPEC_ARGUMENT().describe("the ModelSpec") }),
   output: MODEL_INFO,
   run: (api, { spec }) => api.createModel(spec),
   rest: {
@@ -189,7 +190,7 @@ export const deleteModel = apiOperation({
 export const evolveSpec = apiOperation({
   name: "evolveSpec",
   summary: "evolve the spec by a SpecEvolution diff, carrying state forward; returns {id, version}",
-  input: z.object({ id: MODEL_ID, evolution: EVOLUTION_ARGUMENT.describe("the SpecEvolution") }),
+  input: () => z.object({ id: MODEL_ID(), evolution: EVOLUTION_ARGUMENT().describe("the SpecEvolution") }),
   output: EVOLVED,
   run: (api, { id, evolution }) => api.evolveSpec(id, evolution),
   rest: {

@@ -5,7 +5,9 @@
  * REST binding (method, path, where each argument comes from, success status),
  * the MCP tool (name, title, annotations, narrowing hint) and the console
  * command. Every surface is generated from these declarations
- * (`engine/operations/mod.ts` lists them).
+ * (`engine/operations/mod.ts` lists them). The zod schemas are declared as
+ * {@link Lazy} and built on first use, so a start pays only for the
+ * operations it runs.
  *
  * Two kinds:
  * - an **API operation** is one {@link ModelApi} method; it has a REST route,
@@ -18,6 +20,7 @@
  */
 import type { z } from "zod";
 import type { ServiceError } from "../errors.ts";
+import { type Lazy, lazySchema } from "./json_schema.ts";
 import type { AuthoringEngine } from "../service/authoring.ts";
 import type { ModelApi, RunOptions } from "../service/api.ts";
 import type { BrowserPairing } from "./pairing.ts";
@@ -83,7 +86,7 @@ export interface McpBinding<I, O> {
    * The declared `outputSchema`: the shape of what `present` returns when it
    * differs from the operation's output; `null` declares none.
    */
-  output?: z.ZodType | null;
+  output?: Lazy | null;
   /** How to ask for less when the result is withheld as too large. */
   narrowingHint?: string;
   /** Whether the tool is offered on this host (default: always). */
@@ -94,7 +97,7 @@ export interface McpBinding<I, O> {
 export interface ErrorDoc {
   description: string;
   /** The body's component when it is a structured one (default: a problem document). */
-  body?: z.ZodType | z.ZodType[];
+  body?: Lazy | Lazy[];
 }
 
 /** Where a REST request carries its body. */
@@ -151,7 +154,7 @@ export interface RestBinding<I, O> {
   /** The response body when it is not the operation's result. */
   present?(result: O): unknown;
   /** The response's shape when `present` changes it. */
-  presented?: z.ZodType;
+  presented?: Lazy;
   /** A `Location` header for the created resource. */
   location?(result: O): string;
   /**
@@ -168,10 +171,10 @@ interface Declaration<I, O> {
   /** The registry name (camelCase; an API operation's is its {@link ModelApi} method). */
   name: string;
   summary: string;
-  /** The input: a zod object, one member per argument. */
-  input: z.ZodType<I>;
-  /** The result's shape, when worth declaring (MCP `outputSchema`, OpenAPI responses). */
-  output?: z.ZodType;
+  /** The input: a zod object, one member per argument (built on first read). */
+  readonly input: z.ZodType<I>;
+  /** The result's shape, when worth declaring (MCP `outputSchema`, OpenAPI responses; built on first read). */
+  readonly output?: z.ZodType;
   console?: ConsoleBinding<I, O>;
   mcp?: McpBinding<I, O>;
 }
@@ -197,20 +200,39 @@ export type Operation<I = unknown, O = unknown> = ApiOperation<I, O> | LocalOper
 // deno-lint-ignore no-explicit-any
 export type AnyOperation = Operation<any, any>;
 
+/** How a declaration gives its schemas: each made on first use. */
+interface DeclaredSchemas<S extends z.ZodType> {
+  input: () => S;
+  output?: () => z.ZodType;
+}
+
+/** The operation of a declaration, its `input` and `output` built on their first read. */
+function withLazySchemas<D extends DeclaredSchemas<z.ZodType>>(
+  { input, output, ...declaration }: D,
+): Omit<D, "input" | "output"> & { readonly input: z.ZodType; readonly output?: z.ZodType } {
+  const schemas: PropertyDescriptorMap = { input: { get: lazySchema(input), enumerable: true } };
+  if (output) schemas.output = { get: lazySchema(output), enumerable: true };
+  return Object.defineProperties(declaration, schemas) as Omit<D, "input" | "output"> & {
+    readonly input: z.ZodType;
+  };
+}
+
 /** Declares an API operation; the input type comes from the zod schema. */
 export function apiOperation<S extends z.ZodType, O>(
-  declaration: Omit<ApiOperation<z.output<S>, O>, "kind" | "input" | "rest"> & {
-    input: S;
-    rest: RestBinding<z.output<S>, O> | readonly RestBinding<z.output<S>, O>[];
-  },
+  declaration:
+    & Omit<ApiOperation<z.output<S>, O>, "kind" | "input" | "output" | "rest">
+    & DeclaredSchemas<S>
+    & {
+      rest: RestBinding<z.output<S>, O> | readonly RestBinding<z.output<S>, O>[];
+    },
 ): ApiOperation<z.output<S>, O> {
   const rest = Array.isArray(declaration.rest) ? declaration.rest : [declaration.rest];
-  return { ...declaration, kind: "api", rest } as ApiOperation<z.output<S>, O>;
+  return withLazySchemas({ ...declaration, kind: "api", rest }) as ApiOperation<z.output<S>, O>;
 }
 
 /** Declares a local operation; the input type comes from the zod schema. */
 export function localOperation<S extends z.ZodType, O>(
-  declaration: Omit<LocalOperation<z.output<S>, O>, "kind" | "input"> & { input: S },
+  declaration: Omit<LocalOperation<z.output<S>, O>, "kind" | "input" | "output"> & DeclaredSchemas<S>,
 ): LocalOperation<z.output<S>, O> {
-  return { ...declaration, kind: "local" } as LocalOperation<z.output<S>, O>;
+  return withLazySchemas({ ...declaration, kind: "local" }) as LocalOperation<z.output<S>, O>;
 }

@@ -16,53 +16,57 @@
 import { z } from "zod";
 import { badRequest, ServiceError } from "../errors.ts";
 import type { RunOptions } from "../service/api.ts";
-import { component } from "./json_schema.ts";
+import { component, lazySchema } from "./json_schema.ts";
 import { localOperation } from "./operation.ts";
 
 /** `POST /pair`: a new pairing (RFC 8628 3.2, camel-cased). */
 export const PAIRING_STARTED = component(
   "PairingStarted",
-  z.looseObject({
-    pairCode: z.string().describe("identifies the pairing in token requests (with the device secret)"),
-    deviceSecret: z.string().describe("random 128-bit secret; only the agent's side ever holds it"),
-    userCode: z.string().describe("the code the person checks (or types) on the approve page: XXXX-XXXX"),
-    verificationUri: z.string().describe("the approve page, where the code is typed"),
-    verificationUriComplete: z.string().describe("the approve page with the code in its fragment"),
-    expiresInSec: z.int().describe("seconds until the pairing expires unapproved"),
-    intervalSec: z.int().describe("seconds between token requests"),
-  }),
+  () =>
+    z.looseObject({
+      pairCode: z.string().describe("identifies the pairing in token requests (with the device secret)"),
+      deviceSecret: z.string().describe("random 128-bit secret; only the agent's side ever holds it"),
+      userCode: z.string().describe("the code the person checks (or types) on the approve page: XXXX-XXXX"),
+      verificationUri: z.string().describe("the approve page, where the code is typed"),
+      verificationUriComplete: z.string().describe("the approve page with the code in its fragment"),
+      expiresInSec: z.int().describe("seconds until the pairing expires unapproved"),
+      intervalSec: z.int().describe("seconds between token requests"),
+    }),
 );
 
 /** `POST /pair/token` body. */
 export const PAIRING_TOKEN_REQUEST = component(
   "PairingTokenRequest",
-  z.object({ pairCode: z.string(), deviceSecret: z.string() }),
+  () => z.object({ pairCode: z.string(), deviceSecret: z.string() }),
 );
 
 /** A session granted by an approved pairing: the token is a credential for the namespace's models only. */
 export const PAIRING_SESSION = component(
   "PairingSession",
-  z.looseObject({
-    sessionToken: z.string().describe("bearer token (and WebSocket `token`) scoped to the namespace"),
-    namespaceId: z.string().describe("the session's namespace; its model ids are plain names"),
-  }),
+  () =>
+    z.looseObject({
+      sessionToken: z.string().describe("bearer token (and WebSocket `token`) scoped to the namespace"),
+      namespaceId: z.string().describe("the session's namespace; its model ids are plain names"),
+    }),
 );
 
 /** `POST /pair/approve` and `/pair/deny` body. */
 export const PAIRING_DECISION = component(
   "PairingDecision",
-  z.object({ userCode: z.string().describe("the code shown on the page, as the agent showed it") }),
+  () => z.object({ userCode: z.string().describe("the code shown on the page, as the agent showed it") }),
 );
 
 /** What `pair_browser` answers. */
-export const PAIRING_RESULT = z.looseObject({
-  status: z.enum(["pending", "paired", "already_paired"]),
-  namespaceId: z.string().describe("paired: the session's namespace").optional(),
-  verificationUri: z.string().describe("pending: the approve page").optional(),
-  verificationUriComplete: z.string().describe("pending: the approve page with the code").optional(),
-  userCode: z.string().describe("pending: the code the person checks").optional(),
-  expiresInSec: z.int().describe("pending: seconds until the link expires").optional(),
-});
+export const PAIRING_RESULT = lazySchema(() =>
+  z.looseObject({
+    status: z.enum(["pending", "paired", "already_paired"]),
+    namespaceId: z.string().describe("paired: the session's namespace").optional(),
+    verificationUri: z.string().describe("pending: the approve page").optional(),
+    verificationUriComplete: z.string().describe("pending: the approve page with the code").optional(),
+    userCode: z.string().describe("pending: the code the person checks").optional(),
+    expiresInSec: z.int().describe("pending: seconds until the link expires").optional(),
+  })
+);
 
 /** `pair_browser`'s answer. */
 export type PairingResult =
@@ -100,7 +104,7 @@ export const pairBrowser = localOperation({
   name: "pairBrowser",
   summary: "pair with a person's browser tab (remote-with-browser mode): a link and a code to approve, " +
     "then the session's namespace",
-  input: z.object({}),
+  input: () => z.object({}),
   output: PAIRING_RESULT,
   run: ({ pairing }, _input, options) => {
     if (!pairing) {

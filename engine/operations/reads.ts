@@ -9,6 +9,7 @@ import { z } from "zod";
 import { ServiceError } from "../errors.ts";
 import { getInfo, QUEUE_FULL, UNKNOWN_MODEL } from "./models.ts";
 import { apiOperation, localOperation } from "./operation.ts";
+import { lazySchema } from "./json_schema.ts";
 import {
   ADDRESS,
   EFFECTIVE_SCHEMA,
@@ -23,19 +24,20 @@ import {
 } from "./schemas.ts";
 import { narrowState } from "./state_view.ts";
 
-const byId = z.object({ id: MODEL_ID });
-const field = z.object({ id: MODEL_ID, path: ADDRESS });
+const byId = lazySchema(() => z.object({ id: MODEL_ID() }));
+const field = lazySchema(() => z.object({ id: MODEL_ID(), path: ADDRESS() }));
 
 /** `GET /models/{id}/state`. */
 export const getState = apiOperation({
   name: "getState",
   summary: "the merged document (optionally at an ISO-8601 time)",
-  input: z.object({
-    id: MODEL_ID,
-    at: INSTANT.describe("ISO-8601 instant: the latest retained state at or before it").optional(),
-    paths: z.array(ADDRESS).describe("addresses of the subtrees to return").optional(),
-    depth: z.int().min(0).describe("container levels below the root to expand").optional(),
-  }),
+  input: () =>
+    z.object({
+      id: MODEL_ID(),
+      at: INSTANT().describe("ISO-8601 instant: the latest retained state at or before it").optional(),
+      paths: z.array(ADDRESS()).describe("addresses of the subtrees to return").optional(),
+      depth: z.int().min(0).describe("container levels below the root to expand").optional(),
+    }),
   output: STATE,
   run: (api, { id, at }) => api.getState(id, at),
   rest: {
@@ -111,7 +113,7 @@ export const getHistory = apiOperation({
   name: "getHistory",
   summary: "ISO-8601 commit times of retained history, chronological",
   input: byId,
-  output: z.array(INSTANT),
+  output: () => z.array(INSTANT()),
   run: (api, { id }) => api.getHistory(id),
   rest: { method: "get", path: "/models/{id}/history", tag: "state", errors: { 404: UNKNOWN_MODEL } },
   console: { command: "get-history" },
@@ -151,12 +153,13 @@ export const getSchema = apiOperation({
 export const explain = apiOperation({
   name: "explain",
   summary: "trace records of a field or $constraint:<id>",
-  input: z.object({
-    id: MODEL_ID,
-    path: ADDRESS.describe("a field address, or $constraint:<id>"),
-    limit: z.int().min(0).describe("only the most recent N records").optional(),
-  }),
-  output: z.array(TRACE_RECORD),
+  input: () =>
+    z.object({
+      id: MODEL_ID(),
+      path: ADDRESS().describe("a field address, or $constraint:<id>"),
+      limit: z.int().min(0).describe("only the most recent N records").optional(),
+    }),
+  output: () => z.array(TRACE_RECORD()),
   run: (api, { id, path, limit }) => api.explain(id, path, limit),
   rest: {
     method: "get",
@@ -220,10 +223,11 @@ export const snapshot = apiOperation({
 export const restore = apiOperation({
   name: "restore",
   summary: "restore a snapshot (not audited; clears history and traces)",
-  input: z.object({
-    id: MODEL_ID,
-    snapshot: z.record(z.string(), z.unknown()).describe("a snapshot exactly as returned by snapshot"),
-  }),
+  input: () =>
+    z.object({
+      id: MODEL_ID(),
+      snapshot: z.record(z.string(), z.unknown()).describe("a snapshot exactly as returned by snapshot"),
+    }),
   run: (api, { id, snapshot }) => api.restore(id, snapshot),
   rest: {
     method: "post",

@@ -10,30 +10,37 @@
 import { z } from "zod";
 import { MODEL_ID } from "./schemas.ts";
 import { apiOperation } from "./operation.ts";
+import { lazySchema } from "./json_schema.ts";
 
-const RECOVERY_SUMMARY = z.looseObject({
-  modelId: z.string(),
-  detectedAt: z.string().describe("when a startup found the state unreadable (ISO-8601)"),
-  reason: z.string(),
-  logEntries: z.number().int(),
-});
+const RECOVERY_SUMMARY = lazySchema(() =>
+  z.looseObject({
+    modelId: z.string(),
+    detectedAt: z.string().describe("when a startup found the state unreadable (ISO-8601)"),
+    reason: z.string(),
+    logEntries: z.number().int(),
+  })
+);
 
-const RECOVERY_RECORD = z.looseObject({
-  modelId: z.string(),
-  detectedAt: z.string(),
-  reason: z.string(),
-  spec: z.looseObject({}),
-  base: z.unknown().describe("the stored base state {doc, meta, stale}, null when unreadable"),
-  baseAt: z.number().nullable(),
-  log: z.array(z.unknown()).describe("the logged writes after the base {at, source, request}, oldest first"),
-});
+const RECOVERY_RECORD = lazySchema(() =>
+  z.looseObject({
+    modelId: z.string(),
+    detectedAt: z.string(),
+    reason: z.string(),
+    spec: z.looseObject({}),
+    base: z.unknown().describe("the stored base state {doc, meta, stale}, null when unreadable"),
+    baseAt: z.number().nullable(),
+    log: z.array(z.unknown()).describe(
+      "the logged writes after the base {at, source, request}, oldest first",
+    ),
+  })
+);
 
 /** `GET /admin/recovery`. */
 export const listRecovery = apiOperation({
   name: "listRecovery",
   summary: "list the states kept because a startup could not reconstruct them",
-  input: z.object({}),
-  output: z.array(RECOVERY_SUMMARY),
+  input: () => z.object({}),
+  output: () => z.array(RECOVERY_SUMMARY()),
   run: (api) => api.listRecovery(),
   rest: { method: "get", path: "/admin/recovery", tag: "admin", errors: {} },
   console: { command: "list-recovery" },
@@ -43,8 +50,8 @@ export const listRecovery = apiOperation({
 export const getRecovery = apiOperation({
   name: "getRecovery",
   summary: "export the kept states of a model (spec, base state, log)",
-  input: z.object({ id: MODEL_ID }),
-  output: z.array(RECOVERY_RECORD),
+  input: () => z.object({ id: MODEL_ID() }),
+  output: () => z.array(RECOVERY_RECORD()),
   run: (api, { id }) => api.getRecovery(id),
   rest: {
     method: "get",
@@ -59,11 +66,12 @@ export const getRecovery = apiOperation({
 export const deleteRecovery = apiOperation({
   name: "deleteRecovery",
   summary: "remove the kept states of a model (export them first with getRecovery)",
-  input: z.object({ id: MODEL_ID }),
-  output: z.object({
-    modelId: z.string(),
-    deleted: z.number().int().describe("how many kept records were removed"),
-  }),
+  input: () => z.object({ id: MODEL_ID() }),
+  output: () =>
+    z.object({
+      modelId: z.string(),
+      deleted: z.number().int().describe("how many kept records were removed"),
+    }),
   run: (api, { id }) => api.deleteRecovery(id),
   rest: {
     method: "delete",

@@ -11,10 +11,11 @@ import { EVALUATED_VIEW, MODEL_ID } from "./schemas.ts";
 export const getView = apiOperation({
   name: "getView",
   summary: "the evaluated default view, or the view viewId",
-  input: z.object({
-    id: MODEL_ID,
-    viewId: z.string().describe("id of a view in the viewDefinition").optional(),
-  }),
+  input: () =>
+    z.object({
+      id: MODEL_ID(),
+      viewId: z.string().describe("id of a view in the viewDefinition").optional(),
+    }),
   output: EVALUATED_VIEW,
   run: (api, { id, viewId }) => api.getView(id, viewId),
   rest: [

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { WriteResult } from "../service/api.ts";
 import { QUEUE_FULL } from "./models.ts";
 import { apiOperation, type ErrorDoc } from "./operation.ts";
+import { lazySchema } from "./json_schema.ts";
 import {
   CONSTRAINT_VIOLATION_BODY,
   JSON_PATCH,
@@ -28,10 +29,14 @@ const WRITE_ERRORS: Record<number, ErrorDoc> = {
   429: QUEUE_FULL,
 };
 
-const viewId = z.string().describe("a view id: the result then carries `viewDelta` for that view").optional();
-const includeTraces = z.boolean().describe(
-  "also return the trace record of every expression evaluated (large; default false)",
-).optional();
+const viewId = lazySchema(() =>
+  z.string().describe("a view id: the result then carries `viewDelta` for that view").optional()
+);
+const includeTraces = lazySchema(() =>
+  z.boolean().describe(
+    "also return the trace record of every expression evaluated (large; default false)",
+  ).optional()
+);
 
 /** A write's result for an agent: traces only when asked for (SPEC.md "MutationResponse"). */
 function withoutTracesUnlessAsked(result: WriteResult, input: { includeTraces?: boolean }): unknown {
@@ -46,7 +51,8 @@ const TRACES_HINT = "call again without `includeTraces`, or read traces per fiel
 export const mutate = apiOperation({
   name: "mutate",
   summary: "write base fields: {address: value}",
-  input: z.object({ id: MODEL_ID, mutations: MUTATIONS, viewId, includeTraces }),
+  input: () =>
+    z.object({ id: MODEL_ID(), mutations: MUTATIONS(), viewId: viewId(), includeTraces: includeTraces() }),
   output: MUTATION_RESULT,
   run: (api, { id, mutations, viewId }) => api.mutate(id, mutations, { viewId }),
   rest: {
@@ -76,7 +82,8 @@ export const mutate = apiOperation({
 export const patch = apiOperation({
   name: "patch",
   summary: "apply an RFC 6902 JSON Patch",
-  input: z.object({ id: MODEL_ID, patch: JSON_PATCH, viewId, includeTraces }),
+  input: () =>
+    z.object({ id: MODEL_ID(), patch: JSON_PATCH(), viewId: viewId(), includeTraces: includeTraces() }),
   output: MUTATION_RESULT,
   run: (api, { id, patch, viewId }) => api.patch(id, patch, { viewId }),
   rest: {

@@ -306,7 +306,7 @@ function successResponse(op: Api, binding: Binding): ResponseDoc {
       },
     };
   }
-  const shape = binding.presented ?? op.output;
+  const shape = binding.presented ? binding.presented() : op.output;
   return {
     description: binding.summary ?? op.summary,
     content: jsonBody(shape ? documented(shape) : {}),
@@ -319,7 +319,7 @@ function successResponse(op: Api, binding: Binding): ResponseDoc {
 function errorResponse(doc: ErrorDoc): ResponseDoc {
   if (!doc.body) return problem(doc.description);
   const bodies = Array.isArray(doc.body) ? doc.body : [doc.body];
-  const schemas = bodies.map(documented);
+  const schemas = bodies.map((body) => documented(body()));
   return problem(doc.description, schemas.length === 1 ? schemas[0] : { oneOf: schemas });
 }
 

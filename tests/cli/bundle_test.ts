@@ -29,7 +29,9 @@ Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, 
         { cmd: "create-model", spec: orderSpec() },
         { cmd: "mutate", id: "order", mutations: { "$.qty": 4, "$.price": 2.5 } },
         { cmd: "get-field", id: "order", path: "$.total" },
-        // JSONata, RE2 and Ajv with its formats are loaded on first use in the bundle (cli/build/bundle.ts).
+        // JSONata, RE2, Ajv with its formats and JSON Patch are loaded on first use in the bundle (cli/build/bundle.ts).
+        { cmd: "patch-mutate", id: "order", patch: [{ op: "replace", path: "/qty", value: 2 }] },
+        { cmd: "patch-mutate", id: "order", patch: [{ op: "replace", path: "qty", value: 2 }] },
         { cmd: "eval-expression", expr: '$match("a1b22", /[0-9]+/)[1].match' },
         {
           cmd: "validate-spec",
@@ -42,10 +44,12 @@ Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, 
       ],
     });
     assert.equal(embedded.code, 0, embedded.stderr);
-    assert.deepEqual(embedded.replies.map((r) => r.ok), [true, true, true, true, true, true]);
+    assert.deepEqual(embedded.replies.map((r) => r.ok), [true, true, true, true, false, true, true, true]);
     assert.equal(embedded.replies[2].result, 10);
-    assert.equal(embedded.replies[3].result.result, "22");
-    assert.equal(embedded.replies[4].result.valid, true);
+    assert.deepEqual(embedded.replies[3].result.mutatedPaths, ["$.qty"]);
+    assert.match(embedded.replies[4].error, /^Invalid JSON Patch: .*\[OPERATION_PATH_INVALID\]$/);
+    assert.equal(embedded.replies[5].result.result, "22");
+    assert.equal(embedded.replies[6].result.valid, true);
 
     const mcp = await runCli(["mcp"], {
       script: outfile,
