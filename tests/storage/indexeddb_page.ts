@@ -11,14 +11,18 @@ import { contractCases, type StorageBackend } from "./contract.ts";
 
 let databases = 0;
 
-/** IndexedDB as a contract backend: every fixture is a new database, deleted afterwards. */
+/**
+ * IndexedDB as a contract backend: every fixture is a new database, deleted afterwards. Shared: two
+ * stores opened over one database in the page coordinate as two tabs do.
+ */
 const INDEXEDDB: StorageBackend = {
   name: "indexeddb",
-  capabilities: ["durable"],
+  capabilities: ["durable", "shared"],
   fresh() {
     const name = `storage-contract-${databases++}`;
     return Promise.resolve({
-      open: ({ compactionThreshold }) => openBrowserStorage(name, { compactionThreshold }),
+      open: ({ compactionThreshold, jobLeaseMs }) =>
+        openBrowserStorage(name, { compactionThreshold, jobLeaseMs }),
       dispose: () =>
         new Promise<void>((resolve, reject) => {
           const request = indexedDB.deleteDatabase(name);
