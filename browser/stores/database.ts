@@ -12,8 +12,13 @@
 import { promisifyRequest, type UseStore } from "idb-keyval";
 import { ServiceError } from "../../engine/mod.ts";
 
-/** Schema version of the database layout. */
-export const DATABASE_VERSION = 1;
+/**
+ * Schema version of the database layout: 2 since models' revisions and log
+ * bounds moved to heads (idb_model_store.ts; a model of layout 1 is read as
+ * it is). A tab still running a layout-1 bundle cannot open a database of
+ * layout 2, so it cannot write without the revision checks.
+ */
+export const DATABASE_VERSION = 2;
 /** The object stores of the layout. */
 export const OBJECT_STORES = ["models", "blobs"] as const;
 

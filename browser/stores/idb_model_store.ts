@@ -5,9 +5,11 @@
  * several writers (tests/storage/contract.ts).
  *
  * Keys in the `models` object store:
- * - `["model", id]`: the header `{spec, base, baseAt, logStart, nextLog, gen}`;
- * - `["rev", id]`: the model's revision, moved on by every write to it (kept
- *   after a deletion, so an id created again never repeats one; absent = 0);
+ * - `["model", id]`: the header `{spec, base, baseAt}`, written by a save and a compaction;
+ * - `["head", id]`: `{rev, gen, logStart, nextLog}`, written by every write to
+ *   the model: its revision (kept after a deletion, so an id created again never
+ *   repeats one), the revision of its last save, and the log's bounds (a header
+ *   of layout 1 holds them itself, its revision is 0);
  * - `["log", id, seq]`: committed writes after the base, `logStart <= seq < nextLog`;
  * - `["audit", id, sequence]`: the hash-chained audit trail, never compacted;
  * - `["job", id, jobId]`: the outbox, effect jobs fired and not yet settled;
@@ -15,15 +17,15 @@
  * - `["recovery", id, n]`: states that could not be reconstructed, kept for an operator.
  *
  * A commit is one IndexedDB transaction holding its log entry, its audit record,
- * its outbox changes, the header, the revision and, every `compactionThreshold`
- * entries, the folded base state: it is all there after a reload or none of it is.
+ * its outbox changes, the head and, every `compactionThreshold` entries, the
+ * header with the folded base state: it is all there after a reload or none of it is.
  *
  * Sharing: every tab of the origin (and every service of one page) opening the
  * database is a writer of its own, coordinated as PostgreSQL's instances are
  * ({@link StoreCoordination}):
  *
  * - A write to a model (commit, save, outbox change, deletion) reads the
- *   model's revision inside its own readwrite transaction, queued before its
+ *   model's head inside its own readwrite transaction, queued before its
  *   writes (no extra transaction, no round trip), and aborts, writing nothing,
  *   with {@link StaleModelError} when it is not the one this store last saw.
  *   IndexedDB runs readwrite transactions over one object store one at a time,
@@ -87,16 +89,23 @@ interface Header {
   spec: ModelSpec;
   base: PersistedState | null;
   baseAt: number | null;
+  /** The log's bounds in layout 1 (before heads). */
+  logStart?: number;
+  nextLog?: number;
+}
+
+/** The stored head of a model: its revision, the revision of its last save, the log's bounds. */
+interface Head {
+  rev: number;
+  gen: number;
   logStart: number;
   nextLog: number;
-  /** The revision of the last save (absent in headers written before revisions: 0). */
-  gen?: number;
 }
 
 /** What this store last saw of a model. */
 interface Seen {
-  header: Header;
-  rev: number;
+  spec: ModelSpec;
+  head: Head;
 }
 
 /** Who holds a job: a store (`owner`), since when and until when (epoch ms). */
@@ -116,8 +125,8 @@ export interface IdbModelStoreOptions {
   onClose?: () => void;
 }
 
-/** Default of {@link IdbModelStoreOptions.jobLeaseMs}. */
-export const DEFAULT_TAB_JOB_LEASE_MS = 10_000;
+/** Default of {@link IdbModelStoreOptions.jobLeaseMs}: a frozen tab keeps its jobs that long past their due time. */
+const DEFAULT_TAB_JOB_LEASE_MS = 10_000;
 
 /** Web Lock names of open stores: `svc-store:<owner>`. */
 const LIFE_LOCK = "svc-store:";
@@ -127,7 +136,7 @@ const NOT_CLAIMABLE = new Error("the job is held elsewhere");
 
 const keys = {
   header: (id: string) => ["model", id],
-  rev: (id: string) => ["rev", id],
+  head: (id: string) => ["head", id],
   log: (id: string, seq?: number) => seq === undefined ? ["log", id] : ["log", id, seq],
   audit: (id: string, sequence?: number) => sequence === undefined ? ["audit", id] : ["audit", id, sequence],
   jobs: (id: string, jobId?: string) => jobId === undefined ? ["job", id] : ["job", id, jobId],
@@ -138,6 +147,9 @@ const keys = {
 
 /** The model id of a `[kind, id, …]` key. */
 const idOf = (key: IDBValidKey[]) => key[1] as string;
+
+/** The revision of a stored head (0 for a model of layout 1, or none). */
+const revisionOf = (head: unknown) => (head as Head | undefined)?.rev ?? 0;
 
 /** Groups `[key, value]` entries by the model id in their keys, keeping their order. */
 function byModel<T>(entries: [IDBValidKey[], T][]): Map<string, T[]> {
@@ -217,9 +229,9 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
   /** The condition of a write to a model this store saw at revision `rev`: refused when it moved on since. */
   #atRevision(id: string, rev: number): WriteCondition {
     return {
-      read: [keys.rev(id)],
+      read: [keys.head(id)],
       check: ([stored]) => {
-        if ((stored ?? 0) !== rev) throw new StaleModelError(id);
+        if (revisionOf(stored) !== rev) throw new StaleModelError(id);
       },
     };
   }
@@ -255,23 +267,26 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
 
   /** Every model of `scope` (all, or one id) as stored, read in one transaction; what was read becomes what this store saw. */
   async #readModels(scope: [] | [string]): Promise<LoadedModel[]> {
-    const [headers, revs, logs, jobs] = await this.#store("readonly", (os) =>
+    const [headers, heads, logs, jobs] = await this.#store("readonly", (os) =>
       Promise.all([
         valuesUnder<Header>(os, ["model", ...scope]),
-        entriesUnder<number>(os, ["rev", ...scope]),
+        entriesUnder<Head>(os, ["head", ...scope]),
         entriesUnder<LogEntry>(os, ["log", ...scope]),
         entriesUnder<unknown>(os, ["job", ...scope]),
       ]));
-    const revOf = new Map(revs.map(([key, rev]) => [idOf(key), rev]));
+    const headOf = new Map(heads.map(([key, head]) => [idOf(key), head]));
     const logOf = byModel(logs);
     const jobsOf = byModel(jobs);
     return headers.map((header) => {
       const id = header.spec.id;
-      this.#seen.set(id, { header, rev: revOf.get(id) ?? 0 });
+      // A header of layout 1 keeps the log's bounds itself.
+      const head = headOf.get(id) ??
+        { rev: 0, gen: 0, logStart: header.logStart ?? 0, nextLog: header.nextLog ?? 0 };
+      this.#seen.set(id, { spec: header.spec, head });
       const log = logOf.get(id) ?? [];
       const problem = !header.base
         ? "no state is stored"
-        : log.length !== header.nextLog - header.logStart
+        : log.length !== head.nextLog - head.logStart
         ? "its write log has gaps"
         : null;
       // A state that cannot be rebuilt comes with what could be read, for recovery.
@@ -294,32 +309,31 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
 
   async refresh(modelId: string, options: { full?: boolean } = {}): Promise<ModelRefresh> {
     const seen = this.#seen.get(modelId);
-    const from = seen?.header.nextLog ?? 0;
-    const [header, stored, entries, jobs, last] = await this.#store("readonly", (os) =>
+    const from = seen?.head.nextLog ?? 0;
+    const [exists, head, entries, jobs, last] = await this.#store("readonly", (os) =>
       Promise.all([
-        promisifyRequest<Header | undefined>(os.get(keys.header(modelId))),
-        promisifyRequest<number | undefined>(os.get(keys.rev(modelId))),
+        promisifyRequest(os.getKey(keys.header(modelId))).then((key) => key !== undefined),
+        promisifyRequest<Head | undefined>(os.get(keys.head(modelId))),
         promisifyRequest<LogEntry[]>(
           os.getAll(IDBKeyRange.bound(keys.log(modelId, from), [...keys.log(modelId), []])),
         ),
         valuesUnder<unknown>(os, keys.jobs(modelId)),
         lastUnder<AuditRecord>(os, keys.audit(modelId)),
       ]));
-    if (!header) {
+    if (!exists) {
       this.#seen.delete(modelId);
       return { kind: "deleted" };
     }
-    const rev = stored ?? 0;
-    if (seen && !options.full && rev === seen.rev) return { kind: "current" };
-    const replayable = seen && !options.full && (header.gen ?? 0) === (seen.header.gen ?? 0) &&
-      header.logStart <= from && entries.length === header.nextLog - from;
+    if (seen && !options.full && revisionOf(head) === seen.head.rev) return { kind: "current" };
+    const replayable = seen && head && !options.full && head.gen === seen.head.gen &&
+      head.logStart <= from && entries.length === head.nextLog - from;
     if (!replayable) {
       const [model] = await this.#readModels([modelId]);
       if (model) return { kind: "replaced", model };
       this.#seen.delete(modelId);
       return { kind: "deleted" };
     }
-    this.#seen.set(modelId, { header, rev });
+    this.#seen.set(modelId, { spec: seen.spec, head });
     return {
       kind: "commits",
       entries,
@@ -356,20 +370,22 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
   async #poll(): Promise<void> {
     if (!this.#listeners.size || this.#closed) return;
     try {
-      const [live, revs, jobs, leases] = await this.#store("readonly", (os) =>
+      const [live, heads, jobs, leases] = await this.#store("readonly", (os) =>
         Promise.all([
           keysUnder(os, ["model"]),
-          entriesUnder<number>(os, ["rev"]),
+          entriesUnder<Head>(os, ["head"]),
           valuesUnder<unknown>(os, ["job"]),
           entriesUnder<Lease>(os, ["lease"]),
         ]));
       if (this.#loaded) {
-        const stored = new Map(revs.map(([key, rev]) => [idOf(key), rev]));
+        const stored = new Map(heads.map(([key, head]) => [idOf(key), head.rev]));
         const vanished = new Set(this.#seen.keys());
         for (const key of live) {
           const id = idOf(key);
           vanished.delete(id);
-          if (this.#seen.get(id)?.rev !== (stored.get(id) ?? 0)) this.#emit({ type: "model", modelId: id });
+          if (this.#seen.get(id)?.head.rev !== (stored.get(id) ?? 0)) {
+            this.#emit({ type: "model", modelId: id });
+          }
         }
         for (const id of vanished) this.#emit({ type: "model", modelId: id });
       }
@@ -441,41 +457,35 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     const seen = this.#seen.get(id);
     const jobs = this.#jobWrites(id, options.jobs);
     if (jobs.put.length) await this.#alive;
+    const header: Header = { spec, base: state, baseAt: null };
     const doing = `save model '${id}'`;
-    let saved: Seen;
+    let head: Head;
     if (options.created) {
       // A created model starts clean: leftovers under its id belong to no live model. What is there is
       // replaced only when this store knew it (an unloadable model, say): another's creation wins.
       const dropped = [keys.log(id), keys.audit(id), keys.jobs(id), keys.lease(id)].map(prefixRange);
-      await this.#write({ delete: dropped, put: jobs.put }, doing, {
-        read: [keys.rev(id), keys.header(id)],
+      await this.#write({ delete: dropped, put: [[keys.header(id), header], ...jobs.put] }, doing, {
+        read: [keys.head(id), keys.header(id)],
         check: ([stored, existing]) => {
-          const rev = (stored as number | undefined) ?? 0;
-          if (existing !== undefined && rev !== seen?.rev) throw new StaleModelError(id);
-          saved = {
-            header: { spec, base: state, baseAt: null, logStart: 0, nextLog: 0, gen: rev + 1 },
-            rev: rev + 1,
-          };
-          return { put: [[keys.header(id), saved.header], [keys.rev(id), saved.rev]] };
+          const rev = revisionOf(stored);
+          if (existing !== undefined && rev !== seen?.head.rev) throw new StaleModelError(id);
+          head = { rev: rev + 1, gen: rev + 1, logStart: 0, nextLog: 0 };
+          return { put: [[keys.head(id), head]] };
         },
       });
     } else {
-      const { header: previous, rev } = this.#seenOrStale(id);
-      const start = previous.nextLog;
-      saved = {
-        header: { spec, base: state, baseAt: null, logStart: start, nextLog: start, gen: rev + 1 },
-        rev: rev + 1,
-      };
+      const { rev, nextLog } = this.#seenOrStale(id).head;
+      head = { rev: rev + 1, gen: rev + 1, logStart: nextLog, nextLog };
       await this.#write(
         {
           delete: [prefixRange(keys.log(id)), ...jobs.delete],
-          put: [[keys.header(id), saved.header], [keys.rev(id), saved.rev], ...jobs.put],
+          put: [[keys.header(id), header], [keys.head(id), head], ...jobs.put],
         },
         doing,
         this.#atRevision(id, rev),
       );
     }
-    this.#seen.set(id, saved!);
+    this.#seen.set(id, { spec, head: head! });
     this.#announce(id);
   }
 
@@ -486,28 +496,27 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     audit: AuditRecord | null,
     jobs?: JobChanges,
   ): Promise<void> {
-    const { header: stored, rev } = this.#seenOrStale(modelId);
-    const header: Header = { ...stored, nextLog: stored.nextLog + 1 };
+    const { spec, head: seen } = this.#seenOrStale(modelId);
+    const head: Head = { ...seen, rev: seen.rev + 1, nextLog: seen.nextLog + 1 };
     const writes = this.#jobWrites(modelId, jobs);
     if (writes.put.length) await this.#alive;
-    writes.put.push([keys.log(modelId, stored.nextLog), entry], [keys.rev(modelId), rev + 1]);
+    writes.put.push([keys.log(modelId, seen.nextLog), entry]);
     if (audit) writes.put.push([keys.audit(modelId, audit.sequence), audit]);
-    const logLength = header.nextLog - header.logStart;
+    const logLength = head.nextLog - head.logStart;
     if (logLength >= this.#threshold) {
       const point = states.checkpoint();
       const folded = logLength - point.following;
       if (folded >= this.#threshold) {
-        header.base = point.state();
-        header.baseAt = point.at;
-        header.logStart += folded;
+        writes.put.push([keys.header(modelId), { spec, base: point.state(), baseAt: point.at }]);
+        head.logStart += folded;
         writes.delete.push(
-          IDBKeyRange.bound(keys.log(modelId, 0), keys.log(modelId, header.logStart), false, true),
+          IDBKeyRange.bound(keys.log(modelId, 0), keys.log(modelId, head.logStart), false, true),
         );
       }
     }
-    writes.put.push([keys.header(modelId), header]);
-    await this.#write(writes, `record a change of model '${modelId}'`, this.#atRevision(modelId, rev));
-    this.#seen.set(modelId, { header, rev: rev + 1 });
+    writes.put.push([keys.head(modelId), head]);
+    await this.#write(writes, `record a change of model '${modelId}'`, this.#atRevision(modelId, seen.rev));
+    this.#seen.set(modelId, { spec, head });
     this.#announce(modelId);
   }
 
@@ -516,9 +525,14 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     if (!seen) return;
     const writes = this.#jobWrites(modelId, jobs);
     if (writes.put.length) await this.#alive;
-    writes.put.push([keys.rev(modelId), seen.rev + 1]);
-    await this.#write(writes, `record an effect of model '${modelId}'`, this.#atRevision(modelId, seen.rev));
-    this.#seen.set(modelId, { header: seen.header, rev: seen.rev + 1 });
+    const head = { ...seen.head, rev: seen.head.rev + 1 };
+    writes.put.push([keys.head(modelId), head]);
+    await this.#write(
+      writes,
+      `record an effect of model '${modelId}'`,
+      this.#atRevision(modelId, seen.head.rev),
+    );
+    this.#seen.set(modelId, { spec: seen.spec, head });
     this.#announce(modelId);
   }
 
@@ -529,13 +543,14 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
       { delete: [keys.header(modelId), ...everything.map(prefixRange)] },
       `delete model '${modelId}'`,
       {
-        read: [keys.rev(modelId), keys.header(modelId)],
+        read: [keys.head(modelId), keys.header(modelId)],
         check: ([stored, existing]) => {
           // Already deleted by another: nothing of it is left to delete.
           if (existing === undefined) return;
-          const rev = (stored as number | undefined) ?? 0;
-          if (rev !== seen?.rev) throw new StaleModelError(modelId);
-          return { put: [[keys.rev(modelId), rev + 1]] };
+          const rev = revisionOf(stored);
+          if (rev !== seen?.head.rev) throw new StaleModelError(modelId);
+          // The head stays, so that an id created again never repeats a revision.
+          return { put: [[keys.head(modelId), { rev: rev + 1, gen: rev + 1, logStart: 0, nextLog: 0 }]] };
         },
       },
     );
