@@ -35,11 +35,11 @@
  *   refreshes it (`refresh`: the log entries after the revision it saw, the
  *   outbox and the audit head, or the whole model after a save or a compaction
  *   past it).
- * - A message is lost to a tab that is frozen (background freezing, the
- *   back/forward cache) or not yet listening. So a poll, every second at most
- *   and at once when the page is shown or resumed, compares the stored
- *   revisions with the ones this store saw and reports every model that
- *   differs, appeared or vanished.
+ * - A message is lost to a tab the browser froze (in the background; the Web
+ *   Lock below keeps a page out of the back/forward cache) or that is not yet
+ *   listening. So a poll, every second at most and at once when the page is
+ *   shown or resumed, compares the stored revisions with the ones this store
+ *   saw and reports every model that differs, appeared or vanished.
  * - Jobs: the store whose write fires a job holds it (a lease until it is due
  *   plus `jobLeaseMs`); `claim` takes or renews a lease with a check-and-set in
  *   one transaction, so a job runs in one tab at a time. Each store holds a Web
