@@ -139,7 +139,8 @@ function apply(os: IDBObjectStore, writes: WriteSet | void): void {
 /**
  * Applies a {@link WriteSet} in one transaction; resolves once it is durable.
  * With a condition, its reads go first and every write is issued at once
- * behind them (no round trip): a refusal aborts the transaction, undoing them.
+ * behind them, not after their results: a refusal aborts the transaction,
+ * undoing them. (The commit still waits for the check to run in the page.)
  */
 export function writeAll(store: UseStore, writes: WriteSet, condition?: WriteCondition): Promise<void> {
   return store("readwrite", (os) =>

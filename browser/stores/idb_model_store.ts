@@ -25,8 +25,8 @@
  * ({@link StoreCoordination}):
  *
  * - A write to a model (commit, save, outbox change, deletion) reads the
- *   model's head inside its own readwrite transaction, queued before its
- *   writes (no extra transaction, no round trip), and aborts, writing nothing,
+ *   model's head inside its own readwrite transaction, its writes queued at
+ *   once behind the read (no extra transaction), and aborts, writing nothing,
  *   with {@link StaleModelError} when it is not the one this store last saw.
  *   IndexedDB runs readwrite transactions over one object store one at a time,
  *   across tabs too, so the check and the write are atomic.
@@ -397,7 +397,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
       for (const job of jobs.filter(isEffectJob)) {
         const lease = held.get(`${job.modelId}/${job.id}`);
         if (job.dueAt > now || (lease && !this.#free(lease, now, owners, ownersAt))) continue;
-        if (await this.#claim(job, 0, owners, now)) claimed.push(job);
+        if (await this.#claim(job, 0, owners, ownersAt)) claimed.push(job);
       }
       if (claimed.length) this.#emit({ type: "jobs", jobs: claimed });
     } catch {
