@@ -28,7 +28,10 @@ import { type Connection, openTabConnection } from "../host/connection.ts";
 
 /** Options of {@link createModelService}. */
 export interface EmbedServiceOptions {
-  /** The IndexedDB database (default `svc-embed`); `null` keeps models in memory only. */
+  /**
+   * The IndexedDB database (default `svc-embed`, the one the page's `<svc-model>` elements use);
+   * another name keeps the service's models apart; `null` keeps them in memory only.
+   */
   database?: string | null;
 }
 
@@ -37,7 +40,15 @@ export const EMBED_DATABASE = "svc-embed";
 
 let shared: Promise<Connection> | undefined;
 
-/** A new service running in this tab (its own database), for apps that manage models themselves. */
+/**
+ * A new service running in this tab, for apps that manage models themselves.
+ * By default it works on the page's models: it opens `svc-embed`, the database
+ * of the `<svc-model>` elements, so it sees the models they show and they show
+ * its writes. It is a writer of its own over that database, coordinated with
+ * the page-wide service and with other tabs as any two tabs are (no write
+ * lost, each effect run once; README "Storage in the tab"). Pass another
+ * `database` for models of its own, or `null` for memory only.
+ */
 export async function createModelService(options: EmbedServiceOptions = {}): Promise<ModelService> {
   const connection = await openTabConnection({
     database: options.database === undefined ? EMBED_DATABASE : options.database,

@@ -8,7 +8,9 @@
  * merged state, mutate, explain, graph, tests, audit, evolve (by hand or with
  * AI), snapshots and files. The selected model and panel live in the URL
  * fragment, the connection choice in local storage (the API key only for the
- * session), so a reload comes back to the same place.
+ * session), so a reload comes back to the same place. In the tab, another tab
+ * over the same database shows through without a reload: the models it
+ * creates or deletes, and its writes to the selected one.
  *
  * At `/pair` (a pairing link) the main area is the approve page
  * (`<svc-pairing>`); once the person approves, the tab connects to the server
@@ -120,6 +122,8 @@ export class Playground extends LitElement {
   /** On the approve page: the code the link carried (`""` for none); `null` elsewhere. */
   pairingCode: string | null = null;
   #unsubscribe?: () => void;
+  /** Stops following the in-tab service's list of models. */
+  #unlist?: () => void;
   #bump?: ReturnType<typeof setTimeout>;
   #poll?: ReturnType<typeof setInterval>;
 
@@ -142,6 +146,8 @@ export class Playground extends LitElement {
     this.status = choice.mode === "tab" ? "Opening the in-tab engine…" : `Connecting to ${choice.baseUrl}…`;
     const previous = this.connection;
     this.#watch(null);
+    this.#unlist?.();
+    this.#unlist = undefined;
     clearInterval(this.#poll);
     this.connection = undefined;
     await previous?.close();
@@ -166,6 +172,10 @@ export class Playground extends LitElement {
       }
       if (!this.models.includes(this.selected)) this.#select(choice.paired ? this.models[0] ?? "" : "");
       else this.#watch(this.selected);
+      // Other tabs over the same database create and delete models too: the service reports them.
+      this.#unlist = connection.service?.subscribe((event) => {
+        if (event.type === "created" || event.type === "deleted") void this.#refreshModels();
+      });
       if (choice.paired) this.#poll = setInterval(() => void this.#followSession(), PAIRED_POLL_MS);
     } catch (err) {
       const message = (err as Error).message;

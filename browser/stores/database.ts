@@ -12,8 +12,13 @@
 import { promisifyRequest, type UseStore } from "idb-keyval";
 import { ServiceError } from "../../engine/mod.ts";
 
-/** Schema version of the database layout. */
-export const DATABASE_VERSION = 1;
+/**
+ * Schema version of the database layout: 2 since models' revisions and log
+ * bounds moved to heads (idb_model_store.ts; a model of layout 1 is read as
+ * it is). A tab still running a layout-1 bundle cannot open a database of
+ * layout 2, so it cannot write without the revision checks.
+ */
+export const DATABASE_VERSION = 2;
 /** The object stores of the layout. */
 export const OBJECT_STORES = ["models", "blobs"] as const;
 
@@ -86,27 +91,79 @@ export interface WriteSet {
   delete?: (IDBValidKey | IDBKeyRange)[];
 }
 
+/**
+ * What a write reads and checks inside its own transaction, so that no other
+ * tab's write comes between (IndexedDB runs readwrite transactions over one
+ * object store one at a time, across tabs too).
+ */
+export interface WriteCondition {
+  /** Keys read before anything of the write. */
+  read: IDBValidKey[];
+  /**
+   * Given their values (`undefined` for an absent key): throws to write
+   * nothing (the write then rejects with {@link WriteRefused}), or returns
+   * writes made after the others.
+   */
+  check(values: unknown[]): WriteSet | void;
+}
+
+/** A write its {@link WriteCondition} refused: nothing was written; `reason` is what `check` threw. */
+export class WriteRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super(`write refused: ${(reason as Error)?.message ?? reason}`);
+    this.name = "WriteRefused";
+  }
+}
+
 /** {@link writeAll} with a failure turned into a {@link storageError} saying what could not be done. */
 export async function writeOrExplain(
   db: BrowserDatabase,
   store: UseStore,
   writes: WriteSet,
   doing: string,
+  condition?: WriteCondition,
 ): Promise<void> {
   try {
-    await writeAll(store, writes);
+    await writeAll(store, writes, condition);
   } catch (err) {
+    if (err instanceof WriteRefused) throw err.reason;
     throw storageError(err, doing, db.name);
   }
 }
 
-/** Applies a {@link WriteSet} in one transaction; resolves once it is durable. */
-export function writeAll(store: UseStore, writes: WriteSet): Promise<void> {
-  return store("readwrite", (os) => {
-    for (const key of writes.delete ?? []) os.delete(key);
-    for (const [key, value] of writes.put ?? []) os.put(value, key);
-    return promisifyRequest(os.transaction);
-  });
+function apply(os: IDBObjectStore, writes: WriteSet | void): void {
+  for (const key of writes?.delete ?? []) os.delete(key);
+  for (const [key, value] of writes?.put ?? []) os.put(value, key);
+}
+
+/**
+ * Applies a {@link WriteSet} in one transaction; resolves once it is durable.
+ * With a condition, its reads go first and every write is issued at once
+ * behind them, not after their results: a refusal aborts the transaction,
+ * undoing them. (The commit still waits for the check to run in the page.)
+ */
+export function writeAll(store: UseStore, writes: WriteSet, condition?: WriteCondition): Promise<void> {
+  return store("readwrite", (os) =>
+    new Promise<void>((resolve, reject) => {
+      const tx = os.transaction;
+      let refusal: WriteRefused | null = null;
+      if (condition) {
+        const reads = condition.read.map((key) => os.get(key));
+        reads.at(-1)!.onsuccess = () => {
+          try {
+            apply(os, condition.check(reads.map((read) => read.result)));
+          } catch (err) {
+            refusal = new WriteRefused(err);
+            tx.abort();
+          }
+        };
+      }
+      apply(os, writes);
+      tx.oncomplete = () => resolve();
+      // A failed request (a full quota) or the abort: the request's error, else the transaction's.
+      tx.onabort = tx.onerror = (event) =>
+        reject(refusal ?? (event.target as IDBRequest | IDBTransaction).error ?? tx.error);
+    }));
 }
 
 /** Every key starting with `prefix` (array keys: `[...prefix, anything]`). */
@@ -115,18 +172,38 @@ export function prefixRange(prefix: IDBValidKey[]): IDBKeyRange {
   return IDBKeyRange.bound(prefix, [...prefix, []]);
 }
 
+/** Values under a key prefix, in key order, read in transaction `os`. */
+export function valuesUnder<T>(os: IDBObjectStore, prefix: IDBValidKey[]): Promise<T[]> {
+  return promisifyRequest(os.getAll(prefixRange(prefix)) as IDBRequest<T[]>);
+}
+
+/** Keys under a key prefix, in order, read in transaction `os` (no value is read). */
+export function keysUnder(os: IDBObjectStore, prefix: IDBValidKey[]): Promise<IDBValidKey[][]> {
+  return promisifyRequest(os.getAllKeys(prefixRange(prefix)) as IDBRequest<IDBValidKey[][]>);
+}
+
+/** Keys and values under a key prefix, in key order, read in transaction `os`. */
+export async function entriesUnder<T>(
+  os: IDBObjectStore,
+  prefix: IDBValidKey[],
+): Promise<[IDBValidKey[], T][]> {
+  const [keys, values] = await Promise.all([keysUnder(os, prefix), valuesUnder<T>(os, prefix)]);
+  return keys.map((key, i) => [key, values[i]]);
+}
+
+/** The value with the highest key under a prefix, or `null`, read in transaction `os`. */
+export function lastUnder<T>(os: IDBObjectStore, prefix: IDBValidKey[]): Promise<T | null> {
+  return promisifyRequest(os.openCursor(prefixRange(prefix), "prev")).then((cursor) =>
+    cursor ? cursor.value as T : null
+  );
+}
+
 /** Values under a key prefix, in key order. */
 export function readRange<T>(store: UseStore, prefix: IDBValidKey[]): Promise<T[]> {
-  return store("readonly", (os) => promisifyRequest(os.getAll(prefixRange(prefix)) as IDBRequest<T[]>));
+  return store("readonly", (os) => valuesUnder<T>(os, prefix));
 }
 
 /** The value with the highest key under a prefix, or `null`. */
 export function readLast<T>(store: UseStore, prefix: IDBValidKey[]): Promise<T | null> {
-  return store(
-    "readonly",
-    (os) =>
-      promisifyRequest(os.openCursor(prefixRange(prefix), "prev")).then((cursor) =>
-        cursor ? cursor.value as T : null
-      ),
-  );
+  return store("readonly", (os) => lastUnder<T>(os, prefix));
 }

@@ -1,42 +1,85 @@
 /// <reference lib="dom" />
 /**
  * Models in IndexedDB, behind the engine's {@link ModelStore} port: the same
- * contract as memory and Deno KV (tests/storage/contract.ts).
+ * contract as memory and Deno KV, and, as PostgreSQL, a store shared by
+ * several writers (tests/storage/contract.ts).
  *
  * Keys in the `models` object store:
- * - `["model", id]`: the header `{spec, base, baseAt, logStart, nextLog}`;
+ * - `["model", id]`: the header `{spec, base, baseAt}`, written by a save and a compaction;
+ * - `["head", id]`: `{rev, gen, logStart, nextLog}`, written by every write to
+ *   the model: its revision (kept after a deletion, so an id created again never
+ *   repeats one), the revision of its last save, and the log's bounds (a header
+ *   of layout 1 holds them itself, its revision is 0);
  * - `["log", id, seq]`: committed writes after the base, `logStart <= seq < nextLog`;
  * - `["audit", id, sequence]`: the hash-chained audit trail, never compacted;
  * - `["job", id, jobId]`: the outbox, effect jobs fired and not yet settled;
+ * - `["lease", id, jobId]`: which store holds a job until when;
  * - `["recovery", id, n]`: states that could not be reconstructed, kept for an operator.
  *
  * A commit is one IndexedDB transaction holding its log entry, its audit record,
- * its outbox changes, the header and, every `compactionThreshold` entries, the
- * folded base state: it is all there after a reload or none of it is.
+ * its outbox changes, the head and, every `compactionThreshold` entries, the
+ * header with the folded base state: it is all there after a reload or none of it is.
+ *
+ * Sharing: every tab of the origin (and every service of one page) opening the
+ * database is a writer of its own, coordinated as PostgreSQL's instances are
+ * ({@link StoreCoordination}):
+ *
+ * - A write to a model (commit, save, outbox change, deletion) reads the
+ *   model's head inside its own readwrite transaction, its writes queued at
+ *   once behind the read (no extra transaction), and aborts, writing nothing,
+ *   with {@link StaleModelError} when it is not the one this store last saw.
+ *   IndexedDB runs readwrite transactions over one object store one at a time,
+ *   across tabs too, so the check and the write are atomic.
+ * - After a write, a message on the BroadcastChannel `svc-models:<database>`
+ *   names the model; the other stores report it (`watch`) and their service
+ *   refreshes it (`refresh`: the log entries after the revision it saw, the
+ *   outbox and the audit head, or the whole model after a save or a compaction
+ *   past it).
+ * - A message is lost to a tab the browser froze (in the background; the Web
+ *   Lock below keeps a page out of the back/forward cache) or that is not yet
+ *   listening. So a poll, every second at most and at once when the page is
+ *   shown or resumed, compares the stored revisions with the ones this store
+ *   saw and reports every model that differs, appeared or vanished.
+ * - Jobs: the store whose write fires a job holds it (a lease until it is due
+ *   plus `jobLeaseMs`); `claim` takes or renews a lease with a check-and-set in
+ *   one transaction, so a job runs in one tab at a time. Each store holds a Web
+ *   Lock while open, which the browser releases when its tab closes or
+ *   reloads: a lease whose holder's lock is gone is free at once, others when
+ *   they run out. The poll claims due jobs nobody holds and hands them to its
+ *   service.
  *
  * @module
  */
-import type { UseStore } from "idb-keyval";
+import { promisifyRequest, type UseStore } from "idb-keyval";
 import {
   type AuditQuery,
   type AuditRecord,
   type CommitStates,
   type LoadedModel,
   type LogEntry,
+  type ModelRefresh,
   type ModelSpec,
   type ModelStore,
   type PersistedState,
   type RecoveryRecord,
   type RecoverySummary,
+  StaleModelError,
+  type StoreChange,
+  type StoreCoordination,
   summarizeRecovery,
 } from "../../engine/mod.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import {
   type BrowserDatabase,
+  entriesUnder,
+  keysUnder,
+  lastUnder,
   prefixRange,
   readLast,
   readRange,
+  valuesUnder,
+  type WriteCondition,
   writeOrExplain,
   type WriteSet,
 } from "./database.ts";
@@ -46,81 +89,363 @@ interface Header {
   spec: ModelSpec;
   base: PersistedState | null;
   baseAt: number | null;
+  /** The log's bounds in layout 1 (before heads). */
+  logStart?: number;
+  nextLog?: number;
+}
+
+/** The stored head of a model: its revision, the revision of its last save, the log's bounds. */
+interface Head {
+  rev: number;
+  gen: number;
   logStart: number;
   nextLog: number;
+}
+
+/** What this store last saw of a model. */
+interface Seen {
+  spec: ModelSpec;
+  head: Head;
+}
+
+/** Who holds a job: a store (`owner`), since when and until when (epoch ms). */
+interface Lease {
+  owner: string;
+  since: number;
+  until: number;
 }
 
 /** Options of {@link IdbModelStore}. */
 export interface IdbModelStoreOptions {
   /** Log entries folded into the base state per compaction (default 100). */
   compactionThreshold?: number;
+  /** How long a job stays with the store that holds it past its due time, in ms (default 10 000). */
+  jobLeaseMs?: number;
   /** Called when the store is closed (releases the shared database). */
   onClose?: () => void;
 }
 
+/** Default of {@link IdbModelStoreOptions.jobLeaseMs}: a frozen tab keeps its jobs that long past their due time. */
+const DEFAULT_TAB_JOB_LEASE_MS = 10_000;
+
+/** Web Lock names of open stores: `svc-store:<owner>`. */
+const LIFE_LOCK = "svc-store:";
+
+/** What `claim`'s check throws when another live store holds the job (or it is gone). */
+const NOT_CLAIMABLE = new Error("the job is held elsewhere");
+
 const keys = {
   header: (id: string) => ["model", id],
+  head: (id: string) => ["head", id],
   log: (id: string, seq?: number) => seq === undefined ? ["log", id] : ["log", id, seq],
   audit: (id: string, sequence?: number) => sequence === undefined ? ["audit", id] : ["audit", id, sequence],
   jobs: (id: string, jobId?: string) => jobId === undefined ? ["job", id] : ["job", id, jobId],
+  lease: (id: string, jobId?: string) => jobId === undefined ? ["lease", id] : ["lease", id, jobId],
   recovery: (id?: string, n?: number) =>
     id === undefined ? ["recovery"] : n === undefined ? ["recovery", id] : ["recovery", id, n],
 };
 
-/** The puts and deletes of outbox changes. */
-function jobWrites(modelId: string, changes: JobChanges | undefined): Required<WriteSet> {
-  return {
-    put: (changes?.put ?? []).map((job) => [keys.jobs(modelId, job.id), job]),
-    delete: (changes?.remove ?? []).map((jobId) => keys.jobs(modelId, jobId)),
-  };
+/** The model id of a `[kind, id, …]` key. */
+const idOf = (key: IDBValidKey[]) => key[1] as string;
+
+/** The revision of a stored head (0 for a model of layout 1, or none). */
+const revisionOf = (head: unknown) => (head as Head | undefined)?.rev ?? 0;
+
+/** Groups `[key, value]` entries by the model id in their keys, keeping their order. */
+function byModel<T>(entries: [IDBValidKey[], T][]): Map<string, T[]> {
+  const grouped = new Map<string, T[]>();
+  for (const [key, value] of entries) {
+    const list = grouped.get(idOf(key));
+    if (list) list.push(value);
+    else grouped.set(idOf(key), [value]);
+  }
+  return grouped;
 }
 
-/** The IndexedDB model store. */
-export class IdbModelStore implements ModelStore {
+/** The owners of the stores open in this origin now; `null` where Web Locks are not offered. */
+async function liveOwners(): Promise<Set<string> | null> {
+  try {
+    const { held = [] } = await navigator.locks.query();
+    return new Set(
+      held.map((lock) => lock.name ?? "").filter((name) => name.startsWith(LIFE_LOCK)).map((name) =>
+        name.slice(LIFE_LOCK.length)
+      ),
+    );
+  } catch {
+    return null;
+  }
+}
+
+/** The IndexedDB model store, and the coordination of the writers sharing its database. */
+export class IdbModelStore implements ModelStore, StoreCoordination {
   readonly description: string;
   readonly #db: BrowserDatabase;
   readonly #store: UseStore;
   readonly #threshold: number;
+  readonly #leaseMs: number;
   readonly #onClose?: () => void;
-  readonly #headers = new Map<string, Header>();
+  readonly #seen = new Map<string, Seen>();
+  readonly #owner = crypto.randomUUID();
+  readonly #channel: BroadcastChannel | null;
+  readonly #listeners = new Set<(change: StoreChange) => void>();
+  /** Resolves once this store holds its Web Lock (at once where there are none). */
+  readonly #alive: Promise<void>;
+  #endLife: () => void = () => {};
+  #loaded = false;
+  #poller: ReturnType<typeof setInterval> | null = null;
+  #polling: Promise<void> | null = null;
+  #stopWaking: () => void = () => {};
   #closed = false;
 
   constructor(db: BrowserDatabase, options: IdbModelStoreOptions = {}) {
     this.#db = db;
     this.#store = db.models;
     this.#threshold = options.compactionThreshold ?? 100;
+    this.#leaseMs = options.jobLeaseMs ?? DEFAULT_TAB_JOB_LEASE_MS;
     this.#onClose = options.onClose;
     this.description = `indexeddb (${db.name})`;
+    this.#channel = typeof BroadcastChannel === "function"
+      ? new BroadcastChannel(`svc-models:${db.name}`)
+      : null;
+    this.#alive = new Promise<void>((granted) => {
+      const open = new Promise<void>((end) => (this.#endLife = end));
+      // Without Web Locks (an opaque origin, an old browser) leases only run out.
+      try {
+        navigator.locks.request(`${LIFE_LOCK}${this.#owner}`, () => (granted(), open)).catch(() => granted());
+      } catch {
+        granted();
+      }
+    });
   }
 
-  #write(writes: WriteSet, doing: string): Promise<void> {
-    return writeOrExplain(this.#db, this.#store, writes, doing);
+  get coordination(): StoreCoordination {
+    return this;
   }
 
-  async load(): Promise<LoadedModel[]> {
-    const headers = await readRange<Header>(this.#store, ["model"]);
-    const loaded: LoadedModel[] = [];
-    for (const header of headers) {
+  #write(writes: WriteSet, doing: string, condition?: WriteCondition): Promise<void> {
+    return writeOrExplain(this.#db, this.#store, writes, doing, condition);
+  }
+
+  /** The condition of a write to a model this store saw at revision `rev`: refused when it moved on since. */
+  #atRevision(id: string, rev: number): WriteCondition {
+    return {
+      read: [keys.head(id)],
+      check: ([stored]) => {
+        if (revisionOf(stored) !== rev) throw new StaleModelError(id);
+      },
+    };
+  }
+
+  #seenOrStale(id: string): Seen {
+    const seen = this.#seen.get(id);
+    if (!seen) throw new StaleModelError(id);
+    return seen;
+  }
+
+  /** Tells the other stores sharing the database that a model changed (after its transaction completed). */
+  #announce(id: string): void {
+    this.#channel?.postMessage({ m: id });
+  }
+
+  /** A lease of `job` to this store, from `now` until `holdMs` past its due time plus the lease time. */
+  #lease(job: EffectJob, holdMs: number, now: number): Lease {
+    return { owner: this.#owner, since: now, until: Math.max(job.dueAt, now) + holdMs + this.#leaseMs };
+  }
+
+  /** The puts and deletes of outbox changes: a job put is held by this store, a removed one is released. */
+  #jobWrites(modelId: string, changes: JobChanges | undefined): Required<WriteSet> {
+    const now = Date.now();
+    const put: [IDBValidKey, unknown][] = [];
+    for (const job of changes?.put ?? []) {
+      put.push([keys.jobs(modelId, job.id), job], [keys.lease(modelId, job.id), this.#lease(job, 0, now)]);
+    }
+    const released = (changes?.remove ?? []).map((
+      jobId,
+    ) => [keys.jobs(modelId, jobId), keys.lease(modelId, jobId)]);
+    return { put, delete: released.flat() };
+  }
+
+  /** Every model of `scope` (all, or one id) as stored, read in one transaction; what was read becomes what this store saw. */
+  async #readModels(scope: [] | [string]): Promise<LoadedModel[]> {
+    const [headers, heads, logs, jobs] = await this.#store("readonly", (os) =>
+      Promise.all([
+        valuesUnder<Header>(os, ["model", ...scope]),
+        entriesUnder<Head>(os, ["head", ...scope]),
+        entriesUnder<LogEntry>(os, ["log", ...scope]),
+        entriesUnder<unknown>(os, ["job", ...scope]),
+      ]));
+    const headOf = new Map(heads.map(([key, head]) => [idOf(key), head]));
+    const logOf = byModel(logs);
+    const jobsOf = byModel(jobs);
+    return headers.map((header) => {
       const id = header.spec.id;
-      this.#headers.set(id, header);
-      const log = await readRange<LogEntry>(this.#store, keys.log(id));
-      const jobs = (await readRange<EffectJob>(this.#store, keys.jobs(id))).filter(isEffectJob);
+      // A header of layout 1 keeps the log's bounds itself.
+      const head = headOf.get(id) ??
+        { rev: 0, gen: 0, logStart: header.logStart ?? 0, nextLog: header.nextLog ?? 0 };
+      this.#seen.set(id, { spec: header.spec, head });
+      const log = logOf.get(id) ?? [];
       const problem = !header.base
         ? "no state is stored"
-        : log.length !== header.nextLog - header.logStart
+        : log.length !== head.nextLog - head.logStart
         ? "its write log has gaps"
         : null;
       // A state that cannot be rebuilt comes with what could be read, for recovery.
-      loaded.push({
+      return {
         spec: header.spec,
         base: header.base,
         baseAt: header.baseAt,
         log,
-        jobs,
+        jobs: (jobsOf.get(id) ?? []).filter(isEffectJob),
         ...problem ? { problem } : {},
-      });
-    }
+      };
+    });
+  }
+
+  async load(): Promise<LoadedModel[]> {
+    const loaded = await this.#readModels([]);
+    this.#loaded = true;
     return loaded;
+  }
+
+  async refresh(modelId: string, options: { full?: boolean } = {}): Promise<ModelRefresh> {
+    const seen = this.#seen.get(modelId);
+    const from = seen?.head.nextLog ?? 0;
+    const [exists, head, entries, jobs, last] = await this.#store("readonly", (os) =>
+      Promise.all([
+        promisifyRequest(os.getKey(keys.header(modelId))).then((key) => key !== undefined),
+        promisifyRequest<Head | undefined>(os.get(keys.head(modelId))),
+        promisifyRequest<LogEntry[]>(
+          os.getAll(IDBKeyRange.bound(keys.log(modelId, from), [...keys.log(modelId), []])),
+        ),
+        valuesUnder<unknown>(os, keys.jobs(modelId)),
+        lastUnder<AuditRecord>(os, keys.audit(modelId)),
+      ]));
+    if (!exists) {
+      this.#seen.delete(modelId);
+      return { kind: "deleted" };
+    }
+    if (seen && !options.full && revisionOf(head) === seen.head.rev) return { kind: "current" };
+    const replayable = seen && head && !options.full && head.gen === seen.head.gen &&
+      head.logStart <= from && entries.length === head.nextLog - from;
+    if (!replayable) {
+      const [model] = await this.#readModels([modelId]);
+      if (model) return { kind: "replaced", model };
+      this.#seen.delete(modelId);
+      return { kind: "deleted" };
+    }
+    this.#seen.set(modelId, { spec: seen.spec, head });
+    return {
+      kind: "commits",
+      entries,
+      jobs: jobs.filter(isEffectJob),
+      auditHead: last ? { sequence: last.sequence, hash: last.hash } : null,
+    };
+  }
+
+  watch(listener: (change: StoreChange) => void): Promise<() => void> {
+    this.#listeners.add(listener);
+    if (!this.#poller && !this.#closed) {
+      if (this.#channel) {
+        this.#channel.onmessage = (event: MessageEvent) => {
+          const id = (event.data as { m?: unknown } | null)?.m;
+          if (typeof id === "string") this.#emit({ type: "model", modelId: id });
+        };
+      }
+      this.#poller = setInterval(() => this.#pollNow(), Math.max(100, Math.min(1000, this.#leaseMs / 4)));
+      this.#stopWaking = onWake(() => this.#pollNow());
+    }
+    return Promise.resolve(() => this.#listeners.delete(listener));
+  }
+
+  #emit(change: StoreChange): void {
+    for (const listener of this.#listeners) listener(change);
+  }
+
+  #pollNow(): void {
+    // One poll at a time: a slow one is not queued behind by the next ticks.
+    this.#polling ??= this.#poll().finally(() => (this.#polling = null));
+  }
+
+  /** Reports the models whose revision this store has not seen, and claims and hands over due jobs nobody holds. */
+  async #poll(): Promise<void> {
+    if (!this.#listeners.size || this.#closed) return;
+    try {
+      const [live, heads, jobs, leases] = await this.#store("readonly", (os) =>
+        Promise.all([
+          keysUnder(os, ["model"]),
+          entriesUnder<Head>(os, ["head"]),
+          valuesUnder<unknown>(os, ["job"]),
+          entriesUnder<Lease>(os, ["lease"]),
+        ]));
+      if (this.#loaded) {
+        const stored = new Map(heads.map(([key, head]) => [idOf(key), head.rev]));
+        const vanished = new Set(this.#seen.keys());
+        for (const key of live) {
+          const id = idOf(key);
+          vanished.delete(id);
+          if (this.#seen.get(id)?.head.rev !== (stored.get(id) ?? 0)) {
+            this.#emit({ type: "model", modelId: id });
+          }
+        }
+        for (const id of vanished) this.#emit({ type: "model", modelId: id });
+      }
+      const held = new Map(leases.map(([key, lease]) => [`${idOf(key)}/${key[2]}`, lease]));
+      const ownersAt = Date.now();
+      const owners = await liveOwners();
+      const now = Date.now();
+      const claimed: EffectJob[] = [];
+      for (const job of jobs.filter(isEffectJob)) {
+        const lease = held.get(`${job.modelId}/${job.id}`);
+        if (job.dueAt > now || (lease && !this.#free(lease, now, owners, ownersAt))) continue;
+        if (await this.#claim(job, 0, owners, ownersAt)) claimed.push(job);
+      }
+      if (claimed.length) this.#emit({ type: "jobs", jobs: claimed });
+    } catch {
+      // The database closed under the poll (another tab upgrading it, this store closing): the next one tries again.
+    }
+  }
+
+  /**
+   * Whether a lease is free to take now: it ran out, or its holder is gone (its
+   * Web Lock is not held, and it took the lease before `ownersAt`, when `owners`
+   * was read; without Web Locks every holder counts as alive).
+   */
+  #free(lease: Lease, now: number, owners: Set<string> | null, ownersAt: number): boolean {
+    if (lease.until < now) return true;
+    return lease.owner !== this.#owner && owners !== null && !owners.has(lease.owner) &&
+      lease.since < ownersAt;
+  }
+
+  claim(job: EffectJob, holdMs: number): Promise<boolean> {
+    const ownersAt = Date.now();
+    return liveOwners().then((owners) => this.#claim(job, holdMs, owners, ownersAt));
+  }
+
+  async #claim(
+    job: EffectJob,
+    holdMs: number,
+    owners: Set<string> | null,
+    ownersAt: number,
+  ): Promise<boolean> {
+    await this.#alive;
+    const leaseKey = keys.lease(job.modelId, job.id);
+    try {
+      await this.#write({}, `claim effect '${job.effectId}' of model '${job.modelId}'`, {
+        read: [keys.jobs(job.modelId, job.id), leaseKey],
+        check: ([stored, current]) => {
+          const now = Date.now();
+          const lease = current as Lease | undefined;
+          const heldElsewhere = lease && lease.owner !== this.#owner &&
+            !this.#free(lease, now, owners, ownersAt);
+          if (stored === undefined || heldElsewhere) throw NOT_CLAIMABLE;
+          return { put: [[leaseKey, this.#lease(job, holdMs, now)]] };
+        },
+      });
+      return true;
+    } catch (err) {
+      if (err === NOT_CLAIMABLE) return false;
+      throw err;
+    }
   }
 
   async save(
@@ -129,19 +454,39 @@ export class IdbModelStore implements ModelStore {
     options: { created?: boolean; jobs?: JobChanges } = {},
   ): Promise<void> {
     const id = spec.id;
-    const previous = options.created ? undefined : this.#headers.get(id);
-    const start = previous?.nextLog ?? 0;
-    const header: Header = { spec, base: state, baseAt: null, logStart: start, nextLog: start };
-    const jobs = jobWrites(id, options.jobs);
-    await this.#write({
-      // A created model starts clean: leftovers under its id belong to no live model.
-      delete: [
-        prefixRange(keys.log(id)),
-        ...options.created ? [prefixRange(keys.audit(id)), prefixRange(keys.jobs(id))] : jobs.delete,
-      ],
-      put: [[keys.header(id), header], ...jobs.put],
-    }, `save model '${id}'`);
-    this.#headers.set(id, header);
+    const seen = this.#seen.get(id);
+    const jobs = this.#jobWrites(id, options.jobs);
+    if (jobs.put.length) await this.#alive;
+    const header: Header = { spec, base: state, baseAt: null };
+    const doing = `save model '${id}'`;
+    let head: Head;
+    if (options.created) {
+      // A created model starts clean: leftovers under its id belong to no live model. What is there is
+      // replaced only when this store knew it (an unloadable model, say): another's creation wins.
+      const dropped = [keys.log(id), keys.audit(id), keys.jobs(id), keys.lease(id)].map(prefixRange);
+      await this.#write({ delete: dropped, put: [[keys.header(id), header], ...jobs.put] }, doing, {
+        read: [keys.head(id), keys.header(id)],
+        check: ([stored, existing]) => {
+          const rev = revisionOf(stored);
+          if (existing !== undefined && rev !== seen?.head.rev) throw new StaleModelError(id);
+          head = { rev: rev + 1, gen: rev + 1, logStart: 0, nextLog: 0 };
+          return { put: [[keys.head(id), head]] };
+        },
+      });
+    } else {
+      const { rev, nextLog } = this.#seenOrStale(id).head;
+      head = { rev: rev + 1, gen: rev + 1, logStart: nextLog, nextLog };
+      await this.#write(
+        {
+          delete: [prefixRange(keys.log(id)), ...jobs.delete],
+          put: [[keys.header(id), header], [keys.head(id), head], ...jobs.put],
+        },
+        doing,
+        this.#atRevision(id, rev),
+      );
+    }
+    this.#seen.set(id, { spec, head: head! });
+    this.#announce(id);
   }
 
   async commit(
@@ -151,45 +496,66 @@ export class IdbModelStore implements ModelStore {
     audit: AuditRecord | null,
     jobs?: JobChanges,
   ): Promise<void> {
-    const stored = this.#headers.get(modelId);
-    if (!stored) throw new Error(`model '${modelId}' is not in the IndexedDB store`);
-    const header: Header = { ...stored, nextLog: stored.nextLog + 1 };
-    const writes = jobWrites(modelId, jobs);
-    writes.put.push([keys.log(modelId, stored.nextLog), entry]);
+    const { spec, head: seen } = this.#seenOrStale(modelId);
+    const head: Head = { ...seen, rev: seen.rev + 1, nextLog: seen.nextLog + 1 };
+    const writes = this.#jobWrites(modelId, jobs);
+    if (writes.put.length) await this.#alive;
+    writes.put.push([keys.log(modelId, seen.nextLog), entry]);
     if (audit) writes.put.push([keys.audit(modelId, audit.sequence), audit]);
-    const logLength = header.nextLog - header.logStart;
+    const logLength = head.nextLog - head.logStart;
     if (logLength >= this.#threshold) {
       const point = states.checkpoint();
       const folded = logLength - point.following;
       if (folded >= this.#threshold) {
-        header.base = point.state();
-        header.baseAt = point.at;
-        header.logStart += folded;
+        writes.put.push([keys.header(modelId), { spec, base: point.state(), baseAt: point.at }]);
+        head.logStart += folded;
         writes.delete.push(
-          IDBKeyRange.bound(keys.log(modelId, 0), keys.log(modelId, header.logStart), false, true),
+          IDBKeyRange.bound(keys.log(modelId, 0), keys.log(modelId, head.logStart), false, true),
         );
       }
     }
-    writes.put.push([keys.header(modelId), header]);
-    await this.#write(writes, `record a change of model '${modelId}'`);
-    this.#headers.set(modelId, header);
+    writes.put.push([keys.head(modelId), head]);
+    await this.#write(writes, `record a change of model '${modelId}'`, this.#atRevision(modelId, seen.rev));
+    this.#seen.set(modelId, { spec, head });
+    this.#announce(modelId);
   }
 
   async updateJobs(modelId: string, jobs: JobChanges): Promise<void> {
-    if (!this.#headers.has(modelId)) return;
-    await this.#write(jobWrites(modelId, jobs), `record an effect of model '${modelId}'`);
+    const seen = this.#seen.get(modelId);
+    if (!seen) return;
+    const writes = this.#jobWrites(modelId, jobs);
+    if (writes.put.length) await this.#alive;
+    const head = { ...seen.head, rev: seen.head.rev + 1 };
+    writes.put.push([keys.head(modelId), head]);
+    await this.#write(
+      writes,
+      `record an effect of model '${modelId}'`,
+      this.#atRevision(modelId, seen.head.rev),
+    );
+    this.#seen.set(modelId, { spec: seen.spec, head });
+    this.#announce(modelId);
   }
 
   async delete(modelId: string): Promise<void> {
-    await this.#write({
-      delete: [
-        keys.header(modelId),
-        prefixRange(keys.log(modelId)),
-        prefixRange(keys.audit(modelId)),
-        prefixRange(keys.jobs(modelId)),
-      ],
-    }, `delete model '${modelId}'`);
-    this.#headers.delete(modelId);
+    const seen = this.#seen.get(modelId);
+    const everything = [keys.log(modelId), keys.audit(modelId), keys.jobs(modelId), keys.lease(modelId)];
+    await this.#write(
+      { delete: [keys.header(modelId), ...everything.map(prefixRange)] },
+      `delete model '${modelId}'`,
+      {
+        read: [keys.head(modelId), keys.header(modelId)],
+        check: ([stored, existing]) => {
+          // Already deleted by another: nothing of it is left to delete.
+          if (existing === undefined) return;
+          const rev = revisionOf(stored);
+          if (rev !== seen?.head.rev) throw new StaleModelError(modelId);
+          // The head stays, so that an id created again never repeats a revision.
+          return { put: [[keys.head(modelId), { rev: rev + 1, gen: rev + 1, logStart: 0, nextLog: 0 }]] };
+        },
+      },
+    );
+    this.#seen.delete(modelId);
+    this.#announce(modelId);
   }
 
   lastAudit(modelId: string): Promise<AuditRecord | null> {
@@ -232,11 +598,34 @@ export class IdbModelStore implements ModelStore {
     return kept.length;
   }
 
-  close(): Promise<void> {
-    if (!this.#closed) {
-      this.#closed = true;
-      this.#onClose?.();
-    }
-    return Promise.resolve();
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#listeners.clear();
+    if (this.#poller !== null) clearInterval(this.#poller);
+    this.#stopWaking();
+    await this.#polling;
+    this.#channel?.close();
+    this.#endLife();
+    this.#onClose?.();
   }
+}
+
+/**
+ * Calls `wake` when the page is shown again (back from the back/forward cache,
+ * a background tab brought forward, a frozen one resumed): what it missed
+ * meanwhile is found at once. Returns the function that stops it.
+ */
+function onWake(wake: () => void): () => void {
+  const doc = globalThis.document;
+  if (!doc) return () => {};
+  const visible = () => doc.visibilityState === "visible" && wake();
+  globalThis.addEventListener("pageshow", wake);
+  doc.addEventListener("visibilitychange", visible);
+  doc.addEventListener("resume", wake);
+  return () => {
+    globalThis.removeEventListener("pageshow", wake);
+    doc.removeEventListener("visibilitychange", visible);
+    doc.removeEventListener("resume", wake);
+  };
 }

@@ -25,6 +25,8 @@ export interface BrowserStorage {
 export interface BrowserStorageOptions {
   /** Log entries folded per compaction (default 100). */
   compactionThreshold?: number;
+  /** How long a job stays with the tab that holds it past its due time, in ms (default 10 000). */
+  jobLeaseMs?: number;
   /** The IndexedDB factory (default `globalThis.indexedDB`). */
   indexedDB?: IDBFactory;
 }
@@ -40,7 +42,11 @@ export async function openBrowserStorage(
     if (--open === 0) db.close();
   };
   return {
-    store: new IdbModelStore(db, { compactionThreshold: options.compactionThreshold, onClose: release }),
+    store: new IdbModelStore(db, {
+      compactionThreshold: options.compactionThreshold,
+      jobLeaseMs: options.jobLeaseMs,
+      onClose: release,
+    }),
     blobs: new IdbBlobStore(db, { onClose: release }),
   };
 }

@@ -3,11 +3,11 @@
  * implementations live in `memory.ts`; the server adds Deno KV, a filesystem
  * and PostgreSQL, the browser IndexedDB, behind the same interfaces.
  *
- * A store that several processes share (PostgreSQL) adds a
- * {@link StoreCoordination}: its writes refuse to build on a model another
- * process has changed since ({@link StaleModelError}), and it tells the service
- * what changed and which effect jobs this process may run. A store with one
- * writer has none ({@link SINGLE_WRITER} stands in).
+ * A store that several processes share (PostgreSQL; IndexedDB, shared by a
+ * browser's tabs) adds a {@link StoreCoordination}: its writes refuse to build
+ * on a model another process has changed since ({@link StaleModelError}), and
+ * it tells the service what changed and which effect jobs this process may run.
+ * A store with one writer has none ({@link SINGLE_WRITER} stands in).
  *
  * @module
  */

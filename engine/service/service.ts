@@ -279,8 +279,16 @@ export class ModelService implements ModelApi {
     // first compile; without them (offline and not cached) expressions are interpreted.
     await loadClosureCompiler().catch(() => {});
     const service = new ModelService(options);
-    service.#unwatch = await service.#coordination.watch((change) => service.#onStoreChange(change));
+    // Changes reported while the stored models load wait until they are all built: a refresh or an
+    // adoption racing the load could pair a runtime with a revision it does not reflect.
+    let early: StoreChange[] | null = [];
+    service.#unwatch = await service.#coordination.watch((change) =>
+      early ? early.push(change) : service.#onStoreChange(change)
+    );
     await service.#loadStored();
+    const reported = early;
+    early = null;
+    for (const change of reported) service.#onStoreChange(change);
     // Jobs another live process holds are refused when they fall due (`claim` in begin).
     for (const slot of service.#slots.values()) {
       service.#dispatcher?.enqueue([...slot.jobs.values()]);

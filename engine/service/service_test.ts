@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { rejectsWith, serviceOf } from "../_test_utils.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import { MemoryAuditTrail, MemoryModelStore } from "./memory.ts";
-import { type MutationOutcome, referencedBlobs, type ServiceEvent } from "./service.ts";
+import type { ModelSpec } from "../model/types.ts";
+import type { StoreChange, StoreCoordination } from "./ports.ts";
+import { ModelService, type MutationOutcome, referencedBlobs, type ServiceEvent } from "./service.ts";
 
 const spec = (id: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -520,4 +522,37 @@ Deno.test("a failing subscriber does not break the write", async () => {
   await service.mutate("m", { "$.qty": 1 });
   assert.equal(await service.getField("m", "$.qty"), 1);
   assert.ok(warnings.some((w) => w.includes("listener broke")));
+});
+
+Deno.test("a store change reported while the stored models load is handled once they are built", async () => {
+  /** A shared store whose other process announces a change of `m` in the middle of the load. */
+  class AnnouncingStore extends MemoryModelStore {
+    listener: (change: StoreChange) => void = () => {};
+    refreshes: { modelId: string; full: boolean }[] = [];
+    readonly coordination: StoreCoordination = {
+      refresh: (modelId, options) => {
+        this.refreshes.push({ modelId, full: options?.full ?? false });
+        return Promise.resolve({ kind: "current" });
+      },
+      watch: (listener) => {
+        this.listener = listener;
+        return Promise.resolve(() => {});
+      },
+      claim: () => Promise.resolve(true),
+    };
+    override load() {
+      this.listener({ type: "model", modelId: "m" });
+      return Promise.resolve([{
+        spec: spec("m") as ModelSpec,
+        base: { doc: {}, meta: [], stale: [] },
+        log: [],
+      }]);
+    }
+  }
+  const store = new AnnouncingStore();
+  const service = await ModelService.open({ store });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  // The loaded model is caught up in its queue, not loaded a second time as one another process created.
+  assert.deepEqual(store.refreshes, [{ modelId: "m", full: false }]);
+  assert.deepEqual(await service.listModels(), ["m"]);
 });

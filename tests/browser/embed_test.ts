@@ -3,7 +3,8 @@
  * and one `<svc-model src="order.json">` element runs the model in the page;
  * fields by label, derived values, the page's own `svc-commit` listener, the
  * JS API (`mutate`) updating the element live, state kept across a reload
- * (IndexedDB), accessible, no console errors.
+ * (IndexedDB), a service of `createModelService()` working on the element's
+ * model, accessible, no console errors.
  *
  * @module
  */
@@ -45,6 +46,15 @@ Deno.test("embedding: one script and one element in a plain page", async () => {
     await model.getByText("€55.00").waitFor();
     assert.equal(await model.getByLabel("Quantity").inputValue(), "4");
     assert.equal(await model.getByLabel("Express delivery").isChecked(), true);
+
+    // createModelService() works on the page's models: a write through it reaches the element.
+    await page.evaluate(async () => {
+      const embed = await import("/svc-embed.js");
+      const service = await embed.createModelService();
+      await service.mutate("embed-order", { "$.qty": 6 });
+    });
+    await model.getByText("€75.00").waitFor();
+    assert.equal(await model.getByLabel("Quantity").inputValue(), "6");
     assert.deepEqual(errors, []);
   } finally {
     await build.remove();

@@ -2,23 +2,29 @@
 /**
  * The page side of the IndexedDB storage contract: bundled with the contract
  * and browser/stores, it exposes `window.storageContract` to run one case by
- * name in Chromium, each on its own fresh database.
+ * name in Chromium, each on its own fresh database; with them a case of
+ * IndexedDB's own (a database of an earlier layout opened by this one).
  *
  * @module
  */
 import { openBrowserStorage } from "../../browser/stores/mod.ts";
-import { contractCases, type StorageBackend } from "./contract.ts";
+import type { LogEntry } from "../../engine/mod.ts";
+import { contractCases, same, type StorageBackend } from "./contract.ts";
 
 let databases = 0;
 
-/** IndexedDB as a contract backend: every fixture is a new database, deleted afterwards. */
+/**
+ * IndexedDB as a contract backend: every fixture is a new database, deleted afterwards. Shared: two
+ * stores opened over one database in the page coordinate as two tabs do.
+ */
 const INDEXEDDB: StorageBackend = {
   name: "indexeddb",
-  capabilities: ["durable"],
+  capabilities: ["durable", "shared"],
   fresh() {
     const name = `storage-contract-${databases++}`;
     return Promise.resolve({
-      open: ({ compactionThreshold }) => openBrowserStorage(name, { compactionThreshold }),
+      open: ({ compactionThreshold, jobLeaseMs }) =>
+        openBrowserStorage(name, { compactionThreshold, jobLeaseMs }),
       dispose: () =>
         new Promise<void>((resolve, reject) => {
           const request = indexedDB.deleteDatabase(name);
@@ -29,7 +35,58 @@ const INDEXEDDB: StorageBackend = {
   },
 };
 
-const cases = contractCases(INDEXEDDB);
+/** Runs `write` on the `models` object store of a new database `name` of layout 1 (before heads). */
+function layoutOne(name: string, write: (models: IDBObjectStore) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.open(name, 1);
+    request.onupgradeneeded = () => {
+      request.result.createObjectStore("blobs");
+      write(request.result.createObjectStore("models"));
+    };
+    request.onsuccess = () => (request.result.close(), resolve());
+    request.onerror = () => reject(request.error);
+  });
+}
+
+/** Cases of IndexedDB alone: its layout history. */
+const LAYOUT_CASES = [{
+  name: "indexeddb storage: a model stored by layout 1 loads after the upgrade and takes commits",
+  async run() {
+    const name = `storage-layout-${databases++}`;
+    const spec = { id: "old", schema: { type: "object", properties: { qty: { type: "integer" } } } };
+    const entry = (qty: number) => ({ at: qty, source: "client", request: { "$.qty": qty } });
+    await layoutOne(name, (models) => {
+      const base = { doc: {}, meta: [], stale: [] };
+      models.put({ spec, base, baseAt: null, logStart: 0, nextLog: 1 }, ["model", "old"]);
+      models.put(entry(1), ["log", "old", 0]);
+    });
+    try {
+      const open = () => openBrowserStorage(name, { compactionThreshold: 100 });
+      const first = await open();
+      const [loaded] = await first.store.load();
+      same({ log: loaded.log, problem: loaded.problem }, { log: [entry(1)] }, "the layout-1 model");
+      const state = { doc: { qty: 2 }, meta: [], stale: [] };
+      const states = {
+        current: () => state,
+        checkpoint: () => ({ at: null, following: 2, state: () => state }),
+      };
+      await first.store.commit("old", entry(2) as LogEntry, states, null);
+      await first.store.close();
+      await first.blobs.close();
+      const second = await open();
+      same((await second.store.load())[0].log, [entry(1), entry(2)], "its log after a commit");
+      await second.store.close();
+      await second.blobs.close();
+    } finally {
+      await new Promise((resolve) => {
+        const request = indexedDB.deleteDatabase(name);
+        request.onsuccess = request.onerror = resolve;
+      });
+    }
+  },
+}];
+
+const cases = [...contractCases(INDEXEDDB), ...LAYOUT_CASES];
 
 /** What the test drives. */
 export interface StorageContractPage {
