@@ -30,7 +30,9 @@
  * (two keys, each in the `kv` table and its expiration index); consecutive
  * commits under `["L"]` share their pages. Compaction moves the folded entries'
  * audit records to their own keys (consecutive keys of one model) in the
- * staged write that moves the header, and keeps the log entries after the
+ * staged write that moves the header (records up to 16 KiB are kept in memory
+ * from their commit until then, since reading them back cost a single-model
+ * load more than the key saved), and keeps the log entries after the
  * oldest retained history state, so replaying them at startup rebuilds history
  * with its timestamps. A log entry lost whole (deleted or unreadable) takes
  * its audit record with it: verify names it unless it was the newest, like
@@ -108,7 +110,15 @@ interface LiveEntry {
   keys: Deno.KvKey[];
   /** The sequence of the audit record it carries, if any. */
   audit: number | null;
+  /**
+   * That record's bytes, kept from the commit when small ({@link KEPT_AUDIT_BYTES}) so
+   * compaction need not read them back (Deno KV reads cost ~150 µs a key here).
+   */
+  auditBytes?: Uint8Array;
 }
+
+/** Largest audit record kept in memory until its log entry is folded. */
+const KEPT_AUDIT_BYTES = 16 * 1024;
 
 /** What the store tracks of a stored model (one writer per database). */
 interface StoredModel {
@@ -435,11 +445,16 @@ export class KvModelStore implements ModelStore {
    */
   async #auditToOwnKeys(id: string, entries: readonly LiveEntry[]): Promise<KvMutation[]> {
     const carrying = entries.filter((entry) => entry.audit !== null);
-    const stored = await readRecordsAt(this.#kv, carrying);
-    return carrying.flatMap((entry, i) => {
+    const unkept = carrying.filter((entry) => !entry.auditBytes);
+    const stored = await readRecordsAt(this.#kv, unkept);
+    const read = new Map(unkept.map((entry, i) => {
       const value = storedEntryValue(stored[i]);
-      if (!value || !("audit" in value)) return [];
-      const record = recordMutations([...kvKeys.audit(id), entry.audit!], encodeJson(value.audit));
+      return [entry, value && "audit" in value ? encodeJson(value.audit) : null];
+    }));
+    return carrying.flatMap((entry) => {
+      const bytes = entry.auditBytes ?? read.get(entry);
+      if (!bytes) return [];
+      const record = recordMutations([...kvKeys.audit(id), entry.audit!], bytes);
       return [...record.chunks, record.head];
     });
   }
@@ -606,10 +621,12 @@ export class KvModelStore implements ModelStore {
       const record = recordMutations(key, encodeJson(logEntry));
       before.push(...record.chunks);
       unit.push(record.head);
+      const auditBytes = head ? encodeJson(audit) : null;
       logged = {
         seq: stored.nextLog,
         keys: recordKeys(key, record.chunks.length + 1),
         audit: head?.sequence ?? null,
+        ...auditBytes && auditBytes.byteLength <= KEPT_AUDIT_BYTES ? { auditBytes } : {},
       };
     }
     if (audit && head && !logged) {
