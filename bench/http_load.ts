@@ -5,7 +5,8 @@
  * then spread over many models. The storages take turns in short rounds, so
  * load from other processes on a shared machine hits them alike and the KV /
  * memory ratio printed for each scenario stays meaningful; each figure is the
- * median over the rounds. Last, the many-models scenario again on KV with the
+ * median over the rounds; server CPU and bytes written to storage per mutation
+ * come from the server's `/proc/<pid>/stat` and `io`. Last, the many-models scenario again on KV with the
  * clients paced to half the KV throughput just measured, for the latency a
  * server has when it is not saturated. Bounded by time and request count,
  * loopback only; temporary data is removed afterwards.
@@ -96,6 +97,23 @@ function cpuSeconds(pid: number): number | null {
   }
 }
 
+/** Bytes a process caused to be written to storage so far (`/proc/<pid>/io`); `null` where unavailable. */
+function writtenBytes(pid: number): number | null {
+  try {
+    const line = Deno.readTextFileSync(`/proc/${pid}/io`).split("\n").find((l) =>
+      l.startsWith("write_bytes:")
+    );
+    return line ? Number(line.split(":")[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A per-mutation cost from counters read before and after a round. */
+function perMutation(before: number | null, after: number | null, mutations: number): number | null {
+  return before === null || after === null || !mutations ? null : (after - before) / mutations;
+}
+
 /** One round of load on one server. */
 interface Round {
   rate: number;
@@ -104,6 +122,8 @@ interface Round {
   errors: number;
   /** Server CPU microseconds per mutation. */
   serverUs: number | null;
+  /** Bytes the server wrote to storage per mutation (its database files: the WAL, checkpoints). */
+  serverBytes: number | null;
 }
 
 /**
@@ -126,6 +146,7 @@ async function round(
     Array.from({ length: options.clients }, () => Connection.open(new URL(server.url))),
   );
   const cpuBefore = cpuSeconds(server.child.pid);
+  const writtenBefore = writtenBytes(server.child.pid);
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const interval = pacedRate ? options.clients * 1000 / pacedRate : 0;
@@ -152,6 +173,7 @@ async function round(
     for (const connection of connections) connection.close();
   }
   const cpuAfter = cpuSeconds(server.child.pid);
+  const writtenAfter = writtenBytes(server.child.pid);
   const elapsed = (performance.now() - started) / 1000;
   const sorted = latencies.sort((a, b) => a - b);
   return {
@@ -159,9 +181,8 @@ async function round(
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     errors,
-    serverUs: cpuBefore === null || cpuAfter === null || !latencies.length
-      ? null
-      : (cpuAfter - cpuBefore) * 1e6 / latencies.length,
+    serverUs: perMutation(cpuBefore && cpuBefore * 1e6, cpuAfter && cpuAfter * 1e6, latencies.length),
+    serverBytes: perMutation(writtenBefore, writtenAfter, latencies.length),
   };
 }
 
@@ -173,12 +194,14 @@ function median(values: number[]): number {
 /** The medians of a storage's rounds of one scenario. */
 function summary(rounds: Round[]) {
   const cpu = rounds.map((r) => r.serverUs).filter((us): us is number => us !== null);
+  const written = rounds.map((r) => r.serverBytes).filter((bytes): bytes is number => bytes !== null);
   return {
     rate: median(rounds.map((r) => r.rate)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
     errors: rounds.reduce((sum, r) => sum + r.errors, 0),
     serverUs: cpu.length ? median(cpu) : null,
+    serverBytes: written.length ? median(written) : null,
   };
 }
 
@@ -217,8 +240,10 @@ async function main(): Promise<void> {
         } ` +
         `(${described.join("; ")})`,
     );
-    const widths = [10, 14, 9, 8, 8, 7, 14];
-    console.log(row(["scenario", "storage", "mut/s", "p50 ms", "p99 ms", "errors", "server µs/mut"], widths));
+    const widths = [10, 14, 9, 8, 8, 7, 14, 10];
+    console.log(
+      row(["scenario", "storage", "mut/s", "p50 ms", "p99 ms", "errors", "server µs/mut", "KB/mut"], widths),
+    );
     const scenarios: [string, string[]][] = [["one model", ["single"]], [`${options.models} models`, many]];
     const kvRates = new Map<string, number>();
     for (const [scenario, targets] of scenarios) {
@@ -231,9 +256,19 @@ async function main(): Promise<void> {
       const summaries = new Map([...rounds].map(([storage, list]) => [storage, summary(list)]));
       for (const [storage, s] of summaries) {
         const cpu = s.serverUs === null ? "n/a" : s.serverUs.toFixed(0);
+        const written = s.serverBytes === null ? "n/a" : (s.serverBytes / 1024).toFixed(1);
         console.log(
           row(
-            [scenario, storage, s.rate.toFixed(0), s.p50.toFixed(1), s.p99.toFixed(1), s.errors, cpu],
+            [
+              scenario,
+              storage,
+              s.rate.toFixed(0),
+              s.p50.toFixed(1),
+              s.p99.toFixed(1),
+              s.errors,
+              cpu,
+              written,
+            ],
             widths,
           ),
         );

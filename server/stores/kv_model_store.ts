@@ -5,20 +5,38 @@
  * Keys of a model `id`:
  * - `["models", id]`: the header `{spec, base, baseAt, logStart}`; spec and base
  *   are {@link ValueRef}s to chunks under `["m", id, "v", gen]`.
- * - `["m", id, "log", seq]`: log entries from `logStart` on (replayed at startup).
- * - `["m", id, "audit", sequence]`: audit records, never compacted. The newest `{sequence, hash}`
- *   is kept beside them, so a deleted newest record is noticed too: in the log entry of the
- *   commit that wrote it (`auditHead`) while the state is kept, and at `["m", id, "audit-head"]`
- *   once those entries are folded or when no state is kept (the newer of the two counts).
+ * - `["L", g, id, seq]`: the commit log, shared by all models: the log entries from
+ *   `logStart` on (replayed at startup), each with the audit record of its commit and
+ *   that record's `{sequence, hash}` (`auditHead`). `g` is a process-wide counter,
+ *   greater than every stored one (one process per directory: dir_lock.ts), so every
+ *   commit lands at the right edge of the B-tree, beside the commits before it.
+ * - `["m", id, "log", seq]`: log entries of the earlier layout (no audit record in them),
+ *   read and folded like the commit log's; nothing writes them any more.
+ * - `["m", id, "audit", sequence]`: audit records on their own, never compacted: those of
+ *   folded log entries, and every one when no state is kept. The trail is these and the
+ *   records live log entries carry (one record when both hold it: a compaction interrupted
+ *   after moving them). The newest `{sequence, hash}` is kept beside them, so a deleted
+ *   newest record is noticed too: in the log entry of the commit that wrote it while the
+ *   entry lives, and at `["m", id, "audit-head"]` once it is folded or when no state is
+ *   kept (the newer of the two counts).
  * - `["m", id, "job", n]`: the outbox: effect jobs fired and not yet settled, written and
  *   removed in the same atomic operation as the commits that fire and settle them.
  * - `["deleting", id]`: a deletion whose sweep of `["m", id]` has not finished.
  *
- * A commit is one atomic operation holding its log entry and audit record (two
- * keys: the head rides in the log entry), batched with concurrent commits of
- * other models (group commit). Compaction
- * keeps the log entries after the oldest retained history state, so replaying
- * them at startup rebuilds history with its timestamps.
+ * A commit is one atomic operation: one key under `["L"]` (and its outbox
+ * changes), batched with concurrent commits of other models (group commit).
+ * Keys sorted by model id put each model's log and audit tails in leaf pages
+ * of their own, so a commit of two such keys dirtied about four SQLite pages
+ * (two keys, each in the `kv` table and its expiration index); consecutive
+ * commits under `["L"]` share their pages. Compaction moves the folded entries'
+ * audit records to their own keys (consecutive keys of one model) in the
+ * staged write that moves the header (records up to 16 KiB are kept in memory
+ * from their commit until then, since reading them back cost a single-model
+ * load more than the key saved), and keeps the log entries after the
+ * oldest retained history state, so replaying them at startup rebuilds history
+ * with its timestamps. A log entry lost whole (deleted or unreadable) takes
+ * its audit record with it: verify names it unless it was the newest, like
+ * the log entry and audit record of the newest commit deleted together before.
  *
  * @module
  */
@@ -39,7 +57,14 @@ import type {
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { serverHasher } from "../platform.ts";
 import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
-import { type AuditHead, isAuditHead, lastWithHead, parseAudit, trailWithHead } from "./stored_audit.ts";
+import {
+  type AuditHead,
+  auditOfValue,
+  isAuditHead,
+  lastWithHead,
+  parseAudit,
+  trailWithHead,
+} from "./stored_audit.ts";
 import type { KvDatabase, KvMutation } from "./kv_database.ts";
 import {
   decodeJson,
@@ -48,6 +73,7 @@ import {
   isValueRef,
   readGenerations,
   readRecords,
+  readRecordsAt,
   recordKeys,
   recordMutations,
   type StoredRecord,
@@ -77,11 +103,28 @@ interface ModelHeader {
   logStart: number;
 }
 
+/** A log entry after the base, as the store tracks it. */
+interface LiveEntry {
+  seq: number;
+  /** The keys it occupies. */
+  keys: Deno.KvKey[];
+  /** The sequence of the audit record it carries, if any. */
+  audit: number | null;
+  /**
+   * That record's bytes, kept from the commit when small ({@link KEPT_AUDIT_BYTES}) so
+   * compaction need not read them back (Deno KV reads cost ~150 µs a key here).
+   */
+  auditBytes?: Uint8Array;
+}
+
+/** Largest audit record kept in memory until its log entry is folded. */
+const KEPT_AUDIT_BYTES = 16 * 1024;
+
 /** What the store tracks of a stored model (one writer per database). */
 interface StoredModel {
   header: ModelHeader;
-  /** Log entries after the base, oldest first, with the keys they occupy. */
-  log: { seq: number; keys: Deno.KvKey[] }[];
+  /** Log entries after the base, oldest first. */
+  log: LiveEntry[];
   nextLog: number;
   /** Outbox records by job id, with the keys they occupy. */
   jobs: Map<string, Deno.KvKey[]>;
@@ -90,9 +133,48 @@ interface StoredModel {
   auditHead: AuditHead | null;
 }
 
-/** A log entry as stored: the entry, and the audit head of its commit when the trail is in KV. */
+/**
+ * A log entry as stored: the entry, and when the trail is in KV the audit head
+ * of its commit and (in the commit log) the audit record itself.
+ */
 interface StoredLogEntry extends LogEntry {
   auditHead?: AuditHead;
+  audit?: unknown;
+}
+
+/** A stored log entry's JSON object; `null` when unreadable. */
+function storedEntryValue(bytes: Uint8Array | null): Partial<StoredLogEntry> | null {
+  try {
+    const value = bytes && decodeJson(bytes);
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A stored log entry read back: the entry (`null` when unreadable), the head and the audit record's sequence. */
+function decodeLogEntry(
+  bytes: Uint8Array | null,
+): { entry: LogEntry | null; auditHead: AuditHead | null; audit: number | null } {
+  const value = storedEntryValue(bytes);
+  if (!value) return { entry: null, auditHead: null, audit: null };
+  const { at, source, request, auditHead, audit } = value;
+  const head = isAuditHead(auditHead) ? auditHead : null;
+  const ownSequence = (audit as AuditRecord | null)?.sequence;
+  return {
+    entry: isLogEntry(value) ? { at, source, request } as LogEntry : null,
+    auditHead: head,
+    // The head beside the record gives its place, so an unreadable record still takes it.
+    audit: !("audit" in value)
+      ? null
+      : head?.sequence ?? (Number.isInteger(ownSequence) ? ownSequence as number : null),
+  };
+}
+
+/** An audit record of the trail, read with the hash before it (for a placeholder's). */
+interface AuditSource {
+  sequence: number;
+  read(prevHash: string): AuditRecord;
 }
 
 /** The newer of two heads (by sequence; on a tie the first, the one stored on its own). */
@@ -109,6 +191,11 @@ export const kvKeys = {
   deleting: (id: string): Deno.KvKey => ["deleting", id],
   data: (id: string): Deno.KvKey => ["m", id],
   values: (id: string): Deno.KvKey => ["m", id, "v"],
+  /** The commit log of all models. */
+  commitLog: (): Deno.KvKey => ["L"],
+  /** A commit's log entry (`g`: the process-wide commit counter, `seq`: the model's log sequence). */
+  commit: (g: number, id: string, seq: number): Deno.KvKey => ["L", g, id, seq],
+  /** Log entries of the earlier layout. */
   log: (id: string): Deno.KvKey => ["m", id, "log"],
   audit: (id: string): Deno.KvKey => ["m", id, "audit"],
   auditHead: (id: string): Deno.KvKey => ["m", id, "audit-head"],
@@ -147,6 +234,10 @@ export class KvModelStore implements ModelStore {
   readonly #options: KvModelStoreOptions;
   readonly #models = new Map<string, StoredModel>();
   readonly #sweeps = new Map<string, Promise<void>>();
+  /** Commit-log keys of models stored but not loadable (unreadable header or spec), swept when the id is created again. */
+  readonly #orphans = new Map<string, Deno.KvKey[]>();
+  /** The next commit's `g` in `["L", g, id, seq]`: past every stored one (set by `load`). */
+  #nextCommit = 0;
   #closing = false;
   #closed: Promise<void> | null = null;
 
@@ -164,15 +255,49 @@ export class KvModelStore implements ModelStore {
     for await (const entry of this.#kv.list({ prefix: ["deleting"] })) {
       await this.#sweep(entry.key[1] as string);
     }
+    const commits = await this.#readCommitLog();
     const loaded: LoadedModel[] = [];
     for await (const entry of this.#kv.list({ prefix: ["models"] })) {
-      const model = await this.#loadModel(entry.key[1] as string, entry.value);
+      const id = entry.key[1] as string;
+      const model = await this.#loadModel(id, entry.value, commits.get(id) ?? []);
+      commits.delete(id);
       if (model) loaded.push(model);
     }
+    // Entries of models without a header (deleted ones) belong to nobody.
+    await this.#db.writeAll(deletions([...commits.values()].flat().flatMap((record) => record.keys)));
     return loaded;
   }
 
-  async #loadModel(id: string, header: unknown): Promise<LoadedModel | null> {
+  /**
+   * The commit log by model id, each model's entries in commit order (`seq`:
+   * the model's log sequence); sets the next commit's `g`; deletes stray keys.
+   */
+  async #readCommitLog(): Promise<Map<string, StoredRecord[]>> {
+    const strays: Deno.KvKey[] = [];
+    const byModel = new Map<string, StoredRecord[]>();
+    for await (
+      const record of readRecords(this.#kv, kvKeys.commitLog(), {
+        width: 3,
+        onStray: (key) => strays.push(key),
+      })
+    ) {
+      this.#nextCommit = record.seq + 1;
+      const [, , id, seq] = record.keys[0];
+      if (typeof id !== "string" || !Number.isInteger(seq)) {
+        strays.push(...record.keys);
+        continue;
+      }
+      const own = byModel.get(id) ?? [];
+      byModel.set(id, own);
+      own.push({ ...record, seq: seq as number });
+    }
+    await this.#db.writeAll(deletions(strays));
+    return byModel;
+  }
+
+  async #loadModel(id: string, header: unknown, commits: StoredRecord[]): Promise<LoadedModel | null> {
+    // Until the model loads, its commit log is kept as it is (swept when the id is created again).
+    this.#orphans.set(id, commits.flatMap((record) => record.keys));
     if (!isHeader(header)) {
       this.#options.warn(`model '${id}' not loaded: its stored header is unreadable`);
       return null;
@@ -196,27 +321,32 @@ export class KvModelStore implements ModelStore {
       auditHead: await this.#auditHead(id),
     };
     this.#models.set(id, stored);
+    this.#orphans.delete(id);
     const strays: Deno.KvKey[] = [];
-    const log: LogEntry[] = [];
-    let problem: string | null = null;
+    const records: StoredRecord[] = [];
     for await (
       const record of readRecords(this.#kv, kvKeys.log(id), { onStray: (key) => strays.push(key) })
-    ) {
-      if (record.seq < header.logStart) {
+    ) records.push(record);
+    // The earlier layout's entries come before the commit log's: one log, by sequence (a stable sort).
+    records.push(...commits);
+    records.sort((a, b) => a.seq - b.seq);
+    const log: LogEntry[] = [];
+    let problem: string | null = null;
+    for (const record of records) {
+      // Folded already, or a second entry of one sequence.
+      if (record.seq < stored.nextLog) {
         strays.push(...record.keys);
         continue;
       }
-      stored.log.push({ seq: record.seq, keys: record.keys });
+      const decoded = decodeLogEntry(record.bytes);
+      stored.log.push({ seq: record.seq, keys: record.keys, audit: decoded.audit });
       stored.nextLog = record.seq + 1;
+      stored.auditHead = newerHead(stored.auditHead, decoded.auditHead);
       if (problem) continue;
       const expected = header.logStart + log.length;
-      const entry = record.bytes && record.seq === expected ? this.#decodeLogEntry(record.bytes) : null;
       if (record.seq !== expected) problem = `log entry ${expected} is missing`;
-      else if (!entry) problem = `log entry ${record.seq} is unreadable`;
-      else {
-        log.push(entry.entry);
-        stored.auditHead = newerHead(stored.auditHead, entry.auditHead);
-      }
+      else if (!decoded.entry) problem = `log entry ${record.seq} is unreadable`;
+      else log.push(decoded.entry);
     }
     let base: PersistedState | null = null;
     if (!header.base) problem ??= "no state is stored";
@@ -308,21 +438,31 @@ export class KvModelStore implements ModelStore {
     apply();
   }
 
-  /** A stored log entry: the entry as it was logged, and the audit head it carries, if any. */
-  #decodeLogEntry(bytes: Uint8Array): { entry: LogEntry; auditHead: AuditHead | null } | null {
-    try {
-      const value = decodeJson(bytes);
-      if (!isLogEntry(value)) return null;
-      const { at, source, request, auditHead } = value as StoredLogEntry;
-      return { entry: { at, source, request }, auditHead: isAuditHead(auditHead) ? auditHead : null };
-    } catch {
-      return null;
-    }
+  /**
+   * The mutations writing the audit records that log entries carry to their own
+   * keys, staged before the entries are deleted (a record unreadable with its
+   * entry is lost with it).
+   */
+  async #auditToOwnKeys(id: string, entries: readonly LiveEntry[]): Promise<KvMutation[]> {
+    const carrying = entries.filter((entry) => entry.audit !== null);
+    const unkept = carrying.filter((entry) => !entry.auditBytes);
+    const stored = await readRecordsAt(this.#kv, unkept);
+    const read = new Map(unkept.map((entry, i) => {
+      const value = storedEntryValue(stored[i]);
+      return [entry, value && "audit" in value ? encodeJson(value.audit) : null];
+    }));
+    return carrying.flatMap((entry) => {
+      const bytes = entry.auditBytes ?? read.get(entry);
+      if (!bytes) return [];
+      const record = recordMutations([...kvKeys.audit(id), entry.audit!], bytes);
+      return [...record.chunks, record.head];
+    });
   }
 
   async #forgetState(id: string, stored: StoredModel): Promise<void> {
     const header: ModelHeader = { ...stored.header, base: null, baseAt: null, logStart: stored.nextLog };
     await this.#db.writeStaged({
+      before: await this.#auditToOwnKeys(id, stored.log),
       unit: [{ key: kvKeys.header(id), value: header }, ...this.#headMutations(id, stored)],
       after: deletions([
         ...stored.header.base ? valueKeys(kvKeys.values(id), stored.header.base) : [],
@@ -397,7 +537,11 @@ export class KvModelStore implements ModelStore {
     if (options.created || !stored) {
       checkStoredId(id, "Deno KV");
       // Leftovers of an unloadable model with this id belong to no live model.
-      await this.#sweepData(id);
+      await this.#sweepData(id, [
+        ...stored?.log.flatMap((entry) => entry.keys) ?? [],
+        ...this.#orphans.get(id) ?? [],
+      ]);
+      this.#orphans.delete(id);
       this.#models.delete(id);
       stored = undefined;
     }
@@ -421,7 +565,10 @@ export class KvModelStore implements ModelStore {
       baseRef = written.ref;
     }
     if (stored?.header.base) after.push(...deletions(valueKeys(prefix, stored.header.base)));
-    if (stored) after.push(...deletions(stored.log.flatMap((entry) => entry.keys)));
+    if (stored) {
+      before.push(...await this.#auditToOwnKeys(id, stored.log));
+      after.push(...deletions(stored.log.flatMap((entry) => entry.keys)));
+    }
     const header: ModelHeader = {
       spec: specRef,
       base: baseRef,
@@ -466,21 +613,26 @@ export class KvModelStore implements ModelStore {
     const head: AuditHead | null = audit && trail === "kv"
       ? { sequence: audit.sequence, hash: audit.hash }
       : null;
-    let logged: { seq: number; keys: Deno.KvKey[] } | null = null;
+    let logged: LiveEntry | null = null;
     if (this.#options.state) {
-      const key = [...kvKeys.log(modelId), stored.nextLog];
-      // The audit head rides in the log entry: one key less per commit than a head of its own.
-      const logEntry: StoredLogEntry = head ? { ...entry, auditHead: head } : entry;
+      const key = kvKeys.commit(this.#nextCommit++, modelId, stored.nextLog);
+      // The audit record and its head ride in the log entry: one key per commit.
+      const logEntry: StoredLogEntry = head ? { ...entry, auditHead: head, audit } : entry;
       const record = recordMutations(key, encodeJson(logEntry));
       before.push(...record.chunks);
       unit.push(record.head);
-      logged = { seq: stored.nextLog, keys: recordKeys(key, record.chunks.length + 1) };
+      const auditBytes = head ? encodeJson(audit) : null;
+      logged = {
+        seq: stored.nextLog,
+        keys: recordKeys(key, record.chunks.length + 1),
+        audit: head?.sequence ?? null,
+        ...auditBytes && auditBytes.byteLength <= KEPT_AUDIT_BYTES ? { auditBytes } : {},
+      };
     }
-    if (audit && head) {
+    if (audit && head && !logged) {
       const record = recordMutations([...kvKeys.audit(modelId), audit.sequence], encodeJson(audit));
       before.push(...record.chunks);
-      unit.push(record.head);
-      if (!logged) unit.push({ key: kvKeys.auditHead(modelId), value: head });
+      unit.push(record.head, { key: kvKeys.auditHead(modelId), value: head });
     }
     const outbox = this.#options.state ? this.#jobMutations(modelId, stored, jobs) : null;
     if (outbox) {
@@ -513,13 +665,16 @@ export class KvModelStore implements ModelStore {
         baseAt: point.at,
         logStart: stored.log[folded]?.seq ?? stored.nextLog,
       };
+      const folding = stored.log.slice(0, folded);
+      // Interrupted after `before`, the folded entries stay live and their audit records are
+      // read once (from the entries); after the header, the entries are strays.
       await this.#db.writeStaged({
-        before: written.mutations,
+        before: [...await this.#auditToOwnKeys(id, folding), ...written.mutations],
         // The folded log entries carried the audit head: it is kept on its own first.
         unit: [{ key: kvKeys.header(id), value: header }, ...this.#headMutations(id, stored)],
         after: deletions([
           ...stored.header.base ? valueKeys(prefix, stored.header.base) : [],
-          ...stored.log.slice(0, folded).flatMap((entry) => entry.keys),
+          ...folding.flatMap((entry) => entry.keys),
         ]),
       });
       stored.header = header;
@@ -534,11 +689,13 @@ export class KvModelStore implements ModelStore {
 
   async delete(modelId: string): Promise<void> {
     await this.#db.write([{ key: kvKeys.header(modelId) }, { key: kvKeys.deleting(modelId), value: true }]);
+    // Its commit-log entries go with the sweep (or, interrupted, as strays at the next start).
+    const commits = this.#models.get(modelId)?.log.flatMap((entry) => entry.keys) ?? [];
     this.#models.delete(modelId);
     const trail = this.#options.audit;
     if (trail && trail !== "kv") trail.delete(modelId);
     // The model is gone once its header is; its data is swept in the background (or at the next start).
-    const sweep = this.#sweep(modelId).catch((err) =>
+    const sweep = this.#sweep(modelId, commits).catch((err) =>
       this.#options.warn(
         `model '${modelId}': sweeping deleted data failed, retried at the next start: ${err}`,
       )
@@ -546,13 +703,17 @@ export class KvModelStore implements ModelStore {
     this.#sweeps.set(modelId, sweep);
   }
 
-  /** Removes a deleted model's data, then its deletion marker (kept when interrupted by close). */
-  async #sweep(id: string): Promise<void> {
-    if (await this.#sweepData(id)) await this.#db.write([{ key: kvKeys.deleting(id) }]);
+  /**
+   * Removes a deleted model's data (and `commits`, its commit-log keys), then its
+   * deletion marker (kept when interrupted by close).
+   */
+  async #sweep(id: string, commits: Deno.KvKey[] = []): Promise<void> {
+    if (await this.#sweepData(id, commits)) await this.#db.write([{ key: kvKeys.deleting(id) }]);
   }
 
-  /** Deletes every key under `["m", id]`; `false` when stopped by close. */
-  async #sweepData(id: string): Promise<boolean> {
+  /** Deletes `commits`, then every key under `["m", id]`; `false` when stopped by close. */
+  async #sweepData(id: string, commits: Deno.KvKey[]): Promise<boolean> {
+    await this.#db.writeAll(deletions(commits));
     let batch: Deno.KvKey[] = [];
     for await (const entry of this.#kv.list({ prefix: kvKeys.data(id) }, { batchSize: BATCH })) {
       batch.push(entry.key);
@@ -569,11 +730,49 @@ export class KvModelStore implements ModelStore {
     const trail = this.#options.audit;
     if (trail !== "kv") return trail?.last(modelId) ?? null;
     const head = await this.#newestAuditHead(modelId);
-    for await (const record of readRecords(this.#kv, kvKeys.audit(modelId), { reverse: true })) {
+    for await (const source of this.#trail(modelId, { reverse: true, newestLive: true })) {
       // A deleted newest record: continue after the head, so the gap stays visible.
-      return lastWithHead(modelId, auditOf(modelId, record, ""), head);
+      return lastWithHead(modelId, source.read(""), head);
     }
     return lastWithHead(modelId, null, head);
+  }
+
+  /**
+   * The trail in sequence order (newest first with `reverse`): the records on
+   * their own keys merged with those live log entries carry (the entry's when
+   * both hold one). `newestLive` reads only the newest entry's.
+   */
+  async *#trail(
+    modelId: string,
+    options: { reverse: boolean; newestLive?: boolean },
+  ): AsyncGenerator<AuditSource> {
+    // The entries first: a compaction meanwhile writes their records to their own keys before deleting them.
+    const live = await this.#liveAudit(modelId, options.newestLive ?? false);
+    if (options.reverse) live.reverse();
+    const carried = new Set(live.map((source) => source.sequence));
+    const before = (a: number, b: number) => options.reverse ? a > b : a < b;
+    let next = 0;
+    for await (const record of readRecords(this.#kv, kvKeys.audit(modelId), { reverse: options.reverse })) {
+      if (carried.has(record.seq)) continue;
+      while (next < live.length && before(live[next].sequence, record.seq)) yield live[next++];
+      yield { sequence: record.seq, read: (prevHash) => auditOf(modelId, record, prevHash) };
+    }
+    yield* live.slice(next);
+  }
+
+  /** The audit records live log entries carry, oldest first (an entry folded meanwhile is skipped). */
+  async #liveAudit(modelId: string, newestOnly: boolean): Promise<AuditSource[]> {
+    const carrying = this.#models.get(modelId)?.log.filter((entry) => entry.audit !== null) ?? [];
+    const entries = newestOnly ? carrying.slice(-1) : carrying;
+    const stored = await readRecordsAt(this.#kv, entries);
+    const live: AuditSource[] = [];
+    entries.forEach(({ audit: sequence }, i) => {
+      const value = storedEntryValue(stored[i]);
+      if (value && sequence !== null) {
+        live.push({ sequence, read: (prevHash) => auditOfValue(modelId, sequence, value.audit, prevHash) });
+      }
+    });
+    return live.sort((a, b) => a.sequence - b.sequence);
   }
 
   /** The audit head as stored on its own (the log entries after it may carry newer ones). */
@@ -603,8 +802,8 @@ export class KvModelStore implements ModelStore {
       out.push(...filterAudit(page, { ...query, limit: query.limit - out.length }));
       page = [];
     };
-    for await (const record of readRecords(this.#kv, kvKeys.audit(modelId), { reverse: true })) {
-      page.push(auditOf(modelId, record, ""));
+    for await (const source of this.#trail(modelId, { reverse: true })) {
+      page.push(source.read(""));
       if (page.length < BATCH) continue;
       flush();
       if (out.length >= query.limit) return out;
@@ -617,8 +816,8 @@ export class KvModelStore implements ModelStore {
     const trail = this.#options.audit;
     if (trail !== "kv") return trail?.all(modelId) ?? [];
     const out: AuditRecord[] = [];
-    for await (const record of readRecords(this.#kv, kvKeys.audit(modelId))) {
-      out.push(auditOf(modelId, record, out.at(-1)?.hash ?? GENESIS_HASH));
+    for await (const source of this.#trail(modelId, { reverse: false })) {
+      out.push(source.read(out.at(-1)?.hash ?? GENESIS_HASH));
     }
     // Records deleted after the newest one left: a placeholder makes verification name the first.
     return trailWithHead(modelId, out, await this.#newestAuditHead(modelId));

@@ -3,8 +3,9 @@
  * bytes cut into chunks.
  *
  * - A sequenced record (log entry, audit record) has its head at `[...prefix, seq]`
+ *   (or at a longer key starting so, like the commit log's `["L", g, id, seq]`)
  *   holding its bytes, or when larger than a chunk `{n, data}` (the chunk count and
- *   the first chunk) with further chunks at `[...prefix, seq, i]`. The head is
+ *   the first chunk) with further chunks at `[...head key, i]`. The head is
  *   written last, in the atomic operation that commits the record, so a record is
  *   either complete or absent; chunks without a head (an interrupted write) or
  *   beyond `n` are strays that readers skip.
@@ -134,14 +135,17 @@ function assemble(
 
 /**
  * Reads the sequenced records under `prefix` in key order (newest first with
- * `reverse`). Keys that belong to no record (stray chunks) go to `onStray`.
+ * `reverse`). A record's head key is the prefix and `width` parts (1 by
+ * default), the first of them its sequence. Keys that belong to no record
+ * (stray chunks) go to `onStray`.
  */
 export async function* readRecords(
   kv: Deno.Kv,
   prefix: Deno.KvKey,
-  options: { reverse?: boolean; onStray?: (key: Deno.KvKey) => void } = {},
+  options: { reverse?: boolean; width?: number; onStray?: (key: Deno.KvKey) => void } = {},
 ): AsyncGenerator<StoredRecord> {
   const depth = prefix.length;
+  const headLength = depth + (options.width ?? 1);
   const stray = options.onStray ?? (() => {});
   // Forward: a head arrives before its chunks; reverse: after them.
   let pending: { seq: number; key: Deno.KvKey; head?: unknown; chunks: Map<number, Uint8Array> } | null =
@@ -161,7 +165,7 @@ export async function* readRecords(
   };
   for await (const entry of options.reverse ? kv.list({ prefix }, { reverse: true }) : kv.list({ prefix })) {
     const seq = entry.key[depth];
-    if (typeof seq !== "number" || entry.key.length > depth + 2) {
+    if (typeof seq !== "number" || entry.key.length < headLength || entry.key.length > headLength + 1) {
       stray(entry.key);
       continue;
     }
@@ -169,15 +173,15 @@ export async function* readRecords(
       const record = finish();
       if (record) yield record;
     }
-    pending ??= { seq, key: entry.key.slice(0, depth + 1), chunks: new Map() };
-    if (entry.key.length === depth + 1) {
+    pending ??= { seq, key: entry.key.slice(0, headLength), chunks: new Map() };
+    if (entry.key.length === headLength) {
       pending.head = entry.value;
       if (options.reverse) {
         const record = finish();
         if (record) yield record;
       }
     } else {
-      const index = entry.key[depth + 1];
+      const index = entry.key[headLength];
       if (typeof index === "number" && entry.value instanceof Uint8Array) {
         pending.chunks.set(index, entry.value);
       } else stray(entry.key);
@@ -185,6 +189,32 @@ export async function* readRecords(
   }
   const record = finish();
   if (record) yield record;
+}
+
+/** Keys read per `getMany` (Deno KV's limit). */
+const GET_MANY = 10;
+
+/**
+ * The bytes of records whose keys are known (from {@link recordKeys}), in
+ * order; `null` for one that is gone or incomplete.
+ */
+export async function readRecordsAt(
+  kv: Deno.Kv,
+  records: readonly { keys: readonly Deno.KvKey[] }[],
+): Promise<(Uint8Array | null)[]> {
+  const keys = records.flatMap((record) => record.keys);
+  const values: unknown[] = [];
+  for (let i = 0; i < keys.length; i += GET_MANY) {
+    const entries = await kv.getMany(keys.slice(i, i + GET_MANY));
+    values.push(...entries.map((entry) => entry.value));
+  }
+  let offset = 0;
+  return records.map(({ keys }) => {
+    const [head, ...rest] = values.slice(offset, offset += keys.length);
+    const chunks = new Map<number, Uint8Array>();
+    rest.forEach((chunk, i) => chunk instanceof Uint8Array && chunks.set(i + 1, chunk));
+    return assemble(0, keys[0], head, chunks).bytes;
+  });
 }
 
 /**

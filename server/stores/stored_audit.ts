@@ -51,18 +51,27 @@ export function parseAudit(
   text: string | null,
   prevHash: string,
 ): AuditRecord {
+  let value: unknown = null;
   try {
-    const value = text !== null && JSON.parse(text) as AuditRecord;
-    if (
-      value && typeof value === "object" && typeof value.sequence === "number" &&
-      typeof value.hash === "string"
-    ) {
-      return value;
-    }
+    value = text !== null && JSON.parse(text);
   } catch {
-    // falls through to the placeholder
+    // the placeholder below
   }
-  return placeholderAudit(modelId, sequence, prevHash, "");
+  return auditOfValue(modelId, sequence, value, prevHash);
+}
+
+/** A stored record's parsed JSON, or a placeholder with its stored sequence when it is not a record. */
+export function auditOfValue(
+  modelId: string,
+  sequence: number,
+  value: unknown,
+  prevHash: string,
+): AuditRecord {
+  const record = value as AuditRecord;
+  return record && typeof record === "object" && typeof record.sequence === "number" &&
+      typeof record.hash === "string"
+    ? record
+    : placeholderAudit(modelId, sequence, prevHash, "");
 }
 
 /** The newest record, or a placeholder after it when the head says newer ones were written (and deleted). */

@@ -13,12 +13,32 @@ import {
 import { ed25519Signer } from "../../engine/audit/signing.ts";
 import { webPlatform } from "../../engine/ports.ts";
 import { decodeJson, encodeJson, recordMutations } from "../../server/stores/kv_values.ts";
-import { openRawKv, openService, orderSpec, withTempDir } from "./helpers.ts";
+import {
+  commitEntries,
+  type CommitEntry,
+  openRawKv,
+  openService,
+  orderSpec,
+  putCommitEntry,
+  withTempDir,
+} from "./helpers.ts";
 
 const RECORDS = 5;
 
-async function seed(dir: string): Promise<void> {
-  const { service } = await openService({ "svc.persistence-dir": dir });
+/**
+ * Where the trail is tampered with: in the commit-log entries that carry the
+ * records (the default), or on the records' own keys (every entry folded).
+ */
+const PLACEMENTS: { name: string; keys: Record<string, string> }[] = [
+  { name: "in log entries", keys: {} },
+  {
+    name: "on their own keys",
+    keys: { "svc.history.max-entries": "0", "svc.storage.compaction-threshold": "1" },
+  },
+];
+
+async function seed(keys: Record<string, string>): Promise<void> {
+  const { service } = await openService(keys);
   await service.createModel(orderSpec());
   await service.mutate("orders", { "$.customer": "Ada", "$.items": [{ name: "pen", price: 2, qty: 1 }] });
   for (let qty = 2; qty <= RECORDS; qty++) await service.mutate("orders", { "$.items[0].qty": qty });
@@ -28,28 +48,47 @@ async function seed(dir: string): Promise<void> {
 
 const key = (sequence: number): Deno.KvKey => ["m", "orders", "audit", sequence];
 
-async function read(kv: Deno.Kv, sequence: number): Promise<AuditRecord> {
-  // Records this small are stored as their bytes (one chunk).
-  return decodeJson((await kv.get<Uint8Array>(key(sequence))).value!) as AuditRecord;
+/** The commit-log entry carrying the record of `sequence`, if one does. */
+async function carrier(kv: Deno.Kv, sequence: number): Promise<CommitEntry | undefined> {
+  return (await commitEntries(kv, "orders")).find((entry) =>
+    (entry.value.auditHead as { sequence: number } | undefined)?.sequence === sequence
+  );
 }
 
-async function write(kv: Deno.Kv, sequence: number, record: AuditRecord): Promise<void> {
-  const { head } = recordMutations(key(sequence), encodeJson(record));
+async function read(kv: Deno.Kv, sequence: number): Promise<AuditRecord> {
+  const entry = await carrier(kv, sequence);
+  // Records this small are stored as their bytes (one chunk).
+  return entry
+    ? entry.value.audit as AuditRecord
+    : decodeJson((await kv.get<Uint8Array>(key(sequence))).value!) as AuditRecord;
+}
+
+/** Replaces the record of `sequence` where it is stored: with a record, with garbage, or by nothing (deleted). */
+async function write(kv: Deno.Kv, sequence: number, record: AuditRecord | "garbage" | null): Promise<void> {
+  const entry = await carrier(kv, sequence);
+  if (entry) {
+    const { audit: _audit, ...rest } = entry.value;
+    const audit = record === "garbage" ? "{garbage" : record;
+    return putCommitEntry(kv, { key: entry.key, value: audit === null ? rest : { ...rest, audit } });
+  }
+  if (record === null) return kv.delete(key(sequence));
+  const bytes = record === "garbage" ? new TextEncoder().encode("{garbage") : encodeJson(record);
+  const { head } = recordMutations(key(sequence), bytes);
   await kv.set(head.key, head.value);
 }
 
 async function verifyAfter(
-  dir: string,
+  keys: Record<string, string>,
   tamper: (kv: Deno.Kv) => Promise<unknown>,
 ): Promise<AuditVerification> {
-  await seed(dir);
-  const kv = await openRawKv(dir);
+  await seed(keys);
+  const kv = await openRawKv(keys["svc.persistence-dir"]);
   try {
     await tamper(kv);
   } finally {
     kv.close();
   }
-  const { service } = await openService({ "svc.persistence-dir": dir });
+  const { service } = await openService(keys);
   try {
     return await service.verifyAudit("orders");
   } finally {
@@ -98,57 +137,65 @@ const CASES: {
   },
   {
     name: "a deleted record",
-    tamper: (kv) => kv.delete(key(3)),
+    tamper: (kv) => write(kv, 3, null),
     firstBroken: 3,
     detail: /sequence 3 is missing: the record was deleted \(the next stored is 4\)/,
   },
   {
     name: "a deleted first record",
-    tamper: (kv) => kv.delete(key(0)),
+    tamper: (kv) => write(kv, 0, null),
     firstBroken: 0,
     detail: /sequence 0 is missing: the record was deleted/,
   },
   {
     name: "a deleted newest record",
-    tamper: (kv) => kv.delete(key(RECORDS - 1)),
+    tamper: (kv) => write(kv, RECORDS - 1, null),
     firstBroken: RECORDS - 1,
     detail: /sequence 4: prevHash mismatch \(a record was reordered or deleted\)/,
   },
   {
     name: "an unreadable record",
-    tamper: (kv) => kv.set(key(1), new TextEncoder().encode("{garbage")),
+    tamper: (kv) => write(kv, 1, "garbage"),
     firstBroken: 1,
     detail: /sequence 1: content hash mismatch/,
   },
 ];
 
-for (const { name, tamper, firstBroken, detail } of CASES) {
-  Deno.test(`audit verify detects ${name}`, () =>
+for (const placement of PLACEMENTS) {
+  for (const { name, tamper, firstBroken, detail } of CASES) {
+    Deno.test(`audit verify detects ${name} (records ${placement.name})`, () =>
+      withTempDir(async (dir) => {
+        const keys = { "svc.persistence-dir": dir, ...placement.keys };
+        const result = await verifyAfter(keys, async (kv) => {
+          const carried = (await commitEntries(kv, "orders")).filter((entry) => "audit" in entry.value);
+          assert.equal(carried.length, placement.name === "in log entries" ? RECORDS : 0);
+          await tamper(kv);
+        });
+        assert.equal(result.valid, false);
+        assert.equal(result.firstBrokenSequence, firstBroken);
+        assert.match(result.detail, detail);
+        assert.ok(result.recordsChecked >= 1 && result.recordsChecked <= RECORDS);
+      }));
+  }
+
+  Deno.test(`records appended after a deleted newest record keep the gap visible (records ${placement.name})`, () =>
     withTempDir(async (dir) => {
-      const result = await verifyAfter(dir, tamper);
+      const keys = { "svc.persistence-dir": dir, ...placement.keys };
+      await seed(keys);
+      const kv = await openRawKv(dir);
+      await write(kv, RECORDS - 1, null);
+      kv.close();
+      const { service } = await openService(keys);
+      await service.mutate("orders", { "$.customer": "Eve" });
+      const sequences = (await service.getAudit("orders")).map((r) => r.sequence);
+      assert.deepEqual(sequences, [RECORDS, RECORDS - 2, RECORDS - 3, RECORDS - 4, RECORDS - 5]);
+      const result = await service.verifyAudit("orders");
       assert.equal(result.valid, false);
-      assert.equal(result.firstBrokenSequence, firstBroken);
-      assert.match(result.detail, detail);
-      assert.ok(result.recordsChecked >= 1 && result.recordsChecked <= RECORDS);
+      assert.equal(result.firstBrokenSequence, RECORDS - 1, "the deleted record is named");
+      assert.match(result.detail, /sequence 4 is missing/);
+      await service.close();
     }));
 }
-
-Deno.test("records appended after a deleted newest record keep the gap visible", () =>
-  withTempDir(async (dir) => {
-    await seed(dir);
-    const kv = await openRawKv(dir);
-    await kv.delete(key(RECORDS - 1));
-    kv.close();
-    const { service } = await openService({ "svc.persistence-dir": dir });
-    await service.mutate("orders", { "$.customer": "Eve" });
-    const sequences = (await service.getAudit("orders")).map((r) => r.sequence);
-    assert.deepEqual(sequences, [RECORDS, RECORDS - 2, RECORDS - 3, RECORDS - 4, RECORDS - 5]);
-    const result = await service.verifyAudit("orders");
-    assert.equal(result.valid, false);
-    assert.equal(result.firstBrokenSequence, RECORDS - 1, "the deleted record is named");
-    assert.match(result.detail, /sequence 4 is missing/);
-    await service.close();
-  }));
 
 Deno.test("with svc.audit.signing-key, a chain rewritten whole by someone without the key fails verify", () =>
   withTempDir(async (dir) => {
@@ -214,18 +261,18 @@ Deno.test("the audit head rides in each commit's log entry and is kept on its ow
 
 Deno.test("a log entry's head newer than the stored one counts, and a stored head from before still does", () =>
   withTempDir(async (dir) => {
-    await seed(dir);
+    await seed({ "svc.persistence-dir": dir });
     const kv = await openRawKv(dir);
     // A store written before heads rode in log entries: the head on its own, log entries without one.
     await kv.set(["m", "orders", "audit-head"], {
       sequence: RECORDS - 1,
       hash: (await read(kv, RECORDS - 1)).hash,
     });
-    for await (const entry of kv.list<Uint8Array>({ prefix: ["m", "orders", "log"] })) {
-      const { auditHead: _head, ...logged } = decodeJson(entry.value) as Record<string, unknown>;
-      await kv.set(entry.key, encodeJson(logged));
+    await write(kv, RECORDS - 1, null);
+    for (const entry of await commitEntries(kv, "orders")) {
+      const { auditHead: _head, ...logged } = entry.value;
+      await putCommitEntry(kv, { key: entry.key, value: logged });
     }
-    await kv.delete(key(RECORDS - 1));
     kv.close();
     const { service } = await openService({ "svc.persistence-dir": dir });
     const result = await service.verifyAudit("orders");

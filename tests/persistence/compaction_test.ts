@@ -12,15 +12,24 @@ interface StoredHeader {
   logStart: number;
 }
 
-/** The stored header and log-entry heads of a model, read directly from KV. */
-async function storedLog(dir: string, id: string): Promise<{ header: StoredHeader; entries: number[] }> {
+/**
+ * The stored header, log-entry sequences (the commit log's `["L", g, id, seq]`)
+ * and the sequences of audit records on their own keys of a model, read directly from KV.
+ */
+async function storedLog(
+  dir: string,
+  id: string,
+): Promise<{ header: StoredHeader; entries: number[]; ownAudit: number[] }> {
   const kv = await openRawKv(dir);
   try {
     const header = (await kv.get<StoredHeader>(["models", id])).value!;
-    const entries = (await keysUnder(kv, ["m", id, "log"])).filter((k) => k.length === 4).map((k) =>
+    const entries = (await keysUnder(kv, ["L"])).filter((k) => k.length === 4 && k[2] === id).map((k) =>
       k[3] as number
     );
-    return { header, entries };
+    const ownAudit = (await keysUnder(kv, ["m", id, "audit"])).filter((k) => k.length === 4).map((k) =>
+      k[3] as number
+    );
+    return { header, entries, ownAudit };
   } finally {
     kv.close();
   }
@@ -65,7 +74,7 @@ for (
         assert.equal(before.history.length, history);
         await first.service.close();
 
-        const { header, entries } = await storedLog(dir, "orders");
+        const { header, entries, ownAudit } = await storedLog(dir, "orders");
         const kept = Math.max(history - 1, 0);
         assert.ok(
           entries.length >= kept && entries.length < kept + threshold,
@@ -73,6 +82,8 @@ for (
         );
         assert.deepEqual(entries, Array.from({ length: entries.length }, (_, i) => header.logStart + i));
         assert.equal(header.logStart + entries.length, commits, "no entry lost or duplicated");
+        // Each commit's audit record rides in its log entry, and moves to a key of its own when folded.
+        assert.deepEqual(ownAudit, Array.from({ length: header.logStart }, (_, i) => i));
         // The base is the post-commit state just before the kept entries: a history entry while retained.
         const baseIndex = history - 1 - entries.length;
         if (history === 0) assert.equal(header.baseAt, null);

@@ -5,8 +5,17 @@
  */
 import assert from "node:assert/strict";
 import { ModelService } from "../../engine/service/service.ts";
-import { encodeJson, recordMutations } from "../../server/stores/kv_values.ts";
-import { keysUnder, openRawKv, openService, orderSpec, withTempDir } from "./helpers.ts";
+import { encodeJson } from "../../server/stores/kv_values.ts";
+import {
+  commitEntries,
+  type CommitEntry,
+  keysUnder,
+  openRawKv,
+  openService,
+  orderSpec,
+  putCommitEntry,
+  withTempDir,
+} from "./helpers.ts";
 
 interface Header {
   base: { gen: string } | null;
@@ -37,7 +46,18 @@ async function tamper(dir: string, change: (kv: Deno.Kv, header: Header) => Prom
   }
 }
 
-const CASES: { name: string; reason: RegExp; change: (kv: Deno.Kv, header: Header) => Promise<unknown> }[] = [
+/** The commit-log entry of log sequence `seq` of `orders`. */
+async function logEntry(kv: Deno.Kv, seq: number): Promise<CommitEntry> {
+  return (await commitEntries(kv, "orders")).find((entry) => entry.key[3] === seq)!;
+}
+
+const CASES: {
+  name: string;
+  reason: RegExp;
+  change: (kv: Deno.Kv, header: Header) => Promise<unknown>;
+  /** The audit record lost with a log entry lost whole (it rode in it); verify names it. */
+  lostAudit?: number;
+}[] = [
   {
     name: "an altered base state",
     reason: /base state is unreadable: content does not match its SHA-256/,
@@ -52,37 +72,46 @@ const CASES: { name: string; reason: RegExp; change: (kv: Deno.Kv, header: Heade
   {
     name: "a missing log entry",
     reason: /log entry 1 is missing/,
-    change: (kv, h) => kv.delete(["m", "orders", "log", h.logStart + 1]),
+    change: async (kv, h) => kv.delete((await logEntry(kv, h.logStart + 1)).key),
+    lostAudit: 1,
   },
   {
     name: "an unreadable log entry",
+    reason: /log entry 1 is unreadable/,
+    change: async (kv, h) =>
+      kv.set((await logEntry(kv, h.logStart + 1)).key, { n: 1, data: new Uint8Array([123, 0, 255]) }),
+    lostAudit: 1,
+  },
+  {
+    name: "a log entry whose fields are unreadable beside its audit record",
     reason: /log entry 2 is unreadable/,
-    change: (kv, h) =>
-      kv.set(["m", "orders", "log", h.logStart + 2], { n: 1, data: new Uint8Array([123, 0, 255]) }),
+    change: async (kv, h) => {
+      const entry = await logEntry(kv, h.logStart + 2);
+      return putCommitEntry(kv, { key: entry.key, value: { ...entry.value, at: "yesterday" } });
+    },
   },
   {
     name: "a log entry whose chunk is missing",
     reason: /log entry 0 is unreadable/,
-    change: (kv, h) => kv.set(["m", "orders", "log", h.logStart], { n: 2, data: new Uint8Array([123]) }),
+    change: async (kv, h) =>
+      kv.set((await logEntry(kv, h.logStart)).key, { n: 2, data: new Uint8Array([123]) }),
+    lostAudit: 0,
   },
   {
     name: "a log entry the pipeline refuses on replay",
     reason: /Schema violation: \$\.discount \(maximum\)/,
-    change: (kv, h) => {
-      const entry = recordMutations(
-        ["m", "orders", "log", h.logStart + 2],
-        encodeJson({
-          at: Date.parse("2030-01-01T00:00:05Z"),
-          source: "client",
-          request: { "$.discount": 5000 },
-        }),
-      );
-      return kv.set(entry.head.key, entry.head.value);
+    change: async (kv, h) => {
+      const entry = await logEntry(kv, h.logStart + 2);
+      const request = { "$.discount": 5000 };
+      return putCommitEntry(kv, {
+        key: entry.key,
+        value: { ...entry.value, at: Date.parse("2030-01-01T00:00:05Z"), source: "client", request },
+      });
     },
   },
 ];
 
-for (const { name, reason, change } of CASES) {
+for (const { name, reason, change, lostAudit } of CASES) {
   Deno.test(`${name} loads the model spec-only with its state reset and a warning`, () =>
     withTempDir(async (dir) => {
       const { initial, other } = await seed(dir);
@@ -109,10 +138,13 @@ for (const { name, reason, change } of CASES) {
       assert.match(kept.reason, reason);
       assert.deepEqual(kept.spec, orderSpec());
       assert.ok(kept.base !== null || kept.log.length > 0, "what could be read is kept");
-      // The trail of the lost commits stays, and goes on.
-      assert.equal((await reopened.service.getAudit("orders")).length, 3);
+      // The trail of the lost commits stays, and goes on; a record lost with its log entry is named.
+      assert.equal((await reopened.service.getAudit("orders")).length, lostAudit === undefined ? 3 : 2);
       await reopened.service.mutate("orders", { "$.customer": "Eve" });
-      assert.equal((await reopened.service.verifyAudit("orders")).valid, true);
+      assert.equal(
+        (await reopened.service.verifyAudit("orders")).firstBrokenSequence,
+        lostAudit ?? null,
+      );
       await reopened.service.close();
 
       // The reset was stored: the next start is clean.
@@ -164,6 +196,7 @@ Deno.test("a state kept in memory restarts from the initial state without a warn
     const header = (await kv.get<Header>(["models", "orders"])).value!;
     assert.equal(header.base, null);
     assert.deepEqual(await keysUnder(kv, ["m", "orders", "log"]), []);
+    assert.deepEqual(await commitEntries(kv, "orders"), []);
     kv.close();
     const durable = await openService({ "svc.persistence-dir": dir });
     assert.match(

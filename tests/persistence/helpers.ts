@@ -11,6 +11,7 @@ import { webPlatform } from "../../engine/ports.ts";
 import { ModelService, type ServiceOptions } from "../../engine/service/service.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { openStorage, type Storage } from "../../server/stores/mod.ts";
+import { decodeJson, encodeJson } from "../../server/stores/kv_values.ts";
 
 /** An order model: items with line totals, a total, a lazy summary, a meta bound and two constraints. */
 export function orderSpec(id = "orders"): ModelSpec {
@@ -111,4 +112,26 @@ export async function keysUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<Deno.K
   const keys: Deno.KvKey[] = [];
   for await (const entry of kv.list({ prefix })) keys.push(entry.key);
   return keys;
+}
+
+/** A commit-log entry of the KV layout: its key `["L", g, id, seq]` and its JSON value. */
+export interface CommitEntry {
+  key: Deno.KvKey;
+  value: Record<string, unknown>;
+}
+
+/** The commit-log entries of model `id`, oldest first (entries this small are their bytes, one chunk). */
+export async function commitEntries(kv: Deno.Kv, id: string): Promise<CommitEntry[]> {
+  const entries: CommitEntry[] = [];
+  for await (const entry of kv.list<Uint8Array>({ prefix: ["L"] })) {
+    if (entry.key.length === 4 && entry.key[2] === id) {
+      entries.push({ key: entry.key, value: decodeJson(entry.value) as Record<string, unknown> });
+    }
+  }
+  return entries;
+}
+
+/** Stores a commit-log entry's value (one chunk). */
+export async function putCommitEntry(kv: Deno.Kv, entry: CommitEntry): Promise<void> {
+  await kv.set(entry.key, encodeJson(entry.value));
 }

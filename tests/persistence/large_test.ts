@@ -35,9 +35,10 @@ Deno.test("documents, log entries and audit records beyond 64 KiB and 800 KiB ro
     const audit = await first.service.getAudit("orders");
     await first.service.close();
     const kv = await openRawKv(dir);
-    const chunks = (await keysUnder(kv, ["m", "orders", "audit"])).filter((key) => key.length === 5);
+    // Log entries carry their audit records: ["L", g, id, seq, chunk].
+    const chunks = (await keysUnder(kv, ["L"])).filter((key) => key.length === 5);
     kv.close();
-    assert.ok(chunks.length > 25, `audit records are chunked (${chunks.length} chunks)`);
+    assert.ok(chunks.length > 50, `log entries and audit records are chunked (${chunks.length} chunks)`);
 
     const second = await openService(keys);
     assert.deepEqual(second.warnings, []);
@@ -45,6 +46,24 @@ Deno.test("documents, log entries and audit records beyond 64 KiB and 800 KiB ro
     assert.deepEqual(await second.service.getAudit("orders"), audit);
     assert.equal((await second.service.verifyAudit("orders")).valid, true);
     await second.service.close();
+
+    // Folding every entry moves the large audit records to keys of their own, chunked.
+    const folding = { ...keys, "svc.history.max-entries": "0", "svc.storage.compaction-threshold": "1" };
+    const third = await openService(folding);
+    await third.service.mutate("orders", { "$.customer": "Bob" });
+    const after = await third.service.getAudit("orders");
+    await third.service.close();
+    const raw = await openRawKv(dir);
+    const own = (await keysUnder(raw, ["m", "orders", "audit"])).filter((key) => key.length === 5);
+    const live = await keysUnder(raw, ["L"]);
+    raw.close();
+    assert.ok(own.length > 25, `audit records on their own keys are chunked (${own.length} chunks)`);
+    assert.deepEqual(live, []);
+    const fourth = await openService(folding);
+    assert.deepEqual(await fourth.service.getAudit("orders"), after);
+    assert.deepEqual(after.slice(1), audit);
+    assert.equal((await fourth.service.verifyAudit("orders")).valid, true);
+    await fourth.service.close();
   }));
 
 Deno.test("a long log with several compactions reloads state, history and the whole trail", () =>

@@ -5,7 +5,15 @@
 import assert from "node:assert/strict";
 import type { ModelService } from "../../engine/service/service.ts";
 import { librarySpec } from "../server/helpers.ts";
-import { keysUnder, openRawKv, openService, orderSpec, steppingPlatform, withTempDir } from "./helpers.ts";
+import {
+  commitEntries,
+  keysUnder,
+  openRawKv,
+  openService,
+  orderSpec,
+  steppingPlatform,
+  withTempDir,
+} from "./helpers.ts";
 
 /** Everything a client can observe of a model. */
 async function observe(service: ModelService, id: string) {
@@ -93,6 +101,12 @@ Deno.test("restore, evolve and delete survive a restart", () =>
     await svc.mutate("doomed", { "$.customer": "Eve" });
     await svc.deleteModel("doomed");
     await svc.close();
+    const raw = await openRawKv(dir);
+    try {
+      assert.deepEqual(await commitEntries(raw, "doomed"), [], "the deletion sweeps its commit-log entries");
+    } finally {
+      raw.close();
+    }
 
     const second = await openService(keys);
     assert.deepEqual(await second.service.listModels(), ["orders"]);

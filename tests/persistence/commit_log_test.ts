@@ -1,0 +1,136 @@
+/**
+ * The KV commit log (`["L", g, id, seq]`, each entry with its audit record):
+ * a database of the earlier layout (`["m", id, "log", seq]` entries, audit
+ * records on their own keys) loads unchanged and goes on in the new one, and
+ * a compaction interrupted after writing the folded audit records to their
+ * own keys reads each record once.
+ */
+import assert from "node:assert/strict";
+import type { ModelService } from "../../engine/service/service.ts";
+import { encodeJson } from "../../server/stores/kv_values.ts";
+import { commitEntries, keysUnder, openRawKv, openService, orderSpec, withTempDir } from "./helpers.ts";
+
+async function observe(service: ModelService) {
+  const history = await service.getHistory("orders");
+  return {
+    state: await service.getState("orders"),
+    history,
+    at: await Promise.all(history.map((t) => service.getState("orders", t))),
+    audit: await service.getAudit("orders", { limit: 10000 }),
+  };
+}
+
+async function mutate(service: ModelService, from: number, count: number): Promise<void> {
+  for (let qty = from; qty < from + count; qty++) {
+    await service.mutate("orders", { "$.items": [{ name: "pen", price: 2, qty }] });
+  }
+}
+
+Deno.test("a database of the earlier layout loads unchanged, goes on in the commit log and folds both", () =>
+  withTempDir(async (dir) => {
+    const keys = {
+      "svc.persistence-dir": dir,
+      "svc.history.max-entries": "2",
+      "svc.storage.compaction-threshold": "4",
+    };
+    const first = await openService(keys);
+    await first.service.createModel(orderSpec());
+    await mutate(first.service, 1, 6);
+    const before = await observe(first.service);
+    await first.service.close();
+
+    // Rewrite the live entries as the earlier layout stored them, and add an entry of no model.
+    const kv = await openRawKv(dir);
+    const entries = await commitEntries(kv, "orders");
+    assert.ok(entries.length > 0);
+    for (const { key, value: { audit, ...logged } } of entries) {
+      await kv.set(["m", "orders", "log", key[3]], encodeJson(logged));
+      await kv.set(["m", "orders", "audit", (audit as { sequence: number }).sequence], encodeJson(audit));
+      await kv.delete(key);
+    }
+    await kv.set(["L", 1000, "ghost", 0], encodeJson({ at: 0, source: "client", request: {} }));
+    kv.close();
+
+    const second = await openService(keys);
+    assert.deepEqual(second.warnings, []);
+    assert.deepEqual(await observe(second.service), before);
+    assert.equal((await second.service.verifyAudit("orders")).valid, true);
+    await mutate(second.service, 10, 5);
+    const after = await observe(second.service);
+    await second.service.close();
+
+    const raw = await openRawKv(dir);
+    const header = (await raw.get<{ logStart: number }>(["models", "orders"])).value!;
+    const legacy = (await keysUnder(raw, ["m", "orders", "log"])).map((key) => key[3] as number);
+    const live = (await commitEntries(raw, "orders")).map((entry) => entry.key);
+    const ghost = await commitEntries(raw, "ghost");
+    raw.close();
+    assert.ok(legacy.every((seq) => seq >= header.logStart), "folded entries of the earlier layout are gone");
+    assert.ok(
+      header.logStart > Math.min(...entries.map((entry) => entry.key[3] as number)),
+      "they were folded",
+    );
+    assert.deepEqual(ghost, [], "an entry of no model is deleted at load");
+    assert.ok(live.every((key) => (key[1] as number) > 1000), "new commits go after every stored one");
+    assert.deepEqual(
+      [...legacy, ...live.map((key) => key[3] as number)],
+      Array.from({ length: legacy.length + live.length }, (_, i) => header.logStart + i),
+    );
+
+    const third = await openService(keys);
+    assert.deepEqual(third.warnings, []);
+    assert.deepEqual(await observe(third.service), after);
+    assert.deepEqual(await third.service.verifyAudit("orders"), {
+      valid: true,
+      recordsChecked: 11,
+      firstBrokenSequence: null,
+      detail: "ok",
+    });
+    await third.service.close();
+  }));
+
+Deno.test("a compaction interrupted after moving the audit records reads each record once", () =>
+  withTempDir(async (dir) => {
+    const keys = { "svc.persistence-dir": dir, "svc.history.max-entries": "0" };
+    const first = await openService(keys);
+    await first.service.createModel(orderSpec());
+    await mutate(first.service, 1, 3);
+    const audit = await first.service.getAudit("orders");
+    await first.service.close();
+
+    // What the compaction writes before it moves the header: the records on their own keys too.
+    const kv = await openRawKv(dir);
+    for (const { value: { audit } } of await commitEntries(kv, "orders")) {
+      await kv.set(["m", "orders", "audit", (audit as { sequence: number }).sequence], encodeJson(audit));
+    }
+    kv.close();
+
+    const second = await openService(keys);
+    assert.deepEqual(await second.service.getAudit("orders"), audit);
+    await mutate(second.service, 10, 1);
+    assert.deepEqual((await second.service.getAudit("orders")).map((r) => r.sequence), [3, 2, 1, 0]);
+    assert.deepEqual((await second.service.verifyAudit("orders")).recordsChecked, 4);
+    await second.service.close();
+
+    // The next compaction folds them all and writes the records once more.
+    const folding = { ...keys, "svc.storage.compaction-threshold": "1" };
+    const third = await openService(folding);
+    await mutate(third.service, 20, 1);
+    await third.service.close();
+    const raw = await openRawKv(dir);
+    assert.deepEqual(await commitEntries(raw, "orders"), []);
+    raw.close();
+    const fourth = await openService(folding);
+    assert.deepEqual(await fourth.service.verifyAudit("orders"), {
+      valid: true,
+      recordsChecked: 5,
+      firstBrokenSequence: null,
+      detail: "ok",
+    });
+    assert.deepEqual((await fourth.service.getAudit("orders", { limit: 3 })).map((r) => r.sequence), [
+      4,
+      3,
+      2,
+    ]);
+    await fourth.service.close();
+  }));
