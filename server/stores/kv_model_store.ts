@@ -182,6 +182,9 @@ function newerHead(a: AuditHead | null, b: AuditHead | null): AuditHead | null {
   return !a || (b && b.sequence > a.sequence) ? b : a;
 }
 
+/** Folded commit-log entries collected before they are deleted together (see `#retire`). */
+const RETIRE_BATCH = 4000;
+
 /** Keys deleted per sweep step, and audit records filtered per page. */
 const BATCH = 500;
 
@@ -236,6 +239,11 @@ export class KvModelStore implements ModelStore {
   readonly #sweeps = new Map<string, Promise<void>>();
   /** Commit-log keys of models stored but not loadable (unreadable header or spec), swept when the id is created again. */
   readonly #orphans = new Map<string, Deno.KvKey[]>();
+  /** Folded commit-log entries not deleted yet, by model (see {@link RETIRE_BATCH}). */
+  readonly #retired = new Map<string, Deno.KvKey[]>();
+  #retiredCount = 0;
+  /** The deletion of retired entries in progress. */
+  #retiring: Promise<void> | null = null;
   /** The next commit's `g` in `["L", g, id, seq]`: past every stored one (set by `load`). */
   #nextCommit = 0;
   #closing = false;
@@ -672,19 +680,46 @@ export class KvModelStore implements ModelStore {
         before: [...await this.#auditToOwnKeys(id, folding), ...written.mutations],
         // The folded log entries carried the audit head: it is kept on its own first.
         unit: [{ key: kvKeys.header(id), value: header }, ...this.#headMutations(id, stored)],
-        after: deletions([
-          ...stored.header.base ? valueKeys(prefix, stored.header.base) : [],
-          ...folding.flatMap((entry) => entry.keys),
-        ]),
+        after: deletions(stored.header.base ? valueKeys(prefix, stored.header.base) : []),
       });
       stored.header = header;
       stored.log = stored.log.slice(folded);
+      this.#retire(id, folding.flatMap((entry) => entry.keys));
     } catch (err) {
       // The commit itself is durable; a longer log is only slower to load.
       this.#options.warn(
         `model '${id}': log compaction failed, retried at the next commit: ${(err as Error).message}`,
       );
     }
+  }
+
+  /**
+   * Queues folded entries for deletion. Deleted at once, each compaction's
+   * entries sit in pages of their own among other models' entries (they were
+   * written over the model's last `compactionThreshold` commits), and models
+   * written alike compact alike: a burst of scattered page writes that stalls
+   * the commits behind it. Collected, sorted by `g`, they empty whole pages.
+   * Until then they are strays a load deletes (their seq is below `logStart`).
+   */
+  #retire(id: string, keys: Deno.KvKey[]): void {
+    const held = this.#retired.get(id);
+    if (held) held.push(...keys);
+    else this.#retired.set(id, keys);
+    this.#retiredCount += keys.length;
+    if (this.#retiredCount < RETIRE_BATCH || this.#retiring) return;
+    this.#retiring = this.#deleteRetired()
+      .catch((err) =>
+        this.#options.warn(`deleting folded log entries failed, retried at the next start: ${err}`)
+      )
+      .finally(() => this.#retiring = null);
+  }
+
+  /** Deletes every retired entry, in commit-log order. */
+  async #deleteRetired(): Promise<void> {
+    const keys = [...this.#retired.values()].flat().sort((a, b) => (a[1] as number) - (b[1] as number));
+    this.#retired.clear();
+    this.#retiredCount = 0;
+    await this.#db.writeAll(deletions(keys));
   }
 
   async delete(modelId: string): Promise<void> {
@@ -713,7 +748,13 @@ export class KvModelStore implements ModelStore {
 
   /** Deletes `commits`, then every key under `["m", id]`; `false` when stopped by close. */
   async #sweepData(id: string, commits: Deno.KvKey[]): Promise<boolean> {
-    await this.#db.writeAll(deletions(commits));
+    // Folded entries of the model must be gone before its id can be created again: a new model's log
+    // starts at seq 0, and a stray entry with its id and seq would read as the new model's.
+    await this.#retiring;
+    const retired = this.#retired.get(id) ?? [];
+    this.#retired.delete(id);
+    this.#retiredCount -= retired.length;
+    await this.#db.writeAll(deletions([...commits, ...retired]));
     let batch: Deno.KvKey[] = [];
     for await (const entry of this.#kv.list({ prefix: kvKeys.data(id) }, { batchSize: BATCH })) {
       batch.push(entry.key);
@@ -828,6 +869,8 @@ export class KvModelStore implements ModelStore {
     this.#closed ??= (async () => {
       this.#closing = true;
       await Promise.all(this.#sweeps.values());
+      await this.#retiring;
+      await this.#deleteRetired().catch(() => {}); // what is left are strays, deleted at the next start
       await this.#db.release();
     })();
     return this.#closed;

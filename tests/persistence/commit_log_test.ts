@@ -134,3 +134,46 @@ Deno.test("a compaction interrupted after moving the audit records reads each re
     ]);
     await fourth.service.close();
   }));
+
+Deno.test("folded entries are deleted together later; a model created again never reads its predecessor's", () =>
+  withTempDir(async (dir) => {
+    const keys = {
+      "svc.persistence-dir": dir,
+      "svc.history.max-entries": "2",
+      "svc.storage.compaction-threshold": "4",
+    };
+    const first = await openService(keys);
+    await first.service.createModel(orderSpec());
+    await mutate(first.service, 1, 10);
+    const kv = await openRawKv(dir);
+    try {
+      // Compactions folded entries; they wait to be deleted with many others.
+      assert.equal((await commitEntries(kv, "orders")).length, 10);
+      const before = await observe(first.service);
+      await first.service.close(); // closing deletes them
+      const live = await commitEntries(kv, "orders");
+      assert.ok(live.length > 0 && live.length < 10, `${live.length} live entries`);
+
+      const second = await openService(keys);
+      assert.deepEqual(second.warnings, []);
+      assert.deepEqual(await observe(second.service), before);
+      await mutate(second.service, 20, 10); // more folded entries waiting
+      await second.service.deleteModel("orders");
+      await second.service.createModel(orderSpec());
+      await mutate(second.service, 100, 2);
+      // The old model's entries went before the new one could write: only the new ones are there.
+      const entries = await commitEntries(kv, "orders");
+      assert.deepEqual(entries.map((e) => e.key[3]).sort(), [0, 1]);
+      const expected = await observe(second.service);
+      assert.equal(expected.audit.length, 2);
+      await second.service.close();
+
+      const third = await openService(keys);
+      assert.deepEqual(third.warnings, []);
+      assert.deepEqual(await observe(third.service), expected);
+      assert.equal((await third.service.verifyAudit("orders")).valid, true);
+      await third.service.close();
+    } finally {
+      kv.close();
+    }
+  }));
