@@ -658,9 +658,23 @@ export class KvModelStore implements ModelStore {
     }
   }
 
-  /** Folds the log into the checkpoint once `compactionThreshold` entries can be folded. */
+  /**
+   * The model's compaction threshold: `compactionThreshold` plus an offset of
+   * up to a quarter of it taken from the id, so models written alike (a
+   * benchmark's, a fleet of devices') do not all compact at the same commit:
+   * each compaction writes its folded audit records at once.
+   */
+  #threshold(id: string): number {
+    const spread = Math.floor(this.#options.compactionThreshold / 4);
+    if (spread < 2) return this.#options.compactionThreshold;
+    let hash = 0;
+    for (let i = 0; i < id.length; i++) hash = (hash * 31 + id.charCodeAt(i)) | 0;
+    return this.#options.compactionThreshold + Math.abs(hash) % spread;
+  }
+
+  /** Folds the log into the checkpoint once the model's threshold of entries can be folded. */
   async #compact(id: string, stored: StoredModel, states: CommitStates): Promise<void> {
-    const fold = foldPoint(stored.log.length, this.#options.compactionThreshold, states);
+    const fold = foldPoint(stored.log.length, this.#threshold(id), states);
     if (!fold) return;
     const { point, folded } = fold;
     try {

@@ -177,3 +177,33 @@ Deno.test("folded entries are deleted together later; a model created again neve
       kv.close();
     }
   }));
+
+Deno.test("models written alike do not compact at the same commit: the threshold gets an offset from the id", () =>
+  withTempDir(async (dir) => {
+    const keys = {
+      "svc.persistence-dir": dir,
+      "svc.history.max-entries": "2",
+      "svc.storage.compaction-threshold": "40",
+    };
+    const { service } = await openService(keys);
+    const kv = await openRawKv(dir);
+    try {
+      const firstFold = new Map<string, number>();
+      for (const id of ["alpha", "beta"]) await service.createModel({ ...orderSpec(), id });
+      for (let commit = 1; commit <= 60; commit++) {
+        for (const id of ["alpha", "beta"]) {
+          await service.mutate(id, { "$.items": [{ name: "pen", price: 2, qty: commit }] });
+          const header = (await kv.get<{ logStart: number }>(["models", id])).value!;
+          if (header.logStart > 0 && !firstFold.has(id)) firstFold.set(id, commit);
+        }
+      }
+      const [alpha, beta] = [firstFold.get("alpha")!, firstFold.get("beta")!];
+      for (const at of [alpha, beta]) {
+        assert.ok(at >= 40 && at < 40 + 10 + 3, `first compaction at commit ${at}`);
+      }
+      assert.notEqual(alpha, beta);
+    } finally {
+      kv.close();
+      await service.close();
+    }
+  }));
