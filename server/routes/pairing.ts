@@ -213,6 +213,9 @@ const OPERATOR_ROUTES: readonly Route[] = [
         );
       }
       const namespaceId = c.req.param("namespaceId") ?? "";
+      if (!/^pair-[a-z0-9]{16}$/.test(namespaceId)) {
+        throw new ServiceError("not_found", "No live pairing session has this namespace (they are pair-…)");
+      }
       if (deps.pairing.pairings.end(namespaceId) === 0) {
         throw new ServiceError("not_found", `No live pairing session has namespace '${namespaceId}'`);
       }

@@ -552,6 +552,13 @@ Deno.test("the operator lists the live sessions and ends one; a session's token 
     );
     assert.equal(again.status, 404);
     assert.match(again.json.detail, /No live pairing session has namespace 'pair-/);
+    // What is not a namespace is not echoed back.
+    for (const hostile of ["x".repeat(4000), "%3Cscript%3E", "pair-..%2F..", "%00"]) {
+      const reply = await call(server.url, "DELETE", `/admin/pairings/${hostile}`, undefined, asOperator);
+      assert.equal(reply.status, 404, hostile);
+      assert.equal(reply.json.detail, "No live pairing session has this namespace (they are pair-…)");
+    }
+    assert.equal((await call(server.url, "GET", "/models", undefined, bearer(second.agent))).status, 200);
   } finally {
     await server.close();
   }
