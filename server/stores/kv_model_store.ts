@@ -69,6 +69,7 @@ import type { KvDatabase, KvMutation } from "./kv_database.ts";
 import {
   decodeJson,
   encodeJson,
+  encodeText,
   generationBytes,
   isValueRef,
   readGenerations,
@@ -111,14 +112,14 @@ interface LiveEntry {
   /** The sequence of the audit record it carries, if any. */
   audit: number | null;
   /**
-   * That record's bytes, kept from the commit when small ({@link KEPT_AUDIT_BYTES}) so
-   * compaction need not read them back (Deno KV reads cost ~150 µs a key here).
+   * That record's JSON, kept from the commit when small ({@link KEPT_AUDIT_CHARS}) so
+   * compaction need not read it back (Deno KV reads cost ~150 µs a key here).
    */
-  auditBytes?: Uint8Array;
+  auditJson?: string;
 }
 
-/** Largest audit record kept in memory until its log entry is folded. */
-const KEPT_AUDIT_BYTES = 16 * 1024;
+/** Largest audit record (in JSON characters) kept in memory until its log entry is folded. */
+const KEPT_AUDIT_CHARS = 16 * 1024;
 
 /** What the store tracks of a stored model (one writer per database). */
 interface StoredModel {
@@ -453,14 +454,14 @@ export class KvModelStore implements ModelStore {
    */
   async #auditToOwnKeys(id: string, entries: readonly LiveEntry[]): Promise<KvMutation[]> {
     const carrying = entries.filter((entry) => entry.audit !== null);
-    const unkept = carrying.filter((entry) => !entry.auditBytes);
+    const unkept = carrying.filter((entry) => entry.auditJson === undefined);
     const stored = await readRecordsAt(this.#kv, unkept);
     const read = new Map(unkept.map((entry, i) => {
       const value = storedEntryValue(stored[i]);
       return [entry, value && "audit" in value ? encodeJson(value.audit) : null];
     }));
     return carrying.flatMap((entry) => {
-      const bytes = entry.auditBytes ?? read.get(entry);
+      const bytes = entry.auditJson !== undefined ? encodeText(entry.auditJson) : read.get(entry);
       if (!bytes) return [];
       const record = recordMutations([...kvKeys.audit(id), entry.audit!], bytes);
       return [...record.chunks, record.head];
@@ -624,17 +625,21 @@ export class KvModelStore implements ModelStore {
     let logged: LiveEntry | null = null;
     if (this.#options.state) {
       const key = kvKeys.commit(this.#nextCommit++, modelId, stored.nextLog);
-      // The audit record and its head ride in the log entry: one key per commit.
-      const logEntry: StoredLogEntry = head ? { ...entry, auditHead: head, audit } : entry;
-      const record = recordMutations(key, encodeJson(logEntry));
+      // The audit record and its head ride in the log entry: one key per commit. The record is
+      // serialised once, for the entry (as its last member, where JSON.stringify would put it) and the copy kept.
+      const auditJson = head ? JSON.stringify(audit) : null;
+      const entryJson = JSON.stringify(head ? { ...entry, auditHead: head } : entry);
+      const record = recordMutations(
+        key,
+        encodeText(auditJson === null ? entryJson : `${entryJson.slice(0, -1)},"audit":${auditJson}}`),
+      );
       before.push(...record.chunks);
       unit.push(record.head);
-      const auditBytes = head ? encodeJson(audit) : null;
       logged = {
         seq: stored.nextLog,
         keys: recordKeys(key, record.chunks.length + 1),
         audit: head?.sequence ?? null,
-        ...auditBytes && auditBytes.byteLength <= KEPT_AUDIT_BYTES ? { auditBytes } : {},
+        ...auditJson !== null && auditJson.length <= KEPT_AUDIT_CHARS ? { auditJson } : {},
       };
     }
     if (audit && head && !logged) {

@@ -51,7 +51,12 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** A JSON value as UTF-8 bytes. */
 export function encodeJson(value: unknown): Uint8Array {
-  return encoder.encode(JSON.stringify(value));
+  return encodeText(JSON.stringify(value));
+}
+
+/** UTF-8 bytes of JSON text already written. */
+export function encodeText(text: string): Uint8Array {
+  return encoder.encode(text);
 }
 
 /** Parses UTF-8 JSON bytes; throws on malformed input. */

@@ -207,3 +207,24 @@ Deno.test("models written alike do not compact at the same commit: the threshold
       await service.close();
     }
   }));
+
+Deno.test("a commit-log entry is the JSON of {at, source, request, auditHead, audit}, byte for byte", () =>
+  withTempDir(async (dir) => {
+    const { service } = await openService({ "svc.persistence-dir": dir });
+    await service.createModel(orderSpec());
+    await mutate(service, 1, 3);
+    await service.mutate("orders", { "$.customer": 'Zoë "Ω" \u2028' }); // text JSON escapes
+    await service.close();
+    const kv = await openRawKv(dir);
+    try {
+      const entries = await commitEntries(kv, "orders");
+      assert.equal(entries.length, 4);
+      for (const { key, value } of entries) {
+        assert.deepEqual(Object.keys(value), ["at", "source", "request", "auditHead", "audit"]);
+        const stored = (await kv.get<Uint8Array>(key)).value!;
+        assert.equal(new TextDecoder().decode(stored), JSON.stringify(value));
+      }
+    } finally {
+      kv.close();
+    }
+  }));
