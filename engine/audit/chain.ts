@@ -53,27 +53,39 @@ export function hashRecord(body: AuditBody, prevHash: string, hasher: Hasher): P
   return hasher.sha256Hex(prevHash + "\n" + canonicalBody(body));
 }
 
+/** The members of a sealed body, in canonical (code-unit) order. */
+const BODY_MEMBERS = [
+  "derivedUpdated",
+  "dispatchedEffects",
+  "flaggedConstraints",
+  "modelId",
+  "modelVersion",
+  "mutations",
+  "sequence",
+  "source",
+  "timestamp",
+  "traces",
+] as const satisfies readonly (keyof AuditBody)[];
+
 /**
  * `canonicalJson(body)`, for a body of the shape the service seals: its members
  * and its traces' are copied into objects built in canonical order, and when
  * every member's value already is canonical as `JSON.stringify` writes it (a
  * write's usual paths and scalars), one native serialisation writes the text
- * (canonical JSON was the largest part of sealing). Anything else (a record
- * read back with members added, missing or `undefined`, a value whose keys are
- * out of order) goes the general way.
+ * (canonical JSON was the largest part of sealing). A member that is not (a
+ * write's `mutations` in the writer's key order, say) is written the general
+ * way on its own, the others still natively. Anything else (a record read back
+ * with members added, missing or `undefined`) goes the general way whole.
  */
 function canonicalBody(body: AuditBody): string {
   const asIs = stringifiesCanonically;
   const traces = body.traces;
   if (!hasMembers(body, 10) || !Array.isArray(traces)) return canonicalJson(body);
   const ordered = new Array<TraceRecord>(traces.length);
+  let tracesAsIs = true;
   for (let i = 0; i < traces.length; i++) {
     const trace = traces[i];
-    if (
-      !hasMembers(trace, 6) ||
-      !(asIs(trace.constraintPassed) && asIs(trace.errorMessage) && asIs(trace.expression) &&
-        asIs(trace.inputPaths) && asIs(trace.result) && asIs(trace.targetPath))
-    ) return canonicalJson(body);
+    if (!hasMembers(trace, 6)) return canonicalJson(body);
     ordered[i] = {
       constraintPassed: trace.constraintPassed,
       errorMessage: trace.errorMessage,
@@ -82,24 +94,56 @@ function canonicalBody(body: AuditBody): string {
       result: trace.result,
       targetPath: trace.targetPath,
     };
+    tracesAsIs &&= asIs(trace.constraintPassed) && asIs(trace.errorMessage) && asIs(trace.expression) &&
+      asIs(trace.inputPaths) && asIs(trace.result) && asIs(trace.targetPath);
   }
-  if (
-    !(asIs(body.derivedUpdated) && asIs(body.dispatchedEffects) && asIs(body.flaggedConstraints) &&
-      asIs(body.modelId) && asIs(body.modelVersion) && asIs(body.mutations) && asIs(body.sequence) &&
-      asIs(body.source) && asIs(body.timestamp))
-  ) return canonicalJson(body);
-  return JSON.stringify({
+  const members: AuditBody = {
     derivedUpdated: body.derivedUpdated,
     dispatchedEffects: body.dispatchedEffects,
     flaggedConstraints: body.flaggedConstraints,
     modelId: body.modelId,
     modelVersion: body.modelVersion,
-    mutations: body.mutations,
+    mutations: keysInOrder(body.mutations),
     sequence: body.sequence,
     source: body.source,
     timestamp: body.timestamp,
     traces: ordered,
-  });
+  };
+  if (
+    tracesAsIs && asIs(members.derivedUpdated) && asIs(members.dispatchedEffects) &&
+    asIs(members.flaggedConstraints) && asIs(members.modelId) && asIs(members.modelVersion) &&
+    asIs(members.mutations) && asIs(members.sequence) && asIs(members.source) && asIs(members.timestamp)
+  ) return JSON.stringify(members);
+  let out = "{";
+  for (const name of BODY_MEMBERS) {
+    const value = members[name];
+    // An undefined member is left out by canonical JSON (and the member count no longer says the shape).
+    if (value === undefined) return canonicalJson(body);
+    const native = name === "traces" ? tracesAsIs : asIs(value);
+    out += (out.length > 1 ? ',"' : '"') + name + '":' +
+      (native ? JSON.stringify(value) : canonicalJson(value));
+  }
+  return out + "}";
+}
+
+/**
+ * An object with its keys in code-unit order: itself when they are, else a
+ * copy (a write's addresses come in the writer's order). Index-like keys, which
+ * JavaScript enumerates first whatever the order, stay out of order and leave
+ * the value to the general serialisation.
+ */
+function keysInOrder(value: Json): Json {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] < keys[i]) continue;
+    // `__proto__` would not be a member of a literal's copy: the general serialisation writes it.
+    if (keys.includes("__proto__")) return value;
+    const copy: Record<string, Json> = {};
+    for (const key of keys.sort()) copy[key] = value[key];
+    return copy;
+  }
+  return value;
 }
 
 /** Whether `value` is a non-array object with `count` own members. */

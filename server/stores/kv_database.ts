@@ -37,6 +37,21 @@ export const UNIT_LIMITS = Object.freeze({
  */
 const IN_FLIGHT = 2;
 
+/**
+ * Mutations per atomic operation of background work (deleting what nothing
+ * refers to any more): about a millisecond or two of the database, where the
+ * thousand deletions Deno KV would take at once held it for 20 to 70 ms and
+ * every commit queued behind them.
+ */
+export const BACKGROUND_UNIT = 32;
+
+/**
+ * Atomic operations of commits, at most, that may start while background work
+ * waits: background work goes when no commit waits, and under a load that
+ * never lets up, once in this many operations, so it is never starved.
+ */
+const FOREGROUND_TURNS = 8;
+
 /** Largest byte chunk stored in one value (Deno KV caps a value at 64 KiB, its header included). */
 export const CHUNK_BYTES = 60 * 1024;
 
@@ -125,6 +140,10 @@ export class KvDatabase {
   readonly #lock: DirectoryLock | undefined;
   #users = 0;
   #queue: QueuedUnit[] = [];
+  /** Background units (see {@link writeInBackground}), each its own small atomic operation. */
+  #background: QueuedUnit[] = [];
+  /** Atomic operations of commits started since the last background one. */
+  #sinceBackground = 0;
   /** Atomic operations committing now, at most {@link IN_FLIGHT}. */
   #inFlight = 0;
   /** Resolves when the queue is empty and nothing is committing. */
@@ -158,7 +177,9 @@ export class KvDatabase {
   /** Releases a user; the last release waits for queued writes and closes the handle. */
   async release(): Promise<void> {
     if (--this.#users > 0) return;
-    if (this.#queue.length || this.#inFlight) await (this.#idle ??= Promise.withResolvers()).promise;
+    if (this.#queue.length || this.#background.length || this.#inFlight) {
+      await (this.#idle ??= Promise.withResolvers()).promise;
+    }
     this.kv.close();
     this.#lock?.release();
   }
@@ -185,6 +206,21 @@ export class KvDatabase {
       this.#queue.push({ mutations, size, resolve, reject });
       this.#drain();
     });
+  }
+
+  /**
+   * Commits mutations in order, in small atomic operations that give way to
+   * commits (not atomic as a whole): for work no reader waits for, such as
+   * deleting folded log entries. Resolves when all are durable.
+   */
+  writeInBackground(mutations: readonly KvMutation[]): Promise<void> {
+    const units = splitUnits(mutations, BACKGROUND_UNIT);
+    return Promise.all(units.map((unit) =>
+      new Promise<void>((resolve, reject) => {
+        this.#background.push({ mutations: unit, size: sizeOf(unit), resolve, reject });
+        this.#drain();
+      })
+    )).then(() => {});
   }
 
   /** Commits mutations in order, in as many atomic units as the limits need (not atomic as a whole). */
@@ -217,27 +253,43 @@ export class KvDatabase {
   /**
    * Starts an atomic operation for as many queued units as fit, while fewer
    * than {@link IN_FLIGHT} are committing; each one ending starts the next.
+   * A background unit starts alone, when the database is idle or its turn has
+   * come (see {@link FOREGROUND_TURNS}).
    */
   #drain(): void {
-    while (this.#queue.length && this.#inFlight < IN_FLIGHT) {
-      let size = this.#queue[0].size;
-      let count = 1;
-      while (count < this.#queue.length && fitsTogether(size, this.#queue[count].size)) {
-        size = {
-          mutations: size.mutations + this.#queue[count].size.mutations,
-          bytes: size.bytes + this.#queue[count].size.bytes,
-          keyBytes: size.keyBytes + this.#queue[count].size.keyBytes,
-        };
-        count++;
-      }
-      const batch = this.#queue.splice(0, count);
+    while (this.#inFlight < IN_FLIGHT) {
+      const backgroundTurn = this.#background.length > 0 &&
+        (this.#queue.length === 0 ? this.#inFlight === 0 : this.#sinceBackground >= FOREGROUND_TURNS);
+      let batch: QueuedUnit[];
+      if (backgroundTurn) {
+        batch = this.#background.splice(0, 1);
+        this.#sinceBackground = 0;
+      } else if (this.#queue.length) {
+        batch = this.#queue.splice(0, this.#fittingUnits());
+        this.#sinceBackground++;
+      } else return;
       this.#inFlight++;
       this.#commitBatch(batch).finally(() => {
         this.#inFlight--;
         this.#drain();
-        if (!this.#queue.length && !this.#inFlight) this.#idle?.resolve();
+        if (!this.#queue.length && !this.#background.length && !this.#inFlight) this.#idle?.resolve();
       });
     }
+  }
+
+  /** How many queued units, from the first, fit one atomic operation together. */
+  #fittingUnits(): number {
+    let size = this.#queue[0].size;
+    let count = 1;
+    while (count < this.#queue.length && fitsTogether(size, this.#queue[count].size)) {
+      size = {
+        mutations: size.mutations + this.#queue[count].size.mutations,
+        bytes: size.bytes + this.#queue[count].size.bytes,
+        keyBytes: size.keyBytes + this.#queue[count].size.keyBytes,
+      };
+      count++;
+    }
+    return count;
   }
 
   /** Commits a batch; when it fails, nothing of it was written, and its units are retried alone. */
@@ -263,14 +315,17 @@ export class KvDatabase {
   }
 }
 
-/** Splits mutations, in order, into units that each fit one atomic operation. */
-export function splitUnits(mutations: readonly KvMutation[]): KvMutation[][] {
+/** Splits mutations, in order, into units that each fit one atomic operation (of at most `most` mutations). */
+export function splitUnits(
+  mutations: readonly KvMutation[],
+  most: number = UNIT_LIMITS.mutations,
+): KvMutation[][] {
   const units: KvMutation[][] = [];
   let current: KvMutation[] = [];
   let size = EMPTY;
   for (const m of mutations) {
     const one = sizeOf([m]);
-    if (current.length && !fitsTogether(size, one)) {
+    if (current.length && (current.length >= most || !fitsTogether(size, one))) {
       units.push(current);
       current = [];
       size = EMPTY;

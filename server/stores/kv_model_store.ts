@@ -717,8 +717,10 @@ export class KvModelStore implements ModelStore {
    * entries sit in pages of their own among other models' entries (they were
    * written over the model's last `compactionThreshold` commits), and models
    * written alike compact alike: a burst of scattered page writes that stalls
-   * the commits behind it. Collected, sorted by `g`, they empty whole pages.
-   * Until then they are strays a load deletes (their seq is below `logStart`).
+   * the commits behind it. Collected, sorted by `g`, they empty whole pages;
+   * deleted as background work ({@link KvDatabase.writeInBackground}), a
+   * commit never waits behind a thousand of them. Until then they are strays a
+   * load deletes (their seq is below `logStart`).
    */
   #retire(id: string, keys: Deno.KvKey[]): void {
     const held = this.#retired.get(id);
@@ -738,7 +740,7 @@ export class KvModelStore implements ModelStore {
     const keys = [...this.#retired.values()].flat().sort((a, b) => (a[1] as number) - (b[1] as number));
     this.#retired.clear();
     this.#retiredCount = 0;
-    await this.#db.writeAll(deletions(keys));
+    await this.#db.writeInBackground(deletions(keys));
   }
 
   async delete(modelId: string): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  BACKGROUND_UNIT,
   CHUNK_BYTES,
   KvDatabase,
   type KvMutation,
@@ -246,3 +247,79 @@ Deno.test("release waits for every queued and in-flight write before closing", (
       kv.close();
     }
   }));
+
+/** Records each atomic operation's keys (as `kind:n` of its first key) in commit order. */
+function recordOperations(db: KvDatabase): string[][] {
+  const operations: string[][] = [];
+  const atomic = db.kv.atomic.bind(db.kv);
+  db.kv.atomic = () => {
+    const op = atomic();
+    const keys: string[] = [];
+    const set = op.set.bind(op);
+    const del = op.delete.bind(op);
+    op.set = (key, value) => (keys.push(String(key[0])), set(key, value));
+    op.delete = (key) => (keys.push(String(key[0])), del(key));
+    const commit = op.commit.bind(op);
+    op.commit = () => (operations.push(keys), commit());
+    return op;
+  };
+  return operations;
+}
+
+Deno.test("background work commits in small operations of its own, after the commits waiting", () =>
+  withDatabase(async (db) => {
+    await db.writeAll(Array.from({ length: 300 }, (_, i) => ({ key: ["old", i], value: i })));
+    const operations = recordOperations(db);
+    // Two commits in flight, so the background work and the writes after it queue.
+    const first = [db.write([{ key: ["fg", -1], value: 0 }]), db.write([{ key: ["fg", -2], value: 0 }])];
+    const background = db.writeInBackground(Array.from({ length: 300 }, (_, i) => ({ key: ["old", i] })));
+    const writes = Array.from({ length: 20 }, (_, i) => db.write([{ key: ["fg", i], value: i }]));
+    await Promise.all([...first, background, ...writes]);
+    assert.deepEqual(await keysUnder(db.kv, ["old"]), []);
+    assert.equal((await keysUnder(db.kv, ["fg"])).length, 22);
+    const kinds = operations.map((keys) => [...new Set(keys)]);
+    // Never mixed, never larger than BACKGROUND_UNIT, and the waiting commits went first.
+    assert.ok(kinds.every((k) => k.length === 1), JSON.stringify(kinds));
+    const backgroundOps = operations.filter((keys) => keys[0] === "old");
+    assert.equal(backgroundOps.flat().length, 300);
+    assert.ok(backgroundOps.every((keys) => keys.length <= BACKGROUND_UNIT));
+    assert.ok(backgroundOps.length >= Math.ceil(300 / BACKGROUND_UNIT));
+    const lastForeground = operations.findLastIndex((keys) => keys[0] === "fg");
+    const firstBackground = operations.findIndex((keys) => keys[0] === "old");
+    assert.ok(lastForeground < firstBackground, JSON.stringify(operations.map((keys) => keys[0])));
+  }));
+
+Deno.test("background work is not starved by commits that never let up", () =>
+  withDatabase(async (db) => {
+    const operations = recordOperations(db);
+    let done = false;
+    const background = db.writeInBackground(
+      Array.from({ length: 4 * BACKGROUND_UNIT }, (_, i) => ({ key: ["bg", i], value: i })),
+    ).then(() => done = true);
+    // Eight writers, each writing again the moment its commit is durable: the queue is never empty.
+    let written = 0;
+    await Promise.all(Array.from({ length: 8 }, async (_, writer) => {
+      while (!done && written < 5000) await db.write([{ key: ["fg", writer, written++], value: 1 }]);
+    }));
+    await background;
+    assert.ok(written < 5000, `background work waited for ${written} writes`);
+    assert.equal((await keysUnder(db.kv, ["bg"])).length, 4 * BACKGROUND_UNIT);
+    assert.ok(operations.some((keys) => keys[0] === "fg"));
+  }));
+
+Deno.test("release waits for background work", async () => {
+  await withTempDir(async (dir) => {
+    const db = (await KvDatabase.open(`${dir}/svc.kv`, () => {})).acquire();
+    const background = db.writeInBackground(
+      Array.from({ length: 200 }, (_, i) => ({ key: ["bg", i], value: i })),
+    );
+    await db.release();
+    await background;
+    const kv = await Deno.openKv(`${dir}/svc.kv`);
+    try {
+      assert.equal((await keysUnder(kv, ["bg"])).length, 200);
+    } finally {
+      kv.close();
+    }
+  });
+});
