@@ -17,6 +17,7 @@
  */
 
 import { Connection, percentile } from "./http_client.ts";
+import { cpuSeconds, median, perMutation, writtenBytes } from "./proc_stats.ts";
 import { type BenchServer, startBenchServer } from "./serve.ts";
 
 type Storage = "kv" | "memory";
@@ -84,34 +85,6 @@ function startServer(storage: Storage, options: Options, dataDir: string): Promi
     SVC_MUTATION_QUEUE_SIZE: String(options.clients + 1),
     SVC_MAX_MODELS: String(options.models + 1),
   });
-}
-
-/** CPU seconds (user + system) a process used so far; `null` where /proc is unavailable. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
-    const ticksPerSecond = 100;
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-  } catch {
-    return null;
-  }
-}
-
-/** Bytes a process caused to be written to storage so far (`/proc/<pid>/io`); `null` where unavailable. */
-function writtenBytes(pid: number): number | null {
-  try {
-    const line = Deno.readTextFileSync(`/proc/${pid}/io`).split("\n").find((l) =>
-      l.startsWith("write_bytes:")
-    );
-    return line ? Number(line.split(":")[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A per-mutation cost from counters read before and after a round. */
-function perMutation(before: number | null, after: number | null, mutations: number): number | null {
-  return before === null || after === null || !mutations ? null : (after - before) / mutations;
 }
 
 /** One round of load on one server. */
@@ -184,11 +157,6 @@ async function round(
     serverUs: perMutation(cpuBefore && cpuBefore * 1e6, cpuAfter && cpuAfter * 1e6, latencies.length),
     serverBytes: perMutation(writtenBefore, writtenAfter, latencies.length),
   };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** The medians of a storage's rounds of one scenario. */
