@@ -69,7 +69,8 @@ function positive(flag: string, value: string | undefined): number {
   return n;
 }
 
-const SPEC = (id: string) => ({
+/** The model every client writes: one derivation and one constraint (also `bench:store`'s). */
+export const LOAD_SPEC = (id: string) => ({
   id,
   schema: { type: "object", properties: { qty: { type: "integer" }, price: { type: "number" } } },
   derivations: [{ path: "$.total", expr: "qty * price" }],
@@ -181,7 +182,7 @@ async function create(url: string, id: string): Promise<void> {
   const response = await fetch(`${url}/models`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify(SPEC(id)),
+    body: JSON.stringify(LOAD_SPEC(id)),
   });
   await response.arrayBuffer();
   if (response.status !== 201) throw new Error(`creating ${id}: HTTP ${response.status}`);

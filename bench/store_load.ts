@@ -19,6 +19,7 @@ import { ModelService } from "../engine/mod.ts";
 import { serverPlatform } from "../server/platform.ts";
 import { openStorage, type Storage } from "../server/stores/mod.ts";
 import { percentile } from "./http_client.ts";
+import { LOAD_SPEC } from "./http_load.ts";
 import { cpuSeconds, median, perMutation, writtenBytes } from "./proc_stats.ts";
 
 type Kind = "kv" | "memory";
@@ -51,14 +52,6 @@ function parseOptions(args: string[]): Options {
   return options;
 }
 
-/** The same model as the HTTP load benchmark's: one derivation and one constraint. */
-const SPEC = (id: string) => ({
-  id,
-  schema: { type: "object", properties: { qty: { type: "integer" }, price: { type: "number" } } },
-  derivations: [{ path: "$.total", expr: "qty * price" }],
-  constraints: [{ id: "cap", expr: "qty < 1000000000", message: "too many", policy: "rollback" }],
-});
-
 interface Opened {
   service: ModelService;
   storage: Storage;
@@ -74,7 +67,7 @@ async function open(kind: Kind, models: string[]): Promise<Opened> {
     store: storage.store,
     blobs: storage.blobs,
   });
-  for (const id of models) await service.createModel(SPEC(id));
+  for (const id of models) await service.createModel(LOAD_SPEC(id));
   return { service, storage, dir };
 }
 
