@@ -245,6 +245,8 @@ export class KvModelStore implements ModelStore {
   #retiredCount = 0;
   /** The deletion of retired entries in progress. */
   #retiring: Promise<void> | null = null;
+  /** Compactions in progress, by model (at most one a model; see {@link #startCompaction}). */
+  readonly #compactions = new Map<string, Promise<void>>();
   /** The next commit's `g` in `["L", g, id, seq]`: past every stored one (set by `load`). */
   #nextCommit = 0;
   #closing = false;
@@ -542,6 +544,7 @@ export class KvModelStore implements ModelStore {
   ): Promise<void> {
     const id = spec.id;
     await this.#sweeps.get(id);
+    await this.#compactions.get(id);
     let stored = this.#models.get(id);
     if (options.created || !stored) {
       checkStoredId(id, "Deno KV");
@@ -659,8 +662,23 @@ export class KvModelStore implements ModelStore {
     if (logged) {
       stored.log.push(logged);
       stored.nextLog++;
-      await this.#compact(modelId, stored, states);
+      this.#startCompaction(modelId, stored, states);
     }
+  }
+
+  /**
+   * Folds the log in the background when it is due, at most one compaction a
+   * model at a time. The commit is durable without it (its log entry is), so
+   * neither the write that made it due nor the model's next writes wait for it
+   * (its base state and folded audit records took 5–20 ms to write, which that
+   * write's caller waited for); what rewrites or removes the header (`save`,
+   * `delete`, `close`) waits for it first. The checkpoint is taken now, at this
+   * commit, before anything else can commit.
+   */
+  #startCompaction(id: string, stored: StoredModel, states: CommitStates): void {
+    if (this.#compactions.has(id)) return;
+    const compaction = this.#compact(id, stored, states).finally(() => this.#compactions.delete(id));
+    this.#compactions.set(id, compaction);
   }
 
   /**
@@ -677,7 +695,12 @@ export class KvModelStore implements ModelStore {
     return this.#options.compactionThreshold + Math.abs(hash) % spread;
   }
 
-  /** Folds the log into the checkpoint once the model's threshold of entries can be folded. */
+  /**
+   * Folds the log into the checkpoint once the model's threshold of entries can
+   * be folded. Until its first `await` it runs within the commit that called
+   * it: the checkpoint and the entries it folds are that commit's (commits after
+   * it only append to the log).
+   */
   async #compact(id: string, stored: StoredModel, states: CommitStates): Promise<void> {
     const fold = foldPoint(stored.log.length, this.#threshold(id), states);
     if (!fold) return;
@@ -685,14 +708,10 @@ export class KvModelStore implements ModelStore {
     try {
       const prefix = kvKeys.values(id);
       const bytes = encodeJson(point.state());
-      const written = valueMutations(prefix, bytes, await serverHasher.sha256Hex(bytes));
-      const header: ModelHeader = {
-        ...stored.header,
-        base: written.ref,
-        baseAt: point.at,
-        logStart: stored.log[folded]?.seq ?? stored.nextLog,
-      };
       const folding = stored.log.slice(0, folded);
+      const logStart = stored.log[folded]?.seq ?? stored.nextLog;
+      const written = valueMutations(prefix, bytes, await serverHasher.sha256Hex(bytes));
+      const header: ModelHeader = { ...stored.header, base: written.ref, baseAt: point.at, logStart };
       // Interrupted after `before`, the folded entries stay live and their audit records are
       // read once (from the entries); after the header, the entries are strays.
       await this.#db.writeStaged({
@@ -702,6 +721,7 @@ export class KvModelStore implements ModelStore {
         after: deletions(stored.header.base ? valueKeys(prefix, stored.header.base) : []),
       });
       stored.header = header;
+      // The entries committed meanwhile stay: they follow the folded ones.
       stored.log = stored.log.slice(folded);
       this.#retire(id, folding.flatMap((entry) => entry.keys));
     } catch (err) {
@@ -744,6 +764,8 @@ export class KvModelStore implements ModelStore {
   }
 
   async delete(modelId: string): Promise<void> {
+    // A compaction finishing after the deletion would write the header back.
+    await this.#compactions.get(modelId);
     await this.#db.write([{ key: kvKeys.header(modelId) }, { key: kvKeys.deleting(modelId), value: true }]);
     // Its commit-log entries go with the sweep (or, interrupted, as strays at the next start).
     const commits = this.#models.get(modelId)?.log.flatMap((entry) => entry.keys) ?? [];
@@ -889,6 +911,7 @@ export class KvModelStore implements ModelStore {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#closing = true;
+      await Promise.all(this.#compactions.values());
       await Promise.all(this.#sweeps.values());
       await this.#retiring;
       await this.#deleteRetired().catch(() => {}); // what is left are strays, deleted at the next start

@@ -128,3 +128,94 @@ Deno.test("a restart between compactions and more commits keeps folding correctl
     const { entries } = await storedLog(dir, "orders");
     assert.ok(entries.length < 2 + 4, `log of ${entries.length} entries`);
   }));
+
+/**
+ * Holds every atomic operation that moves a model's header (a compaction's, a
+ * save's) until `release`; counts the ones held. `restore` undoes it.
+ */
+function holdHeaderWrites() {
+  const gate = Promise.withResolvers<void>();
+  const atomic = Deno.AtomicOperation.prototype;
+  const { set, commit } = atomic;
+  const movesHeader = new WeakSet<Deno.AtomicOperation>();
+  const control = {
+    held: 0,
+    release: () => gate.resolve(),
+    restore: () => {
+      gate.resolve();
+      Object.assign(atomic, { set, commit });
+    },
+  };
+  atomic.set = function (this: Deno.AtomicOperation, key, value, options) {
+    if (key[0] === "models") movesHeader.add(this);
+    return set.call(this, key, value, options);
+  };
+  atomic.commit = async function (this: Deno.AtomicOperation) {
+    if (movesHeader.has(this)) {
+      control.held++;
+      await gate.promise;
+    }
+    return commit.call(this);
+  };
+  return control;
+}
+
+/** `work`, or a failure naming `what` when it takes more than five seconds. */
+function within<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within 5 s`)), 5000);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+Deno.test("a compaction runs beside the writes after it; a deletion waits for it", () =>
+  withTempDir(async (dir) => {
+    const keys = {
+      "svc.persistence-dir": dir,
+      "svc.history.max-entries": "2",
+      "svc.storage.compaction-threshold": "4",
+    };
+    const first = await openService(keys);
+    await first.service.createModel(orderSpec());
+    const hold = holdHeaderWrites();
+    let before;
+    try {
+      // Every write resolves while the compactions they made due are held.
+      await within(mutateMany(first.service, 12), "writing while a compaction is held");
+      assert.ok(hold.held >= 1, "a compaction was due");
+      before = await observe(first.service);
+    } finally {
+      hold.restore();
+    }
+    await first.service.close();
+    const second = await openService(keys);
+    assert.deepEqual(await observe(second.service), before);
+    assert.equal((await second.service.verifyAudit("orders")).valid, true);
+
+    // Deleted while a compaction is held: the compaction ends first, and its header does not come back.
+    const again = holdHeaderWrites();
+    try {
+      for (let qty = 100; again.held === 0; qty++) {
+        await within(second.service.mutate("orders", { "$.items[0].qty": qty }), "a write");
+      }
+      let deleted = false;
+      const deleting = second.service.deleteModel("orders").then(() => deleted = true);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(deleted, false, "the deletion waits for the compaction");
+      again.release();
+      await deleting;
+    } finally {
+      again.restore();
+    }
+    await second.service.close();
+    const kv = await openRawKv(dir);
+    try {
+      assert.equal((await kv.get(["models", "orders"])).value, null);
+    } finally {
+      kv.close();
+    }
+    const third = await openService(keys);
+    assert.deepEqual(await third.service.listModels(), []);
+    await third.service.close();
+  }));
