@@ -70,6 +70,7 @@ import {
 } from "../../engine/mod.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
+import { foldPoint } from "../../engine/service/compaction.ts";
 import {
   type BrowserDatabase,
   entriesUnder,
@@ -502,17 +503,14 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     if (writes.put.length) await this.#alive;
     writes.put.push([keys.log(modelId, seen.nextLog), entry]);
     if (audit) writes.put.push([keys.audit(modelId, audit.sequence), audit]);
-    const logLength = head.nextLog - head.logStart;
-    if (logLength >= this.#threshold) {
-      const point = states.checkpoint();
-      const folded = logLength - point.following;
-      if (folded >= this.#threshold) {
-        writes.put.push([keys.header(modelId), { spec, base: point.state(), baseAt: point.at }]);
-        head.logStart += folded;
-        writes.delete.push(
-          IDBKeyRange.bound(keys.log(modelId, 0), keys.log(modelId, head.logStart), false, true),
-        );
-      }
+    const fold = foldPoint(head.nextLog - head.logStart, this.#threshold, states);
+    if (fold) {
+      const { point, folded } = fold;
+      writes.put.push([keys.header(modelId), { spec, base: point.state(), baseAt: point.at }]);
+      head.logStart += folded;
+      writes.delete.push(
+        IDBKeyRange.bound(keys.log(modelId, 0), keys.log(modelId, head.logStart), false, true),
+      );
     }
     writes.put.push([keys.head(modelId), head]);
     await this.#write(writes, `record a change of model '${modelId}'`, this.#atRevision(modelId, seen.rev));
