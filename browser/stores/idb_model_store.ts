@@ -568,12 +568,13 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     return readRange<AuditRecord>(this.#store, keys.audit(modelId));
   }
 
-  async keepForRecovery(record: RecoveryRecord): Promise<void> {
-    const kept = await readRange<RecoveryRecord>(this.#store, keys.recovery(record.modelId));
-    await this.#write(
-      { put: [[keys.recovery(record.modelId, kept.length), record]] },
-      `keep the unreadable state of model '${record.modelId}'`,
-    );
+  keepForRecovery(record: RecoveryRecord): Promise<void> {
+    const id = record.modelId;
+    // Numbered inside the write: two tabs keeping states of one model at once keep both.
+    return this.#write({}, `keep the unreadable state of model '${id}'`, {
+      read: [prefixRange(keys.recovery(id))],
+      check: ([kept]) => ({ put: [[keys.recovery(id, kept as number), record]] }),
+    });
   }
 
   async listRecovery(): Promise<RecoverySummary[]> {
