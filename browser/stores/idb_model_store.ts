@@ -523,6 +523,11 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     if (!seen) return;
     const writes = this.#jobWrites(modelId, jobs);
     if (writes.put.length) await this.#alive;
+    // An outbox change moves the revision, though the state stays (PostgreSQL's does not): a service's
+    // copy of a model's jobs is renewed only by a refresh, which a moved revision triggers. A tab taking
+    // over a job from a closed one runs that copy, which must carry the attempts counted here and the
+    // retry's due time; and a write resting on an outbox seen before (a tab frozen past its lease putting
+    // back, for a retry, a job another tab has since settled) must be refused as stale, not resurrect it.
     const head = { ...seen.head, rev: seen.head.rev + 1 };
     writes.put.push([keys.head(modelId), head]);
     await this.#write(

@@ -201,7 +201,7 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string)
 }
 
 /** Fails unless `promise` rejects with a {@link StaleModelError}. */
-async function refusedAsStale(promise: Promise<unknown>, what: string): Promise<void> {
+export async function refusedAsStale(promise: Promise<unknown>, what: string): Promise<void> {
   const outcome = await promise.then(
     () => "accepted",
     (err) => err instanceof StaleModelError ? "stale" : `${err}`,
@@ -561,7 +561,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
 ];
 
 /** An outbox job of `modelId` (a timer due at `dueAt`). */
-function job(modelId: string, id: string, dueAt: number): EffectJob {
+export function job(modelId: string, id: string, dueAt: number): EffectJob {
   return {
     id,
     modelId,
