@@ -97,10 +97,10 @@ export interface WriteSet {
  * object store one at a time, across tabs too).
  */
 export interface WriteCondition {
-  /** Keys read before anything of the write. */
-  read: IDBValidKey[];
+  /** What is read before anything of the write: a key's value, or how many records a key range holds. */
+  read: (IDBValidKey | IDBKeyRange)[];
   /**
-   * Given their values (`undefined` for an absent key): throws to write
+   * Given what was read (`undefined` for an absent key): throws to write
    * nothing (the write then rejects with {@link WriteRefused}), or returns
    * writes made after the others.
    */
@@ -148,7 +148,7 @@ export function writeAll(store: UseStore, writes: WriteSet, condition?: WriteCon
       const tx = os.transaction;
       let refusal: WriteRefused | null = null;
       if (condition) {
-        const reads = condition.read.map((key) => os.get(key));
+        const reads = condition.read.map((key) => key instanceof IDBKeyRange ? os.count(key) : os.get(key));
         reads.at(-1)!.onsuccess = () => {
           try {
             apply(os, condition.check(reads.map((read) => read.result)));

@@ -70,6 +70,7 @@ import {
 } from "../../engine/mod.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
+import { foldPoint } from "../../engine/service/compaction.ts";
 import {
   type BrowserDatabase,
   entriesUnder,
@@ -502,17 +503,14 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     if (writes.put.length) await this.#alive;
     writes.put.push([keys.log(modelId, seen.nextLog), entry]);
     if (audit) writes.put.push([keys.audit(modelId, audit.sequence), audit]);
-    const logLength = head.nextLog - head.logStart;
-    if (logLength >= this.#threshold) {
-      const point = states.checkpoint();
-      const folded = logLength - point.following;
-      if (folded >= this.#threshold) {
-        writes.put.push([keys.header(modelId), { spec, base: point.state(), baseAt: point.at }]);
-        head.logStart += folded;
-        writes.delete.push(
-          IDBKeyRange.bound(keys.log(modelId, 0), keys.log(modelId, head.logStart), false, true),
-        );
-      }
+    const fold = foldPoint(head.nextLog - head.logStart, this.#threshold, states);
+    if (fold) {
+      const { point, folded } = fold;
+      writes.put.push([keys.header(modelId), { spec, base: point.state(), baseAt: point.at }]);
+      head.logStart += folded;
+      writes.delete.push(
+        IDBKeyRange.bound(keys.log(modelId, 0), keys.log(modelId, head.logStart), false, true),
+      );
     }
     writes.put.push([keys.head(modelId), head]);
     await this.#write(writes, `record a change of model '${modelId}'`, this.#atRevision(modelId, seen.rev));
@@ -525,6 +523,11 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     if (!seen) return;
     const writes = this.#jobWrites(modelId, jobs);
     if (writes.put.length) await this.#alive;
+    // An outbox change moves the revision, though the state stays (PostgreSQL's does not): a service's
+    // copy of a model's jobs is renewed only by a refresh, which a moved revision triggers. A tab taking
+    // over a job from a closed one runs that copy, which must carry the attempts counted here and the
+    // retry's due time; and a write resting on an outbox seen before (a tab frozen past its lease putting
+    // back, for a retry, a job another tab has since settled) must be refused as stale, not resurrect it.
     const head = { ...seen.head, rev: seen.head.rev + 1 };
     writes.put.push([keys.head(modelId), head]);
     await this.#write(
@@ -570,12 +573,13 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     return readRange<AuditRecord>(this.#store, keys.audit(modelId));
   }
 
-  async keepForRecovery(record: RecoveryRecord): Promise<void> {
-    const kept = await readRange<RecoveryRecord>(this.#store, keys.recovery(record.modelId));
-    await this.#write(
-      { put: [[keys.recovery(record.modelId, kept.length), record]] },
-      `keep the unreadable state of model '${record.modelId}'`,
-    );
+  keepForRecovery(record: RecoveryRecord): Promise<void> {
+    const id = record.modelId;
+    // Numbered inside the write: two tabs keeping states of one model at once keep both.
+    return this.#write({}, `keep the unreadable state of model '${id}'`, {
+      read: [prefixRange(keys.recovery(id))],
+      check: ([kept]) => ({ put: [[keys.recovery(id, kept as number), record]] }),
+    });
   }
 
   async listRecovery(): Promise<RecoverySummary[]> {

@@ -23,6 +23,7 @@
 import type { AuditRecord } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
+import { foldPoint } from "../../engine/service/compaction.ts";
 import { type MemoryAuditTrail, summarizeRecovery } from "../../engine/service/memory.ts";
 import type {
   AuditQuery,
@@ -37,7 +38,7 @@ import type {
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
 import { appendDurable, exists, isTemporary, nameOf, syncDir, writeFileAtomic } from "./fs_files.ts";
-import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
 
 /** What a filesystem model store keeps besides specs. */
 export interface FsModelStoreOptions {

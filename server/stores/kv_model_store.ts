@@ -56,7 +56,8 @@ import type {
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { serverHasher } from "../platform.ts";
-import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { foldPoint } from "../../engine/service/compaction.ts";
+import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
 import {
   type AuditHead,
   auditOfValue,

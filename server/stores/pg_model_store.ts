@@ -20,6 +20,7 @@
 import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
+import { foldPoint } from "../../engine/service/compaction.ts";
 import { summarizeRecovery } from "../../engine/service/memory.ts";
 import {
   type AuditQuery,
@@ -39,7 +40,7 @@ import type { ModelSpec } from "../../engine/model/types.ts";
 import { PgChangeFeed } from "./pg_change_feed.ts";
 import { DB_NOW, type PgDatabase, type Query, type Sql } from "./pg_database.ts";
 import { type AuditHead, lastWithHead, parseAudit, trailWithHead } from "./stored_audit.ts";
-import { checkStoredId, foldPoint, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
 
 /** Options of the PostgreSQL model store. */
 export interface PgModelStoreOptions {

@@ -5,7 +5,7 @@
  * @module
  */
 import { specInvalid } from "../../engine/errors.ts";
-import type { Checkpoint, CommitStates, LogEntry, PersistedState } from "../../engine/service/ports.ts";
+import type { LogEntry, PersistedState } from "../../engine/service/ports.ts";
 
 /** Longest model id (UTF-8 bytes) a durable store keeps: well inside Deno KV's 2 KiB keys and index entries. */
 export const MAX_ID_BYTES = 1024;
@@ -25,22 +25,6 @@ export function isLogEntry(value: unknown): value is LogEntry {
   const e = value as LogEntry;
   return e !== null && typeof e === "object" && Number.isFinite(e.at) && SOURCES.has(e.source) &&
     e.request !== undefined;
-}
-
-/**
- * Where a store keeping `length` log entries folds them (compaction): the
- * checkpoint and how many of the oldest entries it replaces; `null` until
- * `threshold` entries can be folded.
- */
-export function foldPoint(
-  length: number,
-  threshold: number,
-  states: CommitStates,
-): { point: Checkpoint; folded: number } | null {
-  if (length < threshold) return null;
-  const point = states.checkpoint();
-  const folded = length - point.following;
-  return folded < threshold ? null : { point, folded };
 }
 
 /** Refuses (422, at `id`) an id longer than {@link MAX_ID_BYTES}; `backend` names the store in the message. */

@@ -156,6 +156,17 @@ function statesOf(state: PersistedState, following: number) {
 
 const entry = (at: number, request: Json): LogEntry => ({ at, source: "client", request });
 
+/** A state kept for recovery. */
+const RECOVERY: RecoveryRecord = {
+  modelId: SPEC.id,
+  detectedAt: "2030-01-01T00:00:00.000Z",
+  reason: "log entry 3 is missing",
+  spec: SPEC,
+  base: STATE,
+  baseAt: null,
+  log: [entry(1, { "$.qty": 2 })],
+};
+
 async function withStorage<T>(
   fixture: StorageFixture,
   run: (storage: OpenedStorage) => Promise<T>,
@@ -190,7 +201,7 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string)
 }
 
 /** Fails unless `promise` rejects with a {@link StaleModelError}. */
-async function refusedAsStale(promise: Promise<unknown>, what: string): Promise<void> {
+export async function refusedAsStale(promise: Promise<unknown>, what: string): Promise<void> {
   const outcome = await promise.then(
     () => "accepted",
     (err) => err instanceof StaleModelError ? "stale" : `${err}`,
@@ -355,30 +366,25 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
       "recovery records: kept apart, listed, read back after a reopen, outlive their model, deleted per model",
     needs: ["durable"],
     async run(fixture) {
-      const record: RecoveryRecord = {
-        modelId: SPEC.id,
-        detectedAt: "2030-01-01T00:00:00.000Z",
-        reason: "log entry 3 is missing",
-        spec: SPEC,
-        base: STATE,
-        baseAt: null,
-        log: [entry(1, { "$.qty": 2 })],
-      };
       await withStorage(fixture, async ({ store }) => {
         await store.save(SPEC, STATE, { created: true });
-        await store.keepForRecovery(record);
+        await store.keepForRecovery(RECOVERY);
         await store.delete(SPEC.id);
       });
       await withStorage(fixture, async ({ store }) => {
         same(await store.listRecovery(), [{
           modelId: SPEC.id,
-          detectedAt: record.detectedAt,
-          reason: record.reason,
+          detectedAt: RECOVERY.detectedAt,
+          reason: RECOVERY.reason,
           logEntries: 1,
         }], "list");
-        same(await store.getRecovery(SPEC.id), [record], "records");
+        same(await store.getRecovery(SPEC.id), [RECOVERY], "records");
         same(await store.getRecovery("other"), [], "another model's");
-        await store.keepForRecovery({ ...record, modelId: "other", detectedAt: "2030-01-02T00:00:00.000Z" });
+        await store.keepForRecovery({
+          ...RECOVERY,
+          modelId: "other",
+          detectedAt: "2030-01-02T00:00:00.000Z",
+        });
         same(await store.deleteRecovery(SPEC.id), 1, "deleted");
         same(await store.deleteRecovery(SPEC.id), 0, "deleted again");
       });
@@ -471,6 +477,23 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "shared: two stores keeping states of one model for recovery at once keep both",
+    needs: ["shared"],
+    async run(fixture) {
+      await withTwo(fixture, async (a, b) => {
+        await Promise.all([
+          a.store.keepForRecovery({ ...RECOVERY, reason: "seen by a" }),
+          b.store.keepForRecovery({ ...RECOVERY, reason: "seen by b" }),
+        ]);
+        same(
+          (await a.store.getRecovery(SPEC.id)).map((r) => r.reason).sort(),
+          ["seen by a", "seen by b"],
+          "both kept",
+        );
+      });
+    },
+  },
+  {
     name: "shared: a job runs in one store at a time; one nobody runs any more is handed over",
     needs: ["shared"],
     async run(fixture) {
@@ -538,7 +561,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
 ];
 
 /** An outbox job of `modelId` (a timer due at `dueAt`). */
-function job(modelId: string, id: string, dueAt: number): EffectJob {
+export function job(modelId: string, id: string, dueAt: number): EffectJob {
   return {
     id,
     modelId,

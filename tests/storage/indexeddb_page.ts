@@ -2,14 +2,15 @@
 /**
  * The page side of the IndexedDB storage contract: bundled with the contract
  * and browser/stores, it exposes `window.storageContract` to run one case by
- * name in Chromium, each on its own fresh database; with them a case of
- * IndexedDB's own (a database of an earlier layout opened by this one).
+ * name in Chromium, each on its own fresh database; with them cases of
+ * IndexedDB's own (a database of an earlier layout opened by this one; what an
+ * outbox change does to the model's revision).
  *
  * @module
  */
 import { openBrowserStorage } from "../../browser/stores/mod.ts";
 import type { LogEntry } from "../../engine/mod.ts";
-import { contractCases, same, type StorageBackend } from "./contract.ts";
+import { contractCases, job, refusedAsStale, same, type StorageBackend } from "./contract.ts";
 
 let databases = 0;
 
@@ -48,8 +49,8 @@ function layoutOne(name: string, write: (models: IDBObjectStore) => void): Promi
   });
 }
 
-/** Cases of IndexedDB alone: its layout history. */
-const LAYOUT_CASES = [{
+/** Cases of IndexedDB alone: its layout history, its outbox changes. */
+const INDEXEDDB_CASES = [{
   name: "indexeddb storage: a model stored by layout 1 loads after the upgrade and takes commits",
   async run() {
     const name = `storage-layout-${databases++}`;
@@ -84,9 +85,40 @@ const LAYOUT_CASES = [{
       });
     }
   },
+}, {
+  name:
+    "indexeddb storage: an outbox change moves the revision: other tabs refresh to it, their writes on the one before are refused",
+  async run() {
+    const fixture = await INDEXEDDB.fresh();
+    const [a, b] = [
+      await fixture.open({ compactionThreshold: 100 }),
+      await fixture.open({ compactionThreshold: 100 }),
+    ];
+    try {
+      const spec = { id: "outbox", schema: { type: "object" } };
+      const state = { doc: {}, meta: [], stale: [] };
+      const due = job(spec.id, "remind@1#1", Date.now());
+      await a.store.save(spec, state, { created: true, jobs: { put: [due] } });
+      await b.store.load();
+      const counted = { ...due, attempt: 1 };
+      await a.store.updateJobs(spec.id, { put: [counted] });
+      await refusedAsStale(
+        b.store.updateJobs(spec.id, { remove: [due.id] }),
+        "a write on the revision before",
+      );
+      const refresh = await b.store.coordination!.refresh(spec.id);
+      same(refresh.kind === "commits" && refresh.jobs, [counted], "the jobs the refresh carries");
+    } finally {
+      for (const { store, blobs } of [a, b]) {
+        await store.close();
+        await blobs.close();
+      }
+      await fixture.dispose();
+    }
+  },
 }];
 
-const cases = [...contractCases(INDEXEDDB), ...LAYOUT_CASES];
+const cases = [...contractCases(INDEXEDDB), ...INDEXEDDB_CASES];
 
 /** What the test drives. */
 export interface StorageContractPage {
