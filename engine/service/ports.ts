@@ -108,7 +108,10 @@ export interface Checkpoint {
 export interface CommitStates {
   /** The state after this commit. */
   current(): PersistedState;
-  /** The state to fold the log into, with history as it will be once this commit is applied. */
+  /**
+   * The state to fold the log into, with history as it will be once this commit
+   * is applied; the same whenever it is called (a store may fold after later commits).
+   */
   checkpoint(): Checkpoint;
 }
 

@@ -720,14 +720,17 @@ export class ModelService implements ModelApi {
     const outcome = await evaluate(slot.runtime, at);
     if (!outcome) return null;
     const audit = await this.#auditRecord(slot, source, request, outcome, at);
-    const history = slot.runtime.history;
+    // The history as this commit finds it (at most what a checkpoint reads): a store may fold its log later,
+    // after more commits, and the checkpoint must still be this commit's.
+    const max = this.config.historyMaxEntries;
+    const history = max > 0 ? slot.runtime.history.slice(-max) : [];
     const jobs = jobsOf(id, outcome.effectRequests, at);
     await this.store.commit(
       id,
       { at, source, request },
       {
         current: () => toPersisted(outcome.state),
-        checkpoint: () => checkpointOf(history, outcome.state, at, this.config.historyMaxEntries),
+        checkpoint: () => checkpointOf(history, outcome.state, at, max),
       },
       audit,
       { put: updated ? [updated, ...jobs] : jobs, remove: settled ? [settled.id] : [] },

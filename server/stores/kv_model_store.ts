@@ -246,8 +246,10 @@ export class KvModelStore implements ModelStore {
   #retiredCount = 0;
   /** The deletion of retired entries in progress. */
   #retiring: Promise<void> | null = null;
-  /** Compactions in progress, by model (at most one a model; see {@link #startCompaction}). */
+  /** Compactions in progress, by model (at most one a model; see {@link #compactWhenDue}). */
   readonly #compactions = new Map<string, Promise<void>>();
+  /** The states of each model's newest commit: what a compaction due after it folds into. */
+  readonly #newestStates = new Map<string, CommitStates>();
   /** The next commit's `g` in `["L", g, id, seq]`: past every stored one (set by `load`). */
   #nextCommit = 0;
   #closing = false;
@@ -545,7 +547,8 @@ export class KvModelStore implements ModelStore {
   ): Promise<void> {
     const id = spec.id;
     await this.#sweeps.get(id);
-    await this.#compactions.get(id);
+    await this.#compacted(id);
+    this.#newestStates.delete(id);
     let stored = this.#models.get(id);
     if (options.created || !stored) {
       checkStoredId(id, "Deno KV");
@@ -663,23 +666,32 @@ export class KvModelStore implements ModelStore {
     if (logged) {
       stored.log.push(logged);
       stored.nextLog++;
-      this.#startCompaction(modelId, stored, states);
+      this.#newestStates.set(modelId, states);
+      this.#compactWhenDue(modelId, stored);
     }
   }
 
   /**
-   * Folds the log in the background when it is due, at most one compaction a
-   * model at a time. The commit is durable without it (its log entry is), so
-   * neither the write that made it due nor the model's next writes wait for it
-   * (its base state and folded audit records took 5–20 ms to write, which that
-   * write's caller waited for); what rewrites or removes the header (`save`,
-   * `delete`, `close`) waits for it first. The checkpoint is taken now, at this
-   * commit, before anything else can commit.
+   * Folds the log in the background when it is due, one compaction a model at a
+   * time; one ending starts the next when more came due meanwhile. The commit is
+   * durable without it (its log entry is), so neither the write that made it due
+   * nor the model's next writes wait for it (its base state and folded audit
+   * records took 5–20 ms to write, which that write's caller waited for); what
+   * rewrites or removes the header (`save`, `delete`, `close`) waits for it first.
    */
-  #startCompaction(id: string, stored: StoredModel, states: CommitStates): void {
-    if (this.#compactions.has(id)) return;
-    const compaction = this.#compact(id, stored, states).finally(() => this.#compactions.delete(id));
+  #compactWhenDue(id: string, stored: StoredModel): void {
+    const states = this.#newestStates.get(id);
+    if (this.#compactions.has(id) || !states || this.#models.get(id) !== stored) return;
+    const compaction = this.#compact(id, stored, states).then((ran) => {
+      this.#compactions.delete(id);
+      if (ran) this.#compactWhenDue(id, stored);
+    });
     this.#compactions.set(id, compaction);
+  }
+
+  /** Waits for the model's compactions, those that come due meanwhile included. */
+  async #compacted(id: string): Promise<void> {
+    for (let running = this.#compactions.get(id); running; running = this.#compactions.get(id)) await running;
   }
 
   /**
@@ -697,14 +709,14 @@ export class KvModelStore implements ModelStore {
   }
 
   /**
-   * Folds the log into the checkpoint once the model's threshold of entries can
-   * be folded. Until its first `await` it runs within the commit that called
-   * it: the checkpoint and the entries it folds are that commit's (commits after
-   * it only append to the log).
+   * Folds the log into the checkpoint of `states` (the newest commit's) once the
+   * model's threshold of entries can be folded; `true` when it folded. The
+   * entries it folds are taken before its first `await` (commits after it only
+   * append to the log).
    */
-  async #compact(id: string, stored: StoredModel, states: CommitStates): Promise<void> {
+  async #compact(id: string, stored: StoredModel, states: CommitStates): Promise<boolean> {
     const fold = foldPoint(stored.log.length, this.#threshold(id), states);
-    if (!fold) return;
+    if (!fold) return false;
     const { point, folded } = fold;
     try {
       const prefix = kvKeys.values(id);
@@ -725,11 +737,13 @@ export class KvModelStore implements ModelStore {
       // The entries committed meanwhile stay: they follow the folded ones.
       stored.log = stored.log.slice(folded);
       this.#retire(id, folding.flatMap((entry) => entry.keys));
+      return true;
     } catch (err) {
       // The commit itself is durable; a longer log is only slower to load.
       this.#options.warn(
         `model '${id}': log compaction failed, retried at the next commit: ${(err as Error).message}`,
       );
+      return false;
     }
   }
 
@@ -766,7 +780,8 @@ export class KvModelStore implements ModelStore {
 
   async delete(modelId: string): Promise<void> {
     // A compaction finishing after the deletion would write the header back.
-    await this.#compactions.get(modelId);
+    await this.#compacted(modelId);
+    this.#newestStates.delete(modelId);
     await this.#db.write([{ key: kvKeys.header(modelId) }, { key: kvKeys.deleting(modelId), value: true }]);
     // Its commit-log entries go with the sweep (or, interrupted, as strays at the next start).
     const commits = this.#models.get(modelId)?.log.flatMap((entry) => entry.keys) ?? [];
@@ -912,7 +927,7 @@ export class KvModelStore implements ModelStore {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#closing = true;
-      await Promise.all(this.#compactions.values());
+      await Promise.all([...this.#compactions.keys()].map((id) => this.#compacted(id)));
       await Promise.all(this.#sweeps.values());
       await this.#retiring;
       await this.#deleteRetired().catch(() => {}); // what is left are strays, deleted at the next start
