@@ -56,7 +56,7 @@ import type {
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { serverHasher } from "../platform.ts";
-import { foldPoint } from "../../engine/service/compaction.ts";
+import { type Fold, foldPoint } from "../../engine/service/compaction.ts";
 import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
 import {
   type AuditHead,
@@ -682,7 +682,9 @@ export class KvModelStore implements ModelStore {
   #compactWhenDue(id: string, stored: StoredModel): void {
     const states = this.#newestStates.get(id);
     if (this.#compactions.has(id) || !states || this.#models.get(id) !== stored) return;
-    const compaction = this.#compact(id, stored, states).then((ran) => {
+    const fold = foldPoint(stored.log.length, this.#threshold(id), states);
+    if (!fold) return;
+    const compaction = this.#compact(id, stored, fold).then((ran) => {
       this.#compactions.delete(id);
       if (ran) this.#compactWhenDue(id, stored);
     });
@@ -709,14 +711,11 @@ export class KvModelStore implements ModelStore {
   }
 
   /**
-   * Folds the log into the checkpoint of `states` (the newest commit's) once the
-   * model's threshold of entries can be folded; `true` when it folded. The
-   * entries it folds are taken before its first `await` (commits after it only
-   * append to the log).
+   * Folds the oldest `fold.folded` entries of the log into `fold.point`; `true`
+   * when it did. The entries it folds are taken before its first `await`
+   * (commits after it only append to the log).
    */
-  async #compact(id: string, stored: StoredModel, states: CommitStates): Promise<boolean> {
-    const fold = foldPoint(stored.log.length, this.#threshold(id), states);
-    if (!fold) return false;
+  async #compact(id: string, stored: StoredModel, fold: Fold): Promise<boolean> {
     const { point, folded } = fold;
     try {
       const prefix = kvKeys.values(id);
