@@ -596,14 +596,14 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
   }
 
   async deleteRecovery(modelId: string): Promise<number> {
-    const kept = await this.getRecovery(modelId);
-    if (kept.length) {
-      await this.#write(
-        { delete: [prefixRange(keys.recovery(modelId))] },
-        `delete the recovery records of model '${modelId}'`,
-      );
-    }
-    return kept.length;
+    const kept = prefixRange(keys.recovery(modelId));
+    // Counted inside the deleting transaction: a record another tab keeps meanwhile is counted if deleted.
+    let deleted = 0;
+    await this.#write({ delete: [kept] }, `delete the recovery records of model '${modelId}'`, {
+      read: [kept],
+      check: ([count]) => void (deleted = count as number),
+    });
+    return deleted;
   }
 
   async close(): Promise<void> {

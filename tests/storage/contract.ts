@@ -494,6 +494,20 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "shared: deleting recovery records while another store keeps one counts what it deleted",
+    needs: ["shared"],
+    async run(fixture) {
+      await withTwo(fixture, async (a, b) => {
+        await a.store.keepForRecovery(RECOVERY);
+        const [deleted] = await Promise.all([
+          b.store.deleteRecovery(SPEC.id),
+          a.store.keepForRecovery({ ...RECOVERY, reason: "kept meanwhile" }),
+        ]);
+        same(deleted + (await a.store.getRecovery(SPEC.id)).length, 2, "deleted and left");
+      });
+    },
+  },
+  {
     name:
       "shared: a job runs in one store at a time, claimed as stored; one nobody runs any more is handed over",
     needs: ["shared"],
