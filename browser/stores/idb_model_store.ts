@@ -42,7 +42,8 @@
  *   saw and reports every model that differs, appeared or vanished.
  * - Jobs: the store whose write fires a job holds it (a lease until it is due
  *   plus `jobLeaseMs`); `claim` takes or renews a lease with a check-and-set in
- *   one transaction, so a job runs in one tab at a time. Each store holds a Web
+ *   one transaction and returns the job as stored, so a job runs in one tab at
+ *   a time, from the attempts the others counted. Each store holds a Web
  *   Lock while open, which the browser releases when its tab closes or
  *   reloads: a lease whose holder's lock is gone is free at once, others when
  *   they run out. The poll claims due jobs nobody holds and hands them to its
@@ -398,7 +399,8 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
       for (const job of jobs.filter(isEffectJob)) {
         const lease = held.get(`${job.modelId}/${job.id}`);
         if (job.dueAt > now || (lease && !this.#free(lease, now, owners, ownersAt))) continue;
-        if (await this.#claim(job, 0, owners, ownersAt)) claimed.push(job);
+        const stored = await this.#claim(job, 0, owners, ownersAt);
+        if (stored) claimed.push(stored);
       }
       if (claimed.length) this.#emit({ type: "jobs", jobs: claimed });
     } catch {
@@ -417,19 +419,21 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
       lease.since < ownersAt;
   }
 
-  claim(job: EffectJob, holdMs: number): Promise<boolean> {
+  claim(job: EffectJob, holdMs: number): Promise<EffectJob | null> {
     const ownersAt = Date.now();
     return liveOwners().then((owners) => this.#claim(job, holdMs, owners, ownersAt));
   }
 
+  /** Leases `job` to this store when no other live one holds it; the job as stored, else `null`. */
   async #claim(
     job: EffectJob,
     holdMs: number,
     owners: Set<string> | null,
     ownersAt: number,
-  ): Promise<boolean> {
+  ): Promise<EffectJob | null> {
     await this.#alive;
     const leaseKey = keys.lease(job.modelId, job.id);
+    let claimed: EffectJob | null = null;
     try {
       await this.#write({}, `claim effect '${job.effectId}' of model '${job.modelId}'`, {
         read: [keys.jobs(job.modelId, job.id), leaseKey],
@@ -438,13 +442,14 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
           const lease = current as Lease | undefined;
           const heldElsewhere = lease && lease.owner !== this.#owner &&
             !this.#free(lease, now, owners, ownersAt);
-          if (stored === undefined || heldElsewhere) throw NOT_CLAIMABLE;
-          return { put: [[leaseKey, this.#lease(job, holdMs, now)]] };
+          if (!isEffectJob(stored) || heldElsewhere) throw NOT_CLAIMABLE;
+          claimed = stored;
+          return { put: [[leaseKey, this.#lease(stored, holdMs, now)]] };
         },
       });
-      return true;
+      return claimed;
     } catch (err) {
-      if (err === NOT_CLAIMABLE) return false;
+      if (err === NOT_CLAIMABLE) return null;
       throw err;
     }
   }
@@ -523,11 +528,10 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     if (!seen) return;
     const writes = this.#jobWrites(modelId, jobs);
     if (writes.put.length) await this.#alive;
-    // An outbox change moves the revision, though the state stays (PostgreSQL's does not): a service's
-    // copy of a model's jobs is renewed only by a refresh, which a moved revision triggers. A tab taking
-    // over a job from a closed one runs that copy, which must carry the attempts counted here and the
-    // retry's due time; and a write resting on an outbox seen before (a tab frozen past its lease putting
-    // back, for a retry, a job another tab has since settled) must be refused as stale, not resurrect it.
+    // An outbox change moves the revision, though the state stays (PostgreSQL's does not): a write
+    // resting on an outbox seen before (a tab frozen past its lease putting back, for a retry, a job
+    // another tab has since settled) must be refused as stale, not resurrect it; and the other tabs
+    // renew their copy of the model's jobs, which a refresh does only when the revision moved.
     const head = { ...seen.head, rev: seen.head.rev + 1 };
     writes.put.push([keys.head(modelId), head]);
     await this.#write(
@@ -592,14 +596,14 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
   }
 
   async deleteRecovery(modelId: string): Promise<number> {
-    const kept = await this.getRecovery(modelId);
-    if (kept.length) {
-      await this.#write(
-        { delete: [prefixRange(keys.recovery(modelId))] },
-        `delete the recovery records of model '${modelId}'`,
-      );
-    }
-    return kept.length;
+    const kept = prefixRange(keys.recovery(modelId));
+    // Counted inside the deleting transaction: a record another tab keeps meanwhile is counted if deleted.
+    let deleted = 0;
+    await this.#write({ delete: [kept] }, `delete the recovery records of model '${modelId}'`, {
+      read: [kept],
+      check: ([count]) => void (deleted = count as number),
+    });
+    return deleted;
   }
 
   async close(): Promise<void> {

@@ -18,14 +18,23 @@ import type { Clock, Scheduler } from "../ports.ts";
 import { type EffectExecutor, type ExecutorOutcome, finalFailure } from "./executor.ts";
 import type { EffectJob } from "./job.ts";
 
+/** What {@link DispatchHost.begin} made of a job that fell due. */
+export type AttemptStart =
+  /** The attempt is counted: `run` is the job as now stored, `policy` its effect's. */
+  | { run: EffectJob; policy: EffectPolicy }
+  /** The stored job is due later (another process sharing the store put it off): wait for it. */
+  | { wait: EffectJob }
+  /** The job is gone (model deleted, job settled meanwhile) or another process runs it. */
+  | null;
+
 /** What the dispatcher needs from the service that owns the jobs. */
 export interface DispatchHost {
   /**
-   * Starts an attempt: counts it durably and, for kinds that work in the
-   * background, writes the `in_flight` phase. Returns the effect's policy, or
-   * null when the job is gone (model deleted, job settled meanwhile).
+   * Starts an attempt from the host's latest copy of the job (the dispatcher's
+   * may be older): counts it durably and, for kinds that work in the
+   * background, writes the `in_flight` phase.
    */
-  begin(job: EffectJob): Promise<EffectPolicy | null>;
+  begin(job: EffectJob): Promise<AttemptStart>;
   /** Settles a job with its final outcome, in one commit with the job's removal. */
   settle(job: EffectJob, outcome: ExecutorOutcome): Promise<void>;
   /** Keeps a job for another attempt at `dueAt`. */
@@ -128,11 +137,13 @@ export class EffectDispatcher {
     this.#running.set(job.id, { job, abort, done });
   }
 
-  /** One attempt; resolves with the job to try again, if any. */
-  async #attempt(job: EffectJob, abort: AbortController): Promise<EffectJob | null> {
-    const refused = unrunnable(job, this.#executors);
-    const policy = await this.#host.begin(job);
-    if (!policy || abort.signal.aborted) return null;
+  /** One attempt; resolves with the job to arm again (its retry, or its later due time), if any. */
+  async #attempt(due: EffectJob, abort: AbortController): Promise<EffectJob | null> {
+    const refused = unrunnable(due, this.#executors);
+    const start = await this.#host.begin(due);
+    if (!start || abort.signal.aborted) return null;
+    if ("wait" in start) return start.wait;
+    const { run: job, policy } = start;
     if (refused) {
       await this.#host.settle(job, refused);
       return null;

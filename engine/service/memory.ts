@@ -5,11 +5,14 @@
  * @module
  */
 import type { AuditRecord } from "../audit/chain.ts";
+import type { JobChanges } from "../effects/job.ts";
+import type { ModelSpec } from "../model/types.ts";
 import type {
   AuditQuery,
   BlobStore,
   LoadedModel,
   ModelStore,
+  PersistedState,
   RecoveryRecord,
   RecoverySummary,
   StoredBlob,
@@ -62,7 +65,12 @@ export class MemoryModelStore implements ModelStore {
   load(): Promise<LoadedModel[]> {
     return Promise.resolve([]);
   }
-  save(): Promise<void> {
+  // The port's parameters are declared, though unused, so that a test's store can extend this one.
+  save(
+    _spec: ModelSpec,
+    _state: PersistedState,
+    _options?: { created?: boolean; jobs?: JobChanges },
+  ): Promise<void> {
     return Promise.resolve();
   }
   commit(_modelId: string, _entry: unknown, _states: unknown, audit: AuditRecord | null): Promise<void> {
@@ -98,7 +106,7 @@ export class MemoryModelStore implements ModelStore {
     return Promise.resolve(before - this.#recovery.length);
   }
   /** Outstanding effect jobs live in the service, like states: nothing to keep here. */
-  updateJobs(): Promise<void> {
+  updateJobs(_modelId: string, _jobs: JobChanges): Promise<void> {
     return Promise.resolve();
   }
   close(): Promise<void> {

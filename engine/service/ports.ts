@@ -153,7 +153,7 @@ export interface ModelStore {
    * `states.checkpoint()` every `svc.storage.compaction-threshold` entries.
    * A shared store throws {@link StaleModelError} (writing nothing) when another
    * process changed the model since this one last read or wrote it; so do
-   * `save` (unless `created`), `updateJobs` and `delete`.
+   * `save` (unless `created`) and `delete`.
    */
   commit(
     modelId: string,
@@ -162,7 +162,13 @@ export interface ModelStore {
     audit: AuditRecord | null,
     jobs?: JobChanges,
   ): Promise<void>;
-  /** Durably changes a model's outbox on its own (an attempt counted, a job dropped). */
+  /**
+   * Durably changes a model's outbox on its own (an attempt counted, a job
+   * dropped). Shared stores never bring back a job settled elsewhere, each its
+   * own way: IndexedDB's moves the model's revision, so it throws
+   * {@link StaleModelError} as a commit does (and the other tabs refresh);
+   * PostgreSQL's moves none and never throws, changing only jobs still stored.
+   */
   updateJobs(modelId: string, jobs: JobChanges): Promise<void>;
   /** Removes a model, its state, its audit trail and its outbox. */
   delete(modelId: string): Promise<void>;
@@ -236,17 +242,20 @@ export interface StoreCoordination {
    */
   watch(listener: (change: StoreChange) => void): Promise<() => void>;
   /**
-   * Takes or renews the right to run a job until `holdMs` after it is due;
-   * `false` while another live process holds it. Each job so runs in one process at a time.
+   * Takes or renews the right to run a job until `holdMs` after it is due, and
+   * returns the job as stored: another process may have counted attempts on
+   * it or put it off since this one's copy was made. `null` while another live
+   * process holds it, or once it is gone (settled elsewhere). Each job so runs
+   * in one process at a time, from its latest attempt count.
    */
-  claim(job: EffectJob, holdMs: number): Promise<boolean>;
+  claim(job: EffectJob, holdMs: number): Promise<EffectJob | null>;
 }
 
 /** The coordination of a store with one writer: nothing changes behind its back, every job is its own. */
 export const SINGLE_WRITER: StoreCoordination = {
   refresh: () => Promise.resolve({ kind: "current" }),
   watch: () => Promise.resolve(() => {}),
-  claim: () => Promise.resolve(true),
+  claim: (job) => Promise.resolve(job),
 };
 
 /** A stored blob. */

@@ -407,6 +407,7 @@ export class ModelService implements ModelApi {
         const slot = this.#slots.get(job.modelId);
         if (!slot) return;
         await slot.queue.run(() => this.#catchUp(slot), false);
+        // The service's copy may predate an outbox change that moved no revision: begin runs the store's.
         const known = slot.jobs.get(job.id);
         if (known) this.#dispatcher?.enqueue([known]);
       })());
@@ -769,13 +770,20 @@ export class ModelService implements ModelApi {
       }
     };
     return {
-      begin: (job) =>
-        onModel(job, async (slot) => {
-          if (!slot.jobs.has(job.id)) return null;
-          const node = effectNode(slot.runtime.model, job.effectId);
+      begin: (due) =>
+        onModel(due, async (slot) => {
+          const known = slot.jobs.get(due.id);
+          if (!known) return null;
+          const node = effectNode(slot.runtime.model, due.effectId);
           const policy = node?.effect.policy ?? DEFAULT_POLICY;
-          // Another process sharing the store runs it (or ran it meanwhile).
-          if (!(await this.#coordination.claim(job, policy.timeoutMs))) return null;
+          // The store's copy, as a shared store's other processes left it: their attempts counted, their
+          // retry's due time; null while another runs it, or once one settled it.
+          const job = await this.#coordination.claim(known, policy.timeoutMs);
+          if (!job) return null;
+          if (job.dueAt > this.platform.clock.now()) {
+            slot.jobs.set(job.id, job);
+            return { wait: job };
+          }
           const counted = { ...job, attempt: job.attempt + 1 };
           const status = job.statusPath && job.executor !== "timer" && node ? job.statusPath : null;
           const writes = status
@@ -793,9 +801,8 @@ export class ModelService implements ModelApi {
               },
             );
           if (!written) await this.store.updateJobs(job.modelId, { put: [counted] });
-          job.attempt = counted.attempt;
-          slot.jobs.set(job.id, job);
-          return policy;
+          slot.jobs.set(job.id, counted);
+          return { run: counted, policy };
         }),
       retryLater: async (job) => {
         await onModel(job, async (slot) => {

@@ -538,7 +538,7 @@ Deno.test("a store change reported while the stored models load is handled once 
         this.listener = listener;
         return Promise.resolve(() => {});
       },
-      claim: () => Promise.resolve(true),
+      claim: (job) => Promise.resolve(job),
     };
     override load() {
       this.listener({ type: "model", modelId: "m" });

@@ -13,7 +13,8 @@
  * Coordination ({@link StoreCoordination}): `refresh` returns the commits made
  * since this process's rev (or the whole model when it was replaced or has
  * been compacted past), `watch` relays the other instances' notifications and
- * the jobs this process takes over (pg_change_feed.ts), `claim` leases a job.
+ * the jobs this process takes over (pg_change_feed.ts), `claim` leases a job
+ * and returns it as stored.
  *
  * @module
  */
@@ -219,17 +220,17 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     return this.#feed.watch(listener);
   }
 
-  async claim(job: EffectJob, holdMs: number): Promise<boolean> {
+  async claim(job: EffectJob, holdMs: number): Promise<EffectJob | null> {
     const me = this.#db.instance;
     const now = this.#sql.unsafe(DB_NOW);
-    const rows = await this.#sql`
+    const [row] = await this.#sql`
       UPDATE svc_jobs SET owner = ${me}, lease_until = greatest(due_at, ${now}) + ${
       holdMs + this.#options.jobLeaseMs
     }
       WHERE model_id = ${job.modelId} AND id = ${job.id}
         AND (owner IS NULL OR owner = ${me} OR lease_until < ${now})
-      RETURNING 1`;
-    return rows.length > 0;
+      RETURNING job`;
+    return row ? this.#job(row.job as string) : null;
   }
 
   /**
@@ -369,7 +370,9 @@ export class PgModelStore implements ModelStore, StoreCoordination {
   }
 
   async updateJobs(modelId: string, changes: JobChanges): Promise<void> {
-    // Only jobs still there are updated: one settled or cancelled elsewhere is not brought back.
+    // Only jobs still there are updated: one settled or cancelled elsewhere is not brought back. The
+    // revision stays (commits racing this would go stale for nothing): a service running a job takes
+    // its attempts from `claim`, not from its copy of the outbox.
     const puts = changes.put ?? [];
     const me = this.#db.instance;
     await this.#sql`

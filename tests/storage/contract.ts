@@ -494,14 +494,31 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
-    name: "shared: a job runs in one store at a time; one nobody runs any more is handed over",
+    name: "shared: deleting recovery records while another store keeps one counts what it deleted",
+    needs: ["shared"],
+    async run(fixture) {
+      await withTwo(fixture, async (a, b) => {
+        await a.store.keepForRecovery(RECOVERY);
+        const [deleted] = await Promise.all([
+          b.store.deleteRecovery(SPEC.id),
+          a.store.keepForRecovery({ ...RECOVERY, reason: "kept meanwhile" }),
+        ]);
+        same(deleted + (await a.store.getRecovery(SPEC.id)).length, 2, "deleted and left");
+      });
+    },
+  },
+  {
+    name:
+      "shared: a job runs in one store at a time, claimed as stored; one nobody runs any more is handed over",
     needs: ["shared"],
     async run(fixture) {
       const due = job(SPEC.id, "remind@1#1", Date.now());
+      const counted = { ...due, attempt: 1 };
       await withTwo(fixture, async (a, b) => {
         await a.store.save(SPEC, STATE, { created: true, jobs: { put: [due] } });
-        same(await b.store.coordination!.claim(due, 0), false, "held by the store whose commit fired it");
-        same(await a.store.coordination!.claim(due, 0), true, "renewed by its holder");
+        same(await b.store.coordination!.claim(due, 0), null, "held by the store whose commit fired it");
+        same(await a.store.coordination!.claim(due, 0), due, "renewed by its holder");
+        await a.store.updateJobs(SPEC.id, { put: [counted] });
       }, 600);
       // Its holder is gone: after the lease the job is handed to one other store.
       await withTwo(fixture, async (a, b) => {
@@ -515,10 +532,17 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         );
         await eventually(() => handed[0].length + handed[1].length > 0, "the job handed over");
         await new Promise((resolve) => setTimeout(resolve, 200));
-        same([...handed[0], ...handed[1]].map((j) => j.id), [due.id], "handed over once");
+        same([...handed[0], ...handed[1]], [counted], "handed over once, its attempt counted");
         const [holder, other] = handed[0].length ? [a, b] : [b, a];
-        same(await other.store.coordination!.claim(due, 0), false, "not to the other");
-        same(await holder.store.coordination!.claim(due, 0), true, "the new holder runs it");
+        same(await other.store.coordination!.claim(due, 0), null, "not to the other");
+        same(
+          await holder.store.coordination!.claim(due, 0),
+          counted,
+          "the new holder runs it, from the store's copy rather than its own older one",
+        );
+        await holder.store.load();
+        await holder.store.updateJobs(SPEC.id, { remove: [due.id] });
+        same(await holder.store.coordination!.claim(due, 0), null, "gone once settled");
         stop.forEach((unwatch) => unwatch());
       }, 600);
     },

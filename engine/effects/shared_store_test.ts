@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import type { AuditRecord } from "../audit/chain.ts";
+import type { Json } from "../json/value.ts";
+import type { ModelSpec } from "../model/types.ts";
+import { MemoryModelStore } from "../service/memory.ts";
+import type {
+  CommitStates,
+  LogEntry,
+  PersistedState,
+  StoreChange,
+  StoreCoordination,
+} from "../service/ports.ts";
+import type { EffectJob, JobChanges } from "./job.ts";
+import { effectService, ScriptedExecutor, settled } from "./test_support.ts";
+
+/**
+ * A store shared with another process, as far as one model's outbox goes:
+ * the outbox kept as PostgreSQL keeps it (an `updateJobs` changes only jobs
+ * still there and moves no revision, so the service's copy is not renewed),
+ * and what the other process does played by the test on `outbox`.
+ */
+class SharedOutboxStore extends MemoryModelStore {
+  readonly outbox = new Map<string, EffectJob>();
+  /** While set, the other process holds every job. */
+  heldElsewhere = false;
+  #listener: (change: StoreChange) => void = () => {};
+
+  readonly coordination: StoreCoordination = {
+    refresh: () => Promise.resolve({ kind: "current" }),
+    watch: (listener) => {
+      this.#listener = listener;
+      return Promise.resolve(() => {});
+    },
+    claim: (job) =>
+      Promise.resolve(this.heldElsewhere ? null : structuredClone(this.outbox.get(job.id) ?? null)),
+  };
+
+  /** The other process died holding these jobs: they are handed to this one. */
+  handOver(jobs: EffectJob[]): void {
+    this.heldElsewhere = false;
+    this.#listener({ type: "jobs", jobs: structuredClone(jobs) });
+  }
+
+  #change(changes: JobChanges = {}, onlyExisting = false): void {
+    for (const id of changes.remove ?? []) this.outbox.delete(id);
+    for (const job of changes.put ?? []) {
+      if (!onlyExisting || this.outbox.has(job.id)) this.outbox.set(job.id, structuredClone(job));
+    }
+  }
+
+  override save(
+    spec: ModelSpec,
+    state: PersistedState,
+    options: { created?: boolean; jobs?: JobChanges } = {},
+  ): Promise<void> {
+    this.#change(options.jobs);
+    return super.save(spec, state, options);
+  }
+
+  override commit(
+    modelId: string,
+    entry: LogEntry,
+    states: CommitStates,
+    audit: AuditRecord | null,
+    jobs?: JobChanges,
+  ): Promise<void> {
+    this.#change(jobs);
+    return super.commit(modelId, entry, states, audit);
+  }
+
+  override updateJobs(_modelId: string, jobs: JobChanges): Promise<void> {
+    this.#change(jobs, true);
+    return Promise.resolve();
+  }
+}
+
+const SPEC = {
+  id: "quote",
+  schema: { type: "object", properties: { region: { type: "string" }, io: { type: "object" } } },
+  effects: [{
+    id: "fetch",
+    executor: "server",
+    trigger: "region != null",
+    dedupeKey: "region",
+    request: { method: "get", url: "https://rates.example/{ region }" },
+    statusPath: "$.io.fetch",
+    policy: { retries: 2, backoff: 100 },
+  }],
+};
+
+const unavailable = { ok: false as const, error: "http 503", retryable: true };
+
+async function fetchPhase(service: { getState(id: string): Promise<Json> }): Promise<Json> {
+  return ((await service.getState("quote")) as { io: { fetch: { phase: Json } } }).io.fetch.phase;
+}
+
+/** The service over a shared outbox, its model's effect fired and held by the other process. */
+async function firedElsewhere(http: ScriptedExecutor) {
+  const store = new SharedOutboxStore();
+  store.heldElsewhere = true;
+  const { service, scheduler } = await effectService([http], { store });
+  await service.createModel(SPEC);
+  await service.mutate("quote", { "$.region": "eu" });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 0, "the other process runs it");
+  const [fired] = store.outbox.values();
+  return { store, service, scheduler, fired };
+}
+
+Deno.test("a job handed over continues from the attempts the other process counted", async () => {
+  const http = new ScriptedExecutor().answer(unavailable);
+  const { store, service, scheduler, fired } = await firedElsewhere(http);
+  // The other process made two attempts, then died: the store's copy says so, this service's does not.
+  const counted = { ...fired, attempt: 2, dueAt: scheduler.clock.now() };
+  store.outbox.set(fired.id, counted);
+  store.handOver([counted]);
+  await settled();
+  await scheduler.advance(0);
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [3]);
+  await scheduler.advance(10_000);
+  assert.equal(http.jobs.length, 1, "its retries were spent");
+  assert.equal(await fetchPhase(service), "failed");
+  assert.deepEqual([...store.outbox.keys()], []);
+  await service.close();
+});
+
+Deno.test("a job's own timer runs the store's copy: its retry's due time, or not at all when settled elsewhere", async () => {
+  const http = new ScriptedExecutor().answer(unavailable, unavailable, unavailable);
+  const store = new SharedOutboxStore();
+  const { service, scheduler } = await effectService([http], { store });
+  await service.createModel(SPEC);
+  await service.mutate("quote", { "$.region": "eu" });
+  await scheduler.advance(0);
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1], "its retry is due in 100 ms");
+  // Meanwhile the other process took it over (this one was frozen past its lease), made the
+  // second attempt and put the third off by 300 ms, then died.
+  const [job] = store.outbox.values();
+  store.outbox.set(job.id, { ...job, attempt: 2, dueAt: scheduler.clock.now() + 300 });
+  await scheduler.advance(100);
+  assert.equal(http.jobs.length, 1, "not before the store's due time");
+  await scheduler.advance(200);
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1, 3]);
+  assert.equal(await fetchPhase(service), "failed", "the retries are spent");
+
+  // Settled elsewhere while this process waited to retry it: it does not run again.
+  await service.mutate("quote", { "$.region": "us" });
+  await scheduler.advance(0);
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1, 3, 1], "its retry is due in 100 ms");
+  store.outbox.clear();
+  await scheduler.advance(10_000);
+  assert.equal(http.jobs.length, 3);
+  await service.close();
+});
