@@ -92,6 +92,8 @@ export interface KvModelStoreOptions {
   audit: "kv" | MemoryAuditTrail | null;
   /** Log entries folded per compaction. */
   compactionThreshold: number;
+  /** Folded log entries collected before they are deleted together (default {@link RETIRE_BATCH}). */
+  retireBatch?: number;
   warn(message: string): void;
 }
 
@@ -246,6 +248,8 @@ export class KvModelStore implements ModelStore {
   #retiredCount = 0;
   /** The deletion of retired entries in progress. */
   #retiring: Promise<void> | null = null;
+  /** The entries that deletion takes away, by model. */
+  #retiringKeys = new Map<string, Deno.KvKey[]>();
   /** Compactions in progress, by model (at most one a model; see {@link #compactWhenDue}). */
   readonly #compactions = new Map<string, Promise<void>>();
   /** The states of each model's newest commit: what a compaction due after it folds into. */
@@ -761,7 +765,7 @@ export class KvModelStore implements ModelStore {
     if (held) held.push(...keys);
     else this.#retired.set(id, keys);
     this.#retiredCount += keys.length;
-    if (this.#retiredCount < RETIRE_BATCH || this.#retiring) return;
+    if (this.#retiredCount < (this.#options.retireBatch ?? RETIRE_BATCH) || this.#retiring) return;
     this.#retiring = this.#deleteRetired()
       .catch((err) =>
         this.#options.warn(`deleting folded log entries failed, retried at the next start: ${err}`)
@@ -771,10 +775,15 @@ export class KvModelStore implements ModelStore {
 
   /** Deletes every retired entry, in commit-log order. */
   async #deleteRetired(): Promise<void> {
+    this.#retiringKeys = new Map(this.#retired);
     const keys = [...this.#retired.values()].flat().sort((a, b) => (a[1] as number) - (b[1] as number));
     this.#retired.clear();
     this.#retiredCount = 0;
-    await this.#db.writeInBackground(deletions(keys));
+    try {
+      await this.#db.writeInBackground(deletions(keys));
+    } finally {
+      this.#retiringKeys = new Map();
+    }
   }
 
   async delete(modelId: string): Promise<void> {
@@ -807,11 +816,11 @@ export class KvModelStore implements ModelStore {
   /** Deletes `commits`, then every key under `["m", id]`; `false` when stopped by close. */
   async #sweepData(id: string, commits: Deno.KvKey[]): Promise<boolean> {
     // Folded entries of the model must be gone before its id can be created again: a new model's log
-    // starts at seq 0, and a stray entry with its id and seq would read as the new model's.
-    await this.#retiring;
-    const retired = this.#retired.get(id) ?? [];
+    // starts at seq 0, and a stray entry with its id and seq would read as the new model's. Those a
+    // background deletion is taking away are deleted here too, so the id need not wait for all of it.
+    const retired = [...this.#retired.get(id) ?? [], ...this.#retiringKeys.get(id) ?? []];
+    this.#retiredCount -= this.#retired.get(id)?.length ?? 0;
     this.#retired.delete(id);
-    this.#retiredCount -= retired.length;
     await this.#db.writeAll(deletions([...commits, ...retired]));
     let batch: Deno.KvKey[] = [];
     for await (const entry of this.#kv.list({ prefix: kvKeys.data(id) }, { batchSize: BATCH })) {

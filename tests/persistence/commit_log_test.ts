@@ -6,9 +6,21 @@
  * own keys reads each record once.
  */
 import assert from "node:assert/strict";
-import type { ModelService } from "../../engine/service/service.ts";
 import { encodeJson } from "../../server/stores/kv_values.ts";
-import { commitEntries, keysUnder, openRawKv, openService, orderSpec, withTempDir } from "./helpers.ts";
+import { engineConfig } from "../../engine/config.ts";
+import { ModelService } from "../../engine/service/service.ts";
+import { KvDatabase } from "../../server/stores/kv_database.ts";
+import { KvModelStore } from "../../server/stores/kv_model_store.ts";
+import {
+  commitEntries,
+  keysUnder,
+  lookupOf,
+  openRawKv,
+  openService,
+  orderSpec,
+  steppingPlatform,
+  withTempDir,
+} from "./helpers.ts";
 
 async function observe(service: ModelService) {
   const history = await service.getHistory("orders");
@@ -227,4 +239,73 @@ Deno.test("a commit-log entry is the JSON of {at, source, request, auditHead, au
     } finally {
       kv.close();
     }
+  }));
+
+Deno.test("a model deleted and created again does not wait for a background deletion of folded entries", () =>
+  withTempDir(async (dir) => {
+    const warn = (message: string) => assert.fail(message);
+    const db = await KvDatabase.open(`${dir}/svc.kv`, warn);
+    const store = new KvModelStore(db, {
+      state: true,
+      audit: "kv",
+      compactionThreshold: 4,
+      retireBatch: 8,
+      warn,
+    });
+    const config = engineConfig(lookupOf({ "svc.history.max-entries": "2" }));
+    const service = await ModelService.open({ config, platform: steppingPlatform(), store });
+    // The first atomic operation of deletions only (the background deletion of folded entries) waits for `release`.
+    const gate = Promise.withResolvers<void>();
+    const atomic = Deno.AtomicOperation.prototype;
+    const { set, delete: remove, commit } = atomic;
+    const writes = new WeakMap<Deno.AtomicOperation, { sets: number; deletes: number }>();
+    const count = (op: Deno.AtomicOperation) =>
+      writes.get(op) ?? writes.set(op, { sets: 0, deletes: 0 }).get(op)!;
+    let held = 0;
+    atomic.set = function (this: Deno.AtomicOperation, key, value, options) {
+      count(this).sets++;
+      return set.call(this, key, value, options);
+    };
+    atomic.delete = function (this: Deno.AtomicOperation, key) {
+      count(this).deletes++;
+      return remove.call(this, key);
+    };
+    atomic.commit = async function (this: Deno.AtomicOperation) {
+      const { sets, deletes } = count(this);
+      if (sets === 0 && deletes > 0 && held++ === 0) await gate.promise;
+      return commit.call(this);
+    };
+    try {
+      await service.createModel(orderSpec());
+      for (let qty = 1; held === 0 && qty < 200; qty++) await mutate(service, qty, 1);
+      assert.equal(held, 1, "folded entries are being deleted in the background");
+      await service.deleteModel("orders");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("creating the model again waited")), 5000);
+      });
+      await Promise.race([service.createModel(orderSpec()), late]).finally(() => clearTimeout(timer));
+      await mutate(service, 500, 2);
+      assert.deepEqual((await service.getAudit("orders")).map((record) => record.sequence), [1, 0]);
+      // The deletion is still held: the predecessor's folded entries went with the sweep all the same.
+      const kv = await openRawKv(dir);
+      try {
+        assert.deepEqual((await commitEntries(kv, "orders")).map((entry) => entry.key[3]), [0, 1]);
+      } finally {
+        kv.close();
+      }
+    } finally {
+      gate.resolve();
+      Object.assign(atomic, { set, delete: remove, commit });
+    }
+    const expected = await observe(service);
+    await service.close();
+    const { service: reopened, warnings } = await openService({
+      "svc.persistence-dir": dir,
+      "svc.history.max-entries": "2",
+    });
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(await observe(reopened), expected);
+    assert.equal((await reopened.verifyAudit("orders")).valid, true);
+    await reopened.close();
   }));
