@@ -94,7 +94,8 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
 
 /**
  * Follows a model's change feed (`/models/{id}/subscribe`), reconnecting after
- * a drop until stopped; each mutation frame reports its mutated and derived paths.
+ * a drop until stopped; each mutation frame reports its mutated and derived
+ * paths, and each time the feed opens everything (`$`) counts as changed.
  */
 function feed(
   base: string,
@@ -109,12 +110,12 @@ function feed(
   let stopped = false;
   let socket: WebSocket | null = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let dropped = false;
   const open = () => {
     if (stopped) return;
     socket = new WebSocket(url);
-    // Commits made while the feed was down went unseen: read again once back.
-    socket.onopen = () => dropped && onChange(["$"]);
+    // Commits made before the feed was open (since the watch was armed, or while it was down) sent no
+    // frame here: read again once it is.
+    socket.onopen = () => onChange(["$"]);
     socket.onmessage = (event) => {
       let frame: Record<string, unknown>;
       try {
@@ -130,7 +131,6 @@ function feed(
     };
     socket.onclose = () => {
       socket = null;
-      dropped = true;
       if (!stopped) timer = setTimeout(open, reconnectMs);
     };
     socket.onerror = () => {};
