@@ -27,6 +27,25 @@ interface HeldLock {
   users: number;
 }
 
+/**
+ * How long a held lock is tried again before it counts as another process's.
+ * A process this one spawns (a test runner's, a host's) gets a copy of every
+ * open descriptor until it executes its program, the lock's included; a lock
+ * this process released that very moment then looks held for a few
+ * milliseconds (seen as a failed reopen in a parallel test run).
+ */
+const RETRY_MS = 1_000;
+
+/** Tries the exclusive lock of `file` until it is taken or {@link RETRY_MS} have passed. */
+async function lockSoon(file: Deno.FsFile): Promise<boolean> {
+  const deadline = Date.now() + RETRY_MS;
+  while (!(await file.tryLock(true))) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
 /** Locks this process holds, by the directory's real path. */
 const held = new Map<string, HeldLock>();
 /** Acquisitions in progress, so two stores opening one directory at once share one. */
@@ -72,7 +91,7 @@ async function acquire(path: string, setting: string): Promise<HeldLock> {
       `Configuration ${setting}: cannot create its lock file ${path}: ${(err as Error).message}`,
     );
   }
-  if (!(await file.tryLock(true))) {
+  if (!(await lockSoon(file))) {
     file.close();
     const holder = await Deno.readTextFile(path).then((text) => text.trim(), () => "");
     throw new Error(

@@ -83,3 +83,18 @@ Deno.test("within one process the stores of a directory share its lock until the
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a lock released within a moment of being asked for is taken, not refused", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const other = await holdInChild(dir);
+    const asked = lockDirectory(dir, "test");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await other.stop();
+    const lock = await asked;
+    assert.match(await Deno.readTextFile(`${dir}/${LOCK_FILE}`), new RegExp(`^pid ${Deno.pid}, since `));
+    lock.release();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
