@@ -184,6 +184,8 @@ Deno.test("no history entry keeps the code; typed codes: a wrong one is refused,
     // Back and forward again: the history entry is the link without its code, a bare approve page.
     await page.goBack();
     await page.goForward();
+    // Under load the forward navigation can still be under way when goForward returns.
+    await page.waitForURL(pending.body.verificationUri);
     assert.equal(page.url(), pending.body.verificationUri);
     await page.getByRole("heading", { name: "Pair with an agent" }).waitFor();
     const field = page.getByLabel("Pairing code");
