@@ -31,9 +31,10 @@ export const UNIT_LIMITS = Object.freeze({
  * is durable, where waiting for the first to resolve before sending the next
  * leaves the database idle for a turn of the event loop (longer on a busy
  * machine). Each unit is still acknowledged only once its own operation is
- * durable, and the units of one model never overlap (its writes wait in its
- * queue for the commit before them), so no key is written by two operations
- * in flight.
+ * durable, and no key is written by two operations in flight: a model's
+ * commits wait in its queue for the commit before them, its compactions run
+ * one at a time and write no key a commit writes (header, base state, folded
+ * audit records), and background work deletes only keys nothing writes again.
  */
 const IN_FLIGHT = 2;
 
