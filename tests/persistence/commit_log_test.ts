@@ -13,12 +13,14 @@ import { KvDatabase } from "../../server/stores/kv_database.ts";
 import { KvModelStore } from "../../server/stores/kv_model_store.ts";
 import {
   commitEntries,
+  holdAtomicOperations,
   keysUnder,
   lookupOf,
   openRawKv,
   openService,
   orderSpec,
   steppingPlatform,
+  within,
   withTempDir,
 } from "./helpers.ts";
 
@@ -255,36 +257,15 @@ Deno.test("a model deleted and created again does not wait for a background dele
     const config = engineConfig(lookupOf({ "svc.history.max-entries": "2" }));
     const service = await ModelService.open({ config, platform: steppingPlatform(), store });
     // The first atomic operation of deletions only (the background deletion of folded entries) waits for `release`.
-    const gate = Promise.withResolvers<void>();
-    const atomic = Deno.AtomicOperation.prototype;
-    const { set, delete: remove, commit } = atomic;
-    const writes = new WeakMap<Deno.AtomicOperation, { sets: number; deletes: number }>();
-    const count = (op: Deno.AtomicOperation) =>
-      writes.get(op) ?? writes.set(op, { sets: 0, deletes: 0 }).get(op)!;
-    let held = 0;
-    atomic.set = function (this: Deno.AtomicOperation, key, value, options) {
-      count(this).sets++;
-      return set.call(this, key, value, options);
-    };
-    atomic.delete = function (this: Deno.AtomicOperation, key) {
-      count(this).deletes++;
-      return remove.call(this, key);
-    };
-    atomic.commit = async function (this: Deno.AtomicOperation) {
-      const { sets, deletes } = count(this);
-      if (sets === 0 && deletes > 0 && held++ === 0) await gate.promise;
-      return commit.call(this);
-    };
+    const hold = holdAtomicOperations(({ sets, deletes }, heldBefore) =>
+      sets.length === 0 && deletes.length > 0 && heldBefore === 0
+    );
     try {
       await service.createModel(orderSpec());
-      for (let qty = 1; held === 0 && qty < 200; qty++) await mutate(service, qty, 1);
-      assert.equal(held, 1, "folded entries are being deleted in the background");
+      for (let qty = 1; hold.held === 0 && qty < 200; qty++) await mutate(service, qty, 1);
+      assert.equal(hold.held, 1, "folded entries are being deleted in the background");
       await service.deleteModel("orders");
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("creating the model again waited")), 5000);
-      });
-      await Promise.race([service.createModel(orderSpec()), late]).finally(() => clearTimeout(timer));
+      await within(service.createModel(orderSpec()), "creating the model again");
       await mutate(service, 500, 2);
       assert.deepEqual((await service.getAudit("orders")).map((record) => record.sequence), [1, 0]);
       // The deletion is still held: the predecessor's folded entries went with the sweep all the same.
@@ -295,8 +276,7 @@ Deno.test("a model deleted and created again does not wait for a background dele
         kv.close();
       }
     } finally {
-      gate.resolve();
-      Object.assign(atomic, { set, delete: remove, commit });
+      hold.restore();
     }
     const expected = await observe(service);
     await service.close();

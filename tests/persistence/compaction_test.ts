@@ -5,7 +5,15 @@
  */
 import assert from "node:assert/strict";
 import type { ModelService } from "../../engine/service/service.ts";
-import { keysUnder, openRawKv, openService, orderSpec, withTempDir } from "./helpers.ts";
+import {
+  holdAtomicOperations,
+  keysUnder,
+  openRawKv,
+  openService,
+  orderSpec,
+  within,
+  withTempDir,
+} from "./helpers.ts";
 
 interface StoredHeader {
   baseAt: number | null;
@@ -129,45 +137,8 @@ Deno.test("a restart between compactions and more commits keeps folding correctl
     assert.ok(entries.length < 2 + 4, `log of ${entries.length} entries`);
   }));
 
-/**
- * Holds every atomic operation that moves a model's header (a compaction's, a
- * save's) until `release`; counts the ones held. `restore` undoes it.
- */
-function holdHeaderWrites() {
-  const gate = Promise.withResolvers<void>();
-  const atomic = Deno.AtomicOperation.prototype;
-  const { set, commit } = atomic;
-  const movesHeader = new WeakSet<Deno.AtomicOperation>();
-  const control = {
-    held: 0,
-    release: () => gate.resolve(),
-    restore: () => {
-      gate.resolve();
-      Object.assign(atomic, { set, commit });
-    },
-  };
-  atomic.set = function (this: Deno.AtomicOperation, key, value, options) {
-    if (key[0] === "models") movesHeader.add(this);
-    return set.call(this, key, value, options);
-  };
-  atomic.commit = async function (this: Deno.AtomicOperation) {
-    if (movesHeader.has(this)) {
-      control.held++;
-      await gate.promise;
-    }
-    return commit.call(this);
-  };
-  return control;
-}
-
-/** `work`, or a failure naming `what` when it takes more than five seconds. */
-function within<T>(work: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within 5 s`)), 5000);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
+/** Holds every atomic operation that moves a model's header (a compaction's, a save's). */
+const holdHeaderWrites = () => holdAtomicOperations(({ sets }) => sets.some((key) => key[0] === "models"));
 
 Deno.test("a compaction runs beside the writes after it; a deletion waits for it", () =>
   withTempDir(async (dir) => {

@@ -135,3 +135,56 @@ export async function commitEntries(kv: Deno.Kv, id: string): Promise<CommitEntr
 export async function putCommitEntry(kv: Deno.Kv, entry: CommitEntry): Promise<void> {
   await kv.set(entry.key, encodeJson(entry.value));
 }
+
+/** The keys an atomic operation sets and deletes, as its `commit` is called. */
+export interface AtomicWrites {
+  sets: Deno.KvKey[];
+  deletes: Deno.KvKey[];
+}
+
+/**
+ * Holds, in every Deno KV handle of this process, the atomic operations `holds`
+ * picks (given what they write and how many were held before) until `release`;
+ * `held` counts them; `restore` releases them and undoes the hold.
+ */
+export function holdAtomicOperations(holds: (writes: AtomicWrites, heldBefore: number) => boolean) {
+  const gate = Promise.withResolvers<void>();
+  const atomic = Deno.AtomicOperation.prototype;
+  const { set, delete: remove, commit } = atomic;
+  const writes = new WeakMap<Deno.AtomicOperation, AtomicWrites>();
+  const of = (op: Deno.AtomicOperation) =>
+    writes.get(op) ?? writes.set(op, { sets: [], deletes: [] }).get(op)!;
+  const control = {
+    held: 0,
+    release: () => gate.resolve(),
+    restore: () => {
+      gate.resolve();
+      Object.assign(atomic, { set, delete: remove, commit });
+    },
+  };
+  atomic.set = function (this: Deno.AtomicOperation, key, value, options) {
+    of(this).sets.push(key);
+    return set.call(this, key, value, options);
+  };
+  atomic.delete = function (this: Deno.AtomicOperation, key) {
+    of(this).deletes.push(key);
+    return remove.call(this, key);
+  };
+  atomic.commit = async function (this: Deno.AtomicOperation) {
+    if (holds(of(this), control.held)) {
+      control.held++;
+      await gate.promise;
+    }
+    return commit.call(this);
+  };
+  return control;
+}
+
+/** `work`, or a failure naming `what` when it takes more than five seconds. */
+export function within<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within 5 s`)), 5000);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
