@@ -116,6 +116,15 @@ function fitsTogether(a: Size, b: Size): boolean {
     a.keyBytes + b.keyBytes <= UNIT_LIMITS.keyBytes;
 }
 
+/** The size of two groups of mutations together. */
+function plus(a: Size, b: Size): Size {
+  return {
+    mutations: a.mutations + b.mutations,
+    bytes: a.bytes + b.bytes,
+    keyBytes: a.keyBytes + b.keyBytes,
+  };
+}
+
 const EMPTY: Size = Object.freeze({ mutations: 0, bytes: 0, keyBytes: 0 });
 
 /** Whether mutations fit one atomic operation. */
@@ -283,11 +292,7 @@ export class KvDatabase {
     let size = this.#queue[0].size;
     let count = 1;
     while (count < this.#queue.length && fitsTogether(size, this.#queue[count].size)) {
-      size = {
-        mutations: size.mutations + this.#queue[count].size.mutations,
-        bytes: size.bytes + this.#queue[count].size.bytes,
-        keyBytes: size.keyBytes + this.#queue[count].size.keyBytes,
-      };
+      size = plus(size, this.#queue[count].size);
       count++;
     }
     return count;
@@ -332,11 +337,7 @@ export function splitUnits(
       size = EMPTY;
     }
     current.push(m);
-    size = {
-      mutations: size.mutations + 1,
-      bytes: size.bytes + one.bytes,
-      keyBytes: size.keyBytes + one.keyBytes,
-    };
+    size = plus(size, one);
   }
   if (current.length) units.push(current);
   return units;
