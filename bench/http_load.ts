@@ -6,9 +6,11 @@
  * load from other processes on a shared machine hits them alike and the KV /
  * memory ratio printed for each scenario stays meaningful; each figure is the
  * median over the rounds; server CPU and bytes written to storage per mutation
- * come from the server's `/proc/<pid>/stat` and `io`. Last, the many-models scenario again on KV with the
- * clients paced to half the KV throughput just measured, for the latency a
- * server has when it is not saturated. Bounded by time and request count,
+ * come from the server's `/proc/<pid>/stat` and `io`. Last, the many-models
+ * scenario again with the clients paced to half the KV throughput just
+ * measured, every storage at that same rate in alternating rounds: the
+ * latency of a server that is not saturated, with memory's as the floor the
+ * machine and HTTP set. Bounded by time and request count,
  * loopback only; temporary data is removed afterwards.
  *
  *     deno task bench:load [--storage kv,memory] [--clients 64] [--models 64] [--seconds 6] [--rounds 3]
@@ -161,6 +163,24 @@ async function round(
 }
 
 /** The medians of a storage's rounds of one scenario. */
+/** `options.rounds` rounds of each storage in turn (paced to `pacedRate` if given), summarized per storage. */
+async function alternate(
+  servers: Map<Storage, { server: BenchServer }>,
+  targets: string[],
+  options: Options,
+  pacedRate?: number,
+): Promise<Map<Storage, ReturnType<typeof summary>>> {
+  const rounds = new Map<Storage, Round[]>([...servers.keys()].map((s) => [s, []]));
+  for (let r = 0; r < options.rounds; r++) {
+    for (const [storage, { server }] of servers) {
+      rounds.get(storage)!.push(
+        await round(server, targets, options, options.seconds / options.rounds, pacedRate),
+      );
+    }
+  }
+  return new Map([...rounds].map(([storage, list]) => [storage, summary(list)]));
+}
+
 function summary(rounds: Round[]) {
   const cpu = rounds.map((r) => r.serverUs).filter((us): us is number => us !== null);
   const written = rounds.map((r) => r.serverBytes).filter((bytes): bytes is number => bytes !== null);
@@ -209,55 +229,50 @@ async function main(): Promise<void> {
         } ` +
         `(${described.join("; ")})`,
     );
-    const widths = [10, 14, 9, 8, 8, 7, 14, 10];
+    const widths = [13, 8, 9, 8, 8, 7, 14, 10];
     console.log(
       row(["scenario", "storage", "mut/s", "p50 ms", "p99 ms", "errors", "server µs/mut", "KB/mut"], widths),
     );
-    const scenarios: [string, string[]][] = [["one model", ["single"]], [`${options.models} models`, many]];
-    const kvRates = new Map<string, number>();
-    for (const [scenario, targets] of scenarios) {
-      const rounds = new Map<Storage, Round[]>([...servers.keys()].map((s) => [s, []]));
-      for (let r = 0; r < options.rounds; r++) {
-        for (const [storage, { server }] of servers) {
-          rounds.get(storage)!.push(await round(server, targets, options, options.seconds / options.rounds));
-        }
-      }
-      const summaries = new Map([...rounds].map(([storage, list]) => [storage, summary(list)]));
+    const print = (scenario: string, summaries: Map<Storage, ReturnType<typeof summary>>) => {
       for (const [storage, s] of summaries) {
         const cpu = s.serverUs === null ? "n/a" : s.serverUs.toFixed(0);
         const written = s.serverBytes === null ? "n/a" : (s.serverBytes / 1024).toFixed(1);
         console.log(
-          row(
-            [
-              scenario,
-              storage,
-              s.rate.toFixed(0),
-              s.p50.toFixed(1),
-              s.p99.toFixed(1),
-              s.errors,
-              cpu,
-              written,
-            ],
-            widths,
-          ),
+          row([
+            scenario,
+            storage,
+            s.rate.toFixed(0),
+            s.p50.toFixed(1),
+            s.p99.toFixed(1),
+            s.errors,
+            cpu,
+            written,
+          ], widths),
         );
       }
+    };
+    const scenarios: [string, string[]][] = [["one model", ["single"]], [`${options.models} models`, many]];
+    let manyRate: number | undefined;
+    for (const [scenario, targets] of scenarios) {
+      const summaries = await alternate(servers, targets, options);
+      print(scenario, summaries);
       const kv = summaries.get("kv");
       const memory = summaries.get("memory");
-      if (kv) kvRates.set(scenario, kv.rate);
+      if (kv && targets === many) manyRate = kv.rate;
       if (kv && memory) {
         console.log(`${scenario}: KV / memory throughput ${(kv.rate / memory.rate).toFixed(2)}x`);
       }
     }
-    const kv = servers.get("kv");
-    const manyRate = kvRates.get(`${options.models} models`);
-    if (kv && manyRate) {
+    if (manyRate) {
+      // Every storage at the same rate, half KV's, in alternating rounds: memory's latency there is
+      // what the machine and HTTP cost alone (its timers, other load), KV's what durability adds.
       const paced = Math.round(manyRate / 2);
-      const result = await round(kv.server, many, options, options.seconds / options.rounds, paced);
+      const summaries = await alternate(servers, many, options, paced);
+      print(`paced ${paced}/s`, summaries);
+      const [kv, memory] = [summaries.get("kv"), summaries.get("memory")];
       console.log(
-        `${options.models} models on KV paced at ${paced} mutations/s (half the throughput above): ` +
-          `${result.rate.toFixed(0)}/s, p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms, ` +
-          `${result.errors} errors`,
+        `paced: ${options.models} models, every storage at half the KV throughput above` +
+          (kv && memory ? `; p99 KV ${kv.p99.toFixed(1)} ms, memory ${memory.p99.toFixed(1)} ms` : ""),
       );
     }
   } finally {

@@ -29,12 +29,14 @@
  * of their own, so a commit of two such keys dirtied about four SQLite pages
  * (two keys, each in the `kv` table and its expiration index); consecutive
  * commits under `["L"]` share their pages. Compaction moves the folded entries'
- * audit records to their own keys (consecutive keys of one model) in the
- * staged write that moves the header (records up to 16 KiB are kept in memory
- * from their commit until then, since reading them back cost a single-model
- * load more than the key saved), and keeps the log entries after the
- * oldest retained history state, so replaying them at startup rebuilds history
- * with its timestamps. A log entry lost whole (deleted or unreadable) takes
+ * audit records to their own keys (consecutive keys of one model; records up
+ * to 16 KiB are kept in memory from their commit until then, since reading
+ * them back cost a single-model load more than the key saved) and writes the
+ * new base as background work, in small operations that give way to commits
+ * (one operation of a hundred records held every commit behind it for 10 to
+ * 30 ms), then moves the header in an operation of its own. It keeps the log
+ * entries after the oldest retained history state, so replaying them at
+ * startup rebuilds history with its timestamps. A log entry lost whole (deleted or unreadable) takes
  * its audit record with it: verify names it unless it was the newest, like
  * the log entry and audit record of the newest commit deleted together before.
  *
@@ -728,10 +730,10 @@ export class KvModelStore implements ModelStore {
       const logStart = stored.log[folded]?.seq ?? stored.nextLog;
       const written = valueMutations(prefix, bytes, await serverHasher.sha256Hex(bytes));
       const header: ModelHeader = { ...stored.header, base: written.ref, baseAt: point.at, logStart };
-      // Interrupted after `before`, the folded entries stay live and their audit records are
-      // read once (from the entries); after the header, the entries are strays.
+      // Interrupted before the header, the folded entries stay live and their audit records are
+      // read once (from the entries); after it, the entries are strays.
+      await this.#db.writeInBackground([...await this.#auditToOwnKeys(id, folding), ...written.mutations]);
       await this.#db.writeStaged({
-        before: [...await this.#auditToOwnKeys(id, folding), ...written.mutations],
         // The folded log entries carried the audit head: it is kept on its own first.
         unit: [{ key: kvKeys.header(id), value: header }, ...this.#headMutations(id, stored)],
         after: deletions(stored.header.base ? valueKeys(prefix, stored.header.base) : []),

@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import type { ModelService } from "../../engine/service/service.ts";
+import { BACKGROUND_UNIT } from "../../server/stores/kv_database.ts";
 import {
+  type AtomicWrites,
   holdAtomicOperations,
   keysUnder,
   openRawKv,
@@ -189,4 +191,42 @@ Deno.test("a compaction runs beside the writes after it; a deletion waits for it
     const third = await openService(keys);
     assert.deepEqual(await third.service.listModels(), []);
     await third.service.close();
+  }));
+
+Deno.test("a compaction moves its audit records in small operations of their own, apart from the header's", () =>
+  withTempDir(async (dir) => {
+    const keys = {
+      "svc.persistence-dir": dir,
+      "svc.history.max-entries": "0",
+      "svc.storage.compaction-threshold": "120",
+    };
+    const { service } = await openService(keys);
+    await service.createModel(orderSpec());
+    const operations: AtomicWrites[] = [];
+    const watch = holdAtomicOperations((writes) => {
+      operations.push(writes);
+      return false;
+    });
+    try {
+      await mutateMany(service, 160);
+      await service.close();
+    } finally {
+      watch.restore();
+    }
+    const isAudit = (key: Deno.KvKey) => key[0] === "m" && key[2] === "audit";
+    const moving = operations.filter((op) => op.sets.some(isAudit));
+    assert.ok(moving.length >= 4, `${moving.length} operations moved 120 or more records`);
+    // One operation of 120 records held the database (and every commit behind it) for 10-30 ms.
+    for (const op of moving) {
+      assert.ok(op.sets.length <= BACKGROUND_UNIT, `${op.sets.length} keys in one operation`);
+      assert.ok(!op.sets.some((key) => key[0] === "models"), "the header moves in an operation of its own");
+    }
+    const { ownAudit, header } = await storedLog(dir, "orders");
+    assert.deepEqual(ownAudit, Array.from({ length: header.logStart }, (_, i) => i));
+
+    const reopened = await openService(keys);
+    const verified = await reopened.service.verifyAudit("orders");
+    assert.equal(verified.valid, true);
+    assert.equal(verified.recordsChecked, 160);
+    await reopened.service.close();
   }));
