@@ -62,7 +62,7 @@ async function runScenario(scenario: Scenario): Promise<Row> {
       service: (call) => service.mutate(id, scenario.mutation(call)),
       pipeline: async (call) => runtime.commit((await runtime.evaluateMutation(scenario.mutation(call)))!),
       raw: (call) => evaluate(scenario.recompute(doc, call), doc),
-      sheet: (call) => sheet ? sheet.change(call) : Promise.resolve(),
+      sheet: (call) => sheet?.change(call),
     });
     const everything = scenario.everything(doc);
     const full = await measure({ full: () => evaluate(everything, doc) }, { budgetMs: 600, minSamples: 3 });

@@ -253,7 +253,9 @@ function flattenInto(sequence: Sequence, res: unknown): Sequence {
  * A path of field steps (after an optional variable) over single objects is the
  * nested field: jsonata-js's sequences there hold one item each, so the walk
  * needs none. Answers {@link MANY} as soon as an array (or an input sequence)
- * turns up, where the general evaluation takes over.
+ * turns up before the last step, where the general evaluation takes over. An
+ * array the last step reads (`items`) is the answer as it is, as the general
+ * evaluation's last step gives it, unless it is a sequence or a constructed array.
  */
 function walkFields(start: unknown, keys: readonly Step["field"][], context: Context): unknown {
   let value = start;
@@ -263,7 +265,7 @@ function walkFields(start: unknown, keys: readonly Step["field"][], context: Con
     value = fieldOf(value, field!.key, field!.inherited);
     context.exit(value);
   }
-  return Array.isArray(value) ? MANY : value;
+  return Array.isArray(value) && (isSequence(value) || (value as Sequence).cons) ? MANY : value;
 }
 
 /** Returned by {@link walkFields} where a path meets an array. */

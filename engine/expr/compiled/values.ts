@@ -79,6 +79,8 @@ function replacer(_key: string, value: unknown): unknown {
 /** `fn.string` of a defined value. */
 export function stringOf(value: unknown, prettify = false): string {
   if (typeof value === "string") return value;
+  // What JSON.stringify writes for a number through the replacer, without its machinery.
+  if (typeof value === "number") return String(replacer("", value));
   if (value !== null && typeof value === "object" && isFunctionLike(value)) return "";
   const target = Array.isArray(value) && (value as { outerWrapper?: boolean }).outerWrapper
     ? value[0]
