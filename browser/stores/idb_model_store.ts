@@ -254,17 +254,46 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     return { owner: this.#owner, since: now, until: Math.max(job.dueAt, now) + holdMs + this.#leaseMs };
   }
 
-  /** The puts and deletes of outbox changes: a job put is held by this store, a removed one is released. */
+  /** A job written and held by this store. */
+  #jobPut(modelId: string, job: EffectJob, now: number): [IDBValidKey, unknown][] {
+    return [[keys.jobs(modelId, job.id), job], [keys.lease(modelId, job.id), this.#lease(job, 0, now)]];
+  }
+
+  /**
+   * The puts and deletes of outbox changes: a job put is held by this store, a
+   * removed one is released. Updates are written by {@link #updating}.
+   */
   #jobWrites(modelId: string, changes: JobChanges | undefined): Required<WriteSet> {
     const now = Date.now();
-    const put: [IDBValidKey, unknown][] = [];
-    for (const job of changes?.put ?? []) {
-      put.push([keys.jobs(modelId, job.id), job], [keys.lease(modelId, job.id), this.#lease(job, 0, now)]);
-    }
+    const put = (changes?.put ?? []).flatMap((job) => this.#jobPut(modelId, job, now));
     const released = (changes?.remove ?? []).map((
       jobId,
     ) => [keys.jobs(modelId, jobId), keys.lease(modelId, jobId)]);
     return { put, delete: released.flat() };
+  }
+
+  /**
+   * `condition`, which also writes the `update` of `changes` for the jobs it
+   * reads still there, in the same transaction: a job settled since (by this
+   * store or another tab) is not brought back.
+   */
+  #updating(modelId: string, changes: JobChanges | undefined, condition: WriteCondition): WriteCondition {
+    const removed = changes?.remove ?? [];
+    const updates = (changes?.update ?? []).filter((job) => !removed.includes(job.id));
+    if (!updates.length) return condition;
+    const own = condition.read.length;
+    return {
+      read: [...condition.read, ...updates.map((job) => keys.jobs(modelId, job.id))],
+      check: (values) => {
+        const then = condition.check(values.slice(0, own));
+        const now = Date.now();
+        const present = updates.filter((_, i) => values[own + i] !== undefined);
+        return {
+          delete: then?.delete,
+          put: [...then?.put ?? [], ...present.flatMap((job) => this.#jobPut(modelId, job, now))],
+        };
+      },
+    };
   }
 
   /** Every model of `scope` (all, or one id) as stored, read in one transaction; what was read becomes what this store saw. */
@@ -505,7 +534,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     const { spec, head: seen } = this.#seenOrStale(modelId);
     const head: Head = { ...seen, rev: seen.rev + 1, nextLog: seen.nextLog + 1 };
     const writes = this.#jobWrites(modelId, jobs);
-    if (writes.put.length) await this.#alive;
+    if (writes.put.length || jobs?.update?.length) await this.#alive;
     writes.put.push([keys.log(modelId, seen.nextLog), entry]);
     if (audit) writes.put.push([keys.audit(modelId, audit.sequence), audit]);
     const fold = foldPoint(head.nextLog - head.logStart, this.#threshold, states);
@@ -518,7 +547,11 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
       );
     }
     writes.put.push([keys.head(modelId), head]);
-    await this.#write(writes, `record a change of model '${modelId}'`, this.#atRevision(modelId, seen.rev));
+    await this.#write(
+      writes,
+      `record a change of model '${modelId}'`,
+      this.#updating(modelId, jobs, this.#atRevision(modelId, seen.rev)),
+    );
     this.#seen.set(modelId, { spec, head });
     this.#announce(modelId);
   }
@@ -527,7 +560,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     const seen = this.#seen.get(modelId);
     if (!seen) return;
     const writes = this.#jobWrites(modelId, jobs);
-    if (writes.put.length) await this.#alive;
+    if (writes.put.length || jobs.update?.length) await this.#alive;
     // An outbox change moves the revision, though the state stays (PostgreSQL's does not): a write
     // resting on an outbox seen before (a tab frozen past its lease putting back, for a retry, a job
     // another tab has since settled) must be refused as stale, not resurrect it; and the other tabs
@@ -537,7 +570,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     await this.#write(
       writes,
       `record an effect of model '${modelId}'`,
-      this.#atRevision(modelId, seen.head.rev),
+      this.#updating(modelId, jobs, this.#atRevision(modelId, seen.head.rev)),
     );
     this.#seen.set(modelId, { spec: seen.spec, head });
     this.#announce(modelId);

@@ -32,7 +32,14 @@ export interface EffectJob {
 
 /** Outbox changes made with a commit (or on their own). */
 export interface JobChanges {
+  /** Jobs a commit fired: written as they are. */
   put?: EffectJob[];
+  /**
+   * Jobs already in the outbox, changed (an attempt counted, a retry's due
+   * time): one no longer there (settled or dropped by another process that
+   * shares the store) is not written back, so it never runs again.
+   */
+  update?: EffectJob[];
   remove?: string[];
 }
 

@@ -31,9 +31,18 @@ class SharedOutboxStore extends MemoryModelStore {
       this.#listener = listener;
       return Promise.resolve(() => {});
     },
-    claim: (job) =>
-      Promise.resolve(this.heldElsewhere ? null : structuredClone(this.outbox.get(job.id) ?? null)),
+    claim: (job) => {
+      const stored = this.heldElsewhere ? null : structuredClone(this.outbox.get(job.id) ?? null);
+      if (this.settledAfterClaim) this.outbox.delete(job.id);
+      return Promise.resolve(stored);
+    },
   };
+
+  /**
+   * While set, the other process settles each job right after this one claims it
+   * (it had run it, frozen past its lease): the removal moves no revision.
+   */
+  settledAfterClaim = false;
 
   /** The other process died holding these jobs: they are handed to this one. */
   handOver(jobs: EffectJob[]): void {
@@ -41,10 +50,11 @@ class SharedOutboxStore extends MemoryModelStore {
     this.#listener({ type: "jobs", jobs: structuredClone(jobs) });
   }
 
-  #change(changes: JobChanges = {}, onlyExisting = false): void {
+  #change(changes: JobChanges = {}): void {
     for (const id of changes.remove ?? []) this.outbox.delete(id);
-    for (const job of changes.put ?? []) {
-      if (!onlyExisting || this.outbox.has(job.id)) this.outbox.set(job.id, structuredClone(job));
+    for (const job of changes.put ?? []) this.outbox.set(job.id, structuredClone(job));
+    for (const job of changes.update ?? []) {
+      if (this.outbox.has(job.id)) this.outbox.set(job.id, structuredClone(job));
     }
   }
 
@@ -69,7 +79,7 @@ class SharedOutboxStore extends MemoryModelStore {
   }
 
   override updateJobs(_modelId: string, jobs: JobChanges): Promise<void> {
-    this.#change(jobs, true);
+    this.#change(jobs);
     return Promise.resolve();
   }
 }
@@ -149,5 +159,39 @@ Deno.test("a job's own timer runs the store's copy: its retry's due time, or not
   store.outbox.clear();
   await scheduler.advance(10_000);
   assert.equal(http.jobs.length, 3);
+  await service.close();
+});
+
+Deno.test("an attempt counted after another process settled the job does not bring it back", async () => {
+  const http = new ScriptedExecutor();
+  const store = new SharedOutboxStore();
+  const { service, scheduler } = await effectService([http], { store });
+  await service.createModel(SPEC);
+  store.settledAfterClaim = true;
+  http.hold();
+  await service.mutate("quote", { "$.region": "eu" });
+  await scheduler.advance(0);
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1], "claimed before the other process settled it");
+  // Were it written back with the attempt's in_flight commit, it would be handed over and run again.
+  assert.deepEqual([...store.outbox.keys()], [], "the outbox keeps it settled");
+  http.release();
+  await scheduler.advance(0);
+  assert.deepEqual([...store.outbox.keys()], []);
+  await service.close();
+});
+
+Deno.test("an attempt counted without a status path does not bring back a job settled elsewhere", async () => {
+  const http = new ScriptedExecutor();
+  const store = new SharedOutboxStore();
+  const { service, scheduler } = await effectService([http], { store });
+  await service.createModel({ ...SPEC, effects: [{ ...SPEC.effects[0], statusPath: undefined }] });
+  store.settledAfterClaim = true;
+  http.hold();
+  await service.mutate("quote", { "$.region": "eu" });
+  await scheduler.advance(0);
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1]);
+  assert.deepEqual([...store.outbox.keys()], [], "counted on its own, it is not written back either");
+  http.release();
+  await scheduler.advance(0);
   await service.close();
 });

@@ -164,10 +164,10 @@ export interface ModelStore {
   ): Promise<void>;
   /**
    * Durably changes a model's outbox on its own (an attempt counted, a job
-   * dropped). Shared stores never bring back a job settled elsewhere, each its
-   * own way: IndexedDB's moves the model's revision, so it throws
-   * {@link StaleModelError} as a commit does (and the other tabs refresh);
-   * PostgreSQL's moves none and never throws, changing only jobs still stored.
+   * dropped). No store brings back a job settled since ({@link JobChanges}
+   * `update`); shared stores each their own way: IndexedDB's moves the model's
+   * revision, so it throws {@link StaleModelError} as a commit does (and the
+   * other tabs refresh); PostgreSQL's moves none and never throws.
    */
   updateJobs(modelId: string, jobs: JobChanges): Promise<void>;
   /** Removes a model, its state, its audit trail and its outbox. */

@@ -734,7 +734,7 @@ export class ModelService implements ModelApi {
         checkpoint: () => checkpointOf(history, outcome.state, at, max),
       },
       audit,
-      { put: updated ? [updated, ...jobs] : jobs, remove: settled ? [settled.id] : [] },
+      { put: jobs, update: updated ? [updated] : [], remove: settled ? [settled.id] : [] },
     );
     slot.runtime.commit(outcome, at);
     slot.auditHead = { sequence: audit.sequence, hash: audit.hash };
@@ -800,7 +800,7 @@ export class ModelService implements ModelApi {
                 return null;
               },
             );
-          if (!written) await this.store.updateJobs(job.modelId, { put: [counted] });
+          if (!written) await this.store.updateJobs(job.modelId, { update: [counted] });
           slot.jobs.set(job.id, counted);
           return { run: counted, policy };
         }),
@@ -808,7 +808,7 @@ export class ModelService implements ModelApi {
         await onModel(job, async (slot) => {
           if (!slot.jobs.has(job.id)) return;
           slot.jobs.set(job.id, job);
-          await this.store.updateJobs(job.modelId, { put: [job] });
+          await this.store.updateJobs(job.modelId, { update: [job] });
         });
       },
       settle: async (job, outcome) => {

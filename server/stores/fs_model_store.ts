@@ -102,6 +102,8 @@ function isAuditRecord(value: unknown): value is AuditRecord {
 
 function applyJobs(jobs: Map<string, EffectJob>, changes: JobChanges | undefined): void {
   for (const job of changes?.put ?? []) jobs.set(job.id, job);
+  // An update of a job no longer in the outbox is dropped: it was settled.
+  for (const job of changes?.update ?? []) if (jobs.has(job.id)) jobs.set(job.id, job);
   for (const id of changes?.remove ?? []) jobs.delete(id);
 }
 
@@ -288,7 +290,9 @@ export class FsModelStore implements ModelStore {
     const line: JournalLine = { seq: open.nextSeq };
     if (this.#options.state) line.entry = entry;
     if (audit && trail === "filesystem") line.audit = audit;
-    if (this.#options.state && (jobs?.put?.length || jobs?.remove?.length)) line.jobs = jobs;
+    if (this.#options.state && (jobs?.put?.length || jobs?.update?.length || jobs?.remove?.length)) {
+      line.jobs = jobs;
+    }
     if (line.entry || line.audit || line.jobs) await this.#append(open, line);
     if (audit && trail && trail !== "filesystem") trail.append(audit);
     if (line.entry) await this.#compact(open, states);

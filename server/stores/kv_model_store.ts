@@ -428,7 +428,9 @@ export class KvModelStore implements ModelStore {
     const unit: KvMutation[] = [];
     const added = new Map<string, Deno.KvKey[]>();
     const removed: string[] = [];
-    for (const job of changes?.put ?? []) {
+    // An update of a job no longer in the outbox is dropped: it was settled.
+    const updates = (changes?.update ?? []).filter((job) => stored.jobs.has(job.id));
+    for (const job of [...changes?.put ?? [], ...updates]) {
       const old = stored.jobs.get(job.id) ?? added.get(job.id);
       if (old) unit.push(...deletions(old));
       const key = [...kvKeys.jobs(modelId), stored.nextJob + added.size];

@@ -40,6 +40,7 @@ import {
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { PgChangeFeed } from "./pg_change_feed.ts";
 import { DB_NOW, type PgDatabase, type Query, type Sql } from "./pg_database.ts";
+import type postgres from "postgres";
 import { type AuditHead, lastWithHead, parseAudit, trailWithHead } from "./stored_audit.ts";
 import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
 
@@ -234,15 +235,22 @@ export class PgModelStore implements ModelStore, StoreCoordination {
   }
 
   /**
-   * The statement part that writes outbox changes: removals, and puts (new
-   * jobs held by this process until their lease runs out; a job already there
-   * is updated, its lease extended when this process holds it), guarded by `guard` (a CTE name).
+   * The statement part that writes outbox changes, guarded by `guard` (a CTE
+   * name): removals; puts (new jobs held by this process until their lease runs
+   * out; a job already there is updated, its lease extended when this process
+   * holds it); updates, of jobs still there only (a job another process settled
+   * meanwhile, which moves no revision, is not brought back).
    */
   #jobWrites(sql: Query, modelId: string, changes: JobChanges | undefined, guard: string) {
     const removed = changes?.remove ?? [];
-    const puts = (changes?.put ?? []).filter((job) => !removed.includes(job.id));
+    const kept = (jobs: EffectJob[] | undefined) => (jobs ?? []).filter((job) => !removed.includes(job.id));
+    const rows = (jobs: EffectJob[]) =>
+      sql`unnest(${jobs.map((job) => job.id)}::text[], ${jobs.map((job) => JSON.stringify(job))}::text[],
+        ${jobs.map((job) => job.dueAt)}::bigint[]) AS p(id, job, due_at)`;
     const me = this.#db.instance;
     const lease = sql`greatest(p.due_at, ${sql.unsafe(DB_NOW)}) + ${this.#options.jobLeaseMs}`;
+    const held = (lease: postgres.PendingQuery<postgres.Row[]>) =>
+      sql`CASE WHEN j.owner = ${me} THEN ${lease} ELSE j.lease_until END`;
     return sql`
       removed AS (
         DELETE FROM svc_jobs WHERE model_id = ${modelId} AND id = ANY(${removed}::text[])
@@ -251,11 +259,15 @@ export class PgModelStore implements ModelStore, StoreCoordination {
       put AS (
         INSERT INTO svc_jobs AS j (model_id, id, job, due_at, owner, lease_until)
         SELECT ${modelId}, p.id, p.job, p.due_at, ${me}, ${lease}
-        FROM unnest(${puts.map((job) => job.id)}::text[], ${puts.map((job) => JSON.stringify(job))}::text[],
-          ${puts.map((job) => job.dueAt)}::bigint[]) AS p(id, job, due_at)
+        FROM ${rows(kept(changes?.put))}
         WHERE EXISTS (SELECT 1 FROM ${sql(guard)})
         ON CONFLICT (model_id, id) DO UPDATE SET job = excluded.job, due_at = excluded.due_at,
-          lease_until = CASE WHEN j.owner = ${me} THEN excluded.lease_until ELSE j.lease_until END
+          lease_until = ${held(sql`excluded.lease_until`)}
+      ),
+      updated AS (
+        UPDATE svc_jobs AS j SET job = p.job, due_at = p.due_at, lease_until = ${held(lease)}
+        FROM ${rows(kept(changes?.update))}
+        WHERE j.model_id = ${modelId} AND j.id = p.id AND EXISTS (SELECT 1 FROM ${sql(guard)})
       )`;
   }
 
@@ -370,23 +382,11 @@ export class PgModelStore implements ModelStore, StoreCoordination {
   }
 
   async updateJobs(modelId: string, changes: JobChanges): Promise<void> {
-    // Only jobs still there are updated: one settled or cancelled elsewhere is not brought back. The
-    // revision stays (commits racing this would go stale for nothing): a service running a job takes
-    // its attempts from `claim`, not from its copy of the outbox.
-    const puts = changes.put ?? [];
-    const me = this.#db.instance;
-    await this.#sql`
-      WITH removed AS (
-        DELETE FROM svc_jobs WHERE model_id = ${modelId} AND id = ANY(${changes.remove ?? []}::text[])
-      )
-      UPDATE svc_jobs AS j SET job = p.job, due_at = p.due_at,
-        lease_until = CASE WHEN j.owner = ${me}
-          THEN greatest(p.due_at, ${
-      this.#sql.unsafe(DB_NOW)
-    }) + ${this.#options.jobLeaseMs} ELSE j.lease_until END
-      FROM unnest(${puts.map((job) => job.id)}::text[], ${puts.map((job) => JSON.stringify(job))}::text[],
-        ${puts.map((job) => job.dueAt)}::bigint[]) AS p(id, job, due_at)
-      WHERE j.model_id = ${modelId} AND j.id = p.id`;
+    // The revision stays (commits racing this would go stale for nothing): a service running a job
+    // takes its attempts from `claim`, not from its copy of the outbox.
+    await this.#sql`WITH always AS (SELECT 1), ${
+      this.#jobWrites(this.#sql, modelId, changes, "always")
+    } SELECT 1`;
   }
 
   async delete(modelId: string): Promise<void> {

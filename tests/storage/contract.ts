@@ -339,7 +339,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
       await withStorage(fixture, async ({ store }) => {
         await store.save(SPEC, STATE, { created: true, jobs: { put: [first] } });
         await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, { put: [second] });
-        await store.updateJobs(SPEC.id, { put: [{ ...first, attempt: 1, dueAt: 15 }] });
+        await store.updateJobs(SPEC.id, { update: [{ ...first, attempt: 1, dueAt: 15 }] });
       });
       await withStorage(fixture, async ({ store }) => {
         const [loaded] = await store.load();
@@ -358,6 +358,30 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
       });
       await withStorage(fixture, async ({ store }) => {
         same((await store.load())[0].jobs ?? [], [], "a model created again has an empty outbox");
+      });
+    },
+  },
+  {
+    name: "the outbox: an update changes a job still there and never brings back one removed",
+    needs: ["durable"],
+    async run(fixture) {
+      const due = job(SPEC.id, "remind@1#1", 10);
+      const [counted, again] = [{ ...due, attempt: 1, dueAt: 15 }, { ...due, attempt: 2, dueAt: 20 }];
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true, jobs: { put: [due] } });
+        await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, {
+          update: [counted],
+        });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same((await store.load())[0].jobs, [counted], "an update of a job there");
+        await store.updateJobs(SPEC.id, { remove: [due.id] });
+        // Removed meanwhile (settled): neither a commit's update nor one on its own writes it back.
+        await store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), null, { update: [again] });
+        await store.updateJobs(SPEC.id, { update: [again] });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        same((await store.load())[0].jobs ?? [], [], "a removed job stays removed");
       });
     },
   },
@@ -518,7 +542,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await a.store.save(SPEC, STATE, { created: true, jobs: { put: [due] } });
         same(await b.store.coordination!.claim(due, 0), null, "held by the store whose commit fired it");
         same(await a.store.coordination!.claim(due, 0), due, "renewed by its holder");
-        await a.store.updateJobs(SPEC.id, { put: [counted] });
+        await a.store.updateJobs(SPEC.id, { update: [counted] });
       }, 600);
       // Its holder is gone: after the lease the job is handed to one other store.
       await withTwo(fixture, async (a, b) => {

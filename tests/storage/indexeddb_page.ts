@@ -101,7 +101,7 @@ const INDEXEDDB_CASES = [{
       await a.store.save(spec, state, { created: true, jobs: { put: [due] } });
       await b.store.load();
       const counted = { ...due, attempt: 1 };
-      await a.store.updateJobs(spec.id, { put: [counted] });
+      await a.store.updateJobs(spec.id, { update: [counted] });
       await refusedAsStale(
         b.store.updateJobs(spec.id, { remove: [due.id] }),
         "a write on the revision before",
