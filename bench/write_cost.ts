@@ -94,6 +94,28 @@ async function measureScenario(engines: Map<string, Engine>, scenario: Scenario)
   });
 }
 
+/**
+ * ms per model creation (and deletion, so the registry stays small) of `spec`
+ * under a fresh id, for each engine, sampled in turns: the spec compiled,
+ * its schema's validator built, the model's first cycle.
+ */
+async function measureCreation(engines: Map<string, Engine>, spec: Scenario["spec"]) {
+  const services = new Map<string, Awaited<ReturnType<Engine["ModelService"]["open"]>>>();
+  const operations: Record<string, Operation> = {};
+  for (const [name, engine] of engines) {
+    const service = await engine.ModelService.open({ platform: serverPlatform() });
+    services.set(name, service);
+    operations[name] = async (call) => {
+      const id = `${spec.id}-${call}`;
+      await service.createModel({ ...spec, id });
+      await service.deleteModel(id);
+    };
+  }
+  const times = await measure(operations, { budgetMs: 1200 * engines.size });
+  for (const service of services.values()) await service.close();
+  return (name: string) => times[name].medianUs / 1000;
+}
+
 const us = (n: number) => n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString("en");
 const ratio = (n: number) => `${n.toFixed(2)}x`;
 
@@ -164,4 +186,10 @@ if (import.meta.main) {
         `service.mutate ${ratio(order("after").service / order("before").service)} of before`,
     );
   }
+  const creation = await measureCreation(engines, orderItems(10).spec);
+  console.log(
+    `creating a model (the order's spec, then deleting it): ${
+      names.map((name) => `${creation(name).toFixed(2)} ms ${name}`).join(", ")
+    }`,
+  );
 }

@@ -100,6 +100,25 @@ export type Location =
   | { kind: "unknown" }
   | { kind: "forbidden"; keyword: string; message: string };
 
+/** ajv's options for base schemas. */
+const AJV_OPTIONS = { strict: false, allErrors: true, logger: false, multipleOfPrecision: 9 } as const;
+
+let metaSchemaAjv: Ajv2020 | undefined;
+
+/**
+ * The ajv instance that checks base schemas against the JSON Schema 2020-12
+ * meta-schema (its `validateSchema` throws ajv's "schema is invalid: …"),
+ * shared so the meta-schema is compiled once per process rather than once per
+ * compiled spec (a create, a validation, a load at startup, a test run).
+ */
+function metaSchemaCheck(): Ajv2020 {
+  if (!metaSchemaAjv) {
+    metaSchemaAjv = new Ajv2020(AJV_OPTIONS);
+    ajvFormats.default(metaSchemaAjv);
+  }
+  return metaSchemaAjv;
+}
+
 /** The compiled base schema of one spec. */
 export class SchemaIndex {
   readonly root: JsonObject;
@@ -116,13 +135,9 @@ export class SchemaIndex {
     const { $id: _id, $schema: _schema, ...root } = schema;
     this.root = root;
     this.#limits = limits;
-    this.#ajv = new Ajv2020({
-      strict: false,
-      allErrors: true,
-      logger: false,
-      multipleOfPrecision: 9,
-      code: { regExp: ajvRegExpEngine(limits) },
-    });
+    metaSchemaCheck().validateSchema(root, true);
+    // Checked above, once: this instance would compile the meta-schema for itself (about 20 ms a spec).
+    this.#ajv = new Ajv2020({ ...AJV_OPTIONS, validateSchema: false, code: { regExp: ajvRegExpEngine(limits) } });
     ajvFormats.default(this.#ajv);
     this.#ajv.addSchema(root, SCHEMA_KEY);
     this.#ajv.getSchema(SCHEMA_KEY); // compile eagerly so schema errors surface at create

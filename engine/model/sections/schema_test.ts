@@ -70,7 +70,17 @@ Deno.test("schema: an unused $defs entry is a warning, not an error", () => {
 Deno.test("schema: a missing schema or one ajv cannot compile is an error", () => {
   assert.match(findingAt(compile({ id: "a" }).errors, "schema").message, /schema is required/);
   const report = compile(spec({ schema: { type: "object", properties: { a: { type: "nonsense" } } } }));
-  assert.match(findingAt(report.errors, "schema").message, /invalid JSON Schema/);
+  assert.match(
+    findingAt(report.errors, "schema").message,
+    /^invalid JSON Schema: schema is invalid: data\/properties\/a\/type must be equal to one of the allowed values/,
+  );
+  // The meta-schema check is shared by every spec: each one is still judged on its own.
+  const next = compile(spec({ schema: { type: "object", required: "a" } }));
+  assert.equal(
+    findingAt(next.errors, "schema").message,
+    "invalid JSON Schema: schema is invalid: data/required must be array",
+  );
+  assert.deepEqual(compile(spec({ schema: { type: "object", required: ["a"] } })).errors, []);
 });
 
 Deno.test("a $schema other than 2020-12 is a warning", () => {
