@@ -9,7 +9,9 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import type { Finding, SchemaViolation } from "../errors.ts";
-import { isObject, type Json, type JsonObject } from "../json/value.ts";
+import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
+import { canonicalJson } from "../json/canonical.ts";
+import { LruCache } from "../expr/lru.ts";
 import { formatPath, type Path, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
 import { ajvRegExpEngine, compilePattern, RegexLimitError, type RegexLimits } from "../expr/regex.ts";
 
@@ -119,28 +121,65 @@ function metaSchemaCheck(): Ajv2020 {
   return metaSchemaAjv;
 }
 
+/**
+ * ajv holding one base schema, and its validators by schema pointer (pointers
+ * name places in the schema, so they are bounded by it).
+ */
+interface CompiledSchema {
+  ajv: Ajv2020;
+  validators: Map<string, ValidateFunction | null>;
+}
+
+/** Distinct base schemas kept compiled (per clock), most recently used first. */
+const COMPILED_SCHEMAS = 64;
+
+const compiledSchemas = new WeakMap<RegexLimits["now"], LruCache<string, CompiledSchema>>();
+
+/**
+ * The compiled form of a base schema, shared by every spec with the same
+ * schema under the same regex limits: models made from one template, a model
+ * loaded at startup, evolved or dry-run again (compiling a schema and its
+ * fragments cost several milliseconds a model). Throws ajv's message when the
+ * schema is not valid.
+ */
+function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
+  let cache = compiledSchemas.get(limits.now);
+  if (!cache) compiledSchemas.set(limits.now, cache = new LruCache(COMPILED_SCHEMAS));
+  const key = `${limits.maxInput}:${limits.timeoutMs}:${canonicalJson(root)}`;
+  let compiled = cache.get(key);
+  if (!compiled) {
+    metaSchemaCheck().validateSchema(root, true);
+    // Checked above, once: this instance would compile the meta-schema for itself (about 20 ms a spec).
+    const ajv = new Ajv2020({
+      ...AJV_OPTIONS,
+      validateSchema: false,
+      code: { regExp: ajvRegExpEngine(limits) },
+    });
+    ajvFormats.default(ajv);
+    // A copy: fragments are compiled from it later, whatever becomes of the spec that brought it.
+    ajv.addSchema(cloneJson(root), SCHEMA_KEY);
+    ajv.getSchema(SCHEMA_KEY); // compile eagerly so schema errors surface at create
+    compiled = { ajv, validators: new Map() };
+    cache.set(key, compiled);
+  }
+  return compiled;
+}
+
 /** The compiled base schema of one spec. */
 export class SchemaIndex {
   readonly root: JsonObject;
-  readonly #ajv: Ajv2020;
+  readonly #compiled: CompiledSchema;
   readonly #limits: RegexLimits;
   #rootLocation: Location | null = null;
   /** Located children by node, for the segments the schema bounds (see {@link locate}). */
   readonly #children = new WeakMap<Fragment, Map<Segment | typeof OTHER_NAMES, Location>>();
-  /** ajv's validator by schema pointer (pointers name places in the schema, so they are bounded by it). */
-  readonly #validators = new Map<string, ValidateFunction | null>();
 
   /** Compiles the schema; throws an Error with ajv's message when it is not a valid schema. */
   constructor(schema: JsonObject, limits: RegexLimits) {
     const { $id: _id, $schema: _schema, ...root } = schema;
     this.root = root;
     this.#limits = limits;
-    metaSchemaCheck().validateSchema(root, true);
-    // Checked above, once: this instance would compile the meta-schema for itself (about 20 ms a spec).
-    this.#ajv = new Ajv2020({ ...AJV_OPTIONS, validateSchema: false, code: { regExp: ajvRegExpEngine(limits) } });
-    ajvFormats.default(this.#ajv);
-    this.#ajv.addSchema(root, SCHEMA_KEY);
-    this.#ajv.getSchema(SCHEMA_KEY); // compile eagerly so schema errors surface at create
+    this.#compiled = compiledSchema(root, limits);
   }
 
   /** Follows local `$ref`s from a node. */
@@ -295,9 +334,10 @@ export class SchemaIndex {
     }
     if (loc.kind === "unknown") return [];
     const pointer = loc.fragment.pointer;
-    let validate = this.#validators.get(pointer);
+    const { ajv, validators } = this.#compiled;
+    let validate = validators.get(pointer);
     if (validate === undefined) {
-      this.#validators.set(pointer, validate = this.#ajv.getSchema(`${SCHEMA_KEY}${pointer}`) ?? null);
+      validators.set(pointer, validate = ajv.getSchema(`${SCHEMA_KEY}${pointer}`) ?? null);
     }
     if (!validate) return [];
     try {

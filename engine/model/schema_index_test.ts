@@ -183,3 +183,23 @@ Deno.test("locating a path again (kept per schema node) answers as the first tim
     );
   }
 });
+
+Deno.test("specs with one schema share its compiled form, each under its own regex limits", () => {
+  const schema = () => ({ type: "object", properties: { code: { type: "string", pattern: "^a+$" } } });
+  const long = "a".repeat(50);
+  const short = new SchemaIndex(schema(), { ...LIMITS, maxInput: 10 });
+  const roomy = new SchemaIndex(schema(), { ...LIMITS, maxInput: 100 });
+  assert.equal(short.validateAt(["code"], long).length, 1, "over its 10-character limit");
+  assert.deepEqual(roomy.validateAt(["code"], long), [], "the same schema under a larger limit");
+  assert.equal(new SchemaIndex(schema(), { ...LIMITS, maxInput: 10 }).validateAt(["code"], long).length, 1);
+});
+
+Deno.test("a spec changing its schema object later does not change what another spec with that schema validates", () => {
+  const schema = () => ({ type: "object", properties: { tag: { type: "string", pattern: "^c+$" } } });
+  const first = schema();
+  new SchemaIndex(first, LIMITS);
+  first.properties.tag.pattern = "^d+$";
+  const second = new SchemaIndex(schema(), LIMITS);
+  assert.deepEqual(second.validateAt(["tag"], "ccc"), []);
+  assert.equal(second.validateAt(["tag"], "ddd").length, 1);
+});
