@@ -22,6 +22,7 @@ import {
   normaliseBaseUrl,
   remoteInvoker,
 } from "../engine/operations/mod.ts";
+import { changeFeed } from "../engine/operations/change_feed.ts";
 import { valueAt } from "../engine/json/document.ts";
 
 /** Options of {@link httpRepository}. */
@@ -48,6 +49,14 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
   });
   const lookupTimeoutMs = options.lookupTimeoutMs ?? 5_000;
   const reconnectMs = options.reconnectMs ?? 1_000;
+  // The server's change feed, reopened after a drop at a fixed delay; each open counts as a change of
+  // everything (`$`), so a watch reads again what committed while it was not listening.
+  const feed = changeFeed({
+    baseUrl: base,
+    apiKey: options.credential ?? undefined,
+    initialDelayMs: reconnectMs,
+    maxDelayMs: reconnectMs,
+  });
   const sockets = new Set<() => void>();
 
   return {
@@ -77,7 +86,10 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       return valueAt(await remote.invoke(getState, { id: identity }, { signal }) as Json, path);
     },
     watch(identity, onChange) {
-      const stop = feed(base, identity, options.credential, reconnectMs, onChange);
+      // A watch hears paths: a mutation's written and re-derived ones; a spec evolution changes no state.
+      const stop = feed.subscribe(identity, (event) => {
+        if (event.kind === "mutation") onChange([...event.mutatedPaths, ...event.derivedUpdated]);
+      });
       sockets.add(stop);
       return Promise.resolve(() => {
         sockets.delete(stop);
@@ -89,56 +101,5 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       sockets.clear();
       return Promise.resolve();
     },
-  };
-}
-
-/**
- * Follows a model's change feed (`/models/{id}/subscribe`), reconnecting after
- * a drop until stopped; each mutation frame reports its mutated and derived
- * paths, and each time the feed opens everything (`$`) counts as changed.
- */
-function feed(
-  base: string,
-  identity: string,
-  credential: string | null,
-  reconnectMs: number,
-  onChange: (paths: string[]) => void,
-): () => void {
-  const url = new URL(`${base}/models/${encodeURIComponent(identity)}/subscribe`);
-  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  if (credential) url.searchParams.set("token", credential);
-  let stopped = false;
-  let socket: WebSocket | null = null;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const open = () => {
-    if (stopped) return;
-    socket = new WebSocket(url);
-    // Commits made before the feed was open (since the watch was armed, or while it was down) sent no
-    // frame here: read again once it is.
-    socket.onopen = () => onChange(["$"]);
-    socket.onmessage = (event) => {
-      let frame: Record<string, unknown>;
-      try {
-        frame = JSON.parse(String(event.data));
-      } catch {
-        return;
-      }
-      if ((frame.kind ?? "mutation") !== "mutation") return;
-      const paths = [frame.mutatedPaths, frame.derivedUpdated].flatMap((list) =>
-        Array.isArray(list) ? list.filter((p): p is string => typeof p === "string") : []
-      );
-      onChange(paths);
-    };
-    socket.onclose = () => {
-      socket = null;
-      if (!stopped) timer = setTimeout(open, reconnectMs);
-    };
-    socket.onerror = () => {};
-  };
-  open();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-    socket?.close();
   };
 }

@@ -5,20 +5,14 @@
  *
  * @module
  */
-import type { DispatchedEffect, ServiceEvent } from "../../engine/mod.ts";
+import type { ServiceEvent } from "../../engine/mod.ts";
+import type { ChangeFeedEvent } from "../../engine/operations/change_feed.ts";
 
-/** A change of one model. */
-export type FeedEvent =
-  | {
-    kind: "mutation";
-    modelId: string;
-    mutatedPaths: string[];
-    derivedUpdated: string[];
-    /** The `caller` effects the commit fired. */
-    dispatchedEffects: DispatchedEffect[];
-  }
-  | { kind: "spec-evolved"; modelId: string; version: string }
-  | { kind: "deleted"; modelId: string };
+/**
+ * A change of one model: what a server's frames report (a mutation, a spec
+ * evolution), or, in the tab, the model's deletion.
+ */
+export type FeedEvent = ChangeFeedEvent | { kind: "deleted"; modelId: string };
 
 /** Subscribes to the changes of one model; returns the unsubscribe function. */
 export interface Feed {

@@ -1,43 +1,12 @@
+// The feed's URL, frame parsing and reconnects are tested with the shared client
+// (engine/operations/change_feed_test.ts); here, that the browser's Feed is that client.
 import assert from "node:assert/strict";
+import type { ChangeFeedSocketConstructor } from "../../engine/operations/change_feed.ts";
 import type { FeedEvent } from "./feed.ts";
-import { eventOfFrame, socketFeed, subscribeUrl } from "./socket_feed.ts";
-
-Deno.test("the subscribe URL: ws(s) scheme, the id as one encoded segment, the key as token", () => {
-  assert.equal(
-    subscribeUrl("http://h:8080/", "shop/cart", "k y"),
-    "ws://h:8080/models/shop%2Fcart/subscribe?token=k+y",
-  );
-  assert.equal(subscribeUrl("https://h/base", "m"), "wss://h/base/models/m/subscribe");
-});
-
-Deno.test("frames become feed events; a frame without kind is a mutation; others are ignored", () => {
-  assert.deepEqual(eventOfFrame('{"modelId":"m","mutatedPaths":["$.a"],"derivedUpdated":["$.b"]}'), {
-    kind: "mutation",
-    modelId: "m",
-    mutatedPaths: ["$.a"],
-    derivedUpdated: ["$.b"],
-    dispatchedEffects: [],
-  });
-  const caller = { effectId: "toast", emit: "saved", payload: { n: 1 } };
-  const framed = eventOfFrame(
-    JSON.stringify({ kind: "mutation", modelId: "m", dispatchedEffects: [caller, 7] }),
-  );
-  assert.deepEqual(
-    framed?.kind === "mutation" && framed.dispatchedEffects,
-    [caller],
-    "caller effects, malformed dropped",
-  );
-  assert.deepEqual(eventOfFrame('{"kind":"spec-evolved","modelId":"m","version":"1.1.0"}'), {
-    kind: "spec-evolved",
-    modelId: "m",
-    version: "1.1.0",
-  });
-  assert.equal(eventOfFrame('{"kind":"other"}'), null);
-  assert.equal(eventOfFrame("not json"), null);
-});
+import { socketFeed } from "./socket_feed.ts";
 
 Deno.test("each open of the socket reports a change of the whole model (commits before it are not missed)", () => {
-  const sockets: { onopen?: () => void; onmessage?: (m: { data: string }) => void; close(): void }[] = [];
+  const sockets: { url: string; onopen?: () => void; onmessage?: (m: { data: string }) => void }[] = [];
   class FakeSocket {
     onopen?: () => void;
     onmessage?: (m: { data: string }) => void;
@@ -48,14 +17,30 @@ Deno.test("each open of the socket reports a change of the whole model (commits 
     close() {}
   }
   const events: FeedEvent[] = [];
-  const stop = socketFeed({ baseUrl: "http://h", WebSocket: FakeSocket as unknown as typeof WebSocket })
-    .subscribe("m", (event) => events.push(event));
+  const stop = socketFeed({
+    baseUrl: "http://h:8080/",
+    apiKey: "k",
+    WebSocket: FakeSocket as unknown as ChangeFeedSocketConstructor,
+  }).subscribe("shop/cart", (event) => events.push(event));
+  assert.equal(sockets[0].url, "ws://h:8080/models/shop%2Fcart/subscribe?token=k");
   assert.deepEqual(events, [], "nothing before the socket is open");
   sockets[0].onopen!();
-  sockets[0].onmessage!({ data: '{"modelId":"m","mutatedPaths":["$.a"],"derivedUpdated":[]}' });
+  sockets[0].onmessage!({ data: '{"modelId":"shop/cart","mutatedPaths":["$.a"],"derivedUpdated":[]}' });
   assert.deepEqual(events, [
-    { kind: "mutation", modelId: "m", mutatedPaths: ["$"], derivedUpdated: [], dispatchedEffects: [] },
-    { kind: "mutation", modelId: "m", mutatedPaths: ["$.a"], derivedUpdated: [], dispatchedEffects: [] },
+    {
+      kind: "mutation",
+      modelId: "shop/cart",
+      mutatedPaths: ["$"],
+      derivedUpdated: [],
+      dispatchedEffects: [],
+    },
+    {
+      kind: "mutation",
+      modelId: "shop/cart",
+      mutatedPaths: ["$.a"],
+      derivedUpdated: [],
+      dispatchedEffects: [],
+    },
   ]);
   stop();
 });

@@ -1,0 +1,191 @@
+/**
+ * The client of a server's WebSocket change feed
+ * `/models/{id}/subscribe?token=…` (SPEC.md "WebSocket frames"): one socket
+ * per subscribed model, reopened after a drop (a server restart, a network
+ * change) until unsubscribed, its frames parsed into {@link ChangeFeedEvent}s.
+ * Each time a socket opens the listener hears of a change of the whole model
+ * (`$`): what committed before the socket was live (before the first open, or
+ * while it was down) sent no frame to it.
+ *
+ * The browser's live views (browser/host/socket_feed.ts) and the `http`
+ * repository's watches (repositories/http.ts) both follow a server through
+ * this one client. As the remote client (remote.ts) takes `fetch`, it takes
+ * the WebSocket constructor as a port (default `globalThis.WebSocket`) and its
+ * timers as a {@link Scheduler}, and declares the few socket members it uses
+ * instead of depending on the DOM's or Deno's WebSocket types.
+ *
+ * @module
+ */
+import { GLOBAL_SCHEDULER, type Scheduler } from "../ports.ts";
+import type { DispatchedEffect } from "../runtime/results.ts";
+
+/** A change of one model, as a frame of the feed reports it. */
+export type ChangeFeedEvent =
+  | {
+    kind: "mutation";
+    modelId: string;
+    mutatedPaths: string[];
+    derivedUpdated: string[];
+    /** The `caller` effects the commit fired. */
+    dispatchedEffects: DispatchedEffect[];
+  }
+  | { kind: "spec-evolved"; modelId: string; version: string };
+
+/**
+ * A handler the feed assigns to a socket. Declared through a method, whose
+ * parameters TypeScript compares both ways, so that a platform WebSocket (its
+ * handlers take the richer `MessageEvent`, `CloseEvent`) fits
+ * {@link ChangeFeedSocket} as it is.
+ */
+type SocketHandler<E> = { handle(event: E): void }["handle"];
+
+/** The members of a WebSocket the feed uses. */
+export interface ChangeFeedSocket {
+  onopen: SocketHandler<unknown> | null;
+  onmessage: SocketHandler<{ data: unknown }> | null;
+  onclose: SocketHandler<{ code: number; reason: string }> | null;
+  onerror: SocketHandler<unknown> | null;
+  close(code?: number, reason?: string): void;
+}
+
+/** A WebSocket constructor: `WebSocket` in browsers and Deno, or a fake in tests. */
+export type ChangeFeedSocketConstructor = new (url: string) => ChangeFeedSocket;
+
+/** Options of {@link changeFeed}. */
+export interface ChangeFeedOptions {
+  /** The server's base URL (`http://host:8080`, or with a path prefix). */
+  baseUrl: string;
+  /** The server's API key, sent as the `token` query parameter (a WebSocket handshake has no headers). */
+  apiKey?: string;
+  /**
+   * The delay before the first reconnect after a drop, and again after each
+   * successful open (ms, default 500).
+   */
+  initialDelayMs?: number;
+  /**
+   * The longest delay between reconnects (ms, default 10 000): each drop in a
+   * row doubles the delay up to this. Equal to `initialDelayMs`, the delay is fixed.
+   */
+  maxDelayMs?: number;
+  /** Called with a readable message when a socket closes unexpectedly. */
+  onProblem?(message: string): void;
+  /** The WebSocket constructor (default `globalThis.WebSocket`). */
+  WebSocket?: ChangeFeedSocketConstructor;
+  /** The reconnect timers (default the global ones). */
+  scheduler?: Scheduler;
+}
+
+/** A feed of the changes of models, one socket per subscription. */
+export interface ChangeFeed {
+  /** Follows one model's changes until the returned function is called. */
+  subscribe(modelId: string, listener: (event: ChangeFeedEvent) => void): () => void;
+}
+
+/** The default first reconnect delay: a restarting server is usually back within a second. */
+export const DEFAULT_RECONNECT_DELAY_MS = 500;
+/** The default longest reconnect delay: a server down for long is asked at most this often. */
+export const DEFAULT_MAX_RECONNECT_DELAY_MS = 10_000;
+
+/** The subscribe URL of a model: ws(s) scheme, the id as one encoded segment, the key as `token`. */
+export function subscribeUrl(baseUrl: string, modelId: string, apiKey?: string): string {
+  const url = new URL(`${baseUrl.replace(/\/+$/, "")}/models/${encodeURIComponent(modelId)}/subscribe`);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  if (apiKey) url.searchParams.set("token", apiKey);
+  return url.href;
+}
+
+/** A caller effect as a frame lists it: `{effectId, emit, payload}`. */
+function isDispatchedEffect(value: unknown): value is DispatchedEffect {
+  return typeof value === "object" && value !== null &&
+    typeof (value as DispatchedEffect).effectId === "string";
+}
+
+/** The members of an array as strings; anything else as none. */
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+/**
+ * A frame as a change event: a frame without `kind` is a mutation (SPEC.md
+ * "WebSocket frames" assumes so); `null` for text that is not a JSON object
+ * (a handler must not throw on it) and for kinds this client does not know.
+ */
+export function eventOfFrame(data: unknown): ChangeFeedEvent | null {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(String(data));
+  } catch {
+    return null;
+  }
+  if (typeof frame !== "object" || frame === null || Array.isArray(frame)) return null;
+  const fields = frame as Record<string, unknown>;
+  const modelId = String(fields.modelId ?? "");
+  if (fields.kind === "spec-evolved") {
+    return { kind: "spec-evolved", modelId, version: String(fields.version) };
+  }
+  if (fields.kind === undefined || fields.kind === "mutation") {
+    return {
+      kind: "mutation",
+      modelId,
+      mutatedPaths: strings(fields.mutatedPaths),
+      derivedUpdated: strings(fields.derivedUpdated),
+      dispatchedEffects: Array.isArray(fields.dispatchedEffects)
+        ? fields.dispatchedEffects.filter(isDispatchedEffect)
+        : [],
+    };
+  }
+  return null;
+}
+
+/** A feed over a server's WebSocket endpoint. */
+export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
+  const Socket = options.WebSocket ??
+    (globalThis as unknown as { WebSocket: ChangeFeedSocketConstructor }).WebSocket;
+  const scheduler = options.scheduler ?? GLOBAL_SCHEDULER;
+  const initialDelayMs = options.initialDelayMs ?? DEFAULT_RECONNECT_DELAY_MS;
+  const maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_RECONNECT_DELAY_MS;
+  return {
+    subscribe(modelId, listener) {
+      const url = subscribeUrl(options.baseUrl, modelId, options.apiKey);
+      let socket: ChangeFeedSocket | null = null;
+      let stopped = false;
+      let delay = initialDelayMs;
+      let timer: unknown;
+      const connect = () => {
+        if (stopped) return;
+        socket = new Socket(url);
+        socket.onopen = () => {
+          delay = initialDelayMs;
+          listener({
+            kind: "mutation",
+            modelId,
+            mutatedPaths: ["$"],
+            derivedUpdated: [],
+            dispatchedEffects: [],
+          });
+        };
+        socket.onmessage = (message) => {
+          const event = eventOfFrame(message.data);
+          if (event) listener(event);
+        };
+        socket.onclose = (close) => {
+          if (stopped) return;
+          const reason = close.reason ? ` ${close.reason}` : "";
+          options.onProblem?.(
+            `Live updates of '${modelId}' interrupted (${close.code}${reason}); reconnecting…`,
+          );
+          timer = scheduler.setTimeout(connect, delay);
+          delay = Math.min(delay * 2, maxDelayMs);
+        };
+        // A failed or broken socket also closes: the close reports it and reconnects.
+        socket.onerror = () => {};
+      };
+      connect();
+      return () => {
+        stopped = true;
+        scheduler.clearTimeout(timer);
+        socket?.close(1000);
+      };
+    },
+  };
+}

@@ -1,0 +1,216 @@
+import assert from "node:assert/strict";
+import type { Scheduler } from "../ports.ts";
+import {
+  changeFeed,
+  type ChangeFeedEvent,
+  type ChangeFeedOptions,
+  type ChangeFeedSocket,
+  type ChangeFeedSocketConstructor,
+  eventOfFrame,
+  subscribeUrl,
+} from "./change_feed.ts";
+
+/** A socket the test opens, feeds and drops by hand; `closedWith` is the code the feed closed it with. */
+class FakeSocket implements ChangeFeedSocket {
+  onopen: ((event: unknown) => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: ((event: { code: number; reason: string }) => void) | null = null;
+  onerror: ((event: unknown) => void) | null = null;
+  closedWith: number | undefined;
+
+  constructor(readonly url: string, sockets: FakeSocket[]) {
+    sockets.push(this);
+  }
+
+  close(code?: number): void {
+    this.closedWith = code;
+  }
+
+  /** The server drops the connection. */
+  drop(code = 1006, reason = ""): void {
+    this.onclose!({ code, reason });
+  }
+}
+
+/** Timers that fire only when the test says, remembering each delay asked for. */
+class RecordingScheduler implements Scheduler {
+  readonly delays: number[] = [];
+  #waiting = new Map<number, () => void>();
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    this.delays.push(ms);
+    this.#waiting.set(this.delays.length, callback);
+    return this.delays.length;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.#waiting.delete(handle as number);
+  }
+
+  get pending(): number {
+    return this.#waiting.size;
+  }
+
+  /** Fires every waiting timer. */
+  fire(): void {
+    const due = [...this.#waiting.values()];
+    this.#waiting.clear();
+    for (const callback of due) callback();
+  }
+}
+
+/** A feed over fake sockets and recorded timers, subscribed to model `m`. */
+function follow(options: Partial<ChangeFeedOptions> = {}) {
+  const sockets: FakeSocket[] = [];
+  const scheduler = new RecordingScheduler();
+  const events: ChangeFeedEvent[] = [];
+  const WebSocket: ChangeFeedSocketConstructor = class extends FakeSocket {
+    constructor(url: string) {
+      super(url, sockets);
+    }
+  };
+  const stop = changeFeed({ baseUrl: "http://h", WebSocket, scheduler, ...options })
+    .subscribe("m", (event) => events.push(event));
+  return { sockets, scheduler, events, stop, last: () => sockets[sockets.length - 1] };
+}
+
+/** What each open reports. */
+const WHOLE_MODEL: ChangeFeedEvent = {
+  kind: "mutation",
+  modelId: "m",
+  mutatedPaths: ["$"],
+  derivedUpdated: [],
+  dispatchedEffects: [],
+};
+
+Deno.test("the subscribe URL: ws(s) scheme, the id as one encoded segment, the key as token", () => {
+  assert.equal(
+    subscribeUrl("http://h:8080/", "shop/cart", "k y"),
+    "ws://h:8080/models/shop%2Fcart/subscribe?token=k+y",
+  );
+  assert.equal(subscribeUrl("https://h/base", "m"), "wss://h/base/models/m/subscribe");
+  assert.equal(subscribeUrl("http://h", "m", ""), "ws://h/models/m/subscribe", "an empty key is no token");
+});
+
+Deno.test("frames become change events; a frame without kind is a mutation", () => {
+  assert.deepEqual(eventOfFrame('{"modelId":"m","mutatedPaths":["$.a"],"derivedUpdated":["$.b"]}'), {
+    kind: "mutation",
+    modelId: "m",
+    mutatedPaths: ["$.a"],
+    derivedUpdated: ["$.b"],
+    dispatchedEffects: [],
+  });
+  const caller = { effectId: "toast", emit: "saved", payload: { n: 1 } };
+  const framed = eventOfFrame(
+    JSON.stringify({ kind: "mutation", modelId: "m", dispatchedEffects: [caller, 7] }),
+  );
+  assert.deepEqual(
+    framed?.kind === "mutation" && framed.dispatchedEffects,
+    [caller],
+    "caller effects, malformed dropped",
+  );
+  assert.deepEqual(eventOfFrame('{"kind":"spec-evolved","modelId":"m","version":"1.1.0"}'), {
+    kind: "spec-evolved",
+    modelId: "m",
+    version: "1.1.0",
+  });
+});
+
+Deno.test("malformed frames: not JSON, not an object, an unknown kind are no event; bad lists are empty", () => {
+  for (const text of ["not json", "", "null", "7", '"mutation"', "[]", '{"kind":"other"}', '{"kind":1}']) {
+    assert.equal(eventOfFrame(text), null, text);
+  }
+  assert.deepEqual(eventOfFrame('{"mutatedPaths":"$.a","derivedUpdated":null,"dispatchedEffects":{}}'), {
+    kind: "mutation",
+    modelId: "",
+    mutatedPaths: [],
+    derivedUpdated: [],
+    dispatchedEffects: [],
+  });
+  assert.deepEqual(
+    eventOfFrame('{"modelId":"m","mutatedPaths":["$.a",3]}'),
+    { kind: "mutation", modelId: "m", mutatedPaths: ["$.a", "3"], derivedUpdated: [], dispatchedEffects: [] },
+    "list members as strings",
+  );
+});
+
+Deno.test("each open reports a change of the whole model, the first and every reopen", () => {
+  const feed = follow({ apiKey: "k" });
+  assert.equal(feed.sockets[0].url, "ws://h/models/m/subscribe?token=k");
+  assert.deepEqual(feed.events, [], "nothing before the socket is open");
+  feed.sockets[0].onopen!({});
+  feed.sockets[0].onmessage!({ data: '{"modelId":"m","mutatedPaths":["$.a"],"derivedUpdated":[]}' });
+  feed.sockets[0].onmessage!({ data: "not json" });
+  feed.sockets[0].drop();
+  feed.scheduler.fire();
+  feed.sockets[1].onopen!({});
+  assert.deepEqual(feed.events, [
+    WHOLE_MODEL,
+    { kind: "mutation", modelId: "m", mutatedPaths: ["$.a"], derivedUpdated: [], dispatchedEffects: [] },
+    WHOLE_MODEL,
+  ]);
+  feed.stop();
+});
+
+Deno.test("reconnects wait longer after each drop in a row, up to the cap, and start over after an open", () => {
+  const problems: string[] = [];
+  const feed = follow({ onProblem: (message) => problems.push(message) });
+  for (let drop = 0; drop < 7; drop++) {
+    feed.last().drop(1006);
+    feed.scheduler.fire();
+  }
+  assert.deepEqual(feed.scheduler.delays, [500, 1000, 2000, 4000, 8000, 10_000, 10_000]);
+  assert.equal(feed.sockets.length, 8, "one new socket per drop");
+  feed.last().onopen!({});
+  feed.last().drop(1001, "server shutting down");
+  assert.equal(feed.scheduler.delays.at(-1), 500, "an open resets the delay");
+  assert.equal(problems.length, 8);
+  assert.equal(problems[0], "Live updates of 'm' interrupted (1006); reconnecting…");
+  assert.equal(problems[7], "Live updates of 'm' interrupted (1001 server shutting down); reconnecting…");
+  feed.stop();
+});
+
+Deno.test("equal initial and maximum delays reconnect at a fixed delay (the http repository's)", () => {
+  const feed = follow({ initialDelayMs: 25, maxDelayMs: 25 });
+  for (let drop = 0; drop < 4; drop++) {
+    feed.last().drop();
+    feed.scheduler.fire();
+  }
+  assert.deepEqual(feed.scheduler.delays, [25, 25, 25, 25]);
+  feed.stop();
+});
+
+Deno.test("stop closes the socket normally, and neither its close nor a waiting timer reconnects", () => {
+  const problems: string[] = [];
+  const open = follow({ onProblem: (message) => problems.push(message) });
+  open.sockets[0].onopen!({});
+  open.stop();
+  assert.equal(open.sockets[0].closedWith, 1000);
+  open.sockets[0].drop(1000);
+  assert.deepEqual([open.sockets.length, open.scheduler.pending, problems], [1, 0, []]);
+
+  const waiting = follow();
+  waiting.sockets[0].drop();
+  assert.equal(waiting.scheduler.pending, 1);
+  waiting.stop();
+  assert.equal(waiting.scheduler.pending, 0, "the reconnect timer is cleared");
+  waiting.scheduler.fire();
+  assert.equal(waiting.sockets.length, 1, "no socket after stop");
+});
+
+Deno.test("without a WebSocket option the global constructor is used", () => {
+  const sockets: FakeSocket[] = [];
+  const original = globalThis.WebSocket;
+  globalThis.WebSocket = class extends FakeSocket {
+    constructor(url: string) {
+      super(url, sockets);
+    }
+  } as unknown as typeof WebSocket;
+  try {
+    const stop = changeFeed({ baseUrl: "https://h/" }).subscribe("a b", () => {});
+    assert.deepEqual(sockets.map((s) => s.url), ["wss://h/models/a%20b/subscribe"]);
+    stop();
+  } finally {
+    globalThis.WebSocket = original;
+  }
+});
