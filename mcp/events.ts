@@ -6,6 +6,7 @@
  * @module
  */
 import type { ServiceEvent } from "../engine/service/service.ts";
+import { subscribeUrl } from "../engine/operations/change_feed.ts";
 
 /** Where the MCP server learns that a model's state changed. */
 export interface CommitEvents {
@@ -43,11 +44,8 @@ export function serviceCommitEvents(service: ServiceEventSource): CommitEvents {
 export function websocketCommitEvents(baseUrl: string, apiKey?: string | (() => string)): CommitEvents {
   return {
     watch(modelId, onCommit) {
-      const url = new URL(`models/${encodeURIComponent(modelId)}/subscribe`, baseUrl.replace(/\/*$/, "/"));
-      url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
       const token = typeof apiKey === "function" ? apiKey() : apiKey;
-      if (token) url.searchParams.set("token", token);
-      const socket = new WebSocket(url);
+      const socket = new WebSocket(subscribeUrl(baseUrl, modelId, token));
       const opened = Promise.withResolvers<() => void>();
       let stopped = false;
       socket.onopen = () =>
