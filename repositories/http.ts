@@ -86,9 +86,11 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       return valueAt(await remote.invoke(getState, { id: identity }, { signal }) as Json, path);
     },
     watch(identity, onChange) {
-      // A watch hears paths: a mutation's written and re-derived ones; a spec evolution changes no state.
+      // A watch hears paths: a mutation's written and re-derived ones; a spec evolution changes no state;
+      // after a deletion everything is read again (and is found missing), and the feed has ended.
       const stop = feed.subscribe(identity, (event) => {
         if (event.kind === "mutation") onChange([...event.mutatedPaths, ...event.derivedUpdated]);
+        else if (event.kind === "deleted") onChange(["$"]);
       });
       sockets.add(stop);
       return Promise.resolve(() => {

@@ -8,11 +8,8 @@
 import type { ServiceEvent } from "../../engine/mod.ts";
 import type { ChangeFeedEvent } from "../../engine/operations/change_feed.ts";
 
-/**
- * A change of one model: what a server's frames report (a mutation, a spec
- * evolution), or, in the tab, the model's deletion.
- */
-export type FeedEvent = ChangeFeedEvent | { kind: "deleted"; modelId: string };
+/** A change of one model: a mutation, a spec evolution, the model's deletion. */
+export type FeedEvent = ChangeFeedEvent;
 
 /** Subscribes to the changes of one model; returns the unsubscribe function. */
 export interface Feed {

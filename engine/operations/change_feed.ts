@@ -29,7 +29,9 @@ export type ChangeFeedEvent =
     /** The `caller` effects the commit fired. */
     dispatchedEffects: DispatchedEffect[];
   }
-  | { kind: "spec-evolved"; modelId: string; version: string };
+  | { kind: "spec-evolved"; modelId: string; version: string }
+  /** The model was deleted: the server ended its feed with a normal closure (1000); no reconnect follows. */
+  | { kind: "deleted"; modelId: string };
 
 /**
  * A handler the feed assigns to a socket. Declared through a method, whose
@@ -170,6 +172,13 @@ export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
         };
         socket.onclose = (close) => {
           if (stopped) return;
+          // The server closes a feed normally only when its model is deleted (shutdown is 1001, a slow
+          // subscriber 1013): reconnecting would be refused from now on.
+          if (close.code === 1000) {
+            stopped = true;
+            listener({ kind: "deleted", modelId });
+            return;
+          }
           const reason = close.reason ? ` ${close.reason}` : "";
           options.onProblem?.(
             `Live updates of '${modelId}' interrupted (${close.code}${reason}); reconnecting…`,

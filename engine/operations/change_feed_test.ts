@@ -214,3 +214,14 @@ Deno.test("without a WebSocket option the global constructor is used", () => {
     globalThis.WebSocket = original;
   }
 });
+
+Deno.test("a normal closure by the server is the model's deletion: one deleted event, no reconnect", () => {
+  const problems: string[] = [];
+  const feed = follow({ onProblem: (message) => problems.push(message) });
+  feed.sockets[0].onopen!({});
+  feed.sockets[0].drop(1000, "model deleted");
+  assert.deepEqual(feed.events, [WHOLE_MODEL, { kind: "deleted", modelId: "m" }]);
+  assert.deepEqual([feed.sockets.length, feed.scheduler.pending, problems], [1, 0, []]);
+  feed.stop();
+  assert.equal(feed.sockets[0].closedWith, 1000);
+});

@@ -73,6 +73,15 @@ Deno.test("playground against a server: switch, live writes of another client, R
       await assertAccessible(page);
     });
 
+    await t.step("another client deletes the model: it leaves the list and the page", async () => {
+      const path = `/models/${encodeURIComponent(SPEC.id)}`;
+      assert.equal((await call(server.url, "DELETE", path, undefined, auth)).status, 204);
+      // The server ends the model's feed; the playground hears the deletion, as in a tab of its own.
+      await page.getByRole("button", { name: SPEC.id, exact: true }).waitFor({ state: "detached" });
+      await page.locator("svc-view").waitFor({ state: "detached" });
+      await screenshot(page, "server-model-deleted");
+    });
+
     await t.step("the spec editor shows findings inline as you type", async () => {
       await page.getByRole("button", { name: "Examples and new model" }).click();
       await page.getByRole("button", { name: "New model", exact: true }).click();
