@@ -36,9 +36,10 @@
  * (one operation of a hundred records held every commit behind it for 10 to
  * 30 ms), then moves the header in an operation of its own. It keeps the log
  * entries after the oldest retained history state, so replaying them at
- * startup rebuilds history with its timestamps. A log entry lost whole (deleted or unreadable) takes
- * its audit record with it: verify names it unless it was the newest, like
- * the log entry and audit record of the newest commit deleted together before.
+ * startup rebuilds history with its timestamps. A log entry lost whole
+ * (deleted or unreadable) takes its audit record with it: verify names it
+ * unless it was the newest, like the log entry and audit record of the newest
+ * commit deleted together before.
  *
  * @module
  */
