@@ -57,7 +57,8 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     initialDelayMs: reconnectMs,
     maxDelayMs: reconnectMs,
   });
-  const sockets = new Set<() => void>();
+  // The stop functions of the open watches.
+  const watches = new Set<() => void>();
 
   return {
     id: options.id,
@@ -92,15 +93,15 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
         if (event.kind === "mutation") onChange([...event.mutatedPaths, ...event.derivedUpdated]);
         else if (event.kind === "deleted") onChange(["$"]);
       });
-      sockets.add(stop);
+      watches.add(stop);
       return Promise.resolve(() => {
-        sockets.delete(stop);
+        watches.delete(stop);
         stop();
       });
     },
     close() {
-      for (const stop of sockets) stop();
-      sockets.clear();
+      for (const stop of watches) stop();
+      watches.clear();
       return Promise.resolve();
     },
   };

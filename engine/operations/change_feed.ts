@@ -123,7 +123,7 @@ export function eventOfFrame(data: unknown): ChangeFeedEvent | null {
   const fields = frame as Record<string, unknown>;
   const modelId = String(fields.modelId ?? "");
   if (fields.kind === "spec-evolved") {
-    return { kind: "spec-evolved", modelId, version: String(fields.version) };
+    return { kind: "spec-evolved", modelId, version: String(fields.version ?? "") };
   }
   if (fields.kind === undefined || fields.kind === "mutation") {
     return {

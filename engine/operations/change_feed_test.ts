@@ -120,6 +120,11 @@ Deno.test("malformed frames: not JSON, not an object, an unknown kind are no eve
   for (const text of ["not json", "", "null", "7", '"mutation"', "[]", '{"kind":"other"}', '{"kind":1}']) {
     assert.equal(eventOfFrame(text), null, text);
   }
+  assert.deepEqual(eventOfFrame('{"kind":"spec-evolved","modelId":"m"}'), {
+    kind: "spec-evolved",
+    modelId: "m",
+    version: "",
+  }, "a missing version is empty, not 'undefined'");
   assert.deepEqual(eventOfFrame('{"mutatedPaths":"$.a","derivedUpdated":null,"dispatchedEffects":{}}'), {
     kind: "mutation",
     modelId: "",
