@@ -244,8 +244,11 @@ export class Playground extends LitElement {
     this.#unsubscribe?.();
     this.#unsubscribe = id && this.connection
       ? this.connection.feed.subscribe(id, (event) => {
-        if (event.kind === "deleted") void this.#refreshModels();
-        else this.#changed();
+        if (event.kind === "deleted") {
+          // Deleted elsewhere (another client, another tab) or here: say so, rather than just leave the page.
+          this.status = `Model '${id}' was deleted.`;
+          void this.#refreshModels();
+        } else this.#changed();
       })
       : undefined;
   }

@@ -79,6 +79,7 @@ Deno.test("playground against a server: switch, live writes of another client, R
       // The server ends the model's feed; the playground hears the deletion, as in a tab of its own.
       await page.getByRole("button", { name: SPEC.id, exact: true }).waitFor({ state: "detached" });
       await page.locator("svc-view").waitFor({ state: "detached" });
+      await page.getByRole("status").getByText(`Model '${SPEC.id}' was deleted.`).waitFor();
       await screenshot(page, "server-model-deleted");
     });
 
