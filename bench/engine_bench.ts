@@ -183,5 +183,7 @@ if (import.meta.main) {
   );
   console.log();
   console.log(ratioTable(await compiledRatios()));
-  console.log("µs per evaluation through ExpressionCompiler.evaluateNow (as the runtime calls it), compiled closures off and on.");
+  console.log(
+    "µs per evaluation through ExpressionCompiler.evaluateNow (as the runtime calls it), compiled closures off and on.",
+  );
 }
