@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { URI_RESOLVER } from "../json/uri.ts";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { type Finding, ServiceError } from "../errors.ts";
 import { pointerToLocation } from "../json/path.ts";
@@ -100,7 +101,8 @@ export const EXCLUSIVE_SECTIONS: readonly {
 let validator: ValidateFunction | undefined;
 
 function validateShape(input: unknown): ErrorObject[] {
-  validator ??= new Ajv2020({ strict: false, allErrors: true, logger: false }).compile(SPEC_EVOLUTION_SCHEMA);
+  validator ??= new Ajv2020({ strict: false, allErrors: true, logger: false, uriResolver: URI_RESOLVER })
+    .compile(SPEC_EVOLUTION_SCHEMA);
   return validator(input) ? [] : validator.errors ?? [];
 }
 

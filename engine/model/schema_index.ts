@@ -11,6 +11,7 @@ import ajvFormats from "ajv-formats";
 import type { Finding, SchemaViolation } from "../errors.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import { canonicalJson } from "../json/canonical.ts";
+import { URI_RESOLVER } from "../json/uri.ts";
 import { LruCache } from "../expr/lru.ts";
 import { formatPath, type Path, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
 import { ajvRegExpEngine, compilePattern, RegexLimitError, type RegexLimits } from "../expr/regex.ts";
@@ -103,7 +104,13 @@ export type Location =
   | { kind: "forbidden"; keyword: string; message: string };
 
 /** ajv's options for base schemas. */
-const AJV_OPTIONS = { strict: false, allErrors: true, logger: false, multipleOfPrecision: 9 } as const;
+const AJV_OPTIONS = {
+  strict: false,
+  allErrors: true,
+  logger: false,
+  multipleOfPrecision: 9,
+  uriResolver: URI_RESOLVER,
+} as const;
 
 let metaSchemaAjv: Ajv2020 | undefined;
 

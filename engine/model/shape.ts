@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { URI_RESOLVER } from "../json/uri.ts";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import type { Finding } from "../errors.ts";
 import { parseConcretePath, parsePath, pointerToLocation } from "../json/path.ts";
@@ -102,7 +103,13 @@ function pointerOf(node: unknown): string | undefined {
 let validator: ValidateFunction | undefined;
 
 function validate(spec: unknown): ErrorObject[] {
-  validator ??= new Ajv2020({ strict: false, allErrors: true, verbose: true, logger: false })
+  validator ??= new Ajv2020({
+    strict: false,
+    allErrors: true,
+    verbose: true,
+    logger: false,
+    uriResolver: URI_RESOLVER,
+  })
     .compile(MODEL_SPEC_SCHEMA);
   return validator(spec) ? [] : validator.errors ?? [];
 }
