@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { commitBatches } from "../engine/service/write_batch.ts";
 import { ed25519Signer } from "../engine/audit/signing.ts";
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
@@ -94,6 +95,8 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       generator: generatorOf(options.config.llm, llm, provider),
       executors,
       repositories: await openRepositories(options.config.lookup("svc.composition.repositories"), warn),
+      // A model's queued writes share one durable write where the store can (Deno KV).
+      writeBatcher: commitBatches,
       auditSigner: config.auditSigningKey === null ? undefined : await ed25519Signer(config.auditSigningKey)
         .catch((err) => {
           throw new Error(

@@ -33,13 +33,19 @@ export interface RuntimeEnv {
 }
 
 /** Whether a write is a logged write replayed at startup. */
-export interface ReplayOption {
+export interface CycleOptions {
   /**
    * A replay of a write that was accepted when it was made: no state size
    * limit and a tenfold expression deadline, so loading is never stricter
    * than writing was (limits may have been lowered, the machine may be slower).
    */
   replay?: boolean;
+  /**
+   * Evaluates on top of writes evaluated but not committed yet (a batch of
+   * queued writes committed together): the last one's state, and the growth
+   * of all of them over the committed state.
+   */
+  after?: { state: ModelState; growth: number };
 }
 
 /** The deadline factor of a replayed write. */
@@ -187,11 +193,13 @@ export class ModelRuntime {
     source: WriteSource,
     at: number,
     write: (cycle: Cycle) => void,
-    { replay = false }: ReplayOption,
+    { replay = false, after }: CycleOptions,
   ): Promise<CycleOutcome | null> {
     const { maxStateBytes } = this.#env.config;
-    const cycle = new Cycle(this.model, this.#state, this.#env.config, source, at, undefined, {
-      growthBudget: replay ? Infinity : Math.max(0, maxStateBytes - this.#stateBytes),
+    const base = after ? after.state : this.#state;
+    const bytes = after ? this.#stateBytes + after.growth : this.#stateBytes;
+    const cycle = new Cycle(this.model, base, this.#env.config, source, at, undefined, {
+      growthBudget: replay ? Infinity : Math.max(0, maxStateBytes - bytes),
       timeScale: replay ? REPLAY_TIME_SCALE : 1,
     });
     let outcome: CycleOutcome;
@@ -208,7 +216,7 @@ export class ModelRuntime {
       if (!(err instanceof DocumentTooLargeError)) throw err;
       throw tooLarge(
         `State of model '${this.model.id}' would grow to about ${
-          this.#stateBytes + err.growth
+          bytes + err.growth
         } bytes, over ` +
           `svc.limits.max-state-bytes (${maxStateBytes}); nothing was applied`,
       );
@@ -219,7 +227,7 @@ export class ModelRuntime {
   }
 
   /**
-   * Evaluates a flat mutation (address -> value) against the committed state; the
+   * Evaluates a flat mutation (address -> value) against the committed state (or `options.after`); the
    * result is committed by {@link commit}. Returns `null` when the map was empty
    * (nothing written). Throws a `ServiceError` on rejection or rollback. `at` is
    * the cycle's instant (`$now()`): the commit time, or a logged commit's time on replay.
@@ -228,7 +236,7 @@ export class ModelRuntime {
     mutations: Record<string, Json>,
     source: WriteSource = "client",
     at: number = this.#env.clock.now(),
-    replay: ReplayOption = {},
+    options: CycleOptions = {},
   ): Promise<CycleOutcome | null> {
     if (!isObject(mutations)) {
       throw badRequest("mutations must be a JSON object of canonical address to value");
@@ -236,17 +244,17 @@ export class ModelRuntime {
     const entries = Object.entries(mutations).map(([key, value]) =>
       [parseWriteKey(key), value] as [Segment[], Json]
     );
-    return this.#run(source, at, (cycle) => cycle.applyMutations(entries), replay);
+    return this.#run(source, at, (cycle) => cycle.applyMutations(entries), options);
   }
 
   /** Evaluates an RFC 6902 patch; see {@link evaluateMutation}. */
   evaluatePatch(
     ops: PatchOperation[],
     at: number = this.#env.clock.now(),
-    replay: ReplayOption = {},
+    options: CycleOptions = {},
   ): Promise<CycleOutcome | null> {
     if (!Array.isArray(ops)) throw badRequest("a JSON Patch must be an array of operations");
-    return this.#run("patch", at, (cycle) => cycle.applyPatch(ops), replay);
+    return this.#run("patch", at, (cycle) => cycle.applyPatch(ops), options);
   }
 
   /** Evaluates stale lazy derivations of a state (not a commit). */

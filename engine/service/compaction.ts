@@ -5,6 +5,9 @@
  * @module
  */
 import type { Checkpoint, CommitStates } from "./ports.ts";
+import type { HistoryEntry } from "../runtime/runtime.ts";
+import type { ModelState } from "../runtime/results.ts";
+import { toPersisted } from "./replay.ts";
 
 /** A compaction: the checkpoint to fold into and how many of the oldest log entries it replaces. */
 export interface Fold {
@@ -22,4 +25,23 @@ export function foldPoint(length: number, threshold: number, states: CommitState
   const point = states.checkpoint();
   const folded = length - point.following;
   return folded < threshold ? null : { point, folded };
+}
+
+/**
+ * The checkpoint of a commit about to be applied: the oldest state history will
+ * retain once `state` (committed at `at`) joins it, or `state` itself when
+ * history is disabled.
+ */
+export function checkpointOf(
+  history: readonly HistoryEntry[],
+  state: ModelState,
+  at: number,
+  maxEntries: number,
+): Checkpoint {
+  if (maxEntries <= 0) return { at: null, following: 0, state: () => toPersisted(state) };
+  // History keeps `kept` of its current entries next to the new one.
+  const kept = Math.min(history.length, maxEntries - 1);
+  if (kept === 0) return { at, following: 0, state: () => toPersisted(state) };
+  const oldest = history[history.length - kept];
+  return { at: oldest.at, following: kept, state: () => toPersisted(oldest.state) };
 }

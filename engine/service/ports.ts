@@ -104,6 +104,22 @@ export interface Checkpoint {
   state(): PersistedState;
 }
 
+/** One committed cycle as {@link ModelStore.commitMany} takes it (the arguments of `commit`). */
+export interface CommitRecord {
+  entry: LogEntry;
+  states: CommitStates;
+  audit: AuditRecord | null;
+  jobs?: JobChanges;
+}
+
+/** Refusal of {@link ModelStore.commitMany}: the commits do not fit one atomic write (nothing was written). */
+export class BatchTooLargeError extends Error {
+  constructor(modelId: string, commits: number) {
+    super(`the ${commits} commits of model '${modelId}' do not fit one atomic write`);
+    this.name = "BatchTooLargeError";
+  }
+}
+
 /** The states a commit offers its store, built only on demand and valid until `commit` resolves. */
 export interface CommitStates {
   /** The state after this commit. */
@@ -162,6 +178,16 @@ export interface ModelStore {
     audit: AuditRecord | null,
     jobs?: JobChanges,
   ): Promise<void>;
+  /**
+   * Durably records consecutive committed cycles of one model, in order, in
+   * one atomic write: all of them or none. Offered by stores with a single
+   * writer (no {@link StoreCoordination}), whose writes wait for a durable
+   * write each (Deno KV's fsync): a model's queued writes then share one.
+   * Throws {@link BatchTooLargeError}, writing nothing, when they do not fit
+   * one atomic write; the caller then commits them one by one. Their `jobs`
+   * only put new jobs.
+   */
+  commitMany?(modelId: string, commits: readonly CommitRecord[]): Promise<void>;
   /**
    * Durably changes a model's outbox on its own (an attempt counted, a job
    * dropped). No store brings back a job settled since ({@link JobChanges}

@@ -21,6 +21,13 @@ export class SerialQueue {
     this.#label = label;
   }
 
+  /** Throws the 429 a counted task would get now: `svc.mutation-queue-size` are executing or waiting. */
+  checkRoom(): void {
+    if (this.#counted >= this.#limit) {
+      throw tooMany(`Mutation queue of ${this.#label} is full (svc.mutation-queue-size = ${this.#limit})`);
+    }
+  }
+
   /** Mutations executing or waiting. */
   get pending(): number {
     return this.#counted;
@@ -34,10 +41,12 @@ export class SerialQueue {
    * waits for it.
    */
   run<T>(task: () => Promise<T>, counted: boolean): Promise<T> {
-    if (counted && this.#counted >= this.#limit) {
-      return Promise.reject(
-        tooMany(`Mutation queue of ${this.#label} is full (svc.mutation-queue-size = ${this.#limit})`),
-      );
+    if (counted) {
+      try {
+        this.checkRoom();
+      } catch (err) {
+        return Promise.reject(err);
+      }
     }
     if (counted) this.#counted++;
     let result: Promise<T>;

@@ -50,16 +50,9 @@ import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../j
 import { GLOBAL_SCHEDULER, type Platform, webPlatform } from "../ports.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
 import { statusDocument } from "../runtime/effects.ts";
-import type {
-  CycleOutcome,
-  EffectRequest,
-  ModelState,
-  MutationResult,
-  PatchOperation,
-} from "../runtime/results.ts";
+import type { CycleOutcome, EffectRequest, MutationResult, PatchOperation } from "../runtime/results.ts";
 import {
   formatInstant,
-  type HistoryEntry,
   ModelRuntime,
   parseInstant,
   type RuntimeEnv,
@@ -114,7 +107,6 @@ import {
 import { MemoryBlobStore, MemoryModelStore } from "./memory.ts";
 import {
   type BlobStore,
-  type Checkpoint,
   type LoadedModel,
   type LogEntry,
   type ModelStore,
@@ -129,6 +121,8 @@ import {
 } from "./ports.ts";
 import { SerialQueue } from "./queue.ts";
 import { evaluateLogged, replayStored, toPersisted } from "./replay.ts";
+import type { BatchHost, Evaluation, QueuedWrite, WriteBatcher } from "./write_batch.ts";
+import { checkpointOf } from "./compaction.ts";
 
 /** Events subscribers receive after commits. */
 export type ServiceEvent =
@@ -187,6 +181,12 @@ export interface ServiceOptions {
    * generation operation fails with 503.
    */
   generator?: SpecGenerator;
+  /**
+   * Commits a model's writes queued back to back together, where the store
+   * offers `commitMany` (commitBatches of engine/service/write_batch.ts, which
+   * the server passes); without it every write commits alone.
+   */
+  writeBatcher?: WriteBatcher;
 }
 
 interface Slot {
@@ -198,6 +198,11 @@ interface Slot {
   jobs: Map<string, EffectJob>;
   /** Keyed by the compiled model: an evolution (even without a new version) replaces it. */
   verification?: { model: CompiledModel; report: VerificationReport };
+  /**
+   * The writes queued back to back since the last other task (batched stores
+   * only): a batch takes them from here, so no write moves past another task.
+   */
+  openRun?: QueuedWrite[];
 }
 
 /**
@@ -219,6 +224,7 @@ export class ModelService implements ModelApi {
   readonly #auditSigner?: AuditSigner;
   readonly #adminWrites: boolean;
   readonly #generator?: SpecGenerator;
+  readonly #writeBatcher?: WriteBatcher;
   readonly #slots = new Map<string, Slot>();
   readonly #reserved = new Set<string>();
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
@@ -240,6 +246,7 @@ export class ModelService implements ModelApi {
     this.#auditSigner = options.auditSigner;
     this.#adminWrites = options.adminWrites ?? true;
     this.#generator = options.generator;
+    this.#writeBatcher = options.writeBatcher;
     this.compiler = ExpressionCompiler.fromConfig(this.config);
     this.authoring = localAuthoring({
       config: this.config,
@@ -521,6 +528,8 @@ export class ModelService implements ModelApi {
     } catch (err) {
       return Promise.reject(err);
     }
+    // A task between writes ends their run: the writes after it wait for it.
+    slot.openRun = undefined;
     return slot.queue.run(async () => {
       for (let attempt = 1;; attempt++) {
         if (slot.deleted) throw notFound(`Model '${id}' not found`);
@@ -629,7 +638,7 @@ export class ModelService implements ModelApi {
       id,
       "client",
       request,
-      (rt, at) => rt.evaluateMutation(request, "client", at),
+      (rt, at, after) => rt.evaluateMutation(request, "client", at, { after }),
       options,
     );
   }
@@ -646,7 +655,7 @@ export class ModelService implements ModelApi {
       id,
       "patch",
       request as unknown as Json,
-      (rt, at) => rt.evaluatePatch(request, at),
+      (rt, at, after) => rt.evaluatePatch(request, at, { after }),
       options,
     );
   }
@@ -671,13 +680,16 @@ export class ModelService implements ModelApi {
   ): Promise<WriteResult> {
     const observe = this.#observer.mutationFinished;
     const started = observe ? this.platform.clock.now() : 0;
-    const written = this.#exclusive(id, async (slot) => {
-      // An unknown view fails the write before anything is applied.
-      if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
-      const committed = await this.#commit(slot, source, request, evaluate);
-      const result = committed ? copyResult(committed) : emptyResult();
-      return viewId === undefined ? result : await this.#withViewDelta(slot, result, viewId);
-    }, true);
+    // Batches only where a write fails for nothing but itself or the store: one writer, no stale retries.
+    const written = this.#writeBatcher && this.store.commitMany && !this.store.coordination
+      ? this.#queueWrite(id, { source, request, evaluate, viewId })
+      : this.#exclusive(id, async (slot) => {
+        // An unknown view fails the write before anything is applied.
+        if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
+        const committed = await this.#commit(slot, source, request, evaluate);
+        const result = committed ? copyResult(committed) : emptyResult();
+        return viewId === undefined ? result : await this.#withViewDelta(slot, result, viewId);
+      }, true);
     // Without an observer, no reaction of ours stands between the commit and the caller.
     if (!observe) return written;
     const finished = (outcome: MutationOutcome) => observe(id, outcome, this.platform.clock.now() - started);
@@ -736,14 +748,86 @@ export class ModelService implements ModelApi {
       audit,
       { put: jobs, update: updated ? [updated] : [], remove: settled ? [settled.id] : [] },
     );
+    if (settled) slot.jobs.delete(settled.id);
+    return this.#applyDurable(slot, source, outcome, audit, at, jobs);
+  }
+
+  /** Makes a durable write the runtime's state, then tells subscribers and executors. */
+  #applyDurable(
+    slot: Slot,
+    source: LogEntry["source"],
+    outcome: CycleOutcome,
+    audit: AuditRecord,
+    at: number,
+    jobs: EffectJob[],
+  ): MutationResult {
+    const id = slot.runtime.model.id;
     slot.runtime.commit(outcome, at);
     slot.auditHead = { sequence: audit.sequence, hash: audit.hash };
-    if (settled) slot.jobs.delete(settled.id);
     this.#observer.auditRecorded?.(id, source);
     const result = outcome.result;
     this.#fire(slot, outcome.effectRequests, jobs, result.dispatchedEffects.length);
     this.#emit({ type: "mutation", modelId: id, source, result });
     return result;
+  }
+
+  /**
+   * Queues a write of a store that commits batches (`commitMany`): the write
+   * joins the run of writes queued back to back, and the first of them to get
+   * its turn takes the whole run to {@link ServiceOptions.writeBatcher}; the
+   * others' turns then only answer.
+   */
+  #queueWrite(id: string, write: Omit<QueuedWrite, "taken" | "answer">): Promise<WriteResult> {
+    let slot: Slot;
+    try {
+      slot = this.#slot(id);
+      // Refused before it joins a run, so no batch takes a write whose caller heard 429.
+      slot.queue.checkRoom();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const queued: QueuedWrite = { ...write, taken: false, answer: Promise.withResolvers() };
+    // Its caller hears the answer through its own turn, which may come after a batch settled it.
+    queued.answer.promise.catch(() => {});
+    const run = slot.openRun ??= [];
+    run.push(queued);
+    return slot.queue.run(async () => {
+      if (!queued.taken) {
+        const batch = run.splice(0);
+        for (const taken of batch) taken.taken = true;
+        try {
+          await this.#writeBatcher!(this.#batchHost(slot), batch);
+        } catch (err) {
+          // Whatever went wrong, no caller of the batch waits forever (a settled answer stays as it is).
+          for (const taken of batch) taken.answer.reject(err);
+        }
+      }
+      return queued.answer.promise;
+    }, true);
+  }
+
+  /** What {@link ServiceOptions.writeBatcher} works with: one model's slot, through the service. */
+  #batchHost(slot: Slot): BatchHost {
+    const id = slot.runtime.model.id;
+    return {
+      modelId: id,
+      runtime: () => slot.runtime,
+      auditHead: () => slot.auditHead,
+      deleted: () => slot.deleted,
+      now: () => this.platform.clock.now(),
+      checkView: (viewId) => checkViewId(slot.runtime.model, viewId),
+      seal: (write, outcome, at, head) =>
+        this.#auditRecord(slot, write.source, write.request, outcome, at, head),
+      jobsOf: (outcome, at) => jobsOf(id, outcome.effectRequests, at),
+      historyMaxEntries: this.config.historyMaxEntries,
+      store: this.store,
+      apply: (write, outcome, audit, at, jobs) =>
+        void this.#applyDurable(slot, write.source, outcome, audit, at, jobs),
+      answer: async (write, result) => {
+        const copy = result ? copyResult(result) : emptyResult();
+        return write.viewId === undefined ? copy : await this.#withViewDelta(slot, copy, write.viewId);
+      },
+    };
   }
 
   /** Hands the jobs a commit fired to the outbox and the executors. */
@@ -869,18 +953,20 @@ export class ModelService implements ModelApi {
     return { ...result, viewDelta: cloneJson(delta) };
   }
 
+  /** The audit record of a write, chained to `head` (the model's newest record, or a batch's one before it). */
   #auditRecord(
     slot: Slot,
     source: LogEntry["source"],
     mutations: Json,
     outcome: CycleOutcome,
     at: number,
+    head: Slot["auditHead"] = slot.auditHead,
   ): Promise<AuditRecord> {
     const result = outcome.result;
     return sealRecord(
       {
         modelId: slot.runtime.model.id,
-        sequence: slot.auditHead.sequence + 1,
+        sequence: head.sequence + 1,
         timestamp: formatInstant(at),
         modelVersion: slot.runtime.model.version,
         source,
@@ -890,7 +976,7 @@ export class ModelService implements ModelApi {
         dispatchedEffects: result.dispatchedEffects.map((d) => d.effectId),
         traces: result.traces,
       },
-      slot.auditHead.hash,
+      head.hash,
       this.platform.hasher,
       this.#auditSigner,
     );
@@ -1408,11 +1494,9 @@ function infoOf(model: CompiledModel): ModelInfo {
 }
 
 /** How a write is evaluated: against a runtime, at the commit's instant. */
-type Evaluation = (runtime: ModelRuntime, at: number) => Promise<CycleOutcome | null>;
-
 /** The evaluation of writes the effect machinery makes (fold-backs, phases): source `foldback`. */
 function foldbackOf(writes: Record<string, Json>): Evaluation {
-  return (runtime, at) => runtime.evaluateMutation(writes, "foldback", at);
+  return (runtime, at, after) => runtime.evaluateMutation(writes, "foldback", at, { after });
 }
 
 /** Every member of `T`, the optional ones too: a copy written member by member cannot miss one `T` gains. */
@@ -1458,23 +1542,4 @@ function emptyResult(): MutationResult {
     dispatchedEffects: [],
     traces: [],
   };
-}
-
-/**
- * The checkpoint of a commit about to be applied: the oldest state history will
- * retain once `state` (committed at `at`) joins it, or `state` itself when
- * history is disabled.
- */
-function checkpointOf(
-  history: readonly HistoryEntry[],
-  state: ModelState,
-  at: number,
-  maxEntries: number,
-): Checkpoint {
-  if (maxEntries <= 0) return { at: null, following: 0, state: () => toPersisted(state) };
-  // History keeps `kept` of its current entries next to the new one.
-  const kept = Math.min(history.length, maxEntries - 1);
-  if (kept === 0) return { at, following: 0, state: () => toPersisted(state) };
-  const oldest = history[history.length - kept];
-  return { at: oldest.at, following: kept, state: () => toPersisted(oldest.state) };
 }

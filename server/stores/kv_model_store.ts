@@ -47,15 +47,17 @@ import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import { type MemoryAuditTrail, summarizeRecovery } from "../../engine/service/memory.ts";
-import type {
-  AuditQuery,
-  CommitStates,
-  LoadedModel,
-  LogEntry,
-  ModelStore,
-  PersistedState,
-  RecoveryRecord,
-  RecoverySummary,
+import {
+  type AuditQuery,
+  BatchTooLargeError,
+  type CommitRecord,
+  type CommitStates,
+  type LoadedModel,
+  type LogEntry,
+  type ModelStore,
+  type PersistedState,
+  type RecoveryRecord,
+  type RecoverySummary,
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { serverHasher } from "../platform.ts";
@@ -69,7 +71,7 @@ import {
   parseAudit,
   trailWithHead,
 } from "./stored_audit.ts";
-import type { KvDatabase, KvMutation } from "./kv_database.ts";
+import { fitsOneUnit, type KvDatabase, type KvMutation } from "./kv_database.ts";
 import {
   decodeJson,
   encodeJson,
@@ -424,7 +426,7 @@ export class KvModelStore implements ModelStore {
   }
 
   /** The mutations of outbox changes; the store's own bookkeeping is updated by `apply`. */
-  #jobMutations(modelId: string, stored: StoredModel, changes: JobChanges | undefined) {
+  #jobMutations(modelId: string, stored: StoredModel, changes: JobChanges | undefined, offset = 0) {
     const before: KvMutation[] = [];
     const unit: KvMutation[] = [];
     const added = new Map<string, Deno.KvKey[]>();
@@ -434,7 +436,7 @@ export class KvModelStore implements ModelStore {
     for (const job of [...changes?.put ?? [], ...updates]) {
       const old = stored.jobs.get(job.id) ?? added.get(job.id);
       if (old) unit.push(...deletions(old));
-      const key = [...kvKeys.jobs(modelId), stored.nextJob + added.size];
+      const key = [...kvKeys.jobs(modelId), stored.nextJob + offset + added.size];
       const record = recordMutations(key, encodeJson(job));
       before.push(...record.chunks);
       unit.push(record.head);
@@ -450,7 +452,7 @@ export class KvModelStore implements ModelStore {
       for (const [jobId, keys] of added) stored.jobs.set(jobId, keys);
       for (const jobId of removed) stored.jobs.delete(jobId);
     };
-    return { before, unit, apply };
+    return { before, unit, apply, added: added.size };
   }
 
   async updateJobs(modelId: string, changes: JobChanges): Promise<void> {
@@ -623,59 +625,81 @@ export class KvModelStore implements ModelStore {
     this.#models.set(id, next);
   }
 
-  async commit(
+  commit(
     modelId: string,
     entry: LogEntry,
     states: CommitStates,
     audit: AuditRecord | null,
     jobs?: JobChanges,
   ): Promise<void> {
+    return this.#commitAll(modelId, [{ entry, states, audit, jobs }], false);
+  }
+
+  /**
+   * Consecutive commits of one model in one atomic operation: a model's queued
+   * writes then wait for one fsync together instead of one each. Throws
+   * {@link BatchTooLargeError} (nothing written) when they do not fit one.
+   */
+  commitMany(modelId: string, commits: readonly CommitRecord[]): Promise<void> {
+    return this.#commitAll(modelId, commits, true);
+  }
+
+  async #commitAll(modelId: string, commits: readonly CommitRecord[], atomic: boolean): Promise<void> {
     const stored = this.#models.get(modelId);
     if (!stored) throw new Error(`model '${modelId}' is not in the KV store`);
     const before: KvMutation[] = [];
     const unit: KvMutation[] = [];
     const trail = this.#options.audit;
-    const head: AuditHead | null = audit && trail === "kv"
-      ? { sequence: audit.sequence, hash: audit.hash }
-      : null;
-    let logged: LiveEntry | null = null;
-    if (this.#options.state) {
-      const key = kvKeys.commit(this.#nextCommit++, modelId, stored.nextLog);
-      // The audit record and its head ride in the log entry: one key per commit. The record is
-      // serialised once, for the entry (as its last member, where JSON.stringify would put it) and the copy kept.
-      const auditJson = head ? JSON.stringify(audit) : null;
-      const entryJson = JSON.stringify(head ? { ...entry, auditHead: head } : entry);
-      const record = recordMutations(
-        key,
-        encodeText(auditJson === null ? entryJson : `${entryJson.slice(0, -1)},"audit":${auditJson}}`),
-      );
-      before.push(...record.chunks);
-      unit.push(record.head);
-      logged = {
-        seq: stored.nextLog,
-        keys: recordKeys(key, record.chunks.length + 1),
-        audit: head?.sequence ?? null,
-        ...auditJson !== null && auditJson.length <= KEPT_AUDIT_CHARS ? { auditJson } : {},
-      };
+    const logged: LiveEntry[] = [];
+    const outboxes: (() => void)[] = [];
+    let head: AuditHead | null = null;
+    let jobsAdded = 0;
+    for (const { entry, audit, jobs } of commits) {
+      const recordHead: AuditHead | null = audit && trail === "kv"
+        ? { sequence: audit.sequence, hash: audit.hash }
+        : null;
+      head = newerHead(head, recordHead);
+      if (this.#options.state) {
+        const seq = stored.nextLog + logged.length;
+        const key = kvKeys.commit(this.#nextCommit++, modelId, seq);
+        // The audit record and its head ride in the log entry: one key per commit. The record is
+        // serialised once, for the entry (as its last member, where JSON.stringify would put it) and the copy kept.
+        const auditJson = recordHead ? JSON.stringify(audit) : null;
+        const entryJson = JSON.stringify(recordHead ? { ...entry, auditHead: recordHead } : entry);
+        const record = recordMutations(
+          key,
+          encodeText(auditJson === null ? entryJson : `${entryJson.slice(0, -1)},"audit":${auditJson}}`),
+        );
+        before.push(...record.chunks);
+        unit.push(record.head);
+        logged.push({
+          seq,
+          keys: recordKeys(key, record.chunks.length + 1),
+          audit: recordHead?.sequence ?? null,
+          ...auditJson !== null && auditJson.length <= KEPT_AUDIT_CHARS ? { auditJson } : {},
+        });
+        const outbox = this.#jobMutations(modelId, stored, jobs, jobsAdded);
+        before.push(...outbox.before);
+        unit.push(...outbox.unit);
+        jobsAdded += outbox.added;
+        outboxes.push(outbox.apply);
+      } else if (audit && recordHead) {
+        const record = recordMutations([...kvKeys.audit(modelId), audit.sequence], encodeJson(audit));
+        before.push(...record.chunks);
+        unit.push(record.head, { key: kvKeys.auditHead(modelId), value: recordHead });
+      }
     }
-    if (audit && head && !logged) {
-      const record = recordMutations([...kvKeys.audit(modelId), audit.sequence], encodeJson(audit));
-      before.push(...record.chunks);
-      unit.push(record.head, { key: kvKeys.auditHead(modelId), value: head });
-    }
-    const outbox = this.#options.state ? this.#jobMutations(modelId, stored, jobs) : null;
-    if (outbox) {
-      before.push(...outbox.before);
-      unit.push(...outbox.unit);
+    if (atomic && commits.length > 1 && !fitsOneUnit([...before, ...unit])) {
+      throw new BatchTooLargeError(modelId, commits.length);
     }
     if (unit.length) await this.#db.writeStaged({ before, unit });
-    outbox?.apply();
+    for (const apply of outboxes) apply();
     stored.auditHead = newerHead(stored.auditHead, head);
-    if (audit && trail && trail !== "kv") trail.append(audit);
-    if (logged) {
-      stored.log.push(logged);
-      stored.nextLog++;
-      this.#newestStates.set(modelId, states);
+    for (const { audit } of commits) if (audit && trail && trail !== "kv") trail.append(audit);
+    if (logged.length) {
+      stored.log.push(...logged);
+      stored.nextLog += logged.length;
+      this.#newestStates.set(modelId, commits[commits.length - 1].states);
       this.#compactWhenDue(modelId, stored);
     }
   }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { commitBatches } from "../../engine/service/write_batch.ts";
 import { engineConfig } from "../../engine/config.ts";
 import type { Platform } from "../../engine/ports.ts";
 import { webPlatform } from "../../engine/ports.ts";
@@ -87,6 +88,8 @@ export async function openService(
     store: storage.store,
     blobs: storage.blobs,
     observer: { warn },
+    // As the server opens it: a model's queued writes committed together where the store can.
+    writeBatcher: commitBatches,
     ...options,
   });
   return { service, storage, warnings };
