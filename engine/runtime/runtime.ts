@@ -215,9 +215,7 @@ export class ModelRuntime {
     } catch (err) {
       if (!(err instanceof DocumentTooLargeError)) throw err;
       throw tooLarge(
-        `State of model '${this.model.id}' would grow to about ${
-          bytes + err.growth
-        } bytes, over ` +
+        `State of model '${this.model.id}' would grow to about ${bytes + err.growth} bytes, over ` +
           `svc.limits.max-state-bytes (${maxStateBytes}); nothing was applied`,
       );
     }
