@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type Options as Ajv2020Options, type ValidateFunction } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import type { Finding, SchemaViolation } from "../errors.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
@@ -112,6 +112,13 @@ const AJV_OPTIONS = {
   uriResolver: URI_RESOLVER,
 } as const;
 
+/** An ajv instance for base schemas: {@link AJV_OPTIONS} and `options`, with every format of ajv-formats. */
+function baseSchemaAjv(options: Ajv2020Options = {}): Ajv2020 {
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, ...options });
+  ajvFormats.default(ajv);
+  return ajv;
+}
+
 let metaSchemaAjv: Ajv2020 | undefined;
 
 /**
@@ -121,11 +128,7 @@ let metaSchemaAjv: Ajv2020 | undefined;
  * compiled spec (a create, a validation, a load at startup, a test run).
  */
 function metaSchemaCheck(): Ajv2020 {
-  if (!metaSchemaAjv) {
-    metaSchemaAjv = new Ajv2020(AJV_OPTIONS);
-    ajvFormats.default(metaSchemaAjv);
-  }
-  return metaSchemaAjv;
+  return metaSchemaAjv ??= baseSchemaAjv();
 }
 
 /**
@@ -157,12 +160,7 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
   if (!compiled) {
     metaSchemaCheck().validateSchema(root, true);
     // Checked above, once: this instance would compile the meta-schema for itself (about 20 ms a spec).
-    const ajv = new Ajv2020({
-      ...AJV_OPTIONS,
-      validateSchema: false,
-      code: { regExp: ajvRegExpEngine(limits) },
-    });
-    ajvFormats.default(ajv);
+    const ajv = baseSchemaAjv({ validateSchema: false, code: { regExp: ajvRegExpEngine(limits) } });
     // A copy: fragments are compiled from it later, whatever becomes of the spec that brought it.
     ajv.addSchema(cloneJson(root), SCHEMA_KEY);
     ajv.getSchema(SCHEMA_KEY); // compile eagerly so schema errors surface at create

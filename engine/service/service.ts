@@ -686,9 +686,7 @@ export class ModelService implements ModelApi {
       : this.#exclusive(id, async (slot) => {
         // An unknown view fails the write before anything is applied.
         if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
-        const committed = await this.#commit(slot, source, request, evaluate);
-        const result = committed ? copyResult(committed) : emptyResult();
-        return viewId === undefined ? result : await this.#withViewDelta(slot, result, viewId);
+        return await this.#answer(slot, await this.#commit(slot, source, request, evaluate), viewId);
       }, true);
     // Without an observer, no reaction of ours stands between the commit and the caller.
     if (!observe) return written;
@@ -823,11 +821,14 @@ export class ModelService implements ModelApi {
       store: this.store,
       apply: (write, outcome, audit, at, jobs) =>
         void this.#applyDurable(slot, write.source, outcome, audit, at, jobs),
-      answer: async (write, result) => {
-        const copy = result ? copyResult(result) : emptyResult();
-        return write.viewId === undefined ? copy : await this.#withViewDelta(slot, copy, write.viewId);
-      },
+      answer: (write, result) => this.#answer(slot, result, write.viewId),
     };
+  }
+
+  /** A write's answer to its caller: a copy of its result (`null`: nothing written), with the view's delta. */
+  async #answer(slot: Slot, result: MutationResult | null, viewId: string | undefined): Promise<WriteResult> {
+    const copy = result ? copyResult(result) : emptyResult();
+    return viewId === undefined ? copy : await this.#withViewDelta(slot, copy, viewId);
   }
 
   /** Hands the jobs a commit fired to the outbox and the executors. */
@@ -1493,7 +1494,6 @@ function infoOf(model: CompiledModel): ModelInfo {
   };
 }
 
-/** How a write is evaluated: against a runtime, at the commit's instant. */
 /** The evaluation of writes the effect machinery makes (fold-backs, phases): source `foldback`. */
 function foldbackOf(writes: Record<string, Json>): Evaluation {
   return (runtime, at, after) => runtime.evaluateMutation(writes, "foldback", at, { after });

@@ -431,8 +431,10 @@ export class KvModelStore implements ModelStore {
     const unit: KvMutation[] = [];
     const added = new Map<string, Deno.KvKey[]>();
     const removed: string[] = [];
-    // An update of a job no longer in the outbox is dropped: it was settled.
-    const updates = (changes?.update ?? []).filter((job) => stored.jobs.has(job.id));
+    // An update of a job no longer in the outbox (settled), or removed by these changes, is dropped.
+    const updates = (changes?.update ?? []).filter((job) =>
+      stored.jobs.has(job.id) && !changes?.remove?.includes(job.id)
+    );
     for (const job of [...changes?.put ?? [], ...updates]) {
       const old = stored.jobs.get(job.id) ?? added.get(job.id);
       if (old) unit.push(...deletions(old));
@@ -632,7 +634,7 @@ export class KvModelStore implements ModelStore {
     audit: AuditRecord | null,
     jobs?: JobChanges,
   ): Promise<void> {
-    return this.#commitAll(modelId, [{ entry, states, audit, jobs }], false);
+    return this.#commitAll(modelId, [{ entry, states, audit, jobs }]);
   }
 
   /**
@@ -641,10 +643,10 @@ export class KvModelStore implements ModelStore {
    * {@link BatchTooLargeError} (nothing written) when they do not fit one.
    */
   commitMany(modelId: string, commits: readonly CommitRecord[]): Promise<void> {
-    return this.#commitAll(modelId, commits, true);
+    return this.#commitAll(modelId, commits);
   }
 
-  async #commitAll(modelId: string, commits: readonly CommitRecord[], atomic: boolean): Promise<void> {
+  async #commitAll(modelId: string, commits: readonly CommitRecord[]): Promise<void> {
     const stored = this.#models.get(modelId);
     if (!stored) throw new Error(`model '${modelId}' is not in the KV store`);
     const before: KvMutation[] = [];
@@ -689,7 +691,8 @@ export class KvModelStore implements ModelStore {
         unit.push(record.head, { key: kvKeys.auditHead(modelId), value: recordHead });
       }
     }
-    if (atomic && commits.length > 1 && !fitsOneUnit([...before, ...unit])) {
+    // One commit alone may be split (its chunks before its head); several must land together or not at all.
+    if (commits.length > 1 && !fitsOneUnit([...before, ...unit])) {
       throw new BatchTooLargeError(modelId, commits.length);
     }
     if (unit.length) await this.#db.writeStaged({ before, unit });
