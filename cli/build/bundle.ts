@@ -10,12 +10,17 @@
  * only `node:` built-ins stay imports (or requires), which Deno provides. Code splitting is
  * off, so the on-demand imports of `serve` and `mcp` are inlined as lazily
  * initialised modules: their top-level code runs only when the command is used.
+ * Last, the functions a console's first command and an MCP session's start
+ * run are found by running the bundle with coverage, and put in parentheses so
+ * that V8 compiles them with the file and Deno's code cache keeps them
+ * (build/eager_compile.ts).
  *
  * @module
  */
 import type * as esbuild from "esbuild";
 import { fileURLToPath } from "node:url";
 import { type BundleFile, bundleFile } from "../../build/bundle_file.ts";
+import { parenthesizeFunctions, startupFunctions, type StartupScenario } from "../../build/eager_compile.ts";
 import { slimZod } from "../../build/slim_zod.ts";
 
 /**
@@ -194,16 +199,53 @@ export interface CliBundleOptions {
   outfile?: string;
   /** Minify (default true: a smaller file parses faster at every cold start). */
   minify?: boolean;
+  /**
+   * Compile the functions the console's and MCP's first answers run when the
+   * bundle is compiled, so Deno's code cache holds them (default true;
+   * build/eager_compile.ts).
+   */
+  eager?: boolean;
 }
+
+/**
+ * The starts profiled for {@link CliBundleOptions.eager}: a console's first
+ * command, and an agent's MCP session up to its tool list.
+ */
+const STARTUP_SCENARIOS: readonly StartupScenario[] = [
+  { args: ["console"], stdin: '{"cmd":"list-models"}\n' },
+  {
+    args: ["mcp"],
+    stdin: [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "build", version: "1" },
+        },
+      },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ].map((message) => JSON.stringify(message) + "\n").join(""),
+  },
+];
 
 const CLI_ENTRY = fileURLToPath(new URL("../main.ts", import.meta.url));
 
 /** The default output file. */
 export const DEFAULT_CLI_BUNDLE = fileURLToPath(new URL("../../dist/svc.js", import.meta.url));
 
-/** Builds the CLI bundle. Throws with esbuild's messages on failure. */
-export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFile> {
-  return bundleFile(CLI_ENTRY, options.outfile ?? DEFAULT_CLI_BUNDLE, {
+/** A CLI bundle written. */
+export interface CliBundle extends BundleFile {
+  /** How many start-up functions are compiled eagerly (0 when built without). */
+  eagerFunctions: number;
+}
+
+/** Builds the CLI bundle. Throws with esbuild's messages, or a failed profiling run's, on failure. */
+export async function buildCliBundle(options: CliBundleOptions = {}): Promise<CliBundle> {
+  const built = await bundleFile(CLI_ENTRY, options.outfile ?? DEFAULT_CLI_BUNDLE, {
     // "neutral" picks packages' ESM builds (yaml's "node" build is CommonJS that requires
     // built-ins by bare name, which an ES module bundle cannot do); `node:` built-ins stay
     // imports that Deno resolves.
@@ -215,9 +257,20 @@ export function buildCliBundle(options: CliBundleOptions = {}): Promise<BundleFi
     minify: options.minify ?? true,
     legalComments: "none",
   });
+  if (options.eager === false) return { ...built, eagerFunctions: 0 };
+  const starts = await startupFunctions(built.outfile, STARTUP_SCENARIOS);
+  const { source, wrapped } = parenthesizeFunctions(await Deno.readTextFile(built.outfile), starts);
+  await Deno.writeTextFile(built.outfile, source);
+  return { outfile: built.outfile, bytes: (await Deno.stat(built.outfile)).size, eagerFunctions: wrapped };
 }
 
 if (import.meta.main) {
-  const { outfile, bytes } = await buildCliBundle({ minify: !Deno.args.includes("--no-minify") });
-  console.log(`wrote ${outfile} (${(bytes / 1024).toFixed(0)} KiB)`);
+  const { outfile, bytes, eagerFunctions } = await buildCliBundle({
+    minify: !Deno.args.includes("--no-minify"),
+  });
+  console.log(
+    `wrote ${outfile} (${
+      (bytes / 1024).toFixed(0)
+    } KiB; ${eagerFunctions} start-up functions compiled eagerly)`,
+  );
 }

@@ -13,8 +13,10 @@ import { runCli } from "./helpers.ts";
 Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, and talks to that server", async () => {
   const dir = await Deno.makeTempDir({ prefix: "svc-bundle-" });
   try {
-    const { outfile, bytes } = await buildCliBundle({ outfile: `${dir}/svc.js` });
+    const { outfile, bytes, eagerFunctions } = await buildCliBundle({ outfile: `${dir}/svc.js` });
     assert.ok(bytes > 0);
+    // The console's and MCP's start-up, profiled at build time, compiled when the bundle is (build/eager_compile.ts).
+    assert.ok(eagerFunctions > 100, `${eagerFunctions} start-up functions compiled eagerly`);
     const source = await Deno.readTextFile(outfile);
     assert.ok(!/from\s*"npm:|from\s*"(?!node:)[a-z@]/.test(source), "no import left but node: built-ins");
     const cwd = await Deno.makeTempDir({ dir });
