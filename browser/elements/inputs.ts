@@ -2,7 +2,8 @@
  * Renderers of the input record kinds: basic input, text area, choice,
  * dependent selector, slider, date range and file upload. A text-like control
  * writes on `change` (leaving the field or Enter), a picker as soon as it
- * changes; read-only fields are `readonly`, disabled ones `disabled`.
+ * changes; read-only fields are `readonly`, disabled ones `disabled`. A
+ * re-render does not replace what a person is typing (kept_edit.ts).
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { html, nothing, type TemplateResult } from "lit";
 import type { EvaluatedComponent, Json } from "../../engine/mod.ts";
 import { countryOptions } from "./countries.ts";
 import { field, fieldGroup, type FieldIds, messageList, nameOf } from "./field.ts";
+import { keptEdit } from "./kept_edit.ts";
 import type { ViewContext } from "./view_context.ts";
 
 type Renderer = (c: EvaluatedComponent, ctx: ViewContext) => TemplateResult;
@@ -61,7 +63,7 @@ const textInput: Renderer = (c, ctx) =>
         min=${(c.min as number | undefined) ?? nothing} max=${(c.max as number | undefined) ?? nothing}
         inputmode=${numeric ? "decimal" : nothing}
         autocomplete=${c.type === "passwordField" ? "new-password" : "off"}
-        .value=${text(c.value)} placeholder=${(c.placeholder as string | undefined) ?? nothing}
+        .value=${keptEdit(text(c.value))} placeholder=${(c.placeholder as string | undefined) ?? nothing}
         title=${(c.tooltip as string | undefined) ?? nothing}
         ?readonly=${c.readOnly === true} ?disabled=${locked(c)} ?required=${c.required === true}
         aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
@@ -90,7 +92,7 @@ const checkbox: Renderer = (c, ctx) => {
 const textArea: Renderer = (c, ctx) =>
   field(c, ctx, (ids) =>
     html`
-      <textarea id=${ids.id} rows=${(c.rows as number | undefined) ?? 4} .value=${text(c.value)}
+      <textarea id=${ids.id} rows=${(c.rows as number | undefined) ?? 4} .value=${keptEdit(text(c.value))}
         placeholder=${(c.placeholder as string | undefined) ?? nothing} ?readonly=${c.readOnly === true}
         ?disabled=${locked(c)} aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids
           .describedBy}
@@ -175,7 +177,7 @@ const suggest: Renderer = (c, ctx) =>
     const value = tags && Array.isArray(c.value) ? c.value.map(text).join(", ") : text(c.value);
     const options = optionsOf(c);
     return html`
-      <input id=${ids.id} type="text" list=${`${ids.id}-list`} .value=${value}
+      <input id=${ids.id} type="text" list=${`${ids.id}-list`} .value=${keptEdit(value)}
         placeholder=${(c.placeholder as string | undefined) ?? (tags ? "a, b, c" : nothing)}
         ?readonly=${c.readOnly === true} ?disabled=${locked(c)} autocomplete="off"
         aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
@@ -220,7 +222,7 @@ const slider: Renderer = (c, ctx) => {
     (ids) =>
       html`<div class="slider"><input id=${ids.id} type="range" min=${(c.min as number | undefined) ?? 0}
       max=${(c.max as number | undefined) ?? 100} step=${(c.step as number | undefined) ?? 1}
-      .value=${text(c.value)} ?disabled=${
+      .value=${keptEdit(text(c.value))} ?disabled=${
         locked(c) || c.readOnly === true
       } aria-describedby=${ids.describedBy}
       @change=${(e: Event) => write(c, ctx, Number((e.target as HTMLInputElement).value))}>
@@ -235,7 +237,7 @@ const dateRange: Renderer = (c, ctx) =>
         const bind = c[`bind${end}`];
         const id = `${ids.id}-${end.toLowerCase()}`;
         return html`<div class="field"><label for=${id}>${c[`${end.toLowerCase()}Label`] ?? end}</label>
-          <input id=${id} type="date" .value=${text(c[`value${end}`])} min=${
+          <input id=${id} type="date" .value=${keptEdit(text(c[`value${end}`]))} min=${
           (c.minDate as string | undefined) ?? nothing
         }
             max=${(c.maxDate as string | undefined) ?? nothing} ?readonly=${c.readOnly === true} ?disabled=${

@@ -124,3 +124,47 @@ Deno.test("the renderer: all 26 record kinds render, write back, navigate and st
     await build.remove();
   }
 });
+
+Deno.test("the renderer keeps what a person types into a field while an earlier write of it commits", async () => {
+  const build = await temporaryWebBuild();
+  await using server = serveStatic({ "/": { body: PAGE, type: "text/html; charset=utf-8" } }, build.dir);
+  await using browser = await launchBrowser();
+  try {
+    const { page, errors } = await watchedPage(browser);
+    await page.goto(`http://127.0.0.1:${server.addr.port}/`);
+    await page.evaluate((spec) => {
+      (document.querySelector("svc-model") as unknown as { spec: unknown }).spec = JSON.parse(spec);
+    }, JSON.stringify(EVERY_KIND));
+    const view = page.locator("svc-view");
+    const count = view.getByLabel("Count", { exact: true });
+    // 3 entered (leaving the field writes it), then 200 typed before that write commits and re-renders.
+    // Typed as a person types (insertText), in one task, so the write cannot commit in between.
+    const shown = await count.evaluate(async (input: HTMLInputElement) => {
+      input.focus();
+      input.select();
+      document.execCommand("insertText", false, "3");
+      input.blur();
+      input.focus();
+      input.select();
+      document.execCommand("insertText", false, "200");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return input.value;
+    });
+    assert.equal(shown, "200");
+    await count.press("Enter");
+    await view.getByText("Count above 100").waitFor();
+    // Once the person has left the field, it shows the state again.
+    await view.getByLabel("Name", { exact: true }).focus();
+    await page.evaluate(async () => {
+      const embed = await import("/svc-embed.js");
+      await embed.mutate("every-kind", { "$.count": 7 });
+    });
+    for (let tries = 0; (await count.inputValue()) !== "7"; tries++) {
+      assert.ok(tries < 100, `Count shows ${await count.inputValue()}, not the state's 7`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await build.remove();
+  }
+});

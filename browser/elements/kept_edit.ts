@@ -1,0 +1,52 @@
+/**
+ * The `.value` of a text-like control, set from the model's state unless the
+ * person is typing into it: a view re-renders after every commit, and a
+ * commit that lands while someone types (the write of what they entered a
+ * moment before, or another client's) would otherwise replace their text
+ * with the state's, and the Enter that follows would write nothing. A
+ * focused control whose text differs both from the state and from what the
+ * renderer last put there keeps its text; once the person leaves it (or the
+ * state catches up with what they typed) it follows the state again.
+ *
+ * @module
+ */
+import { noChange } from "lit";
+import {
+  Directive,
+  directive,
+  type Part,
+  type PartInfo,
+  PartType,
+  type PropertyPart,
+} from "lit/directive.js";
+
+type Control = HTMLInputElement | HTMLTextAreaElement;
+
+class KeptEdit extends Directive {
+  /** The text the renderer last gave the control. */
+  #shown: string | undefined;
+
+  constructor(part: PartInfo) {
+    super(part);
+    if (part.type !== PartType.PROPERTY || part.name !== "value") {
+      throw new Error("keptEdit() binds a control's .value");
+    }
+  }
+
+  render(value: string): string {
+    return value;
+  }
+
+  override update(part: Part, [value]: [string]): string | typeof noChange {
+    const control = (part as PropertyPart).element as Control;
+    const typed = control.value;
+    if (typed !== value && this.#shown !== undefined && typed !== this.#shown && control.matches(":focus")) {
+      return noChange;
+    }
+    this.#shown = value;
+    return value;
+  }
+}
+
+/** `.value=${keptEdit(text)}`: the state's text, except over what a person is typing (see the module doc). */
+export const keptEdit = directive(KeptEdit);
