@@ -14,7 +14,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
-import { buildCliBundle } from "../cli/build/bundle.ts";
+import { buildCliBundle, MCP_AGENT_START } from "../cli/build/bundle.ts";
 
 /** A way of starting the CLI. */
 interface Candidate {
@@ -37,16 +37,7 @@ interface Surface {
 
 const AIM_MS = 100;
 const encoder = new TextEncoder();
-const MCP_INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "bench", version: "1" },
-  },
-};
+const [MCP_INITIALIZE] = MCP_AGENT_START;
 const SURFACES: Surface[] = [
   {
     name: "console",
@@ -64,20 +55,14 @@ const SURFACES: Surface[] = [
     // An agent's start: the handshake, then its tool list (which needs the engine and the SDK loaded).
     name: "MCP to tools/list",
     command: "mcp",
-    request: encoder.encode(
-      [MCP_INITIALIZE, { jsonrpc: "2.0", method: "notifications/initialized" }, {
-        jsonrpc: "2.0",
-        id: 2,
-        method: "tools/list",
-      }].map((message) => JSON.stringify(message) + "\n").join(""),
-    ),
+    request: encoder.encode(MCP_AGENT_START.map((message) => JSON.stringify(message) + "\n").join("")),
     answer: '{"result":{"tools"',
     awaitsLine: true,
     informational: true,
   },
 ];
 
-/** Milliseconds from spawn to the first answer line; fails when the answer is not the expected one. */
+/** Milliseconds from spawn to the surface's answer line; fails when the answer is not the expected one. */
 async function startOnce(candidate: Candidate, surface: Surface, cwd: string): Promise<number> {
   const started = performance.now();
   const child = new Deno.Command(candidate.command, {

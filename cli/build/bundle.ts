@@ -207,29 +207,25 @@ export interface CliBundleOptions {
   eager?: boolean;
 }
 
+/** An agent's MCP session start over stdio: the handshake, then its tool list. */
+export const MCP_AGENT_START: readonly Record<string, unknown>[] = [
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "svc", version: "1" } },
+  },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  { jsonrpc: "2.0", id: 2, method: "tools/list" },
+];
+
 /**
  * The starts profiled for {@link CliBundleOptions.eager}: a console's first
  * command, and an agent's MCP session up to its tool list.
  */
 const STARTUP_SCENARIOS: readonly StartupScenario[] = [
   { args: ["console"], stdin: '{"cmd":"list-models"}\n' },
-  {
-    args: ["mcp"],
-    stdin: [
-      {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "build", version: "1" },
-        },
-      },
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      { jsonrpc: "2.0", id: 2, method: "tools/list" },
-    ].map((message) => JSON.stringify(message) + "\n").join(""),
-  },
+  { args: ["mcp"], stdin: MCP_AGENT_START.map((message) => JSON.stringify(message) + "\n").join("") },
 ];
 
 const CLI_ENTRY = fileURLToPath(new URL("../main.ts", import.meta.url));
