@@ -46,8 +46,6 @@ export class CycleState {
   readonly base: Json;
   /** The runtime's aggregate indexes. */
   readonly aggregates: AggregateStore;
-  /** Keys of lazy derivations whose values are stale. */
-  readonly stale: Set<string>;
   /** What the writes (and the derivations after them) touched. */
   dirty: DirtySet = new DirtySet();
   /** Containers the writes created, for defaults. */
@@ -64,6 +62,8 @@ export class CycleState {
   readonly deadline: number;
   readonly #baseMeta: ReadonlyMap<string, Json>;
   #meta: Map<string, Json> | null = null;
+  readonly #baseStale: ReadonlySet<string>;
+  #stale: Set<string> | null = null;
   #global: Record<string, unknown> | null = null;
 
   constructor(
@@ -83,7 +83,7 @@ export class CycleState {
     this.base = state.doc;
     this.aggregates = state.aggregates ?? new AggregateStore();
     this.#baseMeta = state.meta;
-    this.stale = new Set(state.stale);
+    this.#baseStale = state.stale;
   }
 
   /** The bindings of every expression of the cycle: the model's, the clock, and `$parent` when given. */
@@ -105,6 +105,19 @@ export class CycleState {
   /** The meta cache, copied on the first change. */
   writableMeta(): Map<string, Json> {
     return this.#meta ??= new Map(this.#baseMeta);
+  }
+
+  /** Keys of lazy derivations whose values are stale, as the cycle currently sees them. */
+  get stale(): ReadonlySet<string> {
+    return this.#stale ?? this.#baseStale;
+  }
+
+  /**
+   * The stale keys, copied on the first change: a write that leaves them as they
+   * were shares the committed set (sets are not changed once committed).
+   */
+  writableStale(): Set<string> {
+    return this.#stale ??= new Set(this.#baseStale);
   }
 
   /** The derivation whose target holds `path`, if any. */

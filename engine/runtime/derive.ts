@@ -23,7 +23,7 @@ export function* materializeInputs(state: CycleState, node: CompiledNode): Steps
     const lazy = state.stale.has(key) ? state.model.graph.derivedOrder.find((d) => d.key === key) : undefined;
     if (!lazy) continue;
     yield* materializeInputs(state, lazy);
-    state.stale.delete(key);
+    state.writableStale().delete(key);
     yield* deriveElements(state, lazy, state.allElements(lazy));
   }
 }
@@ -81,7 +81,7 @@ export function* derive(state: CycleState): Steps<void> {
     const elements = state.work(node);
     if (!elements.length) continue;
     if (node.lazy) {
-      state.stale.add(node.key);
+      state.writableStale().add(node.key);
       state.dirty.add(node.target);
       continue;
     }
@@ -94,7 +94,7 @@ export function* derive(state: CycleState): Steps<void> {
 export function* materializeLazy(state: CycleState): Steps<void> {
   for (const node of state.model.graph.derivedOrder) {
     if (!node.lazy || !state.stale.has(node.key)) continue;
-    state.stale.delete(node.key);
+    state.writableStale().delete(node.key);
     yield* deriveElements(state, node, state.allElements(node));
   }
 }

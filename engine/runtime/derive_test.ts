@@ -92,6 +92,25 @@ Deno.test("lazy derivations are stale after a commit until a read evaluates them
   assert.deepEqual((await runtime.readState() as Record<string, Json>).report, "x is 2");
 });
 
+Deno.test("a cycle never changes the stale set of the state it started from; one that leaves it shares it", async () => {
+  const { runtime } = await runtimeOf({
+    ...LAZY,
+    schema: { type: "object", properties: { x: { type: "number" }, note: { type: "string" } } },
+  });
+  await commitMutation(runtime, { "$.x": 1 });
+  const stale = runtime.state.stale;
+  assert.deepEqual([...stale], ["$.report"]);
+  // A write the lazy derivation does not read keeps the committed set (sets are not changed once committed).
+  await commitMutation(runtime, { "$.note": "n" });
+  assert.equal(runtime.state.stale, stale);
+  // Reading evaluates it in a cycle of its own, from a copy: the committed set stays as it was.
+  assert.equal(await runtime.readField("$.report"), "x is 1");
+  assert.deepEqual([...stale], ["$.report"]);
+  await commitMutation(runtime, { "$.x": 2 });
+  assert.deepEqual([...stale], ["$.report"]);
+  assert.deepEqual((await runtime.readState() as Record<string, Json>).report, "x is 2");
+});
+
 Deno.test("an eager derivation reading a lazy one evaluates it first", async () => {
   const { runtime } = await runtimeOf({
     ...LAZY,

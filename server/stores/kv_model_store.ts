@@ -71,7 +71,7 @@ import {
   parseAudit,
   trailWithHead,
 } from "./stored_audit.ts";
-import { fitsOneUnit, type KvDatabase, type KvMutation } from "./kv_database.ts";
+import { fitsOneUnit, type KvDatabase, type KvMutation, utf8Length } from "./kv_database.ts";
 import {
   decodeJson,
   encodeJson,
@@ -120,14 +120,16 @@ interface LiveEntry {
   /** The sequence of the audit record it carries, if any. */
   audit: number | null;
   /**
-   * That record's JSON, kept from the commit when small ({@link KEPT_AUDIT_CHARS}) so
-   * compaction need not read it back (Deno KV reads cost ~150 µs a key here).
+   * That record's JSON as UTF-8, kept from the commit when small ({@link KEPT_AUDIT_BYTES})
+   * so compaction need not read it back (Deno KV reads cost ~150 µs a key here): a view
+   * into the bytes the commit wrote, outside the JavaScript heap, where the string it was
+   * made from cost every young-generation collection a copy until compaction.
    */
-  auditJson?: string;
+  auditBytes?: Uint8Array;
 }
 
-/** Largest audit record (in JSON characters) kept in memory until its log entry is folded. */
-const KEPT_AUDIT_CHARS = 16 * 1024;
+/** Largest audit record (in UTF-8 bytes) kept in memory until its log entry is folded. */
+const KEPT_AUDIT_BYTES = 16 * 1024;
 
 /** What the store tracks of a stored model (one writer per database). */
 interface StoredModel {
@@ -472,14 +474,14 @@ export class KvModelStore implements ModelStore {
    */
   async #auditToOwnKeys(id: string, entries: readonly LiveEntry[]): Promise<KvMutation[]> {
     const carrying = entries.filter((entry) => entry.audit !== null);
-    const unkept = carrying.filter((entry) => entry.auditJson === undefined);
+    const unkept = carrying.filter((entry) => entry.auditBytes === undefined);
     const stored = await readRecordsAt(this.#kv, unkept);
     const read = new Map(unkept.map((entry, i) => {
       const value = storedEntryValue(stored[i]);
       return [entry, value && "audit" in value ? encodeJson(value.audit) : null];
     }));
     return carrying.flatMap((entry) => {
-      const bytes = entry.auditJson !== undefined ? encodeText(entry.auditJson) : read.get(entry);
+      const bytes = entry.auditBytes ?? read.get(entry);
       if (!bytes) return [];
       const record = recordMutations([...kvKeys.audit(id), entry.audit!], bytes);
       return [...record.chunks, record.head];
@@ -665,20 +667,19 @@ export class KvModelStore implements ModelStore {
         const seq = stored.nextLog + logged.length;
         const key = kvKeys.commit(this.#nextCommit++, modelId, seq);
         // The audit record and its head ride in the log entry: one key per commit. The record is
-        // serialised once, for the entry (as its last member, where JSON.stringify would put it) and the copy kept.
-        const auditJson = recordHead ? JSON.stringify(audit) : null;
+        // serialised once, as the entry's last member (where JSON.stringify would put it), and its bytes kept.
         const entryJson = JSON.stringify(recordHead ? { ...entry, auditHead: recordHead } : entry);
-        const record = recordMutations(
-          key,
-          encodeText(auditJson === null ? entryJson : `${entryJson.slice(0, -1)},"audit":${auditJson}}`),
-        );
+        const prefix = `${entryJson.slice(0, -1)},"audit":`;
+        const bytes = encodeText(recordHead ? `${prefix}${JSON.stringify(audit)}}` : entryJson);
+        const auditBytes = recordHead ? bytes.subarray(utf8Length(prefix), bytes.byteLength - 1) : null;
+        const record = recordMutations(key, bytes);
         before.push(...record.chunks);
         unit.push(record.head);
         logged.push({
           seq,
           keys: recordKeys(key, record.chunks.length + 1),
           audit: recordHead?.sequence ?? null,
-          ...auditJson !== null && auditJson.length <= KEPT_AUDIT_CHARS ? { auditJson } : {},
+          ...auditBytes && auditBytes.byteLength <= KEPT_AUDIT_BYTES ? { auditBytes } : {},
         });
         const outbox = this.#jobMutations(modelId, stored, jobs, jobsAdded);
         before.push(...outbox.before);

@@ -230,3 +230,31 @@ Deno.test("a compaction moves its audit records in small operations of their own
     assert.equal(verified.recordsChecked, 160);
     await reopened.service.close();
   }));
+
+Deno.test("audit records with characters of every UTF-8 length move to their own keys intact", () =>
+  withTempDir(async (dir) => {
+    const keys = {
+      "svc.persistence-dir": dir,
+      "svc.history.max-entries": "0",
+      "svc.storage.compaction-threshold": "3",
+    };
+    const first = await openService(keys);
+    await first.service.createModel(orderSpec());
+    // The kept records are views into each commit's bytes: offsets count UTF-8 bytes, not characters.
+    for (const [i, customer] of ["Ada", "Zoë", "Łukasz €", "李雷", "🚀 Ada", 'a\u0000"\\b'].entries()) {
+      await first.service.mutate("orders", {
+        "$.customer": customer,
+        "$.items": [{ name: "pen", price: 1, qty: i }],
+      });
+    }
+    const before = await observe(first.service);
+    await first.service.close();
+    const { ownAudit } = await storedLog(dir, "orders");
+    assert.ok(ownAudit.length >= 3, `${ownAudit.length} records folded`);
+
+    const second = await openService(keys);
+    assert.deepEqual(second.warnings, []);
+    assert.deepEqual(await observe(second.service), before);
+    assert.equal((await second.service.verifyAudit("orders")).valid, true);
+    await second.service.close();
+  }));
