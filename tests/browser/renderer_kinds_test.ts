@@ -12,7 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
 import { EVERY_KIND, KIND_SAMPLES } from "./fixtures/every_kind.ts";
 import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
@@ -35,7 +35,11 @@ function shownComponents(page: Page): Promise<string[]> {
   );
 }
 
-Deno.test("the renderer: all 26 record kinds render, write back, navigate and stay accessible", async () => {
+/**
+ * Runs `journey` on a page embedding the spec of every kind, once its first
+ * view shows; fails on any console error of the page.
+ */
+async function withEveryKind(journey: (page: Page, view: Locator) => Promise<void>): Promise<void> {
   const build = await temporaryWebBuild();
   await using server = serveStatic({ "/": { body: PAGE, type: "text/html; charset=utf-8" } }, build.dir);
   await using browser = await launchBrowser();
@@ -47,6 +51,15 @@ Deno.test("the renderer: all 26 record kinds render, write back, navigate and st
     }, JSON.stringify(EVERY_KIND));
     const view = page.locator("svc-view");
     await view.getByRole("heading", { name: "Every kind" }).waitFor();
+    await journey(page, view);
+    assert.deepEqual(errors, []);
+  } finally {
+    await build.remove();
+  }
+}
+
+Deno.test("the renderer: all 26 record kinds render, write back, navigate and stay accessible", () =>
+  withEveryKind(async (page, view) => {
     const seen = new Set(await shownComponents(page));
     for (const tab of ["Displays", "Panels", "Inputs"]) {
       await view.getByRole("tab", { name: tab }).click();
@@ -119,23 +132,10 @@ Deno.test("the renderer: all 26 record kinds render, write back, navigate and st
     await screenshot(page, "renderer-displays");
     await view.getByRole("tab", { name: "Inputs" }).click();
     await screenshot(page, "renderer-inputs");
-    assert.deepEqual(errors, []);
-  } finally {
-    await build.remove();
-  }
-});
+  }));
 
-Deno.test("the renderer keeps what a person types into a field while an earlier write of it commits", async () => {
-  const build = await temporaryWebBuild();
-  await using server = serveStatic({ "/": { body: PAGE, type: "text/html; charset=utf-8" } }, build.dir);
-  await using browser = await launchBrowser();
-  try {
-    const { page, errors } = await watchedPage(browser);
-    await page.goto(`http://127.0.0.1:${server.addr.port}/`);
-    await page.evaluate((spec) => {
-      (document.querySelector("svc-model") as unknown as { spec: unknown }).spec = JSON.parse(spec);
-    }, JSON.stringify(EVERY_KIND));
-    const view = page.locator("svc-view");
+Deno.test("the renderer keeps what a person types into a field while an earlier write of it commits", () =>
+  withEveryKind(async (page, view) => {
     const count = view.getByLabel("Count", { exact: true });
     // 3 entered (leaving the field writes it), then 200 typed before that write commits and re-renders.
     // Typed as a person types (insertText), in one task, so the write cannot commit in between.
@@ -163,8 +163,4 @@ Deno.test("the renderer keeps what a person types into a field while an earlier 
       assert.ok(tries < 100, `Count shows ${await count.inputValue()}, not the state's 7`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.deepEqual(errors, []);
-  } finally {
-    await build.remove();
-  }
-});
+  }));
