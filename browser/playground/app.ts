@@ -107,6 +107,7 @@ export class Playground extends LitElement {
     draft: { state: true },
     revision: { state: true },
     problem: { state: true },
+    notice: { state: true },
     pairingCode: { state: true },
   };
   connection?: Connection;
@@ -119,6 +120,8 @@ export class Playground extends LitElement {
   draft: string | null = null;
   revision = 0;
   problem = "";
+  /** What happened to the models list (a model deleted elsewhere), beside the connection's status. */
+  notice = "";
   /** On the approve page: the code the link carried (`""` for none); `null` elsewhere. */
   pairingCode: string | null = null;
   #unsubscribe?: () => void;
@@ -161,6 +164,7 @@ export class Playground extends LitElement {
       this.connection = connection;
       this.choice = choice;
       this.status = `Connected: ${connection.label}${choice.paired ? " (paired session)" : ""}`;
+      this.notice = "";
       try {
         localStorage.setItem(
           CHOICE_KEY,
@@ -231,6 +235,7 @@ export class Playground extends LitElement {
   }
 
   #select(id: string, panel: PanelId = this.panel): void {
+    if (id) this.notice = "";
     this.selected = id;
     this.panel = panel;
     this.draft = null;
@@ -245,8 +250,9 @@ export class Playground extends LitElement {
     this.#unsubscribe = id && this.connection
       ? this.connection.feed.subscribe(id, (event) => {
         if (event.kind === "deleted") {
-          // Deleted elsewhere (another client, another tab) or here: say so, rather than just leave the page.
-          this.status = `Model '${id}' was deleted.`;
+          // Deleted elsewhere (another client, another tab) or here: say so, rather than just leave the
+          // page, and keep the connection's status line as it is.
+          this.notice = `Model '${id}' was deleted.`;
           void this.#refreshModels();
         } else this.#changed();
       })
@@ -315,6 +321,7 @@ export class Playground extends LitElement {
             `}
           <nav aria-labelledby="models-title">
                   <h2 id="models-title">Models</h2>
+                  <p class="notice" role="status">${this.notice}</p>
                   ${this.models.length
                     ? html`<ul class="models">${
                       this.models.map((id) =>

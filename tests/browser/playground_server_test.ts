@@ -80,6 +80,8 @@ Deno.test("playground against a server: switch, live writes of another client, R
       await page.getByRole("button", { name: SPEC.id, exact: true }).waitFor({ state: "detached" });
       await page.locator("svc-view").waitFor({ state: "detached" });
       await page.getByRole("status").getByText(`Model '${SPEC.id}' was deleted.`).waitFor();
+      // The connection's own status line stays as it was.
+      await page.getByRole("status").getByText(/^Connected: /).waitFor();
       await screenshot(page, "server-model-deleted");
     });
 
