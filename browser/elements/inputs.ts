@@ -3,11 +3,15 @@
  * dependent selector, slider, date range and file upload. A text-like control
  * writes on `change` (leaving the field or Enter), a picker as soon as it
  * changes; read-only fields are `readonly`, disabled ones `disabled`. A
- * re-render does not replace what a person is typing (kept_edit.ts).
+ * re-render does not replace what a person is typing (kept_edit.ts), and a
+ * choice (check box, switch, radio, select) always shows the state: one whose
+ * write was refused goes back, beside the reason (`live`: lit compares with the
+ * control, not with what it last set).
  *
  * @module
  */
 import { html, nothing, type TemplateResult } from "lit";
+import { live } from "lit/directives/live.js";
 import type { EvaluatedComponent, Json } from "../../engine/mod.ts";
 import { countryOptions } from "./countries.ts";
 import { field, fieldGroup, type FieldIds, messageList, nameOf } from "./field.ts";
@@ -78,7 +82,7 @@ const checkbox: Renderer = (c, ctx) => {
   const id = ctx.domId(c.id);
   return html`<div class="field check ${c.type === "toggleField" ? "toggle" : ""}" data-component=${c.id}>
     <input id=${id} type="checkbox" role=${c.type === "toggleField" ? "switch" : nothing} .checked=${
-    c.value === true
+    live(c.value === true)
   }
       ?disabled=${locked(c) || c.readOnly === true} title=${(c.tooltip as string | undefined) ?? nothing}
       aria-describedby=${c.helperText ? `${id}-help` : nothing}
@@ -120,7 +124,8 @@ const select: Renderer = (c, ctx) =>
     const current = text(c.value);
     const known = options.some((o) => text(o.value) === current);
     return html`
-      <select id=${ids.id} ?disabled=${locked(c) || c.readOnly === true} ?required=${c.required === true}
+      <select id=${ids.id} .value=${live(current)} ?disabled=${locked(c) || c.readOnly === true}
+        ?required=${c.required === true}
         aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
         @change=${(e: Event) => {
           const index = (e.target as HTMLSelectElement).selectedIndex - 1;
@@ -143,7 +148,7 @@ const radios: Renderer = (c, ctx) =>
       html`<div class="options">${
         optionsOf(c).map((o, i) =>
           html`<label class="option"><input type="radio" name=${ids.id} id=${`${ids.id}-${i}`}
-          .checked=${text(o.value) === text(c.value)} ?disabled=${locked(c) || c.readOnly === true}
+          .checked=${live(text(o.value) === text(c.value))} ?disabled=${locked(c) || c.readOnly === true}
           @change=${() => write(c, ctx, o.value)}> ${o.label}</label>`
         )
       }</div>`,
@@ -156,7 +161,7 @@ const multiSelect: Renderer = (c, ctx) =>
     return html`<div class="options">${
       options.map((o, i) =>
         html`<label class="option"><input type="checkbox" id=${`${ids.id}-${i}`} .checked=${
-          chosen.includes(text(o.value))
+          live(chosen.includes(text(o.value)))
         }
           ?disabled=${locked(c) || c.readOnly === true}
           @change=${(e: Event) => {
@@ -208,7 +213,7 @@ const slider: Renderer = (c, ctx) => {
         html`<div class="rating">${
           stars.map((n) =>
             html`<label class="star ${typeof c.value === "number" && n <= c.value ? "on" : ""}">
-            <input type="radio" name=${ids.id} .checked=${c.value === n} ?disabled=${
+            <input type="radio" name=${ids.id} .checked=${live(c.value === n)} ?disabled=${
               locked(c) || c.readOnly === true
             }
               @change=${() => write(c, ctx, n)}><span>${n}</span></label>`

@@ -164,3 +164,17 @@ Deno.test("the renderer keeps what a person types into a field while an earlier 
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }));
+
+Deno.test("the renderer shows the state of a choice whose write was refused, beside the reason", () =>
+  withEveryKind(async (_page, view) => {
+    const active = view.getByRole("switch", { name: "Active" });
+    await active.click();
+    await view.getByText("Agree before activating").waitFor();
+    assert.equal(await active.isChecked(), false, "the refused switch shows the state: off");
+    await view.getByLabel("I agree").check();
+    await active.click();
+    for (let tries = 0; !(await active.isChecked()); tries++) {
+      assert.ok(tries < 400, "the switch stays off after an accepted write");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }));
