@@ -23,14 +23,12 @@ interface Candidate {
   args: string[];
 }
 
-/** A surface started: its `svc` command, its requests, and how the answer timed starts. */
+/** A surface started: its `svc` command, its requests, and how the line timed (the answer) starts. */
 interface Surface {
   name: string;
   command: string;
   request: Uint8Array;
   answer: string;
-  /** The answer timed is the line that starts with `answer` (the first line when absent). */
-  awaitsLine?: boolean;
   /** No aim of its own (what an agent waits for after the handshake). */
   informational?: boolean;
 }
@@ -57,7 +55,6 @@ const SURFACES: Surface[] = [
     command: "mcp",
     request: encoder.encode(MCP_AGENT_START.map((message) => JSON.stringify(message) + "\n").join("")),
     answer: '{"result":{"tools"',
-    awaitsLine: true,
     informational: true,
   },
 ];
@@ -78,10 +75,9 @@ async function startOnce(candidate: Candidate, surface: Surface, cwd: string): P
   const decoder = new TextDecoder();
   let text = "";
   let elapsed = NaN;
+  // A whole line (one the output has ended) that starts as the answer does.
   const answered = () =>
-    surface.awaitsLine
-      ? text.split("\n").some((line, i, lines) => i < lines.length - 1 && line.startsWith(surface.answer))
-      : text.includes("\n");
+    text.split("\n").some((line, i, lines) => i < lines.length - 1 && line.startsWith(surface.answer));
   for await (const chunk of child.stdout) {
     text += decoder.decode(chunk, { stream: true });
     if (answered()) {
@@ -91,7 +87,7 @@ async function startOnce(candidate: Candidate, surface: Surface, cwd: string): P
   }
   await stdin.close();
   await child.status;
-  if (surface.awaitsLine ? !answered() : !text.startsWith(surface.answer)) {
+  if (!answered()) {
     throw new Error(`${candidate.label} ${surface.name}: unexpected answer ${text}`);
   }
   return elapsed;

@@ -71,6 +71,7 @@ export async function startupFunctions(
 ): Promise<Set<number>> {
   const work = await Deno.makeTempDir({ prefix: "svc-eager-" });
   const starts = new Set<number>();
+  const scriptUrl = pathToFileURL(bundle).href;
   try {
     for (const [index, scenario] of scenarios.entries()) {
       const coverage = `${work}/coverage-${index}`;
@@ -98,7 +99,6 @@ export async function startupFunctions(
           `profiling '${scenario.args.join(" ")}' exited with ${code}: ${new TextDecoder().decode(stderr)}`,
         );
       }
-      const scriptUrl = pathToFileURL(bundle).href;
       for await (const entry of Deno.readDir(coverage)) {
         if (!entry.name.endsWith(".json")) continue;
         executedStarts(JSON.parse(await Deno.readTextFile(`${coverage}/${entry.name}`)), scriptUrl, starts);
@@ -140,9 +140,8 @@ export function parenthesizeFunctions(
     if (parent?.type === "Property" && (parent.method || parent.kind !== "init")) return;
     wrap.push(fn);
   });
-  const unique = [...new Map(wrap.map((fn) => [fn.start, fn])).values()];
-  // Every parenthesis at its offset in `source`, in order of offset.
-  const marks = unique.flatMap(({ start, end }) => [{ at: start, text: "(" }, { at: end, text: ")" }])
+  // Every parenthesis at its offset in `source`, in order of offset (the walk visits each node once).
+  const marks = wrap.flatMap(({ start, end }) => [{ at: start, text: "(" }, { at: end, text: ")" }])
     .sort((a, b) => a.at - b.at);
   const pieces: string[] = [];
   let from = 0;
@@ -151,5 +150,5 @@ export function parenthesizeFunctions(
     from = at;
   }
   pieces.push(source.slice(from));
-  return { source: pieces.join(""), wrapped: unique.length };
+  return { source: pieces.join(""), wrapped: wrap.length };
 }

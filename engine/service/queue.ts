@@ -47,8 +47,8 @@ export class SerialQueue {
       } catch (err) {
         return Promise.reject(err);
       }
+      this.#counted++;
     }
-    if (counted) this.#counted++;
     let result: Promise<T>;
     if (this.#running) {
       result = new Promise<T>((resolve, reject) => {
