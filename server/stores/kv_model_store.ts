@@ -669,9 +669,9 @@ export class KvModelStore implements ModelStore {
         // The audit record and its head ride in the log entry: one key per commit. The record is
         // serialised once, as the entry's last member (where JSON.stringify would put it), and its bytes kept.
         const entryJson = JSON.stringify(recordHead ? { ...entry, auditHead: recordHead } : entry);
-        const prefix = `${entryJson.slice(0, -1)},"audit":`;
-        const bytes = encodeText(recordHead ? `${prefix}${JSON.stringify(audit)}}` : entryJson);
-        const auditBytes = recordHead ? bytes.subarray(utf8Length(prefix), bytes.byteLength - 1) : null;
+        const prefix = recordHead ? `${entryJson.slice(0, -1)},"audit":` : null;
+        const bytes = encodeText(prefix === null ? entryJson : `${prefix}${JSON.stringify(audit)}}`);
+        const auditBytes = prefix === null ? null : bytes.subarray(utf8Length(prefix), bytes.byteLength - 1);
         const record = recordMutations(key, bytes);
         before.push(...record.chunks);
         unit.push(record.head);
