@@ -23,7 +23,7 @@ import {
 import { metaPropertyName } from "../model/types.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
-import { type TraceRecord, TraceRing } from "./traces.ts";
+import { CONSTRAINT_TRACE, type TraceRecord, TraceRing } from "./traces.ts";
 import { parseWriteKey } from "./write_checks.ts";
 
 /** What a runtime needs from its host. */
@@ -219,8 +219,13 @@ export class ModelRuntime {
           `svc.limits.max-state-bytes (${maxStateBytes}); nothing was applied`,
       );
     }
+    if (outcome.rollback.length) {
+      // None of a refused cycle's values were committed, so `explain` of a field must not list them; its
+      // constraint checks stay, to explain the refusal.
+      this.#traces.push(outcome.traces.filter((trace) => trace.targetPath.startsWith(CONSTRAINT_TRACE)));
+      throw constraintViolation(outcome.rollback);
+    }
     this.#traces.push(outcome.traces);
-    if (outcome.rollback.length) throw constraintViolation(outcome.rollback);
     return outcome;
   }
 
@@ -320,7 +325,7 @@ export class ModelRuntime {
 
   /** Trace records of a field, `$constraint:<id>` or `$effect:<id>`. */
   explain(address: string, limit?: number): TraceRecord[] {
-    const key = address.startsWith("$constraint:") || address.startsWith("$effect:")
+    const key = address.startsWith(CONSTRAINT_TRACE) || address.startsWith("$effect:")
       ? address
       : address.includes("#")
       ? `${formatPath(resolveAddress(address.slice(0, address.lastIndexOf("#"))))}${

@@ -186,6 +186,24 @@ Deno.test("explain: limit keeps the newest records", async () => {
   assert.equal(runtime.explain("$.total").length, 5, "creation, the first write and three more");
 });
 
+Deno.test("explain: a refused write leaves its constraint checks, not the values it never committed", async () => {
+  const { runtime } = await runtimeOf({
+    ...SPEC,
+    constraints: [{ id: "cheap", expr: "$not(total > 50)", message: "total at most 50", policy: "rollback" }],
+  });
+  await commitMutation(runtime, { "$.qty": 2, "$.price": 3 });
+  await rejectsWith(() => runtime.evaluateMutation({ "$.qty": 1, "$.price": 120 }), "constraint_violation");
+  assert.deepEqual(
+    runtime.explain("$.total").map((t) => t.result),
+    [null, 6],
+    "creation and the committed write",
+  );
+  assert.deepEqual(runtime.explain("$.qty#maximum").map((t) => t.result), [10, 10], "nor its meta values");
+  const refusal = runtime.explain("$constraint:cheap").at(-1)!;
+  assert.equal(refusal.constraintPassed, false, "the check that refused it explains the refusal");
+  assert.deepEqual(refusal.inputPaths, ["$.total"]);
+});
+
 Deno.test("the trace ring keeps the newest traceBufferSize records per model", async () => {
   const { runtime } = await runtimeOf(SPEC, { traceBufferSize: 4 });
   for (let qty = 1; qty <= 6; qty++) await commitMutation(runtime, { "$.qty": qty, "$.price": 1 });

@@ -6,6 +6,9 @@
 import type { Json } from "../json/value.ts";
 import { parsePath, patternMatches } from "../json/path.ts";
 
+/** The start of a constraint's trace target, `$constraint:<id>`. */
+export const CONSTRAINT_TRACE = "$constraint:";
+
 /** One evaluation: a derivation, meta value, constraint or effect trigger. */
 export interface TraceRecord {
   targetPath: string;
@@ -72,7 +75,7 @@ export class TraceRing {
    * `$.items[*].lineTotal`, any element), oldest first; `limit` keeps the newest N.
    */
   find(address: string, limit?: number): TraceRecord[] {
-    const parsed = address.startsWith("$") && !address.startsWith("$constraint:") &&
+    const parsed = address.startsWith("$") && !address.startsWith(CONSTRAINT_TRACE) &&
         !address.startsWith("$effect:")
       ? parsePath(address.split("#")[0])
       : null;

@@ -115,6 +115,10 @@ Deno.test("the renderer: all 26 record kinds render, write back, navigate and st
     assert.match(await view.locator('img[data-component="picture"]').getAttribute("src") ?? "", /^blob:/);
 
     await view.getByRole("tab", { name: "Panels" }).click();
+    // The refused 200 (doubled 400) was never committed, so the explanation lists committed values only.
+    const why = view.locator('[data-component="explain"] li');
+    await why.filter({ hasText: "$.doubled = 12" }).waitFor();
+    assert.ok(!(await why.allTextContents()).some((row) => row.includes("= 400")), "no refused value");
     await view.getByRole("button", { name: "Add a row" }).click();
     await enter("Row label", "first");
     await enter("Row value", "5");
