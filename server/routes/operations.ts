@@ -81,15 +81,35 @@ function fromQuery(op: AnyOperation, member: string, name: string, raw: string):
   }
 }
 
-/** Where a member comes from, as the caller wrote it (for argument errors). */
-function whereOf(binding: Binding): (member: string) => string {
-  return (member) => {
-    const query = binding.query?.[member];
-    if (query) return `query parameter '${query}'`;
-    const header = binding.headers?.[member];
-    if (header) return `header '${header}'`;
-    if (pathMembers(binding.path).includes(member)) return `path parameter '${member}'`;
-    return "request body";
+/**
+ * What a binding reads from a request besides its body, worked out once per
+ * route rather than at every request: its path members, and its query
+ * parameters and headers as (member, name) pairs.
+ */
+interface RequestShape {
+  binding: Binding;
+  pathMembers: readonly string[];
+  query: readonly [string, string][];
+  headers: readonly [string, string][];
+  /** Where a member comes from, as the caller wrote it (for argument errors). */
+  where(member: string): string;
+}
+
+function requestShape(binding: Binding): RequestShape {
+  const members = pathMembers(binding.path);
+  return {
+    binding,
+    pathMembers: members,
+    query: Object.entries(binding.query ?? {}) as [string, string][],
+    headers: Object.entries(binding.headers ?? {}) as [string, string][],
+    where: (member) => {
+      const query = binding.query?.[member];
+      if (query) return `query parameter '${query}'`;
+      const header = binding.headers?.[member];
+      if (header) return `header '${header}'`;
+      if (members.includes(member)) return `path parameter '${member}'`;
+      return "request body";
+    },
   };
 }
 
@@ -134,20 +154,20 @@ export function checkMediaType(c: Context, accepted: readonly string[]): void {
 async function requestInput(
   c: Context,
   op: Api,
-  binding: Binding,
+  shape: RequestShape,
   config: ServerConfig,
 ): Promise<Record<string, unknown>> {
   const raw: Record<string, unknown> = {};
-  for (const member of pathMembers(binding.path)) raw[member] = c.req.param(member);
-  for (const [member, name] of Object.entries(binding.query ?? {}) as [string, string][]) {
+  for (const member of shape.pathMembers) raw[member] = c.req.param(member);
+  for (const [member, name] of shape.query) {
     const value = c.req.query(name);
     if (value !== undefined && value !== "") raw[member] = fromQuery(op, member, name, value);
   }
-  for (const [member, name] of Object.entries(binding.headers ?? {}) as [string, string][]) {
+  for (const [member, name] of shape.headers) {
     const value = c.req.header(name)?.trim();
     if (value) raw[member] = value;
   }
-  const body = binding.body;
+  const body = shape.binding.body;
   if (body && "multipart" in body) {
     checkMediaType(c, ["multipart/form-data"]);
     const { bytes, mediaType } = await readUpload(c, config);
@@ -349,6 +369,7 @@ const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function route(op: Api, binding: Binding): Route {
   const status = binding.status ?? 200;
+  const shape = requestShape(binding);
   return {
     method: binding.method,
     path: binding.path,
@@ -362,7 +383,7 @@ function route(op: Api, binding: Binding): Route {
       ...Object.fromEntries(Object.entries(binding.errors).map(([s, doc]) => [s, errorResponse(doc)])),
     },
     handle: async (c, { api, config }) => {
-      const input = checkInput(op, await requestInput(c, op, binding, config), { where: whereOf(binding) });
+      const input = checkInput(op, await requestInput(c, op, shape, config), { where: shape.where });
       if (binding.response === "sse") return await sseResponse(op, binding, api, input);
       const result = await op.run(api, input);
       if (status === 204) return c.body(null, 204);

@@ -232,6 +232,12 @@ Deno.test("audit: newest first, path/from/to/limit filters, 400 on bad input, ve
     assert.equal((await call(base, "GET", "/models/order/audit?to=2020-13-45")).status, 400);
     assert.equal((await call(base, "GET", "/models/order/audit?limit=0")).status, 400);
     assert.equal((await call(base, "GET", "/models/order/audit?limit=-3")).status, 400);
+    // An argument's error names it where the caller wrote it.
+    assert.match(
+      (await call(base, "GET", "/models/order/audit?limit=-3")).json.detail,
+      /query parameter 'limit'/,
+    );
+    assert.match((await call(base, "POST", "/models/order/mutations", '"x"')).json.detail, /request body/);
 
     assert.deepEqual((await call(base, "GET", "/models/order/audit/verify")).json, {
       valid: true,
