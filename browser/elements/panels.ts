@@ -75,9 +75,9 @@ export class TraceList extends LitElement {
           limit: this.limit,
         });
         this.rows = traces.filter((t) => this.showConstraints || t.constraintPassed === null).map((t) =>
-          `${t.targetPath} = ${formatValue(t.result as Json)} ← ${t.expression}${
-            t.errorMessage ? ` (error: ${t.errorMessage})` : ""
-          }`
+          `${t.targetPath} = ${
+            t.result === null ? "(no value)" : formatValue(t.result as Json)
+          } ← ${t.expression}${t.errorMessage ? ` (error: ${t.errorMessage})` : ""}`
         );
       }
     } catch (err) {
