@@ -23,7 +23,8 @@ import { type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
 import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
 import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
-import { formatPath, hasWildcard, isPrefixOf, parsePath, type Segment } from "../json/path.ts";
+import { formatPath, hasWildcard, parsePath, type Segment } from "../json/path.ts";
+import { targetHolding } from "../model/target_index.ts";
 import { SchemaIndex } from "../model/schema_index.ts";
 import { evolutionRefused } from "./evolution.ts";
 import { DATA_KEYWORDS } from "./schema_edits.ts";
@@ -68,9 +69,9 @@ function writeBackfill(draft: DocumentDraft, next: CompiledModel, backfill: Reco
       fail("the document root cannot be backfilled");
       continue;
     }
-    const derived = next.derivedTargets.find((d) => isPrefixOf(d.target, pattern));
+    const derived = targetHolding(next.derivedTargets, pattern);
     if (derived) {
-      fail(`is computed by the derivation ${derived.node.key}: backfill writes base fields only`);
+      fail(`is computed by the derivation ${derived.key}: backfill writes base fields only`);
       continue;
     }
     const violations = next.schema.validateAt(pattern, value);

@@ -6,7 +6,8 @@
  * @module
  */
 import type { Read } from "../expr/dependencies.ts";
-import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../json/path.ts";
+import { PathIndex } from "../json/path_index.ts";
+import { formatPath, isPrefixOf, type Segment } from "../json/path.ts";
 
 /** Kinds of graph nodes. */
 export type NodeKind = "BASE" | "DERIVED" | "META" | "CONSTRAINT" | "EFFECT";
@@ -104,11 +105,11 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
   // depends on its own value, and two such readers may enclose each other (stale-prone,
   // like `$lookup`) without being reported as a cycle.
   const enclosing: Edge[] = [];
+  const targets = new PathIndex(derived, (d) => d.target);
   for (const node of nodes) {
     for (const read of node.reads) {
       let insideDerived = false;
-      for (const d of derived) {
-        if (!pathsOverlap(read.path, d.target)) continue;
+      for (const d of targets.overlapping(read.path)) {
         if (read.path.length < d.target.length && isPrefixOf(read.path, d.target)) {
           if (d.key !== node.key) enclosing.push({ from: d.key, to: node.key });
           continue;

@@ -203,3 +203,39 @@ Deno.test("a spec changing its schema object later does not change what another 
   assert.deepEqual(second.validateAt(["tag"], "ccc"), []);
   assert.equal(second.validateAt(["tag"], "ddd").length, 1);
 });
+
+Deno.test("identical fragments share one validator; fragments whose meaning depends on their place do not", () => {
+  const fields = new SchemaIndex({
+    type: "object",
+    properties: { a: { type: "integer", minimum: 0 }, b: { type: "integer", minimum: 0 } },
+  }, LIMITS);
+  assert.deepEqual(fields.validateAt(["a"], 1), []);
+  assert.deepEqual(fields.validateAt(["b"], -1), [{
+    path: "$.b",
+    keyword: "minimum",
+    message: "must be >= 0",
+  }]);
+  assert.deepEqual(fields.validateAt(["a"], -1), [{
+    path: "$.a",
+    keyword: "minimum",
+    message: "must be >= 0",
+  }]);
+  // The same text, `{"$ref": "#/$defs/n"}`, resolves against each field's own `$id`.
+  const placed = new SchemaIndex({
+    type: "object",
+    properties: {
+      x: {
+        $id: "https://example.com/x",
+        $defs: { n: { type: "string" } },
+        properties: { v: { $ref: "#/$defs/n" } },
+      },
+      y: {
+        $id: "https://example.com/y",
+        $defs: { n: { type: "number" } },
+        properties: { v: { $ref: "#/$defs/n" } },
+      },
+    },
+  }, LIMITS);
+  assert.deepEqual(placed.validateAt(["x", "v"], "text"), []);
+  assert.equal(placed.validateAt(["y", "v"], "text")[0]?.keyword, "type");
+});

@@ -6,6 +6,7 @@
  * @module
  */
 import { isPrefixOf, type Segment } from "../json/path.ts";
+import { PathIndex } from "../json/path_index.ts";
 
 /** A derivation target and what it belongs to. */
 interface Target<N> {
@@ -13,29 +14,12 @@ interface Target<N> {
   node: N;
 }
 
-/** Positions of targets by their first member name; targets starting otherwise are kept apart. */
-interface TargetIndex {
-  byName: Map<string, number[]>;
-  other: number[];
-}
+const indexes = new WeakMap<readonly Target<unknown>[], PathIndex<Target<unknown>>>();
 
-const indexes = new WeakMap<readonly Target<unknown>[], TargetIndex>();
-
-function indexOf(targets: readonly Target<unknown>[]): TargetIndex {
+function indexOf<N>(targets: readonly Target<N>[]): PathIndex<Target<N>> {
   let index = indexes.get(targets);
-  if (index) return index;
-  index = { byName: new Map(), other: [] };
-  targets.forEach(({ target }, position) => {
-    const name = target[0];
-    if (typeof name !== "string") index!.other.push(position);
-    else {
-      let list = index!.byName.get(name);
-      if (!list) index!.byName.set(name, list = []);
-      list.push(position);
-    }
-  });
-  indexes.set(targets, index);
-  return index;
+  if (!index) indexes.set(targets, index = new PathIndex<Target<unknown>>(targets, (t) => t.target));
+  return index as PathIndex<Target<N>>;
 }
 
 /**
@@ -44,18 +28,5 @@ function indexOf(targets: readonly Target<unknown>[]): TargetIndex {
  * `targets` must not change afterwards (a compiled model's): its index is kept.
  */
 export function targetHolding<N>(targets: readonly Target<N>[], path: readonly Segment[]): N | undefined {
-  const index = indexOf(targets);
-  const name = path[0];
-  const named = typeof name === "string" ? index.byName.get(name) ?? [] : [];
-  let best = -1;
-  for (const list of [named, index.other]) {
-    for (const position of list) {
-      if (best >= 0 && position > best) break;
-      if (isPrefixOf(targets[position].target, path as Segment[])) {
-        best = position;
-        break;
-      }
-    }
-  }
-  return best >= 0 ? targets[best].node : undefined;
+  return indexOf(targets).find(path, (target) => isPrefixOf(target, path))?.node;
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Finding } from "../errors.ts";
+import { PathIndex } from "../json/path_index.ts";
 import { formatPath, pathsOverlap, type Segment, WILDCARD } from "../json/path.ts";
 import { isObject } from "../json/value.ts";
 import { nearestName } from "../nearest.ts";
@@ -56,6 +57,7 @@ export function undeclaredReads(
   derivedTargets: readonly Segment[][],
 ): Finding[] {
   const warnings: Finding[] = [];
+  const produced = new PathIndex(derivedTargets, (target) => target);
   for (const node of nodes) {
     const seen = new Set<string>();
     // An effect's own status document is written by the service, not declared by the author.
@@ -63,7 +65,7 @@ export function undeclaredReads(
       ? formatPath(node.effect.statusPath)
       : null;
     for (const read of node.reads) {
-      if (derivedTargets.some((target) => pathsOverlap(target, read.path))) continue;
+      if (produced.overlapsAny(read.path)) continue;
       if (status === formatPath(read.path)) continue;
       const found = undeclared(schema, read.path);
       if (!found) continue;

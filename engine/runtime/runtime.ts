@@ -12,14 +12,8 @@ import { jsonBytes } from "../json/measure.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../model/compile.ts";
-import {
-  canonicalizePath,
-  formatPath,
-  isPrefixOf,
-  parsePath,
-  patternMatches,
-  type Segment,
-} from "../json/path.ts";
+import { canonicalizePath, formatPath, parsePath, patternMatches, type Segment } from "../json/path.ts";
+import { targetHolding } from "../model/target_index.ts";
 import { metaPropertyName } from "../model/types.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
@@ -313,7 +307,7 @@ export class ModelRuntime {
   effectiveSchema(address: string): JsonObject {
     const path = resolveAddress(address);
     const schema: JsonObject = { ...this.model.schema.fragmentAt(path) };
-    if (this.model.derivedTargets.some((d) => patternMatches(d.target, path) || isPrefixOf(d.target, path))) {
+    if (targetHolding(this.model.derivedTargets, path) !== undefined) {
       schema.readOnly = true;
     }
     const prefix = `${formatPath(path)}#`;

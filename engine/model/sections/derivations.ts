@@ -7,6 +7,7 @@
  */
 import { elementPatternOf } from "../../graph/graph.ts";
 import { formatPath, isPrefixOf, WILDCARD } from "../../json/path.ts";
+import { PathIndex } from "../../json/path_index.ts";
 import type { DerivedNode, NodeDefinition } from "../nodes.ts";
 import type { ModelSpec } from "../types.ts";
 import type { SectionContext } from "./context.ts";
@@ -14,13 +15,13 @@ import type { SectionContext } from "./context.ts";
 /** The DERIVED nodes of a spec. */
 export function compileDerivations(spec: ModelSpec, ctx: SectionContext): NodeDefinition[] {
   const definitions: NodeDefinition[] = [];
-  const targets: DerivedNode[] = [];
+  const targets = new PathIndex<DerivedNode>([], (t) => t.target);
   for (const { entry: d, index, location } of ctx.entries(spec, "derivations")) {
     const target = ctx.address(d.path, `${location}.path`);
     const compiled = ctx.expression(d.expr, `${location}.expr`);
     if (!target || !compiled || target.length === 0) continue;
     const key = formatPath(target);
-    const clash = targets.find((t) => isPrefixOf(t.target, target) || isPrefixOf(target, t.target));
+    const clash = targets.find(target, (other) => isPrefixOf(other, target) || isPrefixOf(target, other));
     if (clash) {
       ctx.error(
         `${location}.path`,
@@ -47,7 +48,7 @@ export function compileDerivations(spec: ModelSpec, ctx: SectionContext): NodeDe
       compiled,
       lazy: d.evaluation === "lazy",
     };
-    targets.push(node);
+    targets.add(node);
     definitions.push({ node, sources: [compiled] });
   }
   return definitions;
