@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Read } from "../expr/dependencies.ts";
-import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
+import { formatPath, pathsOverlap, type Segment, WILDCARD } from "../json/path.ts";
 import { DirtySet } from "./dirty.ts";
 import type { ExprNode } from "./graph.ts";
 
@@ -148,4 +148,34 @@ Deno.test("elementsToEvaluate names each element once, nested wildcards included
     "$.a[0].b[1]",
     "$.a[1].b[0]",
   ]);
+});
+
+Deno.test("touches answers alike before and after the set grows past its direct comparisons", () => {
+  let state = 11;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  // Many names and few indices, so that most reads meet none of the marked paths.
+  const segments: Segment[] = [..."abcdefghijkl", 0, WILDCARD];
+  const randomPath = (min: number) =>
+    Array.from(
+      { length: min + Math.floor(next() * 3) },
+      () => segments[Math.floor(next() * segments.length)],
+    );
+  for (let round = 0; round < 100; round++) {
+    const dirty = new DirtySet();
+    const marked: Segment[][] = [];
+    for (let added = 0; added < 20; added++) {
+      const path = randomPath(1);
+      dirty.add(path);
+      marked.push(path);
+      for (let query = 0; query < 5; query++) {
+        const reads = [root(...randomPath(0)), root(...randomPath(0))];
+        const expected = marked.some((m) => reads.some((r) => pathsOverlap(r.path, m)));
+        assert.equal(
+          dirty.touches(node(reads)),
+          expected,
+          `${JSON.stringify(marked)} / ${JSON.stringify(reads)}`,
+        );
+      }
+    }
+  }
 });
