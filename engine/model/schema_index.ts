@@ -95,6 +95,12 @@ export interface Fragment {
   schema: JsonObject;
   /** URI-fragment JSON pointer of the node in the root schema. */
   pointer: string;
+  /**
+   * Where a value written here is validated, when not at `pointer`: the node
+   * as written, for a `$ref` with sibling keywords (`{"$ref": …, "maximum": 5}`),
+   * whose referenced node alone would not check the siblings.
+   */
+  validatedAt?: string;
 }
 
 /** Result of locating a data path in the schema. */
@@ -210,9 +216,12 @@ export class SchemaIndex {
       if (!isObject(target)) return cur;
       // a $ref with siblings keeps the siblings (2020-12 semantics): merge for lookup purposes
       const { $ref: _ref, ...siblings } = cur.schema;
+      const merged = Object.keys(siblings).length > 0;
+      const validatedAt = cur.validatedAt ?? (merged ? cur.pointer : undefined);
       cur = {
-        schema: Object.keys(siblings).length ? { ...target, ...siblings } : target,
+        schema: merged ? { ...target, ...siblings } : target,
         pointer: `#/$defs/${m[1]}`,
+        ...validatedAt === undefined ? {} : { validatedAt },
       };
     }
     return cur;
@@ -348,12 +357,14 @@ export class SchemaIndex {
       return [{ path: formatPath(path), keyword: loc.keyword, message: loc.message }];
     }
     if (loc.kind === "unknown") return [];
-    const pointer = loc.fragment.pointer;
+    const validatedAt = loc.fragment.validatedAt;
+    const pointer = validatedAt ?? loc.fragment.pointer;
     const { ajv, validators, byContent } = this.#compiled;
     let validate = validators.get(pointer);
     if (validate === undefined) {
-      const text = JSON.stringify(loc.fragment.schema);
-      const shared = PLACE_KEYWORDS.test(text) ? undefined : text;
+      // A merged view (validated elsewhere) is not the text ajv compiles, so it is no key for sharing.
+      const text = validatedAt === undefined ? JSON.stringify(loc.fragment.schema) : null;
+      const shared = text === null || PLACE_KEYWORDS.test(text) ? undefined : text;
       validate = shared === undefined ? undefined : byContent.get(shared);
       if (validate === undefined) {
         validate = ajv.getSchema(`${SCHEMA_KEY}${pointer}`) ?? null;

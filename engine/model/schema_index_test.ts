@@ -239,3 +239,29 @@ Deno.test("identical fragments share one validator; fragments whose meaning depe
   assert.deepEqual(placed.validateAt(["x", "v"], "text"), []);
   assert.equal(placed.validateAt(["y", "v"], "text")[0]?.keyword, "type");
 });
+
+Deno.test("a $ref with sibling keywords: a write checks the siblings too, and shares no validator by its merged text", () => {
+  const schema = new SchemaIndex({
+    type: "object",
+    properties: {
+      a: { $ref: "#/$defs/N", maximum: 5 },
+      b: { type: "number", maximum: 5 },
+      c: { $ref: "#/$defs/N" },
+    },
+    $defs: { N: { type: "number" } },
+  }, LIMITS);
+  assert.deepEqual(schema.validateAt(["a"], 10), [{
+    path: "$.a",
+    keyword: "maximum",
+    message: "must be <= 5",
+  }]);
+  assert.deepEqual(schema.validateAt(["a"], 5), []);
+  // b's text equals a's merged view, `{"type": "number", "maximum": 5}`: it keeps its own maximum.
+  assert.deepEqual(schema.validateAt(["b"], 10), [{
+    path: "$.b",
+    keyword: "maximum",
+    message: "must be <= 5",
+  }]);
+  assert.deepEqual(schema.validateAt(["c"], 10), [], "the referenced node alone has no maximum");
+  assert.equal(schema.validateAt(["c"], "x")[0]?.keyword, "type");
+});

@@ -23,6 +23,31 @@ Deno.test("schema validation happens before any write: 422-kind error with path 
   });
 });
 
+Deno.test("schema validation: a field whose $ref has sibling keywords is checked against them too", async () => {
+  const { runtime } = await runtimeOf({
+    id: "sibling-ref",
+    schema: {
+      type: "object",
+      properties: { qty: { $ref: "#/$defs/Count", maximum: 5 }, spare: { $ref: "#/$defs/Count" } },
+      $defs: { Count: { type: "integer", minimum: 0 } },
+    },
+  });
+  await assertUntouched(runtime, async () => {
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.qty": 6 }),
+      "schema_violation",
+      /\$\.qty \(maximum\)/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.qty": -1 }),
+      "schema_violation",
+      /\$\.qty \(minimum\)/,
+    );
+  });
+  await commitMutation(runtime, { "$.qty": 5, "$.spare": 6 });
+  assert.deepEqual(await runtime.readState(), { qty: 5, spare: 6 });
+});
+
 Deno.test("schema validation: additional keywords and nested values are checked", async () => {
   const runtime = await orderRuntime();
   await assertUntouched(runtime, async () => {
