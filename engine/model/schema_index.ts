@@ -101,7 +101,27 @@ export interface Fragment {
    * whose referenced node alone would not check the siblings.
    */
   validatedAt?: string;
+  /**
+   * The nodes a `$ref` with sibling keywords combines, when the siblings also
+   * have children (`properties`, `items`, …) that merging would hide: the
+   * nodes as written, then the referenced node. A child is looked up in each,
+   * in that order, at its own place.
+   */
+  parts?: Fragment[];
 }
+
+/** Keywords under which a node's children are found: siblings of a `$ref` with one of them are not merged away. */
+const CHILD_KEYWORDS = [
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "prefixItems",
+  "items",
+];
 
 /** Result of locating a data path in the schema. */
 export type Location =
@@ -206,25 +226,37 @@ export class SchemaIndex {
   /** Follows local `$ref`s from a node. */
   #deref(fragment: Fragment): Fragment {
     let cur = fragment;
+    // The node as written at each hop, and those of them with siblings.
+    let written = fragment;
+    const withSiblings: Fragment[] = [];
+    let siblingChildren = false;
+    const done = () => siblingChildren ? { ...cur, parts: [...withSiblings, written] } : cur;
     for (let hops = 0; hops < 64; hops++) {
-      const ref = cur.schema.$ref;
-      if (typeof ref !== "string") return cur;
+      const ref = written.schema.$ref;
+      if (typeof ref !== "string") return done();
       const m = LOCAL_REF.exec(ref);
       const defs = this.root.$defs;
-      if (!m || !isObject(defs)) return cur;
+      if (!m || !isObject(defs)) return done();
       const target = defs[decodeDefName(m[1])];
-      if (!isObject(target)) return cur;
+      if (!isObject(target)) return done();
       // a $ref with siblings keeps the siblings (2020-12 semantics): merge for lookup purposes
-      const { $ref: _ref, ...siblings } = cur.schema;
-      const merged = Object.keys(siblings).length > 0;
+      const { $ref: _ref, ...siblings } = written.schema;
+      if (Object.keys(siblings).length) {
+        withSiblings.push({ schema: siblings, pointer: written.pointer });
+        siblingChildren ||= CHILD_KEYWORDS.some((keyword) => keyword in siblings);
+      }
+      const { $ref: _merged, ...kept } = cur.schema;
+      const merged = Object.keys(kept).length > 0;
       const validatedAt = cur.validatedAt ?? (merged ? cur.pointer : undefined);
+      const pointer = `#/$defs/${m[1]}`;
       cur = {
-        schema: merged ? { ...target, ...siblings } : target,
-        pointer: `#/$defs/${m[1]}`,
+        schema: merged ? { ...target, ...kept } : target,
+        pointer,
         ...validatedAt === undefined ? {} : { validatedAt },
       };
+      written = { schema: target, pointer };
     }
-    return cur;
+    return done();
   }
 
   /**
@@ -243,7 +275,7 @@ export class SchemaIndex {
     let kept = true;
     for (const seg of path) {
       if (cur.kind !== "fragment") return cur;
-      const key = kept ? childKey(cur.fragment.schema, seg) : null;
+      const key = kept && !cur.fragment.parts ? childKey(cur.fragment.schema, seg) : null;
       if (key === null) {
         kept = false;
         cur = this.#dereffed(this.#child(cur.fragment, seg));
@@ -270,6 +302,16 @@ export class SchemaIndex {
   }
 
   #child(parent: Fragment, seg: Segment): Location {
+    if (parent.parts) {
+      // The first part that has the child gives it (as the first `allOf` branch naming a property does).
+      let refused: Location | null = null;
+      for (const part of parent.parts) {
+        const child = this.#child(part, seg);
+        if (child.kind === "fragment") return child;
+        if (child.kind === "forbidden") refused ??= child;
+      }
+      return refused ?? { kind: "unknown" };
+    }
     const s = parent.schema;
     const at = (schema: unknown, pointer: string): Location => {
       if (schema === false) {

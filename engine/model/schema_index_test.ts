@@ -265,3 +265,29 @@ Deno.test("a $ref with sibling keywords: a write checks the siblings too, and sh
   assert.deepEqual(schema.validateAt(["c"], 10), [], "the referenced node alone has no maximum");
   assert.equal(schema.validateAt(["c"], "x")[0]?.keyword, "type");
 });
+
+Deno.test("a $ref whose siblings have children of their own: each child is found where it is declared", () => {
+  const schema = new SchemaIndex({
+    type: "object",
+    properties: { a: { $ref: "#/$defs/Obj", properties: { y: { type: "string" } } } },
+    $defs: { Obj: { type: "object", properties: { x: { type: "number" } } } },
+  }, LIMITS);
+  assert.deepEqual(schema.fragmentAt(["a", "x"]), { type: "number" }, "from the referenced node");
+  assert.deepEqual(schema.fragmentAt(["a", "y"]), { type: "string" }, "from the siblings");
+  assert.deepEqual(schema.validateAt(["a", "x"], 1), []);
+  assert.deepEqual(schema.validateAt(["a", "x"], "s"), [{
+    path: "$.a.x",
+    keyword: "type",
+    message: "must be number",
+  }]);
+  assert.deepEqual(schema.validateAt(["a", "y"], 1), [{
+    path: "$.a.y",
+    keyword: "type",
+    message: "must be string",
+  }]);
+  assert.deepEqual(
+    schema.validateAt(["a", "x"], "s"),
+    schema.validateAt(["a", "x"], "s"),
+    "located again alike",
+  );
+});
