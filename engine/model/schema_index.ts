@@ -168,7 +168,19 @@ interface CompiledSchema {
   ajv: Ajv2020;
   validators: Map<string, ValidateFunction | null>;
   byContent: Map<string, ValidateFunction | null>;
+  /** Whether any node may carry an {@link UPPER_BOUNDS} keyword (most schemas have none: writes skip the check). */
+  bounded: boolean;
 }
+
+/**
+ * A container's keywords that a write under it can newly break (one element
+ * too many, a duplicate, a name the schema refuses) and that filling a
+ * document field by field never has to pass through, unlike lower bounds
+ * (`minItems`, `required`, …), which a container written whole must meet.
+ */
+export const UPPER_BOUNDS = ["maxItems", "maxProperties", "uniqueItems", "maxContains", "propertyNames"];
+
+const UPPER_BOUND_TEXT = new RegExp(`"(?:${UPPER_BOUNDS.join("|")})"`);
 
 /** Keywords that make a fragment's meaning depend on where it is (or make it a place others refer to). */
 const PLACE_KEYWORDS = /"\$(?:ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"/;
@@ -200,7 +212,7 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
     // A copy: fragments are compiled from it later, whatever becomes of the spec that brought it.
     ajv.addSchema(cloneJson(root), SCHEMA_KEY);
     ajv.getSchema(SCHEMA_KEY); // compile eagerly so schema errors surface at create
-    compiled = { ajv, validators: new Map(), byContent: new Map() };
+    compiled = { ajv, validators: new Map(), byContent: new Map(), bounded: UPPER_BOUND_TEXT.test(key) };
     cache.set(key, compiled);
   }
   return compiled;
@@ -435,6 +447,24 @@ export class SchemaIndex {
       }
       return { path: formatPath(at), keyword: e.keyword, message };
     });
+  }
+
+  /** Whether any node of the schema may carry an {@link UPPER_BOUNDS} keyword (most have none). */
+  get hasUpperBounds(): boolean {
+    return this.#compiled.bounded;
+  }
+
+  /**
+   * The violations of the container at `path`, holding `value`, of its own
+   * {@link UPPER_BOUNDS} (none of its members'): what a write under it must not
+   * break. Empty at once for a node without such keywords.
+   */
+  boundViolations(path: Path, value: Json): SchemaViolation[] {
+    if (!this.hasUpperBounds) return [];
+    const fragment = this.fragmentAt(path);
+    if (!UPPER_BOUNDS.some((keyword) => keyword in fragment)) return [];
+    const address = formatPath(path);
+    return this.validateAt(path, value).filter((v) => v.path === address && UPPER_BOUNDS.includes(v.keyword));
   }
 
   /** Validates a whole document against the root schema. */

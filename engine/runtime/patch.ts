@@ -13,13 +13,15 @@ import { formatPath, pointerToPath, type Segment, WILDCARD } from "../json/path.
 import { isContainer, type Json } from "../json/value.ts";
 import type { CycleState } from "./cycle_state.ts";
 import type { PatchOperation } from "./results.ts";
-import { checkIndexLimit, checkWrite } from "./write_checks.ts";
+import { checkEnclosing, checkIndexLimit, checkWrite } from "./write_checks.ts";
 
 /** Validates and applies an RFC 6902 patch, operation by operation. */
 export function applyPatch(state: CycleState, ops: PatchOperation[]): void {
   const shapeError = jp.validate(ops as never);
   if (shapeError) throw new ServiceError("bad_request", `Invalid JSON Patch: ${patchMessage(shapeError)}`);
-  ops.forEach((op, index) => applyOperation(state, op, index));
+  const written = ops.flatMap((op, index) => applyOperation(state, op, index));
+  const violations = checkEnclosing(state, written);
+  if (violations.length) throw schemaViolation(violations);
 }
 
 /** The segments a pointer of operation `index` names, within the array-index limit. */
@@ -30,8 +32,8 @@ function resolvePointer(state: CycleState, pointer: string, index: number, membe
   return path;
 }
 
-/** Checks, applies and records one operation. */
-function applyOperation(state: CycleState, op: PatchOperation, index: number): void {
+/** Checks, applies and records one operation; returns the paths it wrote. */
+function applyOperation(state: CycleState, op: PatchOperation, index: number): Segment[][] {
   const path = resolvePointer(state, op.path, index, "path");
   const from = op.from !== undefined && (op.op === "move" || op.op === "copy")
     ? resolvePointer(state, op.from, index, "from")
@@ -73,7 +75,7 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): v
     const message = `Patch operation ${index} (${op.op} ${op.path}): ${patchMessage(err)}`;
     throw e.name === "TEST_OPERATION_FAILED" ? new ServiceError("conflict", message) : unprocessable(message);
   }
-  if (op.op === "test") return;
+  if (op.op === "test") return [];
   if (outcome.newDocument !== state.draft.root) state.draft.set([], outcome.newDocument, state.created);
 
   const touch = (p: Segment[], removed: boolean) => {
@@ -90,6 +92,7 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): v
     const written = state.draft.get(path);
     if ((!wasPresent || insertShifts) && isContainer(written)) state.created.push(path);
   }
+  return from ? [from, path] : [path];
 }
 
 /** Approximate JSON bytes an operation adds: what it writes less what it replaces (`old`). */

@@ -29,7 +29,7 @@ import type {
   WriteSource,
 } from "./results.ts";
 import { runSteps, type Steps } from "./steps.ts";
-import { checkIndexLimit, checkWrite } from "./write_checks.ts";
+import { checkEnclosing, checkIndexLimit, checkWrite } from "./write_checks.ts";
 
 /** Rounds of status writes and what they touch, at most (a status document read by another effect's trigger). */
 const EFFECT_ROUNDS = 4;
@@ -84,6 +84,7 @@ export class Cycle {
       state.dirty.add(path);
       state.mutated.push(address);
     }
+    if (!violations.length) violations.push(...checkEnclosing(state, entries.map(([path]) => path)));
     if (violations.length) throw schemaViolation(violations);
   }
 

@@ -122,6 +122,34 @@ export function checkWrite(
   return violations;
 }
 
+/**
+ * The upper bounds (`maxItems`, `uniqueItems`, …) the containers enclosing the
+ * written paths break in the document as the writes left it: a write of
+ * `$.tags[3]` checks `tags` against its own keywords, which the value at
+ * `$.tags[3]` alone cannot show. Each container is checked once.
+ */
+export function checkEnclosing(
+  state: CycleState,
+  written: readonly (readonly Segment[])[],
+): SchemaViolation[] {
+  const schema = state.model.schema;
+  if (!schema.hasUpperBounds) return [];
+  const violations: SchemaViolation[] = [];
+  const checked = new Set<string>();
+  for (const path of written) {
+    for (let depth = path.length - 1; depth >= 0; depth--) {
+      const container = path.slice(0, depth);
+      const value = state.draft.get(container);
+      if (value === undefined) continue;
+      const key = formatPath(container);
+      if (checked.has(key)) continue;
+      checked.add(key);
+      violations.push(...schema.boundViolations(container, value));
+    }
+  }
+  return violations;
+}
+
 /** The first array slot a write at `path` would pad with null (an index past the end), if any. */
 function gapBefore(state: CycleState, path: readonly Segment[]): Segment[] | null {
   let cur: Json | undefined = state.draft.root;

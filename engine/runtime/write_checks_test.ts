@@ -48,6 +48,66 @@ Deno.test("schema validation: a field whose $ref has sibling keywords is checked
   assert.deepEqual(await runtime.readState(), { qty: 5, spare: 6 });
 });
 
+Deno.test("schema validation: a write under a container may not break the container's upper bounds", async () => {
+  const { runtime } = await runtimeOf({
+    id: "bounded",
+    schema: {
+      type: "object",
+      properties: {
+        tags: { type: "array", items: { type: "string" }, maxItems: 3, uniqueItems: true, minItems: 2 },
+        box: {
+          type: "object",
+          properties: { w: { type: "number" }, h: { type: "number" } },
+          maxProperties: 1,
+          required: ["w", "h"],
+        },
+        labels: {
+          type: "object",
+          additionalProperties: { type: "string" },
+          propertyNames: { pattern: "^[a-z]+$" },
+        },
+      },
+    },
+  });
+  // Lower bounds (minItems, required) are a whole container's: filling it one member at a time is allowed.
+  await commitMutation(runtime, { "$.tags[0]": "a" });
+  await commitMutation(runtime, { "$.tags[1]": "b", "$.tags[2]": "c", "$.box.w": 1, "$.labels.ok": "x" });
+  await assertUntouched(runtime, async () => {
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.tags[3]": "d" }),
+      "schema_violation",
+      /\$\.tags \(maxItems\)/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.tags[0]": "b" }),
+      "schema_violation",
+      /\$\.tags \(uniqueItems\)/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.box.h": 2 }),
+      "schema_violation",
+      /\$\.box \(maxProperties\)/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.labels.Bad": "x" }),
+      "schema_violation",
+      /\$\.labels \(propertyNames\)/,
+    );
+    await rejectsWith(
+      () => runtime.evaluatePatch([{ op: "add", path: "/tags/0", value: "z" }]),
+      "schema_violation",
+      /\$\.tags \(maxItems\)/,
+    );
+  });
+  // Within the bounds, the same containers take writes.
+  await commitMutation(runtime, { "$.tags[0]": "z", "$.box.w": 2, "$.labels.fine": "y" });
+  assert.deepEqual(await runtime.readState(), {
+    tags: ["z", "b", "c"],
+    box: { w: 2 },
+    labels: { ok: "x", fine: "y" },
+  });
+});
+
 Deno.test("schema validation: additional keywords and nested values are checked", async () => {
   const runtime = await orderRuntime();
   await assertUntouched(runtime, async () => {
