@@ -170,6 +170,22 @@ interface CompiledSchema {
   byContent: Map<string, ValidateFunction | null>;
   /** Whether any node may carry an {@link UPPER_BOUNDS} keyword (most schemas have none: writes skip the check). */
   bounded: boolean;
+  /** Whether any `readOnly` node may hold members (read-only derived leaves do not). */
+  readOnlyContainers: boolean;
+}
+
+const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
+
+/** Whether some node of `schema` is `readOnly` and not confined by its `type` to scalars. */
+function hasReadOnlyContainer(schema: unknown, depth = 0): boolean {
+  if (depth > 200 || schema === null || typeof schema !== "object") return false;
+  if (Array.isArray(schema)) return schema.some((item) => hasReadOnlyContainer(item, depth + 1));
+  const node = schema as JsonObject;
+  if (node.readOnly === true) {
+    const types = Array.isArray(node.type) ? node.type : [node.type];
+    if (!types.every((type) => typeof type === "string" && SCALAR_TYPES.has(type))) return true;
+  }
+  return Object.values(node).some((member) => hasReadOnlyContainer(member, depth + 1));
 }
 
 /**
@@ -212,7 +228,13 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
     // A copy: fragments are compiled from it later, whatever becomes of the spec that brought it.
     ajv.addSchema(cloneJson(root), SCHEMA_KEY);
     ajv.getSchema(SCHEMA_KEY); // compile eagerly so schema errors surface at create
-    compiled = { ajv, validators: new Map(), byContent: new Map(), bounded: UPPER_BOUND_TEXT.test(key) };
+    compiled = {
+      ajv,
+      validators: new Map(),
+      byContent: new Map(),
+      bounded: UPPER_BOUND_TEXT.test(key),
+      readOnlyContainers: hasReadOnlyContainer(root),
+    };
     cache.set(key, compiled);
   }
   return compiled;
@@ -447,6 +469,11 @@ export class SchemaIndex {
       }
       return { path: formatPath(at), keyword: e.keyword, message };
     });
+  }
+
+  /** Whether a `readOnly` node of the schema may hold members, so a write must look at its containers. */
+  get hasReadOnlyContainers(): boolean {
+    return this.#compiled.readOnlyContainers;
   }
 
   /** Whether any node of the schema may carry an {@link UPPER_BOUNDS} keyword (most have none). */

@@ -92,6 +92,8 @@ export function checkWrite(
   // Most models have no meta values: no key is built to find none.
   const metaOf = (addr: string, key: string) =>
     state.meta.size ? state.meta.get(`${addr}#${key}`) : undefined;
+  // Read-only binds callers (an executor's fold-back may write), for a removal as for a write.
+  const readOnly = state.source === "foldback" ? null : readOnlyViolation(state, path, address, metaOf);
   if (value === undefined || value === null) {
     if (metaOf(address, "required") === true) {
       violations.push({ path: address, keyword: "required", message: "is required and cannot be cleared" });
@@ -102,14 +104,12 @@ export function checkWrite(
         message: "is required by the schema and cannot be removed",
       });
     }
-    if (value === undefined) return violations;
-  }
-  if (state.source !== "foldback") {
-    const fragment = schema.fragmentAt(path);
-    if (fragment.readOnly === true || metaOf(address, "read_only") === true) {
-      violations.push({ path: address, keyword: "readOnly", message: "is read-only" });
+    if (value === undefined) {
+      if (readOnly) violations.push(readOnly);
+      return violations;
     }
   }
+  if (readOnly) violations.push(readOnly);
   violations.push(...schema.validateAt(path, value));
   const gap = gapBefore(state, path);
   if (gap) {
@@ -120,6 +120,44 @@ export function checkWrite(
   }
   violations.push(...checkMetaOverlay(state, path, value, address));
   return violations;
+}
+
+/** Whether a model has a `readOnly` meta derivation, asked once per model. */
+const readOnlyMetas = new WeakMap<CycleState["model"], boolean>();
+
+/**
+ * Why `path` is read-only for a caller, if it is: its own static or live
+ * `readOnly`, or that of a container enclosing it (a read-only object's
+ * members are read-only too). Containers are only walked when the schema has
+ * a read-only node that can hold members, or the model a live `readOnly`.
+ */
+function readOnlyViolation(
+  state: CycleState,
+  path: readonly Segment[],
+  address: string,
+  metaOf: (address: string, key: string) => Json | undefined,
+): SchemaViolation | null {
+  const schema = state.model.schema;
+  if (schema.fragmentAt(path).readOnly === true || metaOf(address, "read_only") === true) {
+    return { path: address, keyword: "readOnly", message: "is read-only" };
+  }
+  let live = readOnlyMetas.get(state.model);
+  if (live === undefined) {
+    readOnlyMetas.set(state.model, live = state.model.graph.metas.some((m) => m.metaKey === "read_only"));
+  }
+  live &&= state.meta.size > 0;
+  if (!live && !schema.hasReadOnlyContainers) return null;
+  for (let depth = path.length - 1; depth >= 0; depth--) {
+    const container = path.slice(0, depth);
+    const at = formatPath(container);
+    if (
+      (schema.hasReadOnlyContainers && schema.fragmentAt(container).readOnly === true) ||
+      (live && metaOf(at, "read_only") === true)
+    ) {
+      return { path: address, keyword: "readOnly", message: `is inside ${at}, which is read-only` };
+    }
+  }
+  return null;
 }
 
 /**

@@ -150,6 +150,52 @@ Deno.test("schema readOnly fields are refused for callers and accepted from exec
   assert.equal(await runtime.readField("$.fixed"), "x");
 });
 
+Deno.test("read-only holds for a container's members and for removals; a fold-back may still write", async () => {
+  const { runtime } = await runtimeOf({
+    id: "locked",
+    schema: {
+      type: "object",
+      properties: {
+        config: { type: "object", readOnly: true, properties: { x: { type: "number" } } },
+        list: { type: "array", readOnly: true, items: { type: "number" } },
+        locked: { type: "number", readOnly: true, default: 5 },
+        open: { type: "object", properties: { y: { type: "number" } } },
+        mode: { type: "string" },
+      },
+    },
+    metaDerivations: [{ path: "$.open", property: "readOnly", expr: "mode = 'frozen'" }],
+  });
+  await assertUntouched(runtime, async () => {
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.config.x": 1 }),
+      "schema_violation",
+      /\$\.config\.x \(readOnly\): is inside \$\.config, which is read-only/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.list[0]": 1 }),
+      "schema_violation",
+      /inside \$\.list/,
+    );
+    await rejectsWith(
+      () => runtime.evaluatePatch([{ op: "remove", path: "/locked" }]),
+      "schema_violation",
+      /\$\.locked \(readOnly\): is read-only/,
+    );
+  });
+  // A live readOnly on a container binds its members as it stands.
+  await commitMutation(runtime, { "$.open.y": 1 });
+  await commitMutation(runtime, { "$.mode": "frozen" });
+  await rejectsWith(() => runtime.evaluateMutation({ "$.open.y": 2 }), "schema_violation", /inside \$\.open/);
+  const folded = await runtime.evaluateMutation({ "$.config.x": 7, "$.open.y": 3 }, "foldback");
+  runtime.commit(folded!);
+  assert.deepEqual(await runtime.readState(), {
+    locked: 5,
+    open: { y: 3 },
+    mode: "frozen",
+    config: { x: 7 },
+  });
+});
+
 Deno.test("pattern input longer than svc.limits.regex-max-input is refused", async () => {
   const runtime = await orderRuntime({ regexMaxInput: 8 });
   await commitMutation(runtime, { "$.code": "ABCDEFGH" });
