@@ -172,6 +172,8 @@ interface CompiledSchema {
   bounded: boolean;
   /** Whether any `readOnly` node may hold members (read-only derived leaves do not). */
   readOnlyContainers: boolean;
+  /** Whether any node may be `readOnly`. */
+  readOnly: boolean;
 }
 
 const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
@@ -234,6 +236,7 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
       byContent: new Map(),
       bounded: UPPER_BOUND_TEXT.test(key),
       readOnlyContainers: hasReadOnlyContainer(root),
+      readOnly: key.includes('"readOnly":true'),
     };
     cache.set(key, compiled);
   }
@@ -469,6 +472,11 @@ export class SchemaIndex {
       }
       return { path: formatPath(at), keyword: e.keyword, message };
     });
+  }
+
+  /** Whether some node of the schema is `readOnly`, so a container written whole must keep such members. */
+  get hasReadOnly(): boolean {
+    return this.#compiled.readOnly;
   }
 
   /** Whether a `readOnly` node of the schema may hold members, so a write must look at its containers. */

@@ -106,10 +106,16 @@ export function checkWrite(
     }
     if (value === undefined) {
       if (readOnly) violations.push(readOnly);
+      else if (state.source !== "foldback") {
+        violations.push(...readOnlyMembersChanged(state, path, value, metaOf));
+      }
       return violations;
     }
   }
   if (readOnly) violations.push(readOnly);
+  else if (state.source !== "foldback") {
+    violations.push(...readOnlyMembersChanged(state, path, value, metaOf));
+  }
   violations.push(...schema.validateAt(path, value));
   const gap = gapBefore(state, path);
   if (gap) {
@@ -141,11 +147,7 @@ function readOnlyViolation(
   if (schema.fragmentAt(path).readOnly === true || metaOf(address, "read_only") === true) {
     return { path: address, keyword: "readOnly", message: "is read-only" };
   }
-  let live = readOnlyMetas.get(state.model);
-  if (live === undefined) {
-    readOnlyMetas.set(state.model, live = state.model.graph.metas.some((m) => m.metaKey === "read_only"));
-  }
-  live &&= state.meta.size > 0;
+  const live = state.meta.size > 0 && hasReadOnlyMetas(state);
   if (!live && !schema.hasReadOnlyContainers) return null;
   for (let depth = path.length - 1; depth >= 0; depth--) {
     const container = path.slice(0, depth);
@@ -158,6 +160,70 @@ function readOnlyViolation(
     }
   }
   return null;
+}
+
+/**
+ * The read-only members (static or live, not derived: a derivation computes
+ * those again) that writing `value` at `path` in place of what is there would
+ * change, add or drop: a container written whole must leave them as they are.
+ * Walks the old and new values together, only where one of them is a container.
+ */
+function readOnlyMembersChanged(
+  state: CycleState,
+  path: readonly Segment[],
+  value: Json | undefined,
+  metaOf: (address: string, key: string) => Json | undefined,
+): SchemaViolation[] {
+  const schema = state.model.schema;
+  const live = state.meta.size > 0 && hasReadOnlyMetas(state);
+  if (!live && !schema.hasReadOnly) return [];
+  const old = getAt(state.draft.root, path as Segment[]);
+  if (!isContainer(old) && !isContainer(value)) return [];
+  const violations: SchemaViolation[] = [];
+  const walk = (at: Segment[], before: Json | undefined, after: Json | undefined) => {
+    for (const key of memberKeys(before, after)) {
+      const member = [...at, key];
+      const was = memberOf(before, key);
+      const is = memberOf(after, key);
+      if (state.derivedAt(member)) continue;
+      const address = formatPath(member);
+      if (schema.fragmentAt(member).readOnly === true || (live && metaOf(address, "read_only") === true)) {
+        if (!jsonEqual(was, is)) {
+          violations.push({
+            path: address,
+            keyword: "readOnly",
+            message: "is read-only: the write would change it",
+          });
+        }
+      } else if (isContainer(was) || isContainer(is)) walk(member, was, is);
+    }
+  };
+  walk([...path], old, value);
+  return violations;
+}
+
+/** The member keys of either value (array indices as numbers). */
+function memberKeys(a: Json | undefined, b: Json | undefined): Segment[] {
+  const keys = new Set<Segment>();
+  for (const value of [a, b]) {
+    if (Array.isArray(value)) { for (let i = 0; i < value.length; i++) keys.add(i); }
+    else if (isObject(value)) { for (const key of Object.keys(value)) keys.add(key); }
+  }
+  return [...keys];
+}
+
+function memberOf(value: Json | undefined, key: Segment): Json | undefined {
+  if (typeof key === "number") return Array.isArray(value) ? value[key] : undefined;
+  return isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
+/** Whether the model has a live `readOnly` (a meta derivation of it), asked once per model. */
+function hasReadOnlyMetas(state: CycleState): boolean {
+  let live = readOnlyMetas.get(state.model);
+  if (live === undefined) {
+    readOnlyMetas.set(state.model, live = state.model.graph.metas.some((m) => m.metaKey === "read_only"));
+  }
+  return live;
 }
 
 /**

@@ -196,6 +196,46 @@ Deno.test("read-only holds for a container's members and for removals; a fold-ba
   });
 });
 
+Deno.test("a container written whole keeps its read-only members as they are; derived members are computed", async () => {
+  const { runtime } = await runtimeOf({
+    id: "quote",
+    schema: {
+      type: "object",
+      properties: {
+        quote: {
+          type: "object",
+          properties: {
+            price: { type: "number", readOnly: true },
+            note: { type: "string" },
+            qty: { type: "number" },
+            total: { type: "number", readOnly: true },
+          },
+        },
+      },
+    },
+    derivations: [{ path: "$.quote.total", expr: "quote.price * quote.qty" }],
+  });
+  // An executor's fold-back sets the read-only price.
+  runtime.commit((await runtime.evaluateMutation({ "$.quote": { price: 10, note: "a" } }, "foldback"))!);
+  await assertUntouched(runtime, async () => {
+    for (const quote of [{ price: 0, note: "b" }, { note: "b" }, null] as Json[]) {
+      await rejectsWith(
+        () => runtime.evaluateMutation({ "$.quote": quote }),
+        "schema_violation",
+        /\$\.quote\.price \(readOnly\): is read-only: the write would change it/,
+      );
+    }
+    await rejectsWith(
+      () => runtime.evaluatePatch([{ op: "remove", path: "/quote" }]),
+      "schema_violation",
+      /price/,
+    );
+  });
+  // Unchanged read-only members, and derived ones whatever they hold, let the write through.
+  await commitMutation(runtime, { "$.quote": { price: 10, note: "b", qty: 3, total: -1 } });
+  assert.deepEqual(await runtime.readState(), { quote: { price: 10, note: "b", qty: 3, total: 30 } });
+});
+
 Deno.test("pattern input longer than svc.limits.regex-max-input is refused", async () => {
   const runtime = await orderRuntime({ regexMaxInput: 8 });
   await commitMutation(runtime, { "$.code": "ABCDEFGH" });
