@@ -76,17 +76,26 @@ export function checkWrite(
   }
   const violations: SchemaViolation[] = [];
   let cur: Json | undefined = state.draft.root;
-  for (let i = 0; i < path.length && cur !== undefined && cur !== null; i++) {
-    const seg = path[i];
+  let depth = 0;
+  for (; depth < path.length && cur !== undefined && cur !== null; depth++) {
+    const seg = path[depth];
     if (typeof seg === "number" ? !Array.isArray(cur) : !isObject(cur)) {
       const holds = Array.isArray(cur) ? "an array" : `a ${typeof cur}`;
       return [{
-        path: formatPath(path.slice(0, i)),
+        path: formatPath(path.slice(0, depth)),
         keyword: "type",
         message: `holds ${holds}: cannot write ${address} under it`,
       }];
     }
     cur = (cur as Record<string | number, Json>)[seg];
+  }
+  // The containers the write creates on its way (from the first one missing, or null) must be of a kind
+  // their schema allows: `$.list.b` makes `list` an object.
+  if (value !== undefined) {
+    for (let at = depth; at < path.length; at++) {
+      const made = created(state, path.slice(0, at), path[at], address);
+      if (made) return [made];
+    }
   }
   const schema = state.model.schema;
   // Most models have no meta values: no key is built to find none.
@@ -215,6 +224,27 @@ function memberKeys(a: Json | undefined, b: Json | undefined): Segment[] {
 function memberOf(value: Json | undefined, key: Segment): Json | undefined {
   if (typeof key === "number") return Array.isArray(value) ? value[key] : undefined;
   return isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
+/** A violation when the schema at `container` refuses the kind of container a write under it creates. */
+function created(
+  state: CycleState,
+  container: readonly Segment[],
+  next: Segment,
+  address: string,
+): SchemaViolation | null {
+  const kind = typeof next === "number" ? "array" : "object";
+  const type = state.model.schema.fragmentAt(container).type;
+  const allowed = type === undefined || type === kind || (Array.isArray(type) && type.includes(kind));
+  if (allowed) return null;
+  const expected = Array.isArray(type) ? type.join(",") : String(type);
+  return {
+    path: formatPath(container),
+    keyword: "type",
+    message: `must be ${expected}: writing ${address} would make it ${
+      kind === "array" ? "an array" : "an object"
+    }`,
+  };
 }
 
 /** Whether the model has a live `readOnly` (a meta derivation of it), asked once per model. */

@@ -236,6 +236,42 @@ Deno.test("a container written whole keeps its read-only members as they are; de
   assert.deepEqual(await runtime.readState(), { quote: { price: 10, note: "b", qty: 3, total: 30 } });
 });
 
+Deno.test("the containers a write creates on its way must be of the kind their schema allows", async () => {
+  const { runtime } = await runtimeOf({
+    id: "kinds",
+    schema: {
+      type: "object",
+      properties: {
+        list: { type: "array", items: { type: "number" } },
+        n: { type: "number" },
+        obj: { type: "object", properties: { k: { type: "string" } } },
+        maybe: { type: ["object", "null"], properties: { k: { type: "string" } } },
+      },
+    },
+  });
+  await assertUntouched(runtime, async () => {
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.list.b": 1 }),
+      "schema_violation",
+      /\$\.list \(type\): must be array: writing \$\.list\.b would make it an object/,
+    );
+    await rejectsWith(() => runtime.evaluateMutation({ "$.n.x": 1 }), "schema_violation", /\$\.n \(type\)/);
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.obj[0]": "s" }),
+      "schema_violation",
+      /would make it an array/,
+    );
+  });
+  await commitMutation(runtime, { "$.maybe": null });
+  await commitMutation(runtime, { "$.list[0]": 1, "$.obj.k": "s", "$.maybe.k": "t", "$.free.y": 2 });
+  assert.deepEqual(await runtime.readState(), {
+    maybe: { k: "t" },
+    list: [1],
+    obj: { k: "s" },
+    free: { y: 2 },
+  });
+});
+
 Deno.test("pattern input longer than svc.limits.regex-max-input is refused", async () => {
   const runtime = await orderRuntime({ regexMaxInput: 8 });
   await commitMutation(runtime, { "$.code": "ABCDEFGH" });
