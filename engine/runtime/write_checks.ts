@@ -101,8 +101,7 @@ export function checkWrite(
   // Most models have no meta values: no key is built to find none.
   const metaOf = (addr: string, key: string) =>
     state.meta.size ? state.meta.get(`${addr}#${key}`) : undefined;
-  // Read-only binds callers (an executor's fold-back may write), for a removal as for a write.
-  const readOnly = state.source === "foldback" ? null : readOnlyViolation(state, path, address, metaOf);
+  const readOnly = readOnlyViolations(state, path, value, address, metaOf);
   if (value === undefined || value === null) {
     if (metaOf(address, "required") === true) {
       violations.push({ path: address, keyword: "required", message: "is required and cannot be cleared" });
@@ -113,19 +112,9 @@ export function checkWrite(
         message: "is required by the schema and cannot be removed",
       });
     }
-    if (value === undefined) {
-      if (readOnly) violations.push(readOnly);
-      else if (state.source !== "foldback") {
-        violations.push(...readOnlyMembersChanged(state, path, value, metaOf));
-      }
-      return violations;
-    }
+    if (value === undefined) return [...violations, ...readOnly];
   }
-  if (readOnly) violations.push(readOnly);
-  else if (state.source !== "foldback") {
-    violations.push(...readOnlyMembersChanged(state, path, value, metaOf));
-  }
-  violations.push(...schema.validateAt(path, value));
+  violations.push(...readOnly, ...schema.validateAt(path, value));
   const gap = gapBefore(state, path);
   if (gap) {
     for (const v of schema.validateAt(gap, null)) {
@@ -139,6 +128,23 @@ export function checkWrite(
 
 /** Whether a model has a `readOnly` meta derivation, asked once per model. */
 const readOnlyMetas = new WeakMap<CycleState["model"], boolean>();
+
+/**
+ * Why a caller may not write `value` at `path` (or remove what is there) for
+ * read-only reasons: the place or a container above it is read-only, else the
+ * write would change read-only members. An executor's fold-back may.
+ */
+function readOnlyViolations(
+  state: CycleState,
+  path: readonly Segment[],
+  value: Json | undefined,
+  address: string,
+  metaOf: (address: string, key: string) => Json | undefined,
+): SchemaViolation[] {
+  if (state.source === "foldback") return [];
+  const own = readOnlyViolation(state, path, address, metaOf);
+  return own ? [own] : readOnlyMembersChanged(state, path, value, metaOf);
+}
 
 /**
  * Why `path` is read-only for a caller, if it is: its own static or live
