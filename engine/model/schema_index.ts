@@ -168,8 +168,8 @@ interface CompiledSchema {
   ajv: Ajv2020;
   validators: Map<string, ValidateFunction | null>;
   byContent: Map<string, ValidateFunction | null>;
-  /** Whether any node may carry an {@link UPPER_BOUNDS} keyword (most schemas have none: writes skip the check). */
-  bounded: boolean;
+  /** Whether any node may carry an {@link ENCLOSING_KEYWORDS} keyword (few do: writes skip the check). */
+  enclosing: boolean;
   /** Whether any `readOnly` node may hold members (read-only derived leaves do not). */
   readOnlyContainers: boolean;
   /** Whether any node may be `readOnly`. */
@@ -191,14 +191,51 @@ function hasReadOnlyContainer(schema: unknown, depth = 0): boolean {
 }
 
 /**
- * A container's keywords that a write under it can newly break (one element
- * too many, a duplicate, a name the schema refuses) and that filling a
- * document field by field never has to pass through, unlike lower bounds
- * (`minItems`, `required`, …), which a container written whole must meet.
+ * A container's keywords that judge it as a whole, so a write under it can
+ * break them: its upper bounds (one element too many, a duplicate, a name the
+ * schema refuses) and its conditional and combining keywords (`if`/`then`,
+ * `allOf` across members, a whole-object `enum`).
  */
-export const UPPER_BOUNDS = ["maxItems", "maxProperties", "uniqueItems", "maxContains", "propertyNames"];
+export const ENCLOSING_KEYWORDS = [
+  "maxItems",
+  "maxProperties",
+  "uniqueItems",
+  "maxContains",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "dependentSchemas",
+  "const",
+  "enum",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+];
 
-const UPPER_BOUND_TEXT = new RegExp(`"(?:${UPPER_BOUNDS.join("|")})"`);
+const ENCLOSING_TEXT = new RegExp(`"(?:${ENCLOSING_KEYWORDS.join("|")})"`);
+
+/**
+ * What a write under a container is not refused for: lower bounds, which a
+ * document filled field by field passes through states below (a container
+ * written whole meets them), and the combinators' own verdicts, which repeat
+ * the concrete reasons reported beside them (or, for `not`, give none).
+ */
+const NOT_JUDGED_UNDER = new Set([
+  "required",
+  "minItems",
+  "minProperties",
+  "dependentRequired",
+  "minContains",
+  "contains",
+  "if",
+  "anyOf",
+  "oneOf",
+  "not",
+]);
 
 /** Keywords that make a fragment's meaning depend on where it is (or make it a place others refer to). */
 const PLACE_KEYWORDS = /"\$(?:ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"/;
@@ -234,7 +271,7 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
       ajv,
       validators: new Map(),
       byContent: new Map(),
-      bounded: UPPER_BOUND_TEXT.test(key),
+      enclosing: ENCLOSING_TEXT.test(key),
       readOnlyContainers: hasReadOnlyContainer(root),
       readOnly: key.includes('"readOnly":true'),
     };
@@ -484,22 +521,28 @@ export class SchemaIndex {
     return this.#compiled.readOnlyContainers;
   }
 
-  /** Whether any node of the schema may carry an {@link UPPER_BOUNDS} keyword (most have none). */
-  get hasUpperBounds(): boolean {
-    return this.#compiled.bounded;
+  /** Whether any node of the schema may carry an {@link ENCLOSING_KEYWORDS} keyword. */
+  get hasEnclosingKeywords(): boolean {
+    return this.#compiled.enclosing;
   }
 
   /**
-   * The violations of the container at `path`, holding `value`, of its own
-   * {@link UPPER_BOUNDS} (none of its members'): what a write under it must not
-   * break. Empty at once for a node without such keywords.
+   * What writes under the container at `path` broke of its
+   * {@link ENCLOSING_KEYWORDS}: the violations of `after` that `before` (the
+   * container as the writes found it) did not have, lower bounds and the
+   * combinators' own verdicts aside. Empty at once for a node without such keywords.
    */
-  boundViolations(path: Path, value: Json): SchemaViolation[] {
-    if (!this.hasUpperBounds) return [];
+  enclosingViolations(path: Path, before: Json | undefined, after: Json): SchemaViolation[] {
+    if (!this.hasEnclosingKeywords) return [];
     const fragment = this.fragmentAt(path);
-    if (!UPPER_BOUNDS.some((keyword) => keyword in fragment)) return [];
-    const address = formatPath(path);
-    return this.validateAt(path, value).filter((v) => v.path === address && UPPER_BOUNDS.includes(v.keyword));
+    if (!ENCLOSING_KEYWORDS.some((keyword) => keyword in fragment)) return [];
+    const judged = (value: Json) =>
+      this.validateAt(path, value).filter((v) => !NOT_JUDGED_UNDER.has(v.keyword));
+    const found = judged(after);
+    if (!found.length || before === undefined) return found;
+    const key = (v: SchemaViolation) => `${v.path}\u0000${v.keyword}\u0000${v.message}`;
+    const known = new Set(judged(before).map(key));
+    return found.filter((v) => !known.has(key(v)));
   }
 
   /** Validates a whole document against the root schema. */

@@ -263,17 +263,18 @@ function hasReadOnlyMetas(state: CycleState): boolean {
 }
 
 /**
- * The upper bounds (`maxItems`, `uniqueItems`, …) the containers enclosing the
- * written paths break in the document as the writes left it: a write of
- * `$.tags[3]` checks `tags` against its own keywords, which the value at
- * `$.tags[3]` alone cannot show. Each container is checked once.
+ * What the writes broke of the containers enclosing them, judged as wholes in
+ * the document as the writes left it (`maxItems`, `uniqueItems`, `if`/`then`,
+ * a whole-object `enum`, …): a write of `$.tags[3]` checks `tags`, which the
+ * value at `$.tags[3]` alone cannot show. Only what the container did not
+ * already break counts; each container is checked once.
  */
 export function checkEnclosing(
   state: CycleState,
   written: readonly (readonly Segment[])[],
 ): SchemaViolation[] {
   const schema = state.model.schema;
-  if (!schema.hasUpperBounds) return [];
+  if (!schema.hasEnclosingKeywords) return [];
   const violations: SchemaViolation[] = [];
   const checked = new Set<string>();
   for (const path of written) {
@@ -284,7 +285,7 @@ export function checkEnclosing(
       const key = formatPath(container);
       if (checked.has(key)) continue;
       checked.add(key);
-      violations.push(...schema.boundViolations(container, value));
+      violations.push(...schema.enclosingViolations(container, getAt(state.base, container), value));
     }
   }
   return violations;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { commitMutation, rejectsWith, runtimeOf } from "../_test_utils.ts";
-import type { Json } from "../json/value.ts";
+import type { Json, JsonObject } from "../json/value.ts";
 import { assertUntouched, metaRuntime, METAS, orderRuntime } from "./test_support.ts";
 import { parseWriteKey } from "./write_checks.ts";
 
@@ -137,6 +137,51 @@ Deno.test("schema readOnly fields are refused for callers and accepted from exec
   const outcome = await runtime.evaluateMutation({ "$.fixed": "x" }, "foldback");
   runtime.commit(outcome!);
   assert.equal(await runtime.readField("$.fixed"), "x");
+});
+
+Deno.test("a write under a container may not break its conditions; what it broke before, or lacks, is not held against it", async () => {
+  const { runtime } = await runtimeOf({
+    id: "conditions",
+    schema: {
+      type: "object",
+      properties: {
+        pair: {
+          type: "object",
+          properties: { lo: { type: "number" }, hi: { type: "number" } },
+          if: { properties: { lo: { const: 0 } }, required: ["lo"] },
+          then: { properties: { hi: { maximum: 10 } }, required: ["hi"] },
+        },
+        point: { type: "object", enum: [{ x: 0, y: 0 }, { x: 1, y: 1 }] },
+      },
+    },
+  });
+  // `then` requires hi: a lower bound, which filling the pair field by field passes through.
+  await commitMutation(runtime, { "$.pair.lo": 0 });
+  await assertUntouched(runtime, async () => {
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.pair.hi": 50 }),
+      "schema_violation",
+      /\$\.pair\.hi \(maximum\)/,
+    );
+    await rejectsWith(
+      () => runtime.evaluateMutation({ "$.pair.lo": 0, "$.pair.hi": 11 }),
+      "schema_violation",
+      /maximum/,
+    );
+  });
+  await commitMutation(runtime, { "$.pair.hi": 10, "$.point": { x: 1, y: 1 } });
+  await rejectsWith(
+    () => runtime.evaluateMutation({ "$.point.y": 0 }),
+    "schema_violation",
+    /\$\.point \(enum\)/,
+  );
+  // A pair that broke its condition before (state as restored) takes writes that do not make it worse.
+  const { state } = runtime;
+  runtime.replaceState({ ...state, doc: { ...(state.doc as JsonObject), pair: { lo: 0, hi: 99 } } }, {
+    clearHistory: false,
+  });
+  await commitMutation(runtime, { "$.pair.note": "kept" });
+  assert.deepEqual((await runtime.readState() as JsonObject).pair, { lo: 0, hi: 99, note: "kept" });
 });
 
 Deno.test("read-only holds for a container's members and for removals; a fold-back may still write", async () => {
