@@ -261,7 +261,9 @@ Deno.test("a second agent's tab sees only its own session", async () => {
     await tabOne.page.getByRole("button", { name: "Approve" }).click();
     await tabOne.page.locator(".paired-badge").waitFor();
     assert.equal((await tool(first, "pair_browser")).body.status, "paired");
-    await tool(first, "create_model", { spec: CART });
+    // Checked, so a failed creation is reported as itself rather than as a tab that never lists the model.
+    const createdOne = await tool(first, "create_model", { spec: CART });
+    assert.equal(createdOne.isError, false, JSON.stringify(createdOne.body));
     await tabOne.page.getByRole("button", { name: "cart", exact: true }).waitFor();
 
     const pairTwo = await tool(second, "pair_browser");
@@ -270,7 +272,8 @@ Deno.test("a second agent's tab sees only its own session", async () => {
     await tabTwo.page.locator(".paired-badge").waitFor();
     assert.equal((await tool(second, "pair_browser")).body.status, "paired");
     await tabTwo.page.getByText("No models yet").waitFor();
-    await tool(second, "create_model", { spec: { ...CART, id: "notes" } });
+    const createdTwo = await tool(second, "create_model", { spec: { ...CART, id: "notes" } });
+    assert.equal(createdTwo.isError, false, JSON.stringify(createdTwo.body));
     await tabTwo.page.getByRole("button", { name: "notes", exact: true }).waitFor();
     // Two polls later the first tab still lists only its own model.
     await new Promise((resolve) => setTimeout(resolve, 4500));
