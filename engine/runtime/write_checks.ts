@@ -16,6 +16,7 @@ import { compilePattern, RegexLimitError, testPattern } from "../expr/regex.ts";
 import { getAt } from "../json/document.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
 import { isContainer, isObject, type Json, jsonEqual } from "../json/value.ts";
+import { ownMember } from "../json/wide_object.ts";
 import { metaPropertyName } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 
@@ -101,7 +102,9 @@ export function checkWrite(
   // Most models have no meta values: no key is built to find none.
   const metaOf = (addr: string, key: string) =>
     state.meta.size ? state.meta.get(`${addr}#${key}`) : undefined;
-  const readOnly = readOnlyViolations(state, path, value, address, metaOf);
+  // What the walk above reached is what is at `path` now (nothing, when it stopped short).
+  const old = depth === path.length ? cur : undefined;
+  const readOnly = readOnlyViolations(state, path, value, old, address, metaOf);
   if (value === undefined || value === null) {
     if (metaOf(address, "required") === true) {
       violations.push({ path: address, keyword: "required", message: "is required and cannot be cleared" });
@@ -126,9 +129,6 @@ export function checkWrite(
   return violations;
 }
 
-/** Whether a model has a `readOnly` meta derivation, asked once per model. */
-const readOnlyMetas = new WeakMap<CycleState["model"], boolean>();
-
 /**
  * Why a caller may not write `value` at `path` (or remove what is there) for
  * read-only reasons: the place or a container above it is read-only, else the
@@ -138,12 +138,14 @@ function readOnlyViolations(
   state: CycleState,
   path: readonly Segment[],
   value: Json | undefined,
+  old: Json | undefined,
   address: string,
   metaOf: (address: string, key: string) => Json | undefined,
 ): SchemaViolation[] {
   if (state.source === "foldback") return [];
-  const own = readOnlyViolation(state, path, address, metaOf);
-  return own ? [own] : readOnlyMembersChanged(state, path, value, metaOf);
+  const live = state.meta.size > 0 && hasReadOnlyMetas(state);
+  const own = readOnlyViolation(state, path, address, live, metaOf);
+  return own ? [own] : readOnlyMembersChanged(state, path, value, old, live, metaOf);
 }
 
 /**
@@ -156,13 +158,13 @@ function readOnlyViolation(
   state: CycleState,
   path: readonly Segment[],
   address: string,
+  live: boolean,
   metaOf: (address: string, key: string) => Json | undefined,
 ): SchemaViolation | null {
   const schema = state.model.schema;
   if (schema.fragmentAt(path).readOnly === true || metaOf(address, "read_only") === true) {
     return { path: address, keyword: "readOnly", message: "is read-only" };
   }
-  const live = state.meta.size > 0 && hasReadOnlyMetas(state);
   if (!live && !schema.hasReadOnlyContainers) return null;
   for (let depth = path.length - 1; depth >= 0; depth--) {
     const container = path.slice(0, depth);
@@ -187,12 +189,12 @@ function readOnlyMembersChanged(
   state: CycleState,
   path: readonly Segment[],
   value: Json | undefined,
+  old: Json | undefined,
+  live: boolean,
   metaOf: (address: string, key: string) => Json | undefined,
 ): SchemaViolation[] {
   const schema = state.model.schema;
-  const live = state.meta.size > 0 && hasReadOnlyMetas(state);
   if (!live && !schema.hasReadOnly) return [];
-  const old = getAt(state.draft.root, path as Segment[]);
   if (!isContainer(old) && !isContainer(value)) return [];
   const violations: SchemaViolation[] = [];
   const walk = (at: Segment[], before: Json | undefined, after: Json | undefined) => {
@@ -227,9 +229,10 @@ function memberKeys(a: Json | undefined, b: Json | undefined): Segment[] {
   return [...keys];
 }
 
+/** The member `key` of a container (an own member of an object, read from a wide one's table directly). */
 function memberOf(value: Json | undefined, key: Segment): Json | undefined {
   if (typeof key === "number") return Array.isArray(value) ? value[key] : undefined;
-  return isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+  return isObject(value) ? ownMember(value, key) : undefined;
 }
 
 /** A violation when the schema at `container` refuses the kind of container a write under it creates. */
@@ -253,7 +256,9 @@ function created(
   };
 }
 
-/** Whether the model has a live `readOnly` (a meta derivation of it), asked once per model. */
+/** Whether a model has a live `readOnly` (a meta derivation of it), asked once per model. */
+const readOnlyMetas = new WeakMap<CycleState["model"], boolean>();
+
 function hasReadOnlyMetas(state: CycleState): boolean {
   let live = readOnlyMetas.get(state.model);
   if (live === undefined) {
