@@ -67,6 +67,8 @@ export interface ServerOptions {
   apiKey?: string;
   /** Readable problems of the live feed (a dropped socket). */
   onProblem?(message: string): void;
+  /** The live feed is back after such a problem. */
+  onRecovered?(): void;
 }
 
 /** Talks to a server: REST through the remote invoker, live updates over its WebSocket feed. */

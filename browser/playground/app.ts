@@ -129,6 +129,10 @@ export class Playground extends LitElement {
   #unlist?: () => void;
   #bump?: ReturnType<typeof setTimeout>;
   #poll?: ReturnType<typeof setInterval>;
+  /** The status line of a healthy connection ("Connected: …"). */
+  #connected = "";
+  /** What is wrong with the connection now, by what noticed it; the status line shows the latest. */
+  #troubles = new Map<"feed" | "poll", string>();
 
   protected override createRenderRoot(): HTMLElement {
     return this;
@@ -144,8 +148,17 @@ export class Playground extends LitElement {
     void this.#connect(this.choice);
   }
 
+  /** Notes (a message) or clears (`null`) a trouble of the connection, and shows the status it leaves. */
+  #trouble(source: "feed" | "poll", message: string | null): void {
+    if ((this.#troubles.get(source) ?? null) === message) return;
+    if (message === null) this.#troubles.delete(source);
+    else this.#troubles.set(source, message);
+    this.status = [...this.#troubles.values()].at(-1) ?? this.#connected;
+  }
+
   async #connect(choice: ConnectionChoice): Promise<void> {
     this.problem = "";
+    this.#troubles.clear();
     this.status = choice.mode === "tab" ? "Opening the in-tab engine…" : `Connecting to ${choice.baseUrl}…`;
     const previous = this.connection;
     this.#watch(null);
@@ -158,12 +171,14 @@ export class Playground extends LitElement {
       const connection = choice.mode === "tab" ? await openTabConnection() : openServerConnection({
         baseUrl: choice.baseUrl,
         apiKey: choice.apiKey,
-        onProblem: (m) => (this.status = m),
+        onProblem: (message) => this.#trouble("feed", message),
+        onRecovered: () => this.#trouble("feed", null),
       });
       this.models = await connection.invoker.invoke(operations.listModels, {});
       this.connection = connection;
       this.choice = choice;
-      this.status = `Connected: ${connection.label}${choice.paired ? " (paired session)" : ""}`;
+      this.#connected = `Connected: ${connection.label}${choice.paired ? " (paired session)" : ""}`;
+      this.status = this.#connected;
       this.notice = "";
       try {
         localStorage.setItem(
@@ -220,14 +235,18 @@ export class Playground extends LitElement {
     try {
       models = await connection.invoker.invoke(operations.listModels, {});
     } catch (err) {
+      if (connection !== this.connection) return;
       if (err instanceof ServiceError && err.kind === "unauthorized") {
         clearInterval(this.#poll);
         this.problem = "The pairing session has ended (the server may have restarted). Ask the agent to " +
           "pair again.";
+      } else {
+        this.#trouble("poll", `Cannot list the session's models (${(err as Error).message}); retrying…`);
       }
       return;
     }
     if (connection !== this.connection) return;
+    this.#trouble("poll", null);
     const arrived = models.filter((id) => !this.models.includes(id));
     if (arrived.length || models.length !== this.models.length) this.models = models;
     if (this.selected && !models.includes(this.selected)) this.#select(arrived[0] ?? "");

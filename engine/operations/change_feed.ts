@@ -71,6 +71,8 @@ export interface ChangeFeedOptions {
   maxDelayMs?: number;
   /** Called with a readable message when a socket closes unexpectedly. */
   onProblem?(message: string): void;
+  /** Called when a socket opens again after such a close (the feed is live again). */
+  onRecovered?(): void;
   /** The WebSocket constructor (default `globalThis.WebSocket`). */
   WebSocket?: ChangeFeedSocketConstructor;
   /** The reconnect timers (default the global ones). */
@@ -153,11 +155,14 @@ export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
       let stopped = false;
       let delay = initialDelayMs;
       let timer: unknown;
+      let dropped = false;
       const connect = () => {
         if (stopped) return;
         socket = new Socket(url);
         socket.onopen = () => {
           delay = initialDelayMs;
+          if (dropped) options.onRecovered?.();
+          dropped = false;
           listener({
             kind: "mutation",
             modelId,
@@ -180,6 +185,7 @@ export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
             return;
           }
           const reason = close.reason ? ` ${close.reason}` : "";
+          dropped = true;
           options.onProblem?.(
             `Live updates of '${modelId}' interrupted (${close.code}${reason}); reconnecting…`,
           );

@@ -175,6 +175,23 @@ Deno.test("reconnects wait longer after each drop in a row, up to the cap, and s
   feed.stop();
 });
 
+Deno.test("a socket that opens again after drops reports the feed recovered, once; the first open does not", () => {
+  const heard: string[] = [];
+  const feed = follow({
+    onProblem: () => heard.push("problem"),
+    onRecovered: () => heard.push("recovered"),
+  });
+  feed.last().onopen!({});
+  assert.deepEqual(heard, []);
+  feed.last().drop(1006);
+  feed.scheduler.fire();
+  feed.last().drop(1006);
+  feed.scheduler.fire();
+  feed.last().onopen!({});
+  assert.deepEqual(heard, ["problem", "problem", "recovered"]);
+  feed.stop();
+});
+
 Deno.test("equal initial and maximum delays reconnect at a fixed delay (the http repository's)", () => {
   const feed = follow({ initialDelayMs: 25, maxDelayMs: 25 });
   for (let drop = 0; drop < 4; drop++) {

@@ -267,7 +267,7 @@ Deno.test("a second agent's tab sees only its own session", async () => {
     await tabOne.page.getByRole("button", { name: "cart", exact: true }).waitFor();
 
     const pairTwo = await tool(second, "pair_browser");
-    const tabTwo = await openLink(browser, pairTwo.body.verificationUriComplete);
+    const tabTwo = await openLink(browser, pairTwo.body.verificationUriComplete, [503]);
     await tabTwo.page.getByRole("button", { name: "Approve" }).click();
     await tabTwo.page.locator(".paired-badge").waitFor();
     assert.equal((await tool(second, "pair_browser")).body.status, "paired");
@@ -282,6 +282,26 @@ Deno.test("a second agent's tab sees only its own session", async () => {
     assert.deepEqual((await tool(second, "list_models")).body, ["notes"]);
     assert.equal((await tool(second, "get_state", { id: "cart" })).isError, true);
     await screenshot(tabTwo.page, "pairing-second-session");
+
+    // The server stops answering the tab's list for a while: the status line says so, then that it is back.
+    const list = /\/models(\?.*)?$/;
+    await tabTwo.page.route(
+      list,
+      (route) =>
+        route.request().method() === "GET"
+          ? route.fulfill({
+            status: 503,
+            contentType: "application/json",
+            body: '{"error":"Service unavailable"}',
+          })
+          : route.continue(),
+    );
+    const status = tabTwo.page.locator(".status");
+    await status.getByText(/^Cannot list the session's models \(.*Service unavailable.*\); retrying…$/)
+      .waitFor();
+    await screenshot(tabTwo.page, "pairing-list-trouble");
+    await tabTwo.page.unroute(list);
+    await status.getByText(`Connected: ${server.url} (paired session)`).waitFor();
     assert.deepEqual([...tabOne.errors, ...tabTwo.errors], []);
   } finally {
     await first.close();

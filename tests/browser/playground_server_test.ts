@@ -9,6 +9,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import type { WebSocketRoute } from "playwright-core";
 import { BLANK_SPEC } from "../../browser/playground/blank_spec.ts";
 import { call, startTestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
@@ -29,6 +30,12 @@ Deno.test("playground against a server: switch, live writes of another client, R
     assert.equal((await call(server.url, "POST", "/models", SPEC, auth)).status, 201);
     // The refused writes below are answered 409 and 422, which Chromium logs as failed loads.
     const { page, errors } = await watchedPage(browser, [409, 422]);
+    // The live feed's sockets pass through, so that a step can drop one as a network would.
+    const sockets: WebSocketRoute[] = [];
+    await page.routeWebSocket(/\/subscribe/, (socket) => {
+      socket.connectToServer();
+      sockets.push(socket);
+    });
     await page.goto(`${server.url}/`);
     await page.getByText("Connected: this tab").waitFor();
 
@@ -53,11 +60,31 @@ Deno.test("playground against a server: switch, live writes of another client, R
       await page.getByTestId("state").getByText('"total": 21').waitFor();
     });
 
+    await t.step(
+      "the live feed drops: the status says so, and says connected again once it is back",
+      async () => {
+        const opened = sockets.length;
+        await sockets.at(-1)!.close({ code: 1011, reason: "network trouble" });
+        const status = page.locator(".status");
+        await status.getByText(
+          `Live updates of '${SPEC.id}' interrupted (1011 network trouble); reconnecting…`,
+        )
+          .waitFor();
+        await status.getByText(`Connected: ${server.url}`).waitFor();
+        assert.equal(sockets.length, opened + 1, "one new socket");
+        const write = await call(server.url, "POST", `/models/${encodeURIComponent(SPEC.id)}/mutations`, {
+          "$.qty": 8,
+        }, auth);
+        assert.equal(write.status, 200);
+        await page.locator("svc-view").getByText("€24.00").waitFor();
+      },
+    );
+
     await t.step("writes through the view go to the server; a 409 shows at its field", async () => {
       const price = page.locator("svc-view").getByLabel("Price");
       await price.fill("10");
       await price.press("Enter");
-      await page.locator("svc-view").getByText("€70.00").waitFor();
+      await page.locator("svc-view").getByText("€80.00").waitFor();
       const state = await call(
         server.url,
         "GET",
@@ -65,7 +92,7 @@ Deno.test("playground against a server: switch, live writes of another client, R
         undefined,
         auth,
       );
-      assert.deepEqual(state.json, { qty: 7, price: 10, total: 70 });
+      assert.deepEqual(state.json, { qty: 8, price: 10, total: 80 });
       await price.fill("1000");
       await price.press("Enter");
       await page.locator("svc-view").getByText("The total may not exceed 1000").waitFor();
