@@ -160,6 +160,19 @@ Deno.test("flatten: the whole chain nearest first, origins from the defining anc
   );
 });
 
+Deno.test("flatten: an origin that names none of the template's ancestors is the template's own", async () => {
+  // A template fetched from a repository claims an effect came from the branch owner's namespace.
+  const claimed = {
+    ...BASE,
+    effects: [{ ...(BASE.effects![0] as Effect), origin: { fromRef: "beta/hub", fromOwner: "beta" } }],
+  } as unknown as ModelSpec;
+  const branch = flatten(
+    { id: "beta/eu", template: { ref: "acme/base" }, schema: {} } as unknown as ModelSpec,
+    await resolvedBase(claimed),
+  );
+  assert.deepEqual((branch.effects![0] as Effect).origin, { fromRef: "acme/base", fromOwner: "acme" });
+});
+
 Deno.test("quarantine: a template's approval does not come along; hashes change with executable bytes", async () => {
   const push = BASE.effects![0] as unknown as Record<string, unknown>;
   const hash = await definitionHash(push as never, hasher);

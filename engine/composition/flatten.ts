@@ -79,8 +79,11 @@ function mergeEntries(
 /** The effects of a branch: inherited ones stamped with their origin, the branch's own without one. */
 function effectsWithOrigin(inherited: Json | undefined, own: Json | undefined, template: Resolved): Json[] {
   // The branch's own entries replace inherited ones of their id in mergeEntries, origin and all.
+  // An origin counts only where it names one of the template's own ancestors (a template fetched from a
+  // configured repository is stored there flat, as here); otherwise the template defined the effect.
+  const ancestors = new Set(lineageOf(template.spec).map((entry) => entry.ref));
   const stamped = (Array.isArray(inherited) ? inherited.filter(isObject) : []).map((effect) => {
-    const origin: EffectOrigin = isObject(effect.origin)
+    const origin: EffectOrigin = isObject(effect.origin) && ancestors.has(effect.origin.fromRef as string)
       ? effect.origin as unknown as EffectOrigin
       : { fromRef: template.identity, fromOwner: template.owner };
     // An approval is the branch owner's to give: one the template carries does not come along.
@@ -117,10 +120,7 @@ export function pinned(template: Resolved): LineageEntry {
  */
 export function flatten(branch: ModelSpec, template: Resolved): ModelSpec {
   const entry = pinned(template);
-  const inheritedLineage = Array.isArray(template.spec.lineage)
-    ? (template.spec.lineage as unknown as LineageEntry[])
-    : [];
-  const lineage = [entry, ...inheritedLineage];
+  const lineage = [entry, ...lineageOf(template.spec)];
   const identities = lineage.map((e) => e.ref);
   if (identities.includes(branch.id)) {
     throw new TemplateError(
@@ -156,6 +156,11 @@ export function flatten(branch: ModelSpec, template: Resolved): ModelSpec {
   flat.template = null;
   flat.lineage = lineage as unknown as Json;
   return flat as unknown as ModelSpec;
+}
+
+/** The pinned ancestors a stored spec carries. */
+function lineageOf(spec: ModelSpec): LineageEntry[] {
+  return Array.isArray(spec.lineage) ? spec.lineage.filter(isObject) as unknown as LineageEntry[] : [];
 }
 
 /** Whether a spec branches from a template that still has to be flattened. */

@@ -97,8 +97,10 @@ export class Composition {
 
   /**
    * The spec a create registers: a branch flattened over its template
-   * (422 with the reason at `template`), a library's `extends` resolved into
-   * pinned layers (422 at `library.extends`), the inherited effects' hashes stamped.
+   * (422 with the reason at `template`), any other spec as its author's own
+   * (without the `lineage` and effect provenance only flattening writes), a
+   * library's `extends` resolved into pinned layers (422 at
+   * `library.extends`), the inherited effects' hashes stamped.
    */
   async prepare(spec: unknown): Promise<unknown> {
     let flat = spec;
@@ -108,7 +110,7 @@ export class Composition {
       } catch (err) {
         throw refusal(err, err instanceof ResolutionError ? "template.ref" : "template");
       }
-    }
+    } else flat = authored(spec);
     if (!isObject(flat)) return flat;
     return await stampDefinitionHashes(await this.#extended(flat as unknown as ModelSpec), this.#host.hasher);
   }
@@ -371,6 +373,22 @@ export class Composition {
     }
     return graph;
   }
+}
+
+/**
+ * A spec that is not a branch as its author's own: `lineage` and the effects'
+ * `origin`, `definitionHash` and `approval` are the service's to write (a
+ * written `origin` would pass an effect off as inherited from its author's
+ * own namespace and out of quarantine in the branches of others). A spec read
+ * back from a branch can be created again: it then has no ancestors.
+ */
+function authored(spec: unknown): unknown {
+  if (!isObject(spec)) return spec;
+  const { lineage: _lineage, ...own } = spec;
+  if (Array.isArray(own.effects)) {
+    own.effects = own.effects.map((effect) => isObject(effect) ? withoutProvenance(effect) : effect);
+  }
+  return own;
 }
 
 /** A resolution or template failure as a 422 finding at `location`; anything else as it is. */

@@ -112,6 +112,51 @@ Deno.test("quarantine: a template's own approval does not come along; same owner
   }
 });
 
+Deno.test("quarantine: a plain create cannot claim an origin, an approval or a lineage", async () => {
+  const target = startTarget(answer);
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    // The template's author passes its effect off as inherited from the branch owner's own namespace.
+    const forged = baseSpec(target.url, "evil/base");
+    const effect = (forged.effects as Record<string, unknown>[])[0];
+    effect.origin = { fromRef: "beta/hub", fromOwner: "beta" };
+    effect.approval = { definitionHash: "sha256:" + "0".repeat(64) };
+    forged.lineage = [{
+      ref: "beta/hub",
+      version: "9.9.9",
+      digest: "sha256:" + "0".repeat(64),
+      repo: "local",
+    }];
+    assert.equal((await call(server.url, "POST", "/models", forged)).status, 201);
+    const stored = (await call(server.url, "GET", "/models/evil%2Fbase/spec")).json;
+    assert.equal(stored.effects[0].origin, undefined);
+    assert.equal(stored.effects[0].approval, undefined);
+    assert.deepEqual((await call(server.url, "GET", "/models/evil%2Fbase/lineage")).json, []);
+
+    await call(server.url, "POST", "/models", branchSpec("beta/eu", "evil/base"));
+    const pending = (await call(server.url, "GET", `/models/${EU}/effects/pending`)).json;
+    assert.deepEqual(pending.map((p: Record<string, unknown>) => p.origin), [
+      { fromRef: "evil/base", fromOwner: "evil" },
+    ]);
+    assert.deepEqual(
+      (await call(server.url, "GET", `/models/${EU}/lineage`)).json.map((e: { ref: string }) => e.ref),
+      ["evil/base"],
+    );
+    await call(server.url, "POST", `/models/${EU}/mutations`, { "$.net": 200 });
+    assert.equal((await stateOf(server.url, "beta/eu")).io.notify.phase, "blocked");
+    assert.equal(target.hits.length, 0, "nothing was sent");
+
+    // A branch's spec read back and created again is its author's own: no ancestors, no inherited effect.
+    const copy = { ...(await call(server.url, "GET", `/models/${EU}/spec`)).json, id: "beta/copy" };
+    assert.equal((await call(server.url, "POST", "/models", copy)).status, 201);
+    assert.deepEqual((await call(server.url, "GET", "/models/beta%2Fcopy/lineage")).json, []);
+    assert.deepEqual((await call(server.url, "GET", "/models/beta%2Fcopy/effects/pending")).json, []);
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});
+
 Deno.test("quarantine: deny never dispatches, allow runs at once", async () => {
   const target = startTarget(answer);
   for (const policy of ["deny", "allow"]) {
