@@ -318,7 +318,7 @@ export class Composition {
    * "Promote"): the checks in order, then the publication; the model stays here.
    */
   async promote(id: string, spec: ModelSpec, toRepo: string): Promise<{ id: string; promotedTo: string }> {
-    const target = this.#host.repositories.find((r) => r.id === toRepo);
+    const target = this.chain().find((r) => r.id === toRepo);
     if (!target) throw conflict(`Unknown repository '${toRepo}'`);
     if (target.repoClass === "local") {
       throw new ServiceError("not_allowed", `DemoteUnsupported: '${toRepo}' is a local repository`);

@@ -104,10 +104,13 @@ Deno.test("http repository: templates, links and a watch across two servers; pro
       call(local.url, "POST", "/models/inv/promote", { toRepo: " " }),
       call(local.url, "POST", "/models/inv/promote", {}),
       call(local.url, "POST", "/models/ghost/promote", { toRepo: "hub" }),
+      // The chain's implicit first repository, this service's own models.
+      call(local.url, "POST", "/models/inv/promote", { toRepo: "local" }),
     ]);
-    assert.deepEqual(statuses.map((r) => r.status), [405, 409, 400, 400, 404]);
+    assert.deepEqual(statuses.map((r) => r.status), [405, 409, 400, 400, 404, 405]);
     assert.match(statuses[0].json.detail, /DemoteUnsupported/);
     assert.match(statuses[1].json.detail, /Unknown repository 'nowhere'/);
+    assert.match(statuses[5].json.detail, /DemoteUnsupported: 'local' is a local repository/);
   } finally {
     await local.close();
     await hub.close();
