@@ -239,4 +239,18 @@ Deno.test("topology: unregistered targets unless lazy; every link on a cycle gua
   assert.match(cycle[0].message, /^UnguardedCycle: the link 'toB' of 'a' to 'b'/);
   const guardedA = { ...a, effects: [link("toB", "b", true)] } as unknown as ModelSpec;
   assert.deepEqual(await checkTopology(guardedA, [b], () => Promise.resolve(true), false), []);
+  // A cycle among other models (left by an older version) is not the new spec's to answer for.
+  const unguardedB = { ...b, effects: [link("toA", "a", false)] } as unknown as ModelSpec;
+  const other = { id: "c", schema: {}, effects: [link("toA", "a", false)] } as unknown as ModelSpec;
+  assert.deepEqual(await checkTopology(other, [a, unguardedB], () => Promise.resolve(true), false), []);
+  // One that goes through it is, every unguarded link on it named, a self-link included.
+  const closing = { ...other, effects: [link("toA", "a", false)] } as unknown as ModelSpec;
+  const aToC = { ...a, effects: [link("toC", "c", false)] } as unknown as ModelSpec;
+  const through = await checkTopology(closing, [aToC, unguardedB], () => Promise.resolve(true), false);
+  assert.deepEqual(through.map((f) => f.message.split(":")[1].trim().split(" of ")[0]), [
+    "the link 'toA'",
+    "the link 'toC'",
+  ]);
+  const self = { id: "s", schema: {}, effects: [link("me", "s", false)] } as unknown as ModelSpec;
+  assert.equal((await checkTopology(self, [a, unguardedB], () => Promise.resolve(true), false)).length, 1);
 });

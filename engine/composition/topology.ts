@@ -47,23 +47,35 @@ export function linkEdges(spec: ModelSpec): LinkEdge[] {
   });
 }
 
-/** Models on a cycle with each other: the strongly connected components with an edge inside. */
-function onCycles(edges: readonly LinkEdge[]): Set<string> {
-  const graph = new Map<string, string[]>();
-  for (const e of edges) graph.set(e.from, [...graph.get(e.from) ?? [], e.to]);
-  const reaches = (from: string, to: string) => {
-    const seen = new Set<string>();
-    const stack = [...graph.get(from) ?? []];
-    while (stack.length) {
-      const node = stack.pop()!;
-      if (node === to) return true;
-      if (seen.has(node)) continue;
-      seen.add(node);
-      stack.push(...graph.get(node) ?? []);
-    }
-    return false;
-  };
-  return new Set(edges.filter((e) => reaches(e.to, e.from)).map((e) => `${e.from}\u0000${e.effectId}`));
+/** The models `from` reaches along `next` (itself only through a cycle). */
+function reachable(from: string, next: ReadonlyMap<string, string[]>): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...next.get(from) ?? []];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    stack.push(...next.get(node) ?? []);
+  }
+  return seen;
+}
+
+/**
+ * The links on a cycle through `root`: those between models of its strongly
+ * connected component (each reaches `root` and is reached from it). Cycles
+ * among other models are theirs, not the new spec's to answer for.
+ */
+function cyclesThrough(edges: readonly LinkEdge[], root: string): LinkEdge[] {
+  const forward = new Map<string, string[]>();
+  const backward = new Map<string, string[]>();
+  for (const e of edges) {
+    forward.set(e.from, [...forward.get(e.from) ?? [], e.to]);
+    backward.set(e.to, [...backward.get(e.to) ?? [], e.from]);
+  }
+  const reached = reachable(root, forward);
+  const reaching = reachable(root, backward);
+  const component = new Set([root, ...[...reached].filter((id) => reaching.has(id))]);
+  return edges.filter((e) => component.has(e.from) && component.has(e.to));
 }
 
 /**
@@ -90,9 +102,8 @@ export async function checkTopology(
     }
   }
   const all = [...own, ...models.filter((m) => m.id !== spec.id).flatMap(linkEdges)];
-  const cyclic = onCycles(all);
-  for (const edge of all) {
-    if (edge.guarded || !cyclic.has(`${edge.from}\u0000${edge.effectId}`)) continue;
+  for (const edge of cyclesThrough(all, spec.id)) {
+    if (edge.guarded) continue;
     findings.push({
       location: edge.from === spec.id ? `effects[${edge.index}]` : "effects",
       message:

@@ -79,6 +79,8 @@ function linkFailure(err: unknown): LinkError {
 export class Composition {
   readonly #host: CompositionHost;
   readonly #watches = new Map<string, { target: string; stop: () => void }>();
+  /** Settles when the spec with links being checked and registered is registered (or refused). */
+  #linking: Promise<void> = Promise.resolve();
   #closed = false;
 
   constructor(host: CompositionHost) {
@@ -150,9 +152,27 @@ export class Composition {
     return stampDefinitionHashes(effects ? { ...evolved, effects } : evolved, this.#host.hasher);
   }
 
-  /** Refuses (422) a spec whose links point nowhere or close an unguarded cycle. */
-  async checkLinks(spec: ModelSpec): Promise<void> {
-    if (!linkEdges(spec).length) return;
+  /**
+   * Registers a spec with `register` once its links pass the topology check
+   * (422 when they point nowhere or close an unguarded cycle). Specs with
+   * links are checked and registered one at a time: two evolutions checked
+   * side by side could each close half of a cycle the other completes.
+   */
+  async linked<T>(spec: ModelSpec, register: () => Promise<T>): Promise<T> {
+    if (!linkEdges(spec).length) return await register();
+    const earlier = this.#linking;
+    let done!: () => void;
+    this.#linking = new Promise((resolve) => (done = resolve));
+    try {
+      await earlier;
+      await this.#checkLinks(spec);
+      return await register();
+    } finally {
+      done();
+    }
+  }
+
+  async #checkLinks(spec: ModelSpec): Promise<void> {
     const models = this.#host.localIds().map((id) => this.#host.localSpec(id)).filter((s): s is ModelSpec =>
       !!s
     );

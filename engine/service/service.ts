@@ -573,23 +573,27 @@ export class ModelService implements ModelApi {
     }
     this.#reserved.add(id);
     try {
-      await this.#composition.checkLinks(model.spec);
-      const at = this.platform.clock.now();
-      const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv, undefined, at);
-      checkStateBytes(this.config, runtime.stateBytes, id);
-      const jobs = jobsOf(id, outcome.effectRequests, at);
-      try {
-        await this.store.save(model.spec, toPersisted(runtime.state), { created: true, jobs: { put: jobs } });
-      } catch (err) {
-        if (!(err instanceof StaleModelError)) throw err;
-        // Another process created it first.
-        this.#reserved.delete(id);
-        await this.#adopt(id);
-        throw conflict(`Model '${id}' already exists`);
-      }
-      const slot = this.#newSlot(runtime, null);
-      this.#slots.set(id, slot);
-      this.#fire(slot, outcome.effectRequests, jobs);
+      await this.#composition.linked(model.spec, async () => {
+        const at = this.platform.clock.now();
+        const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv, undefined, at);
+        checkStateBytes(this.config, runtime.stateBytes, id);
+        const jobs = jobsOf(id, outcome.effectRequests, at);
+        try {
+          await this.store.save(model.spec, toPersisted(runtime.state), {
+            created: true,
+            jobs: { put: jobs },
+          });
+        } catch (err) {
+          if (!(err instanceof StaleModelError)) throw err;
+          // Another process created it first.
+          this.#reserved.delete(id);
+          await this.#adopt(id);
+          throw conflict(`Model '${id}' already exists`);
+        }
+        const slot = this.#newSlot(runtime, null);
+        this.#slots.set(id, slot);
+        this.#fire(slot, outcome.effectRequests, jobs);
+      });
     } finally {
       this.#reserved.delete(id);
     }
@@ -1035,10 +1039,12 @@ export class ModelService implements ModelApi {
       );
       checkSpecSize(this.config, evolved, "The evolved spec");
       const model = await this.#compileOrThrow(evolved);
-      await this.#composition.checkLinks(model.spec);
       const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
       // Only effects the evolution added or changed fire; unchanged ones keep their standing.
-      await this.#install(slot, model, doc, changedEffectIds(previous.model.spec, model.spec));
+      await this.#composition.linked(
+        model.spec,
+        () => this.#install(slot, model, doc, changedEffectIds(previous.model.spec, model.spec)),
+      );
       return { id, version: model.version };
     }, true);
   }

@@ -5,6 +5,7 @@
  * topology check refuses dangling targets and unguarded cycles.
  */
 import assert from "node:assert/strict";
+import { ModelService } from "../../engine/service/service.ts";
 import { until } from "../effects/helpers.ts";
 import { call, startTestServer, type TestServer } from "../server/helpers.ts";
 import { sourceSpec, targetSpec } from "./helpers.ts";
@@ -105,6 +106,30 @@ Deno.test("links: failures name their code in the status document", async () => 
     assert.match(unresolved.io.pull.error, /^target_unresolved: no repository holds 'ghost'/);
   } finally {
     await server.close();
+  }
+});
+
+Deno.test("topology: two evolutions at once, each closing half of an unguarded cycle: one is refused", async () => {
+  const service = await ModelService.open({});
+  const plain = (id: string) => ({ id, schema: { type: "object", properties: { v: { type: "number" } } } });
+  const push = (to: string) => [{
+    id: "push",
+    executor: "server",
+    trigger: "$exists(v)",
+    target: { ref: to, path: "$.v" },
+    body: "v + 1",
+  }];
+  try {
+    await service.createModel(plain("a"));
+    await service.createModel(plain("b"));
+    const outcomes = await Promise.allSettled([
+      service.evolveSpec("a", { upsertEffects: push("b") }),
+      service.evolveSpec("b", { upsertEffects: push("a") }),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ["fulfilled", "rejected"]);
+    assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /UnguardedCycle/);
+  } finally {
+    await service.close();
   }
 });
 
