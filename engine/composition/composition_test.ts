@@ -43,6 +43,140 @@ Deno.test("coordinates: grammar, owner, pins", () => {
   assert.ok(!satisfies(pin(`a@${digest}`), "9.9.9", `sha256:${"cd".repeat(32)}`));
 });
 
+Deno.test("coordinates: SemVer 2.0.0 precedence (semver.org §11); build metadata ignored", () => {
+  const chain = [
+    "1.0.0-alpha",
+    "1.0.0-alpha.1",
+    "1.0.0-alpha.beta",
+    "1.0.0-beta",
+    "1.0.0-beta.2",
+    "1.0.0-beta.11",
+    "1.0.0-rc.1",
+    "1.0.0",
+  ];
+  for (let i = 0; i < chain.length; i++) {
+    for (let j = 0; j < chain.length; j++) {
+      assert.equal(
+        Math.sign(compareVersions(chain[i], chain[j])),
+        Math.sign(i - j),
+        `${chain[i]} vs ${chain[j]}`,
+      );
+    }
+  }
+  assert.deepEqual([...chain].reverse().sort(compareVersions), chain);
+  assert.ok(compareVersions("1.0.0", "2.0.0") < 0);
+  assert.ok(compareVersions("2.1.1", "2.1.0") > 0);
+  assert.ok(compareVersions("1.0.0-rc.1", "0.9.9") > 0, "the core decides first");
+  assert.ok(compareVersions("1.0.0-2", "1.0.0-10") < 0, "numeric identifiers numerically");
+  assert.ok(compareVersions("1.0.0-10", "1.0.0-1a") < 0, "numeric below alphanumeric");
+  assert.ok(compareVersions("1.0.0-B", "1.0.0-a") < 0, "alphanumeric in ASCII order");
+  assert.ok(compareVersions("12345678901234567890.0.0", "12345678901234567891.0.0") < 0, "any size");
+  assert.equal(compareVersions("1.0.0+build.5", "1.0.0"), 0);
+  assert.equal(compareVersions("1.0.0-rc.1+a", "1.0.0-rc.1+b.2"), 0);
+  assert.ok(compareVersions("v1", "0.0.0-0") < 0, "a non-semver sorts first");
+  assert.deepEqual(parseCoordinate("acme/rc@2.0.0-rc.1+b.7")?.pin, {
+    kind: "range",
+    operator: "=",
+    version: "2.0.0-rc.1+b.7",
+  });
+  assert.deepEqual(parseCoordinate("acme/rc@>= 2.0.0-0")?.pin, {
+    kind: "range",
+    operator: ">=",
+    version: "2.0.0-0",
+  });
+  for (
+    const bad of ["a@1.0.0-01", "a@01.0.0", "a@1.0.0-", "a@1.0.0+", "a@1.0.0-a..b", "a@1.0.0+b..c", "a@1.0"]
+  ) {
+    assert.equal(parseCoordinate(bad), null, bad);
+  }
+});
+
+Deno.test("coordinates: a pre-release satisfies a range only when the pin names one of its MAJOR.MINOR.PATCH", () => {
+  const cases: [string, string, boolean][] = [
+    // `=` (or no operator): equal precedence, build metadata ignored
+    ["1.0.0", "1.0.0+build.5", true],
+    ["=1.0.0+other", "1.0.0+build.5", true],
+    ["2.0.0-rc.1", "2.0.0-rc.1", true],
+    ["2.0.0-rc.1", "2.0.0-rc.2", false],
+    ["2.0.0-rc.1", "2.0.0", false],
+    ["2.0.0", "2.0.0-rc.1", false],
+    // >=
+    [">=1.0.0", "2.0.0", true],
+    [">=1.0.0", "1.0.0+build.5", true],
+    [">=1.0.0", "2.0.0-rc.1", false],
+    [">=2.0.0-rc.1", "2.0.0-rc.1", true],
+    [">=2.0.0-rc.1", "2.0.0-rc.2", true],
+    [">=2.0.0-rc.1", "2.0.1", true],
+    [">=2.0.0-rc.1", "2.0.0-beta", false],
+    [">=2.0.0-rc.1", "2.0.1-rc.1", false],
+    // >
+    [">2.0.0-rc.1", "2.0.0-rc.1", false],
+    [">2.0.0-rc.1", "2.0.0-rc.1.1", true],
+    [">2.0.0-rc.1", "2.0.0", true],
+    [">1.0.0", "1.0.0+build.5", false],
+    [">1.0.0", "1.0.1-alpha", false],
+    // <=
+    ["<=2.0.0-rc.2", "2.0.0-rc.1", true],
+    ["<=2.0.0-rc.2", "1.9.0", true],
+    ["<=2.0.0-rc.2", "2.0.0", false],
+    ["<=2.0.0", "2.0.0+build.1", true],
+    ["<=2.0.0", "2.0.0-rc.1", false],
+    // <
+    ["<2.0.0", "1.9.9", true],
+    ["<2.0.0", "2.0.0-rc.1", false],
+    ["<2.0.0", "1.5.0-alpha", false],
+    ["<2.0.0-rc.1", "2.0.0-alpha", true],
+    ["<2.0.0-rc.1", "1.5.0-alpha", false],
+    // ^
+    ["^1.0.0", "1.1.0", true],
+    ["^1.0.0", "1.0.0+build.5", true],
+    ["^1.0.0", "1.1.0-alpha", false],
+    ["^1.0.0-beta", "1.0.0-rc.1", true],
+    ["^1.0.0-beta", "1.4.0", true],
+    ["^1.0.0-beta", "1.0.0-alpha", false],
+    ["^1.0.0-beta", "1.4.0-alpha", false],
+    ["^1.0.0-beta", "2.0.0", false],
+    // ~
+    ["~1.2.0", "1.2.3+build", true],
+    ["~1.2.0", "1.2.3-alpha", false],
+    ["~1.2.0-alpha", "1.2.0-alpha.1", true],
+    ["~1.2.0-alpha", "1.2.5", true],
+    ["~1.2.0-alpha", "1.2.5-alpha", false],
+    ["~1.2.0-alpha", "1.3.0", false],
+  ];
+  for (const [spec, version, expected] of cases) {
+    const coordinate = parseCoordinate(`a@${spec}`);
+    assert.ok(coordinate, spec);
+    assert.equal(satisfies(coordinate.pin, version, ""), expected, `${version} against @${spec}`);
+  }
+  assert.ok(satisfies({ kind: "any" }, "2.0.0-rc.1", ""), "no pin takes any version");
+});
+
+Deno.test("resolution: versions with a pre-release or build metadata resolve by their pins", async () => {
+  const chain = [
+    repo("first", [
+      { id: "acme/base", version: "1.0.0+build.5", schema: {} },
+      { id: "acme/rc", version: "2.0.0-rc.1", schema: {} },
+    ]),
+    repo("second", [{ id: "acme/rc", version: "2.0.0", schema: {} }]),
+  ];
+  const pinned = async (ref: string) => {
+    const { repo, version } = await resolveRef(ref, chain, hasher);
+    return [repo, version];
+  };
+  for (const ref of ["acme/base@1.0.0", "acme/base@^1.0.0", "acme/base@~1.0.0", "acme/base@=1.0.0+build.9"]) {
+    assert.deepEqual(await pinned(ref), ["first", "1.0.0+build.5"], ref);
+  }
+  assert.deepEqual(await pinned("acme/rc@2.0.0-rc.1"), ["first", "2.0.0-rc.1"]);
+  assert.deepEqual(await pinned("acme/rc@>=2.0.0-rc.1"), ["first", "2.0.0-rc.1"]);
+  assert.deepEqual(await pinned("acme/rc@^2.0.0"), ["second", "2.0.0"], "the pre-release is passed over");
+  assert.deepEqual(await pinned("acme/rc@>=1.0.0"), ["second", "2.0.0"]);
+  await assert.rejects(
+    resolveRef("acme/rc@<2.0.0", chain, hasher),
+    (err: ResolutionError) => err.code === "UnresolvedReference",
+  );
+});
+
 Deno.test("resolution: through the chain in order; digest pins checked; misses named", async () => {
   const old: ModelSpec = { id: "acme/base", version: "1.0.0", schema: {} };
   const newer: ModelSpec = { id: "acme/base", version: "1.4.0", schema: {} };

@@ -42,11 +42,22 @@ export function notAReference(text: unknown): string {
   return `'${text}' is not a reference: use [ns/]name with an optional @version, @range or @sha256:<digest>`;
 }
 
+/** A pre-release identifier: numeric without leading zeros, or alphanumeric (semver.org §9). */
+const PRE_RELEASE_ID = "(?:0|[1-9]\\d*|\\d*[A-Za-z-][0-9A-Za-z-]*)";
+/**
+ * A SemVer 2.0.0 version, unanchored and without capture groups: `MAJOR.MINOR.PATCH` (no leading
+ * zeros), an optional `-pre.release` (dot-separated identifiers, numeric ones without leading zeros)
+ * and optional `+build.metadata` (semver.org §2, §9, §10). The one definition of a version: the
+ * `version` member and a reference's pin here, and engine/composition/coordinate.ts, which parses,
+ * orders and matches versions and pins by it (engine/composition imports engine/model, not back).
+ */
+export const SEMVER_PATTERN = "(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d*)" +
+  `(?:-${PRE_RELEASE_ID}(?:\\.${PRE_RELEASE_ID})*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?`;
+
 const COORDINATE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*/)?[A-Za-z][A-Za-z0-9_-]*$";
 const REFERENCE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*(\\.[A-Za-z][A-Za-z0-9_-]*)*/)?[A-Za-z][A-Za-z0-9_-]*" +
-  "(@((\\^|~|>=|>|<=|<|=)?\\d+\\.\\d+\\.\\d+|sha256:[0-9a-f]{64}))?$";
-const SEMVER_OR_BLANK =
-  "^(\\s*|(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?)$";
+  `(@((\\^|~|>=|>|<=|<|=)?${SEMVER_PATTERN}|sha256:[0-9a-f]{64}))?$`;
+const SEMVER_OR_BLANK = `^(\\s*|${SEMVER_PATTERN})$`;
 
 /** A reference to a definition, with an optional description of this use (2020-12 allows siblings of `$ref`). */
 const ref = (name: string, description?: string): JsonObject =>
@@ -107,7 +118,7 @@ const DEFS: JsonObject = {
     pattern: REFERENCE_PATTERN,
     description:
       "a model coordinate `[ns/]name` (the namespace may be dotted) with an optional version pin " +
-      "`@1.2.3`, `@^1.2.0`, `@~1.2.0`, `@>=1.0.0`, `@sha256:<64 hex>`",
+      "`@1.2.3`, `@^1.2.0`, `@~1.2.0`, `@>=1.0.0`, `@2.0.0-rc.1`, `@sha256:<64 hex>`",
   },
   Coordinate: {
     type: "string",
@@ -467,7 +478,8 @@ export const MODEL_SPEC_SCHEMA: JsonObject = {
       type: ["string", "null"],
       pattern: SEMVER_OR_BLANK,
       default: "1.0.0",
-      description: "semantic version MAJOR.MINOR.PATCH; blank or absent means 1.0.0",
+      description: "semantic version MAJOR.MINOR.PATCH with an optional -pre.release and +build " +
+        "(SemVer 2.0.0, e.g. 2.0.0-rc.1, 1.0.0+build.5); blank or absent means 1.0.0",
     },
     template: {
       type: ["object", "null"],

@@ -130,6 +130,35 @@ Deno.test("branches: a grandchild pins the whole chain; what cannot flatten is a
   }
 });
 
+Deno.test("branches pin SemVer 2.0.0 versions: build metadata ignored, pre-releases only when pinned", async () => {
+  const server = await startTestServer();
+  try {
+    const release = { ...baseSpec(), version: "1.0.0+build.5" };
+    const candidate = { ...baseSpec(undefined, "acme/rc"), version: "2.0.0-rc.1" };
+    for (const template of [release, candidate]) {
+      const created = await call(server.url, "POST", "/models", template);
+      assert.equal(created.status, 201, created.text);
+    }
+    const pinned = async (branch: string, ref: string) => {
+      const created = await call(server.url, "POST", "/models", branchSpec(branch, ref));
+      assert.equal(created.status, 201, created.text);
+      const lineage = (await call(server.url, "GET", `/models/${encodeURIComponent(branch)}/lineage`)).json;
+      return lineage.map((e: { ref: string; version: string }) => [e.ref, e.version]);
+    };
+    assert.deepEqual(await pinned("b/exact", "acme/base@1.0.0"), [["acme/base", "1.0.0+build.5"]]);
+    assert.deepEqual(await pinned("b/caret", "acme/base@^1.0.0"), [["acme/base", "1.0.0+build.5"]]);
+    assert.deepEqual(await pinned("b/rc", "acme/rc@2.0.0-rc.1"), [["acme/rc", "2.0.0-rc.1"]]);
+    assert.deepEqual(await pinned("b/rc-on", "acme/rc@>=2.0.0-rc.1"), [["acme/rc", "2.0.0-rc.1"]]);
+    for (const ref of ["acme/rc@>=1.0.0", "acme/rc@^2.0.0", "acme/rc@2.0.0"]) {
+      const refused = await call(server.url, "POST", "/models", branchSpec("b/none", ref));
+      assert.equal(refused.status, 422, refused.text);
+      assert.match(refused.json.errors[0].message, /^UnresolvedReference/, ref);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("libraries: a template's layers are pinned in its branch; extends resolves another model's", async () => {
   const server = await startTestServer();
   const number = { type: "object", properties: { net: { type: "number" } } };

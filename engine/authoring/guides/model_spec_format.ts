@@ -60,7 +60,7 @@ before \`create_model\`.
 | Member | Rule |
 |---|---|
 | \`id\` | required; \`[namespace/]name\`, each segment a letter then letters, digits, \`-\`, \`_\` |
-| \`version\` | semver \`MAJOR.MINOR.PATCH\`; absent or blank means \`1.0.0\` |
+| \`version\` | semver \`MAJOR.MINOR.PATCH\`, optionally with a pre-release and build (\`2.0.0-rc.1\`, \`1.0.0+build.5\`); absent or blank means \`1.0.0\` |
 | \`schema\` | required; JSON Schema 2020-12 of the base document |
 | \`constants\` | map of name to any JSON value, read as \`$const.<name>\` |
 | \`library\` | JSONata functions and values shared by every expression (described below) |
