@@ -23,7 +23,7 @@ export interface ServiceEventSource {
   subscribe(listener: (event: ServiceEvent) => void): () => void;
 }
 
-const STATE_CHANGING = new Set<ServiceEvent["type"]>(["mutation", "spec-evolved", "deleted"]);
+const STATE_CHANGING = new Set<ServiceEvent["type"]>(["mutation", "spec-evolved", "restored", "deleted"]);
 
 /** Commit events of an in-process service (embedded mode and the server's own `/mcp`). */
 export function serviceCommitEvents(service: ServiceEventSource): CommitEvents {

@@ -87,11 +87,11 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       return valueAt(await remote.invoke(getState, { id: identity }, { signal }) as Json, path);
     },
     watch(identity, onChange) {
-      // A watch hears paths: a mutation's written and re-derived ones; a spec evolution changes no state;
-      // after a deletion everything is read again (and is found missing), and the feed has ended.
+      // A watch hears paths: a mutation's written and re-derived ones; after an evolution (every eager
+      // value recomputed) and a deletion (found missing; the feed has ended) everything is read again.
       const stop = feed.subscribe(identity, (event) => {
         if (event.kind === "mutation") onChange([...event.mutatedPaths, ...event.derivedUpdated]);
-        else if (event.kind === "deleted") onChange(["$"]);
+        else onChange(["$"]);
       });
       watches.add(stop);
       return Promise.resolve(() => {

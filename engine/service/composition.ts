@@ -283,7 +283,9 @@ export class Composition {
     if (repo?.id === "local") {
       stop = this.#host.subscribe((event) => {
         if (event.modelId !== coordinate.identity) return;
+        // An evolution recomputes every eager value and a restore replaces them all: read again.
         if (
+          event.type === "spec-evolved" || event.type === "restored" ||
           event.type === "mutation" && touches([...event.result.mutatedPaths, ...event.result.derivedUpdated])
         ) {
           void refresh();

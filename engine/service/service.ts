@@ -128,6 +128,8 @@ import { checkpointOf } from "./compaction.ts";
 export type ServiceEvent =
   | { type: "mutation"; modelId: string; source: LogEntry["source"]; result: MutationResult }
   | { type: "spec-evolved"; modelId: string; version: string }
+  /** A snapshot replaced the model's state (no audit record, no WebSocket frame: SPEC.md lists none). */
+  | { type: "restored"; modelId: string }
   | { type: "created"; modelId: string }
   | { type: "deleted"; modelId: string };
 
@@ -1007,6 +1009,7 @@ export class ModelService implements ModelApi {
         slot.runtime.replaceState(previous, { clearHistory: false });
         throw err;
       }
+      this.#emit({ type: "restored", modelId: id });
     }, true);
   }
 

@@ -53,6 +53,17 @@ Deno.test("links: a write-link writes and folds back; a watched read-link follow
       (s) => s.rate === 12,
       "the watch outlived the target's evolution",
     );
+    // An evolution that changes what the watched value is, with no write, reaches the reader too.
+    await call(server.url, "POST", "/models/fx/spec/evolve", {
+      upsertDerivations: [{ path: "$.twice", expr: "v * 4" }],
+    });
+    await until(() => state(server, "inv"), (s) => s.rate === 24, "the evolution's recomputed value");
+    // So does a restore of the target.
+    const snapshot = (await call(server.url, "POST", "/models/fx/snapshot")).json;
+    await call(server.url, "POST", "/models/fx/mutations", { "$.v": 7 });
+    await until(() => state(server, "inv"), (s) => s.rate === 28, "the watch refreshed rate");
+    assert.equal((await call(server.url, "POST", "/models/fx/restore", snapshot)).status, 204);
+    await until(() => state(server, "inv"), (s) => s.rate === 24, "the restored value");
     // A change elsewhere in the target does not.
     const before = (await call(server.url, "GET", "/models/inv/audit")).json.length;
     await call(server.url, "POST", "/models/fx/mutations", { "$.lines": { a: 1 } });
@@ -74,7 +85,7 @@ Deno.test("links: a write-link writes and folds back; a watched read-link follow
     await call(server.url, "POST", "/models", targetSpec());
     await call(server.url, "POST", "/models/fx/mutations", { "$.v": 7 });
     await new Promise((r) => setTimeout(r, 200));
-    assert.equal((await state(server, "inv")).rate, 12);
+    assert.equal((await state(server, "inv")).rate, 24);
   } finally {
     await server.close();
   }

@@ -58,6 +58,12 @@ Deno.test("http repository: templates, links and a watch across two servers; pro
     );
     await call(hub.url, "POST", "/models/fx/mutations", { "$.v": 50 }, AUTH);
     await until(() => stateOf(local.url, "inv"), (s) => s.rate === 100, "the watch over the hub's feed");
+    // An evolution recomputes the watched value with no write: its spec-evolved frame is heard too.
+    const evolved = await call(hub.url, "POST", "/models/fx/spec/evolve", {
+      upsertDerivations: [{ path: "$.twice", expr: "v * 3" }],
+    }, AUTH);
+    assert.equal(evolved.status, 200, evolved.text);
+    await until(() => stateOf(local.url, "inv"), (s) => s.rate === 150, "the hub's evolution");
 
     const rejected = await call(local.url, "POST", "/models/inv/mutations", { "$.amt": -3 });
     assert.equal(rejected.status, 200);

@@ -96,17 +96,25 @@ Deno.test("stdio: resources, templates, -32002, and updates after commits until 
       arguments: { id: "order", evolution: { newVersion: "1.1.0" } },
     });
     assert.equal(connected.notifications.filter(updated("svc://state/order")).length, 2);
+    // A restore replaces the state.
+    const snapshot = textOf(await client.callTool({ name: "snapshot", arguments: { id: "order" } }) as never);
+    await client.callTool({ name: "restore", arguments: { id: "order", snapshot } });
+    assert.equal(
+      connected.notifications.filter(updated("svc://state/order")).length,
+      3,
+      "a restore notifies",
+    );
     // A rolled-back mutation commits nothing and notifies nobody.
     await client.callTool({ name: "mutate", arguments: { id: "order", mutations: { "$.qty": 500 } } });
-    assert.equal(connected.notifications.filter(updated("svc://state/order")).length, 2);
+    assert.equal(connected.notifications.filter(updated("svc://state/order")).length, 3);
 
     await client.unsubscribeResource({ uri: "svc://state/order" });
     await client.callTool({ name: "mutate", arguments: { id: "order", mutations: { "$.qty": 6 } } });
     // Over stdio a notification precedes the response of the call that caused it.
-    assert.equal(connected.notifications.filter(updated("svc://state/order")).length, 2);
+    assert.equal(connected.notifications.filter(updated("svc://state/order")).length, 3);
     await client.subscribeResource({ uri: "svc://state/order" });
     await client.callTool({ name: "delete_model", arguments: { id: "order" } });
-    assert.equal(connected.notifications.filter(updated("svc://state/order")).length, 3, "deletion notifies");
+    assert.equal(connected.notifications.filter(updated("svc://state/order")).length, 4, "deletion notifies");
   } finally {
     await connected.close();
   }
