@@ -117,7 +117,11 @@ export class Composition {
     return await stampDefinitionHashes(await this.#extended(flat as unknown as ModelSpec), this.#host.hasher);
   }
 
-  /** A spec whose library `extends` another model's: that library's layers, pinned, under its own. */
+  /**
+   * A spec whose library `extends` another model's: that library's layers,
+   * pinned, under its own (replacing layers an earlier `extends` of the same
+   * model pinned, when an evolution extends it again).
+   */
   async #extended(spec: ModelSpec): Promise<ModelSpec> {
     const library = spec.library;
     if (!isObject(library) || typeof library.extends !== "string") return spec;
@@ -127,6 +131,9 @@ export class Composition {
       if (base.spec.library === undefined || base.spec.library === null) {
         throw specInvalid([{ location: "library.extends", message: `'${ref}' has no library to extend` }]);
       }
+      if (Array.isArray(own.layers)) {
+        own.layers = own.layers.filter((layer) => !isObject(layer) || layer.ref !== base.identity);
+      }
       return { ...spec, library: inheritLibrary(base.spec.library, own, pinned(base)) } as ModelSpec;
     } catch (err) {
       throw refusal(err, "library.extends");
@@ -134,12 +141,14 @@ export class Composition {
   }
 
   /**
-   * An evolved spec with its effects' provenance carried over: an upserted
-   * effect keeps the `origin` and `approval` of the one it replaces (whatever
-   * the evolution says), and the hashes are stamped again, so an edit of what
-   * an inherited effect executes quarantines it again.
+   * An evolved spec with a `newLibrary`'s `extends` resolved as at create
+   * (422 at `library.extends`) and its effects' provenance carried over: an
+   * upserted effect keeps the `origin` and `approval` of the one it replaces
+   * (whatever the evolution says), and the hashes are stamped again, so an
+   * edit of what an inherited effect executes quarantines it again.
    */
-  stamp(evolved: ModelSpec, previous: ModelSpec): Promise<ModelSpec> {
+  async stamp(spec: ModelSpec, previous: ModelSpec): Promise<ModelSpec> {
+    const evolved = await this.#extended(spec);
     const before = new Map((previous.effects ?? []).map((e) => [e.id, e]));
     const effects = evolved.effects?.map((effect) => {
       const prior = before.get(effect.id);
@@ -149,7 +158,7 @@ export class Composition {
       if (prior?.approval !== undefined) carried.approval = prior.approval;
       return carried;
     });
-    return stampDefinitionHashes(effects ? { ...evolved, effects } : evolved, this.#host.hasher);
+    return await stampDefinitionHashes(effects ? { ...evolved, effects } : evolved, this.#host.hasher);
   }
 
   /**

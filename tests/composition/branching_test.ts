@@ -228,6 +228,29 @@ Deno.test("libraries: a template's layers are pinned in its branch; extends reso
     await refused("acme/none", /^UnresolvedReference: 'acme\/none'/);
     await call(server.url, "POST", "/models", { id: "plain", schema: {} });
     await refused("plain", /'plain' has no library to extend/);
+
+    // An evolution's newLibrary extends another model's library as a create does.
+    await call(server.url, "POST", "/models", { id: "delta/n", schema: number, constants: { vat: 0.5 } });
+    const evolve = (newLibrary: unknown, extra: Record<string, unknown> = {}) =>
+      call(server.url, "POST", "/models/delta%2Fn/spec/evolve", { newLibrary, ...extra });
+    const quad = { extends: "acme/tax", define: '( $quad := function($x){ $gross($x) * 4 }; ["quad"] )' };
+    const extended = await evolve(quad, { upsertDerivations: [{ path: "$.q", expr: "$quad(net)" }] });
+    assert.equal(extended.status, 200, extended.text);
+    await call(server.url, "POST", "/models/delta%2Fn/mutations", { "$.net": 10 });
+    assert.equal((await call(server.url, "GET", "/models/delta%2Fn/state/%24.q")).json, 60);
+    const layers = async () =>
+      (await call(server.url, "GET", "/models/delta%2Fn/library")).json.layers.map((l: { origin: string }) =>
+        l.origin
+      );
+    assert.deepEqual(await layers(), ["acme/tax@1.0.0", "local"]);
+    // Extending the same model again replaces its pinned layers rather than stacking them.
+    assert.equal((await evolve(quad)).status, 200);
+    assert.deepEqual(await layers(), ["acme/tax@1.0.0", "local"]);
+    const unresolved = await evolve({ ...quad, extends: "acme/none" });
+    assert.equal(unresolved.status, 422, unresolved.text);
+    assert.deepEqual(unresolved.json.errors.map((e: { location: string }) => e.location), [
+      "library.extends",
+    ]);
   } finally {
     await server.close();
   }
