@@ -39,7 +39,12 @@ export const CONCRETE_ADDRESS_PATTERN = addressPattern(`${MEMBER}|${INDEX}`);
 
 /** Why `text` is not a reference (the words of the spec check and of resolution alike). */
 export function notAReference(text: unknown): string {
-  return `'${text}' is not a reference: use [ns/]name with an optional @version, @range or @sha256:<digest>`;
+  const given = text === undefined
+    ? "a reference is required"
+    : typeof text === "string"
+    ? `'${text}' is not a reference`
+    : `${JSON.stringify(text)} is not a reference`;
+  return `${given}: use [ns/]name with an optional @version, @range or @sha256:<digest>`;
 }
 
 /** A pre-release identifier: numeric without leading zeros, or alphanumeric (semver.org §9). */

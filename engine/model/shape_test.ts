@@ -32,8 +32,13 @@ Deno.test("shape: a missing member is required, or asks for the value it lacks",
       constraints: [{ id: "c", expr: "true", message: "m" }],
       effects: [{ id: "e" }],
       tests: [{ given: {} }],
+      template: {},
     })),
     [
+      {
+        location: "template.ref",
+        message: "a reference is required: use [ns/]name with an optional @version, @range or @sha256:<digest>",
+      },
       { location: "derivations[0].expr", message: "a JSONata expression (non-empty string) is required" },
       { location: "constraints[0].policy", message: "policy must be 'rollback' or 'flag'" },
       { location: "effects[0].trigger", message: "a JSONata expression (non-empty string) is required" },
