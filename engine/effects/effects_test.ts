@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
-import { effectService, ok, ScriptedExecutor, settled } from "./test_support.ts";
+import { effectService, ok, OutboxStore, ScriptedExecutor, settled } from "./test_support.ts";
 import { TIMER_EXECUTOR } from "./executor.ts";
 
 const rateSpec = (extra: Record<string, unknown> = {}) => ({
@@ -280,5 +280,198 @@ Deno.test("a fan-out sends each request; each folds back into its own status and
     "failed",
   ]);
   await settled();
+  await service.close();
+});
+
+/** A model counting fold-backs in `n`, its effect `fx` (server, unless `extra` says otherwise) fired by `go`. */
+const counterSpec = (extra: Record<string, unknown> = {}) => ({
+  id: "c",
+  schema: {
+    type: "object",
+    properties: {
+      go: { type: "boolean" },
+      n: { type: "integer" },
+      v: { type: "number" },
+      io: { type: "object" },
+    },
+  },
+  effects: [{
+    id: "fx",
+    executor: "server",
+    trigger: "go = true",
+    request: { url: "https://api.example/x" },
+    response: { set: { "$.n": "($exists(n) ? n : 0) + 1", "$.v": "$response.v" } },
+    statusPath: "$.io.fx",
+    ...extra,
+  }],
+});
+
+type Counted = { n?: number; v?: number; io: Record<string, Record<string, Json> | null> };
+
+/** The values `address` was written with, oldest first. */
+async function writesTo(
+  service: { getAudit(id: string, q: object): Promise<{ mutations: Json }[]> },
+  address: string,
+) {
+  const audit = await service.getAudit("c", {});
+  return audit.reverse().flatMap((a) => {
+    const mutations = a.mutations as Record<string, Json>;
+    return address in mutations ? [mutations[address]] : [];
+  });
+}
+
+Deno.test("a refused fold-back leaves the outbox: its failure recorded, else the job removed with a log line", async () => {
+  const warnings: string[] = [];
+  const http = new ScriptedExecutor().answer(
+    ok({ v: "not a number" }),
+    ok({ v: "not a number" }),
+    { ok: false, error: "http 404", retryable: false },
+    { ok: false, error: "http 404", retryable: false },
+  );
+  const store = new OutboxStore();
+  const { service, scheduler } = await effectService([http], {
+    store,
+    observer: { warn: (message) => warnings.push(message) },
+  });
+
+  // Recorded: the answer breaks the schema, the failure says so.
+  await service.createModel(counterSpec());
+  await service.mutate("c", { "$.go": true });
+  await scheduler.advance(0);
+  let state = (await service.getState("c")) as Counted;
+  assert.equal(state.v, undefined);
+  assert.deepEqual([state.io.fx?.phase, state.io.fx?.error], [
+    "failed",
+    "fold-back refused: Schema violation: $.v (type): must be number",
+  ]);
+  assert.equal(store.outbox.size, 0);
+  assert.deepEqual(warnings, []);
+  await service.deleteModel("c");
+
+  // No status document to record it in: the job is removed alone.
+  await service.createModel(counterSpec({ statusPath: undefined }));
+  await service.mutate("c", { "$.go": true });
+  await scheduler.advance(0);
+  assert.equal(((await service.getState("c")) as Counted).v, undefined);
+  assert.equal(store.outbox.size, 0, "a job whose outcome is known is not sent again at the next start");
+  assert.match(
+    warnings.shift()!,
+    /fold-back refused: .*; failure not recorded \(no status document\), job removed/,
+  );
+  await service.deleteModel("c");
+
+  // The model refuses the failure record too (a rollback on the failed phase): removed alone, and so is the
+  // job the retry button fires.
+  await service.createModel({
+    ...counterSpec(),
+    constraints: [{
+      id: "nofail",
+      expr: "$not(io.fx.phase = 'failed')",
+      policy: "rollback",
+      message: "no failures",
+    }],
+  });
+  await service.mutate("c", { "$.go": true });
+  await scheduler.advance(0);
+  assert.equal(store.outbox.size, 0);
+  assert.match(warnings.shift()!, /failure not recorded \(Constraint violated: no failures\), job removed/);
+  await service.mutate("c", { "$.io.fx": null });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 4);
+  assert.equal(store.outbox.size, 0);
+  assert.equal(warnings.length, 1);
+  state = (await service.getState("c")) as Counted;
+  assert.equal(state.io.fx?.phase, "in_flight", "the last phase the model took");
+  await service.close();
+});
+
+Deno.test("the retry button while a job is outstanding supersedes it: its result is dropped, the new one applied once", async () => {
+  const http = new ScriptedExecutor().answer(ok({ v: 1 }), ok({ v: 2 }));
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(counterSpec({ dedupeKey: "'k'" }));
+  http.hold();
+  await service.mutate("c", { "$.go": true });
+  await scheduler.advance(10);
+  await service.mutate("c", { "$.io.fx": null });
+  await scheduler.advance(10);
+  assert.equal(http.jobs.length, 2, "the retry button sends it again at once");
+  http.release();
+  await scheduler.advance(0);
+  await scheduler.advance(1000);
+  assert.equal(http.jobs.length, 2, "and only once more");
+  const state = (await service.getState("c")) as Counted;
+  assert.deepEqual([state.n, state.v, state.io.fx?.phase], [1, 2, "applied"], "the newer answer, once");
+  await service.close();
+
+  // Pressed while the first job waits for a retry: it is superseded before its next attempt, not sent.
+  const failing = new ScriptedExecutor().answer(
+    { ok: false, error: "http 503", retryable: true },
+    ok({ v: 2 }),
+  );
+  const retried = await effectService([failing]);
+  await retried.service.createModel(counterSpec({ policy: { retries: 3, backoff: 100 } }));
+  await retried.service.mutate("c", { "$.go": true });
+  await retried.scheduler.advance(10);
+  await retried.service.mutate("c", { "$.io.fx": null });
+  await retried.scheduler.advance(1000);
+  assert.deepEqual(failing.jobs.map((j) => j.attempt), [1, 1]);
+  const after = (await retried.service.getState("c")) as Counted;
+  assert.deepEqual([after.n, after.v, after.io.fx?.phase], [1, 2, "applied"]);
+  await retried.service.close();
+});
+
+Deno.test("the retry button while a timer waits: the timer re-fired is the one that applies, once", async () => {
+  const { service, scheduler } = await effectService([TIMER_EXECUTOR]);
+  await service.createModel(counterSpec({ executor: "timer", request: undefined, afterMs: "300" }));
+  await service.mutate("c", { "$.go": true });
+  await scheduler.advance(100);
+  await service.mutate("c", { "$.io.fx": null });
+  const refired = scheduler.clock.now();
+  await scheduler.advance(250);
+  let state = (await service.getState("c")) as Counted;
+  assert.deepEqual([state.n, state.io.fx?.phase], [undefined, "pending"], "the first timer's instant passed");
+  await scheduler.advance(5000);
+  state = (await service.getState("c")) as Counted;
+  assert.deepEqual([state.n, state.io.fx?.at], [1, new Date(refired + 300).toISOString()]);
+  await service.close();
+});
+
+Deno.test("jobs fired in the same instant as the retry button: one of them applies, once", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(counterSpec());
+  http.hold();
+  await service.mutate("c", { "$.go": true });
+  await service.mutate("c", { "$.io.fx": null });
+  await scheduler.advance(0);
+  http.release();
+  await scheduler.advance(0);
+  await scheduler.advance(1000);
+  assert.equal(http.jobs.length, 2);
+  assert.deepEqual(await writesTo(service, "$.n"), [1]);
+  await service.close();
+});
+
+Deno.test("an evolution that moves the status document supersedes the job in flight: only the new one applies", async () => {
+  const http = new ScriptedExecutor().answer(ok({ v: 1 }), ok({ v: 2 }));
+  const store = new OutboxStore();
+  const { service, scheduler } = await effectService([http], { store });
+  const spec = counterSpec({ dedupeKey: "'k'" });
+  await service.createModel(spec);
+  http.hold();
+  await service.mutate("c", { "$.go": true });
+  await scheduler.advance(10);
+  await service.evolveSpec("c", { upsertEffects: [{ ...spec.effects[0], statusPath: "$.io.moved" }] });
+  let state = (await service.getState("c")) as Counted;
+  assert.equal(state.io.fx, null, "the old status document is cleared");
+  assert.deepEqual([...store.outbox.values()].map((j) => j.statusPath), ["$.io.moved"]);
+  await scheduler.advance(10);
+  http.release();
+  await scheduler.advance(0);
+  await scheduler.advance(1000);
+  assert.equal(http.jobs.length, 2);
+  state = (await service.getState("c")) as Counted;
+  assert.deepEqual([state.n, state.v, state.io.fx, state.io.moved?.phase], [1, 2, null, "applied"]);
+  assert.deepEqual(await writesTo(service, "$.v"), [2], "the old answer is dropped");
   await service.close();
 });

@@ -5,7 +5,8 @@
  * | now                                    | verdict    | written                                   |
  * | -------------------------------------- | ---------- | ----------------------------------------- |
  * | effect removed, or trigger false       | cancelled  | status `cancelled`, key reset             |
- * | key changed, or status rewritten       | superseded | status cleared, which re-fires the effect |
+ * | key changed, or status kept elsewhere   | superseded | own status cleared, which re-fires it     |
+ * | status document rewritten meanwhile    | superseded | nothing                                   |
  * | otherwise, executor succeeded          | current    | `response.set` values + status `applied`  |
  * | otherwise, executor failed for good    | current    | status `failed` with the error            |
  *
@@ -74,20 +75,30 @@ async function value(
 
 /**
  * How a job stands now: cancelled (effect gone or trigger false), superseded
- * (its key changed, or its status document was rewritten by someone else), or current.
+ * (its key changed, its effect now keeps its status elsewhere, or its status
+ * document was rewritten since the job wrote it), or current.
  */
 export async function verdictOf(job: EffectJob, ctx: SettleContext): Promise<Verdict> {
   const node = effectNode(ctx.model, job.effectId);
   if (!node || !truthy(await value(node.compiled, ctx))) return "cancelled";
   const key = node.effect.dedupeKey ? (await value(node.effect.dedupeKey, ctx)) ?? null : null;
   if (!jsonEqual(key, job.key)) return "superseded";
-  if (job.statusPath) {
-    const status = getAt(ctx.doc, pathOf(job.statusPath));
-    const live = isObject(status) && (status.phase === "pending" || status.phase === "in_flight") &&
-      jsonEqual(status.key ?? null, job.key);
-    if (!live) return "superseded";
-  }
-  return "current";
+  const statusPath = node.effect.statusPath && formatPath(node.effect.statusPath);
+  if (statusPath !== (job.statusPath && formatPath(pathOf(job.statusPath)))) return "superseded";
+  return job.statusPath && !ownsStatus(job, ctx.doc) ? "superseded" : "current";
+}
+
+/**
+ * Whether the job's status document is still the one it wrote last: pending
+ * or in flight, its key, its instant. A re-fire (the status document cleared
+ * meanwhile) writes a new one, which belongs to the new job.
+ */
+function ownsStatus(job: EffectJob, doc: Json): boolean {
+  const status = job.statusPath && getAt(doc, pathOf(job.statusPath));
+  return isObject(status) && (status.phase === "pending" || status.phase === "in_flight") &&
+    jsonEqual(status.key ?? null, job.key) &&
+    // Jobs stored before their instant was kept recognise any live document with their key.
+    (job.statusAt === undefined || status.at === new Date(job.statusAt).toISOString());
 }
 
 function pathOf(address: string) {
@@ -116,8 +127,9 @@ export async function settlement(
     };
   }
   if (verdict === "superseded") {
-    // Clearing the status document re-arms the effect: the write's cycle fires it for the latest value.
-    const rearm = status && isObject(getAt(ctx.doc, pathOf(status)));
+    // Clearing its own status document re-arms the effect: the write's cycle fires it for the latest value.
+    // A document rewritten meanwhile is left alone: it is another job's, or the caller's.
+    const rearm = status && ownsStatus(job, ctx.doc);
     return { verdict, writes: rearm ? { [status]: null } : {}, source: "client", phase: "superseded" };
   }
   if (!outcome) return null;

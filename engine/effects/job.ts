@@ -24,6 +24,12 @@ export interface EffectJob {
   statusPath: string | null;
   /** When it fired (epoch ms). */
   firedAt: number;
+  /**
+   * The `at` of the status document it wrote last (`pending` when it fired,
+   * `in_flight` when an attempt began), by which it knows the document is
+   * still its own; absent in jobs stored before it was kept.
+   */
+  statusAt?: number;
   /** When the next attempt is due (a timer's instant, a retry's). */
   dueAt: number;
   /** Attempts started so far. */
@@ -56,6 +62,7 @@ export function jobsOf(modelId: string, requests: readonly EffectRequest[], at: 
     work: request.work,
     statusPath: typeof request.definition.statusPath === "string" ? request.definition.statusPath : null,
     firedAt: at,
+    statusAt: at,
     dueAt: request.work.type === "timer" ? request.work.fireAt : at,
     attempt: 0,
   }));

@@ -1,17 +1,8 @@
 import assert from "node:assert/strict";
-import type { AuditRecord } from "../audit/chain.ts";
 import type { Json } from "../json/value.ts";
-import type { ModelSpec } from "../model/types.ts";
-import { MemoryModelStore } from "../service/memory.ts";
-import type {
-  CommitStates,
-  LogEntry,
-  PersistedState,
-  StoreChange,
-  StoreCoordination,
-} from "../service/ports.ts";
-import type { EffectJob, JobChanges } from "./job.ts";
-import { effectService, ScriptedExecutor, settled } from "./test_support.ts";
+import type { StoreChange, StoreCoordination } from "../service/ports.ts";
+import type { EffectJob } from "./job.ts";
+import { effectService, OutboxStore, ScriptedExecutor, settled } from "./test_support.ts";
 
 /**
  * A store shared with another process, as far as one model's outbox goes:
@@ -19,8 +10,7 @@ import { effectService, ScriptedExecutor, settled } from "./test_support.ts";
  * still there and moves no revision, so the service's copy is not renewed),
  * and what the other process does played by the test on `outbox`.
  */
-class SharedOutboxStore extends MemoryModelStore {
-  readonly outbox = new Map<string, EffectJob>();
+class SharedOutboxStore extends OutboxStore {
   /** While set, the other process holds every job. */
   heldElsewhere = false;
   #listener: (change: StoreChange) => void = () => {};
@@ -48,39 +38,6 @@ class SharedOutboxStore extends MemoryModelStore {
   handOver(jobs: EffectJob[]): void {
     this.heldElsewhere = false;
     this.#listener({ type: "jobs", jobs: structuredClone(jobs) });
-  }
-
-  #change(changes: JobChanges = {}): void {
-    for (const id of changes.remove ?? []) this.outbox.delete(id);
-    for (const job of changes.put ?? []) this.outbox.set(job.id, structuredClone(job));
-    for (const job of changes.update ?? []) {
-      if (this.outbox.has(job.id)) this.outbox.set(job.id, structuredClone(job));
-    }
-  }
-
-  override save(
-    spec: ModelSpec,
-    state: PersistedState,
-    options: { created?: boolean; jobs?: JobChanges } = {},
-  ): Promise<void> {
-    this.#change(options.jobs);
-    return super.save(spec, state, options);
-  }
-
-  override commit(
-    modelId: string,
-    entry: LogEntry,
-    states: CommitStates,
-    audit: AuditRecord | null,
-    jobs?: JobChanges,
-  ): Promise<void> {
-    this.#change(jobs);
-    return super.commit(modelId, entry, states, audit);
-  }
-
-  override updateJobs(_modelId: string, jobs: JobChanges): Promise<void> {
-    this.#change(jobs);
-    return Promise.resolve();
   }
 }
 

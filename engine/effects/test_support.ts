@@ -5,12 +5,57 @@
  * @module
  */
 import { ManualClock } from "../_test_utils.ts";
+import type { AuditRecord } from "../audit/chain.ts";
 import type { Json } from "../json/value.ts";
+import type { ModelSpec } from "../model/types.ts";
 import { webPlatform } from "../ports.ts";
 import type { Scheduler } from "../ports.ts";
+import { MemoryModelStore } from "../service/memory.ts";
+import type { CommitStates, LogEntry, PersistedState } from "../service/ports.ts";
 import { ModelService, type ServiceOptions } from "../service/service.ts";
 import type { EffectExecutor, ExecutorOutcome } from "./executor.ts";
-import type { EffectJob } from "./job.ts";
+import type { EffectJob, JobChanges } from "./job.ts";
+
+/**
+ * A memory store that keeps the outbox, as a durable store keeps it (an
+ * update changes only jobs still there), for tests to read in `outbox`.
+ */
+export class OutboxStore extends MemoryModelStore {
+  readonly outbox = new Map<string, EffectJob>();
+
+  #change(changes: JobChanges = {}): void {
+    for (const id of changes.remove ?? []) this.outbox.delete(id);
+    for (const job of changes.put ?? []) this.outbox.set(job.id, structuredClone(job));
+    for (const job of changes.update ?? []) {
+      if (this.outbox.has(job.id)) this.outbox.set(job.id, structuredClone(job));
+    }
+  }
+
+  override save(
+    spec: ModelSpec,
+    state: PersistedState,
+    options: { created?: boolean; jobs?: JobChanges } = {},
+  ): Promise<void> {
+    this.#change(options.jobs);
+    return super.save(spec, state, options);
+  }
+
+  override commit(
+    modelId: string,
+    entry: LogEntry,
+    states: CommitStates,
+    audit: AuditRecord | null,
+    jobs?: JobChanges,
+  ): Promise<void> {
+    this.#change(jobs);
+    return super.commit(modelId, entry, states, audit);
+  }
+
+  override updateJobs(_modelId: string, jobs: JobChanges): Promise<void> {
+    this.#change(jobs);
+    return Promise.resolve();
+  }
+}
 
 /** Timers that fire when the test moves the clock. */
 export class ManualScheduler implements Scheduler {

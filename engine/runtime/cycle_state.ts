@@ -50,10 +50,14 @@ export class CycleState {
   dirty: DirtySet = new DirtySet();
   /** Containers the writes created, for defaults. */
   readonly created: Segment[][] = [];
-  /** Addresses written (`mutatedPaths`), derived (`derivedUpdated`), meta keys updated (`metaUpdated`). */
-  readonly mutated: string[] = [];
-  readonly derived: string[] = [];
-  readonly metaUpdated: string[] = [];
+  /**
+   * Addresses written (`mutatedPaths`), derived (`derivedUpdated`), meta keys
+   * updated (`metaUpdated`): each once, though a status document's round may
+   * write or evaluate it again.
+   */
+  readonly mutated = new Set<string>();
+  readonly derived = new Set<string>();
+  readonly metaUpdated = new Set<string>();
   /** One trace per evaluation, in order. */
   readonly traces: TraceRecord[] = [];
   /** The cycle's instant (epoch ms): what `$now()` answers and when its effects fired. */

@@ -67,5 +67,5 @@ function fill(state: CycleState, path: Segment[], value: Json, source: string): 
   }
   state.draft.set(path, value, state.created);
   state.dirty.add(path);
-  state.mutated.push(formatPath(path));
+  state.mutated.add(formatPath(path));
 }

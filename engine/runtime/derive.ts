@@ -71,7 +71,7 @@ function* deriveElements(
     if (value === undefined) state.draft.delete(target);
     else state.draft.set(target, value);
     state.dirty.add(target);
-    state.derived.push(address);
+    state.derived.add(address);
   }
 }
 
@@ -119,7 +119,7 @@ export function* deriveMetas(state: CycleState): Steps<void> {
       const meta = state.writableMeta();
       if (value === undefined) meta.delete(key);
       else meta.set(key, value);
-      state.metaUpdated.push(key);
+      state.metaUpdated.add(key);
     }
   }
 }
@@ -135,6 +135,6 @@ function dropVanishedMetas(state: CycleState, node: MetaNode, elements: Segment[
     const path = parsePath(key.slice(0, -suffix.length));
     if (!path.ok || !patternMatches(node.target, path.path)) continue;
     state.writableMeta().delete(key);
-    state.metaUpdated.push(key);
+    state.metaUpdated.add(key);
   }
 }

@@ -48,3 +48,29 @@ Deno.test("effects are not collected when a rollback constraint fails", async ()
   await rejectsWith(() => runtime.evaluateMutation({ "$.total": 5000 }), "constraint_violation");
   assert.equal(runtime.explain("$effect:bigOrder").length, before, "no trigger was evaluated");
 });
+
+Deno.test("a write that re-arms an effect lists its status document once, and what the re-fire re-derives once", async () => {
+  const { runtime } = await runtimeOf({
+    id: "rearm",
+    schema: {
+      type: "object",
+      properties: { go: { type: "boolean" }, note: { type: "string" }, io: { type: "object" } },
+    },
+    derivations: [{ path: "$.shown", expr: "$string(go) & ' ' & io.fx.phase" }],
+    metaDerivations: [{ path: "$.note", property: "maxLength", expr: "$length(io.fx.phase)" }],
+    effects: [{ id: "fx", executor: "timer", trigger: "go", afterMs: "1000", statusPath: "$.io.fx" }],
+  });
+  const fired = await commitMutation(runtime, { "$.go": true });
+  assert.deepEqual([fired!.mutatedPaths, fired!.derivedUpdated, fired!.metaUpdated], [
+    ["$.go", "$.io.fx"],
+    ["$.shown"],
+    ["$.note#max_length"],
+  ]);
+  const rearmed = await commitMutation(runtime, { "$.io.fx": null });
+  assert.deepEqual([rearmed!.mutatedPaths, rearmed!.derivedUpdated, rearmed!.metaUpdated], [
+    ["$.io.fx"],
+    ["$.shown"],
+    ["$.note#max_length"],
+  ]);
+  assert.equal(await runtime.readState().then((doc) => (doc as { shown: string }).shown), "true pending");
+});

@@ -82,7 +82,7 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): S
     const inArray = p.length > 0 && typeof p[p.length - 1] === "number";
     if (inArray && removed) state.dirty.add([...parentOf(p), WILDCARD], true);
     else state.dirty.add(p);
-    state.mutated.push(formatPath(p));
+    state.mutated.add(formatPath(p));
   };
   if (op.op === "move" && from) touch(from, true);
   if (op.op === "remove") touch(path, true);

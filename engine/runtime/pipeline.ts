@@ -82,7 +82,7 @@ export class Cycle {
       if (violations.length) continue;
       state.draft.set(path, value, state.created);
       state.dirty.add(path);
-      state.mutated.push(address);
+      state.mutated.add(address);
     }
     if (!violations.length) violations.push(...checkEnclosing(state, entries.map(([path]) => path)));
     if (violations.length) throw schemaViolation(violations);
@@ -126,7 +126,7 @@ export class Cycle {
       // Only what the status documents touched is evaluated again; the cycle's changes keep every path.
       state.dirty = new DirtySet();
       for (const path of out.statusWrites) {
-        state.mutated.push(formatPath(path));
+        state.mutated.add(formatPath(path));
         state.dirty.add(path);
         changes.add(path);
       }
@@ -190,9 +190,9 @@ export class Cycle {
       traces,
       result: {
         success: true,
-        mutatedPaths: state.mutated,
-        derivedUpdated: state.derived,
-        metaUpdated: state.metaUpdated,
+        mutatedPaths: [...state.mutated],
+        derivedUpdated: [...state.derived],
+        metaUpdated: [...state.metaUpdated],
         flaggedConstraints: flagged,
         dispatchedEffects: dispatched,
         traces: traces.length > options.traceLimit

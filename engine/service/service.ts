@@ -875,14 +875,17 @@ export class ModelService implements ModelApi {
             slot.jobs.set(job.id, job);
             return { wait: job };
           }
-          const counted = { ...job, attempt: job.attempt + 1 };
-          const status = job.statusPath && job.executor !== "timer" && node ? job.statusPath : null;
-          const writes = status
-            ? { [status]: statusDocument("in_flight", job.key, this.platform.clock.now()) }
-            : null;
+          // A job cancelled or superseded meanwhile is settled without an attempt (and never writes its
+          // in_flight phase over a status document that is no longer its own).
+          if (await this.#settle(slot, job, null)) return null;
+          const now = this.platform.clock.now();
+          const attempt = { ...job, attempt: job.attempt + 1 };
+          const status = job.statusPath && job.executor !== "timer" ? job.statusPath : null;
+          const writes = status ? { [status]: statusDocument("in_flight", job.key, now) } : null;
           // The attempt is counted with the in_flight phase, or alone (no status; the model refused the phase).
+          const inFlight = { ...attempt, statusAt: now };
           const written = writes &&
-            await this.#commit(slot, "foldback", writes, foldbackOf(writes), { updated: counted }).catch(
+            await this.#commit(slot, "foldback", writes, foldbackOf(writes), { updated: inFlight }).catch(
               (err) => {
                 if (!(err instanceof ServiceError)) throw err;
                 this.#observer.warn?.(
@@ -891,6 +894,7 @@ export class ModelService implements ModelApi {
                 return null;
               },
             );
+          const counted = written ? inFlight : attempt;
           if (!written) await this.store.updateJobs(job.modelId, { update: [counted] });
           slot.jobs.set(job.id, counted);
           return { run: counted, policy };
@@ -910,12 +914,15 @@ export class ModelService implements ModelApi {
 
   /**
    * Settles a job in the model's queue turn (foldback.ts decides what is
-   * written); `outcome` null only re-checks it (after an evolution) and
-   * leaves a job that still stands alone. A fold-back the model refuses (a
-   * schema violation, a rollback) records the refusal as the job's failure.
+   * written); `outcome` null only re-checks it (before an attempt, after an
+   * evolution) and leaves a job that still stands alone. True when the job
+   * has left the outbox. A settlement the model refuses (a schema violation,
+   * a rollback) records the refusal as the job's failure; when that is
+   * refused too, or there is no status document to record it in, the job
+   * leaves the outbox alone, with a log line, rather than run again.
    */
-  async #settle(slot: Slot, job: EffectJob, outcome: ExecutorOutcome | null): Promise<void> {
-    if (!slot.jobs.has(job.id)) return;
+  async #settle(slot: Slot, job: EffectJob, outcome: ExecutorOutcome | null): Promise<boolean> {
+    if (!slot.jobs.has(job.id)) return true;
     const { runtime } = slot;
     const ctx = {
       model: runtime.model,
@@ -924,21 +931,44 @@ export class ModelService implements ModelApi {
       compiler: this.compiler,
     };
     const settled = await settlement(job, outcome, ctx);
-    if (!settled) return;
+    if (!settled) return false;
     let phase = settled.phase;
     try {
       await this.#settleWith(slot, job, settled.writes);
     } catch (err) {
-      if (!(err instanceof ServiceError) || !job.statusPath) throw err;
+      if (!(err instanceof ServiceError)) throw err;
       phase = "failed";
-      const refusal = statusDocument("failed", job.key, ctx.at, `fold-back refused: ${err.message}`);
-      await this.#settleWith(slot, job, { [job.statusPath]: refusal });
+      await this.#settleRefused(slot, job, ctx.at, `fold-back refused: ${err.message}`);
     }
     this.#observer.effectSettled?.(job.modelId, job.effectId, phase);
     if (phase === "applied" && job.work.type === "link" && job.work.watch) {
       const node = effectNode(slot.runtime.model, job.effectId);
       if (node) await this.#composition.arm(job.modelId, node);
     }
+    return true;
+  }
+
+  /**
+   * Records a refused settlement as the job's failure; when the model refuses
+   * that too, or the effect keeps no status, removes the job alone (its
+   * outcome is known: sending it again would only be refused again).
+   */
+  async #settleRefused(slot: Slot, job: EffectJob, at: number, error: string): Promise<void> {
+    let unrecorded = "no status document";
+    if (job.statusPath) {
+      try {
+        return await this.#settleWith(slot, job, {
+          [job.statusPath]: statusDocument("failed", job.key, at, error),
+        });
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        unrecorded = err.message;
+      }
+    }
+    this.#observer.warn?.(
+      `effect '${job.effectId}' of model '${job.modelId}': ${error}; failure not recorded (${unrecorded}), job removed`,
+    );
+    await this.#settleWith(slot, job, {});
   }
 
   /** Commits a settlement's writes with the job's removal, or removes it alone when nothing is written. */
