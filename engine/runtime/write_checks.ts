@@ -74,6 +74,17 @@ export function checkWrite(
       message: `is computed by the derivation ${derived.key}`,
     }];
   }
+  // The document is always an object (a snapshot of anything else could not be restored).
+  if (path.length === 0 && !isObject(value)) {
+    const removed = value === undefined;
+    return [{
+      path: address,
+      keyword: removed ? "required" : "type",
+      message: removed
+        ? "is the document root and cannot be removed"
+        : "must be object: the document root is always an object",
+    }];
+  }
   const violations: SchemaViolation[] = [];
   let cur: Json | undefined = state.draft.root;
   let depth = 0;
