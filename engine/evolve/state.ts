@@ -20,7 +20,7 @@
  * @module
  */
 import { type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
-import { DocumentDraft, expandPattern, getAt } from "../json/document.ts";
+import { DocumentDraft, expandPattern, getAt, memberAt } from "../json/document.ts";
 import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { formatPath, hasWildcard, parsePath, type Segment } from "../json/path.ts";
@@ -49,7 +49,7 @@ function blockedAt(doc: Json, path: readonly Segment[]): string | null {
       const holds = Array.isArray(cur) ? "an array" : `a ${typeof cur}`;
       return `${formatPath(path.slice(0, i))} holds ${holds}: cannot write ${formatPath(path)} under it`;
     }
-    cur = (cur as Record<string | number, Json>)[seg];
+    cur = memberAt(cur, seg);
   }
   return null;
 }

@@ -80,6 +80,12 @@ Deno.test("backfill writes only where there is no value (absent or null), expand
   });
 });
 
+Deno.test("backfill writes under a new member named like an Object.prototype property", () => {
+  const next = compiled({ id: "m", schema: SCHEMA });
+  const doc = carryForward(OLD, next, { qty: 1 }, { "$.constructor.name": "Ferrari", "$.toString.x": 1 });
+  assert.deepEqual(doc, { qty: 1, constructor: { name: "Ferrari" }, toString: { x: 1 } });
+});
+
 Deno.test("backfill refusals list every bad target", () => {
   const next = compiled({ id: "m", schema: SCHEMA, derivations: [{ path: "$.total", expr: "qty" }] });
   const err = refused(() =>

@@ -46,8 +46,12 @@ export function getAt(doc: Json | undefined, path: Path): Json | undefined {
   return cur;
 }
 
-/** The member or element `seg` of `value`, `undefined` when absent (or when `value` is no such container). */
-function memberAt(value: Json | undefined, seg: Segment): Json | undefined {
+/**
+ * The member or element `seg` of `value`, `undefined` when absent (or when
+ * `value` is no such container): an object's own member only, since a member
+ * name comes from a caller (`constructor` is no member of `{}`).
+ */
+export function memberAt(value: Json | undefined, seg: Segment): Json | undefined {
   if (value === null || typeof value !== "object") return undefined;
   if (Array.isArray(value)) return typeof seg === "number" && seg >= 0 ? value[seg] : undefined;
   return typeof seg === "string" ? ownMember(value, seg) : undefined;
@@ -194,7 +198,7 @@ export class DocumentDraft {
     this.#root = parent;
     for (let i = 0; i < path.length - 1; i++) {
       const seg = path[i];
-      const existing = (parent as Record<string | number, Json>)[seg];
+      const existing = memberAt(parent, seg);
       let next: JsonObject | Json[];
       if (isContainer(existing)) {
         next = this.#own(existing);
@@ -250,7 +254,7 @@ export class DocumentDraft {
     let parent = this.#own(this.#root as JsonObject | Json[]);
     this.#root = parent;
     for (const seg of path) {
-      const existing = (parent as Record<string | number, Json>)[seg];
+      const existing = memberAt(parent, seg);
       if (!isContainer(existing)) return;
       const next = this.#own(existing);
       assign(parent, seg, next);
@@ -289,7 +293,7 @@ function recordCreated(
     : Object.entries(value);
   for (const [key, child] of entries) {
     if (isContainer(child)) {
-      recordCreated([...path, key], child, old && (old as Record<string | number, Json>)[key], created);
+      recordCreated([...path, key], child, memberAt(old, key), created);
     }
   }
 }

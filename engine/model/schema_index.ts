@@ -81,7 +81,7 @@ function childKey(schema: JsonObject, seg: Segment): Segment | typeof OTHER_NAME
     const prefixed = Array.isArray(schema.prefixItems) && seg !== WILDCARD && seg < schema.prefixItems.length;
     return !prefixed ? WILDCARD : seg >= 0 ? seg : null;
   }
-  if (isObject(schema.properties) && seg in schema.properties) return seg;
+  if (isObject(schema.properties) && Object.hasOwn(schema.properties, seg)) return seg;
   const plain = schema.patternProperties === undefined && schema.allOf === undefined &&
     schema.anyOf === undefined && schema.oneOf === undefined;
   // `additionalProperties: false` names the property in its refusal: not kept.
@@ -394,7 +394,7 @@ export class SchemaIndex {
       return { kind: "fragment", fragment: { schema: isObject(schema) ? schema : {}, pointer } };
     };
     if (typeof seg === "string") {
-      if (isObject(s.properties) && seg in s.properties) {
+      if (isObject(s.properties) && Object.hasOwn(s.properties, seg)) {
         return at(s.properties[seg], `${parent.pointer}/properties/${pointerToken(seg)}`);
       }
       if (isObject(s.patternProperties)) {
@@ -415,7 +415,9 @@ export class SchemaIndex {
             schema: list[i] as JsonObject,
             pointer: `${parent.pointer}/${branch}/${i}`,
           });
-          if (isObject(sub.schema.properties) && seg in sub.schema.properties) return this.#child(sub, seg);
+          if (isObject(sub.schema.properties) && Object.hasOwn(sub.schema.properties, seg)) {
+            return this.#child(sub, seg);
+          }
         }
       }
       if (s.additionalProperties === false || s.unevaluatedProperties === false) {

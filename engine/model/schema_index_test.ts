@@ -117,6 +117,9 @@ Deno.test("validateAt checks a written value against its fragment, with path and
   assert.deepEqual(violations(["items", 0], { qty: "x" }), ["$.items[0] required", "$.items[0].qty type"]);
   assert.deepEqual(violations(["strict"], { a: 1, b: 2 }), ["$.strict additionalProperties"]);
   assert.deepEqual(violations(["strict", "b"], 1), ["$.strict.b additionalProperties"]);
+  // A name Object.prototype has is no declared property.
+  assert.deepEqual(violations(["strict", "constructor"], 1), ["$.strict.constructor additionalProperties"]);
+  assert.deepEqual(violations(["dict", "toString"], "x"), ["$.dict.toString type"]);
   assert.deepEqual(violations(["anything"], { free: true }), [], "unknown places accept any value");
 });
 

@@ -9,6 +9,7 @@
 import { unprocessable } from "../errors.ts";
 import { formatPath, patternMatches, type Segment } from "../json/path.ts";
 import { isObject, type Json } from "../json/value.ts";
+import { ownMember } from "../json/wide_object.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { settled, type Steps } from "./steps.ts";
 
@@ -23,7 +24,7 @@ export function* applyDefaults(state: CycleState): Steps<void> {
     const fragment = state.model.schema.fragmentAt(at);
     if (isObject(fragment.properties)) {
       for (const [name, sub] of Object.entries(fragment.properties)) {
-        if (isObject(sub) && sub.default !== undefined && container[name] === undefined) {
+        if (isObject(sub) && sub.default !== undefined && ownMember(container, name) === undefined) {
           fill(state, [...at, name], structuredClone(sub.default), "the schema default");
         }
       }

@@ -66,3 +66,18 @@ Deno.test("a defaultValues rule producing a value the schema refuses fails the w
   );
   assert.deepEqual(await runtime.readState(), {});
 });
+
+Deno.test("a schema default fills a member named like an Object.prototype property", async () => {
+  const { runtime } = await runtimeOf({
+    id: "proto-default",
+    schema: {
+      type: "object",
+      properties: {
+        car: { type: "object", properties: { constructor: { type: "string", default: "Ferrari" } } },
+      },
+    },
+  });
+  const result = await commitMutation(runtime, { "$.car.seats": 2 });
+  assert.deepEqual(result!.mutatedPaths, ["$.car.seats", "$.car.constructor"]);
+  assert.deepEqual(runtime.state.doc, { car: { seats: 2, constructor: "Ferrari" } });
+});

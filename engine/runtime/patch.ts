@@ -8,9 +8,9 @@
  */
 import jp from "fast-json-patch";
 import { type SchemaViolation, schemaViolation, ServiceError, unprocessable } from "../errors.ts";
-import { jsonBytes } from "../json/measure.ts";
+import { jsonBytes, measureJson } from "../json/measure.ts";
 import { formatPath, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
-import { isContainer, type Json } from "../json/value.ts";
+import { cloneJson, isContainer, type Json, jsonEqual } from "../json/value.ts";
 import type { CycleState } from "./cycle_state.ts";
 import type { PatchOperation } from "./results.ts";
 import { checkEnclosing, checkIndexLimit, checkWrite } from "./write_checks.ts";
@@ -32,14 +32,42 @@ function resolvePointer(state: CycleState, pointer: string, index: number, membe
   return path;
 }
 
-/** Checks, applies and records one operation; returns the paths it wrote. */
+/**
+ * Checks, applies and records one operation; returns the paths it wrote.
+ * Places are read here as own members, before the library runs: it would
+ * follow inherited ones (`/toString` is `Object.prototype.toString` to it),
+ * and it moves a location into its own child by making a cycle. A `copy` or
+ * `move` is applied as the `remove` and `add` it stands for, with the value
+ * read here (a copy deep-copied).
+ */
 function applyOperation(state: CycleState, op: PatchOperation, index: number): Segment[][] {
   const path = resolvePointer(state, op.path, index, "path");
   const from = op.from !== undefined && (op.op === "move" || op.op === "copy")
     ? resolvePointer(state, op.from, index, "from")
     : null;
-  const violations: SchemaViolation[] = [];
+  const label = `Patch operation ${index} (${op.op} ${op.path})`;
+  const refuse = (message: string) => unprocessable(`${label}: ${message}`);
+  const target = state.draft.get(path);
+  if (op.op === "test") {
+    if (jsonEqual(target, op.value)) return [];
+    throw new ServiceError("conflict", `${label}: Test operation failed`);
+  }
+  if ((op.op === "remove" || op.op === "replace") && target === undefined) {
+    throw refuse("there is no value at the path");
+  }
   const moved = from ? state.draft.get(from) : undefined;
+  if (from) {
+    if (moved === undefined) throw refuse(`there is no value at '${op.from}'`);
+    if (op.op === "move" && encloses(from, path)) {
+      // RFC 6902 §4.4: a location cannot be moved into one of its children; onto itself it stays.
+      if (from.length === path.length) return [];
+      const moving = op.from === "" ? "the document root" : `'${op.from}'`;
+      throw refuse(`${moving} cannot be moved into one of its own children`);
+    }
+    checkNesting(state, moved!, path, refuse);
+  }
+  const parentOf = (p: Segment[]) => p.slice(0, -1);
+  const violations: SchemaViolation[] = [];
   switch (op.op) {
     case "add":
     case "replace":
@@ -50,33 +78,40 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): S
       break;
     case "move":
       violations.push(...checkWrite(state, from!, undefined));
-      if (moved !== undefined) violations.push(...checkWrite(state, path, moved));
+      violations.push(...checkWrite(state, path, moved!));
       break;
     case "copy":
-      if (moved !== undefined) violations.push(...checkWrite(state, path, moved));
+      violations.push(...checkWrite(state, path, moved!));
       break;
   }
   if (violations.length) throw schemaViolation(violations);
 
-  const parentOf = (p: Segment[]) => p.slice(0, -1);
   const arrayAt = (p: Segment[]) => Array.isArray(state.draft.get(parentOf(p)));
-  const wasPresent = state.draft.get(path) !== undefined;
   const oldLength = (p: Segment[]) => (state.draft.get(parentOf(p)) as Json[] | undefined)?.length ?? 0;
   const insertShifts = (op.op === "add" || op.op === "move" || op.op === "copy") && path.length > 0 &&
     arrayAt(path) && (path[path.length - 1] as number) < oldLength(path);
-  state.draft.grow(growthOf(op, insertShifts ? undefined : state.draft.get(path), moved, path));
+  state.draft.grow(growthOf(op, insertShifts ? undefined : target, moved, path));
   if (from) state.draft.prepare(parentOf(from));
   if (path.length) state.draft.prepare(parentOf(path));
-  let outcome: { newDocument: Json };
-  try {
-    outcome = jp.applyOperation(state.draft.root, op as never, true, true, true, index) as never;
-  } catch (err) {
-    const e = err as { name?: string };
-    const message = `Patch operation ${index} (${op.op} ${op.path}): ${patchMessage(err)}`;
-    throw e.name === "TEST_OPERATION_FAILED" ? new ServiceError("conflict", message) : unprocessable(message);
+  const adds = op.op !== "remove" && op.op !== "replace";
+  if (adds && path.length > 0 && !isContainer(state.draft.get(parentOf(path)))) {
+    throw refuse("there is no object or array to add to at the path's parent");
   }
-  if (op.op === "test") return [];
-  if (outcome.newDocument !== state.draft.root) state.draft.set([], outcome.newDocument, state.created);
+  const steps: PatchOperation[] = op.op === "copy"
+    ? [{ op: "add", path: op.path, value: cloneJson(moved!) }]
+    : op.op === "move"
+    ? [{ op: "remove", path: op.from! }, { op: "add", path: op.path, value: moved! }]
+    : [op];
+  let root = state.draft.root;
+  try {
+    for (const step of steps) {
+      root = (jp.applyOperation(root, step as never, true, true, true, index) as { newDocument: Json })
+        .newDocument;
+    }
+  } catch (err) {
+    throw refuse(patchMessage(err));
+  }
+  if (root !== state.draft.root) state.draft.set([], root, state.created);
 
   const touch = (p: Segment[], removed: boolean) => {
     const inArray = p.length > 0 && typeof p[p.length - 1] === "number";
@@ -90,9 +125,31 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): S
     touch(path, false);
     if (insertShifts) state.dirty.add([...parentOf(path), WILDCARD], true);
     const written = state.draft.get(path);
-    if ((!wasPresent || insertShifts) && isContainer(written)) state.created.push(path);
+    if ((target === undefined || insertShifts) && isContainer(written)) state.created.push(path);
   }
   return from ? [from, path] : [path];
+}
+
+/** Whether `prefix` is `path` or the path of a container enclosing it. */
+function encloses(prefix: readonly Segment[], path: readonly Segment[]): boolean {
+  return prefix.length <= path.length && prefix.every((seg, i) => path[i] === seg);
+}
+
+/**
+ * Refuses a `copy` or `move` of `value` to `path` that would nest the document
+ * deeper than `svc.limits.max-depth` (the value's depth plus the path's; the
+ * door measures only the values a patch carries).
+ */
+function checkNesting(
+  state: CycleState,
+  value: Json,
+  path: readonly Segment[],
+  refuse: (message: string) => Error,
+): void {
+  const { maxDepth } = state.config;
+  const room = maxDepth - path.length;
+  if (room >= 0 && measureJson(value, room).ok) return;
+  throw refuse(`the document would be nested deeper than svc.limits.max-depth (${maxDepth} levels)`);
 }
 
 /** Approximate JSON bytes an operation adds: what it writes less what it replaces (`old`). */

@@ -13,10 +13,9 @@ import type { EngineConfig } from "../config.ts";
 import { type SchemaViolation, unprocessable } from "../errors.ts";
 import { LruCache } from "../expr/lru.ts";
 import { compilePattern, RegexLimitError, testPattern } from "../expr/regex.ts";
-import { getAt } from "../json/document.ts";
+import { getAt, memberAt } from "../json/document.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
 import { isContainer, isObject, type Json, jsonEqual } from "../json/value.ts";
-import { ownMember } from "../json/wide_object.ts";
 import { metaPropertyName } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 
@@ -75,6 +74,17 @@ export function checkWrite(
       message: `is computed by the derivation ${derived.key}`,
     }];
   }
+  // The document is always an object (a snapshot of anything else could not be restored).
+  if (path.length === 0 && !isObject(value)) {
+    const removed = value === undefined;
+    return [{
+      path: address,
+      keyword: removed ? "required" : "type",
+      message: removed
+        ? "is the document root and cannot be removed"
+        : "must be object: the document root is always an object",
+    }];
+  }
   const violations: SchemaViolation[] = [];
   let cur: Json | undefined = state.draft.root;
   let depth = 0;
@@ -88,7 +98,7 @@ export function checkWrite(
         message: `holds ${holds}: cannot write ${address} under it`,
       }];
     }
-    cur = (cur as Record<string | number, Json>)[seg];
+    cur = memberAt(cur, seg);
   }
   // The containers the write creates on its way (from the first one missing, or null) must be of a kind
   // their schema allows: `$.list.b` makes `list` an object.
@@ -200,8 +210,8 @@ function readOnlyMembersChanged(
   const walk = (at: Segment[], before: Json | undefined, after: Json | undefined) => {
     for (const key of memberKeys(before, after)) {
       const member = [...at, key];
-      const was = memberOf(before, key);
-      const is = memberOf(after, key);
+      const was = memberAt(before, key);
+      const is = memberAt(after, key);
       if (state.derivedAt(member)) continue;
       const address = formatPath(member);
       if (schema.fragmentAt(member).readOnly === true || (live && metaOf(address, "read_only") === true)) {
@@ -227,12 +237,6 @@ function memberKeys(a: Json | undefined, b: Json | undefined): Segment[] {
     else if (isObject(value)) { for (const key of Object.keys(value)) keys.add(key); }
   }
   return [...keys];
-}
-
-/** The member `key` of a container (an own member of an object, read from a wide one's table directly). */
-function memberOf(value: Json | undefined, key: Segment): Json | undefined {
-  if (typeof key === "number") return Array.isArray(value) ? value[key] : undefined;
-  return isObject(value) ? ownMember(value, key) : undefined;
 }
 
 /** A violation when the schema at `container` refuses the kind of container a write under it creates. */
@@ -303,7 +307,7 @@ function gapBefore(state: CycleState, path: readonly Segment[]): Segment[] | nul
     const seg = path[i];
     const length = Array.isArray(cur) ? cur.length : 0;
     if (typeof seg === "number" && seg > length) return [...path.slice(0, i), length];
-    cur = isContainer(cur) ? (cur as Record<string | number, Json>)[seg] : undefined;
+    cur = memberAt(cur, seg);
   }
   return null;
 }

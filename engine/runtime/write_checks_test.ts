@@ -485,3 +485,23 @@ Deno.test("a mutation key parsed before gives its own path, and a bad key the sa
   assert.deepEqual(parseWriteKey(long), ["x".repeat(300)]);
   assert.deepEqual(parseWriteKey(long), ["x".repeat(300)]);
 });
+
+Deno.test("a write under a new member named like an Object.prototype property is a write like any other", async () => {
+  const { runtime } = await runtimeOf({ id: "proto-names", schema: { type: "object" } });
+  await commitMutation(runtime, {
+    "$.constructor.name": "Ferrari",
+    "$.toString.x": 1,
+    "$.list[1].valueOf": 2,
+  });
+  assert.deepEqual(runtime.state.doc, {
+    constructor: { name: "Ferrari" },
+    toString: { x: 1 },
+    list: [null, { valueOf: 2 }],
+  });
+  // A scalar on the way still refuses, named as its own.
+  await rejectsWith(
+    () => runtime.evaluateMutation({ "$.constructor.name.first": "F" }),
+    "schema_violation",
+    /\$\.constructor\.name \(type\): holds a string: cannot write \$\.constructor\.name\.first under it/,
+  );
+});

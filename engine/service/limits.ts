@@ -4,7 +4,7 @@
  *
  * - a non-finite number (`1e309` parses as Infinity; JSON stores it as null): 422;
  * - nesting deeper than `svc.limits.max-depth` (a written value counts from the
- *   root of the document, so its address's depth is added): 422;
+ *   root of the document, so its address's depth is added, a scalar's too): 422;
  * - a spec over `svc.limits.max-spec-bytes`, a state over
  *   `svc.limits.max-state-bytes`: 413.
  *
@@ -19,9 +19,14 @@ import { measureJson } from "../json/measure.ts";
 import { formatPath, parsePath } from "../json/path.ts";
 import type { Json } from "../json/value.ts";
 
-/** Refuses a value nested too deep or holding a non-finite number; returns its approximate JSON bytes. */
+/**
+ * Refuses a value nested too deep or holding a non-finite number; returns its
+ * approximate JSON bytes. `baseDepth`: the containers the value is written in
+ * (its address's segments), which count too, a scalar's included.
+ */
 export function checkValue(config: EngineConfig, value: unknown, what: string, baseDepth = 0): number {
-  const measured = measureJson(value, config.maxDepth - baseDepth);
+  const room = config.maxDepth - baseDepth;
+  const measured = room < 0 ? { ok: false as const, reason: "depth" as const } : measureJson(value, room);
   if (measured.ok) return measured.bytes;
   if (measured.reason === "depth") {
     throw unprocessable(
@@ -37,16 +42,18 @@ export function checkValue(config: EngineConfig, value: unknown, what: string, b
  * violation of its address (422 with the spec's body), depth counts from the root.
  */
 export function checkMutationValues(config: EngineConfig, mutations: Record<string, Json>): void {
+  // Every segment of an address takes two characters or more (`.a`, `[0]`) after the `$`.
+  const shallow = 2 * config.maxDepth + 1;
   for (const [address, value] of Object.entries(mutations)) {
-    // A finite scalar has no depth of its own and nothing to refuse: the address need not be parsed.
+    // A finite scalar has no depth of its own: at an address too short to pass the limit, it need not be parsed.
     if (value === null || typeof value !== "object") {
-      if (typeof value !== "number" || Number.isFinite(value)) continue;
+      if ((typeof value !== "number" || Number.isFinite(value)) && address.length <= shallow) continue;
     }
     const parsed = parsePath(address);
     const baseDepth = parsed.ok ? parsed.path.length : 0;
     const measured = measureJson(value, config.maxDepth - baseDepth);
-    if (measured.ok) continue;
-    if (measured.reason === "non-finite") {
+    if (measured.ok && baseDepth <= config.maxDepth) continue;
+    if (!measured.ok && measured.reason === "non-finite") {
       const path = parsed.ok ? formatPath([...parsed.path, ...measured.path]) : address;
       throw schemaViolation([{
         path,
@@ -58,12 +65,17 @@ export function checkMutationValues(config: EngineConfig, mutations: Record<stri
   }
 }
 
-/** Checks every value of a JSON Patch; depth counts from the root (the pointer's segments). */
+/**
+ * Checks every value of a JSON Patch; depth counts from the root (the
+ * pointer's segments) where an operation writes. What a `copy` or `move`
+ * writes is in the document: the patch step measures it.
+ */
 export function checkPatchValues(config: EngineConfig, ops: readonly unknown[]): void {
   ops.forEach((op, index) => {
     if (typeof op !== "object" || op === null) return;
-    const { path, value } = op as { path?: unknown; value?: unknown };
-    const baseDepth = typeof path === "string" ? path.split("/").length - 1 : 0;
+    const { op: name, path, value } = op as { op?: unknown; path?: unknown; value?: unknown };
+    const writes = name === "add" || name === "replace" || name === "copy" || name === "move";
+    const baseDepth = writes && typeof path === "string" ? path.split("/").length - 1 : 0;
     checkValue(config, value ?? null, `Patch operation ${index}'s value`, baseDepth);
   });
 }

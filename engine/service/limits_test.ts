@@ -68,7 +68,7 @@ Deno.test("non-finite numbers, deep values and oversized states are refused and 
   assert.deepEqual(await service.getState("m"), { rate: 2, double: 4, o: { s: "y" } });
 });
 
-Deno.test("a written scalar is refused only when non-finite, named at its address however it is spelt", async () => {
+Deno.test("a written scalar is refused when non-finite, named at its address however it is spelt, or too deep", async () => {
   const { service } = await serviceOf({ maxDepth: 4 });
   await service.createModel(spec);
   for (const [address, path] of [["$.rate", "$.rate"], ["$['o'].list[2]", "$.o.list[2]"]]) {
@@ -79,14 +79,58 @@ Deno.test("a written scalar is refused only when non-finite, named at its addres
       message: "must be a finite number (NaN and Infinity cannot be stored)",
     }]);
   }
-  // A scalar has no depth of its own: deeper than max-depth by its address alone, the checks let it by.
-  await service.mutate("m", { "$.o.a.b.c.d.e": 1, "$.o.s": "x", "$.o.n": null, "$.o.t": true });
-  assert.deepEqual(await service.getField("m", "$.o"), {
-    a: { b: { c: { d: { e: 1 } } } },
-    s: "x",
-    n: null,
-    t: true,
-  });
+  // A scalar has no depth of its own, but the containers its address makes do: four segments fit, five do not.
+  await service.mutate("m", { "$.o.a.b.c": 1, "$.o.s": "x", "$.o.n": null, "$.o.t": true });
+  assert.deepEqual(await service.getField("m", "$.o"), { a: { b: { c: 1 } }, s: "x", n: null, t: true });
+  await rejectsWith(() => service.mutate("m", { "$.o.a.b.d.e": 1 }), "validation_failed", /max-depth \(4/);
+  await rejectsWith(
+    () => service.patch("m", [{ op: "add", path: "/o/a/b/d", value: { e: 1 } }]),
+    "validation_failed",
+    /max-depth \(4/,
+  );
+  // Nothing to refuse in a removal or a test at such a path: it writes nothing.
+  await rejectsWith(
+    () => service.patch("m", [{ op: "remove", path: "/o/a/b/c/d/e" }]),
+    "validation_failed",
+    /there is no value at the path/,
+  );
+  // Ten thousand segments of one address are refused at the door, not left for a recursive walk to overflow on.
+  await rejectsWith(
+    () => service.mutate("m", { ["$" + ".a".repeat(10_000)]: 1 }),
+    "validation_failed",
+    /max-depth/,
+  );
+  await rejectsWith(
+    () => service.foldback("m", { ["$.o" + "[0]".repeat(5)]: 1 }),
+    "validation_failed",
+    /max-depth/,
+  );
+  assert.deepEqual(await service.getField("m", "$.o"), { a: { b: { c: 1 } }, s: "x", n: null, t: true });
+});
+
+Deno.test("a backfill counts its address's depth: nesting past svc.limits.max-depth is refused, nothing changes", async () => {
+  const { service } = await serviceOf({ maxDepth: 8 });
+  await service.createModel({ id: "m", schema: { type: "object" } });
+  await service.mutate("m", { "$.x": 1 });
+  // Five segments and four levels of value make nine; the evolution body alone is six levels deep.
+  await rejectsWith(
+    () =>
+      service.evolveSpec("m", {
+        newVersion: "1.0.1",
+        backfill: { "$.b.a.a.a.a": { a: { a: { a: { a: 1 } } } } },
+      }),
+    "validation_failed",
+    /The value written at \$\.b\.a\.a\.a\.a is nested deeper than svc\.limits\.max-depth \(8 levels\)/,
+  );
+  await rejectsWith(
+    () => service.evolveSpec("m", { newVersion: "1.0.1", backfill: { ["$.b" + ".a".repeat(8)]: 1 } }),
+    "validation_failed",
+    /max-depth \(8 levels\)/,
+  );
+  assert.deepEqual(await service.getState("m"), { x: 1 });
+  assert.equal((await service.getSpec("m")).version, "1.0.0");
+  await service.evolveSpec("m", { newVersion: "1.0.1", backfill: { "$.b.a.a.a.a": { a: { a: { a: 1 } } } } });
+  assert.deepEqual(await service.getField("m", "$.b.a.a.a.a"), { a: { a: { a: 1 } } });
 });
 
 Deno.test("a spec over svc.limits.max-spec-bytes is refused with 413", async () => {

@@ -1057,6 +1057,8 @@ export class ModelService implements ModelApi {
     try {
       checkValue(this.config, evolution, "The evolution");
       parsed = parseEvolution(evolution);
+      // A backfilled value is nested from its address down, like a written one.
+      checkMutationValues(this.config, parsed.backfill ?? {});
     } catch (err) {
       return Promise.reject(err);
     }
