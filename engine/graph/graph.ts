@@ -85,6 +85,11 @@ export function elementPatternOf(target: readonly Segment[]): Segment[] | null {
   return last < 0 ? null : target.slice(0, last + 1);
 }
 
+/** The target a node writes into the document: a derivation's (metas keep their values beside it), else null. */
+export function derivedTarget(node: { kind?: NodeKind; target?: Segment[] }): Segment[] | null {
+  return node.kind === "DERIVED" && node.target ? node.target : null;
+}
+
 /** Builds the graph, detecting cycles and assigning levels. */
 export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
   const derived = nodes.filter((n): n is OfKind<N, "DERIVED"> => n.kind === "DERIVED");

@@ -293,3 +293,72 @@ Deno.test("a cycle mixing compiled and interpreted evaluations derives in order,
     /Evaluation of derivation \$\.items\[1\]\.twice failed: T2001/,
   );
 });
+
+const TOTALS = {
+  id: "totals",
+  schema: {
+    type: "object",
+    properties: {
+      price: { type: "number" },
+      qty: { type: "number" },
+      totals: { type: "object" },
+      items: { type: "array", items: { type: "object" } },
+    },
+  },
+  derivations: [
+    { path: "$.totals.net", expr: "price * qty" },
+    { path: "$.totals.gross", expr: "price * qty * 2", evaluation: "lazy" },
+    { path: "$.items[*].sub.t", expr: "$parent.p * 10" },
+  ],
+};
+
+Deno.test("a container written whole keeps the derived values inside it: the derivation runs again", async () => {
+  const { runtime } = await runtimeOf(TOTALS);
+  await commitMutation(runtime, { "$.price": 10, "$.qty": 5, "$.items": [{ p: 1 }] });
+  const forged = await commitMutation(runtime, { "$.totals": { net: 1, gross: 1, note: "n" } });
+  assert.deepEqual(forged!.derivedUpdated, ["$.totals.net"]);
+  assert.deepEqual(await runtime.readField("$.totals"), { net: 50, gross: 100, note: "n" });
+  await commitMutation(runtime, { "$.totals": {} });
+  assert.deepEqual(await runtime.readField("$.totals"), { net: 50, gross: 100 });
+  await commitMutation(runtime, { "$.items[0].sub": { t: 99, u: 1 } });
+  assert.deepEqual(await runtime.readField("$.items[0].sub"), { t: 10, u: 1 });
+  const snapshot = await runtime.snapshot();
+  assert.deepEqual(snapshot.derivedCache, {
+    "$.totals.net": 50,
+    "$.totals.gross": 100,
+    "$.items[0].sub.t": 10,
+  });
+});
+
+Deno.test("a patch replacing, removing, moving or copying onto a container of derived values leaves them derived", async () => {
+  const { runtime } = await runtimeOf(TOTALS);
+  await commitMutation(runtime, { "$.price": 2, "$.qty": 3, "$.x": { net: 7 }, "$.y": { net: 8 } });
+  const ops: unknown[][] = [
+    [{ op: "add", path: "/totals", value: { net: 1 } }],
+    [{ op: "replace", path: "/totals", value: { net: 2, gross: 2 } }],
+    [{ op: "remove", path: "/totals" }],
+    [{ op: "move", from: "/x", path: "/totals" }],
+    [{ op: "copy", from: "/y", path: "/totals" }],
+    [{ op: "add", path: "/items", value: [{ p: 1, sub: { t: 5 } }] }],
+    [{ op: "remove", path: "/items/0/sub" }],
+  ];
+  for (const patch of ops) {
+    await commitPatch(runtime, patch as never);
+    const state = await runtime.readState() as Record<string, Json>;
+    assert.deepEqual(state.totals, { net: 6, gross: 12 }, JSON.stringify(patch));
+  }
+  assert.deepEqual(await runtime.readField("$.items"), [{ p: 1, sub: { t: 10 } }]);
+});
+
+Deno.test("writing the root whole keeps every derived value the derivations'", async () => {
+  const { runtime } = await runtimeOf(TOTALS);
+  await commitMutation(runtime, {
+    $: { price: 1, qty: 2, totals: { net: 0, gross: 0 }, items: [{ p: 3, sub: { t: 0 } }] },
+  });
+  assert.deepEqual(await runtime.readState(), {
+    price: 1,
+    qty: 2,
+    totals: { net: 2, gross: 4 },
+    items: [{ p: 3, sub: { t: 30 } }],
+  });
+});
