@@ -362,3 +362,68 @@ Deno.test("writing the root whole keeps every derived value the derivations'", a
     items: [{ p: 3, sub: { t: 30 } }],
   });
 });
+
+Deno.test("a derivation reading the whole document never sees its own value: it does not grow with the writes", async () => {
+  const { runtime } = await runtimeOf({
+    id: "whole",
+    schema: { type: "object", properties: { a: { type: "number" } } },
+    derivations: [
+      { path: "$.sum", expr: "$sum(*[$type($) = 'number'])" },
+      { path: "$.json", expr: "$string($$)" },
+      { path: "$.nested.keys", expr: "$join($keys($), ',')" },
+      { path: "$.report", expr: "$string($)", evaluation: "lazy" },
+    ],
+  });
+  const seen: Json[] = [];
+  for (let i = 0; i < 4; i++) {
+    await commitMutation(runtime, { "$.a": 1 });
+    seen.push(await runtime.readState());
+  }
+  for (const state of seen) assert.deepEqual(state, seen[0]);
+  const state = seen[0] as Record<string, Json>;
+  // of readers enclosing each other, one later in the spec runs first and an earlier one sees its value;
+  // none sees itself (nor `nested`, which holds nothing else)
+  assert.equal(state.report, '{"a":1}');
+  assert.deepEqual(state.nested, { keys: "report,a" });
+  assert.equal(state.json, '{"report":"{\\"a\\":1}","nested":{"keys":"report,a"},"a":1}');
+  assert.equal(state.sum, 1);
+});
+
+Deno.test("a whole-document reader sees the levels below it, never a stale value of one ordered after it", async () => {
+  const { runtime } = await runtimeOf({
+    id: "levels",
+    schema: { type: "object", properties: { a: { type: "number" } } },
+    derivations: [
+      { path: "$.count", expr: "$count($keys($))" },
+      { path: "$.b", expr: "a + 1" },
+      { path: "$.json", expr: "$string($)" },
+      { path: "$.size", expr: "$length(json)" },
+    ],
+  });
+  await commitMutation(runtime, { "$.a": 1 });
+  await commitMutation(runtime, { "$.a": 2 });
+  const state = await runtime.readState() as Record<string, Json>;
+  // $.json sees the new $.b, and neither $.count (ordered after it) nor $.size (which reads it)
+  assert.equal(state.json, '{"a":2,"b":3}');
+  assert.equal(state.size, 13);
+  // $.count, ordered after all of them, sees them all: a, b, json, size
+  assert.equal(state.count, 4);
+});
+
+Deno.test("a per-element derivation reading its element whole never sees its own value", async () => {
+  const { runtime } = await runtimeOf({
+    id: "element",
+    schema: { type: "object", properties: { items: { type: "array", items: { type: "object" } } } },
+    derivations: [
+      { path: "$.items[*].line", expr: "$parent.q * 2" },
+      { path: "$.items[*].json", expr: "$string($parent)" },
+    ],
+  });
+  await commitMutation(runtime, { "$.items": [{ q: 1 }, { q: 2 }] });
+  await commitMutation(runtime, { "$.items[1].q": 3 });
+  await commitMutation(runtime, { "$.items[1].q": 3 });
+  assert.deepEqual(await runtime.readField("$.items"), [
+    { q: 1, line: 2, json: '{"q":1,"line":2}' },
+    { q: 3, line: 6, json: '{"q":3,"line":6}' },
+  ]);
+});
