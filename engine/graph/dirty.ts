@@ -8,7 +8,7 @@ import type { Json } from "../json/value.ts";
 import { expandPattern } from "../json/document.ts";
 import { formatPath, isPrefixOf, pathsOverlap, type Segment } from "../json/path.ts";
 import { PathIndex } from "../json/path_index.ts";
-import type { ExprNode } from "./graph.ts";
+import { derivedTarget, type ExprNode, type NodeKind } from "./graph.ts";
 
 /** A changed location. */
 export interface DirtyPath {
@@ -90,12 +90,20 @@ export class DirtySet {
     return this.paths.length === 0;
   }
 
-  /** True when a node without elements must be re-evaluated. */
-  touches(node: ExprNode): boolean {
+  /**
+   * True when a node without elements must be re-evaluated: a change meets what it reads or, for a
+   * derivation, wrote a container enclosing its target (which overwrote or dropped the derived value).
+   */
+  touches(node: Reader): boolean {
     if (this.#everything) return true;
+    const target = derivedTarget(node);
     const index = this.#index;
-    if (index) return node.reads.some((r) => index.overlapsAny(r.path));
+    if (index) {
+      return node.reads.some((r) => index.overlapsAny(r.path)) ||
+        (target !== null && index.find(target, (path) => encloses(path, target)) !== undefined);
+    }
     for (const d of this.paths) {
+      if (target && encloses(d.path, target)) return true;
       for (const r of node.reads) if (pathsOverlap(r.path, d.path)) return true;
     }
     return false;
@@ -111,10 +119,11 @@ export class DirtySet {
   }
 
   /** The concrete elements of a per-element node that must be re-evaluated (none for a global node). */
-  elementsToEvaluate(node: Pick<ExprNode, "elementPattern" | "reads">, doc: Json): Segment[][] {
+  elementsToEvaluate(node: Reader, doc: Json): Segment[][] {
     const pattern = node.elementPattern;
     if (!pattern) return [];
     if (this.#everything) return expandPattern(doc, pattern);
+    const target = derivedTarget(node);
     const picked = new Map<string, Segment[]>();
     const addAll = (within: Segment[]) => {
       for (const el of expandPattern(doc, pattern, within)) picked.set(indicesOf(el), el);
@@ -124,6 +133,10 @@ export class DirtySet {
       // also to one that reads none of its fields (`$.items[*].rank = 1`).
       const wholeElements = !d.shift && d.path.length <= pattern.length && isPrefixOf(d.path, pattern);
       if (wholeElements) addAll(d.path);
+      // A container written whole inside an element dropped the derived value there (`$.items[0].sub`).
+      else if (target && d.path.length > pattern.length && encloses(d.path, target)) {
+        addAll(d.path.slice(0, pattern.length));
+      }
       // Elements that merely moved keep their contents; a shift inside an element changes it.
       const movedOnly = d.shift && d.path.length <= pattern.length;
       for (const r of node.reads) {
@@ -142,6 +155,14 @@ export class DirtySet {
     }
     return [...picked.values()];
   }
+}
+
+/** What the dirty set asks of a node: what it reads, its elements and, for a derivation, its target. */
+export type Reader = Pick<ExprNode, "elementPattern" | "reads"> & { kind?: NodeKind; target?: Segment[] };
+
+/** True when `container` (a changed location) strictly encloses `target` (a pattern). */
+function encloses(container: readonly Segment[], target: readonly Segment[]): boolean {
+  return container.length < target.length && isPrefixOf(container, target);
 }
 
 /** The indices of an element path, which tell apart the elements of one pattern (they share its names). */

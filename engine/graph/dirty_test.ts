@@ -179,3 +179,31 @@ Deno.test("touches answers alike before and after the set grows past its direct 
     }
   }
 });
+
+Deno.test("a write of a container enclosing a derivation's target re-evaluates it, not the same write elsewhere", () => {
+  const derivation = (target: Segment[], elementPattern: Segment[] | null = null): ExprNode => ({
+    ...node([root("price")], elementPattern),
+    kind: "DERIVED",
+    target,
+  });
+  const net = derivation(["totals", "net"]);
+  const written = (...path: Segment[]) => {
+    const dirty = new DirtySet();
+    dirty.add(path);
+    return dirty;
+  };
+  assert.equal(written("totals").touches(net), true);
+  assert.equal(written("totals", "other").touches(net), false);
+  assert.equal(written("other").touches(net), false);
+  const meta = { ...net, kind: "META" as const };
+  assert.equal(written("totals").touches(meta), false, "a meta value lives beside the document");
+  // Past the direct comparisons the paths are indexed: the answer stays the same.
+  const many = written("totals");
+  for (let i = 0; i < 20; i++) many.add([`f${i}`]);
+  assert.equal(many.touches(net), true);
+
+  const sub = derivation(["items", WILDCARD, "sub", "t"], ["items", WILDCARD]);
+  assert.deepEqual(picked(written("items", 1, "sub"), sub), ["$.items[1]"]);
+  assert.deepEqual(picked(written("items", 1, "other"), sub), []);
+  assert.deepEqual(picked(written("items", 1, "sub", "t", "deeper"), sub), []);
+});

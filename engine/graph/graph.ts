@@ -30,6 +30,12 @@ interface NodeBase {
 export interface DerivedExprNode extends NodeBase {
   kind: "DERIVED";
   target: Segment[];
+  /**
+   * Derived targets inside what it reads whole (`$`, `$parent`, a container) that it must not see: its
+   * own, and those of its level and above. `root`: patterns from the document root; `parent`: paths
+   * relative to its element, reached through `$parent`. Set by {@link buildGraph}, absent when none.
+   */
+  hides?: { root: Segment[][]; parent: Segment[][] };
 }
 
 /** A META node: computes a property of the field at its target pattern. */
@@ -85,6 +91,11 @@ export function elementPatternOf(target: readonly Segment[]): Segment[] | null {
   return last < 0 ? null : target.slice(0, last + 1);
 }
 
+/** The target a node writes into the document: a derivation's (metas keep their values beside it), else null. */
+export function derivedTarget(node: { kind?: NodeKind; target?: Segment[] }): Segment[] | null {
+  return node.kind === "DERIVED" && node.target ? node.target : null;
+}
+
 /** Builds the graph, detecting cycles and assigning levels. */
 export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
   const derived = nodes.filter((n): n is OfKind<N, "DERIVED"> => n.kind === "DERIVED");
@@ -102,9 +113,11 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
 
   // A read of a container enclosing a derived target (`$`, `$string(items)`) orders the
   // reader after that derivation only where this closes no cycle: the reader never
-  // depends on its own value, and two such readers may enclose each other (stale-prone,
-  // like `$lookup`) without being reported as a cycle.
+  // depends on its own value, and two such readers may enclose each other without being
+  // reported as a cycle. A derivation reading such a container does not see the targets
+  // it is not ordered after (`hides`), so its value never depends on its own or a later one.
   const enclosing: Edge[] = [];
+  const enclosed = new Map<OfKind<N, "DERIVED">, Map<OfKind<N, "DERIVED">, boolean>>();
   const targets = new PathIndex(derived, (d) => d.target);
   for (const node of nodes) {
     for (const read of node.reads) {
@@ -112,6 +125,12 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
       for (const d of targets.overlapping(read.path)) {
         if (read.path.length < d.target.length && isPrefixOf(read.path, d.target)) {
           if (d.key !== node.key) enclosing.push({ from: d.key, to: node.key });
+          if (node.kind === "DERIVED") {
+            const reader = node as OfKind<N, "DERIVED">;
+            const found = enclosed.get(reader) ?? enclosed.set(reader, new Map()).get(reader)!;
+            // Through `$parent` only while no read from the root encloses it too.
+            found.set(d, (found.get(d) ?? true) && read.elementScoped);
+          }
           continue;
         }
         addEdge(d.key, node.key);
@@ -150,6 +169,8 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
   for (const node of nodes) (levels[node.level] ??= []).push(node.key);
   for (let i = 0; i < levels.length; i++) levels[i] ??= [];
 
+  for (const node of derived) hideUnordered(node, enclosed.get(node));
+
   const byLevel = (a: ExprNode, b: ExprNode) => a.level - b.level || a.index - b.index;
   return {
     nodes,
@@ -163,6 +184,28 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
     predecessors: preds,
     cycles,
   };
+}
+
+/**
+ * Sets `reader.hides`: of the derived targets its reads enclose (each with whether only `$parent`
+ * reaches it), its own and those of its level and above, which are not yet computed when it runs.
+ */
+function hideUnordered(
+  reader: DerivedExprNode,
+  found: ReadonlyMap<DerivedExprNode, boolean> = new Map(),
+): void {
+  delete reader.hides;
+  const root: Segment[][] = [];
+  const parent: Segment[][] = [];
+  const element = reader.elementPattern;
+  for (const [d, throughParent] of found) {
+    if (d !== reader && d.level < reader.level) continue;
+    const inElement = element !== null && throughParent &&
+      element.every((seg, i) => d.target[i] === seg);
+    if (inElement) parent.push(d.target.slice(element.length));
+    else root.push(d.target);
+  }
+  if (root.length || parent.length) reader.hides = { root, parent };
 }
 
 /** True when `reader` reads `source` directly or through other nodes. */

@@ -102,6 +102,38 @@ Deno.test("a read of an enclosing container is not a dependency on oneself", () 
   assert.equal(ab.length, 1);
 });
 
+Deno.test("a derivation reading a container whole hides its own target and those it is not ordered after", () => {
+  const model = compileValid({
+    id: "hides",
+    schema: {
+      type: "object",
+      properties: { a: { type: "number" }, items: { type: "array", items: { type: "object" } } },
+    },
+    derivations: [
+      { path: "$.b", expr: "a + 1" },
+      { path: "$.json", expr: "$string($)" },
+      { path: "$.keys", expr: "$count($keys($))" },
+      { path: "$.later", expr: "$length(json)" },
+      { path: "$.items[*].line", expr: "$parent.q * 2" },
+      { path: "$.items[*].self", expr: "$string($parent)" },
+      { path: "$.items[*].count", expr: "$count(items)" },
+    ],
+  });
+  const hides = (key: string) => model.graph.derivedOrder.find((n) => n.key === key)!.hides;
+  assert.equal(hides("$.b"), undefined);
+  assert.equal(hides("$.items[*].line"), undefined);
+  // of two readers enclosing each other, the first ordered after the other ($.json) sees it, not the
+  // other way round; neither sees $.later, which reads $.json
+  assert.deepEqual(hides("$.json"), { root: [["json"], ["later"]], parent: [] });
+  assert.deepEqual(hides("$.keys"), { root: [["json"], ["keys"], ["later"]], parent: [] });
+  // through $parent only: paths inside the element, after the element's other derived field
+  assert.deepEqual(hides("$.items[*].self"), { root: [], parent: [["self"]] });
+  assert.deepEqual(hides("$.items[*].count"), {
+    root: [["items", -1, "self"], ["items", -1, "count"]],
+    parent: [],
+  });
+});
+
 Deno.test("buildGraph reports cycles among derived nodes, including self-loops", () => {
   const node = (key: string, reads: string[]): ExprNode => ({
     key,

@@ -14,24 +14,24 @@
  * @module
  */
 import type { Segment } from "../json/path.ts";
-import type { DirtySet } from "./dirty.ts";
-import type { ExprNode } from "./graph.ts";
+import type { DirtySet, Reader } from "./dirty.ts";
+import { derivedTarget } from "./graph.ts";
 
-/** What the index reads of a node. */
-type Indexed = Pick<ExprNode, "reads" | "elementPattern">;
-
-/** Positions in a node list, by the first member name of what each node reads. */
+/** Positions in a node list, by the first member name of what each node reads (or a derivation writes). */
 class ReadIndex {
   readonly #byName = new Map<string, number[]>();
   /** Nodes reading the root or starting at an index: any change may touch them. */
   readonly #always: number[] = [];
 
-  constructor(nodes: readonly Indexed[]) {
+  constructor(nodes: readonly Reader[]) {
     nodes.forEach((node, position) => {
       const names = new Set<string>();
       let always = false;
       const paths: Segment[][] = node.reads.map((read) => read.path);
       if (node.elementPattern) paths.push(node.elementPattern);
+      // A write of a container enclosing a derivation's target overwrites its value: it runs again.
+      const target = derivedTarget(node);
+      if (target) paths.push(target);
       for (const path of paths) {
         if (typeof path[0] === "string") names.add(path[0]);
         else always = true;
@@ -55,9 +55,9 @@ class ReadIndex {
   }
 }
 
-const indexes = new WeakMap<readonly Indexed[], ReadIndex>();
+const indexes = new WeakMap<readonly Reader[], ReadIndex>();
 
-function indexOf(nodes: readonly Indexed[]): ReadIndex {
+function indexOf(nodes: readonly Reader[]): ReadIndex {
   let index = indexes.get(nodes);
   if (!index) indexes.set(nodes, index = new ReadIndex(nodes));
   return index;
@@ -69,7 +69,7 @@ function indexOf(nodes: readonly Indexed[]): ReadIndex {
  * writing its target) bring in the later nodes they touch. `nodes` must be a
  * list that is not changed afterwards (a compiled graph's), its index is kept.
  */
-export function* touchedInOrder<N extends Indexed>(nodes: readonly N[], dirty: () => DirtySet): Generator<N> {
+export function* touchedInOrder<N extends Reader>(nodes: readonly N[], dirty: () => DirtySet): Generator<N> {
   if (!nodes.length) return;
   const index = indexOf(nodes);
   // A Set, not a flag array: a cycle queues a few positions of a list that may hold thousands.

@@ -8,6 +8,8 @@ interface TestNode {
   name: string;
   reads: Read[];
   elementPattern: Segment[] | null;
+  kind?: "DERIVED";
+  target?: Segment[];
 }
 
 const read = (...path: Segment[]): Read => ({ path, elementScoped: false });
@@ -48,17 +50,7 @@ Deno.test("every node the dirty set touches is visited, whatever changed", () =>
     dirty.add(change);
     const visited = new Set(visit(dirty));
     for (const n of NODES) {
-      if (
-        dirty.touches({
-          ...n,
-          key: n.name,
-          kind: "CONSTRAINT",
-          label: "",
-          expression: "",
-          index: 0,
-          level: 0,
-        })
-      ) {
+      if (dirty.touches(n)) {
         assert.ok(visited.has(n.name), `${n.name} is touched by ${JSON.stringify(change)}`);
       }
     }
@@ -105,4 +97,14 @@ Deno.test("a dirty set replaced between steps is read afresh", () => {
     }
   }
   assert.deepEqual(visited, ["a", "whole", "rate", "rootArray", "total"]);
+});
+
+Deno.test("a write of a container enclosing a derivation's target visits the derivation", () => {
+  const nodes = [
+    { ...node("net", [read("price")]), kind: "DERIVED" as const, target: ["totals", "net"] },
+    node("other", [read("price")]),
+  ];
+  const dirty = new DirtySet();
+  dirty.add(["totals"]);
+  assert.deepEqual(visit(dirty, nodes), ["net"]);
 });

@@ -151,18 +151,20 @@ export class CycleState {
 
   /**
    * Evaluates a node for one element (or globally) and records its trace;
-   * synchronously when a compiled closure answers.
+   * synchronously when a compiled closure answers. `view`: the document and
+   * element it sees instead of the draft's (a derivation hiding targets).
    */
   evaluate(
     node: CompiledNode,
     element: Segment[] | null,
     targetPath: string,
+    view?: { root: Json; parent: Json | undefined },
   ): Evaluated | Promise<Evaluated> {
     let answer: Json | undefined | Promise<Json | undefined>;
     try {
       answer = node.compiled.evaluateNow(
-        this.draft.root,
-        this.bindings(element ? this.draft.get(element) : undefined),
+        view ? view.root : this.draft.root,
+        this.bindings(view ? view.parent : element ? this.draft.get(element) : undefined),
         this,
       );
     } catch (err) {

@@ -10,10 +10,12 @@
 import { unprocessable } from "../errors.ts";
 import { touchedInOrder } from "../graph/touched.ts";
 import { formatPath, parsePath, patternMatches, type Segment } from "../json/path.ts";
-import { isObject } from "../json/value.ts";
+import { getAt } from "../json/document.ts";
+import { isObject, type Json } from "../json/value.ts";
 import type { CompiledNode, DerivedNode, MetaNode } from "../model/nodes.ts";
 import { UNSUPPORTED } from "./aggregate/plan.ts";
 import type { CycleState, Evaluated } from "./cycle_state.ts";
+import { withoutTargets } from "./hidden_targets.ts";
 import { settled, type Steps } from "./steps.ts";
 
 /** Evaluates stale lazy derivations that `node` reads before it runs. */
@@ -43,8 +45,10 @@ function evaluateDerivation(
   node: DerivedNode,
   element: Segment[] | null,
   address: string,
+  view: View | undefined,
 ): Evaluated | Promise<Evaluated> {
-  const plan = element === null ? state.aggregates.planOf(node) : null;
+  // An index holds every element's value as it is; one hiding targets is evaluated on its view.
+  const plan = element === null && !view ? state.aggregates.planOf(node) : null;
   if (plan) {
     const change = { base: state.base, doc: state.draft.root, dirty: state.dirty };
     const value = state.aggregates.value(node, plan, change);
@@ -53,8 +57,11 @@ function evaluateDerivation(
       return { value, error: null };
     }
   }
-  return state.evaluate(node, element, address);
+  return state.evaluate(node, element, address, view);
 }
+
+/** The document and element a derivation sees. */
+type View = { root: Json; parent: Json | undefined };
 
 /** Evaluates a derivation for the given elements and writes its values into the draft. */
 function* deriveElements(
@@ -62,11 +69,16 @@ function* deriveElements(
   node: DerivedNode,
   elements: (Segment[] | null)[],
 ): Steps<void> {
+  const hides = node.hides;
+  // One view for all elements: the derivation writes nothing but its own targets, which it hides.
+  const root = hides?.root.length ? withoutTargets(state.draft.root, hides.root)! : state.draft.root;
   for (const element of elements) {
     if (element && !isObject(state.draft.get(element))) continue;
     const target = concreteTarget(node, element);
     const address = formatPath(target);
-    const { value, error } = yield* settled(evaluateDerivation(state, node, element, address));
+    const view = hides &&
+      { root, parent: element ? withoutTargets(getAt(root, element), hides.parent) : undefined };
+    const { value, error } = yield* settled(evaluateDerivation(state, node, element, address, view));
     if (error) throw unprocessable(`Evaluation of derivation ${address} failed: ${error}`);
     if (value === undefined) state.draft.delete(target);
     else state.draft.set(target, value);

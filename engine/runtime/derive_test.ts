@@ -293,3 +293,137 @@ Deno.test("a cycle mixing compiled and interpreted evaluations derives in order,
     /Evaluation of derivation \$\.items\[1\]\.twice failed: T2001/,
   );
 });
+
+const TOTALS = {
+  id: "totals",
+  schema: {
+    type: "object",
+    properties: {
+      price: { type: "number" },
+      qty: { type: "number" },
+      totals: { type: "object" },
+      items: { type: "array", items: { type: "object" } },
+    },
+  },
+  derivations: [
+    { path: "$.totals.net", expr: "price * qty" },
+    { path: "$.totals.gross", expr: "price * qty * 2", evaluation: "lazy" },
+    { path: "$.items[*].sub.t", expr: "$parent.p * 10" },
+  ],
+};
+
+Deno.test("a container written whole keeps the derived values inside it: the derivation runs again", async () => {
+  const { runtime } = await runtimeOf(TOTALS);
+  await commitMutation(runtime, { "$.price": 10, "$.qty": 5, "$.items": [{ p: 1 }] });
+  const forged = await commitMutation(runtime, { "$.totals": { net: 1, gross: 1, note: "n" } });
+  assert.deepEqual(forged!.derivedUpdated, ["$.totals.net"]);
+  assert.deepEqual(await runtime.readField("$.totals"), { net: 50, gross: 100, note: "n" });
+  await commitMutation(runtime, { "$.totals": {} });
+  assert.deepEqual(await runtime.readField("$.totals"), { net: 50, gross: 100 });
+  await commitMutation(runtime, { "$.items[0].sub": { t: 99, u: 1 } });
+  assert.deepEqual(await runtime.readField("$.items[0].sub"), { t: 10, u: 1 });
+  const snapshot = await runtime.snapshot();
+  assert.deepEqual(snapshot.derivedCache, {
+    "$.totals.net": 50,
+    "$.totals.gross": 100,
+    "$.items[0].sub.t": 10,
+  });
+});
+
+Deno.test("a patch replacing, removing, moving or copying onto a container of derived values leaves them derived", async () => {
+  const { runtime } = await runtimeOf(TOTALS);
+  await commitMutation(runtime, { "$.price": 2, "$.qty": 3, "$.x": { net: 7 }, "$.y": { net: 8 } });
+  const ops: unknown[][] = [
+    [{ op: "add", path: "/totals", value: { net: 1 } }],
+    [{ op: "replace", path: "/totals", value: { net: 2, gross: 2 } }],
+    [{ op: "remove", path: "/totals" }],
+    [{ op: "move", from: "/x", path: "/totals" }],
+    [{ op: "copy", from: "/y", path: "/totals" }],
+    [{ op: "add", path: "/items", value: [{ p: 1, sub: { t: 5 } }] }],
+    [{ op: "remove", path: "/items/0/sub" }],
+  ];
+  for (const patch of ops) {
+    await commitPatch(runtime, patch as never);
+    const state = await runtime.readState() as Record<string, Json>;
+    assert.deepEqual(state.totals, { net: 6, gross: 12 }, JSON.stringify(patch));
+  }
+  assert.deepEqual(await runtime.readField("$.items"), [{ p: 1, sub: { t: 10 } }]);
+});
+
+Deno.test("writing the root whole keeps every derived value the derivations'", async () => {
+  const { runtime } = await runtimeOf(TOTALS);
+  await commitMutation(runtime, {
+    $: { price: 1, qty: 2, totals: { net: 0, gross: 0 }, items: [{ p: 3, sub: { t: 0 } }] },
+  });
+  assert.deepEqual(await runtime.readState(), {
+    price: 1,
+    qty: 2,
+    totals: { net: 2, gross: 4 },
+    items: [{ p: 3, sub: { t: 30 } }],
+  });
+});
+
+Deno.test("a derivation reading the whole document never sees its own value: it does not grow with the writes", async () => {
+  const { runtime } = await runtimeOf({
+    id: "whole",
+    schema: { type: "object", properties: { a: { type: "number" } } },
+    derivations: [
+      { path: "$.sum", expr: "$sum(*[$type($) = 'number'])" },
+      { path: "$.json", expr: "$string($$)" },
+      { path: "$.nested.keys", expr: "$join($keys($), ',')" },
+      { path: "$.report", expr: "$string($)", evaluation: "lazy" },
+    ],
+  });
+  const seen: Json[] = [];
+  for (let i = 0; i < 4; i++) {
+    await commitMutation(runtime, { "$.a": 1 });
+    seen.push(await runtime.readState());
+  }
+  for (const state of seen) assert.deepEqual(state, seen[0]);
+  const state = seen[0] as Record<string, Json>;
+  // of readers enclosing each other, one later in the spec runs first and an earlier one sees its value;
+  // none sees itself (nor `nested`, which holds nothing else)
+  assert.equal(state.report, '{"a":1}');
+  assert.deepEqual(state.nested, { keys: "report,a" });
+  assert.equal(state.json, '{"report":"{\\"a\\":1}","nested":{"keys":"report,a"},"a":1}');
+  assert.equal(state.sum, 1);
+});
+
+Deno.test("a whole-document reader sees the levels below it, never a stale value of one ordered after it", async () => {
+  const { runtime } = await runtimeOf({
+    id: "levels",
+    schema: { type: "object", properties: { a: { type: "number" } } },
+    derivations: [
+      { path: "$.count", expr: "$count($keys($))" },
+      { path: "$.b", expr: "a + 1" },
+      { path: "$.json", expr: "$string($)" },
+      { path: "$.size", expr: "$length(json)" },
+    ],
+  });
+  await commitMutation(runtime, { "$.a": 1 });
+  await commitMutation(runtime, { "$.a": 2 });
+  const state = await runtime.readState() as Record<string, Json>;
+  // $.json sees the new $.b, and neither $.count (ordered after it) nor $.size (which reads it)
+  assert.equal(state.json, '{"a":2,"b":3}');
+  assert.equal(state.size, 13);
+  // $.count, ordered after all of them, sees them all: a, b, json, size
+  assert.equal(state.count, 4);
+});
+
+Deno.test("a per-element derivation reading its element whole never sees its own value", async () => {
+  const { runtime } = await runtimeOf({
+    id: "element",
+    schema: { type: "object", properties: { items: { type: "array", items: { type: "object" } } } },
+    derivations: [
+      { path: "$.items[*].line", expr: "$parent.q * 2" },
+      { path: "$.items[*].json", expr: "$string($parent)" },
+    ],
+  });
+  await commitMutation(runtime, { "$.items": [{ q: 1 }, { q: 2 }] });
+  await commitMutation(runtime, { "$.items[1].q": 3 });
+  await commitMutation(runtime, { "$.items[1].q": 3 });
+  assert.deepEqual(await runtime.readField("$.items"), [
+    { q: 1, line: 2, json: '{"q":1,"line":2}' },
+    { q: 3, line: 6, json: '{"q":3,"line":6}' },
+  ]);
+});
