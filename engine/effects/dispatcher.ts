@@ -176,7 +176,7 @@ export class EffectDispatcher {
       outcome = { ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true };
     }
     this.#observer.attemptFinished?.(
-      job.executor,
+      kindOf(job),
       outcome.ok ? "success" : "failure",
       this.#clock.now() - started,
     );
