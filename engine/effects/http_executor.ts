@@ -77,6 +77,32 @@ function bodyOf(spec: HttpRequestSpec): { body?: string; type?: string } {
   return { body: JSON.stringify(spec.body), type: "application/json" };
 }
 
+/** An HTTP token (RFC 9110 §5.6.2): what a method and a header name are made of. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What a header value may carry: no CR, LF, NUL or other control character, nothing beyond Latin-1. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Why a request can never be sent as it is (no transport builds it, so
+ * another attempt would fail the same way), or null: its method or a header
+ * name is not a token, or a header value holds a line break or another
+ * control character.
+ */
+function unsendable(request: OutboundRequest): string | null {
+  if (!TOKEN.test(request.method)) {
+    return `invalid request: method ${JSON.stringify(request.method)} is not an HTTP token`;
+  }
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (!TOKEN.test(name)) return `invalid request: header name ${JSON.stringify(name)} is not an HTTP token`;
+    if (!FIELD_VALUE.test(value)) {
+      // The value itself is not repeated: headers carry credentials.
+      return `invalid request: the value of header '${name}' holds a line break or another character ` +
+        "a header cannot carry";
+    }
+  }
+  return null;
+}
+
 type Attempt = PartOutcome & { retryable?: boolean };
 
 async function send(
@@ -89,8 +115,11 @@ async function send(
   if (type && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
     headers["content-type"] = type;
   }
+  const request = { method: spec.method, url: spec.url, headers, body };
+  const invalid = unsendable(request);
+  if (invalid) return { ok: false, error: invalid, retryable: false };
   try {
-    const response = await transport.send({ method: spec.method, url: spec.url, headers, body }, limits);
+    const response = await transport.send(request, limits);
     if (response.status >= 200 && response.status < 300) {
       return { ok: true, response: responseValue(response.body), status: response.status };
     }
