@@ -13,6 +13,7 @@
 import type { CompiledExpression } from "../../expr/compiler.ts";
 import type { Segment } from "../../json/path.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
+import { MAX_TIMER_MS } from "../../ports.ts";
 import { RESPONSE_VARIABLES } from "../expression_scope.ts";
 import type {
   CompiledEffect,
@@ -86,7 +87,7 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
       prompt: compiled.prompt ?? null,
       at: compiled.at ?? null,
       afterMs: compiled.afterMs ?? null,
-      policy: policyOf(e.policy),
+      policy: policyOf(e.policy, `${location}.policy`, ctx),
     };
     const trigger = compiled.trigger;
     if (!trigger || typeof e.id !== "string" || typeof executor !== "string") continue;
@@ -217,11 +218,21 @@ function compileResponseSet(
   return out;
 }
 
-/** `policy` with its defaults; `backoff` is a delay in ms or `{initialMs, maxMs}`. */
-function policyOf(policy: unknown): EffectPolicy {
+/**
+ * `policy` with its defaults; `backoff` is a delay in ms or `{initialMs, maxMs}`.
+ * An attempt's time limit is one timer, so `timeoutMs` is at most
+ * {@link MAX_TIMER_MS}; waits between attempts may be longer (they are chained).
+ */
+function policyOf(policy: unknown, location: string, ctx: SectionContext): EffectPolicy {
   if (!isObject(policy)) return { ...DEFAULT_POLICY };
   const number = (value: unknown, fallback: number) =>
     typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : fallback;
+  if (typeof policy.timeoutMs === "number" && policy.timeoutMs > MAX_TIMER_MS) {
+    ctx.error(
+      `${location}.timeoutMs`,
+      `timeoutMs ${policy.timeoutMs} is longer than an attempt may wait: at most ${MAX_TIMER_MS} ms (about 24.8 days)`,
+    );
+  }
   const backoff = policy.backoff;
   const backoffObject: JsonObject = isObject(backoff) ? backoff : {};
   return {

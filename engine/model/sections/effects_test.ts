@@ -41,3 +41,15 @@ Deno.test("effect shape errors: missing id, duplicate id, bad executor, bad payl
   assert.match(findingAt(report.errors, "effects[2].id").message, /duplicate effect id 'a'/);
   assert.match(findingAt(report.errors, "effects[3].statusPath").message, /\$\.status\[0\]/);
 });
+
+Deno.test("policy.timeoutMs is one timer: beyond 2^31 - 1 ms it is refused, up to it accepted", () => {
+  const effect = (id: string, timeoutMs: number) => ({ id, trigger: "qty > 1", policy: { timeoutMs } });
+  const report = compile(
+    spec({ effects: [effect("long", 3_000_000_000), effect("longest", 2_147_483_647)] }),
+  );
+  assert.deepEqual(locations(report.errors), ["effects[0].policy.timeoutMs"]);
+  assert.match(
+    report.errors[0].message,
+    /timeoutMs 3000000000 is longer than an attempt may wait: at most 2147483647 ms \(about 24\.8 days\)/,
+  );
+});
