@@ -10,8 +10,11 @@
  *
  * @module
  */
+import { VOLATILE_BUILTINS } from "../../expr/builtin_names.ts";
 import type { CompiledExpression } from "../../expr/compiler.ts";
-import type { Segment } from "../../json/path.ts";
+import { extractReads } from "../../expr/dependencies.ts";
+import { freeVariables } from "../../expr/free_variables.ts";
+import { formatPath, isPrefixOf, type Segment } from "../../json/path.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
 import { MAX_TIMER_MS } from "../../ports.ts";
 import { RESPONSE_VARIABLES } from "../expression_scope.ts";
@@ -74,6 +77,7 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
         compiled[member] = ctx.expression(e[member], `${location}.${member}`);
       }
     }
+    if (compiled.dedupeKey) checkStableKey(compiled.dedupeKey, statusPath, `${location}.dedupeKey`, ctx);
     const effect: CompiledEffect = {
       definition: e as unknown as Effect,
       executor: executor as string,
@@ -109,6 +113,41 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
     });
   }
   return definitions;
+}
+
+/**
+ * A `dedupeKey` is compared with the key stored at the effect's last firing: one
+ * that reads the clock or chance, or the effect's own status document (which
+ * every phase change rewrites), differs after each commit, so the effect would
+ * be sent again after each of its own phase changes, without end.
+ */
+function checkStableKey(
+  key: CompiledExpression,
+  statusPath: Segment[] | null,
+  location: string,
+  ctx: SectionContext,
+): void {
+  const volatile = freeVariables(key.ast).find((variable) => VOLATILE_BUILTINS.has(variable.name));
+  if (volatile) {
+    ctx.error(
+      location,
+      `the dedupeKey calls $${volatile.name}, which answers differently at every commit: the effect would be ` +
+        "sent again after each of its own status changes",
+    );
+  }
+  if (!statusPath) return;
+  const read = extractReads(key.ast, { isArray: () => false }).find(({ path }) =>
+    isPrefixOf(path, statusPath) || isPrefixOf(statusPath, path)
+  );
+  if (read) {
+    ctx.error(
+      location,
+      `the dedupeKey reads ${
+        formatPath(read.path)
+      }, where the effect's status document changes at every phase: ` +
+        "the effect would be sent again after each of its own status changes",
+    );
+  }
 }
 
 /** A caller effect's `payload`: one expression, or one per member of an object. */
