@@ -3,9 +3,11 @@
  * (or each request of its `requests` fan-out). A JSON answer is parsed into
  * `$response` (an empty one is null, another text stays text), its status is
  * `$status`. 2xx succeeds; 3xx (redirects are not followed) and 4xx fail for
- * good; 5xx, I/O errors and time-outs are worth a retry. How requests leave is
- * the host's: the server sends them through its egress guard, a browser tab
- * with `fetch` under the page's CORS rules.
+ * good; 5xx, I/O errors and time-outs are worth a retry. A fan-out reports
+ * each request on its own (one attempt each, `$response` the list of their
+ * answers), however many there are. How requests leave is the host's: the
+ * server sends them through its egress guard, a browser tab with `fetch`
+ * under the page's CORS rules.
  *
  * @module
  */
@@ -138,7 +140,10 @@ export function httpExecutor(transport: HttpTransport): EffectExecutor {
     async execute(job, limits): Promise<ExecutorOutcome> {
       if (job.work.type !== "http") return { ok: false, error: "not an http request", retryable: false };
       const requests = job.work.requests;
-      if (requests.length === 1 && !requests[0].set && !requests[0].statusPath) {
+      // A job stored before `fanOut` was recorded: one plain request was taken for a single one.
+      const fanOut = job.work.fanOut ??
+        (requests.length !== 1 || !!requests[0].set || !!requests[0].statusPath);
+      if (!fanOut) {
         const only = await send(requests[0], transport, limits);
         return only.ok ? only : { ok: false, error: only.error, retryable: only.retryable ?? false };
       }

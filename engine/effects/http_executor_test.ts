@@ -163,3 +163,22 @@ Deno.test("a request no transport can build fails for good, before anything is s
   assert.deepEqual(await outcome({ ...base, headers: unusual }), { ok: true, response: null, status: 200 });
   assert.deepEqual(wire.sent[1].headers, unusual, "a tab, Latin-1 and an unusual token name are sent");
 });
+
+Deno.test("a fan-out of one request is still a fan-out; a job stored without the flag keeps the old reading", async () => {
+  const executor = httpExecutor(transport({ "https://a/2": { status: 500, body: encode("") } }));
+  const fanOut = {
+    ...job([get("https://a/2")]),
+    work: { type: "http" as const, requests: [get("https://a/2")], fanOut: true },
+  };
+  assert.deepEqual(await executor.execute(fanOut, limits), {
+    ok: true,
+    response: [null],
+    status: null,
+    parts: [{ ok: false, error: "http 500" }],
+  });
+  assert.deepEqual(await executor.execute(job([get("https://a/2")]), limits), {
+    ok: false,
+    error: "http 500",
+    retryable: true,
+  });
+});

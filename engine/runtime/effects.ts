@@ -240,7 +240,7 @@ async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork
   if (effect.requests) {
     const listed = await evaluated(state, effect.requests);
     const items = Array.isArray(listed) ? listed : listed === undefined ? [] : [listed];
-    return { type: "http", requests: items.filter(isObject).map(descriptorOf) };
+    return { type: "http", requests: items.filter(isObject).map(descriptorOf), fanOut: true };
   }
   return { type: "invalid", error: "a server effect needs `request`, `requests` or `target`" };
 }
