@@ -4,9 +4,9 @@
  * the trigger and every other JSONata member (`dedupeKey`, `requests`,
  * `prompt`, `at`, `afterMs`) make the effect's node depend on what they read,
  * and so does the status document at `statusPath` (resetting it re-arms the
- * effect). The members executors need are compiled here once: the request with
- * its `{expr}` templates, `response.set`, the timer and LLM expressions and the
- * retry policy (DECISIONS.md "Effects").
+ * effect; where it may go: `status_paths.ts`). The members executors need are
+ * compiled here once: the request with its `{expr}` templates, `response.set`,
+ * the timer and LLM expressions and the retry policy (DECISIONS.md "Effects").
  *
  * @module
  */
@@ -28,6 +28,7 @@ import type {
 } from "../nodes.ts";
 import type { Effect, ModelSpec } from "../types.ts";
 import type { SectionContext } from "./context.ts";
+import { checkStatusPaths, type StatusPathContext, type StatusPlace } from "./status_paths.ts";
 
 /** Effect members holding JSONata whose reads make the effect's node dirty. */
 const TRIGGER_MEMBERS = ["trigger", "dedupeKey", "requests", "prompt", "at", "afterMs"] as const;
@@ -40,10 +41,18 @@ export const DEFAULT_POLICY: Readonly<EffectPolicy> = Object.freeze({
   maxBackoffMs: 60_000,
 });
 
-/** The EFFECT nodes of a spec. */
-export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefinition[] {
+/**
+ * The EFFECT nodes of a spec; `document` (the schema, the derivation targets)
+ * tells where status documents may go.
+ */
+export function compileEffects(
+  spec: ModelSpec,
+  ctx: SectionContext,
+  document: StatusPathContext,
+): NodeDefinition[] {
   const definitions: NodeDefinition[] = [];
   const ids = new Set<string>();
+  const statusPlaces: StatusPlace[] = [];
   const kinds = ctx.env.config.effectKindsEnabled;
   for (const { entry: e, index, location } of ctx.entries(spec, "effects")) {
     if (typeof e.id === "string" && e.id.trim() !== "") {
@@ -76,6 +85,14 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
       if (e[member] !== undefined && e[member] !== null) {
         compiled[member] = ctx.expression(e[member], `${location}.${member}`);
       }
+    }
+    if (statusPath && typeof e.id === "string") {
+      statusPlaces.push({
+        id: e.id,
+        location: `${location}.statusPath`,
+        path: statusPath,
+        keyed: e.dedupeKey !== undefined && e.dedupeKey !== null,
+      });
     }
     if (compiled.dedupeKey) checkStableKey(compiled.dedupeKey, statusPath, `${location}.dedupeKey`, ctx);
     const effect: CompiledEffect = {
@@ -112,6 +129,7 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
       alsoReads: statusPath ? [statusPath] : [],
     });
   }
+  checkStatusPaths(statusPlaces, document, ctx);
   return definitions;
 }
 

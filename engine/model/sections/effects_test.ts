@@ -59,7 +59,7 @@ Deno.test("a dedupeKey that differs at every commit is refused: the clock, chanc
     id,
     trigger: "qty > 1",
     dedupeKey,
-    statusPath: "$.io.e",
+    statusPath: `$.io.${id}`,
   });
   const report = compile(spec({
     effects: [
@@ -67,7 +67,7 @@ Deno.test("a dedupeKey that differs at every commit is refused: the clock, chanc
       effect("now", "qty & $now()"),
       effect("chance", "$random() < 2"),
       effect("shuffled", "$shuffle(items)"),
-      effect("own", "io.e.at"),
+      effect("own", "io.own.at"),
       effect("above", "$string($)"),
       effect("stable", "qty & '@' & price"),
       effect("bound", "($millis := function() { 1 }; $millis())"),
@@ -82,7 +82,7 @@ Deno.test("a dedupeKey that differs at every commit is refused: the clock, chanc
   assert.match(report.errors[3].message, /calls \$shuffle/);
   assert.match(
     report.errors[4].message,
-    /^the dedupeKey reads \$\.io\.e\.at, where the effect's status document/,
+    /^the dedupeKey reads \$\.io\.own\.at, where the effect's status document/,
   );
   assert.match(report.errors[5].message, /reads \$,/);
 });
