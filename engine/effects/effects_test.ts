@@ -332,3 +332,35 @@ Deno.test("a fan-out is one however many requests it yields: one attempt each, `
   await settled();
   await service.close();
 });
+
+Deno.test("a fan-out superseded while in flight is dropped and fires again with the new key's requests", async () => {
+  const fan = { ok: true as const, response: [], status: null, parts: [] };
+  const http = new ScriptedExecutor().answer(fan, fan);
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel({
+    id: "f",
+    schema: { type: "object", properties: { k: { type: "string" }, io: { type: "object" } } },
+    effects: [{
+      id: "fan",
+      trigger: "k != null",
+      dedupeKey: "k",
+      statusPath: "$.io",
+      requests: "[{'url': 'https://a.example/?k=' & k}, {'url': 'https://b.example/?k=' & k}]",
+    }],
+  });
+  http.hold();
+  await service.mutate("f", { "$.k": "one" });
+  await scheduler.advance(0);
+  await service.mutate("f", { "$.k": "two" });
+  http.release();
+  await scheduler.advance(0);
+  await scheduler.advance(0);
+  const urls = http.jobs.map((job) => job.work.type === "http" && job.work.requests.map((r) => r.url));
+  assert.deepEqual(urls, [
+    ["https://a.example/?k=one", "https://b.example/?k=one"],
+    ["https://a.example/?k=two", "https://b.example/?k=two"],
+  ]);
+  const io = ((await service.getState("f")) as { io: { phase: string; key: string } }).io;
+  assert.deepEqual([io.phase, io.key], ["applied", "two"]);
+  await service.close();
+});
