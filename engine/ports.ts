@@ -17,8 +17,15 @@ export interface Hasher {
   sha256Hex(data: string | Uint8Array): Promise<string>;
 }
 
+/**
+ * The longest delay one timer takes (2^31 - 1 ms, about 24.8 days): Deno's
+ * and browsers' timers fire at once beyond it, so longer waits are chained.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Timers: when effects fall due (a timer effect's instant, a retry's backoff). */
 export interface Scheduler {
+  /** Calls `callback` after `ms`, at most {@link MAX_TIMER_MS}. */
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }

@@ -14,7 +14,7 @@
  * @module
  */
 import type { EffectPolicy } from "../model/nodes.ts";
-import type { Clock, Scheduler } from "../ports.ts";
+import { type Clock, MAX_TIMER_MS, type Scheduler } from "../ports.ts";
 import { type EffectExecutor, type ExecutorOutcome, finalFailure } from "./executor.ts";
 import type { EffectJob } from "./job.ts";
 
@@ -47,9 +47,6 @@ export interface DispatchObserver {
   attemptFinished?(kind: string, outcome: "success" | "failure", durationMs: number): void;
   warn?(message: string): void;
 }
-
-/** The longest delay one timer can wait; longer ones are re-armed. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** Delay before attempt `attempt + 1` (the first retry waits `backoffMs`). */
 export function backoffDelay(policy: EffectPolicy, attempt: number): number {
@@ -102,6 +99,7 @@ export class EffectDispatcher {
     for (const job of jobs) this.#arm(job);
   }
 
+  /** Waits for the job's due time, in timers of at most {@link MAX_TIMER_MS} (a timer 30 days out). */
   #arm(job: EffectJob): void {
     if (this.#closed || this.#running.has(job.id)) return;
     this.#disarm(job.id);
@@ -176,7 +174,7 @@ export class EffectDispatcher {
       outcome = { ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true };
     }
     this.#observer.attemptFinished?.(
-      job.executor,
+      kindOf(job),
       outcome.ok ? "success" : "failure",
       this.#clock.now() - started,
     );

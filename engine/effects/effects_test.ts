@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
 import { effectService, ok, OutboxStore, ScriptedExecutor, settled } from "./test_support.ts";
 import { TIMER_EXECUTOR } from "./executor.ts";
+import { httpExecutor } from "./http_executor.ts";
 
 const rateSpec = (extra: Record<string, unknown> = {}) => ({
   id: "quote",
@@ -473,5 +474,86 @@ Deno.test("an evolution that moves the status document supersedes the job in fli
   state = (await service.getState("c")) as Counted;
   assert.deepEqual([state.n, state.v, state.io.fx, state.io.moved?.phase], [1, 2, null, "applied"]);
   assert.deepEqual(await writesTo(service, "$.v"), [2], "the old answer is dropped");
+  await service.close();
+});
+
+Deno.test("a fan-out is one however many requests it yields: one attempt each, `$response` a list", async () => {
+  const sent: string[] = [];
+  const http = httpExecutor({
+    send(request) {
+      sent.push(request.url);
+      const status = request.url.endsWith("/bad") ? 500 : 200;
+      return Promise.resolve({ status, body: new TextEncoder().encode(`{"v":"${request.url.slice(-3)}"}`) });
+    },
+  });
+  const { service, scheduler } = await effectService([http]);
+  for (
+    const [id, requests] of [
+      ["path", "ids.{'url': 'https://api.example/' & $}"], // one id: JSONata yields the object alone
+      ["list", "[{'url': 'https://api.example/' & ids[0]}]"],
+      ["object", "{'url': 'https://api.example/' & ids[0]}"],
+    ]
+  ) {
+    await service.createModel({
+      id,
+      schema: { type: "object", properties: { ids: { type: "array" }, out: {}, io: { type: "object" } } },
+      effects: [{
+        id: "each",
+        executor: "server",
+        trigger: "$count(ids) > 0",
+        dedupeKey: "ids",
+        requests,
+        response: { set: { "$.out": "$response" } },
+        statusPath: "$.io",
+        policy: { retries: 2, backoff: 10 },
+      }],
+    });
+    await service.mutate(id, { "$.ids": ["bad"] });
+    await scheduler.advance(100);
+    const state = (await service.getState(id)) as { out: Json; io: { phase: string } };
+    assert.deepEqual(
+      [state.io.phase, state.out],
+      ["applied", [null]],
+      `${id}: a failed request has one attempt`,
+    );
+    await service.mutate(id, { "$.ids": ["one"] });
+    await scheduler.advance(100);
+    const answered = (await service.getState(id)) as { out: Json };
+    assert.deepEqual(answered.out, [{ v: "one" }], `${id}: $response is the list of one answer`);
+  }
+  assert.equal(sent.length, 6, "one request per element and commit, no retry");
+  await settled();
+  await service.close();
+});
+
+Deno.test("a fan-out superseded while in flight is dropped and fires again with the new key's requests", async () => {
+  const fan = { ok: true as const, response: [], status: null, parts: [] };
+  const http = new ScriptedExecutor().answer(fan, fan);
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel({
+    id: "f",
+    schema: { type: "object", properties: { k: { type: "string" }, io: { type: "object" } } },
+    effects: [{
+      id: "fan",
+      trigger: "k != null",
+      dedupeKey: "k",
+      statusPath: "$.io",
+      requests: "[{'url': 'https://a.example/?k=' & k}, {'url': 'https://b.example/?k=' & k}]",
+    }],
+  });
+  http.hold();
+  await service.mutate("f", { "$.k": "one" });
+  await scheduler.advance(0);
+  await service.mutate("f", { "$.k": "two" });
+  http.release();
+  await scheduler.advance(0);
+  await scheduler.advance(0);
+  const urls = http.jobs.map((job) => job.work.type === "http" && job.work.requests.map((r) => r.url));
+  assert.deepEqual(urls, [
+    ["https://a.example/?k=one", "https://b.example/?k=one"],
+    ["https://a.example/?k=two", "https://b.example/?k=two"],
+  ]);
+  const io = ((await service.getState("f")) as { io: { phase: string; key: string } }).io;
+  assert.deepEqual([io.phase, io.key], ["applied", "two"]);
   await service.close();
 });

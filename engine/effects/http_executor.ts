@@ -3,9 +3,11 @@
  * (or each request of its `requests` fan-out). A JSON answer is parsed into
  * `$response` (an empty one is null, another text stays text), its status is
  * `$status`. 2xx succeeds; 3xx (redirects are not followed) and 4xx fail for
- * good; 5xx, I/O errors and time-outs are worth a retry. How requests leave is
- * the host's: the server sends them through its egress guard, a browser tab
- * with `fetch` under the page's CORS rules.
+ * good; 5xx, I/O errors and time-outs are worth a retry. A fan-out reports
+ * each request on its own (one attempt each, `$response` the list of their
+ * answers), however many there are. How requests leave is the host's: the
+ * server sends them through its egress guard, a browser tab with `fetch`
+ * under the page's CORS rules.
  *
  * @module
  */
@@ -77,6 +79,32 @@ function bodyOf(spec: HttpRequestSpec): { body?: string; type?: string } {
   return { body: JSON.stringify(spec.body), type: "application/json" };
 }
 
+/** An HTTP token (RFC 9110 §5.6.2): what a method and a header name are made of. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What a header value may carry: no CR, LF, NUL or other control character, nothing beyond Latin-1. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Why a request can never be sent as it is (no transport builds it, so
+ * another attempt would fail the same way), or null: its method or a header
+ * name is not a token, or a header value holds a line break or another
+ * control character.
+ */
+function unsendable(request: OutboundRequest): string | null {
+  if (!TOKEN.test(request.method)) {
+    return `invalid request: method ${JSON.stringify(request.method)} is not an HTTP token`;
+  }
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (!TOKEN.test(name)) return `invalid request: header name ${JSON.stringify(name)} is not an HTTP token`;
+    if (!FIELD_VALUE.test(value)) {
+      // The value itself is not repeated: headers carry credentials.
+      return `invalid request: the value of header '${name}' holds a line break or another character ` +
+        "a header cannot carry";
+    }
+  }
+  return null;
+}
+
 type Attempt = PartOutcome & { retryable?: boolean };
 
 async function send(
@@ -89,8 +117,11 @@ async function send(
   if (type && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
     headers["content-type"] = type;
   }
+  const request = { method: spec.method, url: spec.url, headers, body };
+  const invalid = unsendable(request);
+  if (invalid) return { ok: false, error: invalid, retryable: false };
   try {
-    const response = await transport.send({ method: spec.method, url: spec.url, headers, body }, limits);
+    const response = await transport.send(request, limits);
     if (response.status >= 200 && response.status < 300) {
       return { ok: true, response: responseValue(response.body), status: response.status };
     }
@@ -109,7 +140,10 @@ export function httpExecutor(transport: HttpTransport): EffectExecutor {
     async execute(job, limits): Promise<ExecutorOutcome> {
       if (job.work.type !== "http") return { ok: false, error: "not an http request", retryable: false };
       const requests = job.work.requests;
-      if (requests.length === 1 && !requests[0].set && !requests[0].statusPath) {
+      // A job stored before `fanOut` was recorded: one plain request was taken for a single one.
+      const fanOut = job.work.fanOut ??
+        (requests.length !== 1 || !!requests[0].set || !!requests[0].statusPath);
+      if (!fanOut) {
         const only = await send(requests[0], transport, limits);
         return only.ok ? only : { ok: false, error: only.error, retryable: only.retryable ?? false };
       }

@@ -121,3 +121,64 @@ Deno.test("a fan-out reports each request on its own", async () => {
     parts: [{ ok: true, response: 1, status: 200 }, { ok: false, error: "http 500" }],
   });
 });
+
+Deno.test("a request no transport can build fails for good, before anything is sent", async () => {
+  const wire = transport({ "https://a/x": { status: 200, body: encode("") } });
+  const executor = httpExecutor(wire);
+  const outcome = async (spec: HttpRequestSpec) => await executor.execute(job([spec]), limits);
+  const base = get("https://a/x");
+  assert.deepEqual(await outcome({ ...base, headers: { "x-h": "a\r\nX-Injected: 1" } }), {
+    ok: false,
+    error:
+      "invalid request: the value of header 'x-h' holds a line break or another character a header cannot carry",
+    retryable: false,
+  });
+  assert.deepEqual(await outcome({ ...base, headers: { "x-h": "\u2603" } }), {
+    ok: false,
+    error:
+      "invalid request: the value of header 'x-h' holds a line break or another character a header cannot carry",
+    retryable: false,
+  });
+  assert.deepEqual(await outcome({ ...base, headers: { "bad name": "v" } }), {
+    ok: false,
+    error: 'invalid request: header name "bad name" is not an HTTP token',
+    retryable: false,
+  });
+  assert.deepEqual(await outcome({ ...base, method: "GET / HTTP/1.1\r\nX: y" }), {
+    ok: false,
+    error: 'invalid request: method "GET / HTTP/1.1\\r\\nX: y" is not an HTTP token',
+    retryable: false,
+  });
+  const fanned = await executor.execute(
+    job([{ ...base, headers: { "x-h": "\n" } }, get("https://a/x")]),
+    limits,
+  );
+  assert.deepEqual(fanned.ok && fanned.parts?.[0], {
+    ok: false,
+    error:
+      "invalid request: the value of header 'x-h' holds a line break or another character a header cannot carry",
+  });
+  assert.equal(wire.sent.length, 1, "only the fan-out's well-formed request reached the transport");
+  const unusual = { "x-ok": "tab\tand Latin-1 \u00e9", "X-Custom_1.v~": "" };
+  assert.deepEqual(await outcome({ ...base, headers: unusual }), { ok: true, response: null, status: 200 });
+  assert.deepEqual(wire.sent[1].headers, unusual, "a tab, Latin-1 and an unusual token name are sent");
+});
+
+Deno.test("a fan-out of one request is still a fan-out; a job stored without the flag keeps the old reading", async () => {
+  const executor = httpExecutor(transport({ "https://a/2": { status: 500, body: encode("") } }));
+  const fanOut = {
+    ...job([get("https://a/2")]),
+    work: { type: "http" as const, requests: [get("https://a/2")], fanOut: true },
+  };
+  assert.deepEqual(await executor.execute(fanOut, limits), {
+    ok: true,
+    response: [null],
+    status: null,
+    parts: [{ ok: false, error: "http 500" }],
+  });
+  assert.deepEqual(await executor.execute(job([get("https://a/2")]), limits), {
+    ok: false,
+    error: "http 500",
+    retryable: true,
+  });
+});

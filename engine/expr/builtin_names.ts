@@ -1,6 +1,7 @@
 /**
  * The names of JSONata's built-in functions (`$sum`, `$now`, …): what every
- * expression can call without binding it, and what a library may not redefine.
+ * expression can call without binding it, what a library may not redefine,
+ * and which of them answer differently from one evaluation to the next.
  *
  * @module
  */
@@ -73,3 +74,9 @@ export const JSONATA_BUILTINS: ReadonlySet<string> = new Set([
   "now",
   "millis",
 ]);
+
+/**
+ * Built-ins whose answer changes between evaluations (the clock, chance):
+ * what a value computed once, or compared across commits, must not use.
+ */
+export const VOLATILE_BUILTINS: ReadonlySet<string> = new Set(["now", "millis", "random", "shuffle"]);

@@ -84,11 +84,13 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
   };
   const schema = compileSchema(spec, section("schema"));
   const constants = compileConstants(spec);
+  const derivations = compileDerivations(spec, section("derivations"));
+  const derivedTargets = derivations.flatMap(({ node }) => node.kind === "DERIVED" ? [node.target] : []);
   const definitions = [
-    ...compileDerivations(spec, section("derivations")),
+    ...derivations,
     ...compileMetaDerivations(spec, section("metaDerivations")),
     ...compileConstraints(spec, section("constraints")),
-    ...compileEffects(spec, section("effects")),
+    ...compileEffects(spec, section("effects"), { schema, derivedTargets }),
   ];
   const defaults = compileDefaultValues(spec, section("defaultValues"));
   const tests = compileTestCases(spec, section("tests"));

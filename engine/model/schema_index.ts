@@ -458,6 +458,26 @@ export class SchemaIndex {
       s.items !== undefined || s.prefixItems !== undefined;
   }
 
+  /**
+   * A violation when the schema at `container` refuses the kind of container
+   * a write of `address` under it creates there (`$.list.b` makes `list` an
+   * object, `$.list[0]` an array).
+   */
+  containerViolation(container: Path, next: Segment, address: string): SchemaViolation | null {
+    const kind = typeof next === "number" ? "array" : "object";
+    const type = this.fragmentAt(container).type;
+    const allowed = type === undefined || type === kind || (Array.isArray(type) && type.includes(kind));
+    if (allowed) return null;
+    const expected = Array.isArray(type) ? type.join(",") : String(type);
+    return {
+      path: formatPath(container),
+      keyword: "type",
+      message: `must be ${expected}: writing ${address} would make it ${
+        kind === "array" ? "an array" : "an object"
+      }`,
+    };
+  }
+
   /** True when the parent object schema lists the field in `required`. */
   isStaticallyRequired(path: Path): boolean {
     const last = path[path.length - 1];

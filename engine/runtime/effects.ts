@@ -20,6 +20,7 @@ import type { Segment } from "../json/path.ts";
 import { isObject, type Json, jsonEqual } from "../json/value.ts";
 import type { InheritedEffectsPolicy } from "../config.ts";
 import type { EffectNode, Template } from "../model/nodes.ts";
+import { statusDocument } from "../model/status_document.ts";
 import type { Effect } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { materializeInputs } from "./derive.ts";
@@ -27,22 +28,8 @@ import type { DispatchedEffect, EffectRequest, EffectWork, HttpRequestSpec } fro
 import { settled, type Steps } from "./steps.ts";
 import { truthy } from "./truthy.ts";
 
-/** The phases of a status document (SPEC.md "Effect status phases"). */
-export type EffectPhase = "pending" | "in_flight" | "applied" | "failed" | "cancelled" | "blocked";
-
-/** The status document an effect keeps at its `statusPath`. */
-export interface StatusDocument {
-  phase: EffectPhase;
-  key: Json;
-  /** ISO-8601 instant of the phase change. */
-  at: string;
-  error: string | null;
-}
-
-/** A status document as a JSON value. */
-export function statusDocument(phase: EffectPhase, key: Json, at: number, error: string | null = null): Json {
-  return { phase, key, at: new Date(at).toISOString(), error };
-}
+// The document's shape is the model's (its schema must accept it); executors find it here, beside its writes.
+export { type EffectPhase, type StatusDocument, statusDocument } from "../model/status_document.ts";
 
 /**
  * Whether the status document at an effect's `statusPath` holds it back: while
@@ -240,7 +227,7 @@ async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork
   if (effect.requests) {
     const listed = await evaluated(state, effect.requests);
     const items = Array.isArray(listed) ? listed : listed === undefined ? [] : [listed];
-    return { type: "http", requests: items.filter(isObject).map(descriptorOf) };
+    return { type: "http", requests: items.filter(isObject).map(descriptorOf), fanOut: true };
   }
   return { type: "invalid", error: "a server effect needs `request`, `requests` or `target`" };
 }

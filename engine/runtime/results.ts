@@ -58,7 +58,11 @@ export interface HttpRequestSpec {
 
 /** What an executor is asked to do, resolved against the state the effect fired in. */
 export type EffectWork =
-  | { type: "http"; requests: HttpRequestSpec[] }
+  /**
+   * `fanOut`: the requests of a `requests` expression, each with one attempt and
+   * its own outcome in `$response`'s list, however many it yielded (even one).
+   */
+  | { type: "http"; requests: HttpRequestSpec[]; fanOut?: boolean }
   | { type: "timer"; fireAt: number }
   | { type: "llm"; prompt: string; responseSchema: Json }
   /** A link to another model: write `body` at `path`, or read `read`. */

@@ -246,18 +246,7 @@ function created(
   next: Segment,
   address: string,
 ): SchemaViolation | null {
-  const kind = typeof next === "number" ? "array" : "object";
-  const type = state.model.schema.fragmentAt(container).type;
-  const allowed = type === undefined || type === kind || (Array.isArray(type) && type.includes(kind));
-  if (allowed) return null;
-  const expected = Array.isArray(type) ? type.join(",") : String(type);
-  return {
-    path: formatPath(container),
-    keyword: "type",
-    message: `must be ${expected}: writing ${address} would make it ${
-      kind === "array" ? "an array" : "an object"
-    }`,
-  };
+  return state.model.schema.containerViolation(container, next, address);
 }
 
 /** Whether a model has a live `readOnly` (a meta derivation of it), asked once per model. */

@@ -265,6 +265,9 @@ The model never performs I/O. An effect whose trigger holds after a mutation is 
   caller acts on it. \`server\` (outbound HTTP), \`llm\` and \`timer\` effects are requests for the service's
   executors, whose results come back as logged \`foldback\` mutations (\`response.set\` maps target
   addresses to JSONata over \`$response\` and \`$status\`; \`statusPath\` holds \`{phase, key, at, error}\`).
+- A \`statusPath\` is the effect's own field: the schema there must accept that object (leave it undeclared, or
+  declare an object), and it may not be a derivation target, hold one, or overlap another effect's status.
+  A \`dedupeKey\` must not call \`$now\`, \`$millis\`, \`$random\` or \`$shuffle\`, nor read its own status.
 - The trigger is evaluated only when a mutation touches what it (or \`dedupeKey\`, \`requests\`, \`prompt\`,
   \`at\`, \`afterMs\`) reads, and the effect fires when it is truthy. A caller effect fires again on every
   such mutation while the trigger holds, so trigger on the state you mean (\`status = 'approved'\` changes

@@ -4,15 +4,19 @@
  * the trigger and every other JSONata member (`dedupeKey`, `requests`,
  * `prompt`, `at`, `afterMs`) make the effect's node depend on what they read,
  * and so does the status document at `statusPath` (resetting it re-arms the
- * effect). The members executors need are compiled here once: the request with
- * its `{expr}` templates, `response.set`, the timer and LLM expressions and the
- * retry policy (DECISIONS.md "Effects").
+ * effect; where it may go: `status_paths.ts`). The members executors need are
+ * compiled here once: the request with its `{expr}` templates, `response.set`,
+ * the timer and LLM expressions and the retry policy (DECISIONS.md "Effects").
  *
  * @module
  */
+import { VOLATILE_BUILTINS } from "../../expr/builtin_names.ts";
 import type { CompiledExpression } from "../../expr/compiler.ts";
-import type { Segment } from "../../json/path.ts";
+import { extractReads } from "../../expr/dependencies.ts";
+import { freeVariables } from "../../expr/free_variables.ts";
+import { formatPath, isPrefixOf, type Segment } from "../../json/path.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
+import { MAX_TIMER_MS } from "../../ports.ts";
 import { RESPONSE_VARIABLES } from "../expression_scope.ts";
 import type {
   CompiledEffect,
@@ -24,6 +28,7 @@ import type {
 } from "../nodes.ts";
 import type { Effect, ModelSpec } from "../types.ts";
 import type { SectionContext } from "./context.ts";
+import { checkStatusPaths, type StatusPathContext, type StatusPlace } from "./status_paths.ts";
 
 /** Effect members holding JSONata whose reads make the effect's node dirty. */
 const TRIGGER_MEMBERS = ["trigger", "dedupeKey", "requests", "prompt", "at", "afterMs"] as const;
@@ -36,10 +41,18 @@ export const DEFAULT_POLICY: Readonly<EffectPolicy> = Object.freeze({
   maxBackoffMs: 60_000,
 });
 
-/** The EFFECT nodes of a spec. */
-export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefinition[] {
+/**
+ * The EFFECT nodes of a spec; `document` (the schema, the derivation targets)
+ * tells where status documents may go.
+ */
+export function compileEffects(
+  spec: ModelSpec,
+  ctx: SectionContext,
+  document: StatusPathContext,
+): NodeDefinition[] {
   const definitions: NodeDefinition[] = [];
   const ids = new Set<string>();
+  const statusPlaces: StatusPlace[] = [];
   const kinds = ctx.env.config.effectKindsEnabled;
   for (const { entry: e, index, location } of ctx.entries(spec, "effects")) {
     if (typeof e.id === "string" && e.id.trim() !== "") {
@@ -73,6 +86,15 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
         compiled[member] = ctx.expression(e[member], `${location}.${member}`);
       }
     }
+    if (statusPath && typeof e.id === "string") {
+      statusPlaces.push({
+        id: e.id,
+        location: `${location}.statusPath`,
+        path: statusPath,
+        keyed: e.dedupeKey !== undefined && e.dedupeKey !== null,
+      });
+    }
+    if (compiled.dedupeKey) checkStableKey(compiled.dedupeKey, statusPath, `${location}.dedupeKey`, ctx);
     const effect: CompiledEffect = {
       definition: e as unknown as Effect,
       executor: executor as string,
@@ -86,7 +108,7 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
       prompt: compiled.prompt ?? null,
       at: compiled.at ?? null,
       afterMs: compiled.afterMs ?? null,
-      policy: policyOf(e.policy),
+      policy: policyOf(e.policy, `${location}.policy`, ctx),
     };
     const trigger = compiled.trigger;
     if (!trigger || typeof e.id !== "string" || typeof executor !== "string") continue;
@@ -107,7 +129,43 @@ export function compileEffects(spec: ModelSpec, ctx: SectionContext): NodeDefini
       alsoReads: statusPath ? [statusPath] : [],
     });
   }
+  checkStatusPaths(statusPlaces, document, ctx);
   return definitions;
+}
+
+/**
+ * A `dedupeKey` is compared with the key stored at the effect's last firing: one
+ * that reads the clock or chance, or the effect's own status document (which
+ * every phase change rewrites), differs after each commit, so the effect would
+ * be sent again after each of its own phase changes, without end.
+ */
+function checkStableKey(
+  key: CompiledExpression,
+  statusPath: Segment[] | null,
+  location: string,
+  ctx: SectionContext,
+): void {
+  const volatile = freeVariables(key.ast).find((variable) => VOLATILE_BUILTINS.has(variable.name));
+  if (volatile) {
+    ctx.error(
+      location,
+      `the dedupeKey calls $${volatile.name}, which answers differently at every commit: the effect would be ` +
+        "sent again after each of its own status changes",
+    );
+  }
+  if (!statusPath) return;
+  const read = extractReads(key.ast, { isArray: () => false }).find(({ path }) =>
+    isPrefixOf(path, statusPath) || isPrefixOf(statusPath, path)
+  );
+  if (read) {
+    ctx.error(
+      location,
+      `the dedupeKey reads ${
+        formatPath(read.path)
+      }, where the effect's status document changes at every phase: ` +
+        "the effect would be sent again after each of its own status changes",
+    );
+  }
 }
 
 /** A caller effect's `payload`: one expression, or one per member of an object. */
@@ -217,11 +275,21 @@ function compileResponseSet(
   return out;
 }
 
-/** `policy` with its defaults; `backoff` is a delay in ms or `{initialMs, maxMs}`. */
-function policyOf(policy: unknown): EffectPolicy {
+/**
+ * `policy` with its defaults; `backoff` is a delay in ms or `{initialMs, maxMs}`.
+ * An attempt's time limit is one timer, so `timeoutMs` is at most
+ * {@link MAX_TIMER_MS}; waits between attempts may be longer (they are chained).
+ */
+function policyOf(policy: unknown, location: string, ctx: SectionContext): EffectPolicy {
   if (!isObject(policy)) return { ...DEFAULT_POLICY };
   const number = (value: unknown, fallback: number) =>
     typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : fallback;
+  if (typeof policy.timeoutMs === "number" && policy.timeoutMs > MAX_TIMER_MS) {
+    ctx.error(
+      `${location}.timeoutMs`,
+      `timeoutMs ${policy.timeoutMs} is longer than an attempt may wait: at most ${MAX_TIMER_MS} ms (about 24.8 days)`,
+    );
+  }
   const backoff = policy.backoff;
   const backoffObject: JsonObject = isObject(backoff) ? backoff : {};
   return {

@@ -41,3 +41,58 @@ Deno.test("effect shape errors: missing id, duplicate id, bad executor, bad payl
   assert.match(findingAt(report.errors, "effects[2].id").message, /duplicate effect id 'a'/);
   assert.match(findingAt(report.errors, "effects[3].statusPath").message, /\$\.status\[0\]/);
 });
+
+Deno.test("policy.timeoutMs is one timer: beyond 2^31 - 1 ms it is refused, up to it accepted", () => {
+  const effect = (id: string, timeoutMs: number) => ({ id, trigger: "qty > 1", policy: { timeoutMs } });
+  const report = compile(
+    spec({ effects: [effect("long", 3_000_000_000), effect("longest", 2_147_483_647)] }),
+  );
+  assert.deepEqual(locations(report.errors), ["effects[0].policy.timeoutMs"]);
+  assert.match(
+    report.errors[0].message,
+    /timeoutMs 3000000000 is longer than an attempt may wait: at most 2147483647 ms \(about 24\.8 days\)/,
+  );
+});
+
+Deno.test("a dedupeKey that differs at every commit is refused: the clock, chance, its own status document", () => {
+  const effect = (id: string, dedupeKey: string) => ({
+    id,
+    trigger: "qty > 1",
+    dedupeKey,
+    statusPath: `$.io.${id}`,
+  });
+  const report = compile(spec({
+    effects: [
+      effect("clock", "$millis()"),
+      effect("now", "qty & $now()"),
+      effect("chance", "$random() < 2"),
+      effect("shuffled", "$shuffle(items)"),
+      effect("own", "io.own.at"),
+      effect("above", "$string($)"),
+      effect("stable", "qty & '@' & price"),
+      effect("bound", "($millis := function() { 1 }; $millis())"),
+      effect("sibling", "io.other"),
+    ],
+  }));
+  assert.deepEqual(locations(report.errors), [0, 1, 2, 3, 4, 5].map((i) => `effects[${i}].dedupeKey`));
+  assert.match(
+    report.errors[0].message,
+    /^the dedupeKey calls \$millis, which answers differently at every commit: the effect would be sent again/,
+  );
+  assert.match(report.errors[3].message, /calls \$shuffle/);
+  assert.match(
+    report.errors[4].message,
+    /^the dedupeKey reads \$\.io\.own\.at, where the effect's status document/,
+  );
+  assert.match(report.errors[5].message, /reads \$,/);
+});
+
+Deno.test("a library may not use $shuffle, like the clock and $random", () => {
+  const report = compile(
+    spec({ library: { define: '( $pick := function($xs) { $shuffle($xs)[0] }; ["pick"] )' } }),
+  );
+  assert.match(
+    findingAt(report.errors, "library.define").message,
+    /uses \$shuffle: library values are computed once/,
+  );
+});

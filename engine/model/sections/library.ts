@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { JSONATA_BUILTINS } from "../../expr/builtin_names.ts";
+import { JSONATA_BUILTINS, VOLATILE_BUILTINS } from "../../expr/builtin_names.ts";
 import type { AstNode, CompiledExpression } from "../../expr/compiler.ts";
 import { frameBindings, freeVariables } from "../../expr/free_variables.ts";
 import { inputReads } from "../../expr/input_reads.ts";
@@ -49,8 +49,6 @@ export const MAX_DEFINE_CHARS = 20_000;
 export const MANY_EXPORTS = 64;
 /** Names no export may take: the model's own variables and words kept for them. */
 export const RESERVED_NAMES: readonly string[] = ["const", "parent", "self", "response", "now", "status"];
-/** Built-ins whose value changes between calls: a library value is computed once, a function must be pure. */
-const IMPURE = new Set(["now", "millis", "random"]);
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** A layer ready to evaluate. */
@@ -167,7 +165,7 @@ function compileLayer(
   }
   new ExpressionScope(earlier.keys(), ["const"]).check(ast, location, ctx);
   for (const variable of freeVariables(ast)) {
-    if (IMPURE.has(variable.name)) {
+    if (VOLATILE_BUILTINS.has(variable.name)) {
       error(`uses $${variable.name}: library values are computed once and library functions must be pure`);
     } else if (variable.name === "const" && inherited) {
       if (variable.member === undefined ? required.length === 0 : !required.includes(variable.member)) {

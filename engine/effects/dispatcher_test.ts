@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import type { EffectPolicy } from "../model/nodes.ts";
+import { MAX_TIMER_MS } from "../ports.ts";
+import { DEFAULT_POLICY } from "../model/sections/effects.ts";
+import type { EffectWork } from "../runtime/results.ts";
+import { type DispatchHost, EffectDispatcher } from "./dispatcher.ts";
+import type { ExecutorOutcome } from "./executor.ts";
+import type { EffectJob } from "./job.ts";
+import { ManualScheduler, ScriptedExecutor } from "./test_support.ts";
+
+function jobOf(work: EffectWork, executor = "server"): EffectJob {
+  return {
+    id: "e@0#1",
+    modelId: "m",
+    effectId: "e",
+    executor,
+    key: null,
+    work,
+    statusPath: null,
+    firedAt: 0,
+    dueAt: 0,
+    attempt: 0,
+  };
+}
+
+/** A host keeping nothing: each attempt runs with `policy`; settlements are recorded. */
+function host(policy: EffectPolicy = DEFAULT_POLICY): DispatchHost & { settled: ExecutorOutcome[] } {
+  const settled: ExecutorOutcome[] = [];
+  return {
+    settled,
+    begin: (job) => Promise.resolve({ run: { ...job, attempt: job.attempt + 1 }, policy }),
+    settle: (_job, outcome) => {
+      settled.push(outcome);
+      return Promise.resolve();
+    },
+    retryLater: () => Promise.resolve(),
+  };
+}
+
+Deno.test("an attempt is timed under its kind: a link to another model is `link`, not its effect's `server`", async () => {
+  const scheduler = new ManualScheduler();
+  const timed: string[] = [];
+  const dispatcher = new EffectDispatcher(
+    host(),
+    [new ScriptedExecutor("link"), new ScriptedExecutor("server")],
+    { clock: scheduler.clock, scheduler, observer: { attemptFinished: (kind) => timed.push(kind) } },
+  );
+  dispatcher.enqueue([
+    jobOf({ type: "link", ref: "ledger", path: "$.x", read: null, watch: false, body: 1 }),
+  ]);
+  await scheduler.advance(0);
+  dispatcher.enqueue([{ ...jobOf({ type: "http", requests: [] }), id: "e@0#2" }]);
+  await scheduler.advance(0);
+  assert.deepEqual(timed, ["link", "server"]);
+  await dispatcher.close();
+});
+
+/** A manual scheduler whose timers, like Deno's and browsers', fire at once when given more than 2^31 - 1 ms. */
+class ClampingScheduler extends ManualScheduler {
+  override setTimeout(callback: () => void, ms: number): unknown {
+    return super.setTimeout(callback, ms > MAX_TIMER_MS ? 1 : ms);
+  }
+}
+
+Deno.test("a wait beyond one timer's reach (a timer 30 days out, a long backoff) lasts its full time", async () => {
+  const scheduler = new ClampingScheduler();
+  const server = new ScriptedExecutor("server").answer({ ok: false, error: "http 503", retryable: true });
+  const timer = new ScriptedExecutor("timer");
+  const day = 86_400_000;
+  const retrying = { ...DEFAULT_POLICY, retries: 1, backoffMs: 30 * day, maxBackoffMs: 30 * day };
+  const dispatcher = new EffectDispatcher(host(retrying), [server, timer], {
+    clock: scheduler.clock,
+    scheduler,
+  });
+  const now = scheduler.clock.now();
+  dispatcher.enqueue([
+    { ...jobOf({ type: "timer", fireAt: now + 30 * day }, "timer"), id: "t", dueAt: now + 30 * day },
+    { ...jobOf({ type: "http", requests: [] }), id: "h" },
+  ]);
+  await scheduler.advance(0);
+  assert.deepEqual([timer.jobs.length, server.jobs.length], [0, 1], "the request ran; the timer waits");
+  await scheduler.advance(29 * day);
+  assert.deepEqual([timer.jobs.length, server.jobs.length], [0, 1], "nothing fell due early");
+  await scheduler.advance(day);
+  assert.deepEqual([timer.jobs.length, server.jobs.length], [1, 2], "both fell due at 30 days");
+  await dispatcher.close();
+});
