@@ -31,7 +31,13 @@ export function serviceFeed(
           listener({ kind: "spec-evolved", modelId, version: event.version });
         } else if (event.type === "restored") {
           // Everything may have changed, as after a reconnect.
-          listener({ kind: "mutation", modelId, mutatedPaths: ["$"], derivedUpdated: [], dispatchedEffects: [] });
+          listener({
+            kind: "mutation",
+            modelId,
+            mutatedPaths: ["$"],
+            derivedUpdated: [],
+            dispatchedEffects: [],
+          });
         } else if (event.type === "deleted") listener({ kind: "deleted", modelId });
       }),
   };

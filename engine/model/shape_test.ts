@@ -37,7 +37,8 @@ Deno.test("shape: a missing member is required, or asks for the value it lacks",
     [
       {
         location: "template.ref",
-        message: "a reference is required: use [ns/]name with an optional @version, @range or @sha256:<digest>",
+        message:
+          "a reference is required: use [ns/]name with an optional @version, @range or @sha256:<digest>",
       },
       { location: "derivations[0].expr", message: "a JSONata expression (non-empty string) is required" },
       { location: "constraints[0].policy", message: "policy must be 'rollback' or 'flag'" },
