@@ -270,6 +270,12 @@ Deno.test("every refusal leaves spec, state, persistence and subscribers untouch
       message: /removeDerivations: must be array/,
     },
     {
+      name: "blank newVersion (the creation default would reset the version)",
+      evolution: { newVersion: "" },
+      kind: "bad_request",
+      message: /newVersion: must be a semantic version \(MAJOR\.MINOR\.PATCH\), not blank/,
+    },
+    {
       name: "wholesale and targeted members of one section",
       evolution: { newConstants: {}, removeConstants: ["rate"] },
       kind: "bad_request",
