@@ -236,8 +236,8 @@ function memberOf(value: Json | undefined, key: Segment): Json | undefined {
 }
 
 /** A violation when the schema at `container` refuses the kind of container a write under it creates. */
-function created(
-  state: CycleState,
+export function created(
+  state: Pick<CycleState, "model">,
   container: readonly Segment[],
   next: Segment,
   address: string,
@@ -275,7 +275,7 @@ function hasReadOnlyMetas(state: CycleState): boolean {
  * already break counts; each container is checked once.
  */
 export function checkEnclosing(
-  state: CycleState,
+  state: Pick<CycleState, "model" | "draft" | "base">,
   written: readonly (readonly Segment[])[],
 ): SchemaViolation[] {
   const schema = state.model.schema;

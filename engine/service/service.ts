@@ -1042,7 +1042,13 @@ export class ModelService implements ModelApi {
       );
       checkSpecSize(this.config, evolved, "The evolved spec");
       const model = await this.#compileOrThrow(evolved);
-      const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
+      const doc = carryForward(
+        previous.model,
+        model,
+        previous.state.doc,
+        parsed.backfill,
+        (growth) => checkStateBytes(this.config, previous.stateBytes + growth, id),
+      );
       // Only effects the evolution added or changed fire; unchanged ones keep their standing.
       await this.#composition.linked(
         model.spec,
