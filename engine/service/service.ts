@@ -997,12 +997,16 @@ export class ModelService implements ModelApi {
     }
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime.state;
-      checkStateBytes(
+      const baseBytes = checkValue(
         this.config,
-        checkValue(this.config, (snapshot as { baseDoc?: unknown }).baseDoc ?? null, "The snapshot"),
-        id,
+        (snapshot as { baseDoc?: unknown }).baseDoc ?? null,
+        "The snapshot",
       );
-      const state = slot.runtime.restore(snapshot);
+      checkStateBytes(this.config, baseBytes, id);
+      const state = slot.runtime.restore(
+        snapshot,
+        (growth) => checkStateBytes(this.config, baseBytes + growth, id),
+      );
       try {
         await this.store.save(slot.runtime.model.spec, toPersisted(state));
       } catch (err) {
