@@ -206,6 +206,27 @@ Deno.test("the reference scan covers every expression section, the backtick form
   ]);
 });
 
+Deno.test("removeConstants of a name every object inherits (constructor, toString) is no constant", () => {
+  const err = refusal({ removeConstants: ["constructor", "toString"] });
+  assert.deepEqual(err.body?.errors, [
+    { location: "removeConstants[0]", message: "there is no constant 'constructor'" },
+    { location: "removeConstants[1]", message: "there is no constant 'toString'" },
+  ]);
+});
+
+Deno.test("newConstants without a referenced constant named like an inherited member drops it, refused", () => {
+  const spec: ModelSpec = {
+    ...BASE,
+    constants: { ...BASE.constants, constructor: 2 },
+    derivations: [...BASE.derivations!, { path: "$.c", expr: "$const.constructor" }],
+  };
+  const err = refusal({ newConstants: { rate: 0.2, rateCap: 3 } }, spec);
+  assert.deepEqual(err.body?.errors, [{
+    location: "newConstants",
+    message: "constant 'constructor' is still referenced by $const.constructor in derivations[2].expr",
+  }]);
+});
+
 Deno.test("newConstants that drops a referenced constant is refused", () => {
   const err = refusal({ newConstants: { rateCap: 1 } });
   assert.deepEqual(err.body?.errors, [{

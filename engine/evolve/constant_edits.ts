@@ -35,7 +35,7 @@ export function editConstants(
   if (evolution.newConstants !== undefined) {
     spec.constants = evolution.newConstants;
     return Object.keys(current)
-      .filter((name) => !(name in evolution.newConstants!))
+      .filter((name) => !Object.hasOwn(evolution.newConstants!, name))
       .map((name) => ({ name, location: "newConstants" }));
   }
   if (evolution.upsertConstants === undefined && evolution.removeConstants === undefined) return [];
@@ -52,7 +52,9 @@ export function editConstants(
   const dropped: { name: string; location: string }[] = [];
   removes.forEach((name, i) => {
     const location = `removeConstants[${i}]`;
-    if (!(name in constants)) return findings.push({ location, message: `there is no constant '${name}'` });
+    if (!Object.hasOwn(constants, name)) {
+      return findings.push({ location, message: `there is no constant '${name}'` });
+    }
     delete constants[name];
     dropped.push({ name, location });
   });

@@ -157,6 +157,14 @@ export function parseEvolution(input: unknown): SpecEvolution {
   const findings = validateShape(input).map(describe);
   if (isObject(input)) {
     const evolution = input as SpecEvolution;
+    // A blank version stands for the default only at creation: here it would quietly reset the version.
+    if (typeof evolution.newVersion === "string" && evolution.newVersion.trim() === "") {
+      findings.push({
+        location: "newVersion",
+        message:
+          "must be a semantic version (MAJOR.MINOR.PATCH), not blank: leave newVersion out to keep the version",
+      });
+    }
     for (const { section, wholesale, targeted } of EXCLUSIVE_SECTIONS) {
       const mixed = targeted.filter((member) => evolution[member] !== undefined);
       if (evolution[wholesale] !== undefined && mixed.length) {

@@ -134,6 +134,16 @@ Deno.test("parseEvolution names every malformed member", () => {
   assert.match(err.message, /^Invalid evolution: newVersoin: unknown member/);
 });
 
+Deno.test("a blank newVersion is refused, not taken as the creation default (which would reset the version)", () => {
+  for (const newVersion of ["", "  "]) {
+    assert.deepEqual(badRequest({ newVersion }).body?.errors, [{
+      location: "newVersion",
+      message:
+        "must be a semantic version (MAJOR.MINOR.PATCH), not blank: leave newVersion out to keep the version",
+    }]);
+  }
+});
+
 Deno.test("parseEvolution rejects a non-object body", () => {
   for (const input of [null, [], "x", 1]) {
     assert.deepEqual(badRequest(input).body?.errors, [{ location: "evolution", message: "must be object" }]);

@@ -7,6 +7,7 @@ import type { EffectRequest } from "../runtime/results.ts";
 import { MemoryModelStore } from "../service/memory.ts";
 import type { LoadedModel, PersistedState } from "../service/ports.ts";
 import { ModelService, type ServiceEvent } from "../service/service.ts";
+import { rejectsWith, serviceOf } from "../_test_utils.ts";
 import type { ModelSpec } from "../model/types.ts";
 
 /** A memory store that records what is saved, and can be told to fail. */
@@ -270,6 +271,12 @@ Deno.test("every refusal leaves spec, state, persistence and subscribers untouch
       message: /removeDerivations: must be array/,
     },
     {
+      name: "blank newVersion (the creation default would reset the version)",
+      evolution: { newVersion: "" },
+      kind: "bad_request",
+      message: /newVersion: must be a semantic version \(MAJOR\.MINOR\.PATCH\), not blank/,
+    },
+    {
       name: "wholesale and targeted members of one section",
       evolution: { newConstants: {}, removeConstants: ["rate"] },
       kind: "bad_request",
@@ -323,6 +330,12 @@ Deno.test("every refusal leaves spec, state, persistence and subscribers untouch
       evolution: { backfill: { "$.note": 5 } },
       kind: "validation_failed",
       message: /backfill\['\$\.note'\]: violates the new schema/,
+    },
+    {
+      name: "backfill making a container of another type on its way",
+      evolution: { backfill: { "$.items.sku": "x" } },
+      kind: "validation_failed",
+      message: /backfill\['\$\.items\.sku'\]: violates the new schema: \$\.items \(type\): must be array/,
     },
     {
       name: "a derivation failing during recomputation",
@@ -493,4 +506,32 @@ Deno.test("view-tier evolutions of an example: a placed component is kept, a bro
     assert.match(err.message, /defaultView/);
     assert.deepEqual(await service.getSpec(spec.id), before);
   });
+});
+
+Deno.test("a backfill over [*] that would pass max-state-bytes is a 413 before it is written, and changes nothing", async () => {
+  const { service } = await serviceOf({ maxStateBytes: 100_000 });
+  try {
+    await service.createModel({
+      id: "bf",
+      schema: {
+        type: "object",
+        properties: {
+          items: { type: "array", items: { type: "object", properties: { blob: { type: "array" } } } },
+        },
+      },
+    });
+    await service.mutate("bf", { "$.items": Array.from({ length: 1000 }, (_, k) => ({ k })) });
+    const state = await service.getState("bf");
+    const blob = Array.from({ length: 1000 }, () => ({ a: 1 }));
+    const err = await rejectsWith(
+      () => service.evolveSpec("bf", { newVersion: "2.0.0", backfill: { "$.items[*].blob": blob } }),
+      "too_large",
+      /^State of model 'bf' would be about \d+ bytes, over svc\.limits\.max-state-bytes \(100000\)$/,
+    );
+    assert.ok(Number(/about (\d+)/.exec(err.message)![1]) > 1000 * JSON.stringify(blob).length);
+    assert.deepEqual(await service.getState("bf"), state);
+    assert.equal((await service.getSpec("bf")).version, "1.0.0");
+  } finally {
+    await service.close();
+  }
 });

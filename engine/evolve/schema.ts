@@ -47,7 +47,7 @@ export const SPEC_EVOLUTION_SCHEMA: JsonObject = {
   properties: {
     newVersion: {
       type: "string",
-      description: "replaces the version string (semantic version MAJOR.MINOR.PATCH)",
+      description: "replaces the version string (semantic version MAJOR.MINOR.PATCH; not blank)",
     },
     expectedVersion: {
       type: "string",

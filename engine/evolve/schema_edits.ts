@@ -14,6 +14,7 @@
 import type { Finding } from "../errors.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
+import { ownMember } from "../json/wide_object.ts";
 import type { SpecEvolution } from "./evolution.ts";
 
 const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
@@ -77,7 +78,7 @@ function findSlot(root: JsonObject, path: readonly Segment[], create: boolean): 
       return `${formatPath(path)}: address array items with [*], not an index`;
     }
     if (i === path.length - 1) return { parent: node, container, key, location: here };
-    if (container[key] === undefined) {
+    if (ownMember(container, key) === undefined) {
       if (!create) return `there is no schema node at ${formatPath(path)}`;
       container[key] = freshNode(path[i + 1]);
     }
@@ -154,7 +155,7 @@ export function editSchema(schema: JsonObject, evolution: SpecEvolution, finding
     removedNodes.add(formatPath(path));
     const slot = findSlot(schema, path, false);
     if (typeof slot === "string") return findings.push({ location, message: slot });
-    if (slot.container[slot.key] === undefined) {
+    if (ownMember(slot.container, slot.key) === undefined) {
       return findings.push({ location, message: `there is no schema node at ${formatPath(path)}` });
     }
     delete slot.container[slot.key];
@@ -183,7 +184,7 @@ export function editSchema(schema: JsonObject, evolution: SpecEvolution, finding
 
   removedDefs.forEach((name, i) => {
     const defs = schema.$defs;
-    if (!isObject(defs) || !(name in defs)) {
+    if (!isObject(defs) || !Object.hasOwn(defs, name)) {
       findings.push({
         location: `removeSchemaDefs[${i}]`,
         message: `there is no definition '${name}' in $defs`,

@@ -48,6 +48,15 @@ Deno.test("removeSchemaDefs removes an unreferenced definition; references in da
   assert.equal((schema.$defs as JsonObject).Unused, undefined);
 });
 
+Deno.test("removeSchemaDefs of a name every object inherits (toString, constructor) is no definition", () => {
+  const { schema, findings } = edit({ removeSchemaDefs: ["toString", "constructor"] });
+  assert.deepEqual(findings, [
+    { location: "removeSchemaDefs[0]", message: "there is no definition 'toString' in $defs" },
+    { location: "removeSchemaDefs[1]", message: "there is no definition 'constructor' in $defs" },
+  ]);
+  assert.deepEqual(schema.$defs, SCHEMA.$defs);
+});
+
 Deno.test("removeSchemaDefs is refused while referenced, listing every referencing place", () => {
   const { findings } = edit({ removeSchemaDefs: ["Address", "Nope"] });
   assert.deepEqual(findings, [
@@ -120,6 +129,20 @@ Deno.test("upsertSchemaNodes creates intermediate object and array nodes", () =>
     items: { type: "object", properties: { sku: { type: "string" }, price: { type: "number" } } },
   });
   assert.deepEqual(props(schema)["odd key"], { type: "boolean" });
+});
+
+Deno.test("schema nodes named like members every object inherits (toString, constructor) are no nodes yet", () => {
+  const created = edit({ upsertSchemaNodes: [{ path: "$.constructor.name", schema: { type: "string" } }] });
+  assert.deepEqual(created.findings, []);
+  assert.deepEqual(props(created.schema).constructor, {
+    type: "object",
+    properties: { name: { type: "string" } },
+  });
+  const { findings } = edit({ removeSchemaNodes: ["$.toString"] });
+  assert.deepEqual(findings, [{
+    location: "removeSchemaNodes[0]",
+    message: "there is no schema node at $.toString",
+  }]);
 });
 
 Deno.test("upsertSchemaNodes can replace a whole array's items", () => {

@@ -9,7 +9,11 @@
  *    each target must be a base field of the evolved model, its value valid
  *    under the new schema, and reachable without overwriting a value (a
  *    scalar on the way) or inventing array elements. `[*]` expands over the
- *    existing elements.
+ *    existing elements. What the writes add is admitted by the caller (the
+ *    state size limit) before any value is copied, and the containers they
+ *    land in are judged as a write's are (a container made on the way, the
+ *    keywords judging a container whole: `maxProperties`, `uniqueItems`,
+ *    `if`/`then`, …), whether or not the schema changed.
  * 3. When the schema changed, the state-compatibility guard: the carried
  *    document is validated against the new schema with every `required` (and
  *    `dependentRequired`) removed, because mutations never enforce
@@ -21,11 +25,13 @@
  */
 import { type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
 import { DocumentDraft, expandPattern, getAt, memberAt } from "../json/document.ts";
+import { jsonBytes } from "../json/measure.ts";
 import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { formatPath, hasWildcard, parsePath, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { SchemaIndex } from "../model/schema_index.ts";
+import { checkEnclosing } from "../runtime/write_checks.ts";
 import { evolutionRefused } from "./evolution.ts";
 import { DATA_KEYWORDS } from "./schema_edits.ts";
 
@@ -54,8 +60,21 @@ function blockedAt(doc: Json, path: readonly Segment[]): string | null {
   return null;
 }
 
-function writeBackfill(draft: DocumentDraft, next: CompiledModel, backfill: Record<string, Json>): Finding[] {
+/**
+ * Writes `backfill` into `draft` (fresh over the carried document, which stays
+ * as it was). `admitGrowth` is told the bytes the writes will have added so
+ * far before each entry's copies are made, and throws to refuse them.
+ */
+function writeBackfill(
+  draft: DocumentDraft,
+  next: CompiledModel,
+  backfill: Record<string, Json>,
+  admitGrowth: (bytes: number) => void,
+): Finding[] {
   const findings: Finding[] = [];
+  const base = draft.root;
+  const written = new Map<string, Segment[][]>();
+  let growth = 0;
   for (const [address, value] of Object.entries(backfill)) {
     const location = `backfill['${address}']`;
     const fail = (message: string) => findings.push({ location, message });
@@ -76,21 +95,63 @@ function writeBackfill(draft: DocumentDraft, next: CompiledModel, backfill: Reco
     }
     const violations = next.schema.validateAt(pattern, value);
     if (violations.length) {
-      fail(
-        `violates the new schema: ${
-          violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ")
-        }`,
-      );
+      fail(`violates the new schema: ${describe(violations)}`);
       continue;
     }
     const targets = hasWildcard(pattern) ? expandPattern(draft.root, pattern) : [pattern];
+    const fill: Segment[][] = [];
     for (const target of targets) {
       const blocked = blockedAt(draft.root, target);
       if (blocked) fail(blocked);
-      else if ((getAt(draft.root, target) ?? null) === null) draft.set(target, cloneJson(value));
+      else if ((getAt(draft.root, target) ?? null) === null) fill.push(target);
     }
+    // Each target gets its own copy: a small value over `[*]` of many elements is refused before any is made.
+    const bytes = jsonBytes(value);
+    for (const target of fill) {
+      const key = target[target.length - 1];
+      growth += bytes +
+        (typeof key === "string" && getAt(draft.root, target) === undefined ? key.length + 4 : 0);
+    }
+    if (fill.length) admitGrowth(growth);
+    for (const target of fill) draft.set(target, cloneJson(value));
+    written.set(location, fill);
+  }
+  for (const [location, paths] of written) {
+    const broken = brokenAround(next, base, draft, paths);
+    if (broken.length) findings.push({ location, message: `violates the new schema: ${describe(broken)}` });
   }
   return findings;
+}
+
+/**
+ * What writes at `paths` broke beyond their own values, judged as a write's are:
+ * a container made on the way that its schema gives another type (`$.list.b`
+ * makes `list` an object), and what the enclosing containers newly break of the
+ * keywords judging them whole (`maxProperties`, `uniqueItems`, `if`/`then`, …).
+ */
+function brokenAround(
+  next: CompiledModel,
+  base: Json,
+  draft: DocumentDraft,
+  paths: Segment[][],
+): SchemaViolation[] {
+  const violations: SchemaViolation[] = [];
+  for (const path of paths) {
+    for (let at = 1; at < path.length; at++) {
+      if ((getAt(base, path.slice(0, at)) ?? null) !== null) continue;
+      const made = next.schema.containerViolation(path.slice(0, at), path[at], formatPath(path));
+      if (made) {
+        violations.push(made);
+        break;
+      }
+    }
+  }
+  violations.push(...checkEnclosing({ model: next, draft, base }, paths));
+  return violations;
+}
+
+function describe(violations: SchemaViolation[]): string {
+  return [...new Set(violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`))].join("; ");
 }
 
 /** A copy of a schema without `required` and `dependentRequired` anywhere (completeness is not checked). */
@@ -143,12 +204,15 @@ export function carryForward(
   next: CompiledModel,
   doc: Json,
   backfill: Record<string, Json> = {},
+  admitGrowth: (bytes: number) => void = () => {},
 ): Json {
-  const draft = new DocumentDraft(doc);
+  const carried = new DocumentDraft(doc);
   for (const { target } of [...previous.derivedTargets, ...next.derivedTargets]) {
-    for (const path of expandPattern(draft.root, target)) draft.delete(path);
+    for (const path of expandPattern(carried.root, target)) carried.delete(path);
   }
-  const findings = writeBackfill(draft, next, backfill);
+  // A draft of its own: what the backfill broke is judged against the carried document as it was.
+  const draft = new DocumentDraft(carried.root);
+  const findings = writeBackfill(draft, next, backfill, admitGrowth);
   if (findings.length) throw evolutionRefused(findings);
   if (!jsonEqual(previous.spec.schema, next.spec.schema)) {
     const stranded = strandedValues(next, draft.root);

@@ -200,3 +200,86 @@ Deno.test("the guard runs only when the schema changed; backfill can rescue a nu
   refused(() => carryForward(OLD, strict, DOC));
   assert.equal((carryForward(OLD, strict, DOC, { "$.note": "ok" }) as JsonObject).note, "ok");
 });
+
+Deno.test("what a backfill would add is admitted before any copy is made, each absent target counted", () => {
+  const items = Array.from({ length: 1000 }, (_, k) => ({ sku: String(k) }));
+  const blob = Array.from({ length: 100 }, () => ({ a: 1 }));
+  const next = compiled({ id: "m", schema: SCHEMA });
+  const asked: number[] = [];
+  const admit = (bytes: number) => {
+    asked.push(bytes);
+    if (bytes > 100_000) throw new Error("over the limit");
+  };
+  const doc = { items };
+  assert.throws(
+    () => carryForward(OLD, next, doc, { "$.qty": 1, "$.items[*].blob": blob }, admit),
+    /over the limit/,
+  );
+  // `qty` (1 byte and its key), then 1,000 copies of the blob under their key `blob`.
+  const each = JSON.stringify(blob).length + "blob".length + 4;
+  assert.deepEqual(asked, [1 + 3 + 4, 8 + 1000 * each]);
+  // Elements that hold a value already add nothing.
+  asked.length = 0;
+  const half = { items: items.map((item, k) => k % 2 ? { ...item, blob: 1 } : item) };
+  assert.throws(() => carryForward(OLD, next, half, { "$.items[*].blob": blob }, admit), /over the limit/);
+  assert.deepEqual(asked, [500 * each]);
+  asked.length = 0;
+  carryForward(OLD, next, { items: items.slice(0, 2), name: "pen" }, {
+    "$.items[*].blob": blob,
+    "$.name": "kept",
+  }, admit);
+  assert.deepEqual(asked, [2 * each]);
+});
+
+const STRICT: JsonObject = {
+  type: "object",
+  properties: {
+    o: { type: "object", maxProperties: 1, properties: { a: { type: "integer" }, b: { type: "integer" } } },
+    arr: {
+      type: "array",
+      uniqueItems: true,
+      items: { type: "object", properties: { k: { type: "integer" } } },
+    },
+    p: {
+      type: "object",
+      properties: { kind: { type: "string" }, x: { type: "integer" } },
+      if: { properties: { kind: { const: "a" } } },
+      then: { properties: { x: { maximum: 5 } } },
+    },
+    list: { type: "array" },
+    full: { type: "object", minProperties: 2, required: ["a"], maxProperties: 3 },
+    wide: { type: "object", maxProperties: 1 },
+  },
+};
+
+Deno.test("a backfill is judged with the containers it lands in, as a write is, though the schema is unchanged", () => {
+  const model = compiled({ id: "m", schema: STRICT });
+  const doc: JsonObject = { o: { a: 1 }, arr: [{ k: 1 }, {}], p: { kind: "a" } };
+  const err = refused(() =>
+    carryForward(model, model, doc, { "$.o.b": 2, "$.arr[*].k": 1, "$.p.x": 9, "$.list.b": 1 })
+  );
+  assert.deepEqual(err.body?.errors, [
+    {
+      location: "backfill['$.o.b']",
+      message: "violates the new schema: $.o (maxProperties): must NOT have more than 1 properties",
+    },
+    {
+      location: "backfill['$.arr[*].k']",
+      message:
+        "violates the new schema: $.arr (uniqueItems): must NOT have duplicate items (items ## 0 and 1 are identical)",
+    },
+    { location: "backfill['$.p.x']", message: "violates the new schema: $.p.x (maximum): must be <= 5" },
+    {
+      location: "backfill['$.list.b']",
+      message:
+        "violates the new schema: $.list (type): must be array: writing $.list.b would make it an object",
+    },
+  ]);
+  // Within the rules, as a write: `p` of another kind, a lower bound (`minProperties`, `required`) of a
+  // container the backfill makes, and a container that broke its rule before the backfill.
+  const broken: JsonObject = { ...doc, p: { kind: "b" }, wide: { a: 1, b: 2 } };
+  assert.deepEqual(
+    carryForward(model, model, broken, { "$.p.x": 9, "$.full.b": 1, "$.wide.c": 3 }),
+    { ...broken, p: { kind: "b", x: 9 }, full: { b: 1 }, wide: { a: 1, b: 2, c: 3 } },
+  );
+});

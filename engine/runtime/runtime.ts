@@ -12,7 +12,14 @@ import { jsonBytes } from "../json/measure.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../model/compile.ts";
-import { canonicalizePath, formatPath, parsePath, patternMatches, type Segment } from "../json/path.ts";
+import {
+  canonicalizePath,
+  formatPath,
+  hasWildcard,
+  parsePath,
+  patternMatches,
+  type Segment,
+} from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { metaPropertyName } from "../model/types.ts";
 import { Cycle } from "./pipeline.ts";
@@ -356,9 +363,13 @@ export class ModelRuntime {
   /**
    * Restores a snapshot: the base document is validated against the schema, the
    * caches are taken verbatim, lazy derivations become stale, traces and history
-   * are cleared. Not audited.
+   * are cleared. Not audited. A derived cache holds values of fields, not
+   * structure: each key names one field (no `[*]`) of an object (or an element
+   * of an array, leaving no gap) that `baseDoc` holds. `admitGrowth` is told
+   * the bytes the caches add to `baseDoc` before anything is replaced, and
+   * throws to refuse them.
    */
-  restore(input: unknown): ModelState {
+  restore(input: unknown, admitGrowth: (bytes: number) => void = () => {}): ModelState {
     const snapshot = checkSnapshot(input, this.model.id);
     const violations = this.model.schema.validateDocument(snapshot.baseDoc)
       .filter((v) => v.keyword !== "required");
@@ -369,11 +380,22 @@ export class ModelRuntime {
     const doc = new DocumentDraft(cloneJson(snapshot.baseDoc) as Json);
     for (const [address, value] of Object.entries(snapshot.derivedCache)) {
       const parsed = parsePath(address);
+      if (parsed.ok && hasWildcard(parsed.path)) {
+        throw unprocessable(`Snapshot derivedCache key '${address}' is a pattern: each key names one field`);
+      }
       if (!parsed.ok || !this.model.derivedTargets.some((d) => patternMatches(d.target, parsed.path))) {
         throw unprocessable(`Snapshot derivedCache key '${address}' is not a derived field of this model`);
       }
+      const missing = missingHolder(snapshot.baseDoc, parsed.path);
+      if (missing) {
+        throw unprocessable(
+          `Snapshot derivedCache key '${address}' names no field of baseDoc: ${missing} (a cache holds values, ` +
+            "not structure)",
+        );
+      }
       doc.set(parsed.path, cloneJson(value));
     }
+    admitGrowth(doc.growth);
     const meta = new Map<string, Json>();
     for (const [key, value] of Object.entries(snapshot.metaCache)) meta.set(key, cloneJson(value));
     const stale = new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key));
@@ -388,6 +410,19 @@ export function resolveAddress(address: string): Segment[] {
   const path = canonicalizePath(address);
   if (typeof path === "string") throw badRequest(path);
   return path;
+}
+
+/** Why `base` has no place for a value at `path` (a member of an object, an array element leaving no gap), or null. */
+function missingHolder(base: Json, path: readonly Segment[]): string | null {
+  const holder = path.slice(0, -1);
+  const value = getAt(base, holder);
+  const key = path[path.length - 1];
+  if (typeof key === "number") {
+    return Array.isArray(value) && key <= value.length
+      ? null
+      : `${formatPath(holder)} does not hold an array reaching index ${key}`;
+  }
+  return isObject(value) ? null : `${formatPath(holder)} does not hold an object`;
 }
 
 function checkSnapshot(input: unknown, modelId: string): Snapshot {

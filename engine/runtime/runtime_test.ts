@@ -282,12 +282,63 @@ Deno.test("restore validates the snapshot and leaves state untouched on refusal"
     [{ ...good, derivedCache: { "$.qty": 1 } }, "validation_failed", /'\$\.qty' is not a derived field/],
     [{ ...good, derivedCache: [] }, "validation_failed", /derivedCache must be an object/],
     [{ ...good, metaCache: 3 }, "validation_failed", /metaCache must be an object/],
+    [
+      { ...good, derivedCache: { "$.items[*].double": 1 } },
+      "validation_failed",
+      /key '\$\.items\[\*\]\.double' is a pattern: each key names one field/,
+    ],
+    // A cache holds values: it makes no element, nor the array, nor pads one (the schema caps none of them).
+    [
+      { baseDoc: { items: [{ n: 1 }] }, derivedCache: { "$.items[5].double": 7 } },
+      "validation_failed",
+      /key '\$\.items\[5\]\.double' names no field of baseDoc: \$\.items\[5\] does not hold an object/,
+    ],
+    [
+      { baseDoc: { qty: 1 }, derivedCache: { "$.items[0].double": 2 } },
+      "validation_failed",
+      /key '\$\.items\[0\]\.double' names no field of baseDoc: \$\.items\[0\] does not hold an object/,
+    ],
   ];
   for (const [snapshot, kind, message] of refusals) {
     await rejectsWith(() => runtime.restore(snapshot), kind as never, message);
     assert.equal(runtime.state, before);
     assert.deepEqual(runtime.historyTimestamps(), history);
   }
+});
+
+Deno.test("restore tells what the caches add before replacing anything; a refusal leaves state untouched", async () => {
+  const { runtime } = await cart();
+  await commitMutation(runtime, { "$.items": [{ n: 1 }] });
+  const snapshot = await runtime.snapshot();
+  const told: number[] = [];
+  runtime.restore(snapshot, (bytes) => told.push(bytes));
+  // `"total":6`, `"double":2` and `"summary":"total 6"`, as the draft counts them.
+  assert.deepEqual(told, [(1 + 5 + 4) + (1 + 6 + 4) + (9 + 7 + 4)]);
+  const before = runtime.state;
+  assert.throws(
+    () =>
+      runtime.restore(snapshot, () => {
+        throw new Error("too large");
+      }),
+    /too large/,
+  );
+  assert.equal(runtime.state, before);
+});
+
+Deno.test("a cache at a derived array element may land at the end of its array, not past it", async () => {
+  const { runtime } = await runtimeOf({
+    id: "xs",
+    schema: { type: "object", properties: { xs: { type: "array" } } },
+    derivations: [{ path: "$.xs[1]", expr: "2" }],
+  });
+  runtime.restore({ baseDoc: { xs: [5] }, derivedCache: { "$.xs[1]": 6 } });
+  assert.deepEqual(await runtime.readState(), { xs: [5, 6] });
+  await rejectsWith(
+    () => runtime.restore({ baseDoc: { xs: [] }, derivedCache: { "$.xs[1]": 6 } }),
+    "validation_failed",
+    /'\$\.xs\[1\]' names no field of baseDoc: \$\.xs does not hold an array reaching index 1/,
+  );
+  assert.deepEqual(await runtime.readState(), { xs: [5, 6] });
 });
 
 Deno.test("restore accepts a snapshot without modelId and caches (base document only)", async () => {

@@ -104,7 +104,7 @@ export function checkWrite(
   // their schema allows: `$.list.b` makes `list` an object.
   if (value !== undefined) {
     for (let at = depth; at < path.length; at++) {
-      const made = created(state, path.slice(0, at), path[at], address);
+      const made = state.model.schema.containerViolation(path.slice(0, at), path[at], address);
       if (made) return [made];
     }
   }
@@ -239,16 +239,6 @@ function memberKeys(a: Json | undefined, b: Json | undefined): Segment[] {
   return [...keys];
 }
 
-/** A violation when the schema at `container` refuses the kind of container a write under it creates. */
-function created(
-  state: CycleState,
-  container: readonly Segment[],
-  next: Segment,
-  address: string,
-): SchemaViolation | null {
-  return state.model.schema.containerViolation(container, next, address);
-}
-
 /** Whether a model has a live `readOnly` (a meta derivation of it), asked once per model. */
 const readOnlyMetas = new WeakMap<CycleState["model"], boolean>();
 
@@ -268,7 +258,7 @@ function hasReadOnlyMetas(state: CycleState): boolean {
  * already break counts; each container is checked once.
  */
 export function checkEnclosing(
-  state: CycleState,
+  state: Pick<CycleState, "model" | "draft" | "base">,
   written: readonly (readonly Segment[])[],
 ): SchemaViolation[] {
   const schema = state.model.schema;

@@ -1027,12 +1027,16 @@ export class ModelService implements ModelApi {
     }
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime.state;
-      checkStateBytes(
+      const baseBytes = checkValue(
         this.config,
-        checkValue(this.config, (snapshot as { baseDoc?: unknown }).baseDoc ?? null, "The snapshot"),
-        id,
+        (snapshot as { baseDoc?: unknown }).baseDoc ?? null,
+        "The snapshot",
       );
-      const state = slot.runtime.restore(snapshot);
+      checkStateBytes(this.config, baseBytes, id);
+      const state = slot.runtime.restore(
+        snapshot,
+        (growth) => checkStateBytes(this.config, baseBytes + growth, id),
+      );
       try {
         await this.store.save(slot.runtime.model.spec, toPersisted(state));
       } catch (err) {
@@ -1074,7 +1078,13 @@ export class ModelService implements ModelApi {
       );
       checkSpecSize(this.config, evolved, "The evolved spec");
       const model = await this.#compileOrThrow(evolved);
-      const doc = carryForward(previous.model, model, previous.state.doc, parsed.backfill);
+      const doc = carryForward(
+        previous.model,
+        model,
+        previous.state.doc,
+        parsed.backfill,
+        (growth) => checkStateBytes(this.config, previous.stateBytes + growth, id),
+      );
       // Only effects the evolution added or changed fire; unchanged ones keep their standing.
       await this.#composition.linked(
         model.spec,

@@ -473,6 +473,18 @@ Deno.test("snapshot and restore through the service; restore is not audited", as
   assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
 });
 
+Deno.test("a restore whose caches would pass max-state-bytes is a 413 and changes nothing", async () => {
+  const { service } = await serviceOf({ maxStateBytes: 10_000 });
+  await service.createModel(spec("m"));
+  await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  await rejectsWith(
+    () => service.restore("m", { baseDoc: { qty: 1 }, derivedCache: { "$.total": "x".repeat(20_000) } }),
+    "too_large",
+    /^State of model 'm' would be about 200\d\d bytes, over svc\.limits\.max-state-bytes \(10000\)$/,
+  );
+  assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
+});
+
 Deno.test("schema, explain, graph and verification reads through the service", async () => {
   const { service } = await serviceOf();
   await service.createModel(spec("m", {
