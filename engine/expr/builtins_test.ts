@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { assertLikeJsonata } from "../_test_utils.ts";
+import jsonata from "jsonata";
 import { ExpressionCompiler } from "./compiler.ts";
+import { Random } from "./compiled/test_support.ts";
 
 const compiler = new ExpressionCompiler({ cacheSize: 100, timeoutMs: 5000, maxDepth: 500 });
 
@@ -52,4 +54,129 @@ Deno.test("a walk over 100,000 regex matches lets other work run meanwhile", asy
   clearInterval(timer);
   assert.equal(count, 100000);
   assert.ok(ticks > 0, "timers ran during the walk");
+});
+
+/** What an evaluation gives: its value (-0 kept apart from 0) or its error's code and message. */
+async function outcomeOf(evaluation: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return { value: JSON.stringify(await evaluation(), (_k, v) => Object.is(v, -0) ? "-0" : v) };
+  } catch (err) {
+    const { code, message } = err as { code?: string; message?: string };
+    // The engine's message is jsonata-js's, prefixed with the code and followed by the position.
+    return { code, message: message?.replace(/^\w+: /, "").replace(/ \(position \d+\)$/, "") };
+  }
+}
+
+/** Asserts the engine's outcome of `source` over `input` is jsonata-js's. */
+async function assertSameOutcome(source: string, input: unknown): Promise<void> {
+  assert.deepEqual(
+    await outcomeOf(() => compiler.compile(source).evaluate(input)),
+    await outcomeOf(() => jsonata(source).evaluate(input)),
+    `${source} over ${JSON.stringify(input)}`,
+  );
+}
+
+const UNITS = ["a", "b", "Z", " ", "\t", "\n", "\r", "é", "€", "😀", "\uD83D", "\uDE00", "0", "-"];
+
+function randomString(random: Random, most: number): string {
+  let text = "";
+  for (let n = random.int(most + 1); n > 0; n--) text += random.pick(UNITS);
+  return text;
+}
+
+Deno.test("guarded $sort, $length, $substring, $pad and $trim give jsonata-js's results and errors (random cases)", async () => {
+  const random = new Random(20261201);
+  const sorts = [
+    "$sort(a)",
+    "$sort(a, function($x, $y){ $x > $y })",
+    "$sort(a, function($x, $y){ $x < $y })",
+    // Not an order: jsonata-js's answer depends on which pairs it compares, in which order.
+    "$sort(a, function($x, $y){ $string($x) & $string($y) > $string($y) & $string($x) and $count([$x]) = 1 })",
+    "$sort(o, function($l, $r){ $l.k > $r.k })",
+    "$sort(a, function($x, $y){ $x = 3 ? $error('three') : $x > $y })",
+  ];
+  for (let round = 0; round < 150; round++) {
+    const kind = random.int(4);
+    const a = Array.from(
+      { length: random.int(12) },
+      () =>
+        kind === 0
+          ? random.pick([0, -0, 1, 2, 3, -1.5, 1e21, 7])
+          : kind === 1
+          ? randomString(random, 3)
+          : random.pick<unknown>([1, "1", null, true, [2], { k: 1 }, 3, "b"]),
+    );
+    const o = Array.from({ length: random.int(12) }, (_, i) => ({ k: random.int(3), i }));
+    for (const source of sorts) await assertSameOutcome(source, { a: random.chance(0.1) ? a[0] : a, o });
+    const s = randomString(random, 12);
+    const i = random.pick([0, 1, 2, -1, -3, 1.5, -2.5, 20, -20]);
+    const j = random.pick([0, 1, 3, -1, 2.5, 20]);
+    for (
+      const source of [
+        "$length(s)",
+        "$substring(s, i)",
+        "$substring(s, i, j)",
+        "$pad(s, i * 3)",
+        "$pad(s, i * 3, c)",
+        "$trim(s)",
+      ]
+    ) await assertSameOutcome(source, { s, i, j, c: randomString(random, 3) });
+  }
+});
+
+Deno.test("$sort without a comparator refuses what jsonata-js refuses", async () => {
+  for (
+    const a of [[1, "a"], [1, null], [{}, {}], [0 / 0, 1], [1, 1 / 0], ["a", -1 / 0], [], [5], ["b", "a"]]
+  ) {
+    // NaN and Infinity arrive through bindings: JSON input cannot hold them.
+    const source = "$sort($a)";
+    assert.deepEqual(
+      await outcomeOf(() => compiler.compile(source).evaluate({}, { a })),
+      await outcomeOf(() => jsonata(source).evaluate({}, { a })),
+      JSON.stringify(a),
+    );
+  }
+});
+
+Deno.test("$sort of 200,000 numbers is fast, lets other work run, and is cut at the deadline", async () => {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
+  const started = Date.now();
+  const sorted = await compiler.compile("$sort($reverse([1..200000]))").evaluate({}) as number[];
+  clearInterval(timer);
+  assert.equal(sorted.length, 200000);
+  assert.equal(sorted[0], 1);
+  assert.equal(sorted[199999], 200000);
+  assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+  assert.ok(ticks > 0, "timers ran during the sort");
+  const hurried = new ExpressionCompiler({ cacheSize: 10, timeoutMs: 5, maxDepth: 500 });
+  await assert.rejects(() => hurried.compile("$count($sort([1..200000].$string($)))").evaluate({}), /D1012/);
+});
+
+Deno.test("$length, $substring, $pad and $trim of tens of millions of characters let other work run", async () => {
+  for (
+    const [source, expected] of [
+      ["$length($pad('', 40000000, 'é'))", 40000000],
+      ["$length($substring($pad('', 20000000, '😀'), 1, 3))", 3],
+      ["$length($pad('', 20000000, '-😀'))", 20000000],
+      ["$length($trim($pad('', 20000000, ' a')))", 19999999],
+      ["$substring($pad('', 20000000, '😀'), -3, 2)", "😀😀"],
+    ] as const
+  ) {
+    // jsonata-js spread these strings into arrays of code points: 6 to 55 s each, in one step.
+    let last = Date.now();
+    let longest = 0;
+    const timer = setInterval(() => {
+      longest = Math.max(longest, Date.now() - last);
+      last = Date.now();
+    }, 1);
+    const started = Date.now();
+    try {
+      assert.equal(await compiler.compile(source).evaluate({}), expected, source);
+    } finally {
+      clearInterval(timer);
+    }
+    assert.ok(Date.now() - started < 5000, `${source} took ${Date.now() - started} ms`);
+    assert.ok(longest < 400, `${source} held the event loop for ${longest} ms`);
+  }
 });
