@@ -43,8 +43,38 @@ Deno.test("$distinct is linear", async () => {
 Deno.test("picture widths over the limit fail instead of padding", async () => {
   await assert.rejects(
     () => compiler.compile("$fromMillis(0, '[Y,400000000]')").evaluate({}),
-    /picture width/,
+    /picture width of 400000000 is over the limit of 1000/,
   );
+});
+
+Deno.test("pictures longer than 1000 characters fail at once instead of formatting for seconds", async () => {
+  for (
+    const source of [
+      "$formatNumber(1e300, '#' & $pad('', 30000000, '0'))",
+      "$formatNumber(1.5, '0.' & $pad('', 4000000, '0'))",
+      "$formatInteger(5, $pad('', 20000000, '0'))",
+      "$fromMillis(0, $pad('', 20000000, '0'))",
+      "$fromMillis(0, '[Y' & $pad('', 20000000, '0') & ']')",
+      "$toMillis('2020', $pad('', 4000000, '[Y]'))",
+    ]
+  ) {
+    const started = Date.now();
+    await assert.rejects(
+      () => compiler.compile(source).evaluate({}),
+      /U1004: a picture of \d+ characters is over the limit of 1000/,
+      source,
+    );
+    assert.ok(Date.now() - started < 1000, `${source} took ${Date.now() - started} ms`);
+  }
+  // Up to the cap, and digit patterns (not widths) of any value, as jsonata-js formats them.
+  await assertLikeJsonata(compiler, [
+    "$formatNumber(1e300, '#' & $pad('', 999, '0'))",
+    "$formatInteger(5, $pad('', 1000, '0'))",
+    "$formatInteger(5, '1001')",
+    "$formatNumber(5, '9999')",
+    "$fromMillis(0, '[Y1001]-[M01] [Y,2-4]')",
+    "$toMillis('2020-03', '[Y0001]-[M01]')",
+  ], {});
 });
 
 Deno.test("a walk over 100,000 regex matches lets other work run meanwhile", async () => {
