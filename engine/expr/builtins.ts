@@ -164,6 +164,17 @@ function numberText(value: number): string {
   return JSON.stringify(Number.isInteger(value) ? value : Number(value.toPrecision(15)));
 }
 
+/**
+ * A number within the value `$string` serialises, as jsonata-js's replacer
+ * leaves it to `JSON.stringify`: NaN is written `null`, ±Infinity is out of
+ * range (D1001); only a bare non-finite argument is D3001.
+ */
+function memberNumberText(value: number): string {
+  if (Number.isNaN(value)) return "null";
+  if (!Number.isFinite(value)) throw { ...failure("D1001", ""), value };
+  return numberText(value);
+}
+
 function isJsonataFunction(value: unknown): boolean {
   return typeof value === "function" ||
     (typeof value === "object" && value !== null &&
@@ -205,7 +216,7 @@ async function serialize(value: unknown, space: number, focus: Focus): Promise<s
     let v = task.value;
     if (isJsonataFunction(v)) v = "";
     if (v === null || v === undefined) emit("null");
-    else if (typeof v === "number") emit(numberText(v));
+    else if (typeof v === "number") emit(memberNumberText(v));
     else if (typeof v === "string" || typeof v === "boolean") emit(JSON.stringify(v));
     else if (Array.isArray(v)) {
       if (!v.length) {

@@ -210,3 +210,18 @@ Deno.test("$length, $substring, $pad and $trim of tens of millions of characters
     assert.ok(longest < 400, `${source} held the event loop for ${longest} ms`);
   }
 });
+
+Deno.test("$string writes a NaN inside its value as null and fails on Infinity, as jsonata-js does", async () => {
+  for (
+    const source of [
+      "$string([0/0])",
+      "$string({'a': 0/0})",
+      "$string([1, [0/0, 2.5]], true)",
+      "$string(0/0)",
+      "$string(1/0)",
+      "$string([1/0])",
+      "$string({'a': [2, -1/0, 0/0]})",
+      "$string([0/0, 1/0])",
+    ]
+  ) await assertSameOutcome(source, {});
+});
