@@ -29,7 +29,7 @@
  * @module
  */
 import jsonata from "jsonata";
-import { failure, type Frame, guardOf } from "./guard.ts";
+import { failure, type Frame, type GuardFailure, guardOf } from "./guard.ts";
 import { type Greater, mergeSort } from "./merge_sort.ts";
 import { codePointLength, codePointRepeat, codePointSlice, type Pace } from "./code_points.ts";
 
@@ -60,6 +60,9 @@ const NAMES = [
   "distinct",
   "sort",
   "fromMillis",
+  "encodeUrl",
+  "encodeUrlComponent",
+  "base64encode",
   "formatInteger",
   "formatNumber",
   "toMillis",
@@ -310,6 +313,41 @@ function trimmed(str: string): string {
   return result;
 }
 
+/** Characters a chunked builtin (`$encodeUrl`, `$base64encode`, …) converts between two pacing calls. */
+const UNITS_PER_CHUNK = 3 << 18;
+
+/**
+ * `convert(str)` as the concatenation of `convert` over chunks of
+ * {@link UNITS_PER_CHUNK} characters, each result charged and the guard paced
+ * between chunks: for conversions that map each code point (`$encodeUrl`:
+ * a chunk never ends inside a surrogate pair) or each group of three units
+ * (`$base64encode`: the chunk size is a multiple of 3) on its own, so the
+ * pieces join to the whole and a failure is the whole's.
+ */
+async function chunked(str: string, focus: Focus, convert: (chunk: string) => unknown): Promise<unknown> {
+  if (str.length <= UNITS_PER_CHUNK) return convert(str);
+  const guard = guarded(focus);
+  const parts: string[] = [];
+  for (let at = 0; at < str.length;) {
+    let end = Math.min(str.length, at + UNITS_PER_CHUNK);
+    // A high surrogate ending the chunk goes with the next one (its pair, or its own URIError either way).
+    if (end < str.length && (str.charCodeAt(end - 1) & 0xfc00) === 0xd800) end++;
+    const part = convert(str.slice(at, end)) as string;
+    guard?.chargeChars(part.length);
+    parts.push(part);
+    at = end;
+    if (at < str.length) await guard?.enter();
+  }
+  return parts.join("");
+}
+
+/** Rethrows a malformed-URL failure (D3140) of one chunk as jsonata-js's, which names the whole string. */
+function wholeValue(str: string): (err: unknown) => never {
+  return (err) => {
+    throw (err as GuardFailure).code === "D3140" ? { ...(err as object), value: str } : err;
+  };
+}
+
 /** The guarded builtins, ready to bind into an expression's environment. */
 export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
   const o = await jsonataBuiltins();
@@ -435,6 +473,20 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
         (comparator as Greater<unknown>) ?? greaterByDefault,
         () => guard?.enter(),
       );
+    } as never),
+    encodeUrl: wrap("encodeUrl", function (this: Focus, str: unknown) {
+      if (typeof str !== "string") return undefined;
+      return chunked(str, this, (chunk) => original("encodeUrl", this, chunk)).catch(wholeValue(str));
+    } as never),
+    encodeUrlComponent: wrap("encodeUrlComponent", function (this: Focus, str: unknown) {
+      if (typeof str !== "string") return undefined;
+      return chunked(str, this, (chunk) => original("encodeUrlComponent", this, chunk)).catch(
+        wholeValue(str),
+      );
+    } as never),
+    base64encode: wrap("base64encode", function (this: Focus, str: unknown) {
+      if (typeof str !== "string") return undefined;
+      return chunked(str, this, (chunk) => original("base64encode", this, chunk));
     } as never),
     fromMillis: wrap("fromMillis", function (this: Focus, ...args: unknown[]) {
       checkDatePicture(args[1]);

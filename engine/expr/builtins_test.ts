@@ -225,3 +225,28 @@ Deno.test("$string writes a NaN inside its value as null and fails on Infinity, 
     ]
   ) await assertSameOutcome(source, {});
 });
+
+Deno.test("$encodeUrl, $encodeUrlComponent and $base64encode work in chunks with jsonata-js's results and errors", async () => {
+  // Past one chunk (786,432 characters), with surrogate pairs across the chunk boundaries and a lone one at the end.
+  const long = "a😀é/?".repeat(400_000);
+  for (const source of ["$encodeUrl(s)", "$encodeUrlComponent(s)", "$base64encode(s)"]) {
+    for (const s of [long, long + "\uD800", "\uDC00" + long, long.slice(1)]) {
+      await assertSameOutcome(source, { s });
+    }
+  }
+  let last = Date.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    longest = Math.max(longest, Date.now() - last);
+    last = Date.now();
+  }, 1);
+  try {
+    const source = "$length($encodeUrlComponent($pad('', 20000000, 'é')))";
+    assert.equal(await compiler.compile(source).evaluate({}), 120000000);
+  } catch (err) {
+    assert.match(String(err), /expression-memory-bytes/); // a budget may refuse it; it must not stall
+  } finally {
+    clearInterval(timer);
+  }
+  assert.ok(longest < 400, `held the event loop for ${longest} ms`);
+});
