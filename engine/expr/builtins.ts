@@ -9,7 +9,9 @@
  *   walk (`code_points.ts`), not by spreading the string into an array;
  * - `$trim`: one linear pass instead of a regex replacement per run of spaces;
  * - `$string`: serialised by a loop that checks the deadline and yields, not
- *   by one `JSON.stringify` call (JSONata's takes about 1 µs per number);
+ *   by one `JSON.stringify` call (JSONata's takes about 1 µs per number); a
+ *   long string's JSON is charged before it is built;
+ * - `$encodeUrl`, `$encodeUrlComponent`, `$base64encode`: converted in paced chunks;
  * - `$distinct`: linear (a set of canonical keys) instead of quadratic;
  * - `$sort`: jsonata-js's merge sort without its quadratic copies, paced by
  *   the guard even with the default comparator, which runs no step
@@ -31,6 +33,7 @@
 import jsonata from "jsonata";
 import { failure, type Frame, type GuardFailure, guardOf } from "./guard.ts";
 import { type Greater, mergeSort } from "./merge_sort.ts";
+import { jsonStringBytes } from "../json/measure.ts";
 import { codePointLength, codePointRepeat, codePointSlice, type Pace } from "./code_points.ts";
 
 /** A JSONata builtin as its environment holds it. */
@@ -220,8 +223,11 @@ async function serialize(value: unknown, space: number, focus: Focus): Promise<s
     if (isJsonataFunction(v)) v = "";
     if (v === null || v === undefined) emit("null");
     else if (typeof v === "number") emit(memberNumberText(v));
-    else if (typeof v === "string" || typeof v === "boolean") emit(JSON.stringify(v));
-    else if (Array.isArray(v)) {
+    else if (typeof v === "string" || typeof v === "boolean") {
+      // A long string's JSON (escapes up to 6 units a character) is charged before it is built: its UTF-8 size bounds it.
+      if (typeof v === "string" && v.length > STRING_CHUNK) guard?.chargeChars(jsonStringBytes(v));
+      emit(JSON.stringify(v));
+    } else if (Array.isArray(v)) {
       if (!v.length) {
         emit("[]");
         continue;
@@ -286,16 +292,18 @@ const UNITS_PER_CALL = 8192;
 
 /**
  * jsonata-js's `$trim` (runs of space, tab, CR and LF become one space, then a
- * leading and a trailing space go) in one linear pass: its regex replacement
- * took 50 s over 20 million runs.
+ * leading and a trailing space go) in one linear pass, paced every
+ * {@link UNITS_PER_CHUNK} characters: its regex replacement took 50 s over 20
+ * million runs of spaces.
  */
-function trimmed(str: string): string {
+async function trimmed(str: string, pace: Pace): Promise<string> {
   let result = str;
   if (/[\t\n\r]| {2}/.test(str)) {
     const out = new Uint16Array(str.length);
     let n = 0;
     let inRun = false;
     for (let i = 0; i < str.length; i++) {
+      if (i % UNITS_PER_CHUNK === UNITS_PER_CHUNK - 1) await pace();
       const unit = str.charCodeAt(i);
       const space = unit === 32 || unit === 9 || unit === 10 || unit === 13;
       if (!space) out[n++] = unit;
@@ -395,7 +403,7 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
     trim: wrap("trim", function (this: Focus, str: unknown) {
       if (typeof str !== "string") return undefined;
       guarded(this)?.chargeChars(str.length);
-      return trimmed(str);
+      return trimmed(str, pacer(this));
     } as never),
     join: wrap("join", function (this: Focus, strs: unknown, separator?: unknown) {
       if (Array.isArray(strs)) {

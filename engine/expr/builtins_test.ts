@@ -250,3 +250,17 @@ Deno.test("$encodeUrl, $encodeUrlComponent and $base64encode work in chunks with
   }
   assert.ok(longest < 400, `held the event loop for ${longest} ms`);
 });
+
+Deno.test("$string charges a long string's JSON before building it", async () => {
+  // 40 million control characters serialise to 240 million: JSONata built them (21 s) before anything could refuse.
+  const started = Date.now();
+  await assert.rejects(
+    () => compiler.compile("$string({'a': $pad('', 40000000, '\\u0001')})").evaluate({}),
+    /expression-memory-bytes/,
+  );
+  assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+  assert.equal(
+    await compiler.compile("$length($string({'a': $pad('', 2000000, 'é')}))").evaluate({}),
+    2000008,
+  );
+});
