@@ -5,10 +5,20 @@
  *
  * - `$pad`, `$join`: the size of the result is charged to the evaluation's
  *   memory budget before it is built; `$replace` after (it builds a rope);
+ * - `$length`, `$substring`, `$pad`: code points counted and sliced by a paced
+ *   walk (`code_points.ts`), not by spreading the string into an array;
+ * - `$trim`: one linear pass instead of a regex replacement per run of spaces;
  * - `$string`: serialised by a loop that checks the deadline and yields, not
- *   by one `JSON.stringify` call (JSONata's takes about 1 µs per number);
+ *   by one `JSON.stringify` call (JSONata's takes about 1 µs per number); a
+ *   long string's JSON is charged before it is built;
+ * - `$encodeUrl`, `$encodeUrlComponent`, `$base64encode`: converted in paced chunks;
  * - `$distinct`: linear (a set of canonical keys) instead of quadratic;
- * - `$fromMillis`, `$formatInteger`: picture widths are capped (the cycle's
+ * - `$sort`: jsonata-js's merge sort without its quadratic copies, paced by
+ *   the guard even with the default comparator, which runs no step
+ *   (`merge_sort.ts`); its slots are charged before they are built;
+ * - `$formatNumber`, `$formatInteger`, `$fromMillis`, `$toMillis`: pictures
+ *   are capped in length (a picture of 20 million `0`s asks for 20 million
+ *   digits) and date width modifiers (`[Y,400000000]`) in value (the cycle's
  *   `$now(picture)`, see `clock.ts`, formats through `$fromMillis`);
  * - `$match`, `$replace`, `$split` with a regex: the walk over the matches
  *   checks the deadline and yields every {@link MATCH_CHUNK} matches (a regex
@@ -21,7 +31,10 @@
  * @module
  */
 import jsonata from "jsonata";
-import { failure, type Frame, guardOf } from "./guard.ts";
+import { failure, type Frame, type GuardFailure, guardOf } from "./guard.ts";
+import { type Greater, mergeSort } from "./merge_sort.ts";
+import { jsonStringBytes } from "../json/measure.ts";
+import { codePointLength, codePointRepeat, codePointSlice, type Pace } from "./code_points.ts";
 
 /** A JSONata builtin as its environment holds it. */
 export interface Builtin {
@@ -39,14 +52,23 @@ interface Focus {
 
 const NAMES = [
   "pad",
+  "length",
+  "substring",
+  "trim",
   "join",
   "replace",
   "match",
   "split",
   "string",
   "distinct",
+  "sort",
   "fromMillis",
+  "encodeUrl",
+  "encodeUrlComponent",
+  "base64encode",
   "formatInteger",
+  "formatNumber",
+  "toMillis",
   "now",
   "millis",
 ] as const;
@@ -64,7 +86,10 @@ function jsonataBuiltins(): Promise<Record<Name, Builtin>> {
     .evaluate({}) as Promise<Record<Name, Builtin>>;
 }
 
-/** Widest field a date or integer picture may ask for. */
+/** Longest picture of `$formatNumber`, `$formatInteger`, `$fromMillis` and `$toMillis`. */
+export const MAX_PICTURE_LENGTH = 1000;
+
+/** Widest field a date picture's width modifier may ask for. */
 export const MAX_PICTURE_WIDTH = 1000;
 
 /** Nodes serialised between two deadline checks in `$string`. */
@@ -72,6 +97,12 @@ const STRING_CHUNK = 4096;
 
 function guarded(focus: Focus) {
   return guardOf(focus.environment);
+}
+
+/** Pacing of a builtin's long walk by the evaluation's guard: the deadline, and yields. */
+function pacer(focus: Focus): Pace {
+  const guard = guarded(focus);
+  return () => guard?.enter();
 }
 
 /** Matches a builtin walks between two deadline checks. */
@@ -108,11 +139,25 @@ function paced(matcher: unknown, focus: Focus): unknown {
   return (str: string) => settle((matcher as (s: string) => unknown)(str));
 }
 
+/** A picture's length is capped: each of its digit signs (or literal characters) is output. */
 function checkPicture(picture: unknown): void {
+  if (typeof picture === "string" && picture.length > MAX_PICTURE_LENGTH) {
+    throw failure(
+      "U1004",
+      `a picture of ${picture.length} characters is over the limit of ${MAX_PICTURE_LENGTH}`,
+    );
+  }
+}
+
+/** A date picture: its length, and the widths its markers' modifiers (after the comma: `[Y,2-4]`) ask for. */
+function checkDatePicture(picture: unknown): void {
+  checkPicture(picture);
   if (typeof picture !== "string") return;
-  for (const match of picture.matchAll(/\d+/g)) {
-    if (Number(match[0]) > MAX_PICTURE_WIDTH) {
-      throw failure("U1004", `a picture width of ${match[0]} is over the limit of ${MAX_PICTURE_WIDTH}`);
+  for (const [, modifier] of picture.matchAll(/\[[^\]]*,([^\]]*)\]/g)) {
+    for (const [width] of modifier.matchAll(/\d+/g)) {
+      if (Number(width) > MAX_PICTURE_WIDTH) {
+        throw failure("U1004", `a picture width of ${width} is over the limit of ${MAX_PICTURE_WIDTH}`);
+      }
     }
   }
 }
@@ -123,6 +168,17 @@ function numberText(value: number): string {
     throw failure("D3001", "Attempting to invoke string function on Infinity or NaN");
   }
   return JSON.stringify(Number.isInteger(value) ? value : Number(value.toPrecision(15)));
+}
+
+/**
+ * A number within the value `$string` serialises, as jsonata-js's replacer
+ * leaves it to `JSON.stringify`: NaN is written `null`, ±Infinity is out of
+ * range (D1001); only a bare non-finite argument is D3001.
+ */
+function memberNumberText(value: number): string {
+  if (Number.isNaN(value)) return "null";
+  if (!Number.isFinite(value)) throw { ...failure("D1001", ""), value };
+  return numberText(value);
 }
 
 function isJsonataFunction(value: unknown): boolean {
@@ -166,9 +222,12 @@ async function serialize(value: unknown, space: number, focus: Focus): Promise<s
     let v = task.value;
     if (isJsonataFunction(v)) v = "";
     if (v === null || v === undefined) emit("null");
-    else if (typeof v === "number") emit(numberText(v));
-    else if (typeof v === "string" || typeof v === "boolean") emit(JSON.stringify(v));
-    else if (Array.isArray(v)) {
+    else if (typeof v === "number") emit(memberNumberText(v));
+    else if (typeof v === "string" || typeof v === "boolean") {
+      // A long string's JSON (escapes up to 6 units a character) is charged before it is built: its UTF-8 size bounds it.
+      if (typeof v === "string" && v.length > STRING_CHUNK) guard?.chargeChars(jsonStringBytes(v));
+      emit(JSON.stringify(v));
+    } else if (Array.isArray(v)) {
       if (!v.length) {
         emit("[]");
         continue;
@@ -210,6 +269,93 @@ function canonicalKey(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * jsonata-js's check before `$sort` without a comparator: numbers (not NaN;
+ * ±Infinity fails as out of range, D1001) or strings, else D3070.
+ */
+function checkSortable(items: readonly unknown[]): void {
+  let numbers = true;
+  for (const item of items) {
+    if (typeof item !== "number" || Number.isNaN(item)) numbers = false;
+    else if (!Number.isFinite(item)) throw { ...failure("D1001", ""), value: item };
+  }
+  if (!numbers && !items.every((item) => typeof item === "string")) {
+    throw { ...failure("D3070", ""), index: 1 };
+  }
+}
+
+/** Whether `a` sorts after `b` by default (numbers or strings, as jsonata-js compares them). */
+const greaterByDefault: Greater<unknown> = (a, b) => (a as number) > (b as number);
+
+/** Units turned into a string per `String.fromCharCode` call. */
+const UNITS_PER_CALL = 8192;
+
+/**
+ * jsonata-js's `$trim` (runs of space, tab, CR and LF become one space, then a
+ * leading and a trailing space go) in one linear pass, paced every
+ * {@link UNITS_PER_CHUNK} characters: its regex replacement took 50 s over 20
+ * million runs of spaces.
+ */
+async function trimmed(str: string, pace: Pace): Promise<string> {
+  let result = str;
+  if (/[\t\n\r]| {2}/.test(str)) {
+    const out = new Uint16Array(str.length);
+    let n = 0;
+    let inRun = false;
+    for (let i = 0; i < str.length; i++) {
+      if (i % UNITS_PER_CHUNK === UNITS_PER_CHUNK - 1) await pace();
+      const unit = str.charCodeAt(i);
+      const space = unit === 32 || unit === 9 || unit === 10 || unit === 13;
+      if (!space) out[n++] = unit;
+      else if (!inRun) out[n++] = 32;
+      inRun = space;
+    }
+    const parts: string[] = [];
+    for (let i = 0; i < n; i += UNITS_PER_CALL) {
+      parts.push(String.fromCharCode(...out.subarray(i, Math.min(n, i + UNITS_PER_CALL))));
+    }
+    result = parts.join("");
+  }
+  if (result.startsWith(" ")) result = result.substring(1);
+  if (result.endsWith(" ")) result = result.substring(0, result.length - 1);
+  return result;
+}
+
+/** Characters a chunked builtin (`$encodeUrl`, `$base64encode`, …) converts between two pacing calls. */
+const UNITS_PER_CHUNK = 3 << 18;
+
+/**
+ * `convert(str)` as the concatenation of `convert` over chunks of
+ * {@link UNITS_PER_CHUNK} characters, each result charged and the guard paced
+ * between chunks: for conversions that map each code point (`$encodeUrl`:
+ * a chunk never ends inside a surrogate pair) or each group of three units
+ * (`$base64encode`: the chunk size is a multiple of 3) on its own, so the
+ * pieces join to the whole and a failure is the whole's.
+ */
+async function chunked(str: string, focus: Focus, convert: (chunk: string) => unknown): Promise<unknown> {
+  if (str.length <= UNITS_PER_CHUNK) return convert(str);
+  const guard = guarded(focus);
+  const parts: string[] = [];
+  for (let at = 0; at < str.length;) {
+    let end = Math.min(str.length, at + UNITS_PER_CHUNK);
+    // A high surrogate ending the chunk goes with the next one (its pair, or its own URIError either way).
+    if (end < str.length && (str.charCodeAt(end - 1) & 0xfc00) === 0xd800) end++;
+    const part = convert(str.slice(at, end)) as string;
+    guard?.chargeChars(part.length);
+    parts.push(part);
+    at = end;
+    if (at < str.length) await guard?.enter();
+  }
+  return parts.join("");
+}
+
+/** Rethrows a malformed-URL failure (D3140) of one chunk as jsonata-js's, which names the whole string. */
+function wholeValue(str: string): (err: unknown) => never {
+  return (err) => {
+    throw (err as GuardFailure).code === "D3140" ? { ...(err as object), value: str } : err;
+  };
+}
+
 /** The guarded builtins, ready to bind into an expression's environment. */
 export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
   const o = await jsonataBuiltins();
@@ -217,13 +363,47 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
     ...o[name],
     implementation,
   });
+  /** JSONata's own implementation of `name`. */
+  const original = (name: Name, focus: Focus, ...args: unknown[]): unknown =>
+    (o[name].implementation as (...a: unknown[]) => unknown).apply(focus, args);
   return {
-    pad: wrap("pad", function (this: Focus, str: unknown, width: unknown, char?: unknown) {
+    pad: wrap("pad", async function (this: Focus, str: unknown, width: unknown, char?: unknown) {
       if (typeof width === "number" && Number.isFinite(width)) {
         const charLength = typeof char === "string" && char.length ? char.length : 1;
         guarded(this)?.chargeChars(Math.abs(Math.trunc(width)) * charLength);
       }
-      return (o.pad.implementation as (...a: unknown[]) => unknown).call(this, str, width, char);
+      if (typeof str !== "string" || typeof width !== "number") {
+        return original("pad", this, str, width, char);
+      }
+      // jsonata-js's steps, with code points counted and sliced without spreading the strings.
+      const pace = pacer(this);
+      const padLength = Math.abs(Math.trunc(width)) - await codePointLength(str, pace);
+      if (!(padLength > 0)) return str;
+      if (!Number.isFinite(padLength)) return original("pad", this, str, width, char);
+      const padding = await codePointRepeat(
+        typeof char === "string" && char.length ? char : " ",
+        padLength,
+        pace,
+      );
+      return width > 0 ? str + padding : padding + str;
+    } as never),
+    length: wrap("length", function (this: Focus, str: unknown) {
+      return typeof str === "string" ? codePointLength(str, pacer(this)) : undefined;
+    } as never),
+    substring: wrap("substring", async function (this: Focus, str: unknown, start: number, length?: number) {
+      if (typeof str !== "string") return undefined;
+      // jsonata-js's rules over the code points (its `strArray`); the length is only needed from the end.
+      const pace = pacer(this);
+      const strLength = start < 0 ? await codePointLength(str, pace) : 0;
+      const from = start < 0 && strLength + start < 0 ? 0 : start;
+      if (length === undefined) return codePointSlice(str, from, undefined, pace);
+      if (length <= 0) return "";
+      return codePointSlice(str, from, from >= 0 ? from + length : strLength + from + length, pace);
+    } as never),
+    trim: wrap("trim", function (this: Focus, str: unknown) {
+      if (typeof str !== "string") return undefined;
+      guarded(this)?.chargeChars(str.length);
+      return trimmed(str, pacer(this));
     } as never),
     join: wrap("join", function (this: Focus, strs: unknown, separator?: unknown) {
       if (Array.isArray(strs)) {
@@ -232,23 +412,13 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
         for (const s of strs) total += typeof s === "string" ? s.length : 0;
         guarded(this)?.chargeChars(total);
       }
-      return (o.join.implementation as (...a: unknown[]) => unknown).call(this, strs, separator);
+      return original("join", this, strs, separator);
     } as never),
     match: wrap("match", function (this: Focus, str: unknown, regex: unknown, limit?: unknown) {
-      return (o.match.implementation as (...a: unknown[]) => unknown).call(
-        this,
-        str,
-        paced(regex, this),
-        limit,
-      );
+      return original("match", this, str, paced(regex, this), limit);
     } as never),
     split: wrap("split", function (this: Focus, str: unknown, separator: unknown, limit?: unknown) {
-      return (o.split.implementation as (...a: unknown[]) => unknown).call(
-        this,
-        str,
-        paced(separator, this),
-        limit,
-      );
+      return original("split", this, str, paced(separator, this), limit);
     } as never),
     replace: wrap("replace", async function (this: Focus, ...args: unknown[]) {
       args[1] = paced(args[1], this);
@@ -267,7 +437,7 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
         }
         guarded(this)?.chargeChars(str.length + count * replacement.length);
       }
-      const result = await (o.replace.implementation as (...a: unknown[]) => unknown).apply(this, args);
+      const result = await original("replace", this, ...args);
       if (typeof result === "string") guarded(this)?.chargeChars(result.length);
       return result;
     } as never),
@@ -282,7 +452,7 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
     distinct: wrap("distinct", function (this: Focus, arr: unknown) {
       if (!Array.isArray(arr) || arr.length <= 1) return arr;
       if (arr.some(isJsonataFunction)) {
-        return (o.distinct.implementation as (...a: unknown[]) => unknown).call(this, arr);
+        return original("distinct", this, arr);
       }
       // Primitives are their own keys (a Set tells 1 from "1"); containers go by canonical JSON.
       const primitives = new Set<unknown>();
@@ -298,13 +468,49 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
       }
       return out;
     } as never),
+    sort: wrap("sort", async function (this: Focus, arr: unknown, comparator?: unknown) {
+      // As jsonata-js: undefined stays undefined, an array of one is returned as it is (the signature wraps a non-array).
+      if (arr === undefined) return undefined;
+      const items = arr as unknown[];
+      if (items.length <= 1) return items;
+      if (comparator === undefined) checkSortable(items);
+      const guard = guarded(this);
+      guard?.chargeSlots(2 * items.length); // the copy being sorted and the merge buffer
+      return await mergeSort(
+        items,
+        (comparator as Greater<unknown>) ?? greaterByDefault,
+        () => guard?.enter(),
+      );
+    } as never),
+    encodeUrl: wrap("encodeUrl", function (this: Focus, str: unknown) {
+      if (typeof str !== "string") return undefined;
+      return chunked(str, this, (chunk) => original("encodeUrl", this, chunk)).catch(wholeValue(str));
+    } as never),
+    encodeUrlComponent: wrap("encodeUrlComponent", function (this: Focus, str: unknown) {
+      if (typeof str !== "string") return undefined;
+      return chunked(str, this, (chunk) => original("encodeUrlComponent", this, chunk)).catch(
+        wholeValue(str),
+      );
+    } as never),
+    base64encode: wrap("base64encode", function (this: Focus, str: unknown) {
+      if (typeof str !== "string") return undefined;
+      return chunked(str, this, (chunk) => original("base64encode", this, chunk));
+    } as never),
     fromMillis: wrap("fromMillis", function (this: Focus, ...args: unknown[]) {
-      checkPicture(args[1]);
-      return (o.fromMillis.implementation as (...a: unknown[]) => unknown).apply(this, args);
+      checkDatePicture(args[1]);
+      return original("fromMillis", this, ...args);
     } as never),
     formatInteger: wrap("formatInteger", function (this: Focus, ...args: unknown[]) {
       checkPicture(args[1]);
-      return (o.formatInteger.implementation as (...a: unknown[]) => unknown).apply(this, args);
+      return original("formatInteger", this, ...args);
+    } as never),
+    formatNumber: wrap("formatNumber", function (this: Focus, ...args: unknown[]) {
+      checkPicture(args[1]);
+      return original("formatNumber", this, ...args);
+    } as never),
+    toMillis: wrap("toMillis", function (this: Focus, ...args: unknown[]) {
+      checkDatePicture(args[1]);
+      return original("toMillis", this, ...args);
     } as never),
   };
 }

@@ -192,7 +192,7 @@ export class ExpressionCompiler {
         scope[GUARD_BINDING] = guard;
         return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
       } catch (err) {
-        throw toExpressionError(err);
+        throw toExpressionError(namingSequenceLimit(err, options.maxItems));
       }
     };
     const entry: CompiledExpression = {
@@ -220,6 +220,19 @@ export class ExpressionCompiler {
     this.#cache.set(source, entry);
     return entry;
   }
+}
+
+/**
+ * A D2015 failure naming the limit: jsonata-js's message gives the size the
+ * range operator or `$append` asked for as "the maximum sequence length".
+ */
+function namingSequenceLimit(err: unknown, maxItems: number): unknown {
+  const failure = err as JsonataFailure | null;
+  if (failure?.code === "D2015") {
+    failure.message =
+      `The maximum sequence length of ${maxItems} (svc.limits.expression-max-items) was exceeded.`;
+  }
+  return err;
 }
 
 /** The members of `options` that are set. */

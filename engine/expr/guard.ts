@@ -117,6 +117,11 @@ export class EvaluationGuard {
     this.charge(chars * CHAR_BYTES);
   }
 
+  /** Charges `count` sequence slots about to be built, before they are built. */
+  chargeSlots(count: number): void {
+    this.charge(count * SLOT_BYTES);
+  }
+
   /**
    * Before a step (or a chunk of a builtin's work): the deadline, and a macrotask
    * yield when the evaluation has run for a while: by the clock when one chain of

@@ -44,7 +44,20 @@ Deno.test("memory bombs fail with the budget named, before the value is built", 
 
 Deno.test("the range operator and paths are bounded by svc.limits.expression-max-items", async () => {
   const small = new ExpressionCompiler({ cacheSize: 10, timeoutMs: 1000, maxDepth: 100, maxItems: 1000 });
-  await assert.rejects(() => small.compile("$string([1..10000000])").evaluate({}), /D2015/);
+  await assert.rejects(
+    () => small.compile("$string([1..10000000])").evaluate({}),
+    /D2015: The maximum sequence length of 1000 \(svc\.limits\.expression-max-items\) was exceeded/,
+  );
+  // The range operator and $append report the size they asked for: the message names the limit instead.
+  for (
+    const source of ["$count([1..3000])", "$count($append([1..600], [1..600]))"]
+  ) {
+    await assert.rejects(
+      () => small.compile(source).evaluate({}),
+      /maximum sequence length of 1000 \(/,
+      source,
+    );
+  }
   assert.equal(await small.compile("$count([1..1000])").evaluate({}), 1000);
 });
 

@@ -1,5 +1,7 @@
 /**
- * Measuring JSON values without recursion: their approximate serialized size,
+ * Measuring JSON values without recursion: their serialized size in UTF-8
+ * bytes (exact for strings and keys, escapes included; within a few bytes per
+ * non-integer number),
  * their nesting depth, and whether they hold anything JSON cannot store (a
  * non-finite number). The walk is iterative, so a value nested 100,000 deep is
  * measured (and refused) instead of overflowing the stack; it stops as soon as
@@ -14,11 +16,42 @@ export type Measure =
   | { ok: false; reason: "depth"; depth: number }
   | { ok: false; reason: "non-finite"; path: (string | number)[] };
 
-/** Approximate JSON bytes of a scalar (strings by UTF-16 length plus quotes). */
+/** Strings that are their own JSON text between the quotes, one byte a character: printable ASCII but `"` and `\`. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** UTF-8 bytes of each ASCII character in a JSON string: `\n`-style escapes 2, other controls `\u00XX` 6. */
+const ASCII_BYTES = Uint8Array.from(
+  { length: 128 },
+  (_, c) =>
+    c === 8 || c === 9 || c === 10 || c === 12 || c === 13 || c === 0x22 || c === 0x5c ? 2 : c < 0x20 ? 6 : 1,
+);
+
+/**
+ * The UTF-8 bytes of `JSON.stringify(value)`, quotes included: escapes, 2 or 3
+ * bytes a BMP character, 4 a surrogate pair, 6 a lone surrogate (`\udXXX`).
+ * A string of printable ASCII (most) is answered by one native regex test.
+ */
+export function jsonStringBytes(value: string): number {
+  if (PLAIN.test(value)) return value.length + 2;
+  let bytes = 2;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit < 0x80) bytes += ASCII_BYTES[unit];
+    else if (unit < 0x800) bytes += 2;
+    else if (unit < 0xd800 || unit > 0xdfff) bytes += 3;
+    else if (unit <= 0xdbff && (value.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 6;
+  }
+  return bytes;
+}
+
+/** JSON bytes of a scalar (numbers other than integers below 1e15 at most 24). */
 function scalarBytes(value: unknown): number {
   switch (typeof value) {
     case "string":
-      return value.length + 2;
+      return jsonStringBytes(value);
     case "number":
       return Number.isInteger(value) && Math.abs(value) < 1e15 ? integerLength(value) : 24;
     case "boolean":
@@ -36,8 +69,8 @@ function integerLength(value: number): number {
 }
 
 /**
- * Measures `value`: approximate JSON bytes (the UTF-16 length of its
- * serialization, within a few bytes per number) and depth (a scalar is 0, a
+ * Measures `value`: JSON bytes (the UTF-8 length of its serialization, within
+ * a few bytes per non-integer number) and depth (a scalar is 0, a
  * container one more than its deepest member). Stops with `depth` as soon as a
  * container lies deeper than `maxDepth`, and with `non-finite` (and where) at
  * the first NaN or Infinity. `undefined` members count as absent.
@@ -79,7 +112,7 @@ export function measureJson(value: unknown, maxDepth = Infinity): Measure {
       for (const key of Object.keys(v)) {
         const member = (v as Record<string, unknown>)[key];
         if (member === undefined) continue;
-        bytes += key.length + 3;
+        bytes += jsonStringBytes(key) + 1;
         members++;
         stack.push({ value: member, depth: level, key, parent: index });
       }
@@ -89,7 +122,7 @@ export function measureJson(value: unknown, maxDepth = Infinity): Measure {
   return { ok: true, bytes, depth };
 }
 
-/** Approximate JSON bytes of a value (see {@link measureJson}); `undefined` is 0. */
+/** JSON bytes of a value (see {@link measureJson}); `undefined` is 0. */
 export function jsonBytes(value: unknown): number {
   if (value === undefined) return 0;
   // Most writes are scalars: measured without the walk (a non-finite number is 0, as the walk refuses it).

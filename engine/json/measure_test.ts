@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
-import { jsonBytes, measureJson } from "./measure.ts";
+import { jsonBytes, jsonStringBytes, measureJson } from "./measure.ts";
+import { Random } from "../expr/compiled/test_support.ts";
 
-Deno.test("measureJson approximates the JSON length and reports depth", () => {
+/** What the measure must equal: the UTF-8 bytes of the serialization. */
+const utf8Bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+
+Deno.test("measureJson gives the JSON's UTF-8 length and reports depth", () => {
   for (const value of [null, 1, "x", [], {}, { a: [1, 2, { b: "c" }], "k\u00e9y": true, n: -12 }]) {
     const measured = measureJson(value);
     assert.ok(measured.ok);
-    assert.equal(measured.bytes, JSON.stringify(value).length, JSON.stringify(value));
+    assert.equal(measured.bytes, utf8Bytes(value), JSON.stringify(value));
   }
   assert.deepEqual(measureJson({ a: [[1]] }), { ok: true, bytes: 11, depth: 3 });
   assert.equal(jsonBytes(undefined), 0);
@@ -42,4 +46,30 @@ Deno.test("an integer's bytes are its decimal length, at every power of ten and 
   for (let power = 1; power < 1e15; power *= 10) integers.push(power - 1, power, -power, -(power - 1));
   for (const value of integers) assert.equal(jsonBytes(value), String(value).length, String(value));
   assert.equal(jsonBytes(1e15), 24, "past 1e15 a number counts as its longest form");
+});
+
+Deno.test("a string's bytes are those of its JSON in UTF-8: escapes, multi-byte characters, lone surrogates", () => {
+  // A derived $pad('', n, '\u0001') was counted as n + 2 bytes while its JSON takes 6n + 2: 54 MB passed a 16 MiB limit.
+  assert.equal(jsonBytes("\u0001".repeat(9_000_000)), 54_000_002);
+  const units = [
+    ..."aZ09 ~!#[]{}",
+    '"',
+    "\\",
+    "\u007f",
+    ..."\b\t\n\f\r\u0000\u0001\u001f",
+    ..."é\u0080\u07ff\u0800€\uffff\ufeff",
+    "😀",
+    "\ud800",
+    "\udbff",
+    "\udc00",
+    "\udfff",
+  ];
+  const random = new Random(1203);
+  for (let round = 0; round < 3000; round++) {
+    let text = "";
+    for (let n = random.int(20); n > 0; n--) text += random.pick(units);
+    assert.equal(jsonStringBytes(text), utf8Bytes(text), JSON.stringify(text));
+    const value = { [text]: [text, { k: text }] };
+    assert.equal(jsonBytes(value), utf8Bytes(value), JSON.stringify(value));
+  }
 });

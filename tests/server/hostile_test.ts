@@ -24,8 +24,11 @@ const SPEC = {
       path: "$.bomb",
       expr: "n = 1 ? $string([1..10000000]) : n = 2 ? $pad('', 400000000, 'x') : " +
         "n = 3 ? ($f := function($k){ $k > 0 ? $f($k - 1) : 0 }; $f(100000000)) : " +
-        "n = 4 ? $reduce([1..100000], function($a, $v){ {'a': $a} }, 0) : n",
+        "n = 4 ? $reduce([1..100000], function($a, $v){ {'a': $a} }, 0) : " +
+        "n = 6 ? $formatNumber(1e300, '#' & $pad('', 30000000, '0')) : " +
+        "n = 7 ? $formatInteger(5, $pad('', 20000000, '0')) : n",
     },
+    { path: "$.sorted", expr: "n = 5 ? $count($sort($reverse([1..200000]))) : null" },
   ],
 };
 
@@ -97,10 +100,24 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
 
       for (
         const [n, what, limit] of [
-          [1, "$string of a huge range", /D2015: The maximum sequence length of 10000000 was exceeded/],
+          [
+            1,
+            "$string of a huge range",
+            /D2015: The maximum sequence length of 200000 \(svc\.limits\.expression-max-items\) was exceeded/,
+          ],
           [2, "$pad to 400M", /U1002: Evaluation produced more than 268435456 bytes/],
           [3, "endless recursion", /D1012: Evaluation timeout after 500 milliseconds/],
           [4, "a 100,000-deep result", /D1012: Evaluation timeout after 500 milliseconds/],
+          [
+            6,
+            "$formatNumber with a 30M-character picture",
+            /U1004: a picture of 30000001 characters is over/,
+          ],
+          [
+            7,
+            "$formatInteger with a 20M-character picture",
+            /U1004: a picture of 20000000 characters is over/,
+          ],
         ] as const
       ) {
         await t.step(
@@ -125,6 +142,27 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
           },
         );
       }
+
+      await t.step(
+        "$sort of 200,000 numbers commits within the deadline, other models answered meanwhile",
+        async () => {
+          // jsonata-js's own $sort held the event loop for 16 s at 60,000 numbers, past the deadline, and ran out of memory.
+          const started = Date.now();
+          const write = call(base, "POST", "/models/victim/mutations", { "$.n": 5 });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          const read = await call(base, "GET", "/models/bystander/state");
+          const readAt = Date.now();
+          const reply = await write;
+          const ended = Date.now();
+          assert.equal(read.status, 200);
+          assert.equal(reply.status, 200, reply.text);
+          assert.equal(JSON.parse(await state(base)).sorted, 200000);
+          assert.ok(ended - started < 10 * TIMEOUT_MS, `ended after ${ended - started} ms`);
+          assert.ok(readAt <= ended, "the bystander was served during the sort, not after it");
+          assert.equal((await call(base, "POST", "/models/victim/mutations", { "$.n": 0 })).status, 200);
+          assert.equal(await state(base), settled);
+        },
+      );
 
       await t.step("1e309 (Infinity) is a 422 schema violation; nothing applied", async () => {
         const reply = await call(base, "POST", "/models/victim/mutations", '{"$.rate": 1e309}');

@@ -69,7 +69,7 @@ export function deepEqual(lhs: unknown, rhs: unknown): boolean {
 /** JSONata's number formatting: 15 significant digits for non-integers. Non-finite numbers bail. */
 function replacer(_key: string, value: unknown): unknown {
   if (typeof value === "number") {
-    // jsonata-js writes NaN as null and fails on ±Infinity; the engine's guarded $string differs: bail.
+    // jsonata-js fails on a bare NaN (D3001) and on ±Infinity, and writes a nested NaN as null: the interpreter says which.
     if (!Number.isFinite(value)) bail();
     return Number.isInteger(value) ? value : Number(value.toPrecision(15));
   }
