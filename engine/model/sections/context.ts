@@ -101,12 +101,21 @@ export class SectionContext {
   /**
    * Parses a canonical address (a `concrete` one names one location: no `[*]`);
    * null, with the parser's finding (the canonical rewrite of a legacy or
-   * unrooted form), when it is not one.
+   * unrooted form), when it is not one, or when it lies deeper than
+   * `svc.limits.max-depth` (what the model writes there would nest the
+   * document deeper than any write may).
    */
   address(value: unknown, location: string, concrete = false): Segment[] | null {
     const parsed = concrete ? parseConcretePath(value) : parsePath(value);
-    if (parsed.ok) return parsed.path;
-    this.error(location, parsed.message);
-    return null;
+    if (!parsed.ok) {
+      this.error(location, parsed.message);
+      return null;
+    }
+    const { maxDepth } = this.env.config;
+    if (parsed.path.length > maxDepth) {
+      this.error(location, `the address is ${parsed.path.length} levels deep: svc.limits.max-depth is ${maxDepth}`);
+      return null;
+    }
+    return parsed.path;
   }
 }

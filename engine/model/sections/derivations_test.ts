@@ -31,3 +31,13 @@ Deno.test("derivation targets: not the root, not a bare [*], evaluation eager|la
   ]);
   assert.match(report.errors[1].message, /must name a field of each element/);
 });
+
+Deno.test("a spec's addresses may not lie deeper than svc.limits.max-depth (the document would)", () => {
+  const deep = (levels: number) => "$" + ".a".repeat(levels);
+  const report = compile(spec({
+    derivations: [{ path: deep(128), expr: "1" }, { path: deep(129), expr: "1" }],
+    defaultValues: [{ path: deep(20_000), expr: "1" }],
+  }));
+  assert.deepEqual(locations(report.errors), ["derivations[1].path", "defaultValues[0].path"]);
+  assert.equal(report.errors[1].message, "the address is 20000 levels deep: svc.limits.max-depth is 128");
+});
