@@ -26,10 +26,15 @@ export function inputMembers(op: AnyOperation): string[] {
   return Object.keys((op.input as z.ZodObject).shape);
 }
 
-/** Whether an input member is optional. */
+/**
+ * Whether an input member may be left out (optional or defaulted): zod's own
+ * key optionality, which the object check and the JSON Schemas' `required` go
+ * by; not whether the member's schema accepts `undefined`, which `z.unknown()`
+ * does for a required member.
+ */
 export function isOptionalMember(op: AnyOperation, member: string): boolean {
   const schema = (op.input as z.ZodObject).shape[member] as z.ZodType | undefined;
-  return schema?.safeParse(undefined).success ?? true;
+  return schema === undefined || schema._zod.optin !== undefined;
 }
 
 /**

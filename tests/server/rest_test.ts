@@ -483,3 +483,24 @@ Deno.test("startup: a port in use or an unknown storage backend fails with a cle
     /svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'floppy': unknown storage backend/,
   );
 });
+
+Deno.test("a body of named members: a missing or mistyped member is a 400 naming it", async () => {
+  const server = await startTestServer();
+  try {
+    const base = server.url;
+    await call(base, "POST", "/models", orderSpec());
+    const missing = await call(base, "POST", "/models/order/promote", {});
+    assert.equal(missing.status, 400);
+    assert.equal(missing.json.detail, "Missing request body field 'toRepo'");
+    const mistyped = await call(base, "POST", "/models/order/promote", { toRepo: 5 });
+    assert.equal(mistyped.status, 400);
+    assert.equal(mistyped.json.detail, "Invalid request body field 'toRepo': expected string");
+    const notAnObject = await call(base, "POST", "/models/order/promote", []);
+    assert.equal(notAnObject.json.detail, "Request body must be a JSON object with toRepo");
+    const ai = await call(base, "POST", "/models/order/spec/evolve/ai", { includeView: true });
+    assert.equal(ai.status, 400);
+    assert.equal(ai.json.detail, "Missing request body field 'description'");
+  } finally {
+    await server.close();
+  }
+});
