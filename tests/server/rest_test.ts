@@ -230,6 +230,13 @@ Deno.test("audit: newest first, path/from/to/limit filters, 400 on bad input, ve
     assert.equal((await call(base, "GET", `/models/order/audit?to=${future}`)).json.length, 3);
     assert.equal((await call(base, "GET", "/models/order/audit?from=notatime")).status, 400);
     assert.equal((await call(base, "GET", "/models/order/audit?to=2020-13-45")).status, 400);
+    // Dates and times off the calendar are refused, not rolled over.
+    assert.equal((await call(base, "GET", "/models/order/audit?from=2099-02-30T00:00:00Z")).status, 400);
+    for (const at of ["2099-04-31T00:00:00Z", "2099-01-01T24:00:00Z"]) {
+      const state = await call(base, "GET", `/models/order/state?at=${at}`);
+      assert.equal(state.status, 400, at);
+      assert.match(state.json.detail, /'at' is not an ISO-8601 timestamp/);
+    }
     assert.equal((await call(base, "GET", "/models/order/audit?limit=0")).status, 400);
     assert.equal((await call(base, "GET", "/models/order/audit?limit=-3")).status, 400);
     // An argument's error names it where the caller wrote it.
