@@ -15,7 +15,7 @@ import type { AnyOperation } from "./operation.ts";
 export interface CheckOptions {
   /** The members this surface accepts (default: every input member). */
   args?: readonly string[];
-  /** Refuse members outside `args`, naming this caller (an MCP tool); otherwise they are ignored. */
+  /** Refuse members outside `args`, naming this caller (an MCP tool, a console command); otherwise they are ignored. */
   strictFor?: string;
   /** REST: where a member came from (`request body`, `query parameter 'limit'`). */
   where?(member: string): string;
@@ -49,7 +49,7 @@ export function checkInput<I>(op: AnyOperation, raw: Record<string, unknown>, op
     if (accepted.includes(name)) given[name] = value;
     else if (options.strictFor !== undefined) {
       throw badRequest(
-        `Unknown argument '${name}' for ${options.strictFor}; expected: ${accepted.join(", ")}`,
+        `Unknown argument '${name}' for ${options.strictFor}; expected: ${accepted.join(", ") || "none"}`,
       );
     }
   }
