@@ -55,10 +55,32 @@ export function checkInput<I>(op: AnyOperation, raw: Record<string, unknown>, op
   }
   const parsed = (op.input as z.ZodType).safeParse(given);
   if (parsed.success) return parsed.data as I;
-  throw badRequest(describeIssue(parsed.error.issues[0], given, options));
+  throw badRequest(describeIssue(reportedIssue(parsed.error.issues), given, options));
 }
 
 type Issue = z.core.$ZodIssue;
+
+/** How tight a range issue's bound is (higher is tighter); NaN for other issues. */
+function tightness(issue: Issue): number {
+  if (issue.code === "too_big") return -Number(issue.maximum);
+  if (issue.code === "too_small") return Number(issue.minimum);
+  return NaN;
+}
+
+/**
+ * The issue to report: the first, or a tighter bound of the same kind on the
+ * same value. An integer far out of range breaks zod's safe-integer bound
+ * first, which is not the limit the caller needs to hear (10000, not 2^53-1).
+ */
+function reportedIssue(issues: Issue[]): Issue {
+  const [first] = issues;
+  const at = JSON.stringify(first.path);
+  return issues.reduce((reported, issue) =>
+    issue.code === first.code && JSON.stringify(issue.path) === at && tightness(issue) > tightness(reported)
+      ? issue
+      : reported
+  );
+}
 
 /** A JSON type name for zod's expectation. */
 function typeName(expected: string): string {

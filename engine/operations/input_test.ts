@@ -22,6 +22,9 @@ Deno.test("checkInput names a missing, a mistyped and an out-of-range argument",
     /Invalid field 'patch\[0\]\.op': "jump" is not one of/,
   );
   assert.throws(() => checkInput(getAudit, { id: "m", limit: 0 }), /'limit': must be at least 1/);
+  // Far out of range: the member's own bound, not zod's safe-integer one.
+  assert.throws(() => checkInput(getAudit, { id: "m", limit: 1e20 }), /'limit': must be at most 10000$/);
+  assert.throws(() => checkInput(getAudit, { id: "m", limit: -1e20 }), /'limit': must be at least 1$/);
   assert.throws(() => checkInput(getAudit, { id: "m", limit: 1.5 }), /'limit': expected integer/);
   assert.throws(
     () => checkInput(dryRun, { spec: {}, mutations: 3 }),

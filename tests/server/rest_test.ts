@@ -238,6 +238,16 @@ Deno.test("audit: newest first, path/from/to/limit filters, 400 on bad input, ve
       assert.match(state.json.detail, /'at' is not an ISO-8601 timestamp/);
     }
     assert.equal((await call(base, "GET", "/models/order/audit?limit=0")).status, 400);
+    assert.equal(
+      (await call(base, "GET", "/models/order/audit?limit=99999999999999999999")).json.detail,
+      "Invalid query parameter 'limit': must be at most 10000",
+    );
+    // The path prefix reads as state/{path}: unrooted is canonicalised, malformed is a 400.
+    const unrooted = (await call(base, "GET", "/models/order/audit?path=price")).json;
+    assert.deepEqual(unrooted.map((r: { sequence: number }) => r.sequence), [1]);
+    const malformed = await call(base, "GET", `/models/order/audit?path=${seg("$[")}`);
+    assert.equal(malformed.status, 400);
+    assert.match(malformed.json.detail, /'\$\[' is not a valid address/);
     assert.equal((await call(base, "GET", "/models/order/audit?limit=-3")).status, 400);
     // An argument's error names it where the caller wrote it.
     assert.match(
