@@ -91,7 +91,8 @@ export async function handleConsoleLine(
     };
   }
   try {
-    const input = checkInput(command.op, args, { args: commandArgs(command) });
+    // Unknown members are refused, as MCP refuses them: a misspelt optional argument must not pass unseen.
+    const input = checkInput(command.op, args, { args: commandArgs(command), strictFor: cmd });
     const result = await invokerOf(target).invoke(command.op, input);
     const shown = command.binding.present ? command.binding.present(result, input) : result;
     return { reply: { ok: true, result: shown ?? null }, exit: false };

@@ -44,6 +44,10 @@ import type { SubscriptionHub } from "./subscriptions.ts";
 /** The `/mcp` mount the app accepts (mcp/ defines it; the server only hosts it). */
 export type { McpMount };
 
+/** The methods of MCP Streamable HTTP at `/mcp`; any other is a 405 there, as on the routes. */
+const MCP_METHODS = ["GET", "POST", "DELETE"] as const;
+const MCP_PATH = /^\/mcp$/;
+
 /** What the app is built from. */
 export interface AppOptions {
   service: ModelService;
@@ -103,10 +107,10 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     return { ...deps, api: session, session };
   };
   const queryTokenPatterns = routes.filter((r) => r.queryToken).map((r) => templatePattern(r.path));
-  const allowedMethods = routes.map((r) => ({
-    pattern: templatePattern(r.path),
-    method: r.method.toUpperCase(),
-  }));
+  const allowedMethods = [
+    ...routes.map((r) => ({ pattern: templatePattern(r.path), method: r.method.toUpperCase() })),
+    ...(options.mcp ? MCP_METHODS.map((method) => ({ pattern: MCP_PATH, method })) : []),
+  ];
 
   const webRoot = options.webRoot ?? DEFAULT_WEB_ROOT;
   const built = webPaths(webRoot);
@@ -172,7 +176,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     const mcp = options.mcp;
     // A session's own requests to this server (its browser pairing) go in process, as this client's.
     app.on(
-      ["GET", "POST", "DELETE"],
+      [...MCP_METHODS],
       "/mcp",
       (c) => mcp.handle(c.req.raw, async (sent) => await app.fetch(sent, c.env)),
     );

@@ -204,7 +204,13 @@ function textsOf(frame: MutationFrame | SpecEvolvedFrame): (shownAs: string) => 
   };
 }
 
+/**
+ * A frame passes when a touched address and a filter prefix overlap either way:
+ * a write inside the prefix, or a write to an ancestor that replaced it.
+ */
 function passes(filter: Segment[][] | null, touched: Segment[][]): boolean {
   if (!filter) return true;
-  return filter.some((prefix) => touched.some((path) => isPrefixOf(prefix, path)));
+  return filter.some((prefix) =>
+    touched.some((path) => isPrefixOf(prefix, path) || isPrefixOf(path, prefix))
+  );
 }

@@ -210,6 +210,26 @@ Deno.test("console: protocol errors: invalid JSON, non-object, unknown command, 
   );
 });
 
+Deno.test("console: an unknown argument is refused as MCP refuses it, and the command does not run", async () => {
+  const service = await withOrder();
+  assert.equal(
+    await fails(service, { cmd: "mutate", id: "shop/order", mutations: { "$.qty": 1 }, bogus: 1 }),
+    "Unknown argument 'bogus' for mutate; expected: id, mutations",
+  );
+  // includeTraces is an MCP argument of the operation, not one of the console command's.
+  assert.match(
+    await fails(service, { cmd: "mutate", id: "shop/order", mutations: { "$.qty": 1 }, includeTraces: true }),
+    /^Unknown argument 'includeTraces' for mutate/,
+  );
+  assert.deepEqual(await ok(service, { cmd: "get-state", id: "shop/order" }), {}, "nothing was written");
+  assert.equal(
+    await fails(service, { cmd: "list-models", verbose: true }),
+    "Unknown argument 'verbose' for list-models; expected: none",
+  );
+  // null counts as absent, as everywhere.
+  assert.deepEqual(await ok(service, { cmd: "list-models", verbose: null }), ["shop/order"]);
+});
+
 Deno.test("console: help lists every command with its arguments", async () => {
   const service = await ModelService.open();
   const help = await ok(service, { cmd: "help" }) as {

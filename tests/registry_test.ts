@@ -54,6 +54,13 @@ Deno.test("console help lists exactly the console bindings, with their required 
     assert.deepEqual([...entry.required, ...entry.optional].sort(), [...args].sort(), op.name);
     for (const arg of entry.required) assert.ok(!isOptionalMember(op, arg), `${op.name}.${arg} is required`);
   }
+  const required = (cmd: string) => help.find((c) => c.cmd === cmd)!.required;
+  // Members taking any JSON (a spec, an evolution) are required all the same.
+  assert.deepEqual(required("create-model"), ["spec"]);
+  assert.deepEqual(required("evolve-spec"), ["id", "evolution"]);
+  for (const cmd of ["validate-spec", "test-spec", "dry-run", "flatten-spec"]) {
+    assert.deepEqual(required(cmd), ["spec"], cmd);
+  }
   for (const command of ["validate-spec", "eval-expression", "test-spec", "dry-run", "get-domain-guidance"]) {
     assert.ok(help.some((c) => c.cmd === command), `authoring command ${command}`);
   }
@@ -87,6 +94,12 @@ for (const [host, features] of HOSTS) {
         const tool = tools.find((t) => t.name === op.mcp!.tool)!;
         const args = op.mcp!.args ?? inputMembers(op);
         assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), [...args].sort(), op.name);
+        // The console's help and the OpenAPI bodies decide what is required as the tools do.
+        assert.deepEqual(
+          [...tool.inputSchema.required ?? []].sort(),
+          args.filter((a) => !isOptionalMember(op, a)).sort(),
+          `${op.name}: required`,
+        );
         assert.equal(tool.title, op.mcp!.title);
       }
     } finally {

@@ -59,6 +59,13 @@ const PRE_RELEASE_ID = "(?:0|[1-9]\\d*|\\d*[A-Za-z-][0-9A-Za-z-]*)";
 export const SEMVER_PATTERN = "(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d*)" +
   `(?:-${PRE_RELEASE_ID}(?:\\.${PRE_RELEASE_ID})*)?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?`;
 
+/**
+ * Longest model id: every surface must be able to name it (a URL segment of the REST routes) and every
+ * store to key by it (Deno KV keys are at most 2 KiB). Ids are ASCII (the coordinate pattern), so this
+ * is bytes too.
+ */
+export const MAX_ID_LENGTH = 1024;
+
 const COORDINATE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*/)?[A-Za-z][A-Za-z0-9_-]*$";
 const REFERENCE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*(\\.[A-Za-z][A-Za-z0-9_-]*)*/)?[A-Za-z][A-Za-z0-9_-]*" +
   `(@((\\^|~|>=|>|<=|<|=)?${SEMVER_PATTERN}|sha256:[0-9a-f]{64}))?$`;
@@ -128,8 +135,9 @@ const DEFS: JsonObject = {
   Coordinate: {
     type: "string",
     pattern: COORDINATE_PATTERN,
+    maxLength: MAX_ID_LENGTH,
     description: "model coordinate `[namespace/]name`; each segment starts with a letter followed by " +
-      "letters, digits, `-` or `_`",
+      `letters, digits, \`-\` or \`_\`; at most ${MAX_ID_LENGTH} characters`,
   },
   LibraryDefine: {
     type: "string",

@@ -25,6 +25,7 @@ import { isObject, type JsonObject } from "../json/value.ts";
 import {
   ADDRESS_PATTERN,
   CONCRETE_ADDRESS_PATTERN,
+  MAX_ID_LENGTH,
   MODEL_SPEC_SCHEMA,
   notAReference,
 } from "./model_spec_schema.ts";
@@ -48,6 +49,8 @@ const WORDINGS: Record<string, Wording> = {
       ? `${name} is required`
       : `'${id}' is not a valid id: use [namespace/]name, each segment starting with a letter followed by ` +
         "letters, digits, '-' or '_'",
+  "#/$defs/Coordinate/maxLength": (id) =>
+    `an id is at most ${MAX_ID_LENGTH} characters; this one has ${String(id).length}`,
   "#/$defs/Expression": expression,
   "#/properties/version/pattern": (version) => `'${version}' is not a semantic version (MAJOR.MINOR.PATCH)`,
   "#/properties/actions": () => "the 'actions' section was removed: declare effects instead",

@@ -116,3 +116,14 @@ Deno.test("shape: null stands for absent where the compiler reads it so", () => 
     [],
   );
 });
+
+Deno.test("shape: an id is at most 1024 characters, namespace included", () => {
+  const longest = `shop/${"a".repeat(1019)}`;
+  assert.deepEqual(checkShape(spec({ id: longest })), []);
+  assert.deepEqual(checkShape(spec({ id: `${longest}b` })), [
+    { location: "id", message: "an id is at most 1024 characters; this one has 1025" },
+  ]);
+  assert.deepEqual(checkShape(spec({ id: "a".repeat(100_001) })), [
+    { location: "id", message: "an id is at most 1024 characters; this one has 100001" },
+  ]);
+});

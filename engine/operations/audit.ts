@@ -4,6 +4,8 @@
  * @module
  */
 import { z } from "zod";
+import { formatPath } from "../json/path.ts";
+import { resolveAddress } from "../runtime/runtime.ts";
 import { UNKNOWN_MODEL } from "./models.ts";
 import { apiOperation } from "./operation.ts";
 import { AUDIT_RECORD, AUDIT_VERIFICATION, INSTANT, MODEL_ID } from "./schemas.ts";
@@ -15,20 +17,27 @@ export const getAudit = apiOperation({
   input: () =>
     z.object({
       id: MODEL_ID(),
-      pathPrefix: z.string().describe("keep records whose mutations or derived paths start with this address")
+      pathPrefix: z.string().describe(
+        "keep records whose mutations or derived paths start with this address (unrooted `qty` is `$.qty`)",
+      )
         .optional(),
       from: INSTANT().describe("ISO-8601 lower bound (inclusive)").optional(),
       to: INSTANT().describe("ISO-8601 upper bound (exclusive)").optional(),
       limit: z.int().min(1).max(10000).describe("at most N records (default 100)").optional(),
     }),
   output: () => z.array(AUDIT_RECORD()),
-  run: (api, { id, ...params }) => api.getAudit(id, params),
+  // The prefix is read as state/{path} reads an address: unrooted canonicalised, malformed a 400.
+  run: (api, { id, pathPrefix, ...params }) =>
+    api.getAudit(id, {
+      ...params,
+      pathPrefix: pathPrefix === undefined ? undefined : formatPath(resolveAddress(pathPrefix)),
+    }),
   rest: {
     method: "get",
     path: "/models/{id}/audit",
     tag: "audit",
     query: { pathPrefix: "path", from: "from", to: "to", limit: "limit" },
-    errors: { 400: { description: "bad ISO-8601 timestamp or limit" }, 404: UNKNOWN_MODEL },
+    errors: { 400: { description: "bad address, ISO-8601 timestamp or limit" }, 404: UNKNOWN_MODEL },
   },
   console: { command: "get-audit" },
   mcp: {

@@ -15,7 +15,7 @@ import type { AnyOperation } from "./operation.ts";
 export interface CheckOptions {
   /** The members this surface accepts (default: every input member). */
   args?: readonly string[];
-  /** Refuse members outside `args`, naming this caller (an MCP tool); otherwise they are ignored. */
+  /** Refuse members outside `args`, naming this caller (an MCP tool, a console command); otherwise they are ignored. */
   strictFor?: string;
   /** REST: where a member came from (`request body`, `query parameter 'limit'`). */
   where?(member: string): string;
@@ -26,10 +26,15 @@ export function inputMembers(op: AnyOperation): string[] {
   return Object.keys((op.input as z.ZodObject).shape);
 }
 
-/** Whether an input member is optional. */
+/**
+ * Whether an input member may be left out (optional or defaulted): zod's own
+ * key optionality, which the object check and the JSON Schemas' `required` go
+ * by; not whether the member's schema accepts `undefined`, which `z.unknown()`
+ * does for a required member.
+ */
 export function isOptionalMember(op: AnyOperation, member: string): boolean {
   const schema = (op.input as z.ZodObject).shape[member] as z.ZodType | undefined;
-  return schema?.safeParse(undefined).success ?? true;
+  return schema === undefined || schema._zod.optin !== undefined;
 }
 
 /**
@@ -44,16 +49,38 @@ export function checkInput<I>(op: AnyOperation, raw: Record<string, unknown>, op
     if (accepted.includes(name)) given[name] = value;
     else if (options.strictFor !== undefined) {
       throw badRequest(
-        `Unknown argument '${name}' for ${options.strictFor}; expected: ${accepted.join(", ")}`,
+        `Unknown argument '${name}' for ${options.strictFor}; expected: ${accepted.join(", ") || "none"}`,
       );
     }
   }
   const parsed = (op.input as z.ZodType).safeParse(given);
   if (parsed.success) return parsed.data as I;
-  throw badRequest(describeIssue(parsed.error.issues[0], given, options));
+  throw badRequest(describeIssue(reportedIssue(parsed.error.issues), given, options));
 }
 
 type Issue = z.core.$ZodIssue;
+
+/** How tight a range issue's bound is (higher is tighter); NaN for other issues. */
+function tightness(issue: Issue): number {
+  if (issue.code === "too_big") return -Number(issue.maximum);
+  if (issue.code === "too_small") return Number(issue.minimum);
+  return NaN;
+}
+
+/**
+ * The issue to report: the first, or a tighter bound of the same kind on the
+ * same value. An integer far out of range breaks zod's safe-integer bound
+ * first, which is not the limit the caller needs to hear (10000, not 2^53-1).
+ */
+function reportedIssue(issues: Issue[]): Issue {
+  const [first] = issues;
+  const at = JSON.stringify(first.path);
+  return issues.reduce((reported, issue) =>
+    issue.code === first.code && JSON.stringify(issue.path) === at && tightness(issue) > tightness(reported)
+      ? issue
+      : reported
+  );
+}
 
 /** A JSON type name for zod's expectation. */
 function typeName(expected: string): string {

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { getAudit } from "./audit.ts";
-import { dryRun, getDomainGuidance } from "./authoring.ts";
+import { dryRun, getDomainGuidance, testSpec, validateSpec } from "./authoring.ts";
 import { collectBlobGarbage } from "./blobs.ts";
-import { checkInput } from "./input.ts";
+import { flattenSpec, promote } from "./composition.ts";
+import { checkInput, isOptionalMember } from "./input.ts";
+import { createModel, evolveSpec } from "./models.ts";
 import { getField, readField } from "./reads.ts";
 import { mutate, patch } from "./writes.ts";
 
@@ -20,6 +22,9 @@ Deno.test("checkInput names a missing, a mistyped and an out-of-range argument",
     /Invalid field 'patch\[0\]\.op': "jump" is not one of/,
   );
   assert.throws(() => checkInput(getAudit, { id: "m", limit: 0 }), /'limit': must be at least 1/);
+  // Far out of range: the member's own bound, not zod's safe-integer one.
+  assert.throws(() => checkInput(getAudit, { id: "m", limit: 1e20 }), /'limit': must be at most 10000$/);
+  assert.throws(() => checkInput(getAudit, { id: "m", limit: -1e20 }), /'limit': must be at least 1$/);
   assert.throws(() => checkInput(getAudit, { id: "m", limit: 1.5 }), /'limit': expected integer/);
   assert.throws(
     () => checkInput(dryRun, { spec: {}, mutations: 3 }),
@@ -61,4 +66,34 @@ Deno.test("checkInput: REST callers see where the argument came from; defaults a
   );
   assert.throws(() => checkInput(getField, { id: "m" }, { where }), /^ServiceError: Missing request body$/);
   assert.deepEqual(checkInput(collectBlobGarbage, {}), { apply: false });
+});
+
+Deno.test("isOptionalMember: a member of any type is required unless declared optional or defaulted", () => {
+  // `spec` and `evolution` take any JSON (checked by the service), yet may not be left out.
+  for (
+    const [op, member] of [
+      [createModel, "spec"],
+      [evolveSpec, "evolution"],
+      [validateSpec, "spec"],
+      [
+        testSpec,
+        "spec",
+      ],
+      [dryRun, "spec"],
+      [flattenSpec, "spec"],
+      [promote, "toRepo"],
+      [getAudit, "id"],
+    ] as const
+  ) {
+    assert.equal(isOptionalMember(op, member), false, `${op.name}.${member}`);
+    assert.throws(
+      () => checkInput(op, member === "id" ? {} : { id: "m" }),
+      new RegExp(`Missing required field: .${member}.`),
+    );
+  }
+  for (
+    const [op, member] of [[getAudit, "limit"], [dryRun, "mutations"], [collectBlobGarbage, "apply"]] as const
+  ) {
+    assert.equal(isOptionalMember(op, member), true, `${op.name}.${member}`);
+  }
 });

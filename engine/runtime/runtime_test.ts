@@ -358,6 +358,30 @@ Deno.test("parseInstant and formatInstant", () => {
   assert.throws(() => parseInstant("soon", "from"), /'from' is not an ISO-8601 timestamp: 'soon'/);
 });
 
+Deno.test("parseInstant refuses dates and times not on the calendar instead of rolling them over", () => {
+  assert.equal(parseInstant("2024-02-29T23:59:59Z", "at"), Date.UTC(2024, 1, 29, 23, 59, 59));
+  assert.equal(parseInstant("2000-02-29", "at"), Date.UTC(2000, 1, 29));
+  assert.equal(parseInstant("2099-12-31T00:00:00-23:59", "at"), Date.UTC(2099, 11, 31, 23, 59));
+  for (
+    const text of [
+      "2099-02-30T00:00:00Z",
+      "2023-02-29",
+      "1900-02-29",
+      "2099-04-31T00:00:00Z",
+      "2099-13-01",
+      "2099-00-10",
+      "2099-01-00",
+      "2099-01-01T24:00:00Z",
+      "2099-01-01T23:60:00Z",
+      "2099-01-01T23:59:60Z",
+      "2099-01-01T00:00:00+24:00",
+      "2099-01-01T00:00:00+01:60",
+    ]
+  ) {
+    assert.throws(() => parseInstant(text, "at"), /'at' is not an ISO-8601 timestamp/, text);
+  }
+});
+
 Deno.test("a commit keeps the newest svc.history.max-entries states, also after a retained reload ran past it", async () => {
   const { runtime, clock } = await runtimeOf(SPEC, { historyMaxEntries: 2 });
   for (const qty of [1, 2, 3, 4]) {

@@ -108,7 +108,8 @@ function requestShape(binding: Binding): RequestShape {
       const header = binding.headers?.[member];
       if (header) return `header '${header}'`;
       if (members.includes(member)) return `path parameter '${member}'`;
-      return "request body";
+      const body = binding.body;
+      return body && "members" in body ? `request body field '${member}'` : "request body";
     },
   };
 }

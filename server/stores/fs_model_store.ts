@@ -38,7 +38,7 @@ import type {
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
 import { appendDurable, exists, isTemporary, nameOf, syncDir, writeFileAtomic } from "./fs_files.ts";
-import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { isLogEntry, isPersistedState } from "./stored_model.ts";
 
 /** What a filesystem model store keeps besides specs. */
 export interface FsModelStoreOptions {
@@ -244,7 +244,6 @@ export class FsModelStore implements ModelStore {
     const id = spec.id;
     let open = this.#models.get(id);
     if (options.created || !open) {
-      checkStoredId(id, "the filesystem store");
       const dir = `${this.#root}/${await nameOf(id)}`;
       // Leftovers under this id belong to no live model.
       if (open || await exists(dir)) await this.#discard(id, dir);

@@ -62,7 +62,7 @@ import {
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { serverHasher } from "../platform.ts";
 import { type Fold, foldPoint } from "../../engine/service/compaction.ts";
-import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { isLogEntry, isPersistedState } from "./stored_model.ts";
 import {
   type AuditHead,
   auditOfValue,
@@ -566,7 +566,6 @@ export class KvModelStore implements ModelStore {
     this.#newestStates.delete(id);
     let stored = this.#models.get(id);
     if (options.created || !stored) {
-      checkStoredId(id, "Deno KV");
       // Leftovers of an unloadable model with this id belong to no live model.
       await this.#sweepData(id, [
         ...stored?.log.flatMap((entry) => entry.keys) ?? [],

@@ -42,7 +42,7 @@ import { PgChangeFeed } from "./pg_change_feed.ts";
 import { DB_NOW, type PgDatabase, type Query, type Sql } from "./pg_database.ts";
 import type postgres from "postgres";
 import { type AuditHead, lastWithHead, parseAudit, trailWithHead } from "./stored_audit.ts";
-import { checkStoredId, isLogEntry, isPersistedState } from "./stored_model.ts";
+import { isLogEntry, isPersistedState } from "./stored_model.ts";
 
 /** Options of the PostgreSQL model store. */
 export interface PgModelStoreOptions {
@@ -283,7 +283,6 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     options: { created?: boolean; jobs?: JobChanges } = {},
   ): Promise<void> {
     const id = spec.id;
-    if (options.created) checkStoredId(id, "PostgreSQL");
     const seen = this.#seen.get(id);
     const row = await this.#sql.begin(async (tx) => {
       const specText = JSON.stringify(spec);

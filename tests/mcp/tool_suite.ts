@@ -278,6 +278,14 @@ export async function checkEveryTool(
   await t.step("get_audit and verify_audit", async () => {
     assert.ok(Array.isArray(await ok("get_audit", { id: "order", limit: 2 })));
     assert.match((await fails("get_audit", { id: "nope" })).error, /nope/);
+    // pathPrefix reads as get_field's path: unrooted is canonicalised, malformed is refused.
+    const rooted = await ok("get_audit", { id: "order", pathPrefix: "$.qty" }) as unknown as unknown[];
+    assert.ok(rooted.length > 0);
+    assert.deepEqual(await ok("get_audit", { id: "order", pathPrefix: "qty" }), rooted);
+    assert.match(
+      (await fails("get_audit", { id: "order", pathPrefix: "$[" })).error,
+      /'\$\[' is not a valid address/,
+    );
     assert.equal((await ok("verify_audit", { id: "order" })).valid, true);
     assert.match((await fails("verify_audit", { id: "nope" })).error, /nope/);
   });

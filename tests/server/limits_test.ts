@@ -1,6 +1,7 @@
 /**
  * Limits on a real server: the per-IP rate limit, the per-model mutation queue
- * under concurrent requests, the model limit, request body and blob caps.
+ * under concurrent requests, the model limit, the model id length, request body and
+ * blob caps.
  */
 import assert from "node:assert/strict";
 import { MemoryBlobStore, MemoryModelStore } from "../../engine/service/memory.ts";
@@ -87,6 +88,26 @@ Deno.test("model limit: create beyond svc.max-models gets 429", async () => {
     assert.equal(refused.status, 429);
     assert.match(refused.json.detail, /svc\.max-models = 2/);
     assert.deepEqual((await call(server.url, "GET", "/models")).json, ["a", "b"]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("model id: over 1024 characters is a 422 finding at id; the longest is served by every route", async () => {
+  const server = await startTestServer();
+  try {
+    const refused = await call(server.url, "POST", "/models", orderSpec("a".repeat(100_001)));
+    assert.equal(refused.status, 422);
+    assert.deepEqual(refused.json.errors, [
+      { location: "id", message: "an id is at most 1024 characters; this one has 100001" },
+    ]);
+    assert.deepEqual((await call(server.url, "GET", "/models")).json, []);
+
+    const longest = `shop/${"a".repeat(1019)}`;
+    assert.equal((await call(server.url, "POST", "/models", orderSpec(longest))).status, 201);
+    const path = `/models/${encodeURIComponent(longest)}`;
+    assert.equal((await call(server.url, "GET", path)).status, 200);
+    assert.equal((await call(server.url, "DELETE", path)).status, 204);
   } finally {
     await server.close();
   }

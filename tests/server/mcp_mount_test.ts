@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { McpMount } from "../../server/app.ts";
 import { call, startTestServer } from "./helpers.ts";
 
-Deno.test("a mounted /mcp surface gets GET, POST and DELETE behind the key, and is closed at shutdown", async () => {
+Deno.test("a mounted /mcp surface gets GET, POST and DELETE behind the key (others 405), and is closed at shutdown", async () => {
   const seen: string[] = [];
   let closed = false;
   let models: () => Promise<string[]> = () => Promise.resolve([]);
@@ -34,7 +34,13 @@ Deno.test("a mounted /mcp surface gets GET, POST and DELETE behind the key, and 
     assert.equal(posted.headers.get("x-frame-options"), "DENY");
     assert.equal((await call(server.url, "GET", "/mcp", undefined, auth)).status, 200);
     assert.equal((await call(server.url, "DELETE", "/mcp", undefined, auth)).status, 200);
-    assert.equal((await call(server.url, "PUT", "/mcp", undefined, auth)).status, 404);
+    // Methods MCP does not serve are 405 with the ones it does, as on every route.
+    for (const method of ["PUT", "PATCH"]) {
+      const refused = await call(server.url, method, "/mcp", { jsonrpc: "2.0" }, auth);
+      assert.equal(refused.status, 405, method);
+      assert.equal(refused.headers.get("allow"), "GET, POST, DELETE");
+      assert.equal(refused.json.detail, `${method} is not supported on /mcp`);
+    }
     assert.deepEqual(seen, ['POST {"jsonrpc":"2.0"}', "GET ", "DELETE "]);
   } finally {
     await server.close();

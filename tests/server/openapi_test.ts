@@ -116,3 +116,22 @@ Deno.test("the document carries the spec's statuses for the main routes", async 
     await server.close();
   }
 });
+
+Deno.test("a body of named members requires the members the operation requires, whatever their type", async () => {
+  const server = await inProcessServer();
+  try {
+    const doc: Doc = await (await server.app.request("/v3/api-docs")).json();
+    const required = (path: string) =>
+      doc.paths[path].post.requestBody.content["application/json"].schema.required;
+    // currentSpec takes any JSON (a spec), yet may not be left out.
+    assert.deepEqual(required("/models/generate/evolution/preview"), [
+      "modelId",
+      "currentSpec",
+      "evolutionRequest",
+    ]);
+    assert.deepEqual(required("/models/{id}/promote"), ["toRepo"]);
+    assert.deepEqual(required("/models/{id}/spec/evolve/ai"), ["description"]);
+  } finally {
+    await server.close();
+  }
+});

@@ -230,7 +230,24 @@ Deno.test("audit: newest first, path/from/to/limit filters, 400 on bad input, ve
     assert.equal((await call(base, "GET", `/models/order/audit?to=${future}`)).json.length, 3);
     assert.equal((await call(base, "GET", "/models/order/audit?from=notatime")).status, 400);
     assert.equal((await call(base, "GET", "/models/order/audit?to=2020-13-45")).status, 400);
+    // Dates and times off the calendar are refused, not rolled over.
+    assert.equal((await call(base, "GET", "/models/order/audit?from=2099-02-30T00:00:00Z")).status, 400);
+    for (const at of ["2099-04-31T00:00:00Z", "2099-01-01T24:00:00Z"]) {
+      const state = await call(base, "GET", `/models/order/state?at=${at}`);
+      assert.equal(state.status, 400, at);
+      assert.match(state.json.detail, /'at' is not an ISO-8601 timestamp/);
+    }
     assert.equal((await call(base, "GET", "/models/order/audit?limit=0")).status, 400);
+    assert.equal(
+      (await call(base, "GET", "/models/order/audit?limit=99999999999999999999")).json.detail,
+      "Invalid query parameter 'limit': must be at most 10000",
+    );
+    // The path prefix reads as state/{path}: unrooted is canonicalised, malformed is a 400.
+    const unrooted = (await call(base, "GET", "/models/order/audit?path=price")).json;
+    assert.deepEqual(unrooted.map((r: { sequence: number }) => r.sequence), [1]);
+    const malformed = await call(base, "GET", `/models/order/audit?path=${seg("$[")}`);
+    assert.equal(malformed.status, 400);
+    assert.match(malformed.json.detail, /'\$\[' is not a valid address/);
     assert.equal((await call(base, "GET", "/models/order/audit?limit=-3")).status, 400);
     // An argument's error names it where the caller wrote it.
     assert.match(
@@ -482,4 +499,25 @@ Deno.test("startup: a port in use or an unknown storage backend fails with a cle
     startTestServer({ "svc.storage.type": "floppy" }),
     /svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'floppy': unknown storage backend/,
   );
+});
+
+Deno.test("a body of named members: a missing or mistyped member is a 400 naming it", async () => {
+  const server = await startTestServer();
+  try {
+    const base = server.url;
+    await call(base, "POST", "/models", orderSpec());
+    const missing = await call(base, "POST", "/models/order/promote", {});
+    assert.equal(missing.status, 400);
+    assert.equal(missing.json.detail, "Missing request body field 'toRepo'");
+    const mistyped = await call(base, "POST", "/models/order/promote", { toRepo: 5 });
+    assert.equal(mistyped.status, 400);
+    assert.equal(mistyped.json.detail, "Invalid request body field 'toRepo': expected string");
+    const notAnObject = await call(base, "POST", "/models/order/promote", []);
+    assert.equal(notAnObject.json.detail, "Request body must be a JSON object with toRepo");
+    const ai = await call(base, "POST", "/models/order/spec/evolve/ai", { includeView: true });
+    assert.equal(ai.status, 400);
+    assert.equal(ai.json.detail, "Missing request body field 'description'");
+  } finally {
+    await server.close();
+  }
 });

@@ -94,3 +94,23 @@ Deno.test("parsePathFilter canonicalises prefixes and rejects malformed ones", (
   assert.deepEqual(parsePathFilter("$.a, b[0] ,$.c[*]"), [["a"], ["b", 0], ["c", -1]]);
   assert.throws(() => parsePathFilter("$.["), /not a valid address/);
 });
+
+Deno.test("a paths filter passes writes inside a prefix and writes to its ancestors, not siblings", async () => {
+  const { service, hub } = await setup(10_000);
+  const file = new FakeSocket();
+  const fileName = new FakeSocket();
+  const note = new FakeSocket();
+  hub.add("order", file.asSocket(), parsePathFilter("$.file"));
+  hub.add("order", fileName.asSocket(), parsePathFilter("$.file.name"));
+  hub.add("order", note.asSocket(), parsePathFilter("$.note"));
+
+  await service.mutate("order", { "$.file.name": "a" }); // inside $.file, equal to $.file.name
+  assert.deepEqual([file.sent.length, fileName.sent.length, note.sent.length], [1, 1, 0]);
+  await service.mutate("order", { "$.file": { name: "b" } }); // ancestor of $.file.name
+  assert.deepEqual([file.sent.length, fileName.sent.length, note.sent.length], [2, 2, 0]);
+  await service.mutate("order", { "$": { qty: 1, file: { name: "c" } } }); // the root: ancestor of all
+  assert.deepEqual([file.sent.length, fileName.sent.length, note.sent.length], [3, 3, 1]);
+  await service.mutate("order", { "$.qty": 2 }); // a sibling: none of them
+  assert.deepEqual([file.sent.length, fileName.sent.length, note.sent.length], [3, 3, 1]);
+  hub.close();
+});

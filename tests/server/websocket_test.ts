@@ -131,6 +131,7 @@ Deno.test("paths filter: prefixes OR-ed over written and derived paths; flagged 
     assert.deepEqual((await totals.next()).mutatedPaths, ["$.qty"], "derived $.total matched");
     assert.deepEqual((await totals.next()).mutatedPaths, ["$.qty", "$.price"]);
 
+    assert.deepEqual((await items.next()).mutatedPaths, ["$.items"], "a write above the prefix replaced it");
     assert.deepEqual((await items.next()).mutatedPaths, ["$.items[0].sku"], "wildcard prefix");
     assert.deepEqual((await items.next()).mutatedPaths, ["$.qty", "$.price"]);
     await Promise.all([notes.close(), totals.close(), items.close()]);
