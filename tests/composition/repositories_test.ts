@@ -116,6 +116,7 @@ Deno.test("http repository: templates, links and a watch across two servers; pro
     assert.deepEqual(statuses.map((r) => r.status), [405, 409, 400, 400, 404, 405]);
     assert.match(statuses[0].json.detail, /DemoteUnsupported/);
     assert.match(statuses[1].json.detail, /Unknown repository 'nowhere'/);
+    assert.match(statuses[3].json.detail, /Missing request body field 'toRepo'/);
     assert.match(statuses[5].json.detail, /DemoteUnsupported: 'local' is a local repository/);
   } finally {
     await local.close();
