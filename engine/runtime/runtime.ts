@@ -388,8 +388,8 @@ export class ModelRuntime {
    * Restores a snapshot: the base document is validated against the schema, the
    * caches are taken verbatim, lazy derivations become stale, traces and history
    * are cleared. Not audited. A derived cache holds values of fields, not
-   * structure: each key names one field (no `[*]`) of an object (or an element
-   * of an array, leaving no gap) that `baseDoc` holds. `admitGrowth` is told
+   * structure: each key names one field (no `[*]`) of an object that `baseDoc`
+   * holds, and `baseDoc` holds no derived field. `admitGrowth` is told
    * the bytes the caches add to `baseDoc` before anything is replaced, and
    * throws to refuse them.
    */
@@ -400,6 +400,16 @@ export class ModelRuntime {
     if (violations.length) {
       const detail = violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ");
       throw unprocessable(`Snapshot base document violates the schema: ${detail}`);
+    }
+    for (const { target } of this.model.derivedTargets) {
+      const held = expandPattern(snapshot.baseDoc, target).find((path) =>
+        getAt(snapshot.baseDoc, path) !== undefined
+      );
+      if (held) {
+        throw unprocessable(
+          `Snapshot baseDoc holds ${formatPath(held)}, a derived field (its value belongs in derivedCache)`,
+        );
+      }
     }
     const doc = new DocumentDraft(cloneJson(snapshot.baseDoc) as Json);
     for (const [address, value] of Object.entries(snapshot.derivedCache)) {
@@ -436,17 +446,10 @@ export function resolveAddress(address: string): Segment[] {
   return path;
 }
 
-/** Why `base` has no place for a value at `path` (a member of an object, an array element leaving no gap), or null. */
+/** Why `base` has no object to hold a derived field at `path` (derivations target members of objects), or null. */
 function missingHolder(base: Json, path: readonly Segment[]): string | null {
   const holder = path.slice(0, -1);
-  const value = getAt(base, holder);
-  const key = path[path.length - 1];
-  if (typeof key === "number") {
-    return Array.isArray(value) && key <= value.length
-      ? null
-      : `${formatPath(holder)} does not hold an array reaching index ${key}`;
-  }
-  return isObject(value) ? null : `${formatPath(holder)} does not hold an object`;
+  return isObject(getAt(base, holder)) ? null : `${formatPath(holder)} does not hold an object`;
 }
 
 function checkSnapshot(input: unknown, modelId: string): Snapshot {

@@ -35,6 +35,15 @@ export function compileDerivations(spec: ModelSpec, ctx: SectionContext): NodeDe
       ctx.error(`${location}.path`, `'${key}' must name a field of each element, e.g. '${key}.total'`);
       continue;
     }
+    if (typeof target[target.length - 1] === "number") {
+      // A snapshot keeps derived values apart from the base document: taking an element out of an array
+      // would move the ones after it.
+      ctx.error(
+        `${location}.path`,
+        `'${key}' is an array element: a derivation targets a field of an object`,
+      );
+      continue;
+    }
     const node: DerivedNode = {
       key,
       kind: "DERIVED",

@@ -16,20 +16,26 @@ Deno.test("two derivations may not target the same (or an overlapping) path", ()
   assert.match(report.errors[1].message, /overlaps the derivation target \$\.summary/);
 });
 
-Deno.test("derivation targets: not the root, not a bare [*], evaluation eager|lazy", () => {
+Deno.test("derivation targets: not the root, not a bare [*] nor an element, evaluation eager|lazy", () => {
   const report = compile(spec({
     derivations: [
       { path: "$", expr: "1" },
       { path: "$.items[*]", expr: "1" },
+      { path: "$.xs[1]", expr: "1" },
       { path: "$.x", expr: "1", evaluation: "sometimes" },
     ],
   }));
   assert.deepEqual(locations(report.errors), [
     "derivations[0].path",
     "derivations[1].path",
-    "derivations[2].evaluation",
+    "derivations[2].path",
+    "derivations[3].evaluation",
   ]);
   assert.match(report.errors[1].message, /must name a field of each element/);
+  assert.match(
+    report.errors[2].message,
+    /'\$\.xs\[1\]' is an array element: a derivation targets a field of an object/,
+  );
 });
 
 Deno.test("a spec's addresses may not lie deeper than svc.limits.max-depth (the document would)", () => {
