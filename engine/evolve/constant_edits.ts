@@ -7,7 +7,7 @@
  * @module
  */
 import type { Finding } from "../errors.ts";
-import { isObject } from "../json/value.ts";
+import { isObject, setMember } from "../json/value.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { SpecEvolution } from "./evolution.ts";
 import { escapeRegExp, expressionsMentioning } from "./expression_mentions.ts";
@@ -35,7 +35,7 @@ export function editConstants(
   if (evolution.newConstants !== undefined) {
     spec.constants = evolution.newConstants;
     return Object.keys(current)
-      .filter((name) => !(name in evolution.newConstants!))
+      .filter((name) => !Object.hasOwn(evolution.newConstants!, name))
       .map((name) => ({ name, location: "newConstants" }));
   }
   if (evolution.upsertConstants === undefined && evolution.removeConstants === undefined) return [];
@@ -47,12 +47,14 @@ export function editConstants(
         location: `upsertConstants.${name}`,
         message: "is both upserted and removed (removeConstants)",
       });
-    } else constants[name] = value;
+    } else setMember(constants, name, value);
   }
   const dropped: { name: string; location: string }[] = [];
   removes.forEach((name, i) => {
     const location = `removeConstants[${i}]`;
-    if (!(name in constants)) return findings.push({ location, message: `there is no constant '${name}'` });
+    if (!Object.hasOwn(constants, name)) {
+      return findings.push({ location, message: `there is no constant '${name}'` });
+    }
     delete constants[name];
     dropped.push({ name, location });
   });

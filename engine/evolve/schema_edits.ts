@@ -12,7 +12,8 @@
  * @module
  */
 import type { Finding } from "../errors.ts";
-import { isObject, type Json, type JsonObject } from "../json/value.ts";
+import { isObject, type Json, type JsonObject, setMember } from "../json/value.ts";
+import { ownMember } from "../json/wide_object.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
 import type { SpecEvolution } from "./evolution.ts";
 
@@ -77,11 +78,11 @@ function findSlot(root: JsonObject, path: readonly Segment[], create: boolean): 
       return `${formatPath(path)}: address array items with [*], not an index`;
     }
     if (i === path.length - 1) return { parent: node, container, key, location: here };
-    if (container[key] === undefined) {
+    if (ownMember(container, key) === undefined) {
       if (!create) return `there is no schema node at ${formatPath(path)}`;
-      container[key] = freshNode(path[i + 1]);
+      setMember(container, key, freshNode(path[i + 1]));
     }
-    const child = container[key];
+    const child = ownMember(container, key);
     if (!isObject(child)) return `${here} is a boolean schema: it has no members to edit`;
     node = child;
     location = here;
@@ -143,7 +144,7 @@ export function editSchema(schema: JsonObject, evolution: SpecEvolution, finding
       findings.push({ location: "upsertSchemaDefs", message: "the schema's $defs is not an object" });
       break;
     }
-    schema.$defs[name] = definition;
+    setMember(schema.$defs, name, definition);
   }
 
   const removedNodes = new Set<string>();
@@ -154,7 +155,7 @@ export function editSchema(schema: JsonObject, evolution: SpecEvolution, finding
     removedNodes.add(formatPath(path));
     const slot = findSlot(schema, path, false);
     if (typeof slot === "string") return findings.push({ location, message: slot });
-    if (slot.container[slot.key] === undefined) {
+    if (ownMember(slot.container, slot.key) === undefined) {
       return findings.push({ location, message: `there is no schema node at ${formatPath(path)}` });
     }
     delete slot.container[slot.key];
@@ -177,13 +178,13 @@ export function editSchema(schema: JsonObject, evolution: SpecEvolution, finding
     }
     const slot = findSlot(schema, path, true);
     if (typeof slot === "string") return findings.push({ location: `${location}.path`, message: slot });
-    slot.container[slot.key] = edit.schema;
+    setMember(slot.container, slot.key, edit.schema);
     if (typeof edit.required === "boolean") setRequired(slot.parent, slot.key, edit.required);
   });
 
   removedDefs.forEach((name, i) => {
     const defs = schema.$defs;
-    if (!isObject(defs) || !(name in defs)) {
+    if (!isObject(defs) || ownMember(defs, name) === undefined) {
       findings.push({
         location: `removeSchemaDefs[${i}]`,
         message: `there is no definition '${name}' in $defs`,
