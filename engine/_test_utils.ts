@@ -153,3 +153,28 @@ export async function assertLikeJsonata(
     );
   }
 }
+
+/**
+ * Runs `action` with the `Object.prototype.__proto__` accessor browsers have
+ * (reading gives the prototype, assigning an object or null sets it), restoring
+ * Deno's own afterwards. Deno's stub makes `o["__proto__"] = v` an own member,
+ * so only under this accessor does a Deno test see what a page's engine does.
+ */
+export async function withBrowserProtoAccessor<T>(action: () => T | Promise<T>): Promise<T> {
+  const deno = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__")!;
+  Object.defineProperty(Object.prototype, "__proto__", {
+    configurable: true,
+    enumerable: false,
+    get(this: object) {
+      return Object.getPrototypeOf(this);
+    },
+    set(this: object, value: unknown) {
+      if (typeof value === "object") Object.setPrototypeOf(this, value);
+    },
+  });
+  try {
+    return await action();
+  } finally {
+    Object.defineProperty(Object.prototype, "__proto__", deno);
+  }
+}

@@ -24,6 +24,7 @@ import {
   type ModelSpec,
   operations,
 } from "../../engine/mod.ts";
+import { setMember } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type AuthoringEngine, localAuthoring } from "../../engine/service/authoring.ts";
 import type { Feed } from "../host/feed.ts";
@@ -52,7 +53,7 @@ export function applyDelta(
   delta: Record<string, EvaluatedComponent>,
 ): EvaluatedComponent[] {
   return components.map((c) => {
-    const replaced = delta[c.id];
+    const replaced = Object.hasOwn(delta, c.id) ? delta[c.id] : undefined;
     if (replaced) return replaced;
     if (!Array.isArray(c.components)) return c;
     return {
@@ -243,9 +244,9 @@ export class SvcView extends LitElement {
         ? c.optionsExpr
         : addressAsExpression(String(c.optionsPath));
       try {
-        options[c.id] = { ...c, options: asOptions(await this.#evaluate(expr, state)) };
+        setMember(options, c.id, { ...c, options: asOptions(await this.#evaluate(expr, state)) });
       } catch (err) {
-        options[c.id] = { ...c, error: `options: ${(err as Error).message}` };
+        setMember(options, c.id, { ...c, error: `options: ${(err as Error).message}` });
       }
     }
     return applyDelta(components, options);

@@ -9,7 +9,7 @@
  */
 import type { AuditSigner } from "./signing.ts";
 import { canonicalJson, stringifiesCanonically } from "../json/canonical.ts";
-import type { Json } from "../json/value.ts";
+import { type Json, setMember } from "../json/value.ts";
 import type { Hasher } from "../ports.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 
@@ -137,10 +137,8 @@ function keysInOrder(value: Json): Json {
   const keys = Object.keys(value);
   for (let i = 1; i < keys.length; i++) {
     if (keys[i - 1] < keys[i]) continue;
-    // `__proto__` would not be a member of a literal's copy: the general serialisation writes it.
-    if (keys.includes("__proto__")) return value;
     const copy: Record<string, Json> = {};
-    for (const key of keys.sort()) copy[key] = value[key];
+    for (const key of keys.sort()) setMember(copy, key, value[key]);
     return copy;
   }
   return value;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { canonicalJson, stringifiesCanonically } from "../json/canonical.ts";
 import { webPlatform } from "../ports.ts";
+import { withBrowserProtoAccessor } from "../_test_utils.ts";
 import {
   type AuditBody,
   type AuditRecord,
@@ -246,4 +247,17 @@ Deno.test("sealing keeps a record's hash: a fixed body hashes as it always has",
     ),
   );
   assert.deepEqual(Object.keys(record).slice(-2), ["prevHash", "hash"]);
+});
+
+Deno.test("a __proto__ member hashes the same under a browser's accessor, in whatever order it was written", async () => {
+  const mutations =
+    '{"$.z":{"b":1,"__proto__":{"y":2},"a":[{"__proto__":null}]},"__proto__":{"x":1},"$.a":1}';
+  const bodyOf = () => body(1, { mutations: JSON.parse(mutations) });
+  const expected = await hashRecord(bodyOf(), GENESIS_HASH, hasher);
+  assert.equal(expected, await hasher.sha256Hex(GENESIS_HASH + "\n" + canonicalJson(bodyOf())));
+  assert.match(
+    canonicalJson(bodyOf()),
+    /"mutations":\{"\$\.a":1,"\$\.z":\{"__proto__":\{"y":2\},"a":\[\{"__proto__":null\}\],"b":1\},"__proto__":\{"x":1\}\}/,
+  );
+  assert.equal(await withBrowserProtoAccessor(() => hashRecord(bodyOf(), GENESIS_HASH, hasher)), expected);
 });

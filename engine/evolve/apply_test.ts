@@ -3,6 +3,7 @@ import type { ModelSpec } from "../model/types.ts";
 import { applyEvolution, changedEffectIds } from "./apply.ts";
 import { parseEvolution } from "./evolution.ts";
 import { applyChecked, refusalOf } from "./test_support.ts";
+import { withBrowserProtoAccessor } from "../_test_utils.ts";
 
 const BASE: ModelSpec = {
   id: "shop",
@@ -170,6 +171,21 @@ Deno.test("constants: upsert and remove; a referenced constant cannot go", () =>
       location: "removeConstants[1]",
       message: "constant 'rateCap' is still referenced by $const.rateCap in metaDerivations[1].expr",
     },
+  ]);
+});
+
+Deno.test("constants: a __proto__ constant is data under a browser's accessor; inherited names are no constants", async () => {
+  const upserted = await withBrowserProtoAccessor(() =>
+    evolve(JSON.parse('{"upsertConstants": {"__proto__": {"x": 1}}}'))
+  );
+  assert.equal(
+    JSON.stringify(upserted.constants),
+    '{"rate":0.2,"rateCap":3,"odd-name":1,"__proto__":{"x":1}}',
+  );
+  assert.equal(Object.getPrototypeOf(upserted.constants), Object.prototype);
+  assert.deepEqual(refusal({ removeConstants: ["toString", "__proto__"] }).body?.errors, [
+    { location: "removeConstants[0]", message: "there is no constant 'toString'" },
+    { location: "removeConstants[1]", message: "there is no constant '__proto__'" },
   ]);
 });
 

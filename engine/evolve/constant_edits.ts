@@ -7,7 +7,7 @@
  * @module
  */
 import type { Finding } from "../errors.ts";
-import { isObject } from "../json/value.ts";
+import { isObject, setMember } from "../json/value.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { SpecEvolution } from "./evolution.ts";
 import { escapeRegExp, expressionsMentioning } from "./expression_mentions.ts";
@@ -47,7 +47,7 @@ export function editConstants(
         location: `upsertConstants.${name}`,
         message: "is both upserted and removed (removeConstants)",
       });
-    } else constants[name] = value;
+    } else setMember(constants, name, value);
   }
   const dropped: { name: string; location: string }[] = [];
   removes.forEach((name, i) => {

@@ -12,9 +12,9 @@
  * @module
  */
 import type { Finding } from "../errors.ts";
-import { isObject, type Json, type JsonObject } from "../json/value.ts";
-import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
+import { isObject, type Json, type JsonObject, setMember } from "../json/value.ts";
 import { ownMember } from "../json/wide_object.ts";
+import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
 import type { SpecEvolution } from "./evolution.ts";
 
 const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
@@ -80,9 +80,9 @@ function findSlot(root: JsonObject, path: readonly Segment[], create: boolean): 
     if (i === path.length - 1) return { parent: node, container, key, location: here };
     if (ownMember(container, key) === undefined) {
       if (!create) return `there is no schema node at ${formatPath(path)}`;
-      container[key] = freshNode(path[i + 1]);
+      setMember(container, key, freshNode(path[i + 1]));
     }
-    const child = container[key];
+    const child = ownMember(container, key);
     if (!isObject(child)) return `${here} is a boolean schema: it has no members to edit`;
     node = child;
     location = here;
@@ -144,7 +144,7 @@ export function editSchema(schema: JsonObject, evolution: SpecEvolution, finding
       findings.push({ location: "upsertSchemaDefs", message: "the schema's $defs is not an object" });
       break;
     }
-    schema.$defs[name] = definition;
+    setMember(schema.$defs, name, definition);
   }
 
   const removedNodes = new Set<string>();
@@ -178,13 +178,13 @@ export function editSchema(schema: JsonObject, evolution: SpecEvolution, finding
     }
     const slot = findSlot(schema, path, true);
     if (typeof slot === "string") return findings.push({ location: `${location}.path`, message: slot });
-    slot.container[slot.key] = edit.schema;
+    setMember(slot.container, slot.key, edit.schema);
     if (typeof edit.required === "boolean") setRequired(slot.parent, slot.key, edit.required);
   });
 
   removedDefs.forEach((name, i) => {
     const defs = schema.$defs;
-    if (!isObject(defs) || !Object.hasOwn(defs, name)) {
+    if (!isObject(defs) || ownMember(defs, name) === undefined) {
       findings.push({
         location: `removeSchemaDefs[${i}]`,
         message: `there is no definition '${name}' in $defs`,

@@ -3,6 +3,7 @@ import type { Finding } from "../errors.ts";
 import type { JsonObject } from "../json/value.ts";
 import { parseEvolution } from "./evolution.ts";
 import { definitionReferences, editSchema } from "./schema_edits.ts";
+import { withBrowserProtoAccessor } from "../_test_utils.ts";
 
 const SCHEMA: JsonObject = {
   type: "object",
@@ -232,5 +233,28 @@ Deno.test("definitionReferences finds local $refs, decoding pointer escapes", ()
       const: { $ref: "#/$defs/Data" },
     }),
     [{ name: "a/b", location: "schema.anyOf[0].$ref" }, { name: "Plain", location: "schema.anyOf[1].$ref" }],
+  );
+});
+
+Deno.test("a property named __proto__ is a schema node like any other, under a browser's accessor too", async () => {
+  const { schema, findings } = await withBrowserProtoAccessor(() =>
+    edit(JSON.parse(`{
+      "upsertSchemaNodes": [{"path": "$.__proto__.x", "schema": {"type": "number"}}],
+      "upsertSchemaDefs": {"__proto__": {"type": "string"}},
+      "removeSchemaNodes": ["$.items[*].__proto__"]
+    }`))
+  );
+  assert.deepEqual(findings.map((f) => f.message), ["there is no schema node at $.items[*].__proto__"]);
+  const properties = schema.properties as Record<string, JsonObject>;
+  assert.equal(
+    JSON.stringify(properties.__proto__),
+    '{"type":"object","properties":{"x":{"type":"number"}}}',
+  );
+  assert.equal(Object.getPrototypeOf(properties), Object.prototype);
+  assert.ok(Object.hasOwn(schema.$defs as JsonObject, "__proto__"));
+  assert.equal(({} as JsonObject).properties, undefined, "Object.prototype is untouched");
+  assert.deepEqual(
+    edit({ removeSchemaDefs: ["toString"] }).findings.map((f) => f.message),
+    ["there is no definition 'toString' in $defs"],
   );
 });

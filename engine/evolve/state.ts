@@ -26,7 +26,7 @@
 import { type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
 import { DocumentDraft, expandPattern, getAt, memberAt } from "../json/document.ts";
 import { jsonBytes } from "../json/measure.ts";
-import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
+import { cloneJson, isObject, type Json, jsonEqual, type JsonObject, setMember } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { formatPath, hasWildcard, parsePath, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
@@ -163,7 +163,7 @@ function withoutCompleteness(node: Json): Json {
     // As keywords both hold arrays (of names); a property merely named so holds a schema object.
     if (key === "required" && Array.isArray(value)) continue;
     if (key === "dependentRequired" && isObject(value) && Object.values(value).every(Array.isArray)) continue;
-    out[key] = DATA_KEYWORDS.has(key) ? value : withoutCompleteness(value);
+    setMember(out, key, DATA_KEYWORDS.has(key) ? value : withoutCompleteness(value));
   }
   return out;
 }

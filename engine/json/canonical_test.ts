@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { canonicalJson, stringifiesCanonically } from "./canonical.ts";
+import { withBrowserProtoAccessor } from "../_test_utils.ts";
 
 Deno.test("canonicalJson sorts keys at every depth and has no whitespace", () => {
   assert.equal(
@@ -109,4 +110,11 @@ Deno.test("stringifiesCanonically refuses what JSON.stringify would write differ
   assert.equal(stringifiesCanonically({ a: () => 1 }), false);
   assert.equal(stringifiesCanonically(new Date(0)), false);
   assert.equal(stringifiesCanonically({ toJSON: () => "x" }), false);
+});
+
+Deno.test("canonicalJson writes a __proto__ member the same under a browser's accessor", async () => {
+  const text = '{"z":[{"__proto__":{"b":1,"a":2}}],"__proto__":null,"a":"x"}';
+  const expected = '{"__proto__":null,"a":"x","z":[{"__proto__":{"a":2,"b":1}}]}';
+  assert.equal(canonicalJson(JSON.parse(text)), expected);
+  assert.equal(await withBrowserProtoAccessor(() => canonicalJson(JSON.parse(text))), expected);
 });

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { isContainer, type Json, type JsonObject } from "./value.ts";
+import { isContainer, type Json, type JsonObject, setMember } from "./value.ts";
 import { jsonBytes } from "./measure.ts";
 import { parsePath, type Path, type Segment, WILDCARD } from "./path.ts";
 import { forkWide, ownMember, toWide, WIDE_MEMBERS } from "./wide_object.ts";
@@ -304,6 +304,6 @@ function assign(container: JsonObject | Json[], seg: Segment, value: Json): void
     while (container.length < index) container.push(null);
     container[index] = value;
   } else {
-    container[seg as string] = value;
+    setMember(container, seg as string, value);
   }
 }

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import type { Segment } from "./path.ts";
 import { type CreatedContainers, DocumentDraft, expandPattern, getAt } from "./document.ts";
 import type { Json } from "./value.ts";
+import { WIDE_MEMBERS } from "./wide_object.ts";
+import { withBrowserProtoAccessor } from "../_test_utils.ts";
 
 const W = -1;
 
@@ -96,4 +98,26 @@ Deno.test("DocumentDraft.prepare copies the containers along a path for in-place
   (draft.root as { a: { b: { c: number } } }).a.b.c = 2;
   assert.equal(committed.a.b.c, 1);
   assert.equal(draft.get(["a", "b", "c"]), 2);
+});
+
+Deno.test("DocumentDraft writes a __proto__ member as data under a browser's accessor, wide objects too", async () => {
+  const wide: Record<string, Json> = {};
+  for (let i = 0; i <= WIDE_MEMBERS; i++) wide[`m${i}`] = i;
+  const draft = new DocumentDraft({ wide });
+  draft.set(["wide", "m0"], 0); // makes the member a wide version
+  await withBrowserProtoAccessor(() => {
+    draft.set(["o", "__proto__"], { x: 1 });
+    draft.set(["q", "__proto__", "r"], [true]);
+    draft.set(["wide", "__proto__"], "w");
+    draft.set(["o", "__proto__", "x"], 2);
+  });
+  const root = draft.root as Record<string, Record<string, Json>>;
+  assert.equal(JSON.stringify(root.o), '{"__proto__":{"x":2}}');
+  assert.equal(JSON.stringify(root.q), '{"__proto__":{"r":[true]}}');
+  assert.equal(Object.getPrototypeOf(root.o), Object.prototype);
+  assert.equal(Object.getPrototypeOf(root.q), Object.prototype);
+  assert.equal(draft.get(["wide", "__proto__"]), "w");
+  assert.equal(draft.get(["o", "x"]), undefined);
+  assert.equal(draft.delete(["o", "__proto__"]), true);
+  assert.deepEqual(Object.keys(root.o), []);
 });

@@ -12,6 +12,19 @@ export type Json = null | boolean | number | string | Json[] | JsonObject;
 /** A JSON object. */
 export type JsonObject = { [key: string]: Json };
 
+/**
+ * Sets `object[key] = value` as an own enumerable data member whatever the key.
+ * Where `Object.prototype` has the standard `__proto__` accessor (every browser;
+ * Deno has only a stub), assigning `__proto__` would set the object's prototype
+ * instead, losing a member that JSON.parse makes and documents may hold, so
+ * that one name is defined; every other name is a plain, fast assignment.
+ */
+export function setMember<T>(object: Record<string, T>, key: string, value: T): void {
+  if (key === "__proto__") {
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  } else object[key] = value;
+}
+
 /** True for a non-null, non-array object. */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -62,11 +75,7 @@ function copy(value: unknown): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const item = copy((value as Record<string, unknown>)[key]);
-    // A parsed "__proto__" member is data; plain assignment would set the prototype.
-    if (key === "__proto__") {
-      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
-    } else out[key] = item;
+    setMember(out, key, copy((value as Record<string, unknown>)[key]));
   }
   return out;
 }
@@ -94,10 +103,7 @@ export function toPlainJson(value: unknown, maxDepth = Infinity, depth = 0): Jso
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(value)) {
     const plain = toPlainJson(v, maxDepth, depth + 1);
-    if (plain === undefined) continue;
-    if (k === "__proto__") {
-      Object.defineProperty(out, k, { value: plain, enumerable: true, writable: true, configurable: true });
-    } else out[k] = plain;
+    if (plain !== undefined) setMember(out, k, plain);
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { cloneJson, isContainer, isObject, jsonEqual, toPlainJson } from "./value.ts";
+import { withBrowserProtoAccessor } from "../_test_utils.ts";
+import { cloneJson, isContainer, isObject, jsonEqual, setMember, toPlainJson } from "./value.ts";
 
 Deno.test("isObject and isContainer", () => {
   assert.equal(isObject({}), true);
@@ -38,6 +39,31 @@ Deno.test("cloneJson keeps a parsed __proto__ member as data and never changes t
   assert.deepEqual(Object.keys(copy), ["__proto__", "n"]);
   assert.equal(JSON.stringify(copy), JSON.stringify(parsed));
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+Deno.test("setMember, cloneJson and toPlainJson keep __proto__ an own member under a browser's accessor", async () => {
+  const text = '{"__proto__":{"x":1},"n":{"__proto__":null,"m":[{"__proto__":"s"}]}}';
+  await withBrowserProtoAccessor(() => {
+    const parsed = JSON.parse(text);
+    for (const copy of [cloneJson(parsed), toPlainJson(parsed)] as Record<string, unknown>[]) {
+      assert.equal(JSON.stringify(copy), text);
+      assert.equal(Object.getPrototypeOf(copy), Object.prototype);
+      assert.equal(copy.x, undefined, "the member is no prototype to read through");
+    }
+    const out: Record<string, unknown> = {};
+    setMember(out, "__proto__", { y: 2 });
+    setMember(out, "__proto__", null);
+    setMember(out, "z", 3);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(out, "__proto__"), {
+      value: null,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    assert.equal(Object.getPrototypeOf(out), Object.prototype);
+    assert.equal(JSON.stringify(out), '{"__proto__":null,"z":3}');
+  });
+  assert.equal(({} as Record<string, unknown>).x, undefined);
 });
 
 Deno.test("toPlainJson drops functions and undefined, turns non-finite numbers into null", () => {

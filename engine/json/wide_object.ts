@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { Json, JsonObject } from "./value.ts";
+import { type Json, type JsonObject, setMember } from "./value.ts";
 
 /**
  * The member count past which a draft's copy is a wide version: up to it,
@@ -281,16 +281,6 @@ export function toPlain(value: Json): Json {
   });
   if (!changed) return value;
   const out: JsonObject = {};
-  keys.forEach((key, i) => {
-    // A "__proto__" member is data; plain assignment would set the prototype.
-    if (key === "__proto__") {
-      Object.defineProperty(out, key, {
-        value: members[i],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else out[key] = members[i];
-  });
+  keys.forEach((key, i) => setMember(out, key, members[i]));
   return out;
 }

@@ -16,7 +16,7 @@
  */
 import { unprocessable } from "../errors.ts";
 import { isFunctionValue, SharedFunction } from "../expr/shared_function.ts";
-import { type Json, toPlainJson } from "../json/value.ts";
+import { type Json, setMember, toPlainJson } from "../json/value.ts";
 import type { CompiledLibrary } from "./sections/library.ts";
 
 /** One export of a prepared library. */
@@ -108,7 +108,7 @@ export class ModelBindings {
             throw failed(`exports '${name}': ${(err as Error).message}`);
           }
         }
-        bound[name] = exported;
+        setMember(bound, name, exported);
         exports.delete(name);
         exports.set(name, { name, origin: layer.origin, value: exported });
       }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compileValid, rejectsWith } from "../_test_utils.ts";
+import { compileValid, rejectsWith, withBrowserProtoAccessor } from "../_test_utils.ts";
 import { SharedFunction } from "../expr/shared_function.ts";
 import { spec } from "./test_support.ts";
 
@@ -68,4 +68,22 @@ Deno.test("signatures from the library check calls from the model", async () => 
     model.compiler.compile("$half('x')").evaluate({}, { ...model.bindings.base }),
     /T0410/,
   );
+});
+
+Deno.test("an export named __proto__ is a binding like any other, under a browser's accessor too", async () => {
+  const exported = async () => {
+    const model = compileValid(spec({
+      library: {
+        layers: [{ define: '( $__proto__ := {"x": 1}; ["__proto__"] )' }],
+        define: '( $seen := [$__proto__.x, $x]; ["seen"] )',
+      },
+    }));
+    await model.bindings.prepare();
+    return model.bindings.base;
+  };
+  const inDeno = await exported();
+  assert.deepEqual(inDeno.seen, [1], "$x is no binding");
+  const base = await withBrowserProtoAccessor(exported);
+  assert.deepEqual(base.seen, [1]);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(base, "__proto__")?.value, { x: 1 });
 });

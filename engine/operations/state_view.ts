@@ -7,8 +7,8 @@
  * @module
  */
 import { badRequest } from "../errors.ts";
-import { expandPattern, getAt } from "../json/document.ts";
-import { isObject, type Json, type JsonObject } from "../json/value.ts";
+import { expandPattern, getAt, memberAt } from "../json/document.ts";
+import { isContainer, isObject, type Json, type JsonObject, setMember } from "../json/value.ts";
 import { parsePath, type Segment } from "../json/path.ts";
 
 /** The marker a collapsed container is replaced with. */
@@ -22,17 +22,20 @@ export function collapsedMarker(value: JsonObject | Json[]): string {
 function spliceAt(doc: JsonObject, path: readonly Segment[], value: Json): void {
   let node: JsonObject | Json[] = doc;
   path.forEach((seg, i) => {
-    const last = i === path.length - 1;
-    const slot = node as Record<string | number, Json>;
-    if (last) {
-      slot[seg] = value;
-      return;
+    // Own members only, set as data: a `__proto__` member must neither lead to nor replace the prototype.
+    const existing = memberAt(node, seg);
+    const member = i === path.length - 1
+      ? value
+      : isContainer(existing)
+      ? existing
+      : typeof path[i + 1] === "number"
+      ? []
+      : {};
+    if (member !== existing) {
+      if (Array.isArray(node)) node[seg as number] = member;
+      else setMember(node, seg as string, member);
     }
-    const existing = slot[seg];
-    if (existing === undefined || existing === null || typeof existing !== "object") {
-      slot[seg] = typeof path[i + 1] === "number" ? [] : {};
-    }
-    node = slot[seg] as JsonObject | Json[];
+    if (isContainer(member)) node = member;
   });
   // Index segments leave holes in arrays created here; JSON has no holes, so they read as null.
   fillHoles(doc);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { withBrowserProtoAccessor } from "../_test_utils.ts";
 import { collapsedMarker, limitDepth, narrowState, selectPaths } from "./state_view.ts";
 
 const state = { a: 1, b: { c: { d: 2 }, e: [1, 2] }, items: [{ sku: "x", qty: 1 }, { sku: "y", qty: 2 }] };
@@ -31,4 +32,14 @@ Deno.test("limitDepth collapses containers deeper than the limit into markers", 
 Deno.test("narrowState applies paths first, then depth", () => {
   assert.deepEqual(narrowState(state, { paths: ["$.b"], depth: 0 }), { b: "<object with 2 fields>" });
   assert.equal(narrowState(state, {}), state);
+});
+
+Deno.test("selectPaths splices a __proto__ member as data under a browser's accessor, never into the prototype", async () => {
+  const doc = JSON.parse('{"o":{"__proto__":{"x":1,"y":[5]}},"p":{"q":2}}');
+  const selected = await withBrowserProtoAccessor(() =>
+    selectPaths(doc, ["$.o.__proto__.x", "$.o.__proto__.y[0]", "$.p.__proto__.z", "$.p.q"])
+  );
+  assert.equal(JSON.stringify(selected), '{"o":{"__proto__":{"x":1,"y":[5]}},"p":{"q":2}}');
+  assert.equal(Object.getPrototypeOf(selected.o), Object.prototype);
+  assert.equal(({} as Record<string, unknown>).x, undefined, "Object.prototype is untouched");
 });

@@ -17,7 +17,7 @@
 import type { CompiledExpression } from "../expr/compiler.ts";
 import { touchedInOrder } from "../graph/touched.ts";
 import type { Segment } from "../json/path.ts";
-import { isObject, type Json, jsonEqual } from "../json/value.ts";
+import { isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import type { InheritedEffectsPolicy } from "../config.ts";
 import type { EffectNode, Template } from "../model/nodes.ts";
 import { statusDocument } from "../model/status_document.ts";
@@ -216,7 +216,7 @@ async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork
   if (effect.request) {
     const request = effect.request;
     const headers: Record<string, string> = {};
-    for (const [name, template] of request.headers) headers[name] = await fill(state, template);
+    for (const [name, template] of request.headers) setMember(headers, name, await fill(state, template));
     const spec: HttpRequestSpec = { method: request.method, url: await fill(state, request.url), headers };
     if (request.body !== undefined) {
       const body = isCompiled(request.body) ? await evaluated(state, request.body) : request.body;
@@ -269,7 +269,7 @@ async function payloadOf(state: CycleState, node: EffectNode): Promise<Json> {
   const out: Record<string, Json> = {};
   for (const [key, compiled] of Object.entries(payload as Record<string, CompiledExpression>)) {
     const value = await run(compiled);
-    if (value !== undefined) out[key] = value;
+    if (value !== undefined) setMember(out, key, value);
   }
   return out;
 }

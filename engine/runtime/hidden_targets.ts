@@ -11,7 +11,7 @@
  * @module
  */
 import { type Segment, WILDCARD } from "../json/path.ts";
-import { isContainer, isObject, type Json, type JsonObject } from "../json/value.ts";
+import { isContainer, isObject, type Json, type JsonObject, setMember } from "../json/value.ts";
 import { ownMember } from "../json/wide_object.ts";
 
 /** The patterns below one member: `HIDDEN` when the member itself is hidden. */
@@ -63,15 +63,7 @@ export function withoutTargets(
       member = withoutTargets(member, rest)!;
       if (isObject(member) && Object.keys(member).length === 0) continue;
     }
-    // A "__proto__" member is data; plain assignment would set the prototype.
-    if (key === "__proto__") {
-      Object.defineProperty(out, key, {
-        value: member,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else out[key] = member;
+    setMember(out, key, member);
   }
   return out;
 }

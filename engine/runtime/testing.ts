@@ -8,7 +8,8 @@
  */
 import { ServiceError } from "../errors.ts";
 import { getAt } from "../json/document.ts";
-import { isObject, type Json, jsonEqual } from "../json/value.ts";
+import { isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
+import { ownMember } from "../json/wide_object.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { parsePath } from "../json/path.ts";
 import type { TestCase } from "../model/types.ts";
@@ -97,8 +98,8 @@ export async function runTestCase(
       const schema = runtime.effectiveSchema(address);
       const actualMeta: Record<string, Json> = {};
       for (const [prop, want] of Object.entries(expected.$meta)) {
-        const got = schema[prop];
-        actualMeta[prop] = got === undefined ? null : got;
+        const got = ownMember(schema, prop);
+        setMember(actualMeta, prop, got === undefined ? null : got);
         if (!(want === null && got === undefined) && !sameValue(got, want)) {
           base.failures.push({
             path: `${address}#${prop}`,

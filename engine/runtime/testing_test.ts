@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compileValid, ManualClock, testConfig } from "../_test_utils.ts";
+import { compileValid, ManualClock, testConfig, withBrowserProtoAccessor } from "../_test_utils.ts";
 import type { TestCase } from "../model/types.ts";
 import type { RuntimeEnv } from "./runtime.ts";
 import { isMetaExpectation, runTestCase, runTests, sameValue, verify } from "./testing.ts";
@@ -90,6 +90,15 @@ Deno.test("$meta expectations are checked against the effective schema", async (
   assert.equal(result.cases[0].passed, true, JSON.stringify(result.cases[0].failures));
   assert.deepEqual(result.cases[0].actual["$.b"], { $meta: { maximum: 20, minimum: 0, relevant: null } });
   assert.deepEqual(result.cases[1].failures.map((f) => f.path), ["$.b#maximum"]);
+});
+
+Deno.test("$meta expectations name own schema members only, __proto__ under a browser's accessor too", async () => {
+  const tests: TestCase[] = JSON.parse(
+    '[{"given": {}, "expect": {"$.b": {"$meta": {"__proto__": null, "toString": null}}}}]',
+  );
+  const result = await withBrowserProtoAccessor(() => run(tests));
+  assert.equal(result.cases[0].passed, true, JSON.stringify(result.cases[0].failures));
+  assert.equal(JSON.stringify(result.cases[0].actual["$.b"]), '{"$meta":{"__proto__":null,"toString":null}}');
 });
 
 Deno.test("a rejected given fails the case with the reason", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { rejectsWith, serviceOf } from "../_test_utils.ts";
+import { rejectsWith, serviceOf, withBrowserProtoAccessor } from "../_test_utils.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import { MemoryAuditTrail, MemoryModelStore } from "./memory.ts";
 import type { ModelSpec } from "../model/types.ts";
@@ -567,4 +567,50 @@ Deno.test("a store change reported while the stored models load is handled once 
   // The loaded model is caught up in its queue, not loaded a second time as one another process created.
   assert.deepEqual(store.refreshes, [{ modelId: "m", full: false }]);
   assert.deepEqual(await service.listModels(), ["m"]);
+});
+
+Deno.test("a __proto__ member is data end to end: the same state, audit hashes and spec under a browser's accessor", async () => {
+  /** Writes and reads `__proto__` members (as JSON text: parsed, they are own members) on a fresh service. */
+  const run = async () => {
+    const { service } = await serviceOf();
+    await service.createModel(JSON.parse(`{
+      "id": "proto",
+      "schema": {"type": "object", "properties": {"o": {"type": "object"}, "p": {"type": "object"}}},
+      "derivations": [{"path": "$.copy", "expr": "p"}],
+      "effects": [{"id": "e", "executor": "caller", "trigger": "$exists(p)", "payload": {"__proto__": "p.z"}}]
+    }`));
+    await service.mutate("proto", JSON.parse('{"$.o.__proto__": {"x": 1}}'));
+    const { dispatchedEffects } = await service.mutate(
+      "proto",
+      JSON.parse('{"$.p": {"__proto__": {"y": 2}, "z": 3}}'),
+    );
+    await service.evolveSpec(
+      "proto",
+      JSON.parse(
+        '{"upsertSchemaNodes": [{"path": "$.o.__proto__", "schema": {"type": "object", "required": ["x"]}}]}',
+      ),
+    );
+    const field = await service.getField("proto", "$.o.x").catch((err: Error) => err.message);
+    return {
+      state: JSON.stringify(await service.getState("proto")),
+      field,
+      payloads: JSON.stringify(dispatchedEffects?.map((effect) => effect.payload)),
+      schema: JSON.stringify((await service.getSpec("proto")).schema),
+      hashes: (await service.getAudit("proto")).map((record) => record.hash),
+      verified: (await service.verifyAudit("proto")).valid,
+    };
+  };
+  const inDeno = await run();
+  assert.equal(
+    inDeno.state,
+    '{"o":{"__proto__":{"x":1}},"p":{"__proto__":{"y":2},"z":3},"copy":{"__proto__":{"y":2},"z":3}}',
+  );
+  assert.match(String(inDeno.field), /absent/);
+  assert.equal(inDeno.payloads, '[{"__proto__":3}]');
+  assert.match(
+    inDeno.schema,
+    /"o":\{"type":"object","properties":\{"__proto__":\{"type":"object","required":\["x"\]\}\}\}/,
+  );
+  assert.equal(inDeno.verified, true);
+  assert.deepEqual(await withBrowserProtoAccessor(run), inDeno);
 });

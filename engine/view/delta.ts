@@ -14,6 +14,7 @@ import { extractReads } from "../expr/dependencies.ts";
 import type { MutationResult } from "../runtime/results.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { parsePath, pathsOverlap, type Segment } from "../json/path.ts";
+import { setMember } from "../json/value.ts";
 import {
   type ComponentAnchors,
   type EvaluatedComponent,
@@ -40,7 +41,7 @@ export async function evaluateViewDelta(
         extractReads(e.ast, { isArray, elementPattern: entry.element ?? undefined }).map((r) => r.path)
       ),
     ].some((path) => changed.some((c) => pathsOverlap(path, c)));
-  for (const entry of anchors) if (touched(entry)) delta[entry.component.id] = entry.component;
+  for (const entry of anchors) if (touched(entry)) setMember(delta, entry.component.id, entry.component);
   return delta;
 }
 

@@ -4,6 +4,7 @@ import type { ModelRuntime } from "../runtime/runtime.ts";
 import { evaluateViewDelta } from "./delta.ts";
 import { viewStateOf } from "./evaluate.ts";
 import { runtimeOf, specWithView } from "./test_support.ts";
+import { withBrowserProtoAccessor } from "../_test_utils.ts";
 
 const ORDER = specWithView([
   { id: "customer", type: "textField", bind: "$.customer" },
@@ -104,4 +105,14 @@ Deno.test("viewDelta: components without bind join through the fields their expr
   const delta = await mutateAndDelta(runtime, { "$.board[0]": "X" });
   assert.deepEqual(Object.keys(delta), ["cell"]);
   assert.deepEqual([delta.cell.text, delta.cell.enabled], ["X", false]);
+});
+
+Deno.test("viewDelta: a component with the id __proto__ is a member of the delta under a browser's accessor", async () => {
+  const runtime = await runtimeOf(specWithView([{ id: "__proto__", type: "textField", bind: "$.customer" }], {
+    spec: { schema: { type: "object", properties: { customer: { type: "string" } } } },
+  }));
+  const delta = await withBrowserProtoAccessor(() => mutateAndDelta(runtime, { "$.customer": "Ada" }));
+  assert.deepEqual(Object.keys(delta), ["__proto__"]);
+  assert.equal(Object.getPrototypeOf(delta), Object.prototype);
+  assert.equal(delta["__proto__"].value, "Ada");
 });

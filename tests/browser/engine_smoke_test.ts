@@ -16,6 +16,7 @@ import type { Browser } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
 import { serveStatic } from "./static_server.ts";
 import { type Example, replayExamples, type ReplayReport } from "./replay.ts";
+import { type ProtoMembersReport, runProtoMembers } from "./proto_members.ts";
 
 const EXAMPLES_DIR = new URL("../../../shared/conformance/examples/", import.meta.url);
 
@@ -162,6 +163,47 @@ Deno.test("the bundled engine fetches its on-demand files when needed: closures,
     });
     assert.deepEqual(titles, ["Ranking and top N"]);
     assert.ok(requested.includes("/engine.browser.guidance.js"));
+  } finally {
+    await Deno.remove(workDir, { recursive: true });
+  }
+});
+
+Deno.test("members named __proto__ stay data in Chromium: the same state and audit hashes as in Deno", async () => {
+  const workDir = await Deno.makeTempDir({ prefix: "engine_proto_" });
+  try {
+    await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js`, onDemandFiles: true });
+    await buildBrowserBundle({
+      entryPoint: fileURLToPath(new URL("./proto_members.ts", import.meta.url)),
+      outfile: `${workDir}/proto_members.js`,
+    });
+    await using server = serveStatic({
+      "/": {
+        body: `<!doctype html><meta charset="utf-8"><title>proto</title><link rel="icon" href="data:,">
+<script type="module">
+  import * as engine from "/engine.browser.js";
+  import { runProtoMembers } from "/proto_members.js";
+  window.proto = () => runProtoMembers(engine);
+</script>`,
+        type: "text/html; charset=utf-8",
+      },
+    }, workDir);
+    await using browser = await launchBrowser();
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${server.addr.port}/`);
+    await page.waitForFunction(() => "proto" in window);
+    const inChromium: ProtoMembersReport = await page.evaluate(() =>
+      (window as unknown as { proto: () => Promise<ProtoMembersReport> }).proto()
+    );
+    const inDeno = await runProtoMembers(engine);
+
+    assert.equal(
+      inDeno.state,
+      '{"o":{"__proto__":{"x":1}},"p":{"__proto__":{"y":2},"z":3},"copy":{"__proto__":{"y":2},"z":3}}',
+    );
+    assert.match(inDeno.field, /absent/);
+    assert.equal(inDeno.hashes.length, 2);
+    assert.equal(inDeno.verified, true);
+    assert.deepEqual(inChromium, inDeno);
   } finally {
     await Deno.remove(workDir, { recursive: true });
   }

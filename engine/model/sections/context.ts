@@ -113,7 +113,10 @@ export class SectionContext {
     }
     const { maxDepth } = this.env.config;
     if (parsed.path.length > maxDepth) {
-      this.error(location, `the address is ${parsed.path.length} levels deep: svc.limits.max-depth is ${maxDepth}`);
+      this.error(
+        location,
+        `the address is ${parsed.path.length} levels deep: svc.limits.max-depth is ${maxDepth}`,
+      );
       return null;
     }
     return parsed.path;

@@ -15,7 +15,7 @@ import type { CompiledExpression } from "../../expr/compiler.ts";
 import { extractReads } from "../../expr/dependencies.ts";
 import { freeVariables } from "../../expr/free_variables.ts";
 import { formatPath, isPrefixOf, type Segment } from "../../json/path.ts";
-import { isObject, type Json, type JsonObject } from "../../json/value.ts";
+import { isObject, type Json, type JsonObject, setMember } from "../../json/value.ts";
 import { MAX_TIMER_MS } from "../../ports.ts";
 import { RESPONSE_VARIABLES } from "../expression_scope.ts";
 import type {
@@ -175,7 +175,7 @@ function compilePayload(payload: unknown, location: string, ctx: SectionContext)
   const members: Record<string, CompiledExpression> = {};
   for (const [key, source] of Object.entries(payload)) {
     const compiled = ctx.expression(source, `${location}.${key}`);
-    if (compiled) members[key] = compiled;
+    if (compiled) setMember(members, key, compiled);
   }
   return members;
 }
