@@ -195,6 +195,51 @@ Deno.test("timers fire at their instant; response.set sees the state and the clo
   await service.close();
 });
 
+Deno.test("a timer's `at` is epoch milliseconds or a real ISO-8601 instant; anything else fails, saying why", async () => {
+  const { service, scheduler } = await effectService([TIMER_EXECUTOR]);
+  const timer = (id: string, at: string) => ({
+    id,
+    executor: "timer",
+    trigger: "go",
+    at,
+    statusPath: `$.io.${id}`,
+  });
+  await service.createModel({
+    id: "at",
+    schema: { type: "object", properties: { go: { type: "boolean" }, io: { type: "object" } } },
+    effects: [
+      timer("iso", "'2099-01-31T00:00:00Z'"),
+      timer("rolled", "'2099-02-30T00:00:00Z'"),
+      timer("midnight", "'2099-01-01T24:00:00Z'"),
+      timer("text", "'soon'"),
+      timer("none", "undefinedField"),
+    ],
+  });
+  await service.mutate("at", { "$.go": true });
+  await scheduler.advance(0);
+  const io = ((await service.getState("at")) as { io: Record<string, { phase: string; error: string }> }).io;
+  assert.deepEqual(Object.fromEntries(Object.entries(io).map(([k, v]) => [k, [v.phase, v.error]])), {
+    iso: ["pending", null],
+    rolled: [
+      "failed",
+      "the timer's `at` is neither epoch milliseconds nor an ISO-8601 timestamp of a real " +
+      'instant: "2099-02-30T00:00:00Z"',
+    ],
+    midnight: [
+      "failed",
+      "the timer's `at` is neither epoch milliseconds nor an ISO-8601 timestamp of a real " +
+      'instant: "2099-01-01T24:00:00Z"',
+    ],
+    text: [
+      "failed",
+      "the timer's `at` is neither epoch milliseconds nor an ISO-8601 timestamp of a real " +
+      'instant: "soon"',
+    ],
+    none: ["failed", "the timer's `at` has no value"],
+  });
+  await service.close();
+});
+
 Deno.test("kinds without an executor fail with the rule's words; invalid requests fail at once", async () => {
   const { service, scheduler } = await effectService([]);
   await service.createModel({

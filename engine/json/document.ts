@@ -12,7 +12,7 @@
  * @module
  */
 import { isContainer, type Json, type JsonObject, setMember } from "./value.ts";
-import { jsonBytes } from "./measure.ts";
+import { jsonBytes, memberBytes } from "./measure.ts";
 import { parsePath, type Path, type Segment, WILDCARD } from "./path.ts";
 import { forkWide, ownMember, toWide, WIDE_MEMBERS } from "./wide_object.ts";
 
@@ -159,7 +159,7 @@ export class DocumentDraft {
       const next = memberAt(cur, seg);
       if (i === path.length - 1) {
         if (next !== undefined) bytes -= jsonBytes(next);
-        else if (typeof seg === "string") bytes += seg.length + 4;
+        else if (typeof seg === "string") bytes += memberBytes(seg);
       }
       cur = next;
     }
@@ -238,7 +238,7 @@ export class DocumentDraft {
     const old = this.get(path);
     if (old === undefined) return false;
     const last = path[path.length - 1];
-    this.grow(-jsonBytes(old) - (typeof last === "string" ? last.length + 4 : 0));
+    this.grow(-jsonBytes(old) - (typeof last === "string" ? memberBytes(last) : 0));
     const parent = this.#parentFor(path);
     if (Array.isArray(parent)) parent.splice(last as number, 1);
     else delete parent[last as string];

@@ -121,3 +121,16 @@ Deno.test("DocumentDraft writes a __proto__ member as data under a browser's acc
   assert.equal(draft.delete(["o", "__proto__"]), true);
   assert.deepEqual(Object.keys(root.o), []);
 });
+
+Deno.test("a draft's growth is the exact change in JSON bytes, member names with escapes included", () => {
+  const bytes = (value: Json) => new TextEncoder().encode(JSON.stringify(value)).length;
+  const names = ["plain", "\u0001".repeat(50), 'quote"back\\slash', "é€😀", "\ud800"];
+  for (const name of names) {
+    const root: Json = { a: 1 };
+    const draft = new DocumentDraft(root);
+    draft.set([name], "v");
+    assert.equal(draft.growth, bytes(draft.root) - bytes(root), JSON.stringify(name));
+    draft.delete([name]);
+    assert.equal(draft.growth, 0, `${JSON.stringify(name)} removed`);
+  }
+});

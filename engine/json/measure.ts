@@ -47,6 +47,11 @@ export function jsonStringBytes(value: string): number {
   return bytes;
 }
 
+/** JSON bytes a member named `key` adds to an object besides its value: the name, its colon and a comma. */
+export function memberBytes(key: string): number {
+  return jsonStringBytes(key) + 2;
+}
+
 /** JSON bytes of a scalar (numbers other than integers below 1e15 at most 24). */
 function scalarBytes(value: unknown): number {
   switch (typeof value) {

@@ -24,6 +24,7 @@ import { statusDocument } from "../model/status_document.ts";
 import type { Effect } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { materializeInputs } from "./derive.ts";
+import { isoInstant } from "./instant.ts";
 import type { DispatchedEffect, EffectRequest, EffectWork, HttpRequestSpec } from "./results.ts";
 import { settled, type Steps } from "./steps.ts";
 import { truthy } from "./truthy.ts";
@@ -166,13 +167,8 @@ async function workOf(state: CycleState, node: EffectNode): Promise<EffectWork> 
       case "server":
         return await httpWork(state, node);
       case "timer": {
-        const fireAt = effect.at
-          ? instantOf(await evaluated(state, effect.at))
-          : state.now + Number(effect.afterMs ? await evaluated(state, effect.afterMs) : 0);
-        if (!Number.isFinite(fireAt)) {
-          return { type: "invalid", error: "the timer's `at` or `afterMs` has no value" };
-        }
-        return { type: "timer", fireAt };
+        const fireAt = await timerInstant(state, effect);
+        return typeof fireAt === "string" ? { type: "invalid", error: fireAt } : { type: "timer", fireAt };
       }
       case "llm": {
         const prompt = effect.prompt ? await evaluated(state, effect.prompt) : undefined;
@@ -193,10 +189,19 @@ async function workOf(state: CycleState, node: EffectNode): Promise<EffectWork> 
   }
 }
 
-/** `at` as epoch ms: a number, or an ISO-8601 string. */
-function instantOf(value: Json | undefined): number {
-  if (typeof value === "number") return value;
-  return typeof value === "string" ? Date.parse(value) : NaN;
+/** When a timer fires (epoch ms): its `at` (epoch ms or an ISO-8601 timestamp), or `afterMs` from now; else why not. */
+async function timerInstant(state: CycleState, effect: EffectNode["effect"]): Promise<number | string> {
+  if (effect.at) {
+    const at = await evaluated(state, effect.at);
+    if (at === undefined || at === null) return "the timer's `at` has no value";
+    const ms = typeof at === "number" ? at : typeof at === "string" ? isoInstant(at) : NaN;
+    if (Number.isFinite(ms)) return ms;
+    return `the timer's \`at\` is neither epoch milliseconds nor an ISO-8601 timestamp of a real instant: ${
+      JSON.stringify(at).slice(0, 80)
+    }`;
+  }
+  const after = Number(effect.afterMs ? await evaluated(state, effect.afterMs) : 0);
+  return Number.isFinite(after) ? state.now + after : "the timer's `afterMs` has no value";
 }
 
 /** A server effect's request(s): `request` with its templates, or the `requests` fan-out. */

@@ -8,7 +8,7 @@
  */
 import jp from "fast-json-patch";
 import { type SchemaViolation, schemaViolation, ServiceError, unprocessable } from "../errors.ts";
-import { jsonBytes, measureJson } from "../json/measure.ts";
+import { jsonBytes, measureJson, memberBytes } from "../json/measure.ts";
 import { formatPath, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
 import { cloneJson, isContainer, type Json, jsonEqual } from "../json/value.ts";
 import type { CycleState } from "./cycle_state.ts";
@@ -160,7 +160,7 @@ function growthOf(
   path: Segment[],
 ): number {
   const last = path[path.length - 1];
-  const member = old === undefined && typeof last === "string" ? last.length + 4 : 0;
+  const member = old === undefined && typeof last === "string" ? memberBytes(last) : 0;
   switch (op.op) {
     case "add":
     case "replace":

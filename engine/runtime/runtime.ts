@@ -9,6 +9,7 @@ import type { EngineConfig } from "../config.ts";
 import { badRequest, constraintViolation, notFound, tooLarge, unprocessable } from "../errors.ts";
 import { DocumentDraft, DocumentTooLargeError, expandPattern, getAt } from "../json/document.ts";
 import { jsonBytes } from "../json/measure.ts";
+import { isoInstant } from "./instant.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../model/compile.ts";
@@ -67,35 +68,13 @@ export interface Snapshot {
   metaCache: Record<string, Json>;
 }
 
-/** Year, month, day, then optional hour, minute, second and offset hours and minutes. */
-const ISO_INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/;
-
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/**
- * Whether the fields of an {@link ISO_INSTANT} match name a real calendar
- * instant: `Date.parse` rolls February 30 over into March and reads hour 24
- * as the next midnight instead of refusing them.
- */
-function onTheCalendar(match: RegExpExecArray): boolean {
-  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match.slice(1)
-    .map((field) => Number(field ?? 0));
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1];
-  return day <= days && hour <= 23 && minute <= 59 && second <= 59 && offsetHours <= 23 &&
-    offsetMinutes <= 59;
-}
-
 /**
  * Parses an ISO-8601 timestamp of a real calendar date and time; throws a 400
  * error naming the parameter otherwise. The one parser of timestamps callers
  * give (`at`, audit `from` and `to`).
  */
 export function parseInstant(text: string, name: string): number {
-  const match = ISO_INSTANT.exec(text.trim());
-  const ms = match && onTheCalendar(match) ? Date.parse(text.trim()) : NaN;
+  const ms = isoInstant(text);
   if (Number.isNaN(ms)) throw badRequest(`'${name}' is not an ISO-8601 timestamp: '${text}'`);
   return ms;
 }
