@@ -80,12 +80,37 @@ const image: Renderer = (c, ctx) => {
   `;
 };
 
+/** The schemes a link may open: the web, mail, and the page's own (a relative address). */
+const LINK_SCHEMES = new Set(["http:", "https:", "mailto:"]);
+
+/**
+ * Whether an address is one a link may open. The model's data and the view
+ * come from strangers: a `javascript:` address would run script in the page
+ * (an embed has no CSP to stop it). The browser's own URL parser decides, so
+ * the tabs, line breaks and case it ignores in a scheme are ignored here too.
+ */
+function openable(href: string): boolean {
+  try {
+    const { protocol } = new URL(href, document.baseURI);
+    return LINK_SCHEMES.has(protocol) || protocol === location.protocol;
+  } catch {
+    return false;
+  }
+}
+
 const link: Renderer = (c) => {
   const href = str(c.value) ?? str(c.href) ?? "#";
+  const text = formatValue(c.text ?? c.label ?? href);
+  if (!openable(href)) {
+    return html`
+      <span class="link refused" data-component=${c.id}
+        title="Only http(s) and mailto links open">${text}</span>
+    `;
+  }
   const blank = c.target === "_blank";
   return html`
     <a class="link" data-component=${c.id} href=${href} target=${str(c.target) ?? nothing}
-      rel=${blank ? "noopener noreferrer" : nothing}>${formatValue(c.text ?? c.label ?? href)}</a>
+      rel=${blank ? "noopener noreferrer" : nothing}>${text}</a>
   `;
 };
 

@@ -185,3 +185,47 @@ Deno.test("the renderer shows the state of a choice whose write was refused, bes
     // An accepted write turns it on.
     await view.getByRole("switch", { name: "Active", checked: true }).waitFor();
   }));
+
+/** Links a stranger could write into a view or a model's data. */
+const LINKS = {
+  id: "links",
+  schema: {
+    type: "object",
+    properties: { site: { type: "string", default: "javascript:window.__pwned='bound'" } },
+  },
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      id: "main",
+      label: "Links",
+      components: [
+        { id: "web", type: "link", text: "Docs", href: "https://example.org/docs" },
+        { id: "written", type: "link", text: "Written", href: "javascript:window.__pwned='written'" },
+        {
+          id: "disguised",
+          type: "link",
+          text: "Disguised",
+          href: " JaVa\tScRiPt:window.__pwned='disguised'",
+        },
+        { id: "bound", type: "link", text: "Bound", bind: "$.site" },
+      ],
+    }],
+  },
+};
+
+Deno.test("links open http(s), mailto and relative addresses only: a javascript: one, written or bound, is inert", () =>
+  withEveryKind(async (page, view) => {
+    await page.evaluate((spec) => {
+      (document.querySelector("svc-model") as unknown as { spec: unknown }).spec = JSON.parse(spec);
+    }, JSON.stringify(LINKS));
+    await view.getByRole("heading", { name: "Links" }).waitFor();
+    assert.equal(
+      await view.getByRole("link", { name: "Docs" }).getAttribute("href"),
+      "https://example.org/docs",
+    );
+    for (const name of ["Written", "Disguised", "Bound"]) {
+      assert.equal(await view.getByRole("link", { name }).count(), 0, `${name} is no link`);
+      await view.getByText(name, { exact: true }).click();
+    }
+    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined);
+  }));
