@@ -26,7 +26,9 @@ import { fileURLToPath } from "node:url";
 import { type BundleFile, bundleFile } from "../build/bundle_file.ts";
 import { buildOnDemandFiles, onDemand, onDemandFiles } from "../build/on_demand.ts";
 import { noDocs } from "../build/no_docs.ts";
+import { noSchemaBuilders } from "../build/no_schema_builders.ts";
 import { noZod } from "../build/no_zod.ts";
+import { leanImports } from "../build/lean_imports.ts";
 import { noFastUri } from "../build/no_fast_uri.ts";
 
 /** Options of {@link buildBrowserBundle}. */
@@ -70,7 +72,14 @@ export async function buildBrowserBundle(options: BrowserBundleOptions = {}): Pr
   const bundle = await bundleFile(options.entryPoint ?? ENGINE_ENTRY, outfile, {
     platform: "browser",
     minify,
-    plugins: [noZod, noFastUri, noDocs, onDemand(options.onDemandFiles ? outfile : undefined)],
+    plugins: [
+      noZod,
+      noFastUri,
+      leanImports,
+      noSchemaBuilders,
+      noDocs,
+      onDemand(options.onDemandFiles ? outfile : undefined),
+    ],
     define: options.define,
     legalComments: "none",
     // Lit's reactive properties are accessors on the prototype: class fields must be

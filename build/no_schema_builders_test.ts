@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { withoutSchemaBuilders } from "./no_schema_builders.ts";
+
+Deno.test("schema builders return the stand-in; everything else stays as written", () => {
+  const source = `import { z } from "zod";
+const ID = lazySchema(() => z.string().describe("an id"));
+export const REPORT = component("Report", () => z.object({ id: ID(), nested: lazySchema(() => z.number()) }));
+export const op = apiOperation({
+  name: "op",
+  input: () => z.object({ id: ID() }),
+  output: function () { return REPORT(); },
+  run: (api, { id }) => api.get(id),
+  rest: { input: "not a function", path: "/x" },
+});
+const other = call(() => 1);
+`;
+  const { source: out, replaced } = withoutSchemaBuilders(source);
+  assert.equal(replaced, 4, "the nested builder goes with its enclosing one");
+  assert.equal(
+    out,
+    `import { z as __inertZod } from "zod";
+import { z } from "zod";
+const ID = lazySchema(() => __inertZod);
+export const REPORT = component("Report", () => __inertZod);
+export const op = apiOperation({
+  name: "op",
+  input: () => __inertZod,
+  output: function () { return __inertZod; },
+  run: (api, { id }) => api.get(id),
+  rest: { input: "not a function", path: "/x" },
+});
+const other = call(() => 1);
+`,
+  );
+  assert.deepEqual(withoutSchemaBuilders("const a = 1;\n"), { source: "const a = 1;\n", replaced: 0 });
+});
