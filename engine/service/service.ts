@@ -229,6 +229,11 @@ export class ModelService implements ModelApi {
   readonly #writeBatcher?: WriteBatcher;
   readonly #slots = new Map<string, Slot>();
   readonly #reserved = new Set<string>();
+  /**
+   * Models stored but not loaded at start, by id, with why: their ids stay
+   * taken (a create would discard their stored data) until deleted.
+   */
+  readonly #unloaded = new Map<string, string>();
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
   readonly #dispatcher: EffectDispatcher | null;
   readonly #composition: Composition;
@@ -358,11 +363,11 @@ export class ModelService implements ModelApi {
     const id = stored.spec?.id ?? "(unknown)";
     const report = await this.#compile(stored.spec);
     if (!report.model) {
-      this.#observer.warn?.(
-        `model '${id}' not loaded: its stored spec no longer validates: ${
-          report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
-        }`,
-      );
+      const why = `its stored spec no longer validates: ${
+        report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
+      }`;
+      this.#observer.warn?.(`model '${id}' not loaded: ${why}`);
+      if (typeof stored.spec?.id === "string") this.#unloaded.set(stored.spec.id, why);
       return null;
     }
     let { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
@@ -570,6 +575,13 @@ export class ModelService implements ModelApi {
     const model = report.model;
     const id = model.id;
     if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
+    const unloaded = this.#unloaded.get(id);
+    if (unloaded !== undefined) {
+      throw conflict(
+        `Model '${id}' is stored but was not loaded at start (${unloaded}); creating it would discard its ` +
+          `stored state and audit trail: delete it first (DELETE /models/${encodeURIComponent(id)})`,
+      );
+    }
     if (this.#slots.size + this.#reserved.size >= this.config.maxModels) {
       throw tooMany(`Model limit reached (svc.max-models = ${this.config.maxModels})`);
     }
@@ -622,6 +634,10 @@ export class ModelService implements ModelApi {
   }
 
   deleteModel(id: string): Promise<void> {
+    if (!this.#slots.has(id) && this.#unloaded.has(id)) {
+      // A model stored but not loaded: its stored data goes, and its id is free again.
+      return this.store.delete(id).then(() => void this.#unloaded.delete(id));
+    }
     return this.#exclusive(id, async (slot) => {
       await this.store.delete(id);
       this.#drop(slot);

@@ -180,8 +180,15 @@ export class FsModelStore implements ModelStore {
 
   async #loadOne(dir: string): Promise<LoadedModel | null> {
     if (!(await exists(`${dir}/${MODEL_FILE}`))) {
-      // A creation that never completed.
-      await Deno.remove(dir, { recursive: true });
+      // A creation that never completed has written nothing to its journal; a journal without its model
+      // file is damage, kept for an operator (a create of its id later discards it).
+      const journal = await Deno.stat(`${dir}/${JOURNAL}`).then((info) => info.size, () => 0);
+      if (journal === 0) await Deno.remove(dir, { recursive: true });
+      else {
+        this.#options.warn(
+          `RECOVERY NEEDED: ${dir} holds a journal of ${journal} bytes but no ${MODEL_FILE}: not loaded, kept as it is`,
+        );
+      }
       return null;
     }
     for await (const entry of Deno.readDir(dir)) {

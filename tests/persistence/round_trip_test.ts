@@ -133,7 +133,7 @@ Deno.test("restore, evolve and delete survive a restart", () =>
     }
   }));
 
-Deno.test("a model whose stored spec no longer validates is skipped; creating its id again starts afresh", () =>
+Deno.test("a model whose stored spec no longer validates is skipped, its id kept; deleted, its id starts afresh", () =>
   withTempDir(async (dir) => {
     const keys = { "svc.persistence-dir": dir };
     const spec = { ...orderSpec(), effects: [{ id: "notify", trigger: "total > 0", executor: "caller" }] };
@@ -151,6 +151,12 @@ Deno.test("a model whose stored spec no longer validates is skipped; creating it
       strict.warnings.join("\n"),
       /model 'orders' not loaded: its stored spec no longer validates/,
     );
+    // Its id stays taken: a create would discard what is stored under it.
+    await assert.rejects(
+      () => strict.service.createModel(orderSpec()),
+      /is stored but was not loaded at start/,
+    );
+    await strict.service.deleteModel("orders");
     await strict.service.createModel(orderSpec());
     assert.deepEqual(
       await strict.service.getAudit("orders"),

@@ -154,6 +154,26 @@ Deno.test("svc.storage.type=filesystem keeps models and blobs as files under the
     await second.service.close();
   }));
 
+Deno.test("filesystem: a journal without its model file is kept with a warning; an empty creation is removed", () =>
+  withTempDir(async (dir) => {
+    const keys = { "svc.persistence-dir": dir, "svc.storage.type": "filesystem" };
+    const first = await openService(keys);
+    await first.service.createModel(orderSpec());
+    await first.service.mutate("orders", { "$.customer": "Ada" });
+    await first.service.close();
+    await Deno.remove(`${dir}/models/orders/model.json`);
+    await Deno.mkdir(`${dir}/models/unfinished`);
+    const second = await openService(keys);
+    assert.deepEqual(await second.service.listModels(), []);
+    assert.match(
+      second.warnings.join("\n"),
+      /RECOVERY NEEDED: .*models\/orders holds a journal of \d+ bytes/,
+    );
+    await second.service.close();
+    assert.ok(await exists(`${dir}/models/orders/journal.ndjson`), "the answered writes are still on disk");
+    assert.equal(await exists(`${dir}/models/unfinished`), false, "a creation that wrote nothing is removed");
+  }));
+
 Deno.test("audit-type none keeps no trail", () =>
   withTempDir(async (dir) => {
     const { service, storage } = await openService({
