@@ -123,6 +123,10 @@ function validate(spec: unknown): ErrorObject[] {
  */
 export function checkShape(spec: unknown): Finding[] {
   const findings = new Map<string, Finding>();
+  // ajv takes an own `__proto__` member for a declared property (its `in` test meets the inherited one).
+  if (isObject(spec) && Object.hasOwn(spec, "__proto__")) {
+    findings.set("__proto__", { location: "__proto__", message: "unknown field '__proto__'" });
+  }
   const errors = validate(spec);
   const unknownField = (e: ErrorObject) => e.keyword === "additionalProperties" && e.instancePath === "";
   for (const error of [...errors.filter(unknownField), ...errors.filter((e) => !unknownField(e))]) {

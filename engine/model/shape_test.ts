@@ -127,3 +127,8 @@ Deno.test("shape: an id is at most 1024 characters, namespace included", () => {
     { location: "id", message: "an id is at most 1024 characters; this one has 100001" },
   ]);
 });
+
+Deno.test("shape: a top-level __proto__ member is an unknown field like any other", () => {
+  const findings = checkShape(JSON.parse('{"id":"a","schema":{},"__proto__":{"x":1}}'));
+  assert.deepEqual(findings, [{ location: "__proto__", message: "unknown field '__proto__'" }]);
+});
