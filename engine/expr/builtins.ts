@@ -11,7 +11,15 @@
  * - `$string`: serialised by a loop that checks the deadline and yields, not
  *   by one `JSON.stringify` call (JSONata's takes about 1 µs per number); a
  *   long string's JSON is charged before it is built;
- * - `$encodeUrl`, `$encodeUrlComponent`, `$base64encode`: converted in paced chunks;
+ * - `$encodeUrl`, `$encodeUrlComponent`, `$decodeUrl`, `$decodeUrlComponent`,
+ *   `$base64encode`, `$uppercase`, `$lowercase`: converted in paced chunks;
+ * - `$split` by a string: its pieces counted and charged before they are
+ *   built, and built in paced steps (`split.ts`);
+ * - `$number`, `$toMillis`: a long string is read by paced walks into a short
+ *   stand-in with the same answer (`stand_ins.ts`);
+ * - `$number`, `$toMillis`, `$decodeUrl`, …, `$error`, `$assert`: a failure
+ *   quotes at most {@link MAX_QUOTED_CHARS} characters of a value or message
+ *   (jsonata-js built, and flattened, a message the size of the value);
  * - `$distinct`: linear (a set of canonical keys) instead of quadratic;
  * - `$sort`: jsonata-js's merge sort without its quadratic copies, paced by
  *   the guard even with the default comparator, which runs no step
@@ -35,6 +43,8 @@ import { failure, type Frame, type GuardFailure, guardOf } from "./guard.ts";
 import { type Greater, mergeSort } from "./merge_sort.ts";
 import { jsonStringBytes } from "../json/measure.ts";
 import { codePointLength, codePointRepeat, codePointSlice, type Pace } from "./code_points.ts";
+import { splitByString } from "./split.ts";
+import { numberStandIn, timestampStandIn } from "./stand_ins.ts";
 
 /** A JSONata builtin as its environment holds it. */
 export interface Builtin {
@@ -65,7 +75,14 @@ const NAMES = [
   "fromMillis",
   "encodeUrl",
   "encodeUrlComponent",
+  "decodeUrl",
+  "decodeUrlComponent",
   "base64encode",
+  "uppercase",
+  "lowercase",
+  "number",
+  "error",
+  "assert",
   "formatInteger",
   "formatNumber",
   "toMillis",
@@ -104,6 +121,9 @@ function pacer(focus: Focus): Pace {
   const guard = guarded(focus);
   return () => guard?.enter();
 }
+
+/** Bytes a piece of a `$split` costs: its slot and a short string. */
+const PIECE_BYTES = 32;
 
 /** Matches a builtin walks between two deadline checks. */
 const MATCH_CHUNK = 256;
@@ -324,23 +344,82 @@ async function trimmed(str: string, pace: Pace): Promise<string> {
 /** Characters a chunked builtin (`$encodeUrl`, `$base64encode`, …) converts between two pacing calls. */
 const UNITS_PER_CHUNK = 3 << 18;
 
+/** Where a chunk ending before unit `end` may end instead, so that the pieces convert as the whole does. */
+type Cut = (str: string, end: number) => number;
+
+/** A chunk never ends inside a surrogate pair: a high surrogate goes with the next one (its pair, or its own error). */
+const pairCut: Cut = (str, end) => (str.charCodeAt(end - 1) & 0xfc00) === 0xd800 ? end + 1 : end;
+
 /**
- * `convert(str)` as the concatenation of `convert` over chunks of
- * {@link UNITS_PER_CHUNK} characters, each result charged and the guard paced
- * between chunks: for conversions that map each code point (`$encodeUrl`:
- * a chunk never ends inside a surrogate pair) or each group of three units
- * (`$base64encode`: the chunk size is a multiple of 3) on its own, so the
- * pieces join to the whole and a failure is the whole's.
+ * A URL-decoded chunk ends at an escape's `%`, never inside `%XX` (a `%` always
+ * starts one, so that is where the whole string's decoding is too), and never
+ * before a continuation byte (`%80` to `%BF`): valid UTF-8 has at most three
+ * in a row, so a valid string is cut between code points, and an invalid one
+ * fails in some chunk as it fails whole.
  */
-async function chunked(str: string, focus: Focus, convert: (chunk: string) => unknown): Promise<unknown> {
-  if (str.length <= UNITS_PER_CHUNK) return convert(str);
+const escapeCut: Cut = (str, end) => {
+  let cut = str[end - 1] === "%" ? end - 1 : str[end - 2] === "%" ? end - 2 : end;
+  for (let n = 0; n < 3 && str[cut] === "%" && /^[89ABab]$/.test(str[cut + 1] ?? ""); n++) cut += 3;
+  return cut;
+};
+
+/**
+ * Lower-casing maps each code point on its own but Σ, whose form (σ, or ς at
+ * the end of a word) depends on the nearest characters on either side that
+ * are not case-ignorable (marks, apostrophes, periods are skipped). A string
+ * holding a Σ is cut between two characters that are not case-ignorable,
+ * searched for from `end` on (a string with no such pair is converted in one
+ * piece), and each chunk is converted between them: see {@link lowerInContext}.
+ */
+const sigmaCut: Cut = (str, end) => {
+  const boundary = /\P{Case_Ignorable}(?=\P{Case_Ignorable})/gu;
+  boundary.lastIndex = end - 1;
+  const found = boundary.exec(str);
+  return found ? found.index + found[0].length : str.length;
+};
+
+/** The code point that ends before unit `at`, or starts at it (`after`). */
+function codePointNear(str: string, at: number, after: boolean): string {
+  if (after) return at < str.length ? String.fromCodePoint(str.codePointAt(at)!) : "";
+  if (at === 0) return "";
+  const pair = at > 1 && (str.charCodeAt(at - 1) & 0xfc00) === 0xdc00 &&
+    (str.charCodeAt(at - 2) & 0xfc00) === 0xd800;
+  return str.slice(pair ? at - 2 : at - 1, at);
+}
+
+/**
+ * Units `from` to `to` of `str` lower-cased as in the whole string: converted
+ * with the code point on each side, whose own lower case (its length does not
+ * depend on the context) is cut off again, so a Σ at a chunk's edge sees its
+ * neighbours.
+ */
+function lowerInContext(str: string, from: number, to: number, lower: (text: string) => string): string {
+  const before = codePointNear(str, from, false);
+  const after = codePointNear(str, to, true);
+  const text = lower(before + str.slice(from, to) + after);
+  return text.slice(lower(before).length, text.length - lower(after).length);
+}
+
+/**
+ * `convert(0, str.length)` as the concatenation of `convert` over chunks of about
+ * {@link UNITS_PER_CHUNK} characters, each result charged and the guard paced
+ * between chunks: for conversions that map pieces of the string on their own,
+ * where `cut` puts the chunks' ends (`$encodeUrl` code points, `$base64encode`
+ * groups of three units: the chunk size is a multiple of 3), so the pieces
+ * join to the whole and a failure is the whole's.
+ */
+async function chunked(
+  str: string,
+  focus: Focus,
+  convert: (from: number, to: number) => unknown,
+  cut: Cut = pairCut,
+): Promise<unknown> {
+  if (str.length <= UNITS_PER_CHUNK) return convert(0, str.length);
   const guard = guarded(focus);
   const parts: string[] = [];
   for (let at = 0; at < str.length;) {
-    let end = Math.min(str.length, at + UNITS_PER_CHUNK);
-    // A high surrogate ending the chunk goes with the next one (its pair, or its own URIError either way).
-    if (end < str.length && (str.charCodeAt(end - 1) & 0xfc00) === 0xd800) end++;
-    const part = convert(str.slice(at, end)) as string;
+    const end = at + UNITS_PER_CHUNK < str.length ? cut(str, at + UNITS_PER_CHUNK) : str.length;
+    const part = convert(at, end) as string;
     guard?.chargeChars(part.length);
     parts.push(part);
     at = end;
@@ -349,10 +428,28 @@ async function chunked(str: string, focus: Focus, convert: (chunk: string) => un
   return parts.join("");
 }
 
-/** Rethrows a malformed-URL failure (D3140) of one chunk as jsonata-js's, which names the whole string. */
-function wholeValue(str: string): (err: unknown) => never {
+/** Most characters of a value (or a message) a failure quotes. */
+export const MAX_QUOTED_CHARS = 1000;
+
+/** `text`, or its first {@link MAX_QUOTED_CHARS} characters and its length. */
+export function quoted(text: string): string {
+  if (text.length <= MAX_QUOTED_CHARS) return text;
+  const cut = (text.charCodeAt(MAX_QUOTED_CHARS - 1) & 0xfc00) === 0xd800
+    ? MAX_QUOTED_CHARS - 1
+    : MAX_QUOTED_CHARS;
+  return `${text.slice(0, cut)}… (${text.length} characters)`;
+}
+
+/**
+ * Rethrows a failure naming a value (D3030, D3110, D3140) with `value`
+ * quoted: that of one chunk, or of a stand-in, as the whole string's.
+ */
+function quotingValue(value: string): (err: unknown) => never {
   return (err) => {
-    throw (err as GuardFailure).code === "D3140" ? { ...(err as object), value: str } : err;
+    const code = (err as GuardFailure).code;
+    throw code === "D3030" || code === "D3110" || code === "D3140"
+      ? { ...(err as object), value: quoted(value) }
+      : err;
   };
 }
 
@@ -366,6 +463,13 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
   /** JSONata's own implementation of `name`. */
   const original = (name: Name, focus: Focus, ...args: unknown[]): unknown =>
     (o[name].implementation as (...a: unknown[]) => unknown).apply(focus, args);
+  /** A builtin of one string converted in chunks (see {@link chunked}); a failure quotes the string. */
+  const inChunks = (name: Name, cut?: Cut): Builtin =>
+    wrap(name, function (this: Focus, str: unknown) {
+      if (typeof str !== "string") return undefined;
+      return chunked(str, this, (from, to) => original(name, this, str.slice(from, to)), cut)
+        .catch(quotingValue(str));
+    } as never);
   return {
     pad: wrap("pad", async function (this: Focus, str: unknown, width: unknown, char?: unknown) {
       if (typeof width === "number" && Number.isFinite(width)) {
@@ -418,7 +522,12 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
       return original("match", this, str, paced(regex, this), limit);
     } as never),
     split: wrap("split", function (this: Focus, str: unknown, separator: unknown, limit?: unknown) {
-      return original("split", this, str, paced(separator, this), limit);
+      if (typeof str !== "string" || typeof separator !== "string" || (limit as number) < 0) {
+        return original("split", this, str, paced(separator, this), limit);
+      }
+      const guard = guarded(this);
+      const charge = (pieces: number) => guard?.charge(pieces * PIECE_BYTES);
+      return splitByString(str, separator, limit as number | undefined, charge, pacer(this));
     } as never),
     replace: wrap("replace", async function (this: Focus, ...args: unknown[]) {
       args[1] = paced(args[1], this);
@@ -482,19 +591,34 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
         () => guard?.enter(),
       );
     } as never),
-    encodeUrl: wrap("encodeUrl", function (this: Focus, str: unknown) {
+    encodeUrl: inChunks("encodeUrl"),
+    encodeUrlComponent: inChunks("encodeUrlComponent"),
+    decodeUrl: inChunks("decodeUrl", escapeCut),
+    decodeUrlComponent: inChunks("decodeUrlComponent", escapeCut),
+    // Buffer's "binary" encoding takes each unit as a byte: a surrogate pair may be cut, a group of three may not.
+    base64encode: inChunks("base64encode", (_str, end) => end),
+    uppercase: inChunks("uppercase"),
+    lowercase: wrap("lowercase", function (this: Focus, str: unknown) {
       if (typeof str !== "string") return undefined;
-      return chunked(str, this, (chunk) => original("encodeUrl", this, chunk)).catch(wholeValue(str));
+      const lower = (text: string) => original("lowercase", this, text) as string;
+      // Without a Σ no code point's lower case depends on another: any cut between code points does.
+      const cut = str.includes("\u03A3") ? sigmaCut : pairCut;
+      return chunked(str, this, (from, to) => lowerInContext(str, from, to, lower), cut);
     } as never),
-    encodeUrlComponent: wrap("encodeUrlComponent", function (this: Focus, str: unknown) {
-      if (typeof str !== "string") return undefined;
-      return chunked(str, this, (chunk) => original("encodeUrlComponent", this, chunk)).catch(
-        wholeValue(str),
-      );
+    number: wrap("number", async function (this: Focus, arg: unknown) {
+      if (typeof arg !== "string") return original("number", this, arg);
+      const standIn = await numberStandIn(arg, pacer(this));
+      try {
+        return original("number", this, standIn);
+      } catch (err) {
+        return quotingValue(arg)(err);
+      }
     } as never),
-    base64encode: wrap("base64encode", function (this: Focus, str: unknown) {
-      if (typeof str !== "string") return undefined;
-      return chunked(str, this, (chunk) => original("base64encode", this, chunk));
+    error: wrap("error", function (this: Focus, message?: unknown) {
+      return original("error", this, typeof message === "string" ? quoted(message) : message);
+    } as never),
+    assert: wrap("assert", function (this: Focus, condition: unknown, message?: unknown) {
+      return original("assert", this, condition, typeof message === "string" ? quoted(message) : message);
     } as never),
     fromMillis: wrap("fromMillis", function (this: Focus, ...args: unknown[]) {
       checkDatePicture(args[1]);
@@ -508,9 +632,15 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
       checkPicture(args[1]);
       return original("formatNumber", this, ...args);
     } as never),
-    toMillis: wrap("toMillis", function (this: Focus, ...args: unknown[]) {
-      checkDatePicture(args[1]);
-      return original("toMillis", this, ...args);
+    toMillis: wrap("toMillis", async function (this: Focus, timestamp: unknown, picture?: unknown) {
+      checkDatePicture(picture);
+      if (typeof timestamp !== "string") return undefined;
+      const text = picture === undefined ? await timestampStandIn(timestamp, pacer(this)) : timestamp;
+      try {
+        return original("toMillis", this, text, picture);
+      } catch (err) {
+        return quotingValue(timestamp)(err);
+      }
     } as never),
   };
 }

@@ -26,7 +26,9 @@ const SPEC = {
         "n = 3 ? ($f := function($k){ $k > 0 ? $f($k - 1) : 0 }; $f(100000000)) : " +
         "n = 4 ? $reduce([1..100000], function($a, $v){ {'a': $a} }, 0) : " +
         "n = 6 ? $formatNumber(1e300, '#' & $pad('', 30000000, '0')) : " +
-        "n = 7 ? $formatInteger(5, $pad('', 20000000, '0')) : n",
+        "n = 7 ? $formatInteger(5, $pad('', 20000000, '0')) : " +
+        "n = 8 ? $count($split($pad('', 40000000, 'a'), 'a')) : " +
+        "n = 9 ? $number($pad('', 40000000, '1')) : n",
     },
     { path: "$.sorted", expr: "n = 5 ? $count($sort($reverse([1..60000]))) : null" },
   ],
@@ -118,6 +120,12 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
             "$formatInteger with a 20M-character picture",
             /U1004: a picture of 20000000 characters is over/,
           ],
+          [8, "$split into 40M pieces", /U1002: Evaluation produced more than 268435456 bytes/],
+          [
+            9,
+            "$number of 40M digits",
+            /D3030: Unable to cast value to a number: "1{1000}… \(40000000 characters\)"/,
+          ],
         ] as const
       ) {
         await t.step(
@@ -135,6 +143,7 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
             assert.equal(reply.status, 422, reply.text);
             assert.match(reply.json.detail, /Evaluation of derivation \$\.bomb failed/);
             assert.match(reply.json.detail, limit);
+            assert.ok(reply.json.detail.length < 2000, "the detail quotes no huge value");
             // The limit, not the machine, ends it: a generous bound, since a loaded machine stretches the deadline's checks.
             assert.ok(ended - started < 10 * TIMEOUT_MS, `ended after ${ended - started} ms`);
             assert.ok(readAt <= ended, "the bystander was served during the evaluation, not after it");

@@ -10,6 +10,7 @@
 import { bail } from "./context.ts";
 import { lookup } from "./sequence.ts";
 import { stringOf } from "./values.ts";
+import { LONG_TEXT } from "../stand_ins.ts";
 
 /** A builtin applied to its evaluated arguments. */
 export type Builtin = (args: unknown[]) => unknown;
@@ -67,6 +68,8 @@ function toNumber(arg: unknown): number | undefined {
   if (arg === undefined) return undefined;
   if (typeof arg === "number") return arg;
   if (typeof arg === "string") {
+    // A long string is read by the interpreter's guarded `$number`, in paced steps.
+    if (arg.length > LONG_TEXT) bail();
     if (NUMBER_TEXT.test(arg) && !isNaN(parseFloat(arg)) && isFinite(arg as unknown as number)) {
       return parseFloat(arg);
     }
