@@ -18,6 +18,7 @@ import {
 import { type LlmConfig, llmConfig } from "../llm/config.ts";
 import { configWarnings } from "./config_keys.ts";
 import { type EffectsConfig, effectsConfig } from "./executors/config.ts";
+import { SESSION_TOKEN_PREFIX } from "./pairing/pairings.ts";
 
 /** Per-IP sliding-window rate limit (`svc.rate-limit.*`). */
 export interface RateLimitConfig {
@@ -137,6 +138,20 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
   // The key itself is never echoed: messages name only the setting.
   if (/\s/.test(apiKey)) {
     throw new Error("Configuration svc.api.key (SVC_API_KEY) must not contain whitespace");
+  }
+  // An Authorization header carries Latin-1 bytes, never UTF-8 text: any other key could never match.
+  if (!/^[\x21-\x7e]*$/.test(apiKey)) {
+    throw new Error(
+      "Configuration svc.api.key (SVC_API_KEY) must be printable ASCII (letters, digits, punctuation): " +
+        "an Authorization header cannot carry other characters",
+    );
+  }
+  // The auth gate reads such a token as a pairing session's, so the key would never be compared.
+  if (apiKey.startsWith(SESSION_TOKEN_PREFIX)) {
+    throw new Error(
+      `Configuration svc.api.key (SVC_API_KEY) must not start with '${SESSION_TOKEN_PREFIX}': ` +
+        "that prefix marks pairing session tokens",
+    );
   }
   return {
     // Open mode is for development: it listens on loopback unless told otherwise.
