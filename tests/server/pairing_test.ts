@@ -481,6 +481,36 @@ Deno.test("with an API key: approving needs the key, polling does not, and a ses
   }
 });
 
+Deno.test("a stale session token does not close the open paths; elsewhere it is still 401", async () => {
+  const key = "stale-token-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  try {
+    const session = await paired(server, bearer(key));
+    assert.equal(
+      (await call(server.url, "DELETE", "/pair/session", undefined, bearer(session.agent))).status,
+      204,
+    );
+    const unknown = `svcs_${"A".repeat(22)}.${"A".repeat(22)}`;
+    for (const token of [session.browser, unknown]) {
+      for (const path of ["/actuator/health", "/actuator/info", "/", "/pair"]) {
+        const reply = await call(server.url, "GET", path, undefined, bearer(token));
+        // The playground's pages answer 503 where the web build is missing: neither is a refusal.
+        assert.ok(![401, 403].includes(reply.status), `GET ${path}: ${reply.status} ${reply.text}`);
+      }
+      const started = await call(server.url, "POST", "/pair", undefined, bearer(token));
+      assert.equal(started.status, 200, started.text);
+      const { pairCode, deviceSecret } = started.json;
+      const poll = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret }, bearer(token));
+      assert.equal(poll.status, 409, poll.text);
+      const refused = await call(server.url, "GET", "/models", undefined, bearer(token));
+      assert.equal(refused.status, 401);
+      assert.match(refused.json.error, /Unknown or ended pairing session/);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("the operator lists the live sessions and ends one; a session's token cannot", async () => {
   const key = "operator-key";
   const server = await startTestServer({ "svc.api.key": key });
