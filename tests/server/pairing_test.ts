@@ -161,6 +161,63 @@ Deno.test("wrong codes: 404, and a client guessing codes is stopped (429) before
   }
 });
 
+/** Sends a POST whose headers go out now and whose body goes out when the returned function is called. */
+async function heldPost(url: string, path: string, body: unknown): Promise<() => Promise<number>> {
+  const { hostname, port } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  const text = JSON.stringify(body);
+  const head = `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${text.length}\r\nConnection: close\r\n\r\n`;
+  await conn.write(new TextEncoder().encode(head));
+  return async () => {
+    await conn.write(new TextEncoder().encode(text));
+    const answer = await new Response(conn.readable).text();
+    return Number(answer.split(" ")[1]);
+  };
+}
+
+Deno.test("wrong codes sent at once count before their bodies arrive: the right one among them is refused", async () => {
+  const server = await startTestServer();
+  try {
+    const { pairCode, deviceSecret, userCode } = (await start(server)).json;
+    const wrong = userCode === "BBBB-BBBB" ? "CCCC-CCCC" : "BBBB-BBBB";
+    // Every request's headers first, then every body: the handlers wait for their bodies together.
+    const held = [];
+    for (let i = 0; i < 19; i++) held.push(await heldPost(server.url, "/pair/approve", { userCode: wrong }));
+    held.push(await heldPost(server.url, "/pair/approve", { userCode }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const statuses = [];
+    for (const send of held) statuses.push(await send());
+    assert.deepEqual(statuses, [...Array(10).fill(404), ...Array(10).fill(429)]);
+    assert.equal((await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret })).status, 409);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a decision or a malformed body does not count as a wrong code", async () => {
+  const server = await startTestServer({ "svc.rate-limit.trust-forwarded-for": "true" });
+  const from = (address: string) => ({ "x-forwarded-for": address });
+  try {
+    for (let i = 0; i < 12; i++) {
+      // Started from addresses of their own: new pairings are limited per address too.
+      const { userCode } = (await start(server, from(`10.0.1.${i}`))).json;
+      const malformed = await call(server.url, "POST", "/pair/deny", { code: userCode }, from("10.0.0.1"));
+      assert.equal(malformed.status, 400);
+      const decided = await call(server.url, "POST", "/pair/deny", { userCode }, from("10.0.0.1"));
+      assert.equal(decided.status, 200, decided.text);
+    }
+    for (let i = 0; i < 10; i++) {
+      const miss = await call(server.url, "POST", "/pair/deny", { userCode: "BCDF-GHJK" }, from("10.0.0.1"));
+      assert.equal(miss.status, 404);
+    }
+    const stopped = await call(server.url, "POST", "/pair/deny", { userCode: "BCDF-GHJK" }, from("10.0.0.1"));
+    assert.equal(stopped.status, 429);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("rate limits: new pairings and polls per client address, with Retry-After; capacity", async () => {
   let now = 0;
   const server = await startTestServer({}, { pairing: new PairingHost({ now: () => now, maxPending: 12 }) });
