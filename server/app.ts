@@ -90,6 +90,8 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
   let document: Record<string, unknown> | undefined;
   const pairing = options.pairing ??
     new PairingHost({ enabled: config.pairing.enabled, expiresInSec: config.pairing.expiresInSeconds });
+  // A session's token ends with its session, and so do the feeds it opened.
+  pairing.pairings.onEnded((namespaceId) => subscriptions.endSession(namespaceId));
   const deps: RouteDeps = {
     api: service,
     config,

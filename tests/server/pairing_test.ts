@@ -500,6 +500,61 @@ Deno.test("the change feed with a session token: plain ids in, plain ids in the 
   }
 });
 
+/** A socket on a model's feed, open, with the frames it got and how it closed. */
+async function feed(server: TestServer, id: string, token: string) {
+  const socket = new WebSocket(`${server.wsUrl}/models/${encodeURIComponent(id)}/subscribe?token=${token}`);
+  const frames: string[] = [];
+  socket.onmessage = (e) => frames.push(String(e.data));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.onclose = (e) => resolve({ code: e.code, reason: e.reason })
+  );
+  await new Promise((resolve, reject) => ((socket.onopen = resolve), (socket.onerror = reject)));
+  return { socket, frames, closed };
+}
+
+Deno.test("ending a session closes the feeds its tokens opened (4401), by either party or the operator", async () => {
+  const key = "feed-end-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  try {
+    for (const end of ["session", "operator"] as const) {
+      const { agent, browser, namespaceId } = await paired(server, bearer(key));
+      await call(server.url, "POST", "/models", orderSpec("cart"), bearer(agent));
+      const stored = `${namespaceId}/cart`;
+      const mine = await feed(server, "cart", browser);
+      const operators = await feed(server, stored, key);
+      await call(server.url, "POST", "/models/cart/mutations", { "$.qty": 1 }, bearer(agent));
+      const ended = end === "session"
+        ? await call(server.url, "DELETE", "/pair/session", undefined, bearer(browser))
+        : await call(server.url, "DELETE", `/admin/pairings/${namespaceId}`, undefined, bearer(key));
+      assert.equal(ended.status, 204);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const closed = await Promise.race([
+        mine.closed,
+        new Promise((resolve) => (timer = setTimeout(() => resolve("still open after 2 s"), 2000))),
+      ]);
+      clearTimeout(timer);
+      assert.deepEqual(closed, { code: 4401, reason: "the pairing session ended" }, end);
+      const seen = mine.frames.length;
+      const write = await call(
+        server.url,
+        "POST",
+        `/models/${encodeURIComponent(stored)}/mutations`,
+        { "$.qty": 2 },
+        bearer(key),
+      );
+      assert.equal(write.status, 200, write.text);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(mine.frames.length, seen, "no frame after the end");
+      assert.equal(operators.socket.readyState, WebSocket.OPEN, "the key's feed of the model stays");
+      assert.equal(operators.frames.length, 2);
+      operators.socket.close();
+      await operators.closed;
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("with an API key: approving needs the key, polling does not, and a session token is a credential", async () => {
   const key = "pairing-test-key";
   const server = await startTestServer({ "svc.api.key": key });
