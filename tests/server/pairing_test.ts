@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { PairingHost } from "../../server/pairing/host.ts";
-import { call, orderSpec, type Reply, startTestServer, type TestServer } from "./helpers.ts";
+import { call, orderSpec, type Reply, startTestServer, type TestServer, uploadBlob } from "./helpers.ts";
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -462,6 +462,104 @@ Deno.test("blobs through a session: upload, read through the model, never by id 
     assert.equal(
       (await call(server.url, "GET", `/blobs/${ref.$blobId}`, undefined, bearer(agent))).status,
       403,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a session reads through its models only the blobs it uploaded, never another's by a forged BlobRef", async () => {
+  const key = "blob-owner-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  try {
+    const secret = await uploadBlob(server.url, "operator private payroll data", {
+      mediaType: "text/x-secret",
+      headers: bearer(key),
+    });
+    assert.equal(secret.status, 201, secret.text);
+    const blobId = secret.json.$blobId as string;
+    const { agent, browser } = await paired(server, bearer(key));
+    assert.equal((await call(server.url, "GET", `/blobs/${blobId}`, undefined, bearer(agent))).status, 403);
+
+    // A BlobRef naming the operator's blob, written into the session's own model.
+    await call(server.url, "POST", "/models", { id: "holder", schema: { type: "object" } }, bearer(agent));
+    const forged = { $blobId: blobId, $mediaType: "text/plain", $bytes: 1 };
+    const written = await call(
+      server.url,
+      "POST",
+      "/models/holder/mutations",
+      { "$.f": forged },
+      bearer(agent),
+    );
+    assert.equal(written.status, 200, written.text);
+    const stolen = await call(server.url, "GET", `/models/holder/blobs/${blobId}`, undefined, bearer(agent));
+    assert.equal(stolen.status, 404, stolen.text);
+    assert.equal(stolen.text.includes("payroll"), false);
+    // A blob nobody stored is answered alike: the answer tells nothing about existence.
+    const absentId = "0".repeat(64);
+    await call(
+      server.url,
+      "POST",
+      "/models/holder/mutations",
+      { "$.g": { ...forged, $blobId: absentId } },
+      bearer(agent),
+    );
+    const absent = await call(
+      server.url,
+      "GET",
+      `/models/holder/blobs/${absentId}`,
+      undefined,
+      bearer(agent),
+    );
+    assert.equal(absent.status, 404);
+    assert.equal(absent.json.detail.replace(absentId, blobId), stolen.json.detail);
+
+    // Uploading the same bytes answers the session's own media type, not the operator's.
+    const again = await uploadBlob(server.url, "operator private payroll data", {
+      mediaType: "text/plain",
+      headers: bearer(agent),
+    });
+    assert.deepEqual([again.status, again.json.$blobId, again.json.$mediaType], [201, blobId, "text/plain"]);
+    const untyped = await uploadBlob(server.url, "operator private payroll data", {
+      headers: bearer(browser),
+    });
+    assert.equal(untyped.json.$mediaType, "text/plain", "the namespace's first upload of these bytes");
+    // Now the session uploaded them, it reads them through its model, as it typed them.
+    const own = await call(server.url, "GET", `/models/holder/blobs/${blobId}`, undefined, bearer(browser));
+    assert.deepEqual([own.status, own.text, own.headers.get("content-type")], [
+      200,
+      "operator private payroll data",
+      "text/plain",
+    ]);
+    // The store keeps the first media type: the operator's read is unchanged.
+    const operators = await call(server.url, "GET", `/blobs/${blobId}`, undefined, bearer(key));
+    assert.equal(operators.headers.get("content-type"), "text/x-secret");
+
+    // Another session cannot borrow this one's upload either.
+    const other = await paired(server, bearer(key));
+    await call(
+      server.url,
+      "POST",
+      "/models",
+      { id: "holder", schema: { type: "object" } },
+      bearer(other.agent),
+    );
+    await call(server.url, "POST", "/models/holder/mutations", { "$.f": forged }, bearer(other.agent));
+    const borrowed = await call(
+      server.url,
+      "GET",
+      `/models/holder/blobs/${blobId}`,
+      undefined,
+      bearer(other.agent),
+    );
+    assert.equal(borrowed.status, 404);
+    const fresh = await uploadBlob(server.url, "operator private payroll data", {
+      headers: bearer(other.agent),
+    });
+    assert.equal(
+      fresh.json.$mediaType,
+      "application/octet-stream",
+      "the default: nothing of the others' types",
     );
   } finally {
     await server.close();
