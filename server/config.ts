@@ -58,6 +58,8 @@ export interface ServerConfig {
   websocketMaxBufferedBytes: number;
   /** `svc.mcp.allowed-origins`: browser origins the `/mcp` endpoint accepts (empty: any). */
   mcpAllowedOrigins: string[];
+  /** `svc.mcp.max-sessions`: MCP HTTP sessions open at once; more `initialize` calls are refused (503). */
+  mcpMaxSessions: number;
   /** `svc.http.cors.allowed-origins`: pages of other origins that may call the API (empty: none). */
   corsAllowedOrigins: string[];
   /** `svc.http.access-log`: one log line per request (credentials redacted). */
@@ -100,6 +102,7 @@ export const SERVER_DEFAULTS = Object.freeze({
   multipartRequestBytes: 55 * MIB,
   otherBodyBytes: 10 * MIB,
   websocketMaxBufferedBytes: MIB,
+  mcpMaxSessions: 1000,
 });
 
 const SIZE = /^(\d+)\s*(B|KB|MB|GB)?$/i;
@@ -185,6 +188,7 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
       SERVER_DEFAULTS.websocketMaxBufferedBytes,
     ),
     mcpAllowedOrigins: readList(lookup, "svc.mcp.allowed-origins") ?? [],
+    mcpMaxSessions: readPositive(lookup, "svc.mcp.max-sessions", SERVER_DEFAULTS.mcpMaxSessions),
     corsAllowedOrigins: readList(lookup, "svc.http.cors.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
     auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,

@@ -139,11 +139,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     boundAddress: () => bound.address,
     mcp: options.mcp ??
       ((svc, cfg, pairing) =>
-        createServiceMcpMount(
-          svc,
-          cfg.mcpAllowedOrigins,
-          pairing.enabled ? hostedPairingSessions(svc, pairing.blobs) : undefined,
-        )),
+        createServiceMcpMount(svc, {
+          allowedOrigins: cfg.mcpAllowedOrigins,
+          maxSessions: cfg.mcpMaxSessions,
+          perSession: pairing.enabled ? hostedPairingSessions(svc, pairing.blobs) : undefined,
+        })),
   });
 
   let server: Deno.HttpServer<Deno.NetAddr>;

@@ -23,6 +23,7 @@ Deno.test("defaults follow SPEC.md", () => {
   });
   assert.equal(config.websocketAllowedOrigins, null);
   assert.deepEqual(config.mcpAllowedOrigins, []);
+  assert.equal(config.mcpMaxSessions, 1000);
 });
 
 Deno.test("environment variables set keys; blank key means open mode", async () => {
@@ -96,6 +97,10 @@ Deno.test("malformed configuration fails with the key and its variable named", a
       /svc\.rate-limit\.requests \(SVC_RATE_LIMIT_REQUESTS\) must be at least 1/,
     );
     await assert.rejects(loadConfig([], (n) => n === "SVC_PORT" ? "70000" : undefined), /0\.\.65535/);
+    await assert.rejects(
+      loadConfig([], (n) => n === "SVC_MCP_MAX_SESSIONS" ? "0" : undefined),
+      /svc\.mcp\.max-sessions \(SVC_MCP_MAX_SESSIONS\) must be at least 1/,
+    );
     await assert.rejects(
       loadConfig([], (n) => n === "SVC_API_KEY" ? "two words" : undefined),
       (err: Error) => /must not contain whitespace/.test(err.message) && !err.message.includes("two words"),
