@@ -4,7 +4,10 @@
  * transport) answered with `Mcp-Session-Id`; later POSTs carry the header and
  * are answered as `application/json` (batches too, a body of only
  * notifications with 202); GET opens the session's notification stream;
- * DELETE ends it. A browser `Origin` must be listed in
+ * DELETE ends it. At most `maxSessions` sessions are open at once: beyond,
+ * `initialize` is refused with 503 and a JSON-RPC error (the open sessions
+ * are never ended for a newcomer); sessions idle for `idleSessionMs` are
+ * ended by a timer. A browser `Origin` must be listed in
  * `svc.mcp.allowed-origins` (an empty list leaves the endpoint open; no Origin
  * always passes). The API key gate is the app's middleware, as for every route.
  * A host may give each session its own target ({@link McpHttpOptions.perSession}):
@@ -45,10 +48,13 @@ export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsRea
   /** Named in the readiness line (default `server`). */
   mode?: string;
   /**
-   * A session without a request for this long is ended at the next request to
-   * `/mcp` of any client (clients that vanish without DELETE); default one hour.
+   * A session without a request for this long is ended (clients that vanish
+   * without DELETE): at the next request to `/mcp` of any client, and by a
+   * timer at most a minute later; default one hour.
    */
   idleSessionMs?: number;
+  /** `svc.mcp.max-sessions`: sessions open at once (default {@link MAX_SESSIONS}). */
+  maxSessions?: number;
   /** Clock of the idle check (tests). */
   now?: () => number;
   /** Gives each session its own target (default: every session runs on the mount's). */
@@ -66,7 +72,10 @@ export interface McpMount {
 /** Default of {@link McpHttpOptions.idleSessionMs}. */
 export const IDLE_SESSION_MS = 60 * 60 * 1000;
 
-/** How often requests to existing sessions also look for idle ones. */
+/** Default of {@link McpHttpOptions.maxSessions}. */
+export const MAX_SESSIONS = 1000;
+
+/** How often idle sessions are looked for (by the timer, and by requests to existing sessions). */
 const SWEEP_EVERY_MS = 60 * 1000;
 
 interface Session {
@@ -96,14 +105,36 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
   const sessions = new Map<string, Session>();
   const now = options.now ?? Date.now;
   const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
-  // Swept on requests (at most every SWEEP_EVERY_MS, and whenever a session opens), so abandoned
-  // sessions cannot pile up and no timer has to be kept and stopped.
+  const maxSessions = options.maxSessions ?? MAX_SESSIONS;
+  const sweepEveryMs = Math.min(idleMs, SWEEP_EVERY_MS);
+  // Swept on requests (at most every sweepEveryMs, and whenever a session opens, so the cap counts
+  // live sessions only) and by a timer, so abandoned sessions go even when no client calls any more.
   let sweptAt = now();
+  /** `initialize` calls being answered: their sessions count against the cap before they are registered. */
+  let opening = 0;
   const sweepIdle = () => {
     sweptAt = now();
     for (const session of sessions.values()) {
       if (sweptAt - session.lastUsed > idleMs) void session.close();
     }
+  };
+  const sweeper = setInterval(sweepIdle, sweepEveryMs);
+  // The timer never keeps a process alive on its own; close() stops it.
+  Deno.unrefTimer(sweeper);
+
+  /** A 503 for an `initialize` beyond the cap, with when the least recently used session may idle out. */
+  const full = (): Response => {
+    let oldest = now();
+    for (const session of sessions.values()) oldest = Math.min(oldest, session.lastUsed);
+    const retryAfter = Math.max(1, Math.ceil((oldest + idleMs - now()) / 1000));
+    const response = jsonRpcError(
+      503,
+      -32000,
+      `Too many MCP sessions: ${maxSessions} are open (svc.mcp.max-sessions); end unused ones with DELETE ` +
+        "/mcp, or retry once idle ones have expired",
+    );
+    response.headers.set("Retry-After", String(retryAfter));
+    return response;
   };
 
   const openSession = (request: Request, self?: SelfFetch): Session => {
@@ -158,7 +189,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
         return jsonRpcError(403, -32000, `Forbidden: origin '${origin}' is not allowed`);
       }
       const sessionId = request.headers.get("mcp-session-id");
-      if (now() - sweptAt >= Math.min(idleMs, SWEEP_EVERY_MS)) sweepIdle();
+      if (now() - sweptAt >= sweepEveryMs) sweepIdle();
       if (sessionId !== null) {
         const session = sessions.get(sessionId);
         if (!session) return jsonRpcError(404, -32001, "Session not found");
@@ -174,12 +205,22 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
       // A POST without a session must be `initialize`; otherwise the transport refuses it and the
       // unused session is dropped.
       sweepIdle();
-      const session = openSession(request, self);
-      const response = await session.transport.handleRequest(request);
-      if (session.transport.sessionId === undefined) await session.close();
-      return response;
+      if (sessions.size + opening >= maxSessions) {
+        await request.body?.cancel();
+        return full();
+      }
+      opening++;
+      try {
+        const session = openSession(request, self);
+        const response = await session.transport.handleRequest(request);
+        if (session.transport.sessionId === undefined) await session.close();
+        return response;
+      } finally {
+        opening--;
+      }
     },
     async close() {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map((s) => s.close()));
     },
   };
@@ -191,13 +232,11 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
  */
 export function createServiceMcpMount(
   service: ModelService,
-  allowedOrigins: readonly string[],
-  perSession?: McpSessionFactory,
+  options: Pick<McpHttpOptions, "allowedOrigins" | "maxSessions" | "perSession">,
 ): McpMount {
   return createMcpHttpMount(service, {
-    allowedOrigins,
+    ...options,
     events: serviceCommitEvents(service),
     features: { generation: service.generationAvailable },
-    perSession,
   });
 }

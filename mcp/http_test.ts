@@ -80,3 +80,88 @@ Deno.test("sessions idle longer than the limit end when the next session opens",
     await service.close();
   }
 });
+
+const sessionRequest = (method: "GET" | "DELETE", sessionId: string) =>
+  new Request("http://127.0.0.1/mcp", {
+    method,
+    headers: { ...HEADERS, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+  });
+
+Deno.test("beyond max-sessions initialize is refused (503, JSON-RPC error, Retry-After); open ones stay", async () => {
+  const service = await ModelService.open();
+  let clock = 0;
+  const mount = createMcpHttpMount(service, {
+    allowedOrigins: [],
+    maxSessions: 2,
+    idleSessionMs: 60_000,
+    now: () => clock,
+  });
+  try {
+    const first = (await mount.handle(post(initialize))).headers.get("mcp-session-id")!;
+    clock = 10_000;
+    const second = (await mount.handle(post(initialize))).headers.get("mcp-session-id")!;
+    const refused = await mount.handle(post(initialize));
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get("mcp-session-id"), null);
+    assert.equal(refused.headers.get("retry-after"), "50", "when the least recently used one may idle out");
+    const body = await refused.json();
+    assert.equal(body.error.code, -32000);
+    assert.match(body.error.message, /Too many MCP sessions: 2 are open \(svc\.mcp\.max-sessions\)/);
+    for (const id of [first, second]) assert.equal((await mount.handle(ping(id))).status, 200, "kept");
+
+    // Ending one makes room; so does one idling out.
+    await (await mount.handle(sessionRequest("DELETE", first))).body?.cancel();
+    const third = await mount.handle(post(initialize));
+    assert.equal(third.status, 200);
+    await third.body?.cancel();
+    assert.equal((await mount.handle(post(initialize))).status, 503);
+    clock = 65_000;
+    assert.equal((await mount.handle(ping(second))).status, 200, "idle for 55 s: kept");
+    assert.equal((await mount.handle(post(initialize))).status, 503);
+    clock = 130_000;
+    const fourth = await mount.handle(post(initialize));
+    assert.equal(fourth.status, 200, "sessions idle for over a minute were ended to make room");
+    await fourth.body?.cancel();
+  } finally {
+    await mount.close?.();
+    await service.close();
+  }
+});
+
+Deno.test("initialize calls answered at once count against max-sessions before they are registered", async () => {
+  const service = await ModelService.open();
+  const mount = createMcpHttpMount(service, { allowedOrigins: [], maxSessions: 1 });
+  try {
+    const answers = await Promise.all([mount.handle(post(initialize)), mount.handle(post(initialize))]);
+    assert.deepEqual(answers.map((r) => r.status).sort(), [200, 503]);
+    for (const answer of answers) await answer.body?.cancel();
+  } finally {
+    await mount.close?.();
+    await service.close();
+  }
+});
+
+Deno.test("idle sessions are ended by a timer, with no request to /mcp at all", async () => {
+  const service = await ModelService.open();
+  const mount = createMcpHttpMount(service, { allowedOrigins: [], idleSessionMs: 50 });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const id = (await mount.handle(post(initialize))).headers.get("mcp-session-id")!;
+    const stream = await mount.handle(sessionRequest("GET", id));
+    assert.equal(stream.status, 200);
+    // The notification stream ends when the session does.
+    const ended = new Response(stream.body).text().then(() => "ended");
+    const outcome = await Promise.race([
+      ended,
+      new Promise((resolve) => (timer = setTimeout(() => resolve("still open after 2 s"), 2000))),
+    ]);
+    assert.equal(outcome, "ended");
+    const gone = await mount.handle(ping(id));
+    assert.equal(gone.status, 404);
+    await gone.body?.cancel();
+  } finally {
+    clearTimeout(timer);
+    await mount.close?.();
+    await service.close();
+  }
+});

@@ -28,7 +28,7 @@ import { bodySizeLimit } from "./middleware/body_limit/index.ts";
 import { hostCheck, isLoopbackName } from "./middleware/host_check/index.ts";
 import { corsFor } from "./middleware/cors/index.ts";
 import { methodGuard } from "./middleware/method_guard/index.ts";
-import { admitSession, PairingHost, sessionOf } from "./pairing/host.ts";
+import { admitSession, type PairingHost, sessionOf } from "./pairing/host.ts";
 import { NamespacedApi } from "./pairing/namespaced_api.ts";
 import { SESSION_TOKEN_PREFIX, type SessionGrant } from "./pairing/pairings.ts";
 import { rateLimit } from "./middleware/rate_limit/index.ts";
@@ -61,8 +61,8 @@ export interface AppOptions {
   webRoot?: string;
   /** The address the server listens on, once it does (the WebSocket origin rule compares against it). */
   boundAddress?: () => { hostname: string; port: number } | undefined;
-  /** Browser pairing (default: one from `svc.pairing.*`; tests pass one with their own clock). */
-  pairing?: PairingHost;
+  /** Browser pairing (the server's, from `svc.pairing.*`; tests pass one with their own clock). */
+  pairing: PairingHost;
 }
 
 /**
@@ -88,8 +88,9 @@ function encodedIdPath(path: string): string | null {
 export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES): Hono {
   const { service, config, metrics, subscriptions, log } = options;
   let document: Record<string, unknown> | undefined;
-  const pairing = options.pairing ??
-    new PairingHost({ enabled: config.pairing.enabled, expiresInSec: config.pairing.expiresInSeconds });
+  const { pairing } = options;
+  // A session's token ends with its session, and so do the feeds it opened.
+  pairing.pairings.onEnded((namespaceId) => subscriptions.endSession(namespaceId));
   const deps: RouteDeps = {
     api: service,
     config,
@@ -103,7 +104,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
   const depsOf = (c: Context): RouteDeps => {
     const grant = sessionOf(c);
     if (!grant) return deps;
-    const session = new NamespacedApi(service, grant.namespaceId);
+    const session = new NamespacedApi(service, grant.namespaceId, pairing.blobs);
     return { ...deps, api: session, session };
   };
   const queryTokenPatterns = routes.filter((r) => r.queryToken).map((r) => templatePattern(r.path));

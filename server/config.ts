@@ -18,6 +18,7 @@ import {
 import { type LlmConfig, llmConfig } from "../llm/config.ts";
 import { configWarnings } from "./config_keys.ts";
 import { type EffectsConfig, effectsConfig } from "./executors/config.ts";
+import { SESSION_TOKEN_PREFIX } from "./pairing/pairings.ts";
 
 /** Per-IP sliding-window rate limit (`svc.rate-limit.*`). */
 export interface RateLimitConfig {
@@ -57,6 +58,8 @@ export interface ServerConfig {
   websocketMaxBufferedBytes: number;
   /** `svc.mcp.allowed-origins`: browser origins the `/mcp` endpoint accepts (empty: any). */
   mcpAllowedOrigins: string[];
+  /** `svc.mcp.max-sessions`: MCP HTTP sessions open at once; more `initialize` calls are refused (503). */
+  mcpMaxSessions: number;
   /** `svc.http.cors.allowed-origins`: pages of other origins that may call the API (empty: none). */
   corsAllowedOrigins: string[];
   /** `svc.http.access-log`: one log line per request (credentials redacted). */
@@ -99,6 +102,7 @@ export const SERVER_DEFAULTS = Object.freeze({
   multipartRequestBytes: 55 * MIB,
   otherBodyBytes: 10 * MIB,
   websocketMaxBufferedBytes: MIB,
+  mcpMaxSessions: 1000,
 });
 
 const SIZE = /^(\d+)\s*(B|KB|MB|GB)?$/i;
@@ -138,6 +142,20 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
   if (/\s/.test(apiKey)) {
     throw new Error("Configuration svc.api.key (SVC_API_KEY) must not contain whitespace");
   }
+  // An Authorization header carries Latin-1 bytes, never UTF-8 text: any other key could never match.
+  if (!/^[\x21-\x7e]*$/.test(apiKey)) {
+    throw new Error(
+      "Configuration svc.api.key (SVC_API_KEY) must be printable ASCII (letters, digits, punctuation): " +
+        "an Authorization header cannot carry other characters",
+    );
+  }
+  // The auth gate reads such a token as a pairing session's, so the key would never be compared.
+  if (apiKey.startsWith(SESSION_TOKEN_PREFIX)) {
+    throw new Error(
+      `Configuration svc.api.key (SVC_API_KEY) must not start with '${SESSION_TOKEN_PREFIX}': ` +
+        "that prefix marks pairing session tokens",
+    );
+  }
   return {
     // Open mode is for development: it listens on loopback unless told otherwise.
     host: lookup("svc.host")?.trim() || (apiKey === "" ? SERVER_DEFAULTS.openHost : SERVER_DEFAULTS.host),
@@ -170,6 +188,7 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
       SERVER_DEFAULTS.websocketMaxBufferedBytes,
     ),
     mcpAllowedOrigins: readList(lookup, "svc.mcp.allowed-origins") ?? [],
+    mcpMaxSessions: readPositive(lookup, "svc.mcp.max-sessions", SERVER_DEFAULTS.mcpMaxSessions),
     corsAllowedOrigins: readList(lookup, "svc.http.cors.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
     auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,

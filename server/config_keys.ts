@@ -31,6 +31,7 @@ export const SERVER_KEYS: readonly string[] = [
   "svc.websocket.allowed-origins",
   "svc.websocket.max-buffered-bytes",
   "svc.mcp.allowed-origins",
+  "svc.mcp.max-sessions",
   "svc.http.cors.allowed-origins",
   "svc.http.access-log",
   "svc.audit.signing-key",

@@ -18,7 +18,7 @@ import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
 import { llmEgress } from "./llm_egress.ts";
 import { consoleLogger, type Logger } from "./log.ts";
 import { ServiceMetrics } from "./metrics.ts";
-import type { PairingHost } from "./pairing/host.ts";
+import { PairingHost } from "./pairing/host.ts";
 import { hostedPairingSessions } from "./pairing/hosted_mcp.ts";
 import { serverPlatform } from "./platform.ts";
 import { openStorage, type Storage } from "./stores/mod.ts";
@@ -33,9 +33,10 @@ export interface ServerOptions {
   storage?: Storage;
   /**
    * Builds the `/mcp` surface once the service is open; {@link startServer}
-   * defaults to MCP over the service (mcp/http.ts).
+   * defaults to MCP over the service (mcp/http.ts), whose sessions pair
+   * through the server's `pairing`.
    */
-  mcp?: (service: ModelService, config: ServerConfig) => McpMount;
+  mcp?: (service: ModelService, config: ServerConfig, pairing: PairingHost) => McpMount;
   /** The web build served at `/` (default `dist/web` of the project). */
   webRoot?: string;
   /** The address the server listens on, once it does. */
@@ -111,7 +112,9 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
   }
   metrics.countModels(() => service.modelCount);
   const subscriptions = new SubscriptionHub(service, config.websocketMaxBufferedBytes);
-  const mcp = options.mcp?.(service, config);
+  const pairing = options.pairing ??
+    new PairingHost({ enabled: config.pairing.enabled, expiresInSec: config.pairing.expiresInSeconds });
+  const mcp = options.mcp?.(service, config, pairing);
   const app = createApp({
     service,
     config,
@@ -121,7 +124,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
     mcp,
     boundAddress: options.boundAddress,
     webRoot: options.webRoot,
-    pairing: options.pairing,
+    pairing,
   });
   return { app, service, metrics, subscriptions, storage, mcp };
 }
@@ -135,12 +138,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ...options,
     boundAddress: () => bound.address,
     mcp: options.mcp ??
-      ((svc, cfg) =>
-        createServiceMcpMount(
-          svc,
-          cfg.mcpAllowedOrigins,
-          cfg.pairing.enabled ? hostedPairingSessions(svc) : undefined,
-        )),
+      ((svc, cfg, pairing) =>
+        createServiceMcpMount(svc, {
+          allowedOrigins: cfg.mcpAllowedOrigins,
+          maxSessions: cfg.mcpMaxSessions,
+          perSession: pairing.enabled ? hostedPairingSessions(svc, pairing.blobs) : undefined,
+        })),
   });
 
   let server: Deno.HttpServer<Deno.NetAddr>;

@@ -4,12 +4,14 @@
  *
  * Sending never waits: each socket may lag by at most `maxBufferedBytes` of
  * unsent frames; a subscriber that falls further behind is closed (code 1013)
- * instead of slowing mutations or growing memory without bound.
+ * instead of slowing mutations or growing memory without bound. A pairing
+ * session's sockets close (4401) when the session ends.
  *
  * @module
  */
 import type { ModelService, ServiceEvent } from "../engine/service/service.ts";
 import { canonicalizePath, isPrefixOf, type Segment } from "../engine/json/path.ts";
+import { CREDENTIAL_ENDED_CLOSE } from "../engine/operations/change_feed.ts";
 
 /** A mutation frame (SPEC.md "WebSocket frames"). */
 export interface MutationFrame {
@@ -44,11 +46,21 @@ export function parsePathFilter(raw: string | undefined): Segment[][] | null {
   });
 }
 
+/** A subscriber that came with a pairing session's token. */
+export interface SessionSubscriber {
+  /** The session's namespace: the socket closes when the session ends. */
+  namespaceId: string;
+  /** The model id its frames carry: the session's plain id. */
+  shownAs: string;
+}
+
 interface Subscriber {
   socket: WebSocket;
   filter: Segment[][] | null;
   /** The model id its frames carry (a pairing session's plain id; otherwise the model's own). */
   shownAs: string;
+  /** The pairing session's namespace, when it came with a session's token. */
+  namespaceId?: string;
   /** Frames sent before the socket finished opening. */
   pending: string[] | null;
   pendingBytes: number;
@@ -82,14 +94,16 @@ export class SubscriptionHub {
   }
 
   /**
-   * Subscribes a freshly upgraded socket to a model's frames; they name the
-   * model `shownAs` (a pairing session knows it by its plain id).
+   * Subscribes a freshly upgraded socket to a model's frames; a pairing
+   * session's socket gets frames naming the model by its plain id, and is
+   * closed when the session ends ({@link endSession}).
    */
-  add(modelId: string, socket: WebSocket, filter: Segment[][] | null, shownAs: string = modelId): void {
+  add(modelId: string, socket: WebSocket, filter: Segment[][] | null, session?: SessionSubscriber): void {
     const subscriber: Subscriber = {
       socket,
       filter,
-      shownAs,
+      shownAs: session?.shownAs ?? modelId,
+      namespaceId: session?.namespaceId,
       pending: socket.readyState === WebSocket.OPEN ? null : [],
       pendingBytes: 0,
     };
@@ -103,6 +117,21 @@ export class SubscriptionHub {
     });
     socket.addEventListener("close", () => this.#remove(modelId, subscriber));
     socket.addEventListener("error", () => this.#remove(modelId, subscriber));
+  }
+
+  /**
+   * Closes the sockets a pairing session opened, with
+   * {@link CREDENTIAL_ENDED_CLOSE}: its token no longer reaches the models, so
+   * neither may the frames it subscribed to, and clients do not reconnect.
+   */
+  endSession(namespaceId: string): void {
+    for (const [modelId, set] of this.#byModel) {
+      for (const subscriber of [...set]) {
+        if (subscriber.namespaceId === namespaceId) {
+          this.#drop(modelId, subscriber, CREDENTIAL_ENDED_CLOSE, "the pairing session ended");
+        }
+      }
+    }
   }
 
   /** Stops listening and closes every socket (server shutdown). */

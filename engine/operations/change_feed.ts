@@ -69,7 +69,10 @@ export interface ChangeFeedOptions {
    * row doubles the delay up to this. Equal to `initialDelayMs`, the delay is fixed.
    */
   maxDelayMs?: number;
-  /** Called with a readable message when a socket closes unexpectedly. */
+  /**
+   * Called with a readable message when a socket closes unexpectedly, or for
+   * good because its credential ended ({@link CREDENTIAL_ENDED_CLOSE}).
+   */
   onProblem?(message: string): void;
   /** Called when a socket opens again after such a close (the feed is live again). */
   onRecovered?(): void;
@@ -84,6 +87,12 @@ export interface ChangeFeed {
   /** Follows one model's changes until the returned function is called. */
   subscribe(modelId: string, listener: (event: ChangeFeedEvent) => void): () => void;
 }
+
+/**
+ * The close code of a feed whose credential ended (a pairing session ended by
+ * either party or the operator): final, as the credential is refused from now on.
+ */
+export const CREDENTIAL_ENDED_CLOSE = 4401;
 
 /** The default first reconnect delay: a restarting server is usually back within a second. */
 export const DEFAULT_RECONNECT_DELAY_MS = 500;
@@ -178,10 +187,17 @@ export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
         socket.onclose = (close) => {
           if (stopped) return;
           // The server closes a feed normally only when its model is deleted (shutdown is 1001, a slow
-          // subscriber 1013): reconnecting would be refused from now on.
+          // subscriber 1013), and with 4401 when its credential ended: reconnecting would be refused.
           if (close.code === 1000) {
             stopped = true;
             listener({ kind: "deleted", modelId });
+            return;
+          }
+          if (close.code === CREDENTIAL_ENDED_CLOSE) {
+            stopped = true;
+            options.onProblem?.(
+              `Live updates of '${modelId}' stopped: ${close.reason || "the credential ended"}`,
+            );
             return;
           }
           const reason = close.reason ? ` ${close.reason}` : "";

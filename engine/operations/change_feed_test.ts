@@ -6,6 +6,7 @@ import {
   type ChangeFeedOptions,
   type ChangeFeedSocket,
   type ChangeFeedSocketConstructor,
+  CREDENTIAL_ENDED_CLOSE,
   eventOfFrame,
   subscribeUrl,
 } from "./change_feed.ts";
@@ -246,4 +247,16 @@ Deno.test("a normal closure by the server is the model's deletion: one deleted e
   assert.deepEqual([feed.sockets.length, feed.scheduler.pending, problems], [1, 0, []]);
   feed.stop();
   assert.equal(feed.sockets[0].closedWith, 1000);
+});
+
+Deno.test("a closure for an ended credential (4401) is final: its reason reported, no reconnect", () => {
+  const problems: string[] = [];
+  const feed = follow({ onProblem: (message) => problems.push(message) });
+  feed.sockets[0].onopen!({});
+  feed.sockets[0].drop(CREDENTIAL_ENDED_CLOSE, "the pairing session ended");
+  assert.deepEqual(problems, ["Live updates of 'm' stopped: the pairing session ended"]);
+  assert.deepEqual([feed.events, feed.sockets.length, feed.scheduler.pending], [[WHOLE_MODEL], 1, 0]);
+  feed.scheduler.fire();
+  assert.equal(feed.sockets.length, 1);
+  feed.stop();
 });

@@ -1321,7 +1321,7 @@ export class ModelService implements ModelApi {
    * (it becomes a response header on download). Bytes already stored keep the
    * media type they were first stored with, and the reference says so.
    */
-  async uploadBlob(bytes: Uint8Array, mediaType = "application/octet-stream"): Promise<BlobRef> {
+  async uploadBlob(bytes: Uint8Array, mediaType = DEFAULT_BLOB_MEDIA_TYPE): Promise<BlobRef> {
     if (!(bytes instanceof Uint8Array)) throw badRequest("blob data must be bytes");
     if (!MEDIA_TYPE.test(mediaType)) {
       throw badRequest(
@@ -1534,6 +1534,9 @@ export class ModelService implements ModelApi {
 
 /** An RFC 6838 media type: `type/subtype`, each a restricted name of at most 127 characters. */
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+
+/** The media type of an upload that names none. */
+export const DEFAULT_BLOB_MEDIA_TYPE = "application/octet-stream";
 
 /** Blob ids referenced by BlobRefs anywhere in a document. */
 export function referencedBlobs(doc: Json): Set<string> {

@@ -1,14 +1,16 @@
 /**
  * A server's browser pairing: the {@link Pairings} state machine, the rate
  * limits of the pairing routes (per client address, always on, whatever
- * `svc.rate-limit.enabled` says), and the session a request was admitted with
- * (the auth middleware admits it, the routes read it).
+ * `svc.rate-limit.enabled` says), the blobs each session uploaded, and the
+ * session a request was admitted with (the auth middleware admits it, the
+ * routes read it).
  *
  * @module
  */
 import type { Context } from "hono";
 import { SlidingWindow } from "../middleware/rate_limit/window.ts";
 import { type PairingOptions, Pairings, type SessionGrant } from "./pairings.ts";
+import { SessionBlobs } from "./session_blobs.ts";
 
 /** New pairings a client may start per minute. */
 export const STARTS_PER_MINUTE = 10;
@@ -30,6 +32,8 @@ export class PairingHost {
   readonly starts: SlidingWindow;
   readonly polls: SlidingWindow;
   readonly wrongCodes: SlidingWindow;
+  /** The blobs each session uploaded (the only ones it reads through its models). */
+  readonly blobs = new SessionBlobs();
 
   constructor(options: PairingHostOptions = {}) {
     this.enabled = options.enabled ?? true;
@@ -37,6 +41,7 @@ export class PairingHost {
     this.starts = new SlidingWindow(STARTS_PER_MINUTE, 60_000, options.now);
     this.polls = new SlidingWindow(POLLS_PER_MINUTE, 60_000, options.now);
     this.wrongCodes = new SlidingWindow(WRONG_CODES_PER_10_MINUTES, 600_000, options.now);
+    this.pairings.onEnded((namespaceId) => this.blobs.forget(namespaceId));
   }
 }
 

@@ -21,14 +21,18 @@ import type { ModelService } from "../../engine/service/service.ts";
 import { serviceCommitEvents } from "../../mcp/events.ts";
 import type { McpSessionFactory } from "../../mcp/http.ts";
 import { NamespacedApi } from "./namespaced_api.ts";
+import type { SessionBlobs } from "./session_blobs.ts";
 
 /** What model calls of a session whose pairing ended fail with. */
 export const PAIRING_ENDED =
   "The browser pairing of this session ended (the person ended it, or the server " +
   "restarted): call pair_browser to pair again";
 
-/** The per-session targets of the server's `/mcp` when pairing is enabled. */
-export function hostedPairingSessions(service: ModelService): McpSessionFactory {
+/**
+ * The per-session targets of the server's `/mcp` when pairing is enabled;
+ * `blobs` is the server's record of the sessions' uploads (REST's too).
+ */
+export function hostedPairingSessions(service: ModelService, blobs: SessionBlobs): McpSessionFactory {
   const commits = serviceCommitEvents(service);
   return ({ baseUrl, fetch }) => {
     const pairing = new BrowserSession({ baseUrl, fetch });
@@ -36,7 +40,7 @@ export function hostedPairingSessions(service: ModelService): McpSessionFactory 
     const paired = (): NamespacedApi | undefined => {
       const namespaceId = pairing.namespaceId;
       if (namespaceId === undefined) return undefined;
-      if (scoped?.namespaceId !== namespaceId) scoped = new NamespacedApi(service, namespaceId);
+      if (scoped?.namespaceId !== namespaceId) scoped = new NamespacedApi(service, namespaceId, blobs);
       return scoped;
     };
     const api = (): ModelApi => paired() ?? service;

@@ -10,6 +10,10 @@
  *   names a namespace is refused with 403; plain ones are read inside the
  *   session's namespace;
  * - lists (models, the composition graph) hold the namespace's entries only;
+ * - a blob is read through a model of the namespace only if the namespace
+ *   uploaded it ({@link SessionBlobs}), with the media type it gave: a
+ *   BlobRef naming someone else's blob reads as not found, and an upload's
+ *   answer never tells that the bytes were stored before;
  * - what is not about the namespace's models is refused with 403: a blob by
  *   its id alone (read it through its model), blob garbage collection,
  *   recovery records, generation (it spends the operator's LLM provider) and
@@ -24,7 +28,7 @@
 import type { AuditRecord, AuditVerification } from "../../engine/audit/chain.ts";
 import type { PendingEffect } from "../../engine/composition/quarantine.ts";
 import { parseCoordinate } from "../../engine/composition/coordinate.ts";
-import { ServiceError } from "../../engine/errors.ts";
+import { notFound, ServiceError } from "../../engine/errors.ts";
 import type { GraphView } from "../../engine/graph/projection.ts";
 import type { Json, JsonObject } from "../../engine/json/value.ts";
 import type { LibraryDescription } from "../../engine/model/library_description.ts";
@@ -46,7 +50,9 @@ import type {
 import type { CompositionGraph } from "../../engine/service/composition.ts";
 import type { GenerationStatus } from "../../engine/service/generation.ts";
 import type { RecoveryDeletion, RecoveryRecord, RecoverySummary } from "../../engine/service/ports.ts";
+import { DEFAULT_BLOB_MEDIA_TYPE } from "../../engine/service/service.ts";
 import type { EvaluatedView } from "../../engine/view/evaluate.ts";
+import type { SessionBlobs } from "./session_blobs.ts";
 
 type Loose = Record<string, unknown>;
 
@@ -77,10 +83,13 @@ export class NamespacedApi implements ModelApi {
   readonly namespaceId: string;
   readonly #api: ModelApi;
   readonly #prefix: string;
+  readonly #blobs: SessionBlobs;
 
-  constructor(api: ModelApi, namespaceId: string) {
+  /** `blobs` records the sessions' uploads (one record per server, shared by every view of a namespace). */
+  constructor(api: ModelApi, namespaceId: string, blobs: SessionBlobs) {
     this.#api = api;
     this.namespaceId = namespaceId;
+    this.#blobs = blobs;
     this.#prefix = `${namespaceId}/`;
   }
 
@@ -299,7 +308,13 @@ export class NamespacedApi implements ModelApi {
   }
 
   uploadBlob(bytes: Uint8Array, mediaType?: string): Promise<BlobRef> {
-    return this.#api.uploadBlob(bytes, mediaType);
+    return this.#run(async () => {
+      const ref = await this.#api.uploadBlob(bytes, mediaType);
+      // Bytes stored before keep their first media type in the store; the session is answered (and
+      // served) the one it gave, so nothing tells it that someone else uploaded them.
+      const own = this.#blobs.record(this.namespaceId, ref.$blobId, mediaType ?? DEFAULT_BLOB_MEDIA_TYPE);
+      return { ...ref, $mediaType: own };
+    });
   }
 
   getBlob(_blobId: string): Promise<BlobContent> {
@@ -307,7 +322,15 @@ export class NamespacedApi implements ModelApi {
   }
 
   getModelBlob(id: string, blobId: string): Promise<BlobContent> {
-    return this.#run(() => this.#api.getModelBlob(this.stored(id), blobId));
+    return this.#run(async () => {
+      const stored = this.stored(id);
+      const mediaType = this.#blobs.mediaType(this.namespaceId, blobId);
+      // Answered alike whether or not the blob exists, so a guessed id tells nothing.
+      if (mediaType === undefined) {
+        throw notFound(`Blob '${blobId}' was not uploaded in this pairing session: it reads only its own`);
+      }
+      return { ...await this.#api.getModelBlob(stored, blobId), mediaType };
+    });
   }
 
   collectBlobGarbage(_apply: boolean): Promise<BlobGcReport> {

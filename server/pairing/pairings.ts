@@ -130,6 +130,7 @@ export class Pairings {
   /** Every remembered pairing by its user code (so a person learns why a finished one is gone). */
   readonly #byUserCode = new Map<string, Pairing>();
   readonly #sessions = new Map<string, Session>();
+  readonly #endListeners = new Set<(namespaceId: string) => void>();
 
   constructor(options: PairingOptions = {}) {
     this.expiresInSec = options.expiresInSec ?? 600;
@@ -250,6 +251,15 @@ export class Pairings {
   }
 
   /**
+   * Calls `listener` with the namespace of every session {@link end}ed, so
+   * what a token opened (a WebSocket feed) ends with it; the returned function stops it.
+   */
+  onEnded(listener: (namespaceId: string) => void): () => void {
+    this.#endListeners.add(listener);
+    return () => this.#endListeners.delete(listener);
+  }
+
+  /**
    * Ends the sessions of a namespace, the agent's and the browser's alike
    * (either party may end the pairing); an approval the agent has not
    * collected yet goes with them. How many tokens stopped working.
@@ -267,6 +277,7 @@ export class Pairings {
         pairing.state = "used";
       }
     }
+    if (ended) { for (const listener of this.#endListeners) listener(namespaceId); }
     return ended;
   }
 

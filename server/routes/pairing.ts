@@ -118,35 +118,44 @@ function decision(kind: "approve" | "deny"): Route {
     handle: async (c, deps) => {
       enabled(deps);
       const client = clientKey(c, deps.config.rateLimit.trustForwardedFor);
-      const wait = deps.pairing.wrongCodes.wait(client);
+      const wrongCodes = deps.pairing.wrongCodes;
+      // Counted before the body arrives: otherwise many requests sent at once would all pass the
+      // check while their bodies are awaited, and one of their codes could be the right one.
+      const wait = wrongCodes.take(client);
       if (wait) return limited("wrong pairing codes", wait);
-      const { userCode } = await stringMembers(c, ["userCode"] as const);
-      const pairings = deps.pairing.pairings;
-      let answer;
+      let wrong = false;
       try {
-        answer = approve ? pairings.approve(userCode) : pairings.deny(userCode);
-      } catch (err) {
-        if (err instanceof PairingCapacityError) throw tooMany(err.message);
-        throw err;
-      }
-      switch (answer.status) {
-        case "approved":
-          return c.json(
-            { sessionToken: answer.sessionToken, namespaceId: answer.namespaceId },
-            200,
-            NO_STORE,
-          );
-        case "denied":
-          return c.json({ denied: true });
-        case "gone":
-          deps.pairing.wrongCodes.take(client);
-          return gone(answer.reason);
-        case "unknown":
-          deps.pairing.wrongCodes.take(client);
-          throw new ServiceError(
-            "not_found",
-            "No pairing has this code: check it against the one the agent showed, or ask for a new link",
-          );
+        const { userCode } = await stringMembers(c, ["userCode"] as const);
+        const pairings = deps.pairing.pairings;
+        let answer;
+        try {
+          answer = approve ? pairings.approve(userCode) : pairings.deny(userCode);
+        } catch (err) {
+          if (err instanceof PairingCapacityError) throw tooMany(err.message);
+          throw err;
+        }
+        switch (answer.status) {
+          case "approved":
+            return c.json(
+              { sessionToken: answer.sessionToken, namespaceId: answer.namespaceId },
+              200,
+              NO_STORE,
+            );
+          case "denied":
+            return c.json({ denied: true });
+          case "gone":
+            wrong = true;
+            return gone(answer.reason);
+          case "unknown":
+            wrong = true;
+            throw new ServiceError(
+              "not_found",
+              "No pairing has this code: check it against the one the agent showed, or ask for a new link",
+            );
+        }
+      } finally {
+        // Only wrong or finished codes count (a decision or a malformed body is no guess).
+        if (!wrong) wrongCodes.release(client);
       }
     },
   };

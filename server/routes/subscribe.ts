@@ -100,7 +100,12 @@ export const SUBSCRIBE_ROUTE: Route = {
       });
     }
     const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
-    subscriptions.add(session ? session.stored(id) : id, socket, filter, id);
+    if (session) {
+      subscriptions.add(session.stored(id), socket, filter, {
+        namespaceId: session.namespaceId,
+        shownAs: id,
+      });
+    } else subscriptions.add(id, socket, filter);
     return response;
   },
 };

@@ -6,7 +6,8 @@
  * (fields and buttons found by their labels); the tool answers `paired`; the
  * agent creates and mutates a model and the tab shows it; the person edits a
  * field in the tab and the agent hears `resources/updated` and reads the new
- * value. Also: deny, a wrong (then typed) code on a bare link, an expired
+ * value. Also: a session ended outside the tab (its feed stops for good), deny,
+ * a wrong (then typed) code on a bare link, an expired
  * link, and a second agent whose tab cannot see the first one's session.
  * Screenshots under .cache/screenshots/pairing-*.png.
  *
@@ -151,6 +152,47 @@ for (const { agentKind, shots, connect } of AGENTS) {
     }
   });
 }
+
+Deno.test("a session ended outside the tab: its live feed stops for good and the tab says why", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    const pending = await tool(agent, "pair_browser");
+    // The tab's list poll is refused once the session is gone.
+    const { page, errors } = await openLink(browser, pending.body.verificationUriComplete, [401]);
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.locator(".paired-badge").waitFor();
+    assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
+    assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+    // The tab's feed is live: the agent's write shows.
+    await tool(agent, "mutate", { id: "cart", mutations: { "$.qty": 3, "$.price": 2.5 } });
+    await page.locator("svc-view").getByText("€7.50").waitFor();
+
+    // Ended with the session's token (as the agent's DELETE /pair/session or the operator's would).
+    const ended = await page.evaluate(async () => {
+      const token = sessionStorage.getItem("svc-playground:api-key");
+      return (await fetch("/pair/session", {
+        method: "DELETE",
+        headers: { Authorization: `Bearer ${token}` },
+      }))
+        .status;
+    });
+    assert.equal(ended, 204);
+    const sockets: string[] = [];
+    page.on("websocket", (socket) => sockets.push(socket.url()));
+    await page.locator(".status").getByText("Live updates of 'cart' stopped: the pairing session ended")
+      .waitFor();
+    await page.getByRole("alert").getByText(/The pairing session has ended/).waitFor();
+    // Past the first reconnect delays: no new socket was tried.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    assert.deepEqual(sockets, []);
+    await screenshot(page, "pairing-ended-elsewhere");
+    assert.deepEqual(errors, []);
+  } finally {
+    await agent.close();
+  }
+});
 
 Deno.test("pairing denied in the tab: the agent is told, and stays unpaired", async () => {
   await using env = await setUp();

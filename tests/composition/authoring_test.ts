@@ -16,6 +16,7 @@ import {
 import { localAuthoring } from "../../engine/service/authoring.ts";
 import { ModelService } from "../../engine/service/service.ts";
 import { NamespacedApi } from "../../server/pairing/namespaced_api.ts";
+import { SessionBlobs } from "../../server/pairing/session_blobs.ts";
 import { call, startTestServer } from "../server/helpers.ts";
 import { baseSpec, branchSpec } from "./helpers.ts";
 
@@ -81,7 +82,7 @@ Deno.test("remote: POST /models/flatten, and the authoring tools flatten on the 
 Deno.test("a pairing session: templates are read inside its namespace and shown plainly", async () => {
   const service = await ModelService.open({});
   try {
-    const session = new NamespacedApi(service, "pair-one");
+    const session = new NamespacedApi(service, "pair-one", new SessionBlobs());
     await session.createModel(baseSpec(undefined, "base"));
     await service.createModel(baseSpec(undefined, "acme/base"));
     const invoker = localInvoker(() => session, { authoring: service.authoring });

@@ -23,6 +23,7 @@ Deno.test("defaults follow SPEC.md", () => {
   });
   assert.equal(config.websocketAllowedOrigins, null);
   assert.deepEqual(config.mcpAllowedOrigins, []);
+  assert.equal(config.mcpMaxSessions, 1000);
 });
 
 Deno.test("environment variables set keys; blank key means open mode", async () => {
@@ -97,8 +98,28 @@ Deno.test("malformed configuration fails with the key and its variable named", a
     );
     await assert.rejects(loadConfig([], (n) => n === "SVC_PORT" ? "70000" : undefined), /0\.\.65535/);
     await assert.rejects(
+      loadConfig([], (n) => n === "SVC_MCP_MAX_SESSIONS" ? "0" : undefined),
+      /svc\.mcp\.max-sessions \(SVC_MCP_MAX_SESSIONS\) must be at least 1/,
+    );
+    await assert.rejects(
       loadConfig([], (n) => n === "SVC_API_KEY" ? "two words" : undefined),
       (err: Error) => /must not contain whitespace/.test(err.message) && !err.message.includes("two words"),
+    );
+    // A non-ASCII key could never match: the Authorization header carries Latin-1 bytes.
+    for (const key of ["clé-secrète", "key\u0000nul", "ключ"]) {
+      await assert.rejects(
+        loadConfig([], (n) => n === "SVC_API_KEY" ? key : undefined),
+        (err: Error) => /must be printable ASCII/.test(err.message) && !err.message.includes(key),
+      );
+    }
+    // The session token prefix would make the gate treat the key as an unknown session's token.
+    await assert.rejects(
+      loadConfig([], (n) => n === "SVC_API_KEY" ? "svcs_operatorkey" : undefined),
+      (err: Error) => /must not start with 'svcs_'/.test(err.message) && !err.message.includes("operatorkey"),
+    );
+    assert.equal(
+      (await loadConfig([], (n) => n === "SVC_API_KEY" ? "Svcs_OK~key!" : undefined)).server.apiKey,
+      "Svcs_OK~key!",
     );
     await assert.rejects(
       loadConfig([], (n) => n === "SVC_HTTP_MAX_BODY_SIZE" ? "lots" : undefined),

@@ -79,6 +79,17 @@ Deno.test("hosted /mcp: pair_browser is listed; before pairing the key's models,
     assert.equal(await updated.promise, "svc://state/cart");
     assert.equal((await tool(agent, "get_field", { id: "cart", path: "$.qty" })).body, 4);
 
+    // A blob the agent uploads over /mcp is the session's: the tab reads it through the model.
+    const uploaded = await tool(agent, "upload_blob", { data: btoa("a receipt"), mediaType: "text/plain" });
+    assert.equal(uploaded.isError, false, JSON.stringify(uploaded.body));
+    const blobId = String(uploaded.body.$blobId);
+    assert.equal(
+      (await call(server.url, "POST", "/models/cart/mutations", { "$.file": uploaded.body }, tab)).status,
+      200,
+    );
+    const receipt = await call(server.url, "GET", `/models/cart/blobs/${blobId}`, undefined, tab);
+    assert.deepEqual([receipt.status, receipt.text], [200, "a receipt"]);
+
     // Sessions are separate: another agent on the same server is not paired.
     const seenByOther = (await tool(other, "list_models")).body as unknown as string[];
     assert.deepEqual([...seenByOther].sort(), [`${namespaceId}/cart`, "shared"]);

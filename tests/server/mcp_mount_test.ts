@@ -47,3 +47,23 @@ Deno.test("a mounted /mcp surface gets GET, POST and DELETE behind the key (othe
   }
   assert.equal(closed, true);
 });
+
+Deno.test("svc.mcp.max-sessions caps the server's own /mcp sessions", async () => {
+  const server = await startTestServer({ "svc.mcp.max-sessions": "1" });
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  };
+  const headers = { accept: "application/json, text/event-stream" };
+  try {
+    const first = await call(server.url, "POST", "/mcp", initialize, headers);
+    assert.equal(first.status, 200, first.text);
+    const second = await call(server.url, "POST", "/mcp", initialize, headers);
+    assert.equal(second.status, 503);
+    assert.match(second.json.error.message, /svc\.mcp\.max-sessions/);
+  } finally {
+    await server.close();
+  }
+});

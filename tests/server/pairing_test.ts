@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { PairingHost } from "../../server/pairing/host.ts";
-import { call, orderSpec, type Reply, startTestServer, type TestServer } from "./helpers.ts";
+import { call, orderSpec, type Reply, startTestServer, type TestServer, uploadBlob } from "./helpers.ts";
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -156,6 +156,80 @@ Deno.test("wrong codes: 404, and a client guessing codes is stopped (429) before
       (await call(server.url, "POST", "/pair/approve", { userCode }, from("10.0.0.9"))).status,
       200,
     );
+  } finally {
+    await server.close();
+  }
+});
+
+/**
+ * Sends a POST whose headers go out now and whose body goes out when the
+ * returned function is called; that answers the status, 0 when the server
+ * closed the connection first (it may, once it answered without the body).
+ */
+async function heldPost(url: string, path: string, body: unknown): Promise<() => Promise<number>> {
+  const { hostname, port } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  const text = JSON.stringify(body);
+  const head = `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${text.length}\r\nConnection: close\r\n\r\n`;
+  await conn.write(new TextEncoder().encode(head));
+  return async () => {
+    try {
+      await conn.write(new TextEncoder().encode(text));
+    } catch {
+      // answered already, without reading the body
+    }
+    try {
+      return Number((await new Response(conn.readable).text()).split(" ")[1]);
+    } catch {
+      try {
+        conn.close();
+      } catch {
+        // closed with its stream
+      }
+      return 0;
+    }
+  };
+}
+
+Deno.test("wrong codes sent at once count before their bodies arrive: the right one among them is refused", async () => {
+  const server = await startTestServer();
+  try {
+    const { pairCode, deviceSecret, userCode } = (await start(server)).json;
+    const wrong = userCode === "BBBB-BBBB" ? "CCCC-CCCC" : "BBBB-BBBB";
+    // Every request's headers first, then every body: the handlers wait for their bodies together.
+    const held = [];
+    for (let i = 0; i < 19; i++) held.push(await heldPost(server.url, "/pair/approve", { userCode: wrong }));
+    held.push(await heldPost(server.url, "/pair/approve", { userCode }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const statuses = [];
+    for (const send of held) statuses.push(await send());
+    assert.equal(statuses.filter((status) => status === 404).length, 10, String(statuses));
+    assert.ok(statuses.every((status) => [404, 429, 0].includes(status)), String(statuses));
+    assert.equal((await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret })).status, 409);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a decision or a malformed body does not count as a wrong code", async () => {
+  const server = await startTestServer({ "svc.rate-limit.trust-forwarded-for": "true" });
+  const from = (address: string) => ({ "x-forwarded-for": address });
+  try {
+    for (let i = 0; i < 12; i++) {
+      // Started from addresses of their own: new pairings are limited per address too.
+      const { userCode } = (await start(server, from(`10.0.1.${i}`))).json;
+      const malformed = await call(server.url, "POST", "/pair/deny", { code: userCode }, from("10.0.0.1"));
+      assert.equal(malformed.status, 400);
+      const decided = await call(server.url, "POST", "/pair/deny", { userCode }, from("10.0.0.1"));
+      assert.equal(decided.status, 200, decided.text);
+    }
+    for (let i = 0; i < 10; i++) {
+      const miss = await call(server.url, "POST", "/pair/deny", { userCode: "BCDF-GHJK" }, from("10.0.0.1"));
+      assert.equal(miss.status, 404);
+    }
+    const stopped = await call(server.url, "POST", "/pair/deny", { userCode: "BCDF-GHJK" }, from("10.0.0.1"));
+    assert.equal(stopped.status, 429);
   } finally {
     await server.close();
   }
@@ -411,6 +485,104 @@ Deno.test("blobs through a session: upload, read through the model, never by id 
   }
 });
 
+Deno.test("a session reads through its models only the blobs it uploaded, never another's by a forged BlobRef", async () => {
+  const key = "blob-owner-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  try {
+    const secret = await uploadBlob(server.url, "operator private payroll data", {
+      mediaType: "text/x-secret",
+      headers: bearer(key),
+    });
+    assert.equal(secret.status, 201, secret.text);
+    const blobId = secret.json.$blobId as string;
+    const { agent, browser } = await paired(server, bearer(key));
+    assert.equal((await call(server.url, "GET", `/blobs/${blobId}`, undefined, bearer(agent))).status, 403);
+
+    // A BlobRef naming the operator's blob, written into the session's own model.
+    await call(server.url, "POST", "/models", { id: "holder", schema: { type: "object" } }, bearer(agent));
+    const forged = { $blobId: blobId, $mediaType: "text/plain", $bytes: 1 };
+    const written = await call(
+      server.url,
+      "POST",
+      "/models/holder/mutations",
+      { "$.f": forged },
+      bearer(agent),
+    );
+    assert.equal(written.status, 200, written.text);
+    const stolen = await call(server.url, "GET", `/models/holder/blobs/${blobId}`, undefined, bearer(agent));
+    assert.equal(stolen.status, 404, stolen.text);
+    assert.equal(stolen.text.includes("payroll"), false);
+    // A blob nobody stored is answered alike: the answer tells nothing about existence.
+    const absentId = "0".repeat(64);
+    await call(
+      server.url,
+      "POST",
+      "/models/holder/mutations",
+      { "$.g": { ...forged, $blobId: absentId } },
+      bearer(agent),
+    );
+    const absent = await call(
+      server.url,
+      "GET",
+      `/models/holder/blobs/${absentId}`,
+      undefined,
+      bearer(agent),
+    );
+    assert.equal(absent.status, 404);
+    assert.equal(absent.json.detail.replace(absentId, blobId), stolen.json.detail);
+
+    // Uploading the same bytes answers the session's own media type, not the operator's.
+    const again = await uploadBlob(server.url, "operator private payroll data", {
+      mediaType: "text/plain",
+      headers: bearer(agent),
+    });
+    assert.deepEqual([again.status, again.json.$blobId, again.json.$mediaType], [201, blobId, "text/plain"]);
+    const untyped = await uploadBlob(server.url, "operator private payroll data", {
+      headers: bearer(browser),
+    });
+    assert.equal(untyped.json.$mediaType, "text/plain", "the namespace's first upload of these bytes");
+    // Now the session uploaded them, it reads them through its model, as it typed them.
+    const own = await call(server.url, "GET", `/models/holder/blobs/${blobId}`, undefined, bearer(browser));
+    assert.deepEqual([own.status, own.text, own.headers.get("content-type")], [
+      200,
+      "operator private payroll data",
+      "text/plain",
+    ]);
+    // The store keeps the first media type: the operator's read is unchanged.
+    const operators = await call(server.url, "GET", `/blobs/${blobId}`, undefined, bearer(key));
+    assert.equal(operators.headers.get("content-type"), "text/x-secret");
+
+    // Another session cannot borrow this one's upload either.
+    const other = await paired(server, bearer(key));
+    await call(
+      server.url,
+      "POST",
+      "/models",
+      { id: "holder", schema: { type: "object" } },
+      bearer(other.agent),
+    );
+    await call(server.url, "POST", "/models/holder/mutations", { "$.f": forged }, bearer(other.agent));
+    const borrowed = await call(
+      server.url,
+      "GET",
+      `/models/holder/blobs/${blobId}`,
+      undefined,
+      bearer(other.agent),
+    );
+    assert.equal(borrowed.status, 404);
+    const fresh = await uploadBlob(server.url, "operator private payroll data", {
+      headers: bearer(other.agent),
+    });
+    assert.equal(
+      fresh.json.$mediaType,
+      "application/octet-stream",
+      "the default: nothing of the others' types",
+    );
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("the change feed with a session token: plain ids in, plain ids in the frames", async () => {
   const server = await startTestServer();
   try {
@@ -438,6 +610,61 @@ Deno.test("the change feed with a session token: plain ids in, plain ids in the 
     // Without the token the global id is reachable in open mode, as before: the session scopes its holder only.
     const open = await call(server.url, "GET", `/models/${encodeURIComponent(`${namespaceId}/cart`)}/state`);
     assert.equal(open.status, 200);
+  } finally {
+    await server.close();
+  }
+});
+
+/** A socket on a model's feed, open, with the frames it got and how it closed. */
+async function feed(server: TestServer, id: string, token: string) {
+  const socket = new WebSocket(`${server.wsUrl}/models/${encodeURIComponent(id)}/subscribe?token=${token}`);
+  const frames: string[] = [];
+  socket.onmessage = (e) => frames.push(String(e.data));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.onclose = (e) => resolve({ code: e.code, reason: e.reason })
+  );
+  await new Promise((resolve, reject) => ((socket.onopen = resolve), (socket.onerror = reject)));
+  return { socket, frames, closed };
+}
+
+Deno.test("ending a session closes the feeds its tokens opened (4401), by either party or the operator", async () => {
+  const key = "feed-end-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  try {
+    for (const end of ["session", "operator"] as const) {
+      const { agent, browser, namespaceId } = await paired(server, bearer(key));
+      await call(server.url, "POST", "/models", orderSpec("cart"), bearer(agent));
+      const stored = `${namespaceId}/cart`;
+      const mine = await feed(server, "cart", browser);
+      const operators = await feed(server, stored, key);
+      await call(server.url, "POST", "/models/cart/mutations", { "$.qty": 1 }, bearer(agent));
+      const ended = end === "session"
+        ? await call(server.url, "DELETE", "/pair/session", undefined, bearer(browser))
+        : await call(server.url, "DELETE", `/admin/pairings/${namespaceId}`, undefined, bearer(key));
+      assert.equal(ended.status, 204);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const closed = await Promise.race([
+        mine.closed,
+        new Promise((resolve) => (timer = setTimeout(() => resolve("still open after 2 s"), 2000))),
+      ]);
+      clearTimeout(timer);
+      assert.deepEqual(closed, { code: 4401, reason: "the pairing session ended" }, end);
+      const seen = mine.frames.length;
+      const write = await call(
+        server.url,
+        "POST",
+        `/models/${encodeURIComponent(stored)}/mutations`,
+        { "$.qty": 2 },
+        bearer(key),
+      );
+      assert.equal(write.status, 200, write.text);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(mine.frames.length, seen, "no frame after the end");
+      assert.equal(operators.socket.readyState, WebSocket.OPEN, "the key's feed of the model stays");
+      assert.equal(operators.frames.length, 2);
+      operators.socket.close();
+      await operators.closed;
+    }
   } finally {
     await server.close();
   }
@@ -476,6 +703,36 @@ Deno.test("with an API key: approving needs the key, polling does not, and a ses
       401,
       "the key still guards everything else",
     );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a stale session token does not close the open paths; elsewhere it is still 401", async () => {
+  const key = "stale-token-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  try {
+    const session = await paired(server, bearer(key));
+    assert.equal(
+      (await call(server.url, "DELETE", "/pair/session", undefined, bearer(session.agent))).status,
+      204,
+    );
+    const unknown = `svcs_${"A".repeat(22)}.${"A".repeat(22)}`;
+    for (const token of [session.browser, unknown]) {
+      for (const path of ["/actuator/health", "/actuator/info", "/", "/pair"]) {
+        const reply = await call(server.url, "GET", path, undefined, bearer(token));
+        // The playground's pages answer 503 where the web build is missing: neither is a refusal.
+        assert.ok(![401, 403].includes(reply.status), `GET ${path}: ${reply.status} ${reply.text}`);
+      }
+      const started = await call(server.url, "POST", "/pair", undefined, bearer(token));
+      assert.equal(started.status, 200, started.text);
+      const { pairCode, deviceSecret } = started.json;
+      const poll = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret }, bearer(token));
+      assert.equal(poll.status, 409, poll.text);
+      const refused = await call(server.url, "GET", "/models", undefined, bearer(token));
+      assert.equal(refused.status, 401);
+      assert.match(refused.json.error, /Unknown or ended pairing session/);
+    }
   } finally {
     await server.close();
   }

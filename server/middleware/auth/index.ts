@@ -6,10 +6,11 @@
  * `{"error":"Missing or invalid API key"}`. The comparison is constant-time and
  * the key is never logged.
  *
+ * Open paths pass whatever credential they carry, a stale session token too.
  * A pairing session's token (README "Browser pairing") is a credential of its
  * own, in open mode too: it must belong to a live session (401 otherwise, so
  * an ended session never falls back to unscoped access), it reaches only the
- * paths the session may use (403 elsewhere; open paths pass), and the request
+ * paths the session may use (403 elsewhere), and the request
  * is admitted with its session for the routes to scope.
  *
  * @module
@@ -85,6 +86,8 @@ export function apiKeyAuth(options: AuthOptions): MiddlewareHandler {
       : acceptsQueryToken(path)
       ? c.req.query("token") ?? null
       : null;
+    // Open paths need no credential, so none they carry (a stale session token) can refuse them.
+    if (openPaths.has(path)) return await next();
     if (token !== null && sessions?.claims(token)) {
       const grant = sessions.resolve(token);
       if (grant === undefined) {
@@ -92,14 +95,13 @@ export function apiKeyAuth(options: AuthOptions): MiddlewareHandler {
           "WWW-Authenticate": 'Bearer realm="svc"',
         });
       }
-      if (openPaths.has(path)) return await next();
       if (!sessions.reaches(path)) {
         return problemResponse(403, `A pairing session's token cannot reach ${path}: only its own models`);
       }
       sessions.admit(c, grant);
       return await next();
     }
-    if (apiKey === null || openPaths.has(path)) return await next();
+    if (apiKey === null) return await next();
     if (token === null || !constantTimeEqual(token, apiKey)) return unauthorized();
     return await next();
   };

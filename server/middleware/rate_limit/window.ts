@@ -53,6 +53,17 @@ export class SlidingWindow {
     return 0;
   }
 
+  /**
+   * Takes back the key's latest hit: a caller that counts an attempt before
+   * knowing its outcome (so concurrent attempts cannot all pass the check)
+   * releases it when the attempt turns out not to count.
+   */
+  release(key: string): void {
+    const times = this.#hits.get(key);
+    times?.pop();
+    if (times?.length === 0) this.#hits.delete(key);
+  }
+
   /** The key's hits still inside the window (older ones dropped). */
   #current(key: string, t: number): number[] | undefined {
     const times = this.#hits.get(key);
