@@ -8,9 +8,9 @@
  */
 import { html, nothing, type TemplateResult } from "lit";
 import { styleMap } from "lit/directives/style-map.js";
-import { type EvaluatedComponent, type Json, parsePath, pathToPointer } from "../../engine/mod.ts";
+import type { EvaluatedComponent, Json } from "../../engine/mod.ts";
 import { messageList, nameOf } from "./field.ts";
-import { childrenOf, type ViewContext } from "./view_context.ts";
+import { childrenOf, pointerOf, type ViewContext } from "./view_context.ts";
 
 type Renderer = (c: EvaluatedComponent, ctx: ViewContext) => TemplateResult;
 
@@ -70,9 +70,21 @@ const tabs: Renderer = (c, ctx) => {
     ctx.requestUpdate();
     if (focus) ctx.focus(ctx.domId(items[i].id, "tab"));
   };
+  // The WAI-ARIA tabs pattern: arrows move to the next or previous tab (wrapping), Home and End to the ends.
   const onKey = (e: KeyboardEvent) => {
-    const delta = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
-    if (delta) select((selected + delta + items.length) % items.length, true);
+    const n = items.length;
+    const next = e.key === "ArrowRight"
+      ? (selected + 1) % n
+      : e.key === "ArrowLeft"
+      ? (selected - 1 + n) % n
+      : e.key === "Home"
+      ? 0
+      : e.key === "End"
+      ? n - 1
+      : -1;
+    if (next < 0 || !n) return;
+    e.preventDefault();
+    select(next, true);
   };
   return html`<div class="tabs" data-component=${c.id}>
     <div role="tablist" aria-label=${nameOf(c)} @keydown=${onKey}>${
@@ -100,11 +112,6 @@ const tabs: Renderer = (c, ctx) => {
   </div>`;
 };
 
-function pointerOf(address: string): string | null {
-  const parsed = parsePath(address);
-  return parsed.ok ? pathToPointer(parsed.path) : null;
-}
-
 const sectionList: Renderer = (c, ctx) => {
   const items = childrenOf(c);
   const pointer = typeof c.bind === "string" ? pointerOf(c.bind) : null;
@@ -126,8 +133,7 @@ const sectionList: Renderer = (c, ctx) => {
               <button type="button" class="remove" aria-label=${`${
                 c.removeLabel ?? "Remove"
               } ${name.toLowerCase()} ${i + 1}`}
-                @click=${() =>
-                  ctx.patch([{ op: "remove", path: `${pointer}/${i}` }], bind)}>${c.removeLabel ??
+                @click=${() => ctx.removeItem(bind, i)}>${c.removeLabel ??
                   "Remove"}</button>
             `
             : nothing

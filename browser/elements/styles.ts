@@ -396,6 +396,10 @@ export const VIEW_STYLES = css`
   .chart.sparkline svg {
     max-width: 140px;
   }
+  .chart line.baseline {
+    stroke: var(--svc-muted);
+    stroke-width: 1;
+  }
   .chart text.empty {
     fill: var(--svc-muted);
     font-size: 12px;
