@@ -37,6 +37,7 @@ import {
   shiftMessages,
 } from "./messages.ts";
 import { renderComponents } from "./render.ts";
+import { viewBody } from "./containers.ts";
 import { VIEW_STYLES } from "./styles.ts";
 import { pointerOf, type ViewContext } from "./view_context.ts";
 
@@ -152,6 +153,8 @@ export class SvcView extends LitElement {
   /** Writes of this element whose feed event is still due (their event must not trigger a reload). */
   #own: OwnWrite[] = [];
   #loads = 0;
+  /** Views whose onOpen ran since the person last navigated or ran a handler. */
+  readonly #opened = new Set<string>();
   /** The view a navigation of this element is loading (`svc-navigate` once it shows). */
   #navigatingTo?: string;
   #unsubscribe?: () => void;
@@ -232,7 +235,8 @@ export class SvcView extends LitElement {
       this.#spec = spec;
       const resolved = await this.#resolveOptions(view.components);
       if (load !== this.#loads) return;
-      if (this.view?.viewId === view.viewId) this.#forgetChanged(this.view.components, resolved);
+      const opened = this.view?.viewId !== view.viewId;
+      if (!opened) this.#forgetChanged(this.view!.components, resolved);
       this.view = { ...view, components: resolved };
       this.loadError = "";
       this.#revision++;
@@ -240,6 +244,11 @@ export class SvcView extends LitElement {
         this.#emit("svc-navigate", { modelId: this.modelId, viewId: view.viewId });
       }
       this.#navigatingTo = undefined;
+      // A view's onOpen runs each time it is shown, once in a chain of onOpen navigations (no loop).
+      if (opened && view.onOpen && !this.#opened.has(view.viewId)) {
+        this.#opened.add(view.viewId);
+        await this.#handler(view.onOpen);
+      }
     } catch (err) {
       if (load !== this.#loads) return;
       const shown = this.view;
@@ -462,8 +471,14 @@ export class SvcView extends LitElement {
           shiftMessages(this.#messages, list, index);
           return result;
         }),
-      runHandler: (handler, address) => void this.#handler(handler, address),
-      navigate: (viewId) => this.#navigate(viewId),
+      runHandler: (handler, address) => {
+        this.#opened.clear();
+        void this.#handler(handler, address);
+      },
+      navigate: (viewId) => {
+        this.#opened.clear();
+        this.#navigate(viewId);
+      },
       upload: (address, files, multiple) =>
         void this.#commit([address], async (viewId, expect) => {
           const refs = [];
@@ -507,7 +522,7 @@ export class SvcView extends LitElement {
     }
       <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}"
         style=${styleMap(grid ? { gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` } : {})}>
-        ${renderComponents(view.components as unknown as Json, this.#context(view))}
+        ${viewBody(view, this.#context(view))}
       </div>
     </section>`;
   }

@@ -336,3 +336,145 @@ Deno.test("the renderer: a bar chart draws negative values below a zero baseline
       await screenshot(page, "renderer-negative-bars");
     },
   ));
+
+Deno.test("the renderer: a view's onOpen runs each time it shows; tabs and wizard layouts show one part at a time", () =>
+  withEmbeddedSpec(
+    {
+      id: "layouts",
+      schema: { type: "object", properties: { name: { type: "string" }, age: { type: "number" } } },
+      viewDefinition: {
+        defaultView: "main",
+        views: [
+          {
+            id: "main",
+            label: "Main",
+            layout: "tabs",
+            onOpen: { mutations: "{'$.opens': ($exists(opens) ? opens : 0) + 1}" },
+            components: [
+              { id: "intro", type: "staticText", text: "Welcome" },
+              {
+                id: "who",
+                type: "tabItem",
+                label: "Who",
+                components: [{ id: "name", type: "textField", bind: "$.name", label: "Name" }],
+              },
+              {
+                id: "ages",
+                type: "group",
+                label: "Age",
+                components: [{ id: "age", type: "numericField", bind: "$.age", label: "Age" }],
+              },
+              {
+                id: "more",
+                type: "card",
+                label: "More",
+                components: [{
+                  id: "go",
+                  type: "menu",
+                  label: "Go",
+                  menuItems: [{ label: "Sign up", targetView: "signup" }],
+                }],
+              },
+            ],
+          },
+          {
+            id: "signup",
+            label: "Sign up",
+            layout: "wizard",
+            components: [
+              {
+                id: "s1",
+                type: "group",
+                label: "Your name",
+                components: [{ id: "n", type: "textField", bind: "$.name", label: "Name" }],
+              },
+              {
+                id: "s2",
+                type: "fieldSet",
+                legend: "Your age",
+                components: [{ id: "a", type: "numericField", bind: "$.age", label: "Age" }],
+              },
+              {
+                id: "s3",
+                type: "card",
+                label: "Finish",
+                components: [{ id: "done", type: "button", text: "Done", onClick: { navigate: "main" } }],
+              },
+              { id: "cancel", type: "button", text: "Cancel", onClick: { navigate: "main" } },
+            ],
+          },
+        ],
+      },
+    },
+    { heading: "Main" },
+    async (page, view) => {
+      await untilState(page, "layouts", (s) => s.opens === 1);
+      await view.getByRole("tab", { name: "Who", selected: true }).waitFor();
+      assert.deepEqual(await view.getByRole("tab").allInnerTexts(), ["Who", "Age", "More"]);
+      await view.getByLabel("Name").waitFor();
+      assert.equal(await view.getByLabel("Age").count(), 0, "one tab at a time");
+      // A component that is not a tab stays where it is, above the tabs.
+      await view.getByText("Welcome").waitFor();
+      await view.getByRole("tab", { name: "Age" }).click();
+      // The tab panel is labelled by its tab too: the field is the spin button.
+      const age = view.getByRole("spinbutton", { name: "Age" });
+      await age.fill("41");
+      await age.press("Enter");
+      assert.equal(await view.getByLabel("Name").count(), 0);
+      await assertAccessible(page, "svc-model");
+      await screenshot(page, "renderer-tabs-view");
+
+      await view.getByRole("tab", { name: "More" }).click();
+      await view.getByRole("button", { name: "Sign up" }).click();
+      await view.getByRole("heading", { name: "Sign up" }).waitFor();
+      await view.getByText("Step 1 of 3", { exact: true }).waitFor();
+      assert.equal(await view.getByRole("button", { name: "Back" }).isDisabled(), true);
+      await enter(view, "Name", "Ada");
+      assert.equal(await view.getByLabel("Age").count(), 0, "one step at a time");
+      await view.getByRole("button", { name: "Next" }).click();
+      await view.getByText("Step 2 of 3", { exact: true }).waitFor();
+      await view.getByRole("region", { name: "Step 2 of 3: Your age" }).waitFor();
+      await view.getByRole("button", { name: "Cancel" }).waitFor();
+      assert.equal(await view.getByRole("spinbutton", { name: "Age" }).inputValue(), "41");
+      assert.equal(await view.getByLabel("Name").count(), 0);
+      await assertAccessible(page, "svc-model");
+      await screenshot(page, "renderer-wizard-view");
+      await view.getByRole("button", { name: "Back" }).click();
+      await view.getByText("Step 1 of 3", { exact: true }).waitFor();
+      await view.getByRole("button", { name: "Next" }).click();
+      await view.getByRole("button", { name: "Next" }).click();
+      assert.equal(await view.getByRole("button", { name: "Next" }).isDisabled(), true);
+      await view.getByRole("button", { name: "Done" }).click();
+      await view.getByRole("heading", { name: "Main" }).waitFor();
+      await untilState(page, "layouts", (s) => s.opens === 2 && s.name === "Ada" && s.age === 41);
+    },
+  ));
+
+Deno.test("the renderer: two views whose onOpen navigates to each other stop after one round", () =>
+  withEmbeddedSpec(
+    {
+      id: "ping",
+      schema: { type: "object" },
+      viewDefinition: {
+        defaultView: "a",
+        views: [
+          {
+            id: "a",
+            label: "Ping",
+            onOpen: { mutations: "{'$.a': ($exists(a) ? a : 0) + 1}", navigate: "b" },
+          },
+          {
+            id: "b",
+            label: "Pong",
+            onOpen: { mutations: "{'$.b': ($exists(b) ? b : 0) + 1}", navigate: "a" },
+          },
+        ],
+      },
+    },
+    { heading: "Ping" },
+    async (page, view) => {
+      await page.waitForTimeout(1000);
+      assert.deepEqual(await stateOf(page, "ping"), { a: 1, b: 1 });
+      assert.equal(await view.getByRole("heading", { name: "Ping" }).count(), 1);
+    },
+  ));
