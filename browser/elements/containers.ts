@@ -8,9 +8,9 @@
  */
 import { html, nothing, type TemplateResult } from "lit";
 import { styleMap } from "lit/directives/style-map.js";
-import { type EvaluatedComponent, type Json, parsePath, pathToPointer } from "../../engine/mod.ts";
+import type { EvaluatedComponent, EvaluatedView, Json } from "../../engine/mod.ts";
 import { messageList, nameOf } from "./field.ts";
-import { childrenOf, type ViewContext } from "./view_context.ts";
+import { childrenOf, pointerOf, type ViewContext } from "./view_context.ts";
 
 type Renderer = (c: EvaluatedComponent, ctx: ViewContext) => TemplateResult;
 
@@ -61,6 +61,10 @@ const box: Renderer = (c, ctx) => {
   }
 };
 
+/** A tab's or a step's name: its label, else its legend, else its bound field's name. */
+const titleOf = (c: EvaluatedComponent) => String(c.label ?? c.legend ?? nameOf(c));
+
+/** Tabs: each visible child is a tab showing its components. */
 const tabs: Renderer = (c, ctx) => {
   const items = childrenOf(c).filter((t) => t.visible !== false);
   const key = `${c.id}:tab`;
@@ -70,9 +74,21 @@ const tabs: Renderer = (c, ctx) => {
     ctx.requestUpdate();
     if (focus) ctx.focus(ctx.domId(items[i].id, "tab"));
   };
+  // The WAI-ARIA tabs pattern: arrows move to the next or previous tab (wrapping), Home and End to the ends.
   const onKey = (e: KeyboardEvent) => {
-    const delta = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
-    if (delta) select((selected + delta + items.length) % items.length, true);
+    const n = items.length;
+    const next = e.key === "ArrowRight"
+      ? (selected + 1) % n
+      : e.key === "ArrowLeft"
+      ? (selected - 1 + n) % n
+      : e.key === "Home"
+      ? 0
+      : e.key === "End"
+      ? n - 1
+      : -1;
+    if (next < 0 || !n) return;
+    e.preventDefault();
+    select(next, true);
   };
   return html`<div class="tabs" data-component=${c.id}>
     <div role="tablist" aria-label=${nameOf(c)} @keydown=${onKey}>${
@@ -82,7 +98,7 @@ const tabs: Renderer = (c, ctx) => {
           ? "true"
           : "false"}
           aria-controls=${ctx.domId(t.id, "panel")} tabindex=${i === selected ? 0 : -1}
-          @click=${() => select(i, false)}>${t.label ?? t.id}</button>
+          @click=${() => select(i, false)}>${titleOf(t)}</button>
       `
     )
   }</div>
@@ -100,10 +116,42 @@ const tabs: Renderer = (c, ctx) => {
   </div>`;
 };
 
-function pointerOf(address: string): string | null {
-  const parsed = parsePath(address);
-  return parsed.ok ? pathToPointer(parsed.path) : null;
-}
+/**
+ * A wizard (of a `wizard` view): each visible child is a step showing its components, one at a time,
+ * the steps listed above it and Back and Next below; the step is local UI state.
+ */
+const wizard: Renderer = (c, ctx) => {
+  const steps = childrenOf(c).filter((t) => t.visible !== false);
+  const key = `${c.id}:step`;
+  const at = Math.min(ctx.uiState.get(key) ?? 0, Math.max(0, steps.length - 1));
+  const panel = ctx.domId(c.id, "step");
+  const go = (i: number) => {
+    ctx.uiState.set(key, i);
+    ctx.requestUpdate();
+    ctx.focus(panel);
+  };
+  if (!steps.length) return html`<div class="wizard" data-component=${c.id}></div>`;
+  return html`
+    <div class="wizard" data-component=${c.id}>
+      <ol class="wizard-steps" aria-label="Steps">${steps.map((t, i) =>
+        html`<li class=${i < at ? "done" : ""} aria-current=${
+          i === at ? "step" : nothing
+        }><span class="step-no">${i + 1}</span>${titleOf(t)}</li>`
+      )}</ol>
+      <section class="wizard-step" id=${panel} tabindex="-1"
+        aria-label=${`Step ${at + 1} of ${steps.length}: ${titleOf(steps[at])}`}>${body(
+          steps[at],
+          ctx,
+        )}</section>
+      <div class="wizard-nav">
+        <button type="button" class="btn" ?disabled=${at === 0} @click=${() => go(at - 1)}>Back</button>
+        <span>Step ${at + 1} of ${steps.length}</span>
+        <button type="button" class="btn primary" ?disabled=${at === steps.length - 1} @click=${() =>
+          go(at + 1)}>Next</button>
+      </div>
+    </div>
+  `;
+};
 
 const sectionList: Renderer = (c, ctx) => {
   const items = childrenOf(c);
@@ -126,8 +174,7 @@ const sectionList: Renderer = (c, ctx) => {
               <button type="button" class="remove" aria-label=${`${
                 c.removeLabel ?? "Remove"
               } ${name.toLowerCase()} ${i + 1}`}
-                @click=${() =>
-                  ctx.patch([{ op: "remove", path: `${pointer}/${i}` }], bind)}>${c.removeLabel ??
+                @click=${() => ctx.removeItem(bind, i)}>${c.removeLabel ??
                   "Remove"}</button>
             `
             : nothing
@@ -177,6 +224,32 @@ const menu: Renderer = (c, ctx) => {
     ${list === "ol" ? html`<ol>${entries}</ol>` : html`<ul>${entries}</ul>`}
   </nav>`;
 };
+
+/** The top-level containers a `tabs` or `wizard` view makes its tabs or steps of. */
+const PARTS = new Set(["tabItem", "group", "fieldSet", "card"]);
+
+/**
+ * The body of a view. A `tabs` or `wizard` view shows its top-level tab items, groups, field sets and cards
+ * as tabs or steps, where the first of them stands; its other components (a menu, a button, a `tabs`
+ * component of its own) stay around them. Without such containers it is a plain list.
+ */
+export function viewBody(view: EvaluatedView, ctx: ViewContext): TemplateResult {
+  const layout = view.layout === "tabs" ? tabs : view.layout === "wizard" ? wizard : undefined;
+  const first = view.components.findIndex((c) => PARTS.has(c.type));
+  if (!layout || first < 0) return ctx.render(view.components as unknown as Json);
+  const parts = view.components.filter((c) => PARTS.has(c.type));
+  const rest = view.components.filter((c) => !PARTS.has(c.type));
+  // No component has the empty id (validation refuses it): its DOM ids and UI state keys are the view's own.
+  const widget = layout({
+    id: "",
+    type: view.layout,
+    label: view.title,
+    components: parts as unknown as Json,
+  }, ctx);
+  return html`${ctx.render(rest.slice(0, first) as unknown as Json)}${widget}${
+    ctx.render(rest.slice(first) as unknown as Json)
+  }`;
+}
 
 /** Renderers of the structural kinds by component type. */
 export const CONTAINER_RENDERERS: Record<string, Renderer> = {

@@ -93,15 +93,22 @@ const chart = (c: EvaluatedComponent): TemplateResult => {
       : "no series");
   const w = c.type === "sparkline" ? 120 : 320;
   const h = c.type === "sparkline" ? 30 : 160;
-  const max = Math.max(1, ...values.flat());
+  // The scale spans zero: bars rise from it, negative values go below it.
+  const lowest = Math.min(0, ...values.flat());
+  const highest = Math.max(lowest < 0 ? 0 : 1, ...values.flat());
+  const bottom = lowest < 0 ? 4 : 0;
+  const y = (v: number) => 4 + ((highest - v) / (highest - lowest)) * (h - 4 - bottom);
+  const zero = y(0);
   const type = c.type === "sparkline" ? "line" : String(c.chartType ?? "bar");
   let body;
   if (!rows.length) {
     body = svg`<text x=${w / 2} y=${h / 2} text-anchor="middle" class="empty">No data yet</text>`;
   } else if (type === "pie") {
-    const total = values[0]?.reduce((a, b) => a + b, 0) || 1;
+    // A negative value has no slice.
+    const slices = (values[0] ?? []).map((v) => Math.max(0, v));
+    const total = slices.reduce((a, b) => a + b, 0) || 1;
     let angle = 0;
-    body = (values[0] ?? []).map((v, i) => {
+    body = slices.map((v, i) => {
       const a0 = angle;
       angle += (v / total) * Math.PI * 2;
       const r = h / 2 - 4;
@@ -117,13 +124,13 @@ const chart = (c: EvaluatedComponent): TemplateResult => {
     const step = w / Math.max(1, rows.length);
     body = values.map((vs, s) => {
       const color = String(series[s].color ?? COLORS[s % COLORS.length]);
-      const point = (v: number, i: number) => `${(i + 0.5) * step},${h - (v / max) * (h - 4)}`;
+      const point = (v: number, i: number) => `${(i + 0.5) * step},${y(v)}`;
       if (type === "bar") {
         const bw = (step * 0.8) / values.length;
         return vs.map((v, i) =>
           svg`
-            <rect fill=${color} x=${i * step + step * 0.1 + s * bw} width=${bw} y=${h - (v / max) * (h - 4)}
-              height=${(v / max) * (h - 4)}/>
+            <rect fill=${color} x=${i * step + step * 0.1 + s * bw} width=${bw} y=${Math.min(y(v), zero)}
+              height=${Math.abs(y(v) - zero)}/>
           `
         );
       }
@@ -131,7 +138,7 @@ const chart = (c: EvaluatedComponent): TemplateResult => {
       return type === "area"
         ? svg`
           <polygon fill=${color} fill-opacity="0.3" stroke=${color}
-            points=${`${0.5 * step},${h} ${line} ${(vs.length - 0.5) * step},${h}`}/>
+            points=${`${0.5 * step},${zero} ${line} ${(vs.length - 0.5) * step},${zero}`}/>
         `
         : svg`<polyline fill="none" stroke=${color} stroke-width="2" points=${line}/>${
           // Points as dots too: a single value draws no line.
@@ -142,7 +149,11 @@ const chart = (c: EvaluatedComponent): TemplateResult => {
     });
   }
   return html`<figure class="chart ${c.type}" data-component=${c.id}>
-    <svg viewBox=${`0 0 ${w} ${h}`} role="img" aria-label=${summary}>${body}</svg>
+    <svg viewBox=${`0 0 ${w} ${h}`} role="img" aria-label=${summary}>${body}${
+    lowest < 0 && type !== "pie"
+      ? svg`<line class="baseline" x1="0" x2=${w} y1=${zero} y2=${zero}/>`
+      : nothing
+  }</svg>
     ${
     c.type === "sparkline" ? nothing : html`<figcaption>${nameOf(c)}${
       series.length > 1

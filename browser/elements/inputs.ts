@@ -13,7 +13,9 @@
 import { html, nothing, type TemplateResult } from "lit";
 import { live } from "lit/directives/live.js";
 import type { EvaluatedComponent, Json } from "../../engine/mod.ts";
+import { RATING_CHOICES } from "../../engine/model/view_definition/validate.ts";
 import { countryOptions } from "./countries.ts";
+import { dateTimeControlText, dateTimeOfControl, timeControlText, timeOfControl } from "./date_time.ts";
 import { field, fieldGroup, type FieldIds, messageList, nameOf } from "./field.ts";
 import { keptEdit } from "./kept_edit.ts";
 import type { ViewContext } from "./view_context.ts";
@@ -30,12 +32,24 @@ const INPUT_TYPES: Record<string, string> = {
   timeField: "time",
 };
 
-/** The value a control's text stands for: a number for numeric kinds (`null` when empty). */
-export function parseInput(type: string, text: string): Json {
+/**
+ * The value a control's text stands for: none (`undefined`: the field's value is removed) when it is empty,
+ * a number for numeric kinds, RFC 3339 for date-times and times (date_time.ts), else the text.
+ */
+export function parseInput(type: string, text: string): Json | undefined {
+  if (text.trim() === "") return undefined;
+  if (type === "dateTimeField") return dateTimeOfControl(text);
+  if (type === "timeField") return timeOfControl(text);
   if (!NUMERIC.has(type)) return text;
-  if (text.trim() === "") return null;
   const n = Number(text);
   return Number.isFinite(n) ? n : text;
+}
+
+/** The text a single-line input shows for its value (date-times in local time, date_time.ts). */
+function controlText(c: EvaluatedComponent): string {
+  if (typeof c.value === "string" && c.type === "dateTimeField") return dateTimeControlText(c.value);
+  if (typeof c.value === "string" && c.type === "timeField") return timeControlText(c.value);
+  return text(c.value);
 }
 
 function text(value: Json | undefined): string {
@@ -46,7 +60,7 @@ function text(value: Json | undefined): string {
     : String(value);
 }
 
-function write(c: EvaluatedComponent, ctx: ViewContext, value: Json): void {
+function write(c: EvaluatedComponent, ctx: ViewContext, value: Json | undefined): void {
   if (typeof c.bind === "string") ctx.write(c.bind, value, c.onChange);
 }
 
@@ -67,7 +81,7 @@ const textInput: Renderer = (c, ctx) =>
         min=${(c.min as number | undefined) ?? nothing} max=${(c.max as number | undefined) ?? nothing}
         inputmode=${numeric ? "decimal" : nothing}
         autocomplete=${c.type === "passwordField" ? "new-password" : "off"}
-        .value=${keptEdit(text(c.value))} placeholder=${(c.placeholder as string | undefined) ?? nothing}
+        .value=${keptEdit(controlText(c))} placeholder=${(c.placeholder as string | undefined) ?? nothing}
         title=${(c.tooltip as string | undefined) ?? nothing}
         ?readonly=${c.readOnly === true} ?disabled=${locked(c)} ?required=${c.required === true}
         aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
@@ -100,7 +114,8 @@ const textArea: Renderer = (c, ctx) =>
         placeholder=${(c.placeholder as string | undefined) ?? nothing} ?readonly=${c.readOnly === true}
         ?disabled=${locked(c)} aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids
           .describedBy}
-        @change=${(e: Event) => write(c, ctx, (e.target as HTMLTextAreaElement).value)}></textarea>
+        @change=${(e: Event) =>
+          write(c, ctx, parseInput(c.type, (e.target as HTMLTextAreaElement).value))}></textarea>
     `);
 
 interface Option {
@@ -129,7 +144,8 @@ const select: Renderer = (c, ctx) =>
         aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
         @change=${(e: Event) => {
           const index = (e.target as HTMLSelectElement).selectedIndex - 1;
-          write(c, ctx, index >= 0 && index < options.length ? options[index].value : null);
+          // The placeholder (first) option removes the value.
+          write(c, ctx, index >= 0 && index < options.length ? options[index].value : undefined);
         }}>
             <option value="" ?selected=${current === ""}>${c.placeholder ?? "—"}</option>
             ${options.map((o) =>
@@ -190,7 +206,7 @@ const suggest: Renderer = (c, ctx) =>
           const typed = (e.target as HTMLInputElement).value;
           if (tags) return write(c, ctx, typed.split(",").map((t) => t.trim()).filter(Boolean));
           const match = options.find((o) => o.label === typed || text(o.value) === typed);
-          write(c, ctx, match ? match.value : typed);
+          write(c, ctx, match ? match.value : parseInput(c.type, typed));
         }}>
       <datalist id=${`${ids.id}-list`}>${options.map((o) =>
         html`<option .value=${o.label}></option>`
@@ -205,7 +221,9 @@ const slider: Renderer = (c, ctx) => {
   if (c.type === "ratingField") {
     const max = typeof c.max === "number" ? c.max : 5;
     const min = typeof c.min === "number" ? c.min : 1;
-    const stars = Array.from({ length: max - min + 1 }, (_, i) => min + i);
+    // One radio a choice: a spec stored before validation capped them must not freeze the page.
+    const count = Math.min(Math.max(0, Math.floor(max - min) + 1), RATING_CHOICES);
+    const stars = Array.from({ length: count }, (_, i) => min + i);
     return fieldGroup(
       c,
       ctx,
@@ -249,7 +267,8 @@ const dateRange: Renderer = (c, ctx) =>
           locked(c)
         }
             @change=${(e: Event) =>
-          typeof bind === "string" && ctx.write(bind, (e.target as HTMLInputElement).value, c.onChange)}>
+          typeof bind === "string" &&
+          ctx.write(bind, parseInput(c.type, (e.target as HTMLInputElement).value), c.onChange)}>
           ${messageList(ctx, bind, `${id}-msg`)}</div>`;
       })
     }</div>`);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { constraintViolation, type ModelSpec, schemaViolation } from "../../engine/mod.ts";
-import { messagesOfError } from "./messages.ts";
+import { type MessageMap, messagesOfError, shiftMessages } from "./messages.ts";
 
 const spec = {
   id: "m",
@@ -28,4 +28,27 @@ Deno.test("a constraint lands at written fields under its path, else at the writ
     text: "offline",
     severity: "error",
   }]]]);
+});
+
+Deno.test("removing an array element drops its messages and moves up those of later elements", () => {
+  const error = (text: string) => [{ text, severity: "error" as const }];
+  const map: MessageMap = new Map([
+    ["$.lines[0].n", error("zero")],
+    ["$.lines[1].n", error("one")],
+    ["$.lines[1]", error("one whole")],
+    ["$.lines[2].d", error("two")],
+    ["$.lines[12].d", error("twelve")],
+    ["$.lines", error("list")],
+    ["$.other[2].d", error("other")],
+    ["", error("form")],
+  ]);
+  shiftMessages(map, "$.lines", 1);
+  assert.deepEqual(Object.fromEntries([...map].map(([k, v]) => [k, v[0].text])), {
+    "$.lines[0].n": "zero",
+    "$.lines[1].d": "two",
+    "$.lines[11].d": "twelve",
+    "$.lines": "list",
+    "$.other[2].d": "other",
+    "": "form",
+  });
 });

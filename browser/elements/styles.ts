@@ -396,6 +396,10 @@ export const VIEW_STYLES = css`
   .chart.sparkline svg {
     max-width: 140px;
   }
+  .chart line.baseline {
+    stroke: var(--svc-muted);
+    stroke-width: 1;
+  }
   .chart text.empty {
     fill: var(--svc-muted);
     font-size: 12px;
@@ -456,6 +460,28 @@ export const VIEW_STYLES = css`
   .menu-item[aria-current] {
     background: var(--svc-accent);
     color: #fff;
+  }
+  .wizard-steps {
+    display: flex;
+    gap: 12px;
+    flex-wrap: wrap;
+    list-style: none;
+    padding: 0;
+    margin: 0 0 10px;
+    color: var(--svc-muted);
+  }
+  .wizard-steps [aria-current] {
+    color: inherit;
+    font-weight: 600;
+  }
+  .wizard-step {
+    outline: none;
+  }
+  .wizard-nav {
+    display: flex;
+    gap: 8px;
+    align-items: center;
+    margin-top: 12px;
   }
   .step-no {
     display: inline-block;

@@ -6,11 +6,17 @@
  * @module
  */
 import type { TemplateResult } from "lit";
-import type { EvaluatedComponent, Invoker, Json } from "../../engine/mod.ts";
+import {
+  type EvaluatedComponent,
+  type Invoker,
+  type Json,
+  parsePath,
+  pathToPointer,
+} from "../../engine/mod.ts";
 
-/** A JSON Patch operation a renderer sends (section list add and remove). */
+/** A JSON Patch operation a renderer sends (section list add). */
 export interface PatchOp {
-  op: "add" | "remove";
+  op: "add";
   path: string;
   value?: Json;
   [member: string]: unknown;
@@ -30,10 +36,15 @@ export interface ViewContext {
   messages(address: string | undefined): FieldMessage[];
   /** Every message, by address. */
   allMessages(): [string, FieldMessage[]][];
-  /** Writes one field; `onChange` runs after it commits. */
-  write(address: string, value: Json, onChange?: Json): void;
-  /** Applies a JSON Patch (section list add and remove). */
+  /**
+   * Writes one field; `onChange` runs after it commits. `undefined` removes the field's value (an emptied
+   * control): nothing is written when it has none.
+   */
+  write(address: string, value: Json | undefined, onChange?: Json): void;
+  /** Applies a JSON Patch (section list add). */
   patch(ops: PatchOp[], address: string): void;
+  /** Removes element `index` of the array at `list` (its messages go, those of later elements move up). */
+  removeItem(list: string, index: number): void;
   /** Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`). */
   runHandler(handler: Json | undefined, address?: string): void;
   /** Switches to another view of the model. */
@@ -50,6 +61,12 @@ export interface ViewContext {
   focus(domId: string): void;
   /** Renders nested components. */
   render(components: Json | undefined): TemplateResult;
+}
+
+/** The JSON Pointer of a concrete address (`null` when it does not parse). */
+export function pointerOf(address: string): string | null {
+  const parsed = parsePath(address);
+  return parsed.ok ? pathToPointer(parsed.path) : null;
 }
 
 /** The nested components of a container, as evaluated components. */

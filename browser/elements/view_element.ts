@@ -24,7 +24,7 @@ import {
   type ModelSpec,
   operations,
 } from "../../engine/mod.ts";
-import { setMember } from "../../engine/json/value.ts";
+import { jsonEqual, setMember } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type AuthoringEngine, localAuthoring } from "../../engine/service/authoring.ts";
 import type { Feed } from "../host/feed.ts";
@@ -34,10 +34,12 @@ import {
   type MessageMap,
   messagesOfError,
   placeConstraints,
+  shiftMessages,
 } from "./messages.ts";
 import { renderComponents } from "./render.ts";
+import { viewBody } from "./containers.ts";
 import { VIEW_STYLES } from "./styles.ts";
-import type { ViewContext } from "./view_context.ts";
+import { pointerOf, type ViewContext } from "./view_context.ts";
 
 let instances = 0;
 
@@ -63,12 +65,22 @@ export function applyDelta(
   });
 }
 
-function boundAddresses(components: Json | undefined, out: string[] = []): string[] {
+/** The addresses a tree of components shows (`bind`, a date range's `bindFrom` and `bindTo`) and their values. */
+function boundValues(
+  components: Json | undefined,
+  out = new Map<string, Json | undefined>(),
+): Map<string, Json | undefined> {
   for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
-    if (typeof c.bind === "string") out.push(c.bind);
-    boundAddresses(c.components, out);
+    if (typeof c.bind === "string") out.set(c.bind, c.value);
+    if (typeof c.bindFrom === "string") out.set(c.bindFrom, c.valueFrom);
+    if (typeof c.bindTo === "string") out.set(c.bindTo, c.valueTo);
+    boundValues(c.components, out);
   }
   return out;
+}
+
+function boundAddresses(components: Json | undefined): string[] {
+  return [...boundValues(components).keys()];
 }
 
 /** A write of this element, recognised when its feed event arrives. */
@@ -141,6 +153,10 @@ export class SvcView extends LitElement {
   /** Writes of this element whose feed event is still due (their event must not trigger a reload). */
   #own: OwnWrite[] = [];
   #loads = 0;
+  /** Views whose onOpen ran since the person last navigated or ran a handler. */
+  readonly #opened = new Set<string>();
+  /** The view a navigation of this element is loading (`svc-navigate` once it shows). */
+  #navigatingTo?: string;
   #unsubscribe?: () => void;
   #refreshTimer?: ReturnType<typeof setTimeout>;
 
@@ -219,13 +235,44 @@ export class SvcView extends LitElement {
       this.#spec = spec;
       const resolved = await this.#resolveOptions(view.components);
       if (load !== this.#loads) return;
+      const opened = this.view?.viewId !== view.viewId;
+      if (!opened) this.#forgetChanged(this.view!.components, resolved);
       this.view = { ...view, components: resolved };
       this.loadError = "";
       this.#revision++;
+      if (this.#navigatingTo === view.viewId) {
+        this.#emit("svc-navigate", { modelId: this.modelId, viewId: view.viewId });
+      }
+      this.#navigatingTo = undefined;
+      // A view's onOpen runs each time it is shown, once in a chain of onOpen navigations (no loop).
+      if (opened && view.onOpen && !this.#opened.has(view.viewId)) {
+        this.#opened.add(view.viewId);
+        await this.#handler(view.onOpen);
+      }
     } catch (err) {
       if (load !== this.#loads) return;
+      const shown = this.view;
+      if (shown && this.#navigatingTo !== undefined) {
+        // A view that cannot be shown keeps the current one, the reason above it.
+        this.#navigatingTo = undefined;
+        this.#messages.set("", [{ text: (err as Error).message, severity: "error" }]);
+        this.viewId = shown.viewId;
+        this.requestUpdate();
+        return;
+      }
       this.view = null;
       this.loadError = (err as Error).message;
+    }
+  }
+
+  /**
+   * Drops the messages of the fields whose value another writer changed: they were about the value the
+   * field held before (a refused write of this element, a rule it broke), which is gone.
+   */
+  #forgetChanged(before: EvaluatedComponent[], after: EvaluatedComponent[]): void {
+    const old = boundValues(before as unknown as Json);
+    for (const [address, value] of boundValues(after as unknown as Json)) {
+      if (old.has(address) && !jsonEqual(old.get(address), value)) this.#messages.delete(canonical(address));
     }
   }
 
@@ -340,8 +387,30 @@ export class SvcView extends LitElement {
 
   #navigate(viewId: string): void {
     if (viewId === this.view?.viewId) return;
+    this.#navigatingTo = viewId;
     this.viewId = viewId;
-    this.#emit("svc-navigate", { modelId: this.modelId, viewId });
+  }
+
+  /**
+   * Removes the value of an emptied field (JSON Patch `remove`: an optional field then has none, a required
+   * one is refused, saying so). A field that has no value has nothing to remove: its messages go.
+   */
+  #remove(address: string, onChange?: Json): void {
+    const pointer = pointerOf(address);
+    const shown = boundValues(this.view?.components as unknown as Json);
+    if (pointer === null || shown.get(canonical(address)) === undefined) {
+      this.#messages.delete(canonical(address));
+      this.requestUpdate();
+      return;
+    }
+    void this.#commit([address], (viewId, expect) => {
+      expect([address]);
+      return this.invoker!.invoke(operations.patch, {
+        id: this.modelId,
+        patch: [{ op: "remove", path: pointer }],
+        viewId,
+      });
+    }, onChange);
   }
 
   #imageUrl(src: string): string | undefined {
@@ -377,7 +446,7 @@ export class SvcView extends LitElement {
       messages: (address) => this.#messages.get(address === undefined ? "\u0000" : canonical(address)) ?? [],
       allMessages: () => [...this.#messages],
       write: (address, value, onChange) =>
-        void this.#commit(
+        value === undefined ? this.#remove(address, onChange) : void this.#commit(
           [address],
           (viewId, expect) => {
             expect([address]);
@@ -390,8 +459,26 @@ export class SvcView extends LitElement {
           [address],
           (viewId) => invoker.invoke(operations.patch, { id, patch: ops, viewId }),
         ),
-      runHandler: (handler, address) => void this.#handler(handler, address),
-      navigate: (viewId) => this.#navigate(viewId),
+      removeItem: (list, index) =>
+        void this.#commit([list], async (viewId, expect) => {
+          const element = `${canonical(list)}[${index}]`;
+          expect([element]);
+          const result = await invoker.invoke(operations.patch, {
+            id,
+            patch: [{ op: "remove", path: `${pointerOf(list)}/${index}` }],
+            viewId,
+          });
+          shiftMessages(this.#messages, list, index);
+          return result;
+        }),
+      runHandler: (handler, address) => {
+        this.#opened.clear();
+        void this.#handler(handler, address);
+      },
+      navigate: (viewId) => {
+        this.#opened.clear();
+        this.#navigate(viewId);
+      },
       upload: (address, files, multiple) =>
         void this.#commit([address], async (viewId, expect) => {
           const refs = [];
@@ -435,7 +522,7 @@ export class SvcView extends LitElement {
     }
       <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}"
         style=${styleMap(grid ? { gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` } : {})}>
-        ${renderComponents(view.components as unknown as Json, this.#context(view))}
+        ${viewBody(view, this.#context(view))}
       </div>
     </section>`;
   }

@@ -6,7 +6,9 @@
  * - State members (`visible`, `enabled`, `readOnly`, `required`): a boolean as
  *   is, a string always evaluated as JSONata (JSONata truthiness), null or
  *   absent inherited from the bound field's meta (`#relevant` false hides,
- *   `#read_only`, `#required`; `enabled` = not the effective readOnly).
+ *   `#read_only`, `#required`; `enabled` = not the effective readOnly); a
+ *   field the model refuses writes to (schema `readOnly`, a derivation's
+ *   target) is read-only too.
  * - Display members (`text`, `value`, `delta`, `caption`, `trend`) are JSONata
  *   only when the string contains a `$`; otherwise literal text.
  * - `value` is the bound field's current value (bind wins over a `value` member).
@@ -28,6 +30,7 @@ import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.t
 import type { ModelRuntime } from "../runtime/runtime.ts";
 import { truthy } from "../runtime/truthy.ts";
 import type { CompiledModel } from "../model/compile.ts";
+import { targetHolding } from "../model/target_index.ts";
 import { formatPath, hasWildcard, parsePath, patternMatches, type Segment } from "../json/path.ts";
 import { BASIC_INPUT, type ComponentGroup, groupOf } from "../model/view_definition/groups.ts";
 import type { ComponentSpec, ViewDefinition, ViewSpec } from "../model/view_definition/types.ts";
@@ -209,6 +212,13 @@ class ViewEvaluator {
     return relevant !== undefined && relevant !== null && !truthy(relevant);
   }
 
+  /** Whether the model refuses writes at `path`: `#read_only`, a schema `readOnly`, a derivation's target. */
+  #refusesWrites(path: Segment[] | undefined): boolean {
+    if (!path || hasWildcard(path)) return false;
+    return truthy(this.#metaAt(path, "read_only")) || this.#model.schema.fragmentAt(path).readOnly === true ||
+      targetHolding(this.#model.derivedTargets, path) !== undefined;
+  }
+
   async #component(spec: ComponentSpec, scope: Scope): Promise<EvaluatedComponent> {
     const known = groupOf(spec.type);
     const group: ComponentGroup = known ?? BASIC_INPUT;
@@ -262,7 +272,7 @@ class ViewEvaluator {
 
     const bind = address("bind", spec.bind);
     const visible = (await stateOf("visible")) ?? !this.#hiddenByMeta(bind);
-    const readOnly = (await stateOf("readOnly")) ?? truthy(this.#metaAt(bind, "read_only"));
+    const readOnly = (await stateOf("readOnly")) ?? this.#refusesWrites(bind);
     const required = (await stateOf("required")) ?? truthy(this.#metaAt(bind, "required"));
     const enabled = (await stateOf("enabled")) ?? !readOnly;
 

@@ -135,6 +135,47 @@ Deno.test("view: state members are booleans, JSONata strings evaluated against t
   assert.deepEqual([literal.visible, literal.enabled, literal.readOnly], [false, true, false]);
 });
 
+Deno.test("view: a field the model refuses writes to (schema readOnly, derived) is read-only", async () => {
+  const view = await evaluate(
+    [
+      { id: "locked", type: "textField", bind: "$.locked" },
+      { id: "total", type: "numericField", bind: "$.total" },
+      { id: "inside", type: "numericField", bind: "$.summary.count" },
+      { id: "row", type: "numericField", bind: "$.lines[0].amount" },
+      { id: "qty", type: "numericField", bind: "$.qty" },
+      { id: "unlocked", type: "numericField", bind: "$.total", readOnly: false },
+    ],
+    { qty: 2, total: 4, lines: [{ amount: 1 }] },
+    {},
+    {
+      spec: {
+        schema: {
+          type: "object",
+          properties: {
+            qty: { type: "number" },
+            locked: { type: "string", readOnly: true },
+            lines: { type: "array", items: { type: "object", properties: { amount: { type: "number" } } } },
+          },
+        },
+        derivations: [
+          { path: "$.total", expr: "qty * 2" },
+          { path: "$.summary", expr: "{'count': $count(lines)}" },
+          { path: "$.lines[*].amount", expr: "1" },
+        ],
+      },
+    },
+  );
+  const by = Object.fromEntries(view.components.map((c) => [c.id, [c.readOnly, c.enabled]]));
+  assert.deepEqual(by, {
+    locked: [true, false],
+    total: [true, false],
+    inside: [true, false],
+    row: [true, false],
+    qty: [false, true],
+    unlocked: [false, true],
+  });
+});
+
 Deno.test("view: meta inheritance follows #relevant, #read_only and #required of the bind", async () => {
   const meta = { "$.email#relevant": false, "$.total#read_only": true, "$.name#required": true };
   const view = await evaluate(

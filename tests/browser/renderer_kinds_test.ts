@@ -4,7 +4,7 @@
  * (fixtures/every_kind.ts), embedded with `<svc-model>`: every kind renders,
  * inputs write back (schema and constraint messages at their fields), a
  * button runs its handler, menus navigate between views, tabs follow the arrow
- * keys, a file upload becomes a BlobRef shown by an image, a section list adds
+ * keys, Home and End, a file upload becomes a BlobRef shown by an image, a section list adds
  * rows a table and a chart show, an effect's status chip offers Retry. Each
  * tab passes axe-core; no console errors.
  *
@@ -13,14 +13,9 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Locator, Page } from "playwright-core";
-import { launchBrowser } from "./chromium.ts";
+import { withEmbeddedSpec } from "./embedded_spec.ts";
 import { EVERY_KIND, KIND_SAMPLES } from "./fixtures/every_kind.ts";
-import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
-import { serveStatic } from "./static_server.ts";
-
-const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Every kind</title>
-<link rel="icon" href="data:,"><script type="module" src="/svc-embed.js"></script></head>
-<body><main><svc-model></svc-model></main></body></html>`;
+import { assertAccessible, screenshot } from "./journey.ts";
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from(
@@ -35,27 +30,9 @@ function shownComponents(page: Page): Promise<string[]> {
   );
 }
 
-/**
- * Runs `journey` on a page embedding the spec of every kind, once its first
- * view shows; fails on any console error of the page.
- */
-async function withEveryKind(journey: (page: Page, view: Locator) => Promise<void>): Promise<void> {
-  const build = await temporaryWebBuild();
-  await using server = serveStatic({ "/": { body: PAGE, type: "text/html; charset=utf-8" } }, build.dir);
-  await using browser = await launchBrowser();
-  try {
-    const { page, errors } = await watchedPage(browser);
-    await page.goto(`http://127.0.0.1:${server.addr.port}/`);
-    await page.evaluate((spec) => {
-      (document.querySelector("svc-model") as unknown as { spec: unknown }).spec = JSON.parse(spec);
-    }, JSON.stringify(EVERY_KIND));
-    const view = page.locator("svc-view");
-    await view.getByRole("heading", { name: "Every kind" }).waitFor();
-    await journey(page, view);
-    assert.deepEqual(errors, []);
-  } finally {
-    await build.remove();
-  }
+/** Runs `journey` on a page embedding the spec of every kind, once its first view shows. */
+function withEveryKind(journey: (page: Page, view: Locator) => Promise<void>): Promise<void> {
+  return withEmbeddedSpec(EVERY_KIND, { heading: "Every kind" }, journey);
 }
 
 Deno.test("the renderer: all 26 record kinds render, write back, navigate and stay accessible", () =>
@@ -102,14 +79,18 @@ Deno.test("the renderer: all 26 record kinds render, write back, navigate and st
     });
     await view.getByText("Stored: image/png (", { exact: false }).waitFor();
 
-    // The arrow keys move between tabs.
+    // The arrow keys move between tabs (wrapping), Home and End to the first and last (WAI-ARIA tabs).
+    const focusedTab = () => view.evaluate((el) => el.shadowRoot!.activeElement?.textContent?.trim());
     await view.getByRole("tab", { name: "Inputs" }).focus();
+    await page.keyboard.press("End");
+    await view.getByRole("tab", { name: "Panels", selected: true }).waitFor();
+    assert.equal(await focusedTab(), "Panels");
+    await page.keyboard.press("Home");
+    await view.getByRole("tab", { name: "Inputs", selected: true }).waitFor();
+    assert.equal(await focusedTab(), "Inputs");
     await page.keyboard.press("ArrowRight");
     await view.getByRole("tab", { name: "Displays", selected: true }).waitFor();
-    assert.equal(
-      await view.evaluate((el) => el.shadowRoot!.activeElement?.textContent?.trim()),
-      "Displays",
-    );
+    assert.equal(await focusedTab(), "Displays");
     await view.getByText("Doubled").first().waitFor();
     assert.equal(await view.locator('[data-component="doubled"] output').textContent(), "12");
     assert.match(await view.locator('img[data-component="picture"]').getAttribute("src") ?? "", /^blob:/);

@@ -38,10 +38,10 @@ resolved, visibility and read-only state decided), which any client can draw. Re
 - Every component needs \`id\` and \`type\`; ids are unique within a view, nested components included.
 
 Write-time checks (the spec is refused, 422): duplicate view or component ids, a missing \`id\` or \`type\`, a
-\`defaultView\` or \`sectionList.itemView\` naming no view (or a section list containing itself), a non-canonical
-address, a state member that is neither boolean, string nor null, a handler that is not an object.
-Warnings (accepted): view JSONata that does not compile, \`navigate\`/\`targetView\` naming no view, an unknown
-layout, a section list without \`bind\`.
+\`defaultView\`, \`sectionList.itemView\`, handler \`navigate\` or menu \`targetView\` naming no view (or a section
+list containing itself), a non-canonical address, a state member that is neither boolean, string nor null, a
+handler that is not an object, a \`ratingField\` of more than 100 choices (\`max - min + 1\`).
+Warnings (accepted): view JSONata that does not compile, an unknown layout, a section list without \`bind\`.
 
 ## Three kinds of member
 

@@ -7,13 +7,13 @@
  * `defaultView` naming one of them; view ids unique; every component an object
  * with a non-empty `id` and `type`; component ids unique per view (nested
  * components included); `sectionList.itemView` names an existing view without
- * leading back to itself; addresses (`bind`, `bindFrom`, `bindTo`, `dependsOn`,
+ * leading back to itself, a handler's `navigate` and a menu item's `targetView`
+ * an existing view; a `ratingField` at most {@link RATING_CHOICES} choices; addresses (`bind`, `bindFrom`, `bindTo`, `dependsOn`,
  * key-value item `bind`) canonical; state members a boolean, a string or null;
  * handlers objects; nested collections arrays.
  *
  * Warnings: view JSONata that does not compile (evaluation would mark the
- * component with `error`), `navigate`/`targetView` naming no view, an unknown
- * view layout, a section list without `bind`.
+ * component with `error`), an unknown view layout, a section list without `bind`.
  *
  * View JSONata that compiles is held to the model's expression scope: a call
  * of a function nothing defines is an error, a bare unbound variable a warning.
@@ -26,6 +26,9 @@ import { isObject, type Json, type JsonObject } from "../../json/value.ts";
 import { parsePath } from "../../json/path.ts";
 import { ExpressionScope } from "../expression_scope.ts";
 import { DISPLAY_MEMBERS, HANDLER_MEMBERS, PATH_MEMBERS, STATE_MEMBERS } from "./groups.ts";
+
+/** The most choices a `ratingField` offers (`max - min + 1`): each is a control on the page. */
+export const RATING_CHOICES = 100;
 
 /** Layouts a view may declare. */
 export const VIEW_LAYOUTS = ["vertical", "horizontal", "grid", "tabs", "wizard"];
@@ -97,7 +100,7 @@ export function validateViewDefinition(
   const viewTarget = (value: Json, at: string, member: string) => {
     if (value === undefined || value === null) return;
     if (typeof value !== "string" || !viewIds.has(value)) {
-      warn(at, `${member} ${JSON.stringify(value)} names no view (views: ${known()})`);
+      error(at, `${member} ${JSON.stringify(value)} names no view (views: ${known()})`);
     }
   };
   const handler = (value: Json, at: string) => {
@@ -108,6 +111,22 @@ export function validateViewDefinition(
       } else compiles(value.mutations, `${at}.mutations`);
     }
     viewTarget(value.navigate, `${at}.navigate`, "navigate");
+  };
+  const rating = (c: JsonObject, at: string) => {
+    for (const member of ["min", "max"]) {
+      const value = c[member];
+      if (value !== undefined && value !== null && !Number.isInteger(value)) {
+        error(`${at}.${member}`, `a ratingField's ${member} must be an integer`);
+      }
+    }
+    const min = Number.isInteger(c.min) ? c.min as number : 1;
+    const max = Number.isInteger(c.max) ? c.max as number : 5;
+    if (max < min || max - min + 1 > RATING_CHOICES) {
+      error(
+        `${at}.max`,
+        `a ratingField offers 1 to ${RATING_CHOICES} choices (max - min + 1), not ${max - min + 1}`,
+      );
+    }
   };
   const address = (value: Json, at: string) => {
     const parsed = parsePath(value);
@@ -169,6 +188,7 @@ export function validateViewDefinition(
     for (const member of ["options", "tableColumns", "chartSeries"]) {
       arrayOf(c[member], `${at}.${member}`, member);
     }
+    if (c.type === "ratingField") rating(c, at);
     if (c.type === "sectionList") {
       if (c.bind === undefined || c.bind === null) {
         warn(at, "a sectionList without bind repeats nothing: bind it to an array");

@@ -165,14 +165,13 @@ Deno.test("view validation: handlers must be objects; mutations a string", () =>
   ]);
 });
 
-Deno.test("view validation: warnings for bad JSONata, dangling navigation, unknown layouts, unbound lists", () => {
+Deno.test("view validation: warnings for bad JSONata, unknown layouts, unbound lists", () => {
   const { errors, warnings } = validate({
     defaultView: "main",
     views: [view([
-      { id: "a", type: "textField", visible: "a = ", onChange: { mutations: "{", navigate: "nowhere" } },
+      { id: "a", type: "textField", visible: "a = ", onChange: { mutations: "{" } },
       { id: "b", type: "label", text: "Total: $(" },
       { id: "c", type: "label", text: "no dollar so (never compiled" },
-      { id: "m", type: "menu", menuItems: [{ label: "Go", targetView: "gone" }] },
       { id: "l", type: "sectionList", components: [] },
     ], { layout: "diagonal" })],
   });
@@ -181,12 +180,61 @@ Deno.test("view validation: warnings for bad JSONata, dangling navigation, unkno
     "viewDefinition.views[0].layout",
     "viewDefinition.views[0].components[0].visible",
     "viewDefinition.views[0].components[0].onChange.mutations",
-    "viewDefinition.views[0].components[0].onChange.navigate",
     "viewDefinition.views[0].components[1].text",
-    "viewDefinition.views[0].components[3].menuItems[0].targetView",
-    "viewDefinition.views[0].components[4]",
+    "viewDefinition.views[0].components[3]",
   ]);
   assert.match(warnings[1].message, /JSONata compile error/);
+});
+
+Deno.test("view validation: a handler's navigate and a menu item's targetView must name a view", () => {
+  const { errors, warnings } = validate({
+    defaultView: "main",
+    views: [view([
+      { id: "a", type: "textField", onChange: { navigate: "nowhere" } },
+      { id: "b", type: "button", onClick: { navigate: 7 } },
+      {
+        id: "m",
+        type: "menu",
+        menuItems: [{ label: "Go", targetView: "gone" }, { label: "Home", targetView: "main" }],
+      },
+    ], { onOpen: { navigate: "away" } })],
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(errors.map((e) => [e.location, e.message]), [
+    ["viewDefinition.views[0].onOpen.navigate", "navigate \"away\" names no view (views: 'main')"],
+    [
+      "viewDefinition.views[0].components[0].onChange.navigate",
+      "navigate \"nowhere\" names no view (views: 'main')",
+    ],
+    ["viewDefinition.views[0].components[1].onClick.navigate", "navigate 7 names no view (views: 'main')"],
+    [
+      "viewDefinition.views[0].components[2].menuItems[0].targetView",
+      "targetView \"gone\" names no view (views: 'main')",
+    ],
+  ]);
+});
+
+Deno.test("view validation: a ratingField offers at most 100 choices, between integer bounds", () => {
+  const rating = (members: Record<string, unknown>) =>
+    validate({ defaultView: "main", views: [view([{ id: "r", type: "ratingField", ...members }])] }).errors
+      .map((e) => `${e.location}: ${e.message}`);
+  assert.deepEqual(rating({}), []);
+  assert.deepEqual(rating({ min: 0, max: 99 }), []);
+  assert.deepEqual(rating({ max: 1_000_000 }), [
+    "viewDefinition.views[0].components[0].max: a ratingField offers 1 to 100 choices (max - min + 1), not 1000000",
+  ]);
+  assert.deepEqual(rating({ min: 0, max: 100 }), [
+    "viewDefinition.views[0].components[0].max: a ratingField offers 1 to 100 choices (max - min + 1), not 101",
+  ]);
+  assert.deepEqual(rating({ min: 5, max: 1 }), [
+    "viewDefinition.views[0].components[0].max: a ratingField offers 1 to 100 choices (max - min + 1), not -3",
+  ]);
+  assert.deepEqual(rating({ max: 4.5, min: "1" }), [
+    "viewDefinition.views[0].components[0].min: a ratingField's min must be an integer",
+    "viewDefinition.views[0].components[0].max: a ratingField's max must be an integer",
+  ]);
+  // A slider is one control whatever its range.
+  assert.deepEqual(rating({ type: "sliderField", max: 1_000_000 }), []);
 });
 
 Deno.test("view validation runs inside compileSpec: a broken view refuses the spec with every finding", () => {

@@ -1,0 +1,480 @@
+/// <reference lib="dom" />
+/**
+ * The view renderer editing a model as a person does, in Chromium: emptying
+ * fields, date-times and times in the page's time zone, read-only fields, the
+ * messages of section list rows and of fields another writer changed, a menu
+ * item whose view cannot be shown, and a chart of negative values.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { Locator, Page } from "playwright-core";
+import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
+import { assertAccessible, screenshot } from "./journey.ts";
+
+/** A spec `id` whose one view `Main` holds `components`. */
+function specOf(id: string, schema: unknown, components: unknown[], rest: Record<string, unknown> = {}) {
+  return {
+    id,
+    schema,
+    ...rest,
+    viewDefinition: { defaultView: "main", views: [{ id: "main", label: "Main", components }] },
+  };
+}
+
+/** Waits until the model's state satisfies `check` (its last state in the failure otherwise). */
+async function untilState(page: Page, id: string, check: (state: Record<string, unknown>) => boolean) {
+  let state: Record<string, unknown> = {};
+  for (let i = 0; i < 50; i++) {
+    state = await stateOf(page, id) as Record<string, unknown>;
+    if (check(state)) return state;
+    await page.waitForTimeout(100);
+  }
+  assert.fail(`the state never got there: ${JSON.stringify(state)}`);
+}
+
+/** Types `value` into the field labelled `label` and leaves it with Enter. */
+async function enter(view: Locator, label: string, value: string, nth = 0): Promise<void> {
+  const input = view.getByLabel(label, { exact: true }).nth(nth);
+  await input.fill(value);
+  await input.press("Enter");
+}
+
+Deno.test("the renderer: an emptied optional field loses its value; an emptied required one says it is required", () =>
+  withEmbeddedSpec(
+    specOf("clearing", {
+      type: "object",
+      required: ["qty"],
+      properties: {
+        qty: { type: "integer", default: 1 },
+        discount: { type: "number" },
+        day: { type: "string", format: "date" },
+        pick: { type: "string", enum: ["a", "b"] },
+        note: { type: "string", minLength: 2 },
+      },
+    }, [
+      { id: "qty", type: "numericField", bind: "$.qty", label: "Quantity" },
+      { id: "discount", type: "numericField", bind: "$.discount", label: "Discount" },
+      { id: "day", type: "dateField", bind: "$.day", label: "Day" },
+      {
+        id: "pick",
+        type: "selectField",
+        bind: "$.pick",
+        label: "Pick",
+        options: [{ value: "a", label: "A" }, {
+          value: "b",
+          label: "B",
+        }],
+      },
+      { id: "note", type: "textField", bind: "$.note", label: "Note" },
+    ]),
+    { heading: "Main" },
+    async (page, view) => {
+      await enter(view, "Discount", "5");
+      await enter(view, "Day", "2024-01-02");
+      await view.getByLabel("Pick").selectOption({ label: "A" });
+      await enter(view, "Note", "hello");
+      await untilState(
+        page,
+        "clearing",
+        (s) =>
+          s.discount === 5 && s.day === "2024-01-02" && s.pick === "a" &&
+          s.note === "hello",
+      );
+
+      await enter(view, "Discount", "");
+      await enter(view, "Day", "");
+      await view.getByLabel("Pick").selectOption({ index: 0 });
+      await enter(view, "Note", "");
+      await untilState(page, "clearing", (s) => JSON.stringify(s) === JSON.stringify({ qty: 1 }));
+      assert.equal(await view.getByLabel("Pick").inputValue(), "", "the select shows no choice");
+      assert.deepEqual(await view.locator(".messages").allInnerTexts(), []);
+
+      await enter(view, "Quantity", "");
+      await view.getByText("is required by the schema and cannot be removed").waitFor();
+      await screenshot(page, "renderer-emptied-fields");
+      assert.equal((await stateOf(page, "clearing") as Record<string, unknown>).qty, 1);
+      assert.deepEqual(await view.locator(".messages").allInnerTexts(), [
+        "is required by the schema and cannot be removed",
+      ]);
+    },
+  ));
+
+Deno.test("the renderer: date-times show in the page's time zone and are written in UTC, times with their offset", () =>
+  withEmbeddedSpec(
+    specOf("clock", {
+      type: "object",
+      properties: {
+        moment: { type: "string", format: "date-time", default: "2024-05-06T07:08:00Z" },
+        at: { type: "string", format: "time", default: "07:08:00Z" },
+      },
+    }, [
+      { id: "moment", type: "dateTimeField", bind: "$.moment", label: "Moment" },
+      { id: "at", type: "timeField", bind: "$.at", label: "At" },
+    ]),
+    { heading: "Main", timezoneId: "Europe/Berlin" },
+    async (page, view) => {
+      // 07:08 UTC is 09:08 in Berlin in May (summer time).
+      assert.equal(await view.getByLabel("Moment").inputValue(), "2024-05-06T09:08");
+      assert.equal(await view.getByLabel("At").inputValue(), "07:08");
+
+      await enter(view, "Moment", "2024-12-24T18:30");
+      await enter(view, "At", "09:15");
+      // The offset a time is written with is today's in Berlin (+01:00 or +02:00).
+      const offset = await page.evaluate(() => -new Date().getTimezoneOffset());
+      const expected = `09:15:00+0${offset / 60}:00`;
+      await untilState(page, "clock", (s) => s.moment === "2024-12-24T17:30:00Z" && s.at === expected);
+      assert.deepEqual(await view.locator(".messages").allInnerTexts(), []);
+      assert.equal(await view.getByLabel("Moment").inputValue(), "2024-12-24T18:30");
+      assert.equal(await view.getByLabel("At").inputValue(), "09:15");
+      await screenshot(page, "renderer-date-times");
+    },
+  ));
+
+Deno.test("the renderer: a field bound to a derived or a schema readOnly field is read-only", () =>
+  withEmbeddedSpec(
+    specOf("locked", {
+      type: "object",
+      properties: {
+        qty: { type: "number", default: 1 },
+        code: { type: "string", readOnly: true, default: "fixed" },
+      },
+    }, [
+      { id: "qty", type: "numericField", bind: "$.qty", label: "Quantity" },
+      { id: "total", type: "numericField", bind: "$.total", label: "Total" },
+      { id: "code", type: "textField", bind: "$.code", label: "Code" },
+    ], { derivations: [{ path: "$.total", expr: "qty * 2" }] }),
+    { heading: "Main" },
+    async (page, view) => {
+      assert.equal(await view.getByLabel("Quantity").isEditable(), true);
+      assert.equal(await view.getByLabel("Total").isEditable(), false);
+      assert.equal(await view.getByLabel("Code").isEditable(), false);
+      assert.equal(await view.getByLabel("Total").inputValue(), "2");
+      assert.equal(await view.getByLabel("Code").inputValue(), "fixed");
+      await assertAccessible(page, "svc-model");
+      await screenshot(page, "renderer-read-only");
+    },
+  ));
+
+Deno.test("the renderer: removing a section list row takes its messages along and moves up those below", () =>
+  withEmbeddedSpec(
+    specOf("rows", {
+      type: "object",
+      properties: {
+        lines: {
+          type: "array",
+          default: [{ n: 1 }, { n: 2 }, { n: 3 }],
+          items: {
+            type: "object",
+            properties: { n: { type: "number", minimum: 0 }, d: { type: "string", maxLength: 3 } },
+          },
+        },
+      },
+    }, [{
+      id: "lines",
+      type: "sectionList",
+      bind: "$.lines",
+      label: "Lines",
+      canRemove: true,
+      components: [
+        { id: "n", type: "numericField", bind: "$.lines[*].n", label: "N" },
+        { id: "d", type: "textField", bind: "$.lines[*].d", label: "D" },
+      ],
+    }]),
+    { heading: "Main" },
+    async (page, view) => {
+      const rows = view.locator(".section-item");
+      const messagesOf = async () =>
+        await Promise.all((await rows.all()).map((row) => row.locator(".messages").allInnerTexts()));
+      await enter(view, "N", "-1", 1);
+      await view.getByText("must be >= 0").waitFor();
+      await enter(view, "D", "long", 2);
+      await view.getByText("must NOT have more than 3 characters").waitFor();
+      assert.deepEqual(await messagesOf(), [[], ["must be >= 0"], ["must NOT have more than 3 characters"]]);
+
+      await view.getByRole("button", { name: "Remove lines 2" }).click();
+      await rows.nth(2).waitFor({ state: "detached" });
+      await untilState(page, "rows", (s) => JSON.stringify(s.lines) === JSON.stringify([{ n: 1 }, { n: 3 }]));
+      assert.deepEqual(await messagesOf(), [[], ["must NOT have more than 3 characters"]]);
+      await screenshot(page, "renderer-row-removed");
+
+      await view.getByRole("button", { name: "Remove lines 1" }).click();
+      await rows.nth(1).waitFor({ state: "detached" });
+      assert.deepEqual(await messagesOf(), [["must NOT have more than 3 characters"]]);
+    },
+  ));
+
+Deno.test("the renderer: a field's message goes once another writer changes its value", () =>
+  withEmbeddedSpec(
+    specOf(
+      "shared",
+      { type: "object", properties: { qty: { type: "integer", default: 1 }, note: { type: "string" } } },
+      [
+        { id: "qty", type: "numericField", bind: "$.qty", label: "Quantity" },
+        { id: "note", type: "textField", bind: "$.note", label: "Note" },
+      ],
+      {
+        derivations: [{ path: "$.total", expr: "qty * 10" }],
+        constraints: [{
+          id: "cap",
+          path: "$.qty",
+          expr: "total <= 100",
+          message: "Total over 100",
+          policy: "rollback",
+        }],
+      },
+    ),
+    { heading: "Main" },
+    async (page, view) => {
+      await enter(view, "Quantity", "50");
+      await view.getByText("Total over 100").waitFor();
+      await view.getByLabel("Note").focus();
+      // Another writer sets a value that holds: the refused one's message no longer applies.
+      await page.evaluate(async () => {
+        const embed = await import("/svc-embed.js");
+        await embed.mutate("shared", { "$.note": "unrelated" });
+      });
+      await page.waitForFunction(
+        (input) => (input as HTMLInputElement).value === "unrelated",
+        await view.getByLabel("Note").elementHandle(),
+      );
+      assert.equal(await view.getByText("Total over 100").count(), 1, "a change elsewhere keeps it");
+      await page.evaluate(async () => {
+        const embed = await import("/svc-embed.js");
+        await embed.mutate("shared", { "$.qty": 7 });
+      });
+      await page.waitForFunction(
+        (input) => (input as HTMLInputElement).value === "7",
+        await view.getByLabel("Quantity").elementHandle(),
+      );
+      await view.getByText("Total over 100").waitFor({ state: "detached" });
+    },
+  ));
+
+Deno.test("the renderer: a menu item whose view cannot be shown keeps the current view, the reason above it", () =>
+  withEmbeddedSpec(
+    {
+      id: "nav",
+      schema: { type: "object" },
+      viewDefinition: {
+        defaultView: "main",
+        views: [
+          {
+            id: "main",
+            label: "Main",
+            components: [{
+              id: "menu",
+              type: "menu",
+              menuItems: [{ label: "Go to second", targetView: "second" }],
+            }],
+          },
+          { id: "second", label: "Second", components: [] },
+        ],
+      },
+    },
+    { heading: "Main" },
+    async (page, view) => {
+      // The view `second` cannot be read (as when a server no longer has it).
+      await view.evaluate((element) => {
+        const el = element as unknown as {
+          invoker: { invoke(op: { name: string }, input: { viewId?: string }): Promise<unknown> };
+          navigations: string[];
+        };
+        const real = el.invoker;
+        el.navigations = [];
+        element.addEventListener(
+          "svc-navigate",
+          (e) => el.navigations.push((e as CustomEvent).detail.viewId),
+        );
+        el.invoker = {
+          invoke: (op, input) =>
+            op.name === "getView" && input.viewId === "second"
+              ? Promise.reject(new Error("View 'second' not found in model 'nav'"))
+              : real.invoke(op, input),
+        };
+      });
+      await view.getByRole("button", { name: "Go to second" }).click();
+      await view.getByRole("alert").filter({ hasText: "View 'second' not found in model 'nav'" }).waitFor();
+      await screenshot(page, "renderer-missing-view");
+      assert.equal(await view.getByRole("heading", { name: "Main" }).count(), 1);
+      assert.equal(await view.getByRole("button", { name: "Go to second" }).isEnabled(), true);
+      assert.deepEqual(
+        await view.evaluate((el) => (el as unknown as { navigations: string[] }).navigations),
+        [],
+      );
+    },
+  ));
+
+Deno.test("the renderer: a bar chart draws negative values below a zero baseline", () =>
+  withEmbeddedSpec(
+    specOf("signs", {
+      type: "object",
+      properties: {
+        rows: { type: "array", items: { type: "object" }, default: [{ a: -5, b: 3 }, { a: 10, b: -2 }] },
+      },
+    }, [{
+      id: "chart",
+      type: "dataChart",
+      bind: "$.rows",
+      label: "Signs",
+      chartType: "bar",
+      chartSeries: [{ field: "a", label: "A" }, { field: "b", label: "B" }],
+    }]),
+    { heading: "Main" },
+    async (page, view) => {
+      const chart = view.locator('[data-component="chart"]');
+      const zero = Number(await chart.locator("line.baseline").getAttribute("y1"));
+      const bars = await chart.locator("rect").evaluateAll((rects) =>
+        rects.map((r) => ({ y: Number(r.getAttribute("y")), height: Number(r.getAttribute("height")) }))
+      );
+      // Series A (-5, 10), then series B (3, -2): negatives hang from the baseline, positives stand on it.
+      const [aNeg, aPos, bPos, bNeg] = bars;
+      for (const bar of bars) assert.ok(bar.height > 0, JSON.stringify(bars));
+      assert.deepEqual([aNeg.y, bNeg.y], [zero, zero]);
+      assert.deepEqual([aPos.y + aPos.height, bPos.y + bPos.height], [zero, zero]);
+      assert.ok(Math.abs(aNeg.height / aPos.height - 0.5) < 1e-9, "heights are to scale");
+      await screenshot(page, "renderer-negative-bars");
+    },
+  ));
+
+Deno.test("the renderer: a view's onOpen runs each time it shows; tabs and wizard layouts show one part at a time", () =>
+  withEmbeddedSpec(
+    {
+      id: "layouts",
+      schema: { type: "object", properties: { name: { type: "string" }, age: { type: "number" } } },
+      viewDefinition: {
+        defaultView: "main",
+        views: [
+          {
+            id: "main",
+            label: "Main",
+            layout: "tabs",
+            onOpen: { mutations: "{'$.opens': ($exists(opens) ? opens : 0) + 1}" },
+            components: [
+              { id: "intro", type: "staticText", text: "Welcome" },
+              {
+                id: "who",
+                type: "tabItem",
+                label: "Who",
+                components: [{ id: "name", type: "textField", bind: "$.name", label: "Name" }],
+              },
+              {
+                id: "ages",
+                type: "group",
+                label: "Age",
+                components: [{ id: "age", type: "numericField", bind: "$.age", label: "Age" }],
+              },
+              {
+                id: "more",
+                type: "card",
+                label: "More",
+                components: [{
+                  id: "go",
+                  type: "menu",
+                  label: "Go",
+                  menuItems: [{ label: "Sign up", targetView: "signup" }],
+                }],
+              },
+            ],
+          },
+          {
+            id: "signup",
+            label: "Sign up",
+            layout: "wizard",
+            components: [
+              {
+                id: "s1",
+                type: "group",
+                label: "Your name",
+                components: [{ id: "n", type: "textField", bind: "$.name", label: "Name" }],
+              },
+              {
+                id: "s2",
+                type: "fieldSet",
+                legend: "Your age",
+                components: [{ id: "a", type: "numericField", bind: "$.age", label: "Age" }],
+              },
+              {
+                id: "s3",
+                type: "card",
+                label: "Finish",
+                components: [{ id: "done", type: "button", text: "Done", onClick: { navigate: "main" } }],
+              },
+              { id: "cancel", type: "button", text: "Cancel", onClick: { navigate: "main" } },
+            ],
+          },
+        ],
+      },
+    },
+    { heading: "Main" },
+    async (page, view) => {
+      await untilState(page, "layouts", (s) => s.opens === 1);
+      await view.getByRole("tab", { name: "Who", selected: true }).waitFor();
+      assert.deepEqual(await view.getByRole("tab").allInnerTexts(), ["Who", "Age", "More"]);
+      await view.getByLabel("Name").waitFor();
+      assert.equal(await view.getByLabel("Age").count(), 0, "one tab at a time");
+      // A component that is not a tab stays where it is, above the tabs.
+      await view.getByText("Welcome").waitFor();
+      await view.getByRole("tab", { name: "Age" }).click();
+      // The tab panel is labelled by its tab too: the field is the spin button.
+      const age = view.getByRole("spinbutton", { name: "Age" });
+      await age.fill("41");
+      await age.press("Enter");
+      assert.equal(await view.getByLabel("Name").count(), 0);
+      await assertAccessible(page, "svc-model");
+      await screenshot(page, "renderer-tabs-view");
+
+      await view.getByRole("tab", { name: "More" }).click();
+      await view.getByRole("button", { name: "Sign up" }).click();
+      await view.getByRole("heading", { name: "Sign up" }).waitFor();
+      await view.getByText("Step 1 of 3", { exact: true }).waitFor();
+      assert.equal(await view.getByRole("button", { name: "Back" }).isDisabled(), true);
+      await enter(view, "Name", "Ada");
+      assert.equal(await view.getByLabel("Age").count(), 0, "one step at a time");
+      await view.getByRole("button", { name: "Next" }).click();
+      await view.getByText("Step 2 of 3", { exact: true }).waitFor();
+      await view.getByRole("region", { name: "Step 2 of 3: Your age" }).waitFor();
+      await view.getByRole("button", { name: "Cancel" }).waitFor();
+      assert.equal(await view.getByRole("spinbutton", { name: "Age" }).inputValue(), "41");
+      assert.equal(await view.getByLabel("Name").count(), 0);
+      await assertAccessible(page, "svc-model");
+      await screenshot(page, "renderer-wizard-view");
+      await view.getByRole("button", { name: "Back" }).click();
+      await view.getByText("Step 1 of 3", { exact: true }).waitFor();
+      await view.getByRole("button", { name: "Next" }).click();
+      await view.getByRole("button", { name: "Next" }).click();
+      assert.equal(await view.getByRole("button", { name: "Next" }).isDisabled(), true);
+      await view.getByRole("button", { name: "Done" }).click();
+      await view.getByRole("heading", { name: "Main" }).waitFor();
+      await untilState(page, "layouts", (s) => s.opens === 2 && s.name === "Ada" && s.age === 41);
+    },
+  ));
+
+Deno.test("the renderer: two views whose onOpen navigates to each other stop after one round", () =>
+  withEmbeddedSpec(
+    {
+      id: "ping",
+      schema: { type: "object" },
+      viewDefinition: {
+        defaultView: "a",
+        views: [
+          {
+            id: "a",
+            label: "Ping",
+            onOpen: { mutations: "{'$.a': ($exists(a) ? a : 0) + 1}", navigate: "b" },
+          },
+          {
+            id: "b",
+            label: "Pong",
+            onOpen: { mutations: "{'$.b': ($exists(b) ? b : 0) + 1}", navigate: "a" },
+          },
+        ],
+      },
+    },
+    { heading: "Ping" },
+    async (page, view) => {
+      await page.waitForTimeout(1000);
+      assert.deepEqual(await stateOf(page, "ping"), { a: 1, b: 1 });
+      assert.equal(await view.getByRole("heading", { name: "Ping" }).count(), 1);
+    },
+  ));
