@@ -535,3 +535,31 @@ Deno.test("a backfill over [*] that would pass max-state-bytes is a 413 before i
     await service.close();
   }
 });
+
+Deno.test("a backfill fills a model up to exactly max-state-bytes: a null it replaces and dropped derived values count", async () => {
+  const utf8 = (value: Json) => new TextEncoder().encode(JSON.stringify(value)).length;
+  for (const over of [0, 1]) {
+    const { service } = await serviceOf({ maxStateBytes: 100 });
+    try {
+      await service.createModel({
+        id: "bf",
+        schema: { type: "object", properties: { a: {}, o: { type: "object" } } },
+        derivations: [{ path: "$.d", expr: "'dd'" }],
+      });
+      await service.mutate("bf", { "$.a": null });
+      const state = await service.getState("bf");
+      // The string replaces `null` (4 bytes) with its own length and quotes.
+      const fill = "x".repeat(100 + over - (utf8(state) - 4 + 2));
+      const evolve = () => service.evolveSpec("bf", { newVersion: "2.0.0", backfill: { "$.a": fill } });
+      if (over) {
+        await rejectsWith(evolve, "too_large", /would be about 101 bytes/);
+        assert.deepEqual(await service.getState("bf"), state);
+      } else {
+        await evolve();
+        assert.equal(utf8(await service.getState("bf")), 100);
+      }
+    } finally {
+      await service.close();
+    }
+  }
+});

@@ -107,11 +107,7 @@ function writeBackfill(
     }
     // Each target gets its own copy: a small value over `[*]` of many elements is refused before any is made.
     const bytes = jsonBytes(value);
-    for (const target of fill) {
-      const key = target[target.length - 1];
-      growth += bytes +
-        (typeof key === "string" && getAt(draft.root, target) === undefined ? key.length + 4 : 0);
-    }
+    for (const target of fill) growth += bytes + draft.placeGrowth(target);
     if (fill.length) admitGrowth(growth);
     for (const target of fill) draft.set(target, cloneJson(value));
     written.set(location, fill);
@@ -198,6 +194,9 @@ export function stateStranded(violations: SchemaViolation[]): ServiceError {
 /**
  * The base document `previous`'s state `doc` carries into the evolved model
  * `next`: derived values dropped, `backfill` written, stranding refused (422).
+ * `admitGrowth` is told the JSON bytes the base document will have grown by
+ * (the dropped values counting against the backfill) before each backfill
+ * entry's copies are made, and throws to refuse them.
  */
 export function carryForward(
   previous: CompiledModel,
@@ -212,7 +211,8 @@ export function carryForward(
   }
   // A draft of its own: what the backfill broke is judged against the carried document as it was.
   const draft = new DocumentDraft(carried.root);
-  const findings = writeBackfill(draft, next, backfill, admitGrowth);
+  // The dropped derived values count: what is admitted is the size of the base document the backfill grows.
+  const findings = writeBackfill(draft, next, backfill, (bytes) => admitGrowth(carried.growth + bytes));
   if (findings.length) throw evolutionRefused(findings);
   if (!jsonEqual(previous.spec.schema, next.spec.schema)) {
     const stranded = strandedValues(next, draft.root);

@@ -5,23 +5,25 @@
  * container the first time a cycle writes under it, so a cycle costs what it
  * touches (plus a shallow copy of each container on the way), history snapshots
  * share structure, and a rollback is simply dropping the draft. A draft also
- * tracks how much its writes grew the document (approximate JSON bytes of
- * what each write adds and replaces, never the whole document) and refuses a
- * write that would grow it past its budget before anything is allocated.
+ * tracks how much its writes grew the document, in JSON bytes (UTF-8 of
+ * `JSON.stringify`), exactly: each write counts what it adds and replaces (a
+ * member's name, colon and comma, an element's comma, null padding, the
+ * containers made on the way), never the whole document, and a write that
+ * would grow it past its budget is refused before anything is allocated.
  *
  * @module
  */
-import { isContainer, type Json, type JsonObject, setMember } from "./value.ts";
-import { jsonBytes, memberBytes } from "./measure.ts";
+import { isContainer, isObject, type Json, type JsonObject, setMember } from "./value.ts";
+import { jsonBytes, jsonStringBytes } from "./measure.ts";
 import { parsePath, type Path, type Segment, WILDCARD } from "./path.ts";
-import { forkWide, ownMember, toWide, WIDE_MEMBERS } from "./wide_object.ts";
+import { forkWide, hasMembers, ownMember, toWide, WIDE_MEMBERS } from "./wide_object.ts";
 
-/** Approximate JSON bytes of one `null` an array write pads with. */
+/** JSON bytes of one `null` an array write pads with, and its comma. */
 const PAD_BYTES = 5;
 
 /** A write that would grow a document past its draft's budget (nothing was applied). */
 export class DocumentTooLargeError extends Error {
-  /** The growth the draft would have reached, in approximate JSON bytes. */
+  /** The growth the draft would have reached, in JSON bytes. */
   readonly growth: number;
   constructor(growth: number, budget: number) {
     super(`the write would grow the document by ${growth} bytes, over the ${budget} bytes left`);
@@ -125,13 +127,13 @@ export class DocumentDraft {
   readonly #budget: number;
   #growth = 0;
 
-  /** `budget`: how many approximate JSON bytes the writes may add in all (default unbounded). */
+  /** `budget`: how many JSON bytes the writes may add in all (default unbounded). */
   constructor(root: Json, budget = Infinity) {
     this.#root = root;
     this.#budget = budget;
   }
 
-  /** Approximate JSON bytes the writes added (negative when they removed more). */
+  /** JSON bytes the writes added (negative when they removed more). */
   get growth(): number {
     return this.#growth;
   }
@@ -146,24 +148,51 @@ export class DocumentDraft {
     this.#growth = growth;
   }
 
-  /** Bytes a write of `value` at `path` adds: the value, a new member's key, null padding, less what it replaces. */
-  #writeBytes(path: Path, value: Json): number {
-    let bytes = jsonBytes(value);
-    let cur: Json | undefined = this.#root;
+  /**
+   * JSON bytes a write at `path` adds besides its value's own: a new member's
+   * name, colon and comma, an array element's comma and null padding, the
+   * containers {@link set} makes on the way (each `{}` or `[]` in place of what
+   * did not fit), less the value it replaces. `insert`: the write inserts an
+   * array element before `path`'s (JSON Patch `add`), replacing nothing.
+   */
+  placeGrowth(path: Path, insert = false): number {
+    if (path.length === 0) return -jsonBytes(this.#root);
+    let bytes = 0;
+    // `undefined` from here on: an empty container made by the write.
+    let cur: JsonObject | Json[] | undefined;
+    if (fits(this.#root, path[0])) cur = this.#root as JsonObject | Json[];
+    else bytes += 2 - jsonBytes(this.#root);
     for (let i = 0; i < path.length; i++) {
       const seg = path[i];
-      if (typeof seg === "number") {
-        const length = Array.isArray(cur) ? cur.length : 0;
-        if (seg > length) bytes += (seg - length) * PAD_BYTES;
+      const old = cur && memberAt(cur, seg);
+      const last = i === path.length - 1;
+      if (!last && fits(old, path[i + 1])) {
+        cur = old as JsonObject | Json[];
+        continue;
       }
-      const next = memberAt(cur, seg);
-      if (i === path.length - 1) {
-        if (next !== undefined) bytes -= jsonBytes(next);
-        else if (typeof seg === "string") bytes += memberBytes(seg);
-      }
-      cur = next;
+      if (old === undefined || (last && insert)) bytes += slotBytes(cur, seg);
+      else bytes -= jsonBytes(old);
+      if (last) break;
+      bytes += 2;
+      cur = undefined;
     }
     return bytes;
+  }
+
+  /**
+   * JSON bytes {@link delete} of `path` adds, at most 0: less the value and its
+   * member's name, colon and comma or its element's comma (0 when absent); at
+   * the root, `{}` in place of the document.
+   */
+  deleteGrowth(path: Path): number {
+    if (path.length === 0) return 2 - jsonBytes(this.#root);
+    const parent = getAt(this.#root, path.slice(0, -1));
+    const last = path[path.length - 1];
+    const old = memberAt(parent, last);
+    if (old === undefined) return 0;
+    if (Array.isArray(parent)) return -jsonBytes(old) - (parent.length > 1 ? 1 : 0);
+    const key = last as string;
+    return -jsonBytes(old) - jsonStringBytes(key) - 1 - (hasMembers(parent as JsonObject, key) ? 1 : 0);
   }
 
   /** The current root (committed when the cycle succeeds). */
@@ -186,10 +215,12 @@ export class DocumentDraft {
   /**
    * Makes every container along `path` (excluding the last segment) writable and
    * returns the parent container; missing containers are created (an array when
-   * the next segment is an index, else an object) and reported in `created`.
+   * the next segment is an index, else an object) and reported in `created`,
+   * in place of a scalar or of a container of the other kind (an index does
+   * not name an object's member, nor a name an array's element).
    */
   #parentFor(path: Path, created?: CreatedContainers): JsonObject | Json[] {
-    if (!isContainer(this.#root)) {
+    if (!fits(this.#root, path[0])) {
       this.#root = typeof path[0] === "number" ? [] : {};
       this.#owned.add(this.#root as object);
       created?.push([]);
@@ -200,8 +231,8 @@ export class DocumentDraft {
       const seg = path[i];
       const existing = memberAt(parent, seg);
       let next: JsonObject | Json[];
-      if (isContainer(existing)) {
-        next = this.#own(existing);
+      if (fits(existing, path[i + 1])) {
+        next = this.#own(existing as JsonObject | Json[]);
       } else {
         next = typeof path[i + 1] === "number" ? [] : {};
         this.#owned.add(next);
@@ -220,7 +251,7 @@ export class DocumentDraft {
    * is reported in `created`, however the write was phrased.
    */
   set(path: Path, value: Json, created?: CreatedContainers): void {
-    this.grow(path.length === 0 ? jsonBytes(value) - jsonBytes(this.#root) : this.#writeBytes(path, value));
+    this.grow(jsonBytes(value) + this.placeGrowth(path));
     const creates = created !== undefined && isContainer(value);
     const previous = creates ? this.get(path) : undefined;
     if (path.length === 0) this.#root = value;
@@ -232,13 +263,13 @@ export class DocumentDraft {
   delete(path: Path): boolean {
     if (path.length === 0) {
       const had = this.#root !== undefined;
+      this.grow(this.deleteGrowth(path));
       this.#root = {};
       return had;
     }
-    const old = this.get(path);
-    if (old === undefined) return false;
+    if (this.get(path) === undefined) return false;
+    this.grow(this.deleteGrowth(path));
     const last = path[path.length - 1];
-    this.grow(-jsonBytes(old) - (typeof last === "string" ? memberBytes(last) : 0));
     const parent = this.#parentFor(path);
     if (Array.isArray(parent)) parent.splice(last as number, 1);
     else delete parent[last as string];
@@ -261,6 +292,25 @@ export class DocumentDraft {
       parent = next;
     }
   }
+}
+
+/** Whether `value` is a container `seg` names a member of: an array for an index, an object for a name. */
+function fits(value: Json | undefined, seg: Segment): boolean {
+  return typeof seg === "number" ? Array.isArray(value) : isObject(value);
+}
+
+/**
+ * JSON bytes a new element or member at `seg` of `container` (`undefined`: a
+ * new empty one) adds besides its value: an index past the end pads with
+ * nulls, each with its comma; a name adds itself, a colon, and a comma unless
+ * it is the only member.
+ */
+function slotBytes(container: JsonObject | Json[] | undefined, seg: Segment): number {
+  if (typeof seg === "number") {
+    const length = container ? (container as Json[]).length : 0;
+    return Math.max(0, seg - length) * PAD_BYTES + (length > 0 ? 1 : 0);
+  }
+  return jsonStringBytes(seg) + 1 + (container && hasMembers(container as JsonObject) ? 1 : 0);
 }
 
 /**

@@ -1,9 +1,16 @@
 import assert from "node:assert/strict";
 import type { Segment } from "./path.ts";
-import { type CreatedContainers, DocumentDraft, expandPattern, getAt } from "./document.ts";
+import {
+  type CreatedContainers,
+  DocumentDraft,
+  DocumentTooLargeError,
+  expandPattern,
+  getAt,
+} from "./document.ts";
 import type { Json } from "./value.ts";
 import { WIDE_MEMBERS } from "./wide_object.ts";
 import { withBrowserProtoAccessor } from "../_test_utils.ts";
+import { presentPath, randomPath, randomSource, randomValue } from "./test_support.ts";
 
 const W = -1;
 
@@ -132,5 +139,69 @@ Deno.test("a draft's growth is the exact change in JSON bytes, member names with
     assert.equal(draft.growth, bytes(draft.root) - bytes(root), JSON.stringify(name));
     draft.delete([name]);
     assert.equal(draft.growth, 0, `${JSON.stringify(name)} removed`);
+  }
+});
+
+Deno.test("a draft's growth is exactly the change in JSON bytes after every write, delete and new draft", () => {
+  const utf8 = (value: Json) => new TextEncoder().encode(JSON.stringify(value)).length;
+  for (let seed = 1; seed <= 40; seed++) {
+    const random = randomSource(seed);
+    const wide: Record<string, Json> = {};
+    for (let i = 0; i <= WIDE_MEMBERS + 2; i++) wide[`m${i}`] = i;
+    let committed: Json = { wide, list: [1, "two"] };
+    let bytes = utf8(committed);
+    for (let cycle = 0; cycle < 30; cycle++) {
+      const draft: DocumentDraft = new DocumentDraft(committed);
+      for (let step = 0; step < 8; step++) {
+        const kind = random(20);
+        let done: string;
+        if (kind < 12) {
+          const path = randomPath(random, draft.root);
+          draft.set(kind === 0 ? [] : path, randomValue(random));
+          done = `set ${JSON.stringify(kind === 0 ? [] : path)}`;
+        } else if (kind < 14) {
+          const path = random(3) ? ["wide", `m${random(WIDE_MEMBERS + 9)}`] : ["wide"];
+          draft.set(path, random(3) ? randomValue(random) : wide);
+          done = `set ${JSON.stringify(path)}`;
+        } else {
+          const path = kind === 19
+            ? randomPath(random, draft.root)
+            : kind === 18
+            ? []
+            : presentPath(random, draft.root);
+          draft.delete(path);
+          done = `delete ${JSON.stringify(path)}`;
+        }
+        assert.equal(bytes + draft.growth, utf8(draft.root), `seed ${seed}, cycle ${cycle}: ${done}`);
+      }
+      committed = draft.root;
+      bytes = utf8(committed);
+    }
+  }
+});
+
+Deno.test("a draft's budget refuses a write at the first byte past it, counting what the path makes", () => {
+  const utf8 = (value: Json) => new TextEncoder().encode(JSON.stringify(value)).length;
+  const cases: [Json, Segment[], Json][] = [
+    [{}, ["p", "a"], "x".repeat(10)],
+    [{}, ["k", "a", "a", "a"], 0],
+    [{ a: [] }, ["a", 3], 0],
+    [{ a: [1] }, ["a", 1], 0.5],
+    [{ a: 5 }, ["a", "b"], true],
+    [{ a: { b: 1 } }, ["a", "é"], "€"],
+    [{ a: { b: 1 } }, ["a", 0], "an array in place of the object"],
+    [{ a: [1, 2] }, ["a", "n"], 1],
+  ];
+  for (const [root, path, value] of cases) {
+    const grown = new DocumentDraft(root);
+    grown.set(path, value);
+    const growth = utf8(grown.root) - utf8(root);
+    assert.equal(grown.growth, growth, JSON.stringify([root, path]));
+    new DocumentDraft(root, growth).set(path, value);
+    assert.throws(
+      () => new DocumentDraft(root, growth - 1).set(path, value),
+      (err: unknown) => err instanceof DocumentTooLargeError && err.growth === growth,
+      JSON.stringify([root, path]),
+    );
   }
 });

@@ -1,8 +1,6 @@
 /**
  * Measuring JSON values without recursion: their serialized size in UTF-8
- * bytes (exact for strings and keys, escapes included; within a few bytes per
- * non-integer number),
- * their nesting depth, and whether they hold anything JSON cannot store (a
+ * bytes (exactly `JSON.stringify`'s, escapes included), their nesting depth, and whether they hold anything JSON cannot store (a
  * non-finite number). The walk is iterative, so a value nested 100,000 deep is
  * measured (and refused) instead of overflowing the stack; it stops as soon as
  * the value is known to be too deep.
@@ -47,18 +45,17 @@ export function jsonStringBytes(value: string): number {
   return bytes;
 }
 
-/** JSON bytes a member named `key` adds to an object besides its value: the name, its colon and a comma. */
-export function memberBytes(key: string): number {
-  return jsonStringBytes(key) + 2;
-}
-
-/** JSON bytes of a scalar (numbers other than integers below 1e15 at most 24). */
+/**
+ * JSON bytes of a scalar. A number other than an integer below 1e15 is
+ * measured by formatting it (about 0.2 µs; `JSON.stringify` writes what
+ * `String` does, all ASCII).
+ */
 function scalarBytes(value: unknown): number {
   switch (typeof value) {
     case "string":
       return jsonStringBytes(value);
     case "number":
-      return Number.isInteger(value) && Math.abs(value) < 1e15 ? integerLength(value) : 24;
+      return Number.isInteger(value) && Math.abs(value) < 1e15 ? integerLength(value) : String(value).length;
     case "boolean":
       return value ? 4 : 5;
     default:
@@ -74,9 +71,8 @@ function integerLength(value: number): number {
 }
 
 /**
- * Measures `value`: JSON bytes (the UTF-8 length of its serialization, within
- * a few bytes per non-integer number) and depth (a scalar is 0, a
- * container one more than its deepest member). Stops with `depth` as soon as a
+ * Measures `value`: JSON bytes (the UTF-8 length of its serialization) and
+ * depth (a scalar is 0, a container one more than its deepest member). Stops with `depth` as soon as a
  * container lies deeper than `maxDepth`, and with `non-finite` (and where) at
  * the first NaN or Infinity. `undefined` members count as absent.
  */

@@ -45,7 +45,25 @@ Deno.test("an integer's bytes are its decimal length, at every power of ten and 
   const integers = [0, -0, 1e15 - 1, -(1e15 - 1)];
   for (let power = 1; power < 1e15; power *= 10) integers.push(power - 1, power, -power, -(power - 1));
   for (const value of integers) assert.equal(jsonBytes(value), String(value).length, String(value));
-  assert.equal(jsonBytes(1e15), 24, "past 1e15 a number counts as its longest form");
+});
+
+Deno.test("every other number's bytes are exactly its JSON text's, in a value too", () => {
+  const numbers = [
+    1e15,
+    -1e15,
+    2 ** 53,
+    1e21,
+    -1e21,
+    0.1,
+    -0.5,
+    1 / 3,
+    -1.5e-7,
+    5e-324,
+    Number.MAX_VALUE,
+    123.456,
+  ];
+  for (const value of numbers) assert.equal(jsonBytes(value), JSON.stringify(value).length, String(value));
+  assert.equal(jsonBytes({ n: numbers }), JSON.stringify({ n: numbers }).length);
 });
 
 Deno.test("a string's bytes are those of its JSON in UTF-8: escapes, multi-byte characters, lone surrogates", () => {

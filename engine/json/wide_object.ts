@@ -246,6 +246,18 @@ export function ownMember(object: JsonObject, key: string): Json | undefined {
   return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
 }
 
+/**
+ * Whether an object has an own member other than `besides` (a comma's worth
+ * of JSON). A wide version answers from its count; a plain one stops at its
+ * first other key.
+ */
+export function hasMembers(object: JsonObject, besides?: string): boolean {
+  const members = membersOf(object);
+  if (members) return members.size > (besides !== undefined && members.entry(besides) ? 1 : 0);
+  for (const key in object) if (key !== besides && Object.hasOwn(object, key)) return true;
+  return false;
+}
+
 /** A copy of an object for a draft to change: a new version of a wide one (O(1) now, O(√members) per change), else `null`. */
 export function forkWide(value: JsonObject): JsonObject | null {
   const members = membersOf(value);

@@ -30,7 +30,7 @@ export interface Evaluated {
 
 /** The limits of a cycle beyond the engine configuration. */
 export interface CycleLimits {
-  /** Approximate JSON bytes its writes may add (`svc.limits.max-state-bytes` less the state); default unbounded. */
+  /** JSON bytes its writes may add (`svc.limits.max-state-bytes` less the state); default unbounded. */
   growthBudget?: number;
   /** Multiplies the expression deadline (a replay at startup is never stricter than the write was). */
   timeScale?: number;

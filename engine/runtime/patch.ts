@@ -8,7 +8,8 @@
  */
 import jp from "fast-json-patch";
 import { type SchemaViolation, schemaViolation, ServiceError, unprocessable } from "../errors.ts";
-import { jsonBytes, measureJson, memberBytes } from "../json/measure.ts";
+import type { DocumentDraft } from "../json/document.ts";
+import { jsonBytes, measureJson } from "../json/measure.ts";
 import { formatPath, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
 import { cloneJson, isContainer, type Json, jsonEqual } from "../json/value.ts";
 import type { CycleState } from "./cycle_state.ts";
@@ -90,26 +91,27 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): S
   const oldLength = (p: Segment[]) => (state.draft.get(parentOf(p)) as Json[] | undefined)?.length ?? 0;
   const insertShifts = (op.op === "add" || op.op === "move" || op.op === "copy") && path.length > 0 &&
     arrayAt(path) && (path[path.length - 1] as number) < oldLength(path);
-  state.draft.grow(growthOf(op, insertShifts ? undefined : target, moved, path));
   if (from) state.draft.prepare(parentOf(from));
   if (path.length) state.draft.prepare(parentOf(path));
   const adds = op.op !== "remove" && op.op !== "replace";
   if (adds && path.length > 0 && !isContainer(state.draft.get(parentOf(path)))) {
     throw refuse("there is no object or array to add to at the path's parent");
   }
-  const steps: PatchOperation[] = op.op === "copy"
-    ? [{ op: "add", path: op.path, value: cloneJson(moved!) }]
-    : op.op === "move"
-    ? [{ op: "remove", path: op.from! }, { op: "add", path: op.path, value: moved! }]
-    : [op];
+  const add: PatchOperation = { op: "add", path: op.path, value: moved! };
+  const steps = op.op === "move"
+    ? [{ op: "remove", path: op.from! } as PatchOperation, add]
+    : [op.op === "copy" ? add : op];
   let root = state.draft.root;
-  try {
-    for (const step of steps) {
-      root = (jp.applyOperation(root, step as never, true, true, true, index) as { newDocument: Json })
+  for (const step of steps) {
+    // Each step's growth is measured on the document its predecessors left, and admitted before a copy is made.
+    state.draft.grow(stepGrowth(state.draft, step));
+    const applied = op.op === "copy" ? { ...step, value: cloneJson(moved!) } : step;
+    try {
+      root = (jp.applyOperation(root, applied as never, true, true, true, index) as { newDocument: Json })
         .newDocument;
+    } catch (err) {
+      throw refuse(patchMessage(err));
     }
-  } catch (err) {
-    throw refuse(patchMessage(err));
   }
   if (root !== state.draft.root) state.draft.set([], root, state.created);
 
@@ -152,26 +154,20 @@ function checkNesting(
   throw refuse(`the document would be nested deeper than svc.limits.max-depth (${maxDepth} levels)`);
 }
 
-/** Approximate JSON bytes an operation adds: what it writes less what it replaces (`old`). */
-function growthOf(
-  op: PatchOperation,
-  old: Json | undefined,
-  moved: Json | undefined,
-  path: Segment[],
-): number {
-  const last = path[path.length - 1];
-  const member = old === undefined && typeof last === "string" ? memberBytes(last) : 0;
-  switch (op.op) {
-    case "add":
-    case "replace":
-      return jsonBytes(op.value) - jsonBytes(old) + member;
-    case "copy":
-      return jsonBytes(moved) - jsonBytes(old) + member;
-    case "remove":
-      return -jsonBytes(old);
-    default:
-      return 0;
-  }
+/**
+ * JSON bytes an `add`, `remove` or `replace` step adds to the draft, exactly:
+ * an `add` into an array inserts an element, elsewhere it sets a member. A
+ * step at the root adds nothing here: the root it leaves is set on the draft,
+ * which counts it. Nor does a step the library will refuse (a parent missing
+ * after a move's removal), so that it is refused as such.
+ */
+function stepGrowth(draft: DocumentDraft, step: PatchOperation): number {
+  const path = pointerToPath(step.path, draft.root);
+  if (typeof path === "string" || path.length === 0) return 0;
+  if (step.op === "remove") return draft.deleteGrowth(path);
+  const parent = draft.get(path.slice(0, -1));
+  if (!isContainer(parent)) return 0;
+  return jsonBytes(step.value) + draft.placeGrowth(path, step.op === "add" && Array.isArray(parent));
 }
 
 /** The first line of a patch library error, with its name. */

@@ -102,6 +102,6 @@ export interface CycleOutcome {
   traces: TraceRecord[];
   /** Violated rollback constraints: non-empty means the cycle must not commit. */
   rollback: ConstraintViolation[];
-  /** Approximate JSON bytes the cycle added to the document (negative when it shrank it). */
+  /** JSON bytes the cycle added to the document, exactly (negative when it shrank it). */
   growth: number;
 }

@@ -95,7 +95,7 @@ export class ModelRuntime {
   #state: ModelState;
   #history: HistoryEntry[] = [];
   #traces: TraceRing;
-  /** Approximate JSON bytes of the committed document, kept up to date by each commit's growth. */
+  /** JSON bytes of the committed document, kept exact by each commit's growth (never by serialising it). */
   #stateBytes: number;
 
   private constructor(model: CompiledModel, env: RuntimeEnv, state: ModelState) {
@@ -157,7 +157,7 @@ export class ModelRuntime {
     return this.#state;
   }
 
-  /** Approximate JSON bytes of the committed document (`svc.limits.max-state-bytes` is checked against it). */
+  /** JSON bytes of the committed document (`svc.limits.max-state-bytes` is checked against it). */
   get stateBytes(): number {
     return this.#stateBytes;
   }
@@ -219,7 +219,7 @@ export class ModelRuntime {
     } catch (err) {
       if (!(err instanceof DocumentTooLargeError)) throw err;
       throw tooLarge(
-        `State of model '${this.model.id}' would grow to about ${bytes + err.growth} bytes, over ` +
+        `State of model '${this.model.id}' would grow to ${bytes + err.growth} bytes, over ` +
           `svc.limits.max-state-bytes (${maxStateBytes}); nothing was applied`,
       );
     }

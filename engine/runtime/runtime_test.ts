@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { commitMutation, rejectsWith, runtimeOf } from "../_test_utils.ts";
 import type { Json, JsonObject } from "../json/value.ts";
+import { ServiceError } from "../errors.ts";
+import { randomSource } from "../json/test_support.ts";
 import { formatInstant, parseInstant } from "./runtime.ts";
+import { randomWrite } from "./test_support.ts";
 
 const SPEC = {
   id: "shop/cart",
@@ -386,4 +389,37 @@ Deno.test("a commit keeps the newest svc.history.max-entries states, also after 
   await commitMutation(runtime, { "$.qty": 5 });
   assert.deepEqual(runtime.historyTimestamps(), ["2024-01-01T00:00:10.000Z", "2024-01-01T00:00:24.000Z"]);
   assert.equal((await runtime.readState("2024-01-01T00:00:24Z") as { qty: number }).qty, 5);
+});
+
+Deno.test("stateBytes is the document's exact JSON size after every mutation, patch, refusal and restore", async () => {
+  const utf8 = (value: Json) => new TextEncoder().encode(JSON.stringify(value)).length;
+  const spec = {
+    id: "sizes",
+    schema: { type: "object" },
+    // A derived copy of `a` (deleted when `a` is absent) and a derived count: writes the cycle makes itself.
+    derivations: [{ path: "$.echo", expr: "a" }, { path: "$.count", expr: "$count($keys($))" }],
+  };
+  for (let seed = 1; seed <= 12; seed++) {
+    const random = randomSource(seed);
+    const { runtime } = await runtimeOf(spec);
+    assert.equal(runtime.stateBytes, utf8(runtime.state.doc));
+    for (let step = 0; step < 60; step++) {
+      const write = randomWrite(random, runtime.state.doc);
+      try {
+        const outcome = "mutation" in write
+          ? await runtime.evaluateMutation(write.mutation)
+          : await runtime.evaluatePatch(write.patch);
+        if (outcome) runtime.commit(outcome);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+      }
+      assert.equal(
+        runtime.stateBytes,
+        utf8(runtime.state.doc),
+        `seed ${seed}, step ${step}: ${JSON.stringify(write)}`,
+      );
+    }
+    runtime.restore(await runtime.snapshot());
+    assert.equal(runtime.stateBytes, utf8(runtime.state.doc), `seed ${seed}: restored`);
+  }
 });

@@ -1,13 +1,18 @@
 /**
  * Fixtures shared by the unit tests of the mutation cycle's jobs: an order
- * model with per-element line totals, a model with live meta values, and an
- * assertion that a refused write left the runtime untouched.
+ * model with per-element line totals, a model with live meta values, an
+ * assertion that a refused write left the runtime untouched, and random
+ * writes for property tests.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { commitMutation, runtimeOf } from "../_test_utils.ts";
-import { cloneJson } from "../json/value.ts";
+import { getAt } from "../json/document.ts";
+import { formatPath, pathToPointer, type Segment } from "../json/path.ts";
+import { childPath, presentPath, randomPath, randomValue } from "../json/test_support.ts";
+import { cloneJson, type Json } from "../json/value.ts";
+import type { PatchOperation } from "./results.ts";
 import type { ModelRuntime } from "./runtime.ts";
 
 /** An order: per-element line totals, an aggregate over them, and a total. */
@@ -132,4 +137,41 @@ export async function metaRuntime(): Promise<ModelRuntime> {
     },
   });
   return runtime;
+}
+
+/** A write of a property test: a flat mutation or a JSON Patch. */
+export type RandomWrite = { mutation: Record<string, Json> } | { patch: PatchOperation[] };
+
+/**
+ * A random write against `doc`: a mutation of one or two addresses (now and
+ * then the root), or a patch operation of every kind — `add` (`-` appending
+ * to arrays), `remove`, `replace`, `move`, `copy`, `test` —
+ * between present and random paths, so some are refused.
+ */
+export function randomWrite(random: (below: number) => number, doc: Json): RandomWrite {
+  const kind = random(12);
+  if (kind < 5) {
+    if (kind === 0 && !random(4)) return { mutation: { $: { a: randomValue(random), list: [] } } };
+    const mutation: Record<string, Json> = {};
+    for (let n = 1 + random(2); n > 0; n--) {
+      mutation[formatPath(randomPath(random, doc))] = randomValue(random);
+    }
+    return { mutation };
+  }
+  const somewhere = () => {
+    const path = childPath(random, doc);
+    return path[path.length - 1] === "-"
+      ? `${pathToPointer(path.slice(0, -1) as Segment[])}/-`
+      : pathToPointer(path as Segment[]);
+  };
+  const present = () => pathToPointer(presentPath(random, doc));
+  const ops: PatchOperation[] = [
+    { op: "add", path: somewhere(), value: randomValue(random) },
+    { op: "remove", path: present() },
+    { op: "replace", path: present(), value: randomValue(random) },
+    { op: "move", from: present(), path: somewhere() },
+    { op: "copy", from: present(), path: somewhere() },
+    { op: "test", path: present(), value: getAt(doc, presentPath(random, doc)) ?? null },
+  ];
+  return { patch: [ops[kind - 5] ?? ops[3]] };
 }

@@ -21,7 +21,7 @@ import type { Json } from "../json/value.ts";
 
 /**
  * Refuses a value nested too deep or holding a non-finite number; returns its
- * approximate JSON bytes. `baseDepth`: the containers the value is written in
+ * JSON bytes. `baseDepth`: the containers the value is written in
  * (its address's segments), which count too, a scalar's included.
  */
 export function checkValue(config: EngineConfig, value: unknown, what: string, baseDepth = 0): number {

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { rejectsWith, serviceOf } from "../_test_utils.ts";
+import { rejectsWith, runtimeOf, serviceOf } from "../_test_utils.ts";
+import { ServiceError } from "../errors.ts";
+import { randomSource } from "../json/test_support.ts";
+import type { CycleOutcome, PatchOperation } from "../runtime/results.ts";
+import { randomWrite } from "../runtime/test_support.ts";
 import { MemoryModelStore } from "./memory.ts";
 import type { LoadedModel, LogEntry, PersistedState } from "./ports.ts";
 import { ModelService } from "./service.ts";
@@ -57,7 +61,7 @@ Deno.test("non-finite numbers, deep values and oversized states are refused and 
     /max-state-bytes/,
   );
   await rejectsWith(
-    () => service.patch("m", [{ op: "add", path: "/o/s", value: "x".repeat(20_000) }]),
+    () => service.patch("m", [{ op: "add", path: "/s", value: "x".repeat(20_000) }]),
     "too_large",
     /max-state-bytes/,
   );
@@ -157,4 +161,132 @@ Deno.test("a replay at startup sees each write's commit time as $now()", async (
   clock.advance(3_600_000);
   const reopened = await ModelService.open({ store, config: service.config, platform: service.platform });
   assert.deepEqual(await reopened.getState("t"), before);
+});
+
+/** UTF-8 bytes of a value's JSON: what `svc.limits.max-state-bytes` limits. */
+const utf8 = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+
+/** The error kind a write is refused with, or "accepted". */
+async function verdict(write: () => Promise<unknown>): Promise<string> {
+  try {
+    await write();
+    return "accepted";
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    return err.kind;
+  }
+}
+
+/** A patch through the service. */
+const patch = (service: ModelService, ops: PatchOperation[]) => () => service.patch("m", ops);
+
+Deno.test("max-state-bytes refuses at the first byte past it, counting created containers and commas", async () => {
+  const spec = {
+    id: "m",
+    schema: {
+      type: "object",
+      properties: { p: { type: "object", additionalProperties: { type: "string" } }, n: { type: "integer" } },
+    },
+  };
+  const { service } = await serviceOf({ maxStateBytes: 100 });
+  await service.createModel(spec);
+  // {"p":{"a":"…"}} is 14 bytes around the string: `p` is made by the write.
+  assert.equal(await verdict(() => service.mutate("m", { "$.p.a": "x".repeat(87) })), "too_large");
+  assert.equal(await verdict(() => service.mutate("m", { "$.p.a": "x".repeat(86) })), "accepted");
+  assert.equal(utf8(await service.getState("m")), 100);
+  assert.equal(await verdict(() => service.mutate("m", { "$.p.a": "x".repeat(87) })), "too_large");
+  assert.equal(await verdict(() => service.mutate("m", { "$.n": 1 })), "too_large");
+  assert.equal(await verdict(() => service.mutate("m", { "$.p.a": "x" })), "accepted");
+  const room = 100 - utf8(await service.getState("m")) - ',"b":""'.length;
+  assert.equal(await verdict(() => service.mutate("m", { "$.p.b": "é".repeat(room / 2 + 1) })), "too_large");
+  assert.equal(await verdict(() => service.mutate("m", { "$.p.b": "y".repeat(room + 1) })), "too_large");
+  assert.equal(await verdict(() => service.mutate("m", { "$.p.b": "y".repeat(room) })), "accepted");
+  assert.equal(utf8(await service.getState("m")), 100);
+
+  // Each element's comma counts, whether appended by a patch or written at the next index.
+  const { service: lists } = await serviceOf({ maxStateBytes: 60 });
+  await lists.createModel({ id: "m", schema: { type: "object" } });
+  const appends = [
+    () => patch(lists, [{ op: "add", path: "/a/-", value: 0 }]),
+    (i: number) => () => lists.mutate("m", { [`$.a[${i}]`]: 0 }),
+  ];
+  for (const append of appends) {
+    await lists.mutate("m", { "$.a": [] });
+    let elements = 0;
+    while (await verdict(append(elements)) === "accepted") elements++;
+    // {"a":[0]} is 9 bytes, each further element 2: 25 more make 59, one more would make 61.
+    assert.equal(elements, 26);
+    assert.equal(utf8(await lists.getState("m")), 59);
+  }
+});
+
+Deno.test("max-state-bytes counts the containers a deep address makes and what a patch move adds", async () => {
+  const { service } = await serviceOf({ maxStateBytes: 1000 });
+  await service.createModel({ id: "m", schema: { type: "object" } });
+  // 608 bytes each: `"k0":` and 100 nested objects around a 0.
+  const deep = (i: number) => ({ [`$.k${i}${".a".repeat(100)}`]: 0 });
+  assert.equal(await verdict(() => service.mutate("m", deep(0))), "accepted");
+  assert.equal(utf8(await service.getState("m")), 608);
+  assert.equal(await verdict(() => service.mutate("m", deep(1))), "too_large");
+  // A move to a longer name adds the difference.
+  const move = (i: number) =>
+    patch(service, [
+      { op: "add", path: "/s", value: 1 },
+      { op: "move", from: "/s", path: `/${String(i).padEnd(300, "k")}` },
+    ]);
+  assert.equal(await verdict(move(0)), "accepted");
+  assert.equal(utf8(await service.getState("m")), 608 + 305);
+  assert.equal(await verdict(move(1)), "too_large");
+  assert.equal(utf8(await service.getState("m")), 913);
+});
+
+Deno.test("max-state-bytes refuses exactly the random writes whose result would pass it", async () => {
+  const LIMIT = 250;
+  const spec = { id: "m", schema: { type: "object" } };
+  for (let seed = 1; seed <= 6; seed++) {
+    const random = randomSource(seed);
+    const { service } = await serviceOf({ maxStateBytes: LIMIT });
+    await service.createModel(spec);
+    // The same writes on a runtime with room to spare say what each would leave.
+    const { runtime: mirror } = await runtimeOf(spec);
+    for (let step = 0; step < 150; step++) {
+      const write = randomWrite(random, mirror.state.doc);
+      // Two addresses could pass the limit on the way and come back under it: one write at a time.
+      if ("mutation" in write && Object.keys(write.mutation).length > 1) continue;
+      let outcome: CycleOutcome | null = null;
+      const expected = await verdict(async () => {
+        outcome = "mutation" in write
+          ? await mirror.evaluateMutation(write.mutation)
+          : await mirror.evaluatePatch(write.patch);
+      });
+      const apply = "mutation" in write
+        ? () => service.mutate("m", write.mutation)
+        : patch(service, write.patch);
+      const tooLarge = outcome !== null && utf8((outcome as CycleOutcome).state.doc) > LIMIT;
+      const label = `seed ${seed}, step ${step}: ${JSON.stringify(write)}`;
+      const got = await verdict(apply);
+      if (tooLarge) assert.equal(got, "too_large", label);
+      // A write refused for another reason may be refused for its size first.
+      else if (expected !== "accepted") assert.ok([expected, "too_large"].includes(got), `${label}: ${got}`);
+      else assert.equal(got, "accepted", label);
+      if (outcome && !tooLarge) mirror.commit(outcome);
+      assert.deepEqual(await service.getState("m"), mirror.state.doc, label);
+    }
+  }
+});
+
+Deno.test("a model written up to max-state-bytes takes growing writes within it after a restart", async () => {
+  const store = new LogStore();
+  const { service } = await serviceOf({ maxStateBytes: 1000 }, { store });
+  await service.createModel({ id: "m", schema: { type: "object" } });
+  await service.mutate("m", { [`$.k${".a".repeat(100)}`]: 0 });
+  await service.patch("m", [{ op: "add", path: "/list", value: [] }]);
+  while (await verdict(patch(service, [{ op: "add", path: "/list/-", value: 0.5 }])) === "accepted");
+  const reopened = await ModelService.open({ store, config: service.config, platform: service.platform });
+  assert.ok(utf8(await reopened.getState("m")) > 1000 - ",0.5".length);
+  assert.equal(await verdict(() => reopened.mutate("m", { "$.k": 1 })), "accepted");
+  const room = 1000 - utf8(await reopened.getState("m")) - ',"z":""'.length;
+  assert.equal(await verdict(() => reopened.mutate("m", { "$.z": "z".repeat(room + 1) })), "too_large");
+  assert.equal(await verdict(() => reopened.mutate("m", { "$.z": "z".repeat(room) })), "accepted");
+  assert.equal(utf8(await reopened.getState("m")), 1000);
 });
