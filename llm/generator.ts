@@ -50,9 +50,24 @@ class Limiter {
   constructor(size: number) {
     this.#free = size;
   }
-  async run<R>(task: () => Promise<R>): Promise<R> {
+  /** Runs `task` once a slot is free; a caller that goes away while waiting leaves the queue. */
+  async run<R>(task: () => Promise<R>, signal?: AbortSignal): Promise<R> {
+    signal?.throwIfAborted();
     if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const turn = () => {
+          signal?.removeEventListener("abort", leave);
+          resolve();
+        };
+        const leave = () => {
+          this.#waiting.splice(this.#waiting.indexOf(turn), 1);
+          reject(signal!.reason);
+        };
+        this.#waiting.push(turn);
+        signal?.addEventListener("abort", leave, { once: true });
+      });
+    }
     try {
       return await task();
     } finally {
@@ -182,7 +197,7 @@ export class LlmSpecGenerator implements SpecGenerator {
         tools,
         signal: context.signal,
         progress: context.progress,
-        limit: (task) => this.#limiter.run(task),
+        limit: (task) => this.#limiter.run(task, context.signal),
         record: (interaction) => this.#log.add(interaction),
         now: this.#now,
       },

@@ -25,6 +25,7 @@ import {
   specInvalid,
   tooLarge,
   tooMany,
+  unavailable,
   versionConflict,
 } from "../errors.ts";
 import { type DispatchHost, EffectDispatcher } from "../effects/dispatcher.ts";
@@ -236,6 +237,8 @@ export class ModelService implements ModelApi {
   readonly #coordination: StoreCoordination;
   /** Models other processes created, being loaded here. */
   readonly #adopting = new Map<string, Promise<void>>();
+  /** Aborted by {@link stopGenerations}: every generation runs under it. */
+  readonly #generations = new AbortController();
   #unwatch: () => void = () => {};
 
   private constructor(options: ServiceOptions) {
@@ -1422,7 +1425,18 @@ export class ModelService implements ModelApi {
 
   #generation(options: RunOptions = {}): { generator: SpecGenerator; context: GenerationContext } {
     if (!this.#generator) throw noProvider();
-    return { generator: this.#generator, context: { ...options, authoring: this.authoring } };
+    const stop = this.#generations.signal;
+    stop.throwIfAborted();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop]) : stop;
+    return { generator: this.#generator, context: { ...options, signal, authoring: this.authoring } };
+  }
+
+  /**
+   * Aborts every running generation and refuses new ones (503): a host shutting
+   * down does not wait for provider calls that may take minutes.
+   */
+  stopGenerations(): void {
+    this.#generations.abort(unavailable("The service is shutting down"));
   }
 
   previewGeneration(request: GenerationPreviewRequest): Promise<PromptPreview> {
@@ -1504,10 +1518,11 @@ export class ModelService implements ModelApi {
   }
 
   /**
-   * Stops running effects (their jobs stay in the outbox for the next start),
-   * ends watches, closes the repositories and releases storage.
+   * Stops running generations and effects (their jobs stay in the outbox for
+   * the next start), ends watches, closes the repositories and releases storage.
    */
   async close(): Promise<void> {
+    this.stopGenerations();
     this.#unwatch();
     await this.#composition.close();
     await this.#dispatcher?.close();
