@@ -1060,6 +1060,11 @@ export class ModelService implements ModelApi {
    * unchanged ones do not re-fire.
    */
   evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
+    return this.#evolveSpec(id, evolution);
+  }
+
+  /** {@link evolveSpec}, refused (409) when the live spec is no longer `basis`, the spec a draft was made from. */
+  #evolveSpec(id: string, evolution: unknown, basis?: ModelSpec): Promise<{ id: string; version: string }> {
     let parsed: SpecEvolution;
     try {
       checkValue(this.config, evolution, "The evolution");
@@ -1074,6 +1079,13 @@ export class ModelService implements ModelApi {
       const live = previous.model.version;
       if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
         throw versionConflict(parsed.expectedVersion, live);
+      }
+      // An evolution that kept the version still changed the spec the draft was made against.
+      if (basis && !jsonEqual(previous.model.spec as unknown as Json, basis as unknown as Json)) {
+        throw conflict(
+          `Model '${id}' was evolved while its evolution was being drafted (still version ${live}); ` +
+            "draft it again against the current spec",
+        );
       }
       const evolved = await this.#composition.stamp(
         applyEvolution(previous.model.spec, parsed),
@@ -1495,8 +1507,9 @@ export class ModelService implements ModelApi {
 
   /**
    * Drafts an evolution with the LLM and applies it through {@link evolveSpec}
-   * (same 409/422), guarded by the version the draft was made against: a
-   * concurrent evolution makes it a 409 rather than a blind overwrite.
+   * (same 409/422), guarded by the spec the draft was made against: a
+   * concurrent evolution, even one that kept the version, makes it a 409
+   * rather than a blind overwrite.
    */
   async evolveSpecAi(
     id: string,
@@ -1509,7 +1522,7 @@ export class ModelService implements ModelApi {
     const version = this.#slot(id).runtime.model.version;
     const includeView = request.includeView ?? isObject(currentSpec.viewDefinition);
     const draft = await generator.draftEvolution({ currentSpec, description, includeView }, context);
-    const evolved = await this.evolveSpec(id, { ...draft, expectedVersion: version });
+    const evolved = await this.#evolveSpec(id, { ...draft, expectedVersion: version }, currentSpec);
     return { version: evolved.version, spec: await this.getSpec(id) };
   }
 
