@@ -29,6 +29,7 @@ import {
   type SpecGenerator,
 } from "../engine/service/generation.ts";
 import type { ModelSpec } from "../engine/model/types.ts";
+import type { ValidationReport } from "../engine/model/compile.ts";
 import type { LlmConfig } from "./config.ts";
 import { InteractionLog } from "./interactions.ts";
 import { issuesOf, type Judgement, type LoopDeps, repairLoop } from "./loop.ts";
@@ -84,6 +85,12 @@ function findingsOf(err: ServiceError): Finding[] {
   return Array.isArray(errors) && errors.length
     ? (errors as unknown as Finding[])
     : [{ location: "$", message: err.message }];
+}
+
+/** A candidate the validator refused outright (nested too deep, too large) as findings for the repair prompt. */
+function refused<T>(err: unknown): Judgement<T> {
+  if (!(err instanceof ServiceError)) throw err;
+  return { errors: issuesOf(findingsOf(err), fixHint), soft: [] };
 }
 
 /** Rollback constraints the initial state of `spec` breaks. */
@@ -223,7 +230,12 @@ export class LlmSpecGenerator implements SpecGenerator {
       judge: async (candidate, attempt): Promise<Judgement<GenerationResult>> => {
         // The id was given: take it rather than spend a repair on it.
         const spec = { ...candidate, id: request.modelId || modelId } as JsonObject;
-        const report = authoring.validateSpec(spec);
+        let report: ValidationReport;
+        try {
+          report = authoring.validateSpec(spec);
+        } catch (err) {
+          return refused(err);
+        }
         if (!report.valid) return { errors: issuesOf(report.errors, fixHint), soft: [] };
         const initial = await initialStateIssues(authoring, spec);
         if (initial.length) return { errors: initial, errorTitle: "Initial state", soft: [] };
@@ -282,8 +294,7 @@ export class LlmSpecGenerator implements SpecGenerator {
             }
           }
         } catch (err) {
-          if (!(err instanceof ServiceError)) throw err;
-          return Promise.resolve({ errors: issuesOf(findingsOf(err), fixHint), soft: [] });
+          return Promise.resolve(refused(err));
         }
         return Promise.resolve({ errors: [], soft: [], value: evolution });
       },

@@ -148,6 +148,55 @@ Deno.test("no valid spec within the budget: 422 {valid:false, errors, rawRespons
   }
 });
 
+Deno.test("an answer nested too deep or too large is a finding to repair, not an abort", async () => {
+  const deep = JSON.stringify({
+    ...validSpec(),
+    description: "x",
+    extra: JSON.parse("[".repeat(200) + "]".repeat(200)),
+  });
+  const huge = JSON.stringify({ ...validSpec(), description: "a".repeat(1024 * 1024) });
+  for (
+    const [name, answer, finding] of [["deep", deep, /nested deeper/], [
+      "huge",
+      huge,
+      /max-spec-bytes/,
+    ]] as const
+  ) {
+    // Repaired on the next attempt.
+    const stub = startLlmStub([{ text: answer }, { text: JSON.stringify(validSpec()) }]);
+    const server = await serverOn(stub);
+    try {
+      const reply = await call(server.url, "POST", "/models/generate", CART);
+      assert.equal(reply.status, 200, `${name}: ${reply.text.slice(0, 300)}`);
+      assert.equal(reply.json.valid, true);
+      const repair = JSON.stringify(stub.requests[1].body.messages.at(-1));
+      assert.match(repair, finding, `${name}: the finding went back to the model`);
+    } finally {
+      await server.close();
+      await stub.close();
+    }
+    // Never repaired: the documented 422, and done when streamed.
+    const never = startLlmStub([{ text: answer }]);
+    const strict = await serverOn(never, "openai", {
+      "svc.llm.max-retries": "0",
+      "svc.llm.max-retries-hard": "0",
+    });
+    try {
+      const reply = await call(strict.url, "POST", "/models/generate", CART);
+      assert.equal(reply.status, 422, name);
+      assert.equal(reply.json.valid, false);
+      assert.match(reply.json.errors[0].message, finding);
+      assert.equal(typeof reply.json.rawResponse, "string");
+      const { frames } = await postStream(strict.url, "/models/generate/stream", CART);
+      assert.equal(frames.at(-1)!.event, "done", name);
+      assert.equal(frames.at(-1)!.data.valid, false);
+    } finally {
+      await strict.close();
+      await never.close();
+    }
+  }
+});
+
 Deno.test("past max-retries, attempts go on only while the error count drops", async () => {
   const broken = (n: number) => ({
     ...validSpec(),
