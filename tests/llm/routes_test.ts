@@ -377,7 +377,7 @@ Deno.test("previews return {prompt} naming the model id; an edited prompt is wha
   }
 });
 
-Deno.test("400: prompt over 100000 characters, descriptions over 5000, evolve description missing or blank", async () => {
+Deno.test("400: prompt over 100000 characters, descriptions over 5000, evolve description missing or blank, an invalid modelId", async () => {
   const stub = startLlmStub([{ text: "{}" }]);
   const server = await serverOn(stub, "openai");
   try {
@@ -399,11 +399,23 @@ Deno.test("400: prompt over 100000 characters, descriptions over 5000, evolve de
       ["/models/order/spec/evolve/ai", { description: "   " }],
       ["/models/order/spec/evolve/ai", {}],
       ["/models/order/spec/evolve/ai/stream", { description: "" }],
+      // A model id no spec can have is refused before any paid call.
+      ["/models/generate", { modelId: "Bad Id", domainDescription: "a shop" }],
+      ["/models/generate/stream", { modelId: "a/b/c", domainDescription: "a shop" }],
+      ["/models/generate/preview", { modelId: "1st", domainDescription: "a shop" }],
+      ["/models/generate", { modelId: "m".repeat(1025), domainDescription: "a shop" }],
+      ["/models/generate/evolution", { modelId: "no good", prompt: "add a field" }],
     ];
     for (const [path, body] of cases) {
       const reply = await call(server.url, "POST", path, body);
       assert.equal(reply.status, 400, `${path} ${JSON.stringify(body).slice(0, 60)}: ${reply.text}`);
       assert.match(reply.headers.get("content-type") ?? "", /problem\+json/);
+      if (
+        path.startsWith("/models/generate") &&
+        !/^(m|order)$/.test(String((body as { modelId?: string }).modelId))
+      ) {
+        assert.match(reply.json.detail, /^modelId: ('.*' is not a valid id|an id is at most 1024)/);
+      }
     }
     assert.equal(stub.requests.length, 0, "nothing reached the LLM");
     const exact = await call(server.url, "POST", "/models/generate/preview", {
