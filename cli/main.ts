@@ -127,17 +127,25 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
   return 0;
 }
 
+/** How long `svc mcp --url` waits for the server's `GET /llm/status` before listing the tools without it. */
+const GENERATION_STATUS_WAIT_MS = 3000;
+
 /**
  * Whether the generation tools work here: the service's own provider, or in
  * remote mode the server's (asked once at start; a server that cannot answer
- * offers none).
+ * within {@link GENERATION_STATUS_WAIT_MS} offers none, so a slow server does
+ * not hold up the local tools).
  */
 async function generationAvailable(invoker: Invoker): Promise<boolean> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), GENERATION_STATUS_WAIT_MS);
   try {
     const { getGenerationStatus } = await import("../engine/operations/generation.ts");
-    return (await invoker.invoke(getGenerationStatus, {})).available;
+    return (await invoker.invoke(getGenerationStatus, {}, { signal: abort.signal })).available;
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

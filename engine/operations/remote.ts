@@ -12,6 +12,12 @@
  * session token) is read before each request, and may refuse the request
  * (not paired yet) by throwing.
  *
+ * A server that does not answer a request (its status line) within
+ * `timeoutMs` fails it with a 503, so a console or MCP client never waits for
+ * ever. Generation is exempt (the operations with an event-stream route: an
+ * answer takes minutes and the server bounds its own LLM calls); its caller
+ * cancels through the run's signal.
+ *
  * @module
  */
 import { badRequest, ServiceError } from "../errors.ts";
@@ -38,7 +44,12 @@ export interface RemoteOptions {
   authoring(): Promise<AuthoringEngine>;
   /** The browser pairing local operations reach (remote-with-browser mode). */
   pairing?: BrowserPairing;
+  /** How long a request waits for the server to answer (default {@link REQUEST_TIMEOUT_MS}). */
+  timeoutMs?: number;
 }
+
+/** How long a request waits for the server to answer by default. */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 /** Checks and normalises a base URL (no trailing slash); a 400 error when it is not http(s). */
 export function normaliseBaseUrl(baseUrl: string): string {
@@ -130,14 +141,27 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
   let authoring: Promise<AuthoringEngine> | undefined;
   const tools = () => authoring ??= options.authoring();
 
-  const send = async (request: Request): Promise<Response> => {
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+
+  /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the answer's status line. */
+  const send = async (request: Request, signal?: AbortSignal, timeout?: number): Promise<Response> => {
     const key = apiKey();
     if (key) request.headers.set("authorization", `Bearer ${key}`);
+    const late = new AbortController();
+    const timer = timeout === undefined ? undefined : setTimeout(() => late.abort(), timeout);
+    const signals = [signal, timer === undefined ? undefined : late.signal].filter((s) => s !== undefined);
     let response: Response;
     try {
-      response = await options.fetch(request);
+      response = await options.fetch(
+        signals.length ? new Request(request, { signal: AbortSignal.any(signals) }) : request,
+      );
     } catch (err) {
+      if (late.signal.aborted) {
+        throw new ServiceError("unavailable", `The server at ${base} did not answer within ${timeout} ms`);
+      }
       throw new ServiceError("internal", `Cannot reach the server at ${base}: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
     }
     if (response.ok) return response;
     throw await errorFromResponse(response.status, response.statusText, await response.text());
@@ -150,7 +174,8 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
   ): Promise<unknown> => {
     const binding = bindingFor(op, input, options?.progress !== undefined);
     const request = requestFor(base, binding, input);
-    const response = await send(options?.signal ? new Request(request, { signal: options.signal }) : request);
+    const generation = op.rest.some((b) => b.response === "sse");
+    const response = await send(request, options?.signal, generation ? undefined : timeoutMs);
     if (binding.response === "sse") return await streamed(response, options?.progress);
     if (response.status === 204) {
       await response.body?.cancel();

@@ -158,3 +158,43 @@ Deno.test("base URLs: http(s) only, trailing slashes, query and fragment dropped
   assert.throws(() => normaliseBaseUrl("ftp://h"), /only http and https/);
   assert.throws(() => normaliseBaseUrl("not a url"), /Invalid server URL/);
 });
+
+/** A fetch that answers after `ms`, or rejects when the request's signal aborts first. */
+const slowFetch = (ms: number) => (request: Request) =>
+  new Promise<Response>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(ok({ available: true })), ms);
+    request.signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(request.signal.reason);
+    }, { once: true });
+  });
+
+Deno.test("a server that does not answer within timeoutMs fails the request with a 503; generation waits", async () => {
+  const { generateSpec } = await import("./generation.ts");
+  const invoker = remoteInvoker({
+    baseUrl: "http://127.0.0.1:9",
+    fetch: slowFetch(300),
+    authoring: () => Promise.resolve(localAuthoring()),
+    timeoutMs: 50,
+  });
+  await assert.rejects(
+    invoker.invoke(listModels, {}),
+    (err: unknown) =>
+      err instanceof ServiceError && err.kind === "unavailable" &&
+      err.message === "The server at http://127.0.0.1:9 did not answer within 50 ms",
+  );
+  // Generation takes minutes and the server bounds it: no client timeout.
+  assert.deepEqual(await invoker.invoke(generateSpec, { modelId: "m", domainDescription: "d" }), {
+    available: true,
+  });
+  // The caller's own signal still cancels, and is not reported as a timeout.
+  const abort = new AbortController();
+  const pending = invoker.invoke(generateSpec, { modelId: "m", domainDescription: "d" }, {
+    signal: abort.signal,
+  });
+  abort.abort();
+  await assert.rejects(
+    pending,
+    (err: unknown) => err instanceof ServiceError && /Cannot reach/.test(err.message),
+  );
+});

@@ -181,6 +181,31 @@ Deno.test("svc mcp --url asks the server: its generation tools appear when the s
   }
 });
 
+Deno.test("svc mcp --url lists its tools without generation when the server does not say in time", async () => {
+  // A server that never answers: the local tools must not wait for it.
+  const release = Promise.withResolvers<void>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async () => {
+    await release.promise;
+    return new Response("late");
+  });
+  const remote = await connectStdio(["--url", `http://127.0.0.1:${server.addr.port}`]);
+  try {
+    const started = performance.now();
+    const { tools } = await remote.client.listTools();
+    assert.ok(performance.now() - started < 10_000, `tools/list took ${performance.now() - started} ms`);
+    assert.equal(tools.length, 31);
+    const result = await remote.client.callTool({
+      name: "eval_expression",
+      arguments: { expr: "1 + 2" },
+    });
+    assert.equal((result.structuredContent as { result: number }).result, 3, "local tools work");
+  } finally {
+    await remote.close();
+    release.resolve();
+    await server.shutdown();
+  }
+});
+
 Deno.test("console: generation commands with svc.llm.mock; 503 message without a provider; malformed keys stop it", async () => {
   const run = await runCli(["console"], {
     env: { SVC_LLM_MOCK: "true", SVC_LLM_LOG_CAPTURE_CONTENT: "true" },
