@@ -120,16 +120,18 @@ function requestFor(base: string, binding: RestBinding<unknown, unknown>, input:
   return new Request(url, { method: binding.method.toUpperCase(), headers, body });
 }
 
+/** A success answer this client cannot use: not our server (a proxy's page, a wrong --url), or a broken one. */
+function unexpected(status: number, what: string): ServiceError {
+  return new ServiceError("internal", `Unexpected answer from the server (HTTP ${status}): ${what}`);
+}
+
 async function readJson(response: Response): Promise<unknown> {
   const text = await response.text();
   try {
     return JSON.parse(text);
   } catch {
-    // Not our server (a proxy's page, a wrong --url): say so rather than fail with a parser error.
-    throw new ServiceError(
-      "internal",
-      `Unexpected answer from the server (HTTP ${response.status}): not JSON`,
-    );
+    // Say so rather than fail with a parser error.
+    throw unexpected(response.status, "not JSON");
   }
 }
 
@@ -179,7 +181,8 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     if (binding.response === "sse") return await streamed(response, options?.progress);
     if (response.status === 204) {
       await response.body?.cancel();
-      return undefined;
+      if (binding.status === 204) return undefined;
+      throw unexpected(204, "no body, where the route answers with one");
     }
     if (binding.response === "binary") {
       return {
@@ -188,7 +191,12 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
       };
     }
     const body = await readJson(response);
-    return binding.decode ? await binding.decode(body, input, invoker.invoke) : body;
+    if (!binding.decode) return body;
+    // Every route that rebuilds its result does so from an object.
+    if (body === null || typeof body !== "object") {
+      throw unexpected(response.status, "not the expected JSON object");
+    }
+    return await binding.decode(body, input, invoker.invoke);
   };
 
   const invoker: Invoker = {

@@ -198,3 +198,25 @@ Deno.test("a server that does not answer within timeoutMs fails the request with
     (err: unknown) => err instanceof ServiceError && /Cannot reach/.test(err.message),
   );
 });
+
+Deno.test("a success answer without the body the route answers with is a clear error, not a crash", async () => {
+  const spec = { id: "o", schema: { type: "object" } };
+  for (
+    const [answer, what] of [
+      [() => new Response(null, { status: 204 }), "HTTP 204): no body, where the route answers with one"],
+      [() => ok(null, 201), "HTTP 201): not the expected JSON object"],
+      [() => ok("created", 201), "HTTP 201): not the expected JSON object"],
+    ] as const
+  ) {
+    const { invoker } = stubbed(answer);
+    await assert.rejects(
+      invoker.invoke(createModel, { spec }),
+      (err: unknown) =>
+        err instanceof ServiceError && err.kind === "internal" &&
+        err.message === `Unexpected answer from the server (${what}`,
+    );
+  }
+  // A route that answers 204 still reads no body.
+  const { invoker } = stubbed(() => new Response(null, { status: 204 }));
+  assert.equal(await invoker.invoke(deleteModel, { id: "o" }), undefined);
+});
