@@ -106,7 +106,7 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
 async function runMcpCommand(cli: CliArgs): Promise<number> {
   const plan = await planCliApi(cli);
   if (typeof plan === "number") return plan;
-  const onError = (err: Error) => console.error(`mcp: ${err.message}`);
+  const onError = (err: unknown) => console.error(`mcp: ${err instanceof Error ? err.message : String(err)}`);
   let selection: ApiSelection | undefined;
   const load = async () => {
     selection = await openApi(plan);

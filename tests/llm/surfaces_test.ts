@@ -131,6 +131,42 @@ Deno.test("MCP evolve_spec_ai applies the draft; a provider failure is an isErro
   }
 });
 
+Deno.test("a cancelled MCP tool call is not reported as an error", async () => {
+  const service = await ModelService.open({
+    generator: generatorOf(llmConfig((key) => key === "svc.llm.mock" ? "true" : undefined)),
+  });
+  const errors: unknown[] = [];
+  const session = createMcpServer(service, {
+    mode: "embedded",
+    features: { generation: true },
+    onError: (err) => errors.push(err),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await session.connect(serverSide);
+  const client = new Client({ name: "cancel-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  try {
+    for (const reason of ["bored", undefined]) {
+      const abort = new AbortController();
+      const call = client.callTool(
+        { name: "generate_spec", arguments: { modelId: "calc", domainDescription: "mock:delay=2000" } },
+        CallToolResultSchema,
+        { signal: abort.signal },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      abort.abort(reason);
+      await assert.rejects(call);
+    }
+    // The server's side of the cancellation has run by the time a later call is answered.
+    await client.callTool({ name: "list_models", arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(errors, []);
+  } finally {
+    await client.close();
+    await service.close();
+  }
+});
+
 Deno.test("svc mcp with svc.llm.mock offers 33 tools and generates; without a provider 31", async () => {
   const { client, waitFor, close } = await connectStdio([], { SVC_LLM_MOCK: "true" });
   try {
