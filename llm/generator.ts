@@ -40,7 +40,6 @@ import {
   generationPrompt,
   generationSystemPrompt,
   type Issue,
-  modelIdOf,
 } from "./prompts.ts";
 import { ToolSession, type WebPorts } from "./tools.ts";
 
@@ -216,7 +215,6 @@ export class LlmSpecGenerator implements SpecGenerator {
     context: GenerationContext,
   ): Promise<GenerationResult> {
     const { authoring } = context;
-    const modelId = modelIdOf(request.prompt) ?? request.modelId;
     // The view was asked for when the (possibly edited) prompt says so.
     const includeView = /Include a "viewDefinition"|viewDefinition/i.test(request.prompt) &&
       !/Do not include a "viewDefinition"/.test(request.prompt);
@@ -228,8 +226,9 @@ export class LlmSpecGenerator implements SpecGenerator {
       responseSchema: MODEL_SPEC_SCHEMA as unknown as JsonObject,
       responseName: "ModelSpec",
       judge: async (candidate, attempt): Promise<Judgement<GenerationResult>> => {
-        // The id was given: take it rather than spend a repair on it.
-        const spec = { ...candidate, id: request.modelId || modelId } as JsonObject;
+        // The request's modelId (checked up front) is the id, whatever the prompt's `Model ID:` line says:
+        // taken rather than spending a repair on it.
+        const spec = { ...candidate, id: request.modelId } as JsonObject;
         let report: ValidationReport;
         try {
           report = authoring.validateSpec(spec);

@@ -371,6 +371,10 @@ Deno.test("previews return {prompt} naming the model id; an edited prompt is wha
     const reply = await call(server.url, "POST", "/models/generate", { modelId: "edited", prompt: edited });
     assert.equal(reply.status, 200, reply.text);
     assert.match(JSON.stringify(stub.requests[0].body.messages), /Use euros\./);
+    // The request's modelId is the spec's id, whatever the prompt's Model ID line says.
+    const other = await call(server.url, "POST", "/models/generate", { modelId: "mine", prompt: edited });
+    assert.equal(other.status, 200, other.text);
+    assert.equal(other.json.spec.id, "mine");
   } finally {
     await server.close();
     await stub.close();
