@@ -51,16 +51,28 @@ export interface RemoteOptions {
 /** How long a request waits for the server to answer by default. */
 export const REQUEST_TIMEOUT_MS = 60_000;
 
-/** Checks and normalises a base URL (no trailing slash); a 400 error when it is not http(s). */
+/**
+ * Checks and normalises a base URL (no trailing slash); a 400 error when it is
+ * not http(s) or carries a user name or password: those would go out as a
+ * Basic header beside the Bearer key and show in every message naming the
+ * server, so they are refused, and never repeated.
+ */
 export function normaliseBaseUrl(baseUrl: string): string {
+  const shown = baseUrl.replace(/\/\/[^/]*@/, "//…@");
   let url: URL;
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw badRequest(`Invalid server URL '${baseUrl}': expected http://host:port`);
+    throw badRequest(`Invalid server URL '${shown}': expected http://host:port`);
+  }
+  if (url.username || url.password) {
+    throw badRequest(
+      `Invalid server URL '${shown}': a user name or password in the URL is not used; give the key with ` +
+        "--api-key or SVC_API_KEY",
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw badRequest(`Invalid server URL '${baseUrl}': only http and https are supported`);
+    throw badRequest(`Invalid server URL '${shown}': only http and https are supported`);
   }
   url.search = "";
   url.hash = "";

@@ -159,6 +159,37 @@ Deno.test("base URLs: http(s) only, trailing slashes, query and fragment dropped
   assert.throws(() => normaliseBaseUrl("not a url"), /Invalid server URL/);
 });
 
+Deno.test("base URLs with a user name or password are refused, and the password is never repeated", () => {
+  for (
+    const given of [
+      "http://user:s3cret@h:8080",
+      "http://s3cret@h",
+      "https://u:s3cret@h/api",
+      "ht tp://u:s3cret@h",
+    ]
+  ) {
+    assert.throws(
+      () => normaliseBaseUrl(given),
+      (err: unknown) =>
+        err instanceof ServiceError && err.kind === "bad_request" &&
+        /^Invalid server URL '.*\/\/…@/.test(err.message) &&
+        !err.message.includes("s3cret"),
+      given,
+    );
+  }
+  assert.match(
+    (() => {
+      try {
+        normaliseBaseUrl("http://u:p@h");
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "";
+    })(),
+    /a user name or password in the URL is not used; give the key with --api-key or SVC_API_KEY/,
+  );
+});
+
 /** A fetch that answers after `ms`, or rejects when the request's signal aborts first. */
 const slowFetch = (ms: number) => (request: Request) =>
   new Promise<Response>((resolve, reject) => {
