@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { engineConfig, envName } from "../engine/config.ts";
+import { type EngineConfig, engineConfig, envName } from "../engine/config.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";
 import { normaliseBaseUrl } from "../engine/operations/remote.ts";
 import type { ModelService } from "../engine/service/service.ts";
@@ -57,22 +57,28 @@ export interface PlanOptions {
   envNames?: readonly string[];
 }
 
+/** The `svc.*` keys embedded mode runs with: a `--config` file's and the environment's. */
+export type EmbeddedConfig = Pick<LoadedConfig, "lookup" | "engine" | "llm" | "effects">;
+
 /** The mode chosen, and what opening it needs. */
 export type ApiPlan =
   & { args: readonly string[]; env: EnvLookup; warn: (message: string) => void }
   & (
-    | { mode: "embedded"; loaded?: LoadedConfig }
-    | { mode: "remote"; url: string; apiKey?: string }
-    | { mode: "browser"; url: string }
+    | { mode: "embedded"; config: EmbeddedConfig }
+    | { mode: "remote"; url: string; apiKey?: string; engine: EngineConfig }
+    | { mode: "browser"; url: string; engine: EngineConfig }
   );
 
 /**
  * Picks the mode from the command line (`--url`, `--api-key`, `--browser`,
  * `--config`) and the environment, loading none of the engine: a malformed
- * URL, `--browser` without a server or an unreadable `--config` file is an
- * error here, and typos in `SVC_*` names are reported (an error with
- * `--strict-config`) in every mode. In embedded mode, `--config <file>`
- * supplies `svc.*` engine keys as `svc serve` reads them (the environment wins).
+ * URL or `--browser` without a server is a usage error here (a
+ * {@link ServiceError}), and so is, as an `Error`, an unreadable `--config`
+ * file or a malformed key the mode reads (all of them before anything
+ * starts, so `svc mcp` refuses them before its handshake); typos in `SVC_*`
+ * names are reported (an error with `--strict-config`) in every mode. In
+ * embedded mode, `--config <file>` supplies `svc.*` keys as `svc serve` reads
+ * them (the environment wins).
  */
 export async function planApi(
   args: readonly string[],
@@ -91,29 +97,38 @@ export async function planApi(
   }
   const common = { args, env, warn };
   if (given === undefined) {
-    const loaded = parsed.config === undefined
-      ? undefined
+    const config = parsed.config === undefined
+      ? await environmentConfig(env)
       // Loaded on demand: the YAML parser is only needed with a file.
       : await (await import("../server/config.ts")).loadConfig(args, env);
-    return { ...common, mode: "embedded", loaded };
+    return { ...common, mode: "embedded", config };
   }
   const url = normaliseBaseUrl(given);
+  const engine = engineConfig((key) => env(envName(key)));
   if (parsed.browser) {
     if (parsed.apiKey !== undefined) {
       warn("--api-key is not used with --browser: a person approves the pairing");
     }
-    return { ...common, mode: "browser", url };
+    return { ...common, mode: "browser", url, engine };
   }
-  return { ...common, mode: "remote", url, apiKey: parsed.apiKey ?? nonEmpty(env("SVC_API_KEY")) };
+  return { ...common, mode: "remote", url, apiKey: parsed.apiKey ?? nonEmpty(env("SVC_API_KEY")), engine };
+}
+
+/** The keys of embedded mode from the environment alone (each reader throws on a malformed value). */
+async function environmentConfig(env: EnvLookup): Promise<EmbeddedConfig> {
+  const lookup = (key: string) => env(envName(key));
+  const [{ llmConfig }, { effectsConfig }] = await Promise.all([
+    import("../llm/config.ts"),
+    import("../server/executors/config.ts"),
+  ]);
+  return { lookup, engine: engineConfig(lookup), llm: llmConfig(lookup), effects: effectsConfig(lookup) };
 }
 
 /** Opens the API of a plan: the in-memory service in embedded mode, or the remote client; each loaded on demand. */
 export async function openApi(plan: ApiPlan): Promise<ApiSelection> {
   if (plan.mode === "embedded") return await (await import("./embedded_api.ts")).openEmbeddedApi(plan);
   const { remoteInvoker } = await import("../engine/operations/remote.ts");
-  const lookup = (key: string) => plan.env(envName(key));
-  const config = engineConfig(lookup);
-  const { url } = plan;
+  const { url, engine: config } = plan;
   // Loaded on first use: remote mode starts without the spec compiler.
   const authoring = async () => (await import("../engine/service/authoring.ts")).localAuthoring({ config });
   const send = (request: Request) => fetch(request);

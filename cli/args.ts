@@ -10,6 +10,9 @@
 /** Options that take a value. */
 const VALUE_OPTIONS = ["--url", "--api-key", "--config"] as const;
 
+/** Options that stand alone (`--strict-config` is read by the configuration loader). */
+const FLAGS = ["--help", "-h", "--version", "-V", "--browser", "--strict-config"] as const;
+
 /** What the command line says. */
 export interface CliArgs {
   /** The subcommand; `undefined` when none was given. */
@@ -28,7 +31,12 @@ export interface CliArgs {
   rest: string[];
 }
 
-/** Parses the arguments of `svc`; a value option without its value is an error. */
+/**
+ * Parses the arguments of `svc`. A value option without its value, an
+ * unknown option (named without its value: `--api_key=…` could hold a key)
+ * and a second command are errors, never silently ignored: a mistyped
+ * `--url` would otherwise run in memory.
+ */
 export function parseCliArgs(args: readonly string[]): CliArgs {
   const parsed: CliArgs = { browser: false, help: false, version: false, rest: [] };
   const values: Record<string, string> = {};
@@ -47,9 +55,13 @@ export function parseCliArgs(args: readonly string[]): CliArgs {
     if (arg === "--help" || arg === "-h") parsed.help = true;
     else if (arg === "--browser") parsed.browser = true;
     else if (arg === "--version" || arg === "-V") parsed.version = true;
-    else if (!arg.startsWith("-") && parsed.command === undefined) {
+    else if (arg.startsWith("-")) {
+      if (!(FLAGS as readonly string[]).includes(arg)) throw new Error(`Unknown option ${arg.split("=")[0]}`);
+    } else if (parsed.command === undefined) {
       parsed.command = arg;
       continue;
+    } else {
+      throw new Error(`Unexpected argument '${arg}': give one command (${parsed.command} was given first)`);
     }
     parsed.rest.push(arg);
   }

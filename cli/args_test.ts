@@ -12,10 +12,10 @@ Deno.test("option values are never taken for the subcommand", () => {
     version: false,
     rest: ["--url", "http://h", "--api-key", "k"],
   });
-  const inline = parseCliArgs(["serve", "--config=svc.yaml", "--verbose"]);
+  const inline = parseCliArgs(["serve", "--config=svc.yaml", "--strict-config"]);
   assert.equal(inline.command, "serve");
   assert.equal(inline.config, "svc.yaml");
-  assert.deepEqual(inline.rest, ["--config=svc.yaml", "--verbose"]);
+  assert.deepEqual(inline.rest, ["--config=svc.yaml", "--strict-config"]);
   const browser = parseCliArgs(["mcp", "--browser", "--url", "http://h"]);
   assert.deepEqual([browser.command, browser.browser, browser.url], ["mcp", true, "http://h"]);
   assert.deepEqual(browser.rest, ["--browser", "--url", "http://h"]);
@@ -26,4 +26,18 @@ Deno.test("no subcommand, flags, and a value option at the end", () => {
   assert.equal(parsed.command, undefined);
   assert.ok(parsed.help && parsed.version);
   assert.throws(() => parseCliArgs(["console", "--url"]), /Option --url needs a value/);
+});
+
+Deno.test("an unknown option or a second command is an error, the option named without its value", () => {
+  assert.throws(() => parseCliArgs(["console", "--ulr", "http://h"]), /^Error: Unknown option --ulr$/);
+  assert.throws(() => parseCliArgs(["--bogus"]), /Unknown option --bogus/);
+  assert.throws(
+    () => parseCliArgs(["console", "--api_key=secret"]),
+    (err: Error) => err.message === "Unknown option --api_key",
+  );
+  assert.throws(() => parseCliArgs(["-x", "console"]), /Unknown option -x/);
+  assert.throws(
+    () => parseCliArgs(["console", "extra"]),
+    /Unexpected argument 'extra'.*console was given first/,
+  );
 });

@@ -13,7 +13,7 @@ import { type Invoker, invokerOf } from "../engine/operations/invoker.ts";
 import { OPERATIONS } from "../engine/operations/mod.ts";
 import type { AnyOperation, ConsoleBinding } from "../engine/operations/operation.ts";
 import type { ModelApi } from "../engine/service/api.ts";
-import { lineText } from "../mcp/lines.ts";
+import { lineText, LineTooLong } from "../mcp/lines.ts";
 
 /** One console answer. */
 export type ConsoleReply = { ok: true; result: unknown } | { ok: false; error: string };
@@ -123,7 +123,7 @@ export const PROMPT = "svc> ";
  */
 export async function runConsole(
   target: ModelApi | Invoker,
-  lines: AsyncIterable<string>,
+  lines: AsyncIterable<string | LineTooLong>,
   write: (line: string) => Promise<void>,
   onInternalError?: (err: unknown) => void,
   prompt?: ConsolePrompt,
@@ -131,7 +131,8 @@ export async function runConsole(
   const invoker = invokerOf(target);
   await prompt?.show(`${prompt.banner}\n${PROMPT}`);
   for await (const line of lines) {
-    if (lineText(line) === "") {
+    if (line instanceof LineTooLong || lineText(line) === "") {
+      if (line instanceof LineTooLong) await write(JSON.stringify({ ok: false, error: line.message }) + "\n");
       await prompt?.show(PROMPT);
       continue;
     }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type EngineConfig, engineConfig, envName } from "../engine/config.ts";
+import type { EngineConfig } from "../engine/config.ts";
 import { type EffectExecutor, lazyExecutor, TIMER_EXECUTOR } from "../engine/effects/executor.ts";
 import type { LlmProvider } from "../engine/llm.ts";
 import { localInvoker } from "../engine/operations/invoker.ts";
@@ -14,20 +14,16 @@ import { type Hasher, type Platform, webPlatform } from "../engine/ports.ts";
 import type { SpecGenerator } from "../engine/service/generation.ts";
 import { ModelService } from "../engine/service/service.ts";
 import type { LlmConfig } from "../llm/config.ts";
-import { type EffectsConfig, effectsConfig } from "../server/executors/config.ts";
+import type { EffectsConfig } from "../server/executors/config.ts";
 import type { ApiPlan, ApiSelection } from "./api_selection.ts";
 
 /** Opens the in-memory service of an embedded {@link ApiPlan}. */
 export async function openEmbeddedApi(plan: ApiPlan & { mode: "embedded" }): Promise<ApiSelection> {
-  const { env, warn, loaded } = plan;
-  const lookup = (key: string) => env(envName(key));
-  const config = loaded?.engine ?? engineConfig(lookup);
-  const llm = await embeddedLlm(loaded?.llm, lookup);
-  const executors = await embeddedExecutors(loaded?.effects ?? effectsConfig(lookup), config, llm?.provider);
-  const repositories = await embeddedRepositories(
-    (loaded?.lookup ?? lookup)("svc.composition.repositories"),
-    warn,
-  );
+  const { warn } = plan;
+  const { engine: config, lookup } = plan.config;
+  const llm = await embeddedLlm(plan.config.llm);
+  const executors = await embeddedExecutors(plan.config.effects, config, llm?.provider);
+  const repositories = await embeddedRepositories(lookup("svc.composition.repositories"), warn);
   const service = await ModelService.open({
     config,
     platform: embeddedPlatform(),
@@ -51,16 +47,14 @@ function embeddedPlatform(): Platform {
 }
 
 /**
- * The provider and generator of `svc.llm.*` (the file's, or the
- * environment's), loaded only when a provider is configured: without one the
- * AI libraries stay unloaded and generation answers 503.
+ * The provider and generator of `svc.llm.*`, loaded only when a provider is
+ * configured: without one the AI libraries stay unloaded and generation
+ * answers 503.
  */
 async function embeddedLlm(
-  fromFile: LlmConfig | undefined,
-  lookup: (key: string) => string | undefined,
+  config: LlmConfig,
 ): Promise<{ provider?: LlmProvider; generator?: SpecGenerator } | undefined> {
-  const { llmConfig, providerConfigured } = await import("../llm/config.ts");
-  const config = fromFile ?? llmConfig(lookup);
+  const { providerConfigured } = await import("../llm/config.ts");
   if (!providerConfigured(config) && !config.mock) return undefined;
   const { llmEgress } = await import("../server/llm_egress.ts");
   const llm = await import("../llm/mod.ts");

@@ -39,25 +39,37 @@ Options:
 Configuration: every svc.* key as an environment variable SVC_* (for example
 SVC_MAX_MODELS=50 for svc.max-models).`;
 
-/** Reports a failure to plan the API (a malformed `--url`, an unreadable `--config` file) as a usage error. */
-async function planCliApi(cli: CliArgs): Promise<ApiPlan | null> {
+/** Prints a start-up failure as one `error:` line, as `svc serve` does, never a stack trace. */
+function startFailed(err: unknown): void {
+  console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/**
+ * The API plan, or the exit code of a failure to plan it, reported: 2 for a
+ * usage error (a malformed `--url`), 1 for the configuration (an unreadable
+ * `--config` file, a malformed or, with `--strict-config`, unknown key).
+ */
+async function planCliApi(cli: CliArgs): Promise<ApiPlan | number> {
   try {
     return await planApi(cli.rest);
   } catch (err) {
-    if (!(err instanceof ServiceError)) throw err;
-    console.error(`error: ${err.message}`);
-    return null;
+    startFailed(err);
+    return err instanceof ServiceError ? 2 : 1;
   }
 }
 
 async function runConsoleCommand(cli: CliArgs): Promise<number> {
   const plan = await planCliApi(cli);
-  if (!plan) return 2;
-  // Loaded on demand, with the API: `svc mcp`, --help and --version need neither.
-  const [{ invoker, close, mode, url }, { runConsole }] = await Promise.all([
-    openApi(plan),
-    import("./console.ts"),
-  ]);
+  if (typeof plan === "number") return plan;
+  let opened: [ApiSelection, typeof import("./console.ts")];
+  try {
+    // Loaded on demand, with the API: `svc mcp`, --help and --version need neither.
+    opened = await Promise.all([openApi(plan), import("./console.ts")]);
+  } catch (err) {
+    startFailed(err);
+    return 1;
+  }
+  const [{ invoker, close, mode, url }, { runConsole }] = opened;
   const encoder = new TextEncoder();
   // A person at a terminal gets a banner and prompts (on stderr); pipes get the bare protocol.
   const prompt = Deno.stdin.isTerminal()
@@ -93,8 +105,8 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
  */
 async function runMcpCommand(cli: CliArgs): Promise<number> {
   const plan = await planCliApi(cli);
-  if (!plan) return 2;
-  const onError = (err: Error) => console.error(`mcp: ${err.message}`);
+  if (typeof plan === "number") return plan;
+  const onError = (err: unknown) => console.error(`mcp: ${err instanceof Error ? err.message : String(err)}`);
   let selection: ApiSelection | undefined;
   const load = async () => {
     selection = await openApi(plan);
@@ -115,17 +127,25 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
   return 0;
 }
 
+/** How long `svc mcp --url` waits for the server's `GET /llm/status` before listing the tools without it. */
+const GENERATION_STATUS_WAIT_MS = 3000;
+
 /**
  * Whether the generation tools work here: the service's own provider, or in
  * remote mode the server's (asked once at start; a server that cannot answer
- * offers none).
+ * within {@link GENERATION_STATUS_WAIT_MS} offers none, so a slow server does
+ * not hold up the local tools).
  */
 async function generationAvailable(invoker: Invoker): Promise<boolean> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), GENERATION_STATUS_WAIT_MS);
   try {
     const { getGenerationStatus } = await import("../engine/operations/generation.ts");
-    return (await invoker.invoke(getGenerationStatus, {})).available;
+    return (await invoker.invoke(getGenerationStatus, {}, { signal: abort.signal })).available;
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

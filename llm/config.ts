@@ -60,6 +60,8 @@ export interface LlmConfig {
   toolLoopMaxIterations: number;
   /** `svc.llm.max-concurrent-requests`: provider calls at once (more wait). */
   maxConcurrentRequests: number;
+  /** `svc.llm.timeout-ms`: how long one provider call (its tool loop included) may take. */
+  timeoutMs: number;
   webFetch: { enabled: boolean; maxCalls: number; maxChars: number };
   webSearch: {
     enabled: boolean;
@@ -98,6 +100,7 @@ export const LLM_KEYS: readonly string[] = [
   "svc.llm.repair-temperature-step",
   "svc.llm.structured-output.enabled",
   "svc.llm.structured-output.mode",
+  "svc.llm.timeout-ms",
   "svc.llm.tool-loop.max-iterations",
   "svc.llm.web-fetch.enabled",
   "svc.llm.web-fetch.max-calls",
@@ -121,6 +124,7 @@ export const LLM_DEFAULTS = Object.freeze({
   repairTemperatureMax: 0.8,
   toolLoopMaxIterations: 40,
   maxConcurrentRequests: 4,
+  timeoutMs: 120_000,
   webFetchMaxCalls: 5,
   webFetchMaxChars: 8000,
   webSearchMaxCalls: 3,
@@ -242,6 +246,7 @@ export function llmConfig(lookup: ConfigLookup): LlmConfig {
       LLM_DEFAULTS.maxConcurrentRequests,
       1,
     ),
+    timeoutMs: readCount(lookup, "svc.llm.timeout-ms", LLM_DEFAULTS.timeoutMs, 1000),
     webFetch: {
       enabled: readBool(lookup, "svc.llm.web-fetch.enabled", true),
       maxCalls: readCount(lookup, "svc.llm.web-fetch.max-calls", LLM_DEFAULTS.webFetchMaxCalls, 0),

@@ -29,6 +29,7 @@ import {
   type SpecGenerator,
 } from "../engine/service/generation.ts";
 import type { ModelSpec } from "../engine/model/types.ts";
+import type { ValidationReport } from "../engine/model/compile.ts";
 import type { LlmConfig } from "./config.ts";
 import { InteractionLog } from "./interactions.ts";
 import { issuesOf, type Judgement, type LoopDeps, repairLoop } from "./loop.ts";
@@ -39,7 +40,6 @@ import {
   generationPrompt,
   generationSystemPrompt,
   type Issue,
-  modelIdOf,
 } from "./prompts.ts";
 import { ToolSession, type WebPorts } from "./tools.ts";
 
@@ -50,9 +50,24 @@ class Limiter {
   constructor(size: number) {
     this.#free = size;
   }
-  async run<R>(task: () => Promise<R>): Promise<R> {
+  /** Runs `task` once a slot is free; a caller that goes away while waiting leaves the queue. */
+  async run<R>(task: () => Promise<R>, signal?: AbortSignal): Promise<R> {
+    signal?.throwIfAborted();
     if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const turn = () => {
+          signal?.removeEventListener("abort", leave);
+          resolve();
+        };
+        const leave = () => {
+          this.#waiting.splice(this.#waiting.indexOf(turn), 1);
+          reject(signal!.reason);
+        };
+        this.#waiting.push(turn);
+        signal?.addEventListener("abort", leave, { once: true });
+      });
+    }
     try {
       return await task();
     } finally {
@@ -69,6 +84,12 @@ function findingsOf(err: ServiceError): Finding[] {
   return Array.isArray(errors) && errors.length
     ? (errors as unknown as Finding[])
     : [{ location: "$", message: err.message }];
+}
+
+/** A candidate the validator refused outright (nested too deep, too large) as findings for the repair prompt. */
+function refused<T>(err: unknown): Judgement<T> {
+  if (!(err instanceof ServiceError)) throw err;
+  return { errors: issuesOf(findingsOf(err), fixHint), soft: [] };
 }
 
 /** Rollback constraints the initial state of `spec` breaks. */
@@ -182,7 +203,7 @@ export class LlmSpecGenerator implements SpecGenerator {
         tools,
         signal: context.signal,
         progress: context.progress,
-        limit: (task) => this.#limiter.run(task),
+        limit: (task) => this.#limiter.run(task, context.signal),
         record: (interaction) => this.#log.add(interaction),
         now: this.#now,
       },
@@ -194,7 +215,6 @@ export class LlmSpecGenerator implements SpecGenerator {
     context: GenerationContext,
   ): Promise<GenerationResult> {
     const { authoring } = context;
-    const modelId = modelIdOf(request.prompt) ?? request.modelId;
     // The view was asked for when the (possibly edited) prompt says so.
     const includeView = /Include a "viewDefinition"|viewDefinition/i.test(request.prompt) &&
       !/Do not include a "viewDefinition"/.test(request.prompt);
@@ -206,9 +226,15 @@ export class LlmSpecGenerator implements SpecGenerator {
       responseSchema: MODEL_SPEC_SCHEMA as unknown as JsonObject,
       responseName: "ModelSpec",
       judge: async (candidate, attempt): Promise<Judgement<GenerationResult>> => {
-        // The id was given: take it rather than spend a repair on it.
-        const spec = { ...candidate, id: request.modelId || modelId } as JsonObject;
-        const report = authoring.validateSpec(spec);
+        // The request's modelId (checked up front) is the id, whatever the prompt's `Model ID:` line says:
+        // taken rather than spending a repair on it.
+        const spec = { ...candidate, id: request.modelId } as JsonObject;
+        let report: ValidationReport;
+        try {
+          report = authoring.validateSpec(spec);
+        } catch (err) {
+          return refused(err);
+        }
         if (!report.valid) return { errors: issuesOf(report.errors, fixHint), soft: [] };
         const initial = await initialStateIssues(authoring, spec);
         if (initial.length) return { errors: initial, errorTitle: "Initial state", soft: [] };
@@ -267,8 +293,7 @@ export class LlmSpecGenerator implements SpecGenerator {
             }
           }
         } catch (err) {
-          if (!(err instanceof ServiceError)) throw err;
-          return Promise.resolve({ errors: issuesOf(findingsOf(err), fixHint), soft: [] });
+          return Promise.resolve(refused(err));
         }
         return Promise.resolve({ errors: [], soft: [], value: evolution });
       },

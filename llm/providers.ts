@@ -167,6 +167,26 @@ export class AiProvider implements LlmProvider {
   }
 
   async complete(request: LlmRequest): Promise<LlmResponse> {
+    // A provider that never answers must not hold a generation (and its concurrency slot) for ever.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.#config.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal;
+    try {
+      return await this.#complete(request, signal);
+    } catch (err) {
+      request.signal?.throwIfAborted();
+      if (timeout.signal.aborted) {
+        throw new LlmCallError(
+          `${this.kind} did not answer within ${this.#config.timeoutMs} ms (svc.llm.timeout-ms)`,
+        );
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #complete(request: LlmRequest, signal: AbortSignal): Promise<LlmResponse> {
     const config = this.#config;
     const messages: ModelMessage[] = [];
     if (request.system) {
@@ -189,7 +209,7 @@ export class AiProvider implements LlmProvider {
         description: t.description,
         inputSchema: jsonSchema(t.inputSchema as JSONSchema7),
         execute: (input: unknown, options: { abortSignal?: AbortSignal }) =>
-          t.execute(input as Json, options.abortSignal ?? request.signal),
+          t.execute(input as Json, options.abortSignal ?? signal),
       });
     }
     const hasTools = Object.keys(tools).length > 0;
@@ -205,7 +225,7 @@ export class AiProvider implements LlmProvider {
       output: this.#output(request),
       temperature: request.temperature,
       maxOutputTokens: request.maxTokens,
-      abortSignal: request.signal,
+      abortSignal: signal,
       providerOptions: { openai: { strictJsonSchema: false } },
       onError: ({ error }) => {
         streamError ??= error;
@@ -226,7 +246,7 @@ export class AiProvider implements LlmProvider {
     } catch (err) {
       streamError ??= err;
     }
-    request.signal?.throwIfAborted();
+    signal.throwIfAborted();
     if (streamError !== undefined) throw failure(this.kind, streamError);
     let text: string;
     try {

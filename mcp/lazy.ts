@@ -20,7 +20,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { initializeAnswer, isPlainInitialize } from "./handshake.ts";
-import { lineText, readLines } from "./lines.ts";
+import { lineText, type LineTooLong, readLines } from "./lines.ts";
 import type { McpSession } from "./server.ts";
 import type { LineOutput, LineTransport } from "./stdio.ts";
 
@@ -50,12 +50,13 @@ async function writeLine(output: LineOutput, text: string): Promise<void> {
 }
 
 /** `first` (when given) followed by the rest of `lines`. */
-async function* prepend(first: string | undefined, lines: AsyncGenerator<string>): AsyncGenerator<string> {
+async function* prepend<T>(first: T | undefined, lines: AsyncGenerator<T>): AsyncGenerator<T> {
   if (first !== undefined) yield first;
   yield* lines;
 }
 
-function parsed(line: string): unknown {
+function parsed(line: string | LineTooLong): unknown {
+  if (typeof line !== "string") return undefined;
   try {
     return JSON.parse(lineText(line));
   } catch {
@@ -93,7 +94,11 @@ function replayingTransport(
 }
 
 /** Answers every request of `lines` with an internal error naming why the server is not there. */
-async function answerFailures(lines: AsyncIterable<string>, output: LineOutput, cause: Error): Promise<void> {
+async function answerFailures(
+  lines: AsyncIterable<string | LineTooLong>,
+  output: LineOutput,
+  cause: Error,
+): Promise<void> {
   const error = {
     code: INTERNAL_ERROR,
     message: `Internal error: the MCP server did not start: ${cause.message}`,

@@ -11,20 +11,72 @@ export function lineText(line: string): string {
   return line.replace(/^\uFEFF/, "").trim();
 }
 
-/** Yields each line of a byte stream (or any source of chunks), without its terminator. */
-export async function* readLines(stream: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+/** The longest line read (10 MiB, the server's JSON body limit): a longer one is dropped and answered with an error. */
+export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+/** Stands in for a line over the limit, whose bytes were dropped as they came: the protocol answers it with an error. */
+export class LineTooLong {
+  constructor(readonly limit: number) {}
+  get message(): string {
+    return `Line ignored: it is longer than ${this.limit} bytes, the most one message may have`;
+  }
+}
+
+/** `parts` as one array. */
+function joined(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Yields each line of a byte stream (or any source of chunks), without its
+ * terminator; a line over `maxBytes` is a {@link LineTooLong}. Each chunk is
+ * scanned once (a long line arriving in many chunks costs its length, not its
+ * length times the chunk count), and bytes are decoded a line at a time (a
+ * newline byte is never inside a UTF-8 sequence).
+ */
+export async function* readLines(
+  stream: AsyncIterable<Uint8Array>,
+  maxBytes: number = MAX_LINE_BYTES,
+): AsyncGenerator<string | LineTooLong> {
   const decoder = new TextDecoder();
-  let buffer = "";
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  let overlong = false;
+  const line = (): string | LineTooLong => {
+    const text = overlong
+      ? new LineTooLong(maxBytes)
+      : decoder.decode(joined(parts, size)).replace(/\r$/, "");
+    parts = [];
+    size = 0;
+    overlong = false;
+    return text;
+  };
   for await (const chunk of stream) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
-      yield buffer.slice(0, newline).replace(/\r$/, "");
-      buffer = buffer.slice(newline + 1);
+    for (let start = 0; start <= chunk.byteLength;) {
+      const newline = chunk.indexOf(10, start);
+      const end = newline < 0 ? chunk.byteLength : newline;
+      if (!overlong && end > start) {
+        size += end - start;
+        // Copied: a source may reuse its buffer for the next chunk.
+        if (size <= maxBytes) parts.push(chunk.slice(start, end));
+        else {
+          overlong = true;
+          parts = [];
+        }
+      }
+      if (newline < 0) break;
+      yield line();
+      start = newline + 1;
     }
   }
-  buffer += decoder.decode();
-  if (buffer.length) yield buffer.replace(/\r$/, "");
+  if (size > 0 || overlong) yield line();
 }
 
 /**

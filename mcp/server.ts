@@ -237,8 +237,9 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
       const run = runOptions(server, extra, progressToken, options.onError);
       result = toolSuccess(await callTool(tool, invoker, args, run), tool.binding.narrowingHint);
     } catch (err) {
-      // Service errors are the caller's business; anything else is a defect worth a diagnostic too.
-      if (!(err instanceof ServiceError)) options.onError?.(err as Error);
+      // Service errors are the caller's business, and so is whatever a cancelled call stopped with;
+      // anything else is a defect worth a diagnostic too.
+      if (!(err instanceof ServiceError) && !extra.signal.aborted) options.onError?.(err as Error);
       result = toolFailure(err);
     }
     const ms = (performance.now() - started).toFixed(1);

@@ -18,7 +18,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { lineText, readLines } from "./lines.ts";
+import { lineText, LineTooLong, readLines } from "./lines.ts";
 
 /** A JSON-RPC error answer to a line that could not be handled. */
 function errorMessage(id: unknown, code: number, message: string): JSONRPCMessage {
@@ -31,7 +31,7 @@ export type LineOutput = WritableStream<Uint8Array> | ((bytes: Uint8Array) => Pr
 
 /** Input already split into lines (the rest of a stream whose first lines were read elsewhere). */
 export interface LineInput {
-  lines: AsyncGenerator<string>;
+  lines: AsyncGenerator<string | LineTooLong>;
 }
 
 type RequestId = string | number;
@@ -45,7 +45,7 @@ export class LineTransport implements Transport {
   readonly #write: (bytes: Uint8Array) => Promise<void>;
   readonly #release: () => Promise<void>;
   readonly #encoder = new TextEncoder();
-  #reader?: AsyncGenerator<string>;
+  #reader?: AsyncGenerator<string | LineTooLong>;
   #closed = false;
   /** Requests read and not yet answered, by id (a client may reuse an id). */
   readonly #unanswered = new Map<RequestId, number>();
@@ -81,6 +81,10 @@ export class LineTransport implements Transport {
 
   async #pump(): Promise<void> {
     for await (const raw of this.#reader!) {
+      if (raw instanceof LineTooLong) {
+        await this.send(errorMessage(null, ErrorCode.ParseError, `Parse error: ${raw.message}`));
+        continue;
+      }
       const line = lineText(raw);
       if (line === "") continue;
       let parsed: unknown;

@@ -181,6 +181,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     close: () =>
       closing ??= (async () => {
         subscriptions.close();
+        // In-flight requests are waited for: generations would hold them for minutes.
+        service.stopGenerations();
         await mcp?.close?.();
         await server.shutdown();
         await service.close();

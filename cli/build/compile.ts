@@ -55,6 +55,8 @@ export async function compileCli(target?: string, output = binaryPath(target)): 
       "compile",
       "--allow-all",
       "--unstable-kv",
+      // A request's signal aborts only when its client goes away (server/routes/operations.ts).
+      "--unstable-no-legacy-abort",
       "--no-check",
       ...(target ? ["--target", target] : []),
       "--output",

@@ -67,6 +67,21 @@ export const SEMVER_PATTERN = "(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d
 export const MAX_ID_LENGTH = 1024;
 
 const COORDINATE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*/)?[A-Za-z][A-Za-z0-9_-]*$";
+
+/** The finding of an id that does not match the coordinate pattern. */
+export const invalidIdMessage = (id: unknown): string =>
+  `'${id}' is not a valid id: use [namespace/]name, each segment starting with a letter followed by ` +
+  "letters, digits, '-' or '_'";
+
+/** The finding of an id over {@link MAX_ID_LENGTH}. */
+export const longIdMessage = (id: unknown): string =>
+  `an id is at most ${MAX_ID_LENGTH} characters; this one has ${String(id).length}`;
+
+/** Why `id` cannot name a model (the spec's own rule), or `undefined` when it can. */
+export function idProblem(id: string): string | undefined {
+  if (id.length > MAX_ID_LENGTH) return longIdMessage(id);
+  return new RegExp(COORDINATE_PATTERN).test(id) ? undefined : invalidIdMessage(id);
+}
 const REFERENCE_PATTERN = "^([A-Za-z][A-Za-z0-9_-]*(\\.[A-Za-z][A-Za-z0-9_-]*)*/)?[A-Za-z][A-Za-z0-9_-]*" +
   `(@((\\^|~|>=|>|<=|<|=)?${SEMVER_PATTERN}|sha256:[0-9a-f]{64}))?$`;
 const SEMVER_OR_BLANK = `^(\\s*|${SEMVER_PATTERN})$`;

@@ -25,7 +25,8 @@ import { isObject, type JsonObject } from "../json/value.ts";
 import {
   ADDRESS_PATTERN,
   CONCRETE_ADDRESS_PATTERN,
-  MAX_ID_LENGTH,
+  invalidIdMessage,
+  longIdMessage,
   MODEL_SPEC_SCHEMA,
   notAReference,
 } from "./model_spec_schema.ts";
@@ -44,13 +45,8 @@ const addressMap: Wording = (_, name) => `${name} must be an object of address t
  */
 const WORDINGS: Record<string, Wording> = {
   "#": () => "a ModelSpec must be a JSON object",
-  "#/$defs/Coordinate": (id, name) =>
-    id === undefined
-      ? `${name} is required`
-      : `'${id}' is not a valid id: use [namespace/]name, each segment starting with a letter followed by ` +
-        "letters, digits, '-' or '_'",
-  "#/$defs/Coordinate/maxLength": (id) =>
-    `an id is at most ${MAX_ID_LENGTH} characters; this one has ${String(id).length}`,
+  "#/$defs/Coordinate": (id, name) => id === undefined ? `${name} is required` : invalidIdMessage(id),
+  "#/$defs/Coordinate/maxLength": longIdMessage,
   "#/$defs/Expression": expression,
   "#/properties/version/pattern": (version) => `'${version}' is not a semantic version (MAJOR.MINOR.PATCH)`,
   "#/properties/actions": () => "the 'actions' section was removed: declare effects instead",

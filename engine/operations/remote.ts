@@ -12,6 +12,12 @@
  * session token) is read before each request, and may refuse the request
  * (not paired yet) by throwing.
  *
+ * A server that does not answer a request (its status line) within
+ * `timeoutMs` fails it with a 503, so a console or MCP client never waits for
+ * ever. Generation is exempt (the operations with an event-stream route: an
+ * answer takes minutes and the server bounds its own LLM calls); its caller
+ * cancels through the run's signal.
+ *
  * @module
  */
 import { badRequest, ServiceError } from "../errors.ts";
@@ -38,18 +44,35 @@ export interface RemoteOptions {
   authoring(): Promise<AuthoringEngine>;
   /** The browser pairing local operations reach (remote-with-browser mode). */
   pairing?: BrowserPairing;
+  /** How long a request waits for the server to answer (default {@link REQUEST_TIMEOUT_MS}). */
+  timeoutMs?: number;
 }
 
-/** Checks and normalises a base URL (no trailing slash); a 400 error when it is not http(s). */
+/** How long a request waits for the server to answer by default. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * Checks and normalises a base URL (no trailing slash); a 400 error when it is
+ * not http(s) or carries a user name or password: those would go out as a
+ * Basic header beside the Bearer key and show in every message naming the
+ * server, so they are refused, and never repeated.
+ */
 export function normaliseBaseUrl(baseUrl: string): string {
+  const shown = baseUrl.replace(/\/\/[^/]*@/, "//…@");
   let url: URL;
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw badRequest(`Invalid server URL '${baseUrl}': expected http://host:port`);
+    throw badRequest(`Invalid server URL '${shown}': expected http://host:port`);
+  }
+  if (url.username || url.password) {
+    throw badRequest(
+      `Invalid server URL '${shown}': a user name or password in the URL is not used; give the key with ` +
+        "--api-key or SVC_API_KEY",
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw badRequest(`Invalid server URL '${baseUrl}': only http and https are supported`);
+    throw badRequest(`Invalid server URL '${shown}': only http and https are supported`);
   }
   url.search = "";
   url.hash = "";
@@ -109,16 +132,18 @@ function requestFor(base: string, binding: RestBinding<unknown, unknown>, input:
   return new Request(url, { method: binding.method.toUpperCase(), headers, body });
 }
 
+/** A success answer this client cannot use: not our server (a proxy's page, a wrong --url), or a broken one. */
+function unexpected(status: number, what: string): ServiceError {
+  return new ServiceError("internal", `Unexpected answer from the server (HTTP ${status}): ${what}`);
+}
+
 async function readJson(response: Response): Promise<unknown> {
   const text = await response.text();
   try {
     return JSON.parse(text);
   } catch {
-    // Not our server (a proxy's page, a wrong --url): say so rather than fail with a parser error.
-    throw new ServiceError(
-      "internal",
-      `Unexpected answer from the server (HTTP ${response.status}): not JSON`,
-    );
+    // Say so rather than fail with a parser error.
+    throw unexpected(response.status, "not JSON");
   }
 }
 
@@ -130,14 +155,27 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
   let authoring: Promise<AuthoringEngine> | undefined;
   const tools = () => authoring ??= options.authoring();
 
-  const send = async (request: Request): Promise<Response> => {
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+
+  /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the answer's status line. */
+  const send = async (request: Request, signal?: AbortSignal, timeout?: number): Promise<Response> => {
     const key = apiKey();
     if (key) request.headers.set("authorization", `Bearer ${key}`);
+    const late = new AbortController();
+    const timer = timeout === undefined ? undefined : setTimeout(() => late.abort(), timeout);
+    const signals = [signal, timer === undefined ? undefined : late.signal].filter((s) => s !== undefined);
     let response: Response;
     try {
-      response = await options.fetch(request);
+      response = await options.fetch(
+        signals.length ? new Request(request, { signal: AbortSignal.any(signals) }) : request,
+      );
     } catch (err) {
+      if (late.signal.aborted) {
+        throw new ServiceError("unavailable", `The server at ${base} did not answer within ${timeout} ms`);
+      }
       throw new ServiceError("internal", `Cannot reach the server at ${base}: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
     }
     if (response.ok) return response;
     throw await errorFromResponse(response.status, response.statusText, await response.text());
@@ -150,11 +188,13 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
   ): Promise<unknown> => {
     const binding = bindingFor(op, input, options?.progress !== undefined);
     const request = requestFor(base, binding, input);
-    const response = await send(options?.signal ? new Request(request, { signal: options.signal }) : request);
+    const generation = op.rest.some((b) => b.response === "sse");
+    const response = await send(request, options?.signal, generation ? undefined : timeoutMs);
     if (binding.response === "sse") return await streamed(response, options?.progress);
     if (response.status === 204) {
       await response.body?.cancel();
-      return undefined;
+      if (binding.status === 204) return undefined;
+      throw unexpected(204, "no body, where the route answers with one");
     }
     if (binding.response === "binary") {
       return {
@@ -163,7 +203,12 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
       };
     }
     const body = await readJson(response);
-    return binding.decode ? await binding.decode(body, input, invoker.invoke) : body;
+    if (!binding.decode) return body;
+    // Every route that rebuilds its result does so from an object.
+    if (body === null || typeof body !== "object") {
+      throw unexpected(response.status, "not the expected JSON object");
+    }
+    return await binding.decode(body, input, invoker.invoke);
   };
 
   const invoker: Invoker = {

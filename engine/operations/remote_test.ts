@@ -158,3 +158,96 @@ Deno.test("base URLs: http(s) only, trailing slashes, query and fragment dropped
   assert.throws(() => normaliseBaseUrl("ftp://h"), /only http and https/);
   assert.throws(() => normaliseBaseUrl("not a url"), /Invalid server URL/);
 });
+
+Deno.test("base URLs with a user name or password are refused, and the password is never repeated", () => {
+  for (
+    const given of [
+      "http://user:s3cret@h:8080",
+      "http://s3cret@h",
+      "https://u:s3cret@h/api",
+      "ht tp://u:s3cret@h",
+    ]
+  ) {
+    assert.throws(
+      () => normaliseBaseUrl(given),
+      (err: unknown) =>
+        err instanceof ServiceError && err.kind === "bad_request" &&
+        /^Invalid server URL '.*\/\/…@/.test(err.message) &&
+        !err.message.includes("s3cret"),
+      given,
+    );
+  }
+  assert.match(
+    (() => {
+      try {
+        normaliseBaseUrl("http://u:p@h");
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "";
+    })(),
+    /a user name or password in the URL is not used; give the key with --api-key or SVC_API_KEY/,
+  );
+});
+
+/** A fetch that answers after `ms`, or rejects when the request's signal aborts first. */
+const slowFetch = (ms: number) => (request: Request) =>
+  new Promise<Response>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(ok({ available: true })), ms);
+    request.signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(request.signal.reason);
+    }, { once: true });
+  });
+
+Deno.test("a server that does not answer within timeoutMs fails the request with a 503; generation waits", async () => {
+  const { generateSpec } = await import("./generation.ts");
+  const invoker = remoteInvoker({
+    baseUrl: "http://127.0.0.1:9",
+    fetch: slowFetch(300),
+    authoring: () => Promise.resolve(localAuthoring()),
+    timeoutMs: 50,
+  });
+  await assert.rejects(
+    invoker.invoke(listModels, {}),
+    (err: unknown) =>
+      err instanceof ServiceError && err.kind === "unavailable" &&
+      err.message === "The server at http://127.0.0.1:9 did not answer within 50 ms",
+  );
+  // Generation takes minutes and the server bounds it: no client timeout.
+  assert.deepEqual(await invoker.invoke(generateSpec, { modelId: "m", domainDescription: "d" }), {
+    available: true,
+  });
+  // The caller's own signal still cancels, and is not reported as a timeout.
+  const abort = new AbortController();
+  const pending = invoker.invoke(generateSpec, { modelId: "m", domainDescription: "d" }, {
+    signal: abort.signal,
+  });
+  abort.abort();
+  await assert.rejects(
+    pending,
+    (err: unknown) => err instanceof ServiceError && /Cannot reach/.test(err.message),
+  );
+});
+
+Deno.test("a success answer without the body the route answers with is a clear error, not a crash", async () => {
+  const spec = { id: "o", schema: { type: "object" } };
+  for (
+    const [answer, what] of [
+      [() => new Response(null, { status: 204 }), "HTTP 204): no body, where the route answers with one"],
+      [() => ok(null, 201), "HTTP 201): not the expected JSON object"],
+      [() => ok("created", 201), "HTTP 201): not the expected JSON object"],
+    ] as const
+  ) {
+    const { invoker } = stubbed(answer);
+    await assert.rejects(
+      invoker.invoke(createModel, { spec }),
+      (err: unknown) =>
+        err instanceof ServiceError && err.kind === "internal" &&
+        err.message === `Unexpected answer from the server (${what}`,
+    );
+  }
+  // A route that answers 204 still reads no body.
+  const { invoker } = stubbed(() => new Response(null, { status: 204 }));
+  assert.equal(await invoker.invoke(deleteModel, { id: "o" }), undefined);
+});

@@ -12,6 +12,7 @@ import { badRequest, type Finding, ServiceError, unavailable } from "../errors.t
 import type { Json, JsonObject } from "../json/value.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { ModelSpec } from "../model/types.ts";
+import { idProblem } from "../model/model_spec_schema.ts";
 import type { AuthoringEngine } from "./authoring.ts";
 
 /** The longest `domainDescription` or AI-evolve `description` (SPEC.md "Limits"). */
@@ -227,12 +228,18 @@ export function checkPrompt(value: unknown): string {
   return value;
 }
 
-/** Checks a model id for a generated spec. */
+/**
+ * Checks a model id for a generated spec by the rule a spec's `id` follows, so
+ * an id no spec can have is refused before any paid call.
+ */
 export function checkModelId(value: unknown): string {
   if (typeof value !== "string" || value.trim() === "") {
     throw badRequest("modelId is required and must not be blank");
   }
-  return value.trim();
+  const id = value.trim();
+  const problem = idProblem(id);
+  if (problem) throw badRequest(`modelId: ${problem}`);
+  return id;
 }
 
 /** Findings of a validation report as generation findings. */

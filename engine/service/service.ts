@@ -25,6 +25,7 @@ import {
   specInvalid,
   tooLarge,
   tooMany,
+  unavailable,
   versionConflict,
 } from "../errors.ts";
 import { type DispatchHost, EffectDispatcher } from "../effects/dispatcher.ts";
@@ -241,6 +242,8 @@ export class ModelService implements ModelApi {
   readonly #coordination: StoreCoordination;
   /** Models other processes created, being loaded here. */
   readonly #adopting = new Map<string, Promise<void>>();
+  /** Aborted by {@link stopGenerations}: every generation runs under it. */
+  readonly #generations = new AbortController();
   #unwatch: () => void = () => {};
 
   private constructor(options: ServiceOptions) {
@@ -1073,6 +1076,11 @@ export class ModelService implements ModelApi {
    * unchanged ones do not re-fire.
    */
   evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
+    return this.#evolveSpec(id, evolution);
+  }
+
+  /** {@link evolveSpec}, refused (409) when the live spec is no longer `basis`, the spec a draft was made from. */
+  #evolveSpec(id: string, evolution: unknown, basis?: ModelSpec): Promise<{ id: string; version: string }> {
     let parsed: SpecEvolution;
     try {
       checkValue(this.config, evolution, "The evolution");
@@ -1087,6 +1095,13 @@ export class ModelService implements ModelApi {
       const live = previous.model.version;
       if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
         throw versionConflict(parsed.expectedVersion, live);
+      }
+      // An evolution that kept the version still changed the spec the draft was made against.
+      if (basis && !jsonEqual(previous.model.spec as unknown as Json, basis as unknown as Json)) {
+        throw conflict(
+          `Model '${id}' was evolved while its evolution was being drafted (still version ${live}); ` +
+            "draft it again against the current spec",
+        );
       }
       const evolved = await this.#composition.stamp(
         applyEvolution(previous.model.spec, parsed),
@@ -1438,7 +1453,18 @@ export class ModelService implements ModelApi {
 
   #generation(options: RunOptions = {}): { generator: SpecGenerator; context: GenerationContext } {
     if (!this.#generator) throw noProvider();
-    return { generator: this.#generator, context: { ...options, authoring: this.authoring } };
+    const stop = this.#generations.signal;
+    stop.throwIfAborted();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop]) : stop;
+    return { generator: this.#generator, context: { ...options, signal, authoring: this.authoring } };
+  }
+
+  /**
+   * Aborts every running generation and refuses new ones (503): a host shutting
+   * down does not wait for provider calls that may take minutes.
+   */
+  stopGenerations(): void {
+    this.#generations.abort(unavailable("The service is shutting down"));
   }
 
   previewGeneration(request: GenerationPreviewRequest): Promise<PromptPreview> {
@@ -1497,8 +1523,9 @@ export class ModelService implements ModelApi {
 
   /**
    * Drafts an evolution with the LLM and applies it through {@link evolveSpec}
-   * (same 409/422), guarded by the version the draft was made against: a
-   * concurrent evolution makes it a 409 rather than a blind overwrite.
+   * (same 409/422), guarded by the spec the draft was made against: a
+   * concurrent evolution, even one that kept the version, makes it a 409
+   * rather than a blind overwrite.
    */
   async evolveSpecAi(
     id: string,
@@ -1511,7 +1538,7 @@ export class ModelService implements ModelApi {
     const version = this.#slot(id).runtime.model.version;
     const includeView = request.includeView ?? isObject(currentSpec.viewDefinition);
     const draft = await generator.draftEvolution({ currentSpec, description, includeView }, context);
-    const evolved = await this.evolveSpec(id, { ...draft, expectedVersion: version });
+    const evolved = await this.#evolveSpec(id, { ...draft, expectedVersion: version }, currentSpec);
     return { version: evolved.version, spec: await this.getSpec(id) };
   }
 
@@ -1520,10 +1547,11 @@ export class ModelService implements ModelApi {
   }
 
   /**
-   * Stops running effects (their jobs stay in the outbox for the next start),
-   * ends watches, closes the repositories and releases storage.
+   * Stops running generations and effects (their jobs stay in the outbox for
+   * the next start), ends watches, closes the repositories and releases storage.
    */
   async close(): Promise<void> {
+    this.stopGenerations();
     this.#unwatch();
     await this.#composition.close();
     await this.#dispatcher?.close();

@@ -386,7 +386,8 @@ function route(op: Api, binding: Binding): Route {
     handle: async (c, { api, config }) => {
       const input = checkInput(op, await requestInput(c, op, shape, config), { where: shape.where });
       if (binding.response === "sse") return await sseResponse(op, binding, api, input);
-      const result = await op.run(api, input);
+      // A client that goes away cancels the run (a blocking generation stops spending attempts).
+      const result = await op.run(api, input, { signal: c.req.raw.signal });
       if (status === 204) return c.body(null, 204);
       if (binding.response === "binary") return binaryResponse(result as BlobContent);
       const headers: Record<string, string> = binding.location ? { Location: binding.location(result) } : {};

@@ -1,6 +1,8 @@
 /**
- * `svc --help` and `svc --version` as the real CLI process; an unknown command
- * and an option without its value are usage errors (exit 2).
+ * `svc --help` and `svc --version` as the real CLI process; an unknown command,
+ * an unknown option and an option without its value are usage errors (exit 2);
+ * a configuration the console or MCP cannot start with is one `error:` line
+ * (exit 1).
  */
 import assert from "node:assert/strict";
 import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
@@ -33,4 +35,44 @@ Deno.test("usage errors exit 2 and name the problem without echoing values", asy
   const missing = await runCli(["console", "--api-key"]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /^Option --api-key needs a value/);
+  for (
+    const [args, message] of [
+      [["console", "--ulr", "http://127.0.0.1:9"], /^Unknown option --ulr\n/],
+      [["mcp", "--api_key=s3cret"], /^Unknown option --api_key\n/],
+      [["--bogus"], /^Unknown option --bogus\n/],
+      [["console", "extra"], /^Unexpected argument 'extra'/],
+    ] as const
+  ) {
+    const run = await runCli([...args], { lines: ['{"cmd":"list-models"}'] });
+    assert.equal(run.code, 2, args.join(" "));
+    assert.match(run.stderr, message);
+    assert.ok(!run.stderr.includes("s3cret"));
+    assert.equal(run.stdout, "", `${args.join(" ")}: nothing ran`);
+  }
+});
+
+Deno.test("console and mcp refuse a configuration they cannot start with: one error line, exit 1", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/bad.yaml`, "svc:\n  max-models: [1,\n");
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [["--strict-config"], { SVC_MAX_MODLES: "5" }, /^error: Unknown configuration \(strict mode/],
+      [["--config", `${dir}/none.json`], {}, /^error: .*none\.json/],
+      [["--config", `${dir}/bad.yaml`], {}, /^error: .*bad\.yaml/],
+      [[], { SVC_MAX_MODELS: "abc" }, /^error: Configuration svc\.max-models \(SVC_MAX_MODELS\)/],
+      [[], { SVC_LLM_PROVIDER: "bogus" }, /^error: Configuration svc\.llm\.provider \(SVC_LLM_PROVIDER\)/],
+    ];
+    for (const command of ["console", "mcp"]) {
+      for (const [args, env, message] of cases) {
+        const run = await runCli([command, ...args], { env });
+        const what = `${command} ${args.join(" ")} ${JSON.stringify(env)}`;
+        assert.equal(run.code, 1, `${what}: ${run.stderr}`);
+        assert.match(run.stderr, message, what);
+        assert.doesNotMatch(run.stderr, /\n\s+at /, `${what}: no stack trace`);
+        assert.equal(run.stdout, "", what);
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -40,7 +40,8 @@ Deno.test("svc mcp answers every piped request though stdin closes right after t
 
 Deno.test("svc mcp whose server fails to load answers the handshake, then each request with an internal error", async () => {
   const run = await runCli(["mcp"], {
-    env: { SVC_MAX_MODELS: "-1" },
+    // Read when the service loads (a malformed svc.max-models stops the start instead: help_version_test.ts).
+    env: { SVC_COMPOSITION_REPOSITORIES: "nonsense" },
     lines: [INITIALIZE, { jsonrpc: "2.0", id: 2, method: "tools/list" }],
   });
   assert.equal(run.code, 0, run.stderr);
@@ -52,8 +53,9 @@ Deno.test("svc mcp whose server fails to load answers the handshake, then each r
     error: {
       code: -32603,
       message: "Internal error: the MCP server did not start: " +
-        "Configuration svc.max-models (SVC_MAX_MODELS) must be at least 1, got -1",
+        "Configuration svc.composition.repositories (SVC_COMPOSITION_REPOSITORIES) must be a JSON array of " +
+        `repositories: Unexpected token 'o', "nonsense" is not valid JSON`,
     },
   });
-  assert.match(run.stderr, /mcp: Configuration svc\.max-models/);
+  assert.match(run.stderr, /mcp: Configuration svc\.composition\.repositories/);
 });

@@ -148,6 +148,55 @@ Deno.test("no valid spec within the budget: 422 {valid:false, errors, rawRespons
   }
 });
 
+Deno.test("an answer nested too deep or too large is a finding to repair, not an abort", async () => {
+  const deep = JSON.stringify({
+    ...validSpec(),
+    description: "x",
+    extra: JSON.parse("[".repeat(200) + "]".repeat(200)),
+  });
+  const huge = JSON.stringify({ ...validSpec(), description: "a".repeat(1024 * 1024) });
+  for (
+    const [name, answer, finding] of [["deep", deep, /nested deeper/], [
+      "huge",
+      huge,
+      /max-spec-bytes/,
+    ]] as const
+  ) {
+    // Repaired on the next attempt.
+    const stub = startLlmStub([{ text: answer }, { text: JSON.stringify(validSpec()) }]);
+    const server = await serverOn(stub);
+    try {
+      const reply = await call(server.url, "POST", "/models/generate", CART);
+      assert.equal(reply.status, 200, `${name}: ${reply.text.slice(0, 300)}`);
+      assert.equal(reply.json.valid, true);
+      const repair = JSON.stringify(stub.requests[1].body.messages.at(-1));
+      assert.match(repair, finding, `${name}: the finding went back to the model`);
+    } finally {
+      await server.close();
+      await stub.close();
+    }
+    // Never repaired: the documented 422, and done when streamed.
+    const never = startLlmStub([{ text: answer }]);
+    const strict = await serverOn(never, "openai", {
+      "svc.llm.max-retries": "0",
+      "svc.llm.max-retries-hard": "0",
+    });
+    try {
+      const reply = await call(strict.url, "POST", "/models/generate", CART);
+      assert.equal(reply.status, 422, name);
+      assert.equal(reply.json.valid, false);
+      assert.match(reply.json.errors[0].message, finding);
+      assert.equal(typeof reply.json.rawResponse, "string");
+      const { frames } = await postStream(strict.url, "/models/generate/stream", CART);
+      assert.equal(frames.at(-1)!.event, "done", name);
+      assert.equal(frames.at(-1)!.data.valid, false);
+    } finally {
+      await strict.close();
+      await never.close();
+    }
+  }
+});
+
 Deno.test("past max-retries, attempts go on only while the error count drops", async () => {
   const broken = (n: number) => ({
     ...validSpec(),
@@ -322,13 +371,17 @@ Deno.test("previews return {prompt} naming the model id; an edited prompt is wha
     const reply = await call(server.url, "POST", "/models/generate", { modelId: "edited", prompt: edited });
     assert.equal(reply.status, 200, reply.text);
     assert.match(JSON.stringify(stub.requests[0].body.messages), /Use euros\./);
+    // The request's modelId is the spec's id, whatever the prompt's Model ID line says.
+    const other = await call(server.url, "POST", "/models/generate", { modelId: "mine", prompt: edited });
+    assert.equal(other.status, 200, other.text);
+    assert.equal(other.json.spec.id, "mine");
   } finally {
     await server.close();
     await stub.close();
   }
 });
 
-Deno.test("400: prompt over 100000 characters, descriptions over 5000, evolve description missing or blank", async () => {
+Deno.test("400: prompt over 100000 characters, descriptions over 5000, evolve description missing or blank, an invalid modelId", async () => {
   const stub = startLlmStub([{ text: "{}" }]);
   const server = await serverOn(stub, "openai");
   try {
@@ -350,11 +403,23 @@ Deno.test("400: prompt over 100000 characters, descriptions over 5000, evolve de
       ["/models/order/spec/evolve/ai", { description: "   " }],
       ["/models/order/spec/evolve/ai", {}],
       ["/models/order/spec/evolve/ai/stream", { description: "" }],
+      // A model id no spec can have is refused before any paid call.
+      ["/models/generate", { modelId: "Bad Id", domainDescription: "a shop" }],
+      ["/models/generate/stream", { modelId: "a/b/c", domainDescription: "a shop" }],
+      ["/models/generate/preview", { modelId: "1st", domainDescription: "a shop" }],
+      ["/models/generate", { modelId: "m".repeat(1025), domainDescription: "a shop" }],
+      ["/models/generate/evolution", { modelId: "no good", prompt: "add a field" }],
     ];
     for (const [path, body] of cases) {
       const reply = await call(server.url, "POST", path, body);
       assert.equal(reply.status, 400, `${path} ${JSON.stringify(body).slice(0, 60)}: ${reply.text}`);
       assert.match(reply.headers.get("content-type") ?? "", /problem\+json/);
+      if (
+        path.startsWith("/models/generate") &&
+        !/^(m|order)$/.test(String((body as { modelId?: string }).modelId))
+      ) {
+        assert.match(reply.json.detail, /^modelId: ('.*' is not a valid id|an id is at most 1024)/);
+      }
     }
     assert.equal(stub.requests.length, 0, "nothing reached the LLM");
     const exact = await call(server.url, "POST", "/models/generate/preview", {

@@ -131,6 +131,42 @@ Deno.test("MCP evolve_spec_ai applies the draft; a provider failure is an isErro
   }
 });
 
+Deno.test("a cancelled MCP tool call is not reported as an error", async () => {
+  const service = await ModelService.open({
+    generator: generatorOf(llmConfig((key) => key === "svc.llm.mock" ? "true" : undefined)),
+  });
+  const errors: unknown[] = [];
+  const session = createMcpServer(service, {
+    mode: "embedded",
+    features: { generation: true },
+    onError: (err) => errors.push(err),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await session.connect(serverSide);
+  const client = new Client({ name: "cancel-test", version: "1.0.0" });
+  await client.connect(clientSide);
+  try {
+    for (const reason of ["bored", undefined]) {
+      const abort = new AbortController();
+      const call = client.callTool(
+        { name: "generate_spec", arguments: { modelId: "calc", domainDescription: "mock:delay=2000" } },
+        CallToolResultSchema,
+        { signal: abort.signal },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      abort.abort(reason);
+      await assert.rejects(call);
+    }
+    // The server's side of the cancellation has run by the time a later call is answered.
+    await client.callTool({ name: "list_models", arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(errors, []);
+  } finally {
+    await client.close();
+    await service.close();
+  }
+});
+
 Deno.test("svc mcp with svc.llm.mock offers 33 tools and generates; without a provider 31", async () => {
   const { client, waitFor, close } = await connectStdio([], { SVC_LLM_MOCK: "true" });
   try {
@@ -178,6 +214,31 @@ Deno.test("svc mcp --url asks the server: its generation tools appear when the s
       await remote.close();
       await server.close();
     }
+  }
+});
+
+Deno.test("svc mcp --url lists its tools without generation when the server does not say in time", async () => {
+  // A server that never answers: the local tools must not wait for it.
+  const release = Promise.withResolvers<void>();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async () => {
+    await release.promise;
+    return new Response("late");
+  });
+  const remote = await connectStdio(["--url", `http://127.0.0.1:${server.addr.port}`]);
+  try {
+    const started = performance.now();
+    const { tools } = await remote.client.listTools();
+    assert.ok(performance.now() - started < 10_000, `tools/list took ${performance.now() - started} ms`);
+    assert.equal(tools.length, 31);
+    const result = await remote.client.callTool({
+      name: "eval_expression",
+      arguments: { expr: "1 + 2" },
+    });
+    assert.equal((result.structuredContent as { result: number }).result, 3, "local tools work");
+  } finally {
+    await remote.close();
+    release.resolve();
+    await server.shutdown();
   }
 });
 
