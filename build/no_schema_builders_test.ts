@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { withoutSchemaBuilders } from "./no_schema_builders.ts";
 
-Deno.test("schema builders return the stand-in; everything else stays as written", () => {
+Deno.test("schema builders return the stand-in, the mcp and console members go; everything else stays as written", () => {
   const source = `import { z } from "zod";
 const ID = lazySchema(() => z.string().describe("an id"));
 export const REPORT = component("Report", () => z.object({ id: ID(), nested: lazySchema(() => z.number()) }));
@@ -11,6 +11,8 @@ export const op = apiOperation({
   output: function () { return REPORT(); },
   run: (api, { id }) => api.get(id),
   rest: { input: "not a function", path: "/x" },
+  mcp: { tool: "op", kind: "read" },
+  console: { command: "op" },
 });
 const other = call(() => 1);
 `;
@@ -28,6 +30,8 @@ export const op = apiOperation({
   output: function () { return __inertZod; },
   run: (api, { id }) => api.get(id),
   rest: { input: "not a function", path: "/x" },
+  mcp: void 0,
+  console: void 0,
 });
 const other = call(() => 1);
 `,
