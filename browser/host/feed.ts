@@ -6,7 +6,7 @@
  * @module
  */
 import type { ServiceEvent } from "../../engine/mod.ts";
-import type { ChangeFeedEvent } from "../../engine/operations/change_feed.ts";
+import { type ChangeFeedEvent, wholeModelChanged } from "../../engine/operations/change_feed.ts";
 
 /** A change of one model: a mutation, a spec evolution, the model's deletion. */
 export type FeedEvent = ChangeFeedEvent;
@@ -31,13 +31,7 @@ export function serviceFeed(
           listener({ kind: "spec-evolved", modelId, version: event.version });
         } else if (event.type === "restored") {
           // Everything may have changed, as after a reconnect.
-          listener({
-            kind: "mutation",
-            modelId,
-            mutatedPaths: ["$"],
-            derivedUpdated: [],
-            dispatchedEffects: [],
-          });
+          listener(wholeModelChanged(modelId));
         } else if (event.type === "deleted") listener({ kind: "deleted", modelId });
       }),
   };

@@ -150,6 +150,11 @@ export function eventOfFrame(data: unknown): ChangeFeedEvent | null {
   return null;
 }
 
+/** The event of a model that may have changed anywhere (a feed opened or reopened, a restore): read it again. */
+export function wholeModelChanged(modelId: string): ChangeFeedEvent {
+  return { kind: "mutation", modelId, mutatedPaths: ["$"], derivedUpdated: [], dispatchedEffects: [] };
+}
+
 /** A feed over a server's WebSocket endpoint. */
 export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
   const Socket = options.WebSocket ??
@@ -172,13 +177,7 @@ export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
           delay = initialDelayMs;
           if (dropped) options.onRecovered?.();
           dropped = false;
-          listener({
-            kind: "mutation",
-            modelId,
-            mutatedPaths: ["$"],
-            derivedUpdated: [],
-            dispatchedEffects: [],
-          });
+          listener(wholeModelChanged(modelId));
         };
         socket.onmessage = (message) => {
           const event = eventOfFrame(message.data);

@@ -55,6 +55,11 @@ function gone(reason: GoneReason): Response {
   return problemResponse(410, detail, { ...problemBody(410, detail), error }, NO_STORE);
 }
 
+/** 200 with the session a person's approval granted (never cached: the token is a credential). */
+function granted(c: Context, answer: { sessionToken: string; namespaceId: string }): Response {
+  return c.json({ sessionToken: answer.sessionToken, namespaceId: answer.namespaceId }, 200, NO_STORE);
+}
+
 /** Refuses when pairing is switched off (`svc.pairing.enabled=false`). */
 function enabled(deps: RouteDeps): void {
   if (!deps.pairing.enabled) {
@@ -136,11 +141,7 @@ function decision(kind: "approve" | "deny"): Route {
         }
         switch (answer.status) {
           case "approved":
-            return c.json(
-              { sessionToken: answer.sessionToken, namespaceId: answer.namespaceId },
-              200,
-              NO_STORE,
-            );
+            return granted(c, answer);
           case "denied":
             return c.json({ denied: true });
           case "gone":
@@ -304,11 +305,7 @@ export const PAIRING_ROUTES: readonly Route[] = [
           });
         }
         case "approved":
-          return c.json(
-            { sessionToken: answer.sessionToken, namespaceId: answer.namespaceId },
-            200,
-            NO_STORE,
-          );
+          return granted(c, answer);
         case "gone":
           return gone(answer.reason);
         case "unknown":
