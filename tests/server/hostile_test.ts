@@ -42,6 +42,20 @@ const OTHER = {
 
 const TIMEOUT_MS = 500;
 
+/**
+ * Writes `n` to the victim, which starts its evaluation, and 20 ms later reads
+ * another model: a read answered before the write ends was served during it.
+ */
+async function writeWhileReading(base: string, n: number) {
+  const started = Date.now();
+  const write = call(base, "POST", "/models/victim/mutations", { "$.n": n });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const read = await call(base, "GET", "/models/bystander/state");
+  const readAt = Date.now();
+  const reply = await write;
+  return { read, readAt, reply, started, ended: Date.now() };
+}
+
 async function withServer(
   dir: string,
   body: (server: TestServer) => Promise<void>,
@@ -136,14 +150,7 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
         await t.step(
           `${what}: 422 naming the limit that stopped it, other models answered meanwhile`,
           async () => {
-            const started = Date.now();
-            const write = call(base, "POST", "/models/victim/mutations", { "$.n": n });
-            // A read of another model while the evaluation runs is answered before the write ends.
-            await new Promise((resolve) => setTimeout(resolve, 20));
-            const read = await call(base, "GET", "/models/bystander/state");
-            const readAt = Date.now();
-            const reply = await write;
-            const ended = Date.now();
+            const { read, readAt, reply, started, ended } = await writeWhileReading(base, n);
             assert.equal(read.status, 200);
             assert.equal(reply.status, 422, reply.text);
             assert.match(reply.json.detail, /Evaluation of derivation \$\.bomb failed/);
@@ -161,13 +168,7 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
         "$sort of 60,000 numbers commits within the deadline, other models answered meanwhile",
         async () => {
           // jsonata-js's own $sort held the event loop for 16 s at 60,000 numbers, past the deadline, and ran out of memory.
-          const started = Date.now();
-          const write = call(base, "POST", "/models/victim/mutations", { "$.n": 5 });
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          const read = await call(base, "GET", "/models/bystander/state");
-          const readAt = Date.now();
-          const reply = await write;
-          const ended = Date.now();
+          const { read, readAt, reply, started, ended } = await writeWhileReading(base, 5);
           assert.equal(read.status, 200);
           assert.equal(reply.status, 200, reply.text);
           assert.equal(JSON.parse(await state(base)).sorted, 60000);
