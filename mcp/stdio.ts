@@ -5,6 +5,11 @@
  * not a JSON-RPC message an invalid-request error (-32600). Only protocol
  * messages are written; diagnostics go to the caller's error sink.
  *
+ * A batch (a JSON array, which protocol versions before 2025-06-18 allow) is
+ * answered as JSON-RPC 2.0 requires: one array line holding the answers to its
+ * requests and its invalid members, written once the last of them is answered
+ * (or cancelled); an empty array gets one invalid-request error.
+ *
  * The end of input closes the transport once every request read has been
  * answered (or cancelled): a client may pipe its requests and close stdin at
  * once.
@@ -26,6 +31,12 @@ function errorMessage(id: unknown, code: number, message: string): JSONRPCMessag
   return { jsonrpc: "2.0", id: validId, error: { code, message } } as unknown as JSONRPCMessage;
 }
 
+/** The answer to a member that is not a JSON-RPC 2.0 message. */
+function invalidRequest(item: unknown): JSONRPCMessage {
+  const id = (item as { id?: unknown } | null)?.id;
+  return errorMessage(id, ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
+}
+
 /** Where a transport's lines go: a byte stream, or a function writing all of the bytes it is given. */
 export type LineOutput = WritableStream<Uint8Array> | ((bytes: Uint8Array) => Promise<void>);
 
@@ -35,6 +46,16 @@ export interface LineInput {
 }
 
 type RequestId = string | number;
+
+/** A batch read and not yet answered: the requests it waits for and the answers gathered. */
+interface PendingBatch {
+  waiting: Map<RequestId, number>;
+  answers: JSONRPCMessage[];
+}
+
+/** The id a message answers, or undefined when it is a request or a notification. */
+const answeredId = (message: JSONRPCMessage) =>
+  "id" in message && !("method" in message) ? message.id as RequestId : undefined;
 
 /** A transport over a source of bytes split into lines, and a line output. */
 export class LineTransport implements Transport {
@@ -49,6 +70,8 @@ export class LineTransport implements Transport {
   #closed = false;
   /** Requests read and not yet answered, by id (a client may reuse an id). */
   readonly #unanswered = new Map<RequestId, number>();
+  /** Batches waiting for answers, oldest first. */
+  readonly #batches: PendingBatch[] = [];
   /** Called when the last unanswered request is answered. */
   #onAnswered?: () => void;
   /** Resolves once input ended and every request read was answered, or the transport was closed. */
@@ -94,21 +117,61 @@ export class LineTransport implements Transport {
         await this.send(errorMessage(null, ErrorCode.ParseError, `Parse error: ${(err as Error).message}`));
         continue;
       }
-      // A batch is dispatched message by message; each answer is its own line.
-      for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
-        const message = JSONRPCMessageSchema.safeParse(item);
-        if (message.success) {
-          this.#track(message.data);
-          this.onmessage?.(message.data);
-        } else {
-          const id = (item as { id?: unknown } | null)?.id;
-          await this.send(
-            errorMessage(id, ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message"),
-          );
+      if (Array.isArray(parsed)) await this.#dispatchBatch(parsed);
+      else await this.#dispatch(parsed);
+    }
+    if (this.#unanswered.size) await new Promise<void>((resolve) => this.#onAnswered = resolve);
+  }
+
+  /** One message: handed on when it is JSON-RPC, else answered with an invalid-request error. */
+  async #dispatch(item: unknown): Promise<void> {
+    const message = JSONRPCMessageSchema.safeParse(item);
+    if (!message.success) return await this.send(invalidRequest(item));
+    this.#track(message.data);
+    this.onmessage?.(message.data);
+  }
+
+  /** A batch's messages handed on one by one; their answers are gathered into one array line. */
+  async #dispatchBatch(items: unknown[]): Promise<void> {
+    if (!items.length) return await this.send(invalidRequest(null));
+    const batch: PendingBatch = { waiting: new Map(), answers: [] };
+    const messages: JSONRPCMessage[] = [];
+    for (const item of items) {
+      const message = JSONRPCMessageSchema.safeParse(item);
+      if (!message.success) batch.answers.push(invalidRequest(item));
+      else {
+        messages.push(message.data);
+        if ("method" in message.data && "id" in message.data) {
+          batch.waiting.set(message.data.id, (batch.waiting.get(message.data.id) ?? 0) + 1);
         }
       }
     }
-    if (this.#unanswered.size) await new Promise<void>((resolve) => this.#onAnswered = resolve);
+    // Registered before any message is handed on, so that no answer can miss its batch.
+    this.#batches.push(batch);
+    for (const message of messages) {
+      this.#track(message);
+      this.onmessage?.(message);
+    }
+    await this.#flushIfAnswered(batch);
+  }
+
+  /** The batch waiting for an answer to `id`, oldest first. */
+  #batchOf(id: RequestId): PendingBatch | undefined {
+    return this.#batches.find((batch) => batch.waiting.has(id));
+  }
+
+  /** Counts off one awaited answer of `batch`. */
+  #settle(batch: PendingBatch, id: RequestId): void {
+    const count = batch.waiting.get(id)!;
+    if (count > 1) batch.waiting.set(id, count - 1);
+    else batch.waiting.delete(id);
+  }
+
+  /** Writes a batch's answers once none is awaited (nothing when it held only notifications). */
+  async #flushIfAnswered(batch: PendingBatch): Promise<void> {
+    if (batch.waiting.size) return;
+    this.#batches.splice(this.#batches.indexOf(batch), 1);
+    if (batch.answers.length) await this.#writeLine(batch.answers);
   }
 
   /** Counts a request read; a cancellation ends the wait for its answer (none comes). */
@@ -116,7 +179,14 @@ export class LineTransport implements Transport {
     if ("method" in message && "id" in message) {
       this.#unanswered.set(message.id, (this.#unanswered.get(message.id) ?? 0) + 1);
     } else if ("method" in message && message.method === "notifications/cancelled") {
-      this.#answered((message.params as { requestId?: RequestId } | undefined)?.requestId);
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      const batch = id === undefined ? undefined : this.#batchOf(id);
+      if (batch) {
+        this.#settle(batch, id!);
+        // Not awaited: the reader must not wait for a write while the batch's last answer is written.
+        this.#flushIfAnswered(batch).catch((err) => this.onerror?.(err as Error));
+      }
+      this.#answered(id);
     }
   }
 
@@ -130,12 +200,22 @@ export class LineTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return;
+    const id = answeredId(message);
+    const batch = id === undefined ? undefined : this.#batchOf(id);
     try {
-      // JSON.stringify escapes newlines inside strings, so one message is one line.
-      await this.#write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+      if (!batch) return await this.#writeLine(message);
+      batch.answers.push(message);
+      this.#settle(batch, id!);
+      await this.#flushIfAnswered(batch);
     } finally {
-      if ("id" in message && !("method" in message)) this.#answered(message.id as RequestId);
+      this.#answered(id);
     }
+  }
+
+  async #writeLine(value: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
+    if (this.#closed) return;
+    // JSON.stringify escapes newlines inside strings, so one message is one line.
+    await this.#write(this.#encoder.encode(JSON.stringify(value) + "\n"));
   }
 
   async close(): Promise<void> {

@@ -53,6 +53,33 @@ Deno.test("stdio: malformed input gets JSON-RPC errors; a byte order mark is tol
   assert.match(missingName.message, /name/);
 });
 
+Deno.test("stdio: a batch is answered with one array line; an empty batch with one error", async () => {
+  const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
+  const lines = [
+    JSON.stringify(initializeMessage("2025-03-26", 1)),
+    JSON.stringify([ping(2), { jsonrpc: "2.0", id: 3, method: "bogus/method" }, { hello: "world" }, ping(4)]),
+    JSON.stringify([{ jsonrpc: "2.0", method: "notifications/initialized" }]),
+    "[]",
+    JSON.stringify(ping(5)),
+  ];
+  // Four answers and the readiness log line that notifications/initialized brings.
+  const answers = await rawStdio(lines, 5) as unknown[];
+  const batch = answers.find(Array.isArray) as Record<string, unknown>[];
+  assert.ok(batch, "one line holds the batch's answers as an array");
+  const codes = new Map(batch.map((a) => [a.id, (a.error as { code?: number } | undefined)?.code ?? "ok"]));
+  assert.deepEqual(codes, new Map<unknown, unknown>([[2, "ok"], [3, -32601], [null, -32600], [4, "ok"]]));
+  const single = answers.filter((a) => !Array.isArray(a) && "id" in (a as object)) as Record<
+    string,
+    unknown
+  >[];
+  assert.deepEqual(
+    single.map((a) => a.id),
+    [1, null, 5],
+    "initialize, the empty batch's error, the last ping",
+  );
+  assert.equal((single[1].error as { code: number }).code, -32600);
+});
+
 Deno.test("stdio: a readiness line after initialized; setLevel suppresses below the level", async () => {
   const connected = await connectStdio();
   const { client, notifications } = connected;
