@@ -48,6 +48,18 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): S
     : null;
   const label = `Patch operation ${index} (${op.op} ${op.path})`;
   const refuse = (message: string) => unprocessable(`${label}: ${message}`);
+  for (const segments of from ? [path, from] : [path]) {
+    // The library refuses these names (writing them by assignment would change a prototype), in its own words.
+    if (
+      segments.some((seg, i) =>
+        seg === "__proto__" || (seg === "prototype" && segments[i - 1] === "constructor")
+      )
+    ) {
+      throw refuse(
+        `a JSON Patch cannot name a member '__proto__' or 'constructor/prototype'; a mutation can ($.bag['__proto__'])`,
+      );
+    }
+  }
   const target = state.draft.get(path);
   if (op.op === "test") {
     if (jsonEqual(target, op.value)) return [];

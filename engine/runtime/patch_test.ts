@@ -238,3 +238,28 @@ Deno.test("JSON Patch reads members as own members: names of Object.prototype ar
   ]);
   assert.deepEqual(runtime.state.doc, { valueOf: { x: 1 }, constructor: { x: 1 } });
 });
+
+Deno.test("JSON Patch naming '__proto__' or 'constructor/prototype' is refused in the service's words; nothing changes", async () => {
+  const { runtime } = await runtimeOf(FREE);
+  await commitMutation(runtime, { "$.o": { k: 1 } });
+  await assertUntouched(runtime, async () => {
+    for (
+      const op of [
+        { op: "add", path: "/o/__proto__", value: { polluted: true } },
+        { op: "replace", path: "/constructor/prototype", value: 1 },
+        { op: "move", from: "/o/__proto__", path: "/x" },
+      ]
+    ) {
+      await rejectsWith(
+        () => runtime.evaluatePatch([op as never]),
+        "validation_failed",
+        /^Patch operation 0 \(\w+ \/[\w/]+\): a JSON Patch cannot name a member '__proto__' or 'constructor\/prototype'; a mutation can/,
+      );
+    }
+  });
+  // The same member written by a mutation is an ordinary member.
+  await commitMutation(runtime, { "$.o['__proto__']": 2 });
+  const o = (runtime.state.doc as Record<string, Json>).o as object;
+  assert.equal(Object.getPrototypeOf(o), Object.prototype);
+  assert.equal(Object.getOwnPropertyDescriptor(o, "__proto__")?.value, 2);
+});
