@@ -2,12 +2,13 @@
  * `server` effects of the real server against real loopback targets (the
  * egress guard relaxed by configuration for them): success and fold-back,
  * retry after a 500, time-out, oversized answer, redirect not followed, a key
- * superseded and a trigger turned false while in flight, fan-out, and the
- * default guard refusing the loopback target.
+ * superseded and a trigger turned false while in flight, fan-out, the
+ * default guard refusing the loopback target, and a name that does not
+ * resolve retried.
  */
 import assert from "node:assert/strict";
 import { call, startTestServer } from "../server/helpers.ts";
-import { LOOPBACK_EFFECTS, rateModel, startTarget, stateOf, until } from "./helpers.ts";
+import { LOOPBACK_EFFECTS, rateModel, startTarget, stateOf, until, writesTo } from "./helpers.ts";
 
 const fetchPhase = (s: { io?: { fetch?: { phase: string } } }) => s.io?.fetch?.phase;
 
@@ -211,5 +212,26 @@ Deno.test("with the default guard a loopback target is refused before any connec
   } finally {
     await server.close();
     await target.close();
+  }
+});
+
+Deno.test("a host name that does not resolve is retried under the policy, then fails saying so", async () => {
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    const policy = { retries: 2, backoff: 10 };
+    await call(server.url, "POST", "/models", rateModel("http://nonexistent.invalid", { policy }));
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "failed",
+      "the failure",
+    );
+    assert.match(state.io.fetch.error, /^dns: cannot resolve host 'nonexistent\.invalid': /);
+    const phases = (await writesTo(server.url, "quote", "$.io.fetch")).map((s) =>
+      (s as { phase: string }).phase
+    );
+    assert.deepEqual(phases, ["failed", "in_flight", "in_flight", "in_flight"], "three attempts");
+  } finally {
+    await server.close();
   }
 });
