@@ -235,3 +235,42 @@ Deno.test("a host name that does not resolve is retried under the policy, then f
     await server.close();
   }
 });
+
+Deno.test("credentials in an effect's URL: a literal one refused at create and evolve, a computed one fails the job", async () => {
+  const target = startTarget(() => Response.json({ rate: 1 }));
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    const withUser = target.url.replace("http://", "http://user:s3cr3t@");
+    const created = await call(server.url, "POST", "/models", rateModel(withUser));
+    assert.equal(created.status, 422);
+    const finding = created.json.errors.find((e: { location: string }) =>
+      e.location === "effects[0].request.url"
+    );
+    assert.match(
+      finding.message,
+      /carries credentials \(user:password@\), which are never sent: put them in a request header/,
+    );
+    assert.doesNotMatch(JSON.stringify(created.json), /s3cr3t/);
+
+    // Computed: the host comes from the document, so only the request that would be sent can tell.
+    const computed = rateModel("", { request: { url: "{ region }/rate" } });
+    assert.equal((await call(server.url, "POST", "/models", computed)).status, 201);
+    const evolved = await call(server.url, "POST", "/models/quote/spec/evolve", {
+      upsertEffects: [{ ...(computed.effects as object[])[0], request: { url: `${withUser}/rate` } }],
+    });
+    assert.equal(evolved.status, 422);
+    assert.match(JSON.stringify(evolved.json.errors), /effects\[0\]\.request\.url/);
+
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": withUser, "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "failed",
+      "failure",
+    );
+    assert.match(state.io.fetch.error, /^invalid request: the URL carries credentials \(user:password@\)/);
+    assert.equal(target.hits.length, 0, "no request went out without them");
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});
