@@ -431,6 +431,62 @@ Deno.test("a refused fold-back leaves the outbox: its failure recorded, else the
   await service.close();
 });
 
+Deno.test("a status document the live model refuses is not written: recorded as failed where it may be, nothing sent", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await effectService([http]);
+  const withIo = (io: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    ...counterSpec(),
+    schema: { type: "object", properties: { go: { type: "boolean" }, n: { type: "integer" }, io } },
+    ...extra,
+  });
+  const fire = async () => {
+    const result = await service.mutate("c", { "$.go": true });
+    await scheduler.advance(0);
+    const refusal = result.traces.find((t) => t.targetPath === "$effect:fx" && t.errorMessage)?.errorMessage;
+    return { result, refusal, state: (await service.getState("c")) as Counted };
+  };
+
+  // The parent's whole-container keywords: a second member past `maxProperties`, a name `propertyNames` refuses.
+  // The failed record breaks them as well: nothing is written, the trace at the effect says why.
+  for (
+    const io of [{ type: "object", maxProperties: 1 }, { type: "object", propertyNames: { maxLength: 1 } }]
+  ) {
+    await service.createModel(withIo(io));
+    await service.mutate("c", { "$.io": { x: 1 } });
+    const { result, refusal, state } = await fire();
+    assert.deepEqual(result.mutatedPaths, ["$.go"], JSON.stringify(io));
+    assert.deepEqual(state.io, { x: 1 });
+    assert.match(
+      refusal ?? "",
+      /^status document refused: Schema violation: \$\.io \(.*(maxProperties|propertyNames)\)/,
+    );
+    await service.deleteModel("c");
+  }
+
+  // A live meta (the error must be there): the pending document breaks it, the failed record is kept.
+  await service.createModel(withIo({ type: "object" }, {
+    metaDerivations: [{ path: "$.io.fx.error", property: "required", expr: "go" }],
+  }));
+  let { state } = await fire();
+  assert.deepEqual([state.io.fx?.phase, state.io.fx?.error], [
+    "failed",
+    "status document refused: Schema violation: $.io.fx.error (required): is required and cannot be cleared",
+  ]);
+  await service.mutate("c", { "$.n": 1 });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 0, "not sent, nor fired again for the same key");
+  await service.deleteModel("c");
+
+  // Read-only does not stop the effect's own writes: the field is the effect's.
+  await service.createModel(withIo({ type: "object" }, {
+    metaDerivations: [{ path: "$.io.fx", property: "readOnly", expr: "true" }],
+  }));
+  ({ state } = await fire());
+  assert.equal(state.io.fx?.phase, "applied");
+  assert.equal(http.jobs.length, 1);
+  await service.close();
+});
+
 Deno.test("the retry button while a job is outstanding supersedes it: its result is dropped, the new one applied once", async () => {
   const http = new ScriptedExecutor().answer(ok({ v: 1 }), ok({ v: 2 }));
   const { service, scheduler } = await effectService([http]);

@@ -19,6 +19,7 @@ import { touchedInOrder } from "../graph/touched.ts";
 import type { Segment } from "../json/path.ts";
 import { isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import type { InheritedEffectsPolicy } from "../config.ts";
+import { schemaViolation } from "../errors.ts";
 import type { EffectNode, Template } from "../model/nodes.ts";
 import { statusDocument } from "../model/status_document.ts";
 import type { Effect } from "../model/types.ts";
@@ -28,6 +29,7 @@ import { isoInstant } from "./instant.ts";
 import type { DispatchedEffect, EffectRequest, EffectWork, HttpRequestSpec } from "./results.ts";
 import { settled, type Steps } from "./steps.ts";
 import { truthy } from "./truthy.ts";
+import { checkStatusWrite } from "./write_checks.ts";
 
 // The document's shape is the model's (its schema must accept it); executors find it here, beside its writes.
 export { type EffectPhase, type StatusDocument, statusDocument } from "../model/status_document.ts";
@@ -107,17 +109,17 @@ export function* collectEffects(
       // Inert until approved: the status document says why (once), nothing is sent.
       const status = effect.statusPath ? state.draft.get(effect.statusPath) : undefined;
       if (effect.statusPath && !(isObject(status) && status.phase === "blocked")) {
-        state.draft.set(
-          effect.statusPath,
-          statusDocument("blocked", null, state.now, BLOCKED_REASON),
-          state.created,
-        );
-        fired.statusWrites.push(effect.statusPath);
+        writeStatus(state, node, fired, null, statusDocument("blocked", null, state.now, BLOCKED_REASON));
       }
       continue;
     }
     const key = effect.dedupeKey ? (yield* settled(evaluated(state, effect.dedupeKey))) ?? null : null;
     if (effect.statusPath && heldBack(state.draft.get(effect.statusPath), key)) {
+      continue;
+    }
+    if (
+      effect.statusPath && !writeStatus(state, node, fired, key, statusDocument("pending", key, state.now))
+    ) {
       continue;
     }
     fired.requests.push({
@@ -127,12 +129,37 @@ export function* collectEffects(
       work: yield* settled(workOf(state, node)),
       definition: effect.definition,
     });
-    if (effect.statusPath) {
-      state.draft.set(effect.statusPath, statusDocument("pending", key, state.now), state.created);
-      fired.statusWrites.push(effect.statusPath);
-    }
   }
   return fired;
+}
+
+/**
+ * Writes an effect's status document where the model accepts it: a system
+ * write, which read-only does not stop but every other rule does (live metas,
+ * the keywords of the containers enclosing it), so the commit never holds a
+ * state the schema refuses. A refused document is traced at the effect and
+ * recorded as `failed` instead, where the model accepts that; either way the
+ * effect does not go out. True when `document` itself was written.
+ */
+function writeStatus(
+  state: CycleState,
+  node: EffectNode,
+  fired: FiredEffects,
+  key: Json,
+  document: Json,
+): boolean {
+  const path = node.effect.statusPath!;
+  const refused = checkStatusWrite(state, path, document);
+  let written = document;
+  if (refused.length) {
+    const error = `status document refused: ${schemaViolation(refused).message}`;
+    state.trace(node, node.key, undefined, error);
+    written = statusDocument("failed", key, state.now, error);
+    if (checkStatusWrite(state, path, written).length) return false;
+  }
+  state.draft.set(path, written, state.created);
+  fired.statusWrites.push(path);
+  return !refused.length;
 }
 
 /** An expression's value; a failure becomes `undefined` (the effect resolves what it can). */
