@@ -329,6 +329,67 @@ Deno.test("a fan-out sends each request; each folds back into its own status and
   await service.close();
 });
 
+Deno.test("a fan-out descriptor's own statusPath is checked when the effect fires: a bad one fails it, nothing sent", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel({
+    id: "f",
+    schema: {
+      type: "object",
+      properties: {
+        paths: { type: "array" },
+        n: { type: "integer" },
+        out: { type: "object" },
+        lim: { type: "object", maxProperties: 1 },
+      },
+    },
+    effects: [{
+      id: "each",
+      trigger: "$count(paths) > 0",
+      dedupeKey: "paths",
+      requests: "paths.{'url': 'https://api.example/x', 'statusPath': $, 'dedupeKey': $}",
+      statusPath: "$.st",
+    }],
+  });
+  await service.mutate("f", { "$.lim": { x: 1 } });
+  const failure = async (paths: Json[]) => {
+    await service.mutate("f", { "$.paths": paths });
+    await scheduler.advance(0);
+    const st = ((await service.getState("f")) as { st: { phase: string; error: string } }).st;
+    assert.equal(st.phase, "failed", JSON.stringify(paths));
+    return st.error;
+  };
+  assert.match(
+    await failure(["$.out.a", "out b"]),
+    /^requests\[1\]\.statusPath: 'out b' is not a valid address/,
+  );
+  assert.match(await failure(["$"]), /^requests\[0\]\.statusPath: .*cannot be the whole document/);
+  assert.match(await failure([5]), /^requests\[0\]\.statusPath: an address must be a non-empty string/);
+  assert.match(
+    await failure(["$.st.mine"]),
+    /^requests\[0\]\.statusPath: \$\.st\.mine is at, inside or above the statusPath of effect 'each'/,
+  );
+  assert.match(
+    await failure(["$.n"]),
+    /^requests\[0\]\.statusPath: the model refuses the status document there: Schema violation: \$\.n \(type\): must be integer/,
+  );
+  assert.match(await failure(["$.lim.s"]), /Schema violation: \$\.lim \(maxProperties\)/);
+  assert.equal(http.jobs.length, 0, "no request of a fan-out with a bad statusPath went out");
+
+  http.answer({
+    ok: true,
+    response: [null],
+    status: null,
+    parts: [{ ok: true, response: null, status: 200 }],
+  });
+  await service.mutate("f", { "$.paths": ["$.out.a"] });
+  await scheduler.advance(0);
+  const state = (await service.getState("f")) as { st: { phase: string }; out: { a: { phase: string } } };
+  assert.deepEqual([state.st.phase, state.out.a.phase], ["applied", "applied"]);
+  assert.equal(http.jobs.length, 1);
+  await service.close();
+});
+
 /** A model counting fold-backs in `n`, its effect `fx` (server, unless `extra` says otherwise) fired by `go`. */
 const counterSpec = (extra: Record<string, unknown> = {}) => ({
   id: "c",

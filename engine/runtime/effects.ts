@@ -25,6 +25,7 @@ import { statusDocument } from "../model/status_document.ts";
 import type { Effect } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { materializeInputs } from "./derive.ts";
+import { fanOutWork } from "./fan_out.ts";
 import { isoInstant } from "./instant.ts";
 import type { DispatchedEffect, EffectRequest, EffectWork, HttpRequestSpec } from "./results.ts";
 import { settled, type Steps } from "./steps.ts";
@@ -231,7 +232,7 @@ async function timerInstant(state: CycleState, effect: EffectNode["effect"]): Pr
   return Number.isFinite(after) ? state.now + after : "the timer's `afterMs` has no value";
 }
 
-/** A server effect's request(s): `request` with its templates, or the `requests` fan-out. */
+/** A server effect's request(s): `request` with its templates, or the `requests` fan-out (fan_out.ts). */
 async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork> {
   const effect = node.effect;
   if (effect.link) {
@@ -256,34 +257,12 @@ async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork
     }
     return { type: "http", requests: [spec] };
   }
-  if (effect.requests) {
-    const listed = await evaluated(state, effect.requests);
-    const items = Array.isArray(listed) ? listed : listed === undefined ? [] : [listed];
-    return { type: "http", requests: items.filter(isObject).map(descriptorOf), fanOut: true };
-  }
+  if (effect.requests) return fanOutWork(state, await evaluated(state, effect.requests));
   return { type: "invalid", error: "a server effect needs `request`, `requests` or `target`" };
 }
 
 function isCompiled(value: unknown): value is CompiledExpression {
   return isObject(value) && typeof (value as unknown as CompiledExpression).evaluate === "function";
-}
-
-/** A fan-out descriptor `{method, url, headers, body, set, dedupeKey, statusPath}`. */
-function descriptorOf(item: Record<string, Json>): HttpRequestSpec {
-  const headers = isObject(item.headers)
-    ? Object.fromEntries(Object.entries(item.headers).map(([k, v]) => [k, String(v)]))
-    : {};
-  return {
-    method: typeof item.method === "string" ? item.method.toUpperCase() : "GET",
-    url: String(item.url ?? ""),
-    headers,
-    ...(item.body === undefined ? {} : { body: item.body }),
-    ...(isObject(item.set)
-      ? { set: Object.fromEntries(Object.entries(item.set).map(([k, v]) => [k, String(v)])) }
-      : {}),
-    ...(typeof item.statusPath === "string" ? { statusPath: item.statusPath } : {}),
-    ...(item.dedupeKey === undefined ? {} : { dedupeKey: item.dedupeKey }),
-  };
 }
 
 /** A caller effect's payload: its expression, or its members one by one (a failure becomes `{error}`). */
