@@ -329,6 +329,67 @@ Deno.test("a fan-out sends each request; each folds back into its own status and
   await service.close();
 });
 
+Deno.test("a fan-out descriptor's own statusPath is checked when the effect fires: a bad one fails it, nothing sent", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel({
+    id: "f",
+    schema: {
+      type: "object",
+      properties: {
+        paths: { type: "array" },
+        n: { type: "integer" },
+        out: { type: "object" },
+        lim: { type: "object", maxProperties: 1 },
+      },
+    },
+    effects: [{
+      id: "each",
+      trigger: "$count(paths) > 0",
+      dedupeKey: "paths",
+      requests: "paths.{'url': 'https://api.example/x', 'statusPath': $, 'dedupeKey': $}",
+      statusPath: "$.st",
+    }],
+  });
+  await service.mutate("f", { "$.lim": { x: 1 } });
+  const failure = async (paths: Json[]) => {
+    await service.mutate("f", { "$.paths": paths });
+    await scheduler.advance(0);
+    const st = ((await service.getState("f")) as { st: { phase: string; error: string } }).st;
+    assert.equal(st.phase, "failed", JSON.stringify(paths));
+    return st.error;
+  };
+  assert.match(
+    await failure(["$.out.a", "out b"]),
+    /^requests\[1\]\.statusPath: 'out b' is not a valid address/,
+  );
+  assert.match(await failure(["$"]), /^requests\[0\]\.statusPath: .*cannot be the whole document/);
+  assert.match(await failure([5]), /^requests\[0\]\.statusPath: an address must be a non-empty string/);
+  assert.match(
+    await failure(["$.st.mine"]),
+    /^requests\[0\]\.statusPath: \$\.st\.mine is at, inside or above the statusPath of effect 'each'/,
+  );
+  assert.match(
+    await failure(["$.n"]),
+    /^requests\[0\]\.statusPath: the model refuses the status document there: Schema violation: \$\.n \(type\): must be integer/,
+  );
+  assert.match(await failure(["$.lim.s"]), /Schema violation: \$\.lim \(maxProperties\)/);
+  assert.equal(http.jobs.length, 0, "no request of a fan-out with a bad statusPath went out");
+
+  http.answer({
+    ok: true,
+    response: [null],
+    status: null,
+    parts: [{ ok: true, response: null, status: 200 }],
+  });
+  await service.mutate("f", { "$.paths": ["$.out.a"] });
+  await scheduler.advance(0);
+  const state = (await service.getState("f")) as { st: { phase: string }; out: { a: { phase: string } } };
+  assert.deepEqual([state.st.phase, state.out.a.phase], ["applied", "applied"]);
+  assert.equal(http.jobs.length, 1);
+  await service.close();
+});
+
 /** A model counting fold-backs in `n`, its effect `fx` (server, unless `extra` says otherwise) fired by `go`. */
 const counterSpec = (extra: Record<string, unknown> = {}) => ({
   id: "c",
@@ -428,6 +489,62 @@ Deno.test("a refused fold-back leaves the outbox: its failure recorded, else the
   assert.equal(warnings.length, 1);
   state = (await service.getState("c")) as Counted;
   assert.equal(state.io.fx?.phase, "in_flight", "the last phase the model took");
+  await service.close();
+});
+
+Deno.test("a status document the live model refuses is not written: recorded as failed where it may be, nothing sent", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await effectService([http]);
+  const withIo = (io: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    ...counterSpec(),
+    schema: { type: "object", properties: { go: { type: "boolean" }, n: { type: "integer" }, io } },
+    ...extra,
+  });
+  const fire = async () => {
+    const result = await service.mutate("c", { "$.go": true });
+    await scheduler.advance(0);
+    const refusal = result.traces.find((t) => t.targetPath === "$effect:fx" && t.errorMessage)?.errorMessage;
+    return { result, refusal, state: (await service.getState("c")) as Counted };
+  };
+
+  // The parent's whole-container keywords: a second member past `maxProperties`, a name `propertyNames` refuses.
+  // The failed record breaks them as well: nothing is written, the trace at the effect says why.
+  for (
+    const io of [{ type: "object", maxProperties: 1 }, { type: "object", propertyNames: { maxLength: 1 } }]
+  ) {
+    await service.createModel(withIo(io));
+    await service.mutate("c", { "$.io": { x: 1 } });
+    const { result, refusal, state } = await fire();
+    assert.deepEqual(result.mutatedPaths, ["$.go"], JSON.stringify(io));
+    assert.deepEqual(state.io, { x: 1 });
+    assert.match(
+      refusal ?? "",
+      /^status document refused: Schema violation: \$\.io \(.*(maxProperties|propertyNames)\)/,
+    );
+    await service.deleteModel("c");
+  }
+
+  // A live meta (the error must be there): the pending document breaks it, the failed record is kept.
+  await service.createModel(withIo({ type: "object" }, {
+    metaDerivations: [{ path: "$.io.fx.error", property: "required", expr: "go" }],
+  }));
+  let { state } = await fire();
+  assert.deepEqual([state.io.fx?.phase, state.io.fx?.error], [
+    "failed",
+    "status document refused: Schema violation: $.io.fx.error (required): is required and cannot be cleared",
+  ]);
+  await service.mutate("c", { "$.n": 1 });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 0, "not sent, nor fired again for the same key");
+  await service.deleteModel("c");
+
+  // Read-only does not stop the effect's own writes: the field is the effect's.
+  await service.createModel(withIo({ type: "object" }, {
+    metaDerivations: [{ path: "$.io.fx", property: "readOnly", expr: "true" }],
+  }));
+  ({ state } = await fire());
+  assert.equal(state.io.fx?.phase, "applied");
+  assert.equal(http.jobs.length, 1);
   await service.close();
 });
 

@@ -12,6 +12,7 @@
  * @module
  */
 import type { Json } from "../json/value.ts";
+import { URL_CREDENTIALS } from "../model/sections/effects.ts";
 import type { HttpRequestSpec } from "../runtime/results.ts";
 import type { EffectExecutor, ExecutorOutcome, PartOutcome } from "./executor.ts";
 
@@ -86,11 +87,12 @@ const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
  * Why a request can never be sent as it is (no transport builds it, so
- * another attempt would fail the same way), or null: its method or a header
- * name is not a token, or a header value holds a line break or another
- * control character.
+ * another attempt would fail the same way), or null: its URL carries
+ * credentials, its method or a header name is not a token, or a header value
+ * holds a line break or another control character.
  */
 function unsendable(request: OutboundRequest): string | null {
+  if (hasCredentials(request.url)) return `invalid request: ${URL_CREDENTIALS}`;
   if (!TOKEN.test(request.method)) {
     return `invalid request: method ${JSON.stringify(request.method)} is not an HTTP token`;
   }
@@ -103,6 +105,16 @@ function unsendable(request: OutboundRequest): string | null {
     }
   }
   return null;
+}
+
+/** Whether a URL names a user or password (one the parser refuses is left to the transport to report). */
+function hasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== "" || parsed.password !== "";
+  } catch {
+    return false;
+  }
 }
 
 type Attempt = PartOutcome & { retryable?: boolean };

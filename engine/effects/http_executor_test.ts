@@ -122,7 +122,7 @@ Deno.test("a fan-out reports each request on its own", async () => {
   });
 });
 
-Deno.test("a request no transport can build fails for good, before anything is sent", async () => {
+Deno.test("a request no transport can build (or would send without its URL's credentials) fails for good, before anything is sent", async () => {
   const wire = transport({ "https://a/x": { status: 200, body: encode("") } });
   const executor = httpExecutor(wire);
   const outcome = async (spec: HttpRequestSpec) => await executor.execute(job([spec]), limits);
@@ -159,9 +159,17 @@ Deno.test("a request no transport can build fails for good, before anything is s
       "invalid request: the value of header 'x-h' holds a line break or another character a header cannot carry",
   });
   assert.equal(wire.sent.length, 1, "only the fan-out's well-formed request reached the transport");
+  const credentials = await outcome(get("https://user:s3cr3t@a/x"));
+  assert.ok(!credentials.ok && !credentials.retryable);
+  assert.match(credentials.error, /^invalid request: the URL carries credentials \(user:password@\)/);
+  assert.doesNotMatch(credentials.error, /s3cr3t/, "the secret itself is not repeated");
+  const withUser = await executor.execute(job([get("https://user@a/x"), get("https://a/x")]), limits);
+  const part = withUser.ok ? withUser.parts?.[0] : undefined;
+  assert.match(part && !part.ok ? part.error : "", /carries credentials/);
+  assert.equal(wire.sent.length, 2, "nor were the requests whose URL carries credentials sent");
   const unusual = { "x-ok": "tab\tand Latin-1 \u00e9", "X-Custom_1.v~": "" };
   assert.deepEqual(await outcome({ ...base, headers: unusual }), { ok: true, response: null, status: 200 });
-  assert.deepEqual(wire.sent[1].headers, unusual, "a tab, Latin-1 and an unusual token name are sent");
+  assert.deepEqual(wire.sent[2].headers, unusual, "a tab, Latin-1 and an unusual token name are sent");
 });
 
 Deno.test("a fan-out of one request is still a fan-out; a job stored without the flag keeps the old reading", async () => {

@@ -19,15 +19,18 @@ import { touchedInOrder } from "../graph/touched.ts";
 import type { Segment } from "../json/path.ts";
 import { isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import type { InheritedEffectsPolicy } from "../config.ts";
+import { schemaViolation } from "../errors.ts";
 import type { EffectNode, Template } from "../model/nodes.ts";
 import { statusDocument } from "../model/status_document.ts";
 import type { Effect } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { materializeInputs } from "./derive.ts";
+import { fanOutWork } from "./fan_out.ts";
 import { isoInstant } from "./instant.ts";
 import type { DispatchedEffect, EffectRequest, EffectWork, HttpRequestSpec } from "./results.ts";
 import { settled, type Steps } from "./steps.ts";
 import { truthy } from "./truthy.ts";
+import { checkStatusWrite } from "./write_checks.ts";
 
 // The document's shape is the model's (its schema must accept it); executors find it here, beside its writes.
 export { type EffectPhase, type StatusDocument, statusDocument } from "../model/status_document.ts";
@@ -107,17 +110,17 @@ export function* collectEffects(
       // Inert until approved: the status document says why (once), nothing is sent.
       const status = effect.statusPath ? state.draft.get(effect.statusPath) : undefined;
       if (effect.statusPath && !(isObject(status) && status.phase === "blocked")) {
-        state.draft.set(
-          effect.statusPath,
-          statusDocument("blocked", null, state.now, BLOCKED_REASON),
-          state.created,
-        );
-        fired.statusWrites.push(effect.statusPath);
+        writeStatus(state, node, fired, null, statusDocument("blocked", null, state.now, BLOCKED_REASON));
       }
       continue;
     }
     const key = effect.dedupeKey ? (yield* settled(evaluated(state, effect.dedupeKey))) ?? null : null;
     if (effect.statusPath && heldBack(state.draft.get(effect.statusPath), key)) {
+      continue;
+    }
+    if (
+      effect.statusPath && !writeStatus(state, node, fired, key, statusDocument("pending", key, state.now))
+    ) {
       continue;
     }
     fired.requests.push({
@@ -127,12 +130,37 @@ export function* collectEffects(
       work: yield* settled(workOf(state, node)),
       definition: effect.definition,
     });
-    if (effect.statusPath) {
-      state.draft.set(effect.statusPath, statusDocument("pending", key, state.now), state.created);
-      fired.statusWrites.push(effect.statusPath);
-    }
   }
   return fired;
+}
+
+/**
+ * Writes an effect's status document where the model accepts it: a system
+ * write, which read-only does not stop but every other rule does (live metas,
+ * the keywords of the containers enclosing it), so the commit never holds a
+ * state the schema refuses. A refused document is traced at the effect and
+ * recorded as `failed` instead, where the model accepts that; either way the
+ * effect does not go out. True when `document` itself was written.
+ */
+function writeStatus(
+  state: CycleState,
+  node: EffectNode,
+  fired: FiredEffects,
+  key: Json,
+  document: Json,
+): boolean {
+  const path = node.effect.statusPath!;
+  const refused = checkStatusWrite(state, path, document);
+  let written = document;
+  if (refused.length) {
+    const error = `status document refused: ${schemaViolation(refused).message}`;
+    state.trace(node, node.key, undefined, error);
+    written = statusDocument("failed", key, state.now, error);
+    if (checkStatusWrite(state, path, written).length) return false;
+  }
+  state.draft.set(path, written, state.created);
+  fired.statusWrites.push(path);
+  return !refused.length;
 }
 
 /** An expression's value; a failure becomes `undefined` (the effect resolves what it can). */
@@ -204,7 +232,7 @@ async function timerInstant(state: CycleState, effect: EffectNode["effect"]): Pr
   return Number.isFinite(after) ? state.now + after : "the timer's `afterMs` has no value";
 }
 
-/** A server effect's request(s): `request` with its templates, or the `requests` fan-out. */
+/** A server effect's request(s): `request` with its templates, or the `requests` fan-out (fan_out.ts). */
 async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork> {
   const effect = node.effect;
   if (effect.link) {
@@ -229,34 +257,12 @@ async function httpWork(state: CycleState, node: EffectNode): Promise<EffectWork
     }
     return { type: "http", requests: [spec] };
   }
-  if (effect.requests) {
-    const listed = await evaluated(state, effect.requests);
-    const items = Array.isArray(listed) ? listed : listed === undefined ? [] : [listed];
-    return { type: "http", requests: items.filter(isObject).map(descriptorOf), fanOut: true };
-  }
+  if (effect.requests) return fanOutWork(state, await evaluated(state, effect.requests));
   return { type: "invalid", error: "a server effect needs `request`, `requests` or `target`" };
 }
 
 function isCompiled(value: unknown): value is CompiledExpression {
   return isObject(value) && typeof (value as unknown as CompiledExpression).evaluate === "function";
-}
-
-/** A fan-out descriptor `{method, url, headers, body, set, dedupeKey, statusPath}`. */
-function descriptorOf(item: Record<string, Json>): HttpRequestSpec {
-  const headers = isObject(item.headers)
-    ? Object.fromEntries(Object.entries(item.headers).map(([k, v]) => [k, String(v)]))
-    : {};
-  return {
-    method: typeof item.method === "string" ? item.method.toUpperCase() : "GET",
-    url: String(item.url ?? ""),
-    headers,
-    ...(item.body === undefined ? {} : { body: item.body }),
-    ...(isObject(item.set)
-      ? { set: Object.fromEntries(Object.entries(item.set).map(([k, v]) => [k, String(v)])) }
-      : {}),
-    ...(typeof item.statusPath === "string" ? { statusPath: item.statusPath } : {}),
-    ...(item.dedupeKey === undefined ? {} : { dedupeKey: item.dedupeKey }),
-  };
 }
 
 /** A caller effect's payload: its expression, or its members one by one (a failure becomes `{error}`). */

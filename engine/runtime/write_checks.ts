@@ -3,9 +3,10 @@
  * concrete canonical address, array indices stay under
  * `svc.limits.max-array-index`, and a written value (or a removal) must pass
  * every rule at its path — not a derived target, no container mismatch on the
- * way, the static schema (`required`, `readOnly` unless an executor folds back,
- * every keyword), a null-filled gap the schema allows, and the live meta values
- * (`minimum`, `pattern`, `required`, …) at and below the path.
+ * way, the static schema (`required`, `readOnly` unless the effect machinery
+ * writes: a fold-back, a status document; every keyword), a null-filled gap the
+ * schema allows, and the live meta values (`minimum`, `pattern`, `required`, …)
+ * at and below the path.
  *
  * @module
  */
@@ -13,7 +14,7 @@ import type { EngineConfig } from "../config.ts";
 import { type SchemaViolation, unprocessable } from "../errors.ts";
 import { LruCache } from "../expr/lru.ts";
 import { compilePattern, RegexLimitError, testPattern } from "../expr/regex.ts";
-import { getAt, memberAt } from "../json/document.ts";
+import { DocumentDraft, getAt, memberAt } from "../json/document.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
 import { isContainer, isObject, type Json, jsonEqual } from "../json/value.ts";
 import { metaPropertyName } from "../model/types.ts";
@@ -58,13 +59,15 @@ export function checkIndexLimit(config: EngineConfig, path: readonly Segment[]):
 /**
  * Every reason a write (or, with `value` undefined, a removal) at `path` is
  * refused: derived target, container mismatch, static schema, live metas.
- * `address`: the formatted path, when the caller has it.
+ * `address`: the formatted path, when the caller has it. `system`: the effect
+ * machinery writes (a fold-back, a status document), which read-only does not stop.
  */
 export function checkWrite(
   state: CycleState,
   path: readonly Segment[],
   value: Json | undefined,
   address: string = formatPath(path),
+  system: boolean = state.source === "foldback",
 ): SchemaViolation[] {
   const derived = state.derivedAt(path);
   if (derived) {
@@ -114,7 +117,7 @@ export function checkWrite(
     state.meta.size ? state.meta.get(`${addr}#${key}`) : undefined;
   // What the walk above reached is what is at `path` now (nothing, when it stopped short).
   const old = depth === path.length ? cur : undefined;
-  const readOnly = readOnlyViolations(state, path, value, old, address, metaOf);
+  const readOnly = system ? [] : readOnlyViolations(state, path, value, old, address, metaOf);
   if (value === undefined || value === null) {
     if (metaOf(address, "required") === true) {
       violations.push({ path: address, keyword: "required", message: "is required and cannot be cleared" });
@@ -142,7 +145,7 @@ export function checkWrite(
 /**
  * Why a caller may not write `value` at `path` (or remove what is there) for
  * read-only reasons: the place or a container above it is read-only, else the
- * write would change read-only members. An executor's fold-back may.
+ * write would change read-only members.
  */
 function readOnlyViolations(
   state: CycleState,
@@ -152,7 +155,6 @@ function readOnlyViolations(
   address: string,
   metaOf: (address: string, key: string) => Json | undefined,
 ): SchemaViolation[] {
-  if (state.source === "foldback") return [];
   const live = state.meta.size > 0 && hasReadOnlyMetas(state);
   const own = readOnlyViolation(state, path, address, live, metaOf);
   return own ? [own] : readOnlyMembersChanged(state, path, value, old, live, metaOf);
@@ -277,6 +279,24 @@ export function checkEnclosing(
     }
   }
   return violations;
+}
+
+/**
+ * Why the model refuses a status document the cycle itself would write at
+ * `path` (an effect firing or blocked): every rule of a write but read-only
+ * (the field is the effect's), and what it newly breaks of the containers
+ * enclosing it, judged on a trial copy so the draft is left as it is.
+ */
+export function checkStatusWrite(
+  state: CycleState,
+  path: readonly Segment[],
+  value: Json,
+): SchemaViolation[] {
+  const violations = checkWrite(state, path, value, formatPath(path), true);
+  if (violations.length || !state.model.schema.hasEnclosingKeywords) return violations;
+  const trial = new DocumentDraft(state.draft.root);
+  trial.set(path, value);
+  return checkEnclosing({ model: state.model, draft: trial, base: state.draft.root }, [path]);
 }
 
 /** The first array slot a write at `path` would pad with null (an index past the end), if any. */

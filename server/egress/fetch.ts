@@ -9,7 +9,14 @@
  */
 import http from "node:http";
 import https from "node:https";
-import { checkEgress, EgressBlocked, type EgressPolicy, type Resolver, systemResolver } from "./guard.ts";
+import {
+  checkEgress,
+  EgressBlocked,
+  EgressFailure,
+  type EgressPolicy,
+  type Resolver,
+  systemResolver,
+} from "./guard.ts";
 
 /** A request to send. */
 export interface EgressRequest {
@@ -35,14 +42,6 @@ export interface EgressOptions {
   /** The largest body accepted; a longer one fails the request. */
   maxResponseBytes: number;
   signal?: AbortSignal;
-}
-
-/** A request that failed on the way (I/O, time limit, oversized answer): worth a retry, unlike a refusal. */
-export class EgressFailure extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "EgressFailure";
-  }
 }
 
 type LookupCallback = (
@@ -115,4 +114,4 @@ export async function guardedFetch(request: EgressRequest, options: EgressOption
   });
 }
 
-export { EgressBlocked };
+export { EgressBlocked, EgressFailure };

@@ -6,7 +6,9 @@
  * port ignored); every address it resolves to is public (skipped with
  * `svc.effects.allow-private-ips`, which never relaxes the scheme). The
  * checked addresses are returned so the connection goes to exactly them: no
- * second DNS lookup between check and connect (DNS rebinding).
+ * second DNS lookup between check and connect (DNS rebinding). A name that
+ * does not resolve is not refused but failed, as worth another attempt: DNS
+ * failures are mostly passing.
  *
  * @module
  */
@@ -29,7 +31,7 @@ export const STRICT_POLICY: EgressPolicy = Object.freeze({
   allowedHosts: null,
 });
 
-/** Resolves a host name to its IPv4 and IPv6 addresses (a port, so tests need no DNS). */
+/** Resolves a host name to its IPv4 and IPv6 addresses (a port, so tests need no DNS); {@link EgressFailure} when none. */
 export type Resolver = (hostname: string) => Promise<string[]>;
 
 /** A refused request; the message names the rule. */
@@ -37,6 +39,14 @@ export class EgressBlocked extends Error {
   constructor(message: string) {
     super(`egress blocked: ${message}`);
     this.name = "EgressBlocked";
+  }
+}
+
+/** A request that failed on the way (DNS, I/O, time limit, oversized answer): worth a retry, unlike a refusal. */
+export class EgressFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EgressFailure";
   }
 }
 
@@ -60,18 +70,35 @@ export function hostAllowed(hostname: string, allowed: readonly string[]): boole
   });
 }
 
-/** The DNS port over Deno's resolver: A and AAAA records. */
+/**
+ * The DNS port over Deno's resolver: A and AAAA records. A name without any
+ * fails with {@link EgressFailure} saying why in a few words (no record, a
+ * lookup that timed out or failed), never with the resolver's whole message.
+ */
 export const systemResolver: Resolver = async (hostname) => {
   const lookups = await Promise.allSettled([
     Deno.resolveDns(hostname, "A"),
     Deno.resolveDns(hostname, "AAAA"),
   ]);
   const addresses = lookups.flatMap((r) => r.status === "fulfilled" ? r.value : []);
-  if (!addresses.length) throw new EgressBlocked(`cannot resolve host '${hostname}'`);
+  if (!addresses.length) {
+    throw new EgressFailure(`dns: cannot resolve host '${hostname}': ${dnsReason(lookups)}`);
+  }
   return addresses;
 };
 
-/** Checks `target` against `policy`; throws {@link EgressBlocked} naming the rule. */
+/** Why lookups found no address: no record (NXDOMAIN, or no A/AAAA), else the first lookup's failure. */
+function dnsReason(lookups: PromiseSettledResult<string[]>[]): string {
+  const failed = lookups.find((r): r is PromiseRejectedResult =>
+    r.status === "rejected" && !(r.reason instanceof Deno.errors.NotFound)
+  );
+  if (!failed) return "no A or AAAA record";
+  return failed.reason instanceof Deno.errors.TimedOut
+    ? "the lookup timed out"
+    : `the lookup failed (${(failed.reason as Error).name})`;
+}
+
+/** Checks `target` against `policy`; throws {@link EgressBlocked} naming the rule, the resolver's failure as it is. */
 export async function checkEgress(
   target: string,
   policy: EgressPolicy,

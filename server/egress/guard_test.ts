@@ -3,16 +3,20 @@ import { blockedRange } from "./address_rules.ts";
 import {
   checkEgress,
   EgressBlocked,
+  EgressFailure,
   type EgressPolicy,
   hostAllowed,
   type Resolver,
   STRICT_POLICY,
+  systemResolver,
 } from "./guard.ts";
 
 /** A resolver over a fixed table (no DNS). */
 const table = (entries: Record<string, string[]>): Resolver => (host) => {
   const found = entries[host];
-  return found ? Promise.resolve(found) : Promise.reject(new EgressBlocked(`cannot resolve host '${host}'`));
+  return found
+    ? Promise.resolve(found)
+    : Promise.reject(new EgressFailure(`dns: cannot resolve host '${host}'`));
 };
 const dns = table({
   "public.example": ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"],
@@ -74,7 +78,6 @@ Deno.test("scheme, host and allow-list rules come first; allow-private-ips never
   assert.match(await refusal("http://127.0.0.1/", privateOk), /cleartext http/);
   assert.match(await refusal("ftp://public.example/"), /scheme 'ftp'/);
   assert.match(await refusal("/relative"), /not an absolute URL/);
-  assert.match(await refusal("https://nowhere.example/"), /cannot resolve host 'nowhere\.example'/);
   const allowList = { ...STRICT_POLICY, allowedHosts: ["api.example.com", "*.partner.example"] };
   assert.match(await refusal("https://public.example/", allowList), /not in svc\.effects\.allowed-hosts/);
   assert.ok(hostAllowed("API.example.com", ["api.example.com"]));
@@ -92,4 +95,23 @@ Deno.test("public names pass with every address they resolve to; private ones wi
   for (const ip of ["8.8.8.8", "198.17.255.255", "198.20.0.1", "2001:4860::8888", "[64:ff9b::808:808]"]) {
     assert.equal(blockedRange(ip), null, ip);
   }
+});
+
+Deno.test("a name that does not resolve is a failure worth a retry, not a refusal", async () => {
+  await assert.rejects(
+    checkEgress("https://nonexistent.invalid/", STRICT_POLICY, systemResolver),
+    (err) =>
+      err instanceof EgressFailure && !(err instanceof EgressBlocked) &&
+      /^dns: cannot resolve host 'nonexistent\.invalid': (no A or AAAA record|the lookup)/.test(err.message),
+  );
+  await assert.rejects(
+    checkEgress("https://nowhere.example/", STRICT_POLICY, dns),
+    (err) => err instanceof EgressFailure && /cannot resolve host 'nowhere\.example'/.test(err.message),
+  );
+  // The allow-list is judged before any lookup: an unlisted name is refused, resolvable or not.
+  const allowList = { ...STRICT_POLICY, allowedHosts: ["api.example.com"] };
+  assert.match(
+    await refusal("https://nonexistent.invalid/", allowList),
+    /not in svc\.effects\.allowed-hosts/,
+  );
 });

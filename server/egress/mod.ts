@@ -9,16 +9,11 @@ export {
   type CheckedTarget,
   checkEgress,
   EgressBlocked,
+  EgressFailure,
   type EgressPolicy,
   hostAllowed,
   type Resolver,
   STRICT_POLICY,
   systemResolver,
 } from "./guard.ts";
-export {
-  EgressFailure,
-  type EgressOptions,
-  type EgressRequest,
-  type EgressResponse,
-  guardedFetch,
-} from "./fetch.ts";
+export { type EgressOptions, type EgressRequest, type EgressResponse, guardedFetch } from "./fetch.ts";

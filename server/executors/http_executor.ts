@@ -1,8 +1,8 @@
 /**
  * The server's `server` effect kind: the engine's HTTP executor
  * (engine/effects/http_executor.ts) sending through the egress guard, which
- * refuses blocked destinations for good and reports I/O failures, time-outs
- * and oversized answers as worth a retry.
+ * refuses blocked destinations for good and reports DNS and I/O failures,
+ * time-outs and oversized answers as worth a retry.
  *
  * @module
  */

@@ -2,12 +2,13 @@
  * `server` effects of the real server against real loopback targets (the
  * egress guard relaxed by configuration for them): success and fold-back,
  * retry after a 500, time-out, oversized answer, redirect not followed, a key
- * superseded and a trigger turned false while in flight, fan-out, and the
- * default guard refusing the loopback target.
+ * superseded and a trigger turned false while in flight, fan-out, the
+ * default guard refusing the loopback target, and a name that does not
+ * resolve retried.
  */
 import assert from "node:assert/strict";
 import { call, startTestServer } from "../server/helpers.ts";
-import { LOOPBACK_EFFECTS, rateModel, startTarget, stateOf, until } from "./helpers.ts";
+import { LOOPBACK_EFFECTS, rateModel, startTarget, stateOf, until, writesTo } from "./helpers.ts";
 
 const fetchPhase = (s: { io?: { fetch?: { phase: string } } }) => s.io?.fetch?.phase;
 
@@ -208,6 +209,66 @@ Deno.test("with the default guard a loopback target is refused before any connec
       "egress blocked: 127.0.0.1 is loopback (svc.effects.allow-private-ips)",
     );
     assert.equal(target.hits.length, 0);
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});
+
+Deno.test("a host name that does not resolve is retried under the policy, then fails saying so", async () => {
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    const policy = { retries: 2, backoff: 10 };
+    await call(server.url, "POST", "/models", rateModel("http://nonexistent.invalid", { policy }));
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "failed",
+      "the failure",
+    );
+    assert.match(state.io.fetch.error, /^dns: cannot resolve host 'nonexistent\.invalid': /);
+    const phases = (await writesTo(server.url, "quote", "$.io.fetch")).map((s) =>
+      (s as { phase: string }).phase
+    );
+    assert.deepEqual(phases, ["failed", "in_flight", "in_flight", "in_flight"], "three attempts");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("credentials in an effect's URL: a literal one refused at create and evolve, a computed one fails the job", async () => {
+  const target = startTarget(() => Response.json({ rate: 1 }));
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    const withUser = target.url.replace("http://", "http://user:s3cr3t@");
+    const created = await call(server.url, "POST", "/models", rateModel(withUser));
+    assert.equal(created.status, 422);
+    const finding = created.json.errors.find((e: { location: string }) =>
+      e.location === "effects[0].request.url"
+    );
+    assert.match(
+      finding.message,
+      /carries credentials \(user:password@\), which are never sent: put them in a request header/,
+    );
+    assert.doesNotMatch(JSON.stringify(created.json), /s3cr3t/);
+
+    // Computed: the host comes from the document, so only the request that would be sent can tell.
+    const computed = rateModel("", { request: { url: "{ region }/rate" } });
+    assert.equal((await call(server.url, "POST", "/models", computed)).status, 201);
+    const evolved = await call(server.url, "POST", "/models/quote/spec/evolve", {
+      upsertEffects: [{ ...(computed.effects as object[])[0], request: { url: `${withUser}/rate` } }],
+    });
+    assert.equal(evolved.status, 422);
+    assert.match(JSON.stringify(evolved.json.errors), /effects\[0\]\.request\.url/);
+
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": withUser, "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "failed",
+      "failure",
+    );
+    assert.match(state.io.fetch.error, /^invalid request: the URL carries credentials \(user:password@\)/);
+    assert.equal(target.hits.length, 0, "no request went out without them");
   } finally {
     await server.close();
     await target.close();

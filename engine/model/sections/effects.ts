@@ -212,9 +212,26 @@ export function compileTemplate(text: string, location: string, ctx: SectionCont
   return parts;
 }
 
-/** A server effect's `request`: method (GET), url and header templates, body. */
+/**
+ * Why an effect's URL may not carry credentials, and where they go instead:
+ * no transport sends `user:password@` (a browser's `fetch` refuses the URL,
+ * the server's request would go without them).
+ */
+export const URL_CREDENTIALS =
+  "the URL carries credentials (user:password@), which are never sent: put them " +
+  `in a request header, e.g. "authorization": "Basic { $base64encode('user:password') }" (README "Effects")`;
+
+/** A URL whose literal beginning holds the user part of its authority (`https://user:pass@host/…`). */
+const STATIC_USERINFO = /^\s*[a-z][a-z0-9+.-]*:\/\/[^/?#\\{]*@/i;
+
+/**
+ * A server effect's `request`: method (GET), url and header templates, body.
+ * Credentials in the URL's literal part are refused here; computed ones fail
+ * the request when it is sent (http_executor.ts).
+ */
 function compileRequest(request: unknown, location: string, ctx: SectionContext): CompiledRequest | null {
   if (!isObject(request) || typeof request.url !== "string") return null;
+  if (STATIC_USERINFO.test(request.url)) ctx.error(`${location}.url`, URL_CREDENTIALS);
   const headers = isObject(request.headers) ? request.headers : {};
   return {
     method: typeof request.method === "string" ? request.method.toUpperCase() : "GET",

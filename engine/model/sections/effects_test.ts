@@ -96,3 +96,25 @@ Deno.test("a library may not use $shuffle, like the clock and $random", () => {
     /uses \$shuffle: library values are computed once/,
   );
 });
+
+Deno.test("credentials in the literal part of a request URL are refused, pointing to a header instead", () => {
+  const effect = (id: string, url: string) => ({ id, trigger: "qty > 1", request: { url } });
+  const report = compile(spec({
+    effects: [
+      effect("both", "https://user:s3cr3t@api.example/x"),
+      effect("user", "https://user@{ $const.host }/x"),
+      effect("upper", " HTTPS://u:p@api.example"),
+      effect("computedHost", "https://{ $const.host }/x"),
+      effect("inQuery", "https://api.example/x?mail=a@b.example"),
+      effect("inPath", "https://api.example/{ qty }@x"),
+    ],
+  }));
+  assert.deepEqual(locations(report.errors), [
+    "effects[0].request.url",
+    "effects[1].request.url",
+    "effects[2].request.url",
+  ]);
+  assert.match(report.errors[0].message, /carries credentials \(user:password@\), which are never sent/);
+  assert.match(report.errors[0].message, /request header, e\.g\. "authorization"/);
+  assert.doesNotMatch(report.errors[0].message, /s3cr3t/, "the secret itself is not repeated");
+});
