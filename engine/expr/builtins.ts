@@ -28,6 +28,8 @@
  *   are capped in length (a picture of 20 million `0`s asks for 20 million
  *   digits) and date width modifiers (`[Y,400000000]`) in value (the cycle's
  *   `$now(picture)`, see `clock.ts`, formats through `$fromMillis`);
+ * - `$toMillis` with a picture: its regex runs on RE2, not by backtracking,
+ *   over a timestamp of at most {@link MAX_PARSED_CHARS} (`date_picture.ts`);
  * - `$match`, `$replace`, `$split` with a regex: the walk over the matches
  *   checks the deadline and yields every {@link MATCH_CHUNK} matches (a regex
  *   is linear, but one call may still find 100,000 matches; each is charged
@@ -45,6 +47,8 @@ import { jsonStringBytes } from "../json/measure.ts";
 import { codePointLength, codePointRepeat, codePointSlice, type Pace } from "./code_points.ts";
 import { splitByString } from "./split.ts";
 import { numberStandIn, timestampStandIn } from "./stand_ins.ts";
+import { parsedWith } from "./date_picture.ts";
+import { loadRegexEngine } from "./re2.ts";
 
 /** A JSONata builtin as its environment holds it. */
 export interface Builtin {
@@ -105,6 +109,9 @@ function jsonataBuiltins(): Promise<Record<Name, Builtin>> {
 
 /** Longest picture of `$formatNumber`, `$formatInteger`, `$fromMillis` and `$toMillis`. */
 export const MAX_PICTURE_LENGTH = 1000;
+
+/** Longest timestamp `$toMillis` reads with a picture (see `date_picture.ts`). */
+export const MAX_PARSED_CHARS = 100;
 
 /** Widest field a date picture's width modifier may ask for. */
 export const MAX_PICTURE_WIDTH = 1000;
@@ -635,9 +642,20 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
     toMillis: wrap("toMillis", async function (this: Focus, timestamp: unknown, picture?: unknown) {
       checkDatePicture(picture);
       if (typeof timestamp !== "string") return undefined;
+      const Engine = picture === undefined ? undefined : guarded(this)?.regexEngine;
+      if (Engine) {
+        if (timestamp.length > MAX_PARSED_CHARS) {
+          throw failure(
+            "U1004",
+            `a timestamp of ${timestamp.length} characters read by a picture is over the limit of ${MAX_PARSED_CHARS}`,
+          );
+        }
+        await loadRegexEngine();
+      }
       const text = picture === undefined ? await timestampStandIn(timestamp, pacer(this)) : timestamp;
       try {
-        return original("toMillis", this, text, picture);
+        const parse = () => original("toMillis", this, text, picture);
+        return Engine ? parsedWith(Engine as never, parse) : parse();
       } catch (err) {
         return quotingValue(timestamp)(err);
       }
