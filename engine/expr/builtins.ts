@@ -24,8 +24,8 @@
  * - `$sort`: jsonata-js's merge sort without its quadratic copies, paced by
  *   the guard even with the default comparator, which runs no step
  *   (`merge_sort.ts`); its slots are charged before they are built;
- * - `$formatNumber`, `$formatInteger`, `$fromMillis`, `$toMillis`: pictures
- *   are capped in length (a picture of 20 million `0`s asks for 20 million
+ * - `$formatNumber`, `$formatInteger`, `$parseInteger`, `$fromMillis`,
+ *   `$toMillis`: pictures are capped in length (a picture of 20 million `0`s asks for 20 million
  *   digits) and date width modifiers (`[Y,400000000]`) in value (the cycle's
  *   `$now(picture)`, see `clock.ts`, formats through `$fromMillis`);
  * - `$toMillis` with a picture: its regex runs on RE2, not by backtracking,
@@ -89,6 +89,7 @@ const NAMES = [
   "assert",
   "formatInteger",
   "formatNumber",
+  "parseInteger",
   "toMillis",
   "now",
   "millis",
@@ -107,7 +108,7 @@ function jsonataBuiltins(): Promise<Record<Name, Builtin>> {
     .evaluate({}) as Promise<Record<Name, Builtin>>;
 }
 
-/** Longest picture of `$formatNumber`, `$formatInteger`, `$fromMillis` and `$toMillis`. */
+/** Longest picture of `$formatNumber`, `$formatInteger`, `$parseInteger`, `$fromMillis` and `$toMillis`. */
 export const MAX_PICTURE_LENGTH = 1000;
 
 /** Longest timestamp `$toMillis` reads with a picture (see `date_picture.ts`). */
@@ -477,6 +478,12 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
       return chunked(str, this, (from, to) => original(name, this, str.slice(from, to)), cut)
         .catch(quotingValue(str));
     } as never);
+  /** A builtin whose second argument is a number picture, capped (see {@link checkPicture}). */
+  const pictured = (name: Name): Builtin =>
+    wrap(name, function (this: Focus, ...args: unknown[]) {
+      checkPicture(args[1]);
+      return original(name, this, ...args);
+    } as never);
   return {
     pad: wrap("pad", async function (this: Focus, str: unknown, width: unknown, char?: unknown) {
       if (typeof width === "number" && Number.isFinite(width)) {
@@ -631,14 +638,9 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
       checkDatePicture(args[1]);
       return original("fromMillis", this, ...args);
     } as never),
-    formatInteger: wrap("formatInteger", function (this: Focus, ...args: unknown[]) {
-      checkPicture(args[1]);
-      return original("formatInteger", this, ...args);
-    } as never),
-    formatNumber: wrap("formatNumber", function (this: Focus, ...args: unknown[]) {
-      checkPicture(args[1]);
-      return original("formatNumber", this, ...args);
-    } as never),
+    formatInteger: pictured("formatInteger"),
+    formatNumber: pictured("formatNumber"),
+    parseInteger: pictured("parseInteger"),
     toMillis: wrap("toMillis", async function (this: Focus, timestamp: unknown, picture?: unknown) {
       checkDatePicture(picture);
       if (typeof timestamp !== "string") return undefined;

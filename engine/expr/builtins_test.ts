@@ -57,6 +57,7 @@ Deno.test("pictures longer than 1000 characters fail at once instead of formatti
       "$fromMillis(0, $pad('', 20000000, '0'))",
       "$fromMillis(0, '[Y' & $pad('', 20000000, '0') & ']')",
       "$toMillis('2020', $pad('', 4000000, '[Y]'))",
+      "$parseInteger('1', $pad('', 5000000, '0'))",
     ]
   ) {
     const started = Date.now();
@@ -75,6 +76,7 @@ Deno.test("pictures longer than 1000 characters fail at once instead of formatti
     "$formatNumber(5, '9999')",
     "$fromMillis(0, '[Y1001]-[M01] [Y,2-4]')",
     "$toMillis('2020-03', '[Y0001]-[M01]')",
+    "$parseInteger('12,345', $pad('', 995, '#') & '0,000')",
   ], {});
 });
 
