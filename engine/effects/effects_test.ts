@@ -212,6 +212,7 @@ Deno.test("a timer's `at` is epoch milliseconds or a real ISO-8601 instant; anyt
       timer("rolled", "'2099-02-30T00:00:00Z'"),
       timer("midnight", "'2099-01-01T24:00:00Z'"),
       timer("text", "'soon'"),
+      timer("local", "'2099-01-31T00:00:00'"),
       timer("none", "undefinedField"),
     ],
   });
@@ -223,17 +224,22 @@ Deno.test("a timer's `at` is epoch milliseconds or a real ISO-8601 instant; anyt
     rolled: [
       "failed",
       "the timer's `at` is neither epoch milliseconds nor an ISO-8601 timestamp of a real " +
-      'instant: "2099-02-30T00:00:00Z"',
+      'instant (a time of day with its UTC offset): "2099-02-30T00:00:00Z"',
     ],
     midnight: [
       "failed",
       "the timer's `at` is neither epoch milliseconds nor an ISO-8601 timestamp of a real " +
-      'instant: "2099-01-01T24:00:00Z"',
+      'instant (a time of day with its UTC offset): "2099-01-01T24:00:00Z"',
     ],
     text: [
       "failed",
       "the timer's `at` is neither epoch milliseconds nor an ISO-8601 timestamp of a real " +
-      'instant: "soon"',
+      'instant (a time of day with its UTC offset): "soon"',
+    ],
+    local: [
+      "failed",
+      "the timer's `at` is neither epoch milliseconds nor an ISO-8601 timestamp of a real " +
+      'instant (a time of day with its UTC offset): "2099-01-31T00:00:00"',
     ],
     none: ["failed", "the timer's `at` has no value"],
   });

@@ -24,10 +24,12 @@
  * - `$sort`: jsonata-js's merge sort without its quadratic copies, paced by
  *   the guard even with the default comparator, which runs no step
  *   (`merge_sort.ts`); its slots are charged before they are built;
- * - `$formatNumber`, `$formatInteger`, `$fromMillis`, `$toMillis`: pictures
- *   are capped in length (a picture of 20 million `0`s asks for 20 million
+ * - `$formatNumber`, `$formatInteger`, `$parseInteger`, `$fromMillis`,
+ *   `$toMillis`: pictures are capped in length (a picture of 20 million `0`s asks for 20 million
  *   digits) and date width modifiers (`[Y,400000000]`) in value (the cycle's
  *   `$now(picture)`, see `clock.ts`, formats through `$fromMillis`);
+ * - `$toMillis` with a picture: its regex runs on RE2, not by backtracking,
+ *   over a timestamp of at most {@link MAX_PARSED_CHARS} (`date_picture.ts`);
  * - `$match`, `$replace`, `$split` with a regex: the walk over the matches
  *   checks the deadline and yields every {@link MATCH_CHUNK} matches (a regex
  *   is linear, but one call may still find 100,000 matches; each is charged
@@ -45,6 +47,8 @@ import { jsonStringBytes } from "../json/measure.ts";
 import { codePointLength, codePointRepeat, codePointSlice, type Pace } from "./code_points.ts";
 import { splitByString } from "./split.ts";
 import { numberStandIn, timestampStandIn } from "./stand_ins.ts";
+import { parsedWith } from "./date_picture.ts";
+import { loadRegexEngine } from "./re2.ts";
 
 /** A JSONata builtin as its environment holds it. */
 export interface Builtin {
@@ -85,6 +89,7 @@ const NAMES = [
   "assert",
   "formatInteger",
   "formatNumber",
+  "parseInteger",
   "toMillis",
   "now",
   "millis",
@@ -103,8 +108,11 @@ function jsonataBuiltins(): Promise<Record<Name, Builtin>> {
     .evaluate({}) as Promise<Record<Name, Builtin>>;
 }
 
-/** Longest picture of `$formatNumber`, `$formatInteger`, `$fromMillis` and `$toMillis`. */
+/** Longest picture of `$formatNumber`, `$formatInteger`, `$parseInteger`, `$fromMillis` and `$toMillis`. */
 export const MAX_PICTURE_LENGTH = 1000;
+
+/** Longest timestamp `$toMillis` reads with a picture (see `date_picture.ts`). */
+export const MAX_PARSED_CHARS = 100;
 
 /** Widest field a date picture's width modifier may ask for. */
 export const MAX_PICTURE_WIDTH = 1000;
@@ -470,6 +478,12 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
       return chunked(str, this, (from, to) => original(name, this, str.slice(from, to)), cut)
         .catch(quotingValue(str));
     } as never);
+  /** A builtin whose second argument is a number picture, capped (see {@link checkPicture}). */
+  const pictured = (name: Name): Builtin =>
+    wrap(name, function (this: Focus, ...args: unknown[]) {
+      checkPicture(args[1]);
+      return original(name, this, ...args);
+    } as never);
   return {
     pad: wrap("pad", async function (this: Focus, str: unknown, width: unknown, char?: unknown) {
       if (typeof width === "number" && Number.isFinite(width)) {
@@ -624,20 +638,26 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
       checkDatePicture(args[1]);
       return original("fromMillis", this, ...args);
     } as never),
-    formatInteger: wrap("formatInteger", function (this: Focus, ...args: unknown[]) {
-      checkPicture(args[1]);
-      return original("formatInteger", this, ...args);
-    } as never),
-    formatNumber: wrap("formatNumber", function (this: Focus, ...args: unknown[]) {
-      checkPicture(args[1]);
-      return original("formatNumber", this, ...args);
-    } as never),
+    formatInteger: pictured("formatInteger"),
+    formatNumber: pictured("formatNumber"),
+    parseInteger: pictured("parseInteger"),
     toMillis: wrap("toMillis", async function (this: Focus, timestamp: unknown, picture?: unknown) {
       checkDatePicture(picture);
       if (typeof timestamp !== "string") return undefined;
+      const Engine = picture === undefined ? undefined : guarded(this)?.regexEngine;
+      if (Engine) {
+        if (timestamp.length > MAX_PARSED_CHARS) {
+          throw failure(
+            "U1004",
+            `a timestamp of ${timestamp.length} characters read by a picture is over the limit of ${MAX_PARSED_CHARS}`,
+          );
+        }
+        await loadRegexEngine();
+      }
       const text = picture === undefined ? await timestampStandIn(timestamp, pacer(this)) : timestamp;
       try {
-        return original("toMillis", this, text, picture);
+        const parse = () => original("toMillis", this, text, picture);
+        return Engine ? parsedWith(Engine as never, parse) : parse();
       } catch (err) {
         return quotingValue(timestamp)(err);
       }

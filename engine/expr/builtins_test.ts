@@ -57,6 +57,7 @@ Deno.test("pictures longer than 1000 characters fail at once instead of formatti
       "$fromMillis(0, $pad('', 20000000, '0'))",
       "$fromMillis(0, '[Y' & $pad('', 20000000, '0') & ']')",
       "$toMillis('2020', $pad('', 4000000, '[Y]'))",
+      "$parseInteger('1', $pad('', 5000000, '0'))",
     ]
   ) {
     const started = Date.now();
@@ -75,6 +76,7 @@ Deno.test("pictures longer than 1000 characters fail at once instead of formatti
     "$formatNumber(5, '9999')",
     "$fromMillis(0, '[Y1001]-[M01] [Y,2-4]')",
     "$toMillis('2020-03', '[Y0001]-[M01]')",
+    "$parseInteger('12,345', $pad('', 995, '#') & '0,000')",
   ], {});
 });
 
@@ -513,5 +515,122 @@ Deno.test("$split, $decodeUrl, $number, $toMillis, $error, $assert, $uppercase a
     });
     assert.ok(took < 5000, `${source} took ${took} ms`);
     assert.ok(longest < 400, `${source} held the event loop for ${longest} ms`);
+  }
+});
+
+Deno.test("$toMillis with a picture gives jsonata-js's results and errors", async () => {
+  const cases: [string, string][] = [
+    ["2024-03-05T10:11:12.345+05:30", "[Y0001]-[M01]-[D01]T[H01]:[m01]:[s01].[f001][Z01:01]"],
+    ["20240305101112", "[Y0001][M01][D01][H01][m01][s01]"],
+    ["Tuesday, 5th March 2024", "[FNn], [D1o] [MNn] [Y]"],
+    ["TUESDAY, 5TH MARCH 2024", "[FNn], [D1o] [MNn] [Y]"],
+    ["fifth of march, two thousand and twenty-four", "[Dwo] of [Mn], [Yw]"],
+    ["5 Mar 2024 10:11 pm GMT+05:30", "[D] [MNn,3-3] [Y] [h]:[m01] [Pn] [z]"],
+    ["mmxxiv-iii-v", "[Yi]-[Mi]-[Di]"],
+    ["2024-065", "[Y]-[d]"],
+    ["2024-03-05 +0530", "[Y]-[M]-[D] [Z0000]"],
+    ["2024-03-05 +05x30", "[Y]-[M]-[D] [Z01.01]"],
+    ["2024-03-05 +05\r30", "[Y]-[M]-[D] [Z01.01]"],
+    ["2024-03-05 +05\n30", "[Y]-[M]-[D] [Z01.01]"],
+    ["2024-03-05 +05(30", "[Y]-[M]-[D] [Z01(01]"],
+    ...["[", "{", "?", "|", "\\", "^", "*", ")", "$"].map((sep): [string, string] => [
+      `2024-03-05 +05${sep}30`,
+      `[Y]-[M]-[D] [Z01${sep}01]`,
+    ]),
+    ["2024-03-05 +0530", "[Y]-[M]-[D] [Z01|01]"],
+    ["12345", "[f][f][Y]"],
+    ["123456789", "[Y,2][M,2][D]"],
+    // Case folding as JavaScript's: the Kelvin sign and the long s are not k and s, ß is not ẞ; é is É.
+    ["2024k03", "[Y]K[M]"],
+    ["2024\u212A03", "[Y]K[M]"],
+    ["2024s03", "[Y]\u017F[M]"],
+    ["2024\u1E9E03", "[Y]ß[M]"],
+    ["2024é03", "[Y]É[M]"],
+    ["2024😀03", "[Y]😀[M]"],
+    ["2024[03]", "[Y][[[M]]]"],
+    ["2024-03", "[Y]-[M"],
+    ["2024-03", "[Y]-[Q]"],
+    ["2024-03", "[Y]-[Dn]"],
+    ["2024-03", "[Y]-[H]"],
+    ["11", "[Y][f]"],
+    ["1a", "[f][f][f][f]"],
+    ["", ""],
+    ["x", ""],
+    ["", "[Y]"],
+  ];
+  for (const [s, p] of cases) await assertSameOutcome("$toMillis(s, p)", { s, p });
+  // Timestamps formatted by a random picture (so they match it), then perhaps upper-cased or cut.
+  const random = new Random(20261214);
+  const markers = [
+    "[Y]",
+    "[Y0001]",
+    "[M01]",
+    "[MNn]",
+    "[M]",
+    "[D]",
+    "[D1o]",
+    "[Dw]",
+    "[d]",
+    "[FNn]",
+    "[H01]",
+    "[h]",
+    "[m01]",
+    "[s01]",
+    "[f001]",
+    "[f]",
+    "[Pn]",
+    "[Z01:01]",
+    "[Z]",
+    "[z]",
+    "[Yw]",
+    "[Mi]",
+  ];
+  const literals = ["", "", "-", " ", ":", "T", "1", "a", "é", ", "];
+  for (let round = 0; round < 400; round++) {
+    // A year first: a picture without one takes the missing parts from the evaluation's clock.
+    let p = random.pick(["[Y]", "[Y0001]", "[Yw]"]) + random.pick(literals);
+    for (let n = random.int(5); n > 0; n--) p += random.pick(markers) + random.pick(literals);
+    const ms = random.int(4e12) - 1e12;
+    let s = await jsonata("$fromMillis(ms, p, '+0130')").evaluate({ ms, p }) as string;
+    if (random.chance(0.3)) s = s.toUpperCase();
+    if (random.chance(0.3)) s = s.slice(0, random.int(s.length + 1));
+    const words = p.match(/w/g)?.length ?? 0;
+    if (s.length <= 100 && words <= 2) await assertSameOutcome("$toMillis(s, p)", { s, p });
+    else {await assert.rejects(
+        () => compiler.compile("$toMillis(s, p)").evaluate({ s, p }),
+        /U1004: /,
+        `${p} over ${s}`,
+      );}
+  }
+});
+
+Deno.test("$toMillis with a picture is linear, and its timestamp and the picture's pattern are capped", async () => {
+  for (
+    const [s, p, expected] of [
+      // jsonata-js's backtracking regex took seconds (136 s for `[f][f][f][f]` and 800 digits) on each of these.
+      ["1".repeat(45) + "a", "[f]".repeat(7), undefined],
+      ["1".repeat(99) + "a", "[f][f][f][f]", undefined],
+      ["1".repeat(99) + "a", "[f]".repeat(100), undefined],
+      ["1".repeat(99) + "a", "[f]1".repeat(60), undefined],
+      ["a".repeat(99) + "1", "[MNn]".repeat(40), undefined],
+      ["+1".repeat(49) + "a", "[Z][f]".repeat(30), undefined],
+      ["one ".repeat(24) + "onx", "[Yw] [Yw]", undefined],
+      [
+        "1".repeat(101),
+        "[f][f][f][f]",
+        /^U1004: a timestamp of 101 characters read by a picture is over the limit of 100/,
+      ],
+      ["one", "[Yw]".repeat(3), /^U1004: a picture's pattern of \d+ is over the limit of 1500/],
+      ["1", "[Y,999][M,999][D]", /^U1004: a picture's pattern of \d+ is over the limit of 1500/],
+    ] as const
+  ) {
+    const { longest } = await holding(async () => {
+      const outcome = await compiler.compile("$toMillis(s, p)").evaluate({ s, p }).catch((err: Error) => err);
+      if (expected instanceof RegExp) {
+        assert.ok(outcome instanceof Error, `${p} gave ${outcome}`);
+        assert.match(outcome.message, expected, p);
+      } else assert.equal(outcome, expected, p);
+    });
+    assert.ok(longest < 200, `${p} over ${s.length} characters held the event loop for ${longest} ms`);
   }
 });

@@ -224,7 +224,7 @@ async function timerInstant(state: CycleState, effect: EffectNode["effect"]): Pr
     if (at === undefined || at === null) return "the timer's `at` has no value";
     const ms = typeof at === "number" ? at : typeof at === "string" ? isoInstant(at) : NaN;
     if (Number.isFinite(ms)) return ms;
-    return `the timer's \`at\` is neither epoch milliseconds nor an ISO-8601 timestamp of a real instant: ${
+    return `the timer's \`at\` is neither epoch milliseconds nor an ISO-8601 timestamp of a real instant (a time of day with its UTC offset): ${
       JSON.stringify(at).slice(0, 80)
     }`;
   }

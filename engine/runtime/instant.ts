@@ -1,14 +1,16 @@
 /**
  * ISO-8601 timestamps of real calendar instants: `Date.parse` alone rolls
  * February 30 over into March and reads hour 24 as the next midnight instead
- * of refusing them.
+ * of refusing them, and reads a date and time without a UTC offset in the
+ * host's time zone, so the same request named another instant on another
+ * server: a time of day must carry its offset (`Z`, `+05:30`).
  *
  * @module
  */
 
-/** Year, month, day, then optional hour, minute, second and offset hours and minutes. */
+/** Year, month, day, then optional hour, minute, second and offset (required with a time; a date alone is UTC). */
 const ISO_INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2}))?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2})))?$/;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 

@@ -69,13 +69,18 @@ export interface Snapshot {
 }
 
 /**
- * Parses an ISO-8601 timestamp of a real calendar date and time; throws a 400
- * error naming the parameter otherwise. The one parser of timestamps callers
- * give (`at`, audit `from` and `to`).
+ * Parses an ISO-8601 timestamp of a real calendar date and time with its UTC
+ * offset (see `instant.ts`); throws a 400 error naming the parameter otherwise.
+ * The one parser of timestamps callers give (`at`, audit `from` and `to`).
  */
 export function parseInstant(text: string, name: string): number {
   const ms = isoInstant(text);
-  if (Number.isNaN(ms)) throw badRequest(`'${name}' is not an ISO-8601 timestamp: '${text}'`);
+  if (Number.isNaN(ms)) {
+    throw badRequest(
+      `'${name}' is not an ISO-8601 timestamp of a real date, or date and time with its UTC offset ` +
+        `(Z or ±hh:mm): '${text}'`,
+    );
+  }
   return ms;
 }
 

@@ -350,7 +350,7 @@ Deno.test("parseInstant and formatInstant", () => {
   assert.equal(parseInstant("2024-01-01", "at"), Date.UTC(2024, 0, 1));
   assert.equal(parseInstant("2024-01-01T01:00:00+01:00", "at"), Date.UTC(2024, 0, 1));
   assert.equal(formatInstant(Date.UTC(2024, 0, 1)), "2024-01-01T00:00:00.000Z");
-  assert.throws(() => parseInstant("soon", "from"), /'from' is not an ISO-8601 timestamp: 'soon'/);
+  assert.throws(() => parseInstant("soon", "from"), /'from' is not an ISO-8601 timestamp .*: 'soon'$/);
 });
 
 Deno.test("parseInstant refuses dates and times not on the calendar instead of rolling them over", () => {
@@ -375,6 +375,32 @@ Deno.test("parseInstant refuses dates and times not on the calendar instead of r
   ) {
     assert.throws(() => parseInstant(text, "at"), /'at' is not an ISO-8601 timestamp/, text);
   }
+});
+
+Deno.test("parseInstant refuses a time of day without its UTC offset, and reads the same instants in every time zone", async () => {
+  for (const text of ["2024-01-01T10:00:00", "2024-01-01T10:00", "2024-01-01T10:00:00.5"]) {
+    assert.throws(() => parseInstant(text, "at"), /'at' is not an ISO-8601 .* with its UTC offset/, text);
+  }
+  // The host's time zone once decided what an offset-less time meant: the same calls under two of them.
+  const script = `import { parseInstant } from ${JSON.stringify(import.meta.resolve("./runtime.ts"))};
+    console.log(JSON.stringify(${
+    JSON.stringify(["2024-01-01", "2024-01-01T10:00:00", "2024-01-01T10:00:00+05:30"])
+  }
+      .map((text) => { try { return parseInstant(text, "at"); } catch (err) { return err.message; } })));`;
+  const answers = await Promise.all(["UTC", "Asia/Kolkata"].map(async (tz) => {
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--quiet", script],
+      env: { TZ: tz },
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    assert.ok(run.success, tz);
+    return JSON.parse(new TextDecoder().decode(run.stdout));
+  }));
+  assert.deepEqual(answers[1], answers[0]);
+  assert.equal(answers[0][0], Date.UTC(2024, 0, 1), "a date alone is UTC midnight");
+  assert.match(answers[0][1], /with its UTC offset/);
+  assert.equal(answers[0][2], Date.UTC(2024, 0, 1, 4, 30));
 });
 
 Deno.test("a commit keeps the newest svc.history.max-entries states, also after a retained reload ran past it", async () => {
