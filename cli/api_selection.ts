@@ -6,6 +6,8 @@
  * from `--api-key` or `SVC_API_KEY`; the command line wins over the
  * environment. With `--browser` too, the credential is the session of a
  * browser pairing (`pair_browser`, engine/operations/browser_session.ts) instead of a key.
+ * A remote request waits `--timeout <ms>` or `svc.remote.timeout-ms` for the
+ * server's answer (60 s by default; the command line wins).
  * Nothing here touches the network: a wrong URL or key shows up on the first
  * remote call, as that call's error.
  *
@@ -16,13 +18,14 @@
  *
  * @module
  */
-import { type EngineConfig, engineConfig, envName } from "../engine/config.ts";
+import { type EngineConfig, engineConfig, envName, readLimit } from "../engine/config.ts";
+import { REQUEST_TIMEOUT_MS } from "../engine/operations/fetch_within.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";
 import { normaliseBaseUrl } from "../engine/operations/remote.ts";
 import type { ModelService } from "../engine/service/service.ts";
 import type { LoadedConfig } from "../server/config.ts";
 import { configWarnings } from "../server/config_keys.ts";
-import { parseCliArgs } from "./args.ts";
+import { type CliArgs, parseCliArgs } from "./args.ts";
 import { badRequest } from "../engine/errors.ts";
 
 /** Reads an environment variable (`SVC_URL`). */
@@ -65,9 +68,15 @@ export type ApiPlan =
   & { args: readonly string[]; env: EnvLookup; warn: (message: string) => void }
   & (
     | { mode: "embedded"; config: EmbeddedConfig }
-    | { mode: "remote"; url: string; apiKey?: string; engine: EngineConfig }
-    | { mode: "browser"; url: string; engine: EngineConfig }
+    | { mode: "remote"; url: string; apiKey?: string; engine: EngineConfig; timeoutMs: number }
+    | { mode: "browser"; url: string; engine: EngineConfig; timeoutMs: number }
   );
+
+/** The key of how long a remote request waits for the server (ms); `--timeout` wins over it. */
+export const REMOTE_TIMEOUT_KEY = "svc.remote.timeout-ms";
+
+/** The longest timeout: the longest delay one timer waits. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * Picks the mode from the command line (`--url`, `--api-key`, `--browser`,
@@ -97,6 +106,7 @@ export async function planApi(
   }
   const common = { args, env, warn };
   if (given === undefined) {
+    if (parsed.timeout !== undefined) warn("--timeout is not used without --url: nothing is remote");
     const config = parsed.config === undefined
       ? await environmentConfig(env)
       // Loaded on demand: the YAML parser is only needed with a file.
@@ -105,13 +115,35 @@ export async function planApi(
   }
   const url = normaliseBaseUrl(given);
   const engine = engineConfig((key) => env(envName(key)));
+  const timeoutMs = remoteTimeout(parsed, env);
   if (parsed.browser) {
     if (parsed.apiKey !== undefined) {
       warn("--api-key is not used with --browser: a person approves the pairing");
     }
-    return { ...common, mode: "browser", url, engine };
+    return { ...common, mode: "browser", url, engine, timeoutMs };
   }
-  return { ...common, mode: "remote", url, apiKey: parsed.apiKey ?? nonEmpty(env("SVC_API_KEY")), engine };
+  const apiKey = parsed.apiKey ?? nonEmpty(env("SVC_API_KEY"));
+  return { ...common, mode: "remote", url, apiKey, engine, timeoutMs };
+}
+
+/**
+ * How long a remote request waits: `--timeout` (a usage error unless a whole
+ * number of ms from 1 to the longest timer), else {@link REMOTE_TIMEOUT_KEY}
+ * (a configuration error likewise), else 60 s.
+ */
+function remoteTimeout(parsed: CliArgs, env: EnvLookup): number {
+  if (parsed.timeout === undefined) {
+    return readLimit((key) => env(envName(key)), REMOTE_TIMEOUT_KEY, REQUEST_TIMEOUT_MS, {
+      max: MAX_TIMEOUT_MS,
+    });
+  }
+  const value = /^\d+$/.test(parsed.timeout.trim()) ? Number(parsed.timeout) : NaN;
+  if (!(value >= 1 && value <= MAX_TIMEOUT_MS)) {
+    throw badRequest(
+      `Option --timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got '${parsed.timeout}'`,
+    );
+  }
+  return value;
 }
 
 /** The keys of embedded mode from the environment alone (each reader throws on a malformed value). */
@@ -128,18 +160,18 @@ async function environmentConfig(env: EnvLookup): Promise<EmbeddedConfig> {
 export async function openApi(plan: ApiPlan): Promise<ApiSelection> {
   if (plan.mode === "embedded") return await (await import("./embedded_api.ts")).openEmbeddedApi(plan);
   const { remoteInvoker } = await import("../engine/operations/remote.ts");
-  const { url, engine: config } = plan;
+  const { url, engine: config, timeoutMs } = plan;
   // Loaded on first use: remote mode starts without the spec compiler.
   const authoring = async () => (await import("../engine/service/authoring.ts")).localAuthoring({ config });
   const send = (request: Request) => fetch(request);
   if (plan.mode === "browser") {
     const { BrowserSession } = await import("../engine/operations/browser_session.ts");
-    const pairing = new BrowserSession({ baseUrl: url, fetch: send });
+    const pairing = new BrowserSession({ baseUrl: url, fetch: send, timeoutMs });
     const apiKey = () => pairing.credential();
-    const invoker = remoteInvoker({ baseUrl: url, apiKey, fetch: send, authoring, pairing });
+    const invoker = remoteInvoker({ baseUrl: url, apiKey, fetch: send, authoring, pairing, timeoutMs });
     return { invoker, mode: "browser", url, apiKey, close: () => Promise.resolve() };
   }
-  const invoker = remoteInvoker({ baseUrl: url, apiKey: plan.apiKey, fetch: send, authoring });
+  const invoker = remoteInvoker({ baseUrl: url, apiKey: plan.apiKey, fetch: send, authoring, timeoutMs });
   return { invoker, mode: "remote", url, apiKey: plan.apiKey, close: () => Promise.resolve() };
 }
 

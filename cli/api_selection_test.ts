@@ -34,6 +34,50 @@ Deno.test("embedded by default; --url or SVC_URL selects remote, the command lin
   await assert.rejects(resolveApi(["--url", "nope"], envOf({})), ServiceError);
 });
 
+Deno.test("remote requests wait --timeout or svc.remote.timeout-ms (default 60 s); malformed values are refused", async () => {
+  const url = ["--url", "http://127.0.0.1:9"];
+  const timeoutOf = async (args: string[], vars: Record<string, string> = {}) => {
+    const plan = await planApi([...url, ...args], envOf(vars));
+    return plan.mode === "embedded" ? undefined : plan.timeoutMs;
+  };
+  assert.equal(await timeoutOf([]), 60_000);
+  assert.equal(await timeoutOf(["--timeout", "250"]), 250);
+  assert.equal(await timeoutOf(["--browser", "--timeout=250"]), 250);
+  assert.equal(await timeoutOf([], { SVC_REMOTE_TIMEOUT_MS: "1500" }), 1500);
+  assert.equal(
+    await timeoutOf(["--timeout", "250"], { SVC_REMOTE_TIMEOUT_MS: "1500" }),
+    250,
+    "the option wins",
+  );
+  for (const bad of ["0", "-5", "1.5", "1e3", "abc", "", " ", "2147483648"]) {
+    await assert.rejects(
+      timeoutOf(["--timeout", bad]),
+      (err: Error) =>
+        err instanceof ServiceError &&
+        err.message ===
+          `Option --timeout must be a whole number of milliseconds from 1 to 2147483647, got '${bad}'`,
+      bad,
+    );
+  }
+  for (
+    const [bad, message] of [["0", /must be 1\.\.2147483647, got 0/], ["soon", /must be an integer/]] as const
+  ) {
+    await assert.rejects(
+      timeoutOf([], { SVC_REMOTE_TIMEOUT_MS: bad }),
+      (err: Error) =>
+        !(err instanceof ServiceError) &&
+        /svc\.remote\.timeout-ms \(SVC_REMOTE_TIMEOUT_MS\)/.test(err.message) &&
+        message.test(err.message),
+      bad,
+    );
+  }
+  // Without a server nothing is remote: the option is pointless, and said to be.
+  const warnings: string[] = [];
+  const embedded = await planApi(["--timeout", "250"], envOf({}), { warn: (m) => warnings.push(m) });
+  assert.equal(embedded.mode, "embedded");
+  assert.deepEqual(warnings, ["--timeout is not used without --url: nothing is remote"]);
+});
+
 Deno.test("embedded mode reads engine keys from the environment and from --config", async () => {
   const dir = await Deno.makeTempDir();
   try {

@@ -1,14 +1,14 @@
 /**
  * Command-line parsing of `svc`: the subcommand and the options every
  * subcommand shares. Options that take a value (`--url`, `--api-key`,
- * `--config`) accept `--name value` and `--name=value`; their values are never
+ * `--timeout`, `--config`) accept `--name value` and `--name=value`; their values are never
  * mistaken for the subcommand (`svc --url http://h console`).
  *
  * @module
  */
 
 /** Options that take a value. */
-const VALUE_OPTIONS = ["--url", "--api-key", "--config"] as const;
+const VALUE_OPTIONS = ["--url", "--api-key", "--timeout", "--config"] as const;
 
 /** Options that stand alone (`--strict-config` is read by the configuration loader). */
 const FLAGS = ["--help", "-h", "--version", "-V", "--browser", "--strict-config"] as const;
@@ -21,6 +21,8 @@ export interface CliArgs {
   url?: string;
   /** `--api-key`: the server's API key. */
   apiKey?: string;
+  /** `--timeout`: how long a remote request waits for the server, in ms (as given). */
+  timeout?: string;
   /** `--config`: a JSON or YAML file of `svc.*` keys. */
   config?: string;
   /** `--browser`: remote-with-browser mode (with `--url`). */
@@ -67,6 +69,7 @@ export function parseCliArgs(args: readonly string[]): CliArgs {
   }
   parsed.url = values["--url"];
   parsed.apiKey = values["--api-key"];
+  parsed.timeout = values["--timeout"];
   parsed.config = values["--config"];
   return parsed;
 }

@@ -6,6 +6,7 @@ Deno.test("option values are never taken for the subcommand", () => {
     command: "mcp",
     url: "http://h",
     apiKey: "k",
+    timeout: undefined,
     config: undefined,
     browser: false,
     help: false,
@@ -16,6 +17,10 @@ Deno.test("option values are never taken for the subcommand", () => {
   assert.equal(inline.command, "serve");
   assert.equal(inline.config, "svc.yaml");
   assert.deepEqual(inline.rest, ["--config=svc.yaml", "--strict-config"]);
+  const timed = parseCliArgs(["console", "--timeout", "500", "--url=http://h"]);
+  assert.deepEqual([timed.command, timed.timeout, timed.url], ["console", "500", "http://h"]);
+  assert.equal(parseCliArgs(["--timeout=0"]).timeout, "0", "checked where it is used");
+  assert.throws(() => parseCliArgs(["console", "--timeout"]), /Option --timeout needs a value/);
   const browser = parseCliArgs(["mcp", "--browser", "--url", "http://h"]);
   assert.deepEqual([browser.command, browser.browser, browser.url], ["mcp", true, "http://h"]);
   assert.deepEqual(browser.rest, ["--browser", "--url", "http://h"]);

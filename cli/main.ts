@@ -27,6 +27,8 @@ Options:
   --url <base>     remote mode for console and mcp: use the server at <base> (env SVC_URL)
                    instead of an in-memory service; the pure authoring tools stay local
   --api-key <key>  the server's API key in remote mode (env SVC_API_KEY); never printed
+  --timeout <ms>   how long a remote request waits for the server before it fails
+                   (env SVC_REMOTE_TIMEOUT_MS, default 60000); generation waits as long as it takes
   --browser        with --url: remote-with-browser mode, where a person approves a pairing in
                    their browser (pair_browser / pair-browser) and watches and edits the
                    session's models live; no API key needed

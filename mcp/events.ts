@@ -13,9 +13,11 @@ export interface CommitEvents {
   /**
    * Calls `onCommit` after every commit on `modelId` (a mutation, a spec
    * evolution, a deletion) made once the returned promise has resolved; it
-   * resolves with the function that stops watching.
+   * resolves with the function that stops watching. `onEnd` hears of a watch
+   * that ended on its own (its feed closed, its pairing session ended): it
+   * notifies no more.
    */
-  watch(modelId: string, onCommit: () => void): Promise<() => void>;
+  watch(modelId: string, onCommit: () => void, onEnd?: () => void): Promise<() => void>;
 }
 
 /** The part of {@link ModelService} the adapter needs. */
@@ -43,7 +45,7 @@ export function serviceCommitEvents(service: ServiceEventSource): CommitEvents {
  */
 export function websocketCommitEvents(baseUrl: string, apiKey?: string | (() => string)): CommitEvents {
   return {
-    watch(modelId, onCommit) {
+    watch(modelId, onCommit, onEnd) {
       const token = typeof apiKey === "function" ? apiKey() : apiKey;
       const socket = new WebSocket(subscribeUrl(baseUrl, modelId, token));
       const opened = Promise.withResolvers<() => void>();
@@ -56,7 +58,9 @@ export function websocketCommitEvents(baseUrl: string, apiKey?: string | (() => 
       socket.onmessage = () => onCommit();
       // The server ends the feed of a deleted model with a normal closure and no frame.
       socket.onclose = (event) => {
-        if (!stopped && event.code === 1000) onCommit();
+        if (stopped) return;
+        if (event.code === 1000) onCommit();
+        onEnd?.();
       };
       // Before the handshake, a failure fails the subscription; after it, only notifications stop.
       socket.onerror = () => opened.reject(new Error(`cannot open the change feed of model '${modelId}'`));

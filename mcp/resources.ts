@@ -166,19 +166,26 @@ export class ResourceSubscriptions {
    * them is accepted and silent; a state URI must name an existing model.
    */
   async subscribe(uri: string): Promise<void> {
-    if (BY_URI.has(uri) || this.#watches.has(uri)) return;
+    if (BY_URI.has(uri)) return;
     const modelId = stateModelId(uri);
     if (modelId === null) throw notFound(uri);
+    // Checked even when watched already: a credential that ended refuses it like any other request.
     try {
       await this.#invoker.invoke(getInfo, { id: modelId });
     } catch (err) {
       if (err instanceof ServiceError && err.kind === "not_found") throw notFound(uri);
       throw err;
     }
-    const stop = await this.#events?.watch(modelId, () => this.#notify(uri)) ?? (() => {});
+    if (this.#watches.has(uri)) return;
+    // A watch that ended on its own is forgotten, so subscribing again watches anew.
+    const watch = { stop: () => {} };
+    const ended = () => {
+      if (this.#watches.get(uri) === watch.stop) this.#watches.delete(uri);
+    };
+    watch.stop = await this.#events?.watch(modelId, () => this.#notify(uri), ended) ?? watch.stop;
     // A concurrent subscribe to the same URI may have won; keep one watch.
-    if (this.#watches.has(uri)) stop();
-    else this.#watches.set(uri, stop);
+    if (this.#watches.has(uri)) watch.stop();
+    else this.#watches.set(uri, watch.stop);
   }
 
   /** Stops notifications for a URI (unknown URIs are ignored). */

@@ -37,6 +37,7 @@ import { openApiDocument } from "./openapi/document.ts";
 import { problemResponse, serviceErrorResponse } from "./problem.ts";
 import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
 import { PAIR_PAGE } from "./routes/pairing.ts";
+import { endedSessionFeed } from "./routes/subscribe.ts";
 import { DEFAULT_WEB_ROOT, PAGE_CSP, webPages, webPaths } from "./routes/web.ts";
 import type { Route, RouteDeps } from "./routes/route.ts";
 import type { SubscriptionHub } from "./subscriptions.ts";
@@ -158,6 +159,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
         resolve: (token) => pairing.pairings.session(token),
         reaches: sessionReaches,
         admit: (c, grant: SessionGrant) => admitSession(c, grant),
+        endedHandshake: endedSessionFeed,
       },
     }),
   );

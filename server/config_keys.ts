@@ -40,7 +40,7 @@ export const SERVER_KEYS: readonly string[] = [
 ];
 
 /** Keys of the CLI and of this check itself. */
-const CLI_KEYS = ["svc.url", "svc.config.strict"];
+const CLI_KEYS = ["svc.url", "svc.remote.timeout-ms", "svc.config.strict"];
 
 /** A key nobody reads, with the nearest known one. */
 export interface UnknownKey {

@@ -142,7 +142,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         createServiceMcpMount(svc, {
           allowedOrigins: cfg.mcpAllowedOrigins,
           maxSessions: cfg.mcpMaxSessions,
-          perSession: pairing.enabled ? hostedPairingSessions(svc, pairing.blobs) : undefined,
+          perSession: pairing.enabled ? hostedPairingSessions(svc, pairing) : undefined,
         })),
   });
 

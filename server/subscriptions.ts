@@ -33,6 +33,9 @@ export interface SpecEvolvedFrame {
 /** Close code for a subscriber dropped for lagging ("Try Again Later"). */
 export const SLOW_SUBSCRIBER_CLOSE = 1013;
 
+/** The close reason of a pairing session's feed, with {@link CREDENTIAL_ENDED_CLOSE}. */
+export const SESSION_ENDED_REASON = "the pairing session ended";
+
 /**
  * Parses the `paths` query (comma-separated prefixes, canonical or unrooted);
  * `null` when absent (every frame passes). Throws the parse message on a bad prefix.
@@ -128,7 +131,7 @@ export class SubscriptionHub {
     for (const [modelId, set] of this.#byModel) {
       for (const subscriber of [...set]) {
         if (subscriber.namespaceId === namespaceId) {
-          this.#drop(modelId, subscriber, CREDENTIAL_ENDED_CLOSE, "the pairing session ended");
+          this.#drop(modelId, subscriber, CREDENTIAL_ENDED_CLOSE, SESSION_ENDED_REASON);
         }
       }
     }

@@ -5,9 +5,12 @@
  * bar and history, and approve or deny a pairing on the server that serves
  * the page. An approval answers the browser's session token: the page then
  * connects with it like with an API key, and sees the session's models only.
+ * A server that does not answer within the timeout (60 s, as the CLI's remote
+ * mode waits by default) is reported, rather than leaving the person waiting.
  *
  * @module
  */
+import { fetchWithin, REQUEST_TIMEOUT_MS } from "../../engine/operations/fetch_within.ts";
 
 /** A session the person approved. */
 export interface PairedSession {
@@ -65,25 +68,35 @@ function refusal(status: number, detail: string | undefined, retryAfter: string 
   }
 }
 
+/**
+ * Sends one request to the server at `baseUrl`, waiting at most `timeoutMs`
+ * for its answer; what to tell the person when there is none.
+ */
+async function send(baseUrl: string, path: string, init: RequestInit, timeoutMs: number) {
+  const base = baseUrl.replace(/\/+$/, "");
+  try {
+    return await fetchWithin((request) => fetch(request), new Request(base + path, init), base, timeoutMs);
+  } catch (err) {
+    return `${(err as Error).message}. Try again.`;
+  }
+}
+
 /** Approves or denies the pairing showing `userCode` on the server at `baseUrl`. */
 export async function decidePairing(
   baseUrl: string,
   decision: "approve" | "deny",
   userCode: string,
   apiKey?: string,
+  timeoutMs = REQUEST_TIMEOUT_MS,
 ): Promise<DecisionOutcome> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  let response: Response;
-  try {
-    response = await fetch(`${baseUrl.replace(/\/+$/, "")}/pair/${decision}`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ userCode }),
-    });
-  } catch (err) {
-    return { kind: "refused", message: `Cannot reach the server: ${(err as Error).message}` };
-  }
+  const response = await send(baseUrl, `/pair/${decision}`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ userCode }),
+  }, timeoutMs);
+  if (typeof response === "string") return { kind: "refused", message: response };
   let body: Record<string, unknown> = {};
   try {
     body = await response.json();
@@ -105,15 +118,17 @@ export async function decidePairing(
  * tokens (the agent's too) stop working; the session's models stay. `null`
  * when it ended (or had already), else what went wrong.
  */
-export async function endPairing(baseUrl: string, sessionToken: string): Promise<string | null> {
-  try {
-    const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/pair/session`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${sessionToken}`, accept: "application/json" },
-    });
-    // 401: the session was already gone (a restart ended it).
-    return response.ok || response.status === 401 ? null : `The server answered ${response.status}.`;
-  } catch (err) {
-    return `Cannot reach the server: ${(err as Error).message}`;
-  }
+export async function endPairing(
+  baseUrl: string,
+  sessionToken: string,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<string | null> {
+  const response = await send(baseUrl, "/pair/session", {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${sessionToken}`, accept: "application/json" },
+  }, timeoutMs);
+  if (typeof response === "string") return response;
+  await response.body?.cancel();
+  // 401: the session was already gone (a restart ended it).
+  return response.ok || response.status === 401 ? null : `The server answered ${response.status}.`;
 }

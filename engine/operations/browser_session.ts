@@ -28,6 +28,7 @@ import { ServiceError } from "../errors.ts";
 import type { RunOptions } from "../service/api.ts";
 import type { LinkHandOver } from "../service/generation.ts";
 import { type BrowserPairing, NotPairedError, type PairingResult } from "./pairing.ts";
+import { fetchWithin, REQUEST_TIMEOUT_MS } from "./fetch_within.ts";
 import { errorFromResponse } from "./remote_error.ts";
 
 /** How long one `pair_browser` call waits for the person. */
@@ -41,6 +42,8 @@ export interface BrowserSessionOptions {
   fetch(request: Request): Promise<Response>;
   /** Longest wait of one call (default {@link MAX_WAIT_MS}). */
   maxWaitMs?: number;
+  /** How long one request waits for the server to answer (default {@link REQUEST_TIMEOUT_MS}). */
+  timeoutMs?: number;
 }
 
 /** A pairing waiting for the person. */
@@ -90,6 +93,7 @@ export class BrowserSession implements BrowserPairing {
   readonly #base: string;
   readonly #fetch: (request: Request) => Promise<Response>;
   readonly #maxWaitMs: number;
+  readonly #timeoutMs: number;
   #pending?: Pending;
   #session?: { token: string; namespaceId: string };
   /** The poll in flight: calls waiting at once share it, so the session handed out once reaches both. */
@@ -99,6 +103,7 @@ export class BrowserSession implements BrowserPairing {
     this.#base = options.baseUrl;
     this.#fetch = options.fetch;
     this.#maxWaitMs = options.maxWaitMs ?? MAX_WAIT_MS;
+    this.#timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   }
 
   /** The session token for the server's API; {@link NotPairedError} before the pairing is done. */
@@ -203,14 +208,7 @@ export class BrowserSession implements BrowserPairing {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    try {
-      return await this.#fetch(request);
-    } catch (err) {
-      throw new ServiceError(
-        "internal",
-        `Cannot reach the server at ${this.#base}: ${(err as Error).message}`,
-      );
-    }
+    return await fetchWithin(this.#fetch, request, this.#base, this.#timeoutMs);
   }
 
   async #start(): Promise<Pending> {

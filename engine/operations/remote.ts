@@ -26,6 +26,7 @@ import type { ProgressEvent, RunOptions } from "../service/generation.ts";
 import type { Invoker } from "./invoker.ts";
 import type { AnyOperation, ApiOperation, RestBinding } from "./operation.ts";
 import type { BrowserPairing } from "./pairing.ts";
+import { fetchWithin, REQUEST_TIMEOUT_MS } from "./fetch_within.ts";
 import { errorFromResponse } from "./remote_error.ts";
 import { readEvents } from "./sse.ts";
 
@@ -47,9 +48,6 @@ export interface RemoteOptions {
   /** How long a request waits for the server to answer (default {@link REQUEST_TIMEOUT_MS}). */
   timeoutMs?: number;
 }
-
-/** How long a request waits for the server to answer by default. */
-export const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * Checks and normalises a base URL (no trailing slash); a 400 error when it is
@@ -161,22 +159,7 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
   const send = async (request: Request, signal?: AbortSignal, timeout?: number): Promise<Response> => {
     const key = apiKey();
     if (key) request.headers.set("authorization", `Bearer ${key}`);
-    const late = new AbortController();
-    const timer = timeout === undefined ? undefined : setTimeout(() => late.abort(), timeout);
-    const signals = [signal, timer === undefined ? undefined : late.signal].filter((s) => s !== undefined);
-    let response: Response;
-    try {
-      response = await options.fetch(
-        signals.length ? new Request(request, { signal: AbortSignal.any(signals) }) : request,
-      );
-    } catch (err) {
-      if (late.signal.aborted) {
-        throw new ServiceError("unavailable", `The server at ${base} did not answer within ${timeout} ms`);
-      }
-      throw new ServiceError("internal", `Cannot reach the server at ${base}: ${(err as Error).message}`);
-    } finally {
-      clearTimeout(timer);
-    }
+    const response = await fetchWithin(options.fetch, request, base, timeout, signal);
     if (response.ok) return response;
     throw await errorFromResponse(response.status, response.statusText, await response.text());
   };

@@ -6,7 +6,8 @@
  * expiry are the routes' own). Until the person approves, the session's
  * tools act on the server's models, as its API key allows; once paired, on
  * the pairing's namespace only, exactly as the pairing's session token does
- * over REST, and its resource subscriptions watch the namespace's models.
+ * over REST, and its resource subscriptions watch the namespace's models
+ * until the pairing ends.
  * Once paired, a session whose pairing ended (the person ended it, or the
  * server forgot it) refuses model calls until `pair_browser` pairs again: it
  * never falls back to the key's models behind the agent's back.
@@ -21,7 +22,7 @@ import type { ModelService } from "../../engine/service/service.ts";
 import { serviceCommitEvents } from "../../mcp/events.ts";
 import type { McpSessionFactory } from "../../mcp/http.ts";
 import { NamespacedApi } from "./namespaced_api.ts";
-import type { SessionBlobs } from "./session_blobs.ts";
+import type { PairingHost } from "./host.ts";
 
 /** What model calls of a session whose pairing ended fail with. */
 export const PAIRING_ENDED =
@@ -29,10 +30,14 @@ export const PAIRING_ENDED =
   "restarted): call pair_browser to pair again";
 
 /**
- * The per-session targets of the server's `/mcp` when pairing is enabled;
- * `blobs` is the server's record of the sessions' uploads (REST's too).
+ * The per-session targets of the server's `/mcp` when pairing is enabled:
+ * `host` has the server's record of the sessions' uploads (REST's too) and
+ * tells when a session ends.
  */
-export function hostedPairingSessions(service: ModelService, blobs: SessionBlobs): McpSessionFactory {
+export function hostedPairingSessions(
+  service: ModelService,
+  host: Pick<PairingHost, "blobs" | "pairings">,
+): McpSessionFactory {
   const commits = serviceCommitEvents(service);
   return ({ baseUrl, fetch }) => {
     const pairing = new BrowserSession({ baseUrl, fetch });
@@ -40,7 +45,7 @@ export function hostedPairingSessions(service: ModelService, blobs: SessionBlobs
     const paired = (): NamespacedApi | undefined => {
       const namespaceId = pairing.namespaceId;
       if (namespaceId === undefined) return undefined;
-      if (scoped?.namespaceId !== namespaceId) scoped = new NamespacedApi(service, namespaceId, blobs);
+      if (scoped?.namespaceId !== namespaceId) scoped = new NamespacedApi(service, namespaceId, host.blobs);
       return scoped;
     };
     const api = (): ModelApi => paired() ?? service;
@@ -56,7 +61,24 @@ export function hostedPairingSessions(service: ModelService, blobs: SessionBlobs
     };
     return {
       target,
-      events: { watch: (modelId, onCommit) => commits.watch(paired()?.stored(modelId) ?? modelId, onCommit) },
+      events: {
+        async watch(modelId, onCommit, onEnd) {
+          const session = paired();
+          if (!session) return await commits.watch(modelId, onCommit);
+          const stopCommits = await commits.watch(session.stored(modelId), onCommit);
+          // The session's watches end with it, as its WebSocket feeds do: nothing more reaches the agent.
+          const stopListening = host.pairings.onEnded((namespaceId) => {
+            if (namespaceId !== session.namespaceId) return;
+            stop();
+            onEnd?.();
+          });
+          const stop = () => {
+            stopCommits();
+            stopListening();
+          };
+          return stop;
+        },
+      },
       features: { pairing: true },
     };
   };

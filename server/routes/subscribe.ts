@@ -11,7 +11,8 @@
 import { badRequest, ServiceError } from "../../engine/errors.ts";
 import { isLoopbackName } from "../middleware/host_check/index.ts";
 import { problemResponse } from "../problem.ts";
-import { parsePathFilter } from "../subscriptions.ts";
+import { CREDENTIAL_ENDED_CLOSE } from "../../engine/operations/change_feed.ts";
+import { parsePathFilter, SESSION_ENDED_REASON } from "../subscriptions.ts";
 import { ID_PARAM, modelId, problem, type Route } from "./route.ts";
 
 /** The address the server listens on. */
@@ -48,6 +49,25 @@ export function originAllowed(
   const boundName = bound.hostname.toLowerCase();
   if (hostname === boundName || `[${boundName}]` === hostname) return true;
   return (isLoopbackName(boundName) || WILDCARD_HOSTS.has(boundName)) && isLoopbackName(hostname);
+}
+
+/**
+ * The answer to a feed handshake with a token no live pairing session has: a
+ * socket closed as soon as it opens with {@link CREDENTIAL_ENDED_CLOSE}, as
+ * the feeds open when the session ended were. A refused handshake reaches a
+ * browser only as 1006, which the change-feed client retries for ever.
+ * `undefined` for a request that is no valid upgrade (it gets the 401).
+ */
+export function endedSessionFeed(request: Request): Response | undefined {
+  let upgraded;
+  try {
+    upgraded = Deno.upgradeWebSocket(request);
+  } catch {
+    return undefined;
+  }
+  const { socket, response } = upgraded;
+  socket.onopen = () => socket.close(CREDENTIAL_ENDED_CLOSE, SESSION_ENDED_REASON);
+  return response;
 }
 
 /** The subscription route. */

@@ -6,7 +6,8 @@
  * (fields and buttons found by their labels); the tool answers `paired`; the
  * agent creates and mutates a model and the tab shows it; the person edits a
  * field in the tab and the agent hears `resources/updated` and reads the new
- * value. Also: a session ended outside the tab (its feed stops for good), deny,
+ * value. Also: a session ended outside the tab (its feed stops for good, and
+ * so does one the tab opens afterwards), deny,
  * a wrong (then typed) code on a bare link, an expired
  * link, and a second agent whose tab cannot see the first one's session.
  * Screenshots under .cache/screenshots/pairing-*.png.
@@ -165,6 +166,8 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
     await page.locator(".paired-badge").waitFor();
     assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
     assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+    assert.equal((await tool(agent, "create_model", { spec: { ...CART, id: "notes" } })).isError, false);
+    await page.getByRole("button", { name: "notes", exact: true }).waitFor();
     // The tab's feed is live: the agent's write shows.
     await tool(agent, "mutate", { id: "cart", mutations: { "$.qty": 3, "$.price": 2.5 } });
     await page.locator("svc-view").getByText("€7.50").waitFor();
@@ -186,8 +189,18 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
     await page.getByRole("alert").getByText(/The pairing session has ended/).waitFor();
     // Past the first reconnect delays: no new socket was tried.
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    assert.deepEqual(sockets, []);
+    assert.equal(sockets.length, 0, sockets.join());
     await screenshot(page, "pairing-ended-elsewhere");
+
+    // A feed opened after the end (another model selected) stops at once too, rather than retrying.
+    await page.getByRole("button", { name: "notes", exact: true }).click();
+    await page.locator(".status").getByText("Live updates of 'notes' stopped: the pairing session ended")
+      .waitFor();
+    // The playground and its view follow the model, a socket each; neither is tried again.
+    const opened = sockets.length;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    assert.equal(sockets.length, opened, sockets.join(", "));
+    assert.ok(opened <= 2 && sockets.every((url) => url.includes("/models/notes/subscribe")), sockets.join());
     assert.deepEqual(errors, []);
   } finally {
     await agent.close();

@@ -13,7 +13,17 @@ Deno.test("--help lists every subcommand and option, with or without a subcomman
     const run = await runCli(args);
     assert.equal(run.code, 0, args.join(" "));
     assert.match(run.stdout, /^Usage: svc <command> \[options\]/);
-    for (const word of ["console", "mcp", "serve", "--url <base>", "--api-key <key>", "--config <file>"]) {
+    for (
+      const word of [
+        "console",
+        "mcp",
+        "serve",
+        "--url <base>",
+        "--api-key <key>",
+        "--timeout <ms>",
+        "--config <file>",
+      ]
+    ) {
       assert.ok(run.stdout.includes(word), `${args.join(" ")}: ${word}`);
     }
     assert.ok(run.stdout.includes("SVC_URL") && run.stdout.includes("SVC_API_KEY"));

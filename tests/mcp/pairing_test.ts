@@ -5,7 +5,7 @@
  * paired, pending then paired, progress while waiting, cancellation and
  * resumption, URL-mode elicitation (accepted and declined), denial, expiry,
  * two agents in separate sessions, and `resources/updated` for the person's
- * edits.
+ * edits (none once the session ended).
  */
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -143,6 +143,40 @@ Deno.test("the person's edits reach the agent as resources/updated, and it reads
     const { resources } = await agent.client.listResources();
     assert.ok(resources.some((r) => r.uri === "svc://state/cart"));
     assert.ok(!resources.some((r) => r.uri.includes(browser.namespaceId)));
+  } finally {
+    await agent.close();
+    await server.close();
+  }
+});
+
+Deno.test("an ended session's subscriptions fall silent and its reads are refused; paired anew, they follow the new one", async () => {
+  const server = await startTestServer();
+  const agent = await browserAgent(server);
+  const isUpdate = (n: { method: string }) => n.method === "notifications/resources/updated";
+  try {
+    const first = await pair(server, agent);
+    await tool(agent, "create_model", { spec: orderSpec("cart") });
+    await agent.client.subscribeResource({ uri: "svc://state/cart" });
+    const tab = { authorization: `Bearer ${first.sessionToken}` };
+    assert.equal((await call(server.url, "DELETE", "/pair/session", undefined, tab)).status, 204);
+    const stored = `/models/${encodeURIComponent(`${first.namespaceId}/cart`)}/mutations`;
+    assert.equal((await call(server.url, "POST", stored, { "$.qty": 1 })).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(agent.notifications.filter(isUpdate).length, 0, "no update after the end");
+    await assert.rejects(agent.client.readResource({ uri: "svc://state/cart" }), /ended pairing session/);
+    await assert.rejects(
+      agent.client.subscribeResource({ uri: "svc://state/cart" }),
+      /ended pairing session/,
+    );
+
+    const second = await pair(server, agent);
+    await tool(agent, "create_model", { spec: orderSpec("cart") });
+    await agent.client.subscribeResource({ uri: "svc://state/cart" });
+    const edit = await call(server.url, "POST", "/models/cart/mutations", { "$.qty": 2 }, {
+      authorization: `Bearer ${second.sessionToken}`,
+    });
+    assert.equal(edit.status, 200, edit.text);
+    await agent.waitFor(isUpdate, 10_000);
   } finally {
     await agent.close();
     await server.close();

@@ -114,6 +114,79 @@ Deno.test("hosted /mcp: pair_browser is listed; before pairing the key's models,
   }
 });
 
+/** Pairs an agent on the server's `/mcp`, the person approving with the key; the browser's session. */
+async function pairHosted(serverUrl: string, agent: Connected) {
+  const pending = await tool(agent, "pair_browser");
+  const waiting = tool(agent, "pair_browser");
+  const approved = await call(serverUrl, "POST", "/pair/approve", { userCode: pending.body.userCode }, AUTH);
+  assert.equal(approved.status, 200, approved.text);
+  assert.equal((await waiting).body.status, "paired");
+  return approved.json as { namespaceId: string; sessionToken: string };
+}
+
+const isUpdate = (n: { method: string }) => n.method === "notifications/resources/updated";
+
+Deno.test("hosted /mcp: once the pairing ends, its resource subscriptions fall silent and its requests are refused", async () => {
+  const server = await startTestServer({ "svc.api.key": KEY });
+  try {
+    for (const end of ["session", "operator"] as const) {
+      const agent = await connectHttp(server.url, AUTH);
+      try {
+        const { namespaceId, sessionToken } = await pairHosted(server.url, agent);
+        assert.equal((await tool(agent, "create_model", { spec: orderSpec("cart") })).isError, false);
+        await agent.client.subscribeResource({ uri: "svc://state/cart" });
+        const tab = { authorization: `Bearer ${sessionToken}` };
+        assert.equal(
+          (await call(server.url, "POST", "/models/cart/mutations", { "$.qty": 1 }, tab)).status,
+          200,
+        );
+        await agent.waitFor(isUpdate);
+
+        const ended = end === "session"
+          ? await call(server.url, "DELETE", "/pair/session", undefined, tab)
+          : await call(server.url, "DELETE", `/admin/pairings/${namespaceId}`, undefined, AUTH);
+        assert.equal(ended.status, 204, end);
+        const heard = agent.notifications.filter(isUpdate).length;
+        // The session's model lives on under the namespace, and the operator still writes it.
+        const write = await call(
+          server.url,
+          "POST",
+          `/models/${encodeURIComponent(`${namespaceId}/cart`)}/mutations`,
+          { "$.qty": 2 },
+          AUTH,
+        );
+        assert.equal(write.status, 200, write.text);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(agent.notifications.filter(isUpdate).length, heard, `no update after the end (${end})`);
+
+        for (
+          const request of [
+            () => agent.client.readResource({ uri: "svc://state/cart" }),
+            () => agent.client.subscribeResource({ uri: "svc://state/cart" }),
+          ]
+        ) await assert.rejects(request, /pairing of this session ended/);
+        const refused = await tool(agent, "get_state", { id: "cart" });
+        assert.equal(refused.isError, true);
+        assert.match(String(refused.body.error), /pairing of this session ended/);
+
+        // Paired anew, subscribing to the same URI follows the new session's model.
+        const again = await pairHosted(server.url, agent);
+        assert.equal((await tool(agent, "create_model", { spec: orderSpec("cart") })).isError, false);
+        await agent.client.subscribeResource({ uri: "svc://state/cart" });
+        const edit = await call(server.url, "POST", "/models/cart/mutations", { "$.qty": 3 }, {
+          authorization: `Bearer ${again.sessionToken}`,
+        });
+        assert.equal(edit.status, 200, edit.text);
+        await agent.waitFor(() => agent.notifications.filter(isUpdate).length > heard);
+      } finally {
+        await agent.close();
+      }
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("hosted /mcp: with svc.pairing.enabled=false pair_browser is not offered", async () => {
   const server = await startTestServer({ "svc.api.key": KEY, "svc.pairing.enabled": "false" });
   const agent = await connectHttp(server.url, AUTH);

@@ -670,6 +670,57 @@ Deno.test("ending a session closes the feeds its tokens opened (4401), by either
   }
 });
 
+/** How a socket on a model's feed ended, without waiting for it to open (a refused handshake never does). */
+function ending(server: TestServer, id: string, token: string) {
+  const socket = new WebSocket(`${server.wsUrl}/models/${encodeURIComponent(id)}/subscribe?token=${token}`);
+  let frames = 0;
+  socket.onmessage = () => frames++;
+  return new Promise<{ code: number; reason: string; frames: number }>((resolve) =>
+    socket.onclose = (e) => resolve({ code: e.code, reason: e.reason, frames })
+  );
+}
+
+Deno.test("a feed opened after its session ended is closed at once with 4401, not refused at the handshake", async () => {
+  const key = "late-feed-key";
+  const server = await startTestServer({ "svc.api.key": key });
+  try {
+    const { agent, browser } = await paired(server, bearer(key));
+    await call(server.url, "POST", "/models", orderSpec("cart"), bearer(agent));
+    assert.equal((await call(server.url, "DELETE", "/pair/session", undefined, bearer(browser))).status, 204);
+    const unknown = `svcs_${"A".repeat(22)}.${"A".repeat(22)}`;
+    // Browsers report a refused handshake as 1006 only, which the feed's clients retry for ever.
+    for (const token of [browser, agent, unknown]) {
+      for (const id of ["cart", "never-created"]) {
+        assert.deepEqual(
+          await ending(server, id, encodeURIComponent(token)),
+          { code: 4401, reason: "the pairing session ended", frames: 0 },
+          `${id} with ${token === unknown ? "an unknown" : "an ended"} token`,
+        );
+      }
+    }
+    // A plain request with the token, or an upgrade that is no valid handshake, is still refused as before.
+    for (const headers of [{}, { upgrade: "websocket" }] as Record<string, string>[]) {
+      const plain = await call(
+        server.url,
+        "GET",
+        `/models/cart/subscribe?token=${encodeURIComponent(browser)}`,
+        undefined,
+        headers,
+      );
+      assert.equal(plain.status, 401, JSON.stringify(headers));
+      assert.match(plain.json.error, /Unknown or ended pairing session/);
+    }
+    // A wrong API key is still refused at the handshake: only a session's token is answered this way.
+    const wrongKey = await call(server.url, "GET", "/models/cart/subscribe?token=nope", undefined, {
+      upgrade: "websocket",
+    });
+    assert.equal(wrongKey.status, 401);
+    assert.equal(server.subscriptions.size, 0, "no socket is kept");
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("with an API key: approving needs the key, polling does not, and a session token is a credential", async () => {
   const key = "pairing-test-key";
   const server = await startTestServer({ "svc.api.key": key });

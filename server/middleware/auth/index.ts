@@ -9,7 +9,8 @@
  * Open paths pass whatever credential they carry, a stale session token too.
  * A pairing session's token (README "Browser pairing") is a credential of its
  * own, in open mode too: it must belong to a live session (401 otherwise, so
- * an ended session never falls back to unscoped access), it reaches only the
+ * an ended session never falls back to unscoped access; a WebSocket
+ * handshake may be answered with a feed that closes at once), it reaches only the
  * paths the session may use (403 elsewhere), and the request
  * is admitted with its session for the routes to scope.
  *
@@ -40,6 +41,12 @@ export interface SessionGate<G = unknown> {
   reaches(path: string): boolean;
   /** Records the session a request was admitted with. */
   admit(c: Context, grant: G): void;
+  /**
+   * The answer to a WebSocket handshake carrying a token no live session has,
+   * instead of the 401 (`undefined` keeps the 401): a browser reports a
+   * refused handshake only as an abnormal closure, which its client retries.
+   */
+  endedHandshake?(request: Request): Response | undefined;
 }
 
 /** The body of a 401 for a session token no live session has. */
@@ -91,6 +98,10 @@ export function apiKeyAuth(options: AuthOptions): MiddlewareHandler {
     if (token !== null && sessions?.claims(token)) {
       const grant = sessions.resolve(token);
       if (grant === undefined) {
+        const handshake = acceptsQueryToken(path) && c.req.header("Upgrade")?.toLowerCase() === "websocket"
+          ? sessions.endedHandshake?.(c.req.raw)
+          : undefined;
+        if (handshake) return handshake;
         return problemResponse(401, SESSION_ENDED_MESSAGE, { error: SESSION_ENDED_MESSAGE }, {
           "WWW-Authenticate": 'Bearer realm="svc"',
         });

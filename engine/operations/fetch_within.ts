@@ -1,0 +1,40 @@
+/**
+ * One request to a server that waits a bounded time for the answer: the
+ * remote client's, the agent's browser pairing's and the approve page's, so
+ * a server that takes the connection but never answers fails the request
+ * with a message saying so rather than leaving its caller waiting for ever.
+ *
+ * @module
+ */
+import { ServiceError } from "../errors.ts";
+
+/** How long a request waits for the server to answer by default. */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * Sends `request` through `fetch`, waiting at most `timeoutMs` (none when
+ * undefined) for the answer's status line; `signal` is the caller's own
+ * cancellation. A 503 {@link ServiceError} when the time is up, an internal
+ * one when the server cannot be reached; `server` names it in both.
+ */
+export async function fetchWithin(
+  fetch: (request: Request) => Promise<Response>,
+  request: Request,
+  server: string,
+  timeoutMs?: number,
+  signal?: AbortSignal,
+): Promise<Response> {
+  const late = new AbortController();
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => late.abort(), timeoutMs);
+  const signals = [signal, timer === undefined ? undefined : late.signal].filter((s) => s !== undefined);
+  try {
+    return await fetch(signals.length ? new Request(request, { signal: AbortSignal.any(signals) }) : request);
+  } catch (err) {
+    if (late.signal.aborted) {
+      throw new ServiceError("unavailable", `The server at ${server} did not answer within ${timeoutMs} ms`);
+    }
+    throw new ServiceError("internal", `Cannot reach the server at ${server}: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
