@@ -45,6 +45,11 @@ export interface ViewContext {
   patch(ops: PatchOp[], address: string): void;
   /** Removes element `index` of the array at `list` (its messages go, those of later elements move up). */
   removeItem(list: string, index: number): void;
+  /**
+   * Whether the control of `address` is to show the model's value again over what the person entered (their
+   * removal of a required field's value was refused), in the render that follows the refusal.
+   */
+  restores(address: Json | undefined): boolean;
   /** Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`). */
   runHandler(handler: Json | undefined, address?: string): void;
   /** Switches to another view of the model. */

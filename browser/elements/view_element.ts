@@ -155,6 +155,8 @@ export class SvcView extends LitElement {
   #loads = 0;
   /** Views whose onOpen ran since the person last navigated or ran a handler. */
   readonly #opened = new Set<string>();
+  /** Addresses whose control shows the model's value again in the next render (a refused removal). */
+  readonly #restore = new Set<string>();
   /** The view a navigation of this element is loading (`svc-navigate` once it shows). */
   #navigatingTo?: string;
   #unsubscribe?: () => void;
@@ -179,6 +181,7 @@ export class SvcView extends LitElement {
   }
 
   protected override updated(changed: PropertyValues): void {
+    this.#restore.clear();
     if (changed.has("invoker") || changed.has("modelId") || changed.has("viewId")) void this.reload();
     if (changed.has("feed") || changed.has("modelId")) this.#subscribe();
   }
@@ -299,11 +302,15 @@ export class SvcView extends LitElement {
     return applyDelta(components, options);
   }
 
-  /** Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. */
+  /**
+   * Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. A refused
+   * `removal` puts the kept values back in the fields.
+   */
   async #commit(
     written: string[],
     run: (viewId: string, expect: (addresses: string[]) => void) => Promise<WriteResult>,
     onChange?: Json,
+    removal = false,
   ): Promise<void> {
     const invoker = this.invoker;
     const view = this.view;
@@ -338,7 +345,10 @@ export class SvcView extends LitElement {
       // A refused write sends no event.
       this.#own = this.#own.filter((o) => !mine.includes(o));
       const bound = boundAddresses(this.view?.components as unknown as Json);
-      for (const [address, list] of messagesOfError(err, this.#spec, written, bound)) {
+      // A refused removal: the fields show the values the model kept again, so the reason is a warning.
+      if (removal) written.forEach((address) => this.#restore.add(canonical(address)));
+      const severity = removal ? "warning" : "error";
+      for (const [address, list] of messagesOfError(err, this.#spec, written, bound, severity)) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
       this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
@@ -393,7 +403,8 @@ export class SvcView extends LitElement {
 
   /**
    * Removes the value of an emptied field (JSON Patch `remove`: an optional field then has none, a required
-   * one is refused, saying so). A field that has no value has nothing to remove: its messages go.
+   * one is refused, saying so, and shows its value again). A field that has no value has nothing to remove:
+   * its messages go.
    */
   #remove(address: string, onChange?: Json): void {
     const pointer = pointerOf(address);
@@ -403,14 +414,19 @@ export class SvcView extends LitElement {
       this.requestUpdate();
       return;
     }
-    void this.#commit([address], (viewId, expect) => {
-      expect([address]);
-      return this.invoker!.invoke(operations.patch, {
-        id: this.modelId,
-        patch: [{ op: "remove", path: pointer }],
-        viewId,
-      });
-    }, onChange);
+    void this.#commit(
+      [address],
+      (viewId, expect) => {
+        expect([address]);
+        return this.invoker!.invoke(operations.patch, {
+          id: this.modelId,
+          patch: [{ op: "remove", path: pointer }],
+          viewId,
+        });
+      },
+      onChange,
+      true,
+    );
   }
 
   #imageUrl(src: string): string | undefined {
@@ -471,6 +487,7 @@ export class SvcView extends LitElement {
           shiftMessages(this.#messages, list, index);
           return result;
         }),
+      restores: (address) => typeof address === "string" && this.#restore.has(canonical(address)),
       runHandler: (handler, address) => {
         this.#opened.clear();
         void this.#handler(handler, address);

@@ -97,6 +97,18 @@ Deno.test("the renderer: an emptied optional field loses its value; an emptied r
       assert.deepEqual(await view.locator(".messages").allInnerTexts(), [
         "is required by the schema and cannot be removed",
       ]);
+      // The field shows the value the model kept (the person's Enter leaves it focused), beside the reason.
+      const quantity = view.getByLabel("Quantity");
+      await page.waitForFunction(
+        (input) => (input as HTMLInputElement).value === "1",
+        await quantity.elementHandle(),
+      );
+      assert.equal(
+        await quantity.evaluate((input) => input === (input.getRootNode() as ShadowRoot).activeElement),
+        true,
+      );
+      assert.equal(await quantity.getAttribute("aria-invalid"), "false");
+      await screenshot(page, "renderer-required-kept");
     },
   ));
 
