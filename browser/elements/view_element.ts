@@ -12,6 +12,10 @@
  * every committed write; `svc-error` `{modelId, message}` after a refused one;
  * `svc-navigate` `{modelId, viewId}` when the view changes.
  *
+ * A view opens when it shows (its `onOpen` runs) and closes when the person
+ * leaves it: for another view, or with the element, taken out of the page
+ * (its `onClose` runs, its mutations only).
+ *
  * @module
  */
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
@@ -155,6 +159,8 @@ export class SvcView extends LitElement {
   #loads = 0;
   /** Views whose onOpen ran since the person last navigated or ran a handler. */
   readonly #opened = new Set<string>();
+  /** Whether the shown view was closed with the element leaving the page (it opens again if it comes back). */
+  #closed = false;
   /** Addresses whose control shows the model's value again in the next render (a refused removal). */
   readonly #restore = new Set<string>();
   /** The view a navigation of this element is loading (`svc-navigate` once it shows). */
@@ -173,11 +179,23 @@ export class SvcView extends LitElement {
     this.#unsubscribe = undefined;
     for (const url of this.#images.values()) URL.revokeObjectURL(url);
     this.#images.clear();
+    // Taken out of the page, the view closes; moved (out and back in at once), it stays open.
+    queueMicrotask(() => {
+      const view = this.view;
+      if (this.isConnected || !view || this.#closed) return;
+      this.#closed = true;
+      void this.#handler(view.onClose, undefined, false);
+    });
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
-    if (this.hasUpdated) this.#subscribe();
+    if (!this.hasUpdated) return;
+    this.#subscribe();
+    if (this.#closed) {
+      this.#opened.clear();
+      void this.reload();
+    }
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -238,8 +256,15 @@ export class SvcView extends LitElement {
       this.#spec = spec;
       const resolved = await this.#resolveOptions(view.components);
       if (load !== this.#loads) return;
-      const opened = this.view?.viewId !== view.viewId;
-      if (!opened) this.#forgetChanged(this.view!.components, resolved);
+      const shown = this.view;
+      const sameModel = shown?.modelId === view.modelId;
+      const opened = this.#closed || !sameModel || shown?.viewId !== view.viewId;
+      // The element's writes go to its model now: a view of the model it showed before is not closed.
+      const left = opened && !this.#closed && sameModel ? shown : null;
+      this.#closed = false;
+      // Another model's views open afresh (no chain of onOpen navigations runs across models).
+      if (!sameModel) this.#opened.clear();
+      if (!opened) this.#forgetChanged(shown!.components, resolved);
       this.view = { ...view, components: resolved };
       this.loadError = "";
       this.#revision++;
@@ -247,6 +272,8 @@ export class SvcView extends LitElement {
         this.#emit("svc-navigate", { modelId: this.modelId, viewId: view.viewId });
       }
       this.#navigatingTo = undefined;
+      // The view left closes first; where to go is decided already, so its onClose's navigate is not followed.
+      if (left) await this.#handler(left.onClose, undefined, false);
       // A view's onOpen runs each time it is shown, once in a chain of onOpen navigations (no loop).
       if (opened && view.onOpen && !this.#opened.has(view.viewId)) {
         this.#opened.add(view.viewId);
@@ -373,8 +400,8 @@ export class SvcView extends LitElement {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
-  /** Runs an event handler: its `mutations` (JSONata over the state) as one write, then `navigate`. */
-  async #handler(handler: Json | undefined, address?: string): Promise<void> {
+  /** Runs an event handler: its `mutations` (JSONata over the state) as one write, then `navigate` if `go`. */
+  async #handler(handler: Json | undefined, address?: string, go = true): Promise<void> {
     if (!handler || typeof handler !== "object" || Array.isArray(handler) || !this.invoker) return;
     const invoker = this.invoker;
     if (typeof handler.mutations === "string") {
@@ -392,7 +419,7 @@ export class SvcView extends LitElement {
       });
       if (!mutations) return;
     }
-    if (typeof handler.navigate === "string") this.#navigate(handler.navigate);
+    if (go && typeof handler.navigate === "string") this.#navigate(handler.navigate);
   }
 
   #navigate(viewId: string): void {

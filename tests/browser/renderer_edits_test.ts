@@ -490,3 +490,64 @@ Deno.test("the renderer: two views whose onOpen navigates to each other stop aft
       assert.equal(await view.getByRole("heading", { name: "Ping" }).count(), 1);
     },
   ));
+
+Deno.test("the renderer: a view's onClose runs when a person leaves it for another view or the element leaves the page", () =>
+  withEmbeddedSpec(
+    {
+      id: "leaving",
+      schema: { type: "object" },
+      viewDefinition: {
+        defaultView: "a",
+        views: [
+          {
+            id: "a",
+            label: "First",
+            onOpen: { mutations: "{'$.aOpens': ($exists(aOpens) ? aOpens : 0) + 1}" },
+            onClose: { mutations: "{'$.aCloses': ($exists(aCloses) ? aCloses : 0) + 1}" },
+            components: [{ id: "go", type: "menu", menuItems: [{ label: "To second", targetView: "b" }] }],
+          },
+          {
+            id: "b",
+            label: "Second",
+            // Its navigate is not followed: the person is on the way to another view already.
+            onClose: { mutations: "{'$.bCloses': ($exists(bCloses) ? bCloses : 0) + 1}", navigate: "c" },
+            components: [{ id: "back", type: "button", text: "Back to first", onClick: { navigate: "a" } }],
+          },
+          { id: "c", label: "Third", components: [] },
+        ],
+      },
+    },
+    { heading: "First" },
+    async (page, view) => {
+      const counts = async () => {
+        const s = await stateOf(page, "leaving") as Record<string, unknown>;
+        return [s.aOpens, s.aCloses, s.bCloses];
+      };
+      await untilState(page, "leaving", (s) => s.aOpens === 1);
+      await view.getByRole("button", { name: "To second" }).click();
+      await view.getByRole("heading", { name: "Second" }).waitFor();
+      await untilState(page, "leaving", (s) => s.aCloses === 1);
+      await view.getByRole("button", { name: "Back to first" }).click();
+      await untilState(page, "leaving", (s) => s.bCloses === 1 && s.aOpens === 2);
+      await page.waitForTimeout(300);
+      assert.equal(await view.getByRole("heading", { name: "First" }).count(), 1);
+      assert.deepEqual(await counts(), [2, 1, 1]);
+
+      // Moved in the page: not closed.
+      await page.evaluate(() => document.body.append(document.querySelector("svc-model")!));
+      await page.waitForTimeout(300);
+      assert.deepEqual(await counts(), [2, 1, 1]);
+      // Removed: closed; put back: opened again.
+      await page.evaluate(() => {
+        const model = document.querySelector("svc-model")!;
+        (globalThis as unknown as { removed: Element }).removed = model;
+        model.remove();
+      });
+      await untilState(page, "leaving", (s) => s.aCloses === 2);
+      await page.evaluate(() =>
+        document.body.append((globalThis as unknown as { removed: Element }).removed)
+      );
+      await untilState(page, "leaving", (s) => s.aOpens === 3);
+      assert.deepEqual(await counts(), [3, 2, 1]);
+    },
+  ));
