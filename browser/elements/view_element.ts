@@ -42,6 +42,7 @@ import {
 } from "./messages.ts";
 import { renderComponents } from "./render.ts";
 import { viewBody } from "./containers.ts";
+import { checkStep } from "./step_check.ts";
 import { VIEW_STYLES } from "./styles.ts";
 import { pointerOf, type ViewContext } from "./view_context.ts";
 
@@ -163,6 +164,10 @@ export class SvcView extends LitElement {
   #closed = false;
   /** Addresses whose control shows the model's value again in the next render (a refused removal). */
   readonly #restore = new Set<string>();
+  /** Writes under way (a wizard step checks its fields once they are done). */
+  readonly #writing = new Set<Promise<void>>();
+  /** The messages a step check placed: the next check works them out again. */
+  readonly #placed = new WeakSet<FieldMessage>();
   /** The view a navigation of this element is loading (`svc-navigate` once it shows). */
   #navigatingTo?: string;
   #unsubscribe?: () => void;
@@ -348,6 +353,9 @@ export class SvcView extends LitElement {
       mine.push(entry);
       this.#own.push(entry);
     };
+    let done!: () => void;
+    const writing = new Promise<void>((resolve) => done = resolve);
+    this.#writing.add(writing);
     for (const address of written) this.#messages.delete(canonical(address));
     this.#messages.delete("");
     for (const [address, list] of this.#messages) {
@@ -380,8 +388,28 @@ export class SvcView extends LitElement {
       }
       this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
     } finally {
+      this.#writing.delete(writing);
+      done();
       this.requestUpdate();
     }
+  }
+
+  /** {@link ViewContext.checkStep}: the messages of earlier checks go, this one's show. */
+  async #checkStep(componentId: string): Promise<boolean> {
+    while (this.#writing.size) await Promise.all(this.#writing);
+    for (const [address, list] of this.#messages) {
+      const kept = list.filter((m) => !this.#placed.has(m));
+      if (!kept.length) this.#messages.delete(address);
+      else if (kept.length < list.length) this.#messages.set(address, kept);
+    }
+    const step = this.view?.components.filter((c) => c.id === componentId) ?? [];
+    const { held, added } = checkStep(step, (address) => this.#messages.get(canonical(address)) ?? []);
+    for (const [address, list] of added) {
+      for (const message of list) this.#placed.add(message);
+      this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
+    }
+    this.requestUpdate();
+    return !held;
   }
 
   /**
@@ -515,6 +543,7 @@ export class SvcView extends LitElement {
           return result;
         }),
       restores: (address) => typeof address === "string" && this.#restore.has(canonical(address)),
+      checkStep: (componentId) => this.#checkStep(componentId),
       runHandler: (handler, address) => {
         this.#opened.clear();
         void this.#handler(handler, address);
@@ -541,7 +570,9 @@ export class SvcView extends LitElement {
       requestUpdate: () => this.requestUpdate(),
       focus: (domId) =>
         void this.updateComplete.then(() => (this.renderRoot as ShadowRoot).getElementById(domId)?.focus()),
-      render: (components) => renderComponents(components, ctx),
+      render(components) {
+        return renderComponents(components, this);
+      },
     };
     return ctx;
   }
