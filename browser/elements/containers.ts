@@ -118,7 +118,9 @@ const tabs: Renderer = (c, ctx) => {
 
 /**
  * A wizard (of a `wizard` view): each visible child is a step showing its components, one at a time,
- * the steps listed above it and Back and Next below; the step is local UI state.
+ * the steps listed above it and Back and Next below; the step is local UI state. Next, and a button of the
+ * last step (its finish), go on only when the step's fields are complete (step_check.ts), the finish when
+ * every step's are (else it shows the first that is not); Back always goes.
  */
 const wizard: Renderer = (c, ctx) => {
   const steps = childrenOf(c).filter((t) => t.visible !== false);
@@ -130,6 +132,20 @@ const wizard: Renderer = (c, ctx) => {
     ctx.requestUpdate();
     ctx.focus(panel);
   };
+  const next = async () => {
+    if (await ctx.checkStep(steps[at].id)) go(at + 1);
+  };
+  const finish = async (run: () => void) => {
+    for (const [i, step] of steps.entries()) {
+      if (await ctx.checkStep(step.id)) continue;
+      if (i !== at) go(i);
+      return;
+    }
+    run();
+  };
+  const last: ViewContext = at === steps.length - 1
+    ? { ...ctx, runHandler: (handler, address) => void finish(() => ctx.runHandler(handler, address)) }
+    : ctx;
   if (!steps.length) return html`<div class="wizard" data-component=${c.id}></div>`;
   return html`
     <div class="wizard" data-component=${c.id}>
@@ -141,13 +157,13 @@ const wizard: Renderer = (c, ctx) => {
       <section class="wizard-step" id=${panel} tabindex="-1"
         aria-label=${`Step ${at + 1} of ${steps.length}: ${titleOf(steps[at])}`}>${body(
           steps[at],
-          ctx,
+          last,
         )}</section>
       <div class="wizard-nav">
         <button type="button" class="btn" ?disabled=${at === 0} @click=${() => go(at - 1)}>Back</button>
         <span>Step ${at + 1} of ${steps.length}</span>
         <button type="button" class="btn primary" ?disabled=${at === steps.length - 1} @click=${() =>
-          go(at + 1)}>Next</button>
+          void next()}>Next</button>
       </div>
     </div>
   `;

@@ -3,7 +3,8 @@
  * dependent selector, slider, date range and file upload. A text-like control
  * writes on `change` (leaving the field or Enter), a picker as soon as it
  * changes; read-only fields are `readonly`, disabled ones `disabled`. A
- * re-render does not replace what a person is typing (kept_edit.ts), and a
+ * re-render does not replace what a person is typing (kept_edit.ts) except
+ * with the value the model kept when it refused to remove it, and a
  * choice (check box, switch, radio, select) always shows the state: one whose
  * write was refused goes back, beside the reason (`live`: lit compares with the
  * control, not with what it last set).
@@ -81,7 +82,10 @@ const textInput: Renderer = (c, ctx) =>
         min=${(c.min as number | undefined) ?? nothing} max=${(c.max as number | undefined) ?? nothing}
         inputmode=${numeric ? "decimal" : nothing}
         autocomplete=${c.type === "passwordField" ? "new-password" : "off"}
-        .value=${keptEdit(controlText(c))} placeholder=${(c.placeholder as string | undefined) ?? nothing}
+        .value=${keptEdit(
+          controlText(c),
+          ctx.restores(c.bind),
+        )} placeholder=${(c.placeholder as string | undefined) ?? nothing}
         title=${(c.tooltip as string | undefined) ?? nothing}
         ?readonly=${c.readOnly === true} ?disabled=${locked(c)} ?required=${c.required === true}
         aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
@@ -110,7 +114,10 @@ const checkbox: Renderer = (c, ctx) => {
 const textArea: Renderer = (c, ctx) =>
   field(c, ctx, (ids) =>
     html`
-      <textarea id=${ids.id} rows=${(c.rows as number | undefined) ?? 4} .value=${keptEdit(text(c.value))}
+      <textarea id=${ids.id} rows=${(c.rows as number | undefined) ?? 4} .value=${keptEdit(
+        text(c.value),
+        ctx.restores(c.bind),
+      )}
         placeholder=${(c.placeholder as string | undefined) ?? nothing} ?readonly=${c.readOnly === true}
         ?disabled=${locked(c)} aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids
           .describedBy}
@@ -198,7 +205,7 @@ const suggest: Renderer = (c, ctx) =>
     const value = tags && Array.isArray(c.value) ? c.value.map(text).join(", ") : text(c.value);
     const options = optionsOf(c);
     return html`
-      <input id=${ids.id} type="text" list=${`${ids.id}-list`} .value=${keptEdit(value)}
+      <input id=${ids.id} type="text" list=${`${ids.id}-list`} .value=${keptEdit(value, ctx.restores(c.bind))}
         placeholder=${(c.placeholder as string | undefined) ?? (tags ? "a, b, c" : nothing)}
         ?readonly=${c.readOnly === true} ?disabled=${locked(c)} autocomplete="off"
         aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
@@ -260,7 +267,7 @@ const dateRange: Renderer = (c, ctx) =>
         const bind = c[`bind${end}`];
         const id = `${ids.id}-${end.toLowerCase()}`;
         return html`<div class="field"><label for=${id}>${c[`${end.toLowerCase()}Label`] ?? end}</label>
-          <input id=${id} type="date" .value=${keptEdit(text(c[`value${end}`]))} min=${
+          <input id=${id} type="date" .value=${keptEdit(text(c[`value${end}`]), ctx.restores(bind))} min=${
           (c.minDate as string | undefined) ?? nothing
         }
             max=${(c.maxDate as string | undefined) ?? nothing} ?readonly=${c.readOnly === true} ?disabled=${

@@ -6,11 +6,15 @@
  * with the state's, and the Enter that follows would write nothing. A
  * focused control whose text differs both from the state and from what the
  * renderer last put there keeps its text; once the person leaves it (or the
- * state catches up with what they typed) it follows the state again.
+ * state catches up with what they typed) it follows the state again. A
+ * control told to `restore` shows the state's text whatever it holds (a
+ * refused removal of a required field's value: the person sees the value the
+ * model kept).
  *
  * @module
  */
 import { noChange } from "lit";
+import { setCommittedValue } from "lit/directive-helpers.js";
 import {
   Directive,
   directive,
@@ -33,14 +37,19 @@ class KeptEdit extends Directive {
     }
   }
 
-  render(value: string): string {
+  render(value: string, _restore = false): string {
     return value;
   }
 
-  override update(part: Part, [value]: [string]): string | typeof noChange {
+  override update(part: Part, [value, restore]: [string, boolean?]): string | typeof noChange {
     const control = (part as PropertyPart).element as Control;
     const typed = control.value;
-    if (typed !== value && this.#shown !== undefined && typed !== this.#shown && control.matches(":focus")) {
+    if (restore && typed !== value) {
+      // Lit sets a property only when it differs from what it set last, which the state's text does not.
+      setCommittedValue(part);
+    } else if (
+      typed !== value && this.#shown !== undefined && typed !== this.#shown && control.matches(":focus")
+    ) {
       return noChange;
     }
     this.#shown = value;
@@ -48,5 +57,8 @@ class KeptEdit extends Directive {
   }
 }
 
-/** `.value=${keptEdit(text)}`: the state's text, except over what a person is typing (see the module doc). */
+/**
+ * `.value=${keptEdit(text, restore)}`: the state's text, except over what a person is typing unless `restore`
+ * (see the module doc).
+ */
 export const keptEdit = directive(KeptEdit);

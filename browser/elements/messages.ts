@@ -21,7 +21,10 @@ import {
 /** One message for people. */
 export interface FieldMessage {
   text: string;
-  /** `error`: the write was refused; `warning`: committed but flagged. */
+  /**
+   * `error`: the write was refused and the field still shows what was entered; `warning`: committed but
+   * flagged, or refused while the field shows the model's value again.
+   */
   severity: "error" | "warning";
 }
 
@@ -97,27 +100,30 @@ export function placeConstraints(
 
 /**
  * The messages of a refused write. `written`: the addresses the write named;
- * `bound`: the addresses the view shows (for constraint paths).
+ * `bound`: the addresses the view shows (for constraint paths); `severity`:
+ * `warning` when the fields show the model's values again (nothing refused
+ * stays in them).
  */
 export function messagesOfError(
   err: unknown,
   spec: ModelSpec | null,
   written: string[],
   bound: string[],
+  severity: FieldMessage["severity"] = "error",
 ): MessageMap {
   const map: MessageMap = new Map();
   const body = err instanceof ServiceError ? err.body : undefined;
   const violations = (body?.violations ?? []) as Json[];
   if (err instanceof ServiceError && err.kind === "schema_violation" && violations.length) {
     for (const v of violations as unknown as SchemaViolation[]) {
-      add(map, canonical(v.path) || canonical(written[0] ?? ""), { text: v.message, severity: "error" });
+      add(map, canonical(v.path) || canonical(written[0] ?? ""), { text: v.message, severity });
     }
   } else if (err instanceof ServiceError && err.kind === "constraint_violation" && violations.length) {
-    placeConstraints(map, violations as unknown as ConstraintViolation[], spec, written, bound, "error");
+    placeConstraints(map, violations as unknown as ConstraintViolation[], spec, written, bound, severity);
   } else {
     const text = (err as Error)?.message ?? String(err);
     for (const place of written.length ? written : [""]) {
-      add(map, canonical(place), { text, severity: "error" });
+      add(map, canonical(place), { text, severity });
     }
   }
   return map;

@@ -45,6 +45,16 @@ export interface ViewContext {
   patch(ops: PatchOp[], address: string): void;
   /** Removes element `index` of the array at `list` (its messages go, those of later elements move up). */
   removeItem(list: string, index: number): void;
+  /**
+   * Whether the control of `address` is to show the model's value again over what the person entered (their
+   * removal of a required field's value was refused), in the render that follows the refusal.
+   */
+  restores(address: Json | undefined): boolean;
+  /**
+   * Once the writes under way are done, whether the person may leave the step that is the top-level component
+   * `componentId` (step_check.ts); when not, its fields show why.
+   */
+  checkStep(componentId: string): Promise<boolean>;
   /** Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`). */
   runHandler(handler: Json | undefined, address?: string): void;
   /** Switches to another view of the model. */
@@ -59,7 +69,7 @@ export interface ViewContext {
   requestUpdate(): void;
   /** Focuses the element with this DOM id once the view has re-rendered (keyboard navigation). */
   focus(domId: string): void;
-  /** Renders nested components. */
+  /** Renders nested components (with this context: a copy with other members renders its nested ones too). */
   render(components: Json | undefined): TemplateResult;
 }
 

@@ -12,6 +12,10 @@
  * every committed write; `svc-error` `{modelId, message}` after a refused one;
  * `svc-navigate` `{modelId, viewId}` when the view changes.
  *
+ * A view opens when it shows (its `onOpen` runs) and closes when the person
+ * leaves it: for another view, or with the element, taken out of the page
+ * (its `onClose` runs, its mutations only).
+ *
  * @module
  */
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
@@ -38,6 +42,7 @@ import {
 } from "./messages.ts";
 import { renderComponents } from "./render.ts";
 import { viewBody } from "./containers.ts";
+import { checkStep } from "./step_check.ts";
 import { VIEW_STYLES } from "./styles.ts";
 import { pointerOf, type ViewContext } from "./view_context.ts";
 
@@ -155,6 +160,14 @@ export class SvcView extends LitElement {
   #loads = 0;
   /** Views whose onOpen ran since the person last navigated or ran a handler. */
   readonly #opened = new Set<string>();
+  /** Whether the shown view was closed with the element leaving the page (it opens again if it comes back). */
+  #closed = false;
+  /** Addresses whose control shows the model's value again in the next render (a refused removal). */
+  readonly #restore = new Set<string>();
+  /** Writes under way (a wizard step checks its fields once they are done). */
+  readonly #writing = new Set<Promise<void>>();
+  /** The messages a step check placed: the next check works them out again. */
+  readonly #placed = new WeakSet<FieldMessage>();
   /** The view a navigation of this element is loading (`svc-navigate` once it shows). */
   #navigatingTo?: string;
   #unsubscribe?: () => void;
@@ -171,14 +184,27 @@ export class SvcView extends LitElement {
     this.#unsubscribe = undefined;
     for (const url of this.#images.values()) URL.revokeObjectURL(url);
     this.#images.clear();
+    // Taken out of the page, the view closes; moved (out and back in at once), it stays open.
+    queueMicrotask(() => {
+      const view = this.view;
+      if (this.isConnected || !view || this.#closed) return;
+      this.#closed = true;
+      void this.#handler(view.onClose, undefined, false);
+    });
   }
 
   override connectedCallback(): void {
     super.connectedCallback();
-    if (this.hasUpdated) this.#subscribe();
+    if (!this.hasUpdated) return;
+    this.#subscribe();
+    if (this.#closed) {
+      this.#opened.clear();
+      void this.reload();
+    }
   }
 
   protected override updated(changed: PropertyValues): void {
+    this.#restore.clear();
     if (changed.has("invoker") || changed.has("modelId") || changed.has("viewId")) void this.reload();
     if (changed.has("feed") || changed.has("modelId")) this.#subscribe();
   }
@@ -235,8 +261,15 @@ export class SvcView extends LitElement {
       this.#spec = spec;
       const resolved = await this.#resolveOptions(view.components);
       if (load !== this.#loads) return;
-      const opened = this.view?.viewId !== view.viewId;
-      if (!opened) this.#forgetChanged(this.view!.components, resolved);
+      const shown = this.view;
+      const sameModel = shown?.modelId === view.modelId;
+      const opened = this.#closed || !sameModel || shown?.viewId !== view.viewId;
+      // The element's writes go to its model now: a view of the model it showed before is not closed.
+      const left = opened && !this.#closed && sameModel ? shown : null;
+      this.#closed = false;
+      // Another model's views open afresh (no chain of onOpen navigations runs across models).
+      if (!sameModel) this.#opened.clear();
+      if (!opened) this.#forgetChanged(shown!.components, resolved);
       this.view = { ...view, components: resolved };
       this.loadError = "";
       this.#revision++;
@@ -244,6 +277,8 @@ export class SvcView extends LitElement {
         this.#emit("svc-navigate", { modelId: this.modelId, viewId: view.viewId });
       }
       this.#navigatingTo = undefined;
+      // The view left closes first; where to go is decided already, so its onClose's navigate is not followed.
+      if (left) await this.#handler(left.onClose, undefined, false);
       // A view's onOpen runs each time it is shown, once in a chain of onOpen navigations (no loop).
       if (opened && view.onOpen && !this.#opened.has(view.viewId)) {
         this.#opened.add(view.viewId);
@@ -299,11 +334,15 @@ export class SvcView extends LitElement {
     return applyDelta(components, options);
   }
 
-  /** Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. */
+  /**
+   * Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. A refused
+   * `removal` puts the kept values back in the fields.
+   */
   async #commit(
     written: string[],
     run: (viewId: string, expect: (addresses: string[]) => void) => Promise<WriteResult>,
     onChange?: Json,
+    removal = false,
   ): Promise<void> {
     const invoker = this.invoker;
     const view = this.view;
@@ -314,6 +353,9 @@ export class SvcView extends LitElement {
       mine.push(entry);
       this.#own.push(entry);
     };
+    let done!: () => void;
+    const writing = new Promise<void>((resolve) => done = resolve);
+    this.#writing.add(writing);
     for (const address of written) this.#messages.delete(canonical(address));
     this.#messages.delete("");
     for (const [address, list] of this.#messages) {
@@ -338,13 +380,36 @@ export class SvcView extends LitElement {
       // A refused write sends no event.
       this.#own = this.#own.filter((o) => !mine.includes(o));
       const bound = boundAddresses(this.view?.components as unknown as Json);
-      for (const [address, list] of messagesOfError(err, this.#spec, written, bound)) {
+      // A refused removal: the fields show the values the model kept again, so the reason is a warning.
+      if (removal) written.forEach((address) => this.#restore.add(canonical(address)));
+      const severity = removal ? "warning" : "error";
+      for (const [address, list] of messagesOfError(err, this.#spec, written, bound, severity)) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
       this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
     } finally {
+      this.#writing.delete(writing);
+      done();
       this.requestUpdate();
     }
+  }
+
+  /** {@link ViewContext.checkStep}: the messages of earlier checks go, this one's show. */
+  async #checkStep(componentId: string): Promise<boolean> {
+    while (this.#writing.size) await Promise.all(this.#writing);
+    for (const [address, list] of this.#messages) {
+      const kept = list.filter((m) => !this.#placed.has(m));
+      if (!kept.length) this.#messages.delete(address);
+      else if (kept.length < list.length) this.#messages.set(address, kept);
+    }
+    const step = this.view?.components.filter((c) => c.id === componentId) ?? [];
+    const { held, added } = checkStep(step, (address) => this.#messages.get(canonical(address)) ?? []);
+    for (const [address, list] of added) {
+      for (const message of list) this.#placed.add(message);
+      this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
+    }
+    this.requestUpdate();
+    return !held;
   }
 
   /**
@@ -363,8 +428,8 @@ export class SvcView extends LitElement {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
   }
 
-  /** Runs an event handler: its `mutations` (JSONata over the state) as one write, then `navigate`. */
-  async #handler(handler: Json | undefined, address?: string): Promise<void> {
+  /** Runs an event handler: its `mutations` (JSONata over the state) as one write, then `navigate` if `go`. */
+  async #handler(handler: Json | undefined, address?: string, go = true): Promise<void> {
     if (!handler || typeof handler !== "object" || Array.isArray(handler) || !this.invoker) return;
     const invoker = this.invoker;
     if (typeof handler.mutations === "string") {
@@ -382,7 +447,7 @@ export class SvcView extends LitElement {
       });
       if (!mutations) return;
     }
-    if (typeof handler.navigate === "string") this.#navigate(handler.navigate);
+    if (go && typeof handler.navigate === "string") this.#navigate(handler.navigate);
   }
 
   #navigate(viewId: string): void {
@@ -393,7 +458,8 @@ export class SvcView extends LitElement {
 
   /**
    * Removes the value of an emptied field (JSON Patch `remove`: an optional field then has none, a required
-   * one is refused, saying so). A field that has no value has nothing to remove: its messages go.
+   * one is refused, saying so, and shows its value again). A field that has no value has nothing to remove:
+   * its messages go.
    */
   #remove(address: string, onChange?: Json): void {
     const pointer = pointerOf(address);
@@ -403,14 +469,19 @@ export class SvcView extends LitElement {
       this.requestUpdate();
       return;
     }
-    void this.#commit([address], (viewId, expect) => {
-      expect([address]);
-      return this.invoker!.invoke(operations.patch, {
-        id: this.modelId,
-        patch: [{ op: "remove", path: pointer }],
-        viewId,
-      });
-    }, onChange);
+    void this.#commit(
+      [address],
+      (viewId, expect) => {
+        expect([address]);
+        return this.invoker!.invoke(operations.patch, {
+          id: this.modelId,
+          patch: [{ op: "remove", path: pointer }],
+          viewId,
+        });
+      },
+      onChange,
+      true,
+    );
   }
 
   #imageUrl(src: string): string | undefined {
@@ -471,6 +542,8 @@ export class SvcView extends LitElement {
           shiftMessages(this.#messages, list, index);
           return result;
         }),
+      restores: (address) => typeof address === "string" && this.#restore.has(canonical(address)),
+      checkStep: (componentId) => this.#checkStep(componentId),
       runHandler: (handler, address) => {
         this.#opened.clear();
         void this.#handler(handler, address);
@@ -497,7 +570,9 @@ export class SvcView extends LitElement {
       requestUpdate: () => this.requestUpdate(),
       focus: (domId) =>
         void this.updateComplete.then(() => (this.renderRoot as ShadowRoot).getElementById(domId)?.focus()),
-      render: (components) => renderComponents(components, ctx),
+      render(components) {
+        return renderComponents(components, this);
+      },
     };
     return ctx;
   }

@@ -97,6 +97,18 @@ Deno.test("the renderer: an emptied optional field loses its value; an emptied r
       assert.deepEqual(await view.locator(".messages").allInnerTexts(), [
         "is required by the schema and cannot be removed",
       ]);
+      // The field shows the value the model kept (the person's Enter leaves it focused), beside the reason.
+      const quantity = view.getByLabel("Quantity");
+      await page.waitForFunction(
+        (input) => (input as HTMLInputElement).value === "1",
+        await quantity.elementHandle(),
+      );
+      assert.equal(
+        await quantity.evaluate((input) => input === (input.getRootNode() as ShadowRoot).activeElement),
+        true,
+      );
+      assert.equal(await quantity.getAttribute("aria-invalid"), "false");
+      await screenshot(page, "renderer-required-kept");
     },
   ));
 
@@ -476,5 +488,190 @@ Deno.test("the renderer: two views whose onOpen navigates to each other stop aft
       await page.waitForTimeout(1000);
       assert.deepEqual(await stateOf(page, "ping"), { a: 1, b: 1 });
       assert.equal(await view.getByRole("heading", { name: "Ping" }).count(), 1);
+    },
+  ));
+
+Deno.test("the renderer: a wizard's Next and its last step's buttons go on only once the step's fields are complete", () =>
+  withEmbeddedSpec(
+    {
+      id: "steps",
+      schema: {
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          nick: { type: "string" },
+          age: { type: "number", minimum: 0 },
+          pets: { type: "number", default: 20 },
+          email: { type: "string" },
+        },
+      },
+      metaDerivations: [
+        { path: "$.name", property: "required", expr: "true" },
+        { path: "$.email", property: "required", expr: "true" },
+        // Required but not relevant: hidden, so it holds nobody.
+        { path: "$.nick", property: "required", expr: "true" },
+        { path: "$.nick", property: "relevant", expr: "false" },
+      ],
+      constraints: [{
+        id: "age",
+        path: "$.age",
+        expr: "$not($exists(age)) or age <= 120",
+        message: "Nobody is that old",
+        policy: "rollback",
+      }],
+      viewDefinition: {
+        defaultView: "signup",
+        views: [{
+          id: "signup",
+          label: "Sign up",
+          layout: "wizard",
+          components: [
+            {
+              id: "you",
+              type: "group",
+              label: "You",
+              components: [
+                { id: "name", type: "textField", bind: "$.name", label: "Name" },
+                { id: "nick", type: "textField", bind: "$.nick", label: "Nickname" },
+              ],
+            },
+            {
+              id: "numbers",
+              type: "group",
+              label: "Numbers",
+              components: [
+                { id: "age", type: "numericField", bind: "$.age", label: "Age" },
+                { id: "pets", type: "numericStepper", bind: "$.pets", label: "Pets", min: 0, max: 10 },
+              ],
+            },
+            {
+              id: "finish",
+              type: "card",
+              label: "Finish",
+              components: [
+                { id: "email", type: "emailField", bind: "$.email", label: "Email" },
+                { id: "done", type: "button", text: "Done", onClick: { mutations: "{'$.done': true}" } },
+              ],
+            },
+          ],
+        }],
+      },
+    },
+    { heading: "Sign up" },
+    async (page, view) => {
+      const next = view.getByRole("button", { name: "Next" });
+      const step = (n: number) => view.getByText(`Step ${n} of 3`, { exact: true }).waitFor();
+      const messages = () => view.locator(".messages").allInnerTexts();
+      await next.click();
+      await view.getByText("is required").waitFor();
+      await step(1);
+      assert.deepEqual(await messages(), ["is required"], "the hidden required field holds nobody");
+      await screenshot(page, "renderer-wizard-required");
+
+      // Typed, not entered: Next waits for the write its click set off.
+      await view.getByLabel("Name").fill("Ada");
+      await next.click();
+      await step(2);
+
+      await enter(view, "Age", "-3");
+      await view.getByText("must be >= 0").waitFor();
+      await next.click();
+      await page.waitForTimeout(300);
+      await step(2);
+      await enter(view, "Age", "200");
+      await view.getByText("Nobody is that old").waitFor();
+      await next.click();
+      await page.waitForTimeout(300);
+      await step(2);
+      await enter(view, "Age", "41");
+      await view.getByText("Nobody is that old").waitFor({ state: "detached" });
+      // The stepper's default, 20, is over its max.
+      await next.click();
+      await view.getByText("must be <= 10").waitFor();
+      await step(2);
+      await screenshot(page, "renderer-wizard-max");
+      // Back is always allowed.
+      await view.getByRole("button", { name: "Back" }).click();
+      await step(1);
+      await next.click();
+      await step(2);
+      await enter(view, "Pets", "3");
+      await view.getByText("must be <= 10").waitFor({ state: "detached" });
+      await next.click();
+      await step(3);
+
+      await view.getByRole("button", { name: "Done" }).click();
+      await view.getByText("is required").waitFor();
+      assert.equal((await stateOf(page, "steps") as Record<string, unknown>).done, undefined);
+      await enter(view, "Email", "ada@example.org");
+      await view.getByRole("button", { name: "Done" }).click();
+      await untilState(
+        page,
+        "steps",
+        (s) => s.done === true && s.name === "Ada" && s.age === 41 && s.pets === 3,
+      );
+      assert.deepEqual(await messages(), []);
+      await assertAccessible(page, "svc-model");
+    },
+  ));
+
+Deno.test("the renderer: a view's onClose runs when a person leaves it for another view or the element leaves the page", () =>
+  withEmbeddedSpec(
+    {
+      id: "leaving",
+      schema: { type: "object" },
+      viewDefinition: {
+        defaultView: "a",
+        views: [
+          {
+            id: "a",
+            label: "First",
+            onOpen: { mutations: "{'$.aOpens': ($exists(aOpens) ? aOpens : 0) + 1}" },
+            onClose: { mutations: "{'$.aCloses': ($exists(aCloses) ? aCloses : 0) + 1}" },
+            components: [{ id: "go", type: "menu", menuItems: [{ label: "To second", targetView: "b" }] }],
+          },
+          {
+            id: "b",
+            label: "Second",
+            // Its navigate is not followed: the person is on the way to another view already.
+            onClose: { mutations: "{'$.bCloses': ($exists(bCloses) ? bCloses : 0) + 1}", navigate: "c" },
+            components: [{ id: "back", type: "button", text: "Back to first", onClick: { navigate: "a" } }],
+          },
+          { id: "c", label: "Third", components: [] },
+        ],
+      },
+    },
+    { heading: "First" },
+    async (page, view) => {
+      const counts = async () => {
+        const s = await stateOf(page, "leaving") as Record<string, unknown>;
+        return [s.aOpens, s.aCloses, s.bCloses];
+      };
+      await untilState(page, "leaving", (s) => s.aOpens === 1);
+      await view.getByRole("button", { name: "To second" }).click();
+      await view.getByRole("heading", { name: "Second" }).waitFor();
+      await untilState(page, "leaving", (s) => s.aCloses === 1);
+      await view.getByRole("button", { name: "Back to first" }).click();
+      await untilState(page, "leaving", (s) => s.bCloses === 1 && s.aOpens === 2);
+      await page.waitForTimeout(300);
+      assert.equal(await view.getByRole("heading", { name: "First" }).count(), 1);
+      assert.deepEqual(await counts(), [2, 1, 1]);
+
+      // Moved in the page: not closed.
+      await page.evaluate(() => document.body.append(document.querySelector("svc-model")!));
+      await page.waitForTimeout(300);
+      assert.deepEqual(await counts(), [2, 1, 1]);
+      // Removed: closed; put back: opened again.
+      await page.evaluate(() => {
+        const model = document.querySelector("svc-model")!;
+        (globalThis as unknown as { removed: Element }).removed = model;
+        model.remove();
+      });
+      await untilState(page, "leaving", (s) => s.aCloses === 2);
+      await page.evaluate(() =>
+        document.body.append((globalThis as unknown as { removed: Element }).removed)
+      );
+      await untilState(page, "leaving", (s) => s.aOpens === 3);
+      assert.deepEqual(await counts(), [3, 2, 1]);
     },
   ));
