@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
+import { testConfig } from "../_test_utils.ts";
 import { effectService, ok, OutboxStore, ScriptedExecutor, settled } from "./test_support.ts";
-import { TIMER_EXECUTOR } from "./executor.ts";
+import { type ExecutorOutcome, TIMER_EXECUTOR } from "./executor.ts";
 import { httpExecutor } from "./http_executor.ts";
 
 const rateSpec = (extra: Record<string, unknown> = {}) => ({
@@ -429,6 +430,36 @@ Deno.test("a refused fold-back leaves the outbox: its failure recorded, else the
   state = (await service.getState("c")) as Counted;
   assert.equal(state.io.fx?.phase, "in_flight", "the last phase the model took");
   await service.close();
+});
+
+/** The state after `answer` folds back once into the counter model, its `response.set` `$.n: 1` and `set`. */
+async function foldedOnce(
+  answer: ExecutorOutcome,
+  set: Record<string, string>,
+  extra: Record<string, unknown> = {},
+) {
+  const store = new OutboxStore();
+  const { service, scheduler } = await effectService([new ScriptedExecutor().answer(answer)], {
+    store,
+    config: testConfig({ maxDepth: 6 }),
+  });
+  await service.createModel(counterSpec({ response: { set: { "$.n": "1", ...set } }, ...extra }));
+  await service.mutate("c", { "$.go": true });
+  await scheduler.advance(0);
+  const state = (await service.getState("c")) as Counted & { o?: Json };
+  assert.equal(store.outbox.size, 0, "the job has left the outbox");
+  await service.close();
+  return state;
+}
+
+Deno.test("a fold-back value nested past svc.limits.max-depth is refused and recorded, as a caller's write is", async () => {
+  // Five segments and two levels of value make seven.
+  const state = await foldedOnce(ok({ deep: { e: { f: 1 } } }), { "$.o.a.b.c.d": "$response.deep" });
+  assert.deepEqual([state.n, state.o, state.io.fx?.phase], [undefined, undefined, "failed"]);
+  assert.match(
+    String(state.io.fx?.error),
+    /^fold-back refused: The value written at \$\.o\.a\.b\.c\.d is nested deeper than svc\.limits\.max-depth \(6 levels\)$/,
+  );
 });
 
 Deno.test("the retry button while a job is outstanding supersedes it: its result is dropped, the new one applied once", async () => {

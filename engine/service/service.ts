@@ -904,7 +904,7 @@ export class ModelService implements ModelApi {
           // The attempt is counted with the in_flight phase, or alone (no status; the model refused the phase).
           const inFlight = { ...attempt, statusAt: now };
           const written = writes &&
-            await this.#commit(slot, "foldback", writes, foldbackOf(writes), { updated: inFlight }).catch(
+            await this.#commitFoldback(slot, writes, { updated: inFlight }).catch(
               (err) => {
                 if (!(err instanceof ServiceError)) throw err;
                 this.#observer.warn?.(
@@ -992,14 +992,25 @@ export class ModelService implements ModelApi {
 
   /** Commits a settlement's writes with the job's removal, or removes it alone when nothing is written. */
   async #settleWith(slot: Slot, job: EffectJob, writes: Record<string, Json>): Promise<void> {
-    if (
-      Object.keys(writes).length &&
-      await this.#commit(slot, "foldback", writes, foldbackOf(writes), { settled: job })
-    ) {
+    if (Object.keys(writes).length && await this.#commitFoldback(slot, writes, { settled: job })) {
       return;
     }
     await this.store.updateJobs(job.modelId, { remove: [job.id] });
     slot.jobs.delete(job.id);
+  }
+
+  /**
+   * Commits writes the effect machinery makes (phases, fold-backs, watched
+   * reads), held at the door like any caller's: an executor's value deeper
+   * than `svc.limits.max-depth` is refused, not stored.
+   */
+  async #commitFoldback(
+    slot: Slot,
+    writes: Record<string, Json>,
+    outbox: { settled?: EffectJob; updated?: EffectJob } = {},
+  ): Promise<MutationResult | null> {
+    checkMutationValues(this.config, writes);
+    return await this.#commit(slot, "foldback", writes, foldbackOf(writes), outbox);
   }
 
   /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn). */
@@ -1246,7 +1257,7 @@ export class ModelService implements ModelApi {
       };
       if (Object.entries(writes).every(unchanged)) return;
       if (status) writes[formatPath([...status, "at"])] = formatInstant(ctx.at);
-      await this.#commit(slot, "foldback", writes, foldbackOf(writes));
+      await this.#commitFoldback(slot, writes);
     });
   }
 
