@@ -452,6 +452,26 @@ async function foldedOnce(
   return state;
 }
 
+Deno.test("a fold-back expression that fails is refused and recorded naming it; an undefined value skips its target", async () => {
+  // Nothing of the fold-back is written.
+  let state = await foldedOnce(ok({ v: 1 }), { "$.v": "$response.v = 1 ? $error('boom') : 0" });
+  assert.deepEqual([state.n, state.v, state.io.fx?.phase], [undefined, undefined, "failed"]);
+  assert.match(
+    String(state.io.fx?.error),
+    /^fold-back refused: Evaluation of response\.set \$\.v of effect 'fx' failed: D3137: boom/,
+  );
+  state = await foldedOnce(ok({}), { "$.v": "$response.v" });
+  assert.deepEqual([state.n, state.v, state.io.fx?.phase], [1, undefined, "applied"]);
+  // A fan-out request's own `set` likewise.
+  const fanOut = { ...ok([{ v: 1 }]), status: null, parts: [ok({ v: 1 })] };
+  state = await foldedOnce(fanOut as ExecutorOutcome, {}, {
+    request: undefined,
+    requests: `[{'url': 'https://api.example/a', 'set': {'$.v': '$error("no")'}}]`,
+  });
+  assert.deepEqual([state.n, state.v, state.io.fx?.phase], [undefined, undefined, "failed"]);
+  assert.match(String(state.io.fx?.error), /set \$\.v of request 0 of effect 'fx' failed: D3137: no/);
+});
+
 Deno.test("a fold-back value nested past svc.limits.max-depth is refused and recorded, as a caller's write is", async () => {
   // Five segments and two levels of value make seven.
   const state = await foldedOnce(ok({ deep: { e: { f: 1 } } }), { "$.o.a.b.c.d": "$response.deep" });

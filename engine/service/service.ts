@@ -949,10 +949,12 @@ export class ModelService implements ModelApi {
       at: this.platform.clock.now(),
       compiler: this.compiler,
     };
-    const settled = await settlement(job, outcome, ctx);
-    if (!settled) return false;
-    let phase = settled.phase;
+    let phase: Settlement["phase"];
     try {
+      // A response.set expression that fails refuses the fold-back like the model refusing it.
+      const settled = await settlement(job, outcome, ctx);
+      if (!settled) return false;
+      phase = settled.phase;
       await this.#settleWith(slot, job, settled.writes);
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
