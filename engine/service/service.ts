@@ -79,11 +79,12 @@ import type {
 } from "./api.ts";
 import { type AuthoringEngine, localAuthoring } from "./authoring.ts";
 import {
+  checkEnvelope,
   checkMutationValues,
   checkPatchValues,
   checkSpecSize,
   checkStateBytes,
-  checkValue,
+  type EnvelopeMember,
 } from "./limits.ts";
 import {
   type AiEvolutionRequest,
@@ -1052,18 +1053,15 @@ export class ModelService implements ModelApi {
   }
 
   restore(id: string, snapshot: unknown): Promise<void> {
+    let sizes: Map<string, number>;
     try {
-      checkValue(this.config, snapshot, "The snapshot");
+      sizes = checkEnvelope(this.config, snapshot, "The snapshot", SNAPSHOT_MEMBERS);
     } catch (err) {
       return Promise.reject(err);
     }
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime.state;
-      const baseBytes = checkValue(
-        this.config,
-        (snapshot as { baseDoc?: unknown }).baseDoc ?? null,
-        "The snapshot",
-      );
+      const baseBytes = sizes.get("baseDoc") ?? 0;
       checkStateBytes(this.config, baseBytes, id);
       const state = slot.runtime.restore(
         snapshot,
@@ -1096,10 +1094,9 @@ export class ModelService implements ModelApi {
   #evolveSpec(id: string, evolution: unknown, basis?: ModelSpec): Promise<{ id: string; version: string }> {
     let parsed: SpecEvolution;
     try {
-      checkValue(this.config, evolution, "The evolution");
-      parsed = parseEvolution(evolution);
       // A backfilled value is nested from its address down, like a written one.
-      checkMutationValues(this.config, parsed.backfill ?? {});
+      checkEnvelope(this.config, evolution, "The evolution", { backfill: "writes" });
+      parsed = parseEvolution(evolution);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -1572,6 +1569,13 @@ export class ModelService implements ModelApi {
     await this.blobs.close();
   }
 }
+
+/** Where a snapshot's documents land (DECISIONS.md "Snapshot"). */
+const SNAPSHOT_MEMBERS: Record<string, EnvelopeMember> = {
+  baseDoc: "document",
+  derivedCache: "writes",
+  metaCache: "values",
+};
 
 /** An RFC 6838 media type: `type/subtype`, each a restricted name of at most 127 characters. */
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
