@@ -485,6 +485,35 @@ Deno.test("a restore whose caches would pass max-state-bytes is a 413 and change
   assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
 });
 
+Deno.test("a restored metaCache holds only meta properties the model computes, within max-state-bytes", async () => {
+  const { service } = await serviceOf({ maxStateBytes: 10_000 });
+  await service.createModel(spec("m"));
+  await service.mutate("m", { "$.qty": 2 });
+  const snapshot = await service.snapshot("m");
+  assert.deepEqual(snapshot.metaCache, { "$.qty#maximum": 1000 });
+  await rejectsWith(
+    () => service.restore("m", { ...snapshot, metaCache: { "$.qty#maximum": "x".repeat(20_000) } }),
+    "too_large",
+    /^The meta cache of model 'm' would be about 200\d\d bytes, over svc\.limits\.max-state-bytes \(10000\)$/,
+  );
+  for (
+    const key of ["$.junk#maximum", "$.qty#minimum", "$.qty", "$.items[*].qty#maximum", "no address#maximum"]
+  ) {
+    await rejectsWith(
+      () => service.restore("m", { ...snapshot, baseDoc: { qty: 4 }, metaCache: { [key]: 5 } }),
+      "validation_failed",
+      new RegExp(
+        `^Snapshot metaCache key '${key.replace(/[$.[\]*]/g, "\\$&")}' names no field and meta property`,
+      ),
+    );
+  }
+  assert.equal((await service.getSchema("m", "$.qty")).maximum, 1000, "nothing was restored");
+  assert.deepEqual(await service.getState("m"), { qty: 2 });
+  await service.restore("m", { ...snapshot, metaCache: { "$.qty#maximum": 3 } });
+  assert.equal((await service.getSchema("m", "$.qty")).maximum, 3, "the cache is taken verbatim");
+  await rejectsWith(() => service.mutate("m", { "$.qty": 4 }), "schema_violation", /must be <= 3/);
+});
+
 Deno.test("schema, explain, graph and verification reads through the service", async () => {
   const { service } = await serviceOf();
   await service.createModel(spec("m", {
