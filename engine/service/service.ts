@@ -236,6 +236,8 @@ export class ModelService implements ModelApi {
    * taken (a create would discard their stored data) until deleted.
    */
   readonly #unloaded = new Map<string, string>();
+  /** Blob uploads, from the budget check to the put (never refused: only counted tasks are). */
+  readonly #blobWrites = new SerialQueue(1, "blob uploads");
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
   readonly #dispatcher: EffectDispatcher | null;
   readonly #composition: Composition;
@@ -1361,14 +1363,17 @@ export class ModelService implements ModelApi {
       );
     }
     const blobId = await this.platform.hasher.sha256Hex(bytes);
-    const stored = await this.blobs.get(blobId);
-    if (stored) return { $blobId: blobId, $mediaType: stored.mediaType, $bytes: bytes.byteLength };
-    const budget = this.config.blobMaxTotalBytes;
-    if (budget > 0 && (await this.blobs.totalBytes()) + bytes.byteLength > budget) {
-      throw tooLarge(`Blob store budget exhausted (svc.blob.max-total-bytes = ${budget})`);
-    }
-    await this.blobs.put(blobId, { bytes: bytes.slice(), mediaType });
-    return { $blobId: blobId, $mediaType: mediaType, $bytes: bytes.byteLength };
+    // One upload at a time from the budget check to the stored bytes: concurrent ones cannot all pass one check.
+    return await this.#blobWrites.run(async () => {
+      const stored = await this.blobs.get(blobId);
+      if (stored) return { $blobId: blobId, $mediaType: stored.mediaType, $bytes: bytes.byteLength };
+      const budget = this.config.blobMaxTotalBytes;
+      if (budget > 0 && (await this.blobs.totalBytes()) + bytes.byteLength > budget) {
+        throw tooLarge(`Blob store budget exhausted (svc.blob.max-total-bytes = ${budget})`);
+      }
+      await this.blobs.put(blobId, { bytes: bytes.slice(), mediaType });
+      return { $blobId: blobId, $mediaType: mediaType, $bytes: bytes.byteLength };
+    }, false);
   }
 
   async getBlob(blobId: string): Promise<BlobContent> {

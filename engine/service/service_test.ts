@@ -442,6 +442,19 @@ Deno.test("blobs: svc.blob.max-bytes and svc.blob.max-total-bytes refuse with to
   for (let i = 0; i < 5; i++) await unbounded.service.uploadBlob(bytes(`blob ${i}`.padEnd(90, ".")));
 });
 
+Deno.test("blobs: concurrent uploads cannot pass svc.blob.max-total-bytes together", async () => {
+  const { service } = await serviceOf({ blobMaxBytes: 10, blobMaxTotalBytes: 15 });
+  const uploads = await Promise.allSettled(
+    ["aaaaaa", "bbbbbb", "cccccc", "dddddd"].map((text) => service.uploadBlob(bytes(text))),
+  );
+  // Two fit (12 bytes); whichever comes third and fourth is refused.
+  assert.equal(uploads.filter((u) => u.status === "fulfilled").length, 2);
+  for (const refused of uploads.filter((u) => u.status === "rejected")) {
+    assert.match(String(refused.reason), /Blob store budget exhausted \(svc\.blob\.max-total-bytes = 15\)/);
+  }
+  assert.equal(await service.blobs.totalBytes(), 12);
+});
+
 Deno.test("blobs: a model reads a blob only while its state references it", async () => {
   const { service } = await serviceOf();
   await service.createModel(spec("m"));
