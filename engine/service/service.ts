@@ -112,6 +112,7 @@ import {
   type LoadedModel,
   type LogEntry,
   type ModelStore,
+  type PersistedState,
   type RecoveryDeletion,
   type RecoveryRecord,
   type RecoverySummary,
@@ -236,6 +237,11 @@ export class ModelService implements ModelApi {
    * taken (a create would discard their stored data) until deleted.
    */
   readonly #unloaded = new Map<string, string>();
+  /**
+   * The blob ids the stored data of each model in {@link #unloaded} references,
+   * or why they cannot be known: blob collection keeps them.
+   */
+  readonly #unloadedBlobs = new Map<string, Set<string> | string>();
   /** Blob uploads, from the budget check to the put (never refused: only counted tasks are). */
   readonly #blobWrites = new SerialQueue(1, "blob uploads");
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
@@ -374,6 +380,10 @@ export class ModelService implements ModelApi {
       }`;
       this.#observer.warn?.(`model '${id}' not loaded: ${why}`);
       if (typeof stored.spec?.id === "string") this.#unloaded.set(stored.spec.id, why);
+      this.#unloadedBlobs.set(
+        id,
+        stored.problem ? `its stored state could not be read (${stored.problem})` : storedBlobs(stored),
+      );
       return null;
     }
     let { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
@@ -1405,7 +1415,7 @@ export class ModelService implements ModelApi {
       return { supported: false, applied: false, referenced: 0, orphans: [], orphanBytes: 0 };
     }
     const stored = await this.blobs.list();
-    const referenced = this.#referencedBlobIds();
+    const referenced = await this.#referencedBlobIds(apply);
     const orphans = stored.filter((b) => !referenced.has(b.blobId)).sort((a, b) =>
       a.blobId.localeCompare(b.blobId)
     );
@@ -1419,14 +1429,32 @@ export class ModelService implements ModelApi {
     };
   }
 
-  /** Blob ids referenced by any model's current state or retained history. */
-  #referencedBlobIds(): Set<string> {
+  /**
+   * Blob ids referenced by any stored model's current state or retained
+   * history, loaded or not (for one not loaded, whatever its stored data
+   * references), or by a state kept for recovery. With `apply`, a model not
+   * loaded whose stored state could not be read refuses the sweep (409).
+   */
+  async #referencedBlobIds(apply: boolean): Promise<Set<string>> {
     const ids = new Set<string>();
+    const add = (found: Iterable<string>) => {
+      for (const id of found) ids.add(id);
+    };
     for (const slot of this.#slots.values()) {
-      for (const id of referencedBlobs(slot.runtime.state.doc)) ids.add(id);
-      for (const entry of slot.runtime.history) {
-        for (const id of referencedBlobs(entry.state.doc)) ids.add(id);
+      add(referencedBlobs(slot.runtime.state.doc));
+      for (const entry of slot.runtime.history) add(referencedBlobs(entry.state.doc));
+    }
+    for (const id of this.#unloaded.keys()) {
+      const known = this.#unloadedBlobs.get(id) ?? "its stored data was not read";
+      if (typeof known !== "string") add(known);
+      else if (apply) {
+        throw conflict(
+          `Blob GC cannot apply: model '${id}' is not loaded and ${known}; repair or delete it first`,
+        );
       }
+    }
+    for (const modelId of new Set((await this.store.listRecovery()).map((r) => r.modelId))) {
+      for (const record of await this.store.getRecovery(modelId)) add(storedBlobs(record));
     }
     return ids;
   }
@@ -1602,6 +1630,11 @@ export function referencedBlobs(doc: Json): Set<string> {
   };
   visit(doc);
   return ids;
+}
+
+/** Blob ids a model's stored data references (spec, state, logged writes): whatever loading it could bring back. */
+function storedBlobs(stored: { spec: ModelSpec; base: PersistedState | null; log: LogEntry[] }): Set<string> {
+  return referencedBlobs([stored.spec, stored.base, stored.log] as unknown as Json);
 }
 
 function infoOf(model: CompiledModel): ModelInfo {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { rejectsWith, serviceOf, withBrowserProtoAccessor } from "../_test_utils.ts";
 import type { Json, JsonObject } from "../json/value.ts";
-import { MemoryAuditTrail, MemoryModelStore } from "./memory.ts";
+import { MemoryAuditTrail, MemoryBlobStore, MemoryModelStore } from "./memory.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { StoreChange, StoreCoordination } from "./ports.ts";
 import { ModelService, type MutationOutcome, referencedBlobs, type ServiceEvent } from "./service.ts";
@@ -693,4 +693,72 @@ Deno.test("a stored model that does not load keeps its id until deleted: a creat
   await service.createModel(spec("old"));
   assert.deepEqual(saved, ["old"]);
   await rejectsWith(() => service.deleteModel("ghost"), "not_found", /ghost/);
+});
+
+Deno.test("blob GC keeps what stored models that did not load, and states kept for recovery, reference", async () => {
+  const blobs = new MemoryBlobStore();
+  const refs: Record<string, JsonObject> = {};
+  for (const name of ["inState", "inLog", "inSpec", "inRecovery", "orphan"]) {
+    const data = bytes(name);
+    refs[name] = { $blobId: await sha256(data), $mediaType: "text/plain", $bytes: data.byteLength };
+    await blobs.put(refs[name].$blobId as string, { bytes: data, mediaType: "text/plain" });
+  }
+  class StoreWithAnOldModel extends MemoryModelStore {
+    constructor(readonly problem?: string) {
+      super();
+    }
+    override load() {
+      // Stored by an earlier version whose checks let `1.0` through as a version.
+      const old = { ...spec("old"), version: "1.0", defaults: { file: refs.inSpec } } as unknown as ModelSpec;
+      return Promise.resolve([{
+        spec: old,
+        base: { doc: { file: refs.inState }, meta: [], stale: [] },
+        log: [{ at: 0, source: "client" as const, request: { "$.file": refs.inLog } }],
+        problem: this.problem,
+      }]);
+    }
+  }
+  const store = new StoreWithAnOldModel();
+  await store.keepForRecovery({
+    modelId: "reset",
+    detectedAt: "2026-01-01T00:00:00.000Z",
+    reason: "a torn log",
+    spec: spec("reset") as unknown as ModelSpec,
+    base: null,
+    baseAt: null,
+    log: [{ at: 0, source: "client", request: { "$.file": refs.inRecovery } }],
+  });
+  const { service } = await serviceOf({}, { store, blobs });
+  assert.deepEqual(await service.listModels(), []);
+  const dry = await service.collectBlobGarbage(false);
+  assert.deepEqual([dry.referenced, dry.orphans.map((o) => o.blobId)], [4, [refs.orphan.$blobId]]);
+  await service.collectBlobGarbage(true);
+  assert.deepEqual(
+    (await blobs.list()).map((b) => b.blobId).sort(),
+    [
+      refs.inState.$blobId,
+      refs.inLog.$blobId,
+      refs.inSpec.$blobId,
+      refs.inRecovery.$blobId,
+    ].sort(),
+  );
+
+  // A model not loaded whose stored state cannot be read: what it references is unknown, so nothing is swept.
+  await blobs.put(refs.orphan.$blobId as string, { bytes: bytes("orphan"), mediaType: "text/plain" });
+  const unreadable = await serviceOf({}, { store: new StoreWithAnOldModel("its log does not parse"), blobs });
+  await rejectsWith(
+    () => unreadable.service.collectBlobGarbage(true),
+    "conflict",
+    /^Blob GC cannot apply: model 'old' is not loaded and its stored state could not be read \(its log does not parse\); repair or delete it first$/,
+  );
+  assert.equal((await blobs.list()).length, 5);
+  assert.equal(
+    (await unreadable.service.collectBlobGarbage(false)).applied,
+    false,
+    "a dry run still answers",
+  );
+  await unreadable.service.deleteModel("old");
+  // Once it is deleted its blobs go (this store keeps no recovery record either).
+  assert.equal((await unreadable.service.collectBlobGarbage(true)).orphans.length, 5);
+  assert.deepEqual(await blobs.list(), []);
 });
