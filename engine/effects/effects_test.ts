@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
+import { testConfig } from "../_test_utils.ts";
 import { effectService, ok, OutboxStore, ScriptedExecutor, settled } from "./test_support.ts";
-import { TIMER_EXECUTOR } from "./executor.ts";
+import { type ExecutorOutcome, TIMER_EXECUTOR } from "./executor.ts";
 import { httpExecutor } from "./http_executor.ts";
 
 const rateSpec = (extra: Record<string, unknown> = {}) => ({
@@ -552,6 +553,56 @@ Deno.test("a status document the live model refuses is not written: recorded as 
   assert.equal(state.io.fx?.phase, "applied");
   assert.equal(http.jobs.length, 1);
   await service.close();
+});
+
+/** The state after `answer` folds back once into the counter model, its `response.set` `$.n: 1` and `set`. */
+async function foldedOnce(
+  answer: ExecutorOutcome,
+  set: Record<string, string>,
+  extra: Record<string, unknown> = {},
+) {
+  const store = new OutboxStore();
+  const { service, scheduler } = await effectService([new ScriptedExecutor().answer(answer)], {
+    store,
+    config: testConfig({ maxDepth: 6 }),
+  });
+  await service.createModel(counterSpec({ response: { set: { "$.n": "1", ...set } }, ...extra }));
+  await service.mutate("c", { "$.go": true });
+  await scheduler.advance(0);
+  const state = (await service.getState("c")) as Counted & { o?: Json };
+  assert.equal(store.outbox.size, 0, "the job has left the outbox");
+  await service.close();
+  return state;
+}
+
+Deno.test("a fold-back expression that fails is refused and recorded naming it; an undefined value skips its target", async () => {
+  // Nothing of the fold-back is written.
+  let state = await foldedOnce(ok({ v: 1 }), { "$.v": "$response.v = 1 ? $error('boom') : 0" });
+  assert.deepEqual([state.n, state.v, state.io.fx?.phase], [undefined, undefined, "failed"]);
+  assert.match(
+    String(state.io.fx?.error),
+    /^fold-back refused: Evaluation of response\.set \$\.v of effect 'fx' failed: D3137: boom/,
+  );
+  state = await foldedOnce(ok({}), { "$.v": "$response.v" });
+  assert.deepEqual([state.n, state.v, state.io.fx?.phase], [1, undefined, "applied"]);
+  // A fan-out request's own `set` likewise.
+  const fanOut = { ...ok([{ v: 1 }]), status: null, parts: [ok({ v: 1 })] };
+  state = await foldedOnce(fanOut as ExecutorOutcome, {}, {
+    request: undefined,
+    requests: `[{'url': 'https://api.example/a', 'set': {'$.v': '$error("no")'}}]`,
+  });
+  assert.deepEqual([state.n, state.v, state.io.fx?.phase], [undefined, undefined, "failed"]);
+  assert.match(String(state.io.fx?.error), /set \$\.v of request 0 of effect 'fx' failed: D3137: no/);
+});
+
+Deno.test("a fold-back value nested past svc.limits.max-depth is refused and recorded, as a caller's write is", async () => {
+  // Five segments and two levels of value make seven.
+  const state = await foldedOnce(ok({ deep: { e: { f: 1 } } }), { "$.o.a.b.c.d": "$response.deep" });
+  assert.deepEqual([state.n, state.o, state.io.fx?.phase], [undefined, undefined, "failed"]);
+  assert.match(
+    String(state.io.fx?.error),
+    /^fold-back refused: The value written at \$\.o\.a\.b\.c\.d is nested deeper than svc\.limits\.max-depth \(6 levels\)$/,
+  );
 });
 
 Deno.test("the retry button while a job is outstanding supersedes it: its result is dropped, the new one applied once", async () => {

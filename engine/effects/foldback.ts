@@ -11,10 +11,13 @@
  * | otherwise, executor failed for good    | current    | status `failed` with the error            |
  *
  * The writes are one mutation: source `foldback` when it carries the
- * executor's result, `client` for a phase change (DECISIONS.md).
+ * executor's result, `client` for a phase change (DECISIONS.md). A
+ * `response.set` expression that fails throws the 422 naming it, which the
+ * service records as the job's failure, as it records a refused write.
  *
  * @module
  */
+import { unprocessable } from "../errors.ts";
 import type { ExpressionCompiler } from "../expr/compiler.ts";
 import { clockBindings } from "../expr/clock.ts";
 import { withRegexEngine } from "../expr/re2.ts";
@@ -57,19 +60,35 @@ export function effectNode(model: CompiledModel, effectId: string): EffectNode |
   return model.graph.effects.find((node) => node.effect.definition.id === effectId);
 }
 
-async function value(
-  compiled: { evaluate(input: Json, bindings: Record<string, unknown>): Promise<Json | undefined> },
-  ctx: SettleContext,
-  extra: Record<string, unknown> = {},
-): Promise<Json | undefined> {
+type Evaluable = { evaluate(input: Json, bindings: Record<string, unknown>): Promise<Json | undefined> };
+
+function evaluate(compiled: Evaluable, ctx: SettleContext, extra: Record<string, unknown> = {}) {
+  return compiled.evaluate(ctx.doc, { ...ctx.model.bindings.base, ...clockBindings(ctx.at), ...extra });
+}
+
+/** A trigger's or key's value now; one that fails reads as none (the job then stands cancelled or superseded). */
+async function value(compiled: Evaluable, ctx: SettleContext): Promise<Json | undefined> {
   try {
-    return await compiled.evaluate(ctx.doc, {
-      ...ctx.model.bindings.base,
-      ...clockBindings(ctx.at),
-      ...extra,
-    });
+    return await evaluate(compiled, ctx);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A value to fold back (undefined: its target is not written). A failure
+ * refuses the whole fold-back, as it refuses any write, naming the expression.
+ */
+async function foldedValue(
+  compiled: Evaluable,
+  what: string,
+  ctx: SettleContext,
+  extra: Record<string, unknown>,
+): Promise<Json | undefined> {
+  try {
+    return await evaluate(compiled, ctx, extra);
+  } catch (err) {
+    throw unprocessable(`Evaluation of ${what} failed: ${(err as Error).message}`);
   }
 }
 
@@ -148,7 +167,11 @@ export async function settlement(
   return { verdict, writes, source: "foldback", phase: "applied" };
 }
 
-/** The effect's `response.set`, evaluated with `$response` and `$status` (undefined values are not written). */
+/**
+ * The effect's `response.set`, evaluated with `$response` and `$status`
+ * (undefined values are not written); an expression that fails throws the 422
+ * naming it.
+ */
 export async function responseWrites(
   node: EffectNode,
   response: Json,
@@ -156,9 +179,12 @@ export async function responseWrites(
   ctx: SettleContext,
 ): Promise<Record<string, Json>> {
   const writes: Record<string, Json> = {};
+  const effectId = node.effect.definition.id;
   for (const [target, compiled] of node.effect.responseSet) {
-    const result = await value(compiled, ctx, { response, status });
-    if (result !== undefined) writes[formatPath(target)] = result;
+    const address = formatPath(target);
+    const what = `response.set ${address} of effect '${effectId}'`;
+    const result = await foldedValue(compiled, what, ctx, { response, status });
+    if (result !== undefined) writes[address] = result;
   }
   return writes;
 }
@@ -179,14 +205,15 @@ async function foldParts(
       for (const [address, source] of Object.entries(descriptor.set ?? {})) {
         const target = parseConcretePath(address);
         if (!target.ok) continue;
-        let compiled;
-        try {
-          // A fan-out request's own expressions, made at run time: RE2 may not be loaded for them yet.
-          compiled = await withRegexEngine(() => ctx.compiler.compile(source));
-        } catch {
-          continue;
-        }
-        const result = await value(compiled, ctx, { response: part.response, status: part.status });
+        const what = `set ${address} of request ${i} of effect '${job.effectId}'`;
+        // A fan-out request's own expressions, made at run time: RE2 may not be loaded for them yet.
+        const compiled = await withRegexEngine(() => ctx.compiler.compile(source)).catch((err) => {
+          throw unprocessable(`Expression of ${what} does not compile: ${(err as Error).message}`);
+        });
+        const result = await foldedValue(compiled, what, ctx, {
+          response: part.response,
+          status: part.status,
+        });
         if (result !== undefined) writes[formatPath(target.path)] = result;
       }
     }

@@ -141,6 +141,9 @@ export const collectBlobGarbage = apiOperation({
     errors: {
       400: { description: "apply is not true or false" },
       403: { description: "apply=true in open mode" },
+      409: {
+        description: "apply=true while a stored model that is not loaded has a state that cannot be read",
+      },
     },
   },
   console: { command: "collect-blob-garbage" },

@@ -371,7 +371,8 @@ export class ModelRuntime {
   /**
    * Restores a snapshot: the base document is validated against the schema, the
    * caches are taken verbatim, lazy derivations become stale, traces and history
-   * are cleared. Not audited. A derived cache holds values of fields, not
+   * are cleared. Not audited. Each meta cache key names a meta property the
+   * model computes. A derived cache holds values of fields, not
    * structure: each key names one field (no `[*]`) of an object that `baseDoc`
    * holds, and `baseDoc` holds no derived field. `admitGrowth` is told
    * the bytes the caches add to `baseDoc` before anything is replaced, and
@@ -415,7 +416,9 @@ export class ModelRuntime {
     }
     admitGrowth(doc.growth);
     const meta = new Map<string, Json>();
-    for (const [key, value] of Object.entries(snapshot.metaCache)) meta.set(key, cloneJson(value));
+    for (const [key, value] of Object.entries(snapshot.metaCache)) {
+      meta.set(restoredMetaKey(this.model, key), cloneJson(value));
+    }
     const stale = new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key));
     const state: ModelState = { doc: doc.root, meta, stale };
     this.replaceState(state, { clearHistory: true });
@@ -428,6 +431,26 @@ export function resolveAddress(address: string): Segment[] {
   const path = canonicalizePath(address);
   if (typeof path === "string") throw badRequest(path);
   return path;
+}
+
+/**
+ * The meta cache key a snapshot's key stands for: one field (no `[*]`) and a
+ * property that one of the model's meta derivations computes there. Anything
+ * else is refused rather than kept, where no write would ever replace it.
+ */
+function restoredMetaKey(model: CompiledModel, key: string): string {
+  const hash = key.lastIndexOf("#");
+  const parsed = parsePath(key.slice(0, hash));
+  const property = key.slice(hash + 1);
+  if (
+    hash < 0 || !parsed.ok || hasWildcard(parsed.path) ||
+    !model.graph.metas.some((m) => m.metaKey === property && patternMatches(m.target, parsed.path))
+  ) {
+    throw unprocessable(
+      `Snapshot metaCache key '${key}' names no field and meta property this model computes`,
+    );
+  }
+  return `${formatPath(parsed.path)}#${property}`;
 }
 
 /** Why `base` has no object to hold a derived field at `path` (derivations target members of objects), or null. */

@@ -17,7 +17,7 @@ import type { EngineConfig } from "../config.ts";
 import { schemaViolation, tooLarge, unprocessable } from "../errors.ts";
 import { measureJson } from "../json/measure.ts";
 import { formatPath, parsePath } from "../json/path.ts";
-import type { Json } from "../json/value.ts";
+import { isObject, type Json } from "../json/value.ts";
 
 /**
  * Refuses a value nested too deep or holding a non-finite number; returns its
@@ -40,8 +40,13 @@ export function checkValue(config: EngineConfig, value: unknown, what: string, b
 /**
  * Checks every value of a flat mutation map: a non-finite number is a schema
  * violation of its address (422 with the spec's body), depth counts from the root.
+ * `what` names a value too deep by its address.
  */
-export function checkMutationValues(config: EngineConfig, mutations: Record<string, Json>): void {
+export function checkMutationValues(
+  config: EngineConfig,
+  mutations: Record<string, Json>,
+  what = (address: string) => `The value written at ${address}`,
+): void {
   // Every segment of an address takes two characters or more (`.a`, `[0]`) after the `$`.
   const shallow = 2 * config.maxDepth + 1;
   for (const [address, value] of Object.entries(mutations)) {
@@ -61,8 +66,47 @@ export function checkMutationValues(config: EngineConfig, mutations: Record<stri
         message: "must be a finite number (NaN and Infinity cannot be stored)",
       }]);
     }
-    checkValue(config, value, `The value written at ${address}`, baseDepth);
+    checkValue(config, value, what(address), baseDepth);
   }
+}
+
+/**
+ * What a member of a request envelope holds: a `document` (counted from the
+ * document root), `writes` (a map of address to value, each counted from its
+ * address, as a write) or `values` (a map of values each counted from its own
+ * root, as the meta cache keeps them).
+ */
+export type EnvelopeMember = "document" | "writes" | "values";
+
+/**
+ * Checks a request that carries documents inside an envelope (a snapshot, an
+ * evolution) where each lands, rather than one level deeper than it is: the
+ * `members` named hold what they say, any other member is measured as the
+ * envelope's. Returns the JSON bytes of each `document` and `values` member.
+ * A malformed envelope passes for its parser to refuse in its own words.
+ */
+export function checkEnvelope(
+  config: EngineConfig,
+  envelope: unknown,
+  what: string,
+  members: Readonly<Record<string, EnvelopeMember>>,
+): Map<string, number> {
+  const bytes = new Map<string, number>();
+  if (!isObject(envelope)) {
+    checkValue(config, envelope, what);
+    return bytes;
+  }
+  for (const [name, value] of Object.entries(envelope)) {
+    const holds = Object.hasOwn(members, name) ? members[name] : null;
+    const label = `${what}'s ${name}`;
+    if (holds === "document") bytes.set(name, checkValue(config, value, label));
+    else if (holds === "writes" && isObject(value)) {
+      checkMutationValues(config, value, (address) => `${label} value at ${address}`);
+    } // The map itself is no level of what it holds.
+    else if (holds === "values" && isObject(value)) bytes.set(name, checkValue(config, value, label, -1));
+    else checkValue(config, value, what, 1);
+  }
+  return bytes;
 }
 
 /**
@@ -90,11 +134,14 @@ export function checkSpecSize(config: EngineConfig, spec: unknown, what = "The s
   }
 }
 
-/** Refuses a whole state over `svc.limits.max-state-bytes` (creation, evolution, restore). */
-export function checkStateBytes(config: EngineConfig, bytes: number, modelId: string): void {
+/**
+ * Refuses a whole state over `svc.limits.max-state-bytes` (creation, evolution,
+ * restore); `what` names a part held to it on its own (a restored meta cache).
+ */
+export function checkStateBytes(config: EngineConfig, bytes: number, modelId: string, what = "State"): void {
   if (bytes > config.maxStateBytes) {
     throw tooLarge(
-      `State of model '${modelId}' would be about ${bytes} bytes, over svc.limits.max-state-bytes ` +
+      `${what} of model '${modelId}' would be about ${bytes} bytes, over svc.limits.max-state-bytes ` +
         `(${config.maxStateBytes})`,
     );
   }

@@ -124,7 +124,7 @@ Deno.test("a backfill counts its address's depth: nesting past svc.limits.max-de
         backfill: { "$.b.a.a.a.a": { a: { a: { a: { a: 1 } } } } },
       }),
     "validation_failed",
-    /The value written at \$\.b\.a\.a\.a\.a is nested deeper than svc\.limits\.max-depth \(8 levels\)/,
+    /The evolution's backfill value at \$\.b\.a\.a\.a\.a is nested deeper than svc\.limits\.max-depth \(8 levels\)/,
   );
   await rejectsWith(
     () => service.evolveSpec("m", { newVersion: "1.0.1", backfill: { ["$.b" + ".a".repeat(8)]: 1 } }),
@@ -135,6 +135,54 @@ Deno.test("a backfill counts its address's depth: nesting past svc.limits.max-de
   assert.equal((await service.getSpec("m")).version, "1.0.0");
   await service.evolveSpec("m", { newVersion: "1.0.1", backfill: { "$.b.a.a.a.a": { a: { a: { a: 1 } } } } });
   assert.deepEqual(await service.getField("m", "$.b.a.a.a.a"), { a: { a: { a: 1 } } });
+  // One segment and seven levels make eight, however deep the evolution around them is.
+  const seven = { a: { a: { a: { a: { a: { a: { a: 1 } } } } } } };
+  await rejectsWith(
+    () => service.evolveSpec("m", { newVersion: "1.0.2", backfill: { "$.c": { a: seven } } }),
+    "validation_failed",
+    /backfill value at \$\.c is nested deeper/,
+  );
+  await service.evolveSpec("m", { newVersion: "1.0.2", backfill: { "$.c": seven } });
+  assert.deepEqual(await service.getField("m", "$.c"), seven);
+});
+
+Deno.test("a snapshot of a state at svc.limits.max-depth restores; a document in one is measured where it lands", async () => {
+  const { service } = await serviceOf({ maxDepth: 5 });
+  await service.createModel({
+    id: "m",
+    schema: { type: "object" },
+    derivations: [{ path: "$.k.a.b", expr: "x ? {'c': {'d': x}}" }],
+    metaDerivations: [{ path: "$.y", property: "enum", expr: "[[[[[x]]]]]" }],
+  });
+  // Five levels each: a written value, a derived one, a meta value.
+  await service.mutate("m", { "$.b.a.b.c.d": 1, "$.x": 1 });
+  const snapshot = await service.snapshot("m");
+  await service.mutate("m", { "$.x": 2 });
+  await service.restore("m", snapshot);
+  assert.deepEqual(await service.getState("m"), {
+    b: { a: { b: { c: { d: 1 } } } },
+    x: 1,
+    k: { a: { b: { c: { d: 1 } } } },
+  });
+  assert.deepEqual((await service.getSchema("m", "$.y")).enum, [[[[[1]]]]]);
+
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = { d: deep };
+  for (
+    const [refused, message] of [
+      [{ baseDoc: { b: { a: { b: { c: { d: { e: 1 } } } } } } }, /^The snapshot's baseDoc is nested deeper/],
+      [
+        { derivedCache: { "$.k.a.b": { c: { d: { e: 1 } } } } },
+        /^The snapshot's derivedCache value at \$\.k\.a\.b is/,
+      ],
+      [{ metaCache: { "$.y#enum": [[[[[[1]]]]]] } }, /^The snapshot's metaCache is nested deeper/],
+      [{ junk: deep }, /^The snapshot is nested deeper than svc\.limits\.max-depth \(5 levels\)$/],
+    ] as const
+  ) {
+    await rejectsWith(() => service.restore("m", { ...snapshot, ...refused }), "validation_failed", message);
+  }
+  await rejectsWith(() => service.restore("m", deep), "validation_failed", /^The snapshot is nested deeper/);
+  assert.equal(await service.getField("m", "$.x"), 1);
 });
 
 Deno.test("a spec over svc.limits.max-spec-bytes is refused with 413", async () => {

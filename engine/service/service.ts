@@ -79,11 +79,12 @@ import type {
 } from "./api.ts";
 import { type AuthoringEngine, localAuthoring } from "./authoring.ts";
 import {
+  checkEnvelope,
   checkMutationValues,
   checkPatchValues,
   checkSpecSize,
   checkStateBytes,
-  checkValue,
+  type EnvelopeMember,
 } from "./limits.ts";
 import {
   type AiEvolutionRequest,
@@ -111,6 +112,7 @@ import {
   type LoadedModel,
   type LogEntry,
   type ModelStore,
+  type PersistedState,
   type RecoveryDeletion,
   type RecoveryRecord,
   type RecoverySummary,
@@ -235,6 +237,13 @@ export class ModelService implements ModelApi {
    * taken (a create would discard their stored data) until deleted.
    */
   readonly #unloaded = new Map<string, string>();
+  /**
+   * The blob ids the stored data of each model in {@link #unloaded} references,
+   * or why they cannot be known: blob collection keeps them.
+   */
+  readonly #unloadedBlobs = new Map<string, Set<string> | string>();
+  /** Blob uploads, from the budget check to the put (never refused: only counted tasks are). */
+  readonly #blobWrites = new SerialQueue(1, "blob uploads");
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
   readonly #dispatcher: EffectDispatcher | null;
   readonly #composition: Composition;
@@ -371,6 +380,10 @@ export class ModelService implements ModelApi {
       }`;
       this.#observer.warn?.(`model '${id}' not loaded: ${why}`);
       if (typeof stored.spec?.id === "string") this.#unloaded.set(stored.spec.id, why);
+      this.#unloadedBlobs.set(
+        id,
+        stored.problem ? `its stored state could not be read (${stored.problem})` : storedBlobs(stored),
+      );
       return null;
     }
     let { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
@@ -904,7 +917,7 @@ export class ModelService implements ModelApi {
           // The attempt is counted with the in_flight phase, or alone (no status; the model refused the phase).
           const inFlight = { ...attempt, statusAt: now };
           const written = writes &&
-            await this.#commit(slot, "foldback", writes, foldbackOf(writes), { updated: inFlight }).catch(
+            await this.#commitFoldback(slot, writes, { updated: inFlight }).catch(
               (err) => {
                 if (!(err instanceof ServiceError)) throw err;
                 this.#observer.warn?.(
@@ -949,10 +962,12 @@ export class ModelService implements ModelApi {
       at: this.platform.clock.now(),
       compiler: this.compiler,
     };
-    const settled = await settlement(job, outcome, ctx);
-    if (!settled) return false;
-    let phase = settled.phase;
+    let phase: Settlement["phase"];
     try {
+      // A response.set expression that fails refuses the fold-back like the model refusing it.
+      const settled = await settlement(job, outcome, ctx);
+      if (!settled) return false;
+      phase = settled.phase;
       await this.#settleWith(slot, job, settled.writes);
     } catch (err) {
       if (!(err instanceof ServiceError)) throw err;
@@ -992,14 +1007,25 @@ export class ModelService implements ModelApi {
 
   /** Commits a settlement's writes with the job's removal, or removes it alone when nothing is written. */
   async #settleWith(slot: Slot, job: EffectJob, writes: Record<string, Json>): Promise<void> {
-    if (
-      Object.keys(writes).length &&
-      await this.#commit(slot, "foldback", writes, foldbackOf(writes), { settled: job })
-    ) {
+    if (Object.keys(writes).length && await this.#commitFoldback(slot, writes, { settled: job })) {
       return;
     }
     await this.store.updateJobs(job.modelId, { remove: [job.id] });
     slot.jobs.delete(job.id);
+  }
+
+  /**
+   * Commits writes the effect machinery makes (phases, fold-backs, watched
+   * reads), held at the door like any caller's: an executor's value deeper
+   * than `svc.limits.max-depth` is refused, not stored.
+   */
+  async #commitFoldback(
+    slot: Slot,
+    writes: Record<string, Json>,
+    outbox: { settled?: EffectJob; updated?: EffectJob } = {},
+  ): Promise<MutationResult | null> {
+    checkMutationValues(this.config, writes);
+    return await this.#commit(slot, "foldback", writes, foldbackOf(writes), outbox);
   }
 
   /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn). */
@@ -1039,19 +1065,18 @@ export class ModelService implements ModelApi {
   }
 
   restore(id: string, snapshot: unknown): Promise<void> {
+    let sizes: Map<string, number>;
     try {
-      checkValue(this.config, snapshot, "The snapshot");
+      sizes = checkEnvelope(this.config, snapshot, "The snapshot", SNAPSHOT_MEMBERS);
     } catch (err) {
       return Promise.reject(err);
     }
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime.state;
-      const baseBytes = checkValue(
-        this.config,
-        (snapshot as { baseDoc?: unknown }).baseDoc ?? null,
-        "The snapshot",
-      );
+      const baseBytes = sizes.get("baseDoc") ?? 0;
       checkStateBytes(this.config, baseBytes, id);
+      // The meta cache lives beside the document (a live write never counts it): held to the limit on its own.
+      checkStateBytes(this.config, sizes.get("metaCache") ?? 0, id, "The meta cache");
       const state = slot.runtime.restore(
         snapshot,
         (growth) => checkStateBytes(this.config, baseBytes + growth, id),
@@ -1083,10 +1108,9 @@ export class ModelService implements ModelApi {
   #evolveSpec(id: string, evolution: unknown, basis?: ModelSpec): Promise<{ id: string; version: string }> {
     let parsed: SpecEvolution;
     try {
-      checkValue(this.config, evolution, "The evolution");
-      parsed = parseEvolution(evolution);
       // A backfilled value is nested from its address down, like a written one.
-      checkMutationValues(this.config, parsed.backfill ?? {});
+      checkEnvelope(this.config, evolution, "The evolution", { backfill: "writes" });
+      parsed = parseEvolution(evolution);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -1246,7 +1270,7 @@ export class ModelService implements ModelApi {
       };
       if (Object.entries(writes).every(unchanged)) return;
       if (status) writes[formatPath([...status, "at"])] = formatInstant(ctx.at);
-      await this.#commit(slot, "foldback", writes, foldbackOf(writes));
+      await this.#commitFoldback(slot, writes);
     });
   }
 
@@ -1349,14 +1373,17 @@ export class ModelService implements ModelApi {
       );
     }
     const blobId = await this.platform.hasher.sha256Hex(bytes);
-    const stored = await this.blobs.get(blobId);
-    if (stored) return { $blobId: blobId, $mediaType: stored.mediaType, $bytes: bytes.byteLength };
-    const budget = this.config.blobMaxTotalBytes;
-    if (budget > 0 && (await this.blobs.totalBytes()) + bytes.byteLength > budget) {
-      throw tooLarge(`Blob store budget exhausted (svc.blob.max-total-bytes = ${budget})`);
-    }
-    await this.blobs.put(blobId, { bytes: bytes.slice(), mediaType });
-    return { $blobId: blobId, $mediaType: mediaType, $bytes: bytes.byteLength };
+    // One upload at a time from the budget check to the stored bytes: concurrent ones cannot all pass one check.
+    return await this.#blobWrites.run(async () => {
+      const stored = await this.blobs.get(blobId);
+      if (stored) return { $blobId: blobId, $mediaType: stored.mediaType, $bytes: bytes.byteLength };
+      const budget = this.config.blobMaxTotalBytes;
+      if (budget > 0 && (await this.blobs.totalBytes()) + bytes.byteLength > budget) {
+        throw tooLarge(`Blob store budget exhausted (svc.blob.max-total-bytes = ${budget})`);
+      }
+      await this.blobs.put(blobId, { bytes: bytes.slice(), mediaType });
+      return { $blobId: blobId, $mediaType: mediaType, $bytes: bytes.byteLength };
+    }, false);
   }
 
   async getBlob(blobId: string): Promise<BlobContent> {
@@ -1388,7 +1415,7 @@ export class ModelService implements ModelApi {
       return { supported: false, applied: false, referenced: 0, orphans: [], orphanBytes: 0 };
     }
     const stored = await this.blobs.list();
-    const referenced = this.#referencedBlobIds();
+    const referenced = await this.#referencedBlobIds(apply);
     const orphans = stored.filter((b) => !referenced.has(b.blobId)).sort((a, b) =>
       a.blobId.localeCompare(b.blobId)
     );
@@ -1402,14 +1429,32 @@ export class ModelService implements ModelApi {
     };
   }
 
-  /** Blob ids referenced by any model's current state or retained history. */
-  #referencedBlobIds(): Set<string> {
+  /**
+   * Blob ids referenced by any stored model's current state or retained
+   * history, loaded or not (for one not loaded, whatever its stored data
+   * references), or by a state kept for recovery. With `apply`, a model not
+   * loaded whose stored state could not be read refuses the sweep (409).
+   */
+  async #referencedBlobIds(apply: boolean): Promise<Set<string>> {
     const ids = new Set<string>();
+    const add = (found: Iterable<string>) => {
+      for (const id of found) ids.add(id);
+    };
     for (const slot of this.#slots.values()) {
-      for (const id of referencedBlobs(slot.runtime.state.doc)) ids.add(id);
-      for (const entry of slot.runtime.history) {
-        for (const id of referencedBlobs(entry.state.doc)) ids.add(id);
+      add(referencedBlobs(slot.runtime.state.doc));
+      for (const entry of slot.runtime.history) add(referencedBlobs(entry.state.doc));
+    }
+    for (const id of this.#unloaded.keys()) {
+      const known = this.#unloadedBlobs.get(id) ?? "its stored data was not read";
+      if (typeof known !== "string") add(known);
+      else if (apply) {
+        throw conflict(
+          `Blob GC cannot apply: model '${id}' is not loaded and ${known}; repair or delete it first`,
+        );
       }
+    }
+    for (const modelId of new Set((await this.store.listRecovery()).map((r) => r.modelId))) {
+      for (const record of await this.store.getRecovery(modelId)) add(storedBlobs(record));
     }
     return ids;
   }
@@ -1560,6 +1605,13 @@ export class ModelService implements ModelApi {
   }
 }
 
+/** Where a snapshot's documents land (DECISIONS.md "Snapshot"). */
+const SNAPSHOT_MEMBERS: Record<string, EnvelopeMember> = {
+  baseDoc: "document",
+  derivedCache: "writes",
+  metaCache: "values",
+};
+
 /** An RFC 6838 media type: `type/subtype`, each a restricted name of at most 127 characters. */
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 
@@ -1578,6 +1630,11 @@ export function referencedBlobs(doc: Json): Set<string> {
   };
   visit(doc);
   return ids;
+}
+
+/** Blob ids a model's stored data references (spec, state, logged writes): whatever loading it could bring back. */
+function storedBlobs(stored: { spec: ModelSpec; base: PersistedState | null; log: LogEntry[] }): Set<string> {
+  return referencedBlobs([stored.spec, stored.base, stored.log] as unknown as Json);
 }
 
 function infoOf(model: CompiledModel): ModelInfo {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { rejectsWith, serviceOf, withBrowserProtoAccessor } from "../_test_utils.ts";
 import type { Json, JsonObject } from "../json/value.ts";
-import { MemoryAuditTrail, MemoryModelStore } from "./memory.ts";
+import { MemoryAuditTrail, MemoryBlobStore, MemoryModelStore } from "./memory.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { StoreChange, StoreCoordination } from "./ports.ts";
 import { ModelService, type MutationOutcome, referencedBlobs, type ServiceEvent } from "./service.ts";
@@ -442,6 +442,19 @@ Deno.test("blobs: svc.blob.max-bytes and svc.blob.max-total-bytes refuse with to
   for (let i = 0; i < 5; i++) await unbounded.service.uploadBlob(bytes(`blob ${i}`.padEnd(90, ".")));
 });
 
+Deno.test("blobs: concurrent uploads cannot pass svc.blob.max-total-bytes together", async () => {
+  const { service } = await serviceOf({ blobMaxBytes: 10, blobMaxTotalBytes: 15 });
+  const uploads = await Promise.allSettled(
+    ["aaaaaa", "bbbbbb", "cccccc", "dddddd"].map((text) => service.uploadBlob(bytes(text))),
+  );
+  // Two fit (12 bytes); whichever comes third and fourth is refused.
+  assert.equal(uploads.filter((u) => u.status === "fulfilled").length, 2);
+  for (const refused of uploads.filter((u) => u.status === "rejected")) {
+    assert.match(String(refused.reason), /Blob store budget exhausted \(svc\.blob\.max-total-bytes = 15\)/);
+  }
+  assert.equal(await service.blobs.totalBytes(), 12);
+});
+
 Deno.test("blobs: a model reads a blob only while its state references it", async () => {
   const { service } = await serviceOf();
   await service.createModel(spec("m"));
@@ -483,6 +496,35 @@ Deno.test("a restore whose caches would pass max-state-bytes is a 413 and change
     /^State of model 'm' would be about 200\d\d bytes, over svc\.limits\.max-state-bytes \(10000\)$/,
   );
   assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
+});
+
+Deno.test("a restored metaCache holds only meta properties the model computes, within max-state-bytes", async () => {
+  const { service } = await serviceOf({ maxStateBytes: 10_000 });
+  await service.createModel(spec("m"));
+  await service.mutate("m", { "$.qty": 2 });
+  const snapshot = await service.snapshot("m");
+  assert.deepEqual(snapshot.metaCache, { "$.qty#maximum": 1000 });
+  await rejectsWith(
+    () => service.restore("m", { ...snapshot, metaCache: { "$.qty#maximum": "x".repeat(20_000) } }),
+    "too_large",
+    /^The meta cache of model 'm' would be about 200\d\d bytes, over svc\.limits\.max-state-bytes \(10000\)$/,
+  );
+  for (
+    const key of ["$.junk#maximum", "$.qty#minimum", "$.qty", "$.items[*].qty#maximum", "no address#maximum"]
+  ) {
+    await rejectsWith(
+      () => service.restore("m", { ...snapshot, baseDoc: { qty: 4 }, metaCache: { [key]: 5 } }),
+      "validation_failed",
+      new RegExp(
+        `^Snapshot metaCache key '${key.replace(/[$.[\]*]/g, "\\$&")}' names no field and meta property`,
+      ),
+    );
+  }
+  assert.equal((await service.getSchema("m", "$.qty")).maximum, 1000, "nothing was restored");
+  assert.deepEqual(await service.getState("m"), { qty: 2 });
+  await service.restore("m", { ...snapshot, metaCache: { "$.qty#maximum": 3 } });
+  assert.equal((await service.getSchema("m", "$.qty")).maximum, 3, "the cache is taken verbatim");
+  await rejectsWith(() => service.mutate("m", { "$.qty": 4 }), "schema_violation", /must be <= 3/);
 });
 
 Deno.test("schema, explain, graph and verification reads through the service", async () => {
@@ -651,4 +693,72 @@ Deno.test("a stored model that does not load keeps its id until deleted: a creat
   await service.createModel(spec("old"));
   assert.deepEqual(saved, ["old"]);
   await rejectsWith(() => service.deleteModel("ghost"), "not_found", /ghost/);
+});
+
+Deno.test("blob GC keeps what stored models that did not load, and states kept for recovery, reference", async () => {
+  const blobs = new MemoryBlobStore();
+  const refs: Record<string, JsonObject> = {};
+  for (const name of ["inState", "inLog", "inSpec", "inRecovery", "orphan"]) {
+    const data = bytes(name);
+    refs[name] = { $blobId: await sha256(data), $mediaType: "text/plain", $bytes: data.byteLength };
+    await blobs.put(refs[name].$blobId as string, { bytes: data, mediaType: "text/plain" });
+  }
+  class StoreWithAnOldModel extends MemoryModelStore {
+    constructor(readonly problem?: string) {
+      super();
+    }
+    override load() {
+      // Stored by an earlier version whose checks let `1.0` through as a version.
+      const old = { ...spec("old"), version: "1.0", defaults: { file: refs.inSpec } } as unknown as ModelSpec;
+      return Promise.resolve([{
+        spec: old,
+        base: { doc: { file: refs.inState }, meta: [], stale: [] },
+        log: [{ at: 0, source: "client" as const, request: { "$.file": refs.inLog } }],
+        problem: this.problem,
+      }]);
+    }
+  }
+  const store = new StoreWithAnOldModel();
+  await store.keepForRecovery({
+    modelId: "reset",
+    detectedAt: "2026-01-01T00:00:00.000Z",
+    reason: "a torn log",
+    spec: spec("reset") as unknown as ModelSpec,
+    base: null,
+    baseAt: null,
+    log: [{ at: 0, source: "client", request: { "$.file": refs.inRecovery } }],
+  });
+  const { service } = await serviceOf({}, { store, blobs });
+  assert.deepEqual(await service.listModels(), []);
+  const dry = await service.collectBlobGarbage(false);
+  assert.deepEqual([dry.referenced, dry.orphans.map((o) => o.blobId)], [4, [refs.orphan.$blobId]]);
+  await service.collectBlobGarbage(true);
+  assert.deepEqual(
+    (await blobs.list()).map((b) => b.blobId).sort(),
+    [
+      refs.inState.$blobId,
+      refs.inLog.$blobId,
+      refs.inSpec.$blobId,
+      refs.inRecovery.$blobId,
+    ].sort(),
+  );
+
+  // A model not loaded whose stored state cannot be read: what it references is unknown, so nothing is swept.
+  await blobs.put(refs.orphan.$blobId as string, { bytes: bytes("orphan"), mediaType: "text/plain" });
+  const unreadable = await serviceOf({}, { store: new StoreWithAnOldModel("its log does not parse"), blobs });
+  await rejectsWith(
+    () => unreadable.service.collectBlobGarbage(true),
+    "conflict",
+    /^Blob GC cannot apply: model 'old' is not loaded and its stored state could not be read \(its log does not parse\); repair or delete it first$/,
+  );
+  assert.equal((await blobs.list()).length, 5);
+  assert.equal(
+    (await unreadable.service.collectBlobGarbage(false)).applied,
+    false,
+    "a dry run still answers",
+  );
+  await unreadable.service.deleteModel("old");
+  // Once it is deleted its blobs go (this store keeps no recovery record either).
+  assert.equal((await unreadable.service.collectBlobGarbage(true)).orphans.length, 5);
+  assert.deepEqual(await blobs.list(), []);
 });

@@ -12,6 +12,7 @@ export const STORAGE_KEYS: readonly string[] = [
   "svc.storage.state-type",
   "svc.storage.audit-type",
   "svc.storage.blob-type",
+  "svc.blob-store",
   "svc.storage.compaction-threshold",
   "svc.persistence-dir",
   "svc.blob-store-path",

@@ -8,7 +8,8 @@
  *   `svc.storage.postgres.job-lease-ms`).
  * - `svc.storage.spec-type`, `state-type`, `audit-type`, `blob-type`: per concern,
  *   falling back to `svc.storage.type` (when that is unset, state and audit follow
- *   the spec's backend); `audit-type` also accepts `none`.
+ *   the spec's backend); `audit-type` also accepts `none`; `svc.blob-store` is
+ *   SPEC.md's other name of `blob-type`.
  * - `svc.persistence-dir` (default `./data`, created when missing) holds `svc.kv`
  *   or the filesystem store's `models/`; filesystem blobs go to `svc.blob-store-path`
  *   (default `<persistence-dir>/blobs`).
@@ -86,10 +87,36 @@ const KINDS = new Set<string>(["memory", "kv", "filesystem", "postgres"]);
 const ALIASES: Record<string, BackendKind> = { postgresql: "postgres" };
 
 /** Backend kinds SPEC.md names that this server has no adapter for. */
-const UNAVAILABLE = new Set(["jdbc", "relational", "mysql", "mongodb"]);
+const UNAVAILABLE = new Set(["jdbc", "relational", "mysql", "mongodb", "s3"]);
+
+/** SPEC.md's other name of `svc.storage.blob-type`. */
+const BLOB_STORE_KEY = "svc.blob-store";
 
 function describeKey(key: string, value: string): string {
   return `${key} (${envName(key)}) = '${value}'`;
+}
+
+/** The kind a written value names (its case and other spellings aside). */
+function kindNamed(value: string): string {
+  const written = value.toLowerCase();
+  return ALIASES[written] ?? written;
+}
+
+/**
+ * The concern's own key and value, if set: `svc.storage.<concern>-type`, for
+ * blobs also `svc.blob-store`; both set, they must name the same kind.
+ */
+function ownChoice(lookup: ConfigLookup, concern: string): { key: string; value: string } | null {
+  const key = `svc.storage.${concern}-type`;
+  const own = lookup(key)?.trim();
+  const alias = concern === "blob" ? lookup(BLOB_STORE_KEY)?.trim() : undefined;
+  if (own && alias && kindNamed(own) !== kindNamed(alias)) {
+    throw new Error(
+      `Configuration ${describeKey(key, own)} and ${describeKey(BLOB_STORE_KEY, alias)} disagree: ` +
+        `both choose the blob store; set one of them`,
+    );
+  }
+  return own ? { key, value: own } : alias ? { key: BLOB_STORE_KEY, value: alias } : null;
 }
 
 function readBackend(
@@ -97,11 +124,8 @@ function readBackend(
   concern: "spec" | "state" | "audit" | "blob",
   fallback: { key: string; value: string },
 ): { key: string; value: string; kind: BackendKind | "none" } {
-  const key = `svc.storage.${concern}-type`;
-  const own = lookup(key)?.trim();
-  const chosen = own ? { key, value: own } : fallback;
-  const written = chosen.value.toLowerCase();
-  const kind: string = ALIASES[written] ?? written;
+  const chosen = ownChoice(lookup, concern) ?? fallback;
+  const kind = kindNamed(chosen.value);
   if (KINDS.has(kind) || (kind === "none" && concern === "audit")) {
     return { ...chosen, kind: kind as BackendKind | "none" };
   }

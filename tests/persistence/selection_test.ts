@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { MemoryBlobStore, MemoryModelStore } from "../../engine/service/memory.ts";
 import { KvBlobStore } from "../../server/stores/kv_blob_store.ts";
 import { KvModelStore } from "../../server/stores/kv_model_store.ts";
+import { configWarnings } from "../../server/config_keys.ts";
 import { openStorage, selectStorage } from "../../server/stores/mod.ts";
 import { lookupOf, openService, orderSpec, withTempDir } from "./helpers.ts";
 
@@ -76,6 +77,34 @@ Deno.test("per-concern keys fall back to svc.storage.type", () => {
     "kv",
   ]);
 });
+
+Deno.test("svc.blob-store is SPEC.md's other name of svc.storage.blob-type, and a known key", () => {
+  const chosen = (keys: Record<string, string>) =>
+    selectStorage(lookupOf({ "svc.storage.type": "memory", ...keys }));
+  assert.equal(chosen({ "svc.blob-store": "filesystem" }).blob, "filesystem");
+  assert.equal(
+    chosen({ "svc.blob-store": "Filesystem", "svc.storage.blob-type": "filesystem" }).blob,
+    "filesystem",
+  );
+  assert.equal(chosen({ "svc.blob-store": "memory" }).spec, "memory");
+  assert.deepEqual(configWarnings([], () => undefined, ["SVC_BLOB_STORE"]), []);
+});
+
+Deno.test("svc.blob-store=filesystem keeps blobs as files: they survive a restart", () =>
+  withTempDir(async (dir) => {
+    const keys = { "svc.storage.type": "memory", "svc.blob-store": "filesystem", "svc.blob-store-path": dir };
+    const first = await openService(keys);
+    assert.equal(
+      first.storage.description,
+      `spec memory, state memory, audit memory, blobs filesystem (${dir})`,
+    );
+    const ref = await first.service.uploadBlob(new TextEncoder().encode("kept"), "text/plain");
+    await first.service.close();
+    assert.ok(await exists(`${dir}/${ref.$blobId}`));
+    const second = await openService(keys);
+    assert.equal((await second.service.getBlob(ref.$blobId)).mediaType, "text/plain");
+    await second.service.close();
+  }));
 
 Deno.test("state in kv with the audit trail in memory: state survives, the trail restarts", () =>
   withTempDir(async (dir) => {
@@ -241,6 +270,20 @@ const REFUSED: { keys: Record<string, string>; message: RegExp }[] = [
   {
     keys: { "svc.storage.blob-type": "none" },
     message: /svc\.storage\.blob-type \(SVC_STORAGE_BLOB_TYPE\) = 'none': unknown storage backend/,
+  },
+  {
+    keys: { "svc.blob-store": "s3" },
+    message:
+      /^Error: Configuration svc\.blob-store \(SVC_BLOB_STORE\) = 's3': that storage backend is not available in this server; use memory, kv, filesystem or postgres$/,
+  },
+  {
+    keys: { "svc.blob-store": "cloud" },
+    message: /svc\.blob-store \(SVC_BLOB_STORE\) = 'cloud': unknown storage backend/,
+  },
+  {
+    keys: { "svc.blob-store": "filesystem", "svc.storage.blob-type": "memory" },
+    message:
+      /^Error: Configuration svc\.storage\.blob-type \(SVC_STORAGE_BLOB_TYPE\) = 'memory' and svc\.blob-store \(SVC_BLOB_STORE\) = 'filesystem' disagree: both choose the blob store; set one of them$/,
   },
   {
     keys: { "svc.storage.spec-type": "memory", "svc.storage.state-type": "kv" },

@@ -105,7 +105,7 @@ Deno.test("the document carries the spec's statuses for the main routes", async 
       "422",
       "429",
     ]);
-    assert.deepEqual(statuses("/admin/blobs/gc", "post"), ["200", "400", "401", "403", "429"]);
+    assert.deepEqual(statuses("/admin/blobs/gc", "post"), ["200", "400", "401", "403", "409", "429"]);
     const mutate = doc.paths["/models/{id}/mutations"].post;
     assert.ok(mutate.parameters.some((p: Doc) => p.in === "header" && p.name === "X-View"));
     assert.deepEqual(Object.keys(doc.paths["/models/{id}/mutations/patch"].post.requestBody.content), [
