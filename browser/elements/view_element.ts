@@ -175,7 +175,10 @@ export class SvcView extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    if (this.hasUpdated) this.#subscribe();
+    if (!this.hasUpdated) return;
+    this.#subscribe();
+    // Put back after a removal: what changed meanwhile was not heard.
+    void this.reload();
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -188,6 +191,8 @@ export class SvcView extends LitElement {
     this.#unsubscribe = this.feed && this.modelId
       ? this.feed.subscribe(this.modelId, (event) => {
         if (event.kind === "deleted") {
+          // Created again, the id may have another spec.
+          this.#spec = null;
           this.view = null;
           this.loadError = `Model '${this.modelId}' was deleted.`;
           return;
