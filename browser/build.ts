@@ -98,7 +98,10 @@ export interface WebBuild {
   files: Record<string, number>;
 }
 
-/** The files the service worker caches, relative to its scope. */
+/** The embedding example's files, under `examples/`. */
+const EXAMPLE_FILES = ["embed.html", "embed.css", "embed_events.js", "order.json"];
+
+/** The files the service worker caches, relative to its scope (the embedding example too: it opens offline). */
 export const APP_SHELL: readonly string[] = [
   "./",
   "index.html",
@@ -106,6 +109,7 @@ export const APP_SHELL: readonly string[] = [
   ...Object.values(onDemandFiles("playground.js")),
   "playground.css",
   "svc-embed.js",
+  ...EXAMPLE_FILES.map((file) => `examples/${file}`),
 ];
 
 async function sha256(text: string): Promise<string> {
@@ -135,18 +139,19 @@ export async function buildWeb(
     template.replace("<!--STYLE-->", '<link rel="stylesheet" href="playground.css">')
       .replace("<!--SCRIPT-->", '<script type="module" src="playground.js"></script>'),
   );
-  const scripts = APP_SHELL.filter((file) => file.endsWith(".js"));
-  const code = await Promise.all(scripts.map((file) => Deno.readTextFile(`${dir}/${file}`)));
-  const version = await sha256(code.join("") + css + template);
+  for (const file of EXAMPLE_FILES) {
+    await Deno.copyFile(here(`./examples/${file}`), `${dir}/examples/${file}`);
+  }
+  // Every cached file but the page itself ("./", index.html: from the template): a change names a new cache.
+  const cached = APP_SHELL.filter((file) => file !== "./" && file !== "index.html");
+  const code = await Promise.all(cached.map((file) => Deno.readTextFile(`${dir}/${file}`)));
+  const version = await sha256(code.join("") + template);
   await buildBrowserBundle({
     entryPoint: here("./sw.ts"),
     outfile: `${dir}/sw.js`,
     minify: true,
     define: { ASSETS: JSON.stringify(APP_SHELL), VERSION: JSON.stringify(version) },
   });
-  for (const file of ["embed.html", "embed.css", "embed_events.js", "order.json"]) {
-    await Deno.copyFile(here(`./examples/${file}`), `${dir}/examples/${file}`);
-  }
   // The single file: no service worker (file:// has none), everything inline, the on-demand modules too.
   const scratch = await Deno.makeTempDir({ prefix: "playground_" });
   let inline: string;

@@ -197,10 +197,10 @@ export class SvcView extends LitElement {
     super.connectedCallback();
     if (!this.hasUpdated) return;
     this.#subscribe();
-    if (this.#closed) {
-      this.#opened.clear();
-      void this.reload();
-    }
+    // Closed by a removal, it opens again (onOpen runs).
+    if (this.#closed) this.#opened.clear();
+    // Put back after a removal: what changed meanwhile was not heard.
+    void this.reload();
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -214,6 +214,8 @@ export class SvcView extends LitElement {
     this.#unsubscribe = this.feed && this.modelId
       ? this.feed.subscribe(this.modelId, (event) => {
         if (event.kind === "deleted") {
+          // Created again, the id may have another spec.
+          this.#spec = null;
           this.view = null;
           this.loadError = `Model '${this.modelId}' was deleted.`;
           return;

@@ -16,11 +16,14 @@
  */
 import {
   DEFAULT_VERSION,
+  type Invoker,
   type Json,
   type ModelService,
   type ModelSpec,
   operations,
+  ServiceError,
   type ServiceEvent,
+  specInvalid,
 } from "../../engine/mod.ts";
 import { jsonEqual } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
@@ -61,32 +64,114 @@ export function pageConnection(): Promise<Connection> {
   return shared ??= openTabConnection({ database: EMBED_DATABASE });
 }
 
+/** What {@link open} resolves to. */
+export interface Opened {
+  id: string;
+  connection: Connection;
+}
+
+/** The opens of this page in progress, by model id. */
+const opening = new Map<string, { spec: ModelSpec; done: Promise<Opened> }>();
+
 /**
  * Makes `spec` available in the page-wide service and returns its id: a model
  * stored by an earlier visit with the same spec keeps its state; one stored
- * with another spec is replaced, keeping its state when the new spec accepts it.
+ * with another spec is replaced, keeping its state, when the new spec is valid
+ * and accepts that state; otherwise the stored model stays as it was and the
+ * open fails saying why. Opens of one spec share one run (two elements of one
+ * `src`); opens of one id run one at a time, in this page and, where the
+ * browser has Web Locks, across its tabs.
  */
-export async function open(spec: ModelSpec): Promise<{ id: string; connection: Connection }> {
-  const connection = await pageConnection();
-  const { invoker } = connection;
+export function open(spec: ModelSpec): Promise<Opened> {
   const id = spec.id;
-  const known = (await invoker.invoke(operations.listModels, {})).includes(id);
-  if (known) {
-    const stored = await invoker.invoke(operations.getSpec, { id });
-    // Compared as it would be stored (a branch flattened, the default version): the same spec keeps
-    // its model as it is, outbox and trail included.
-    const flat = await invoker.invoke(operations.flattenSpec, { spec: spec as unknown as Json });
-    if (jsonEqual(stored, { version: DEFAULT_VERSION, ...flat })) return { id, connection };
-    const snapshot = await invoker.invoke(operations.snapshot, { id });
-    await invoker.invoke(operations.deleteModel, { id });
-    await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
-    // The old state is kept only when the new spec still accepts it.
-    await invoker.invoke(operations.restore, { id, snapshot: snapshot as unknown as Record<string, unknown> })
-      .catch(() => undefined);
+  const last = opening.get(id);
+  if (last && jsonEqual(last.spec, spec)) return last.done;
+  const done = (last?.done.catch(() => undefined) ?? Promise.resolve()).then(async () => {
+    const connection = await pageConnection();
+    await exclusively(`${EMBED_DATABASE}:open:${id}`, () => settle(connection.invoker, spec));
     return { id, connection };
+  });
+  opening.set(id, { spec, done });
+  const forget = () => void (opening.get(id)?.done === done && opening.delete(id));
+  done.then(forget, forget);
+  return done;
+}
+
+/** Runs `task` holding the Web Lock `name` (no other tab of the origin runs one of that name meanwhile); without Web Locks, at once. */
+function exclusively<T>(name: string, task: () => Promise<T>): Promise<T> {
+  const locks = globalThis.navigator?.locks;
+  return locks ? locks.request(name, task) : task();
+}
+
+/** The stored spec of model `id`, `null` when there is none. */
+async function storedSpec(invoker: Invoker, id: string): Promise<ModelSpec | null> {
+  try {
+    return await invoker.invoke(operations.getSpec, { id });
+  } catch (err) {
+    if (err instanceof ServiceError && err.kind === "not_found") return null;
+    throw err;
   }
-  await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
-  return { id, connection };
+}
+
+/** Creates the model of `spec`, or keeps or replaces the one stored under its id. */
+async function settle(invoker: Invoker, spec: ModelSpec): Promise<void> {
+  let stored = await storedSpec(invoker, spec.id);
+  if (!stored) {
+    try {
+      await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
+      return;
+    } catch (err) {
+      // Another tab created it meanwhile (this tab's service has taken it in): go on as with a stored one.
+      if (!(err instanceof ServiceError && err.kind === "conflict")) throw err;
+      stored = await storedSpec(invoker, spec.id);
+      if (!stored) throw err;
+    }
+  }
+  // Compared as it would be stored (a branch flattened, the default version): the same spec keeps
+  // its model as it is, outbox and trail included.
+  const flat = await invoker.invoke(operations.flattenSpec, { spec: spec as unknown as Json });
+  if (!jsonEqual(stored, { version: DEFAULT_VERSION, ...flat })) await replace(invoker, stored, spec);
+}
+
+/**
+ * Replaces the stored model (of spec `stored`) by one of `spec` with the same
+ * state. Nothing is touched when `spec` is invalid; when its model cannot be
+ * created or refuses the state, the old model is put back (its spec and state).
+ */
+async function replace(invoker: Invoker, stored: ModelSpec, spec: ModelSpec): Promise<void> {
+  const id = spec.id;
+  const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
+  const kept = (why: string) =>
+    new Error(
+      `Model '${id}' keeps its stored version ${version(stored)} and its data: version ${version(spec)} ` +
+        `of its spec could not replace it (${why})`,
+    );
+  const report = await invoker.invoke(operations.validateSpec, { spec: spec as unknown as Json });
+  if (!report.valid) throw kept(specInvalid(report.errors).message);
+  const snapshot = await invoker.invoke(operations.snapshot, { id }) as unknown as Record<string, unknown>;
+  const put = async (replacement: ModelSpec) => {
+    await invoker.invoke(operations.createModel, { spec: replacement as unknown as Json });
+    await invoker.invoke(operations.restore, { id, snapshot });
+  };
+  await invoker.invoke(operations.deleteModel, { id });
+  try {
+    await put(spec);
+  } catch (err) {
+    const why = (err as Error).message;
+    try {
+      // The new model, when it was created (and refused the state).
+      await invoker.invoke(operations.deleteModel, { id }).catch(() => undefined);
+      await put(stored);
+    } catch (back) {
+      // The last copy of the data: where a person can still take it from.
+      console.error(`svc-embed: the state of model '${id}', which could not be put back:`, snapshot);
+      throw new Error(
+        `Model '${id}' could not take version ${version(spec)} of its spec (${why}), and putting back ` +
+          `its stored model failed too (${(back as Error).message}); its state is in the console`,
+      );
+    }
+    throw kept(why);
+  }
 }
 
 /** Writes base fields of a model of the page-wide service. */

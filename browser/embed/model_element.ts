@@ -15,6 +15,17 @@ import "../elements/view_element.ts";
 import type { Connection } from "../host/connection.ts";
 import { open } from "./api.ts";
 
+/**
+ * Why a start failed, for the person: a page whose Content-Security-Policy
+ * forbids compiling code (`EvalError`) is told which source to allow.
+ */
+function startProblem(err: Error): string {
+  if (!(err instanceof EvalError)) return err.message;
+  return "this page's Content-Security-Policy must allow 'unsafe-eval' in script-src (and not require " +
+    "Trusted Types for scripts): the model's JSON Schemas and expressions are compiled to functions. " +
+    `The browser said: ${err.message}`;
+}
+
 /** The embeddable model element. */
 export class SvcModel extends LitElement {
   static override properties = {
@@ -39,21 +50,27 @@ export class SvcModel extends LitElement {
     if (changed.has("src") || changed.has("spec")) void this.#start();
   }
 
+  /** Ends the start in progress: only the last `src` or `spec` set may show. */
+  #abortStart?: AbortController;
+
   async #start(): Promise<void> {
+    this.#abortStart?.abort();
+    const start = this.#abortStart = new AbortController();
     try {
       let spec = this.spec;
       if (!spec && this.src) {
-        const response = await fetch(new URL(this.src, document.baseURI));
+        const response = await fetch(new URL(this.src, document.baseURI), { signal: start.signal });
         if (!response.ok) throw new Error(`could not load ${this.src}: HTTP ${response.status}`);
         spec = await response.json() as ModelSpec;
       }
-      if (!spec) return;
+      if (!spec || start.signal.aborted) return;
       const { id, connection } = await open(spec);
+      if (start.signal.aborted) return;
       this.connection = connection;
       this.modelId = id;
       this.problem = "";
     } catch (err) {
-      this.problem = `This model could not start: ${(err as Error).message}`;
+      if (!start.signal.aborted) this.problem = `This model could not start: ${startProblem(err as Error)}`;
     }
   }
 

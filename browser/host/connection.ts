@@ -32,6 +32,11 @@ export interface Connection {
 export interface TabOptions {
   /** The IndexedDB database (default `svc-playground`); `null` keeps everything in memory. */
   database?: string | null;
+  /**
+   * Told of what the tab's service and storage warn about (a stored model not loaded, a state that could
+   * not be rebuilt and was reset, kept for recovery), besides the console.
+   */
+  onWarning?(message: string): void;
 }
 
 /**
@@ -49,8 +54,17 @@ export function tabExecutors(transport = fetchTransport()): EffectExecutor[] {
 /** Runs the engine in this tab, persisting to IndexedDB (its effect outbox too: a reload resumes it). */
 export async function openTabConnection(options: TabOptions = {}): Promise<Connection> {
   const database = options.database === undefined ? "svc-playground" : options.database;
-  const storage = database === null ? {} : await openBrowserStorage(database);
-  const service = await ModelService.open({ platform: webPlatform(), ...storage, executors: tabExecutors() });
+  const warn = (message: string) => {
+    console.warn(message);
+    options.onWarning?.(message);
+  };
+  const storage = database === null ? {} : await openBrowserStorage(database, { warn });
+  const service = await ModelService.open({
+    platform: webPlatform(),
+    ...storage,
+    executors: tabExecutors(),
+    observer: { warn },
+  });
   return {
     mode: "tab",
     label: database === null ? "this tab (memory)" : `this tab (IndexedDB ${database})`,

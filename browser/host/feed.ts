@@ -29,8 +29,8 @@ export function serviceFeed(
           listener({ kind: "mutation", modelId, mutatedPaths, derivedUpdated, dispatchedEffects });
         } else if (event.type === "spec-evolved") {
           listener({ kind: "spec-evolved", modelId, version: event.version });
-        } else if (event.type === "restored") {
-          // Everything may have changed, as after a reconnect.
+        } else if (event.type === "restored" || event.type === "created") {
+          // Everything may have changed, as after a reconnect (created: the id is back, perhaps with another spec).
           listener(wholeModelChanged(modelId));
         } else if (event.type === "deleted") listener({ kind: "deleted", modelId });
       }),

@@ -38,6 +38,7 @@ import "./new_model_panel.ts";
 import "./pairing_panel.ts";
 import "./snapshot_panel.ts";
 import "./state_panel.ts";
+import "./storage_notice.ts";
 import "./tests_panel.ts";
 
 /** The panels of a model, in tab order. */
@@ -109,6 +110,7 @@ export class Playground extends LitElement {
     problem: { state: true },
     notice: { state: true },
     pairingCode: { state: true },
+    warnings: { state: true },
   };
   connection?: Connection;
   choice: ConnectionChoice = savedChoice();
@@ -124,6 +126,8 @@ export class Playground extends LitElement {
   notice = "";
   /** On the approve page: the code the link carried (`""` for none); `null` elsewhere. */
   pairingCode: string | null = null;
+  /** What the in-tab service warned about since it opened (stored models it could not load or rebuild). */
+  warnings: readonly string[] = [];
   #unsubscribe?: () => void;
   /** Stops following the in-tab service's list of models. */
   #unlist?: () => void;
@@ -166,14 +170,18 @@ export class Playground extends LitElement {
     this.#unlist = undefined;
     clearInterval(this.#poll);
     this.connection = undefined;
+    this.warnings = [];
     await previous?.close();
     try {
-      const connection = choice.mode === "tab" ? await openTabConnection() : openServerConnection({
-        baseUrl: choice.baseUrl,
-        apiKey: choice.apiKey,
-        onProblem: (message) => this.#trouble("feed", message),
-        onRecovered: () => this.#trouble("feed", null),
-      });
+      const onWarning = (message: string) => (this.warnings = [...this.warnings, message]);
+      const connection = choice.mode === "tab"
+        ? await openTabConnection({ onWarning })
+        : openServerConnection({
+          baseUrl: choice.baseUrl,
+          apiKey: choice.apiKey,
+          onProblem: (message) => this.#trouble("feed", message),
+          onRecovered: () => this.#trouble("feed", null),
+        });
       this.models = await connection.invoker.invoke(operations.listModels, {});
       this.connection = connection;
       this.choice = choice;
@@ -363,6 +371,8 @@ export class Playground extends LitElement {
           @svc-changed=${() => this.#changed()} @svc-commit=${() => this.#changed()}
           @svc-paired=${(e: CustomEvent<PairedSession>) => this.#paired(e.detail)}>
                 ${this.problem ? html`<p class="problem" role="alert">${this.problem}</p>` : nothing}
+                <svc-storage-notice .connection=${this.connection} .warnings=${this
+                  .warnings}></svc-storage-notice>
                 ${this.#main()}
               </main>
       </div>

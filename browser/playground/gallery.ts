@@ -39,7 +39,7 @@ export class Gallery extends LitElement {
               <div class="actions">
                 <button type="button" class="primary" aria-label=${`Open ${e.title}`}
                   @click=${() => this.#emit("svc-open-example", e.spec)}>Open</button>
-                <button type="button" aria-label=${`Edit the spec of ${e.title} first`}
+                <button type="button" aria-label=${`Edit first: ${e.title}`}
                   @click=${() =>
                     this.#emit("svc-edit-spec", JSON.stringify(e.spec, null, 2))}>Edit first</button>
               </div>

@@ -104,9 +104,9 @@ interface Head {
   nextLog: number;
 }
 
-/** What this store last saw of a model. */
+/** What this store last saw of a model; `spec` is `null` for a model whose header or head could not be read. */
 interface Seen {
-  spec: ModelSpec;
+  spec: ModelSpec | null;
   head: Head;
 }
 
@@ -125,6 +125,8 @@ export interface IdbModelStoreOptions {
   jobLeaseMs?: number;
   /** Called when the store is closed (releases the shared database). */
   onClose?: () => void;
+  /** Told of models not loaded because their records cannot be read (default `console.warn`). */
+  warn?: (message: string) => void;
 }
 
 /** Default of {@link IdbModelStoreOptions.jobLeaseMs}: a frozen tab keeps its jobs that long past their due time. */
@@ -150,8 +152,22 @@ const keys = {
 /** The model id of a `[kind, id, …]` key. */
 const idOf = (key: IDBValidKey[]) => key[1] as string;
 
-/** The revision of a stored head (0 for a model of layout 1, or none). */
-const revisionOf = (head: unknown) => (head as Head | undefined)?.rev ?? 0;
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Whether a stored value is the header of model `id` (hand-edited or damaged records are not). */
+function isHeader(value: unknown, id: string): value is Header {
+  return isRecord(value) && isRecord(value.spec) && value.spec.id === id;
+}
+
+/** Whether a stored value is a head. */
+function isHead(value: unknown): value is Head {
+  return isRecord(value) &&
+    [value.rev, value.gen, value.logStart, value.nextLog].every((n) => Number.isSafeInteger(n));
+}
+
+/** The revision of a stored head (0 for a model of layout 1, or none, or an unreadable head). */
+const revisionOf = (head: unknown) => isHead(head) ? head.rev : 0;
 
 /** Groups `[key, value]` entries by the model id in their keys, keeping their order. */
 function byModel<T>(entries: [IDBValidKey[], T][]): Map<string, T[]> {
@@ -186,6 +202,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
   readonly #threshold: number;
   readonly #leaseMs: number;
   readonly #onClose?: () => void;
+  readonly #warn: (message: string) => void;
   readonly #seen = new Map<string, Seen>();
   readonly #owner = crypto.randomUUID();
   readonly #channel: BroadcastChannel | null;
@@ -205,6 +222,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     this.#threshold = options.compactionThreshold ?? 100;
     this.#leaseMs = options.jobLeaseMs ?? DEFAULT_TAB_JOB_LEASE_MS;
     this.#onClose = options.onClose;
+    this.#warn = options.warn ?? ((message) => console.warn(message));
     this.description = `indexeddb (${db.name})`;
     this.#channel = typeof BroadcastChannel === "function"
       ? new BroadcastChannel(`svc-models:${db.name}`)
@@ -238,10 +256,10 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     };
   }
 
-  #seenOrStale(id: string): Seen {
+  #seenOrStale(id: string): Seen & { spec: ModelSpec } {
     const seen = this.#seen.get(id);
-    if (!seen) throw new StaleModelError(id);
-    return seen;
+    if (!seen?.spec) throw new StaleModelError(id);
+    return { spec: seen.spec, head: seen.head };
   }
 
   /** Tells the other stores sharing the database that a model changed (after its transaction completed). */
@@ -296,23 +314,36 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     };
   }
 
-  /** Every model of `scope` (all, or one id) as stored, read in one transaction; what was read becomes what this store saw. */
+  /**
+   * Every model of `scope` (all, or one id) as stored, read in one transaction; what was read becomes what
+   * this store saw. A model whose header or head cannot be read is left out with a warning (its records
+   * stay; a create of its id replaces them).
+   */
   async #readModels(scope: [] | [string]): Promise<LoadedModel[]> {
     const [headers, heads, logs, jobs] = await this.#store("readonly", (os) =>
       Promise.all([
-        valuesUnder<Header>(os, ["model", ...scope]),
-        entriesUnder<Head>(os, ["head", ...scope]),
+        entriesUnder<unknown>(os, ["model", ...scope]),
+        entriesUnder<unknown>(os, ["head", ...scope]),
         entriesUnder<LogEntry>(os, ["log", ...scope]),
         entriesUnder<unknown>(os, ["job", ...scope]),
       ]));
     const headOf = new Map(heads.map(([key, head]) => [idOf(key), head]));
     const logOf = byModel(logs);
     const jobsOf = byModel(jobs);
-    return headers.map((header) => {
-      const id = header.spec.id;
+    return headers.flatMap(([key, header]) => {
+      const id = idOf(key);
+      const stored = headOf.get(id);
+      if (!isHeader(header, id) || (stored !== undefined && !isHead(stored))) {
+        this.#warn(
+          `model '${id}' not loaded: its stored ${isHeader(header, id) ? "head" : "header"} is unreadable`,
+        );
+        // Seen as it is, so that the poll reports it again only when another writer changes it.
+        const rev = revisionOf(stored);
+        this.#seen.set(id, { spec: null, head: { rev, gen: rev, logStart: 0, nextLog: 0 } });
+        return [];
+      }
       // A header of layout 1 keeps the log's bounds itself.
-      const head = headOf.get(id) ??
-        { rev: 0, gen: 0, logStart: header.logStart ?? 0, nextLog: header.nextLog ?? 0 };
+      const head = stored ?? { rev: 0, gen: 0, logStart: header.logStart ?? 0, nextLog: header.nextLog ?? 0 };
       this.#seen.set(id, { spec: header.spec, head });
       const log = logOf.get(id) ?? [];
       const problem = !header.base
@@ -321,14 +352,14 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
         ? "its write log has gaps"
         : null;
       // A state that cannot be rebuilt comes with what could be read, for recovery.
-      return {
+      return [{
         spec: header.spec,
         base: header.base,
         baseAt: header.baseAt,
         log,
         jobs: (jobsOf.get(id) ?? []).filter(isEffectJob),
         ...problem ? { problem } : {},
-      };
+      }];
     });
   }
 
@@ -361,7 +392,8 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     if (!replayable) {
       const [model] = await this.#readModels([modelId]);
       if (model) return { kind: "replaced", model };
-      this.#seen.delete(modelId);
+      // Gone, or unreadable: then it stays seen as it is (see #readModels), for the poll.
+      if (this.#seen.get(modelId)?.spec !== null) this.#seen.delete(modelId);
       return { kind: "deleted" };
     }
     this.#seen.set(modelId, { spec: seen.spec, head });
@@ -404,12 +436,12 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
       const [live, heads, jobs, leases] = await this.#store("readonly", (os) =>
         Promise.all([
           keysUnder(os, ["model"]),
-          entriesUnder<Head>(os, ["head"]),
+          entriesUnder<unknown>(os, ["head"]),
           valuesUnder<unknown>(os, ["job"]),
           entriesUnder<Lease>(os, ["lease"]),
         ]));
       if (this.#loaded) {
-        const stored = new Map(heads.map(([key, head]) => [idOf(key), head.rev]));
+        const stored = new Map(heads.map(([key, head]) => [idOf(key), revisionOf(head)]));
         const vanished = new Set(this.#seen.keys());
         for (const key of live) {
           const id = idOf(key);

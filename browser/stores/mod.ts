@@ -29,6 +29,8 @@ export interface BrowserStorageOptions {
   jobLeaseMs?: number;
   /** The IndexedDB factory (default `globalThis.indexedDB`). */
   indexedDB?: IDBFactory;
+  /** Told of stored models not loaded because their records cannot be read (default `console.warn`). */
+  warn?: (message: string) => void;
 }
 
 /** Opens the IndexedDB database `name` and its model and blob stores. */
@@ -46,6 +48,7 @@ export async function openBrowserStorage(
       compactionThreshold: options.compactionThreshold,
       jobLeaseMs: options.jobLeaseMs,
       onClose: release,
+      warn: options.warn,
     }),
     blobs: new IdbBlobStore(db, { onClose: release }),
   };

@@ -68,22 +68,32 @@ interface AxeViolation {
   nodes: { target: unknown[] }[];
 }
 
-/** Runs axe-core on the elements matching `selector` (shadow roots included); fails on serious or critical violations. */
-export async function assertAccessible(page: Page, selector = "svc-view"): Promise<void> {
+/**
+ * Runs axe-core on the elements matching `selector` (shadow roots included); fails on serious or critical
+ * violations. `rules` turns on rules axe leaves off by default (`label-content-name-mismatch`, WCAG 2.5.3).
+ */
+export async function assertAccessible(
+  page: Page,
+  selector = "svc-view",
+  rules: readonly string[] = [],
+): Promise<void> {
   if (!(await page.evaluate(() => "axe" in globalThis))) {
     await page.evaluate(await Deno.readTextFile(AXE_SOURCE));
   }
-  const violations: AxeViolation[] = await page.evaluate(async (sel) => {
+  const violations: AxeViolation[] = await page.evaluate(async ([sel, enabled]) => {
     // deno-lint-ignore no-explicit-any
     const axe = (globalThis as any).axe;
-    const result = await axe.run({ include: [[sel]] }, { resultTypes: ["violations"] });
+    const result = await axe.run({ include: [[sel]] }, {
+      resultTypes: ["violations"],
+      rules: Object.fromEntries(enabled.map((rule) => [rule, { enabled: true }])),
+    });
     return result.violations.map((v: AxeViolation) => ({
       id: v.id,
       impact: v.impact,
       help: v.help,
       nodes: v.nodes.map((n) => ({ target: n.target })),
     }));
-  }, selector);
+  }, [selector, rules] as const);
   const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(
     serious.map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`),

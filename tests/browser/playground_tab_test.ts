@@ -187,6 +187,8 @@ Deno.test("playground in the tab: five examples, kept across reloads and offline
     await page.goto(base);
     await page.getByText("Connected: this tab").waitFor();
     await screenshot(page, "tab-gallery");
+    // A button named beyond its visible text ("Open Shipping quote") keeps that text in its name (WCAG 2.5.3).
+    await assertAccessible(page, "svc-gallery", ["label-content-name-mismatch"]);
     for (const journey of JOURNEYS) {
       await t.step(`${journey.title}: fields by label, derived values, constraint messages`, async () => {
         await openExample(page, journey.title);

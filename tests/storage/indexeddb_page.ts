@@ -116,6 +116,61 @@ const INDEXEDDB_CASES = [{
       await fixture.dispose();
     }
   },
+}, {
+  name:
+    "indexeddb storage: a model whose header or head cannot be read is left out with a warning, the others load",
+  async run() {
+    const name = `storage-unreadable-${databases++}`;
+    const spec = (id: string) => ({ id, schema: { type: "object" } });
+    const state = { doc: {}, meta: [], stale: [] };
+    const warnings: string[] = [];
+    const open = () => openBrowserStorage(name, { warn: (message) => warnings.push(message) });
+    try {
+      const first = await open();
+      for (const id of ["good", "head-damaged", "no-spec"]) {
+        await first.store.save(spec(id), state, { created: true });
+      }
+      await first.store.close();
+      await first.blobs.close();
+      await new Promise<void>((resolve, reject) => {
+        const request = indexedDB.open(name);
+        request.onsuccess = () => {
+          const transaction = request.result.transaction("models", "readwrite");
+          const models = transaction.objectStore("models");
+          models.put("hello", ["model", "junk"]);
+          models.put("garbage", ["head", "head-damaged"]);
+          models.put({ base: null }, ["model", "no-spec"]);
+          transaction.oncomplete = () => (request.result.close(), resolve());
+          transaction.onerror = () => reject(transaction.error);
+        };
+        request.onerror = () => reject(request.error);
+      });
+      const second = await open();
+      same((await second.store.load()).map((model) => model.spec.id), ["good"], "the models loaded");
+      same(warnings.sort(), [
+        "model 'head-damaged' not loaded: its stored head is unreadable",
+        "model 'junk' not loaded: its stored header is unreadable",
+        "model 'no-spec' not loaded: its stored header is unreadable",
+      ], "the warnings");
+      // A create of such an id replaces what is left of it.
+      await second.store.save(spec("junk"), state, { created: true });
+      await second.store.close();
+      await second.blobs.close();
+      const third = await open();
+      same(
+        (await third.store.load()).map((model) => model.spec.id).sort(),
+        ["good", "junk"],
+        "after a create",
+      );
+      await third.store.close();
+      await third.blobs.close();
+    } finally {
+      await new Promise((resolve) => {
+        const request = indexedDB.deleteDatabase(name);
+        request.onsuccess = request.onerror = resolve;
+      });
+    }
+  },
 }];
 
 const cases = [...contractCases(INDEXEDDB), ...INDEXEDDB_CASES];

@@ -1,0 +1,264 @@
+/// <reference lib="dom" />
+/**
+ * The embed through a host page's life: a redeployed spec the service refuses
+ * (or that refuses the stored data) leaves the stored model as it was; two
+ * elements of one `src`, and two tabs, on a first visit share the model; a
+ * spec set again on the element drives its buttons; an element put back shows
+ * the current state and the last `src` set wins; a page whose CSP forbids
+ * 'unsafe-eval' is told so; the embedding example opens offline.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { BrowserContext, Page } from "playwright-core";
+import { launchBrowser } from "./chromium.ts";
+import { screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+import { type ServedFile, serveStatic } from "./static_server.ts";
+
+const HTML = "text/html; charset=utf-8";
+const JSON_TYPE = "application/json";
+
+/** A host page: the embed script, then `body`. */
+function hostPage(body: string, head = ""): ServedFile {
+  return {
+    type: HTML,
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>${head}
+<link rel="icon" href="data:,"><script type="module" src="/svc-embed.js"></script></head><body>${body}</body></html>`,
+  };
+}
+
+/** Types into a labelled field of `scope` and commits it (Enter). */
+async function enter(scope: ReturnType<Page["locator"]>, label: string, value: string): Promise<void> {
+  await scope.getByLabel(label, { exact: true }).fill(value);
+  await scope.getByLabel(label, { exact: true }).press("Enter");
+}
+
+/** A counter whose button adds `$const.step`; `version` and `step` vary. */
+function counter(version: string, step: number): Record<string, unknown> {
+  return {
+    id: "counter",
+    version,
+    constants: { step },
+    schema: { type: "object", properties: { n: { type: "number" } } },
+    viewDefinition: {
+      defaultView: "main",
+      views: [{
+        id: "main",
+        label: `Counter ${version}`,
+        components: [
+          { id: "n", type: "numberField", label: "Count", bind: "$.n" },
+          {
+            id: "add",
+            type: "button",
+            label: "Add a step",
+            onClick: { mutations: "{'$.n': ($exists(n) ? n : 0) + $const.step}" },
+          },
+        ],
+      }],
+    },
+  };
+}
+
+Deno.test("embedding: specs that change, elements that come and go, strict pages, offline", async (t) => {
+  const build = await temporaryWebBuild();
+  const order = JSON.parse(await Deno.readTextFile(`${build.dir}/examples/order.json`));
+  const files: Record<string, ServedFile> = {};
+  await using server = serveStatic(files, build.dir);
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  await using browser = await launchBrowser();
+  const fresh = async (): Promise<{ context: BrowserContext; page: Page; errors: string[] }> => {
+    const context = await browser.newContext({ viewport: { width: 900, height: 800 } });
+    return { context, ...await watchedPage(context) };
+  };
+  try {
+    await t.step(
+      "a changed spec the service refuses leaves the stored model and its data as they were",
+      async () => {
+        files["/host.html"] = hostPage(`<svc-model src="/spec.json"></svc-model>`);
+        files["/spec.json"] = { type: JSON_TYPE, body: JSON.stringify(order) };
+        const { context, page } = await fresh();
+        const model = page.locator("svc-model");
+        await page.goto(`${base}/host.html`);
+        await enter(model, "Quantity", "4");
+        await enter(model, "Unit price", "10");
+        await enter(model, "Customer", "Ada");
+        await model.getByText("€45.00").waitFor();
+
+        // A syntax error: refused before anything is touched.
+        const broken = structuredClone(order);
+        broken.version = "1.1.0";
+        broken.derivations[0].expr = "qty * ";
+        files["/spec.json"] = { type: JSON_TYPE, body: JSON.stringify(broken) };
+        await page.reload();
+        const alert = model.getByRole("alert");
+        await alert.getByText(/keeps its stored version 1\.0\.0 and its data: .*Spec validation failed/)
+          .waitFor();
+        await screenshot(page, "embed-refused-spec");
+
+        // Valid, but its schema refuses the stored quantity: the old model is put back.
+        const stricter = structuredClone(order);
+        stricter.version = "1.2.0";
+        stricter.schema.properties.qty.maximum = 3;
+        files["/spec.json"] = { type: JSON_TYPE, body: JSON.stringify(stricter) };
+        await page.reload();
+        await alert.getByText(/keeps its stored version 1\.0\.0 and its data: version 1\.2\.0/).waitFor();
+
+        files["/spec.json"] = { type: JSON_TYPE, body: JSON.stringify(order) };
+        await page.reload();
+        await model.getByLabel("Quantity").waitFor();
+        assert.equal(await model.getByLabel("Quantity").inputValue(), "4");
+        assert.equal(await model.getByLabel("Customer").inputValue(), "Ada");
+
+        // A change the stored data fits is taken over with it.
+        const relabelled = structuredClone(order);
+        relabelled.version = "1.3.0";
+        relabelled.viewDefinition.views[0].label = "Your order, relabelled";
+        files["/spec.json"] = { type: JSON_TYPE, body: JSON.stringify(relabelled) };
+        await page.reload();
+        await model.getByRole("heading", { name: "Your order, relabelled" }).waitFor();
+        assert.equal(await model.getByLabel("Quantity").inputValue(), "4");
+        await context.close();
+      },
+    );
+
+    await t.step("two elements of one src, and two tabs, on a first visit share the model", async () => {
+      files["/two.html"] = hostPage(
+        `<svc-model id="a" src="/examples/order.json"></svc-model><svc-model id="b" src="/examples/order.json"></svc-model>`,
+      );
+      files["/one.html"] = hostPage(`<svc-model src="/examples/order.json"></svc-model>`);
+      const { context, page, errors } = await fresh();
+      await page.goto(`${base}/two.html`);
+      await page.locator("#a").getByLabel("Quantity").waitFor();
+      await page.locator("#b").getByLabel("Quantity").waitFor();
+      await enter(page.locator("#a"), "Quantity", "2");
+      await assertEventually(async () =>
+        await page.locator("#b").getByLabel("Quantity").inputValue() === "2"
+      );
+      assert.deepEqual(errors, []);
+      await context.close();
+
+      for (let round = 0; round < 2; round++) {
+        const tabs = await browser.newContext();
+        const [first, second] = [await tabs.newPage(), await tabs.newPage()];
+        await Promise.all([first.goto(`${base}/one.html`), second.goto(`${base}/one.html`)]);
+        for (const tab of [first, second]) {
+          await tab.locator("svc-model").getByLabel("Quantity").or(tab.locator("svc-model [role=alert]"))
+            .first().waitFor();
+          assert.deepEqual(await tab.locator("svc-model [role=alert]").allInnerTexts(), []);
+        }
+        if (round === 1) await screenshot(second, "embed-two-tabs");
+        await tabs.close();
+      }
+    });
+
+    await t.step("a spec set again on the element: its buttons use the new one", async () => {
+      files["/counter.html"] = hostPage(`<svc-model id="m"></svc-model>`);
+      const { context, page, errors } = await fresh();
+      await page.goto(`${base}/counter.html`);
+      const setSpec = (spec: Record<string, unknown>) =>
+        page.evaluate(async (spec) => {
+          await customElements.whenDefined("svc-model");
+          (document.getElementById("m") as unknown as { spec: unknown }).spec = spec;
+        }, spec);
+      const model = page.locator("#m");
+      await setSpec(counter("1.0.0", 1));
+      await model.getByRole("button", { name: "Add a step" }).click();
+      await assertEventually(async () =>
+        await model.getByLabel("Count", { exact: true }).inputValue() === "1"
+      );
+      await setSpec(counter("2.0.0", 100));
+      await model.getByRole("heading", { name: "Counter 2.0.0" }).waitFor();
+      await model.getByRole("button", { name: "Add a step" }).click();
+      await assertEventually(async () =>
+        await model.getByLabel("Count", { exact: true }).inputValue() === "101"
+      );
+      await screenshot(page, "embed-spec-set-again");
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+
+    await t.step("an element put back shows the current state; the last src set wins", async () => {
+      const named = (id: string, label: string) => {
+        const spec = structuredClone(order);
+        spec.id = id;
+        spec.viewDefinition.views[0].label = label;
+        return { type: JSON_TYPE, body: JSON.stringify(spec) };
+      };
+      files["/slow.json"] = named("slow-model", "Slow model");
+      files["/fast.json"] = named("fast-model", "Fast model");
+      files["/remount.html"] = hostPage(
+        `<div id="host"><svc-model id="m" src="/examples/order.json"></svc-model></div><svc-model id="r"></svc-model>`,
+      );
+      const { context, page, errors } = await fresh();
+      await page.route("**/slow.json", async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await route.continue();
+      });
+      await page.goto(`${base}/remount.html`);
+      const model = page.locator("#m");
+      await enter(model, "Quantity", "2");
+      await assertEventually(async () => await model.getByLabel("Quantity").inputValue() === "2");
+      await page.evaluate(async () => {
+        const element = document.getElementById("m")!;
+        element.remove();
+        const embed = await import("/svc-embed.js");
+        await embed.mutate("embed-order", { "$.qty": 9 });
+        document.getElementById("host")!.append(element);
+      });
+      await assertEventually(async () => await model.getByLabel("Quantity").inputValue() === "9");
+
+      await page.evaluate(() => {
+        const element = document.getElementById("r")!;
+        element.setAttribute("src", "/slow.json");
+        setTimeout(() => element.setAttribute("src", "/fast.json"), 100);
+      });
+      await page.locator("#r").getByRole("heading", { name: "Fast model" }).waitFor();
+      await page.waitForTimeout(2500);
+      assert.deepEqual(await page.locator("#r").getByRole("heading").allInnerTexts(), ["Fast model"]);
+      await screenshot(page, "embed-remount-and-src");
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+
+    await t.step("a page whose CSP forbids 'unsafe-eval' is told which source to allow", async () => {
+      files["/strict.html"] = hostPage(
+        `<svc-model src="/examples/order.json"></svc-model>`,
+        `<meta http-equiv="Content-Security-Policy" content="script-src 'self'">`,
+      );
+      const { context, page } = await fresh();
+      await page.goto(`${base}/strict.html`);
+      await page.locator("svc-model").getByRole("alert").getByText(
+        /Content-Security-Policy must allow 'unsafe-eval' in script-src/,
+      ).waitFor();
+      await screenshot(page, "embed-strict-csp");
+      await context.close();
+    });
+
+    await t.step("the embedding example opens offline once the app is cached", async () => {
+      const { context, page } = await fresh();
+      await page.goto(`${base}/`);
+      await page.getByText("Connected: this tab").waitFor();
+      await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, {
+        timeout: 10_000,
+      });
+      await context.setOffline(true);
+      await page.goto(`${base}/examples/embed.html`);
+      await enter(page.locator("svc-model"), "Quantity", "3");
+      await enter(page.locator("svc-model"), "Unit price", "10");
+      await page.locator("svc-model").getByText("€35.00").waitFor();
+      await screenshot(page, "embed-offline");
+      await context.close();
+    });
+  } finally {
+    await build.remove();
+  }
+});
+
+/** Waits until `check` holds (a few seconds at most). */
+async function assertEventually(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) assert.fail("the condition did not hold in time");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
