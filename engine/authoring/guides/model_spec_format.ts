@@ -238,9 +238,12 @@ is its static fragment with these values overlaid under their camelCase names.
   missing field yields no value, so \`qty > 0\` passes while \`qty\` is absent: use \`$exists(qty) and qty > 0\`
   when presence matters.
 - \`path\` absent or null: evaluated once. \`"$.items[*]"\`: evaluated once per element with \`$parent\`
-  bound, and reported once if any element fails. Other string or list paths document the guarded fields.
-- A constraint is evaluated only in mutations that touch what it reads; it is not evaluated when the
-  model is created or evolved.
+  bound, and reported once if any element fails. Other string or list paths name the guarded fields.
+- A constraint is evaluated only in mutations that touch what it reads or its \`path\` (a write of
+  \`$.submission\` checks \`{"path": "$.submission", "expr": "$millis() < $const.deadline"}\`; a write of
+  \`$.items[2]\` checks element 2 of a \`$.items[*]\` one). A global one (no \`path\`) that reads no field, or
+  calls \`$now\`, \`$millis\`, \`$random\` or \`$shuffle\`, can change without a write, so every mutation
+  checks it. Constraints are not evaluated when the model is created or evolved.
 
 Choose the mechanism by what should happen: schema keywords refuse a bad value before anything is applied
 (422); meta limits do the same with limits that depend on other fields (from the next mutation on);
