@@ -290,11 +290,14 @@ The model never performs I/O. An effect whose trigger holds after a mutation is 
 \`\`\`
 
 A rule applies when a write creates a container whose address matches its \`path\`: \`$\` when the model is
-created, \`$.items[*]\` for each new element, \`$.customer\` when the customer object first appears. The
+created, \`$.items[*]\` for each new element, \`$.customer\` when a customer object is written or first
+appears. A container written as a value (by a mutation or a JSON Patch \`add\`, \`replace\`, \`copy\` or
+\`move\`) is new as a whole, whatever it replaces, and so is every object and array inside it: writing
+\`$.items\` whole gives defaults to each of its elements, a field write (\`$.items[0].name\`) to none. The
 expression yields an object that is merged in without overwriting members already present (nested objects
 merge member by member); members that are derivation targets are skipped. \`$parent\` is the new container
 as written so far. Filled paths are listed in \`mutatedPaths\` after the caller's keys. Schema \`default\`s
-are filled first. Write defaults that satisfy the schema: they are not validated like caller writes.
+are filled first. A default the schema refuses fails the write (422 naming the rule or the schema default).
 
 ## tests: embedded examples
 
