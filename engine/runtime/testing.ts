@@ -11,8 +11,9 @@ import { getAt } from "../json/document.ts";
 import { isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import { ownMember } from "../json/wide_object.ts";
 import type { CompiledModel } from "../model/compile.ts";
-import { parsePath } from "../json/path.ts";
+import { isPrefixOf, parsePath } from "../json/path.ts";
 import type { TestCase } from "../model/types.ts";
+import { clockBoundPatterns } from "./clock_bound.ts";
 import { ModelRuntime, type RuntimeEnv } from "./runtime.ts";
 
 /** One failed expectation. */
@@ -170,23 +171,13 @@ export interface VerificationReport {
   cases: VerificationCase[];
 }
 
-const CLOCK_FUNCTIONS = /\$(now|millis)\s*\(/;
-
 /** Builds the verification report: which embedded tests are auto-checkable and whether they pass. */
 export async function verify(model: CompiledModel, env: RuntimeEnv): Promise<VerificationReport> {
-  const clockBound = new Set(
-    model.graph.derivedOrder.filter((d) => CLOCK_FUNCTIONS.test(d.expression)).map((d) => d.target),
-  );
+  const clockBound = clockBoundPatterns(model);
   const checkable = (address: string, expected: Json): boolean => {
     if (expected !== null && typeof expected === "object") return false;
     const parsed = parsePath(address);
-    if (!parsed.ok) return false;
-    for (const target of clockBound) {
-      if (target.length === parsed.path.length && target.every((s, i) => s === -1 || s === parsed.path[i])) {
-        return false;
-      }
-    }
-    return true;
+    return parsed.ok && !clockBound.some((pattern) => isPrefixOf(pattern, parsed.path));
   };
   const cases: VerificationCase[] = [];
   for (const test of model.tests) {

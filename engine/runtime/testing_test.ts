@@ -200,3 +200,41 @@ Deno.test("verification: a case with one checkable assertion is checked on that 
     "the report shows the full expectation",
   );
 });
+
+Deno.test("verification: values computed from the clock or chance through other fields are not auto-checked", async () => {
+  const model = compileValid({
+    id: "clocked",
+    schema: { type: "object", properties: { a: { type: "number" } } },
+    defaultValues: [
+      { path: "$", expr: "{'opened': $millis(), 'state': 'new'}" },
+      { path: "$.box", expr: "$merge([{'at': $now()}])" },
+    ],
+    derivations: [
+      { path: "$.t", expr: "$millis()" },
+      { path: "$.parity", expr: "t % 2" },
+      { path: "$.late", expr: "parity = 1 ? 'odd' : 'even'" },
+      { path: "$.age", expr: "opened > 0" },
+      { path: "$.pick", expr: "$count($shuffle([a, 1]))" },
+      { path: "$.plain", expr: "a + 1" },
+    ],
+    tests: [
+      { description: "through t", given: { "$.a": 1 }, expect: { "$.parity": 0, "$.late": "even" } },
+      { description: "default", given: { "$.a": 1 }, expect: { "$.opened": 0, "$.age": true } },
+      { description: "box", given: { "$.box.x": 1 }, expect: { "$.box.at": "x" } },
+      { description: "chance", given: { "$.a": 1 }, expect: { "$.pick": 2 } },
+      {
+        description: "plain",
+        given: { "$.a": 1 },
+        expect: { "$.plain": 2, "$.state": "new", "$.parity": 1 },
+      },
+    ],
+  });
+  const report = await verify(model, env);
+  assert.deepEqual(report.cases.map((c) => c.verifiable), [false, false, false, false, true]);
+  assert.deepEqual(
+    report.cases[4].actual,
+    { "$.plain": 2, "$.state": "new" },
+    "only the plain ones are checked",
+  );
+  assert.equal(report.state, "green");
+});

@@ -152,8 +152,8 @@ Each evaluation has a budget (\`svc.limits.expression-timeout-ms\`, 1000 ms by d
 avoid quadratic work over large arrays.
 
 \`$now()\` and \`$millis()\` read the clock: the value changes without any write, is only refreshed when an
-input of the derivation changes, and tests that depend on it are reported as not auto-checkable. Store the
-reference date in a field.
+input of the derivation changes, and tests of fields that depend on it (also through other derivations or a
+default rule) are reported as not auto-checkable. Store the reference date in a field.
 
 ## 14. Evaluation errors at creation
 

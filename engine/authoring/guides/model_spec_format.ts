@@ -318,7 +318,9 @@ on a limit that it changes itself. Keys are concrete addresses (no \`[*]\`).
 
 The verification report (\`GET /models/{id}/verification\`) reruns the tests of a live model: \`green\` when
 every checkable case passes, \`amber\` otherwise, \`neutral\` when nothing is checkable (objects, arrays,
-\`$meta\` and clock-dependent values are not auto-checked).
+\`$meta\` and values that depend on the clock or chance are not auto-checked: fields computed by an
+expression calling \`$now\`, \`$millis\`, \`$random\` or \`$shuffle\`, filled by a default rule calling them,
+or computed from such fields).
 
 ## What happens on a mutation
 
