@@ -46,7 +46,11 @@ export interface TestRunResult {
   cases: TestCaseResult[];
 }
 
-/** Numeric comparison by value with a relative tolerance, else deep equality. */
+/**
+ * Numbers compare within 1e-9 × max(1, |expected|): relative from magnitude 1
+ * up, absolute below, so a result that should cancel (`0.1 + 0.2 - 0.3`
+ * expected 0) or lost digits to cancellation still matches; else deep equality.
+ */
 export function sameValue(actual: unknown, expected: unknown): boolean {
   if (typeof actual === "number" && typeof expected === "number") {
     return actual === expected || Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));

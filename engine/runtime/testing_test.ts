@@ -238,3 +238,18 @@ Deno.test("verification: values computed from the clock or chance through other 
   );
   assert.equal(report.state, "green");
 });
+
+Deno.test("sameValue: within 1e-9 times the expected value's magnitude, and 1e-9 below magnitude 1", () => {
+  assert.equal(sameValue(0.1 + 0.2 - 0.3, 0), true, "a sum that should cancel");
+  assert.equal(sameValue(1000.000001 - 1000, 0.000001), true, "cancellation in a small result");
+  assert.equal(sameValue(9e-10, 0), true);
+  assert.equal(sameValue(-9e-10, 0), true);
+  assert.equal(sameValue(2e-9, 0), false);
+  assert.equal(sameValue(5e-10, 1e-12), true, "below magnitude 1 the tolerance is absolute");
+  assert.equal(sameValue(3e-9, 1e-12), false);
+  assert.equal(sameValue(1e12 + 900, 1e12), true, "relative from magnitude 1 up");
+  assert.equal(sameValue(1e12 - 1100, 1e12), false);
+  assert.equal(sameValue(-1e12 - 900, -1e12), true);
+  assert.equal(sameValue(5, 4), false);
+  assert.equal(sameValue(1, "1"), false);
+});

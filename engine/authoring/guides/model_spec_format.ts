@@ -310,11 +310,13 @@ are filled first. A default the schema refuses fails the write (422 naming the r
 \`\`\`
 
 Each case runs in a fresh model: defaults are applied, \`given\` is written as one mutation, and every
-\`expect\` entry is compared with the merged state. Numbers compare by value (within a relative 1e-9), an
-expected \`null\` matches an absent field, and \`{"$meta": {...}}\` compares members of the field's effective
-schema (camelCase names: \`readOnly\`, \`relevant\`, \`required\`, \`maximum\`, ...). A \`given\` that is refused
-(schema violation, rollback) fails the case, and because metas lag by one mutation, a \`given\` cannot rely
-on a limit that it changes itself. Keys are concrete addresses (no \`[*]\`).
+\`expect\` entry is compared with the merged state. Numbers compare by value, within 1e-9 × the expected value
+from magnitude 1 up and within 1e-9 absolute below (so \`0.1 + 0.2 - 0.3\` matches 0, and 5e-10 matches 1e-12:
+scale tiny quantities up to test them), an expected \`null\` matches an absent field, and \`{"$meta": {...}}\`
+compares members of the field's effective schema (camelCase names: \`readOnly\`, \`relevant\`, \`required\`,
+\`maximum\`, ...). A \`given\` that is refused (schema violation, rollback) fails the case, and because metas
+lag by one mutation, a \`given\` cannot rely on a limit that it changes itself. Keys are concrete addresses
+(no \`[*]\`).
 
 The verification report (\`GET /models/{id}/verification\`) reruns the tests of a live model: \`green\` when
 every checkable case passes, \`amber\` otherwise, \`neutral\` when nothing is checkable (objects, arrays,
