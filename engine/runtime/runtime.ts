@@ -23,6 +23,7 @@ import {
 } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { metaPropertyName } from "../model/types.ts";
+import { metaValueProblem } from "./meta_values.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
 import { CONSTRAINT_TRACE, type TraceRecord, TraceRing } from "./traces.ts";
@@ -410,7 +411,11 @@ export class ModelRuntime {
     }
     admitGrowth(doc.growth);
     const meta = new Map<string, Json>();
-    for (const [key, value] of Object.entries(snapshot.metaCache)) meta.set(key, cloneJson(value));
+    for (const [key, value] of Object.entries(snapshot.metaCache)) {
+      const problem = value === null ? null : metaValueProblem(key.slice(key.lastIndexOf("#") + 1), value);
+      if (problem) throw unprocessable(`Snapshot metaCache key '${key}': ${problem}`);
+      if (value !== null) meta.set(key, cloneJson(value));
+    }
     const stale = new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key));
     const state: ModelState = { doc: doc.root, meta, stale };
     this.replaceState(state, { clearHistory: true });

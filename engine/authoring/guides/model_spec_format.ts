@@ -220,7 +220,12 @@ is its static fragment with these values overlaid under their camelCase names.
 - Metas are computed after the derivations of a mutation, and a write is checked against the metas as
   they were *before* the mutation. Writing \`plan\` and \`seats\` together checks \`seats\` against the old
   plan's maximum. When both change together, express the rule as a constraint.
-- An expression that yields nothing removes the meta value (no limit).
+- An expression that yields nothing or null removes the meta value (no limit). Otherwise the value must
+  suit the property: true or false for \`required\`, \`readOnly\` and \`relevant\`; a number for \`minimum\` and
+  \`maximum\`; a number above 0 for \`multipleOf\`; an integer of at least 0 for \`minLength\` and
+  \`maxLength\`; an RE2 pattern; an array for \`enum\`. Any other value (\`"5"\`, \`"yes"\`, \`"("\`) fails like
+  an expression that fails: the write that computes it is refused (422 naming the meta key), and so is
+  creation when the empty document computes it.
 
 ## constraints: invariants
 
