@@ -255,6 +255,36 @@ Deno.test("a backfill can rescue values the new schema would otherwise strand, a
   });
 });
 
+Deno.test("the containers a backfill creates get schema defaults and defaultValues rules, as a write's do", async () => {
+  await withShop(async ({ service }) => {
+    await service.evolveSpec("shop", {
+      upsertSchemaNodes: [{
+        path: "$.addr",
+        schema: {
+          type: "object",
+          properties: { city: { type: "string" }, zip: { type: "string", default: "000" } },
+        },
+      }],
+      upsertDefaultValues: [{ path: "$.addr", expr: "{'city': 'D', 'kind': 'home'}" }],
+      backfill: { "$.addr.city": "BF" },
+    });
+    assert.deepEqual((await service.getState("shop") as JsonObject).addr, {
+      city: "BF",
+      zip: "000",
+      kind: "home",
+    });
+    await service.evolveSpec("shop", {
+      upsertDefaultValues: [{ path: "$.addr", expr: "{'country': 'NL'}" }],
+      backfill: { "$.addr.note": "n" },
+    });
+    assert.deepEqual(
+      (await service.getState("shop") as JsonObject).addr,
+      { city: "BF", zip: "000", kind: "home", note: "n" },
+      "a backfill into an existing container creates none",
+    );
+  });
+});
+
 Deno.test("every refusal leaves spec, state, persistence and subscribers untouched", async () => {
   const cases: { name: string; evolution: unknown; kind: string; message: RegExp }[] = [
     { name: "not an object", evolution: [], kind: "bad_request", message: /must be object/ },

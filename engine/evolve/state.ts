@@ -5,7 +5,8 @@
  * 1. Derived values are dropped: every target of the previous and of the
  *    evolved derivations (the evolved model recomputes its own; those of
  *    removed derivations must not linger as if they were base fields).
- * 2. `backfill` is written where the document has no value (absent or null);
+ * 2. `backfill` is written where the document has no value (absent or null),
+ *    and the containers it creates get their defaults as a write's do;
  *    each target must be a base field of the evolved model, its value valid
  *    under the new schema, and reachable without overwriting a value (a
  *    scalar on the way) or inventing array elements. `[*]` expands over the
@@ -24,7 +25,7 @@
  * @module
  */
 import { type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
-import { DocumentDraft, expandPattern, getAt, memberAt } from "../json/document.ts";
+import { type CreatedContainers, DocumentDraft, expandPattern, getAt, memberAt } from "../json/document.ts";
 import { jsonBytes } from "../json/measure.ts";
 import { cloneJson, isObject, type Json, jsonEqual, type JsonObject, setMember } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
@@ -62,7 +63,7 @@ function blockedAt(doc: Json, path: readonly Segment[]): string | null {
 
 /**
  * Writes `backfill` into `draft` (fresh over the carried document, which stays
- * as it was). `admitGrowth` is told the bytes the writes will have added so
+ * as it was), reporting the containers it creates in `created`. `admitGrowth` is told the bytes the writes will have added so
  * far before each entry's copies are made, and throws to refuse them.
  */
 function writeBackfill(
@@ -70,6 +71,7 @@ function writeBackfill(
   next: CompiledModel,
   backfill: Record<string, Json>,
   admitGrowth: (bytes: number) => void,
+  created: CreatedContainers,
 ): Finding[] {
   const findings: Finding[] = [];
   const base = draft.root;
@@ -109,7 +111,7 @@ function writeBackfill(
     const bytes = jsonBytes(value);
     for (const target of fill) growth += bytes + draft.placeGrowth(target);
     if (fill.length) admitGrowth(growth);
-    for (const target of fill) draft.set(target, cloneJson(value));
+    for (const target of fill) draft.set(target, cloneJson(value), created);
     written.set(location, fill);
   }
   for (const [location, paths] of written) {
@@ -196,7 +198,8 @@ export function stateStranded(violations: SchemaViolation[]): ServiceError {
  * `next`: derived values dropped, `backfill` written, stranding refused (422).
  * `admitGrowth` is told the JSON bytes the base document will have grown by
  * (the dropped values counting against the backfill) before each backfill
- * entry's copies are made, and throws to refuse them.
+ * entry's copies are made, and throws to refuse them. The containers the
+ * backfill creates are reported in `created`, for their defaults.
  */
 export function carryForward(
   previous: CompiledModel,
@@ -204,6 +207,7 @@ export function carryForward(
   doc: Json,
   backfill: Record<string, Json> = {},
   admitGrowth: (bytes: number) => void = () => {},
+  created: CreatedContainers = [],
 ): Json {
   const carried = new DocumentDraft(doc);
   for (const { target } of [...previous.derivedTargets, ...next.derivedTargets]) {
@@ -212,7 +216,13 @@ export function carryForward(
   // A draft of its own: what the backfill broke is judged against the carried document as it was.
   const draft = new DocumentDraft(carried.root);
   // The dropped derived values count: what is admitted is the size of the base document the backfill grows.
-  const findings = writeBackfill(draft, next, backfill, (bytes) => admitGrowth(carried.growth + bytes));
+  const findings = writeBackfill(
+    draft,
+    next,
+    backfill,
+    (bytes) => admitGrowth(carried.growth + bytes),
+    created,
+  );
   if (findings.length) throw evolutionRefused(findings);
   if (!jsonEqual(previous.spec.schema, next.spec.schema)) {
     const stranded = strandedValues(next, draft.root);

@@ -92,10 +92,11 @@ export class DirtySet {
 
   /**
    * True when a node without elements must be re-evaluated: a change meets what it reads or, for a
-   * derivation, wrote a container enclosing its target (which overwrote or dropped the derived value).
+   * derivation, wrote a container enclosing its target (which overwrote or dropped the derived value);
+   * any change, for a node checked after every change.
    */
   touches(node: Reader): boolean {
-    if (this.#everything) return true;
+    if (this.#everything || (node.everyChange && this.paths.length > 0)) return true;
     const target = derivedTarget(node);
     const index = this.#index;
     if (index) {
@@ -158,7 +159,11 @@ export class DirtySet {
 }
 
 /** What the dirty set asks of a node: what it reads, its elements and, for a derivation, its target. */
-export type Reader = Pick<ExprNode, "elementPattern" | "reads"> & { kind?: NodeKind; target?: Segment[] };
+export type Reader = Pick<ExprNode, "elementPattern" | "reads"> & {
+  kind?: NodeKind;
+  target?: Segment[];
+  everyChange?: true;
+};
 
 /** True when `container` (a changed location) strictly encloses `target` (a pattern). */
 function encloses(container: readonly Segment[], target: readonly Segment[]): boolean {

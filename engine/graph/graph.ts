@@ -47,6 +47,8 @@ export interface MetaExprNode extends NodeBase {
 /** A CONSTRAINT node: a check, stored nowhere. */
 export interface ConstraintExprNode extends NodeBase {
   kind: "CONSTRAINT";
+  /** Checked after every change, whatever it reads (a global constraint whose answer needs no write to change). */
+  everyChange?: true;
 }
 
 /** An EFFECT node: a trigger, stored nowhere. */

@@ -20,7 +20,7 @@ import { derivedTarget } from "./graph.ts";
 /** Positions in a node list, by the first member name of what each node reads (or a derivation writes). */
 class ReadIndex {
   readonly #byName = new Map<string, number[]>();
-  /** Nodes reading the root or starting at an index: any change may touch them. */
+  /** Nodes reading the root or starting at an index, or checked after every change: any change may touch them. */
   readonly #always: number[] = [];
 
   constructor(nodes: readonly Reader[]) {
@@ -36,7 +36,7 @@ class ReadIndex {
         if (typeof path[0] === "string") names.add(path[0]);
         else always = true;
       }
-      if (always) this.#always.push(position);
+      if (always || node.everyChange) this.#always.push(position);
       else {
         for (const name of names) {
           let list = this.#byName.get(name);

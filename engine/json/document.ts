@@ -245,18 +245,15 @@ export class DocumentDraft {
   }
 
   /**
-   * Writes a value at a concrete path, creating containers on the way. Every
-   * container of the written value that had no container at its place before
-   * (the value itself, an array element past the old length, a nested object)
-   * is reported in `created`, however the write was phrased.
+   * Writes a value at a concrete path, creating containers on the way; those
+   * and the containers of the written value are reported in `created`
+   * ({@link recordContainers}).
    */
   set(path: Path, value: Json, created?: CreatedContainers): void {
     this.grow(jsonBytes(value) + this.placeGrowth(path));
-    const creates = created !== undefined && isContainer(value);
-    const previous = creates ? this.get(path) : undefined;
     if (path.length === 0) this.#root = value;
     else assign(this.#parentFor(path, created), path[path.length - 1], value);
-    if (creates) recordCreated([...path], value, previous, created);
+    if (created) recordContainers([...path], value, created);
   }
 
   /** Removes the value at a path; returns false when nothing was there. */
@@ -327,25 +324,19 @@ function copyObject(value: JsonObject): JsonObject {
   return keys.length > WIDE_MEMBERS ? toWide(value, keys) : { ...value };
 }
 
-/** Reports the containers of `value` (written at `path`) that `previous` had no container for. */
-function recordCreated(
-  path: Segment[],
-  value: JsonObject | Json[],
-  previous: Json | undefined,
-  created: CreatedContainers,
-) {
-  const old = isContainer(previous) && Array.isArray(previous) === Array.isArray(value)
-    ? previous
-    : undefined;
-  if (!old) created.push(path);
+/**
+ * Reports `value` (written at `path`) and every container within it as
+ * created: a written container is new as a whole, whatever it replaced, so
+ * its elements are new however many the old array had, and a write phrased
+ * as a mutation or as a JSON Patch reports the same containers.
+ */
+export function recordContainers(path: Segment[], value: Json, created: CreatedContainers): void {
+  if (!isContainer(value)) return;
+  created.push(path);
   const entries: [Segment, Json][] = Array.isArray(value)
     ? value.map((v, i) => [i, v])
     : Object.entries(value);
-  for (const [key, child] of entries) {
-    if (isContainer(child)) {
-      recordCreated([...path, key], child, memberAt(old, key), created);
-    }
-  }
+  for (const [key, child] of entries) recordContainers([...path, key], child, created);
 }
 
 function assign(container: JsonObject | Json[], seg: Segment, value: Json): void {

@@ -73,8 +73,15 @@ Deno.test("DocumentDraft.set creates missing containers and reports them", () =>
   draft.set(["order", "customer"], { name: "x" }, more);
   assert.deepEqual(more, [["order", "customer"]], "a written container value counts as created");
   const replaced: CreatedContainers = [];
-  draft.set(["order", "customer"], { name: "y" }, replaced);
-  assert.deepEqual(replaced, [], "replacing an existing container creates nothing");
+  draft.set(["order", "items"], [{ qty: 1 }, 2, { more: [] }], replaced);
+  assert.deepEqual(
+    replaced,
+    [["order", "items"], ["order", "items", 0], ["order", "items", 2], ["order", "items", 2, "more"]],
+    "a written container is new as a whole, also where one was before",
+  );
+  const scalar: CreatedContainers = [];
+  draft.set(["order", "items", 0, "qty"], 3, scalar);
+  assert.deepEqual(scalar, [], "a scalar written into existing containers creates nothing");
 });
 
 Deno.test("DocumentDraft.set on a non-container root starts a fresh document", () => {

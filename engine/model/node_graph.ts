@@ -8,7 +8,7 @@
  */
 import { extractReads, type Read } from "../expr/dependencies.ts";
 import { buildGraph, type DependencyGraph } from "../graph/graph.ts";
-import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
+import { formatPath, isPrefixOf, type Segment, WILDCARD } from "../json/path.ts";
 import type { CompiledNode, NodeDefinition } from "./nodes.ts";
 import type { SchemaIndex } from "./schema_index.ts";
 import type { SectionContext } from "./sections/context.ts";
@@ -30,7 +30,11 @@ export function linkNodes(
     arrayPrefixes.has(formatPath(pattern)) || schema.isArrayAt(pattern);
   for (const { node, sources, alsoReads } of definitions) {
     const reads = new Map<string, Read>();
-    for (const path of alsoReads ?? []) reads.set("r" + formatPath(path), { path, elementScoped: false });
+    for (const path of alsoReads ?? []) {
+      // A location inside the node's element (a `$.items[*]` constraint's target) is read per element.
+      const elementScoped = node.elementPattern !== null && isPrefixOf(node.elementPattern, path);
+      reads.set((elementScoped ? "e" : "r") + formatPath(path), { path, elementScoped });
+    }
     for (const compiled of sources) {
       for (
         const r of extractReads(compiled.ast, { isArray, elementPattern: node.elementPattern ?? undefined })

@@ -116,3 +116,74 @@ Deno.test("constraints untouched by the mutation are not evaluated", async () =>
   const result = await commitMutation(runtime, { "$.rows[0].qty": 3 });
   assert.deepEqual(result!.traces.map((t) => t.targetPath), ["$constraint:perRow"]);
 });
+
+Deno.test("a write at a constraint's path checks it, though its expression reads no field there", async () => {
+  const { runtime } = await runtimeOf({
+    id: "deadline",
+    schema: {
+      type: "object",
+      properties: {
+        submission: { type: "string" },
+        note: { type: "string" },
+        rows: { type: "array", items: { type: "object", properties: { qty: { type: "number" } } } },
+      },
+    },
+    constants: { deadline: 0, open: false },
+    constraints: [
+      {
+        id: "closed",
+        path: "$.submission",
+        expr: "$millis() < $const.deadline",
+        message: "closed",
+        policy: "rollback",
+      },
+      { id: "rows", path: "$.rows[*]", expr: "$const.open", message: "rows closed", policy: "flag" },
+    ],
+  });
+  await assertUntouched(
+    runtime,
+    () =>
+      rejectsWith(
+        () => runtime.evaluateMutation({ "$.submission": "late" }),
+        "constraint_violation",
+        /closed/,
+      ),
+  );
+  const other = await commitMutation(runtime, { "$.note": "n", "$.rows": [{ qty: 1 }, { qty: 2 }] });
+  assert.deepEqual(other!.flaggedConstraints.map((c) => c.constraintId), ["rows"]);
+  assert.equal(other!.traces.filter((t) => t.targetPath === "$constraint:rows").length, 2);
+  const one = await commitMutation(runtime, { "$.rows[1].qty": 3 });
+  assert.equal(
+    one!.traces.filter((t) => t.targetPath === "$constraint:rows").length,
+    1,
+    "only the written row",
+  );
+  const graph = runtime.model.graph;
+  assert.ok(graph.edges.some((e) => e.from === "$.submission" && e.to === "$constraint:closed"));
+});
+
+Deno.test("a global constraint reading no field, or the clock, is checked after every change", async () => {
+  const { runtime, clock } = await runtimeOf({
+    id: "clocked",
+    schema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
+    constants: { deadline: Date.parse("2024-01-02T00:00:00Z") },
+    constraints: [
+      { id: "open", expr: "$millis() < $const.deadline", message: "closed", policy: "rollback" },
+      { id: "aLate", expr: "a = 1 or $millis() < $const.deadline", message: "a must be 1", policy: "flag" },
+      { id: "bOnly", expr: "$not(b = 5)", message: "b is not 5", policy: "flag" },
+    ],
+  });
+  const before = await commitMutation(runtime, { "$.b": 5 });
+  assert.deepEqual(before!.traces.map((t) => t.targetPath), [
+    "$constraint:open",
+    "$constraint:aLate",
+    "$constraint:bOnly",
+  ]);
+  clock.advance(2 * 24 * 3600 * 1000);
+  await assertUntouched(
+    runtime,
+    () => rejectsWith(() => runtime.evaluateMutation({ "$.b": 1 }), "constraint_violation", /closed/),
+  );
+  assert.deepEqual(runtime.explain("$constraint:aLate").at(-1)!.constraintPassed, false);
+  assert.equal(await runtime.evaluateMutation({}), null, "a write of nothing checks nothing");
+});

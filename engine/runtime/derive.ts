@@ -3,7 +3,8 @@
  * level (per element for `[*]` targets; lazy ones only marked stale, and
  * evaluated first when an eager node reads them), and the meta derivations,
  * whose values live in the meta cache under concrete keys
- * (`$.items[2].qty#maximum`).
+ * (`$.items[2].qty#maximum`); null or no value removes one, a value the
+ * property cannot take fails like an expression that fails.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import type { CompiledNode, DerivedNode, MetaNode } from "../model/nodes.ts";
 import { UNSUPPORTED } from "./aggregate/plan.ts";
 import type { CycleState, Evaluated } from "./cycle_state.ts";
 import { withoutTargets } from "./hidden_targets.ts";
+import { metaValueProblem } from "./meta_values.ts";
 import { settled, type Steps } from "./steps.ts";
 
 /** Evaluates stale lazy derivations that `node` reads before it runs. */
@@ -127,9 +129,13 @@ export function* deriveMetas(state: CycleState): Steps<void> {
       if (element && state.draft.get(element) === undefined) continue;
       const key = `${formatPath(concreteTarget(node, element))}#${node.metaKey}`;
       const { value, error } = yield* settled(state.evaluate(node, element, key));
-      if (error) throw unprocessable(`Evaluation of meta derivation ${key} failed: ${error}`);
+      const absent = value === undefined || value === null;
+      const problem = absent ? null : metaValueProblem(node.metaKey, value);
+      if (error || problem) {
+        throw unprocessable(`Evaluation of meta derivation ${key} failed: ${error ?? problem}`);
+      }
       const meta = state.writableMeta();
-      if (value === undefined) meta.delete(key);
+      if (absent) meta.delete(key);
       else meta.set(key, value);
       state.metaUpdated.add(key);
     }

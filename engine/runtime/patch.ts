@@ -8,7 +8,7 @@
  */
 import jp from "fast-json-patch";
 import { type SchemaViolation, schemaViolation, ServiceError, unprocessable } from "../errors.ts";
-import type { DocumentDraft } from "../json/document.ts";
+import { type DocumentDraft, recordContainers } from "../json/document.ts";
 import { jsonBytes, measureJson } from "../json/measure.ts";
 import { formatPath, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
 import { cloneJson, isContainer, type Json, jsonEqual } from "../json/value.ts";
@@ -125,7 +125,7 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): S
       throw refuse(patchMessage(err));
     }
   }
-  if (root !== state.draft.root) state.draft.set([], root, state.created);
+  if (root !== state.draft.root) state.draft.set([], root);
 
   const touch = (p: Segment[], removed: boolean) => {
     const inArray = p.length > 0 && typeof p[p.length - 1] === "number";
@@ -138,8 +138,7 @@ function applyOperation(state: CycleState, op: PatchOperation, index: number): S
   else {
     touch(path, false);
     if (insertShifts) state.dirty.add([...parentOf(path), WILDCARD], true);
-    const written = state.draft.get(path);
-    if ((target === undefined || insertShifts) && isContainer(written)) state.created.push(path);
+    recordContainers(path, state.draft.get(path)!, state.created);
   }
   return from ? [from, path] : [path];
 }

@@ -98,9 +98,9 @@ export class Cycle {
     this.#state.dirty.add([]);
   }
 
-  /** Records the document root as a newly created container (defaults seed it). */
-  markRootCreated(): void {
-    this.#state.created.push([]);
+  /** Records containers as newly created (the root of a new model, what a backfill made): defaults fill them. */
+  markCreated(paths: Segment[][]): void {
+    this.#state.created.push(...paths);
   }
 
   /**

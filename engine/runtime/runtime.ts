@@ -7,7 +7,13 @@
  */
 import type { EngineConfig } from "../config.ts";
 import { badRequest, constraintViolation, notFound, tooLarge, unprocessable } from "../errors.ts";
-import { DocumentDraft, DocumentTooLargeError, expandPattern, getAt } from "../json/document.ts";
+import {
+  type CreatedContainers,
+  DocumentDraft,
+  DocumentTooLargeError,
+  expandPattern,
+  getAt,
+} from "../json/document.ts";
 import { jsonBytes } from "../json/measure.ts";
 import { isoInstant } from "./instant.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
@@ -23,6 +29,7 @@ import {
 } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { metaPropertyName } from "../model/types.ts";
+import { metaValueProblem } from "./meta_values.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
 import { CONSTRAINT_TRACE, type TraceRecord, TraceRing } from "./traces.ts";
@@ -114,21 +121,22 @@ export class ModelRuntime {
   /**
    * Creates a runtime: the library's exports computed (a library that fails to
    * evaluate is a 422), an empty document seeded by schema defaults and `$`
-   * rules, or `seed` (a carried-forward base document), then every eager
-   * derivation and meta value computed. Constraints are not enforced: there is
+   * rules, or `seed` (a carried-forward base document, with the containers a
+   * backfill created there for their defaults), then every eager derivation
+   * and meta value computed. Constraints are not enforced: there is
    * nothing to roll back to.
    */
   static async create(
     model: CompiledModel,
     env: RuntimeEnv,
-    seed?: { doc: Json },
+    seed?: { doc: Json; created?: CreatedContainers },
     at: number = env.clock.now(),
     effects?: ReadonlySet<string>,
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
     await model.bindings.prepare();
     const empty: ModelState = { doc: seed ? seed.doc : {}, meta: new Map(), stale: new Set() };
     const cycle = new Cycle(model, empty, env.config, "init", at, effects);
-    if (!seed) cycle.markRootCreated();
+    cycle.markCreated(seed ? seed.created ?? [] : [[]]);
     cycle.markEverything();
     const outcome = await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });
     const runtime = new ModelRuntime(model, env, outcome.state);
@@ -137,8 +145,8 @@ export class ModelRuntime {
   }
 
   /**
-   * The runtime of an evolved spec: `doc`, the base document carried forward, is
-   * re-derived under `model` like a seed (every eager derivation and meta value
+   * The runtime of an evolved spec: `seed`, the base document carried forward, is
+   * re-derived under `model` (every eager derivation and meta value
    * recomputed, lazy ones stale). The trace ring carries over as a copy, so this
    * runtime stays intact until the owner installs the new one; history does not,
    * since its states belong to the previous spec. `effects`: the ids of the
@@ -146,11 +154,11 @@ export class ModelRuntime {
    */
   async evolve(
     model: CompiledModel,
-    doc: Json,
+    seed: { doc: Json; created?: CreatedContainers },
     at: number = this.#env.clock.now(),
     effects?: ReadonlySet<string>,
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
-    const evolved = await ModelRuntime.create(model, this.#env, { doc }, at, effects);
+    const evolved = await ModelRuntime.create(model, this.#env, seed, at, effects);
     const traces = this.#traces.clone();
     traces.push(evolved.outcome.traces);
     evolved.runtime.#traces = traces;
@@ -417,7 +425,10 @@ export class ModelRuntime {
     admitGrowth(doc.growth);
     const meta = new Map<string, Json>();
     for (const [key, value] of Object.entries(snapshot.metaCache)) {
-      meta.set(restoredMetaKey(this.model, key), cloneJson(value));
+      const place = restoredMetaKey(this.model, key);
+      const problem = value === null ? null : metaValueProblem(place.slice(place.lastIndexOf("#") + 1), value);
+      if (problem) throw unprocessable(`Snapshot metaCache key '${key}': ${problem}`);
+      if (value !== null) meta.set(place, cloneJson(value));
     }
     const stale = new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key));
     const state: ModelState = { doc: doc.root, meta, stale };

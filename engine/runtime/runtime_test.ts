@@ -286,6 +286,11 @@ Deno.test("restore validates the snapshot and leaves state untouched on refusal"
     [{ ...good, derivedCache: [] }, "validation_failed", /derivedCache must be an object/],
     [{ ...good, metaCache: 3 }, "validation_failed", /metaCache must be an object/],
     [
+      { ...good, metaCache: { "$.qty#maximum": "9" } },
+      "validation_failed",
+      /metaCache key '\$\.qty#maximum': the value must be a number, not "9"/,
+    ],
+    [
       { ...good, derivedCache: { "$.items[*].double": 1 } },
       "validation_failed",
       /key '\$\.items\[\*\]\.double' is a pattern: each key names one field/,

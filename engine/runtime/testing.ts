@@ -11,8 +11,9 @@ import { getAt } from "../json/document.ts";
 import { isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import { ownMember } from "../json/wide_object.ts";
 import type { CompiledModel } from "../model/compile.ts";
-import { parsePath } from "../json/path.ts";
+import { isPrefixOf, parsePath } from "../json/path.ts";
 import type { TestCase } from "../model/types.ts";
+import { clockBoundPatterns } from "./clock_bound.ts";
 import { ModelRuntime, type RuntimeEnv } from "./runtime.ts";
 
 /** One failed expectation. */
@@ -45,7 +46,11 @@ export interface TestRunResult {
   cases: TestCaseResult[];
 }
 
-/** Numeric comparison by value with a relative tolerance, else deep equality. */
+/**
+ * Numbers compare within 1e-9 × max(1, |expected|): relative from magnitude 1
+ * up, absolute below, so a result that should cancel (`0.1 + 0.2 - 0.3`
+ * expected 0) or lost digits to cancellation still matches; else deep equality.
+ */
 export function sameValue(actual: unknown, expected: unknown): boolean {
   if (typeof actual === "number" && typeof expected === "number") {
     return actual === expected || Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
@@ -170,23 +175,13 @@ export interface VerificationReport {
   cases: VerificationCase[];
 }
 
-const CLOCK_FUNCTIONS = /\$(now|millis)\s*\(/;
-
 /** Builds the verification report: which embedded tests are auto-checkable and whether they pass. */
 export async function verify(model: CompiledModel, env: RuntimeEnv): Promise<VerificationReport> {
-  const clockBound = new Set(
-    model.graph.derivedOrder.filter((d) => CLOCK_FUNCTIONS.test(d.expression)).map((d) => d.target),
-  );
+  const clockBound = clockBoundPatterns(model);
   const checkable = (address: string, expected: Json): boolean => {
     if (expected !== null && typeof expected === "object") return false;
     const parsed = parsePath(address);
-    if (!parsed.ok) return false;
-    for (const target of clockBound) {
-      if (target.length === parsed.path.length && target.every((s, i) => s === -1 || s === parsed.path[i])) {
-        return false;
-      }
-    }
-    return true;
+    return parsed.ok && !clockBound.some((pattern) => isPrefixOf(pattern, parsed.path));
   };
   const cases: VerificationCase[] = [];
   for (const test of model.tests) {

@@ -200,3 +200,56 @@ Deno.test("verification: a case with one checkable assertion is checked on that 
     "the report shows the full expectation",
   );
 });
+
+Deno.test("verification: values computed from the clock or chance through other fields are not auto-checked", async () => {
+  const model = compileValid({
+    id: "clocked",
+    schema: { type: "object", properties: { a: { type: "number" } } },
+    defaultValues: [
+      { path: "$", expr: "{'opened': $millis(), 'state': 'new'}" },
+      { path: "$.box", expr: "$merge([{'at': $now()}])" },
+    ],
+    derivations: [
+      { path: "$.t", expr: "$millis()" },
+      { path: "$.parity", expr: "t % 2" },
+      { path: "$.late", expr: "parity = 1 ? 'odd' : 'even'" },
+      { path: "$.age", expr: "opened > 0" },
+      { path: "$.pick", expr: "$count($shuffle([a, 1]))" },
+      { path: "$.plain", expr: "a + 1" },
+    ],
+    tests: [
+      { description: "through t", given: { "$.a": 1 }, expect: { "$.parity": 0, "$.late": "even" } },
+      { description: "default", given: { "$.a": 1 }, expect: { "$.opened": 0, "$.age": true } },
+      { description: "box", given: { "$.box.x": 1 }, expect: { "$.box.at": "x" } },
+      { description: "chance", given: { "$.a": 1 }, expect: { "$.pick": 2 } },
+      {
+        description: "plain",
+        given: { "$.a": 1 },
+        expect: { "$.plain": 2, "$.state": "new", "$.parity": 1 },
+      },
+    ],
+  });
+  const report = await verify(model, env);
+  assert.deepEqual(report.cases.map((c) => c.verifiable), [false, false, false, false, true]);
+  assert.deepEqual(
+    report.cases[4].actual,
+    { "$.plain": 2, "$.state": "new" },
+    "only the plain ones are checked",
+  );
+  assert.equal(report.state, "green");
+});
+
+Deno.test("sameValue: within 1e-9 times the expected value's magnitude, and 1e-9 below magnitude 1", () => {
+  assert.equal(sameValue(0.1 + 0.2 - 0.3, 0), true, "a sum that should cancel");
+  assert.equal(sameValue(1000.000001 - 1000, 0.000001), true, "cancellation in a small result");
+  assert.equal(sameValue(9e-10, 0), true);
+  assert.equal(sameValue(-9e-10, 0), true);
+  assert.equal(sameValue(2e-9, 0), false);
+  assert.equal(sameValue(5e-10, 1e-12), true, "below magnitude 1 the tolerance is absolute");
+  assert.equal(sameValue(3e-9, 1e-12), false);
+  assert.equal(sameValue(1e12 + 900, 1e12), true, "relative from magnitude 1 up");
+  assert.equal(sameValue(1e12 - 1100, 1e12), false);
+  assert.equal(sameValue(-1e12 - 900, -1e12), true);
+  assert.equal(sameValue(5, 4), false);
+  assert.equal(sameValue(1, "1"), false);
+});

@@ -505,3 +505,34 @@ Deno.test("a write under a new member named like an Object.prototype property is
     /\$\.constructor\.name \(type\): holds a string: cannot write \$\.constructor\.name\.first under it/,
   );
 });
+
+Deno.test("a meta value of the wrong type fails the write computing it, naming the meta; none is published", async () => {
+  const runtime = await metaRuntime();
+  const schemaBefore = runtime.effectiveSchema("$.amount");
+  const wrong: [Json, RegExp][] = [
+    [{ min: "5" }, /\$\.amount#minimum failed: the value must be a number, not "5"/],
+    [{ max: true }, /\$\.amount#maximum failed: the value must be a number/],
+    [{ step: 0 }, /\$\.step#multiple_of failed: the value must be a number greater than 0, not 0/],
+    [{ minLength: 1.5 }, /\$\.text#min_length failed: the value must be an integer of at least 0/],
+    [{ maxLength: -1 }, /\$\.text#max_length failed/],
+    [{ pattern: 5 }, /\$\.code#pattern failed: the value must be a regular expression/],
+    [{ pattern: "(" }, /\$\.code#pattern failed: pattern "\(" is not usable/],
+    [{ pattern: "(?=x)" }, /\$\.code#pattern failed: pattern "\(\?=x\)" is not usable/],
+    [{ colors: "red" }, /\$\.color#enum failed: the value must be an array of the allowed values, not "red"/],
+    [{ locked: "yes" }, /\$\.locked#read_only failed: the value must be true or false, not "yes"/],
+    [{ emailRequired: 1 }, /\$\.email#required failed: the value must be true or false, not 1/],
+  ];
+  for (const [limits, message] of wrong) {
+    await assertUntouched(runtime, () =>
+      rejectsWith(
+        () => runtime.evaluateMutation({ "$.limits": limits }),
+        "validation_failed",
+        /^Evaluation of meta derivation /,
+        message,
+      ));
+  }
+  assert.deepEqual(runtime.effectiveSchema("$.amount"), schemaBefore);
+  await commitMutation(runtime, { "$.limits": { min: null, max: 3, locked: false, emailRequired: false } });
+  assert.deepEqual(runtime.effectiveSchema("$.amount"), { type: "number", maximum: 3 }, "null sets no limit");
+  assert.deepEqual(runtime.effectiveSchema("$.locked"), { type: "string", readOnly: false });
+});

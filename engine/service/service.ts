@@ -33,7 +33,7 @@ import type { EffectExecutor, ExecutorOutcome } from "../effects/executor.ts";
 import { effectNode, responseWrites, type Settlement, settlement } from "../effects/foldback.ts";
 import { linkExecutor } from "../composition/link_executor.ts";
 import { approved, type PendingEffect, pendingEffects } from "../composition/quarantine.ts";
-import { getAt, valueAt } from "../json/document.ts";
+import { type CreatedContainers, getAt, valueAt } from "../json/document.ts";
 import { formatPath, parsePath } from "../json/path.ts";
 import type { Effect } from "../model/types.ts";
 import { effectGate } from "../runtime/effects.ts";
@@ -1133,17 +1133,19 @@ export class ModelService implements ModelApi {
       );
       checkSpecSize(this.config, evolved, "The evolved spec");
       const model = await this.#compileOrThrow(evolved);
+      const created: CreatedContainers = [];
       const doc = carryForward(
         previous.model,
         model,
         previous.state.doc,
         parsed.backfill,
         (growth) => checkStateBytes(this.config, previous.stateBytes + growth, id),
+        created,
       );
       // Only effects the evolution added or changed fire; unchanged ones keep their standing.
       await this.#composition.linked(
         model.spec,
-        () => this.#install(slot, model, doc, changedEffectIds(previous.model.spec, model.spec)),
+        () => this.#install(slot, model, doc, changedEffectIds(previous.model.spec, model.spec), created),
       );
       return { id, version: model.version };
     }, true);
@@ -1156,10 +1158,16 @@ export class ModelService implements ModelApi {
    * answer to the new spec (removed or untriggered ones are cancelled,
    * re-keyed ones re-fire) and watches follow it.
    */
-  async #install(slot: Slot, model: CompiledModel, doc: Json, fire: ReadonlySet<string>): Promise<void> {
+  async #install(
+    slot: Slot,
+    model: CompiledModel,
+    doc: Json,
+    fire: ReadonlySet<string>,
+    created: CreatedContainers = [],
+  ): Promise<void> {
     const id = model.id;
     const at = this.platform.clock.now();
-    const { runtime, outcome } = await slot.runtime.evolve(model, doc, at, fire);
+    const { runtime, outcome } = await slot.runtime.evolve(model, { doc, created }, at, fire);
     checkStateBytes(this.config, runtime.stateBytes, id);
     const jobs = jobsOf(id, outcome.effectRequests, at);
     await this.store.save(model.spec, toPersisted(runtime.state), { jobs: { put: jobs } });

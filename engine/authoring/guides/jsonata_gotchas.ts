@@ -78,7 +78,7 @@ control the text.
 first: \`$round(1.005, 2)\` is 1, because 1.005 is stored as 1.00499999... Compute in the smallest unit
 (cents) or accept banker's rounding and write tests with the numbers the engine actually produces. Round
 once, at the end, not inside chains of derived values. \`0.1 + 0.2\` is 0.30000000000000004; embedded tests
-compare numbers within a relative 1e-9, but \`eval_expression\` shows the raw value.
+compare numbers within 1e-9 × max(1, |expected|), but \`eval_expression\` shows the raw value.
 
 ## 7. Conditionals
 
@@ -152,8 +152,8 @@ Each evaluation has a budget (\`svc.limits.expression-timeout-ms\`, 1000 ms by d
 avoid quadratic work over large arrays.
 
 \`$now()\` and \`$millis()\` read the clock: the value changes without any write, is only refreshed when an
-input of the derivation changes, and tests that depend on it are reported as not auto-checkable. Store the
-reference date in a field.
+input of the derivation changes, and tests of fields that depend on it (also through other derivations or a
+default rule) are reported as not auto-checkable. Store the reference date in a field.
 
 ## 14. Evaluation errors at creation
 

@@ -220,7 +220,12 @@ is its static fragment with these values overlaid under their camelCase names.
 - Metas are computed after the derivations of a mutation, and a write is checked against the metas as
   they were *before* the mutation. Writing \`plan\` and \`seats\` together checks \`seats\` against the old
   plan's maximum. When both change together, express the rule as a constraint.
-- An expression that yields nothing removes the meta value (no limit).
+- An expression that yields nothing or null removes the meta value (no limit). Otherwise the value must
+  suit the property: true or false for \`required\`, \`readOnly\` and \`relevant\`; a number for \`minimum\` and
+  \`maximum\`; a number above 0 for \`multipleOf\`; an integer of at least 0 for \`minLength\` and
+  \`maxLength\`; an RE2 pattern; an array for \`enum\`. Any other value (\`"5"\`, \`"yes"\`, \`"("\`) fails like
+  an expression that fails: the write that computes it is refused (422 naming the meta key), and so is
+  creation when the empty document computes it.
 
 ## constraints: invariants
 
@@ -238,9 +243,12 @@ is its static fragment with these values overlaid under their camelCase names.
   missing field yields no value, so \`qty > 0\` passes while \`qty\` is absent: use \`$exists(qty) and qty > 0\`
   when presence matters.
 - \`path\` absent or null: evaluated once. \`"$.items[*]"\`: evaluated once per element with \`$parent\`
-  bound, and reported once if any element fails. Other string or list paths document the guarded fields.
-- A constraint is evaluated only in mutations that touch what it reads; it is not evaluated when the
-  model is created or evolved.
+  bound, and reported once if any element fails. Other string or list paths name the guarded fields.
+- A constraint is evaluated only in mutations that touch what it reads or its \`path\` (a write of
+  \`$.submission\` checks \`{"path": "$.submission", "expr": "$millis() < $const.deadline"}\`; a write of
+  \`$.items[2]\` checks element 2 of a \`$.items[*]\` one). A global one (no \`path\`) that reads no field, or
+  calls \`$now\`, \`$millis\`, \`$random\` or \`$shuffle\`, can change without a write, so every mutation
+  checks it. Constraints are not evaluated when the model is created or evolved.
 
 Choose the mechanism by what should happen: schema keywords refuse a bad value before anything is applied
 (422); meta limits do the same with limits that depend on other fields (from the next mutation on);
@@ -287,11 +295,14 @@ The model never performs I/O. An effect whose trigger holds after a mutation is 
 \`\`\`
 
 A rule applies when a write creates a container whose address matches its \`path\`: \`$\` when the model is
-created, \`$.items[*]\` for each new element, \`$.customer\` when the customer object first appears. The
+created, \`$.items[*]\` for each new element, \`$.customer\` when a customer object is written or first
+appears. A container written as a value (by a mutation or a JSON Patch \`add\`, \`replace\`, \`copy\` or
+\`move\`) is new as a whole, whatever it replaces, and so is every object and array inside it: writing
+\`$.items\` whole gives defaults to each of its elements, a field write (\`$.items[0].name\`) to none. The
 expression yields an object that is merged in without overwriting members already present (nested objects
 merge member by member); members that are derivation targets are skipped. \`$parent\` is the new container
 as written so far. Filled paths are listed in \`mutatedPaths\` after the caller's keys. Schema \`default\`s
-are filled first. Write defaults that satisfy the schema: they are not validated like caller writes.
+are filled first. A default the schema refuses fails the write (422 naming the rule or the schema default).
 
 ## tests: embedded examples
 
@@ -304,15 +315,19 @@ are filled first. Write defaults that satisfy the schema: they are not validated
 \`\`\`
 
 Each case runs in a fresh model: defaults are applied, \`given\` is written as one mutation, and every
-\`expect\` entry is compared with the merged state. Numbers compare by value (within a relative 1e-9), an
-expected \`null\` matches an absent field, and \`{"$meta": {...}}\` compares members of the field's effective
-schema (camelCase names: \`readOnly\`, \`relevant\`, \`required\`, \`maximum\`, ...). A \`given\` that is refused
-(schema violation, rollback) fails the case, and because metas lag by one mutation, a \`given\` cannot rely
-on a limit that it changes itself. Keys are concrete addresses (no \`[*]\`).
+\`expect\` entry is compared with the merged state. Numbers compare by value, within 1e-9 × the expected value
+from magnitude 1 up and within 1e-9 absolute below (so \`0.1 + 0.2 - 0.3\` matches 0, and 5e-10 matches 1e-12:
+scale tiny quantities up to test them), an expected \`null\` matches an absent field, and \`{"$meta": {...}}\`
+compares members of the field's effective schema (camelCase names: \`readOnly\`, \`relevant\`, \`required\`,
+\`maximum\`, ...). A \`given\` that is refused (schema violation, rollback) fails the case, and because metas
+lag by one mutation, a \`given\` cannot rely on a limit that it changes itself. Keys are concrete addresses
+(no \`[*]\`).
 
 The verification report (\`GET /models/{id}/verification\`) reruns the tests of a live model: \`green\` when
 every checkable case passes, \`amber\` otherwise, \`neutral\` when nothing is checkable (objects, arrays,
-\`$meta\` and clock-dependent values are not auto-checked).
+\`$meta\` and values that depend on the clock or chance are not auto-checked: fields computed by an
+expression calling \`$now\`, \`$millis\`, \`$random\` or \`$shuffle\`, filled by a default rule calling them,
+or computed from such fields).
 
 ## What happens on a mutation
 

@@ -113,6 +113,8 @@ no value (absent or null); existing values are never overwritten. Rules:
   the new schema;
 - \`[*]\` expands over the existing elements (\`"$.items[*].currency": "EUR"\` fills every item);
 - backfill never creates array elements and never writes under a value that is not an object;
+- an object a backfill creates (\`$.addr\` for \`"$.addr.city": "X"\` when there is no \`addr\`) gets schema
+  \`default\`s and \`defaultValues\` rules as a write's does, without overwriting the backfilled values;
 - it runs before derivations are recomputed, so they see it.
 
 Without backfill a new field is simply absent until written; a derivation that needs it should cope with

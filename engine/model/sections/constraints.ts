@@ -1,12 +1,19 @@
 /**
  * The `constraints` section: boolean invariants with a rollback or flag policy.
  * Ids are unique; a per-element constraint (a `[*]` path) guards exactly one
- * path and runs once per element.
+ * path and runs once per element. A constraint reads its targets besides what
+ * its expression reads, so a write there checks it; a global one whose answer
+ * can change without a write (it reads no field, or calls the clock or
+ * chance) is checked after every change.
  *
  * @module
  */
+import { VOLATILE_BUILTINS } from "../../expr/builtin_names.ts";
+import type { CompiledExpression } from "../../expr/compiler.ts";
+import { extractReads } from "../../expr/dependencies.ts";
+import { freeVariables } from "../../expr/free_variables.ts";
 import { elementPatternOf } from "../../graph/graph.ts";
-import { hasWildcard } from "../../json/path.ts";
+import { hasWildcard, type Segment } from "../../json/path.ts";
 import type { NodeDefinition } from "../nodes.ts";
 import type { Constraint, ModelSpec } from "../types.ts";
 import type { SectionContext } from "./context.ts";
@@ -43,9 +50,17 @@ export function compileConstraints(spec: ModelSpec, ctx: SectionContext): NodeDe
         level: 0,
         compiled,
         constraint: c as unknown as Constraint,
+        ...(parsed.length === 0 && changesUnwritten(compiled) ? { everyChange: true } : {}),
       },
       sources: [compiled],
+      alsoReads: parsed as Segment[][],
     });
   }
   return definitions;
+}
+
+/** Whether an expression's answer may change with no write: it reads no field, or calls the clock or chance. */
+function changesUnwritten(compiled: CompiledExpression): boolean {
+  return extractReads(compiled.ast, { isArray: () => false }).length === 0 ||
+    freeVariables(compiled.ast).some((variable) => VOLATILE_BUILTINS.has(variable.name));
 }
