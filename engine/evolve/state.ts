@@ -199,10 +199,13 @@ export function stateStranded(violations: SchemaViolation[]): ServiceError {
  * `admitGrowth` is told the JSON bytes the base document will have grown by
  * (the dropped values counting against the backfill) before each backfill
  * entry's copies are made, and throws to refuse them. The containers the
- * backfill creates are reported in `created`, for their defaults.
+ * backfill creates are reported in `created`, for their defaults. Of
+ * `previous` only the schema and the derivation targets are read, so a spec
+ * that no longer compiles (a stored model being repaired) can stand in for
+ * its model.
  */
 export function carryForward(
-  previous: CompiledModel,
+  previous: Pick<CompiledModel, "spec"> & { derivedTargets: readonly { target: Segment[] }[] },
   next: CompiledModel,
   doc: Json,
   backfill: Record<string, Json> = {},

@@ -33,7 +33,16 @@ import {
   getPendingEffects,
   promote,
 } from "./composition.ts";
-import { createModel, deleteModel, evolveSpec, getInfo, getLibrary, getSpec, listModels } from "./models.ts";
+import {
+  createModel,
+  deleteModel,
+  evolveSpec,
+  getInfo,
+  getLibrary,
+  getSpec,
+  listModels,
+  listUnloadedModels,
+} from "./models.ts";
 import type { AnyOperation } from "./operation.ts";
 import { pairBrowser } from "./pairing.ts";
 import {
@@ -99,6 +108,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   getModelBlob,
   downloadBlob,
   collectBlobGarbage,
+  listUnloadedModels,
   listRecovery,
   getRecovery,
   deleteRecovery,

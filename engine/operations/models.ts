@@ -1,5 +1,6 @@
 /**
- * Registry operations: list, create, read info and spec, delete, evolve.
+ * Registry operations: list, create, read info and spec, delete, evolve; the
+ * stored models that did not load (an evolution repairs one, a deletion discards it).
  *
  * @module
  */
@@ -12,9 +13,11 @@ import {
   DELETED,
   EVOLUTION_ARGUMENT,
   EVOLVED,
+  FINDING,
   LIBRARY,
   MODEL_ID,
   MODEL_INFO,
+  NOT_LOADED_BODY,
   PROBLEM,
   SPEC_ARGUMENT,
   SPEC_INVALID_BODY,
@@ -24,6 +27,12 @@ import {
 
 /** The 404 every model route documents. */
 export const UNKNOWN_MODEL = { description: "unknown model" };
+
+/** The 409 of every operation on a stored model that did not load, but evolve and delete. */
+const NOT_LOADED = {
+  description: "stored, but its stored spec fails a check: evolve it to repair it, or delete it",
+  body: NOT_LOADED_BODY,
+};
 
 /** The 429 of a full per-model queue. */
 export const QUEUE_FULL = { description: "svc.mutation-queue-size exceeded for this model" };
@@ -57,6 +66,17 @@ export const listModels = apiOperation({
     description: "Ids of every registered model, alphabetical.",
     kind: "read",
   },
+});
+
+/** `GET /admin/unloaded-models`. */
+export const listUnloadedModels = apiOperation({
+  name: "listUnloadedModels",
+  summary: "stored models that did not load, with their stored spec's findings (evolve to repair, or delete)",
+  input: () => z.object({}),
+  output: () => z.array(z.looseObject({ id: z.string(), errors: z.array(FINDING()) })),
+  run: (api) => api.listUnloadedModels(),
+  rest: { method: "get", path: "/admin/unloaded-models", tag: "admin", errors: {} },
+  console: { command: "list-unloaded-models" },
 });
 
 /** `POST /models`. */
@@ -110,7 +130,7 @@ export const getInfo = apiOperation({
     path: "/models/{id}",
     operationId: "getModelInfo",
     tag: "models",
-    errors: { 404: UNKNOWN_MODEL },
+    errors: { 404: UNKNOWN_MODEL, 409: NOT_LOADED },
   },
   console: { command: "get-info" },
   mcp: {
@@ -205,7 +225,7 @@ export const evolveSpec = apiOperation({
       409: { description: "expectedVersion does not match the live version", body: VERSION_CONFLICT_BODY },
       422: {
         description: "the evolved spec is invalid, state would be stranded, or a removed definition or " +
-          "constant is still referenced",
+          "constant is still referenced; a repair: the findings left, or a stored write it refuses",
         body: [SPEC_INVALID_BODY, PROBLEM],
       },
       429: QUEUE_FULL,

@@ -24,6 +24,7 @@ import {
 } from "../errors.ts";
 import { isObject, type Json } from "../json/value.ts";
 import { evolutionInvalid, type GenerationFinding, generationInvalid } from "../service/generation.ts";
+import { notLoaded } from "../service/unloaded.ts";
 
 // deno-lint-ignore no-explicit-any
 type Body = Record<string, any>;
@@ -38,6 +39,7 @@ const STRUCTURED: Readonly<Record<string, (body: Body) => ServiceError | Promise
   "Schema violation": (b) => schemaViolation(b.violations as SchemaViolation[]),
   "Spec validation failed": (b) => specInvalid(b.errors as Finding[], (b.warnings ?? []) as Finding[]),
   "Version conflict": (b) => versionConflict(String(b.expected), String(b.actual)),
+  "Model not loaded": (b) => notLoaded(String(b.modelId), b.errors as Finding[]),
   "Invalid evolution": async (b) => (await evolution()).invalidEvolution(b.errors as Finding[]),
   "Evolution refused": async (b) => (await evolution()).evolutionRefused(b.errors as Finding[]),
   "State incompatible": async (b) =>

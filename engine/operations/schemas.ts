@@ -410,6 +410,18 @@ export const SPEC_INVALID_BODY = component(
     }),
 );
 
+/** A stored model that did not load: its stored spec's findings. */
+export const NOT_LOADED_BODY = component(
+  "NotLoadedBody",
+  () =>
+    z.looseObject({
+      error: z.literal("Model not loaded"),
+      detail: z.string(),
+      modelId: z.string(),
+      errors: z.array(FINDING()),
+    }),
+);
+
 /** A stale `expectedVersion`. */
 export const VERSION_CONFLICT_BODY = component(
   "VersionConflictBody",

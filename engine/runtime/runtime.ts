@@ -426,7 +426,9 @@ export class ModelRuntime {
     const meta = new Map<string, Json>();
     for (const [key, value] of Object.entries(snapshot.metaCache)) {
       const place = restoredMetaKey(this.model, key);
-      const problem = value === null ? null : metaValueProblem(place.slice(place.lastIndexOf("#") + 1), value);
+      const problem = value === null
+        ? null
+        : metaValueProblem(place.slice(place.lastIndexOf("#") + 1), value);
       if (problem) throw unprocessable(`Snapshot metaCache key '${key}': ${problem}`);
       if (value !== null) meta.set(place, cloneJson(value));
     }

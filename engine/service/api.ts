@@ -19,6 +19,7 @@ import type { TraceRecord } from "../runtime/traces.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { LibraryDescription } from "../model/library_description.ts";
 import type { RecoveryDeletion, RecoveryRecord, RecoverySummary } from "./ports.ts";
+import type { UnloadedSummary } from "./unloaded.ts";
 import type { EvaluatedComponent, EvaluatedView } from "../view/evaluate.ts";
 import type {
   AiEvolutionRequest,
@@ -100,6 +101,7 @@ export interface ModelApi {
   listModels(): Promise<string[]>;
   createModel(spec: unknown): Promise<ModelInfo>;
   getInfo(id: string): Promise<ModelInfo>;
+  /** The spec; of a stored model that did not load, its stored spec (every other read of it is a 409). */
   getSpec(id: string): Promise<ModelSpec>;
   /** The model's library: layers and exports; 404 when it has none. */
   getLibrary(id: string): Promise<LibraryDescription>;
@@ -128,6 +130,12 @@ export interface ModelApi {
    * is not allowed: a server in open mode).
    */
   collectBlobGarbage(apply: boolean): Promise<BlobGcReport>;
+  /**
+   * Stored models that did not load because their stored spec fails a check
+   * (their ids stay taken): each with its findings, by id. An evolution
+   * fixing the findings repairs one; a deletion discards it.
+   */
+  listUnloadedModels(): Promise<UnloadedSummary[]>;
   /** States a startup could not reconstruct (kept before the model was reset), without contents. */
   listRecovery(): Promise<RecoverySummary[]>;
   /** The kept states of a model; 404 when none. */

@@ -42,7 +42,7 @@ import { Composition, type CompositionGraph, unknownEffect } from "./composition
 import type { Repository } from "../composition/repository.ts";
 import { type EffectJob, jobsOf } from "../effects/job.ts";
 import { applyEvolution, changedEffectIds } from "../evolve/apply.ts";
-import { parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
+import { evolutionRefused, parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
 import { carryForward } from "../evolve/state.ts";
 import { ExpressionCompiler } from "../expr/compiler.ts";
 import { withRegexEngine } from "../expr/re2.ts";
@@ -126,6 +126,7 @@ import { SerialQueue } from "./queue.ts";
 import { evaluateLogged, replayStored, toPersisted } from "./replay.ts";
 import type { BatchHost, Evaluation, QueuedWrite, WriteBatcher } from "./write_batch.ts";
 import { checkpointOf } from "./compaction.ts";
+import { notLoaded, priorOf, type UnloadedModel, type UnloadedSummary } from "./unloaded.ts";
 
 /** Events subscribers receive after commits. */
 export type ServiceEvent =
@@ -233,15 +234,11 @@ export class ModelService implements ModelApi {
   readonly #slots = new Map<string, Slot>();
   readonly #reserved = new Set<string>();
   /**
-   * Models stored but not loaded at start, by id, with why: their ids stay
-   * taken (a create would discard their stored data) until deleted.
+   * Models stored but not loaded at start, by id, with why and what was
+   * stored: their ids stay taken (a create would discard their stored data)
+   * until an evolution repairs them or a deletion discards them.
    */
-  readonly #unloaded = new Map<string, string>();
-  /**
-   * The blob ids the stored data of each model in {@link #unloaded} references,
-   * or why they cannot be known: blob collection keeps them.
-   */
-  readonly #unloadedBlobs = new Map<string, Set<string> | string>();
+  readonly #unloaded = new Map<string, UnloadedModel>();
   /** Blob uploads, from the budget check to the put (never refused: only counted tasks are). */
   readonly #blobWrites = new SerialQueue(1, "blob uploads");
   readonly #listeners = new Set<(event: ServiceEvent) => void>();
@@ -370,52 +367,72 @@ export class ModelService implements ModelApi {
     }
   }
 
-  /** A slot for a stored model, its state rebuilt; `null` when its spec no longer compiles. */
+  /**
+   * A slot for a stored model, its state rebuilt; `null` when its spec no
+   * longer compiles (the model is kept as unloaded, for a repair or a deletion).
+   */
   async #build(stored: LoadedModel): Promise<Slot | null> {
     const id = stored.spec?.id ?? "(unknown)";
     const report = await this.#compile(stored.spec);
     if (!report.model) {
-      const why = `its stored spec no longer validates: ${
-        report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
-      }`;
-      this.#observer.warn?.(`model '${id}' not loaded: ${why}`);
-      if (typeof stored.spec?.id === "string") this.#unloaded.set(stored.spec.id, why);
-      this.#unloadedBlobs.set(
-        id,
-        stored.problem ? `its stored state could not be read (${stored.problem})` : storedBlobs(stored),
+      this.#observer.warn?.(
+        `model '${id}' not loaded: its stored spec no longer validates: ${
+          report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
+        }`,
       );
+      if (typeof stored.spec?.id === "string") this.#unloaded.set(id, { findings: report.errors, stored });
       return null;
     }
-    let { runtime } = await ModelRuntime.create(report.model, this.runtimeEnv);
+    // Another process may have repaired it.
+    this.#unloaded.delete(id);
+    const { runtime, problem } = await this.#rebuild(report.model, stored);
+    if (problem !== null) {
+      await this.#keepForRecovery(stored, problem);
+      await this.store.save(report.model.spec, toPersisted(runtime.state));
+    }
+    return this.#newSlot(runtime, await this.store.lastAudit(id), stored.jobs ?? []);
+  }
+
+  /**
+   * A runtime of `model` over a stored state (its base, then its log replayed),
+   * and why that state could not be rebuilt, `null` when it was; the runtime
+   * then holds the initial state.
+   */
+  async #rebuild(
+    model: CompiledModel,
+    stored: LoadedModel,
+  ): Promise<{ runtime: ModelRuntime; problem: string | null }> {
+    let { runtime } = await ModelRuntime.create(model, this.runtimeEnv);
     let problem = stored.problem ?? null;
     if (stored.base && problem === null) {
       try {
         await replayStored(runtime, stored.base, stored);
       } catch (err) {
         problem = (err as Error).message;
-        ({ runtime } = await ModelRuntime.create(report.model, this.runtimeEnv));
+        ({ runtime } = await ModelRuntime.create(model, this.runtimeEnv));
       }
     }
-    if (problem !== null) {
-      // Never delete data on load: what was stored is kept under a recovery key before the reset.
-      const detectedAt = formatInstant(this.platform.clock.now());
-      await this.store.keepForRecovery({
-        modelId: id,
-        detectedAt,
-        reason: problem,
-        spec: stored.spec,
-        base: stored.base,
-        baseAt: stored.baseAt ?? null,
-        log: stored.log,
-      });
-      this.#observer.warn?.(
-        `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset. ` +
-          `RECOVERY NEEDED: the stored state and log are kept; export them with ` +
-          `GET /admin/recovery/${encodeURIComponent(id)} (console: get-recovery)`,
-      );
-      await this.store.save(report.model.spec, toPersisted(runtime.state));
-    }
-    return this.#newSlot(runtime, await this.store.lastAudit(id), stored.jobs ?? []);
+    return { runtime, problem };
+  }
+
+  /** Keeps a stored state that could not be rebuilt under a recovery key, before the model's state is reset. */
+  async #keepForRecovery(stored: LoadedModel, problem: string): Promise<void> {
+    // Never delete data: what was stored is kept under a recovery key before the reset.
+    const id = stored.spec.id;
+    await this.store.keepForRecovery({
+      modelId: id,
+      detectedAt: formatInstant(this.platform.clock.now()),
+      reason: problem,
+      spec: stored.spec,
+      base: stored.base,
+      baseAt: stored.baseAt ?? null,
+      log: stored.log,
+    });
+    this.#observer.warn?.(
+      `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset. ` +
+        `RECOVERY NEEDED: the stored state and log are kept; export them with ` +
+        `GET /admin/recovery/${encodeURIComponent(id)} (console: get-recovery)`,
+    );
   }
 
   // ------------------------------------------------------------ shared stores
@@ -451,6 +468,7 @@ export class ModelService implements ModelApi {
     if (!adopting) {
       adopting = (async () => {
         const refresh = await this.#coordination.refresh(id, { full: true });
+        if (refresh.kind === "deleted") this.#unloaded.delete(id);
         if (refresh.kind !== "replaced" || this.#slots.has(id) || this.#reserved.has(id)) return;
         const slot = await this.#build(refresh.model);
         if (!slot || this.#slots.has(id)) return;
@@ -533,8 +551,25 @@ export class ModelService implements ModelApi {
   #slot(id: string): Slot {
     if (typeof id !== "string" || id === "") throw badRequest("a model id is required");
     const slot = this.#slots.get(id);
-    if (!slot || slot.deleted) throw notFound(`Model '${id}' not found`);
-    return slot;
+    if (slot && !slot.deleted) return slot;
+    const unloaded = this.#unloaded.get(id);
+    throw unloaded ? notLoaded(id, unloaded.findings) : notFound(`Model '${id}' not found`);
+  }
+
+  /**
+   * Runs `task` on a stored model that did not load (a repair, a deletion),
+   * one at a time: its id is reserved meanwhile, so a create or a second
+   * repair is refused (409) and the store never sees two of them at once.
+   */
+  async #onUnloaded<T>(id: string, task: (unloaded: UnloadedModel) => Promise<T>): Promise<T> {
+    const unloaded = this.#unloaded.get(id)!;
+    if (this.#reserved.has(id)) throw conflict(`Model '${id}' is being repaired or deleted`);
+    this.#reserved.add(id);
+    try {
+      return await task(unloaded);
+    } finally {
+      this.#reserved.delete(id);
+    }
   }
 
   /**
@@ -592,12 +627,8 @@ export class ModelService implements ModelApi {
     const id = model.id;
     if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
     const unloaded = this.#unloaded.get(id);
-    if (unloaded !== undefined) {
-      throw conflict(
-        `Model '${id}' is stored but was not loaded at start (${unloaded}); creating it would discard its ` +
-          `stored state and audit trail: delete it first (DELETE /models/${encodeURIComponent(id)})`,
-      );
-    }
+    // Creating it would discard its stored state and audit trail.
+    if (unloaded) throw notLoaded(id, unloaded.findings);
     if (this.#slots.size + this.#reserved.size >= this.config.maxModels) {
       throw tooMany(`Model limit reached (svc.max-models = ${this.config.maxModels})`);
     }
@@ -636,8 +667,20 @@ export class ModelService implements ModelApi {
     return Promise.resolve().then(() => infoOf(this.#slot(id).runtime.model));
   }
 
+  /** The live spec, or the stored spec of a model that did not load (what a repair evolves). */
   getSpec(id: string): Promise<ModelSpec> {
-    return Promise.resolve().then(() => cloneJson(this.#slot(id).runtime.model.spec));
+    return Promise.resolve().then(() => {
+      const unloaded = this.#slots.has(id) ? undefined : this.#unloaded.get(id);
+      return cloneJson(unloaded ? unloaded.stored.spec : this.#slot(id).runtime.model.spec);
+    });
+  }
+
+  listUnloadedModels(): Promise<UnloadedSummary[]> {
+    return Promise.resolve(
+      [...this.#unloaded].map(([id, { findings }]) => ({ id, errors: cloneJson(findings) })).sort((a, b) =>
+        a.id < b.id ? -1 : 1
+      ),
+    );
   }
 
   getLibrary(id: string): Promise<LibraryDescription> {
@@ -652,7 +695,10 @@ export class ModelService implements ModelApi {
   deleteModel(id: string): Promise<void> {
     if (!this.#slots.has(id) && this.#unloaded.has(id)) {
       // A model stored but not loaded: its stored data goes, and its id is free again.
-      return this.store.delete(id).then(() => void this.#unloaded.delete(id));
+      return this.#onUnloaded(id, async () => {
+        await this.store.delete(id);
+        this.#unloaded.delete(id);
+      });
     }
     return this.#exclusive(id, async (slot) => {
       await this.store.delete(id);
@@ -1098,7 +1144,8 @@ export class ModelService implements ModelApi {
    * recomputed, then spec and state persisted before the new runtime is installed.
    * History is cleared (its states belong to the previous spec), traces are kept.
    * Effects the evolution added or changed are requested when their trigger holds;
-   * unchanged ones do not re-fire.
+   * unchanged ones do not re-fire. A stored model that did not load is
+   * repaired this way (see {@link #repair}).
    */
   evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
     return this.#evolveSpec(id, evolution);
@@ -1114,25 +1161,12 @@ export class ModelService implements ModelApi {
     } catch (err) {
       return Promise.reject(err);
     }
+    if (!this.#slots.has(id) && this.#unloaded.has(id)) {
+      return this.#onUnloaded(id, (unloaded) => this.#repair(id, unloaded, parsed));
+    }
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime;
-      const live = previous.model.version;
-      if (parsed.expectedVersion !== undefined && parsed.expectedVersion !== live) {
-        throw versionConflict(parsed.expectedVersion, live);
-      }
-      // An evolution that kept the version still changed the spec the draft was made against.
-      if (basis && !jsonEqual(previous.model.spec as unknown as Json, basis as unknown as Json)) {
-        throw conflict(
-          `Model '${id}' was evolved while its evolution was being drafted (still version ${live}); ` +
-            "draft it again against the current spec",
-        );
-      }
-      const evolved = await this.#composition.stamp(
-        applyEvolution(previous.model.spec, parsed),
-        previous.model.spec,
-      );
-      checkSpecSize(this.config, evolved, "The evolved spec");
-      const model = await this.#compileOrThrow(evolved);
+      const model = await this.#evolvedModel(previous.model.spec, parsed, basis);
       const created: CreatedContainers = [];
       const doc = carryForward(
         previous.model,
@@ -1149,6 +1183,79 @@ export class ModelService implements ModelApi {
       );
       return { id, version: model.version };
     }, true);
+  }
+
+  /**
+   * What `spec` becomes under `evolution`: `expectedVersion` and `basis` (the
+   * spec a draft was made from) checked (409), the evolution applied and
+   * stamped, the result size-checked and compiled with every check, like a
+   * new spec (422).
+   */
+  async #evolvedModel(spec: ModelSpec, evolution: SpecEvolution, basis?: ModelSpec): Promise<CompiledModel> {
+    const live = String(spec.version);
+    if (evolution.expectedVersion !== undefined && evolution.expectedVersion !== live) {
+      throw versionConflict(evolution.expectedVersion, live);
+    }
+    // An evolution that kept the version still changed the spec the draft was made against.
+    if (basis && !jsonEqual(spec as unknown as Json, basis as unknown as Json)) {
+      throw conflict(
+        `Model '${spec.id}' was evolved while its evolution was being drafted (still version ${live}); ` +
+          "draft it again against the current spec",
+      );
+    }
+    const evolved = await this.#composition.stamp(applyEvolution(spec, evolution), spec);
+    checkSpecSize(this.config, evolved, "The evolved spec");
+    return await this.#compileOrThrow(evolved);
+  }
+
+  /**
+   * Repairs a stored model that did not load by evolving its stored spec. Its
+   * old spec cannot run, so its stored state is rebuilt under the evolved one
+   * (the base, then the logged writes replayed: one the evolved spec refuses
+   * makes the repair a 422) and carried forward as in any evolution. Until
+   * the evolved spec is saved, nothing is written; then the model is
+   * registered, its audit trail continuing where it was.
+   */
+  async #repair(
+    id: string,
+    { stored }: UnloadedModel,
+    evolution: SpecEvolution,
+  ): Promise<{ id: string; version: string }> {
+    const model = await this.#evolvedModel(stored.spec, evolution);
+    const { runtime, problem } = await this.#rebuild(model, stored);
+    // A state the store could not read stays unreadable whatever the spec: it is kept and reset as at load.
+    if (problem !== null && problem !== stored.problem) {
+      throw evolutionRefused([{ location: "state", message: `a stored write does not replay: ${problem}` }]);
+    }
+    const created: CreatedContainers = [];
+    const doc = carryForward(
+      priorOf(stored.spec),
+      model,
+      runtime.state.doc,
+      evolution.backfill,
+      (growth) => checkStateBytes(this.config, runtime.stateBytes + growth, id),
+      created,
+    );
+    const slot = this.#newSlot(runtime, await this.store.lastAudit(id), stored.jobs ?? []);
+    if (problem !== null) await this.#keepForRecovery(stored, problem);
+    await this.#composition.linked(model.spec, async () => {
+      // Registered before it is installed, in its queue: what comes meanwhile (a job it fires) waits for it.
+      this.#slots.set(id, slot);
+      try {
+        await slot.queue.run(
+          () => this.#install(slot, model, doc, changedEffectIds(stored.spec, model.spec), created),
+          false,
+        );
+      } finally {
+        // Its runtime is replaced once the evolved spec is saved: from then on it is an ordinary model.
+        if (slot.runtime === runtime) {
+          slot.deleted = true;
+          this.#slots.delete(id);
+        } else this.#unloaded.delete(id);
+      }
+    });
+    this.#emit({ type: "created", modelId: id });
+    return { id, version: model.version };
   }
 
   /**
@@ -1452,12 +1559,12 @@ export class ModelService implements ModelApi {
       add(referencedBlobs(slot.runtime.state.doc));
       for (const entry of slot.runtime.history) add(referencedBlobs(entry.state.doc));
     }
-    for (const id of this.#unloaded.keys()) {
-      const known = this.#unloadedBlobs.get(id) ?? "its stored data was not read";
-      if (typeof known !== "string") add(known);
+    for (const [id, { stored }] of this.#unloaded) {
+      if (!stored.problem) add(storedBlobs(stored));
       else if (apply) {
         throw conflict(
-          `Blob GC cannot apply: model '${id}' is not loaded and ${known}; repair or delete it first`,
+          `Blob GC cannot apply: model '${id}' is not loaded and its stored state could not be read ` +
+            `(${stored.problem}); repair or delete it first`,
         );
       }
     }

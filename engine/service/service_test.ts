@@ -657,44 +657,6 @@ Deno.test("a __proto__ member is data end to end: the same state, audit hashes a
   assert.deepEqual(await withBrowserProtoAccessor(run), inDeno);
 });
 
-Deno.test("a stored model that does not load keeps its id until deleted: a create would discard its data", async () => {
-  const deleted: string[] = [];
-  const saved: string[] = [];
-  class StoreWithAnOldModel extends MemoryModelStore {
-    override load() {
-      // Stored by an earlier version whose checks let `1.0` through as a version.
-      const old = { ...spec("old"), version: "1.0" } as ModelSpec;
-      return Promise.resolve([{ spec: old, base: null, log: [] }]);
-    }
-    override save(spec: ModelSpec, state: never, options?: { created?: boolean }) {
-      saved.push(spec.id);
-      return super.save(spec, state, options);
-    }
-    override delete(modelId: string) {
-      deleted.push(modelId);
-      return super.delete(modelId);
-    }
-  }
-  const warnings: string[] = [];
-  const { service } = await serviceOf({}, {
-    store: new StoreWithAnOldModel(),
-    observer: { warn: (message: string) => warnings.push(message) },
-  });
-  assert.match(warnings.join("\n"), /model 'old' not loaded: its stored spec no longer validates: version/);
-  assert.deepEqual(await service.listModels(), []);
-  await rejectsWith(
-    () => service.createModel(spec("old")),
-    "conflict",
-    /Model 'old' is stored but was not loaded at start \(its stored spec no longer validates: version.*delete it first/,
-  );
-  assert.deepEqual(saved, [], "nothing was written over it");
-  await service.deleteModel("old");
-  assert.deepEqual(deleted, ["old"]);
-  await service.createModel(spec("old"));
-  assert.deepEqual(saved, ["old"]);
-  await rejectsWith(() => service.deleteModel("ghost"), "not_found", /ghost/);
-});
-
 Deno.test("blob GC keeps what stored models that did not load, and states kept for recovery, reference", async () => {
   const blobs = new MemoryBlobStore();
   const refs: Record<string, JsonObject> = {};

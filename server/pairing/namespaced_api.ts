@@ -53,6 +53,7 @@ import type { RecoveryDeletion, RecoveryRecord, RecoverySummary } from "../../en
 import { DEFAULT_BLOB_MEDIA_TYPE } from "../../engine/service/service.ts";
 import type { EvaluatedView } from "../../engine/view/evaluate.ts";
 import type { SessionBlobs } from "./session_blobs.ts";
+import type { UnloadedSummary } from "../../engine/service/unloaded.ts";
 
 type Loose = Record<string, unknown>;
 
@@ -335,6 +336,10 @@ export class NamespacedApi implements ModelApi {
 
   collectBlobGarbage(_apply: boolean): Promise<BlobGcReport> {
     return Promise.reject(outside("collect blob garbage"));
+  }
+
+  listUnloadedModels(): Promise<UnloadedSummary[]> {
+    return Promise.reject(outside("list unloaded models"));
   }
 
   listRecovery(): Promise<RecoverySummary[]> {

@@ -51,3 +51,57 @@ Deno.test("kv storage: models, state, history, audit and blobs survive a gracefu
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("kv storage: a stored model a stricter start refuses answers 409, and an evolution repairs it for good", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-server-kv-" });
+  const keys = { "svc.storage.type": "kv", "svc.persistence-dir": dir };
+  // Its caller effect is refused where only server effects are enabled.
+  const strict = { ...keys, "svc.effects.kinds.enabled": "server" };
+  const restarted = async (keys: Record<string, string>, run: (url: string) => Promise<void>) => {
+    const server = await startTestServer(keys);
+    try {
+      await run(server.url);
+    } finally {
+      await server.close();
+    }
+  };
+  try {
+    await restarted(keys, async (url) => {
+      await call(url, "POST", "/models", orderSpec());
+      await call(url, "POST", "/models/order/mutations", { "$.qty": 2, "$.price": 4 });
+    });
+    await restarted(strict, async (url) => {
+      assert.deepEqual((await call(url, "GET", "/models")).json, []);
+      const info = await call(url, "GET", "/models/order");
+      assert.equal(info.status, 409);
+      assert.equal(info.headers.get("content-type"), "application/problem+json");
+      assert.match(
+        info.json.detail,
+        /stored but was not loaded at start.*POST \/models\/order\/spec\/evolve/,
+      );
+      const { errors } = info.json;
+      assert.deepEqual(info.json, {
+        error: "Model not loaded",
+        detail: info.json.detail,
+        modelId: "order",
+        errors,
+      });
+      assert.deepEqual(errors.map((f: { location: string }) => f.location), ["effects[0].executor"]);
+      assert.equal((await call(url, "GET", "/models/order/state")).status, 409);
+      assert.deepEqual((await call(url, "GET", "/admin/unloaded-models")).json, [{ id: "order", errors }]);
+      const refused = await call(url, "POST", "/models/order/spec/evolve", { newVersion: "1.1.0" });
+      assert.equal(refused.status, 422);
+      const evolved = await call(url, "POST", "/models/order/spec/evolve", { removeEffects: ["notify"] });
+      assert.deepEqual([evolved.status, evolved.json], [200, { id: "order", version: "1.0.0" }]);
+      assert.equal((await call(url, "POST", "/models/order/mutations", { "$.qty": 3 })).json.success, true);
+    });
+    await restarted(strict, async (url) => {
+      assert.deepEqual((await call(url, "GET", "/models")).json, ["order"]);
+      assert.deepEqual((await call(url, "GET", "/models/order/state")).json, { qty: 3, price: 4, total: 12 });
+      const verify = (await call(url, "GET", "/models/order/audit/verify")).json;
+      assert.deepEqual([verify.valid, verify.recordsChecked], [true, 2]);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

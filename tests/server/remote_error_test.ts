@@ -15,6 +15,7 @@ import { stateStranded } from "../../engine/evolve/state.ts";
 import { unauthorized } from "../../server/middleware/auth/index.ts";
 import { serviceErrorResponse } from "../../server/problem.ts";
 import { errorFromResponse } from "../../engine/operations/remote_error.ts";
+import { notLoaded } from "../../engine/service/unloaded.ts";
 
 /** What a remote caller gets for the response the server sends for `err`. */
 async function roundTrip(err: ServiceError): Promise<ServiceError> {
@@ -41,6 +42,7 @@ Deno.test("every service error survives the trip through the server's problem re
     invalidEvolution([{ location: "addDerivations", message: "must be array" }]),
     evolutionRefused([{ location: "removeConstants[0]", message: "still referenced" }]),
     stateStranded([{ path: "$.qty", keyword: "type", message: "must be string" }]),
+    notLoaded("shop/cart", [{ location: "version", message: "'1.0' is not a semantic version" }]),
   ];
   for (const original of errors) {
     const remote = await roundTrip(original);

@@ -122,6 +122,9 @@ const SPEC: ModelSpec = {
   constraints: [{ id: "cap", expr: "$not(total > 1000)", message: "total above 1000", policy: "rollback" }],
 } as ModelSpec;
 
+/** As an earlier version stored it: its checks let `1.0` through as a version; this one's refuse it. */
+const UNLOADABLE = { ...SPEC, id: "contract/old", version: "1.0" } as ModelSpec;
+
 const STATE: PersistedState = { doc: { qty: 1 }, meta: [["$.qty#maximum", 9]], stale: ["$.lazy"] };
 
 async function records(modelId: string, count: number): Promise<AuditRecord[]> {
@@ -198,6 +201,11 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string)
     if (Date.now() > deadline) throw new ContractFailure(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The error kind `promise` rejects with, or `accepted`. */
+async function refusal(promise: Promise<unknown>): Promise<string> {
+  return await promise.then(() => "accepted", (err) => String(err?.kind ?? err));
 }
 
 /** Fails unless `promise` rejects with a {@link StaleModelError}. */
@@ -461,6 +469,67 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "through the service: a stored model whose spec no longer validates is repaired by an evolution, " +
+      "or discarded",
+    needs: ["durable"],
+    async run(fixture) {
+      const id = UNLOADABLE.id;
+      const doomed = "contract/doomed";
+      const trail = await records(id, 2);
+      const stateAt = (qty: number) => ({ doc: { qty, price: 3, total: 3 * qty }, meta: [], stale: [] });
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(UNLOADABLE, stateAt(2), { created: true });
+        await store.save({ ...UNLOADABLE, id: doomed }, stateAt(2), { created: true });
+        for (const [i, audit] of trail.entries()) {
+          await store.commit(id, entry(i + 1, { "$.qty": 3 + i }), statesOf(stateAt(3 + i), i + 1), audit);
+        }
+      });
+      await withService(fixture, async (service) => {
+        same(await service.listModels(), [], "neither loads");
+        same(
+          (await service.listUnloadedModels()).map((u) => [u.id, u.errors.map((f) => f.location)]),
+          [[doomed, ["version"]], [id, ["version"]]],
+          "both listed with their findings",
+        );
+        for (const read of [service.getInfo(id), service.getState(id), service.verifyAudit(id)]) {
+          same(await refusal(read), "conflict", "a read of it");
+        }
+        same(
+          await refusal(service.evolveSpec(id, { upsertConstants: { rate: 2 } })),
+          "validation_failed",
+          "a repair leaving the finding",
+        );
+        await service.deleteModel(doomed);
+      });
+      await withService(fixture, async (service) => {
+        same(await service.getSpec(id), UNLOADABLE, "the failed repair changed nothing");
+        same((await service.listUnloadedModels()).map((u) => u.id), [id], "the deleted one is gone");
+        same(await service.evolveSpec(id, { newVersion: "1.1.0" }), { id, version: "1.1.0" }, "repaired");
+        same(
+          await service.getState(id),
+          { qty: 4, price: 3, total: 12 },
+          "its stored state, logged writes included",
+        );
+        await service.mutate(id, { "$.qty": 5 });
+        same((await service.verifyAudit(id)).recordsChecked, 3, "the stored trail continues");
+      });
+      await withService(fixture, async (service) => {
+        same(await service.listModels(), [id], "an ordinary model after a reopen");
+        same(await service.listUnloadedModels(), [], "none unloaded");
+        same((await service.getInfo(id)).version, "1.1.0", "version");
+        same(await service.getState(id), { qty: 5, price: 3, total: 15 }, "state");
+        same(await service.verifyAudit(id), {
+          valid: true,
+          recordsChecked: 3,
+          firstBrokenSequence: null,
+          detail: "ok",
+        }, "audit chain");
+        await service.createModel({ ...SPEC, id: doomed });
+        same(await service.getAudit(doomed), [], "the deleted one's trail went with it");
+      });
+    },
+  },
+  {
     name: "shared: a write on a stale view is refused; refresh replays others' commits; watch reports them",
     needs: ["shared"],
     async run(fixture) {
@@ -601,6 +670,35 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await two.mutate(SPEC.id, { "$.qty": 9 });
         await one.deleteModel(SPEC.id);
         await eventually(async () => (await two.listModels()).length === 0, "the deletion heard");
+        await one.close();
+        await two.close();
+      });
+    },
+  },
+  {
+    name:
+      "shared: a stored model that does not load, repaired or discarded through one service, is so in the other",
+    needs: ["shared"],
+    async run(fixture) {
+      await withTwo(fixture, async (a, b) => {
+        const doomed = { ...UNLOADABLE, id: "contract/doomed" };
+        for (const spec of [UNLOADABLE, doomed]) await a.store.save(spec, STATE, { created: true });
+        const [one, two] = await Promise.all(
+          [a, b].map(({ store, blobs }) => ModelService.open({ store, blobs, platform: webPlatform() })),
+        );
+        same((await two.listUnloadedModels()).length, 2, "both unloaded in the other");
+        await one.evolveSpec(UNLOADABLE.id, { newVersion: "1.1.0" });
+        await one.deleteModel(doomed.id);
+        await eventually(
+          async () => (await two.listModels()).includes(UNLOADABLE.id),
+          "the repair in the other",
+        );
+        same((await two.getInfo(UNLOADABLE.id)).version, "1.1.0", "the repaired version there");
+        await eventually(
+          async () => (await two.listUnloadedModels()).length === 0,
+          "the deletion in the other",
+        );
+        await two.createModel({ ...SPEC, id: doomed.id });
         await one.close();
         await two.close();
       });
