@@ -8,9 +8,9 @@
  * must share nothing with the engine (a library, pure data): a class or a
  * cache in it would exist twice.
  *
- * RE2 also has a static import (engine/expr/re2.ts: in Deno, the compiled
- * binary and the CLI bundle it comes with the engine); in the browser bundles
- * it resolves to a module without RE2.
+ * RE2 and the format table also have a static import (engine/expr/re2.ts: in
+ * Deno, the compiled binary and the CLI bundle they come with the engine); in
+ * the browser bundles it resolves to a module without them.
  *
  * @module
  */
@@ -32,13 +32,14 @@ interface OnDemandModule {
 }
 
 const ON_DEMAND: readonly OnDemandModule[] = [
-  // The regex engine: about a quarter of the engine bundle gzipped; only specs with a regex need it.
+  // The regex engine and the format table: about a quarter of the engine bundle gzipped; only specs with a
+  // regex, a `format` or a keyword the meta-schema checks with a format need them.
   {
     suffix: "re2",
     importer: /[\\/]engine[\\/]expr[\\/]re2\.ts$/,
-    specifier: "re2js",
-    entry: "re2js",
-    staticStub: "export const RE2JS = undefined;",
+    specifier: "./regex_chunk.ts",
+    entry: fileURLToPath(new URL("../engine/expr/regex_chunk.ts", import.meta.url)),
+    staticStub: "export const RE2JS = undefined, fullFormats = undefined;",
   },
   // The compiled closures of expressions: an optimisation (the interpreter answers without them),
   // loaded when a service opens.

@@ -1,10 +1,12 @@
 /**
  * RE2 (re2js), the linear-time regex engine of schema `pattern`s, pattern
- * metas and JSONata regex literals, and how it is loaded. It is about a
- * quarter of the engine bundle gzipped and many specs use no regex, so the
- * browser bundles load it on first use from a chunk of its own (the build
- * cuts the static import below: build/lazy_re2.ts); in Deno, the compiled
- * binary and the CLI bundle it comes with the engine, as any import does.
+ * metas and JSONata regex literals, and ajv-formats' format table (mostly
+ * regexes too), and how they are loaded. Together they are about a quarter of
+ * the engine bundle gzipped and many specs need neither, so the browser
+ * bundles load them on first use from a chunk of their own (regex_chunk.ts;
+ * the build cuts the static import below: build/on_demand.ts); in Deno, the
+ * compiled binary and the CLI bundle they come with the engine, as any import
+ * does.
  *
  * Compiling is synchronous. Code that compiles a spec or an expression where
  * RE2 may not be loaded yet compiles through {@link withRegexEngine}: a compile
@@ -14,9 +16,12 @@
  *
  * @module
  */
-import { RE2JS } from "re2js";
+import { fullFormats, RE2JS } from "./regex_chunk.ts";
+
+type Formats = typeof fullFormats;
 
 let engine: typeof RE2JS | undefined = RE2JS;
+let formats: Formats | undefined = fullFormats;
 let loading: Promise<void> | undefined;
 /** How often RE2 was asked for before it was loaded: a compile that moved it needs a second run. */
 let misses = 0;
@@ -39,6 +44,18 @@ export function regexEngine(): typeof RE2JS {
   throw new RegexEngineUnavailable();
 }
 
+/** ajv-formats' format table; throws {@link RegexEngineUnavailable} (and notes the miss) while it is not loaded. */
+export function formatTable(): Formats {
+  if (formats) return formats;
+  misses++;
+  throw new RegexEngineUnavailable();
+}
+
+/** The format table when it is loaded (a compile that does not need it goes on without). */
+export function loadedFormats(): Formats | undefined {
+  return formats;
+}
+
 /** Notes that what is being compiled needs RE2 later (a pattern computed at write time). */
 export function expectRegexEngine(): void {
   if (!engine) misses++;
@@ -47,9 +64,10 @@ export function expectRegexEngine(): void {
 /** Loads RE2 if it is not loaded yet (a failed load is tried again next time). */
 export function loadRegexEngine(): Promise<void> {
   if (engine) return Promise.resolve();
-  return loading ??= import("re2js").then(
+  return loading ??= import("./regex_chunk.ts").then(
     (module) => {
       engine = module.RE2JS;
+      formats = module.fullFormats;
     },
     (err) => {
       loading = undefined;

@@ -7,7 +7,7 @@
  * @module
  */
 import { Ajv2020, type Options as Ajv2020Options, type ValidateFunction } from "ajv/dist/2020.js";
-import ajvFormats from "ajv-formats";
+import { formatLimitDefinition } from "ajv-formats/dist/limit.js";
 import type { Finding, SchemaViolation } from "../errors.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import { canonicalJson } from "../json/canonical.ts";
@@ -15,6 +15,7 @@ import { URI_RESOLVER } from "../json/uri.ts";
 import { LruCache } from "../expr/lru.ts";
 import { formatPath, type Path, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
 import { ajvRegExpEngine, compilePattern, RegexLimitError, type RegexLimits } from "../expr/regex.ts";
+import { formatTable, loadedFormats } from "../expr/re2.ts";
 
 const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
 const SCHEMA_KEY = "model";
@@ -138,14 +139,30 @@ const AJV_OPTIONS = {
   uriResolver: URI_RESOLVER,
 } as const;
 
-/** An ajv instance for base schemas: {@link AJV_OPTIONS} and `options`, with every format of ajv-formats. */
-function baseSchemaAjv(options: Ajv2020Options = {}): Ajv2020 {
+/**
+ * Where ajv checks a value with a format: a schema's own `format`s (and
+ * `formatMinimum`, …) and the keywords the 2020-12 meta-schema gives one
+ * (`$id`, `$ref`, `pattern`, …). A schema with none of them compiles without
+ * the format table, which browsers load on demand (engine/expr/re2.ts).
+ */
+const FORMAT_KEYWORDS =
+  /"(?:format\w*|\$schema|\$id|\$ref|\$dynamicRef|\$vocabulary|pattern|patternProperties)":/;
+
+/**
+ * An ajv instance for base schemas: {@link AJV_OPTIONS} and `options`, with
+ * ajv-formats' keywords and, when `formats` (or once it is loaded anyway),
+ * every format of its table.
+ */
+function baseSchemaAjv(formats: boolean, options: Ajv2020Options = {}): Ajv2020 {
   const ajv = new Ajv2020({ ...AJV_OPTIONS, ...options });
-  ajvFormats.default(ajv);
+  const table = formats ? formatTable() : loadedFormats();
+  for (const [name, format] of Object.entries(table ?? {})) ajv.addFormat(name, format);
+  ajv.addKeyword(formatLimitDefinition);
   return ajv;
 }
 
-let metaSchemaAjv: Ajv2020 | undefined;
+/** The meta-schema checkers, without and with the format table. */
+const metaSchemaAjv: [Ajv2020?, Ajv2020?] = [];
 
 /**
  * The ajv instance that checks base schemas against the JSON Schema 2020-12
@@ -153,8 +170,9 @@ let metaSchemaAjv: Ajv2020 | undefined;
  * shared so the meta-schema is compiled once per process rather than once per
  * compiled spec (a create, a validation, a load at startup, a test run).
  */
-function metaSchemaCheck(): Ajv2020 {
-  return metaSchemaAjv ??= baseSchemaAjv();
+function metaSchemaCheck(formats: boolean): Ajv2020 {
+  const withTable = formats || loadedFormats() !== undefined;
+  return metaSchemaAjv[Number(withTable)] ??= baseSchemaAjv(withTable);
 }
 
 /**
@@ -258,9 +276,10 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
   const key = `${limits.maxInput}:${limits.timeoutMs}:${canonicalJson(root)}`;
   let compiled = cache.get(key);
   if (!compiled) {
-    metaSchemaCheck().validateSchema(root, true);
+    const formats = FORMAT_KEYWORDS.test(key);
+    metaSchemaCheck(formats).validateSchema(root, true);
     // Checked above, once: this instance would compile the meta-schema for itself (about 20 ms a spec).
-    const ajv = baseSchemaAjv({
+    const ajv = baseSchemaAjv(formats, {
       validateSchema: false,
       code: { regExp: ajvRegExpEngine(limits), optimize: false },
     });

@@ -104,7 +104,7 @@ Deno.test("the bundled engine replays every example test in Chromium exactly as 
   }
 });
 
-Deno.test("the bundled engine fetches its on-demand files when needed: closures, RE2 for a regex, the guidance", async () => {
+Deno.test("the bundled engine fetches its on-demand files when needed: closures, RE2 and formats, the guidance", async () => {
   const workDir = await Deno.makeTempDir({ prefix: "engine_re2_" });
   try {
     await buildBrowserBundle({ outfile: `${workDir}/engine.browser.js`, onDemandFiles: true });
@@ -144,13 +144,25 @@ Deno.test("the bundled engine fetches its on-demand files when needed: closures,
     assert.ok(requested.includes("/engine.browser.compiled.js"), "the compiled closures come with a service");
     assert.ok(!requested.includes("/engine.browser.re2.js"), "no regex, no RE2");
 
+    // ajv-formats' table comes in RE2's file: a schema with a `format` (and no regex) fetches it.
+    const formats = {
+      id: "formats",
+      schema: { type: "object", properties: { mail: { type: "string", format: "email" } } },
+    };
+    assert.deepEqual(await run(formats, { "$.mail": "a@example.com" }), {
+      written: "ok",
+      state: { mail: "a@example.com" },
+    });
+    assert.ok(requested.includes("/engine.browser.re2.js"), "fetched for the format");
+    const notMail = await run(formats, { "$.mail": "not a mail address" });
+    assert.equal(notMail.written.violations[0].keyword, "format");
+
     const regex = {
       id: "regex",
       schema: { type: "object", properties: { code: { type: "string", pattern: "^[A-Z]+$" }, s: {} } },
       derivations: [{ path: "$.m", expr: "$contains(s, /ab+c/i)" }],
     };
     assert.deepEqual(await run(regex, { "$.s": "xABBC" }), { written: "ok", state: { s: "xABBC", m: true } });
-    assert.ok(requested.includes("/engine.browser.re2.js"), "RE2 fetched for the regexes");
     const refused = await run(regex, { "$.code": "abc" });
     assert.equal(refused.written.violations[0].keyword, "pattern");
 
