@@ -112,13 +112,14 @@ Deno.test("defaults fill every new element once, whether written by index, by JS
     for (const id of ["byIndex", "byPatch", "whole"]) {
       assert.deepEqual((await call(server.url, "GET", `/models/${id}/state`)).json, expected, id);
     }
-    // Elements that existed before a whole-array write are not new: their fields are left as written.
+    // A whole-array write puts every element in place anew, however long the old array was: each gets the
+    // defaults it lacks, and a value written is kept.
     await call(server.url, "POST", "/models/whole/mutations", {
-      "$.items": [{ sku: "a2" }, { sku: "b" }, { sku: "c" }],
+      "$.items": [{ sku: "a2" }, { sku: "b", qty: 3 }, { sku: "c" }],
     });
     assert.deepEqual((await call(server.url, "GET", "/models/whole/state")).json.items, [
-      { sku: "a2" },
-      { sku: "b" },
+      { sku: "a2", qty: 1, status: "new", tags: ["fresh"] },
+      { sku: "b", qty: 3, status: "new", tags: ["fresh"] },
       { sku: "c", qty: 1, status: "new", tags: ["fresh"] },
     ]);
   } finally {
