@@ -1,27 +1,10 @@
 import assert from "node:assert/strict";
+import { silentServer } from "../../tests/silent_server.ts";
 import { decidePairing, endPairing } from "./pairing.ts";
-
-/** A loopback server that takes connections and never answers; disposing it drops them. */
-function silentServer() {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })();
-  return {
-    url: `http://127.0.0.1:${listener.addr.port}/`,
-    async [Symbol.asyncDispose]() {
-      listener.close();
-      await accepting;
-      for (const conn of held) conn.close();
-    },
-  };
-}
 
 Deno.test("a server that never answers: approving, denying and ending the session say so within the timeout", async () => {
   await using silent = silentServer();
-  const base = silent.url.replace(/\/$/, "");
-  const said = `The server at ${base} did not answer within 200 ms. Try again.`;
+  const said = `The server at ${silent.url} did not answer within 200 ms. Try again.`;
   for (const decision of ["approve", "deny"] as const) {
     const started = performance.now();
     assert.deepEqual(await decidePairing(silent.url, decision, "WDJB-MJHT", undefined, 200), {

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { orderSpec, startTestServer } from "../server/helpers.ts";
+import { silentServer } from "../silent_server.ts";
 import { runCli } from "./helpers.ts";
 
 const KEY = "cli-remote-test-key-5f2c";
@@ -141,54 +142,33 @@ Deno.test("remote console: an unreachable server and a malformed URL are reporte
   for (const run of [down, malformed]) assert.ok(!run.stdout.includes(KEY) && !run.stderr.includes(KEY));
 });
 
-/** A loopback server that accepts connections and never answers; closing it drops them. */
-function silentServer() {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })();
-  return {
-    url: `http://127.0.0.1:${listener.addr.port}`,
-    async close() {
-      listener.close();
-      await accepting;
-      for (const conn of held) conn.close();
-    },
-  };
-}
-
 Deno.test("remote console: --timeout or SVC_REMOTE_TIMEOUT_MS bounds the wait for a server that never answers", async () => {
-  const silent = silentServer();
-  try {
-    const runs = [
-      ["--timeout", "300", {}, ["console", "--url", silent.url, "--timeout", "300"]],
-      ["SVC_REMOTE_TIMEOUT_MS", "300", { SVC_REMOTE_TIMEOUT_MS: "300" }, ["console", "--url", silent.url]],
-      ["--browser", "300", {}, ["console", "--url", silent.url, "--browser", "--timeout=300"]],
-    ] as const;
-    for (const [what, ms, env, args] of runs) {
-      const started = performance.now();
-      const command = what === "--browser" ? "pair-browser" : "list-models";
-      const run = await runCli([...args], { env: { ...env }, lines: [{ cmd: command }] });
-      assert.equal(run.code, 0, `${what}: ${run.stderr}`);
-      assert.deepEqual(run.replies, [{
-        ok: false,
-        error: `The server at ${silent.url} did not answer within ${ms} ms`,
-      }], what);
-      assert.ok(performance.now() - started < 20_000, `${what}: answered quickly`);
-    }
-    const refused = await runCli(["console", "--url", silent.url, "--timeout", "0"], {
-      lines: [{ cmd: "list-models" }],
-    });
-    assert.equal(refused.code, 2);
-    assert.match(
-      refused.stderr,
-      /Option --timeout must be a whole number of milliseconds from 1 to 2147483647, got '0'/,
-    );
-    assert.equal(refused.stdout, "", "nothing ran");
-  } finally {
-    await silent.close();
+  await using silent = silentServer();
+  const runs = [
+    ["--timeout", "300", {}, ["console", "--url", silent.url, "--timeout", "300"]],
+    ["SVC_REMOTE_TIMEOUT_MS", "300", { SVC_REMOTE_TIMEOUT_MS: "300" }, ["console", "--url", silent.url]],
+    ["--browser", "300", {}, ["console", "--url", silent.url, "--browser", "--timeout=300"]],
+  ] as const;
+  for (const [what, ms, env, args] of runs) {
+    const started = performance.now();
+    const command = what === "--browser" ? "pair-browser" : "list-models";
+    const run = await runCli([...args], { env: { ...env }, lines: [{ cmd: command }] });
+    assert.equal(run.code, 0, `${what}: ${run.stderr}`);
+    assert.deepEqual(run.replies, [{
+      ok: false,
+      error: `The server at ${silent.url} did not answer within ${ms} ms`,
+    }], what);
+    assert.ok(performance.now() - started < 20_000, `${what}: answered quickly`);
   }
+  const refused = await runCli(["console", "--url", silent.url, "--timeout", "0"], {
+    lines: [{ cmd: "list-models" }],
+  });
+  assert.equal(refused.code, 2);
+  assert.match(
+    refused.stderr,
+    /Option --timeout must be a whole number of milliseconds from 1 to 2147483647, got '0'/,
+  );
+  assert.equal(refused.stdout, "", "nothing ran");
 });
 
 Deno.test("remote console: commands answered locally never reach the server", async () => {
