@@ -28,6 +28,8 @@
  *   `$toMillis`: pictures are capped in length (a picture of 20 million `0`s asks for 20 million
  *   digits) and date width modifiers (`[Y,400000000]`) in value (the cycle's
  *   `$now(picture)`, see `clock.ts`, formats through `$fromMillis`);
+ * - `$toMillis` without a picture: a time of day without an offset is UTC
+ *   (jsonata-js read it in the host's time zone);
  * - `$toMillis` with a picture: its regex runs on RE2, not by backtracking,
  *   over a timestamp of at most {@link MAX_PARSED_CHARS} (`date_picture.ts`);
  * - `$match`, `$replace`, `$split` with a regex: the walk over the matches
@@ -654,7 +656,10 @@ export async function guardedBuiltins(): Promise<Record<string, Builtin>> {
         }
         await loadRegexEngine();
       }
-      const text = picture === undefined ? await timestampStandIn(timestamp, pacer(this)) : timestamp;
+      // A time without an offset is read as UTC, not in the host's zone (whose answer differed per server).
+      const text = picture === undefined
+        ? (await timestampStandIn(timestamp, pacer(this))).replace(/[T.][\d:.]*$/, "$&Z")
+        : timestamp;
       try {
         const parse = () => original("toMillis", this, text, picture);
         return Engine ? parsedWith(Engine as never, parse) : parse();

@@ -634,3 +634,50 @@ Deno.test("$toMillis with a picture is linear, and its timestamp and the picture
     assert.ok(longest < 200, `${p} over ${s.length} characters held the event loop for ${longest} ms`);
   }
 });
+
+Deno.test("$toMillis reads a time without a UTC offset as UTC, in every time zone", async () => {
+  const texts = [
+    "2024-01-01T10:00:00",
+    "2024-01-01T10:00:00.5",
+    "2024T10:00:00",
+    "2024.5",
+    "2024-01-01T10:00:00." + "1".repeat(1200),
+    "2024-01-01T10:00:00Z",
+    "2024-01-01T10:00:00+05:30",
+    "2024-01-01T10:00:00.5-0800",
+    "2024-01-01",
+    "2024-01",
+    "2024",
+    "2024-01-01T29:00:00",
+    "x2024-01-01T10:00:00",
+  ];
+  // Deno reads TZ at start: the guarded and jsonata-js's answers in a process per zone.
+  const script = `import jsonata from "jsonata";
+    import { ExpressionCompiler } from ${JSON.stringify(import.meta.resolve("./compiler.ts"))};
+    const compiler = new ExpressionCompiler({ cacheSize: 10, timeoutMs: 5000, maxDepth: 500 });
+    const answer = (run) => run().then((value) => value ?? null, (err) => err.code);
+    const answers = [];
+    for (const s of ${JSON.stringify(texts)}) {
+      answers.push([await answer(() => compiler.compile("$toMillis(s)").evaluate({ s })),
+        await answer(() => jsonata("$toMillis(s)").evaluate({ s }))]);
+    }
+    console.log(JSON.stringify(answers));`;
+  const [utc, kolkata] = await Promise.all(["UTC", "Asia/Kolkata"].map(async (tz) => {
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--quiet", script],
+      env: { TZ: tz },
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    assert.ok(run.success, tz);
+    return JSON.parse(new TextDecoder().decode(run.stdout)) as [unknown, unknown][];
+  }));
+  texts.forEach((text, i) => {
+    assert.deepEqual(utc[i][0], utc[i][1], `jsonata-js's answer on a UTC host: ${text.slice(0, 40)}`);
+    assert.deepEqual(kolkata[i][0], utc[i][0], `the same answer in Asia/Kolkata: ${text.slice(0, 40)}`);
+  });
+  assert.equal(kolkata[0][0], Date.UTC(2024, 0, 1, 10));
+  assert.notEqual(kolkata[0][1], kolkata[0][0], "jsonata-js read it in the host's zone");
+  // With an offset, and a date alone, jsonata-js's answers stand in any zone.
+  for (const i of [5, 6, 7, 8, 9, 10, 11, 12]) assert.deepEqual(kolkata[i][0], kolkata[i][1], texts[i]);
+});

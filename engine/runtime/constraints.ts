@@ -14,13 +14,23 @@ import { materializeInputs } from "./derive.ts";
 import { settled, type Steps } from "./steps.ts";
 import { truthy } from "./truthy.ts";
 
-/** Evaluates the constraints the changes touched; returns the failures by policy. */
+/**
+ * Evaluates the constraints the changes touched; returns the failures by policy.
+ * `again`: the cycle checked its constraints already, these changes are its
+ * effects' status documents.
+ */
 export function* checkConstraints(
   state: CycleState,
+  again = false,
 ): Steps<{ rollback: ConstraintViolation[]; flagged: ConstraintViolation[] }> {
   const rollback: ConstraintViolation[] = [];
   const flagged: ConstraintViolation[] = [];
   for (const node of touchedInOrder(state.model.graph.constraints, () => state.dirty)) {
+    // One checked after every change was checked already: the cycle's clock stands still, so only a
+    // status document it reads can change its answer.
+    if (again && node.everyChange && !state.dirty.touches({ reads: node.reads, elementPattern: null })) {
+      continue;
+    }
     const elements = state.work(node);
     if (!elements.length) continue;
     yield* materializeInputs(state, node);

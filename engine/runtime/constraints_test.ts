@@ -187,3 +187,37 @@ Deno.test("a global constraint reading no field, or the clock, is checked after 
   assert.deepEqual(runtime.explain("$constraint:aLate").at(-1)!.constraintPassed, false);
   assert.equal(await runtime.evaluateMutation({}), null, "a write of nothing checks nothing");
 });
+
+Deno.test("a global clock constraint is checked once in a cycle where an effect writes its status", async () => {
+  const { runtime, clock } = await runtimeOf({
+    id: "clocked-effect",
+    schema: { type: "object", properties: { go: { type: "boolean" }, b: { type: "number" } } },
+    constants: { deadline: Date.parse("2024-01-02T00:00:00Z") },
+    constraints: [
+      { id: "late", expr: "$millis() < $const.deadline", message: "late", policy: "flag" },
+      { id: "status", expr: "$not(io.fx.phase = 'pending') or b = 1", message: "b is not 1", policy: "flag" },
+      {
+        id: "lateStatus",
+        expr: "$millis() < $const.deadline or $not(io.fx.phase = 'pending')",
+        message: "late and pending",
+        policy: "flag",
+      },
+    ],
+    effects: [{ id: "fx", executor: "timer", trigger: "go", afterMs: "1000", statusPath: "$.io.fx" }],
+  });
+  clock.advance(2 * 24 * 3600 * 1000);
+  const result = await commitMutation(runtime, { "$.go": true });
+  assert.ok(result!.mutatedPaths.includes("$.io.fx"), "the effect fired and wrote its status");
+  assert.deepEqual(result!.flaggedConstraints.map((c) => c.constraintId), ["late", "status", "lateStatus"]);
+  const checked = result!.traces.filter((t) => t.targetPath.startsWith("$constraint:"));
+  assert.deepEqual(
+    checked.filter((t) => t.targetPath === "$constraint:late").length,
+    1,
+    "the status document changes nothing the clock constraint reads",
+  );
+  assert.deepEqual(
+    checked.filter((t) => t.targetPath === "$constraint:lateStatus").map((t) => t.constraintPassed),
+    [true, false],
+    "one reading the status document is checked again",
+  );
+});

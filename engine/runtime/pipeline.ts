@@ -175,7 +175,7 @@ export class Cycle {
       // Constraints reading the status documents just written.
       const changes = state.dirty;
       state.dirty = statusChanges;
-      const more = enforced ? yield* checkConstraints(state) : none();
+      const more = enforced ? yield* checkConstraints(state, true) : none();
       state.dirty = changes;
       const seen = new Set([...rollback, ...flagged].map((v) => v.constraintId));
       rollback.push(...more.rollback.filter((v) => !seen.has(v.constraintId)));

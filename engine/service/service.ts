@@ -1034,17 +1034,14 @@ export class ModelService implements ModelApi {
    * outcome is known: sending it again would only be refused again).
    */
   async #settleRefused(slot: Slot, job: EffectJob, at: number, error: string): Promise<void> {
-    let unrecorded = "no status document";
-    if (job.statusPath) {
-      try {
-        return await this.#settleWith(slot, job, {
-          [job.statusPath]: statusDocument("failed", job.key, at, error),
-        });
-      } catch (err) {
-        if (!(err instanceof ServiceError)) throw err;
-        unrecorded = err.message;
-      }
-    }
+    const unrecorded = await recordFailure(
+      job.statusPath,
+      job.key,
+      at,
+      error,
+      (writes) => this.#settleWith(slot, job, writes),
+    );
+    if (!unrecorded) return;
     this.#observer.warn?.(
       `effect '${job.effectId}' of model '${job.modelId}': ${error}; failure not recorded (${unrecorded}), job removed`,
     );
@@ -1373,19 +1370,42 @@ export class ModelService implements ModelApi {
         at: this.platform.clock.now(),
         compiler: this.compiler,
       };
-      const writes = await responseWrites(node, value, null, ctx);
       const status = node.effect.statusPath;
-      if (status) writes[formatPath([...status, "phase"])] = "applied";
-      // Every process sharing the store that holds this watch hears the change; the first one's fold-back
-      // leaves nothing for the others (a stale write is retried here against the state it lost to), so a
-      // change is folded back once. A change that reads the same value is not committed either.
-      const unchanged = ([address, written]: [string, Json]) => {
-        const parsed = parsePath(address);
-        return parsed.ok && jsonEqual(getAt(ctx.doc, parsed.path), written);
-      };
-      if (Object.entries(writes).every(unchanged)) return;
-      if (status) writes[formatPath([...status, "at"])] = formatInstant(ctx.at);
-      await this.#commitFoldback(slot, writes);
+      try {
+        const writes = await responseWrites(node, value, null, ctx);
+        // A refusal recorded earlier is cleared by the next refresh the model takes.
+        if (status) {
+          writes[formatPath([...status, "phase"])] = "applied";
+          writes[formatPath([...status, "error"])] = null;
+        }
+        // Every process sharing the store that holds this watch hears the change; the first one's fold-back
+        // leaves nothing for the others (a stale write is retried here against the state it lost to), so a
+        // change is folded back once. A change that reads the same value is not committed either.
+        const unchanged = ([address, written]: [string, Json]) => {
+          const parsed = parsePath(address);
+          return parsed.ok && jsonEqual(getAt(ctx.doc, parsed.path), written);
+        };
+        if (Object.entries(writes).every(unchanged)) return;
+        if (status) writes[formatPath([...status, "at"])] = formatInstant(ctx.at);
+        await this.#commitFoldback(slot, writes);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        // Refused like a job's fold-back: the source keeps its value, and says why (no job to remove).
+        const error = `fold-back refused: ${err.message}`;
+        const kept = status && getAt(ctx.doc, status);
+        const unrecorded = await recordFailure(
+          status && formatPath(status),
+          isObject(kept) ? kept.key ?? null : null,
+          ctx.at,
+          error,
+          (writes) => this.#commitFoldback(slot, writes),
+        );
+        this.#observer.warn?.(
+          `effect '${effectId}' of model '${sourceId}': watched read ${error}${
+            unrecorded && `; failure not recorded (${unrecorded})`
+          }`,
+        );
+      }
     });
   }
 
@@ -1762,6 +1782,28 @@ function infoOf(model: CompiledModel): ModelInfo {
     constraintCount: spec.constraints?.length ?? 0,
     effectCount: spec.effects?.length ?? 0,
   };
+}
+
+/**
+ * Writes a refused fold-back as the effect's `failed` status document through
+ * `commit`; "" when written, else why not (no status document, or the model
+ * refused that too).
+ */
+async function recordFailure(
+  statusPath: string | null | undefined,
+  key: Json,
+  at: number,
+  error: string,
+  commit: (writes: Record<string, Json>) => Promise<unknown>,
+): Promise<string> {
+  if (!statusPath) return "no status document";
+  try {
+    await commit({ [statusPath]: statusDocument("failed", key, at, error) });
+    return "";
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    return err.message;
+  }
 }
 
 /** The evaluation of writes the effect machinery makes (fold-backs, phases): source `foldback`. */
