@@ -162,7 +162,7 @@ export class SvcView extends LitElement {
   readonly #opened = new Set<string>();
   /** Whether the shown view was closed with the element leaving the page (it opens again if it comes back). */
   #closed = false;
-  /** Addresses whose control shows the model's value again in the next render (a refused removal). */
+  /** Addresses whose control shows the model's value again in the next render (a refused removal or choice). */
   readonly #restore = new Set<string>();
   /** Writes under way (a wizard step checks its fields once they are done). */
   readonly #writing = new Set<Promise<void>>();
@@ -337,14 +337,14 @@ export class SvcView extends LitElement {
   }
 
   /**
-   * Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. A refused
-   * `removal` puts the kept values back in the fields.
+   * Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. When it is
+   * refused, `goesBack` (a removal, a choice) puts the kept values back in the fields.
    */
   async #commit(
     written: string[],
     run: (viewId: string, expect: (addresses: string[]) => void) => Promise<WriteResult>,
     onChange?: Json,
-    removal = false,
+    goesBack = false,
   ): Promise<void> {
     const invoker = this.invoker;
     const view = this.view;
@@ -382,9 +382,9 @@ export class SvcView extends LitElement {
       // A refused write sends no event.
       this.#own = this.#own.filter((o) => !mine.includes(o));
       const bound = boundAddresses(this.view?.components as unknown as Json);
-      // A refused removal: the fields show the values the model kept again, so the reason is a warning.
-      if (removal) written.forEach((address) => this.#restore.add(canonical(address)));
-      const severity = removal ? "warning" : "error";
+      // The fields show the values the model kept again: the reason is a warning, it holds no wizard step.
+      if (goesBack) written.forEach((address) => this.#restore.add(canonical(address)));
+      const severity = goesBack ? "warning" : "error";
       for (const [address, list] of messagesOfError(err, this.#spec, written, bound, severity)) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
@@ -518,7 +518,7 @@ export class SvcView extends LitElement {
         `${this.#uid}-${componentId.replace(/[^A-Za-z0-9_]/g, "_")}${suffix ? `-${suffix}` : ""}`,
       messages: (address) => this.#messages.get(address === undefined ? "\u0000" : canonical(address)) ?? [],
       allMessages: () => [...this.#messages],
-      write: (address, value, onChange) =>
+      write: (address, value, onChange, choice) =>
         value === undefined ? this.#remove(address, onChange) : void this.#commit(
           [address],
           (viewId, expect) => {
@@ -526,6 +526,7 @@ export class SvcView extends LitElement {
             return invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
           },
           onChange,
+          choice,
         ),
       patch: (ops, address) =>
         void this.#commit(

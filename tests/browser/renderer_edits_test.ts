@@ -3,7 +3,8 @@
  * The view renderer editing a model as a person does, in Chromium: emptying
  * fields, date-times and times in the page's time zone, read-only fields, the
  * messages of section list rows and of fields another writer changed, a menu
- * item whose view cannot be shown, and a chart of negative values.
+ * item whose view cannot be shown, a chart of negative values, a view's onOpen
+ * and onClose, and a wizard's steps (what holds Next, refused choices).
  *
  * @module
  */
@@ -673,5 +674,118 @@ Deno.test("the renderer: a view's onClose runs when a person leaves it for anoth
       );
       await untilState(page, "leaving", (s) => s.aOpens === 3);
       assert.deepEqual(await counts(), [3, 2, 1]);
+    },
+  ));
+
+Deno.test("the renderer: a refused choice goes back to the model's value, its reason a warning that holds no wizard step", () =>
+  withEmbeddedSpec(
+    {
+      id: "choices",
+      schema: {
+        type: "object",
+        properties: {
+          email: { type: "string" },
+          news: { type: "boolean" },
+          plan: { type: "string" },
+          size: { type: "string", enum: ["S", "M"] },
+          note: { type: "string" },
+        },
+      },
+      constraints: [
+        {
+          id: "news",
+          path: "$.news",
+          expr: "$not(news = true and $not($exists(email)))",
+          message: "Give an email first",
+          policy: "rollback",
+        },
+        {
+          id: "plan",
+          path: "$.plan",
+          expr: "$not(plan = 'pro' and $not(news = true))",
+          message: "Pro comes with the newsletter",
+          policy: "rollback",
+        },
+      ],
+      viewDefinition: {
+        defaultView: "order",
+        views: [{
+          id: "order",
+          label: "Order",
+          layout: "wizard",
+          components: [
+            {
+              id: "pick",
+              type: "group",
+              label: "Choices",
+              components: [
+                { id: "news", type: "checkboxField", bind: "$.news", label: "Newsletter" },
+                {
+                  id: "plan",
+                  type: "radioField",
+                  bind: "$.plan",
+                  label: "Plan",
+                  options: [{ value: "free", label: "Free" }, { value: "pro", label: "Pro" }],
+                },
+                {
+                  id: "size",
+                  type: "selectField",
+                  bind: "$.size",
+                  label: "Size",
+                  options: ["S", "M", "L"].map((value) => ({ value, label: value })),
+                },
+              ],
+            },
+            {
+              id: "last",
+              type: "group",
+              label: "Last",
+              components: [{ id: "note", type: "textField", bind: "$.note", label: "Note" }],
+            },
+          ],
+        }],
+      },
+    },
+    { heading: "Order" },
+    async (page, view) => {
+      const step = (n: number) => view.getByText(`Step ${n} of 2`, { exact: true }).waitFor();
+      const shown = (id: string) =>
+        view.locator(`[data-component="${id}"] .messages li`).evaluateAll((items) =>
+          items.map((li) => `${li.className}: ${li.textContent}`)
+        );
+      /** Next goes on past the refused choice; Back comes back for the next one. */
+      const nextGoesOn = async () => {
+        await view.getByRole("button", { name: "Next" }).click();
+        await step(2);
+        await view.getByRole("button", { name: "Back" }).click();
+        await step(1);
+      };
+      const news = view.getByLabel("Newsletter");
+      await news.click();
+      await view.getByText("Give an email first").waitFor();
+      assert.equal(await news.isChecked(), false, "the refused tick goes back");
+      // Ticked again, refused again: still a warning, nothing to clear.
+      await news.click();
+      await page.waitForTimeout(300);
+      assert.equal(await news.isChecked(), false);
+      assert.deepEqual(await shown("news"), ["warning: Give an email first"]);
+      await screenshot(page, "renderer-refused-choice");
+      await nextGoesOn();
+
+      await view.getByLabel("Pro").click();
+      await view.getByText("Pro comes with the newsletter").waitFor();
+      assert.equal(await view.getByLabel("Pro").isChecked(), false, "the refused radio goes back");
+      assert.deepEqual(await shown("plan"), ["warning: Pro comes with the newsletter"]);
+      await nextGoesOn();
+
+      const size = view.getByLabel("Size");
+      await size.selectOption({ label: "L" });
+      await view.locator('[data-component="size"] .messages li').first().waitFor();
+      assert.equal(await size.inputValue(), "", "the refused option goes back to none");
+      assert.equal(await size.getAttribute("aria-invalid"), "false");
+      assert.ok((await shown("size")).every((m) => m.startsWith("warning: ")), String(await shown("size")));
+      await screenshot(page, "renderer-refused-select");
+      await nextGoesOn();
+      assert.deepEqual(await stateOf(page, "choices"), {});
     },
   ));
