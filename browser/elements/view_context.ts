@@ -53,7 +53,8 @@ export interface ViewContext {
   restores(address: Json | undefined): boolean;
   /**
    * Once the writes under way are done, whether the person may leave the step that is the top-level component
-   * `componentId` (step_check.ts); when not, its fields show why.
+   * `componentId` (step_check.ts); when not, its fields show why (worked out again on each refresh of the
+   * view while they show: a reason no longer true goes).
    */
   checkStep(componentId: string): Promise<boolean>;
   /** Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`). */

@@ -166,8 +166,10 @@ export class SvcView extends LitElement {
   readonly #restore = new Set<string>();
   /** Writes under way (a wizard step checks its fields once they are done). */
   readonly #writing = new Set<Promise<void>>();
-  /** The messages a step check placed: the next check works them out again. */
+  /** The messages a step check placed: the next check, or a refresh of the view, works them out again. */
   readonly #placed = new WeakSet<FieldMessage>();
+  /** The step whose check placed messages (a refresh of the view checks it again). */
+  #checked?: string;
   /** The view a navigation of this element is loading (`svc-navigate` once it shows). */
   #navigatingTo?: string;
   #unsubscribe?: () => void;
@@ -201,6 +203,11 @@ export class SvcView extends LitElement {
     if (this.#closed) this.#opened.clear();
     // Put back after a removal: what changed meanwhile was not heard.
     void this.reload();
+  }
+
+  protected override willUpdate(changed: PropertyValues): void {
+    // The model changed: a field a check said "is required" of may be required no more, or hidden.
+    if (changed.has("view") && this.#checked !== undefined) this.#check(this.#checked);
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -396,9 +403,16 @@ export class SvcView extends LitElement {
     }
   }
 
-  /** {@link ViewContext.checkStep}: the messages of earlier checks go, this one's show. */
+  /** {@link ViewContext.checkStep}, once the writes under way are done. */
   async #checkStep(componentId: string): Promise<boolean> {
     while (this.#writing.size) await Promise.all(this.#writing);
+    const held = this.#check(componentId);
+    this.requestUpdate();
+    return !held;
+  }
+
+  /** Checks the step `componentId` of the view shown: the messages of earlier checks go, this one's show. */
+  #check(componentId: string): boolean {
     for (const [address, list] of this.#messages) {
       const kept = list.filter((m) => !this.#placed.has(m));
       if (!kept.length) this.#messages.delete(address);
@@ -410,8 +424,8 @@ export class SvcView extends LitElement {
       for (const message of list) this.#placed.add(message);
       this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
     }
-    this.requestUpdate();
-    return !held;
+    this.#checked = added.size ? componentId : undefined;
+    return held;
   }
 
   /**

@@ -789,3 +789,91 @@ Deno.test("the renderer: a refused choice goes back to the model's value, its re
       assert.deepEqual(await stateOf(page, "choices"), {});
     },
   ));
+
+Deno.test('the renderer: a wizard\'s "is required" goes once the field is required no more or hidden, unwritten', () =>
+  withEmbeddedSpec(
+    {
+      id: "relax",
+      schema: {
+        type: "object",
+        properties: {
+          kind: { type: "string", default: "person" },
+          first: { type: "string" },
+          call: { type: "boolean", default: true },
+          phone: { type: "string" },
+          note: { type: "string" },
+        },
+      },
+      metaDerivations: [
+        { path: "$.first", property: "required", expr: "kind = 'person'" },
+        { path: "$.phone", property: "required", expr: "true" },
+        { path: "$.phone", property: "relevant", expr: "call = true" },
+      ],
+      viewDefinition: {
+        defaultView: "contact",
+        views: [{
+          id: "contact",
+          label: "Contact",
+          layout: "wizard",
+          components: [
+            {
+              id: "who",
+              type: "group",
+              label: "Who",
+              components: [
+                {
+                  id: "kind",
+                  type: "radioField",
+                  bind: "$.kind",
+                  label: "Kind",
+                  options: [{ value: "person", label: "Person" }, { value: "company", label: "Company" }],
+                },
+                { id: "first", type: "textField", bind: "$.first", label: "First name" },
+                { id: "phone", type: "phoneNumberField", bind: "$.phone", label: "Phone" },
+              ],
+            },
+            {
+              id: "last",
+              type: "group",
+              label: "Last",
+              components: [{ id: "note", type: "textField", bind: "$.note", label: "Note" }],
+            },
+          ],
+        }],
+      },
+    },
+    { heading: "Contact" },
+    async (page, view) => {
+      const required = (id: string) => view.locator(`[data-component="${id}"] .messages`);
+      /** The addresses the element holds messages for (those of hidden fields too). */
+      const held = () =>
+        view.evaluate((
+          element,
+        ) => [...(element as unknown as { messages: Map<string, unknown> }).messages.keys()]);
+      await view.getByRole("button", { name: "Next" }).click();
+      await required("first").getByText("is required").waitFor();
+      await required("phone").getByText("is required").waitFor();
+      await screenshot(page, "renderer-wizard-required-two");
+
+      // Written through the view: the delta of the write makes the first name optional.
+      await view.getByLabel("Company").click();
+      await required("first").waitFor({ state: "detached" });
+      assert.deepEqual(await held(), ["$.phone"]);
+      await screenshot(page, "renderer-wizard-required-relaxed");
+
+      // Another writer hides the phone (a reload of the view): its message goes, and does not come back with it.
+      await page.evaluate(async () => {
+        const embed = await import("/svc-embed.js");
+        await embed.mutate("relax", { "$.call": false });
+      });
+      await view.getByLabel("Phone").waitFor({ state: "detached" });
+      assert.deepEqual(await held(), []);
+      await page.evaluate(async () => {
+        const embed = await import("/svc-embed.js");
+        await embed.mutate("relax", { "$.call": true });
+      });
+      await view.getByLabel("Phone").waitFor();
+      assert.deepEqual(await held(), []);
+      assert.equal(await required("phone").count(), 0);
+    },
+  ));
