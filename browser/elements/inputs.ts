@@ -5,8 +5,9 @@
  * changes; read-only fields are `readonly`, disabled ones `disabled`. A
  * re-render does not replace what a person is typing (kept_edit.ts) except
  * with the value the model kept when it refused to remove it, and a
- * choice (check box, switch, radio, select) always shows the state: one whose
- * write was refused goes back, beside the reason (`live`: lit compares with the
+ * choice (check box, switch, radio, select, multi-select, rating) always shows
+ * the state: one whose write was refused goes back, the reason beside it as a
+ * warning, since nothing refused stays in it (`live`: lit compares with the
  * control, not with what it last set).
  *
  * @module
@@ -61,8 +62,9 @@ function text(value: Json | undefined): string {
     : String(value);
 }
 
-function write(c: EvaluatedComponent, ctx: ViewContext, value: Json | undefined): void {
-  if (typeof c.bind === "string") ctx.write(c.bind, value, c.onChange);
+/** Writes a field's value; `choice`: its control shows the state whatever was chosen (`live`). */
+function write(c: EvaluatedComponent, ctx: ViewContext, value: Json | undefined, choice = false): void {
+  if (typeof c.bind === "string") ctx.write(c.bind, value, c.onChange, choice);
 }
 
 const locked = (c: EvaluatedComponent) => c.enabled === false;
@@ -104,7 +106,7 @@ const checkbox: Renderer = (c, ctx) => {
   }
       ?disabled=${locked(c) || c.readOnly === true} title=${(c.tooltip as string | undefined) ?? nothing}
       aria-describedby=${c.helperText ? `${id}-help` : nothing}
-      @change=${(e: Event) => write(c, ctx, (e.target as HTMLInputElement).checked)}>
+      @change=${(e: Event) => write(c, ctx, (e.target as HTMLInputElement).checked, true)}>
     <label for=${id}>${nameOf(c)}</label>
     ${c.helperText ? html`<div class="help" id=${`${id}-help`}>${c.helperText}</div>` : nothing}
     ${messageList(ctx, c.bind, `${id}-msg`)}
@@ -152,7 +154,7 @@ const select: Renderer = (c, ctx) =>
         @change=${(e: Event) => {
           const index = (e.target as HTMLSelectElement).selectedIndex - 1;
           // The placeholder (first) option removes the value.
-          write(c, ctx, index >= 0 && index < options.length ? options[index].value : undefined);
+          write(c, ctx, index >= 0 && index < options.length ? options[index].value : undefined, true);
         }}>
             <option value="" ?selected=${current === ""}>${c.placeholder ?? "—"}</option>
             ${options.map((o) =>
@@ -172,7 +174,7 @@ const radios: Renderer = (c, ctx) =>
         optionsOf(c).map((o, i) =>
           html`<label class="option"><input type="radio" name=${ids.id} id=${`${ids.id}-${i}`}
           .checked=${live(text(o.value) === text(c.value))} ?disabled=${locked(c) || c.readOnly === true}
-          @change=${() => write(c, ctx, o.value)}> ${o.label}</label>`
+          @change=${() => write(c, ctx, o.value, true)}> ${o.label}</label>`
         )
       }</div>`,
   );
@@ -192,7 +194,7 @@ const multiSelect: Renderer = (c, ctx) =>
           const next = options.filter((p) => p === o ? on : chosen.includes(text(p.value))).map((p) =>
             p.value
           );
-          write(c, ctx, next);
+          write(c, ctx, next, true);
         }}> ${o.label}</label>`
       )
     }</div>`;
@@ -241,7 +243,7 @@ const slider: Renderer = (c, ctx) => {
             <input type="radio" name=${ids.id} .checked=${live(c.value === n)} ?disabled=${
               locked(c) || c.readOnly === true
             }
-              @change=${() => write(c, ctx, n)}><span>${n}</span></label>`
+              @change=${() => write(c, ctx, n, true)}><span>${n}</span></label>`
           )
         }</div>`,
     );

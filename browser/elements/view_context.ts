@@ -38,21 +38,23 @@ export interface ViewContext {
   allMessages(): [string, FieldMessage[]][];
   /**
    * Writes one field; `onChange` runs after it commits. `undefined` removes the field's value (an emptied
-   * control): nothing is written when it has none.
+   * control): nothing is written when it has none. `choice`: the control shows the model's value whatever
+   * the person chose, so a refusal's reason is a warning, as for a refused removal.
    */
-  write(address: string, value: Json | undefined, onChange?: Json): void;
+  write(address: string, value: Json | undefined, onChange?: Json, choice?: boolean): void;
   /** Applies a JSON Patch (section list add). */
   patch(ops: PatchOp[], address: string): void;
   /** Removes element `index` of the array at `list` (its messages go, those of later elements move up). */
   removeItem(list: string, index: number): void;
   /**
    * Whether the control of `address` is to show the model's value again over what the person entered (their
-   * removal of a required field's value was refused), in the render that follows the refusal.
+   * removal of a required field's value, or their choice, was refused), in the render that follows the refusal.
    */
   restores(address: Json | undefined): boolean;
   /**
    * Once the writes under way are done, whether the person may leave the step that is the top-level component
-   * `componentId` (step_check.ts); when not, its fields show why.
+   * `componentId` (step_check.ts); when not, its fields show why (worked out again on each refresh of the
+   * view while they show: a reason no longer true goes).
    */
   checkStep(componentId: string): Promise<boolean>;
   /** Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`). */

@@ -162,12 +162,14 @@ export class SvcView extends LitElement {
   readonly #opened = new Set<string>();
   /** Whether the shown view was closed with the element leaving the page (it opens again if it comes back). */
   #closed = false;
-  /** Addresses whose control shows the model's value again in the next render (a refused removal). */
+  /** Addresses whose control shows the model's value again in the next render (a refused removal or choice). */
   readonly #restore = new Set<string>();
   /** Writes under way (a wizard step checks its fields once they are done). */
   readonly #writing = new Set<Promise<void>>();
-  /** The messages a step check placed: the next check works them out again. */
+  /** The messages a step check placed: the next check, or a refresh of the view, works them out again. */
   readonly #placed = new WeakSet<FieldMessage>();
+  /** The step whose check placed messages (a refresh of the view checks it again). */
+  #checked?: string;
   /** The view a navigation of this element is loading (`svc-navigate` once it shows). */
   #navigatingTo?: string;
   #unsubscribe?: () => void;
@@ -201,6 +203,11 @@ export class SvcView extends LitElement {
     if (this.#closed) this.#opened.clear();
     // Put back after a removal: what changed meanwhile was not heard.
     void this.reload();
+  }
+
+  protected override willUpdate(changed: PropertyValues): void {
+    // The model changed: a field a check said "is required" of may be required no more, or hidden.
+    if (changed.has("view") && this.#checked !== undefined) this.#check(this.#checked);
   }
 
   protected override updated(changed: PropertyValues): void {
@@ -337,14 +344,14 @@ export class SvcView extends LitElement {
   }
 
   /**
-   * Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. A refused
-   * `removal` puts the kept values back in the fields.
+   * Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. When it is
+   * refused, `goesBack` (a removal, a choice) puts the kept values back in the fields.
    */
   async #commit(
     written: string[],
     run: (viewId: string, expect: (addresses: string[]) => void) => Promise<WriteResult>,
     onChange?: Json,
-    removal = false,
+    goesBack = false,
   ): Promise<void> {
     const invoker = this.invoker;
     const view = this.view;
@@ -382,9 +389,9 @@ export class SvcView extends LitElement {
       // A refused write sends no event.
       this.#own = this.#own.filter((o) => !mine.includes(o));
       const bound = boundAddresses(this.view?.components as unknown as Json);
-      // A refused removal: the fields show the values the model kept again, so the reason is a warning.
-      if (removal) written.forEach((address) => this.#restore.add(canonical(address)));
-      const severity = removal ? "warning" : "error";
+      // The fields show the values the model kept again: the reason is a warning, it holds no wizard step.
+      if (goesBack) written.forEach((address) => this.#restore.add(canonical(address)));
+      const severity = goesBack ? "warning" : "error";
       for (const [address, list] of messagesOfError(err, this.#spec, written, bound, severity)) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
@@ -396,9 +403,16 @@ export class SvcView extends LitElement {
     }
   }
 
-  /** {@link ViewContext.checkStep}: the messages of earlier checks go, this one's show. */
+  /** {@link ViewContext.checkStep}, once the writes under way are done. */
   async #checkStep(componentId: string): Promise<boolean> {
     while (this.#writing.size) await Promise.all(this.#writing);
+    const held = this.#check(componentId);
+    this.requestUpdate();
+    return !held;
+  }
+
+  /** Checks the step `componentId` of the view shown: the messages of earlier checks go, this one's show. */
+  #check(componentId: string): boolean {
     for (const [address, list] of this.#messages) {
       const kept = list.filter((m) => !this.#placed.has(m));
       if (!kept.length) this.#messages.delete(address);
@@ -410,8 +424,8 @@ export class SvcView extends LitElement {
       for (const message of list) this.#placed.add(message);
       this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
     }
-    this.requestUpdate();
-    return !held;
+    this.#checked = added.size ? componentId : undefined;
+    return held;
   }
 
   /**
@@ -518,7 +532,7 @@ export class SvcView extends LitElement {
         `${this.#uid}-${componentId.replace(/[^A-Za-z0-9_]/g, "_")}${suffix ? `-${suffix}` : ""}`,
       messages: (address) => this.#messages.get(address === undefined ? "\u0000" : canonical(address)) ?? [],
       allMessages: () => [...this.#messages],
-      write: (address, value, onChange) =>
+      write: (address, value, onChange, choice) =>
         value === undefined ? this.#remove(address, onChange) : void this.#commit(
           [address],
           (viewId, expect) => {
@@ -526,6 +540,7 @@ export class SvcView extends LitElement {
             return invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
           },
           onChange,
+          choice,
         ),
       patch: (ops, address) =>
         void this.#commit(

@@ -3,7 +3,8 @@
  * The view renderer editing a model as a person does, in Chromium: emptying
  * fields, date-times and times in the page's time zone, read-only fields, the
  * messages of section list rows and of fields another writer changed, a menu
- * item whose view cannot be shown, and a chart of negative values.
+ * item whose view cannot be shown, a chart of negative values, a view's onOpen
+ * and onClose, and a wizard's steps (what holds Next, refused choices).
  *
  * @module
  */
@@ -673,5 +674,206 @@ Deno.test("the renderer: a view's onClose runs when a person leaves it for anoth
       );
       await untilState(page, "leaving", (s) => s.aOpens === 3);
       assert.deepEqual(await counts(), [3, 2, 1]);
+    },
+  ));
+
+Deno.test("the renderer: a refused choice goes back to the model's value, its reason a warning that holds no wizard step", () =>
+  withEmbeddedSpec(
+    {
+      id: "choices",
+      schema: {
+        type: "object",
+        properties: {
+          email: { type: "string" },
+          news: { type: "boolean" },
+          plan: { type: "string" },
+          size: { type: "string", enum: ["S", "M"] },
+          note: { type: "string" },
+        },
+      },
+      constraints: [
+        {
+          id: "news",
+          path: "$.news",
+          expr: "$not(news = true and $not($exists(email)))",
+          message: "Give an email first",
+          policy: "rollback",
+        },
+        {
+          id: "plan",
+          path: "$.plan",
+          expr: "$not(plan = 'pro' and $not(news = true))",
+          message: "Pro comes with the newsletter",
+          policy: "rollback",
+        },
+      ],
+      viewDefinition: {
+        defaultView: "order",
+        views: [{
+          id: "order",
+          label: "Order",
+          layout: "wizard",
+          components: [
+            {
+              id: "pick",
+              type: "group",
+              label: "Choices",
+              components: [
+                { id: "news", type: "checkboxField", bind: "$.news", label: "Newsletter" },
+                {
+                  id: "plan",
+                  type: "radioField",
+                  bind: "$.plan",
+                  label: "Plan",
+                  options: [{ value: "free", label: "Free" }, { value: "pro", label: "Pro" }],
+                },
+                {
+                  id: "size",
+                  type: "selectField",
+                  bind: "$.size",
+                  label: "Size",
+                  options: ["S", "M", "L"].map((value) => ({ value, label: value })),
+                },
+              ],
+            },
+            {
+              id: "last",
+              type: "group",
+              label: "Last",
+              components: [{ id: "note", type: "textField", bind: "$.note", label: "Note" }],
+            },
+          ],
+        }],
+      },
+    },
+    { heading: "Order" },
+    async (page, view) => {
+      const step = (n: number) => view.getByText(`Step ${n} of 2`, { exact: true }).waitFor();
+      const shown = (id: string) =>
+        view.locator(`[data-component="${id}"] .messages li`).evaluateAll((items) =>
+          items.map((li) => `${li.className}: ${li.textContent}`)
+        );
+      /** Next goes on past the refused choice; Back comes back for the next one. */
+      const nextGoesOn = async () => {
+        await view.getByRole("button", { name: "Next" }).click();
+        await step(2);
+        await view.getByRole("button", { name: "Back" }).click();
+        await step(1);
+      };
+      const news = view.getByLabel("Newsletter");
+      await news.click();
+      await view.getByText("Give an email first").waitFor();
+      assert.equal(await news.isChecked(), false, "the refused tick goes back");
+      // Ticked again, refused again: still a warning, nothing to clear.
+      await news.click();
+      await page.waitForTimeout(300);
+      assert.equal(await news.isChecked(), false);
+      assert.deepEqual(await shown("news"), ["warning: Give an email first"]);
+      await screenshot(page, "renderer-refused-choice");
+      await nextGoesOn();
+
+      await view.getByLabel("Pro").click();
+      await view.getByText("Pro comes with the newsletter").waitFor();
+      assert.equal(await view.getByLabel("Pro").isChecked(), false, "the refused radio goes back");
+      assert.deepEqual(await shown("plan"), ["warning: Pro comes with the newsletter"]);
+      await nextGoesOn();
+
+      const size = view.getByLabel("Size");
+      await size.selectOption({ label: "L" });
+      await view.locator('[data-component="size"] .messages li').first().waitFor();
+      assert.equal(await size.inputValue(), "", "the refused option goes back to none");
+      assert.equal(await size.getAttribute("aria-invalid"), "false");
+      assert.ok((await shown("size")).every((m) => m.startsWith("warning: ")), String(await shown("size")));
+      await screenshot(page, "renderer-refused-select");
+      await nextGoesOn();
+      assert.deepEqual(await stateOf(page, "choices"), {});
+    },
+  ));
+
+Deno.test('the renderer: a wizard\'s "is required" goes once the field is required no more or hidden, unwritten', () =>
+  withEmbeddedSpec(
+    {
+      id: "relax",
+      schema: {
+        type: "object",
+        properties: {
+          kind: { type: "string", default: "person" },
+          first: { type: "string" },
+          call: { type: "boolean", default: true },
+          phone: { type: "string" },
+          note: { type: "string" },
+        },
+      },
+      metaDerivations: [
+        { path: "$.first", property: "required", expr: "kind = 'person'" },
+        { path: "$.phone", property: "required", expr: "true" },
+        { path: "$.phone", property: "relevant", expr: "call = true" },
+      ],
+      viewDefinition: {
+        defaultView: "contact",
+        views: [{
+          id: "contact",
+          label: "Contact",
+          layout: "wizard",
+          components: [
+            {
+              id: "who",
+              type: "group",
+              label: "Who",
+              components: [
+                {
+                  id: "kind",
+                  type: "radioField",
+                  bind: "$.kind",
+                  label: "Kind",
+                  options: [{ value: "person", label: "Person" }, { value: "company", label: "Company" }],
+                },
+                { id: "first", type: "textField", bind: "$.first", label: "First name" },
+                { id: "phone", type: "phoneNumberField", bind: "$.phone", label: "Phone" },
+              ],
+            },
+            {
+              id: "last",
+              type: "group",
+              label: "Last",
+              components: [{ id: "note", type: "textField", bind: "$.note", label: "Note" }],
+            },
+          ],
+        }],
+      },
+    },
+    { heading: "Contact" },
+    async (page, view) => {
+      const required = (id: string) => view.locator(`[data-component="${id}"] .messages`);
+      /** The addresses the element holds messages for (those of hidden fields too). */
+      const held = () =>
+        view.evaluate((
+          element,
+        ) => [...(element as unknown as { messages: Map<string, unknown> }).messages.keys()]);
+      await view.getByRole("button", { name: "Next" }).click();
+      await required("first").getByText("is required").waitFor();
+      await required("phone").getByText("is required").waitFor();
+      await screenshot(page, "renderer-wizard-required-two");
+
+      // Written through the view: the delta of the write makes the first name optional.
+      await view.getByLabel("Company").click();
+      await required("first").waitFor({ state: "detached" });
+      assert.deepEqual(await held(), ["$.phone"]);
+      await screenshot(page, "renderer-wizard-required-relaxed");
+
+      // Another writer hides the phone (a reload of the view): its message goes, and does not come back with it.
+      await page.evaluate(async () => {
+        const embed = await import("/svc-embed.js");
+        await embed.mutate("relax", { "$.call": false });
+      });
+      await view.getByLabel("Phone").waitFor({ state: "detached" });
+      assert.deepEqual(await held(), []);
+      await page.evaluate(async () => {
+        const embed = await import("/svc-embed.js");
+        await embed.mutate("relax", { "$.call": true });
+      });
+      await view.getByLabel("Phone").waitFor();
+      assert.deepEqual(await held(), []);
+      assert.equal(await required("phone").count(), 0);
     },
   ));

@@ -148,6 +148,15 @@ Deno.test("the view guide's definition evaluates to the evaluated form it shows"
   assert.deepEqual(components.find((c) => c.id === "total"), (shownComponents as JsonObject[])[0]);
 });
 
+Deno.test("the view guide says an onClose's navigate is not followed (the renderer ignores it)", () => {
+  const guide = GUIDES.find((g) => g.name === "view-system")!.text;
+  const events = guide.slice(guide.indexOf("## Events and navigation"));
+  assert.match(
+    events.slice(0, events.indexOf("\n## ", 1)),
+    /except for\s+`onClose`[^.]*only its\s+`mutations`\s+run/,
+  );
+});
+
 /** Claims of the JSONata gotchas guide: expression, input, result (undefined: nothing, Error: fails). */
 const GOTCHA_CLAIMS: [string, JsonObject, Json | undefined | typeof Error][] = [
   ["x = null", {}, false],

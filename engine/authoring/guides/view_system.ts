@@ -149,8 +149,9 @@ For read-only lists, a \`dataTable\` bound to the array is simpler.
 
 \`onClick\`, \`onChange\`, \`onOpen\`, \`onClose\` and \`onRetry\` hold \`{mutations, navigate}\` and are passed
 through unevaluated: the client evaluates \`mutations\` (JSONata yielding a map of address to value, such as
-\`{'$.status': 'submitted'}\`), sends it as a mutation, then activates the view \`navigate\`. Tab and wizard
-positions are local UI state; to persist a step, use separate views and navigate between them.
+\`{'$.status': 'submitted'}\`), sends it as a mutation, then activates the view \`navigate\`, except for
+\`onClose\`: the person is leaving already, so only its \`mutations\` run. Tab and wizard positions are local
+UI state; to persist a step, use separate views and navigate between them.
 
 ## Evaluated form
 
