@@ -116,7 +116,9 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
     const [server, events] = await Promise.all([import("../mcp/server.ts"), import("../mcp/events.ts")]);
     return server.createMcpServer(invoker, {
       mode,
-      events: service ? events.serviceCommitEvents(service) : events.websocketCommitEvents(url!, apiKey),
+      events: service
+        ? events.serviceCommitEvents(service)
+        : events.websocketCommitEvents(invoker, url!, apiKey),
       features: { generation: await generationAvailable(invoker), pairing: mode === "browser" },
       onError,
     });

@@ -5,8 +5,14 @@
  *
  * @module
  */
+import { ServiceError } from "../engine/errors.ts";
+import { changeFeed } from "../engine/operations/change_feed.ts";
+import type { Invoker } from "../engine/operations/invoker.ts";
+import { getInfo } from "../engine/operations/models.ts";
 import type { ServiceEvent } from "../engine/service/service.ts";
-import { subscribeUrl } from "../engine/operations/change_feed.ts";
+
+/** A line about a watch for the session's log (`notifications/message`). */
+export type WatchLog = (level: "info" | "warning", message: string) => void;
 
 /** Where the MCP server learns that a model's state changed. */
 export interface CommitEvents {
@@ -15,9 +21,10 @@ export interface CommitEvents {
    * evolution, a deletion) made once the returned promise has resolved; it
    * resolves with the function that stops watching. `onEnd` hears of a watch
    * that ended on its own (its feed closed, its pairing session ended): it
-   * notifies no more.
+   * notifies no more. `log` hears of a watch's trouble: its feed interrupted,
+   * live again, or refused for good.
    */
-  watch(modelId: string, onCommit: () => void, onEnd?: () => void): Promise<() => void>;
+  watch(modelId: string, onCommit: () => void, onEnd?: () => void, log?: WatchLog): Promise<() => void>;
 }
 
 /** The part of {@link ModelService} the adapter needs. */
@@ -38,33 +45,92 @@ export function serviceCommitEvents(service: ServiceEventSource): CommitEvents {
 }
 
 /**
- * Commit events from a server's WebSocket feed (`/models/{id}/subscribe`), one
- * socket per watched model, ready once the handshake is done; the credential
- * (the API key, or a function giving a pairing session's token) travels as the
- * `token` query parameter.
+ * Commit events from a server's WebSocket feed (`/models/{id}/subscribe`),
+ * through the change-feed client (engine/operations/change_feed.ts) with one
+ * feed per watched model; the credential (the API key, or a function giving a
+ * pairing session's token) travels as the `token` query parameter. A watch is
+ * ready once its first handshake is done, and fails if that handshake fails.
+ * After a drop (a server restart, a network blip) the feed reconnects with the
+ * client's backoff (0.5 s doubling to 10 s), and its reopening is heard as one
+ * commit: commits made while it was down sent it no frame. A refused handshake
+ * reaches a WebSocket client only as 1006, like a server that is down, so each
+ * drop asks the REST API about the model: a model it no longer finds (deleted
+ * meanwhile) or a credential it refuses ends the watch, as a credential ended
+ * (4401) does, with a warning instead of reconnecting for ever.
  */
-export function websocketCommitEvents(baseUrl: string, apiKey?: string | (() => string)): CommitEvents {
+export function websocketCommitEvents(
+  invoker: Invoker,
+  baseUrl: string,
+  apiKey?: string | (() => string),
+): CommitEvents {
   return {
-    watch(modelId, onCommit, onEnd) {
-      const token = typeof apiKey === "function" ? apiKey() : apiKey;
-      const socket = new WebSocket(subscribeUrl(baseUrl, modelId, token));
-      const opened = Promise.withResolvers<() => void>();
-      let stopped = false;
-      socket.onopen = () =>
-        opened.resolve(() => {
-          stopped = true;
-          socket.close();
-        });
-      socket.onmessage = () => onCommit();
-      // The server ends the feed of a deleted model with a normal closure and no frame.
-      socket.onclose = (event) => {
-        if (stopped) return;
-        if (event.code === 1000) onCommit();
+    watch(modelId, onCommit, onEnd, log) {
+      const ready = Promise.withResolvers<() => void>();
+      let opened = false;
+      let ended = false;
+      let interrupted = false;
+      let unsubscribe = () => {};
+      const stop = () => {
+        ended = true;
+        unsubscribe();
+      };
+      const end = (warning?: string) => {
+        if (ended) return;
+        stop();
+        if (warning) log?.("warning", warning);
         onEnd?.();
       };
-      // Before the handshake, a failure fails the subscription; after it, only notifications stop.
-      socket.onerror = () => opened.reject(new Error(`cannot open the change feed of model '${modelId}'`));
-      return opened.promise;
+      const feed = changeFeed({
+        baseUrl,
+        apiKey: typeof apiKey === "function" ? apiKey() : apiKey,
+        onProblem(message, final) {
+          if (!opened) {
+            stop();
+            ready.reject(new Error(`cannot open the change feed of model '${modelId}'`));
+          } else if (final) end(message);
+          else {
+            // Said once per outage, not at every failed reconnect.
+            if (!interrupted) log?.("warning", message);
+            interrupted = true;
+            refusal(invoker, modelId).then((reason) => {
+              if (reason === null || ended) return;
+              if (reason.kind === "not_found") onCommit();
+              end(`Live updates of '${modelId}' stopped: ${reason.message}`);
+            });
+          }
+        },
+        onRecovered() {
+          interrupted = false;
+          log?.("info", `Live updates of '${modelId}' resumed`);
+        },
+      });
+      unsubscribe = feed.subscribe(modelId, (event) => {
+        // No frame comes before the first socket opens, so the first event is that opening.
+        if (!opened) {
+          opened = true;
+          ready.resolve(stop);
+          return;
+        }
+        onCommit();
+        // Seen as it happened, and heard as a commit: nothing to warn about.
+        if (event.kind === "deleted") end();
+      });
+      return ready.promise;
     },
   };
+}
+
+/**
+ * Why the server would refuse the feed of `modelId` for good: the REST API no
+ * longer finds the model or refuses the credential. `null` while it may still
+ * open (the model is there, or the server does not answer).
+ */
+async function refusal(invoker: Invoker, modelId: string): Promise<ServiceError | null> {
+  try {
+    await invoker.invoke(getInfo, { id: modelId });
+    return null;
+  } catch (err) {
+    const final = err instanceof ServiceError && (err.kind === "not_found" || err.kind === "unauthorized");
+    return final ? err : null;
+  }
 }

@@ -14,7 +14,7 @@ import { ServiceError } from "../engine/errors.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "../engine/evolve/schema.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";
 import { getInfo, getState, listModels, NotPairedError } from "../engine/operations/mod.ts";
-import type { CommitEvents } from "./events.ts";
+import type { CommitEvents, WatchLog } from "./events.ts";
 import { ProtocolError } from "./protocol_error.ts";
 
 /** JSON-RPC error code of an unknown resource (SPEC.md "Errors"). */
@@ -142,18 +142,26 @@ export async function readResource(invoker: Invoker, uri: string): Promise<ReadR
 
 /**
  * One session's resource subscriptions: each subscribed state URI watches its
- * model's commits and calls `notify` with the URI.
+ * model's commits and calls `notify` with the URI; `log` hears of the
+ * watches' trouble (a feed interrupted, live again, refused for good).
  */
 export class ResourceSubscriptions {
   readonly #invoker: Invoker;
   readonly #events: CommitEvents | undefined;
   readonly #notify: (uri: string) => void;
+  readonly #log: WatchLog | undefined;
   readonly #watches = new Map<string, () => void>();
 
-  constructor(invoker: Invoker, events: CommitEvents | undefined, notify: (uri: string) => void) {
+  constructor(
+    invoker: Invoker,
+    events: CommitEvents | undefined,
+    notify: (uri: string) => void,
+    log?: WatchLog,
+  ) {
     this.#invoker = invoker;
     this.#events = events;
     this.#notify = notify;
+    this.#log = log;
   }
 
   /** URIs currently subscribed. */
@@ -182,7 +190,7 @@ export class ResourceSubscriptions {
     const ended = () => {
       if (this.#watches.get(uri) === watch.stop) this.#watches.delete(uri);
     };
-    watch.stop = await this.#events?.watch(modelId, () => this.#notify(uri), ended) ?? watch.stop;
+    watch.stop = await this.#events?.watch(modelId, () => this.#notify(uri), ended, this.#log) ?? watch.stop;
     // A concurrent subscribe to the same URI may have won; keep one watch.
     if (this.#watches.has(uri)) watch.stop();
     else this.#watches.set(uri, watch.stop);

@@ -212,9 +212,14 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
     await server.sendLoggingMessage({ level, logger: SERVICE_NAME, data })
       .catch((err) => options.onError?.(err as Error));
   };
-  const subscriptions = new ResourceSubscriptions(invoker, options.events, (uri) => {
-    server.sendResourceUpdated({ uri }).catch((err) => options.onError?.(err as Error));
-  });
+  const subscriptions = new ResourceSubscriptions(
+    invoker,
+    options.events,
+    (uri) => {
+      server.sendResourceUpdated({ uri }).catch((err) => options.onError?.(err as Error));
+    },
+    (level, message) => void log(level, message),
+  );
   server.onclose = () => subscriptions.close();
   server.onerror = (err) => options.onError?.(err);
   server.oninitialized = () => {

@@ -70,10 +70,11 @@ export interface ChangeFeedOptions {
    */
   maxDelayMs?: number;
   /**
-   * Called with a readable message when a socket closes unexpectedly, or for
-   * good because its credential ended ({@link CREDENTIAL_ENDED_CLOSE}).
+   * Called with a readable message when a socket closes unexpectedly (a
+   * reconnect is scheduled), or for good because its credential ended
+   * ({@link CREDENTIAL_ENDED_CLOSE}; `final` then).
    */
-  onProblem?(message: string): void;
+  onProblem?(message: string, final: boolean): void;
   /** Called when a socket opens again after such a close (the feed is live again). */
   onRecovered?(): void;
   /** The WebSocket constructor (default `globalThis.WebSocket`). */
@@ -196,16 +197,19 @@ export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
             stopped = true;
             options.onProblem?.(
               `Live updates of '${modelId}' stopped: ${close.reason || "the credential ended"}`,
+              true,
             );
             return;
           }
           const reason = close.reason ? ` ${close.reason}` : "";
           dropped = true;
-          options.onProblem?.(
-            `Live updates of '${modelId}' interrupted (${close.code}${reason}); reconnecting…`,
-          );
+          // Scheduled first, so that a problem handler that unsubscribes also cancels the reconnect.
           timer = scheduler.setTimeout(connect, delay);
           delay = Math.min(delay * 2, maxDelayMs);
+          options.onProblem?.(
+            `Live updates of '${modelId}' interrupted (${close.code}${reason}); reconnecting…`,
+            false,
+          );
         };
         // A failed or broken socket also closes: the close reports it and reconnects.
         socket.onerror = () => {};

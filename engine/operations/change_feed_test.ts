@@ -260,3 +260,20 @@ Deno.test("a closure for an ended credential (4401) is final: its reason reporte
   assert.equal(feed.sockets.length, 1);
   feed.stop();
 });
+
+Deno.test("a problem says whether the feed ended; a handler that unsubscribes cancels the reconnect", () => {
+  const finals: boolean[] = [];
+  const ended = follow({ onProblem: (_message, final) => finals.push(final) });
+  ended.sockets[0].onopen!({});
+  ended.sockets[0].drop(1001);
+  ended.scheduler.fire();
+  ended.last().onopen!({});
+  ended.last().drop(CREDENTIAL_ENDED_CLOSE);
+  assert.deepEqual(finals, [false, true]);
+
+  const feed: { stop?: () => void } = {};
+  const stopping = follow({ onProblem: () => feed.stop!() });
+  feed.stop = stopping.stop;
+  stopping.sockets[0].drop(1006);
+  assert.equal(stopping.scheduler.pending, 0, "no reconnect waits");
+});
