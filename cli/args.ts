@@ -44,6 +44,8 @@ export function parseCliArgs(args: readonly string[]): CliArgs {
   const values: Record<string, string> = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
+    // `deno task console -- --url …` passes the separator on (Deno 2): there are no positional values to set apart.
+    if (arg === "--") continue;
     const option = VALUE_OPTIONS.find((name) => arg === name || arg.startsWith(`${name}=`));
     if (option) {
       const inline = arg.length > option.length;

@@ -46,3 +46,9 @@ Deno.test("an unknown option or a second command is an error, the option named w
     /Unexpected argument 'extra'.*console was given first/,
   );
 });
+
+Deno.test("a lone -- (deno task console -- --url …) separates nothing and is dropped", () => {
+  const parsed = parseCliArgs(["console", "--", "--url", "http://h"]);
+  assert.deepEqual([parsed.command, parsed.url, parsed.rest], ["console", "http://h", ["--url", "http://h"]]);
+  assert.deepEqual(parseCliArgs(["--", "mcp"]).command, "mcp");
+});

@@ -33,8 +33,14 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** Where the server looks for the web build: `dist/web` of the project (next to a bundled `dist/svc.js` too). */
-export const DEFAULT_WEB_ROOT: string = fileURLToPath(new URL("../../dist/web/", import.meta.url));
+/**
+ * Where the server looks for the web build: `dist/web` of the project, from
+ * this module's place in it, or `web/` beside a bundled `dist/svc.js` (this
+ * module is then part of that file).
+ */
+export const DEFAULT_WEB_ROOT: string = fileURLToPath(
+  new URL(import.meta.url.endsWith("/server/routes/web.ts") ? "../../dist/web/" : "./web/", import.meta.url),
+);
 
 const TYPES: Record<string, string> = {
   html: "text/html; charset=utf-8",

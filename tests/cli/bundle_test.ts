@@ -86,6 +86,9 @@ Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, 
     assert.equal(answers[2].result.content[0].text, "[]");
 
     const key = "bundle-key-31";
+    // A web build beside the bundle (`deno task start` writes dist/web beside dist/svc.js) is served.
+    await Deno.mkdir(`${dir}/web`);
+    await Deno.writeTextFile(`${dir}/web/index.html`, "<!doctype html><title>beside the bundle</title>");
     const serve = await spawnServe({
       script: outfile,
       cwd,
@@ -94,6 +97,9 @@ Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, 
     });
     try {
       assert.ok(serve.url, "the bundle's serve printed its startup line");
+      const page = await fetch(`${serve.url}/`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /beside the bundle/);
       // The bundle initialises the operations' modules on demand: the API document must still name every component.
       const served =
         await (await fetch(`${serve.url}/v3/api-docs`, { headers: { authorization: `Bearer ${key}` } }))
@@ -147,6 +153,9 @@ Deno.test("the bundle serves on PostgreSQL and starts an mcp repository child", 
     });
     try {
       assert.ok(serve.url, "the bundle's serve printed its startup line");
+      const page = await fetch(`${serve.url}/`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /beside the bundle/);
       assert.equal((await call(serve.url!, "POST", "/models", orderSpec())).status, 201);
       const promoted = await call(serve.url!, "POST", "/models/order/promote", { toRepo: "kid" });
       assert.equal(promoted.status, 200, promoted.text);

@@ -86,3 +86,30 @@ Deno.test("console and mcp refuse a configuration they cannot start with: one er
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("deno task console as the README gives it: with a provider configured, and with `-- <options>`", async () => {
+  const task = async (args: string[], env: Record<string, string>, line: object) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "console", ...args],
+      env: { NO_COLOR: "1", ...env },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(JSON.stringify(line) + "\n"));
+    await writer.close();
+    const { code, stdout, stderr } = await child.output();
+    return { code, stdout: new TextDecoder().decode(stdout), stderr: new TextDecoder().decode(stderr) };
+  };
+  // The AI libraries read the host name when they load: the task grants that.
+  const mock = await task([], { SVC_LLM_MOCK: "true" }, { cmd: "generation-status" });
+  assert.equal(mock.code, 0, mock.stderr);
+  assert.deepEqual(JSON.parse(mock.stdout), { ok: true, result: { available: true } });
+  // Deno 2 passes the `--` on: remote mode through the task, against a server that is not there.
+  const remote = await task(["--", "--url", "http://127.0.0.1:9", "--timeout", "2000"], {}, {
+    cmd: "list-models",
+  });
+  assert.equal(remote.code, 0, remote.stderr);
+  assert.match(JSON.parse(remote.stdout).error, /127\.0\.0\.1:9/);
+});

@@ -40,7 +40,14 @@ Deno.test("a listed origin: preflight answered before the key gate, answers read
 Deno.test("an unlisted origin, or no list: no CORS headers, so the browser withholds the answer", async () => {
   const listed = app(["https://app.example"]);
   const other = await listed.request("/models", preflight("https://evil.example"));
-  assert.equal(other.headers.get("access-control-allow-origin"), null);
+  assert.equal(other.status, 401, "a preflight from elsewhere is not answered before the key gate");
+  const answered = await listed.request("/models", {
+    headers: { origin: "https://evil.example", authorization: "k" },
+  });
+  const withoutOrigin = await listed.request("/models", { headers: { authorization: "k" } });
+  for (const response of [other, answered, withoutOrigin]) {
+    assert.deepEqual([...response.headers.keys()].filter((name) => name.startsWith("access-control-")), []);
+  }
   const none = app([]);
   const got = await none.request("/models", {
     headers: { origin: "https://app.example", authorization: "k" },

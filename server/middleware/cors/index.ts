@@ -30,16 +30,22 @@ function normalized(origin: string): string {
   return origin.trim().replace(/\/+$/, "").toLowerCase();
 }
 
-/** CORS for `origins` (`*`: any origin, for development); `undefined` when the list is empty. */
+/**
+ * CORS for `origins` (`*`: any origin, for development); `undefined` when the
+ * list is empty. A request from anywhere else (or without an `Origin`) passes
+ * on with no CORS header at all: a preflight then meets the key gate.
+ */
 export function corsFor(origins: readonly string[]): MiddlewareHandler | undefined {
   if (origins.length === 0) return undefined;
   const any = origins.includes("*");
   const listed = new Set(origins.map(normalized));
-  return cors({
-    origin: (origin) => origin && (any || listed.has(normalized(origin))) ? origin : null,
+  const allowed = (origin: string | undefined) => !!origin && (any || listed.has(normalized(origin)));
+  const handler = cors({
+    origin: (origin) => origin,
     allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],
     allowHeaders: ALLOWED_HEADERS,
     exposeHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });
+  return (c, next) => allowed(c.req.header("origin")) ? handler(c, next) : next();
 }
