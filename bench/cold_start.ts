@@ -109,6 +109,8 @@ async function exists(path: string): Promise<boolean> {
 if (import.meta.main) {
   const runsArg = Deno.args.indexOf("--runs");
   const runs = runsArg >= 0 ? Number(Deno.args[runsArg + 1]) : 15;
+  // The two builds take a while (the eager one profiles the start-up): say so rather than look hung.
+  console.log("building the CLI bundle twice (with and without eager compilation)…");
   const { outfile, bytes } = await buildCliBundle();
   // The same bundle without its start-up functions compiled eagerly (build/eager_compile.ts): what that gains.
   const cwd = await Deno.makeTempDir({ prefix: "svc-cold-start-" });
