@@ -5,7 +5,7 @@
  * changes; read-only fields are `readonly`, disabled ones `disabled`. A
  * re-render does not replace what a person is typing (kept_edit.ts) except
  * with the value the model kept when it refused to remove it, and a
- * choice (check box, switch, radio, select, multi-select, rating) always shows
+ * choice (check box, switch, radio, select, multi-select, rating, slider) always shows
  * the state: one whose write was refused goes back, the reason beside it as a
  * warning, since nothing refused stays in it (`live`: lit compares with the
  * control, not with what it last set).
@@ -254,10 +254,10 @@ const slider: Renderer = (c, ctx) => {
     (ids) =>
       html`<div class="slider"><input id=${ids.id} type="range" min=${(c.min as number | undefined) ?? 0}
       max=${(c.max as number | undefined) ?? 100} step=${(c.step as number | undefined) ?? 1}
-      .value=${keptEdit(text(c.value))} ?disabled=${
+      .value=${live(text(c.value))} ?disabled=${
         locked(c) || c.readOnly === true
       } aria-describedby=${ids.describedBy}
-      @change=${(e: Event) => write(c, ctx, Number((e.target as HTMLInputElement).value))}>
+      @change=${(e: Event) => write(c, ctx, Number((e.target as HTMLInputElement).value), true)}>
       <output for=${ids.id}>${text(c.value)}</output></div>`,
   );
 };

@@ -688,6 +688,7 @@ Deno.test("the renderer: a refused choice goes back to the model's value, its re
           news: { type: "boolean" },
           plan: { type: "string" },
           size: { type: "string", enum: ["S", "M"] },
+          level: { type: "integer", maximum: 5, default: 2 },
           note: { type: "string" },
         },
       },
@@ -734,6 +735,7 @@ Deno.test("the renderer: a refused choice goes back to the model's value, its re
                   label: "Size",
                   options: ["S", "M", "L"].map((value) => ({ value, label: value })),
                 },
+                { id: "level", type: "sliderField", bind: "$.level", label: "Level", min: 0, max: 10 },
               ],
             },
             {
@@ -786,7 +788,18 @@ Deno.test("the renderer: a refused choice goes back to the model's value, its re
       assert.ok((await shown("size")).every((m) => m.startsWith("warning: ")), String(await shown("size")));
       await screenshot(page, "renderer-refused-select");
       await nextGoesOn();
-      assert.deepEqual(await stateOf(page, "choices"), {});
+
+      // A slider moved past the schema's maximum goes back to the model's value too.
+      const level = view.getByLabel("Level");
+      await level.evaluate((input: HTMLInputElement) => {
+        input.value = "8";
+        input.dispatchEvent(new Event("change", { bubbles: true }));
+      });
+      await view.locator('[data-component="level"] .messages li').first().waitFor();
+      assert.equal(await level.inputValue(), "2", "the refused position goes back");
+      assert.ok((await shown("level")).every((m) => m.startsWith("warning: ")), String(await shown("level")));
+      await nextGoesOn();
+      assert.deepEqual(await stateOf(page, "choices"), { level: 2 });
     },
   ));
 
