@@ -443,7 +443,11 @@ Deno.test("$number and $toMillis read long strings as jsonata-js does", async ()
     "0".repeat(1200),
     "9".repeat(1200) + "x",
   ];
-  for (const shape of shapes) {
+  // jsonata-js reads a time without an offset in the host's zone, the service as UTC (the TZ test below):
+  // the two agree on those shapes on a UTC host only.
+  const utcHost = new Date(2020, 0, 1).getTimezoneOffset() === 0 &&
+    new Date(2020, 6, 1).getTimezoneOffset() === 0;
+  for (const shape of shapes.filter((shape) => utcHost || /Z|[+-]\d\d:\d\d$/.test(shape))) {
     for (const fraction of fractions) {
       await assertSameOutcome("$toMillis(s)", { s: shape.replace("#", fraction) });
     }
