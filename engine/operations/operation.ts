@@ -87,7 +87,7 @@ export interface McpBinding<I, O> {
    * differs from the operation's output; `null` declares none.
    */
   output?: Lazy | null;
-  /** How to ask for less when the result is withheld as too large. */
+  /** How to ask for less when a read's result is withheld as too large (a write's is cut, never withheld). */
   narrowingHint?: string;
   /** Whether the tool is offered on this host (default: always). */
   available?(host: HostFeatures): boolean;
