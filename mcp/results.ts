@@ -25,13 +25,13 @@ export const ERROR_KIND_META = "svc/errorKind";
 const GENERIC_HINT = "narrow the request (fewer paths, a smaller depth or limit) and call again";
 
 /**
- * A successful tool result for `value` (`undefined` reads as `null`); one too
- * large is withheld with `hint` (how to ask for less).
+ * A successful tool result for `value` (`undefined` reads as `null`); one
+ * longer than `limitChars` is withheld with `hint` (how to ask for less).
  */
-export function toolSuccess(value: unknown, hint?: string): CallToolResult {
+export function toolSuccess(value: unknown, hint?: string, limitChars = RESULT_LIMIT_CHARS): CallToolResult {
   const json = value === undefined ? null : value;
   const text = JSON.stringify(json, null, 2);
-  if (text.length > RESULT_LIMIT_CHARS) return tooLarge(text.length, hint);
+  if (text.length > limitChars) return tooLarge(text.length, hint, limitChars);
   return isObject(json)
     ? { content: [{ type: "text", text }], structuredContent: json, isError: false }
     : { content: [{ type: "text", text }], isError: false };
@@ -102,9 +102,9 @@ function failure(
 }
 
 /** The withheld-result failure: the size, the limit and how to narrow the call. */
-function tooLarge(resultChars: number, hint = GENERIC_HINT): CallToolResult {
+function tooLarge(resultChars: number, hint = GENERIC_HINT, limitChars = RESULT_LIMIT_CHARS): CallToolResult {
   return failure(
-    { error: "Result too large", resultChars, limitChars: RESULT_LIMIT_CHARS, hint },
+    { error: "Result too large", resultChars, limitChars, hint },
     "too_large",
   );
 }

@@ -49,6 +49,15 @@ Deno.test("a result over the limit is withheld with its size and a hint", () => 
     }).hint,
     /narrow/,
   );
+  // A tool with a larger limit (download_blob) gets the same value whole, and the limit named when over it.
+  assert.equal(
+    toolSuccess({ big: "x".repeat(RESULT_LIMIT_CHARS) }, undefined, 2 * RESULT_LIMIT_CHARS).isError,
+    false,
+  );
+  assert.equal(
+    (toolSuccess(["x".repeat(200)], undefined, 100).structuredContent as { limitChars: number }).limitChars,
+    100,
+  );
   const failed = toolFailure(new ServiceError("constraint_violation", "m", { state: "z".repeat(60_000) }));
   assert.equal((failed.structuredContent as { error: string }).error, "Result too large");
 });

@@ -42,6 +42,7 @@ import type { ProgressEvent } from "../engine/service/generation.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import type { CommitEvents } from "./events.ts";
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from "./handshake.ts";
+import { MAX_LINE_BYTES } from "./lines.ts";
 import { negotiatingTransport } from "./negotiation.ts";
 import { ProtocolError } from "./protocol_error.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES, ResourceSubscriptions } from "./resources.ts";
@@ -237,7 +238,11 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
       const run = runOptions(server, extra, progressToken, options.onError);
       const value = await callTool(tool, invoker, args, run);
       result = tool.binding.kind === "read"
-        ? toolSuccess(value, tool.binding.narrowingHint)
+        ? toolSuccess(
+          value,
+          tool.binding.narrowingHint,
+          tool.binding.largeResult ? MAX_LINE_BYTES : undefined,
+        )
         : committedSuccess(value);
     } catch (err) {
       // Service errors are the caller's business, and so is whatever a cancelled call stopped with;

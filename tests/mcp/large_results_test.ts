@@ -1,7 +1,8 @@
 /**
- * Results over the size limit through the real `svc mcp` process: a read's is
- * withheld with a hint, a committed write's is cut down and still a success
- * (withholding it would invite a retry that applies the write twice).
+ * Results over the size limit through the real `svc mcp` process: a committed
+ * write's is cut down and still a success (withholding it would invite a retry
+ * that applies the write twice); a blob comes back whole, as it went in (in
+ * embedded mode there is no other way to read it).
  */
 import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -27,6 +28,27 @@ Deno.test("a committed write with an oversized result is a cut-down success, app
     assert.deepEqual(textOf(await call("get_field", { id: "wide", path: "$.field_3999" })), 3999);
     const history = textOf(await call("get_history", { id: "wide" })) as unknown[];
     assert.equal(history.length, 1);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("download_blob gives back a blob over the ~50 KB result limit whole", async () => {
+  const { client, close } = await connectStdio();
+  try {
+    const bytes = crypto.getRandomValues(new Uint8Array(60_000));
+    const data = btoa(String.fromCharCode(...bytes));
+    const ref = textOf(
+      await client.callTool({ name: "upload_blob", arguments: { data } }) as CallToolResult,
+    ) as {
+      $blobId: string;
+    };
+    const read = await client.callTool({
+      name: "download_blob",
+      arguments: { blobId: ref.$blobId },
+    }) as CallToolResult;
+    assert.equal(read.isError, false);
+    assert.equal((read.structuredContent as { data: string }).data, data);
   } finally {
     await close();
   }
