@@ -125,17 +125,27 @@ export async function listResources(invoker: Invoker): Promise<Resource[]> {
   ];
 }
 
-/** Reads a resource; an unknown URI or model is JSON-RPC error -32002. */
+/** Reads a resource; an unknown URI or model (or one outside this pairing session) is JSON-RPC error -32002. */
 export async function readResource(invoker: Invoker, uri: string): Promise<ReadResourceResult> {
   const fixed = BY_URI.get(uri);
   if (fixed) return { contents: [{ uri, mimeType: fixed.mimeType, text: fixed.text }] };
   const modelId = stateModelId(uri);
   if (modelId === null) throw notFound(uri);
+  const state = await unknownAsNotFound(uri, invoker.invoke(getState, { id: modelId }));
+  return { contents: [{ uri, mimeType: JSON_TYPE, text: pretty(state) }] };
+}
+
+/**
+ * `answer`, with a model unknown here as -32002: a missing one, or one outside
+ * this pairing session (said alike, so as not to tell that it exists).
+ */
+async function unknownAsNotFound<T>(uri: string, answer: Promise<T>): Promise<T> {
   try {
-    const state = await invoker.invoke(getState, { id: modelId });
-    return { contents: [{ uri, mimeType: JSON_TYPE, text: pretty(state) }] };
+    return await answer;
   } catch (err) {
-    if (err instanceof ServiceError && err.kind === "not_found") throw notFound(uri);
+    if (err instanceof ServiceError && (err.kind === "not_found" || err.kind === "forbidden")) {
+      throw notFound(uri);
+    }
     throw err;
   }
 }
@@ -178,12 +188,7 @@ export class ResourceSubscriptions {
     const modelId = stateModelId(uri);
     if (modelId === null) throw notFound(uri);
     // Checked even when watched already: a credential that ended refuses it like any other request.
-    try {
-      await this.#invoker.invoke(getInfo, { id: modelId });
-    } catch (err) {
-      if (err instanceof ServiceError && err.kind === "not_found") throw notFound(uri);
-      throw err;
-    }
+    await unknownAsNotFound(uri, this.#invoker.invoke(getInfo, { id: modelId }));
     if (this.#watches.has(uri)) return;
     // A watch that ended on its own is forgotten, so subscribing again watches anew.
     const watch = { stop: () => {} };

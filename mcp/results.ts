@@ -3,7 +3,8 @@
  * JSON text block, plus `structuredContent` when the value is an object; a
  * failure is a result with `isError: true` carrying the service's structured
  * body (rollback, schema violation, version conflict) or `{error: <message>}`;
- * a result too large for an agent's context is withheld with a hint. A
+ * a result too large for an agent's context is withheld with a hint, except
+ * a committed write's, which is cut down instead ({@link committedSuccess}). A
  * failure also names the error's kind in `_meta` ({@link ERROR_KIND_META}), so
  * an MCP client such as the `mcp` repository transport need not guess it from
  * the message.
@@ -24,16 +25,53 @@ export const ERROR_KIND_META = "svc/errorKind";
 const GENERIC_HINT = "narrow the request (fewer paths, a smaller depth or limit) and call again";
 
 /**
- * A successful tool result for `value` (`undefined` reads as `null`); one too
- * large is withheld with `hint` (how to ask for less).
+ * A successful tool result for `value` (`undefined` reads as `null`); one
+ * longer than `limitChars` is withheld with `hint` (how to ask for less).
  */
-export function toolSuccess(value: unknown, hint?: string): CallToolResult {
+export function toolSuccess(value: unknown, hint?: string, limitChars = RESULT_LIMIT_CHARS): CallToolResult {
   const json = value === undefined ? null : value;
   const text = JSON.stringify(json, null, 2);
-  if (text.length > RESULT_LIMIT_CHARS) return tooLarge(text.length, hint);
+  if (text.length > limitChars) return tooLarge(text.length, hint, limitChars);
   return isObject(json)
     ? { content: [{ type: "text", text }], structuredContent: json, isError: false }
     : { content: [{ type: "text", text }], isError: false };
+}
+
+/**
+ * A successful result of a tool that changed something. One too large is not
+ * withheld, as the change happened (an agent retrying would apply it twice):
+ * `traces` go first, then the largest members are halved (lists) or dropped
+ * until it fits, with `truncated: true`, the counts left out under `omitted`
+ * and a `note`.
+ */
+export function committedSuccess(value: unknown): CallToolResult {
+  if (!isObject(value) || JSON.stringify(value, null, 2).length <= RESULT_LIMIT_CHARS) {
+    return toolSuccess(value);
+  }
+  const kept: Record<string, unknown> = { ...value };
+  const omitted: Record<string, number> = {};
+  const omit = (key: string, keep: number) => {
+    const member = kept[key];
+    const size = Array.isArray(member) ? member.length : isObject(member) ? Object.keys(member).length : 1;
+    omitted[key] = (omitted[key] ?? 0) + size - keep;
+    if (keep > 0) kept[key] = (member as unknown[]).slice(0, keep);
+    else delete kept[key];
+  };
+  const cut = () => ({
+    ...kept,
+    truncated: true,
+    omitted,
+    note: `the write committed; ${
+      Object.entries(omitted).map(([key, n]) => `${n} ${key}`).join(", ")
+    } not listed; read the state (get_state, get_field) or explain for them`,
+  });
+  if ("traces" in kept) omit("traces", 0);
+  while (JSON.stringify(cut(), null, 2).length > RESULT_LIMIT_CHARS) {
+    const [key, member] = Object.entries(kept)
+      .reduce((a, b) => JSON.stringify(b[1]).length > JSON.stringify(a[1]).length ? b : a);
+    omit(key, Array.isArray(member) ? Math.floor(member.length / 2) : 0);
+  }
+  return toolSuccess(cut());
 }
 
 /** The body a failure carries: the service's structured body, or `{error: <message>}`. */
@@ -64,9 +102,9 @@ function failure(
 }
 
 /** The withheld-result failure: the size, the limit and how to narrow the call. */
-function tooLarge(resultChars: number, hint = GENERIC_HINT): CallToolResult {
+function tooLarge(resultChars: number, hint = GENERIC_HINT, limitChars = RESULT_LIMIT_CHARS): CallToolResult {
   return failure(
-    { error: "Result too large", resultChars, limitChars: RESULT_LIMIT_CHARS, hint },
+    { error: "Result too large", resultChars, limitChars, hint },
     "too_large",
   );
 }

@@ -42,10 +42,11 @@ import type { ProgressEvent } from "../engine/service/generation.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import type { CommitEvents } from "./events.ts";
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from "./handshake.ts";
+import { MAX_LINE_BYTES } from "./lines.ts";
 import { negotiatingTransport } from "./negotiation.ts";
 import { ProtocolError } from "./protocol_error.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES, ResourceSubscriptions } from "./resources.ts";
-import { toolFailure, toolSuccess } from "./results.ts";
+import { committedSuccess, toolFailure, toolSuccess } from "./results.ts";
 import { NO_FEATURES, type ToolDefinition, toolsFor } from "./tools.ts";
 
 export { negotiateVersion, PROTOCOL_VERSIONS } from "./negotiation.ts";
@@ -240,7 +241,14 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
     let result: CallToolResult;
     try {
       const run = runOptions(server, extra, progressToken, options.onError);
-      result = toolSuccess(await callTool(tool, invoker, args, run), tool.binding.narrowingHint);
+      const value = await callTool(tool, invoker, args, run);
+      result = tool.binding.kind === "read"
+        ? toolSuccess(
+          value,
+          tool.binding.narrowingHint,
+          tool.binding.largeResult ? MAX_LINE_BYTES : undefined,
+        )
+        : committedSuccess(value);
     } catch (err) {
       // Service errors are the caller's business, and so is whatever a cancelled call stopped with;
       // anything else is a defect worth a diagnostic too.

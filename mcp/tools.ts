@@ -67,6 +67,8 @@ function toolOf(op: AnyOperation): ToolDefinition {
         );
         input = toJsonSchema(picked, "input");
         input.required ??= [];
+        // A call refuses arguments outside `args` (checkInput's strictFor), so the schema says so.
+        input.additionalProperties = false;
       }
       return input;
     },

@@ -33,6 +33,16 @@ Deno.test("a syntax error is an ExpressionError with JSONata's code and position
   assert.equal(compiler.cachedCount, 0);
 });
 
+Deno.test("JSONata function values (lambdas, built-ins, partials, regexes) are dropped like functions", async () => {
+  const compiler = new ExpressionCompiler({ ...options, maxResultDepth: 128 });
+  const run = (source: string) => compiler.compile(source).evaluate({ a: 1 }, {});
+  for (const fn of ["function($x){$x}", "$sum", "$substring(?, 1)", "/ab+/"]) {
+    assert.equal(await run(fn), undefined, fn);
+    assert.deepEqual(await run(`{'a': a, 'f': ${fn}}`), { a: 1 }, fn);
+    assert.deepEqual(await run(`[a, ${fn}]`), [1], fn);
+  }
+});
+
 Deno.test("evaluate binds variables and returns plain JSON", async () => {
   const compiler = new ExpressionCompiler(options);
   const expr = compiler.compile("{'total': $sum(items.(qty * $const.price)), 'none': missing}");

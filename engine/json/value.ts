@@ -83,6 +83,8 @@ function copy(value: unknown): unknown {
 /**
  * Converts a JSONata result into plain JSON: sequences become arrays, functions
  * and `undefined` members are dropped. Returns `undefined` for "no value".
+ * JSONata's lambdas and built-in functions are objects it marks (as its own
+ * `isFunction` tests), so they are dropped as functions too.
  * A result nested deeper than `maxDepth` throws a {@link RangeError}.
  */
 export function toPlainJson(value: unknown, maxDepth = Infinity, depth = 0): Json | undefined {
@@ -91,6 +93,8 @@ export function toPlainJson(value: unknown, maxDepth = Infinity, depth = 0): Jso
     if (typeof value === "number" && !Number.isFinite(value)) return null;
     return value as Json;
   }
+  const fn = value as { _jsonata_lambda?: unknown; _jsonata_function?: unknown };
+  if (fn._jsonata_lambda === true || fn._jsonata_function === true) return undefined;
   if (depth >= maxDepth) throw new RangeError(`the result is nested deeper than ${maxDepth} levels`);
   if (Array.isArray(value)) {
     const out: Json[] = [];

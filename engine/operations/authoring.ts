@@ -114,8 +114,8 @@ export const testSpec = localOperation({
       tests: TEST_CASES().describe("cases to run instead of the spec's own").optional(),
     }),
   output: TEST_RUN,
-  run: async ({ authoring, invoke }, { spec, tests }) =>
-    (await authoring()).testSpec(await flattened(invoke, spec), tests),
+  run: async ({ authoring, invoke }, { spec, tests }, options) =>
+    (await authoring()).testSpec(await flattened(invoke, spec), tests, options?.signal),
   console: { command: "test-spec" },
   mcp: {
     tool: "test_spec",
@@ -138,13 +138,14 @@ export const dryRun = localOperation({
       ).optional(),
     }),
   output: DRY_RUN,
-  run: async ({ authoring, invoke }, { spec, mutations }) =>
+  run: async ({ authoring, invoke }, { spec, mutations }, options) =>
     (await authoring()).dryRun(
       await flattened(invoke, spec),
       (mutations === undefined ? [] : Array.isArray(mutations) ? mutations : [mutations]) as Record<
         string,
         Json
       >[],
+      options?.signal,
     ),
   console: { command: "dry-run" },
   mcp: {

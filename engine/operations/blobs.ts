@@ -22,7 +22,8 @@ function base64Blob(blobId: string, blob: BlobContent) {
   return { blobId, mediaType: blob.mediaType, data: encodeBase64(blob.bytes) };
 }
 
-const LARGE_BLOB_HINT = "the blob is too large to inline; download it over REST (GET /blobs/{blobId})";
+const LARGE_BLOB_HINT =
+  "the blob is too large to inline; read it from the server over REST (GET /blobs/{blobId})";
 
 /** `POST /blobs`: multipart upload. */
 export const uploadBlob = apiOperation({
@@ -117,7 +118,13 @@ export const downloadBlob = localOperation({
         ? await invoke(getBlob, { blobId })
         : await invoke(getModelBlob, { id: modelId, blobId }),
     ),
-  mcp: { tool: "download_blob", title: "Download a blob", kind: "read", narrowingHint: LARGE_BLOB_HINT },
+  mcp: {
+    tool: "download_blob",
+    title: "Download a blob",
+    kind: "read",
+    largeResult: true,
+    narrowingHint: LARGE_BLOB_HINT,
+  },
 });
 
 /** `POST /admin/blobs/gc`. */

@@ -55,8 +55,16 @@ export function checkInput<I>(op: AnyOperation, raw: Record<string, unknown>, op
   }
   const parsed = (op.input as z.ZodType).safeParse(given);
   if (parsed.success) return parsed.data as I;
-  throw badRequest(describeIssue(reportedIssue(parsed.error.issues), given, options));
+  const issue = reportedIssue(parsed.error.issues);
+  // zod expects a "number" where an integer member is given a non-number; the schemas say integer.
+  const member = (op.input as z.ZodObject).shape[issue.path[0] as string] as Int | undefined;
+  const integer = issue.code === "invalid_type" && issue.path.length === 1 &&
+    (member?.unwrap?.() ?? member)?.isInt;
+  throw badRequest(describeIssue(integer ? { ...issue, expected: "int" } : issue, given, options));
 }
+
+/** What tells an integer member's schema (through `.optional()`). */
+type Int = { isInt?: boolean; unwrap?(): Int };
 
 type Issue = z.core.$ZodIssue;
 

@@ -5,7 +5,7 @@ import { collectBlobGarbage } from "./blobs.ts";
 import { flattenSpec, promote } from "./composition.ts";
 import { checkInput, isOptionalMember } from "./input.ts";
 import { createModel, evolveSpec } from "./models.ts";
-import { getField, readField } from "./reads.ts";
+import { explain, getField, readField } from "./reads.ts";
 import { mutate, patch } from "./writes.ts";
 
 Deno.test("checkInput names a missing, a mistyped and an out-of-range argument", () => {
@@ -26,6 +26,12 @@ Deno.test("checkInput names a missing, a mistyped and an out-of-range argument",
   assert.throws(() => checkInput(getAudit, { id: "m", limit: 1e20 }), /'limit': must be at most 10000$/);
   assert.throws(() => checkInput(getAudit, { id: "m", limit: -1e20 }), /'limit': must be at least 1$/);
   assert.throws(() => checkInput(getAudit, { id: "m", limit: 1.5 }), /'limit': expected integer/);
+  // A non-number where an integer is wanted: integer, as the schemas say, not zod's "number".
+  assert.throws(() => checkInput(getAudit, { id: "m", limit: "2" }), /'limit': expected integer$/);
+  assert.throws(
+    () => checkInput(explain, { id: "m", path: "$.a", limit: "2" }),
+    /'limit': expected integer$/,
+  );
   assert.throws(
     () => checkInput(dryRun, { spec: {}, mutations: 3 }),
     /Invalid field 'mutations': expected object or array/,

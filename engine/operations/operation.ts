@@ -87,7 +87,13 @@ export interface McpBinding<I, O> {
    * differs from the operation's output; `null` declares none.
    */
   output?: Lazy | null;
-  /** How to ask for less when the result is withheld as too large. */
+  /**
+   * Whether a result may be as large as a message (10 MiB), not only what an
+   * agent's context takes: for bytes asked for by id, whose size the caller
+   * knows (a blob: what upload_blob took in, download_blob gives back).
+   */
+  largeResult?: boolean;
+  /** How to ask for less when a read's result is withheld as too large (a write's is cut, never withheld). */
   narrowingHint?: string;
   /** Whether the tool is offered on this host (default: always). */
   available?(host: HostFeatures): boolean;

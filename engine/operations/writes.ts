@@ -45,8 +45,6 @@ function withoutTracesUnlessAsked(result: WriteResult, input: { includeTraces?: 
   return rest;
 }
 
-const TRACES_HINT = "call again without `includeTraces`, or read traces per field with explain and `limit`";
-
 /** `POST /models/{id}/mutations`. */
 export const mutate = apiOperation({
   name: "mutate",
@@ -74,7 +72,6 @@ export const mutate = apiOperation({
     kind: "write",
     args: ["id", "mutations", "includeTraces"],
     present: withoutTracesUnlessAsked,
-    narrowingHint: TRACES_HINT,
   },
 });
 
@@ -109,6 +106,5 @@ export const patch = apiOperation({
     kind: "write",
     args: ["id", "patch", "includeTraces"],
     present: withoutTracesUnlessAsked,
-    narrowingHint: TRACES_HINT,
   },
 });

@@ -135,14 +135,18 @@ export async function runTestCase(
   return { ...base, passed: base.failures.length === 0, error: null, state };
 }
 
-/** Runs test cases (the spec's own by default). */
+/** Runs test cases (the spec's own by default); an abort of `signal` stops it between cases. */
 export async function runTests(
   model: CompiledModel,
   env: RuntimeEnv,
   tests = model.tests,
+  signal?: AbortSignal,
 ): Promise<TestRunResult> {
   const cases: TestCaseResult[] = [];
-  for (const t of tests) cases.push(await runTestCase(model, env, t));
+  for (const t of tests) {
+    signal?.throwIfAborted();
+    cases.push(await runTestCase(model, env, t));
+  }
   const passedCount = cases.filter((c) => c.passed).length;
   return {
     passed: passedCount === cases.length,

@@ -57,8 +57,10 @@ export interface AuthoringEngine {
    * spec object.
    */
   evalInModel(spec: object, expr: string, input: Json): Promise<EvalResult>;
-  testSpec(spec: unknown, tests?: unknown[]): Promise<TestRunResult>;
-  dryRun(spec: unknown, mutations?: Record<string, Json>[]): Promise<DryRunResult>;
+  /** Runs the spec's tests (or `tests`); an abort of `signal` stops it between cases. */
+  testSpec(spec: unknown, tests?: unknown[], signal?: AbortSignal): Promise<TestRunResult>;
+  /** Applies `mutations` in a throwaway runtime; an abort of `signal` stops it between steps. */
+  dryRun(spec: unknown, mutations?: Record<string, Json>[], signal?: AbortSignal): Promise<DryRunResult>;
   /** The verification report of a candidate spec (which embedded tests are checkable, which pass). */
   verifySpec(spec: unknown): Promise<VerificationReport>;
 }
@@ -150,22 +152,23 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
       );
     },
 
-    async testSpec(spec, tests) {
+    async testSpec(spec, tests, signal) {
       // Ad-hoc cases replace the embedded ones and are validated like them (same finding locations).
       const candidate = tests === undefined || !isObject(spec) ? spec : { ...spec, tests };
       const model = await compileOrThrow(candidate);
-      return await runTests(model, env, model.tests as TestCase[]);
+      return await runTests(model, env, model.tests as TestCase[], signal);
     },
 
     async verifySpec(spec) {
       return await verify(await compileOrThrow(spec), env);
     },
 
-    async dryRun(spec, mutations = []) {
+    async dryRun(spec, mutations = [], signal) {
       const model = await compileOrThrow(spec);
       const { runtime } = await ModelRuntime.create(model, env);
       const steps: DryRunStep[] = [];
       for (const [index, mutation] of mutations.entries()) {
+        signal?.throwIfAborted();
         try {
           checkMutationValues(config, mutation);
           const outcome = await runtime.evaluateMutation(mutation);

@@ -319,6 +319,11 @@ Deno.test("two agents pair into separate sessions and cannot see each other's mo
     const escape = await tool(two, "get_state", { id: `${first.namespaceId}/cart` });
     assert.equal(escape.isError, true);
     assert.match(String(escape.body.error), /outside this pairing session/);
+    // As resources, another session's models are unknown, as a missing one is (-32002), not an internal error.
+    for (const uri of [`svc://state/${first.namespaceId}/cart`, "svc://state/nowhere"]) {
+      await assert.rejects(two.client.readResource({ uri }), { code: -32002 });
+      await assert.rejects(two.client.subscribeResource({ uri }), { code: -32002 });
+    }
     // The same plain id does not collide across sessions.
     assert.equal((await tool(two, "create_model", { spec: orderSpec("cart") })).isError, false);
     assert.equal((await tool(two, "get_state", { id: "cart" })).body.total, undefined);
