@@ -5,10 +5,8 @@
  *
  * @module
  */
-import { ServiceError } from "../engine/errors.ts";
-import { changeFeed } from "../engine/operations/change_feed.ts";
+import { changeFeed, feedRefusal } from "../engine/operations/change_feed.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";
-import { getInfo } from "../engine/operations/models.ts";
 import type { ServiceEvent } from "../engine/service/service.ts";
 
 /** A line about a watch for the session's log (`notifications/message`). */
@@ -92,7 +90,7 @@ export function websocketCommitEvents(
             // Said once per outage, not at every failed reconnect.
             if (!interrupted) log?.("warning", message);
             interrupted = true;
-            refusal(invoker, modelId).then((reason) => {
+            feedRefusal(invoker, modelId).then((reason) => {
               if (reason === null || ended) return;
               if (reason.kind === "not_found") onCommit();
               end(`Live updates of '${modelId}' stopped: ${reason.message}`);
@@ -118,19 +116,4 @@ export function websocketCommitEvents(
       return ready.promise;
     },
   };
-}
-
-/**
- * Why the server would refuse the feed of `modelId` for good: the REST API no
- * longer finds the model or refuses the credential. `null` while it may still
- * open (the model is there, or the server does not answer).
- */
-async function refusal(invoker: Invoker, modelId: string): Promise<ServiceError | null> {
-  try {
-    await invoker.invoke(getInfo, { id: modelId });
-    return null;
-  } catch (err) {
-    const final = err instanceof ServiceError && (err.kind === "not_found" || err.kind === "unauthorized");
-    return final ? err : null;
-  }
 }

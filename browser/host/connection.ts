@@ -79,9 +79,9 @@ export async function openTabConnection(options: TabOptions = {}): Promise<Conne
 export interface ServerOptions {
   baseUrl: string;
   apiKey?: string;
-  /** Readable problems of the live feed (a dropped socket). */
+  /** Readable problems of the live feed: a dropped socket, or one refused for good (the key no longer accepted). */
   onProblem?(message: string): void;
-  /** The live feed is back after such a problem. */
+  /** The live feed is back after such a problem, or the model it followed turned out deleted meanwhile. */
   onRecovered?(): void;
 }
 
@@ -97,7 +97,7 @@ export function openServerConnection(options: ServerOptions): Connection {
     mode: "server",
     label: options.baseUrl,
     invoker,
-    feed: socketFeed(options),
+    feed: socketFeed({ ...options, invoker }),
     close: () => Promise.resolve(),
   };
 }

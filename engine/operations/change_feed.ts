@@ -16,8 +16,11 @@
  *
  * @module
  */
+import { ServiceError } from "../errors.ts";
 import { GLOBAL_SCHEDULER, type Scheduler } from "../ports.ts";
 import type { DispatchedEffect } from "../runtime/results.ts";
+import type { Invoker } from "./invoker.ts";
+import { getInfo } from "./models.ts";
 
 /** A change of one model, as a frame of the feed reports it. */
 export type ChangeFeedEvent =
@@ -154,6 +157,25 @@ export function eventOfFrame(data: unknown): ChangeFeedEvent | null {
 /** The event of a model that may have changed anywhere (a feed opened or reopened, a restore): read it again. */
 export function wholeModelChanged(modelId: string): ChangeFeedEvent {
   return { kind: "mutation", modelId, mutatedPaths: ["$"], derivedUpdated: [], dispatchedEffects: [] };
+}
+
+/**
+ * Why the server would refuse the feed of `modelId` for good, asked of its REST
+ * API after a drop, since a refused handshake reaches a WebSocket client only
+ * as 1006, like a server that is down: the model is no longer found
+ * (`not_found`: deleted meanwhile) or the credential is refused
+ * (`unauthorized`, `forbidden`). `null` while the feed may still open (the
+ * model is there, or the server does not answer).
+ */
+export async function feedRefusal(invoker: Invoker, modelId: string): Promise<ServiceError | null> {
+  try {
+    await invoker.invoke(getInfo, { id: modelId });
+    return null;
+  } catch (err) {
+    const final = err instanceof ServiceError &&
+      (err.kind === "not_found" || err.kind === "unauthorized" || err.kind === "forbidden");
+    return final ? err : null;
+  }
 }
 
 /** A feed over a server's WebSocket endpoint. */
