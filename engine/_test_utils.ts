@@ -178,3 +178,20 @@ export async function withBrowserProtoAccessor<T>(action: () => T | Promise<T>):
     Object.defineProperty(Object.prototype, "__proto__", deno);
   }
 }
+
+/**
+ * What `script` (a module that prints one JSON line) prints in a Deno process
+ * under each time zone of `zones` (Deno reads `TZ` at start), in that order.
+ */
+export function jsonInTimeZones(script: string, zones: readonly string[]): Promise<unknown[]> {
+  return Promise.all(zones.map(async (tz) => {
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--quiet", script],
+      env: { TZ: tz },
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    assert.ok(run.success, tz);
+    return JSON.parse(new TextDecoder().decode(run.stdout));
+  }));
+}

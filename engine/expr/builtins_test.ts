@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { assertLikeJsonata } from "../_test_utils.ts";
+import { assertLikeJsonata, jsonInTimeZones } from "../_test_utils.ts";
 import jsonata from "jsonata";
 import { ExpressionCompiler } from "./compiler.ts";
 import { MAX_QUOTED_CHARS, quoted } from "./builtins.ts";
@@ -666,16 +666,7 @@ Deno.test("$toMillis reads a time without a UTC offset as UTC, in every time zon
         await answer(() => jsonata("$toMillis(s)").evaluate({ s }))]);
     }
     console.log(JSON.stringify(answers));`;
-  const [utc, kolkata] = await Promise.all(["UTC", "Asia/Kolkata"].map(async (tz) => {
-    const run = await new Deno.Command(Deno.execPath(), {
-      args: ["eval", "--quiet", script],
-      env: { TZ: tz },
-      stdout: "piped",
-      stderr: "inherit",
-    }).output();
-    assert.ok(run.success, tz);
-    return JSON.parse(new TextDecoder().decode(run.stdout)) as [unknown, unknown][];
-  }));
+  const [utc, kolkata] = await jsonInTimeZones(script, ["UTC", "Asia/Kolkata"]) as [unknown, unknown][][];
   texts.forEach((text, i) => {
     assert.deepEqual(utc[i][0], utc[i][1], `jsonata-js's answer on a UTC host: ${text.slice(0, 40)}`);
     assert.deepEqual(kolkata[i][0], utc[i][0], `the same answer in Asia/Kolkata: ${text.slice(0, 40)}`);

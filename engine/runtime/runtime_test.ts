@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { commitMutation, rejectsWith, runtimeOf } from "../_test_utils.ts";
+import { commitMutation, jsonInTimeZones, rejectsWith, runtimeOf } from "../_test_utils.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import { ServiceError } from "../errors.ts";
 import { randomSource } from "../json/test_support.ts";
@@ -392,19 +392,10 @@ Deno.test("parseInstant refuses a time of day without its UTC offset, and reads 
     JSON.stringify(["2024-01-01", "2024-01-01T10:00:00", "2024-01-01T10:00:00+05:30"])
   }
       .map((text) => { try { return parseInstant(text, "at"); } catch (err) { return err.message; } })));`;
-  const answers = await Promise.all(["UTC", "Asia/Kolkata"].map(async (tz) => {
-    const run = await new Deno.Command(Deno.execPath(), {
-      args: ["eval", "--quiet", script],
-      env: { TZ: tz },
-      stdout: "piped",
-      stderr: "inherit",
-    }).output();
-    assert.ok(run.success, tz);
-    return JSON.parse(new TextDecoder().decode(run.stdout));
-  }));
+  const answers = await jsonInTimeZones(script, ["UTC", "Asia/Kolkata"]) as unknown[][];
   assert.deepEqual(answers[1], answers[0]);
   assert.equal(answers[0][0], Date.UTC(2024, 0, 1), "a date alone is UTC midnight");
-  assert.match(answers[0][1], /with its UTC offset/);
+  assert.match(String(answers[0][1]), /with its UTC offset/);
   assert.equal(answers[0][2], Date.UTC(2024, 0, 1, 4, 30));
 });
 
