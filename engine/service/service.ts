@@ -556,17 +556,21 @@ export class ModelService implements ModelApi {
     throw unloaded ? notLoaded(id, unloaded.findings) : notFound(`Model '${id}' not found`);
   }
 
+  /** The stored model `id` names when it did not load (and no live model took its id since). */
+  #unloadedOnly(id: string): UnloadedModel | undefined {
+    return this.#slots.has(id) ? undefined : this.#unloaded.get(id);
+  }
+
   /**
    * Runs `task` on a stored model that did not load (a repair, a deletion),
    * one at a time: its id is reserved meanwhile, so a create or a second
    * repair is refused (409) and the store never sees two of them at once.
    */
-  async #onUnloaded<T>(id: string, task: (unloaded: UnloadedModel) => Promise<T>): Promise<T> {
-    const unloaded = this.#unloaded.get(id)!;
+  async #onUnloaded<T>(id: string, task: () => Promise<T>): Promise<T> {
     if (this.#reserved.has(id)) throw conflict(`Model '${id}' is being repaired or deleted`);
     this.#reserved.add(id);
     try {
-      return await task(unloaded);
+      return await task();
     } finally {
       this.#reserved.delete(id);
     }
@@ -670,7 +674,7 @@ export class ModelService implements ModelApi {
   /** The live spec, or the stored spec of a model that did not load (what a repair evolves). */
   getSpec(id: string): Promise<ModelSpec> {
     return Promise.resolve().then(() => {
-      const unloaded = this.#slots.has(id) ? undefined : this.#unloaded.get(id);
+      const unloaded = this.#unloadedOnly(id);
       return cloneJson(unloaded ? unloaded.stored.spec : this.#slot(id).runtime.model.spec);
     });
   }
@@ -693,7 +697,8 @@ export class ModelService implements ModelApi {
   }
 
   deleteModel(id: string): Promise<void> {
-    if (!this.#slots.has(id) && this.#unloaded.has(id)) {
+    const unloaded = this.#unloadedOnly(id);
+    if (unloaded) {
       // A model stored but not loaded: its stored data goes, and its id is free again.
       return this.#onUnloaded(id, async () => {
         await this.store.delete(id);
@@ -1158,9 +1163,8 @@ export class ModelService implements ModelApi {
     } catch (err) {
       return Promise.reject(err);
     }
-    if (!this.#slots.has(id) && this.#unloaded.has(id)) {
-      return this.#onUnloaded(id, (unloaded) => this.#repair(id, unloaded, parsed));
-    }
+    const unloaded = this.#unloadedOnly(id);
+    if (unloaded) return this.#onUnloaded(id, () => this.#repair(id, unloaded, parsed));
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime;
       const model = await this.#evolvedModel(previous.model.spec, parsed, basis);
