@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { changeFeed, feedRefusal } from "../engine/operations/change_feed.ts";
+import { changeFeed } from "../engine/operations/change_feed.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";
 import type { ServiceEvent } from "../engine/service/service.ts";
 
@@ -50,11 +50,10 @@ export function serviceCommitEvents(service: ServiceEventSource): CommitEvents {
  * ready once its first handshake is done, and fails if that handshake fails.
  * After a drop (a server restart, a network blip) the feed reconnects with the
  * client's backoff (0.5 s doubling to 10 s), and its reopening is heard as one
- * commit: commits made while it was down sent it no frame. A refused handshake
- * reaches a WebSocket client only as 1006, like a server that is down, so each
- * drop asks the REST API about the model: a model it no longer finds (deleted
- * meanwhile) or a credential it refuses ends the watch, as a credential ended
- * (4401) does, with a warning instead of reconnecting for ever.
+ * commit: commits made while it was down sent it no frame. After each drop the
+ * client asks the REST API (`invoker`) whether the feed is refused for good: a
+ * model deleted (then or meanwhile) or a credential refused ends the watch, as
+ * a credential ended (4401) does, with a warning instead of reconnecting for ever.
  */
 export function websocketCommitEvents(
   invoker: Invoker,
@@ -80,6 +79,7 @@ export function websocketCommitEvents(
       };
       const feed = changeFeed({
         baseUrl,
+        invoker,
         apiKey: typeof apiKey === "function" ? apiKey() : apiKey,
         onProblem(message, final) {
           if (!opened) {
@@ -90,11 +90,6 @@ export function websocketCommitEvents(
             // Said once per outage, not at every failed reconnect.
             if (!interrupted) log?.("warning", message);
             interrupted = true;
-            feedRefusal(invoker, modelId).then((reason) => {
-              if (reason === null || ended) return;
-              if (reason.kind === "not_found") onCommit();
-              end(`Live updates of '${modelId}' stopped: ${reason.message}`);
-            });
           }
         },
         onRecovered() {
@@ -110,8 +105,8 @@ export function websocketCommitEvents(
           return;
         }
         onCommit();
-        // Seen as it happened, and heard as a commit: nothing to warn about.
-        if (event.kind === "deleted") end();
+        // Heard as a commit; said, as the subscriber's updates stop (a new model of that id is not followed).
+        if (event.kind === "deleted") end(`Live updates of '${modelId}' stopped: the model was deleted`);
       });
       return ready.promise;
     },

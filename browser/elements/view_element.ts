@@ -101,6 +101,9 @@ function signatureOf(addresses: string[]): string {
   return addresses.map(canonical).sort().join("\n");
 }
 
+/** The events that end a pointer's press (a window losing focus may never see the release). */
+const ENDS_OF_PRESS = ["pointerup", "pointercancel", "blur"] as const;
+
 const BLOB_PATH = /^\/models\/([^/]+)\/blobs\/([0-9a-f]+)$/;
 
 /** Choice components whose options the client resolves (`optionsPath`, `optionsExpr`), in a tree. */
@@ -174,6 +177,15 @@ export class SvcView extends LitElement {
   #navigatingTo?: string;
   #unsubscribe?: () => void;
   #refreshTimer?: ReturnType<typeof setTimeout>;
+  /** Primary-button pointers pressed on the view: renders wait for their release (see scheduleUpdate). */
+  readonly #pressed = new Set<number>();
+  #released: Promise<void> = Promise.resolve();
+  #release = () => {};
+
+  constructor() {
+    super();
+    this.addEventListener("pointerdown", (event) => this.#press(event));
+  }
 
   /** The messages currently shown, by address (`""`: the form). */
   get messages(): ReadonlyMap<string, FieldMessage[]> {
@@ -203,6 +215,32 @@ export class SvcView extends LitElement {
     if (this.#closed) this.#opened.clear();
     // Put back after a removal: what changed meanwhile was not heard.
     void this.reload();
+  }
+
+  /**
+   * Holds renders while a pointer is pressed on the view. The press blurs the field being edited, whose
+   * write can commit before the release; rendering its result then (a message gone, a field hidden) would
+   * move the button under the pointer, and its click would be lost.
+   */
+  protected override async scheduleUpdate(): Promise<void> {
+    while (this.#pressed.size) await this.#released;
+    super.scheduleUpdate();
+  }
+
+  #press(event: PointerEvent): void {
+    // Other buttons open menus that swallow the release.
+    if (event.button !== 0) return;
+    if (!this.#pressed.size) this.#released = new Promise((resolve) => this.#release = resolve);
+    this.#pressed.add(event.pointerId);
+    const release = this.#release;
+    const end = (e: Event) => {
+      if (e instanceof PointerEvent ? e.pointerId !== event.pointerId : e.target !== globalThis) return;
+      for (const type of ENDS_OF_PRESS) globalThis.removeEventListener(type, end, true);
+      this.#pressed.delete(event.pointerId);
+      // After the click the release makes: it is dispatched in the same task.
+      if (!this.#pressed.size) setTimeout(release, 0);
+    };
+    for (const type of ENDS_OF_PRESS) globalThis.addEventListener(type, end, true);
   }
 
   protected override willUpdate(changed: PropertyValues): void {

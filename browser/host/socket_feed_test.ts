@@ -1,6 +1,6 @@
-// The feed's URL, frame parsing and reconnects are tested with the shared client
-// (engine/operations/change_feed_test.ts); here, that the browser's Feed is that client, and that
-// it asks the REST API after a drop whether the server refuses the feed for good.
+// The feed's URL, frame parsing, reconnects and refusals are tested with the shared client
+// (engine/operations/change_feed_test.ts); here, that the browser's Feed is that client with the
+// tab's REST invoker, and that a deletion found after a drop also ends the shown interruption.
 import assert from "node:assert/strict";
 import { ServiceError } from "../../engine/errors.ts";
 import type { ChangeFeedSocketConstructor } from "../../engine/operations/change_feed.ts";
@@ -86,41 +86,4 @@ Deno.test("a drop after which the REST API no longer finds the model ends the fe
     "recovered",
   ]);
   assert.equal(timers.size, 0, "no reconnect left");
-});
-
-for (const kind of ["unauthorized", "forbidden"] as const) {
-  Deno.test(`a drop after which the REST API refuses the key (${kind}) ends the feed with a final problem`, async () => {
-    const { sockets, timers, events, heard } = follow(() =>
-      Promise.reject(new ServiceError(kind, "Missing or invalid API key"))
-    );
-    sockets[0].onopen!();
-    sockets[0].onclose!({ code: 1006, reason: "" });
-    await settled();
-    assert.deepEqual(heard, [
-      "problem: Live updates of 'shop/cart' interrupted (1006); reconnecting…",
-      "final: Live updates of 'shop/cart' stopped: Missing or invalid API key",
-    ]);
-    assert.equal(timers.size, 0, "no reconnect left");
-    assert.equal(events.length, 1, "only the opening");
-  });
-}
-
-Deno.test("a drop while the REST API does not answer either keeps reconnecting", async () => {
-  const { sockets, timers, heard, stop } = follow(() =>
-    Promise.reject(
-      new ServiceError("internal", "Cannot reach the server at http://h:8080: connection refused"),
-    )
-  );
-  sockets[0].onopen!();
-  sockets[0].onclose!({ code: 1006, reason: "" });
-  await settled();
-  assert.equal(timers.size, 1, "a reconnect is scheduled");
-  [...timers.values()][0]();
-  assert.equal(sockets.length, 2, "the feed reconnected");
-  sockets[1].onopen!();
-  assert.deepEqual(heard, [
-    "problem: Live updates of 'shop/cart' interrupted (1006); reconnecting…",
-    "recovered",
-  ]);
-  stop();
 });

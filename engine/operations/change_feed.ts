@@ -80,6 +80,12 @@ export interface ChangeFeedOptions {
   onProblem?(message: string, final: boolean): void;
   /** Called when a socket opens again after such a close (the feed is live again). */
   onRecovered?(): void;
+  /**
+   * The same server's REST API, asked after each drop whether the feed is refused for good
+   * ({@link feedRefusal}): a model no longer found ends the subscription with a `deleted` event, a refused
+   * credential with a final problem. Without it the feed reconnects until unsubscribed.
+   */
+  invoker?: Invoker;
   /** The WebSocket constructor (default `globalThis.WebSocket`). */
   WebSocket?: ChangeFeedSocketConstructor;
   /** The reconnect timers (default the global ones). */
@@ -232,9 +238,19 @@ export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
             `Live updates of '${modelId}' interrupted (${close.code}${reason}); reconnecting…`,
             false,
           );
+          if (options.invoker) void endIfRefused(options.invoker);
         };
         // A failed or broken socket also closes: the close reports it and reconnects.
         socket.onerror = () => {};
+      };
+      // A refused handshake reaches a WebSocket client only as 1006, like a server that is down.
+      const endIfRefused = async (invoker: Invoker) => {
+        const refusal = await feedRefusal(invoker, modelId);
+        if (refusal === null || stopped) return;
+        stopped = true;
+        scheduler.clearTimeout(timer);
+        if (refusal.kind === "not_found") listener({ kind: "deleted", modelId });
+        else options.onProblem?.(`Live updates of '${modelId}' stopped: ${refusal.message}`, true);
       };
       connect();
       return () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { ServiceError } from "../errors.ts";
 import type { Scheduler } from "../ports.ts";
 import {
   changeFeed,
@@ -10,6 +11,7 @@ import {
   eventOfFrame,
   subscribeUrl,
 } from "./change_feed.ts";
+import type { Invoker } from "./invoker.ts";
 
 /** A socket the test opens, feeds and drops by hand; `closedWith` is the code the feed closed it with. */
 class FakeSocket implements ChangeFeedSocket {
@@ -276,4 +278,75 @@ Deno.test("a problem says whether the feed ended; a handler that unsubscribes ca
   feed.stop = stopping.stop;
   stopping.sockets[0].drop(1006);
   assert.equal(stopping.scheduler.pending, 0, "no reconnect waits");
+});
+
+/** A REST API answering `getInfo` with `answer` (the feed's `invoker`). */
+const restAnswering = (answer: () => Promise<unknown>): Invoker => ({ invoke: answer } as Invoker);
+
+/** Lets the feed's question to the REST API settle. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("a drop after which the REST API no longer finds the model ends the feed as a deletion", async () => {
+  const problems: string[] = [];
+  const feed = follow({
+    invoker: restAnswering(() => Promise.reject(new ServiceError("not_found", "Model 'm' not found"))),
+    onProblem: (message) => problems.push(message),
+  });
+  feed.sockets[0].onopen!({});
+  feed.sockets[0].drop();
+  await settled();
+  assert.deepEqual(feed.events, [WHOLE_MODEL, { kind: "deleted", modelId: "m" }]);
+  assert.deepEqual(problems, ["Live updates of 'm' interrupted (1006); reconnecting…"]);
+  assert.equal(feed.scheduler.pending, 0, "no reconnect left");
+});
+
+for (const kind of ["unauthorized", "forbidden"] as const) {
+  Deno.test(`a drop after which the REST API refuses the key (${kind}) ends the feed with a final problem`, async () => {
+    const problems: string[] = [];
+    const feed = follow({
+      invoker: restAnswering(() => Promise.reject(new ServiceError(kind, "Missing or invalid API key"))),
+      onProblem: (message, final) => problems.push(`${final ? "final" : "problem"}: ${message}`),
+    });
+    feed.sockets[0].onopen!({});
+    feed.sockets[0].drop();
+    await settled();
+    assert.deepEqual(problems, [
+      "problem: Live updates of 'm' interrupted (1006); reconnecting…",
+      "final: Live updates of 'm' stopped: Missing or invalid API key",
+    ]);
+    assert.deepEqual([feed.events, feed.scheduler.pending], [[WHOLE_MODEL], 0]);
+  });
+}
+
+Deno.test("a drop while the REST API does not answer either, or finds the model, keeps reconnecting", async () => {
+  for (
+    const answer of [
+      () =>
+        Promise.reject(
+          new ServiceError("internal", "Cannot reach the server at http://h: connection refused"),
+        ),
+      () => Promise.resolve({}),
+    ]
+  ) {
+    const feed = follow({ invoker: restAnswering(answer) });
+    feed.sockets[0].onopen!({});
+    feed.sockets[0].drop();
+    await settled();
+    assert.equal(feed.scheduler.pending, 1, "a reconnect is scheduled");
+    feed.scheduler.fire();
+    assert.equal(feed.sockets.length, 2, "the feed reconnected");
+    feed.stop();
+  }
+});
+
+Deno.test("a refusal answered after the subscriber left is not reported", async () => {
+  const problems: string[] = [];
+  const feed = follow({
+    invoker: restAnswering(() => Promise.reject(new ServiceError("not_found", "Model 'm' not found"))),
+    onProblem: (message) => problems.push(message),
+  });
+  feed.sockets[0].drop();
+  feed.stop();
+  await settled();
+  assert.deepEqual([feed.events, problems.length], [[], 1]);
 });

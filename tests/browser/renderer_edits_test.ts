@@ -616,6 +616,61 @@ Deno.test("the renderer: a wizard's Next and its last step's buttons go on only 
     },
   ));
 
+Deno.test("the renderer: a press on a wizard's Next lands though the field it leaves commits and loses its message meanwhile", () =>
+  withEmbeddedSpec(
+    {
+      id: "press",
+      schema: { type: "object", properties: { name: { type: "string" }, city: { type: "string" } } },
+      metaDerivations: [{ path: "$.name", property: "required", expr: "true" }],
+      viewDefinition: {
+        defaultView: "signup",
+        views: [{
+          id: "signup",
+          label: "Sign up",
+          layout: "wizard",
+          components: [
+            {
+              id: "you",
+              type: "group",
+              label: "You",
+              components: [{ id: "name", type: "textField", bind: "$.name", label: "Name" }],
+            },
+            {
+              id: "where",
+              type: "group",
+              label: "Where",
+              components: [{ id: "city", type: "textField", bind: "$.city", label: "City" }],
+            },
+          ],
+        }],
+      },
+    },
+    { heading: "Sign up" },
+    async (page, view) => {
+      const next = view.getByRole("button", { name: "Next" });
+      await next.click();
+      await view.getByText("is required").waitFor();
+      await view.getByLabel("Name").fill("Ada");
+      const committed = page.evaluate(() =>
+        new Promise<void>((resolve) =>
+          document.addEventListener("svc-commit", () => resolve(), { once: true })
+        )
+      );
+      // A slow hand (or a loaded machine): the press blurs Name, whose write commits and renders before
+      // the release. Next must not move out from under the pointer meanwhile.
+      await next.hover();
+      await page.mouse.down();
+      await committed;
+      await page.evaluate(() =>
+        new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))
+      );
+      await page.mouse.up();
+      await view.getByText("Step 2 of 2", { exact: true }).waitFor();
+      assert.equal((await stateOf(page, "press") as Record<string, unknown>).name, "Ada");
+      assert.deepEqual(await view.locator(".messages").allInnerTexts(), []);
+    },
+  ));
+
 Deno.test("the renderer: a view's onClose runs when a person leaves it for another view or the element leaves the page", () =>
   withEmbeddedSpec(
     {

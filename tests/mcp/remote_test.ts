@@ -79,7 +79,7 @@ Deno.test("stdio remote mode: a subscription follows the server through a restar
 
     // Back without the model: its feed is refused for good, the subscriber hears it once and is told why.
     await restart({ "svc.storage.type": "memory" });
-    await connected.waitFor(logged(/'order' stopped: .*order/), 15_000);
+    await connected.waitFor(logged(/'order' stopped: the model was deleted/), 15_000);
     await connected.waitFor(() => updates() === 3);
     // No reconnect follows: the model made anew under the same id is not followed.
     assert.equal((await call(url, "POST", "/models", orderSpec(), auth)).status, 201);
