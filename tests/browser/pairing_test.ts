@@ -86,6 +86,16 @@ async function openLink(browser: Browser, link: string, expected: number[] = [])
   return watched;
 }
 
+/** Asks `agent` for a pairing link, opens it in a fresh context, approves it, and checks the agent is paired. */
+async function pairedTab(browser: Browser, agent: Connected, expected: number[] = []) {
+  const pending = await tool(agent, "pair_browser");
+  const watched = await openLink(browser, pending.body.verificationUriComplete, expected);
+  await watched.page.getByRole("button", { name: "Approve" }).click();
+  await watched.page.locator(".paired-badge").waitFor();
+  assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
+  return watched;
+}
+
 /** The two agents SPEC.md offers `pair_browser` to: the CLI with --browser, and the server's own `/mcp`. */
 const AGENTS: { agentKind: string; shots: string; connect: (server: TestServer) => Promise<Connected> }[] = [
   { agentKind: "svc mcp --browser", shots: "pairing", connect: browserAgent },
@@ -159,12 +169,8 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
   const { server, browser } = env;
   const agent = await browserAgent(server);
   try {
-    const pending = await tool(agent, "pair_browser");
     // The tab's list poll is refused once the session is gone.
-    const { page, errors } = await openLink(browser, pending.body.verificationUriComplete, [401]);
-    await page.getByRole("button", { name: "Approve" }).click();
-    await page.locator(".paired-badge").waitFor();
-    assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
+    const { page, errors } = await pairedTab(browser, agent, [401]);
     assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
     assert.equal((await tool(agent, "create_model", { spec: { ...CART, id: "notes" } })).isError, false);
     await page.getByRole("button", { name: "notes", exact: true }).waitFor();
@@ -311,21 +317,13 @@ Deno.test("a second agent's tab sees only its own session", async () => {
   const first = await browserAgent(server);
   const second = await browserAgent(server);
   try {
-    const pairOne = await tool(first, "pair_browser");
-    const tabOne = await openLink(browser, pairOne.body.verificationUriComplete);
-    await tabOne.page.getByRole("button", { name: "Approve" }).click();
-    await tabOne.page.locator(".paired-badge").waitFor();
-    assert.equal((await tool(first, "pair_browser")).body.status, "paired");
+    const tabOne = await pairedTab(browser, first);
     // Checked, so a failed creation is reported as itself rather than as a tab that never lists the model.
     const createdOne = await tool(first, "create_model", { spec: CART });
     assert.equal(createdOne.isError, false, JSON.stringify(createdOne.body));
     await tabOne.page.getByRole("button", { name: "cart", exact: true }).waitFor();
 
-    const pairTwo = await tool(second, "pair_browser");
-    const tabTwo = await openLink(browser, pairTwo.body.verificationUriComplete, [503]);
-    await tabTwo.page.getByRole("button", { name: "Approve" }).click();
-    await tabTwo.page.locator(".paired-badge").waitFor();
-    assert.equal((await tool(second, "pair_browser")).body.status, "paired");
+    const tabTwo = await pairedTab(browser, second, [503]);
     await tabTwo.page.getByText("No models yet").waitFor();
     const createdTwo = await tool(second, "create_model", { spec: { ...CART, id: "notes" } });
     assert.equal(createdTwo.isError, false, JSON.stringify(createdTwo.body));
