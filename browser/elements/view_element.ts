@@ -18,7 +18,8 @@
  *
  * @module
  */
-import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
+import { html, LitElement, nothing, type PropertyValues } from "lit";
+import { keyed } from "lit/directives/keyed.js";
 import { styleMap } from "lit/directives/style-map.js";
 import {
   type EvaluatedComponent,
@@ -316,12 +317,22 @@ export class SvcView extends LitElement {
       this.#closed = false;
       // Another model's views open afresh (no chain of onOpen navigations runs across models).
       if (!sameModel) this.#opened.clear();
+      if (opened) {
+        // A view opens without the messages of the one left, even where it binds the same fields.
+        this.#messages.clear();
+        this.#restore.clear();
+        this.#checked = undefined;
+        // Steps and tabs are kept by component id, which another model's views may reuse.
+        if (!sameModel) this.#uiState.clear();
+      }
       if (!opened) this.#forgetChanged(shown!.components, resolved);
       this.view = { ...view, components: resolved };
       this.loadError = "";
       this.#revision++;
       if (this.#navigatingTo === view.viewId) {
         this.#emit("svc-navigate", { modelId: this.modelId, viewId: view.viewId });
+        // The control the person used went with the view left: they go on from the new view's title.
+        if (opened) this.#focusSoon(`${this.#uid}--title`);
       }
       this.#navigatingTo = undefined;
       // The view left closes first; where to go is decided already, so its onClose's navigate is not followed.
@@ -623,8 +634,7 @@ export class SvcView extends LitElement {
       imageUrl: (src) => this.#imageUrl(src),
       uiState: this.#uiState,
       requestUpdate: () => this.requestUpdate(),
-      focus: (domId) =>
-        void this.updateComplete.then(() => (this.renderRoot as ShadowRoot).getElementById(domId)?.focus()),
+      focus: (domId) => this.#focusSoon(domId),
       render(components) {
         return renderComponents(components, this);
       },
@@ -632,29 +642,38 @@ export class SvcView extends LitElement {
     return ctx;
   }
 
-  protected override render(): TemplateResult {
+  /** Focuses the element `domId` of the next render. */
+  #focusSoon(domId: string): void {
+    void this.updateComplete.then(() => (this.renderRoot as ShadowRoot).getElementById(domId)?.focus());
+  }
+
+  protected override render(): unknown {
     if (this.loadError) return html`<div class="view-error" role="alert">${this.loadError}</div>`;
     const view = this.view;
     if (!view) return html`<p class="empty">Loading the view…</p>`;
     const form = this.#messages.get("") ?? [];
     const grid = view.layout === "grid";
     const columns = typeof view.columns === "number" ? view.columns : 2;
-    return html`<section class="view" aria-labelledby=${`${this.#uid}--title`}>
-      <h2 id=${`${this.#uid}--title`}>${view.title}</h2>
+    // Another view gets its own controls: a reused input would keep what was typed into the view left.
+    return keyed(
+      `${view.modelId}\n${view.viewId}`,
+      html`<section class="view" aria-labelledby=${`${this.#uid}--title`}>
+      <h2 id=${`${this.#uid}--title`} tabindex="-1">${view.title}</h2>
       ${
-      form.length
-        ? html`
-          <div class="form-messages" role="alert">
-            <ul>${form.map((m) => html`<li class=${m.severity}>${m.text}</li>`)}</ul>
-          </div>
-        `
-        : nothing
-    }
+        form.length
+          ? html`
+            <div class="form-messages" role="alert">
+              <ul>${form.map((m) => html`<li class=${m.severity}>${m.text}</li>`)}</ul>
+            </div>
+          `
+          : nothing
+      }
       <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}"
         style=${styleMap(grid ? { gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` } : {})}>
         ${viewBody(view, this.#context(view))}
       </div>
-    </section>`;
+    </section>`,
+    );
   }
 }
 

@@ -264,6 +264,53 @@ Deno.test("the renderer: a field's message goes once another writer changes its 
     },
   ));
 
+Deno.test("the renderer: another view opens without the messages of the view left, though it binds the same fields", () =>
+  withEmbeddedSpec(
+    {
+      id: "moving",
+      schema: { type: "object", properties: { age: { type: "number", minimum: 0 } } },
+      viewDefinition: {
+        defaultView: "entry",
+        views: [
+          {
+            id: "entry",
+            label: "Entry",
+            components: [
+              { id: "age", type: "numericField", bind: "$.age", label: "Age" },
+              { id: "menu", type: "menu", menuItems: [{ label: "To summary", targetView: "summary" }] },
+            ],
+          },
+          {
+            id: "summary",
+            label: "Summary",
+            components: [
+              { id: "age", type: "numericField", bind: "$.age", label: "Age" },
+              { id: "menu", type: "menu", menuItems: [{ label: "To entry", targetView: "entry" }] },
+            ],
+          },
+        ],
+      },
+    },
+    { heading: "Entry" },
+    async (_page, view) => {
+      const messages = () => view.locator(".messages").allInnerTexts();
+      await enter(view, "Age", "-3");
+      await view.getByText("must be >= 0").waitFor();
+      await view.getByRole("button", { name: "To summary" }).click();
+      await view.getByRole("heading", { name: "Summary" }).waitFor();
+      assert.deepEqual(await messages(), [], "the refused entry belonged to the view left");
+      assert.equal(await view.getByLabel("Age", { exact: true }).inputValue(), "", "the model's value: none");
+      assert.equal(
+        await view.evaluate((el) => el.shadowRoot?.activeElement?.textContent),
+        "Summary",
+        "the person goes on from the new view's title",
+      );
+      await view.getByRole("button", { name: "To entry" }).click();
+      await view.getByRole("heading", { name: "Entry" }).waitFor();
+      assert.deepEqual(await messages(), []);
+    },
+  ));
+
 Deno.test("the renderer: a menu item whose view cannot be shown keeps the current view, the reason above it", () =>
   withEmbeddedSpec(
     {
