@@ -245,6 +245,17 @@ export class SvcView extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues): void {
+    if (changed.has("modelId") || changed.has("invoker")) {
+      const spec = this.#spec;
+      // Another model (or the same id elsewhere) has its own spec: read on the next load.
+      this.#spec = null;
+      const shown = this.view;
+      const invoker = (changed.has("invoker") ? changed.get("invoker") : this.invoker) as Invoker | undefined;
+      const left = changed.get("modelId") as string | undefined;
+      if (left && shown?.modelId === left && spec && invoker && !this.#closed) {
+        void this.#closeOnModel(shown, invoker, left, spec);
+      }
+    }
     // The model changed: a field a check said "is required" of may be required no more, or hidden.
     if (changed.has("view") && this.#checked !== undefined) this.#check(this.#checked);
   }
@@ -483,10 +494,41 @@ export class SvcView extends LitElement {
    * exports, compiled here from the model's spec (before the spec is read:
    * through `evalExpression` with the constants the element knows).
    */
-  async #evaluate(expr: string, state: Json): Promise<Json> {
-    if (this.#spec) return (await viewAuthoring().evalInModel(this.#spec, expr, state)).result;
-    const { result } = await this.invoker!.invoke(operations.evalExpression, { expr, input: state });
+  async #evaluate(expr: string, state: Json, spec = this.#spec, invoker = this.invoker!): Promise<Json> {
+    if (spec) return (await viewAuthoring().evalInModel(spec, expr, state)).result;
+    const { result } = await invoker.invoke(operations.evalExpression, { expr, input: state });
     return result;
+  }
+
+  /** What a handler's `mutations` expression asks of model `id` (of `spec`, through `invoker`) now. */
+  async #handlerMutations(
+    expr: string,
+    invoker: Invoker,
+    id: string,
+    spec = this.#spec,
+  ): Promise<Record<string, Json>> {
+    const state = await invoker.invoke(operations.getState, { id });
+    const result = await this.#evaluate(expr, state, spec, invoker);
+    if (result === null || typeof result !== "object" || Array.isArray(result)) {
+      throw new Error(`The handler's mutations did not evaluate to a map of address to value`);
+    }
+    return result;
+  }
+
+  /**
+   * Closes `view` of model `id`, which the element showed before it was switched to another model: only the
+   * `onClose` mutations run, on that model (through the invoker that reached it, with its spec's constants).
+   */
+  async #closeOnModel(view: EvaluatedView, invoker: Invoker, id: string, spec: ModelSpec): Promise<void> {
+    const handler = view.onClose;
+    if (!handler || typeof handler !== "object" || Array.isArray(handler)) return;
+    if (typeof handler.mutations !== "string") return;
+    try {
+      const mutations = await this.#handlerMutations(handler.mutations, invoker, id, spec);
+      await invoker.invoke(operations.mutate, { id, mutations });
+    } catch (err) {
+      this.#emit("svc-error", { modelId: id, message: (err as Error).message });
+    }
   }
 
   #emit(type: string, detail: unknown): void {
@@ -501,11 +543,7 @@ export class SvcView extends LitElement {
       const expr = handler.mutations;
       let mutations: Record<string, Json> | null = null;
       await this.#commit(address ? [address] : [], async (viewId, expect) => {
-        const state = await invoker.invoke(operations.getState, { id: this.modelId });
-        const result = await this.#evaluate(expr, state);
-        if (result === null || typeof result !== "object" || Array.isArray(result)) {
-          throw new Error(`The handler's mutations did not evaluate to a map of address to value`);
-        }
+        const result = await this.#handlerMutations(expr, invoker, this.modelId);
         mutations = result;
         expect(Object.keys(result));
         return await invoker.invoke(operations.mutate, { id: this.modelId, mutations, viewId });

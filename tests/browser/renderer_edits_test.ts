@@ -779,6 +779,40 @@ Deno.test("the renderer: a view's onClose runs when a person leaves it for anoth
     },
   ));
 
+Deno.test("the renderer: an element switched to another model closes the view left on its own model and reads the new spec", () => {
+  /** A model `id` whose button writes its own constant; its view counts its closes. */
+  const counter = (id: string, word: string) => ({
+    id,
+    schema: { type: "object" },
+    constants: { word },
+    viewDefinition: {
+      defaultView: "main",
+      views: [{
+        id: "main",
+        label: `Model ${id}`,
+        onClose: { mutations: "{'$.closes': ($exists(closes) ? closes : 0) + 1}" },
+        components: [{
+          id: "say",
+          type: "button",
+          text: "Say",
+          onClick: { mutations: "{'$.said': $const.word}" },
+        }],
+      }],
+    },
+  });
+  return withEmbeddedSpec(counter("first", "one"), { heading: "Model first" }, async (page, view) => {
+    await page.evaluate((json) => {
+      (document.querySelector("svc-model") as unknown as { spec: unknown }).spec = JSON.parse(json);
+    }, JSON.stringify(counter("second", "two")));
+    await view.getByRole("heading", { name: "Model second" }).waitFor();
+    await untilState(page, "first", (s) => s.closes === 1);
+    await view.getByRole("button", { name: "Say" }).click();
+    const second = await untilState(page, "second", (s) => s.said !== undefined);
+    assert.equal(second.said, "two", "the handler reads the shown model's constants");
+    assert.equal(second.closes, undefined);
+  });
+});
+
 Deno.test("the renderer: a refused choice goes back to the model's value, its reason a warning that holds no wizard step", () =>
   withEmbeddedSpec(
     {
