@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { type EngineConfig, engineConfig, envName, readLimit } from "../engine/config.ts";
+import { type ConfigLookup, type EngineConfig, engineConfig, envName, readLimit } from "../engine/config.ts";
 import { REQUEST_TIMEOUT_MS } from "../engine/operations/fetch_within.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";
 import { normaliseBaseUrl } from "../engine/operations/remote.ts";
@@ -114,8 +114,9 @@ export async function planApi(
     return { ...common, mode: "embedded", config };
   }
   const url = normaliseBaseUrl(given);
-  const engine = engineConfig((key) => env(envName(key)));
-  const timeoutMs = remoteTimeout(parsed, env);
+  const lookup = await clientLookup(parsed.config, env);
+  const engine = engineConfig(lookup);
+  const timeoutMs = remoteTimeout(parsed, lookup);
   if (parsed.browser) {
     if (parsed.apiKey !== undefined) {
       warn("--api-key is not used with --browser: a person approves the pairing");
@@ -131,11 +132,9 @@ export async function planApi(
  * number of ms from 1 to the longest timer), else {@link REMOTE_TIMEOUT_KEY}
  * (a configuration error likewise), else 60 s.
  */
-function remoteTimeout(parsed: CliArgs, env: EnvLookup): number {
+function remoteTimeout(parsed: CliArgs, lookup: ConfigLookup): number {
   if (parsed.timeout === undefined) {
-    return readLimit((key) => env(envName(key)), REMOTE_TIMEOUT_KEY, REQUEST_TIMEOUT_MS, {
-      max: MAX_TIMEOUT_MS,
-    });
+    return readLimit(lookup, REMOTE_TIMEOUT_KEY, REQUEST_TIMEOUT_MS, { max: MAX_TIMEOUT_MS });
   }
   const value = /^\d+$/.test(parsed.timeout.trim()) ? Number(parsed.timeout) : NaN;
   if (!(value >= 1 && value <= MAX_TIMEOUT_MS)) {
@@ -144,6 +143,18 @@ function remoteTimeout(parsed: CliArgs, env: EnvLookup): number {
     );
   }
   return value;
+}
+
+/**
+ * The keys a remote client reads (its timeout, the engine limits it checks
+ * with): the environment's, else the `--config` file's, as for `serve`.
+ */
+async function clientLookup(file: string | undefined, env: EnvLookup): Promise<ConfigLookup> {
+  const fromEnv: ConfigLookup = (key) => env(envName(key));
+  if (file === undefined) return fromEnv;
+  // Loaded on demand: the YAML parser is only needed with a file.
+  const fromFile = await (await import("../server/config.ts")).readConfigFile(file);
+  return (key) => fromEnv(key) ?? fromFile.get(key);
 }
 
 /** The keys of embedded mode from the environment alone (each reader throws on a malformed value). */

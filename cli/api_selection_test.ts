@@ -34,7 +34,7 @@ Deno.test("embedded by default; --url or SVC_URL selects remote, the command lin
   await assert.rejects(resolveApi(["--url", "nope"], envOf({})), ServiceError);
 });
 
-Deno.test("remote requests wait --timeout or svc.remote.timeout-ms (default 60 s); malformed values are refused", async () => {
+Deno.test("remote requests wait --timeout or svc.remote.timeout-ms (default 60 s, from the environment or --config); malformed values are refused", async () => {
   const url = ["--url", "http://127.0.0.1:9"];
   const timeoutOf = async (args: string[], vars: Record<string, string> = {}) => {
     const plan = await planApi([...url, ...args], envOf(vars));
@@ -70,6 +70,19 @@ Deno.test("remote requests wait --timeout or svc.remote.timeout-ms (default 60 s
         message.test(err.message),
       bad,
     );
+  }
+  // A --config file counts as for serve: the environment wins over it, the option over both.
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/svc.yaml`;
+    await Deno.writeTextFile(file, "svc:\n  remote:\n    timeout-ms: 2500\n");
+    assert.equal(await timeoutOf(["--config", file]), 2500);
+    assert.equal(await timeoutOf(["--browser", "--config", file]), 2500);
+    assert.equal(await timeoutOf(["--config", file], { SVC_REMOTE_TIMEOUT_MS: "1500" }), 1500);
+    assert.equal(await timeoutOf(["--config", file, "--timeout", "250"]), 250);
+    await assert.rejects(timeoutOf(["--config", `${dir}/missing.yaml`]), /missing\.yaml/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
   // Without a server nothing is remote: the option is pointless, and said to be.
   const warnings: string[] = [];
