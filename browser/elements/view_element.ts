@@ -178,7 +178,7 @@ export class SvcView extends LitElement {
   #navigatingTo?: string;
   #unsubscribe?: () => void;
   #refreshTimer?: ReturnType<typeof setTimeout>;
-  /** Primary-button pointers pressed on the view: renders wait for their release (see scheduleUpdate). */
+  /** Pointers pressing a button of the view: renders wait for their release (see scheduleUpdate). */
   readonly #pressed = new Set<number>();
   #released: Promise<void> = Promise.resolve();
   #release = () => {};
@@ -219,7 +219,7 @@ export class SvcView extends LitElement {
   }
 
   /**
-   * Holds renders while a pointer is pressed on the view. The press blurs the field being edited, whose
+   * Holds renders while a pointer presses a button of the view. The press blurs the field being edited, whose
    * write can commit before the release; rendering its result then (a message gone, a field hidden) would
    * move the button under the pointer, and its click would be lost.
    */
@@ -229,8 +229,11 @@ export class SvcView extends LitElement {
   }
 
   #press(event: PointerEvent): void {
-    // Other buttons open menus that swallow the release.
-    if (event.button !== 0) return;
+    // Only the main button on a button: a moved button loses its click, while other mouse buttons and
+    // controls (a select's list) may open a popup that swallows the release.
+    if (event.button !== 0 || !event.composedPath().some((target) => target instanceof HTMLButtonElement)) {
+      return;
+    }
     if (!this.#pressed.size) this.#released = new Promise((resolve) => this.#release = resolve);
     this.#pressed.add(event.pointerId);
     const release = this.#release;
