@@ -197,6 +197,27 @@ Deno.test("a constant goes together with the expressions that referenced it", ()
   assert.equal(next.constants!.rate, undefined);
 });
 
+Deno.test("a constant the library reads cannot go, whatever layer reads it", () => {
+  const gross = '( $gross := function($n) { $n * (1 + $const.rate) }; ["gross"] )';
+  for (
+    const [library, location] of [
+      [gross, "library"],
+      [{ define: gross, description: "pricing" }, "library.define"],
+      [
+        { layers: [{ define: gross, ref: "acme/base", requiresConstants: ["rate"] }], define: "[]" },
+        "library.layers[0].define",
+      ],
+    ] as const
+  ) {
+    const spec = { ...BASE, derivations: [], library } as ModelSpec;
+    assert.deepEqual(refusal({ removeConstants: ["rate"] }, spec).body?.errors, [{
+      location: "removeConstants[0]",
+      message: `constant 'rate' is still referenced by $const.rate in ${location}`,
+    }]);
+    assert.match(refusal({ newConstants: {} }, spec).message, /\$const\.rate in library/);
+  }
+});
+
 Deno.test("the reference scan covers every expression section, the backtick form and view strings", () => {
   const spec: ModelSpec = {
     ...BASE,

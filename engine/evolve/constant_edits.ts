@@ -12,12 +12,13 @@ import type { ModelSpec } from "../model/types.ts";
 import type { SpecEvolution } from "./evolution.ts";
 import { escapeRegExp, expressionsMentioning } from "./expression_mentions.ts";
 
-/** Locations (`derivations[2].expr`) of the strings of `spec` that mention `$const.<name>`. */
+/** Locations (`derivations[2].expr`, `library.define`) of the strings of `spec` that mention `$const.<name>`. */
 export function constantReferences(spec: ModelSpec, name: string): string[] {
   const escaped = escapeRegExp(name);
   return expressionsMentioning(
     spec,
     new RegExp(`\\$const\\s*\\.\\s*(?:${escaped}(?![A-Za-z0-9_$])|\`${escaped}\`)`),
+    true,
   );
 }
 

@@ -24,8 +24,13 @@ export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** Locations (`derivations[2].expr`) of the strings of `spec`'s expression sections that match `mention`. */
-export function expressionsMentioning(spec: ModelSpec, mention: RegExp): string[] {
+/**
+ * Locations (`derivations[2].expr`) of the strings of `spec`'s expression
+ * sections that match `mention`; with `library`, of its library too (which
+ * reads constants, but not its own exports: a layer may keep a function it no
+ * longer exports).
+ */
+export function expressionsMentioning(spec: ModelSpec, mention: RegExp, library?: boolean): string[] {
   const places: string[] = [];
   const visit = (node: Json | undefined, location: string) => {
     if (typeof node === "string") {
@@ -35,6 +40,7 @@ export function expressionsMentioning(spec: ModelSpec, mention: RegExp): string[
       for (const [key, value] of Object.entries(node)) visit(value, `${location}.${key}`);
     }
   };
-  for (const section of EXPRESSION_SECTIONS) visit(spec[section] as Json | undefined, section);
+  const sections = library ? [...EXPRESSION_SECTIONS, "library"] : EXPRESSION_SECTIONS;
+  for (const section of sections) visit(spec[section] as Json | undefined, section);
   return places;
 }

@@ -83,6 +83,14 @@ Deno.test("dropping an export an expression still uses is refused with its locat
   assert.deepEqual(alongside.derivations!.map((d) => d.path), ["$.gross", "$.rounded"]);
 });
 
+Deno.test("an export the new local layer still uses but no longer exports may go", () => {
+  const next = evolve({
+    newLibrary: '( $vat := 0.2; $gross := function($n) { $round2($n * (1 + $vat)) }; ["gross"] )',
+    removeDerivations: ["$.tax"],
+  });
+  assert.deepEqual(next.derivations!.map((d) => d.path), ["$.gross", "$.rounded"]);
+});
+
 Deno.test("newLibrary is shape-checked: no inherited layers, no unknown members", () => {
   for (const newLibrary of [{ define: LOCAL, layers: [] }, 5, { define: 1 }]) {
     assert.throws(() => evolve({ newLibrary }), (err: ServiceError) => err.kind === "bad_request");

@@ -52,11 +52,19 @@ export class ExpressionScope {
     const seen = new Set<string>();
     for (const { name, call, position } of freeVariables(ast)) {
       const key = `${call}:${name}`;
+      const where = position === undefined ? "" : ` at position ${position}`;
+      // A string run as code reads what neither the dependency graph nor a library's purity check can see.
+      if (name === "eval") {
+        findings.errors.push({
+          location,
+          message: `uses $eval${where}: code made from a string is not allowed`,
+        });
+        continue;
+      }
       if (this.has(name, extra) || seen.has(key)) continue;
       seen.add(key);
       const suggestion = nearestName(name, [...this.#names, ...extra]);
       const hint = suggestion ? ` (did you mean $${suggestion}?)` : "";
-      const where = position === undefined ? "" : ` at position ${position}`;
       if (call) {
         findings.errors.push({
           location,

@@ -43,3 +43,16 @@ Deno.test("a scope of other variables: a library's own layers see $const, not $p
   const scope = new ExpressionScope([], ["const"]);
   assert.equal(check(scope, "$const.a + $parent.b", "library").warnings.length, 1);
 });
+
+Deno.test("$eval is an error, called or passed on; a $eval the expression binds is its own", () => {
+  const scope = new ExpressionScope();
+  for (const source of ["$eval('qty') + x", "$map(['qty'], $eval)", "function($k) { $eval($k) }('qty')"]) {
+    const { errors } = check(scope, source, "derivations[0].expr");
+    assert.equal(errors.length, 1, source);
+    assert.match(errors[0].message, /^uses \$eval at position \d+: code made from a string is not allowed$/);
+  }
+  assert.deepEqual(check(scope, "($eval := function($k) { $k }; $eval('qty'))", "x"), {
+    errors: [],
+    warnings: [],
+  });
+});

@@ -151,8 +151,6 @@ export function inheritLibrary(template: unknown, own: unknown, pin: LayerPin): 
 }
 
 /** The members of a pin that are set. */
-function pinOf({ ref, version, digest, repo, owner }: LayerPin): Partial<LayerPin> {
-  return Object.fromEntries(
-    Object.entries({ ref, version, digest, repo, owner }).filter(([, value]) => value !== undefined),
-  );
+function pinOf(pin: LayerPin): Partial<LayerPin> {
+  return Object.fromEntries(Object.entries(pin).filter(([, value]) => value !== undefined));
 }

@@ -12,11 +12,12 @@ import type { EngineConfig } from "../config.ts";
 import { conflict, notFound, ServiceError, specInvalid } from "../errors.ts";
 import { parseCoordinate } from "../composition/coordinate.ts";
 import { flatten, isBranch, pinned, TemplateError, withoutProvenance } from "../composition/flatten.ts";
-import { inheritLibrary } from "../model/library_layers.ts";
+import { inheritLibrary, layersOf } from "../model/library_layers.ts";
 import { LinkError, type LinkTargets } from "../composition/link_executor.ts";
 import { stampDefinitionHashes } from "../composition/quarantine.ts";
 import { type Repository, ResolutionError, resolveRef } from "../composition/repository.ts";
 import { checkTopology, type LinkEdge, linkEdges } from "../composition/topology.ts";
+import { canonicalJson } from "../json/canonical.ts";
 import { isPrefixOf, parsePath } from "../json/path.ts";
 import { valueAt } from "../json/document.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
@@ -105,6 +106,7 @@ export class Composition {
    * `library.extends`), the inherited effects' hashes stamped.
    */
   async prepare(spec: unknown): Promise<unknown> {
+    await this.#checkPins(spec);
     let flat = spec;
     if (isBranch(spec)) {
       try {
@@ -115,6 +117,28 @@ export class Composition {
     } else flat = authored(spec);
     if (!isObject(flat)) return flat;
     return await stampDefinitionHashes(await this.#extended(flat as unknown as ModelSpec), this.#host.hasher);
+  }
+
+  /**
+   * Refuses (422 at the layer) a library layer a spec pins itself (`ref`)
+   * unless the model it names, at its `digest`, passes that very layer on as
+   * flattening or `extends` would pin it: a pin claims provenance (`GET
+   * /library` shows its origin), so it must be true, as {@link authored} keeps
+   * effects from claiming theirs.
+   */
+  async #checkPins(spec: unknown): Promise<void> {
+    for (const { layer, location, inherited } of layersOf(isObject(spec) ? spec.library : null)) {
+      if (!inherited) continue;
+      try {
+        const base = await resolveRef(`${layer.ref}@${layer.digest}`, this.chain(), this.#host.hasher);
+        const passed = layersOf(inheritLibrary(base.spec.library, null, pinned(base)));
+        if (!passed.some((p) => canonicalJson(p.layer) === canonicalJson(layer))) {
+          throw specInvalid([{ location, message: `is not a layer ${base.ref} passes on` }]);
+        }
+      } catch (err) {
+        throw refusal(err, location);
+      }
+    }
   }
 
   /**

@@ -8,7 +8,18 @@ import { rejectsWith } from "../_test_utils.ts";
 import { effectService, ok, ScriptedExecutor } from "../effects/test_support.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import type { ModelSpec } from "../model/types.ts";
+import { specDigest } from "../composition/repository.ts";
+import { webPlatform } from "../ports.ts";
 import { ModelService } from "./service.ts";
+
+/** The model whose library SHOP's inherited layer is pinned to. */
+const BASE: ModelSpec = {
+  id: "acme/base",
+  version: "1.0.0",
+  schema: { type: "object" },
+  library: '( $round2 := function($x)<n:n> { $round($x, 2) }; $pct := 100; ["round2", "pct"] )',
+};
+const BASE_DIGEST = await specDigest(BASE, webPlatform().hasher);
 
 /** A shop line with a two-layer library used by every section. */
 const SHOP: ModelSpec = {
@@ -28,10 +39,10 @@ const SHOP: ModelSpec = {
   library: {
     description: "pricing",
     layers: [{
-      define: '( $round2 := function($x)<n:n> { $round($x, 2) }; $pct := 100; ["round2", "pct"] )',
+      define: BASE.library as string,
       ref: "acme/base",
       version: "1.0.0",
-      digest: "sha256:ab",
+      digest: BASE_DIGEST,
       repo: "local",
       owner: "acme",
     }],
@@ -78,6 +89,7 @@ const SHOP: ModelSpec = {
 Deno.test("library exports in the cycle, lazy reads, views, embedded tests and fold-backs", async () => {
   const http = new ScriptedExecutor().answer(ok({ rate: 2 }));
   const { service, scheduler } = await effectService([http]);
+  await service.createModel(BASE);
   await service.createModel(SHOP);
   const result = await service.mutate("shop", { "$.net": 100, "$.qty": 2, "$.items[0]": {} });
   assert.deepEqual(result.dispatchedEffects, [{ effectId: "told", emit: "big", payload: { pct: 100 } }]);
@@ -118,6 +130,7 @@ Deno.test("dry runs and ad-hoc tests evaluate with the library", async () => {
 
 Deno.test("the library read: layers with origin and pin, functions then constants", async () => {
   const service = await ModelService.open();
+  await service.createModel(BASE);
   await service.createModel(SHOP);
   assert.deepEqual(await service.getLibrary("shop"), {
     description: "pricing",
@@ -126,7 +139,7 @@ Deno.test("the library read: layers with origin and pin, functions then constant
         origin: "acme/base@1.0.0",
         ref: "acme/base",
         version: "1.0.0",
-        digest: "sha256:ab",
+        digest: BASE_DIGEST,
         define: (SHOP.library as { layers: { define: string }[] }).layers[0].define,
       },
       { origin: "local", define: (SHOP.library as { define: string }).define },
@@ -158,6 +171,7 @@ Deno.test("a library that fails to evaluate refuses the create with 422 naming t
 
 Deno.test("newLibrary: a new local layer is used at once; dropping a used export is refused", async () => {
   const service = await ModelService.open();
+  await service.createModel(BASE);
   await service.createModel(SHOP);
   await service.mutate("shop", { "$.net": 10 });
   const define = "( $rate := 0.5; $gross := function($net) { $round2($net * (1 + $rate)) }; " +
@@ -191,4 +205,38 @@ Deno.test("newLibrary: a new local layer is used at once; dropping a used export
     },
   ]);
   assert.equal((await service.getSpec("shop")).version, "1.1.0", "nothing was applied");
+});
+
+Deno.test("a pinned layer a create writes must be one the model it names passes on", async () => {
+  const service = await ModelService.open();
+  const layer = (SHOP.library as { layers: JsonObject[] }).layers[0];
+  const forged = (changes: JsonObject) => ({
+    id: "forged",
+    schema: { type: "object" },
+    library: { layers: [{ ...layer, ...changes }], define: '( $x := 1; ["x"] )' },
+  });
+  const refused = async (changes: JsonObject, message: RegExp) => {
+    const err = await rejectsWith(() => service.createModel(forged(changes)), "validation_failed");
+    assert.deepEqual(
+      (err.body as { errors: { location: string }[] }).errors.map((f) => f.location),
+      ["library.layers[0]"],
+    );
+    assert.match(err.message, message);
+  };
+  await refused({}, /UnresolvedReference: 'acme\/base@sha256:[0-9a-f]{64}' is not found/);
+  await service.createModel(BASE);
+  await refused({ digest: `sha256:${"0".repeat(64)}` }, /DigestMismatch: .* the digest does not match/);
+  await refused(
+    { define: '( $round2 := function($x) { $x * 1000 }; ["round2"] )' },
+    /is not a layer acme\/base@sha256:[0-9a-f]{64} passes on/,
+  );
+  await refused({ version: "9.9.9" }, /is not a layer acme\/base@sha256:[0-9a-f]{64} passes on/);
+  await refused({ owner: "evil" }, /is not a layer acme\/base@sha256:[0-9a-f]{64} passes on/);
+  assert.deepEqual(await service.listModels(), ["acme/base"]);
+  // The layer as flattening pins it (a spec read back and created again) is taken.
+  await service.createModel(forged({}));
+  assert.deepEqual((await service.getLibrary("forged")).layers.map((l) => l.origin), [
+    "acme/base@1.0.0",
+    "local",
+  ]);
 });

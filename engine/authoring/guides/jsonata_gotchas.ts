@@ -136,10 +136,11 @@ is an error. Use \`$parent\` for "this element", \`%\` only inside navigation.
 
 The service finds what an expression reads from the names in it: \`items[type = 'a'].qty\` reads
 \`$.items[*].type\` and \`$.items[*].qty\`, \`$parent.qty\` reads the element's \`qty\`, \`$const\` reads nothing.
-Values computed from strings escape it: \`$lookup($$, fieldName)\` and \`$eval(...)\` read data chosen at run
-time, so validation warns (\`$lookup(/$eval( read data the dependency graph cannot see\`) and the value may
-not be recomputed when that data changes. Prefer a filtered table (\`$const.rates[code = currency].rate\`)
-or an explicit path. Likewise a constant removed by an evolution is found by a textual scan for
+Values computed from strings escape it: \`$lookup($$, fieldName)\` reads a field chosen at run time, so
+validation warns (\`$lookup( reads data the dependency graph cannot see\`) and the value may not be
+recomputed when that data changes. Prefer a filtered table (\`$const.rates[code = currency].rate\`) or an
+explicit path. \`$eval\` is refused (called or passed on): the expression it runs is made at run time, so
+nothing it reads can be seen, and one made from data would be code from whoever wrote the data. Likewise a constant removed by an evolution is found by a textual scan for
 \`$const.<name>\`; \`$const[...]\` dynamic access is not detected.
 
 Lists generated with \`[1..n]\` are capped at 10 million elements by JSONata.

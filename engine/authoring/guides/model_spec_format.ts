@@ -182,13 +182,15 @@ included), default rules, tests and views alike:
   filters (\`$items[price > 10]\` is fine): pass what it needs as arguments. So a library call adds no
   dependency of its own; the dependencies are those of the arguments.
 - \`$now()\`, \`$millis()\` and \`$random()\` are refused in a library: pass the time in as an argument.
+  \`$eval\` is refused in every expression of a spec.
 - Export names are identifiers that shadow no built-in (\`sum\`) and are none of \`const\`, \`parent\`,
   \`self\`, \`response\`, \`now\`, \`status\`.
 - A bare string is the \`define\`. The object form adds \`description\`, \`signatures\` (JSONata signatures
   by export, checked at every call), \`requiresConstants\` (constants the layer reads; each must exist),
   \`extends\` (a model whose library to extend: resolved when the model is created into pinned layers
   under this one's) and \`layers\`: layers
-  inherited from a template, evaluated before \`define\`. Each layer sees the exports of the layers before
+  inherited from a template, evaluated before \`define\`. A layer pinned by \`ref\` must be one the model it
+  names passes on at that \`digest\` (as read back from a branch); otherwise leave the pin out. Each layer sees the exports of the layers before
   it and a later layer wins a name clash (a warning). An inherited layer must list in
   \`requiresConstants\` every constant it reads. At most 8 layers and 20000 characters per \`define\`;
   more than 64 exports is a warning.

@@ -78,7 +78,7 @@ members; different sections combine freely.
 |---|---|
 | schema | \`upsertSchemaDefs\` (map of \`$defs\` name to schema, each replaced wholesale); \`removeSchemaDefs\` (names; refused while a \`$ref\` still uses one, listing where); \`upsertSchemaNodes\` (\`[{path, schema, required?}]\`: replaces or adds the node at a data path, creating missing intermediate nodes; \`required: true\` adds the member to its parent's \`required\`, \`false\` removes it, absent leaves it; a path may not pass through a \`$ref\`, edit the definition instead); \`removeSchemaNodes\` (paths; also drops the parent's \`required\` entry) |
 | view | \`newDefaultView\`; \`upsertViews\` / \`removeViews\` (by view id); \`upsertComponents\` (\`[{viewId, component, parentId?, beforeId?}]\`: without \`parentId\`/\`beforeId\` a component with the same id is replaced in place, otherwise it is placed or moved into \`parentId\` (absent: the view's top level) before \`beforeId\` (absent: at the end)); \`removeComponents\` (\`[{viewId, componentId}]\`, removes the subtree) |
-| constants | \`upsertConstants\` (map of name to value); \`removeConstants\` (names; refused while an expression mentions \`$const.<name>\`; dynamic \`$const[...]\` access is not found) |
+| constants | \`upsertConstants\` (map of name to value); \`removeConstants\` (names; refused while an expression or the library mentions \`$const.<name>\`; dynamic \`$const[...]\` access is not found) |
 
 Schema node paths are data paths: a member name steps into \`properties\`, \`[*]\` into \`items\`
 (\`$.items[*].sku\` edits the \`sku\` property of the item schema).

@@ -35,7 +35,7 @@ export interface SectionEntry {
   location: string;
 }
 
-const DYNAMIC_READS = /\$(lookup|eval)\s*\(/;
+const DYNAMIC_READS = /\$lookup\s*\(/;
 
 /** The findings of one section and the checks its compiler shares with the others. */
 export class SectionContext {
@@ -74,8 +74,8 @@ export class SectionContext {
 
   /**
    * Compiles a JSONata expression; null when `source` is not one or does not
-   * compile (with JSONata's message and position). `$lookup(`/`$eval(` read
-   * what the dependency graph cannot see: a warning. Variables nothing binds
+   * compile (with JSONata's message and position). `$lookup(` reads what the
+   * dependency graph cannot see: a warning (`$eval`, an error of the {@link scope}). Variables nothing binds
    * (`extra`: what this expression is evaluated with besides the model's
    * variables) are findings of the {@link scope}.
    */
@@ -84,7 +84,7 @@ export class SectionContext {
     if (DYNAMIC_READS.test(source)) {
       this.warn(
         location,
-        "$lookup(/$eval( read data the dependency graph cannot see: the value can go stale",
+        "$lookup( reads data the dependency graph cannot see: the value can go stale",
       );
     }
     let compiled: CompiledExpression;

@@ -95,8 +95,7 @@ export function compileLibrary(spec: ModelSpec, ctx: SectionContext): LibraryOut
   if (isObject(library) && typeof library.extends === "string") {
     ctx.warn(
       "library.extends",
-      `extends '${library.extends}' is resolved when the model is created; only the layers written here are ` +
-        "checked now",
+      `extends '${library.extends}' is resolved when the model is created; it cannot be resolved here`,
     );
   }
   const exports = new Map<string, string>();

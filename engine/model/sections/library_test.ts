@@ -112,6 +112,15 @@ Deno.test("purity: reads of the document are refused outside predicates, sort an
   assert.deepEqual(compile(spec({ library: define(pure, ["f"]) })).errors, []);
 });
 
+Deno.test("$eval is refused in a define: the code it runs could read the caller's document", () => {
+  const report = compile(spec({
+    library: define("$peek := function($k) { $eval($k) }", ["peek"]),
+    derivations: [{ path: "$.t", expr: "$peek('qty')" }],
+  }));
+  assert.equal(at(report.errors, "library").length, 1);
+  assert.match(at(report.errors, "library")[0], /^uses \$eval at position \d+: code made from a string/);
+});
+
 Deno.test("$now, $millis and $random are refused in a define", () => {
   for (const name of ["now", "millis", "random"]) {
     const report = compile(spec({ library: define(`$f := function() { $${name}() }`, ["f"]) }));
