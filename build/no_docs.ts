@@ -6,8 +6,9 @@
  * declaration modules are touched, and in them only string values in
  * documenting positions: `summary`, `description`, `title` and
  * `narrowingHint` members, `.describe(…)` arguments, and the description
- * argument of the schema helpers (`ref(name, …)`, `address(…)`, `names(…)`,
- * `addresses(…)`). A documenting string becomes `""`; code, messages and
+ * argument of the schema helpers (`ref(name, …)`, `listOf(name, …)`, `address(…)`,
+ * `names(…)`, `addresses(…)`, `text(…)`, `nonBlank(…)`, `optionalAddress(…)`,
+ * `stateMember(…)`, `objects(…)`). A documenting string becomes `""`; code, messages and
  * patterns stay as written.
  *
  * @module
@@ -24,8 +25,11 @@ const TEXT = String.raw`"(?:[^"\\\n]|\\.)*"(?:\s*\+\s*"(?:[^"\\\n]|\\.)*")*`;
 const DOC_PLACES: readonly RegExp[] = [
   new RegExp(String.raw`(\b(?:summary|description|title|narrowingHint)\s*:\s*)${TEXT}`, "g"),
   new RegExp(String.raw`(\.describe\(\s*)${TEXT}`, "g"),
-  new RegExp(String.raw`(\bref\(\s*"[A-Za-z]+",\s*)${TEXT}`, "g"),
-  new RegExp(String.raw`(\b(?:address|names|addresses)\(\s*)${TEXT}`, "g"),
+  new RegExp(String.raw`(\b(?:ref|listOf)\(\s*"[A-Za-z]+",\s*)${TEXT}`, "g"),
+  new RegExp(
+    String.raw`(\b(?:address|names|addresses|text|nonBlank|optionalAddress|stateMember|objects)\(\s*)${TEXT}`,
+    "g",
+  ),
 ];
 
 /** `source` with the documenting strings emptied. */

@@ -13,6 +13,8 @@ export const op = apiOperation({
 });
 const s = { template: { ref: ref("Reference", "the template: " + "a coordinate"), pattern: "^[a-z]+$" } };
 const e = { items: address("canonical address"), drop: names("ids to drop"), kinds: addresses("where") };
+const v = [text("shown"), nonBlank("an id"), listOf("Effect", "the effects"), optionalAddress("where to"),
+  stateMember("false hides"), objects("rows"), optionalAddress(), text(label)];
 `;
   assert.equal(
     withoutDocs(source),
@@ -26,6 +28,8 @@ export const op = apiOperation({
 });
 const s = { template: { ref: ref("Reference", ""), pattern: "^[a-z]+$" } };
 const e = { items: address(""), drop: names(""), kinds: addresses("") };
+const v = [text(""), nonBlank(""), listOf("Effect", ""), optionalAddress(""),
+  stateMember(""), objects(""), optionalAddress(), text(label)];
 `,
   );
 });
