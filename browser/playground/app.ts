@@ -310,7 +310,17 @@ export class Playground extends LitElement {
       }
     }
     await this.#refreshModels();
-    this.#select(spec.id, "view");
+    this.#open(spec.id);
+  }
+
+  /**
+   * Shows a model the person just opened or created (its view) and moves focus to its heading: the button
+   * they pressed is gone with the page it was on, and focus would fall back to the top of the document.
+   */
+  async #open(id: string): Promise<void> {
+    this.#select(id, "view");
+    await this.updateComplete;
+    (this.querySelector(".model-title") as HTMLElement | null)?.focus();
   }
 
   protected override render(): TemplateResult {
@@ -366,7 +376,7 @@ export class Playground extends LitElement {
           @svc-edit-spec=${(e: CustomEvent<string>) => (this.draft = e.detail)}
           @svc-created=${async (
             e: CustomEvent<string>,
-          ) => (await this.#refreshModels(), this.#select(e.detail, "view"))}
+          ) => (await this.#refreshModels(), this.#open(e.detail))}
           @svc-deleted=${() => this.#refreshModels()}
           @svc-changed=${() => this.#changed()} @svc-commit=${() => this.#changed()}
           @svc-paired=${(e: CustomEvent<PairedSession>) => this.#paired(e.detail)}>
@@ -438,7 +448,7 @@ export class Playground extends LitElement {
       );
     };
     return html`
-      <h2 class="model-title">${this.selected}</h2>
+      <h2 class="model-title" tabindex="-1">${this.selected}</h2>
       <div role="tablist" aria-label="Panels" class="panel-tabs" @keydown=${onKey}>${PANELS.map((
         [id, label],
       ) =>

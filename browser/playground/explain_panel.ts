@@ -36,6 +36,8 @@ export class ExplainPanel extends ModelPanel {
   }
 
   protected override render(): TemplateResult {
+    // The table can be wider than a phone: it scrolls in a box of its own, which takes focus so that the
+    // keyboard can scroll it too.
     return html`<h2>Explain</h2>
       <label class="inline">Field or constraint
         <input list="explain-targets" .value=${this.path} @change=${(e: Event) => {
@@ -47,35 +49,37 @@ export class ExplainPanel extends ModelPanel {
       ${
       this.traces && this.traces.length
         ? html`
-          <table class="grid">
-            <caption>Traces of ${this.path}, newest first</caption>
-            <thead>
-              <tr>
-                <th>target</th>
-                <th>expression</th>
-                <th>inputs</th>
-                <th>result</th>
-              </tr>
-            </thead>
-            <tbody>${this.traces.map((t) =>
-              html`
-                <tr class=${t.errorMessage || t.constraintPassed === false ? "bad" : ""}>
-                  <td><code>${t.targetPath}</code></td>
-                  <td><code>${t.expression}</code></td>
-                  <td>${t.inputPaths.map((p) =>
-                    html`
-                      <code>${p}</code>
-                    `
-                  )}</td>
-                  <td><code>${t.errorMessage ?? (t.constraintPassed === null
-                    ? JSON.stringify(t.result)
-                    : t.constraintPassed
-                    ? "passed"
-                    : "violated")}</code></td>
+          <div class="table-wrap" tabindex="0" role="region" aria-label=${`Traces of ${this.path}`}>
+            <table class="grid">
+              <caption>Traces of ${this.path}, newest first</caption>
+              <thead>
+                <tr>
+                  <th>target</th>
+                  <th>expression</th>
+                  <th>inputs</th>
+                  <th>result</th>
                 </tr>
-              `
-            )}</tbody>
-          </table>
+              </thead>
+              <tbody>${this.traces.map((t) =>
+                html`
+                  <tr class=${t.errorMessage || t.constraintPassed === false ? "bad" : ""}>
+                    <td><code>${t.targetPath}</code></td>
+                    <td><code>${t.expression}</code></td>
+                    <td>${t.inputPaths.map((p) =>
+                      html`
+                        <code>${p}</code>
+                      `
+                    )}</td>
+                    <td><code>${t.errorMessage ?? (t.constraintPassed === null
+                      ? JSON.stringify(t.result)
+                      : t.constraintPassed
+                      ? "passed"
+                      : "violated")}</code></td>
+                  </tr>
+                `
+              )}</tbody>
+            </table>
+          </div>
         `
         : html`<p class="muted">No traces for ${this.path} yet: write a field it reads.</p>`
     }`;

@@ -57,11 +57,12 @@ export class GraphPanel extends ModelPanel {
     const summary =
       `${graph.nodes.length} nodes in ${new Set([...at.values()].map((p) => p.column)).size} levels, ` +
       `${graph.edges.length} dependencies: ${graph.edges.map((e) => `${e.to} reads ${e.from}`).join("; ")}`;
+    // The picture scrolls in its box, which takes focus so that the keyboard can scroll it too.
     return html`
       <h2>Dependency graph</h2>
             <p class="muted">Base fields on the left; each column depends only on columns to its left.</p>
             ${this.problemLine()}
-            <div class="graph-wrap">
+            <div class="graph-wrap" tabindex="0" role="region" aria-label="Dependency graph picture">
         <svg class="graph" width=${width} height=${height} viewBox=${`-2 -2 ${width} ${height}`} role="img"
           aria-label=${summary}>
                 ${graph.edges.map((e) => {

@@ -68,7 +68,9 @@ export class JsonEditor extends LitElement {
           json(),
           keymap.of([...defaultKeymap, ...historyKeymap]),
           EditorView.lineWrapping,
-          EditorView.contentAttributes.of({ "aria-label": this.label }),
+          // The editable content is in the tab order already (contenteditable); saying so with tabindex lets
+          // checkers such as axe see that the scrolling box around it is reached by keyboard.
+          EditorView.contentAttributes.of({ "aria-label": this.label, tabindex: "0" }),
           lintGutter(),
           linter(async (view): Promise<Diagnostic[]> => {
             const syntax = parse(view);

@@ -9,6 +9,25 @@ import { html, type TemplateResult } from "lit";
 import { type Json, operations } from "../../engine/mod.ts";
 import { ModelPanel } from "./model_panel.ts";
 
+/**
+ * A commit's instant in the person's own time zone, short ("Nov 28, 2026, 05:50:19.935"): the ISO form made the
+ * history's select too wide for a phone. The milliseconds tell apart commits of one second.
+ */
+export function commitTime(at: string): string {
+  const date = new Date(at);
+  if (Number.isNaN(date.getTime())) return at;
+  return date.toLocaleString(undefined, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    fractionalSecondDigits: 3,
+    hourCycle: "h23",
+  });
+}
+
 /** `<svc-state-panel>`. */
 export class StatePanel extends ModelPanel {
   static override properties = {
@@ -38,7 +57,7 @@ export class StatePanel extends ModelPanel {
           <option value="">now (live)</option>
           ${
       [...this.history].reverse().map((t) =>
-        html`<option value=${t} ?selected=${t === this.at}>after the commit at ${t}</option>`
+        html`<option value=${t} ?selected=${t === this.at}>after the commit of ${commitTime(t)}</option>`
       )
     }
         </select></label>
