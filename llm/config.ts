@@ -154,6 +154,16 @@ function readNumber(lookup: ConfigLookup, key: string, fallback: number, min: nu
   return value;
 }
 
+/** A URL with any `user:password@` masked, for messages and logs. */
+export function maskUrlCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1***@");
+}
+
+/**
+ * An http(s) URL without credentials: like an effect's URL, `user:password@`
+ * is refused rather than sent (it would go out as Basic auth next to the key,
+ * and show in logs); the message never repeats them.
+ */
 function readUrl(lookup: ConfigLookup, key: string): string | null {
   const raw = readText(lookup, key);
   if (raw === null) return null;
@@ -161,9 +171,17 @@ function readUrl(lookup: ConfigLookup, key: string): string | null {
   try {
     url = new URL(raw);
   } catch {
-    fail(key, "an http or https URL", raw);
+    fail(key, "an http or https URL", maskUrlCredentials(raw));
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") fail(key, "an http or https URL", raw);
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    fail(key, "an http or https URL", maskUrlCredentials(raw));
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new Error(
+      `Configuration ${key} (${envName(key)}) must not carry credentials (user:password@): put the key in ` +
+        "svc.llm.api-key (SVC_LLM_API_KEY)",
+    );
+  }
   return raw.replace(/\/+$/, "");
 }
 

@@ -1,9 +1,11 @@
 /**
  * The {@link SpecGenerator} over an {@link LlmProvider}: prompt previews,
  * spec generation and evolution drafts through the repair loop, each judged
- * by the engine's own validator, initial-state constraint check, embedded
- * tests and view lint; the interaction log; the concurrency limit of
- * `svc.llm.max-concurrent-requests`.
+ * by the engine's own validator, its initial state built as creation builds
+ * it (and checked against rollback constraints), embedded tests (bounded by
+ * `svc.llm.timeout-ms` and the caller's signal) and view lint, and an AI
+ * evolution draft by the evolve path itself; the interaction log; the
+ * concurrency limit of `svc.llm.max-concurrent-requests`.
  *
  * @module
  */
@@ -17,6 +19,7 @@ import type { LlmProvider } from "../engine/llm.ts";
 import type { VerificationReport } from "../engine/runtime/testing.ts";
 import type { AuthoringEngine } from "../engine/service/authoring.ts";
 import {
+  checkPrompt,
   type EvolutionGenerationResult,
   evolutionInvalid,
   type EvolutionPreviewRequest,
@@ -87,24 +90,52 @@ function findingsOf(err: ServiceError): Finding[] {
 }
 
 /** A candidate the validator refused outright (nested too deep, too large) as findings for the repair prompt. */
-function refused<T>(err: unknown): Judgement<T> {
+function refused<T>(err: unknown, signal?: AbortSignal): Judgement<T> {
+  // A generation stopped meanwhile (client gone, shutdown: a 503 ServiceError) is not the candidate's fault.
+  signal?.throwIfAborted();
   if (!(err instanceof ServiceError)) throw err;
   return { errors: issuesOf(findingsOf(err), fixHint), soft: [] };
 }
 
-/** Rollback constraints the initial state of `spec` breaks. */
-async function initialStateIssues(authoring: AuthoringEngine, spec: JsonObject): Promise<Issue[]> {
-  const constraints = Array.isArray(spec.constraints) ? spec.constraints : [];
-  if (!constraints.length) return [];
-  let state: Json;
+/** Kinds of error a draft's own content causes (400, 413, 422): findings to repair, not failures of the call. */
+const DRAFT_FAULTS: readonly string[] = ["bad_request", "validation_failed", "too_large"];
+
+/**
+ * Builds the initial state of `spec` as creating the model would (the
+ * service's limits: expression guards, `svc.limits.max-state-bytes`), so a
+ * spec `POST /models` would refuse is a finding, not a valid answer.
+ */
+async function initialState(
+  authoring: AuthoringEngine,
+  spec: JsonObject,
+  signal?: AbortSignal,
+): Promise<{ state: Json } | { issues: Issue[] }> {
   try {
-    state = (await authoring.dryRun(spec)).state;
+    return { state: (await authoring.dryRun(spec, [], signal)).state };
   } catch (err) {
-    if (err instanceof ServiceError) {
-      return [{ location: "$", message: `the initial state fails: ${err.message}` }];
-    }
-    throw err;
+    signal?.throwIfAborted();
+    if (!(err instanceof ServiceError)) throw err;
+    return {
+      issues: [{
+        location: "$",
+        message: `building the initial state fails, so creating the model would be refused: ${err.message}`,
+        hint: "every derivation must terminate (no unbounded recursion) and stay small for the schema " +
+          "defaults and defaultValues",
+      }],
+    };
   }
+}
+
+/** What keeps `spec` from being created: its initial state failing, or breaking a rollback constraint. */
+async function initialStateIssues(
+  authoring: AuthoringEngine,
+  spec: JsonObject,
+  signal?: AbortSignal,
+): Promise<Issue[]> {
+  const built = await initialState(authoring, spec, signal);
+  if ("issues" in built) return built.issues;
+  const { state } = built;
+  const constraints = Array.isArray(spec.constraints) ? spec.constraints : [];
   const constants = isObject(spec.constants) ? spec.constants : {};
   const issues: Issue[] = [];
   for (const [i, c] of constraints.entries()) {
@@ -233,13 +264,15 @@ export class LlmSpecGenerator implements SpecGenerator {
         try {
           report = authoring.validateSpec(spec);
         } catch (err) {
-          return refused(err);
+          return refused(err, context.signal);
         }
         if (!report.valid) return { errors: issuesOf(report.errors, fixHint), soft: [] };
-        const initial = await initialStateIssues(authoring, spec);
+        const initial = await initialStateIssues(authoring, spec, context.signal);
         if (initial.length) return { errors: initial, errorTitle: "Initial state", soft: [] };
         context.progress?.({ type: "test_running", attempt });
-        const verification: VerificationReport = await authoring.verifySpec(spec);
+        const checked = await this.#verify(authoring, spec, context.signal);
+        if ("errors" in checked) return checked;
+        const verification = checked.report;
         const failing = verification.cases.filter((c) => c.verifiable && !c.passed);
         if (failing.length) context.progress?.({ type: "test_failed", attempt, failCount: failing.length });
         const tests = failing.map((c) => ({
@@ -264,13 +297,62 @@ export class LlmSpecGenerator implements SpecGenerator {
     );
   }
 
-  /** The loop of an evolution draft against `currentSpec` (shape only without one). */
+  /**
+   * The verification report of a candidate's tests, or the finding that they
+   * could not be checked: an evaluation error, or more than `svc.llm.timeout-ms`
+   * spent on them (the client leaving or shutdown stops it between cases too).
+   */
+  async #verify(
+    authoring: AuthoringEngine,
+    spec: JsonObject,
+    signal?: AbortSignal,
+  ): Promise<{ report: VerificationReport } | Judgement<GenerationResult>> {
+    const ms = this.#config.timeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), ms);
+    try {
+      const stop = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+      return { report: await authoring.verifySpec(spec, stop) };
+    } catch (err) {
+      signal?.throwIfAborted();
+      if (deadline.signal.aborted) {
+        return {
+          errors: [{
+            location: "tests",
+            message: `checking the tests took longer than ${ms} ms (svc.llm.timeout-ms)`,
+            hint: "keep the tests few and the derivations they run cheap",
+          }],
+          errorTitle: "Tests",
+          soft: [],
+        };
+      }
+      if (!(err instanceof ServiceError)) throw err;
+      return {
+        errors: issuesOf(findingsOf(err), fixHint).map((i) => ({
+          ...i,
+          message: `running the tests: ${i.message}`,
+        })),
+        errorTitle: "Tests",
+        soft: [],
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The loop of an evolution draft against `currentSpec` (shape only without
+   * one): the evolved spec must validate and build its initial state as a new
+   * one would, and `apply` (the normal evolve path) must take it; what they
+   * refuse with 400, 413 or 422 is a finding to repair.
+   */
   #evolutionLoop(
     prompt: string,
     currentSpec: ModelSpec | undefined,
     context: GenerationContext,
+    apply?: (draft: JsonObject) => Promise<void>,
   ) {
-    const { authoring } = context;
+    const { authoring, signal } = context;
     const { deps } = this.#deps(context);
     return repairLoop<JsonObject>({
       kind: "evolution",
@@ -278,24 +360,31 @@ export class LlmSpecGenerator implements SpecGenerator {
       prompt,
       responseSchema: SPEC_EVOLUTION_SCHEMA as unknown as JsonObject,
       responseName: "SpecEvolution",
-      judge: (candidate): Promise<Judgement<JsonObject>> => {
+      judge: async (candidate): Promise<Judgement<JsonObject>> => {
         const { expectedVersion: _, ...evolution } = candidate;
         try {
           const parsed = parseEvolution(evolution);
           if (currentSpec) {
-            const report = authoring.validateSpec(applyEvolution(currentSpec, parsed));
+            const evolved = applyEvolution(currentSpec, parsed) as unknown as JsonObject;
+            const report = authoring.validateSpec(evolved);
             if (!report.valid) {
-              return Promise.resolve({
+              return {
                 errors: issuesOf(report.errors, fixHint),
                 errorTitle: "The evolved spec does not validate",
                 soft: [],
-              });
+              };
+            }
+            const built = await initialState(authoring, evolved, signal);
+            if ("issues" in built) {
+              return { errors: built.issues, errorTitle: "The evolved spec's initial state", soft: [] };
             }
           }
+          await apply?.(evolution);
         } catch (err) {
-          return Promise.resolve(refused(err));
+          if (err instanceof ServiceError && !DRAFT_FAULTS.includes(err.kind)) throw err;
+          return refused(err, signal);
         }
-        return Promise.resolve({ errors: [], soft: [], value: evolution });
+        return { errors: [], soft: [], value: evolution };
       },
     }, deps);
   }
@@ -310,16 +399,22 @@ export class LlmSpecGenerator implements SpecGenerator {
   }
 
   async draftEvolution(
-    request: { currentSpec: ModelSpec; description: string; includeView: boolean },
+    request: {
+      currentSpec: ModelSpec;
+      description: string;
+      includeView: boolean;
+      apply?: (draft: JsonObject) => Promise<void>;
+    },
     context: GenerationContext,
   ): Promise<JsonObject> {
-    const prompt = evolutionPrompt(
+    // The prompt embeds the current spec: held to the limit an edited prompt is held to (400, same message).
+    const prompt = checkPrompt(evolutionPrompt(
       request.currentSpec.id,
       request.currentSpec,
       request.description,
       request.includeView,
-    );
-    const outcome = await this.#evolutionLoop(prompt, request.currentSpec, context);
+    ));
+    const outcome = await this.#evolutionLoop(prompt, request.currentSpec, context, request.apply);
     if (outcome.ok) return outcome.value;
     throw badGateway(
       `The LLM drafted no applicable evolution within its attempts: ${

@@ -12,6 +12,8 @@ import { noEgress } from "./egress.ts";
 import { INTERACTION_LOG_SIZE, InteractionLog } from "./interactions.ts";
 import { parseAnswer } from "./json_text.ts";
 import { mayRetry, temperatureOf } from "./loop.ts";
+import { describeLlm } from "./mod.ts";
+import { scrubSecrets } from "./providers.ts";
 import { ToolSession } from "./tools.ts";
 import { fetchPage, htmlToText, webSearchOf } from "./web.ts";
 
@@ -72,6 +74,44 @@ Deno.test("malformed svc.llm.* values name the key and never echo the API key", 
     () => configOf({ "svc.llm.api-key": "sk secret" }),
     (err: Error) => /must not contain whitespace/.test(err.message) && !err.message.includes("secret"),
   );
+});
+
+Deno.test("credentials in svc.llm.base-url abort startup without being echoed; the startup line masks them", () => {
+  for (
+    const url of [
+      "https://bob:hunter22@gw.example/v1",
+      "https://hunter22@gw.example/v1",
+      "ftp://bob:hunter22@x",
+    ]
+  ) {
+    assert.throws(
+      () => configOf({ "svc.llm.base-url": url, "svc.llm.api-key": "k" }),
+      (err: Error) =>
+        /svc\.llm\.base-url \(SVC_LLM_BASE_URL\)/.test(err.message) && !err.message.includes("hunter22"),
+      url,
+    );
+  }
+  assert.throws(
+    () => configOf({ "svc.llm.base-url": "https://bob:hunter22@gw.example/v1" }),
+    /must not carry credentials \(user:password@\): put the key in svc\.llm\.api-key/,
+  );
+  // A configuration built another way still never prints them.
+  const config = { ...configOf({ "svc.llm.api-key": "k" }), baseUrl: "https://bob:hunter22@gw.example/v1" };
+  assert.equal(describeLlm(config), "llm: anthropic claude-sonnet-4-6 at https://***@gw.example/v1");
+});
+
+Deno.test("provider errors are scrubbed of the key, Bearer and Basic tokens, api-key echoes and URL credentials", () => {
+  const secrets = ["sk-SECRET-KEY-XYZ-123456", "hunter22"];
+  const scrubbed = scrubSecrets(
+    "Incorrect API key provided: Bearer sk-SECRET-KEY-XYZ-123456; got Authorization: Basic Ym9iOmh1bnRlcjIy, " +
+      'x-api-key: "abcdefgh12345678", raw sk-SECRET-KEY-XYZ-123456 and hunter22 at https://bob:pw@gw.example/v1',
+    secrets,
+  );
+  assert.doesNotMatch(scrubbed, /SECRET|hunter22|Ym9iOmh1bnRlcjIy|abcdefgh12345678|bob:pw/);
+  assert.match(scrubbed, /Bearer \[redacted\]/);
+  assert.match(scrubbed, /https:\/\/\[redacted\]@gw\.example/);
+  // Ordinary words after the schemes' names stay.
+  assert.equal(scrubSecrets("Bearer token missing", secrets), "Bearer token missing");
 });
 
 Deno.test("answers: fenced or wrapped JSON parses; cut-off answers are told apart from non-JSON", () => {
@@ -282,6 +322,10 @@ Deno.test("tools: budgets per session, repeats from the cache, progress for each
       '{"result":2,"type":"number"}',
     );
     assert.match(await tools.eval_jsonata.execute({ expr: "a +" }), /^error: /);
+    // A huge result is cut like a fetched page, and says so.
+    const huge = await tools.eval_jsonata.execute({ expr: '$pad("", 3000000, "x")' });
+    assert.ok(huge.length < 8100, String(huge.length));
+    assert.match(huge, /\n\[… cut at 8000 of 3000029 characters\]$/);
     assert.match(await tools.get_domain_guidance.execute({ topics: ["percentages"] }), /"id":"percentages"/);
     assert.equal(session.guidance.length, 1);
     assert.match(

@@ -11,8 +11,9 @@
  *   repairs, with the guidance the model looked up re-injected;
  * - feedback: JSON errors; a truncated answer is resent once with
  *   `min(2·max-tokens, max-tokens-hard)` tokens, then replaced by a "much
- *   shorter" prompt; validator findings with fix hints, rollback constraints
- *   the initial state breaks, failing checkable tests, view lint;
+ *   shorter" prompt; validator findings with fix hints, an initial state
+ *   creation would refuse, rollback constraints it breaks, a test run that
+ *   errs or overruns, failing checkable tests, view lint;
  * - a candidate with only soft issues (tests, lint) is kept as the best
  *   effort when the budget runs out.
  *

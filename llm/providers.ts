@@ -122,19 +122,64 @@ const FINISH: Record<string, LlmFinishReason> = {
   error: "error",
 };
 
-/** A provider failure as a message that names the provider and never the key. */
-function failure(kind: string, err: unknown): LlmCallError {
+/** Secrets a provider error may echo: the configured key and the base URL's user and password. */
+function secretsOf(config: LlmConfig): string[] {
+  const secrets = [config.apiKey ?? ""];
+  if (config.baseUrl) {
+    try {
+      const url = new URL(config.baseUrl);
+      for (const part of [url.username, url.password]) secrets.push(part, safeDecode(part));
+    } catch {
+      // Not a URL: the client refuses it without echoing credentials.
+    }
+  }
+  // Longest first, so a secret containing another is masked whole; short ones would mask ordinary words.
+  return [...new Set(secrets)].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+}
+
+/** `text` percent-decoded, or as it is when it does not decode. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `text` with every credential masked: the configured secrets, the token of any
+ * `Bearer`/`Basic` scheme or `x-api-key`-style echo (a gateway may repeat the
+ * `Authorization` header in its 401 body), and a URL's `user:password@`.
+ */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join("[redacted]");
+  return out
+    .replace(/\b(Bearer|Basic)(\s+)[\w.~+/=:-]{8,}/gi, "$1$2[redacted]")
+    .replace(/\b((?:x-)?api[-_]?key["']?\s*[:=]\s*["']?)[\w.~+/=:-]{8,}/gi, "$1[redacted]")
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"']+@/gi, "$1[redacted]@");
+}
+
+/**
+ * A provider failure as a message that names the provider and never a credential:
+ * the one place provider errors are made, so the REST, MCP and console answers,
+ * an `llm` effect's status document (and so the audit trail) and the interaction
+ * log all get the scrubbed text.
+ */
+function failure(kind: string, err: unknown, secrets: readonly string[]): LlmCallError {
   if (APICallError.isInstance(err)) {
-    const body = (err.responseBody ?? "").slice(0, 300);
+    // Scrubbed before the body is cut, so a cut cannot leave half a key unmatched.
+    const message = scrubSecrets(err.message, secrets);
+    const body = scrubSecrets(err.responseBody ?? "", secrets).slice(0, 300);
     return new LlmCallError(
-      `${kind} answered HTTP ${err.statusCode ?? "?"}: ${err.message}${
-        body && !err.message.includes(body) ? ` (${body})` : ""
+      `${kind} answered HTTP ${err.statusCode ?? "?"}: ${message}${
+        body && !message.includes(body) ? ` (${body})` : ""
       }`,
       err.statusCode,
     );
   }
   const message = err instanceof Error ? err.message : String(err);
-  return new LlmCallError(`${kind} call failed: ${message}`);
+  return new LlmCallError(scrubSecrets(`${kind} call failed: ${message}`, secrets));
 }
 
 /** An {@link LlmProvider} over the `ai` library. */
@@ -143,9 +188,11 @@ export class AiProvider implements LlmProvider {
   readonly model: string;
   readonly #config: LlmConfig;
   readonly #languageModel: LanguageModel;
+  readonly #secrets: readonly string[];
 
   constructor(config: LlmConfig, fetchFn?: FetchFn) {
     this.#config = config;
+    this.#secrets = secretsOf(config);
     this.kind = config.provider;
     this.model = config.model ?? KIND_DEFAULTS[config.provider].model;
     this.#languageModel = languageModelOf(config, fetchFn);
@@ -180,7 +227,8 @@ export class AiProvider implements LlmProvider {
           `${this.kind} did not answer within ${this.#config.timeoutMs} ms (svc.llm.timeout-ms)`,
         );
       }
-      throw err;
+      // Whatever else failed (a client refusing its settings) goes through the same scrubbing.
+      throw err instanceof LlmCallError ? err : failure(this.kind, err, this.#secrets);
     } finally {
       clearTimeout(timer);
     }
@@ -247,12 +295,12 @@ export class AiProvider implements LlmProvider {
       streamError ??= err;
     }
     signal.throwIfAborted();
-    if (streamError !== undefined) throw failure(this.kind, streamError);
+    if (streamError !== undefined) throw failure(this.kind, streamError, this.#secrets);
     let text: string;
     try {
       text = await result.text;
     } catch (err) {
-      throw failure(this.kind, err);
+      throw failure(this.kind, err, this.#secrets);
     }
     return { text, finishReason: FINISH[finishReason] ?? "other", toolCalls, usage };
   }

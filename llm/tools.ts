@@ -29,6 +29,9 @@ export interface WebPorts {
 
 const SUMMARY_CHARS = 160;
 
+/** Characters of an `eval_jsonata` answer the model gets at most (as a `web_fetch` page by default). */
+export const EVAL_RESULT_CHARS = 8000;
+
 /** A short summary of a tool answer, for progress reports. */
 function summary(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -138,7 +141,8 @@ export class ToolSession {
     return this.#tool(
       "eval_jsonata",
       "Evaluate a JSONata expression against a sample input document; returns {result, type} or the exact " +
-        "compile or evaluation error. Use it to check derivations before answering.",
+        `compile or evaluation error, cut at ${EVAL_RESULT_CHARS} characters. Use it to check derivations ` +
+        "before answering.",
       {
         type: "object",
         properties: {
@@ -150,7 +154,13 @@ export class ToolSession {
       async (input) => {
         if (typeof input.expr !== "string") return "[eval_jsonata: expr must be a string]";
         try {
-          return JSON.stringify(await this.#authoring.evalExpression(input.expr, input.input ?? null));
+          const text = JSON.stringify(await this.#authoring.evalExpression(input.expr, input.input ?? null));
+          // A huge result would go back to the provider (and into the session cache) whole: cut like a page.
+          return text.length > EVAL_RESULT_CHARS
+            ? `${
+              text.slice(0, EVAL_RESULT_CHARS)
+            }\n[… cut at ${EVAL_RESULT_CHARS} of ${text.length} characters]`
+            : text;
         } catch (err) {
           if (err instanceof ServiceError) return `error: ${err.message}`;
           throw err;

@@ -201,6 +201,11 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
   app.onError((err, c) => {
     const mapped = serviceErrorResponse(err);
     if (mapped) return mapped;
+    if (c.req.raw.signal.aborted) {
+      // The client left (a blocking generation it gave up on): nobody reads the answer, and nothing failed.
+      log.info(`${c.req.method} ${c.req.path}: the client went away before the answer`);
+      return problemResponse(499, "The client went away");
+    }
     log.error(`${c.req.method} ${c.req.path} failed: ${(err as Error)?.stack ?? String(err)}`);
     return problemResponse(500, "Internal server error");
   });

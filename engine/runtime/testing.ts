@@ -179,8 +179,15 @@ export interface VerificationReport {
   cases: VerificationCase[];
 }
 
-/** Builds the verification report: which embedded tests are auto-checkable and whether they pass. */
-export async function verify(model: CompiledModel, env: RuntimeEnv): Promise<VerificationReport> {
+/**
+ * Builds the verification report: which embedded tests are auto-checkable and whether they pass; an abort of
+ * `signal` stops it between cases.
+ */
+export async function verify(
+  model: CompiledModel,
+  env: RuntimeEnv,
+  signal?: AbortSignal,
+): Promise<VerificationReport> {
   const clockBound = clockBoundPatterns(model);
   const checkable = (address: string, expected: Json): boolean => {
     if (expected !== null && typeof expected === "object") return false;
@@ -189,6 +196,7 @@ export async function verify(model: CompiledModel, env: RuntimeEnv): Promise<Ver
   };
   const cases: VerificationCase[] = [];
   for (const test of model.tests) {
+    signal?.throwIfAborted();
     const checked = Object.entries(test.expect ?? {}).filter(([a, e]) => checkable(a, e));
     const result = await runTestCase(model, env, { ...test, expect: Object.fromEntries(checked) });
     const verifiable = checked.length > 0 || result.error !== null;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { checkMutationValues, checkSpecSize, checkValue } from "./limits.ts";
+import { checkMutationValues, checkSpecSize, checkStateBytes, checkValue } from "./limits.ts";
 import { DEFAULT_CONFIG, type EngineConfig } from "../config.ts";
 import { badRequest, ServiceError, specInvalid } from "../errors.ts";
 import { ExpressionCompiler, ExpressionError } from "../expr/compiler.ts";
@@ -59,10 +59,16 @@ export interface AuthoringEngine {
   evalInModel(spec: object, expr: string, input: Json): Promise<EvalResult>;
   /** Runs the spec's tests (or `tests`); an abort of `signal` stops it between cases. */
   testSpec(spec: unknown, tests?: unknown[], signal?: AbortSignal): Promise<TestRunResult>;
-  /** Applies `mutations` in a throwaway runtime; an abort of `signal` stops it between steps. */
+  /**
+   * Applies `mutations` in a throwaway runtime; an abort of `signal` stops it between steps. The initial state
+   * is checked as creation checks it (`svc.limits.max-state-bytes`, 413).
+   */
   dryRun(spec: unknown, mutations?: Record<string, Json>[], signal?: AbortSignal): Promise<DryRunResult>;
-  /** The verification report of a candidate spec (which embedded tests are checkable, which pass). */
-  verifySpec(spec: unknown): Promise<VerificationReport>;
+  /**
+   * The verification report of a candidate spec (which embedded tests are checkable, which pass); an abort of
+   * `signal` stops it between cases.
+   */
+  verifySpec(spec: unknown, signal?: AbortSignal): Promise<VerificationReport>;
 }
 
 /** Options of {@link localAuthoring}. */
@@ -159,13 +165,15 @@ export function localAuthoring(options: AuthoringOptions = {}): AuthoringEngine 
       return await runTests(model, env, model.tests as TestCase[], signal);
     },
 
-    async verifySpec(spec) {
-      return await verify(await compileOrThrow(spec), env);
+    async verifySpec(spec, signal) {
+      return await verify(await compileOrThrow(spec), env, signal);
     },
 
     async dryRun(spec, mutations = [], signal) {
       const model = await compileOrThrow(spec);
       const { runtime } = await ModelRuntime.create(model, env);
+      // The initial state is held to the limit creation holds it to (413).
+      checkStateBytes(config, runtime.stateBytes, model.id);
       const steps: DryRunStep[] = [];
       for (const [index, mutation] of mutations.entries()) {
         signal?.throwIfAborted();

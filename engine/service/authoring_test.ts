@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ServiceError } from "../errors.ts";
+import { DEFAULT_CONFIG } from "../config.ts";
 import { localAuthoring } from "./authoring.ts";
 
 const spec = {
@@ -60,4 +61,17 @@ Deno.test("evalInModel: a view expression sees $const and the library's exports;
     (err) => err instanceof ServiceError && err.kind === "bad_request" && /S0203|Expected/.test(err.message),
   );
   await assert.rejects(tools.evalInModel({ id: "broken", schema: 7 }, "1", null), /Spec validation failed/);
+});
+
+Deno.test("verifySpec stops between cases once its signal aborts; dryRun holds the initial state to max-state-bytes", async () => {
+  const authoring = localAuthoring({ config: { ...DEFAULT_CONFIG, maxStateBytes: 1000 } });
+  assert.equal((await authoring.verifySpec(spec)).passedCount, 1);
+  const stop = new AbortController();
+  stop.abort(new Error("the client went away"));
+  await assert.rejects(authoring.verifySpec(spec, stop.signal), /the client went away/);
+  const huge = { ...spec, derivations: [{ path: "$.b", expr: '$pad("", 2000, "x")' }] };
+  await assert.rejects(
+    authoring.dryRun(huge),
+    (err) => err instanceof ServiceError && err.kind === "too_large" && /max-state-bytes/.test(err.message),
+  );
 });

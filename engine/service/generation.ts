@@ -169,9 +169,18 @@ export interface SpecGenerator {
     request: { modelId: string; prompt: string; currentSpec?: ModelSpec },
     context: GenerationContext,
   ): Promise<EvolutionGenerationResult>;
-  /** Drafts a SpecEvolution of `currentSpec` from a description; 502 when no valid draft came within budget. */
+  /**
+   * Drafts a SpecEvolution of `currentSpec` from a description and hands each acceptable draft to `apply`
+   * when given (the evolve path): one it refuses with 400, 413 or 422 is repaired like an invalid draft, its
+   * other errors end the drafting; 502 when no draft was accepted within budget.
+   */
   draftEvolution(
-    request: { currentSpec: ModelSpec; description: string; includeView: boolean },
+    request: {
+      currentSpec: ModelSpec;
+      description: string;
+      includeView: boolean;
+      apply?(draft: JsonObject): Promise<void>;
+    },
     context: GenerationContext,
   ): Promise<JsonObject>;
   /** Recorded interactions, newest first (content redacted unless capture is on). */

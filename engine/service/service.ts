@@ -1706,10 +1706,11 @@ export class ModelService implements ModelApi {
   }
 
   /**
-   * Drafts an evolution with the LLM and applies it through {@link evolveSpec}
-   * (same 409/422), guarded by the spec the draft was made against: a
-   * concurrent evolution, even one that kept the version, makes it a 409
-   * rather than a blind overwrite.
+   * Drafts an evolution with the LLM and applies it through {@link evolveSpec},
+   * guarded by the spec the draft was made against: a concurrent evolution,
+   * even one that kept the version, makes it a 409 rather than a blind
+   * overwrite. A draft the evolve path refuses (400, 413, 422) goes back to
+   * the LLM as findings to repair.
    */
   async evolveSpecAi(
     id: string,
@@ -1721,9 +1722,17 @@ export class ModelService implements ModelApi {
     const currentSpec = await this.getSpec(id);
     const version = this.#slot(id).runtime.model.version;
     const includeView = request.includeView ?? isObject(currentSpec.viewDefinition);
-    const draft = await generator.draftEvolution({ currentSpec, description, includeView }, context);
-    const evolved = await this.#evolveSpec(id, { ...draft, expectedVersion: version }, currentSpec);
-    return { version: evolved.version, spec: await this.getSpec(id) };
+    let evolved = version;
+    // Applied inside the drafting loop: a draft the evolve path refuses is repaired, not the answer.
+    await generator.draftEvolution({
+      currentSpec,
+      description,
+      includeView,
+      apply: async (draft) => {
+        evolved = (await this.#evolveSpec(id, { ...draft, expectedVersion: version }, currentSpec)).version;
+      },
+    }, context);
+    return { version: evolved, spec: await this.getSpec(id) };
   }
 
   getLlmInteractions(): Promise<InteractionRecord[]> {

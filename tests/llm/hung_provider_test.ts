@@ -67,6 +67,12 @@ Deno.test("a client that leaves a blocking generation cancels the provider call 
     assert.ok(await within(stub.aborted, 5000), "the provider request was cancelled");
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(stub.requests.length, 1, "no repair attempt after the client left");
+    // Not a server failure: an info line, no stack trace.
+    assert.deepEqual(server.logs.filter((l) => l.startsWith("error:")), []);
+    assert.ok(
+      server.logs.includes("info: POST /models/generate: the client went away before the answer"),
+      server.logs.join("\n"),
+    );
   } finally {
     await server.close();
     await stub.close();

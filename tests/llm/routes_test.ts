@@ -302,25 +302,44 @@ Deno.test("AI evolution is applied through the evolve path: {version, spec}; str
   }
 });
 
-Deno.test("AI evolution keeps the evolve guard: a state that would be stranded is a 422, the model unchanged", async () => {
-  const stub = startLlmStub([{
-    text: JSON.stringify({ upsertSchemaNodes: [{ path: "$.note", schema: { type: "integer" } }] }),
-  }]);
-  const server = await serverOn(stub, "openai", {
-    "svc.llm.max-retries": "0",
-    "svc.llm.max-retries-hard": "0",
-  });
+Deno.test("AI evolution keeps the evolve guard: a draft that would strand state is repaired; never repaired, a 502, the model unchanged", async () => {
+  const stranding = JSON.stringify({ upsertSchemaNodes: [{ path: "$.note", schema: { type: "integer" } }] });
+  const stub = startLlmStub([{ text: stranding }, { text: JSON.stringify(EVOLUTION) }]);
+  const server = await serverOn(stub, "openai");
   try {
     await call(server.url, "POST", "/models", orderSpec("order"));
     await call(server.url, "POST", "/models/order/mutations", { "$.note": "hello" });
     const reply = await call(server.url, "POST", "/models/order/spec/evolve/ai", {
       description: "note becomes a number",
     });
-    assert.equal(reply.status, 422, reply.text);
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.json.version, "1.1.0");
+    assert.equal(stub.requests.length, 2);
+    assert.match(JSON.stringify(stub.requests[1].body.messages.at(-1)), /strand state at \$\.note/);
     assert.equal((await call(server.url, "GET", "/models/order/state")).json.note, "hello");
   } finally {
     await server.close();
     await stub.close();
+  }
+
+  const never = startLlmStub([{ text: stranding }]);
+  const strict = await serverOn(never, "openai", {
+    "svc.llm.max-retries": "0",
+    "svc.llm.max-retries-hard": "0",
+  });
+  try {
+    await call(strict.url, "POST", "/models", orderSpec("order"));
+    await call(strict.url, "POST", "/models/order/mutations", { "$.note": "hello" });
+    const reply = await call(strict.url, "POST", "/models/order/spec/evolve/ai", {
+      description: "note becomes a number",
+    });
+    assert.equal(reply.status, 502, reply.text);
+    assert.match(reply.json.detail, /no applicable evolution.*strand state at \$\.note/);
+    assert.equal((await call(strict.url, "GET", "/models/order")).json.version, "1.0.0");
+    assert.equal((await call(strict.url, "GET", "/models/order/state")).json.note, "hello");
+  } finally {
+    await strict.close();
+    await never.close();
   }
 });
 
