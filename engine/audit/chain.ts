@@ -150,6 +150,44 @@ function hasMembers(value: unknown, count: number): boolean {
     Object.keys(value).length === count;
 }
 
+/** What a stored log entry replays (`LogEntry` in engine/service/ports.ts). */
+export interface LoggedWrite {
+  /** Epoch milliseconds of the commit. */
+  at: number;
+  source: string;
+  request: Json;
+}
+
+/**
+ * Why a stored log entry disagrees with the audit record its commit wrote
+ * beside it, or `null` when they agree. A store replays the entry but hashes
+ * (and signs) only the record, so an entry altered on its own (its request, its
+ * source, its time, which `$now()` sees) would change the state while the chain
+ * still verified; a store that keeps the two together calls this before
+ * replaying (and treats a disagreement as damage: nothing is replayed). A record
+ * that cannot be read counts as a disagreement: nothing vouches for the entry.
+ */
+export function loggedWriteDisagreement(write: LoggedWrite, record: unknown): string | null {
+  const audit = record as AuditRecord;
+  if (audit === null || typeof audit !== "object" || !Number.isInteger(audit.sequence)) {
+    return "its audit record is unreadable";
+  }
+  const at = Number.isFinite(write.at) ? new Date(write.at).toISOString() : String(write.at);
+  const differs = [
+    write.source !== audit.source && "source",
+    at !== audit.timestamp && "time",
+    // The record holds the request as committed; `JSON.stringify` agrees unless key order differs.
+    (audit.mutations === undefined ||
+      JSON.stringify(write.request) !== JSON.stringify(audit.mutations) &&
+        canonicalJson(write.request) !== canonicalJson(audit.mutations)) && "request",
+  ].filter((name) => name !== false);
+  return differs.length
+    ? `its ${
+      differs.join(", ")
+    } disagrees with audit record ${audit.sequence} (the entry or the record was altered)`
+    : null;
+}
+
 /** Seals a body into a chained record, signed when a signer is given. */
 export async function sealRecord(
   body: AuditBody,
@@ -168,7 +206,8 @@ export async function sealRecord(
  * (content hash mismatch), reordered or deleted records (sequence or prevHash;
  * a deletion names the missing sequence). With a signer, every signature must
  * verify and the newest record must be signed, so a chain rewritten whole by
- * someone without the key fails.
+ * someone without the key fails; so does an untouched chain last written before
+ * the key was set (the store cannot tell the two apart), and the detail says so.
  */
 export async function verifyChain(
   records: readonly AuditRecord[],
@@ -210,11 +249,19 @@ export async function verifyChain(
   }
   const head = records[records.length - 1];
   if (signer && head && head.signature === undefined) {
+    // Never valid (a stripped signature looks the same), but the detail says what the store can tell.
+    const signed = records.findLast((record) => record.signature !== undefined);
     return {
       valid: false,
       recordsChecked: records.length,
       firstBrokenSequence: head.sequence,
-      detail: `sequence ${head.sequence}: the chain head is not signed (rewritten without the signing key?)`,
+      detail: signed
+        ? `sequence ${head.sequence}: the chain head is not signed, though sequence ${signed.sequence} is: ` +
+          `the records after it were written without the signing key (the chain rewritten from there, ` +
+          `or written while svc.audit.signing-key was unset)`
+        : `sequence ${head.sequence}: the chain head is not signed, nor is any record: the chain was last ` +
+          `written before svc.audit.signing-key was set, or rewritten whole without the key; the model's ` +
+          `next write signs a new head, whose signature then vouches for every record before it (check them first)`,
     };
   }
   return { valid: true, recordsChecked: records.length, firstBrokenSequence: null, detail: "ok" };

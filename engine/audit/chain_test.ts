@@ -7,6 +7,7 @@ import {
   type AuditRecord,
   GENESIS_HASH,
   hashRecord,
+  loggedWriteDisagreement,
   sealRecord,
   verifyChain,
 } from "./chain.ts";
@@ -260,4 +261,26 @@ Deno.test("a __proto__ member hashes the same under a browser's accessor, in wha
     /"mutations":\{"\$\.a":1,"\$\.z":\{"__proto__":\{"y":2\},"a":\[\{"__proto__":null\}\],"b":1\},"__proto__":\{"x":1\}\}/,
   );
   assert.equal(await withBrowserProtoAccessor(() => hashRecord(bodyOf(), GENESIS_HASH, hasher)), expected);
+});
+
+Deno.test("a logged write agrees with its audit record only in request, source and time", async () => {
+  const record = await sealRecord(body(3, { mutations: { "$.b": 1, "$.a": [2] } }), GENESIS_HASH, hasher);
+  const at = Date.parse(record.timestamp);
+  // Key order is not a difference (the record is compared canonically).
+  assert.equal(
+    loggedWriteDisagreement({ at, source: "client", request: { "$.a": [2], "$.b": 1 } }, record),
+    null,
+  );
+  assert.match(
+    loggedWriteDisagreement({ at, source: "client", request: { "$.a": [2], "$.b": 1000000 } }, record)!,
+    /^its request disagrees with audit record 3 \(the entry or the record was altered\)$/,
+  );
+  assert.match(
+    loggedWriteDisagreement({ at: at + 1, source: "foldback", request: { "$.a": [2], "$.b": 1 } }, record)!,
+    /^its source, time disagrees with audit record 3/,
+  );
+  assert.equal(
+    loggedWriteDisagreement({ at, source: "client", request: {} }, "{garbage"),
+    "its audit record is unreadable",
+  );
 });

@@ -61,6 +61,34 @@ Deno.test("a chain rewritten whole by someone without the key fails verification
   assert.match(head.detail, /chain head is not signed/);
 });
 
+Deno.test("an unsigned head says whether any record is signed, and never verifies", async () => {
+  const signer = await ed25519Signer(seed(7));
+  const signed = await signedChain(seed(7), 3);
+  // Written before the key was set: no record is signed. The verdict stays invalid (a stripped signature
+  // looks the same) but names both causes and what signs it.
+  const before = await verifyChain(signed.map(({ signature: _s, ...rest }) => rest), hasher, signer);
+  assert.equal(before.valid, false);
+  assert.equal(before.firstBrokenSequence, 2);
+  assert.match(
+    before.detail,
+    /nor is any record: the chain was last written before svc.audit.signing-key was set/,
+  );
+  assert.match(before.detail, /or rewritten whole without the key; the model's next write signs a new head/);
+  // Signed up to 0, unsigned after: a suffix written without the key.
+  const suffix = signed.map((record, i) => i === 0 ? record : { ...record, signature: undefined });
+  const after = await verifyChain(
+    suffix.map(({ signature, ...rest }) => signature ? { ...rest, signature } : rest),
+    hasher,
+    signer,
+  );
+  assert.equal(after.valid, false);
+  assert.equal(after.firstBrokenSequence, 2);
+  assert.match(
+    after.detail,
+    /though sequence 0 is: the records after it were written without the signing key/,
+  );
+});
+
 Deno.test("a malformed key is refused without echoing it", async () => {
   await assert.rejects(() => ed25519Signer("not-a-key-XYZ"), (err: Error) => !err.message.includes("XYZ"));
 });

@@ -54,6 +54,11 @@ export interface LoadedModel {
    * (kept for recovery, never replayed).
    */
   problem?: string;
+  /**
+   * The audit record a stored log entry disagreed with (`problem` says how):
+   * tampering, kept with the recovery record so verify reports it.
+   */
+  auditSequence?: number;
   /** The model's outstanding effect jobs (its outbox). */
   jobs?: EffectJob[];
 }
@@ -73,6 +78,11 @@ export interface RecoveryRecord {
   baseAt: number | null;
   /** The logged writes after the base that could be read, oldest first. */
   log: LogEntry[];
+  /**
+   * The audit record a logged write disagreed with, when that was the problem:
+   * verify reports the model's trail invalid while this record is kept.
+   */
+  auditSequence?: number;
 }
 
 /** A recovery record without its contents. */

@@ -427,6 +427,7 @@ export class ModelService implements ModelApi {
       base: stored.base,
       baseAt: stored.baseAt ?? null,
       log: stored.log,
+      ...stored.auditSequence !== undefined ? { auditSequence: stored.auditSequence } : {},
     });
     this.#observer.warn?.(
       `model '${id}': state could not be reconstructed (${problem}); loaded spec-only with state reset. ` +
@@ -1487,9 +1488,25 @@ export class ModelService implements ModelApi {
     });
   }
 
+  /**
+   * Verifies the model's chain; when it holds, a stored log entry found at load
+   * to disagree with its audit record (kept for recovery, the state reset) still
+   * makes it invalid, until an operator deletes the recovery records.
+   */
   async verifyAudit(id: string): Promise<AuditVerification> {
     this.#slot(id);
-    return verifyChain(await this.store.allAudit(id), this.platform.hasher, this.#auditSigner);
+    const verdict = await verifyChain(await this.store.allAudit(id), this.platform.hasher, this.#auditSigner);
+    if (!verdict.valid) return verdict;
+    const tampered = (await this.store.getRecovery(id)).find((record) => record.auditSequence !== undefined);
+    if (!tampered) return verdict;
+    return {
+      ...verdict,
+      valid: false,
+      firstBrokenSequence: tampered.auditSequence!,
+      detail: `sequence ${tampered.auditSequence}: the stored log entry of this commit did not match it ` +
+        `(${tampered.reason}); found at ${tampered.detectedAt}, the state was reset and the stored log kept: ` +
+        `GET /admin/recovery/${encodeURIComponent(id)}, then DELETE it once dealt with`,
+    };
   }
 
   // ------------------------------------------------------------------- blobs

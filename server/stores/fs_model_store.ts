@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { AuditRecord } from "../../engine/audit/chain.ts";
+import { type AuditRecord, loggedWriteDisagreement } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import { foldPoint } from "../../engine/service/compaction.ts";
@@ -39,6 +39,7 @@ import type { ModelSpec } from "../../engine/model/types.ts";
 import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
 import { appendDurable, exists, isTemporary, nameOf, syncDir, writeFileAtomic } from "./fs_files.ts";
 import { isLogEntry, isPersistedState } from "./stored_model.ts";
+import { serverHasher } from "../platform.ts";
 
 /** What a filesystem model store keeps besides specs. */
 export interface FsModelStoreOptions {
@@ -57,6 +58,8 @@ interface ModelFile {
   spec: ModelSpec;
   base: PersistedState | null;
   baseAt: number | null;
+  /** SHA-256 (hex) of `base` as `JSON.stringify` writes it; absent in files written before it was kept. */
+  baseSha256?: string | null;
   /** Journal line of the first log entry after `base`. */
   logStart: number;
   /** The outbox as of journal line `jobsAfter`. */
@@ -98,6 +101,11 @@ function isAuditRecord(value: unknown): value is AuditRecord {
   const record = value as AuditRecord;
   return record !== null && typeof record === "object" && Number.isInteger(record.sequence) &&
     typeof record.hash === "string";
+}
+
+/** The checksum of a base state: SHA-256 of its JSON (parsing and writing it again gives the same text). */
+function baseSha256(base: PersistedState): Promise<string> {
+  return serverHasher.sha256Hex(new TextEncoder().encode(JSON.stringify(base)));
 }
 
 function applyJobs(jobs: Map<string, EffectJob>, changes: JobChanges | undefined): void {
@@ -217,6 +225,7 @@ export class FsModelStore implements ModelStore {
     this.#models.set(file.id, open);
     const log: LogEntry[] = [];
     let problem: string | null = null;
+    let auditSequence: number | undefined;
     for (const line of lines) {
       const seq = line?.seq ?? open.nextSeq;
       if (!line || seq !== open.nextSeq) {
@@ -231,16 +240,29 @@ export class FsModelStore implements ModelStore {
       if (seq > file.jobsAfter) applyJobs(open.jobs, line.jobs);
       if (seq < file.logStart || line.entry === undefined) continue;
       if (!isLogEntry(line.entry)) problem ??= `log entry at journal line ${seq} is unreadable`;
-      else log.push(line.entry);
+      else {
+        log.push(line.entry);
+        // A line holding both: the entry replays only if its audit record vouches for it.
+        const disagreement = "audit" in line ? loggedWriteDisagreement(line.entry, line.audit) : null;
+        if (disagreement && problem === null) {
+          problem = `log entry at journal line ${seq}: ${disagreement}`;
+          if (isAuditRecord(line.audit)) auditSequence = line.audit.sequence;
+        }
+      }
       open.logSeqs.push(seq);
     }
     const jobs = [...open.jobs.values()].filter((job) => job.modelId === file.id);
     if (!this.#options.state) return { spec: file.spec, base: null, log: [] };
     const base = isPersistedState(file.base) ? file.base : null;
     if (!base) problem ??= "no state is stored";
+    // Like KV's chunks: a base that does not match its SHA-256 is damage (a file written before the
+    // checksum was kept has none, and loads as it did).
+    else if (typeof file.baseSha256 === "string" && await baseSha256(base) !== file.baseSha256) {
+      problem ??= `its base state does not match its SHA-256 (${MODEL_FILE} was altered)`;
+    }
     // On a problem, what could be read still goes back: the service keeps it for recovery, never replays it.
     const model = { spec: file.spec, base, baseAt: file.baseAt, log, jobs };
-    return problem ? { ...model, problem } : model;
+    return problem ? { ...model, problem, ...auditSequence !== undefined && { auditSequence } } : model;
   }
 
   async save(
@@ -279,7 +301,12 @@ export class FsModelStore implements ModelStore {
 
   /** Rewrites `model.json` (atomically) with the current outbox. */
   async #writeModel(open: OpenModel, file: ModelFile): Promise<void> {
-    const next = { ...file, jobs: [...open.jobs.values()], jobsAfter: open.nextSeq - 1 };
+    const next: ModelFile = {
+      ...file,
+      baseSha256: file.base ? await baseSha256(file.base) : null,
+      jobs: [...open.jobs.values()],
+      jobsAfter: open.nextSeq - 1,
+    };
     await writeFileAtomic(`${open.dir}/${MODEL_FILE}`, JSON.stringify(next, null, 2) + "\n");
     open.file = next;
   }

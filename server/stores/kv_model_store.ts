@@ -43,7 +43,7 @@
  *
  * @module
  */
-import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
+import { type AuditRecord, GENESIS_HASH, loggedWriteDisagreement } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import { type MemoryAuditTrail, summarizeRecovery } from "../../engine/service/memory.ts";
@@ -163,17 +163,28 @@ function storedEntryValue(bytes: Uint8Array | null): Partial<StoredLogEntry> | n
   }
 }
 
-/** A stored log entry read back: the entry (`null` when unreadable), the head and the audit record's sequence. */
+/**
+ * A stored log entry read back: the entry (`null` when unreadable), the head, the
+ * audit record's sequence, and how the entry disagrees with the record it carries
+ * (`null` when it agrees or carries none: the earlier layout's entries).
+ */
 function decodeLogEntry(
   bytes: Uint8Array | null,
-): { entry: LogEntry | null; auditHead: AuditHead | null; audit: number | null } {
+): {
+  entry: LogEntry | null;
+  auditHead: AuditHead | null;
+  audit: number | null;
+  disagreement: string | null;
+} {
   const value = storedEntryValue(bytes);
-  if (!value) return { entry: null, auditHead: null, audit: null };
+  if (!value) return { entry: null, auditHead: null, audit: null, disagreement: null };
   const { at, source, request, auditHead, audit } = value;
   const head = isAuditHead(auditHead) ? auditHead : null;
   const ownSequence = (audit as AuditRecord | null)?.sequence;
+  const entry = isLogEntry(value) ? { at, source, request } as LogEntry : null;
   return {
-    entry: isLogEntry(value) ? { at, source, request } as LogEntry : null,
+    entry,
+    disagreement: entry && "audit" in value ? loggedWriteDisagreement(entry, audit) : null,
     auditHead: head,
     // The head beside the record gives its place, so an unreadable record still takes it.
     audit: !("audit" in value)
@@ -357,6 +368,7 @@ export class KvModelStore implements ModelStore {
     records.sort((a, b) => a.seq - b.seq);
     const log: LogEntry[] = [];
     let problem: string | null = null;
+    let auditSequence: number | undefined;
     for (const record of records) {
       // Folded already, or a second entry of one sequence.
       if (record.seq < stored.nextLog) {
@@ -367,11 +379,22 @@ export class KvModelStore implements ModelStore {
       stored.log.push({ seq: record.seq, keys: record.keys, audit: decoded.audit });
       stored.nextLog = record.seq + 1;
       stored.auditHead = newerHead(stored.auditHead, decoded.auditHead);
-      if (problem) continue;
+      if (problem) {
+        // Not replayed, but kept for recovery like the rest: the save after the reset deletes the entries.
+        if (decoded.entry) log.push(decoded.entry);
+        continue;
+      }
       const expected = header.logStart + log.length;
       if (record.seq !== expected) problem = `log entry ${expected} is missing`;
       else if (!decoded.entry) problem = `log entry ${record.seq} is unreadable`;
-      else log.push(decoded.entry);
+      else {
+        // Kept as read (the evidence), never replayed.
+        log.push(decoded.entry);
+        if (decoded.disagreement) {
+          problem = `log entry ${record.seq}: ${decoded.disagreement}`;
+          auditSequence = decoded.audit ?? undefined;
+        }
+      }
     }
     let base: PersistedState | null = null;
     if (!header.base) problem ??= "no state is stored";
@@ -399,7 +422,15 @@ export class KvModelStore implements ModelStore {
     await this.#db.writeAll(deletions(strays));
     // On a problem, what could be read still goes back: the service keeps it for recovery, never replays it.
     return problem
-      ? { spec, base, baseAt: header.baseAt, log, problem, jobs }
+      ? {
+        spec,
+        base,
+        baseAt: header.baseAt,
+        log,
+        problem,
+        jobs,
+        ...auditSequence !== undefined && { auditSequence },
+      }
       : { spec, base, baseAt: header.baseAt, log, jobs };
   }
 

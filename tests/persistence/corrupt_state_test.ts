@@ -4,6 +4,8 @@
  * trail and other models are untouched.
  */
 import assert from "node:assert/strict";
+import { type AuditRecord, sealRecord } from "../../engine/audit/chain.ts";
+import { webPlatform } from "../../engine/ports.ts";
 import { ModelService } from "../../engine/service/service.ts";
 import { encodeJson } from "../../server/stores/kv_values.ts";
 import {
@@ -101,11 +103,26 @@ const CASES: {
     name: "a log entry the pipeline refuses on replay",
     reason: /Schema violation: \$\.discount \(maximum\)/,
     change: async (kv, h) => {
+      // A write an earlier version took: its audit record agrees with it (and chains), as one written then would.
       const entry = await logEntry(kv, h.logStart + 2);
       const request = { "$.discount": 5000 };
+      const at = Date.parse("2030-01-01T00:00:05Z");
+      const { prevHash, hash: _hash, ...body } = entry.value.audit as AuditRecord;
+      const audit = await sealRecord(
+        { ...body, timestamp: new Date(at).toISOString(), source: "client", mutations: request },
+        prevHash,
+        webPlatform().hasher,
+      );
       return putCommitEntry(kv, {
         key: entry.key,
-        value: { ...entry.value, at: Date.parse("2030-01-01T00:00:05Z"), source: "client", request },
+        value: {
+          ...entry.value,
+          at,
+          source: "client",
+          request,
+          auditHead: { sequence: audit.sequence, hash: audit.hash },
+          audit,
+        },
       });
     },
   },

@@ -127,18 +127,19 @@ const UNLOADABLE = { ...SPEC, id: "contract/old", version: "1.0" } as ModelSpec;
 
 const STATE: PersistedState = { doc: { qty: 1 }, meta: [["$.qty#maximum", 9]], stale: ["$.lazy"] };
 
-async function records(modelId: string, count: number): Promise<AuditRecord[]> {
+async function records(modelId: string, count: number, logged: LogEntry[] = []): Promise<AuditRecord[]> {
   const out: AuditRecord[] = [];
   for (let sequence = 0; sequence < count; sequence++) {
+    const write = logged[sequence];
     out.push(
       await sealRecord(
         {
           modelId,
           sequence,
-          timestamp: new Date(Date.UTC(2030, 0, 1, 0, 0, sequence)).toISOString(),
+          timestamp: new Date(write?.at ?? Date.UTC(2030, 0, 1, 0, 0, sequence)).toISOString(),
           modelVersion: "1.0.0",
-          source: "client",
-          mutations: { [`$.f${sequence}`]: sequence },
+          source: write?.source ?? "client",
+          mutations: write?.request ?? { [`$.f${sequence}`]: sequence },
           derivedUpdated: [],
           flaggedConstraints: [],
           dispatchedEffects: [],
@@ -475,13 +476,15 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     async run(fixture) {
       const id = UNLOADABLE.id;
       const doomed = "contract/doomed";
-      const trail = await records(id, 2);
+      // The records agree with the logged writes (a load replays a write only then).
+      const logged = [entry(1, { "$.qty": 3 }), entry(2, { "$.qty": 4 })];
+      const trail = await records(id, 2, logged);
       const stateAt = (qty: number) => ({ doc: { qty, price: 3, total: 3 * qty }, meta: [], stale: [] });
       await withStorage(fixture, async ({ store }) => {
         await store.save(UNLOADABLE, stateAt(2), { created: true });
         await store.save({ ...UNLOADABLE, id: doomed }, stateAt(2), { created: true });
         for (const [i, audit] of trail.entries()) {
-          await store.commit(id, entry(i + 1, { "$.qty": 3 + i }), statesOf(stateAt(3 + i), i + 1), audit);
+          await store.commit(id, logged[i], statesOf(stateAt(3 + i), i + 1), audit);
         }
       });
       await withService(fixture, async (service) => {
