@@ -2,9 +2,10 @@
  * Models as human-readable files under `<svc.persistence-dir>/models/<id>/`
  * (the id percent-encoded, fs_files.ts):
  *
- * - `model.json`: `{id, spec, base, baseAt, logStart, jobs, jobsAfter}`, the spec,
- *   the state the log starts from and the outbox as of journal line `jobsAfter`;
- *   replaced only by an atomic rename (create, evolve, restore, compaction).
+ * - `model.json`: `{id, spec, base, baseSha256, baseAt, logStart, jobs, jobsAfter}`,
+ *   the spec, the state the log starts from (and its checksum) and the outbox as
+ *   of journal line `jobsAfter`; replaced only by an atomic rename (create,
+ *   evolve, restore, compaction).
  * - `journal.ndjson`: one JSON line per durable change,
  *   `{seq, entry?, audit?, jobs?}` (a commit's log entry, audit record and outbox
  *   changes together, so one append is one atomic commit), flushed with
@@ -12,7 +13,8 @@
  *   journal is also the audit trail. A torn last line (a crash mid-append, never
  *   acknowledged) is cut off at the next start.
  *
- * Loading replays the entries from `logStart` on, and folds the outbox changes
+ * Loading replays the entries from `logStart` on (each only if the audit record
+ * on its line agrees with it), and folds the outbox changes
  * after `jobsAfter` into `jobs`; compaction rewrites `model.json` with a later
  * base every `svc.storage.compaction-threshold` entries. A deleted model's
  * directory is renamed away atomically and removed in the background (or at
