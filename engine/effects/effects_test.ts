@@ -776,3 +776,42 @@ Deno.test("a fan-out superseded while in flight is dropped and fires again with 
   assert.deepEqual([io.phase, io.key], ["applied", "two"]);
   await service.close();
 });
+
+Deno.test("a restore bringing back a pending status document whose job is gone re-fires the effect", async () => {
+  const { service, scheduler } = await effectService([TIMER_EXECUTOR]);
+  await service.createModel({
+    id: "r",
+    schema: { type: "object", properties: { go: { type: "integer" }, n: { type: "integer" } } },
+    effects: [{
+      id: "t",
+      executor: "timer",
+      trigger: "go > 0",
+      dedupeKey: "go",
+      afterMs: "300",
+      response: { set: { "$.n": "($exists(n) ? n : 0) + 1" } },
+      statusPath: "$.io.t",
+    }],
+  });
+  type Timed = { n?: number; io: { t: { phase: string; key: number } } };
+  await service.mutate("r", { "$.go": 1 });
+  const snapshot = await service.snapshot("r");
+  await scheduler.advance(300);
+  assert.equal(((await service.getState("r")) as Timed).n, 1);
+  await service.restore("r", snapshot);
+  assert.equal(scheduler.pending, 1, "its timer armed again");
+  await scheduler.advance(300);
+  let state = (await service.getState("r")) as Timed;
+  assert.deepEqual([state.n, state.io.t.phase], [1, "applied"], "the restored pending effect ran");
+  await service.mutate("r", { "$.go": 2 });
+  await scheduler.advance(300);
+  state = (await service.getState("r")) as Timed;
+  assert.deepEqual([state.n, state.io.t.phase, state.io.t.key], [2, "applied", 2], "and fires for a new key");
+
+  // Restored while its own job is still outstanding, the document is that job's: nothing fires twice.
+  await service.mutate("r", { "$.go": 3 });
+  await service.restore("r", await service.snapshot("r"));
+  await scheduler.advance(1000);
+  state = (await service.getState("r")) as Timed;
+  assert.deepEqual([state.n, state.io.t.key, scheduler.pending], [3, 3, 0]);
+  await service.close();
+});

@@ -112,7 +112,7 @@ export async function verdictOf(job: EffectJob, ctx: SettleContext): Promise<Ver
  * or in flight, its key, its instant. A re-fire (the status document cleared
  * meanwhile) writes a new one, which belongs to the new job.
  */
-function ownsStatus(job: EffectJob, doc: Json): boolean {
+export function ownsStatus(job: EffectJob, doc: Json): boolean {
   const status = job.statusPath && getAt(doc, pathOf(job.statusPath));
   return isObject(status) && (status.phase === "pending" || status.phase === "in_flight") &&
     jsonEqual(status.key ?? null, job.key) &&

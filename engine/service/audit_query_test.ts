@@ -30,7 +30,38 @@ Deno.test("filterAudit keeps records whose written or derived addresses fall und
   assert.deepEqual(seqs(filterAudit(NEWEST_FIRST, { limit: 10, pathPrefix: "$.items" })), [3, 1, 0]);
   assert.deepEqual(seqs(filterAudit(NEWEST_FIRST, { limit: 10, pathPrefix: "$.items[0]" })), [3, 1]);
   assert.deepEqual(seqs(filterAudit(NEWEST_FIRST, { limit: 10, pathPrefix: "$.customer" })), [2]);
-  assert.deepEqual(seqs(filterAudit(NEWEST_FIRST, { limit: 10, pathPrefix: "$.customer.name.first" })), []);
+  assert.deepEqual(seqs(filterAudit(NEWEST_FIRST, { limit: 10, pathPrefix: "$.customer.first" })), []);
+});
+
+Deno.test("filterAudit returns a write of a container above the path: it replaced what was there", () => {
+  assert.deepEqual(seqs(filterAudit(NEWEST_FIRST, { limit: 10, pathPrefix: "$.customer.name.first" })), [2]);
+  assert.deepEqual(seqs(filterAudit(NEWEST_FIRST, { limit: 10, pathPrefix: "$.items[1].qty" })), [0]);
+  const root = [record(0, [{ op: "replace", path: "", value: {} }])];
+  assert.deepEqual(seqs(filterAudit(root, { limit: 10, pathPrefix: "$.any.thing" })), [0]);
+});
+
+Deno.test("filterAudit reads patch pointers as RFC 6901 members: escapes, dots and spaces; a move's source", () => {
+  const patches = [
+    record(5, [{ op: "copy", from: "/cd", path: "/w" }, { op: "test", path: "/t", value: 1 }]),
+    record(4, [{ op: "move", from: "/ab", path: "/z" }]),
+    record(3, [{ op: "add", path: "/m n", value: 1 }]),
+    record(2, [{ op: "add", path: "/x.y", value: 1 }]),
+    record(1, [{ op: "add", path: "/a~1b", value: 1 }]),
+    record(0, [{ op: "add", path: "/t~0~01", value: 1 }]),
+  ];
+  const hits = (pathPrefix: string) => seqs(filterAudit(patches, { limit: 10, pathPrefix }));
+  assert.deepEqual(hits("$['a/b']"), [1]);
+  assert.deepEqual(hits("$.a"), []);
+  assert.deepEqual(hits("$['x.y']"), [2]);
+  assert.deepEqual(hits("$.x"), []);
+  assert.deepEqual(hits("$.x.y"), []);
+  assert.deepEqual(hits("$['m n']"), [3]);
+  assert.deepEqual(hits("$['t~~1']"), [0]);
+  assert.deepEqual(hits("$.ab"), [4], "a move takes its source away");
+  assert.deepEqual(hits("$.z"), [4]);
+  assert.deepEqual(hits("$.cd"), [], "a copy only reads its source");
+  assert.deepEqual(hits("$.w"), [5]);
+  assert.deepEqual(hits("$.t"), [], "a test writes nothing");
 });
 
 Deno.test("filterAudit applies from (inclusive), to (exclusive) and limit", () => {

@@ -30,7 +30,7 @@ import {
 } from "../errors.ts";
 import { type DispatchHost, EffectDispatcher } from "../effects/dispatcher.ts";
 import type { EffectExecutor, ExecutorOutcome } from "../effects/executor.ts";
-import { effectNode, responseWrites, type Settlement, settlement } from "../effects/foldback.ts";
+import { effectNode, ownsStatus, responseWrites, type Settlement, settlement } from "../effects/foldback.ts";
 import { linkExecutor } from "../composition/link_executor.ts";
 import { approved, type PendingEffect, pendingEffects } from "../composition/quarantine.ts";
 import { type CreatedContainers, getAt, valueAt } from "../json/document.ts";
@@ -1137,6 +1137,27 @@ export class ModelService implements ModelApi {
         throw err;
       }
       this.#emit({ type: "restored", modelId: id });
+      // A status document the snapshot holds pending or in flight with no job of its own outstanding (it
+      // settled after the snapshot) would hold its effect back for good: cleared, as by the retry button,
+      // the effect fires again if its trigger holds.
+      const { doc } = state;
+      const writes: Record<string, Json> = {};
+      for (const { effect } of slot.runtime.model.graph.effects) {
+        const status = effect.statusPath && getAt(doc, effect.statusPath);
+        if (
+          isObject(status) && (status.phase === "pending" || status.phase === "in_flight") &&
+          ![...slot.jobs.values()].some((job) =>
+            job.effectId === effect.definition.id && ownsStatus(job, doc)
+          )
+        ) writes[formatPath(effect.statusPath!)] = null;
+      }
+      if (Object.keys(writes).length) {
+        // The restore stands (it is saved): a clearing the model refuses (a status field that may not be
+        // null) or the store fails is told, the document left as restored.
+        await this.#commitFoldback(slot, writes).catch((err) =>
+          this.#observer.warn?.(`model '${id}': status documents not cleared: ${err.message}`)
+        );
+      }
     }, true);
   }
 
@@ -1356,10 +1377,9 @@ export class ModelService implements ModelApi {
     for (const node of runtime.model.graph.effects) {
       const link = node.effect.link;
       if (!link?.read || !link.watch) continue;
-      const status = node.effect.statusPath
-        ? runtime.state.doc && getAt(runtime.state.doc, node.effect.statusPath)
-        : null;
-      if (node.effect.statusPath && !(isObject(status) && status.phase === "applied")) continue;
+      const path = node.effect.statusPath;
+      const status = path && getAt(runtime.state.doc, path);
+      if (path && !(isObject(status) && status.phase === "applied")) continue;
       await this.#composition.arm(runtime.model.id, node);
     }
   }

@@ -470,6 +470,32 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "through the service: a restored pending status document with no job re-fires its effect, " +
+      "the job kept across a reopen",
+    needs: ["durable"],
+    async run(fixture) {
+      const spec = {
+        id: "contract/fx",
+        schema: { type: "object", properties: { go: { type: "boolean" } } },
+        effects: [{ id: "fx", trigger: "go", request: { url: "https://api.example/x" }, statusPath: "$.io" }],
+      } as ModelSpec;
+      const pending = { phase: "pending", key: null, at: "2029-01-01T00:00:00.000Z", error: null };
+      await withService(fixture, async (service) => {
+        await service.createModel(spec);
+        // A snapshot taken while a job was outstanding; that job settled since (this model never fired it).
+        await service.restore(spec.id, { baseDoc: { go: true, io: pending } });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same(
+          (loaded.jobs ?? []).map((j) => [j.effectId, j.statusAt === undefined]),
+          [["fx", false]],
+          "outbox",
+        );
+      });
+    },
+  },
+  {
     name: "through the service: a stored model whose spec no longer validates is repaired by an evolution, " +
       "or discarded",
     needs: ["durable"],
