@@ -7,6 +7,7 @@
  * @module
  */
 import { html, nothing, type TemplateResult } from "lit";
+import { repeat } from "lit/directives/repeat.js";
 import { styleMap } from "lit/directives/style-map.js";
 import type { EvaluatedComponent, EvaluatedView, Json } from "../../engine/mod.ts";
 import { messageList, nameOf } from "./field.ts";
@@ -175,29 +176,34 @@ const sectionList: Renderer = (c, ctx) => {
   const name = nameOf(c);
   const bind = String(c.bind ?? "");
   const { cls, style } = layoutOf(c);
+  const keys = ctx.rowKeys(bind, items.length);
   return html`<section class="section-list" data-component=${c.id} aria-label=${name}>
     <h3>${name}</h3>
     ${items.length === 0 ? html`<p class="empty">None yet.</p>` : nothing}
     ${
-    items.map((item, i) =>
-      item.visible === false
-        ? nothing
-        : html`<div class="section-item" role="group" aria-label=${`${name} ${i + 1}`}>
+    // Keyed rows: removing one moves the DOM of those below up with their data, so a control keeps what the
+    // person entered there (an entry the model refused, beside its message, which moves up too).
+    repeat(
+      items,
+      (_, i) => keys[i],
+      (item, i) =>
+        item.visible === false
+          ? nothing
+          : html`<div class="section-item" role="group" aria-label=${`${name} ${i + 1}`}>
         <div class="body ${cls}" style=${styleMap(style)}>${ctx.render(item.components)}</div>
         ${
-          c.canRemove && pointer !== null
-            ? html`
-              <button type="button" class="remove" aria-label=${`${
-                c.removeLabel ?? "Remove"
-              } ${name.toLowerCase()} ${i + 1}`}
-                @click=${() => ctx.removeItem(bind, i)}>${c.removeLabel ??
-                  "Remove"}</button>
-            `
-            : nothing
-        }
-      </div>`
-    )
-  }
+            c.canRemove && pointer !== null
+              ? html`
+                <button type="button" class="remove" aria-label=${`${
+                  c.removeLabel ?? "Remove"
+                } ${name.toLowerCase()} ${i + 1}`}
+                  @click=${() => ctx.removeItem(bind, i)}>${c.removeLabel ??
+                    "Remove"}</button>
+              `
+              : nothing
+          }
+      </div>`,
+    )}
     ${messageList(ctx, c.bind, ctx.domId(c.id, "msg"))}
     ${
     c.canAdd && pointer !== null

@@ -8,7 +8,10 @@
  * choice (check box, switch, radio, select, multi-select, rating, slider) always shows
  * the state: one whose write was refused goes back, the reason beside it as a
  * warning, since nothing refused stays in it (`live`: lit compares with the
- * control, not with what it last set).
+ * control, not with what it last set). An entry outside the component's own
+ * bounds (a stepper's `min`/`max`, a file upload's types, sizes and count) is
+ * refused before anything is written (entry_bounds.ts), and a region
+ * selector offers the regions of the country it `dependsOn`.
  *
  * @module
  */
@@ -18,6 +21,7 @@ import type { EvaluatedComponent, Json } from "../../engine/mod.ts";
 import { RATING_CHOICES } from "../../engine/model/view_definition/validate.ts";
 import { countryOptions } from "./countries.ts";
 import { dateTimeControlText, dateTimeOfControl, timeControlText, timeOfControl } from "./date_time.ts";
+import { numberRefusals, regionOptions, uploadRefusals } from "./entry_bounds.ts";
 import { field, fieldGroup, type FieldIds, messageList, nameOf } from "./field.ts";
 import { keptEdit } from "./kept_edit.ts";
 import type { ViewContext } from "./view_context.ts";
@@ -69,6 +73,17 @@ function write(c: EvaluatedComponent, ctx: ViewContext, value: Json | undefined,
 
 const locked = (c: EvaluatedComponent) => c.enabled === false;
 
+/**
+ * Writes what a person typed, unless it is a number outside the component's `min` and `max` (a stepper's):
+ * then nothing is written and the field, still showing it, says so, as a wizard's step check would.
+ */
+function enterText(c: EvaluatedComponent, ctx: ViewContext, typed: string): void {
+  const value = parseInput(c.type, typed);
+  const refused = numberRefusals(c, value);
+  if (refused.length && typeof c.bind === "string") ctx.refuse(c.bind, refused, "error");
+  else write(c, ctx, value);
+}
+
 /** A single-line input of a basic kind. */
 const textInput: Renderer = (c, ctx) =>
   field(c, ctx, (ids) => {
@@ -91,7 +106,7 @@ const textInput: Renderer = (c, ctx) =>
         title=${(c.tooltip as string | undefined) ?? nothing}
         ?readonly=${c.readOnly === true} ?disabled=${locked(c)} ?required=${c.required === true}
         aria-invalid=${ids.invalid ? "true" : "false"} aria-describedby=${ids.describedBy}
-        @change=${(e: Event) => write(c, ctx, parseInput(c.type, (e.target as HTMLInputElement).value))}>
+        @change=${(e: Event) => enterText(c, ctx, (e.target as HTMLInputElement).value)}>
     `;
     return unit
       ? html`<div class="with-unit">${input}<span class="unit" aria-hidden="true">${unit}</span></div>`
@@ -134,7 +149,11 @@ interface Option {
 
 function optionsOf(c: EvaluatedComponent): Option[] {
   if (c.type === "countrySelector") return countryOptions();
-  const list = Array.isArray(c.options) ? c.options : [];
+  const list = c.type === "countryRegionSelector"
+    ? regionOptions(c)
+    : Array.isArray(c.options)
+    ? c.options
+    : [];
   return list.map((o) =>
     o !== null && typeof o === "object" && !Array.isArray(o)
       ? { value: o.value ?? null, label: String(o.label ?? o.value) }
@@ -223,7 +242,9 @@ const suggest: Renderer = (c, ctx) =>
     `;
   });
 
-const dependentSelector: Renderer = (c, ctx) => optionsOf(c).length ? select(c, ctx) : textInput(c, ctx);
+/** A region selector: a select of the chosen country's regions when it has options (even none of that country), else free text. */
+const dependentSelector: Renderer = (c, ctx) =>
+  Array.isArray(c.options) && c.options.length ? select(c, ctx) : textInput(c, ctx);
 
 const slider: Renderer = (c, ctx) => {
   if (c.type === "numericStepper") return textInput(c, ctx);
@@ -297,8 +318,14 @@ const fileUpload: Renderer = (c, ctx) =>
         ?multiple=${c.multiple === true} ?disabled=${locked(c) || c.readOnly === true} aria-describedby=${ids
           .describedBy}
         @change=${(e: Event) => {
-          const files = [...((e.target as HTMLInputElement).files ?? [])];
-          if (files.length && typeof c.bind === "string") ctx.upload(c.bind, files, c.multiple === true);
+          const input = e.target as HTMLInputElement;
+          const files = [...(input.files ?? [])];
+          if (!files.length || typeof c.bind !== "string") return;
+          const refused = uploadRefusals(c, files);
+          if (!refused.length) return ctx.upload(c.bind, files, c.multiple === true);
+          // Nothing is stored: the field lets go of the files, as a refused choice goes back, the reason beside it.
+          input.value = "";
+          ctx.refuse(c.bind, refused, "warning");
         }}>
           ${c.value ? html`<div class="help">Stored: ${describeBlob(c.value)}</div>` : nothing}
     `);

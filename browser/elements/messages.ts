@@ -53,13 +53,14 @@ function under(pattern: string, address: string): boolean {
 
 /**
  * After element `index` of the array at `list` was removed: its messages (and those under it) go, those of
- * later elements move up one, as the elements did.
+ * later elements move up one, as the elements did. Any map by address shifts so (the row keys of nested
+ * section lists too).
  */
-export function shiftMessages(map: MessageMap, list: string, index: number): void {
+export function shiftMessages<T>(map: Map<string, T>, list: string, index: number): void {
   const prefix = parsePath(list);
   if (!prefix.ok) return;
   const depth = prefix.path.length;
-  const moved: [string, FieldMessage[]][] = [];
+  const moved: [string, T][] = [];
   for (const [address, messages] of map) {
     const parsed = parsePath(address);
     if (!parsed.ok || parsed.path.length <= depth) continue;

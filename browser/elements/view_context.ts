@@ -47,6 +47,17 @@ export interface ViewContext {
   /** Removes element `index` of the array at `list` (its messages go, those of later elements move up). */
   removeItem(list: string, index: number): void;
   /**
+   * A key for each of the `count` rows of the section list at `list`, that stays with its row when a row above
+   * it is removed here, so its controls (what a person typed, an entry the model refused) move up with it.
+   */
+  rowKeys(list: string, count: number): number[];
+  /**
+   * Shows `texts` beside the field at `address` in place of its messages, for an entry the renderer refused
+   * and did not write (a number outside the component's bounds, a file the field does not take); `warning`
+   * when the field no longer shows it.
+   */
+  refuse(address: string, texts: string[], severity: FieldMessage["severity"]): void;
+  /**
    * Whether the control of `address` is to show the model's value again over what the person entered (their
    * removal of a required field's value, or their choice, was refused), in the render that follows the refusal.
    */

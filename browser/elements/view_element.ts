@@ -28,7 +28,9 @@ import {
   type Json,
   type ModelSpec,
   operations,
+  parsePath,
 } from "../../engine/mod.ts";
+import { getAt } from "../../engine/json/document.ts";
 import { jsonEqual, setMember } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type AuthoringEngine, localAuthoring } from "../../engine/service/authoring.ts";
@@ -41,6 +43,7 @@ import {
   placeConstraints,
   shiftMessages,
 } from "./messages.ts";
+import { regionOptions } from "./entry_bounds.ts";
 import { renderComponents } from "./render.ts";
 import { viewBody } from "./containers.ts";
 import { checkStep } from "./step_check.ts";
@@ -107,11 +110,27 @@ const ENDS_OF_PRESS = ["pointerup", "pointercancel", "blur"] as const;
 
 const BLOB_PATH = /^\/models\/([^/]+)\/blobs\/([0-9a-f]+)$/;
 
-/** Choice components whose options the client resolves (`optionsPath`, `optionsExpr`), in a tree. */
+/** Whether `c` is a region selector whose options follow another field (its `dependsOn`). */
+const dependent = (c: EvaluatedComponent) =>
+  c.type === "countryRegionSelector" && typeof c.dependsOn === "string";
+
+/**
+ * Choice components whose options the client resolves (`optionsPath`, `optionsExpr`, a region selector's
+ * `dependsOn`), in a tree.
+ */
 function dynamicChoices(components: Json | undefined, out: EvaluatedComponent[] = []): EvaluatedComponent[] {
   for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
-    if (typeof c.optionsPath === "string" || typeof c.optionsExpr === "string") out.push(c);
+    if (typeof c.optionsPath === "string" || typeof c.optionsExpr === "string" || dependent(c)) out.push(c);
     dynamicChoices(c.components, out);
+  }
+  return out;
+}
+
+/** Region selectors of a tree that depend on one of `addresses`. */
+function dependentsOf(components: Json | undefined, addresses: Set<string>, out: EvaluatedComponent[] = []) {
+  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
+    if (dependent(c) && addresses.has(canonical(String(c.dependsOn)))) out.push(c);
+    dependentsOf(c.components, addresses, out);
   }
   return out;
 }
@@ -168,6 +187,9 @@ export class SvcView extends LitElement {
   #closed = false;
   /** Addresses whose control shows the model's value again in the next render (a refused removal or choice). */
   readonly #restore = new Set<string>();
+  /** The keys of section list rows, by list address (see ViewContext.rowKeys). */
+  readonly #rowKeys = new Map<string, number[]>();
+  #lastRowKey = 0;
   /** Writes under way (a wizard step checks its fields once they are done). */
   readonly #writing = new Set<Promise<void>>();
   /** The messages a step check placed: the next check, or a refresh of the view, works them out again. */
@@ -335,6 +357,7 @@ export class SvcView extends LitElement {
         // A view opens without the messages of the one left, even where it binds the same fields.
         this.#messages.clear();
         this.#restore.clear();
+        this.#rowKeys.clear();
         this.#checked = undefined;
         // Steps and tabs are kept by component id, which another model's views may reuse.
         if (!sameModel) this.#uiState.clear();
@@ -394,6 +417,13 @@ export class SvcView extends LitElement {
     const state = await invoker.invoke(operations.getState, { id: this.modelId });
     const options: Record<string, EvaluatedComponent> = {};
     for (const c of dynamic) {
+      if (dependent(c)) {
+        const path = parsePath(c.dependsOn);
+        // The region selector filters its options by this value (entry_bounds.ts regionOptions).
+        const chosen = path.ok ? getAt(state, path.path) : undefined;
+        setMember(options, c.id, { ...c, dependsOnValue: chosen ?? null });
+        continue;
+      }
       const expr = typeof c.optionsExpr === "string"
         ? c.optionsExpr
         : addressAsExpression(String(c.optionsPath));
@@ -447,6 +477,7 @@ export class SvcView extends LitElement {
       placeConstraints(this.#messages, result.flaggedConstraints, this.#spec, written, bound, "warning");
       this.#revision++;
       this.#emit("svc-commit", { modelId: this.modelId, viewId: view.viewId, result });
+      this.#clearStaleRegions(result.mutatedPaths);
       if (onChange !== undefined && onChange !== null) await this.#handler(onChange);
     } catch (err) {
       // A refused write sends no event.
@@ -463,6 +494,26 @@ export class SvcView extends LitElement {
       this.#writing.delete(writing);
       done();
       this.requestUpdate();
+    }
+  }
+
+  /**
+   * After this element's write changed the field a region selector depends on (its country), removes the
+   * region when the country's options no longer hold it: the region belonged to the country chosen before.
+   * Another writer's change is that writer's to follow up, so a page with many views does not remove it
+   * many times.
+   */
+  #clearStaleRegions(mutatedPaths: string[]): void {
+    const changed = new Set(mutatedPaths.map(canonical));
+    for (const c of dependentsOf(this.view?.components as unknown as Json, changed)) {
+      const offered = regionOptions(c).map((o) =>
+        o !== null && typeof o === "object" && !Array.isArray(o) ? o.value ?? null : o
+      );
+      if (
+        typeof c.bind === "string" && c.value !== undefined && !offered.some((v) => jsonEqual(v, c.value))
+      ) {
+        this.#remove(c.bind);
+      }
     }
   }
 
@@ -647,8 +698,23 @@ export class SvcView extends LitElement {
             viewId,
           });
           shiftMessages(this.#messages, list, index);
+          // The rows below move up with their keys, so their controls (an entry the model refused) go along.
+          shiftMessages(this.#rowKeys, list, index);
+          this.#rowKeys.get(canonical(list))?.splice(index, 1);
           return result;
         }),
+      rowKeys: (list, count) => {
+        const keys = this.#rowKeys.get(canonical(list)) ?? [];
+        // Rows another writer added or removed: which ones is not known, so the last ones come or go.
+        keys.length = Math.min(keys.length, count);
+        while (keys.length < count) keys.push(++this.#lastRowKey);
+        this.#rowKeys.set(canonical(list), keys);
+        return keys;
+      },
+      refuse: (address, texts, severity) => {
+        this.#messages.set(canonical(address), texts.map((text) => ({ text, severity })));
+        this.requestUpdate();
+      },
       restores: (address) => typeof address === "string" && this.#restore.has(canonical(address)),
       checkStep: (componentId) => this.#checkStep(componentId),
       runHandler: (handler, address) => {
