@@ -4,7 +4,18 @@
  *
  * @module
  */
-export * from "./audit/chain.ts";
+// A stored log entry's agreement with its record (loggedWriteDisagreement) is for the stores that keep the two
+// together, which import it from audit/chain.ts: the browser bundle, which re-exports this module, leaves it out.
+export {
+  type AuditBody,
+  type AuditRecord,
+  type AuditSource,
+  type AuditVerification,
+  GENESIS_HASH,
+  hashRecord,
+  sealRecord,
+  verifyChain,
+} from "./audit/chain.ts";
 export * from "./config.ts";
 export * from "./errors.ts";
 export { applyEvolution } from "./evolve/apply.ts";

@@ -249,19 +249,12 @@ export async function verifyChain(
   }
   const head = records[records.length - 1];
   if (signer && head && head.signature === undefined) {
-    // Never valid (a stripped signature looks the same), but the detail says what the store can tell.
-    const signed = records.findLast((record) => record.signature !== undefined);
+    // Never valid (a stripped signature looks the same); the signer says what the store can tell.
     return {
       valid: false,
       recordsChecked: records.length,
       firstBrokenSequence: head.sequence,
-      detail: signed
-        ? `sequence ${head.sequence}: the chain head is not signed, though sequence ${signed.sequence} is: ` +
-          `the records after it were written without the signing key (the chain rewritten from there, ` +
-          `or written while svc.audit.signing-key was unset)`
-        : `sequence ${head.sequence}: the chain head is not signed, nor is any record: the chain was last ` +
-          `written before svc.audit.signing-key was set, or rewritten whole without the key; the model's ` +
-          `next write signs a new head, whose signature then vouches for every record before it (check them first)`,
+      detail: signer.unsignedHeadDetail(records),
     };
   }
   return { valid: true, recordsChecked: records.length, firstBrokenSequence: null, detail: "ok" };

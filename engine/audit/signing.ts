@@ -16,6 +16,30 @@ export interface AuditSigner {
   sign(hash: string): Promise<string>;
   /** Whether `signature` is this key's signature of `hash`. */
   verify(hash: string, signature: string): Promise<boolean>;
+  /**
+   * Why a chain whose newest record is unsigned fails verification, in the
+   * words of what the store can tell apart (it lives with the signer, so a
+   * bundle without signing keys, the browser's, carries none of it).
+   */
+  unsignedHeadDetail(records: readonly SignedRecord[]): string;
+}
+
+/** What {@link AuditSigner.unsignedHeadDetail} reads of a record. */
+export interface SignedRecord {
+  sequence: number;
+  signature?: string;
+}
+
+function unsignedHeadDetail(records: readonly SignedRecord[]): string {
+  const head = records[records.length - 1];
+  const signed = records.findLast((record) => record.signature !== undefined);
+  return signed
+    ? `sequence ${head.sequence}: the chain head is not signed, though sequence ${signed.sequence} is: ` +
+      `the records after it were written without the signing key (the chain rewritten from there, ` +
+      `or written while svc.audit.signing-key was unset)`
+    : `sequence ${head.sequence}: the chain head is not signed, nor is any record: the chain was last ` +
+      `written before svc.audit.signing-key was set, or rewritten whole without the key; the model's ` +
+      `next write signs a new head, whose signature then vouches for every record before it (check them first)`;
 }
 
 /** The DER prefix that wraps a 32-byte Ed25519 seed into PKCS #8. */
@@ -77,6 +101,7 @@ export async function ed25519Signer(key: string): Promise<AuditSigner> {
   );
   const data = (hash: string) => new TextEncoder().encode(hash) as BufferSource;
   return {
+    unsignedHeadDetail,
     async sign(hash) {
       return toBase64(await crypto.subtle.sign({ name: "Ed25519" }, privateKey, data(hash)));
     },
