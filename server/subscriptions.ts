@@ -12,6 +12,7 @@
 import type { ModelService, ServiceEvent } from "../engine/service/service.ts";
 import { canonicalizePath, isPrefixOf, type Segment } from "../engine/json/path.ts";
 import { CREDENTIAL_ENDED_CLOSE } from "../engine/operations/change_feed.ts";
+import { utf8Length } from "./utf8_length.ts";
 
 /** A mutation frame (SPEC.md "WebSocket frames"). */
 export interface MutationFrame {
@@ -188,15 +189,16 @@ export class SubscriptionHub {
 
   #send(modelId: string, subscriber: Subscriber, text: string): void {
     const { socket } = subscriber;
+    const bytes = utf8Length(text);
     if (subscriber.pending) {
-      subscriber.pendingBytes += text.length;
+      subscriber.pendingBytes += bytes;
       if (subscriber.pendingBytes > this.#maxBufferedBytes) {
         this.#drop(modelId, subscriber, SLOW_SUBSCRIBER_CLOSE, "subscriber too slow");
       } else subscriber.pending.push(text);
       return;
     }
     if (socket.readyState !== WebSocket.OPEN) return;
-    if (socket.bufferedAmount + text.length > this.#maxBufferedBytes) {
+    if (socket.bufferedAmount + bytes > this.#maxBufferedBytes) {
       this.#drop(modelId, subscriber, SLOW_SUBSCRIBER_CLOSE, "subscriber too slow");
       return;
     }

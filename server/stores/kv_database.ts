@@ -8,6 +8,7 @@
  */
 
 import type { DirectoryLock } from "./dir_lock.ts";
+import { utf8Length } from "../utf8_length.ts";
 
 /** A set (`value` present) or a delete (`value` absent) of one key. */
 export interface KvMutation {
@@ -55,21 +56,6 @@ const FOREGROUND_TURNS = 8;
 
 /** Largest byte chunk stored in one value (Deno KV caps a value at 64 KiB, its header included). */
 export const CHUNK_BYTES = 60 * 1024;
-
-/** UTF-8 length of a string, counted without encoding it (sizing runs for every key of every commit). */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 4;
-      i++;
-    } else bytes += 3; // the rest of the BMP; a lone surrogate becomes U+FFFD
-  }
-  return bytes;
-}
 
 /** Upper bound of a key's encoded size. */
 export function keyBytes(key: Deno.KvKey): number {

@@ -71,7 +71,8 @@ import {
   parseAudit,
   trailWithHead,
 } from "./stored_audit.ts";
-import { fitsOneUnit, type KvDatabase, type KvMutation, utf8Length } from "./kv_database.ts";
+import { fitsOneUnit, type KvDatabase, type KvMutation } from "./kv_database.ts";
+import { utf8Length } from "../utf8_length.ts";
 import {
   decodeJson,
   encodeJson,

@@ -114,3 +114,31 @@ Deno.test("a paths filter passes writes inside a prefix and writes to its ancest
   assert.deepEqual([file.sent.length, fileName.sent.length, note.sent.length], [3, 3, 1]);
   hub.close();
 });
+
+Deno.test("the bound counts a frame's UTF-8 bytes, not its UTF-16 units", async () => {
+  // A flagged constraint's message travels in the frame: 400 units, 1,200 bytes.
+  const euroSpec = (id: string) => ({
+    id,
+    schema: { type: "object", properties: { n: { type: "integer" } } },
+    constraints: [{ id: "wide", expr: "n < 1", message: "€".repeat(400), policy: "flag" }],
+  });
+  const subscribed = async (maxBufferedBytes: number) => {
+    const service = await ModelService.open();
+    await service.createModel(euroSpec("euro"));
+    const hub = new SubscriptionHub(service, maxBufferedBytes);
+    const socket = new FakeSocket();
+    hub.add("euro", socket.asSocket(), null);
+    await service.mutate("euro", { "$.n": 1 });
+    hub.close();
+    return socket;
+  };
+  const roomy = await subscribed(2_000);
+  assert.equal(roomy.sent.length, 1);
+  const units = roomy.sent[0].length;
+  const bytes = new TextEncoder().encode(roomy.sent[0]).byteLength;
+  assert.ok(units < 1_000 && bytes > 1_000, `the frame is ${units} units and ${bytes} bytes`);
+
+  const tight = await subscribed(1_000);
+  assert.equal(tight.sent.length, 0, "the frame's bytes pass the bound");
+  assert.deepEqual(tight.closedWith, { code: SLOW_SUBSCRIBER_CLOSE, reason: "subscriber too slow" });
+});
