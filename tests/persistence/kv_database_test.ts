@@ -10,8 +10,8 @@ import {
   type KvMutation,
   splitUnits,
   UNIT_LIMITS,
-  utf8Length,
 } from "../../server/stores/kv_database.ts";
+import { utf8Length } from "../../server/utf8_length.ts";
 import { encodeJson, readRecords, recordKeys, recordMutations } from "../../server/stores/kv_values.ts";
 import { keysUnder, withTempDir } from "./helpers.ts";
 
