@@ -5,6 +5,7 @@
  *
  * @module
  */
+import postgres from "postgres";
 import { openStorage } from "../../server/stores/mod.ts";
 import { contractCases } from "./contract.ts";
 import { sharedPostgres } from "./postgres_cluster.ts";
@@ -12,7 +13,7 @@ import { sharedPostgres } from "./postgres_cluster.ts";
 for (
   const c of contractCases({
     name: "postgres",
-    capabilities: ["durable", "shared"],
+    capabilities: ["durable", "shared", "tamper"],
     async fresh() {
       const url = await (await sharedPostgres()).database();
       return {
@@ -27,6 +28,17 @@ for (
           return openStorage((key) => keys[key], () => {});
         },
         dispose: () => Promise.resolve(),
+        async alterLoggedRequest(modelId, request) {
+          const sql = postgres(url, { max: 1, onnotice: () => {} });
+          try {
+            const [row] =
+              await sql`SELECT seq, entry FROM svc_log WHERE model_id = ${modelId} ORDER BY seq LIMIT 1`;
+            const entry = JSON.stringify({ ...JSON.parse(row.entry), request });
+            await sql`UPDATE svc_log SET entry = ${entry} WHERE model_id = ${modelId} AND seq = ${row.seq}`;
+          } finally {
+            await sql.end();
+          }
+        },
       };
     },
   })
