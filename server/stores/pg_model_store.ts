@@ -68,16 +68,17 @@ const PAGE = 500;
 
 /**
  * The columns of model `m`'s log from `from` on, in order: `entries`, and the
- * audit record each names (`audit_seqs`, null for none) as stored (`records`).
+ * audit record each names (`audit_seqs`, '' for none) as stored (`records`).
  */
 function logColumns(sql: Query, from: postgres.PendingQuery<postgres.Row[]>) {
   const log = (column: string) =>
     sql`(SELECT array_agg(${sql.unsafe(column)} ORDER BY l.seq) FROM svc_log l
       LEFT JOIN svc_audit a ON a.model_id = l.model_id AND a.sequence = l.audit_seq
       WHERE l.model_id = m.id AND l.seq >= ${from})`;
-  // bigint[] would not be read as numbers (only bigint is): the sequences come as text.
-  return sql`${log("l.entry")} AS entries, ${log("l.audit_seq::text")} AS audit_seqs, ${
-    log("a.record")
+  // As text, '' for none: the client reads a NULL inside an array as the string "NULL", and a bigint[]
+  // not as numbers.
+  return sql`${log("l.entry")} AS entries, ${log("coalesce(l.audit_seq::text, '')")} AS audit_seqs, ${
+    log("coalesce(a.record, '')")
   } AS records`;
 }
 
@@ -105,9 +106,9 @@ function headOf(row: Row): AuditHead | null {
     : { sequence: row.audit_seq as number, hash: row.audit_hash as string };
 }
 
-function parse(text: string | null): unknown {
+function parse(text: string): unknown {
   try {
-    return JSON.parse(text!);
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
@@ -119,7 +120,7 @@ function readLog(
   first: number,
 ): { log: LogEntry[]; problem: string | null; auditSequence?: number } {
   const texts = (row.entries ?? []) as string[];
-  const sequences = (row.audit_seqs ?? []) as (string | null)[];
+  const sequences = (row.audit_seqs ?? []) as string[];
   const log: LogEntry[] = [];
   let disagreed: { problem: string; auditSequence: number } | null = null;
   for (const [i, text] of texts.entries()) {
@@ -127,8 +128,8 @@ function readLog(
     if (!isLogEntry(entry)) return { log, problem: `log entry ${first + i} is unreadable` };
     log.push(entry);
     // An entry names its record when both were written together (schema 2 on, the trail kept here).
-    const disagreement: string | false | null = !disagreed && sequences[i] !== null &&
-      loggedWriteDisagreement(entry, parse((row.records as (string | null)[])[i]));
+    const disagreement: string | false | null = !disagreed && sequences[i] !== "" &&
+      loggedWriteDisagreement(entry, parse((row.records as string[])[i]));
     // The entries after it are still read: all go to recovery.
     if (disagreement) {
       disagreed = { problem: `log entry ${first + i}: ${disagreement}`, auditSequence: Number(sequences[i]) };

@@ -53,8 +53,9 @@ export interface StorageFixture {
   dispose(): Promise<void>;
   /**
    * With the `tamper` capability: rewrites the request of model `modelId`'s
-   * oldest stored log entry in the backing data (the stores closed), leaving its
-   * audit record as it is, as whoever can write the store could.
+   * oldest stored log entry in the backing data (with the stores closed, or
+   * open where the backend is `shared`), leaving its audit record as it is, as
+   * whoever can write the store could.
    */
   alterLoggedRequest?(modelId: string, request: Json): Promise<void>;
 }
@@ -645,6 +646,34 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await a.store.delete(SPEC.id);
         same(await coordination.refresh(SPEC.id), { kind: "deleted" }, "a deletion");
         unwatch();
+      });
+    },
+  },
+  {
+    name:
+      "shared: a refresh to another store's commit whose log entry was altered since reloads the model, " +
+      "reporting it",
+    needs: ["shared", "tamper"],
+    async run(fixture) {
+      const logged = entry(1, { "$.qty": 2 });
+      const [record] = await records(SPEC.id, 1, [logged]);
+      await withTwo(fixture, async (a, b) => {
+        await a.store.save(SPEC, STATE, { created: true });
+        same((await b.store.coordination!.refresh(SPEC.id)).kind, "replaced", "an unknown model loads whole");
+        await a.store.commit(SPEC.id, logged, statesOf(STATE, 1), record);
+        await fixture.alterLoggedRequest!(SPEC.id, { "$.qty": 9 });
+        const refresh = await b.store.coordination!.refresh(SPEC.id);
+        same(
+          refresh.kind === "replaced" &&
+            [
+              refresh.model.auditSequence,
+              /^log entry 0: its request disagrees with audit record 0 /.test(
+                refresh.model.problem ?? "",
+              ),
+            ],
+          [0, true],
+          `the refresh (${JSON.stringify(refresh)})`,
+        );
       });
     },
   },
