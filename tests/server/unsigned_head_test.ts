@@ -5,6 +5,9 @@
  * the head's hash in `svc.audit.accept-unsigned-heads`.
  */
 import assert from "node:assert/strict";
+import { type AuditRecord, sealRecord } from "../../engine/audit/chain.ts";
+import { webPlatform } from "../../engine/ports.ts";
+import { commitEntries, openRawKv, putCommitEntry } from "../persistence/helpers.ts";
 import { call, orderSpec, startTestServer } from "./helpers.ts";
 
 const KEY = btoa(String.fromCharCode(...new Uint8Array(32).fill(7)));
@@ -67,6 +70,47 @@ Deno.test("with a signing key, a write over an unsigned head is refused until th
     await served(signed, async (url) => {
       assert.equal((await call(url, "POST", "/models/order/mutations", { "$.qty": 4 })).status, 200);
       assert.equal((await call(url, "GET", "/models/order/state")).json.qty, 4);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a signed trail rewritten without the key is not laundered by the next write", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-unsigned-head-" });
+  const signed = { "svc.storage.type": "kv", "svc.persistence-dir": dir, "svc.audit.signing-key": KEY };
+  try {
+    await served(signed, async (url) => {
+      await call(url, "POST", "/models", orderSpec());
+      assert.equal((await call(url, "POST", "/models/order/mutations", { "$.qty": 2 })).status, 200);
+    });
+    // Whoever can write the store, without the key, re-chains the only record with another request
+    // (the log entry beside it made to agree, or the load would notice).
+    const kv = await openRawKv(dir);
+    const [carrier] = await commitEntries(kv, "order");
+    const { prevHash, hash: _hash, signature: _signature, ...body } = carrier.value.audit as AuditRecord;
+    const forged = await sealRecord({ ...body, mutations: { "$.qty": 90 } }, prevHash, webPlatform().hasher);
+    await putCommitEntry(kv, {
+      key: carrier.key,
+      value: {
+        ...carrier.value,
+        request: forged.mutations,
+        audit: forged,
+        auditHead: { sequence: 0, hash: forged.hash },
+      },
+    });
+    kv.close();
+    await served(signed, async (url) => {
+      assert.equal((await call(url, "GET", "/models/order/state")).json.qty, 90, "the rewrite loads");
+      assert.match(
+        (await call(url, "GET", "/models/order/audit/verify")).json.detail,
+        /chain head is not signed/,
+      );
+      // Signing a new head over it would make verify valid again: refused.
+      const refused = await call(url, "POST", "/models/order/mutations", { "$.qty": 3 });
+      assert.equal(refused.status, 409);
+      assert.ok(refused.json.detail.includes(forged.hash));
+      assert.equal((await call(url, "GET", "/models/order/audit/verify")).json.valid, false);
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
