@@ -27,8 +27,10 @@ export function guardUnsignedHeads(store: ModelStore, accepted: readonly string[
     const prev = audit.prevHash;
     if (prev === GENESIS_HASH || vouched.get(modelId) === prev) return;
     const head = await store.lastAudit(modelId);
-    // A trail kept elsewhere (or none) gives no head to judge: the store writes what it is given.
-    if (head && head.hash === prev && head.signature === undefined && !accepted.includes(prev)) {
+    // A trail kept elsewhere (or none) gives no head to judge, nor does a head another process moved on
+    // since (the store refuses the write as stale): the store decides.
+    if (!head || head.hash !== prev) return;
+    if (head.signature === undefined && !accepted.includes(prev)) {
       throw conflict(
         `Model '${modelId}': its audit chain head (sequence ${head.sequence}, hash ${prev}) is not signed, ` +
           "though svc.audit.signing-key is set, and this write's signature would vouch for it and every " +
