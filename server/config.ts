@@ -66,6 +66,11 @@ export interface ServerConfig {
   accessLog: boolean;
   /** `svc.audit.signing-key`: Ed25519 key (base64 seed or PKCS #8) signing audit records; never logged. */
   auditSigningKey: string | null;
+  /**
+   * `svc.audit.accept-unsigned-heads`: hashes of unsigned chain heads an operator has checked, which
+   * writes may sign over (server/unsigned_head_guard.ts).
+   */
+  auditAcceptUnsignedHeads: string[];
   /** `svc.pairing.*`: browser pairing (README "Browser pairing"). */
   pairing: { enabled: boolean; expiresInSeconds: number };
 }
@@ -192,6 +197,7 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     corsAllowedOrigins: readList(lookup, "svc.http.cors.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
     auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,
+    auditAcceptUnsignedHeads: readList(lookup, "svc.audit.accept-unsigned-heads") ?? [],
     pairing: {
       enabled: readBool(lookup, "svc.pairing.enabled", true),
       expiresInSeconds: readPositive(

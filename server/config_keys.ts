@@ -35,6 +35,7 @@ export const SERVER_KEYS: readonly string[] = [
   "svc.http.cors.allowed-origins",
   "svc.http.access-log",
   "svc.audit.signing-key",
+  "svc.audit.accept-unsigned-heads",
   "svc.pairing.enabled",
   "svc.pairing.expires-in-seconds",
 ];

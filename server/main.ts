@@ -24,6 +24,7 @@ import { serverPlatform } from "./platform.ts";
 import { openStorage, type Storage } from "./stores/mod.ts";
 import { openRepositories } from "../repositories/mod.ts";
 import { SubscriptionHub } from "./subscriptions.ts";
+import { guardUnsignedHeads } from "./unsigned_head_guard.ts";
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -88,7 +89,10 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
     service = await ModelService.open({
       config: engine,
       platform: serverPlatform(),
-      store: storage.store,
+      // With a key, no write signs over an unsigned head nobody checked.
+      store: config.auditSigningKey === null
+        ? storage.store
+        : guardUnsignedHeads(storage.store, config.auditAcceptUnsignedHeads),
       blobs: storage.blobs,
       observer: { ...metrics.observer(), warn },
       // Destructive administration needs a key: in open mode anyone could run it.

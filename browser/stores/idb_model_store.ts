@@ -10,7 +10,8 @@
  *   the model: its revision (kept after a deletion, so an id created again never
  *   repeats one), the revision of its last save, and the log's bounds (a header
  *   of layout 1 holds them itself, its revision is 0);
- * - `["log", id, seq]`: committed writes after the base, `logStart <= seq < nextLog`;
+ * - `["log", id, seq]`: committed writes after the base, `logStart <= seq < nextLog`, each with the
+ *   sequence of the audit record its commit wrote (`audit`), which a load compares it with;
  * - `["audit", id, sequence]`: the hash-chained audit trail, never compacted;
  * - `["job", id, jobId]`: the outbox, effect jobs fired and not yet settled;
  * - `["lease", id, jobId]`: which store holds a job until when;
@@ -69,6 +70,8 @@ import {
   type StoreCoordination,
   summarizeRecovery,
 } from "../../engine/mod.ts";
+// Imported from its module: the engine bundle (engine/mod.ts) leaves the comparison out.
+import { loggedWriteDisagreement } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import { foldPoint } from "../../engine/service/compaction.ts";
@@ -102,6 +105,18 @@ interface Head {
   gen: number;
   logStart: number;
   nextLog: number;
+}
+
+/** A stored log entry: with the sequence of its commit's audit record, when one was kept. */
+interface StoredEntry extends LogEntry {
+  audit?: number;
+}
+
+/** A model's log as read back: its entries, and why they cannot be replayed when they cannot. */
+interface ReadLog {
+  log: LogEntry[];
+  problem?: string;
+  auditSequence?: number;
 }
 
 /** What this store last saw of a model; `spec` is `null` for a model whose header or head could not be read. */
@@ -178,6 +193,40 @@ function byModel<T>(entries: [IDBValidKey[], T][]): Map<string, T[]> {
     else grouped.set(idOf(key), [value]);
   }
   return grouped;
+}
+
+/**
+ * Reads, in `os`, the audit record each stored log entry (keys `keys.log(id,
+ * seq)`) names, and compares the two (engine/audit/chain.ts): a disagreement is
+ * a problem, as in the server's stores. Entries of earlier builds name none.
+ */
+async function readLog(
+  os: IDBObjectStore,
+  logs: [IDBValidKey[], StoredEntry][],
+): Promise<Map<string, ReadLog>> {
+  // A damaged entry (not an object) goes on as it is, for the service to find unreadable.
+  const linked = (value: unknown): value is StoredEntry => isRecord(value) && "audit" in value;
+  const records = await Promise.all(
+    logs.map(([key, value]) =>
+      linked(value) && Number.isInteger(value.audit)
+        ? promisifyRequest(os.get(keys.audit(idOf(key), value.audit)))
+        : null
+    ),
+  );
+  const read = new Map<string, ReadLog>();
+  logs.forEach(([key, value], i) => {
+    const model = read.get(idOf(key)) ?? { log: [] };
+    read.set(idOf(key), model);
+    if (!linked(value)) return void model.log.push(value);
+    const { audit, ...entry } = value;
+    model.log.push(entry);
+    const disagreement = !model.problem && loggedWriteDisagreement(entry, records[i]);
+    if (disagreement) {
+      model.problem = `log entry ${key[2]}: ${disagreement}`;
+      if (Number.isInteger(audit)) model.auditSequence = audit;
+    }
+  });
+  return read;
 }
 
 /** The owners of the stores open in this origin now; `null` where Web Locks are not offered. */
@@ -320,15 +369,16 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
    * stay; a create of its id replaces them).
    */
   async #readModels(scope: [] | [string]): Promise<LoadedModel[]> {
-    const [headers, heads, logs, jobs] = await this.#store("readonly", (os) =>
-      Promise.all([
+    const [headers, heads, logOf, jobs] = await this.#store("readonly", async (os) => {
+      const read = await Promise.all([
         entriesUnder<unknown>(os, ["model", ...scope]),
         entriesUnder<unknown>(os, ["head", ...scope]),
-        entriesUnder<LogEntry>(os, ["log", ...scope]),
+        entriesUnder<StoredEntry>(os, ["log", ...scope]),
         entriesUnder<unknown>(os, ["job", ...scope]),
-      ]));
+      ]);
+      return [read[0], read[1], await readLog(os, read[2]), read[3]] as const;
+    });
     const headOf = new Map(heads.map(([key, head]) => [idOf(key), head]));
-    const logOf = byModel(logs);
     const jobsOf = byModel(jobs);
     return headers.flatMap(([key, header]) => {
       const id = idOf(key);
@@ -345,12 +395,12 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
       // A header of layout 1 keeps the log's bounds itself.
       const head = stored ?? { rev: 0, gen: 0, logStart: header.logStart ?? 0, nextLog: header.nextLog ?? 0 };
       this.#seen.set(id, { spec: header.spec, head });
-      const log = logOf.get(id) ?? [];
+      const { log, problem: disagreement, auditSequence } = logOf.get(id) ?? { log: [] };
       const problem = !header.base
         ? "no state is stored"
         : log.length !== head.nextLog - head.logStart
         ? "its write log has gaps"
-        : null;
+        : disagreement;
       // A state that cannot be rebuilt comes with what could be read, for recovery.
       return [{
         spec: header.spec,
@@ -358,7 +408,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
         baseAt: header.baseAt,
         log,
         jobs: (jobsOf.get(id) ?? []).filter(isEffectJob),
-        ...problem ? { problem } : {},
+        ...problem ? { problem, ...problem === disagreement && { auditSequence } } : {},
       }];
     });
   }
@@ -372,22 +422,27 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
   async refresh(modelId: string, options: { full?: boolean } = {}): Promise<ModelRefresh> {
     const seen = this.#seen.get(modelId);
     const from = seen?.head.nextLog ?? 0;
-    const [exists, head, entries, jobs, last] = await this.#store("readonly", (os) =>
-      Promise.all([
+    const [exists, head, read, jobs, last] = await this.#store("readonly", async (os) => {
+      const range = IDBKeyRange.bound(keys.log(modelId, from), [...keys.log(modelId), []]);
+      const [exists, head, logKeys, logs, jobs, last] = await Promise.all([
         promisifyRequest(os.getKey(keys.header(modelId))).then((key) => key !== undefined),
         promisifyRequest<Head | undefined>(os.get(keys.head(modelId))),
-        promisifyRequest<LogEntry[]>(
-          os.getAll(IDBKeyRange.bound(keys.log(modelId, from), [...keys.log(modelId), []])),
-        ),
+        promisifyRequest(os.getAllKeys(range) as IDBRequest<IDBValidKey[][]>),
+        promisifyRequest<StoredEntry[]>(os.getAll(range)),
         valuesUnder<unknown>(os, keys.jobs(modelId)),
         lastUnder<AuditRecord>(os, keys.audit(modelId)),
-      ]));
+      ]);
+      const read = await readLog(os, logKeys.map((key, i) => [key, logs[i]]));
+      return [exists, head, read.get(modelId) ?? { log: [] }, jobs, last] as const;
+    });
+    const entries = read.log;
     if (!exists) {
       this.#seen.delete(modelId);
       return { kind: "deleted" };
     }
     if (seen && !options.full && revisionOf(head) === seen.head.rev) return { kind: "current" };
-    const replayable = seen && head && !options.full && head.gen === seen.head.gen &&
+    // Others' commits disagreeing with their records: the reload reports the problem.
+    const replayable = seen && head && !options.full && !read.problem && head.gen === seen.head.gen &&
       head.logStart <= from && entries.length === head.nextLog - from;
     if (!replayable) {
       const [model] = await this.#readModels([modelId]);
@@ -567,7 +622,8 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     const head: Head = { ...seen, rev: seen.rev + 1, nextLog: seen.nextLog + 1 };
     const writes = this.#jobWrites(modelId, jobs);
     if (writes.put.length || jobs?.update?.length) await this.#alive;
-    writes.put.push([keys.log(modelId, seen.nextLog), entry]);
+    const stored: StoredEntry = audit ? { ...entry, audit: audit.sequence } : entry;
+    writes.put.push([keys.log(modelId, seen.nextLog), stored]);
     if (audit) writes.put.push([keys.audit(modelId, audit.sequence), audit]);
     const fold = foldPoint(head.nextLog - head.logStart, this.#threshold, states);
     if (fold) {

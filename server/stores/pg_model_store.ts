@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { type AuditRecord, GENESIS_HASH } from "../../engine/audit/chain.ts";
+import { type AuditRecord, GENESIS_HASH, loggedWriteDisagreement } from "../../engine/audit/chain.ts";
 import { type EffectJob, isEffectJob, type JobChanges } from "../../engine/effects/job.ts";
 import { filterAudit } from "../../engine/service/audit_query.ts";
 import { foldPoint } from "../../engine/service/compaction.ts";
@@ -66,11 +66,26 @@ interface Seen {
 /** Audit records read per page when filtering newest first. */
 const PAGE = 500;
 
+/**
+ * The columns of model `m`'s log from `from` on, in order: `entries`, and the
+ * audit record each names (`audit_seqs`, '' for none) as stored (`records`).
+ */
+function logColumns(sql: Query, from: postgres.PendingQuery<postgres.Row[]>) {
+  const log = (column: string) =>
+    sql`(SELECT array_agg(${sql.unsafe(column)} ORDER BY l.seq) FROM svc_log l
+      LEFT JOIN svc_audit a ON a.model_id = l.model_id AND a.sequence = l.audit_seq
+      WHERE l.model_id = m.id AND l.seq >= ${from})`;
+  // As text, '' for none: the client reads a NULL inside an array as the string "NULL", and a bigint[]
+  // not as numbers.
+  return sql`${log("l.entry")} AS entries, ${log("coalesce(l.audit_seq::text, '')")} AS audit_seqs, ${
+    log("coalesce(a.record, '')")
+  } AS records`;
+}
+
 /** The columns a model is loaded from, with its log after the base and its outbox. */
 function modelColumns(sql: Query) {
   return sql`m.id, m.rev, m.gen, m.spec, m.base, m.base_at, m.log_start, m.next_log, m.audit_seq, m.audit_hash,
-    (SELECT array_agg(l.entry ORDER BY l.seq) FROM svc_log l WHERE l.model_id = m.id AND l.seq >= m.log_start)
-      AS entries,
+    ${logColumns(sql, sql`m.log_start`)},
     (SELECT array_agg(j.job) FROM svc_jobs j WHERE j.model_id = m.id) AS jobs`;
 }
 
@@ -97,6 +112,30 @@ function parse(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A stored log read back (`logColumns`): its entries up to the first that cannot be replayed, and why. */
+function readLog(
+  row: Row,
+  first: number,
+): { log: LogEntry[]; problem: string | null; auditSequence?: number } {
+  const texts = (row.entries ?? []) as string[];
+  const sequences = (row.audit_seqs ?? []) as string[];
+  const log: LogEntry[] = [];
+  let disagreed: { problem: string; auditSequence: number } | null = null;
+  for (const [i, text] of texts.entries()) {
+    const entry = parse(text);
+    if (!isLogEntry(entry)) return { log, problem: `log entry ${first + i} is unreadable` };
+    log.push(entry);
+    // An entry names its record when both were written together (schema 2 on, the trail kept here).
+    const disagreement: string | false | null = !disagreed && sequences[i] !== "" &&
+      loggedWriteDisagreement(entry, parse((row.records as string[])[i]));
+    // The entries after it are still read: all go to recovery.
+    if (disagreement) {
+      disagreed = { problem: `log entry ${first + i}: ${disagreement}`, auditSequence: Number(sequences[i]) };
+    }
+  }
+  return disagreed ? { log, ...disagreed } : { log, problem: null };
 }
 
 /** The PostgreSQL model store, and the coordination of the instances sharing it. */
@@ -148,18 +187,10 @@ export class PgModelStore implements ModelStore, StoreCoordination {
       return null;
     }
     this.#seen.set(id, seenOf(row));
-    const texts = (row.entries ?? []) as string[];
-    const log: LogEntry[] = [];
-    let problem: string | null = null;
-    for (const text of texts) {
-      const entry = parse(text);
-      if (!isLogEntry(entry)) {
-        problem = `log entry ${(row.log_start as number) + log.length} is unreadable`;
-        break;
-      }
-      log.push(entry);
-    }
-    if (!problem && texts.length !== (row.next_log as number) - (row.log_start as number)) {
+    const read = readLog(row, row.log_start as number);
+    const { log, auditSequence } = read;
+    let problem = read.problem;
+    if (!problem && log.length !== (row.next_log as number) - (row.log_start as number)) {
       problem = `log entries are missing`;
     }
     const stored = parse(row.base as string);
@@ -173,7 +204,7 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     }
     // On a problem, what could be read still goes back: the service keeps it for recovery, never replays it.
     const model = { spec, base, baseAt: row.base_at as number | null, log, jobs };
-    return problem ? { ...model, problem } : model;
+    return problem ? { ...model, problem, ...auditSequence !== undefined && { auditSequence } } : model;
   }
 
   async load(): Promise<LoadedModel[]> {
@@ -185,8 +216,7 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     const seen = this.#seen.get(modelId);
     const [row] = await this.#sql`
       SELECT m.rev, m.gen, m.log_start, m.next_log, m.audit_seq, m.audit_hash,
-        (SELECT array_agg(l.entry ORDER BY l.seq) FROM svc_log l
-          WHERE l.model_id = m.id AND l.seq >= ${seen?.nextLog ?? 0}) AS entries,
+        ${logColumns(this.#sql, this.#sql`${seen?.nextLog ?? 0}::bigint`)},
         (SELECT array_agg(j.job) FROM svc_jobs j WHERE j.model_id = m.id) AS jobs
       FROM svc_models m WHERE m.id = ${modelId}`;
     if (!row) {
@@ -194,15 +224,14 @@ export class PgModelStore implements ModelStore, StoreCoordination {
       return { kind: "deleted" };
     }
     if (seen && !options.full && row.rev === seen.rev) return { kind: "current" };
-    const texts = (row.entries ?? []) as string[];
-    const entries = texts.map(parse);
-    const replayable = seen && !options.full && row.gen === seen.gen &&
-      (row.log_start as number) <= seen.nextLog &&
-      texts.length === (row.next_log as number) - seen.nextLog && entries.every(isLogEntry);
+    // Others' commits unreadable or disagreeing with their records: the reload reports the problem.
+    const { log: entries, problem } = readLog(row, seen?.nextLog ?? 0);
+    const replayable = seen && !options.full && !problem && row.gen === seen.gen &&
+      (row.log_start as number) <= seen.nextLog && entries.length === (row.next_log as number) - seen.nextLog;
     if (!replayable) return await this.#reload(modelId);
     this.#seen.set(modelId, seenOf(row));
     const jobs = ((row.jobs ?? []) as string[]).map((text) => this.#job(text)).filter((job) => job !== null);
-    return { kind: "commits", entries: entries as LogEntry[], jobs, auditHead: headOf(row) };
+    return { kind: "commits", entries, jobs, auditHead: headOf(row) };
   }
 
   async #reload(modelId: string): Promise<ModelRefresh> {
@@ -333,7 +362,8 @@ export class PgModelStore implements ModelStore, StoreCoordination {
         RETURNING id, rev, next_log
       ),
       logged AS (
-        INSERT INTO svc_log (model_id, seq, entry) SELECT id, next_log - 1, ${JSON.stringify(entry)} FROM m
+        INSERT INTO svc_log (model_id, seq, entry, audit_seq)
+        SELECT id, next_log - 1, ${JSON.stringify(entry)}, ${record?.sequence ?? null}::bigint FROM m
       ),
       audited AS (
         INSERT INTO svc_audit (model_id, sequence, at, record)

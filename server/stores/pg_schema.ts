@@ -70,4 +70,7 @@ export const MIGRATIONS: readonly string[] = [
     bytes bytea NOT NULL
   );
   `,
+  // 2: a log row names the audit record its commit wrote, which the load compares it with (rows written
+  // before, or while the trail was kept elsewhere, name none: nothing to compare).
+  `ALTER TABLE svc_log ADD COLUMN audit_seq bigint;`,
 ];

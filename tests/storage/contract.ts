@@ -51,17 +51,25 @@ export interface StorageFixture {
   open(options: { compactionThreshold: number; jobLeaseMs?: number }): Promise<OpenedStorage>;
   /** Removes the backing data. */
   dispose(): Promise<void>;
+  /**
+   * With the `tamper` capability: rewrites the request of model `modelId`'s
+   * oldest stored log entry in the backing data (with the stores closed, or
+   * open where the backend is `shared`), leaving its audit record as it is, as
+   * whoever can write the store could.
+   */
+  alterLoggedRequest?(modelId: string, request: Json): Promise<void>;
 }
 
 /** Capabilities a case may need. */
-export type Capability = "durable" | "shared";
+export type Capability = "durable" | "shared" | "tamper";
 
 /** A backend under test. */
 export interface StorageBackend {
   name: string;
   /**
    * What it offers: `durable` when specs, states, logs and audit trails survive
-   * a reopen; `shared` when stores opened over the same data at once coordinate.
+   * a reopen; `shared` when stores opened over the same data at once coordinate;
+   * `tamper` when its fixtures can alter a stored log entry (`alterLoggedRequest`).
    */
   capabilities: readonly Capability[];
   fresh(): Promise<StorageFixture>;
@@ -470,6 +478,48 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name:
+      "through the service: a log entry altered on its own is not replayed, and verify names its record " +
+      "until the recovery records are deleted",
+    needs: ["durable", "tamper"],
+    async run(fixture) {
+      await withService(fixture, async (service) => {
+        await service.createModel(SPEC);
+        await service.mutate(SPEC.id, { "$.qty": 1, "$.price": 2 });
+        await service.mutate(SPEC.id, { "$.qty": 2 });
+      });
+      await fixture.alterLoggedRequest!(SPEC.id, { "$.qty": 400, "$.price": 2 });
+      await withStorage(fixture, async ({ store, blobs }) => {
+        const service = await ModelService.open({ store, blobs, platform: steppingPlatform() });
+        same(await service.getState(SPEC.id), {}, "the state, reset: the altered entry is not replayed");
+        const [kept] = await store.getRecovery(SPEC.id);
+        same(
+          kept.log.map((e) => e.request),
+          [{ "$.qty": 400, "$.price": 2 }, { "$.qty": 2 }],
+          "the log kept",
+        );
+        same(
+          [kept.auditSequence, /its request disagrees with audit record 0 /.test(kept.reason)],
+          [0, true],
+          `the recovery record (${kept.reason})`,
+        );
+        const verdict = await service.verifyAudit(SPEC.id);
+        same(
+          [verdict.valid, verdict.firstBrokenSequence, verdict.detail.split(" (")[0]],
+          [false, 0, "sequence 0: the stored log entry of this commit did not match it"],
+          "verify",
+        );
+        same(await store.deleteRecovery(SPEC.id), 1, "recovery records deleted");
+        same(await service.verifyAudit(SPEC.id), {
+          valid: true,
+          recordsChecked: 2,
+          firstBrokenSequence: null,
+          detail: "ok",
+        }, "verify once they are deleted: the trail itself is intact");
+      });
+    },
+  },
+  {
     name: "through the service: a restored pending status document with no job re-fires its effect, " +
       "the job kept across a reopen",
     needs: ["durable"],
@@ -562,7 +612,8 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     name: "shared: a write on a stale view is refused; refresh replays others' commits; watch reports them",
     needs: ["shared"],
     async run(fixture) {
-      const trail = await records(SPEC.id, 2);
+      // Records as the service writes them, agreeing with their log entries (a store may compare them).
+      const trail = await records(SPEC.id, 2, [entry(1, { "$.qty": 2 }), entry(2, { "$.qty": 3 })]);
       await withTwo(fixture, async (a, b) => {
         const coordination = b.store.coordination!;
         const changes: StoreChange[] = [];
@@ -595,6 +646,34 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await a.store.delete(SPEC.id);
         same(await coordination.refresh(SPEC.id), { kind: "deleted" }, "a deletion");
         unwatch();
+      });
+    },
+  },
+  {
+    name:
+      "shared: a refresh to another store's commit whose log entry was altered since reloads the model, " +
+      "reporting it",
+    needs: ["shared", "tamper"],
+    async run(fixture) {
+      const logged = entry(1, { "$.qty": 2 });
+      const [record] = await records(SPEC.id, 1, [logged]);
+      await withTwo(fixture, async (a, b) => {
+        await a.store.save(SPEC, STATE, { created: true });
+        same((await b.store.coordination!.refresh(SPEC.id)).kind, "replaced", "an unknown model loads whole");
+        await a.store.commit(SPEC.id, logged, statesOf(STATE, 1), record);
+        await fixture.alterLoggedRequest!(SPEC.id, { "$.qty": 9 });
+        const refresh = await b.store.coordination!.refresh(SPEC.id);
+        same(
+          refresh.kind === "replaced" &&
+            [
+              refresh.model.auditSequence,
+              /^log entry 0: its request disagrees with audit record 0 /.test(
+                refresh.model.problem ?? "",
+              ),
+            ],
+          [0, true],
+          `the refresh (${JSON.stringify(refresh)})`,
+        );
       });
     },
   },

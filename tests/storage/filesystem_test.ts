@@ -4,13 +4,14 @@
  *
  * @module
  */
+import { nameOf } from "../../server/stores/fs_files.ts";
 import { openStorage } from "../../server/stores/mod.ts";
 import { contractCases } from "./contract.ts";
 
 for (
   const c of contractCases({
     name: "filesystem",
-    capabilities: ["durable"],
+    capabilities: ["durable", "tamper"],
     async fresh() {
       const dir = await Deno.makeTempDir({ prefix: "storage_contract_fs_" });
       return {
@@ -23,6 +24,13 @@ for (
           return openStorage((key) => keys[key], () => {});
         },
         dispose: () => Deno.remove(dir, { recursive: true }),
+        async alterLoggedRequest(modelId, request) {
+          const path = `${dir}/models/${await nameOf(modelId)}/journal.ndjson`;
+          const lines = (await Deno.readTextFile(path)).split("\n");
+          const line = JSON.parse(lines[0]);
+          lines[0] = JSON.stringify({ ...line, entry: { ...line.entry, request } });
+          await Deno.writeTextFile(path, lines.join("\n"));
+        },
       };
     },
   })

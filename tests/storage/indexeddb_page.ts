@@ -20,10 +20,23 @@ let databases = 0;
  */
 const INDEXEDDB: StorageBackend = {
   name: "indexeddb",
-  capabilities: ["durable", "shared"],
+  capabilities: ["durable", "shared", "tamper"],
   fresh() {
     const name = `storage-contract-${databases++}`;
     return Promise.resolve({
+      alterLoggedRequest: (modelId, request) =>
+        new Promise<void>((resolve, reject) => {
+          const opened = indexedDB.open(name);
+          opened.onsuccess = () => {
+            const transaction = opened.result.transaction("models", "readwrite");
+            const models = transaction.objectStore("models");
+            const cursor = models.openCursor(IDBKeyRange.bound(["log", modelId], ["log", modelId, []]));
+            cursor.onsuccess = () => cursor.result!.update({ ...cursor.result!.value, request });
+            transaction.oncomplete = () => (opened.result.close(), resolve());
+            transaction.onerror = () => reject(transaction.error);
+          };
+          opened.onerror = () => reject(opened.error);
+        }),
       open: ({ compactionThreshold, jobLeaseMs }) =>
         openBrowserStorage(name, { compactionThreshold, jobLeaseMs }),
       dispose: () =>

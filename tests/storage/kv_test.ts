@@ -5,12 +5,13 @@
  * @module
  */
 import { openStorage } from "../../server/stores/mod.ts";
+import { commitEntries, openRawKv, putCommitEntry } from "../persistence/helpers.ts";
 import { contractCases } from "./contract.ts";
 
 for (
   const c of contractCases({
     name: "kv",
-    capabilities: ["durable"],
+    capabilities: ["durable", "tamper"],
     async fresh() {
       const dir = await Deno.makeTempDir({ prefix: "storage_contract_kv_" });
       return {
@@ -23,6 +24,15 @@ for (
           return openStorage((key) => keys[key], () => {});
         },
         dispose: () => Deno.remove(dir, { recursive: true }),
+        async alterLoggedRequest(modelId, request) {
+          const kv = await openRawKv(dir);
+          try {
+            const [first] = await commitEntries(kv, modelId);
+            await putCommitEntry(kv, { key: first.key, value: { ...first.value, request } });
+          } finally {
+            kv.close();
+          }
+        },
       };
     },
   })
