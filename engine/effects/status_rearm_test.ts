@@ -100,6 +100,42 @@ Deno.test("a restore to a state without the status document the replaced state h
   await service.close();
 });
 
+Deno.test("a restore re-arms each status document in a commit of its own: one the model refuses holds back no other", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler, warnings } = await watched([http]);
+  const effect = (id: string) => ({
+    id,
+    executor: "server",
+    trigger: "region != null",
+    dedupeKey: "region",
+    request: { method: "get", url: `https://${id}.example/` },
+    statusPath: `$.io.${id}`,
+  });
+  await service.createModel({
+    id: "two",
+    schema: {
+      type: "object",
+      properties: {
+        region: { type: "string" },
+        io: { type: "object", properties: { a: { type: "object" } } },
+      },
+    },
+    effects: [effect("a"), effect("b")],
+  });
+  await service.mutate("two", { "$.region": "eu" });
+  const pending = ((await service.getState("two")) as { io: { b: Status } }).io.b;
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 2);
+  const snapshot = await service.snapshot("two") as unknown as Record<string, Json>;
+  // `a` lacks its document (null, which its schema refuses), `b` is pending with no job (cancelled).
+  await service.restore("two", { ...snapshot, baseDoc: { region: "eu", io: { b: pending } } });
+  await scheduler.advance(0);
+  assert.deepEqual(http.jobs.map((job) => job.effectId), ["a", "b", "b"]);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /^model 'two': status document \$\.io\.a not re-armed: Schema violation/);
+  await service.close();
+});
+
 Deno.test("at startup a pending or in_flight document with no job in the outbox fires its effect again", async () => {
   const store = new ReloadableStore();
   const first = new ScriptedExecutor();

@@ -1084,15 +1084,22 @@ export class ModelService implements ModelApi {
    * Re-arms the effects whose status documents hold them back with nothing to
    * release them ({@link stuckStatuses}), after a restore (`replaced`: the
    * state it replaced) or a load. The restored or loaded state stands: a
-   * write the model or the store refuses is told, the documents left as they are.
+   * write the model or the store refuses is told, that document left as it is.
+   * One commit each, so a refused one holds back no other, and each found
+   * again after the last (whose cycle may have fired that effect already).
    */
   async #rearm(slot: Slot, replaced?: Json): Promise<void> {
-    const { model, state } = slot.runtime;
-    const writes = stuckStatuses(model, state.doc, slot.jobs.values(), this.platform.clock.now(), replaced);
-    if (!Object.keys(writes).length) return;
-    await this.#commitFoldback(slot, writes).catch((err) =>
-      this.#observer.warn?.(`model '${model.id}': status documents not re-armed: ${err.message}`)
-    );
+    const tried = new Set<string>();
+    for (;;) {
+      const { model, state } = slot.runtime;
+      const writes = stuckStatuses(model, state.doc, slot.jobs.values(), this.platform.clock.now(), replaced);
+      const address = Object.keys(writes).find((a) => !tried.has(a));
+      if (address === undefined) return;
+      tried.add(address);
+      await this.#commitFoldback(slot, { [address]: writes[address] }).catch((err) =>
+        this.#observer.warn?.(`model '${model.id}': status document ${address} not re-armed: ${err.message}`)
+      );
+    }
   }
 
   /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn). */
