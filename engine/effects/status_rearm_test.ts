@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
-import type { ServiceOptions } from "../service/service.ts";
+import { ModelService, type ServiceOptions } from "../service/service.ts";
 import { effectService, ok, ReloadableStore, ScriptedExecutor, settled } from "./test_support.ts";
 
 type Status = { phase: string; key: Json; at: string; error: string | null };
@@ -161,6 +161,10 @@ Deno.test("at startup a pending or in_flight document with no job in the outbox 
 
   // The document pending, its job lost (a store that kept the state but not the outbox): fired again.
   store.outbox.clear();
+  // A host that runs no effects, opened for a look, leaves the document as it is.
+  const look = await ModelService.open({ store });
+  assert.equal((await quote(look)).io?.fetch?.phase, "pending");
+  await look.close();
   const lost = new ScriptedExecutor().answer(ok({ rate: 2 }));
   after = await watched([lost], { store });
   await after.scheduler.advance(0);

@@ -315,8 +315,9 @@ export class ModelService implements ModelApi {
     for (const change of reported) service.#onStoreChange(change);
     // Jobs another live process holds are refused when they fall due (`claim` in begin).
     for (const [id, slot] of service.#slots) {
-      // Work a dead process left pending without a job (or a watched read that failed) is fired again.
-      await service.#exclusive(id, (slot) => service.#rearm(slot));
+      // Work a dead process left pending without a job (or a watched read that failed) is fired again, by a
+      // host that runs effects (one that runs none, opened for a look, changes nothing).
+      if (service.#dispatcher) await service.#exclusive(id, (slot) => service.#rearm(slot));
       service.#dispatcher?.enqueue([...slot.jobs.values()]);
       await service.#armWatches(slot);
     }
