@@ -11,7 +11,7 @@ import type { ModelSpec } from "../model/types.ts";
 import { webPlatform } from "../ports.ts";
 import type { Scheduler } from "../ports.ts";
 import { MemoryModelStore } from "../service/memory.ts";
-import type { CommitStates, LogEntry, PersistedState } from "../service/ports.ts";
+import type { CommitStates, LoadedModel, LogEntry, PersistedState } from "../service/ports.ts";
 import { ModelService, type ServiceOptions } from "../service/service.ts";
 import type { EffectExecutor, ExecutorOutcome } from "./executor.ts";
 import type { EffectJob, JobChanges } from "./job.ts";
@@ -54,6 +54,53 @@ export class OutboxStore extends MemoryModelStore {
   override updateJobs(_modelId: string, jobs: JobChanges): Promise<void> {
     this.#change(jobs);
     return Promise.resolve();
+  }
+}
+
+/**
+ * An outbox store that also keeps each model's spec and latest state, as a
+ * durable store keeps them: a second service opened on it loads them with
+ * the outbox, as after a restart (the audit trail carries on too).
+ */
+export class ReloadableStore extends OutboxStore {
+  readonly #models = new Map<string, { spec: ModelSpec; state: PersistedState }>();
+
+  override load(): Promise<LoadedModel[]> {
+    return Promise.resolve([...this.#models.values()].map(({ spec, state }) => ({
+      spec: structuredClone(spec),
+      base: structuredClone(state),
+      log: [],
+      jobs: [...this.outbox.values()].filter((job) => job.modelId === spec.id).map((job) =>
+        structuredClone(job)
+      ),
+    })));
+  }
+
+  override save(
+    spec: ModelSpec,
+    state: PersistedState,
+    options: { created?: boolean; jobs?: JobChanges } = {},
+  ): Promise<void> {
+    this.#models.set(spec.id, { spec: structuredClone(spec), state: structuredClone(state) });
+    return super.save(spec, state, options);
+  }
+
+  override commit(
+    modelId: string,
+    entry: LogEntry,
+    states: CommitStates,
+    audit: AuditRecord | null,
+    jobs?: JobChanges,
+  ): Promise<void> {
+    const stored = this.#models.get(modelId);
+    if (stored) stored.state = structuredClone(states.current());
+    return super.commit(modelId, entry, states, audit, jobs);
+  }
+
+  override delete(modelId: string): Promise<void> {
+    this.#models.delete(modelId);
+    for (const [id, job] of this.outbox) if (job.modelId === modelId) this.outbox.delete(id);
+    return super.delete(modelId);
   }
 }
 

@@ -154,6 +154,11 @@ function writeStatus(
   let written = document;
   if (refused.length) {
     const error = `status document refused: ${schemaViolation(refused).message}`;
+    // Recorded once: a blocked effect's gate asks again on every pass, and finds this refusal on record.
+    const kept = state.draft.get(path);
+    if (isObject(kept) && kept.phase === "failed" && kept.error === error && jsonEqual(kept.key, key)) {
+      return false;
+    }
     state.trace(node, node.key, undefined, error);
     written = statusDocument("failed", key, state.now, error);
     if (checkStatusWrite(state, path, written).length) return false;

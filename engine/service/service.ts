@@ -30,7 +30,8 @@ import {
 } from "../errors.ts";
 import { type DispatchHost, EffectDispatcher } from "../effects/dispatcher.ts";
 import type { EffectExecutor, ExecutorOutcome } from "../effects/executor.ts";
-import { effectNode, ownsStatus, responseWrites, type Settlement, settlement } from "../effects/foldback.ts";
+import { effectNode, responseWrites, type Settlement, settlement } from "../effects/foldback.ts";
+import { stuckStatuses } from "../effects/stuck_statuses.ts";
 import { linkExecutor } from "../composition/link_executor.ts";
 import { approved, type PendingEffect, pendingEffects } from "../composition/quarantine.ts";
 import { type CreatedContainers, getAt, valueAt } from "../json/document.ts";
@@ -313,7 +314,10 @@ export class ModelService implements ModelApi {
     early = null;
     for (const change of reported) service.#onStoreChange(change);
     // Jobs another live process holds are refused when they fall due (`claim` in begin).
-    for (const slot of service.#slots.values()) {
+    for (const [id, slot] of service.#slots) {
+      // Work a dead process left pending without a job (or a watched read that failed) is fired again, by a
+      // host that runs effects (one that runs none, opened for a look, changes nothing).
+      if (service.#dispatcher) await service.#exclusive(id, (slot) => service.#rearm(slot));
       service.#dispatcher?.enqueue([...slot.jobs.values()]);
       await service.#armWatches(slot);
     }
@@ -1077,6 +1081,28 @@ export class ModelService implements ModelApi {
     return await this.#commit(slot, "foldback", writes, foldbackOf(writes), outbox);
   }
 
+  /**
+   * Re-arms the effects whose status documents hold them back with nothing to
+   * release them ({@link stuckStatuses}), after a restore (`replaced`: the
+   * state it replaced) or a load. The restored or loaded state stands: a
+   * write the model or the store refuses is told, that document left as it is.
+   * One commit each, so a refused one holds back no other, and each found
+   * again after the last (whose cycle may have fired that effect already).
+   */
+  async #rearm(slot: Slot, replaced?: Json): Promise<void> {
+    const tried = new Set<string>();
+    for (;;) {
+      const { model, state } = slot.runtime;
+      const writes = stuckStatuses(model, state.doc, slot.jobs.values(), this.platform.clock.now(), replaced);
+      const address = Object.keys(writes).find((a) => !tried.has(a));
+      if (address === undefined) return;
+      tried.add(address);
+      await this.#commitFoldback(slot, { [address]: writes[address] }).catch((err) =>
+        this.#observer.warn?.(`model '${model.id}': status document ${address} not re-armed: ${err.message}`)
+      );
+    }
+  }
+
   /** The result with `viewDelta` of view `viewId` (computed in the caller's queue turn). */
   async #withViewDelta(slot: Slot, result: MutationResult, viewId: string): Promise<WriteResult> {
     const { runtime } = slot;
@@ -1137,27 +1163,7 @@ export class ModelService implements ModelApi {
         throw err;
       }
       this.#emit({ type: "restored", modelId: id });
-      // A status document the snapshot holds pending or in flight with no job of its own outstanding (it
-      // settled after the snapshot) would hold its effect back for good: cleared, as by the retry button,
-      // the effect fires again if its trigger holds.
-      const { doc } = state;
-      const writes: Record<string, Json> = {};
-      for (const { effect } of slot.runtime.model.graph.effects) {
-        const status = effect.statusPath && getAt(doc, effect.statusPath);
-        if (
-          isObject(status) && (status.phase === "pending" || status.phase === "in_flight") &&
-          ![...slot.jobs.values()].some((job) =>
-            job.effectId === effect.definition.id && ownsStatus(job, doc)
-          )
-        ) writes[formatPath(effect.statusPath!)] = null;
-      }
-      if (Object.keys(writes).length) {
-        // The restore stands (it is saved): a clearing the model refuses (a status field that may not be
-        // null) or the store fails is told, the document left as restored.
-        await this.#commitFoldback(slot, writes).catch((err) =>
-          this.#observer.warn?.(`model '${id}': status documents not cleared: ${err.message}`)
-        );
-      }
+      await this.#rearm(slot, previous.doc);
     }, true);
   }
 
