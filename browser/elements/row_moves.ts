@@ -21,9 +21,12 @@ export const removal = (removed: number): RowMove => (index) =>
  * free row between the rows around it that did not change, and is gone when there is none.
  */
 export function matchRows(before: string[], after: string[]): number[] {
+  // The free rows showing each fingerprint, first first (one pass: long lists stay cheap).
+  const free = new Map<string, number[]>();
+  for (const [j, print] of after.entries()) free.set(print, [...free.get(print) ?? [], j]);
   const taken = new Set<number>();
   const to = before.map((print) => {
-    const at = after.findIndex((p, j) => p === print && !taken.has(j));
+    const at = free.get(print)?.shift() ?? -1;
     if (at >= 0) taken.add(at);
     return at;
   });
@@ -77,6 +80,34 @@ export function followRows<T>(map: Map<string, T>, list: string, move: RowMove):
     if (to !== null) moved.push([to, value]);
   }
   for (const [address, value] of moved) map.set(address, value);
+}
+
+/** The depth of an address (how many steps from the root). */
+function depthOf(address: string): number {
+  const parsed = parsePath(address);
+  return parsed.ok ? parsed.path.length : 0;
+}
+
+/**
+ * Calls `follow` for each list whose rows moved between `before` and `after` (the fingerprints of each list's
+ * rows, by list address): outer lists first, so that a nested list is found again under its row's new index.
+ * A list `after` does not show is left alone.
+ */
+export function followLists(
+  before: Map<string, string[]>,
+  after: Map<string, string[]>,
+  follow: (list: string, move: RowMove) => void,
+): void {
+  const old = new Map(before);
+  for (const depth of [...new Set([...old.keys()].map(depthOf))].sort((a, b) => a - b)) {
+    for (const [list, rows] of [...old].filter(([list]) => depthOf(list) === depth)) {
+      const now = after.get(list);
+      const to = now ? matchRows(rows, now) : [];
+      if (unmoved(to)) continue;
+      followRows(old, list, moveOf(to));
+      follow(list, moveOf(to));
+    }
+  }
 }
 
 /**

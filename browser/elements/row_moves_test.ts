@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   followAddress,
   followKeys,
+  followLists,
   followRows,
   matchRows,
   moveOf,
@@ -81,4 +82,25 @@ Deno.test("row keys stay with their rows; added rows get new keys", () => {
   const fresh = () => ++last;
   assert.deepEqual(followKeys([1, 2, 3], removal(1), fresh), [1, 3]);
   assert.deepEqual(followKeys([1, 2, 3], moveOf([3, 0, 1]), fresh), [2, 3, 11, 1]);
+});
+
+Deno.test("lists are followed outer first: a nested list is compared under its row's new index", () => {
+  const before = new Map([
+    ["$.orders", ["a", "b"]],
+    ["$.orders[0].lines", ["x"]],
+    ["$.orders[1].lines", ["y", "z"]],
+    ["$.other", ["o"]],
+  ]);
+  const after = new Map([
+    ["$.orders", ["b"]],
+    ["$.orders[0].lines", ["z"]],
+    ["$.other", ["o"]],
+  ]);
+  const seen: [string, number[]][] = [];
+  followLists(before, after, (list, move) => seen.push([list, [0, 1, 2].map(move)]));
+  assert.deepEqual(seen, [
+    ["$.orders", [-1, 0, -1]],
+    ["$.orders[0].lines", [-1, 0, -1]],
+  ]);
+  assert.equal(before.size, 4, "the lists given stay as they were");
 });

@@ -42,16 +42,7 @@ import {
   messagesOfError,
   placeConstraints,
 } from "./messages.ts";
-import {
-  followKeys,
-  followRows,
-  matchRows,
-  moveOf,
-  removal,
-  type RowMove,
-  RowMoveLog,
-  unmoved,
-} from "./row_moves.ts";
+import { followKeys, followLists, followRows, removal, type RowMove, RowMoveLog } from "./row_moves.ts";
 import { regionOptions } from "./entry_bounds.ts";
 import { renderComponents } from "./render.ts";
 import { viewBody } from "./containers.ts";
@@ -116,12 +107,6 @@ function sectionRows(components: Json | undefined, out = new Map<string, string[
     sectionRows(c.components, out);
   }
   return out;
-}
-
-/** The depth of an address (how many steps from the root). */
-function depthOf(address: string): number {
-  const parsed = parsePath(address);
-  return parsed.ok ? parsed.path.length : 0;
 }
 
 function boundAddresses(components: Json | undefined): string[] {
@@ -450,14 +435,11 @@ export class SvcView extends LitElement {
     after: EvaluatedComponent[],
     values: Map<string, Json | undefined>,
   ): void {
-    const old = sectionRows(before as unknown as Json);
-    const now = sectionRows(after as unknown as Json);
-    for (const depth of [...new Set([...old.keys()].map(depthOf))].sort((a, b) => a - b)) {
-      for (const [list, rows] of [...old].filter(([list]) => depthOf(list) === depth)) {
-        const to = now.has(list) ? matchRows(rows, now.get(list)!) : [];
-        if (!unmoved(to)) this.#follow(list, moveOf(to), [values, old]);
-      }
-    }
+    followLists(
+      sectionRows(before as unknown as Json),
+      sectionRows(after as unknown as Json),
+      (list, move) => this.#follow(list, move, [values]),
+    );
   }
 
   /** Moves messages, row keys (and the maps `also`) with the rows of the array at `list`, and notes the move. */
@@ -790,7 +772,7 @@ export class SvcView extends LitElement {
       },
       rowKeys: (list, count) => {
         const keys = this.#rowKeys.get(canonical(list)) ?? [];
-        // Rows another writer added or removed: which ones is not known, so the last ones come or go.
+        // Rows not followed (#followChanges), as in a view just opened: the last ones come or go.
         keys.length = Math.min(keys.length, count);
         while (keys.length < count) keys.push(++this.#lastRowKey);
         this.#rowKeys.set(canonical(list), keys);
