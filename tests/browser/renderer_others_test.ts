@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The view renderer while another writer changes the model, in Chromium:
- * section list rows removed by the other writer take their messages, row keys
- * and the person's edits along; a Remove pressed on a render from before such a
+ * section list rows removed or moved by the other writer take their messages,
+ * row keys and the person's edits along; a Remove pressed on a render from before such a
  * change removes the row the person saw, or nothing when it is gone; a deleted
  * model is not shown again by a load that was under way.
  *
@@ -55,13 +55,13 @@ async function linesOf(page: Page): Promise<unknown[]> {
   return state.lines.map((line) => line.d);
 }
 
-/** Another writer (the page's own code) keeps only the lines whose `d` is in `kept`. */
+/** Another writer (the page's own code) keeps only the lines whose `d` is in `kept`, in that order. */
 function keepOnly(page: Page, kept: string[]): Promise<void> {
   return page.evaluate(async (kept) => {
     const embed = await import("/svc-embed.js");
     const service = await embed.createModelService();
     const { lines } = await service.getState("others") as { lines: { d: string }[] };
-    await embed.mutate("others", { "$.lines": lines.filter((line) => kept.includes(line.d)) });
+    await embed.mutate("others", { "$.lines": kept.map((d) => lines.find((line) => line.d === d)!) });
   }, kept);
 }
 
@@ -75,7 +75,7 @@ async function untilRowsHeld(page: Page, view: Locator, count: number): Promise<
   );
 }
 
-Deno.test("the renderer: rows another writer removes take their messages and the person's edits along", () =>
+Deno.test("the renderer: rows another writer removes or moves take their messages and the person's edits along", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
     const rows = view.locator(".section-item");
     const messagesOf = async () =>
@@ -113,6 +113,13 @@ Deno.test("the renderer: rows another writer removes take their messages and the
       },
     );
     assert.deepEqual(await linesOf(page), ["b", "cc", "d"]);
+
+    // Another writer moves row c to the top: its message and refused entry go along.
+    await keepOnly(page, ["cc", "b", "d"]);
+    await rows.nth(0).getByText("must be >= 0").waitFor();
+    assert.deepEqual(await messagesOf(), [["must be >= 0"], [], []]);
+    assert.deepEqual(await values("N"), ["-1", "2", "4"]);
+    assert.deepEqual(await values("D"), ["cc", "b", "d"]);
   }));
 
 Deno.test("the renderer: a Remove pressed on an earlier render removes the row shown there, or nothing once it is gone", () =>
