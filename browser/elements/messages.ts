@@ -51,34 +51,6 @@ function under(pattern: string, address: string): boolean {
     patternMatches(p.path, a.path.slice(0, p.path.length));
 }
 
-/**
- * After element `index` of the array at `list` was removed: its messages (and those under it) go, those of
- * later elements move up one, as the elements did. Any map by address shifts so (the row keys of nested
- * section lists too).
- */
-export function shiftMessages<T>(map: Map<string, T>, list: string, index: number): void {
-  const prefix = parsePath(list);
-  if (!prefix.ok) return;
-  const depth = prefix.path.length;
-  const moved: [string, T][] = [];
-  for (const [address, messages] of map) {
-    const parsed = parsePath(address);
-    if (!parsed.ok || parsed.path.length <= depth) continue;
-    const at = parsed.path[depth];
-    if (
-      typeof at !== "number" || at < index ||
-      formatPath(parsed.path.slice(0, depth)) !== formatPath(prefix.path)
-    ) {
-      continue;
-    }
-    map.delete(address);
-    if (at > index) {
-      moved.push([formatPath([...prefix.path, at - 1, ...parsed.path.slice(depth + 1)]), messages]);
-    }
-  }
-  for (const [address, messages] of moved) map.set(address, messages);
-}
-
 /** Places constraint messages: at bound fields under the constraint's path, else at the written fields. */
 export function placeConstraints(
   map: MessageMap,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { constraintViolation, type ModelSpec, schemaViolation } from "../../engine/mod.ts";
-import { type MessageMap, messagesOfError, shiftMessages } from "./messages.ts";
+import { type MessageMap, messagesOfError } from "./messages.ts";
+import { followRows, matchRows, moveOf, removal } from "./row_moves.ts";
 
 const spec = {
   id: "m",
@@ -42,7 +43,7 @@ Deno.test("removing an array element drops its messages and moves up those of la
     ["$.other[2].d", error("other")],
     ["", error("form")],
   ]);
-  shiftMessages(map, "$.lines", 1);
+  followRows(map, "$.lines", removal(1));
   assert.deepEqual(Object.fromEntries([...map].map(([k, v]) => [k, v[0].text])), {
     "$.lines[0].n": "zero",
     "$.lines[1].d": "two",
@@ -50,5 +51,22 @@ Deno.test("removing an array element drops its messages and moves up those of la
     "$.lines": "list",
     "$.other[2].d": "other",
     "": "form",
+  });
+});
+
+Deno.test("messages follow rows another writer removed and reordered, those of a gone row go", () => {
+  const error = (text: string) => [{ text, severity: "error" as const }];
+  const map: MessageMap = new Map([
+    ["$.lines[0].n", error("a")],
+    ["$.lines[1].n", error("b")],
+    ["$.lines[2].d", error("c")],
+    ["$.lines", error("list")],
+  ]);
+  // Rows a, b, c became c, a: b went, c moved to the top.
+  followRows(map, "$.lines", moveOf(matchRows(["a", "b", "c"], ["c", "a"])));
+  assert.deepEqual(Object.fromEntries([...map].map(([k, v]) => [k, v[0].text])), {
+    "$.lines[0].d": "c",
+    "$.lines[1].n": "a",
+    "$.lines": "list",
   });
 });

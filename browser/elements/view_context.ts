@@ -23,7 +23,10 @@ export interface PatchOp {
 }
 import type { FieldMessage } from "./messages.ts";
 
-/** The renderer's view of its host element. */
+/**
+ * The renderer's view of its host element. Its writes take the addresses of the render it came with: once
+ * section list rows moved they follow their row, and write nothing when the row is gone.
+ */
 export interface ViewContext {
   invoker: Invoker;
   modelId: string;
@@ -47,8 +50,9 @@ export interface ViewContext {
   /** Removes element `index` of the array at `list` (its messages go, those of later elements move up). */
   removeItem(list: string, index: number): void;
   /**
-   * A key for each of the `count` rows of the section list at `list`, that stays with its row when a row above
-   * it is removed here, so its controls (what a person typed, an entry the model refused) move up with it.
+   * A key for each of the `count` rows of the section list at `list`, that stays with its row when rows above
+   * it are removed here or by another writer (or reordered), so its controls (what a person typed, an entry the
+   * model refused) move with it.
    */
   rowKeys(list: string, count: number): number[];
   /**

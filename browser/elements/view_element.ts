@@ -41,14 +41,14 @@ import {
   type MessageMap,
   messagesOfError,
   placeConstraints,
-  shiftMessages,
 } from "./messages.ts";
+import { followKeys, followLists, followRows, removal, type RowMove, RowMoveLog } from "./row_moves.ts";
 import { regionOptions } from "./entry_bounds.ts";
 import { renderComponents } from "./render.ts";
 import { viewBody } from "./containers.ts";
 import { checkStep } from "./step_check.ts";
 import { VIEW_STYLES } from "./styles.ts";
-import { pointerOf, type ViewContext } from "./view_context.ts";
+import { childrenOf, pointerOf, type ViewContext } from "./view_context.ts";
 
 let instances = 0;
 
@@ -84,6 +84,27 @@ function boundValues(
     if (typeof c.bindFrom === "string") out.set(c.bindFrom, c.valueFrom);
     if (typeof c.bindTo === "string") out.set(c.bindTo, c.valueTo);
     boundValues(c.components, out);
+  }
+  return out;
+}
+
+/**
+ * The rows of each section list of a tree, by list address: each row as what it shows (its bound values, by
+ * address within the row), to find it again once rows moved.
+ */
+function sectionRows(components: Json | undefined, out = new Map<string, string[]>()): Map<string, string[]> {
+  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
+    if (c.type === "sectionList" && typeof c.bind === "string") {
+      out.set(
+        canonical(c.bind),
+        childrenOf(c).map((row) => {
+          const at = String(row.bind ?? "");
+          const shown = [...boundValues(row.components)];
+          return JSON.stringify(shown.map(([address, value]) => [address.replace(at, ""), value ?? null]));
+        }),
+      );
+    }
+    sectionRows(c.components, out);
   }
   return out;
 }
@@ -190,6 +211,8 @@ export class SvcView extends LitElement {
   /** The keys of section list rows, by list address (see ViewContext.rowKeys). */
   readonly #rowKeys = new Map<string, number[]>();
   #lastRowKey = 0;
+  /** The section list rows moves followed, for controls of an earlier render (see #context). */
+  readonly #moves = new RowMoveLog();
   /** Writes under way (a wizard step checks its fields once they are done). */
   readonly #writing = new Set<Promise<void>>();
   /** The messages a step check placed: the next check, or a refresh of the view, works them out again. */
@@ -296,6 +319,9 @@ export class SvcView extends LitElement {
     this.#unsubscribe = this.feed && this.modelId
       ? this.feed.subscribe(this.modelId, (event) => {
         if (event.kind === "deleted") {
+          // A load under way, or due, would show the deleted model again.
+          this.#loads++;
+          clearTimeout(this.#refreshTimer);
           // Created again, the id may have another spec.
           this.#spec = null;
           this.view = null;
@@ -362,7 +388,11 @@ export class SvcView extends LitElement {
         // Steps and tabs are kept by component id, which another model's views may reuse.
         if (!sameModel) this.#uiState.clear();
       }
-      if (!opened) this.#forgetChanged(shown!.components, resolved);
+      if (!opened) {
+        const before = boundValues(shown!.components as unknown as Json);
+        this.#followChanges(shown!.components, resolved, before);
+        this.#forgetChanged(before, resolved);
+      }
       this.view = { ...view, components: resolved };
       this.loadError = "";
       this.#revision++;
@@ -396,11 +426,35 @@ export class SvcView extends LitElement {
   }
 
   /**
+   * Moves what the element keeps by address (messages, row keys, the `values` shown before) with the section
+   * list rows another writer removed, added or reordered, each row found again by what it shows: outer lists
+   * first, whose moves carry their nested lists along.
+   */
+  #followChanges(
+    before: EvaluatedComponent[],
+    after: EvaluatedComponent[],
+    values: Map<string, Json | undefined>,
+  ): void {
+    followLists(
+      sectionRows(before as unknown as Json),
+      sectionRows(after as unknown as Json),
+      (list, move) => this.#follow(list, move, [values]),
+    );
+  }
+
+  /** Moves messages, row keys (and the maps `also`) with the rows of the array at `list`, and notes the move. */
+  #follow(list: string, move: RowMove, also: Map<string, unknown>[] = []): void {
+    for (const map of [this.#messages, this.#rowKeys, ...also]) followRows(map, list, move);
+    const keys = this.#rowKeys.get(canonical(list));
+    if (keys) this.#rowKeys.set(canonical(list), followKeys(keys, move, () => ++this.#lastRowKey));
+    this.#moves.record(list, move);
+  }
+
+  /**
    * Drops the messages of the fields whose value another writer changed: they were about the value the
    * field held before (a refused write of this element, a rule it broke), which is gone.
    */
-  #forgetChanged(before: EvaluatedComponent[], after: EvaluatedComponent[]): void {
-    const old = boundValues(before as unknown as Json);
+  #forgetChanged(old: Map<string, Json | undefined>, after: EvaluatedComponent[]): void {
     for (const [address, value] of boundValues(after as unknown as Json)) {
       if (old.has(address) && !jsonEqual(old.get(address), value)) this.#messages.delete(canonical(address));
     }
@@ -663,6 +717,10 @@ export class SvcView extends LitElement {
   #context(view: EvaluatedView): ViewContext {
     const invoker = this.invoker!;
     const id = this.modelId;
+    // Controls of this render may act after rows moved (a render held while a button is pressed, a control
+    // taken out of the page): their addresses follow the rows, and a row that is gone writes nothing.
+    const seen = this.#moves.count;
+    const now = (address: string) => this.#moves.follow(address, seen);
     const ctx: ViewContext = {
       invoker,
       modelId: id,
@@ -673,8 +731,11 @@ export class SvcView extends LitElement {
         `${this.#uid}-${componentId.replace(/[^A-Za-z0-9_]/g, "_")}${suffix ? `-${suffix}` : ""}`,
       messages: (address) => this.#messages.get(address === undefined ? "\u0000" : canonical(address)) ?? [],
       allMessages: () => [...this.#messages],
-      write: (address, value, onChange, choice) =>
-        value === undefined ? this.#remove(address, onChange) : void this.#commit(
+      write: (shown, value, onChange, choice) => {
+        const address = now(shown);
+        if (address === null) return;
+        if (value === undefined) return this.#remove(address, onChange);
+        void this.#commit(
           [address],
           (viewId, expect) => {
             expect([address]);
@@ -682,36 +743,44 @@ export class SvcView extends LitElement {
           },
           onChange,
           choice,
-        ),
-      patch: (ops, address) =>
-        void this.#commit(
-          [address],
-          (viewId) => invoker.invoke(operations.patch, { id, patch: ops, viewId }),
-        ),
-      removeItem: (list, index) =>
+        );
+      },
+      patch: (ops, shown) => {
+        const address = now(shown);
+        const [from, to] = [pointerOf(shown), address === null ? null : pointerOf(address)];
+        if (address === null || from === null || to === null) return;
+        const patch = ops.map((op) =>
+          op.path.startsWith(from) ? { ...op, path: to + op.path.slice(from.length) } : op
+        );
+        void this.#commit([address], (viewId) => invoker.invoke(operations.patch, { id, patch, viewId }));
+      },
+      removeItem: (shownList, shownIndex) => {
+        const row = this.#moves.followRow(shownList, shownIndex, seen);
+        if (!row) return;
+        const { list, index } = row;
         void this.#commit([list], async (viewId, expect) => {
-          const element = `${canonical(list)}[${index}]`;
-          expect([element]);
+          expect([`${list}[${index}]`]);
           const result = await invoker.invoke(operations.patch, {
             id,
             patch: [{ op: "remove", path: `${pointerOf(list)}/${index}` }],
             viewId,
           });
-          shiftMessages(this.#messages, list, index);
           // The rows below move up with their keys, so their controls (an entry the model refused) go along.
-          shiftMessages(this.#rowKeys, list, index);
-          this.#rowKeys.get(canonical(list))?.splice(index, 1);
+          this.#follow(list, removal(index));
           return result;
-        }),
+        });
+      },
       rowKeys: (list, count) => {
         const keys = this.#rowKeys.get(canonical(list)) ?? [];
-        // Rows another writer added or removed: which ones is not known, so the last ones come or go.
+        // Rows not followed (#followChanges), as in a view just opened: the last ones come or go.
         keys.length = Math.min(keys.length, count);
         while (keys.length < count) keys.push(++this.#lastRowKey);
         this.#rowKeys.set(canonical(list), keys);
         return keys;
       },
-      refuse: (address, texts, severity) => {
+      refuse: (shown, texts, severity) => {
+        const address = now(shown);
+        if (address === null) return;
         this.#messages.set(canonical(address), texts.map((text) => ({ text, severity })));
         this.requestUpdate();
       },
@@ -725,7 +794,9 @@ export class SvcView extends LitElement {
         this.#opened.clear();
         this.#navigate(viewId);
       },
-      upload: (address, files, multiple) =>
+      upload: (shown, files, multiple) => {
+        const address = now(shown);
+        if (address === null) return;
         void this.#commit([address], async (viewId, expect) => {
           const refs = [];
           for (const file of files) {
@@ -737,7 +808,8 @@ export class SvcView extends LitElement {
           const value = (multiple ? refs : refs[0]) as unknown as Json;
           expect([address]);
           return await invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
-        }),
+        });
+      },
       imageUrl: (src) => this.#imageUrl(src),
       uiState: this.#uiState,
       requestUpdate: () => this.requestUpdate(),

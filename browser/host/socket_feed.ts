@@ -7,6 +7,11 @@
  * tab's REST invoker asked after each drop whether the feed is refused for
  * good (a model deleted meanwhile, a credential no longer accepted).
  *
+ * Each subscription has at most one problem (its latest): `onProblem` tells the
+ * latest problem of any subscription, `onRecovered` that none is left (each
+ * recovered, found deleted, or unsubscribed), so a status line shows one
+ * current problem and clears only once every feed is well.
+ *
  * @module
  */
 import { changeFeed, type ChangeFeedOptions } from "../../engine/operations/change_feed.ts";
@@ -22,15 +27,42 @@ export interface SocketFeedOptions extends ChangeFeedOptions {
   invoker: Invoker;
 }
 
+interface Problem {
+  message: string;
+  final: boolean;
+}
+
 /** A feed over the server's WebSocket endpoint. */
 export function socketFeed(options: SocketFeedOptions): Feed {
-  const feed = changeFeed(options);
+  /** The current problem of each subscription, the latest noted last. */
+  const problems = new Map<object, Problem>();
+  const note = (subscription: object, problem: Problem) => {
+    problems.delete(subscription);
+    problems.set(subscription, problem);
+    options.onProblem?.(problem.message, problem.final);
+  };
+  const clear = (subscription: object) => {
+    if (!problems.delete(subscription)) return;
+    const latest = [...problems.values()].at(-1);
+    if (latest) options.onProblem?.(latest.message, latest.final);
+    else options.onRecovered?.();
+  };
   return {
-    subscribe: (modelId, listener) =>
-      feed.subscribe(modelId, (event) => {
+    subscribe: (modelId, listener) => {
+      const subscription = {};
+      const unsubscribe = changeFeed({
+        ...options,
+        onProblem: (message, final) => note(subscription, { message, final }),
+        onRecovered: () => clear(subscription),
+      }).subscribe(modelId, (event) => {
         // The server answers, so an interruption is over: the model went while the feed was down.
-        if (event.kind === "deleted") options.onRecovered?.();
+        if (event.kind === "deleted") clear(subscription);
         listener(event);
-      }),
+      });
+      return () => {
+        unsubscribe();
+        clear(subscription);
+      };
+    },
   };
 }

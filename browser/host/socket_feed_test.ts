@@ -16,8 +16,11 @@ interface FakeSocket {
   onclose?: (close: { code: number; reason: string }) => void;
 }
 
-/** A feed of `shop/cart` over fake sockets and timers, its REST API answering `getInfo` with `answer`. */
-function follow(answer: () => Promise<unknown>) {
+/**
+ * A feed of `modelIds` (one subscription each) over fake sockets and timers, its REST API answering `getInfo`
+ * with `answer`.
+ */
+function follow(answer: () => Promise<unknown>, modelIds = ["shop/cart"]) {
   const sockets: FakeSocket[] = [];
   class Socket implements FakeSocket {
     constructor(readonly url: string) {
@@ -33,7 +36,7 @@ function follow(answer: () => Promise<unknown>) {
   };
   const events: FeedEvent[] = [];
   const heard: string[] = [];
-  const stop = socketFeed({
+  const feed = socketFeed({
     baseUrl: "http://h:8080/",
     apiKey: "k",
     WebSocket: Socket as unknown as ChangeFeedSocketConstructor,
@@ -41,8 +44,9 @@ function follow(answer: () => Promise<unknown>) {
     invoker: { invoke: answer } as Invoker,
     onProblem: (message, final) => heard.push(`${final ? "final" : "problem"}: ${message}`),
     onRecovered: () => heard.push("recovered"),
-  }).subscribe("shop/cart", (event) => events.push(event));
-  return { sockets, timers, events, heard, stop };
+  });
+  const stops = modelIds.map((id) => feed.subscribe(id, (event) => events.push(event)));
+  return { sockets, timers, events, heard, stop: stops[0], stops };
 }
 
 /** Lets the feed's question to the REST API settle. */
@@ -86,4 +90,48 @@ Deno.test("a drop after which the REST API no longer finds the model ends the fe
     "recovered",
   ]);
   assert.equal(timers.size, 0, "no reconnect left");
+});
+
+Deno.test("each subscription keeps one problem: the latest shows, and recovery waits until none is left", () => {
+  const { sockets, timers, heard, stops } = follow(() => new Promise(() => {}), ["a", "b"]);
+  const reconnect = () => {
+    for (const [handle, run] of [...timers]) {
+      timers.delete(handle);
+      run();
+    }
+  };
+  const [a, b] = sockets;
+  a.onopen!();
+  b.onopen!();
+  a.onclose!({ code: 1006, reason: "" });
+  b.onclose!({ code: 1006, reason: "" });
+  reconnect();
+  const [a2, b2] = sockets.slice(2);
+  assert.deepEqual([a2.url, b2.url], [
+    "ws://h:8080/models/a/subscribe?token=k",
+    "ws://h:8080/models/b/subscribe?token=k",
+  ]);
+  a2.onopen!();
+  assert.deepEqual(heard, [
+    "problem: Live updates of 'a' interrupted (1006); reconnecting…",
+    "problem: Live updates of 'b' interrupted (1006); reconnecting…",
+    // a is back, b is not: b's problem still shows.
+    "problem: Live updates of 'b' interrupted (1006); reconnecting…",
+  ]);
+  heard.length = 0;
+  a2.onclose!({ code: 1006, reason: "again" });
+  stops[0]();
+  b2.onclose!({ code: 1006, reason: "" });
+  reconnect();
+  sockets.at(-1)!.onopen!();
+  assert.deepEqual(heard, [
+    "problem: Live updates of 'a' interrupted (1006 again); reconnecting…",
+    // a unsubscribed: its problem goes with it.
+    "problem: Live updates of 'b' interrupted (1006); reconnecting…",
+    "problem: Live updates of 'b' interrupted (1006); reconnecting…",
+    "recovered",
+  ]);
+  stops[1]();
+  assert.deepEqual(heard.at(-1), "recovered", "nothing more to report");
+  assert.equal(heard.length, 4);
 });

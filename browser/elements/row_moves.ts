@@ -1,0 +1,169 @@
+/**
+ * Rows of arrays that moved: where each row of a list went when it changed
+ * (this element removed one, or another writer removed, added or reordered
+ * rows), so what the view keeps by address (messages, row keys, values shown)
+ * follows its row instead of staying at the old index, on another row.
+ *
+ * @module
+ */
+import { formatPath, parsePath } from "../../engine/mod.ts";
+
+/** Where the rows of a list went: the new index of old row `index`, or -1 when it is gone. */
+export type RowMove = (index: number) => number;
+
+/** The rows after removing row `removed`: those below move up one. */
+export const removal = (removed: number): RowMove => (index) =>
+  index < removed ? index : index === removed ? -1 : index - 1;
+
+/**
+ * Where each of the `before` rows went among the `after` rows, both given as fingerprints (the values a row
+ * shows): a row goes to the first free row showing the same; a row whose values changed goes to the first
+ * free row between the rows around it that did not change, and is gone when there is none.
+ */
+export function matchRows(before: string[], after: string[]): number[] {
+  // The free rows showing each fingerprint, first first (one pass: long lists stay cheap).
+  const free = new Map<string, number[]>();
+  for (const [j, print] of after.entries()) free.set(print, [...free.get(print) ?? [], j]);
+  const taken = new Set<number>();
+  const to = before.map((print) => {
+    const at = free.get(print)?.shift() ?? -1;
+    if (at >= 0) taken.add(at);
+    return at;
+  });
+  for (const [i] of before.entries()) {
+    if (to[i] >= 0) continue;
+    const above = to.slice(0, i).findLast((j) => j >= 0) ?? -1;
+    const below = to.slice(i + 1).find((j) => j >= 0) ?? after.length;
+    const at = after.findIndex((_, j) => j > above && j < below && !taken.has(j));
+    if (at >= 0) taken.add(at);
+    to[i] = at;
+  }
+  return to;
+}
+
+/** A {@link RowMove} of a {@link matchRows} answer (rows past its end are gone). */
+export const moveOf = (to: number[]): RowMove => (index) => to[index] ?? -1;
+
+/** Whether a {@link matchRows} answer leaves every row where it was (rows may be added below). */
+export const unmoved = (to: number[]): boolean => to.every((j, i) => j === i);
+
+/**
+ * `address` once the rows of the array at `list` moved: under a row, at that row's new index; `null` when its
+ * row is gone; otherwise unchanged.
+ */
+export function followAddress(address: string, list: string, move: RowMove): string | null {
+  const prefix = parsePath(list);
+  const parsed = parsePath(address);
+  if (!prefix.ok || !parsed.ok) return address;
+  const depth = prefix.path.length;
+  const at = parsed.path[depth];
+  if (
+    parsed.path.length <= depth || typeof at !== "number" ||
+    formatPath(parsed.path.slice(0, depth)) !== formatPath(prefix.path)
+  ) {
+    return address;
+  }
+  const to = move(at);
+  return to < 0 ? null : formatPath([...prefix.path, to, ...parsed.path.slice(depth + 1)]);
+}
+
+/**
+ * Moves the entries of a map by address (messages, row keys of nested lists, values) with the rows of the
+ * array at `list`: those of a gone row go.
+ */
+export function followRows<T>(map: Map<string, T>, list: string, move: RowMove): void {
+  const moved: [string, T][] = [];
+  for (const [address, value] of map) {
+    const to = followAddress(address, list, move);
+    if (to === address) continue;
+    map.delete(address);
+    if (to !== null) moved.push([to, value]);
+  }
+  for (const [address, value] of moved) map.set(address, value);
+}
+
+/** The depth of an address (how many steps from the root). */
+function depthOf(address: string): number {
+  const parsed = parsePath(address);
+  return parsed.ok ? parsed.path.length : 0;
+}
+
+/**
+ * Calls `follow` for each list whose rows moved between `before` and `after` (the fingerprints of each list's
+ * rows, by list address): outer lists first, so that a nested list is found again under its row's new index.
+ * A list `after` does not show is left alone.
+ */
+export function followLists(
+  before: Map<string, string[]>,
+  after: Map<string, string[]>,
+  follow: (list: string, move: RowMove) => void,
+): void {
+  const old = new Map(before);
+  for (const depth of [...new Set([...old.keys()].map(depthOf))].sort((a, b) => a - b)) {
+    for (const [list, rows] of [...old].filter(([list]) => depthOf(list) === depth)) {
+      const now = after.get(list);
+      const to = now ? matchRows(rows, now) : [];
+      if (unmoved(to)) continue;
+      followRows(old, list, moveOf(to));
+      follow(list, moveOf(to));
+    }
+  }
+}
+
+/**
+ * The keys of rows after the rows of `keys` moved: each row keeps its key, a row added above the last one kept
+ * gets a `fresh` one (rows added below get theirs when they render).
+ */
+export function followKeys(keys: number[], move: RowMove, fresh: () => number): number[] {
+  const next: number[] = [];
+  for (const [i, key] of keys.entries()) {
+    const to = move(i);
+    if (to >= 0) next[to] = key;
+  }
+  return Array.from(next, (key) => key ?? fresh());
+}
+
+/**
+ * The row moves an element has followed, so an address a control got from an earlier render (a render held
+ * while a button is pressed, a control taken out of the page) is brought up to date before it is written.
+ * Only the latest {@link LIMIT} are kept: an address older than those is not followed.
+ */
+export class RowMoveLog {
+  static readonly LIMIT = 64;
+  #moves: { list: string; move: RowMove }[] = [];
+  #count = 0;
+
+  /** How many moves were followed so far (a render notes it, to follow later ones). */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Notes that the rows of the array at `list` moved. */
+  record(list: string, move: RowMove): void {
+    this.#moves.push({ list, move });
+    this.#count++;
+    if (this.#moves.length > RowMoveLog.LIMIT) this.#moves.shift();
+  }
+
+  /** `address` as of a render that saw `seen` moves, now: `null` when its row is gone (or is too old to tell). */
+  follow(address: string, seen: number): string | null {
+    const missed = this.#count - seen;
+    if (missed > this.#moves.length) return null;
+    let now: string | null = address;
+    for (const { list, move } of this.#moves.slice(this.#moves.length - missed)) {
+      now = followAddress(now, list, move);
+      if (now === null) return null;
+    }
+    return now;
+  }
+
+  /** Row `index` of the array at `list` as of a render that saw `seen` moves, now (`null`: it is gone). */
+  followRow(list: string, index: number, seen: number): { list: string; index: number } | null {
+    const now = this.follow(`${list}[${index}]`, seen);
+    const path = now === null ? null : parsePath(now);
+    const at = path?.ok ? path.path.at(-1) : undefined;
+    return path?.ok && typeof at === "number"
+      ? { list: formatPath(path.path.slice(0, -1)), index: at }
+      : null;
+  }
+}

@@ -1,0 +1,184 @@
+/// <reference lib="dom" />
+/**
+ * The view renderer while another writer changes the model, in Chromium:
+ * section list rows removed or moved by the other writer take their messages,
+ * row keys and the person's edits along; a Remove pressed on a render from before such a
+ * change removes the row the person saw, or nothing when it is gone; a deleted
+ * model is not shown again by a load that was under way.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { Locator, Page } from "playwright-core";
+import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
+import { screenshot } from "./journey.ts";
+
+/** A model `others` whose view lists `lines` (a number `N`, a text `D`), rows a, b, c, d at first. */
+const SPEC = {
+  id: "others",
+  schema: {
+    type: "object",
+    properties: {
+      lines: {
+        type: "array",
+        default: ["a", "b", "c", "d"].map((d, i) => ({ n: i + 1, d })),
+        items: {
+          type: "object",
+          properties: { n: { type: "number", minimum: 0 }, d: { type: "string", maxLength: 3 } },
+        },
+      },
+    },
+  },
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      id: "main",
+      label: "Main",
+      components: [{
+        id: "lines",
+        type: "sectionList",
+        bind: "$.lines",
+        label: "Lines",
+        canRemove: true,
+        components: [
+          { id: "n", type: "numericField", bind: "$.lines[*].n", label: "N" },
+          { id: "d", type: "textField", bind: "$.lines[*].d", label: "D" },
+        ],
+      }],
+    }],
+  },
+};
+
+/** The `d` of each line of the model's state. */
+async function linesOf(page: Page): Promise<unknown[]> {
+  const state = await stateOf(page, "others") as { lines: { d: string }[] };
+  return state.lines.map((line) => line.d);
+}
+
+/** Another writer (the page's own code) keeps only the lines whose `d` is in `kept`, in that order. */
+function keepOnly(page: Page, kept: string[]): Promise<void> {
+  return page.evaluate(async (kept) => {
+    const embed = await import("/svc-embed.js");
+    const service = await embed.createModelService();
+    const { lines } = await service.getState("others") as { lines: { d: string }[] };
+    await embed.mutate("others", { "$.lines": kept.map((d) => lines.find((line) => line.d === d)!) });
+  }, kept);
+}
+
+/** Waits until the element holds a view of `count` rows (rendered or not). */
+async function untilRowsHeld(page: Page, view: Locator, count: number): Promise<void> {
+  await page.waitForFunction(
+    ([el, count]) =>
+      (el as unknown as { view: { components: { components: unknown[] }[] } }).view.components[0].components
+        .length === count,
+    [await view.elementHandle(), count] as const,
+  );
+}
+
+Deno.test("the renderer: rows another writer removes or moves take their messages and the person's edits along", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    const rows = view.locator(".section-item");
+    const messagesOf = async () =>
+      await Promise.all((await rows.all()).map((row) => row.locator(".messages").allInnerTexts()));
+    // Row c: a refused entry beside its message, and text being typed into its D.
+    const n = view.getByLabel("N", { exact: true }).nth(2);
+    await n.fill("-1");
+    await n.press("Enter");
+    await view.getByText("must be >= 0").waitFor();
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("cc");
+    await keepOnly(page, ["b", "c", "d"]);
+    await rows.nth(3).waitFor({ state: "detached" });
+    await screenshot(page, "renderer-others-row-removed");
+    assert.deepEqual(await messagesOf(), [[], ["must be >= 0"], []], "the message moved up with row c");
+    const values = async (label: string) =>
+      await view.getByLabel(label, { exact: true }).evaluateAll((inputs) =>
+        inputs.map((input) => (input as HTMLInputElement).value)
+      );
+    assert.deepEqual(await values("N"), ["2", "-1", "4"]);
+    assert.deepEqual(await values("D"), ["b", "cc", "d"]);
+    assert.equal(
+      await view.getByLabel("D", { exact: true }).nth(1).evaluate((el) => el.matches(":focus")),
+      true,
+    );
+    // The edit lands on its row.
+    await view.getByLabel("D", { exact: true }).nth(1).press("Enter");
+    await page.waitForFunction(
+      async () => {
+        const embed = await import("/svc-embed.js");
+        const state = await (await embed.createModelService()).getState("others") as {
+          lines: { d: string }[];
+        };
+        return state.lines[1].d === "cc";
+      },
+    );
+    assert.deepEqual(await linesOf(page), ["b", "cc", "d"]);
+
+    // Another writer moves row c to the top: its message and refused entry go along.
+    await keepOnly(page, ["cc", "b", "d"]);
+    await rows.nth(0).getByText("must be >= 0").waitFor();
+    assert.deepEqual(await messagesOf(), [["must be >= 0"], [], []]);
+    assert.deepEqual(await values("N"), ["-1", "2", "4"]);
+    assert.deepEqual(await values("D"), ["cc", "b", "d"]);
+  }));
+
+Deno.test("the renderer: a Remove pressed on an earlier render removes the row shown there, or nothing once it is gone", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    const rows = view.locator(".section-item");
+    // While the button is pressed the view does not render: another writer removes row a meanwhile.
+    await view.getByRole("button", { name: "Remove lines 3" }).hover();
+    await page.mouse.down();
+    await keepOnly(page, ["b", "c", "d"]);
+    await untilRowsHeld(page, view, 3);
+    assert.equal(await rows.count(), 4, "the render showing row c third is still up");
+    await page.mouse.up();
+    await rows.nth(2).waitFor({ state: "detached" });
+    assert.deepEqual(await linesOf(page), ["b", "d"], "row c went, not row d");
+
+    // Row b goes while its Remove is pressed: nothing is removed.
+    await view.getByRole("button", { name: "Remove lines 1" }).hover();
+    await page.mouse.down();
+    await keepOnly(page, ["d"]);
+    await untilRowsHeld(page, view, 1);
+    await page.mouse.up();
+    await rows.nth(1).waitFor({ state: "detached" });
+    await screenshot(page, "renderer-others-stale-remove");
+    assert.deepEqual(await linesOf(page), ["d"]);
+    assert.equal(await rows.count(), 1);
+  }));
+
+Deno.test("the renderer: a load under way when the model is deleted does not show it again", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (_page, view) => {
+    await view.evaluate(async (element) => {
+      const el = element as unknown as {
+        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
+        feed: unknown;
+        updateComplete: Promise<unknown>;
+      };
+      const real = el.invoker;
+      let hear: (event: unknown) => void = () => {};
+      el.feed = { subscribe: (_id: string, listener: typeof hear) => (hear = listener, () => {}) };
+      await el.updateComplete;
+      let release = () => Promise.resolve();
+      const asked = new Promise<void>((resolve) => {
+        el.invoker = {
+          invoke: (op, input) => {
+            if (op.name !== "getView") return real.invoke(op, input);
+            const answered = real.invoke(op, input);
+            const held = new Promise((answer) => release = async () => answer(await answered));
+            resolve();
+            return held;
+          },
+        };
+      });
+      // Setting the invoker loads the view again: its getView waits, and the model is deleted meanwhile.
+      await asked;
+      hear({ kind: "deleted", modelId: "others" });
+      await release();
+      // The load's own continuation runs in microtasks: a task later it is done.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await el.updateComplete;
+    });
+    assert.deepEqual(await view.getByRole("alert").allInnerTexts(), ["Model 'others' was deleted."]);
+    assert.equal(await view.getByRole("heading", { name: "Main" }).count(), 0);
+  }));
