@@ -9,19 +9,28 @@
 import type { AstNode } from "./compiler.ts";
 
 /**
- * Every built-in of the JSONata version the engine runs, each after the number
- * of arguments below which it takes the context as its first (the required
- * parameters of a signature marked `-`; 0: never). One string keeps the browser
- * bundle small.
+ * Every built-in of the JSONata version the engine runs, by the number of
+ * arguments below which it takes the context as its first (the required
+ * parameters of a signature marked `-`). Plain strings keep the browser bundle
+ * small.
  */
-const TABLE =
-  "0sum 0count 0max 0min 0average 1string 2substring 2substringBefore 2substringAfter 1lowercase 1uppercase " +
-  "1length 1trim 2pad 2match 2contains 3replace 2split 0join 2formatNumber 1formatBase 2formatInteger " +
-  "2parseInteger 1number 1floor 1ceil 1round 1abs 1sqrt 2power 0random 1boolean 1not 0map 0zip 0filter 0single " +
-  "0reduce 1sift 1keys 2lookup 0append 0exists 1spread 0merge 0reverse 2each 0error 0assert 0type 0sort 0shuffle " +
-  "0distinct 1base64encode 1base64decode 1encodeUrlComponent 1encodeUrl 1decodeUrlComponent 1decodeUrl 0eval " +
-  "1toMillis 1fromMillis 1clone 0now 0millis";
-const CONTEXT_ARITY = new Map(TABLE.split(" ").map((entry) => [entry.slice(1), +entry[0]]));
+const BY_CONTEXT_ARITY = [
+  // 0: never (no parameter marked `-`)
+  "sum count max min average join random map zip filter single reduce append exists merge reverse error " +
+  "assert type sort shuffle distinct eval now millis",
+  // 1: `$string()`
+  "string lowercase uppercase length trim formatBase number floor ceil round abs sqrt boolean not sift " +
+  "keys spread base64encode base64decode encodeUrlComponent encodeUrl decodeUrlComponent decodeUrl " +
+  "toMillis fromMillis clone",
+  // 2: `$substringBefore(',')`
+  "substring substringBefore substringAfter pad match contains split formatNumber formatInteger " +
+  "parseInteger power lookup each",
+  // 3: `$replace('a', 'b')`
+  "replace",
+];
+const CONTEXT_ARITY = new Map(
+  BY_CONTEXT_ARITY.flatMap((names, arity) => names.split(" ").map((name) => [name, arity])),
+);
 
 /** Every built-in function of the JSONata version the engine runs, without `$`. */
 export const JSONATA_BUILTINS: ReadonlySet<string> = new Set(CONTEXT_ARITY.keys());
