@@ -8,12 +8,16 @@
  * `$.items[*].type` and `$.items[*].qty`). `$parent` resolves to the element of a
  * wildcard node (an *element-scoped* read); `$const` is bound, not a dependency.
  *
+ * A built-in called without its first argument (`$string()`, `x ~> $trim()`'s
+ * right side counts the left) reads its context whole.
+ *
  * A read means "this location and everything below it". Where the walk loses
  * track of the context (a function result, a variable), the data must have come
  * from an earlier read that covers it, so nothing is lost by ignoring it.
  *
  * @module
  */
+import { contextCall } from "./builtin_names.ts";
 import type { AstNode } from "./compiler.ts";
 import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
 
@@ -44,6 +48,8 @@ export interface ExtractOptions {
 export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
   const reads = new Map<string, Read>();
   const root: Context = { path: [], elementScoped: false };
+  /** Calls on the right of `~>`, judged there with the left side as their first argument. */
+  const appliedCalls = new WeakSet<AstNode>();
 
   const addRead = (ctx: Context | null) => {
     if (!ctx) return;
@@ -198,13 +204,18 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
         break;
       case "function":
       case "partial":
+        if (!appliedCalls.has(node) && contextCall(node)) addRead(ctx);
         walkTerminal(node.procedure as AstNode, ctx);
         for (const arg of (node.arguments as AstNode[]) ?? []) walkTerminal(arg, ctx);
         break;
-      case "apply":
+      case "apply": {
+        const rhs = node.rhs as AstNode;
         walkTerminal(node.lhs as AstNode, ctx);
-        walkTerminal(node.rhs as AstNode, ctx);
+        if (contextCall(rhs, true)) addRead(ctx);
+        appliedCalls.add(rhs);
+        walkTerminal(rhs, ctx);
         break;
+      }
       case "lambda":
         walkTerminal(node.body as AstNode, ctx);
         break;

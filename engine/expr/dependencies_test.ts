@@ -83,3 +83,18 @@ Deno.test("literals read nothing", () => {
   assert.deepEqual(readsOf("'text' & \"more\""), []);
   assert.deepEqual(readsOf("[1, 2, 3]"), []);
 });
+
+Deno.test("a built-in called without its first argument reads its context whole", () => {
+  assert.deepEqual(readsOf("$string()"), ["$"]);
+  assert.deepEqual(readsOf("order.$uppercase()"), ["$.order"]);
+  assert.deepEqual(readsOf("items.$length()"), ["$.items[*]"]);
+  assert.deepEqual(readsOf("$substringBefore(',')"), ["$"]);
+  // `~>` passes its left side as the first argument
+  assert.deepEqual(readsOf("name ~> $string()"), ["$.name"]);
+  assert.deepEqual(readsOf("name ~> $substringBefore(',')"), ["$.name"]);
+  assert.deepEqual(readsOf("name ~> $substringBefore"), ["$.name", "$"]);
+  // all arguments given, or a built-in that never takes the context: no more than its arguments
+  assert.deepEqual(readsOf("$string(qty)"), ["$.qty"]);
+  assert.deepEqual(readsOf("$round(qty)"), ["$.qty"]);
+  assert.deepEqual(readsOf("$now()"), []);
+});

@@ -1,6 +1,7 @@
 /**
  * Reads of an expression's input document: a field, `$` (the context), `$$`
- * (the root), `*`, `**` or `%` where the context is the evaluation's input (or,
+ * (the root), `*`, `**`, `%` or a built-in called without its first argument
+ * (`$string()`: JSONata passes the context) where the context is the evaluation's input (or,
  * inside a function body, the input the function was defined with). Bodies that
  * run against something else are exempt: predicates, index filters, sort terms
  * and group-by pairs (against the elements they filter, sort or group) and the
@@ -11,11 +12,12 @@
  * @module
  */
 import { childrenOf } from "./ast_walk.ts";
+import { contextCall } from "./builtin_names.ts";
 import type { AstNode } from "./compiler.ts";
 
 /** One read of the input. */
 export interface InputRead {
-  /** What is read, as written: `price`, `$`, `$$`, `*`, `**`, `%`. */
+  /** What is read, as written: `price`, `$`, `$$`, `*`, `**`, `%`; a call: `$trim() without its first argument`. */
   what: string;
   position?: number;
 }
@@ -40,6 +42,8 @@ function relativeParts(node: AstNode): AstNode[] {
 /** Every read of the input in `ast`, in source order. */
 export function inputReads(ast: AstNode): InputRead[] {
   const reads: InputRead[] = [];
+  /** Calls on the right of `~>`, judged there with the left side as their first argument. */
+  const appliedCalls = new WeakSet<AstNode>();
   const walk = (node: AstNode, rooted: boolean) => {
     const relative = relativeParts(node);
     const step = STEP_READS[node.type];
@@ -47,6 +51,15 @@ export function inputReads(ast: AstNode): InputRead[] {
     if (node.type === "variable" && rooted && (node.value === "" || node.value === "$")) {
       reads.push({ what: node.value === "" ? "$" : "$$", position: node.position });
     }
+    const called = node.type === "apply"
+      ? contextCall(node.rhs as AstNode, true)
+      : appliedCalls.has(node)
+      ? undefined
+      : contextCall(node);
+    if (called && rooted) {
+      reads.push({ what: `$${called}() without its first argument`, position: node.position });
+    }
+    if (node.type === "apply") appliedCalls.add(node.rhs as AstNode);
     if (node.type === "path") (node.steps as AstNode[]).forEach((s, i) => walk(s, rooted && i === 0));
     else if (node.type === "lambda") walk(node.body as AstNode, true);
     else {

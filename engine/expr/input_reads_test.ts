@@ -27,3 +27,16 @@ Deno.test("steps after the first, predicates, index filters, sort terms and grou
   assert.deepEqual(reads("$items[$.price > $$.limit]"), []);
   assert.deepEqual(reads("$x.$"), []);
 });
+
+Deno.test("a built-in called without its first argument reads the context", () => {
+  assert.deepEqual(reads("$string()"), ["$string() without its first argument"]);
+  assert.deepEqual(reads("function($x) { $x & $trim() }"), ["$trim() without its first argument"]);
+  assert.deepEqual(reads("function($s) { $s ~> $substringBefore }"), [
+    "$substringBefore() without its first argument",
+  ]);
+  // `~>` passes its left side as the first argument; later path steps run against the previous one
+  assert.deepEqual(reads("function($s) { $s ~> $substringBefore(',') }"), []);
+  assert.deepEqual(reads("function($s) { $s ~> $trim() }"), []);
+  assert.deepEqual(reads("function($o) { $o.$string() }"), []);
+  assert.deepEqual(reads("function($x) { $string($x) & $sum([]) & $now() }"), []);
+});

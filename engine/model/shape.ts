@@ -55,7 +55,7 @@ const WORDINGS: Record<string, Wording> = {
   "#/properties/schema": () => "schema is required and must be a JSON Schema object",
   "#/properties/constants": () => "constants must be an object of name to value",
   "#/$defs/LibrarySignatures/additionalProperties/pattern": (signature) =>
-    `'${signature}' is not a JSONata signature such as <n-n:n>`,
+    `'${signature}' is not a JSONata signature such as <nn:n>`,
   "#/$defs/Derivation": entry("a derivation"),
   "#/$defs/Derivation/properties/path/pattern": () => "the document root '$' cannot be derived",
   "#/$defs/MetaDerivation": entry("a meta derivation"),

@@ -98,7 +98,7 @@ export type LayerPin = {
  */
 export type LibraryLayer = Partial<LayerPin> & {
   define: string;
-  /** JSONata signatures (`<n-n:n>`) of function exports, by name. */
+  /** JSONata signatures (`<nn:n>`) of function exports, by name. */
   signatures?: Record<string, string>;
   /** The model constants the layer reads as `$const.<name>`. */
   requiresConstants?: string[];

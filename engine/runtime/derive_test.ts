@@ -427,3 +427,19 @@ Deno.test("a per-element derivation reading its element whole never sees its own
     { q: 3, line: 6, json: '{"q":3,"line":6}' },
   ]);
 });
+
+Deno.test("a built-in called without its first argument reads its context: writing there re-derives", async () => {
+  const { runtime } = await runtimeOf({
+    id: "context-calls",
+    schema: { type: "object", properties: { tags: { type: "array", items: { type: "string" } } } },
+    derivations: [
+      { path: "$.upper", expr: "tags.$uppercase()" },
+      { path: "$.head", expr: "name ~> $substringBefore(',')" },
+    ],
+  });
+  await commitMutation(runtime, { "$.tags": ["a"], "$.name": "x,y" });
+  const result = await commitMutation(runtime, { "$.tags[0]": "b" });
+  assert.deepEqual(result!.derivedUpdated, ["$.upper"]);
+  assert.equal(await runtime.readField("$.upper"), "B");
+  assert.equal(await runtime.readField("$.head"), "x");
+});

@@ -240,3 +240,42 @@ Deno.test("a pinned layer a create writes must be one the model it names passes 
     "local",
   ]);
 });
+
+Deno.test("a library function may not take the caller's context: a built-in missing its first argument, a '-' signature", async () => {
+  const service = await ModelService.open();
+  /** Refused with 422 (validation_failed) at `location` only. */
+  const refused = async (library: Json, location: string, message: RegExp) => {
+    const err = await rejectsWith(
+      () => service.createModel({ id: "ctx", schema: { type: "object" }, library } as ModelSpec),
+      "validation_failed",
+    );
+    const errors = (err.body as { errors: { location: string; message: string }[] }).errors;
+    assert.deepEqual(errors.map((e) => e.location), [location]);
+    assert.match(errors[0].message, message);
+  };
+  const readsContext = /reads the document \('\$\w+\(\) without its first argument' at position \d+\)/;
+  await refused('( $label := function() { $string() }; ["label"] )', "library", readsContext);
+  await refused('( $up := function($s) { $s & $uppercase() }; ["up"] )', "library", readsContext);
+  await refused('( $head := function($s) { $s ~> $substringBefore }; ["head"] )', "library", readsContext);
+  await refused(
+    '( $trim2 := function($s)<s-:s> { $trim($s) }; ["trim2"] )',
+    "library",
+    /the function at position \d+ has the signature <s-:s>, which uses '-'/,
+  );
+  await refused(
+    { define: '( $trim2 := function($s) { $trim($s) }; ["trim2"] )', signatures: { trim2: "<s-:s>" } },
+    "library.define",
+    /the signature of 'trim2' \(<s-:s>\) uses '-', which passes the caller's context/,
+  );
+  assert.deepEqual(await service.listModels(), []);
+  // every argument given (`~>` gives the first): taken, and the function reads only them
+  await service.createModel({
+    id: "ctx",
+    schema: { type: "object" },
+    library:
+      '( $head := function($s)<s:s> { ($s ~> $substringBefore(",")) & ($string($s) ~> $trim()) }; ["head"] )',
+    derivations: [{ path: "$.h", expr: "$head(name)" }],
+  });
+  await service.mutate("ctx", { "$.name": " a,b" });
+  assert.equal((await service.getState("ctx") as JsonObject).h, " aa,b");
+});

@@ -11,7 +11,9 @@
  * - at the layer (`library.define`, `library.layers[i]`, or `library` for the
  *   bare string): a blank `define` or one over {@link MAX_DEFINE_CHARS}
  *   characters; a compile error; a read of the document (a library function
- *   reads only its arguments and `$const`); `$now`, `$millis` or `$random`;
+ *   reads only its arguments and `$const`; a built-in called without its first
+ *   argument reads the context); a signature with `-` (JSONata's "the context
+ *   when missing"), in `define` or `signatures`; `$now`, `$millis` or `$random`;
  *   an inherited layer reading `$const` without listing the constant in
  *   `requiresConstants`; a required constant the model lacks; no exports; an
  *   export name that is not an identifier, is reserved or shadows a built-in,
@@ -24,6 +26,7 @@
  *
  * @module
  */
+import { childrenOf } from "../../expr/ast_walk.ts";
 import { JSONATA_BUILTINS, VOLATILE_BUILTINS } from "../../expr/builtin_names.ts";
 import type { AstNode, CompiledExpression } from "../../expr/compiler.ts";
 import { frameBindings, freeVariables } from "../../expr/free_variables.ts";
@@ -50,6 +53,14 @@ export const MANY_EXPORTS = 64;
 /** Names no export may take: the model's own variables and words kept for them. */
 export const RESERVED_NAMES: readonly string[] = ["const", "parent", "self", "response", "now", "status"];
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const TAKES_CONTEXT =
+  "uses '-', which passes the caller's context for a missing argument: a library function " +
+  "reads only its arguments and $const";
+
+/** Every function definition in `node`, itself included. */
+function lambdasOf(node: AstNode): AstNode[] {
+  return [...(node.type === "lambda" ? [node] : []), ...childrenOf(node).flatMap(lambdasOf)];
+}
 
 /** A layer ready to evaluate. */
 export interface CompiledLayer {
@@ -151,6 +162,12 @@ function compileLayer(
     return null;
   }
   const ast = compiled.ast;
+  for (const { signature, position } of lambdasOf(ast)) {
+    const text = (signature as Signature | undefined)?.definition ?? "";
+    if (text.includes("-")) {
+      error(`the function at position ${position} has the signature ${text}, which ${TAKES_CONTEXT}`);
+    }
+  }
   for (const read of inputReads(ast)) {
     error(
       `reads the document ('${read.what}' at position ${read.position}): a library function reads only ` +
@@ -205,6 +222,7 @@ function compileLayer(
     } catch (err) {
       error(`the signature of '${name}' (${text}) does not parse: ${(err as Error).message}`);
     }
+    if (text.includes("-")) error(`the signature of '${name}' (${text}) ${TAKES_CONTEXT}`);
   }
   if (ctx.errors.length > errorsBefore || !list) return null;
   return { layer, origin, location, compiled, exportList: list, exports, signatures };

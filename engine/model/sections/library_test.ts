@@ -166,7 +166,7 @@ Deno.test("signatures parse and name exports of their layer", () => {
   assert.ok(messages.some((m) => /the signature of 'double' \(<n>>\) does not parse/.test(m)));
   const shape = compile(spec({ library: { define: DOUBLE, signatures: { double: "n:n" } } }));
   assert.deepEqual(at(shape.errors, "library.signatures.double"), [
-    "'n:n' is not a JSONata signature such as <n-n:n>",
+    "'n:n' is not a JSONata signature such as <nn:n>",
   ]);
 });
 
