@@ -7,6 +7,45 @@
  *
  * @module
  */
+import jsonata from "jsonata";
+import type { AstNode } from "../compiler.ts";
+import { toExpressionError } from "../compiler.ts";
+import { toPlainJson } from "../../json/value.ts";
+import { compileClosure, type CompiledClosure } from "./compile.ts";
+import type { CompiledLimits } from "./context.ts";
+
+/** A failure's JSONata code, or its text for an error of another kind. */
+export function codeOf(err: unknown): string {
+  const failure = toExpressionError(err);
+  return failure.code ?? failure.message;
+}
+
+/** jsonata-js's answer (run on copies): a plain JSON result, or the error's code. */
+export async function interpret(
+  source: string,
+  input: unknown,
+  bindings: Record<string, unknown>,
+): Promise<{ value?: unknown; code?: string }> {
+  try {
+    // A fresh copy: jsonata-js flags (and, for `{}` over an empty array, extends) arrays it is given.
+    return {
+      value: toPlainJson(await jsonata(source).evaluate(structuredClone(input), structuredClone(bindings))),
+    };
+  } catch (err) {
+    return { code: codeOf(err) };
+  }
+}
+
+/** The compiled closure of `source` under `limits`, or null (a syntax error, or outside the subset). */
+export function compiledOf(source: string, limits: CompiledLimits): CompiledClosure | null {
+  let ast: AstNode;
+  try {
+    ast = jsonata(source).ast() as unknown as AstNode;
+  } catch {
+    return null;
+  }
+  return compileClosure(ast, limits);
+}
 
 /** A seeded pseudo-random source (mulberry32). */
 export class Random {
