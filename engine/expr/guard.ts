@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { isExtended } from "./group_extension.ts";
 
 /** Evaluation time between two yields to the event loop. */
 export const YIELD_EVERY_MS = 10;
@@ -83,6 +84,10 @@ export class EvaluationGuard {
   readonly #inFlight = new Map<object, number>();
   /** Sections with two branches or more in flight. */
   #concurrent = 0;
+  /** The last empty array a step took or gave: the likeliest input a grouping extends (group_extension.ts). */
+  #lastEmpty?: unknown[];
+  /** A grouping over nothing whose extended array (if any) was not emptied again on the spot. */
+  #unrestored = false;
 
   constructor(limits: GuardLimits) {
     this.limits = limits;
@@ -143,9 +148,15 @@ export class EvaluationGuard {
   }
 
   /** Before an evaluation step of JSONata: its branches are known, a branch is counted in flight. */
-  enterStep(step: unknown): Promise<void> | undefined {
+  enterStep(step: unknown, input?: unknown): Promise<void> | undefined {
     this.#steps++;
     registerBranches(step as StepNode);
+    if (Array.isArray(input) && !input.length) this.#lastEmpty = input;
+    else if (input === undefined && GROUP_KEYS.has(step as object)) {
+      // A grouping's key over nothing: its input was empty (and extended) or undefined.
+      if (isExtended(this.#lastEmpty)) this.#lastEmpty.length = 0;
+      else this.#unrestored = true;
+    }
     const section = SECTION_OF.get(step as object);
     if (section === undefined) return this.enter();
     const inFlight = (this.#inFlight.get(section) ?? 0) + 1;
@@ -156,14 +167,22 @@ export class EvaluationGuard {
   }
 
   /** After an evaluation step: its result is charged; a branch that ends is no longer in flight. */
-  exitStep(step: unknown, result: unknown): void {
+  exitStep(step: unknown, result: unknown, input?: unknown): void {
     this.exit(result);
+    if (Array.isArray(result) && !result.length) this.#lastEmpty = result;
+    // An object constructor (`{}` has no key) extended its own input.
+    if (isExtended(input)) input.length = 0;
     // A branch that fails never gets here and stays counted: the pacing stays by work, which is safe.
     const section = SECTION_OF.get(step as object);
     if (section === undefined) return;
     const inFlight = this.#inFlight.get(section)! - 1;
     this.#inFlight.set(section, inFlight);
     if (inFlight === 1) this.#concurrent--;
+  }
+
+  /** Whether the evaluation's values must be scanned for extended arrays (after a failure: whether one may be). */
+  mayHaveExtended(failed: boolean): boolean {
+    return this.#unrestored || (failed && this.#lastEmpty !== undefined);
   }
 
   /** After a step: its result's size is charged. */
@@ -193,6 +212,9 @@ interface StepNode {
  */
 const SECTION_OF = new WeakMap<object, object>();
 
+/** The key expressions of groupings, entered with nothing when a grouping runs over nothing. */
+const GROUP_KEYS = new WeakSet<object>();
+
 function registerBranches(node: StepNode): void {
   if (node.type === "unary") {
     const items = node.expressions;
@@ -206,7 +228,10 @@ function registerBranches(node: StepNode): void {
 /** Every key of a grouping is a branch of its own: even one pair may run concurrently with itself. */
 function registerGroup(group: { lhs?: unknown }): void {
   if (!Array.isArray(group.lhs)) return;
-  for (const pair of group.lhs as unknown[][]) SECTION_OF.set(pair[1] as object, group);
+  for (const pair of group.lhs as object[][]) {
+    SECTION_OF.set(pair[1], group);
+    GROUP_KEYS.add(pair[0]);
+  }
 }
 
 /** A failure in JSONata's error shape. */
@@ -241,18 +266,18 @@ export function guardOf(environment: Frame | undefined): EvaluationGuard | null 
  * evaluation's root frame and installs the evaluation's regex engine on it,
  * where JSONata reads the constructor of every regex literal from.
  */
-export function entryHook(expr: unknown, _input: unknown, environment: Frame): Promise<void> | undefined {
+export function entryHook(expr: unknown, input: unknown, environment: Frame): Promise<void> | undefined {
   const guard = guardOf(environment);
   if (!guard) return undefined;
   const base = environment.base!;
   guard.root ??= base;
   if (guard.regexEngine && base.RegexEngine !== guard.regexEngine) base.RegexEngine = guard.regexEngine;
-  return guard.enterStep(expr);
+  return guard.enterStep(expr, input);
 }
 
 /** The `jsonata.__evaluate_exit` hook. */
-export function exitHook(expr: unknown, _input: unknown, environment: Frame, result: unknown): void {
+export function exitHook(expr: unknown, input: unknown, environment: Frame, result: unknown): void {
   const guard = guardOf(environment);
-  guard?.exitStep(expr, result);
+  guard?.exitStep(expr, result, input);
   guard?.observer?.(expr, environment);
 }
