@@ -16,7 +16,16 @@ export {
   sealRecord,
   verifyChain,
 } from "./audit/chain.ts";
-export * from "./config.ts";
+// Reading the configuration from the environment (engineConfig and its readers) is the hosts' (server/, cli/),
+// which import it from config.ts: the browser bundle, which re-exports this module, leaves it out.
+export {
+  type ConfigLookup,
+  DEFAULT_CONFIG,
+  type EngineConfig,
+  INHERITED_EFFECTS_POLICIES,
+  type InheritedEffectsPolicy,
+  MAX_NESTING_LIMIT,
+} from "./config.ts";
 export * from "./errors.ts";
 export { applyEvolution } from "./evolve/apply.ts";
 export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
