@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ExpressionCompiler } from "./compiler.ts";
 import { isExtended, restoreExtended } from "./group_extension.ts";
+import { Random, randomDocument, randomExpression } from "./compiled/test_support.ts";
 
 const interpreter = new ExpressionCompiler({
   cacheSize: 100,
@@ -42,6 +43,38 @@ Deno.test("grouping over an empty array of the document leaves the document as i
   await untouched("$${'k': 1}", [], { k: 1 });
 });
 
+Deno.test("a grouping whose input the guard sees costs no scan of the document", async () => {
+  const doc = { tags: [], n: 1, a: [[], 1], items: [{ tags: [] }, { tags: [] }], one: [{ tags: [] }] };
+  // Not JSON: a scan of the bindings would empty it.
+  const marker = () => {
+    const value: unknown[] = [];
+    value.push(undefined);
+    return value;
+  };
+  const scanned = async (source: string) => {
+    const input = structuredClone(doc);
+    const bindings = { marker: marker() };
+    await interpreter.compile(source).evaluate(input, bindings);
+    assert.deepEqual(input, doc, source);
+    return bindings.marker.length === 0;
+  };
+  for (
+    const source of [
+      "($x := 1; tags{'k': $x})",
+      "($x := 1; missing{'k': $x})",
+      "($x := 1; items.tags{'k': $x})",
+      "($x := 1; one.tags{'k': $x})",
+      "($x := 1; a.{'k': $x})",
+      "($x := 1; a.{})",
+      "($x := 1; {'k': $x})",
+    ]
+  ) {
+    assert.equal(await scanned(source), false, source);
+  }
+  // Where the guard cannot tell which array a grouping extended, it scans.
+  assert.equal(await scanned("$lookup($, 'tags'){'k': 1}"), true);
+});
+
 Deno.test("restoreExtended empties one-item arrays of undefined, and nothing else", () => {
   const extended: unknown[] = [];
   extended.push(undefined);
@@ -53,4 +86,30 @@ Deno.test("restoreExtended empties one-item arrays of undefined, and nothing els
   assert.deepEqual(value.c, [null]);
   assert.deepEqual(value.d, [[]]);
   assert.deepEqual(value.e.get(1), [undefined]);
+});
+
+Deno.test("no generated expression changes the document or the bindings it reads", async () => {
+  const random = new Random(15);
+  for (let e = 0; e < 800; e++) {
+    // Groupings and object constructors over the generated paths, most inputs empty or missing.
+    const path = randomExpression(random, 1);
+    const source = random.pick([
+      `${path}{'k': 1}`,
+      `(${path}){$string(n): s}`,
+      `${path}.{}`,
+      `[${path}{'k': a}, ${randomExpression(random, 1)}{'j': 2}, $count(${path})]`,
+      randomExpression(random),
+    ]);
+    const doc = randomDocument(random);
+    const bindings = { const: randomDocument(random), parent: randomDocument(random) };
+    const [input, copy] = [structuredClone(doc), structuredClone(bindings)];
+    try {
+      await interpreter.compile(source).evaluate(input, copy);
+    } catch {
+      // A failing evaluation must leave them as they were too.
+    }
+    // As JSON: jsonata-js also flags arrays it reads (`keepSingleton`), which no JSON value shows.
+    assert.equal(JSON.stringify(input), JSON.stringify(doc), `${source} on ${JSON.stringify(doc)}`);
+    assert.equal(JSON.stringify(copy), JSON.stringify(bindings), `${source}: bindings`);
+  }
 });

@@ -14,29 +14,12 @@ import {
   compiledOf,
   interpret,
   Random,
+  randomDocument,
   randomExpression,
   randomObject,
-  randomValue,
 } from "./test_support.ts";
 
 const LIMITS = compiledLimits({ maxDepth: 500 });
-
-/** A document of any shape, biased towards the empty, the missing and the nested. */
-function randomDocument(random: Random): unknown {
-  return random.pick([
-    () => undefined,
-    () => null,
-    () => random.pick(["", "x", "10"]),
-    () => random.pick([0, -1, 2.5]),
-    () => [],
-    () => [[], [[]], [1, [2, 3]]],
-    () => ({ tags: [], items: [], a: [[]], n: null }),
-    () => ({ items: [{ tags: [] }, { tags: [[]] }, { price: 1, qty: [] }], tags: [[], ["a"]] }),
-    () => randomValue(random, 3),
-    () => randomObject(random, 3),
-    () => randomObject(random, 3),
-  ])();
-}
 
 /** A closure's answer against jsonata-js's, on copies (jsonata-js flags the arrays it is given). */
 async function agree(source: string, doc: unknown, bindings: Record<string, unknown>): Promise<boolean> {

@@ -126,6 +126,23 @@ export function randomObject(random: Random, depth: number): Record<string, unkn
   return out;
 }
 
+/** A document of any shape, biased towards the empty, the missing and the nested. */
+export function randomDocument(random: Random): unknown {
+  return random.pick([
+    () => undefined,
+    () => null,
+    () => random.pick(["", "x", "10"]),
+    () => random.pick([0, -1, 2.5]),
+    () => [],
+    () => [[], [[]], [1, [2, 3]]],
+    () => ({ tags: [], items: [], a: [[]], n: null }),
+    () => ({ items: [{ tags: [] }, { tags: [[]] }, { price: 1, qty: [] }], tags: [[], ["a"]] }),
+    () => randomValue(random, 3),
+    () => randomObject(random, 3),
+    () => randomObject(random, 3),
+  ])();
+}
+
 const OPERATORS = ["+", "-", "*", "/", "%", "=", "!=", "<", "<=", ">", ">=", "and", "or", "&", "in"];
 const AGGREGATES = ["$sum", "$count", "$max", "$min", "$average"];
 const NUMERIC = ["$abs", "$floor", "$ceil", "$round", "$number", "$string", "$exists"];
