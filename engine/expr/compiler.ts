@@ -17,6 +17,7 @@ import { entryHook, EvaluationGuard, exitHook, GUARD_BINDING } from "./guard.ts"
 import { checkRegexLiterals, re2RegexEngine } from "./regex_engine.ts";
 import { closureCompiler } from "./closures.ts";
 import { bindShared } from "./shared_function.ts";
+import { restoreExtended } from "./group_extension.ts";
 
 /**
  * A JSONata AST node. The library's published typings miss several node kinds
@@ -190,8 +191,11 @@ export class ExpressionCompiler {
         }));
         const scope = bindShared(bindings, guard);
         scope[GUARD_BINDING] = guard;
-        return toPlainJson(await compiled.evaluate(input, scope as never), options.maxResultDepth);
+        const result = await compiled.evaluate(input, scope as never);
+        restoreInputs(guard, false, input, bindings);
+        return toPlainJson(result, options.maxResultDepth);
       } catch (err) {
+        restoreInputs(guard, true, input, bindings);
         throw toExpressionError(namingSequenceLimit(err, options.maxItems));
       }
     };
@@ -233,6 +237,11 @@ function namingSequenceLimit(err: unknown, maxItems: number): unknown {
       `The maximum sequence length of ${maxItems} (svc.limits.expression-max-items) was exceeded.`;
   }
   return err;
+}
+
+/** Undoes the extensions of the caller's arrays the guard could not undo on the spot (group_extension.ts). */
+function restoreInputs(guard: EvaluationGuard, failed: boolean, input: unknown, bindings: unknown): void {
+  if (guard.mayHaveExtended(failed)) restoreExtended([input, bindings]);
 }
 
 /** The members of `options` that are set. */

@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { isExtended } from "./group_extension.ts";
 
 /** Evaluation time between two yields to the event loop. */
 export const YIELD_EVERY_MS = 10;
@@ -83,6 +84,12 @@ export class EvaluationGuard {
   readonly #inFlight = new Map<object, number>();
   /** Sections with two branches or more in flight. */
   #concurrent = 0;
+  /** The last empty array a step took or gave: the likeliest input of another grouping (group_extension.ts). */
+  #lastEmpty?: unknown[];
+  /** A grouping over nothing whose extended array (if any) was not emptied again on the spot. */
+  #unrestored = false;
+  /** Per grouping whose input the hooks see (see {@link WATCHED}): instances in flight, results, its empty input. */
+  readonly #watched = new Map<object, Watch>();
 
   constructor(limits: GuardLimits) {
     this.limits = limits;
@@ -143,9 +150,21 @@ export class EvaluationGuard {
   }
 
   /** Before an evaluation step of JSONata: its branches are known, a branch is counted in flight. */
-  enterStep(step: unknown): Promise<void> | undefined {
+  enterStep(step: unknown, input?: unknown): Promise<void> | undefined {
     this.#steps++;
     registerBranches(step as StepNode);
+    const empty = Array.isArray(input) && !input.length ? input : undefined;
+    if (WATCHED.has(step as object)) {
+      // An object constructor's input is its own; a path's comes from its last step (exitStep).
+      const watch = this.#watched.get(step as object);
+      const own = (step as StepNode).type === "unary" ? empty : undefined;
+      if (watch) [watch.live, watch.results, watch.empty] = [watch.live + 1, 0, own];
+      else this.#watched.set(step as object, { live: 1, results: 0, empty: own });
+    }
+    if (empty) this.#lastEmpty = empty;
+    else if (input === undefined && GROUP_KEYS.has(step as object)) {
+      this.#groupedNothing(GROUP_KEYS.get(step as object)!);
+    }
     const section = SECTION_OF.get(step as object);
     if (section === undefined) return this.enter();
     const inFlight = (this.#inFlight.get(section) ?? 0) + 1;
@@ -156,14 +175,44 @@ export class EvaluationGuard {
   }
 
   /** After an evaluation step: its result is charged; a branch that ends is no longer in flight. */
-  exitStep(step: unknown, result: unknown): void {
+  exitStep(step: unknown, result: unknown, input?: unknown): void {
     this.exit(result);
+    const empty = Array.isArray(result) && !result.length ? result : undefined;
+    if (empty) this.#lastEmpty = empty;
+    const path = LAST_STEP_OF.get(step as object);
+    const watch = path && this.#watched.get(path);
+    if (watch && result !== undefined) [watch.results, watch.empty] = [watch.results + 1, empty];
+    if (WATCHED.has(step as object)) this.#watched.get(step as object)!.live--;
+    // An object constructor (`{}` has no key) extended its own input.
+    if (isExtended(input)) input.length = 0;
     // A branch that fails never gets here and stays counted: the pacing stays by work, which is safe.
     const section = SECTION_OF.get(step as object);
     if (section === undefined) return;
     const inFlight = this.#inFlight.get(section)! - 1;
     this.#inFlight.set(section, inFlight);
     if (inFlight === 1) this.#concurrent--;
+  }
+
+  /**
+   * A key of `owner`'s grouping entered with nothing: the grouping's input was
+   * undefined, or empty and then extended. The array is emptied again when the
+   * hooks saw which it is; else the evaluation's values are scanned at its end.
+   */
+  #groupedNothing(owner: object): void {
+    const watch = this.#watched.get(owner);
+    // A watched grouping's input is known unless it runs twice at once; one with no lone empty input built its own.
+    const input = watch === undefined
+      ? this.#lastEmpty
+      : watch.live > 1
+      ? null
+      : watch.results < 2 && watch.empty;
+    if (isExtended(input)) input.length = 0;
+    else if (input !== false && input !== undefined || watch === undefined) this.#unrestored = true;
+  }
+
+  /** Whether the evaluation's values must be scanned for extended arrays (after a failure: whether one may be). */
+  mayHaveExtended(failed: boolean): boolean {
+    return this.#unrestored || (failed && this.#lastEmpty !== undefined);
   }
 
   /** After a step: its result's size is charged. */
@@ -183,6 +232,8 @@ interface StepNode {
   expressions?: unknown[];
   lhs?: unknown;
   group?: { lhs?: unknown };
+  steps?: unknown[];
+  stages?: unknown;
 }
 
 /**
@@ -193,20 +244,52 @@ interface StepNode {
  */
 const SECTION_OF = new WeakMap<object, object>();
 
+/** The key expressions of groupings (to the node that groups), entered with nothing when a grouping runs over nothing. */
+const GROUP_KEYS = new WeakMap<object, object>();
+
+/**
+ * Groupings whose input the hooks see: an object constructor's (its own input)
+ * and a path's that ends in a plain field step (that step's result, when it is
+ * the only one; else the path built a sequence of its own).
+ */
+const WATCHED = new WeakSet<object>();
+
+/** The last step of a watched path, to the path. */
+const LAST_STEP_OF = new WeakMap<object, object>();
+
+/** What the guard knows of a watched grouping's current evaluation. */
+interface Watch {
+  live: number;
+  results: number;
+  empty?: unknown[];
+}
+
 function registerBranches(node: StepNode): void {
   if (node.type === "unary") {
     const items = node.expressions;
     if (node.value === "[" && items && items.length > 1) {
       for (const item of items) SECTION_OF.set(item as object, node);
-    } else if (node.value === "{") registerGroup(node);
+    } else if (node.value === "{") {
+      registerGroup(node, node);
+      WATCHED.add(node);
+    }
   }
-  if (node.group !== undefined) registerGroup(node.group);
+  if (node.group === undefined) return;
+  registerGroup(node.group, node);
+  const last = node.type === "path" ? (node.steps as StepNode[]).at(-1)! : undefined;
+  if (last?.type === "name" && !last.stages) {
+    WATCHED.add(node);
+    LAST_STEP_OF.set(last, node);
+  }
 }
 
 /** Every key of a grouping is a branch of its own: even one pair may run concurrently with itself. */
-function registerGroup(group: { lhs?: unknown }): void {
+function registerGroup(group: { lhs?: unknown }, owner: object): void {
   if (!Array.isArray(group.lhs)) return;
-  for (const pair of group.lhs as unknown[][]) SECTION_OF.set(pair[1] as object, group);
+  for (const pair of group.lhs as object[][]) {
+    SECTION_OF.set(pair[1], group);
+    GROUP_KEYS.set(pair[0], owner);
+  }
 }
 
 /** A failure in JSONata's error shape. */
@@ -241,18 +324,18 @@ export function guardOf(environment: Frame | undefined): EvaluationGuard | null 
  * evaluation's root frame and installs the evaluation's regex engine on it,
  * where JSONata reads the constructor of every regex literal from.
  */
-export function entryHook(expr: unknown, _input: unknown, environment: Frame): Promise<void> | undefined {
+export function entryHook(expr: unknown, input: unknown, environment: Frame): Promise<void> | undefined {
   const guard = guardOf(environment);
   if (!guard) return undefined;
   const base = environment.base!;
   guard.root ??= base;
   if (guard.regexEngine && base.RegexEngine !== guard.regexEngine) base.RegexEngine = guard.regexEngine;
-  return guard.enterStep(expr);
+  return guard.enterStep(expr, input);
 }
 
 /** The `jsonata.__evaluate_exit` hook. */
-export function exitHook(expr: unknown, _input: unknown, environment: Frame, result: unknown): void {
+export function exitHook(expr: unknown, input: unknown, environment: Frame, result: unknown): void {
   const guard = guardOf(environment);
-  guard?.exitStep(expr, result);
+  guard?.exitStep(expr, result, input);
   guard?.observer?.(expr, environment);
 }

@@ -724,3 +724,17 @@ Deno.test("blob GC keeps what stored models that did not load, and states kept f
   assert.equal((await unreadable.service.collectBlobGarbage(true)).orphans.length, 5);
   assert.deepEqual(await blobs.list(), []);
 });
+
+Deno.test("a grouping over an empty array leaves the array empty in the committed state", async () => {
+  const { service } = await serviceOf();
+  await service.createModel({
+    id: "m",
+    schema: { type: "object", properties: { tags: { type: "array" }, n: { type: "number" } } },
+    // jsonata-js pushed an undefined item into `tags` (grouping over nothing), committed as `tags: [null]`.
+    derivations: [{ path: "$.k", expr: "($t := tags{'k': n}; $t.k)" }],
+  });
+  await service.mutate("m", { "$.tags": [], "$.n": 1 });
+  assert.deepEqual(await service.getState("m"), { tags: [], n: 1 });
+  await service.mutate("m", { "$.n": 2 });
+  assert.deepEqual(await service.getState("m"), { tags: [], n: 2 });
+});

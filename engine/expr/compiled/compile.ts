@@ -205,6 +205,9 @@ function evaluateStep(step: Step, input: unknown, context: Context, lastStep: bo
   // The first result is held back: a lone array result (`items`) is then copied whole.
   let sequence: Sequence | null = null;
   let first: unknown;
+  // jsonata-js collects every defined result (an empty one too) in a sequence under the limit.
+  let defined = 0;
+  const maxItems = context.limits.maxItems;
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     let res: unknown;
@@ -217,6 +220,7 @@ function evaluateStep(step: Step, input: unknown, context: Context, lastStep: bo
       for (const stage of step.stages) res = stage(res, context);
     }
     if (res === undefined) continue;
+    if (++defined > maxItems) bail();
     if (first === undefined) {
       first = res;
       continue;

@@ -1,44 +1,23 @@
 import assert from "node:assert/strict";
 import jsonata from "jsonata";
 import type { AstNode } from "../compiler.ts";
-import { ExpressionCompiler, toExpressionError } from "../compiler.ts";
+import { ExpressionCompiler } from "../compiler.ts";
 import { toPlainJson } from "../../json/value.ts";
 import { compileClosure, compiledLimits, INTERPRET } from "./compile.ts";
-import { Random, randomExpression, randomObject, randomValue } from "./test_support.ts";
+import {
+  codeOf,
+  compiledOf as closureOf,
+  interpret,
+  Random,
+  randomExpression,
+  randomObject,
+  randomValue,
+} from "./test_support.ts";
 
 const LIMITS = compiledLimits({ maxDepth: 500 });
 
-/** A failure's JSONata code, or its text for an error of another kind. */
-const codeOf = (err: unknown) => {
-  const failure = toExpressionError(err);
-  return failure.code ?? failure.message;
-};
-
-/** jsonata-js's answer: a plain JSON result, or the error's code. */
-async function interpret(
-  source: string,
-  input: unknown,
-  bindings: Record<string, unknown>,
-): Promise<{ value?: unknown; code?: string }> {
-  try {
-    // A fresh copy: jsonata-js flags (and, for `{}` over an empty array, extends) arrays it is given.
-    return {
-      value: toPlainJson(await jsonata(source).evaluate(structuredClone(input), structuredClone(bindings))),
-    };
-  } catch (err) {
-    return { code: codeOf(err) };
-  }
-}
-
-function compiledOf(source: string) {
-  let ast: AstNode;
-  try {
-    ast = jsonata(source).ast() as unknown as AstNode;
-  } catch {
-    return null;
-  }
-  return compileClosure(ast, LIMITS);
-}
+/** The closure of `source` under the default limits. */
+const compiledOf = (source: string) => closureOf(source, LIMITS);
 
 Deno.test("differential: compiled closures agree with jsonata-js on generated expressions and documents", async () => {
   const random = new Random(20261123);

@@ -7,6 +7,45 @@
  *
  * @module
  */
+import jsonata from "jsonata";
+import type { AstNode } from "../compiler.ts";
+import { toExpressionError } from "../compiler.ts";
+import { toPlainJson } from "../../json/value.ts";
+import { compileClosure, type CompiledClosure } from "./compile.ts";
+import type { CompiledLimits } from "./context.ts";
+
+/** A failure's JSONata code, or its text for an error of another kind. */
+export function codeOf(err: unknown): string {
+  const failure = toExpressionError(err);
+  return failure.code ?? failure.message;
+}
+
+/** jsonata-js's answer (run on copies): a plain JSON result, or the error's code. */
+export async function interpret(
+  source: string,
+  input: unknown,
+  bindings: Record<string, unknown>,
+): Promise<{ value?: unknown; code?: string }> {
+  try {
+    // A fresh copy: jsonata-js flags (and, for `{}` over an empty array, extends) arrays it is given.
+    return {
+      value: toPlainJson(await jsonata(source).evaluate(structuredClone(input), structuredClone(bindings))),
+    };
+  } catch (err) {
+    return { code: codeOf(err) };
+  }
+}
+
+/** The compiled closure of `source` under `limits`, or null (a syntax error, or outside the subset). */
+export function compiledOf(source: string, limits: CompiledLimits): CompiledClosure | null {
+  let ast: AstNode;
+  try {
+    ast = jsonata(source).ast() as unknown as AstNode;
+  } catch {
+    return null;
+  }
+  return compileClosure(ast, limits);
+}
 
 /** A seeded pseudo-random source (mulberry32). */
 export class Random {
@@ -85,6 +124,23 @@ export function randomObject(random: Random, depth: number): Record<string, unkn
   // A document object that looks like a JSONata function to jsonata-js.
   if (random.chance(0.01)) out._jsonata_function = true;
   return out;
+}
+
+/** A document of any shape, biased towards the empty, the missing and the nested. */
+export function randomDocument(random: Random): unknown {
+  return random.pick([
+    () => undefined,
+    () => null,
+    () => random.pick(["", "x", "10"]),
+    () => random.pick([0, -1, 2.5]),
+    () => [],
+    () => [[], [[]], [1, [2, 3]]],
+    () => ({ tags: [], items: [], a: [[]], n: null }),
+    () => ({ items: [{ tags: [] }, { tags: [[]] }, { price: 1, qty: [] }], tags: [[], ["a"]] }),
+    () => randomValue(random, 3),
+    () => randomObject(random, 3),
+    () => randomObject(random, 3),
+  ])();
 }
 
 const OPERATORS = ["+", "-", "*", "/", "%", "=", "!=", "<", "<=", ">", ">=", "and", "or", "&", "in"];
