@@ -12,7 +12,6 @@ export {
   type AuditSource,
   type AuditVerification,
   GENESIS_HASH,
-  hashRecord,
   sealRecord,
   verifyChain,
 } from "./audit/chain.ts";
@@ -22,9 +21,7 @@ export {
   type ConfigLookup,
   DEFAULT_CONFIG,
   type EngineConfig,
-  INHERITED_EFFECTS_POLICIES,
   type InheritedEffectsPolicy,
-  MAX_NESTING_LIMIT,
 } from "./config.ts";
 export * from "./errors.ts";
 export { applyEvolution } from "./evolve/apply.ts";
@@ -46,7 +43,6 @@ export {
   patternMatches,
   pointerToPath,
   type Segment,
-  toPattern,
   WILDCARD,
 } from "./json/path.ts";
 export type { Json, JsonObject } from "./json/value.ts";
@@ -55,7 +51,6 @@ export * from "./model/types.ts";
 export type { LibraryDescription } from "./model/library_description.ts";
 export {
   type AnyOperation,
-  checkInput,
   type Invoker,
   invokerOf,
   localInvoker,
