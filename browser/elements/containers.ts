@@ -145,7 +145,10 @@ const wizard: Renderer = (c, ctx) => {
     run();
   };
   const last: ViewContext = at === steps.length - 1
-    ? { ...ctx, runHandler: (handler, address) => void finish(() => ctx.runHandler(handler, address)) }
+    ? {
+      ...ctx,
+      runHandler: (handler, address, row) => void finish(() => ctx.runHandler(handler, address, row)),
+    }
     : ctx;
   if (!steps.length) return html`<div class="wizard" data-component=${c.id}></div>`;
   return html`
@@ -177,6 +180,11 @@ const sectionList: Renderer = (c, ctx) => {
   const bind = String(c.bind ?? "");
   const { cls, style } = layoutOf(c);
   const keys = ctx.rowKeys(bind, items.length);
+  // A row's handlers say which row they belong to: a render held while a button is pressed may outlive it.
+  const rowContext = (item: EvaluatedComponent): ViewContext => ({
+    ...ctx,
+    runHandler: (handler, address, row = String(item.bind)) => ctx.runHandler(handler, address, row),
+  });
   return html`<section class="section-list" data-component=${c.id} aria-label=${name}>
     <h3>${name}</h3>
     ${items.length === 0 ? html`<p class="empty">None yet.</p>` : nothing}
@@ -190,7 +198,7 @@ const sectionList: Renderer = (c, ctx) => {
         item.visible === false
           ? nothing
           : html`<div class="section-item" role="group" aria-label=${`${name} ${i + 1}`}>
-        <div class="body ${cls}" style=${styleMap(style)}>${ctx.render(item.components)}</div>
+        <div class="body ${cls}" style=${styleMap(style)}>${rowContext(item).render(item.components)}</div>
         ${
             c.canRemove && pointer !== null
               ? html`

@@ -67,19 +67,38 @@ export function followAddress(address: string, list: string, move: RowMove): str
   return to < 0 ? null : formatPath([...prefix.path, to, ...parsed.path.slice(depth + 1)]);
 }
 
+/** Moves the entries of a map to the keys `to` gives (`null`: the entry goes). */
+function moveEntries<T>(map: Map<string, T>, to: (key: string) => string | null): void {
+  const moved: [string, T][] = [];
+  for (const [key, value] of map) {
+    const next = to(key);
+    if (next === key) continue;
+    map.delete(key);
+    if (next !== null) moved.push([next, value]);
+  }
+  for (const [key, value] of moved) map.set(key, value);
+}
+
 /**
  * Moves the entries of a map by address (messages, row keys of nested lists, values) with the rows of the
  * array at `list`: those of a gone row go.
  */
 export function followRows<T>(map: Map<string, T>, list: string, move: RowMove): void {
-  const moved: [string, T][] = [];
-  for (const [address, value] of map) {
-    const to = followAddress(address, list, move);
-    if (to === address) continue;
-    map.delete(address);
-    if (to !== null) moved.push([to, value]);
-  }
-  for (const [address, value] of moved) map.set(address, value);
+  moveEntries(map, (address) => followAddress(address, list, move));
+}
+
+/**
+ * Moves the entries of a map by component id (UI state: a tab, a table's page) with the rows of the section
+ * list whose id is `listId` (its rows' components are `listId[index].…`): those of a gone row go.
+ */
+export function followIds<T>(map: Map<string, T>, listId: string, move: RowMove): void {
+  const row = `${listId}[`;
+  moveEntries(map, (key) => {
+    const index = key.startsWith(row) ? /^(\d+)\]/.exec(key.slice(row.length)) : null;
+    if (!index) return key;
+    const to = move(Number(index[1]));
+    return to < 0 ? null : `${row}${to}]${key.slice(row.length + index[0].length)}`;
+  });
 }
 
 /** The depth of an address (how many steps from the root). */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   followAddress,
+  followIds,
   followKeys,
   followLists,
   followRows,
@@ -58,6 +59,25 @@ Deno.test("a map by address follows the rows, nested lists' entries too", () => 
     "$.orders": [1, 2, 3],
     "$.orders[0].lines": [4],
     "$.orders[1].lines": [6, 7],
+  });
+});
+
+Deno.test("UI state by component id follows the rows of its list, nested lists' too; other ids stay", () => {
+  const state = new Map([
+    ["lines[0].tabs:tab", 1],
+    ["lines[2].tabs:tab", 2],
+    ["lines[2].items[1].table:page", 3],
+    ["lines:page", 4],
+    ["lines2[2].tabs:tab", 5],
+    ["other[2].tabs:tab", 6],
+  ]);
+  followIds(state, "lines", moveOf([-1, 0, 1]));
+  assert.deepEqual(Object.fromEntries(state), {
+    "lines[1].tabs:tab": 2,
+    "lines[1].items[1].table:page": 3,
+    "lines:page": 4,
+    "lines2[2].tabs:tab": 5,
+    "other[2].tabs:tab": 6,
   });
 });
 

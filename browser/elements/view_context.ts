@@ -72,8 +72,11 @@ export interface ViewContext {
    * view while they show: a reason no longer true goes).
    */
   checkStep(componentId: string): Promise<boolean>;
-  /** Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`). */
-  runHandler(handler: Json | undefined, address?: string): void;
+  /**
+   * Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`); one of a section list row's
+   * component (`row`, its address as rendered) does nothing once that row is gone.
+   */
+  runHandler(handler: Json | undefined, address?: string, row?: string): void;
   /** Switches to another view of the model. */
   navigate(viewId: string): void;
   /** Stores files as blobs and writes their BlobRefs to `address` (one, or an array when `multiple`). */

@@ -42,7 +42,15 @@ import {
   messagesOfError,
   placeConstraints,
 } from "./messages.ts";
-import { followKeys, followLists, followRows, removal, type RowMove, RowMoveLog } from "./row_moves.ts";
+import {
+  followIds,
+  followKeys,
+  followLists,
+  followRows,
+  removal,
+  type RowMove,
+  RowMoveLog,
+} from "./row_moves.ts";
 import { regionOptions } from "./entry_bounds.ts";
 import { renderComponents } from "./render.ts";
 import { viewBody } from "./containers.ts";
@@ -107,6 +115,16 @@ function sectionRows(components: Json | undefined, out = new Map<string, string[
     sectionRows(c.components, out);
   }
   return out;
+}
+
+/** The id of the section list of a tree bound to `list` (canonical). */
+function listIdOf(components: Json | undefined, list: string): string | undefined {
+  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
+    if (c.type === "sectionList" && typeof c.bind === "string" && canonical(c.bind) === list) return c.id;
+    const id = listIdOf(c.components, list);
+    if (id !== undefined) return id;
+  }
+  return undefined;
 }
 
 function boundAddresses(components: Json | undefined): string[] {
@@ -202,6 +220,8 @@ export class SvcView extends LitElement {
   /** Writes of this element whose feed event is still due (their event must not trigger a reload). */
   #own: OwnWrite[] = [];
   #loads = 0;
+  /** Loads that found rows moved by another writer (a write under way then reads the view again). */
+  #reorders = 0;
   /** Views whose onOpen ran since the person last navigated or ran a handler. */
   readonly #opened = new Set<string>();
   /** Whether the shown view was closed with the element leaving the page (it opens again if it comes back). */
@@ -435,16 +455,24 @@ export class SvcView extends LitElement {
     after: EvaluatedComponent[],
     values: Map<string, Json | undefined>,
   ): void {
+    const count = this.#moves.count;
     followLists(
       sectionRows(before as unknown as Json),
       sectionRows(after as unknown as Json),
-      (list, move) => this.#follow(list, move, [values]),
+      // A nested list's id is that of the rows' new indices: its outer list's move renamed its UI state so.
+      (list, move) => this.#follow(list, move, after, [values]),
     );
+    if (this.#moves.count !== count) this.#reorders++;
   }
 
-  /** Moves messages, row keys (and the maps `also`) with the rows of the array at `list`, and notes the move. */
-  #follow(list: string, move: RowMove, also: Map<string, unknown>[] = []): void {
+  /**
+   * Moves messages, row keys, UI state (by the id `tree` gives the list) and the maps `also` with the rows of
+   * the array at `list`, and notes the move.
+   */
+  #follow(list: string, move: RowMove, tree: EvaluatedComponent[], also: Map<string, unknown>[] = []): void {
     for (const map of [this.#messages, this.#rowKeys, ...also]) followRows(map, list, move);
+    const id = listIdOf(tree as unknown as Json, canonical(list));
+    if (id !== undefined) followIds(this.#uiState, id, move);
     const keys = this.#rowKeys.get(canonical(list));
     if (keys) this.#rowKeys.set(canonical(list), followKeys(keys, move, () => ++this.#lastRowKey));
     this.#moves.record(list, move);
@@ -509,6 +537,10 @@ export class SvcView extends LitElement {
       mine.push(entry);
       this.#own.push(entry);
     };
+    // Rows another writer moves while the write is under way: the answer's addresses are of the rows before.
+    const [seen, reloads] = [this.#moves.count, this.#reorders];
+    const now = (addresses: string[]) =>
+      this.#reorders === reloads ? addresses : addresses.flatMap((a) => this.#moves.follow(a, seen) ?? []);
     let done!: () => void;
     const writing = new Promise<void>((resolve) => done = resolve);
     this.#writing.add(writing);
@@ -521,26 +553,30 @@ export class SvcView extends LitElement {
     }
     try {
       const result = await run(view.viewId, expect);
+      const mutated = now(result.mutatedPaths);
       // Fields this write changed hold their new, accepted values: their old errors no longer apply.
-      for (const address of result.mutatedPaths) this.#messages.delete(canonical(address));
-      if (this.view && result.viewDelta) {
+      for (const address of mutated) this.#messages.delete(canonical(address));
+      // The delta's components have the ids of the rows before: the view is read again instead.
+      if (this.#reorders !== reloads) await this.reload();
+      else if (this.view && result.viewDelta) {
         const components = applyDelta(this.view.components, result.viewDelta);
         this.view = { ...this.view, components: await this.#resolveOptions(components) };
       }
       const bound = boundAddresses(this.view?.components as unknown as Json);
-      placeConstraints(this.#messages, result.flaggedConstraints, this.#spec, written, bound, "warning");
+      placeConstraints(this.#messages, result.flaggedConstraints, this.#spec, now(written), bound, "warning");
       this.#revision++;
       this.#emit("svc-commit", { modelId: this.modelId, viewId: view.viewId, result });
-      this.#clearStaleRegions(result.mutatedPaths);
+      this.#clearStaleRegions(mutated);
       if (onChange !== undefined && onChange !== null) await this.#handler(onChange);
     } catch (err) {
       // A refused write sends no event.
       this.#own = this.#own.filter((o) => !mine.includes(o));
       const bound = boundAddresses(this.view?.components as unknown as Json);
       // The fields show the values the model kept again: the reason is a warning, it holds no wizard step.
-      if (goesBack) written.forEach((address) => this.#restore.add(canonical(address)));
+      const shown = now(written);
+      if (goesBack) shown.forEach((address) => this.#restore.add(canonical(address)));
       const severity = goesBack ? "warning" : "error";
-      for (const [address, list] of messagesOfError(err, this.#spec, written, bound, severity)) {
+      for (const [address, list] of messagesOfError(err, this.#spec, shown, bound, severity)) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
       this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
@@ -766,7 +802,7 @@ export class SvcView extends LitElement {
             viewId,
           });
           // The rows below move up with their keys, so their controls (an entry the model refused) go along.
-          this.#follow(list, removal(index));
+          this.#follow(list, removal(index), this.view?.components ?? []);
           return result;
         });
       },
@@ -786,7 +822,8 @@ export class SvcView extends LitElement {
       },
       restores: (address) => typeof address === "string" && this.#restore.has(canonical(address)),
       checkStep: (componentId) => this.#checkStep(componentId),
-      runHandler: (handler, address) => {
+      runHandler: (handler, address, row) => {
+        if (row !== undefined && now(row) === null) return;
         this.#opened.clear();
         void this.#handler(handler, address);
       },

@@ -3,8 +3,10 @@
  * The view renderer while another writer changes the model, in Chromium:
  * section list rows removed or moved by the other writer take their messages,
  * row keys and the person's edits along; a Remove pressed on a render from before such a
- * change removes the row the person saw, or nothing when it is gone; a deleted
- * model is not shown again by a load that was under way.
+ * change removes the row the person saw, or nothing when it is gone, and a row's
+ * button does nothing once its row is gone; a row's tab follows it; the answer to
+ * a write under way when rows moved lands on the right rows; a deleted model is
+ * not shown again by a load that was under way.
  *
  * @module
  */
@@ -45,6 +47,39 @@ const SPEC = {
           { id: "d", type: "textField", bind: "$.lines[*].d", label: "D" },
         ],
       }],
+    }],
+  },
+};
+
+/** {@link SPEC} with tabs and a button navigating to another view in each row. */
+const SPEC_WITH_TABS = {
+  ...SPEC,
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      ...SPEC.viewDefinition.views[0],
+      components: [{
+        ...SPEC.viewDefinition.views[0].components[0],
+        components: [
+          ...SPEC.viewDefinition.views[0].components[0].components,
+          {
+            id: "more",
+            type: "tabs",
+            label: "More",
+            components: ["One", "Two"].map((label) => ({
+              id: label.toLowerCase(),
+              type: "tabItem",
+              label,
+              components: [{ id: `${label}Text`, type: "staticText", text: `Tab ${label}` }],
+            })),
+          },
+          { id: "open", type: "button", text: "Open", onClick: { navigate: "other" } },
+        ],
+      }],
+    }, {
+      id: "other",
+      label: "Other",
+      components: [{ id: "note", type: "staticText", text: "The other view." }],
     }],
   },
 };
@@ -145,6 +180,93 @@ Deno.test("the renderer: a Remove pressed on an earlier render removes the row s
     await screenshot(page, "renderer-others-stale-remove");
     assert.deepEqual(await linesOf(page), ["d"]);
     assert.equal(await rows.count(), 1);
+  }));
+
+Deno.test("the renderer: a row's tab and button follow it when another writer moves rows", () =>
+  withEmbeddedSpec(SPEC_WITH_TABS, { heading: "Main" }, async (page, view) => {
+    const rows = view.locator(".section-item");
+    const selected = () =>
+      view.getByRole("tab", { name: "Two" }).evaluateAll((tabs) =>
+        tabs.map((t) => t.getAttribute("aria-selected"))
+      );
+    // Row c shows its second tab; another writer removes row a.
+    await view.getByRole("tab", { name: "Two" }).nth(2).click();
+    await rows.nth(2).getByText("Tab Two").waitFor();
+    await keepOnly(page, ["b", "c", "d"]);
+    await rows.nth(3).waitFor({ state: "detached" });
+    await screenshot(page, "renderer-others-row-tab");
+    assert.deepEqual(await selected(), ["false", "true", "false"], "row c, now second, still shows Two");
+
+    // Row c goes while its Open is pressed: the button does nothing.
+    await view.getByRole("button", { name: "Open" }).nth(1).hover();
+    await page.mouse.down();
+    await keepOnly(page, ["b", "d"]);
+    await untilRowsHeld(page, view, 2);
+    await page.mouse.up();
+    await rows.nth(2).waitFor({ state: "detached" });
+    // A navigation sets the element's viewId at once: it is still the default view's (none).
+    assert.equal(await view.evaluate((el) => (el as unknown as { viewId: string }).viewId), "");
+    assert.deepEqual(await selected(), ["false", "false"], "row c's tab went with it");
+    // A current row's Open does open the other view.
+    await view.getByRole("button", { name: "Open" }).nth(1).click();
+    await view.getByText("The other view.").waitFor();
+  }));
+
+Deno.test("the renderer: the answer to a write under way when another writer moved rows lands on its row", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    // The element's writes are answered only when the test says so.
+    await view.evaluate(async (element) => {
+      const el = element as unknown as {
+        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
+        updateComplete: Promise<unknown>;
+      };
+      const real = el.invoker;
+      const held = globalThis as unknown as { release?: () => void };
+      el.invoker = {
+        invoke: (op, input) => {
+          const answer = real.invoke(op, input);
+          return op.name !== "mutate"
+            ? answer
+            : new Promise((resolve) => held.release = () => resolve(answer));
+        },
+      };
+      await el.updateComplete;
+    });
+    // Row c's D is written (the model has it), and another writer removes row a before the answer comes.
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("cc");
+    await d.press("Enter");
+    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await page.waitForFunction(async () => {
+      const embed = await import("/svc-embed.js");
+      const state = await (await embed.createModelService()).getState("others") as { lines: { d: string }[] };
+      return state.lines[2].d === "cc";
+    });
+    await keepOnly(page, ["b", "cc", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await view.evaluate(async (element) => {
+      const committed = new Promise((resolve) =>
+        element.addEventListener("svc-commit", resolve, { once: true })
+      );
+      (globalThis as unknown as { release: () => void }).release();
+      await committed;
+      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+    });
+    await screenshot(page, "renderer-others-answer-after-move");
+    assert.deepEqual(
+      await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
+        inputs.map((input) => (input as HTMLInputElement).value)
+      ),
+      ["b", "cc", "d"],
+      "row d does not show row c's value",
+    );
+    assert.deepEqual(
+      await view.evaluate((el) =>
+        (el as unknown as { view: { components: { components: { components: { value: unknown }[] }[] }[] } })
+          .view.components[0].components.map((row) => row.components[1].value)
+      ),
+      ["b", "cc", "d"],
+    );
   }));
 
 Deno.test("the renderer: a load under way when the model is deleted does not show it again", () =>
