@@ -14,6 +14,7 @@ import { Buffer } from "node:buffer";
 import type { Locator, Page } from "playwright-core";
 import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
 import { assertAccessible, screenshot } from "./journey.ts";
+import { LINES_LIST, linesSchema } from "./fixtures/lines_list.ts";
 
 /** A spec `id` whose one view `Main` holds `components`. */
 function specOf(id: string, schema: unknown, components: unknown[]) {
@@ -50,29 +51,7 @@ const PNG = Buffer.from(
 
 Deno.test("the renderer: a refused entry in a section list row moves up with its row and message", () =>
   withEmbeddedSpec(
-    specOf("rows", {
-      type: "object",
-      properties: {
-        lines: {
-          type: "array",
-          default: [{ n: 1 }, {}, {}],
-          items: {
-            type: "object",
-            properties: { n: { type: "number", minimum: 0 }, d: { type: "string", maxLength: 3 } },
-          },
-        },
-      },
-    }, [{
-      id: "lines",
-      type: "sectionList",
-      bind: "$.lines",
-      label: "Lines",
-      canRemove: true,
-      components: [
-        { id: "n", type: "numericField", bind: "$.lines[*].n", label: "N" },
-        { id: "d", type: "textField", bind: "$.lines[*].d", label: "D" },
-      ],
-    }]),
+    specOf("rows", linesSchema([{ n: 1 }, {}, {}]), [LINES_LIST]),
     { heading: "Main" },
     async (page, view) => {
       const rows = view.locator(".section-item");

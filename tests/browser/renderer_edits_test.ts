@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
 import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
 import { assertAccessible, screenshot } from "./journey.ts";
+import { LINES_LIST, linesSchema } from "./fixtures/lines_list.ts";
 
 /** A spec `id` whose one view `Main` holds `components`. */
 function specOf(id: string, schema: unknown, components: unknown[], rest: Record<string, unknown> = {}) {
@@ -171,29 +172,7 @@ Deno.test("the renderer: a field bound to a derived or a schema readOnly field i
 
 Deno.test("the renderer: removing a section list row takes its messages along and moves up those below", () =>
   withEmbeddedSpec(
-    specOf("rows", {
-      type: "object",
-      properties: {
-        lines: {
-          type: "array",
-          default: [{ n: 1 }, { n: 2 }, { n: 3 }],
-          items: {
-            type: "object",
-            properties: { n: { type: "number", minimum: 0 }, d: { type: "string", maxLength: 3 } },
-          },
-        },
-      },
-    }, [{
-      id: "lines",
-      type: "sectionList",
-      bind: "$.lines",
-      label: "Lines",
-      canRemove: true,
-      components: [
-        { id: "n", type: "numericField", bind: "$.lines[*].n", label: "N" },
-        { id: "d", type: "textField", bind: "$.lines[*].d", label: "D" },
-      ],
-    }]),
+    specOf("rows", linesSchema([{ n: 1 }, { n: 2 }, { n: 3 }]), [LINES_LIST]),
     { heading: "Main" },
     async (page, view) => {
       const rows = view.locator(".section-item");

@@ -14,39 +14,18 @@ import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
 import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
 import { screenshot } from "./journey.ts";
+import { LINES_LIST, linesSchema } from "./fixtures/lines_list.ts";
 
 /** A model `others` whose view lists `lines` (a number `N`, a text `D`), rows a, b, c, d at first. */
 const SPEC = {
   id: "others",
-  schema: {
-    type: "object",
-    properties: {
-      lines: {
-        type: "array",
-        default: ["a", "b", "c", "d"].map((d, i) => ({ n: i + 1, d })),
-        items: {
-          type: "object",
-          properties: { n: { type: "number", minimum: 0 }, d: { type: "string", maxLength: 3 } },
-        },
-      },
-    },
-  },
+  schema: linesSchema(["a", "b", "c", "d"].map((d, i) => ({ n: i + 1, d }))),
   viewDefinition: {
     defaultView: "main",
     views: [{
       id: "main",
       label: "Main",
-      components: [{
-        id: "lines",
-        type: "sectionList",
-        bind: "$.lines",
-        label: "Lines",
-        canRemove: true,
-        components: [
-          { id: "n", type: "numericField", bind: "$.lines[*].n", label: "N" },
-          { id: "d", type: "textField", bind: "$.lines[*].d", label: "D" },
-        ],
-      }],
+      components: [LINES_LIST],
     }],
   },
 };
