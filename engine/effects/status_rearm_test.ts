@@ -1,7 +1,7 @@
 /**
  * Status documents that would hold their effect back for good: brought back
  * by a restore, left behind by a process that died, a watched read-link that
- * failed, a blocked document the model refuses.
+ * failed, a blocked document the model refuses (and its approval).
  */
 import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
@@ -258,5 +258,42 @@ Deno.test("a blocked effect whose blocked document the model refuses records fai
   assert.deepEqual(again.mutatedPaths, ["$.net"], "the same refusal is not recorded again");
   assert.deepEqual(((await service.getState("beta/eu")) as { io: { notify: Status } }).io.notify, failed);
   assert.equal(http.jobs.length, 0, "nothing sent");
+  await service.close();
+});
+
+Deno.test("approving an effect without dedupeKey whose blocked document was refused fires it, once", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await watched([http]);
+  await service.createModel({
+    id: "acme/base",
+    schema: { type: "object", properties: { net: { type: "number" } } },
+    effects: [{
+      id: "notify",
+      executor: "server",
+      trigger: "net > 100",
+      statusPath: "$.io.notify",
+      request: { url: "https://hub.example/", method: "POST", body: "{'net': net}" },
+    }],
+  });
+  await service.createModel({
+    id: "beta/eu",
+    template: { ref: "acme/base" },
+    schema: {},
+    metaDerivations: [{
+      path: "$.io.notify.phase",
+      property: "enum",
+      expr: "['pending', 'in_flight', 'applied', 'failed', 'cancelled']",
+    }],
+  });
+  const notify = async () => ((await service.getState("beta/eu")) as { io: { notify: Status } }).io.notify;
+  await service.mutate("beta/eu", { "$.net": 200 });
+  // The refusal's record has the key null, as the effect's own key is: it must not hold the approved effect back.
+  assert.deepEqual([(await notify()).phase, (await notify()).key], ["failed", null]);
+  await service.approveEffect("beta/eu", "notify");
+  await scheduler.advance(0);
+  assert.deepEqual([http.jobs.length, (await notify()).phase], [1, "applied"], "the approval fired it");
+  await service.mutate("beta/eu", { "$.net": 300 });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 1, "it ran: without a dedupeKey it runs once");
   await service.close();
 });
