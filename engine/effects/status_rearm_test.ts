@@ -297,3 +297,43 @@ Deno.test("approving an effect without dedupeKey whose blocked document was refu
   assert.equal(http.jobs.length, 1, "it ran: without a dedupeKey it runs once");
   await service.close();
 });
+
+Deno.test("a quarantined watched read-link without statusPath watches only once approved, after a restart too", async () => {
+  const store = new ReloadableStore();
+  const before = await watched([], { store });
+  await before.service.createModel({
+    id: "acme/fx",
+    schema: { type: "object", properties: { v: { type: "number" } } },
+  });
+  await before.service.mutate("acme/fx", { "$.v": 1 });
+  await before.service.createModel({
+    id: "acme/base",
+    schema: { type: "object", properties: { need: { type: "boolean" }, rate: { type: "number" } } },
+    effects: [{
+      id: "pull",
+      executor: "server",
+      trigger: "need",
+      target: { ref: "acme/fx", read: "$.v", watch: true },
+      response: { set: { "$.rate": "$response" } },
+    }],
+  });
+  await before.service.createModel({ id: "beta/eu", template: { ref: "acme/base" }, schema: {} });
+  await before.service.mutate("beta/eu", { "$.need": true });
+  await before.service.close();
+
+  // Loaded again, the blocked link is not armed: a change of its target reads nothing into the branch.
+  const { service, scheduler } = await watched([], { store });
+  const rate = async () => ((await service.getState("beta/eu")) as { rate?: number }).rate;
+  await service.mutate("acme/fx", { "$.v": 2 });
+  await settled();
+  await scheduler.advance(0);
+  assert.equal(await rate(), undefined, "nothing read before the approval");
+  await service.approveEffect("beta/eu", "pull");
+  await scheduler.advance(0);
+  assert.equal(await rate(), 2, "the approval fired it");
+  await service.mutate("acme/fx", { "$.v": 3 });
+  await settled();
+  await scheduler.advance(0);
+  assert.equal(await rate(), 3, "and it watches");
+  await service.close();
+});

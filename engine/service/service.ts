@@ -1380,12 +1380,18 @@ export class ModelService implements ModelApi {
     return this.#composition.graph();
   }
 
-  /** Arms the watches of a model's watched read-links that have folded back once (or keep no status). */
+  /**
+   * Arms the watches of a model's watched read-links that have folded back
+   * once (or keep no status), and are not quarantined (blocked or denied).
+   */
   async #armWatches(slot: Slot): Promise<void> {
     const { runtime } = slot;
     for (const node of runtime.model.graph.effects) {
       const link = node.effect.link;
       if (!link?.read || !link.watch) continue;
+      if (effectGate(node.effect.definition, runtime.model.id, this.config.inheritedEffects) !== "run") {
+        continue;
+      }
       const path = node.effect.statusPath;
       const status = path && getAt(runtime.state.doc, path);
       if (path && !(isObject(status) && status.phase === "applied")) continue;
