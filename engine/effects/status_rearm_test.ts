@@ -4,6 +4,7 @@
  * failed, a blocked document the model refuses (and its approval).
  */
 import assert from "node:assert/strict";
+import { testConfig } from "../_test_utils.ts";
 import type { Json } from "../json/value.ts";
 import { ModelService, type ServiceOptions } from "../service/service.ts";
 import { effectService, ok, ReloadableStore, ScriptedExecutor, settled } from "./test_support.ts";
@@ -335,5 +336,38 @@ Deno.test("a quarantined watched read-link without statusPath watches only once 
   await settled();
   await scheduler.advance(0);
   assert.equal(await rate(), 3, "and it watches");
+  await service.close();
+});
+
+Deno.test("a job left in the outbox under `allow` is not sent by a host that quarantines its effect", async () => {
+  const store = new ReloadableStore();
+  const before = await watched([], { store, config: testConfig({ inheritedEffects: "allow" }) });
+  await before.service.createModel({
+    id: "acme/base",
+    schema: { type: "object", properties: { net: { type: "number" } } },
+    effects: [{
+      id: "notify",
+      executor: "server",
+      trigger: "net > 100",
+      statusPath: "$.io.notify",
+      request: { url: "https://hub.example/", method: "POST", body: "{'net': net}" },
+    }],
+  });
+  await before.service.createModel({ id: "beta/eu", template: { ref: "acme/base" }, schema: {} });
+  await before.service.mutate("beta/eu", { "$.net": 200 });
+  await before.service.close();
+  assert.equal(store.outbox.size, 1);
+
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await watched([http], { store });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 0, "not sent");
+  assert.equal(store.outbox.size, 0, "the job is settled");
+  // Cancelled, which re-arms it: it now waits for an approval like any quarantined effect.
+  const notify = ((await service.getState("beta/eu")) as { io: { notify: Status } }).io.notify;
+  assert.deepEqual([notify.phase, notify.error], ["blocked", "effect_approval_required"]);
+  await service.approveEffect("beta/eu", "notify");
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 1, "sent once approved");
   await service.close();
 });

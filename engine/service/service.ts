@@ -1020,6 +1020,7 @@ export class ModelService implements ModelApi {
       doc: await runtime.readState(),
       at: this.platform.clock.now(),
       compiler: this.compiler,
+      policy: this.config.inheritedEffects,
     };
     let phase: Settlement["phase"];
     try {
