@@ -499,6 +499,42 @@ Deno.test("a refused fold-back leaves the outbox: its failure recorded, else the
   await service.close();
 });
 
+Deno.test("a job whose in_flight phase the model refuses is not sent: it fails, its key held back", async () => {
+  const http = new ScriptedExecutor();
+  const store = new OutboxStore();
+  const warnings: string[] = [];
+  const { service, scheduler } = await effectService([http], {
+    store,
+    observer: { warn: (m) => warnings.push(m) },
+  });
+  // A live meta takes every phase but in_flight.
+  await service.createModel({
+    ...rateSpec(),
+    metaDerivations: [{
+      path: "$.io.fetch.phase",
+      property: "enum",
+      expr: "['pending', 'applied', 'failed', 'cancelled']",
+    }],
+  });
+  await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  await scheduler.advance(0);
+  const fetch = ((await service.getState("quote")) as State).io.fetch;
+  assert.deepEqual([fetch.phase, fetch.key], ["failed", "eu"]);
+  assert.match(String(fetch.error), /^in_flight refused: .*\$\.io\.fetch\.phase \(enum\)/);
+  assert.equal(http.jobs.length, 0, "nothing sent");
+  assert.equal(store.outbox.size, 0, "the job is settled");
+  // The failure holds its key back like any other: toggling the trigger fires nothing.
+  await service.mutate("quote", { "$.enabled": false });
+  await service.mutate("quote", { "$.enabled": true });
+  await scheduler.advance(1000);
+  assert.deepEqual([http.jobs.length, ((await service.getState("quote")) as State).io.fetch.phase], [
+    0,
+    "failed",
+  ]);
+  assert.deepEqual(warnings, []);
+  await service.close();
+});
+
 Deno.test("a status document the live model refuses is not written: recorded as failed where it may be, nothing sent", async () => {
   const http = new ScriptedExecutor();
   const { service, scheduler } = await effectService([http]);

@@ -26,7 +26,8 @@ import { isObject, type Json, jsonEqual } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import type { EffectNode } from "../model/nodes.ts";
 import { getAt } from "../json/document.ts";
-import { type EffectPhase, statusDocument } from "../runtime/effects.ts";
+import type { InheritedEffectsPolicy } from "../config.ts";
+import { effectGate, type EffectPhase, statusDocument } from "../runtime/effects.ts";
 import { truthy } from "../runtime/truthy.ts";
 import type { ExecutorOutcome, PartOutcome } from "./executor.ts";
 import type { EffectJob } from "./job.ts";
@@ -53,6 +54,11 @@ export interface SettleContext {
   at: number;
   /** For a fan-out's `set` expressions, which are data, not spec. */
   compiler: ExpressionCompiler;
+}
+
+/** What settling a job reads besides: the host's `svc.authz.inherited-effects`. */
+export interface JobContext extends SettleContext {
+  policy: InheritedEffectsPolicy;
 }
 
 /** The effect's node in the current model, if it still has one. */
@@ -93,13 +99,18 @@ async function foldedValue(
 }
 
 /**
- * How a job stands now: cancelled (effect gone or trigger false), superseded
- * (its key changed, its effect now keeps its status elsewhere, or its status
- * document was rewritten since the job wrote it), or current.
+ * How a job stands now: cancelled (effect gone, quarantined, or trigger
+ * false), superseded (its key changed, its effect now keeps its status
+ * elsewhere, or its status document was rewritten since the job wrote it), or
+ * current. Quarantined: a job fired before its effect waited for an approval
+ * (or the host denied it) is not sent.
  */
-export async function verdictOf(job: EffectJob, ctx: SettleContext): Promise<Verdict> {
+export async function verdictOf(job: EffectJob, ctx: JobContext): Promise<Verdict> {
   const node = effectNode(ctx.model, job.effectId);
-  if (!node || !truthy(await value(node.compiled, ctx))) return "cancelled";
+  if (
+    !node || effectGate(node.effect.definition, ctx.model.id, ctx.policy) !== "run" ||
+    !truthy(await value(node.compiled, ctx))
+  ) return "cancelled";
   const key = node.effect.dedupeKey ? (await value(node.effect.dedupeKey, ctx)) ?? null : null;
   if (!jsonEqual(key, job.key)) return "superseded";
   const statusPath = node.effect.statusPath && formatPath(node.effect.statusPath);
@@ -133,7 +144,7 @@ function pathOf(address: string) {
 export async function settlement(
   job: EffectJob,
   outcome: ExecutorOutcome | null,
-  ctx: SettleContext,
+  ctx: JobContext,
 ): Promise<Settlement | null> {
   const verdict = await verdictOf(job, ctx);
   const status = job.statusPath;

@@ -1,9 +1,10 @@
 /**
  * Status documents that would hold their effect back for good: brought back
  * by a restore, left behind by a process that died, a watched read-link that
- * failed, a blocked document the model refuses.
+ * failed, a blocked document the model refuses (and its approval).
  */
 import assert from "node:assert/strict";
+import { testConfig } from "../_test_utils.ts";
 import type { Json } from "../json/value.ts";
 import { ModelService, type ServiceOptions } from "../service/service.ts";
 import { effectService, ok, ReloadableStore, ScriptedExecutor, settled } from "./test_support.ts";
@@ -258,5 +259,115 @@ Deno.test("a blocked effect whose blocked document the model refuses records fai
   assert.deepEqual(again.mutatedPaths, ["$.net"], "the same refusal is not recorded again");
   assert.deepEqual(((await service.getState("beta/eu")) as { io: { notify: Status } }).io.notify, failed);
   assert.equal(http.jobs.length, 0, "nothing sent");
+  await service.close();
+});
+
+Deno.test("approving an effect without dedupeKey whose blocked document was refused fires it, once", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await watched([http]);
+  await service.createModel({
+    id: "acme/base",
+    schema: { type: "object", properties: { net: { type: "number" } } },
+    effects: [{
+      id: "notify",
+      executor: "server",
+      trigger: "net > 100",
+      statusPath: "$.io.notify",
+      request: { url: "https://hub.example/", method: "POST", body: "{'net': net}" },
+    }],
+  });
+  await service.createModel({
+    id: "beta/eu",
+    template: { ref: "acme/base" },
+    schema: {},
+    metaDerivations: [{
+      path: "$.io.notify.phase",
+      property: "enum",
+      expr: "['pending', 'in_flight', 'applied', 'failed', 'cancelled']",
+    }],
+  });
+  const notify = async () => ((await service.getState("beta/eu")) as { io: { notify: Status } }).io.notify;
+  await service.mutate("beta/eu", { "$.net": 200 });
+  // The refusal's record has the key null, as the effect's own key is: it must not hold the approved effect back.
+  assert.deepEqual([(await notify()).phase, (await notify()).key], ["failed", null]);
+  await service.approveEffect("beta/eu", "notify");
+  await scheduler.advance(0);
+  assert.deepEqual([http.jobs.length, (await notify()).phase], [1, "applied"], "the approval fired it");
+  await service.mutate("beta/eu", { "$.net": 300 });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 1, "it ran: without a dedupeKey it runs once");
+  await service.close();
+});
+
+Deno.test("a quarantined watched read-link without statusPath watches only once approved, after a restart too", async () => {
+  const store = new ReloadableStore();
+  const before = await watched([], { store });
+  await before.service.createModel({
+    id: "acme/fx",
+    schema: { type: "object", properties: { v: { type: "number" } } },
+  });
+  await before.service.mutate("acme/fx", { "$.v": 1 });
+  await before.service.createModel({
+    id: "acme/base",
+    schema: { type: "object", properties: { need: { type: "boolean" }, rate: { type: "number" } } },
+    effects: [{
+      id: "pull",
+      executor: "server",
+      trigger: "need",
+      target: { ref: "acme/fx", read: "$.v", watch: true },
+      response: { set: { "$.rate": "$response" } },
+    }],
+  });
+  await before.service.createModel({ id: "beta/eu", template: { ref: "acme/base" }, schema: {} });
+  await before.service.mutate("beta/eu", { "$.need": true });
+  await before.service.close();
+
+  // Loaded again, the blocked link is not armed: a change of its target reads nothing into the branch.
+  const { service, scheduler } = await watched([], { store });
+  const rate = async () => ((await service.getState("beta/eu")) as { rate?: number }).rate;
+  await service.mutate("acme/fx", { "$.v": 2 });
+  await settled();
+  await scheduler.advance(0);
+  assert.equal(await rate(), undefined, "nothing read before the approval");
+  await service.approveEffect("beta/eu", "pull");
+  await scheduler.advance(0);
+  assert.equal(await rate(), 2, "the approval fired it");
+  await service.mutate("acme/fx", { "$.v": 3 });
+  await settled();
+  await scheduler.advance(0);
+  assert.equal(await rate(), 3, "and it watches");
+  await service.close();
+});
+
+Deno.test("a job left in the outbox under `allow` is not sent by a host that quarantines its effect", async () => {
+  const store = new ReloadableStore();
+  const before = await watched([], { store, config: testConfig({ inheritedEffects: "allow" }) });
+  await before.service.createModel({
+    id: "acme/base",
+    schema: { type: "object", properties: { net: { type: "number" } } },
+    effects: [{
+      id: "notify",
+      executor: "server",
+      trigger: "net > 100",
+      statusPath: "$.io.notify",
+      request: { url: "https://hub.example/", method: "POST", body: "{'net': net}" },
+    }],
+  });
+  await before.service.createModel({ id: "beta/eu", template: { ref: "acme/base" }, schema: {} });
+  await before.service.mutate("beta/eu", { "$.net": 200 });
+  await before.service.close();
+  assert.equal(store.outbox.size, 1);
+
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await watched([http], { store });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 0, "not sent");
+  assert.equal(store.outbox.size, 0, "the job is settled");
+  // Cancelled, which re-arms it: it now waits for an approval like any quarantined effect.
+  const notify = ((await service.getState("beta/eu")) as { io: { notify: Status } }).io.notify;
+  assert.deepEqual([notify.phase, notify.error], ["blocked", "effect_approval_required"]);
+  await service.approveEffect("beta/eu", "notify");
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 1, "sent once approved");
   await service.close();
 });

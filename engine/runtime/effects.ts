@@ -39,13 +39,19 @@ export { type EffectPhase, type StatusDocument, statusDocument } from "../model/
  * Whether the status document at an effect's `statusPath` holds it back: while
  * it is pending or in flight, and after it ran for the same key (an effect
  * without `dedupeKey` has the key null: it runs once until its status document
- * is cleared). A cancelled one never holds back: cancelling resets the key.
+ * is cleared). A cancelled one never holds back: cancelling resets the key;
+ * nor does a refused status document's record: nothing was sent (an approval
+ * of an effect whose blocked document was refused fires it).
  */
 export function heldBack(status: Json | undefined, key: Json): boolean {
   if (!isObject(status)) return false;
   if (status.phase === "pending" || status.phase === "in_flight") return true;
-  return status.phase !== "cancelled" && status.phase !== "blocked" && jsonEqual(status.key ?? null, key);
+  return status.phase !== "cancelled" && status.phase !== "blocked" &&
+    !String(status.error).startsWith(REFUSED) && jsonEqual(status.key ?? null, key);
 }
+
+/** How a refused status document's record begins. */
+const REFUSED = "status document refused";
 
 /** What an effect may do now: run, wait for approval (`blocked`), or never dispatch (`skip`). */
 export type EffectGate = "run" | "blocked" | "skip";
@@ -153,7 +159,7 @@ function writeStatus(
   const refused = checkStatusWrite(state, path, document);
   let written = document;
   if (refused.length) {
-    const error = `status document refused: ${schemaViolation(refused).message}`;
+    const error = `${REFUSED}: ${schemaViolation(refused).message}`;
     // Recorded once: a blocked effect's gate asks again on every pass, and finds this refusal on record.
     const kept = state.draft.get(path);
     if (isObject(kept) && kept.phase === "failed" && kept.error === error && jsonEqual(kept.key, key)) {

@@ -970,18 +970,21 @@ export class ModelService implements ModelApi {
           const attempt = { ...job, attempt: job.attempt + 1 };
           const status = job.statusPath && job.executor !== "timer" ? job.statusPath : null;
           const writes = status ? { [status]: statusDocument("in_flight", job.key, now) } : null;
-          // The attempt is counted with the in_flight phase, or alone (no status; the model refused the phase).
+          // The attempt is counted with the in_flight phase, or alone (no status document).
           const inFlight = { ...attempt, statusAt: now };
+          let refusal = "";
           const written = writes &&
-            await this.#commitFoldback(slot, writes, { updated: inFlight }).catch(
-              (err) => {
-                if (!(err instanceof ServiceError)) throw err;
-                this.#observer.warn?.(
-                  `effect '${job.effectId}' of model '${job.modelId}': in_flight not recorded: ${err.message}`,
-                );
-                return null;
-              },
-            );
+            await this.#commitFoldback(slot, writes, { updated: inFlight }).catch((err) => {
+              if (!(err instanceof ServiceError)) throw err;
+              refusal = err.message;
+              return null;
+            });
+          // A job the model refuses to mark in flight is not sent (no side effect behind the model's back): it
+          // fails as a refused fold-back does, a failure that holds its key back.
+          if (refusal) {
+            await this.#settleRefused(slot, job, now, `in_flight refused: ${refusal}`);
+            return null;
+          }
           const counted = written ? inFlight : attempt;
           if (!written) await this.store.updateJobs(job.modelId, { update: [counted] });
           slot.jobs.set(job.id, counted);
@@ -1017,6 +1020,7 @@ export class ModelService implements ModelApi {
       doc: await runtime.readState(),
       at: this.platform.clock.now(),
       compiler: this.compiler,
+      policy: this.config.inheritedEffects,
     };
     let phase: Settlement["phase"];
     try {
@@ -1377,12 +1381,18 @@ export class ModelService implements ModelApi {
     return this.#composition.graph();
   }
 
-  /** Arms the watches of a model's watched read-links that have folded back once (or keep no status). */
+  /**
+   * Arms the watches of a model's watched read-links that have folded back
+   * once (or keep no status), and are not quarantined (blocked or denied).
+   */
   async #armWatches(slot: Slot): Promise<void> {
     const { runtime } = slot;
     for (const node of runtime.model.graph.effects) {
       const link = node.effect.link;
       if (!link?.read || !link.watch) continue;
+      if (effectGate(node.effect.definition, runtime.model.id, this.config.inheritedEffects) !== "run") {
+        continue;
+      }
       const path = node.effect.statusPath;
       const status = path && getAt(runtime.state.doc, path);
       if (path && !(isObject(status) && status.phase === "applied")) continue;
