@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { type BundleFile, bundleFile } from "../build/bundle_file.ts";
 import { buildOnDemandFiles, onDemand, onDemandFiles } from "../build/on_demand.ts";
 import { noDocs } from "../build/no_docs.ts";
+import { noCjsMarkers } from "../build/no_cjs_markers.ts";
 import { noSchemaBuilders } from "../build/no_schema_builders.ts";
 import { noZod } from "../build/no_zod.ts";
 import { leanImports } from "../build/lean_imports.ts";
@@ -78,6 +79,7 @@ export async function buildBrowserBundle(options: BrowserBundleOptions = {}): Pr
       leanImports,
       noSchemaBuilders,
       noDocs,
+      noCjsMarkers,
       onDemand(options.onDemandFiles ? outfile : undefined),
     ],
     define: options.define,

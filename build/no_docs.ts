@@ -9,7 +9,9 @@
  * argument of the schema helpers (`ref(name, …)`, `listOf(name, …)`, `address(…)`,
  * `names(…)`, `addresses(…)`, `text(…)`, `nonBlank(…)`, `optionalAddress(…)`,
  * `stateMember(…)`, `objects(…)`). A documenting string becomes `""`; code, messages and
- * patterns stay as written.
+ * patterns stay as written. ajv's JSON Schema 2020-12 meta-schemas (which
+ * check the models' schemas) lose their `title` and `$comment` strings, which
+ * no check reads (0.25 KB).
  *
  * @module
  */
@@ -37,6 +39,20 @@ export function withoutDocs(source: string): string {
   return DOC_PLACES.reduce((text, place) => text.replace(place, '$1""'), source);
 }
 
+/** ajv's JSON Schema 2020-12 meta-schemas, whose `title`s and `$comment`s only document them. */
+const META_SCHEMAS = /[\\/]ajv[\\/]dist[\\/]refs[\\/]json-schema-2020-12[\\/].*\.json$/;
+
+/** `schema` without its annotation strings (a `title` or `$comment` member that is a string, not a schema). */
+export function withoutAnnotations(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutAnnotations);
+  if (typeof schema !== "object" || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !((key === "title" || key === "$comment") && typeof value === "string"))
+      .map(([key, value]) => [key, withoutAnnotations(value)]),
+  );
+}
+
 /** The plugin. */
 export const noDocs: esbuild.Plugin = {
   name: "no-docs",
@@ -44,6 +60,10 @@ export const noDocs: esbuild.Plugin = {
     build.onLoad({ filter: DECLARATIONS }, async ({ path }) => ({
       contents: withoutDocs(await Deno.readTextFile(path)),
       loader: "ts",
+    }));
+    build.onLoad({ filter: META_SCHEMAS }, async ({ path }) => ({
+      contents: JSON.stringify(withoutAnnotations(JSON.parse(await Deno.readTextFile(path)))),
+      loader: "json",
     }));
   },
 };

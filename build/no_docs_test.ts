@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { withoutDocs } from "./no_docs.ts";
+import { withoutAnnotations, withoutDocs } from "./no_docs.ts";
 
 Deno.test("documenting strings are emptied; code, messages and patterns stay", () => {
   const source = `
@@ -32,4 +32,23 @@ const v = [text(""), nonBlank(""), listOf("Effect", ""), optionalAddress(""),
   stateMember(""), objects(""), optionalAddress(), text(label)];
 `,
   );
+});
+
+Deno.test("meta-schemas lose their title and $comment strings, not members of those names", () => {
+  const metaSchema = {
+    title: "Meta-data vocabulary meta-schema",
+    $comment: "documents the draft",
+    type: ["object", "boolean"],
+    properties: {
+      title: { type: "string" },
+      $comment: { type: "string" },
+      enum: { items: [{ title: "kept" }] },
+    },
+    allOf: [{ $comment: '"definitions" has been replaced by "$defs".', $ref: "meta/core" }],
+  };
+  assert.deepEqual(withoutAnnotations(metaSchema), {
+    type: ["object", "boolean"],
+    properties: { title: { type: "string" }, $comment: { type: "string" }, enum: { items: [{}] } },
+    allOf: [{ $ref: "meta/core" }],
+  });
 });

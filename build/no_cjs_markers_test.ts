@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { withoutMarkers } from "./no_cjs_markers.ts";
+
+const AJV_FILE = "/p/node_modules/.deno/ajv@8.20.0/node_modules/ajv/dist/compile/rules.js";
+const OTHER_FILE = "/p/node_modules/.deno/fast-deep-equal@3.1.3/node_modules/fast-deep-equal/index.js";
+
+Deno.test("use strict directives go from every package file, __esModule markers from ajv's only", () => {
+  const source = `"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.x = { "use strict": 1, note: "'use strict';" };
+function f(a){"use strict";return a}
+`;
+  assert.equal(
+    withoutMarkers(source, AJV_FILE),
+    `
+
+exports.x = { "use strict": 1, note: "'use strict';" };
+function f(a){return a}
+`,
+  );
+  assert.equal(
+    withoutMarkers(source, OTHER_FILE),
+    `
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.x = { "use strict": 1, note: "'use strict';" };
+function f(a){return a}
+`,
+  );
+});
