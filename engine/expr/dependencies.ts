@@ -8,8 +8,9 @@
  * `$.items[*].type` and `$.items[*].qty`). `$parent` resolves to the element of a
  * wildcard node (an *element-scoped* read); `$const` is bound, not a dependency.
  *
- * A built-in called without its first argument (`$string()`, `x ~> $trim()`'s
- * right side counts the left) reads its context whole.
+ * A built-in that may take the context as its first argument (`$string()`,
+ * `$sift(function($v) {…})`, `x ~> $substringBefore`, a built-in used as a value:
+ * see {@link contextCalls}) reads its context whole.
  *
  * A read means "this location and everything below it". Where the walk loses
  * track of the context (a function result, a variable), the data must have come
@@ -17,7 +18,7 @@
  *
  * @module
  */
-import { contextCall } from "./builtin_names.ts";
+import { contextCalls } from "./builtin_names.ts";
 import type { AstNode } from "./compiler.ts";
 import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
 
@@ -48,8 +49,7 @@ export interface ExtractOptions {
 export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
   const reads = new Map<string, Read>();
   const root: Context = { path: [], elementScoped: false };
-  /** Calls on the right of `~>`, judged there with the left side as their first argument. */
-  const appliedCalls = new WeakSet<AstNode>();
+  const calls = contextCalls(ast);
 
   const addRead = (ctx: Context | null) => {
     if (!ctx) return;
@@ -170,6 +170,7 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
   const walk = (node: AstNode | undefined, ctx: Context | null): Context | null => {
     if (!node || typeof node !== "object") return null;
     let result: Context | null = null;
+    if (calls.get(node)) addRead(ctx);
     switch (node.type) {
       case "path":
         result = walkPath(node, ctx);
@@ -183,6 +184,7 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
         result = variableContext(node.value as string, ctx);
         break;
       case "binary":
+      case "apply":
         walkTerminal(node.lhs as AstNode, ctx);
         walkTerminal(node.rhs as AstNode, ctx);
         break;
@@ -204,18 +206,9 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
         break;
       case "function":
       case "partial":
-        if (!appliedCalls.has(node) && contextCall(node)) addRead(ctx);
         walkTerminal(node.procedure as AstNode, ctx);
         for (const arg of (node.arguments as AstNode[]) ?? []) walkTerminal(arg, ctx);
         break;
-      case "apply": {
-        const rhs = node.rhs as AstNode;
-        walkTerminal(node.lhs as AstNode, ctx);
-        if (contextCall(rhs, true)) addRead(ctx);
-        appliedCalls.add(rhs);
-        walkTerminal(rhs, ctx);
-        break;
-      }
       case "lambda":
         walkTerminal(node.body as AstNode, ctx);
         break;
