@@ -52,7 +52,11 @@ export const JSONATA_BUILTINS: ReadonlySet<string> = new Set(SIGNATURES.keys());
  */
 export const VOLATILE_BUILTINS: ReadonlySet<string> = new Set(["now", "millis", "random", "shuffle"]);
 
-/** JSONata's type symbol of an argument when its syntax fixes it, else `?`. */
+/**
+ * JSONata's type symbol of an argument when its syntax fixes it, else `?`.
+ * `a` (array) also stands for booleans and null: no parameter of a signature
+ * marked `-` takes any of them (see {@link BY_SIGNATURE}).
+ */
 const symbolOf = ({ type, value, predicate, stages }: AstNode): string =>
   predicate || stages
     ? "?"
@@ -60,12 +64,10 @@ const symbolOf = ({ type, value, predicate, stages }: AstNode): string =>
     ? "s"
     : type === "number"
     ? "n"
-    : type === "value"
-    ? value === null ? "l" : "b"
+    : type === "value" || type === "unary" && value === "["
+    ? "a"
     : /^(lambda|regex|partial)$/.test(type)
     ? "f"
-    : type === "unary" && value === "["
-    ? "a"
     : type === "unary" && value === "{"
     ? "o"
     : "?";
@@ -85,8 +87,8 @@ function takesContext(signature: string, symbols: string): number {
   const all = RegExp(`^${first}${rest}$`), shifted = RegExp(`^${rest}$`);
   let taken = 0, kept = 0;
   const visit = (s: string): void => {
-    const i = s.indexOf("?");
-    if (i >= 0) { for (const symbol of "asnblfom") visit(s.slice(0, i) + symbol + s.slice(i + 1)); }
+    // every symbol the signatures tell apart for an unknown argument
+    if (s.includes("?")) { for (const symbol of "asnfom") visit(s.replace("?", symbol)); }
     else if (all.test(s)) kept++;
     else if (shifted.test(s)) taken++;
   };
@@ -117,14 +119,13 @@ export function contextCalls(ast: AstNode): Map<AstNode, number> {
   const argumentsOf = (node: AstNode) => node.arguments as AstNode[] ?? [];
   const visit = (node: AstNode) => {
     const rhs = node.rhs as AstNode;
-    if (node.type === "apply" && /^(function|variable)$/.test(rhs.type)) {
+    if (node.type === "apply") {
       judge(rhs, rhs.procedure as AstNode ?? rhs, [node.lhs as AstNode, ...argumentsOf(rhs)]);
     }
     if (calls.has(node)) {
       // judged as the right side of `~>`, or a procedure
-    } else if (node.type === "function" || node.type === "partial") {
-      judge(node, node.procedure as AstNode, argumentsOf(node));
-    } else if (signatureOf(node)?.includes("-")) calls.set(node, 1);
+    } else if (node.procedure) judge(node, node.procedure as AstNode, argumentsOf(node)); // a call, a partial
+    else if (signatureOf(node)?.includes("-")) calls.set(node, 1);
     childrenOf(node).forEach(visit);
   };
   visit(ast);

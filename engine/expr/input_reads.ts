@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { childrenOf } from "./ast_walk.ts";
+import { childrenOf, relativeParts } from "./ast_walk.ts";
 import { contextCalls } from "./builtin_names.ts";
 import type { AstNode } from "./compiler.ts";
 
@@ -28,16 +28,6 @@ const STEP_READS: Record<string, (node: AstNode) => string> = {
   descendant: () => "**",
   parent: () => "%",
 };
-
-/** The parts of a node evaluated against other data than its context: filters, group-by pairs, sort terms. */
-function relativeParts(node: AstNode): AstNode[] {
-  return [
-    ...(node.stages as AstNode[] ?? []),
-    ...(node.predicate as AstNode[] ?? []),
-    ...((node.group as { lhs: AstNode[][] } | undefined)?.lhs.flat() ?? []),
-    ...(node.type === "sort" ? (node.terms as { expression: AstNode }[]).map((t) => t.expression) : []),
-  ];
-}
 
 /** Every read of the input in `ast`, in source order. */
 export function inputReads(ast: AstNode): InputRead[] {
