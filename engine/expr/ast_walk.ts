@@ -50,3 +50,16 @@ export function childrenOf(node: AstNode): AstNode[] {
   }
   return children;
 }
+
+/**
+ * The parts of a node evaluated against other data than its context: filters
+ * (against the elements), group-by pairs, sort terms.
+ */
+export function relativeParts(node: AstNode): AstNode[] {
+  return [
+    ...(node.stages as AstNode[] ?? []),
+    ...(node.predicate as AstNode[] ?? []),
+    ...((node.group as { lhs: AstNode[][] } | undefined)?.lhs.flat() ?? []),
+    ...(node.type === "sort" ? (node.terms as { expression: AstNode }[]).map((t) => t.expression) : []),
+  ];
+}

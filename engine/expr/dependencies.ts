@@ -8,8 +8,9 @@
  * `$.items[*].type` and `$.items[*].qty`). `$parent` resolves to the element of a
  * wildcard node (an *element-scoped* read); `$const` is bound, not a dependency.
  *
- * A built-in called without its first argument (`$string()`, `x ~> $trim()`'s
- * right side counts the left) reads its context whole.
+ * A built-in that may take the context as its first argument (`$string()`,
+ * `$sift(function($v) {…})`, `x ~> $substringBefore`, a built-in used as a value:
+ * see {@link contextCalls}) reads its context whole.
  *
  * A read means "this location and everything below it". Where the walk loses
  * track of the context (a function result, a variable), the data must have come
@@ -17,7 +18,8 @@
  *
  * @module
  */
-import { contextCall } from "./builtin_names.ts";
+import { childrenOf, relativeParts } from "./ast_walk.ts";
+import { contextCalls } from "./builtin_names.ts";
 import type { AstNode } from "./compiler.ts";
 import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
 
@@ -48,8 +50,7 @@ export interface ExtractOptions {
 export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
   const reads = new Map<string, Read>();
   const root: Context = { path: [], elementScoped: false };
-  /** Calls on the right of `~>`, judged there with the left side as their first argument. */
-  const appliedCalls = new WeakSet<AstNode>();
+  const calls = contextCalls(ast);
 
   const addRead = (ctx: Context | null) => {
     if (!ctx) return;
@@ -69,16 +70,11 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
     return { path: [...base.path, name], elementScoped: base.elementScoped };
   };
 
-  const filtersOf = (node: AstNode): AstNode[] => [
-    ...((node.stages as AstNode[] | undefined) ?? []),
-    ...((node.predicate as AstNode[] | undefined) ?? []),
-  ];
-
   const applyFilters = (filters: AstNode[], ctx: Context | null): Context | null => {
     let cur = ctx;
     for (const stage of filters) {
       if (stage.type !== "filter") {
-        // index binds (#$i) keep the context
+        // index binds (#$i) keep the context; group-by pairs and sort terms are walked apart
         continue;
       }
       const expr = stage.expr as AstNode;
@@ -139,7 +135,7 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
         default:
           cur = walk(step, cur ? elementsOf(cur) : null);
       }
-      if (step.type !== "sort") cur = applyFilters(filtersOf(step), cur);
+      if (step.type !== "sort") cur = applyFilters(relativeParts(step), cur);
       if (step.group) walkGroup(step.group, cur);
     }
     return cur;
@@ -170,6 +166,7 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
   const walk = (node: AstNode | undefined, ctx: Context | null): Context | null => {
     if (!node || typeof node !== "object") return null;
     let result: Context | null = null;
+    if (calls.get(node)) addRead(ctx);
     switch (node.type) {
       case "path":
         result = walkPath(node, ctx);
@@ -182,15 +179,6 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
       case "variable":
         result = variableContext(node.value as string, ctx);
         break;
-      case "binary":
-        walkTerminal(node.lhs as AstNode, ctx);
-        walkTerminal(node.rhs as AstNode, ctx);
-        break;
-      case "condition":
-        walkTerminal(node.condition as AstNode, ctx);
-        walkTerminal(node.then as AstNode, ctx);
-        walkTerminal(node.else as AstNode, ctx);
-        break;
       case "block": {
         const exprs = (node.expressions as AstNode[]) ?? [];
         exprs.forEach((e, i) => {
@@ -199,43 +187,6 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
         result = exprs.length ? walk(exprs[exprs.length - 1], ctx) : null;
         break;
       }
-      case "bind":
-        walkTerminal(node.rhs as AstNode, ctx);
-        break;
-      case "function":
-      case "partial":
-        if (!appliedCalls.has(node) && contextCall(node)) addRead(ctx);
-        walkTerminal(node.procedure as AstNode, ctx);
-        for (const arg of (node.arguments as AstNode[]) ?? []) walkTerminal(arg, ctx);
-        break;
-      case "apply": {
-        const rhs = node.rhs as AstNode;
-        walkTerminal(node.lhs as AstNode, ctx);
-        if (contextCall(rhs, true)) addRead(ctx);
-        appliedCalls.add(rhs);
-        walkTerminal(rhs, ctx);
-        break;
-      }
-      case "lambda":
-        walkTerminal(node.body as AstNode, ctx);
-        break;
-      case "unary":
-        if (node.value === "{") {
-          for (const [k, v] of (node.lhs as AstNode[][]) ?? []) {
-            walkTerminal(k, ctx);
-            walkTerminal(v, ctx);
-          }
-        } else if (node.value === "[") {
-          for (const e of (node.expressions as AstNode[]) ?? []) walkTerminal(e, ctx);
-        } else {
-          walkTerminal(node.expression as AstNode, ctx);
-        }
-        break;
-      case "transform":
-        walkTerminal(node.pattern as AstNode, ctx);
-        walkTerminal(node.update as AstNode, ctx);
-        walkTerminal(node.delete as AstNode, ctx);
-        break;
       case "wildcard":
       case "descendant":
         addRead(ctx);
@@ -243,8 +194,11 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
       case "parent":
         result = ctx ? parentOf(ctx) : null;
         break;
-      default:
-        break; // literals and regexes read nothing
+      default: {
+        // operators, calls, constructors, functions: every part against the context
+        const relative = relativeParts(node);
+        for (const part of childrenOf(node)) if (!relative.includes(part)) walkTerminal(part, ctx);
+      }
     }
     return finish(node, result);
   };
@@ -252,7 +206,7 @@ export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
   /** Applies a non-path node's predicates and group-by to its result location. */
   const finish = (node: AstNode, result: Context | null): Context | null => {
     let cur = result;
-    if (node.predicate) cur = applyFilters(filtersOf(node), cur);
+    if (node.predicate) cur = applyFilters(relativeParts(node), cur);
     if (node.group) walkGroup(node.group, cur);
     return cur;
   };

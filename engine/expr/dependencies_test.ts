@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { testCompiler } from "../_test_utils.ts";
 import { formatPath, type Segment, WILDCARD } from "../json/path.ts";
+import jsonata from "jsonata";
 import { extractReads } from "./dependencies.ts";
 
 const compiler = testCompiler();
@@ -97,4 +98,31 @@ Deno.test("a built-in called without its first argument reads its context whole"
   assert.deepEqual(readsOf("$string(qty)"), ["$.qty"]);
   assert.deepEqual(readsOf("$round(qty)"), ["$.qty"]);
   assert.deepEqual(readsOf("$now()"), []);
+});
+
+Deno.test("a built-in that JSONata's signature matching gives the context reads it, whatever the argument count", async () => {
+  // JSONata itself: the context fills the first parameter when the arguments fit only the later ones
+  const sifted = await jsonata("o.$sift(function($v) { $v > 1 })").evaluate({ o: { a: 1, b: 2 } });
+  assert.deepEqual(JSON.parse(JSON.stringify(sifted)), { b: 2 });
+  assert.equal(await jsonata("name.$substring(1, 2)").evaluate({ name: "abcd" }), "bc");
+  assert.deepEqual(readsOf("order.$sift(function($v) { $v })"), ["$.order"]);
+  assert.deepEqual(readsOf("name.$substring(1, 2)"), ["$.name"]);
+  assert.deepEqual(readsOf("name.$split(',', 2)"), ["$.name"]);
+  assert.deepEqual(readsOf("name.$pad(5, '#')"), ["$.name"]);
+  // an argument of unknown type may shift: counted; one of a type that fits the first parameter does not
+  assert.deepEqual(readsOf("name.$substring($n, 2)"), ["$.name"]);
+  assert.deepEqual(readsOf("name.$substring('abc', 2)"), []);
+  assert.deepEqual(readsOf("$string(qty)"), ["$.qty"]);
+});
+
+Deno.test("a variable named like a built-in is the variable", () => {
+  assert.deepEqual(readsOf("($length := function($x) { 1 }; order.$length())"), []);
+  assert.deepEqual(readsOf("order.(function($trim) { $trim() })($f)"), []);
+  assert.deepEqual(readsOf("order.$length()"), ["$.order"]);
+});
+
+Deno.test("a built-in used as a value reads the context where it is named", () => {
+  assert.deepEqual(readsOf("order.($g := $trim; $g())"), ["$.order"]);
+  assert.deepEqual(readsOf("order.$map(xs, $substringBefore)"), ["$.order.xs", "$.order"]);
+  assert.deepEqual(readsOf("order.$map(xs, $sum)"), ["$.order.xs"]);
 });

@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { childrenOf } from "./ast_walk.ts";
-import { contextCall } from "./builtin_names.ts";
+import { childrenOf, relativeParts } from "./ast_walk.ts";
+import { contextCalls } from "./builtin_names.ts";
 import type { AstNode } from "./compiler.ts";
 
 /** One read of the input. */
@@ -29,21 +29,10 @@ const STEP_READS: Record<string, (node: AstNode) => string> = {
   parent: () => "%",
 };
 
-/** The parts of a node evaluated against other data than its context: filters, group-by pairs, sort terms. */
-function relativeParts(node: AstNode): AstNode[] {
-  return [
-    ...(node.stages as AstNode[] ?? []),
-    ...(node.predicate as AstNode[] ?? []),
-    ...((node.group as { lhs: AstNode[][] } | undefined)?.lhs.flat() ?? []),
-    ...(node.type === "sort" ? (node.terms as { expression: AstNode }[]).map((t) => t.expression) : []),
-  ];
-}
-
 /** Every read of the input in `ast`, in source order. */
 export function inputReads(ast: AstNode): InputRead[] {
   const reads: InputRead[] = [];
-  /** Calls on the right of `~>`, judged there with the left side as their first argument. */
-  const appliedCalls = new WeakSet<AstNode>();
+  const calls = contextCalls(ast);
   const walk = (node: AstNode, rooted: boolean) => {
     const relative = relativeParts(node);
     const step = STEP_READS[node.type];
@@ -51,15 +40,11 @@ export function inputReads(ast: AstNode): InputRead[] {
     if (node.type === "variable" && rooted && (node.value === "" || node.value === "$")) {
       reads.push({ what: node.value === "" ? "$" : "$$", position: node.position });
     }
-    const called = node.type === "apply"
-      ? contextCall(node.rhs as AstNode, true)
-      : appliedCalls.has(node)
-      ? undefined
-      : contextCall(node);
-    if (called && rooted) {
-      reads.push({ what: `$${called}() without its first argument`, position: node.position });
+    // only a built-in sure to take the context: a library is refused on certainty
+    if (calls.get(node) === 2 && rooted) {
+      const name = ((node.procedure ?? node) as AstNode).value;
+      reads.push({ what: `$${name}() without its first argument`, position: node.position });
     }
-    if (node.type === "apply") appliedCalls.add(node.rhs as AstNode);
     if (node.type === "path") (node.steps as AstNode[]).forEach((s, i) => walk(s, rooted && i === 0));
     else if (node.type === "lambda") walk(node.body as AstNode, true);
     else {

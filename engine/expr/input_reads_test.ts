@@ -40,3 +40,18 @@ Deno.test("a built-in called without its first argument reads the context", () =
   assert.deepEqual(reads("function($o) { $o.$string() }"), []);
   assert.deepEqual(reads("function($x) { $string($x) & $sum([]) & $now() }"), []);
 });
+
+Deno.test("a built-in sure to be given the context reads it, whatever the argument count", () => {
+  assert.deepEqual(reads("function($o) { $sift(function($v) { $v }) }"), [
+    "$sift() without its first argument",
+  ]);
+  assert.deepEqual(reads("function($n) { $substring(1, $n) }"), ["$substring() without its first argument"]);
+  // an argument of unknown type may or may not shift: not refused on a guess
+  assert.deepEqual(reads("function($s, $n) { $substring($s, $n) }"), []);
+  assert.deepEqual(reads("function($s) { $sift($s) }"), []);
+});
+
+Deno.test("a variable named like a built-in is the variable, not the built-in", () => {
+  assert.deepEqual(reads("($length := function($x) { 1 }; function() { $length() })"), []);
+  assert.deepEqual(reads("function($trim) { $trim() }"), []);
+});

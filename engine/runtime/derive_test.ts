@@ -443,3 +443,19 @@ Deno.test("a built-in called without its first argument reads its context: writi
   assert.equal(await runtime.readField("$.upper"), "B");
   assert.equal(await runtime.readField("$.head"), "x");
 });
+
+Deno.test("a built-in given the context by JSONata's signature matching reads it: writing there re-derives", async () => {
+  const { runtime } = await runtimeOf({
+    id: "shifted-calls",
+    schema: { type: "object" },
+    derivations: [
+      { path: "$.big", expr: "prices.$sift(function($v) { $v > 1 })" },
+      { path: "$.mid", expr: "name.$substring(1, 2)" },
+    ],
+  });
+  await commitMutation(runtime, { "$.prices": { a: 1, b: 2 }, "$.name": "abcd" });
+  const result = await commitMutation(runtime, { "$.prices.a": 5, "$.name": "wxyz" });
+  assert.deepEqual(result!.derivedUpdated.toSorted(), ["$.big", "$.mid"]);
+  assert.deepEqual(await runtime.readField("$.big"), { a: 5, b: 2 });
+  assert.equal(await runtime.readField("$.mid"), "xy");
+});

@@ -279,3 +279,27 @@ Deno.test("a library function may not take the caller's context: a built-in miss
   await service.mutate("ctx", { "$.name": " a,b" });
   assert.equal((await service.getState("ctx") as JsonObject).h, " aa,b");
 });
+
+Deno.test("a library function given the context by JSONata's signature matching is refused; a local variable named like a built-in is taken", async () => {
+  const service = await ModelService.open();
+  const err = await rejectsWith(
+    () =>
+      service.createModel({
+        id: "sift",
+        schema: { type: "object" },
+        library: '( $big := function($o) { $sift(function($v) { $v > 1 }) }; ["big"] )',
+      } as ModelSpec),
+    "validation_failed",
+  );
+  const errors = (err.body as { errors: { message: string }[] }).errors;
+  assert.match(errors[0].message, /reads the document \('\$sift\(\) without its first argument'/);
+  // `$length` is the library's own function here, not the built-in
+  await service.createModel({
+    id: "local",
+    schema: { type: "object" },
+    library: '( $one := function($x) { ($length := function($y) { 1 }; $length()) }; ["one"] )',
+    derivations: [{ path: "$.n", expr: "$one(name)" }],
+  });
+  await service.mutate("local", { "$.name": "abc" });
+  assert.equal((await service.getState("local") as JsonObject).n, 1);
+});
