@@ -5,7 +5,7 @@ import type { CommitStates, LogEntry } from "../service/ports.ts";
 import type { JobChanges } from "./job.ts";
 import { effectService, ok, OutboxStore, ScriptedExecutor } from "./test_support.ts";
 
-/** An outbox store whose next commit matching `failWhen` throws once, as a store that is briefly down. */
+/** An outbox store whose next commit matching `failWhen` throws once (a 503 settling a job, else an I/O error). */
 class FlakyStore extends OutboxStore {
   failWhen: ((jobs: JobChanges) => boolean) | null = null;
 
@@ -18,7 +18,7 @@ class FlakyStore extends OutboxStore {
   ): Promise<void> {
     if (this.failWhen?.(jobs ?? {})) {
       this.failWhen = null;
-      return Promise.reject(unavailable("store unavailable"));
+      return Promise.reject(jobs?.remove?.length ? unavailable("store unavailable") : new Error("disk full"));
     }
     return super.commit(modelId, entry, states, audit, jobs);
   }

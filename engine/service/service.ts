@@ -976,9 +976,8 @@ export class ModelService implements ModelApi {
           let refusal = "";
           const written = writes &&
             await this.#commitFoldback(slot, writes, { updated: inFlight }).catch((err) => {
-              if (!(err instanceof ServiceError)) throw err;
               // The store failing is no refusal: the job waits its backoff, not sent yet.
-              if (isTransient(err)) return undefined;
+              if (!(err instanceof ServiceError) || isTransient(err)) return undefined;
               refusal = err.message;
               return null;
             });
