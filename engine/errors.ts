@@ -94,6 +94,11 @@ export function badRequest(message: string): ServiceError {
   return new ServiceError("bad_request", message);
 }
 
+/** A failure of the store or a dependency, not a refusal: the same call may succeed later. */
+export function isTransient(err: ServiceError): boolean {
+  return ["internal", "unavailable", "bad_gateway", "too_many", "version_conflict"].includes(err.kind);
+}
+
 /** Unknown model, field, blob or history entry (404). */
 export function notFound(message: string): ServiceError {
   return new ServiceError("not_found", message);

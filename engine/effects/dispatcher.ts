@@ -183,7 +183,19 @@ export class EffectDispatcher {
       await this.#host.retryLater(retry, retry.dueAt);
       return retry;
     }
-    await this.#host.settle(job, outcome);
+    try {
+      await this.#host.settle(job, outcome);
+    } catch (err) {
+      // The store failed, not the model: the job stays in the outbox and runs again after its backoff.
+      this.#observer.warn?.(
+        `effect '${job.effectId}' of model '${job.modelId}': settlement failed, retried: ${
+          (err as Error).message
+        }`,
+      );
+      const retry = { ...job, dueAt: this.#clock.now() + backoffDelay(policy, job.attempt) };
+      await this.#host.retryLater(retry, retry.dueAt).catch(() => {});
+      return retry;
+    }
     return null;
   }
 

@@ -20,6 +20,7 @@ import { DEFAULT_CONFIG, type EngineConfig } from "../config.ts";
 import {
   badRequest,
   conflict,
+  isTransient,
   notFound,
   ServiceError,
   specInvalid,
@@ -28,7 +29,7 @@ import {
   unavailable,
   versionConflict,
 } from "../errors.ts";
-import { type DispatchHost, EffectDispatcher } from "../effects/dispatcher.ts";
+import { backoffDelay, type DispatchHost, EffectDispatcher } from "../effects/dispatcher.ts";
 import type { EffectExecutor, ExecutorOutcome } from "../effects/executor.ts";
 import { effectNode, responseWrites, type Settlement, settlement } from "../effects/foldback.ts";
 import { stuckStatuses } from "../effects/stuck_statuses.ts";
@@ -975,10 +976,16 @@ export class ModelService implements ModelApi {
           let refusal = "";
           const written = writes &&
             await this.#commitFoldback(slot, writes, { updated: inFlight }).catch((err) => {
-              if (!(err instanceof ServiceError)) throw err;
+              // The store failing is no refusal: the job waits its backoff, not sent yet.
+              if (!(err instanceof ServiceError) || isTransient(err)) return undefined;
               refusal = err.message;
               return null;
             });
+          if (written === undefined) {
+            const wait = { ...job, dueAt: now + backoffDelay(policy, job.attempt + 1) };
+            slot.jobs.set(job.id, wait);
+            return { wait };
+          }
           // A job the model refuses to mark in flight is not sent (no side effect behind the model's back): it
           // fails as a refused fold-back does, a failure that holds its key back.
           if (refusal) {
@@ -1030,7 +1037,8 @@ export class ModelService implements ModelApi {
       phase = settled.phase;
       await this.#settleWith(slot, job, settled.writes);
     } catch (err) {
-      if (!(err instanceof ServiceError)) throw err;
+      // The store failing is no refusal: the dispatcher keeps the job for a later attempt.
+      if (!(err instanceof ServiceError) || isTransient(err)) throw err;
       phase = "failed";
       await this.#settleRefused(slot, job, ctx.at, `fold-back refused: ${err.message}`);
     }
