@@ -556,8 +556,10 @@ export class SvcView extends LitElement {
       const mutated = now(result.mutatedPaths);
       // Fields this write changed hold their new, accepted values: their old errors no longer apply.
       for (const address of mutated) this.#messages.delete(canonical(address));
-      // The delta's components have the ids of the rows before: the view is read again instead.
-      if (this.#reorders !== reloads) await this.reload();
+      // The delta's components have the ids of the rows before, or belong to the view the person left (its
+      // ids may name other components here): the view is read again instead.
+      const left = this.view?.viewId !== view.viewId || (this.viewId !== "" && this.viewId !== view.viewId);
+      if (this.#reorders !== reloads || left) await this.reload();
       else if (this.view && result.viewDelta) {
         const components = applyDelta(this.view.components, result.viewDelta);
         this.view = { ...this.view, components: await this.#resolveOptions(components) };
