@@ -578,7 +578,9 @@ export class SvcView extends LitElement {
       const shown = now(written);
       if (goesBack) shown.forEach((address) => this.#restore.add(canonical(address)));
       const severity = goesBack ? "warning" : "error";
-      for (const [address, list] of messagesOfError(err, this.#spec, shown, bound, severity)) {
+      for (
+        const [address, list] of messagesOfError(err, this.#spec, shown, bound, severity, (a) => now([a]))
+      ) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
       this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });

@@ -359,3 +359,50 @@ Deno.test("the renderer: the answer to a write under way when the person moved t
     );
     assert.deepEqual(await linesOf(page), ["aa", "b", "c", "d"]);
   }));
+
+Deno.test("the renderer: a refused write's message lands on its row when another writer moved rows meanwhile", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    await view.evaluate(async (element) => {
+      const el = element as unknown as {
+        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
+        updateComplete: Promise<unknown>;
+      };
+      const real = el.invoker;
+      const held = globalThis as unknown as { release?: () => void };
+      el.invoker = {
+        invoke: (op, input) => {
+          const answer = real.invoke(op, input);
+          answer.catch(() => {});
+          return op.name !== "mutate"
+            ? answer
+            : new Promise((resolve) => held.release = () => resolve(answer));
+        },
+      };
+      await el.updateComplete;
+    });
+    // Row c's D is written too long (refused at row index 2); another writer removes row a before the answer.
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("cccc");
+    await d.press("Enter");
+    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await keepOnly(page, ["b", "c", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await view.evaluate(async (element) => {
+      const refused = new Promise((resolve) =>
+        element.addEventListener("svc-error", resolve, { once: true })
+      );
+      (globalThis as unknown as { release: () => void }).release();
+      await refused;
+      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+    });
+    await screenshot(page, "renderer-others-refused-after-move");
+    // Each D field's message sits beside it, in the field's own wrapper.
+    const messages = await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
+      inputs.map((input) => input.parentElement?.textContent ?? "")
+    );
+    assert.deepEqual(
+      messages.map((text) => /more than 3/.test(text)),
+      [false, true, false],
+      "the message is on row c (now the second row), not on row d",
+    );
+  }));
