@@ -800,13 +800,16 @@ export class SvcView extends LitElement {
         const { list, index } = row;
         void this.#commit([list], async (viewId, expect) => {
           expect([`${list}[${index}]`]);
+          const reloads = this.#reorders;
           const result = await invoker.invoke(operations.patch, {
             id,
             patch: [{ op: "remove", path: `${pointerOf(list)}/${index}` }],
             viewId,
           });
           // The rows below move up with their keys, so their controls (an entry the model refused) go along.
-          this.#follow(list, removal(index), this.view?.components ?? []);
+          // When another writer's reload followed rows meanwhile, it may have followed this removal too: the
+          // commit reads the view again and follows what the view still shows, so each move applies once.
+          if (this.#reorders === reloads) this.#follow(list, removal(index), this.view?.components ?? []);
           return result;
         });
       },

@@ -6,7 +6,8 @@
  * change removes the row the person saw, or nothing when it is gone, and a row's
  * button does nothing once its row is gone; a row's tab follows it; the answer to
  * a write under way when rows moved lands on the right rows, and one that lands after
- * the person went to another view leaves that view alone; a deleted model is
+ * the person went to another view leaves that view alone; a refused write's message
+ * and a Remove racing another writer's reload land on the right rows; a deleted model is
  * not shown again by a load that was under way.
  *
  * @module
@@ -405,4 +406,48 @@ Deno.test("the renderer: a refused write's message lands on its row when another
       [false, true, false],
       "the message is on row c (now the second row), not on row d",
     );
+  }));
+
+Deno.test("the renderer: another writer's reload during the person's Remove moves the messages once", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    // Row d holds a refused entry's message.
+    const dField = view.getByLabel("D", { exact: true }).nth(3);
+    await dField.fill("dddd");
+    await dField.press("Enter");
+    await view.getByText("more than 3").waitFor();
+    await view.evaluate(async (element) => {
+      const el = element as unknown as {
+        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
+        updateComplete: Promise<unknown>;
+      };
+      const real = el.invoker;
+      const held = globalThis as unknown as { release?: () => void };
+      el.invoker = {
+        invoke: (op, input) => {
+          const answer = real.invoke(op, input);
+          return op.name !== "patch"
+            ? answer
+            : new Promise((resolve) => held.release = () => resolve(answer));
+        },
+      };
+      await el.updateComplete;
+    });
+    // The person removes row a (the model has it); another writer removes row b before the answer comes.
+    await view.getByRole("button", { name: "Remove" }).first().click();
+    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await keepOnly(page, ["c", "d"]);
+    await untilRowsHeld(page, view, 2);
+    await view.evaluate(async (element) => {
+      const committed = new Promise((resolve) =>
+        element.addEventListener("svc-commit", resolve, { once: true })
+      );
+      (globalThis as unknown as { release: () => void }).release();
+      await committed;
+      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+    });
+    await screenshot(page, "renderer-others-remove-during-reload");
+    const messages = await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
+      inputs.map((input) => /more than 3/.test(input.parentElement?.textContent ?? ""))
+    );
+    assert.deepEqual(messages, [false, true], "the message stays on row d, not moved onto row c");
   }));
