@@ -75,7 +75,8 @@ export function placeConstraints(
  * The messages of a refused write. `written`: the addresses the write named;
  * `bound`: the addresses the view shows (for constraint paths); `severity`:
  * `warning` when the fields show the model's values again (nothing refused
- * stays in them).
+ * stays in them); `follow`: where a violation's path (of the rows when the
+ * model checked) is now, when rows moved since.
  */
 export function messagesOfError(
   err: unknown,
@@ -83,13 +84,16 @@ export function messagesOfError(
   written: string[],
   bound: string[],
   severity: FieldMessage["severity"] = "error",
+  follow: (address: string) => string[] = (address) => [address],
 ): MessageMap {
   const map: MessageMap = new Map();
   const body = err instanceof ServiceError ? err.body : undefined;
   const violations = (body?.violations ?? []) as Json[];
   if (err instanceof ServiceError && err.kind === "schema_violation" && violations.length) {
     for (const v of violations as unknown as SchemaViolation[]) {
-      add(map, canonical(v.path) || canonical(written[0] ?? ""), { text: v.message, severity });
+      // The path is of the rows when the model checked the write: it goes where that row is now.
+      const place = v.path ? follow(v.path)[0] : written[0] ?? "";
+      if (place !== undefined) add(map, canonical(place), { text: v.message, severity });
     }
   } else if (err instanceof ServiceError && err.kind === "constraint_violation" && violations.length) {
     placeConstraints(map, violations as unknown as ConstraintViolation[], spec, written, bound, severity);

@@ -556,8 +556,10 @@ export class SvcView extends LitElement {
       const mutated = now(result.mutatedPaths);
       // Fields this write changed hold their new, accepted values: their old errors no longer apply.
       for (const address of mutated) this.#messages.delete(canonical(address));
-      // The delta's components have the ids of the rows before: the view is read again instead.
-      if (this.#reorders !== reloads) await this.reload();
+      // The delta's components have the ids of the rows before, or belong to the view the person left (its
+      // ids may name other components here): the view is read again instead.
+      const left = this.view?.viewId !== view.viewId || (this.viewId !== "" && this.viewId !== view.viewId);
+      if (this.#reorders !== reloads || left) await this.reload();
       else if (this.view && result.viewDelta) {
         const components = applyDelta(this.view.components, result.viewDelta);
         this.view = { ...this.view, components: await this.#resolveOptions(components) };
@@ -576,7 +578,9 @@ export class SvcView extends LitElement {
       const shown = now(written);
       if (goesBack) shown.forEach((address) => this.#restore.add(canonical(address)));
       const severity = goesBack ? "warning" : "error";
-      for (const [address, list] of messagesOfError(err, this.#spec, shown, bound, severity)) {
+      for (
+        const [address, list] of messagesOfError(err, this.#spec, shown, bound, severity, (a) => now([a]))
+      ) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
       this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
@@ -796,13 +800,16 @@ export class SvcView extends LitElement {
         const { list, index } = row;
         void this.#commit([list], async (viewId, expect) => {
           expect([`${list}[${index}]`]);
+          const reloads = this.#reorders;
           const result = await invoker.invoke(operations.patch, {
             id,
             patch: [{ op: "remove", path: `${pointerOf(list)}/${index}` }],
             viewId,
           });
           // The rows below move up with their keys, so their controls (an entry the model refused) go along.
-          this.#follow(list, removal(index), this.view?.components ?? []);
+          // When another writer's reload followed rows meanwhile, it may have followed this removal too: the
+          // commit reads the view again and follows what the view still shows, so each move applies once.
+          if (this.#reorders === reloads) this.#follow(list, removal(index), this.view?.components ?? []);
           return result;
         });
       },

@@ -5,7 +5,9 @@
  * row keys and the person's edits along; a Remove pressed on a render from before such a
  * change removes the row the person saw, or nothing when it is gone, and a row's
  * button does nothing once its row is gone; a row's tab follows it; the answer to
- * a write under way when rows moved lands on the right rows; a deleted model is
+ * a write under way when rows moved lands on the right rows, and one that lands after
+ * the person went to another view leaves that view alone; a refused write's message
+ * and a Remove racing another writer's reload land on the right rows; a deleted model is
  * not shown again by a load that was under way.
  *
  * @module
@@ -287,4 +289,165 @@ Deno.test("the renderer: a load under way when the model is deleted does not sho
     });
     assert.deepEqual(await view.getByRole("alert").allInnerTexts(), ["Model 'others' was deleted."]);
     assert.equal(await view.getByRole("heading", { name: "Main" }).count(), 0);
+  }));
+
+/** Two views each with a field of id `title`, bound to different rows. */
+const SPEC_TWO_TITLES = {
+  ...SPEC,
+  viewDefinition: {
+    defaultView: "main",
+    views: [
+      {
+        id: "main",
+        label: "Main",
+        components: [{ id: "title", type: "textField", bind: "$.lines[0].d", label: "First" }],
+      },
+      {
+        id: "other",
+        label: "Other",
+        components: [{ id: "title", type: "textField", bind: "$.lines[1].d", label: "Second" }],
+      },
+    ],
+  },
+};
+
+Deno.test("the renderer: the answer to a write under way when the person moved to another view does not land there", () =>
+  withEmbeddedSpec(SPEC_TWO_TITLES, { heading: "Main" }, async (page, view) => {
+    await view.evaluate(async (element) => {
+      const el = element as unknown as {
+        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
+        updateComplete: Promise<unknown>;
+      };
+      const real = el.invoker;
+      const held = globalThis as unknown as { release?: () => void };
+      el.invoker = {
+        invoke: (op, input) => {
+          const answer = real.invoke(op, input);
+          return op.name !== "mutate"
+            ? answer
+            : new Promise((resolve) => held.release = () => resolve(answer));
+        },
+      };
+      await el.updateComplete;
+    });
+    // Main's First (row a's D) is written; the person goes to the other view before the answer comes.
+    const first = view.getByLabel("First", { exact: true });
+    await first.fill("aa");
+    await first.press("Enter");
+    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await view.evaluate((el) => (el as unknown as { viewId: string }).viewId = "other");
+    const second = view.getByLabel("Second", { exact: true });
+    await second.waitFor();
+    await view.evaluate(async (element) => {
+      const committed = new Promise((resolve) =>
+        element.addEventListener("svc-commit", resolve, { once: true })
+      );
+      (globalThis as unknown as { release: () => void }).release();
+      await committed;
+      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+    });
+    await screenshot(page, "renderer-others-answer-after-navigate");
+    assert.equal(
+      await second.inputValue(),
+      "b",
+      "the main view's answer does not fill the other view's field",
+    );
+    assert.deepEqual(
+      await view.evaluate((el) =>
+        (el as unknown as { view: { components: { value: unknown }[] } }).view.components.map((c) => c.value)
+      ),
+      ["b"],
+    );
+    assert.deepEqual(await linesOf(page), ["aa", "b", "c", "d"]);
+  }));
+
+Deno.test("the renderer: a refused write's message lands on its row when another writer moved rows meanwhile", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    await view.evaluate(async (element) => {
+      const el = element as unknown as {
+        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
+        updateComplete: Promise<unknown>;
+      };
+      const real = el.invoker;
+      const held = globalThis as unknown as { release?: () => void };
+      el.invoker = {
+        invoke: (op, input) => {
+          const answer = real.invoke(op, input);
+          answer.catch(() => {});
+          return op.name !== "mutate"
+            ? answer
+            : new Promise((resolve) => held.release = () => resolve(answer));
+        },
+      };
+      await el.updateComplete;
+    });
+    // Row c's D is written too long (refused at row index 2); another writer removes row a before the answer.
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("cccc");
+    await d.press("Enter");
+    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await keepOnly(page, ["b", "c", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await view.evaluate(async (element) => {
+      const refused = new Promise((resolve) =>
+        element.addEventListener("svc-error", resolve, { once: true })
+      );
+      (globalThis as unknown as { release: () => void }).release();
+      await refused;
+      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+    });
+    await screenshot(page, "renderer-others-refused-after-move");
+    // Each D field's message sits beside it, in the field's own wrapper.
+    const messages = await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
+      inputs.map((input) => input.parentElement?.textContent ?? "")
+    );
+    assert.deepEqual(
+      messages.map((text) => /more than 3/.test(text)),
+      [false, true, false],
+      "the message is on row c (now the second row), not on row d",
+    );
+  }));
+
+Deno.test("the renderer: another writer's reload during the person's Remove moves the messages once", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    // Row d holds a refused entry's message.
+    const dField = view.getByLabel("D", { exact: true }).nth(3);
+    await dField.fill("dddd");
+    await dField.press("Enter");
+    await view.getByText("more than 3").waitFor();
+    await view.evaluate(async (element) => {
+      const el = element as unknown as {
+        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
+        updateComplete: Promise<unknown>;
+      };
+      const real = el.invoker;
+      const held = globalThis as unknown as { release?: () => void };
+      el.invoker = {
+        invoke: (op, input) => {
+          const answer = real.invoke(op, input);
+          return op.name !== "patch"
+            ? answer
+            : new Promise((resolve) => held.release = () => resolve(answer));
+        },
+      };
+      await el.updateComplete;
+    });
+    // The person removes row a (the model has it); another writer removes row b before the answer comes.
+    await view.getByRole("button", { name: "Remove" }).first().click();
+    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await keepOnly(page, ["c", "d"]);
+    await untilRowsHeld(page, view, 2);
+    await view.evaluate(async (element) => {
+      const committed = new Promise((resolve) =>
+        element.addEventListener("svc-commit", resolve, { once: true })
+      );
+      (globalThis as unknown as { release: () => void }).release();
+      await committed;
+      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+    });
+    await screenshot(page, "renderer-others-remove-during-reload");
+    const messages = await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
+      inputs.map((input) => /more than 3/.test(input.parentElement?.textContent ?? ""))
+    );
+    assert.deepEqual(messages, [false, true], "the message stays on row d, not moved onto row c");
   }));
