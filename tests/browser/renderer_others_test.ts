@@ -81,6 +81,29 @@ function keepOnly(page: Page, kept: string[]): Promise<void> {
   }, kept);
 }
 
+/**
+ * Holds back the element's answers to `op` (`mutate`, `patch`) until the page calls `release()`; a refused
+ * answer held is not reported as unhandled meanwhile.
+ */
+async function holdAnswers(view: Locator, op: string): Promise<void> {
+  await view.evaluate(async (element, held) => {
+    const el = element as unknown as {
+      invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
+      updateComplete: Promise<unknown>;
+    };
+    const real = el.invoker;
+    const page = globalThis as unknown as { release?: () => void };
+    el.invoker = {
+      invoke: (call, input) => {
+        const answer = real.invoke(call, input);
+        answer.catch(() => {});
+        return call.name !== held ? answer : new Promise((resolve) => page.release = () => resolve(answer));
+      },
+    };
+    await el.updateComplete;
+  }, op);
+}
+
 /** Waits until the element holds a view of `count` rows (rendered or not). */
 async function untilRowsHeld(page: Page, view: Locator, count: number): Promise<void> {
   await page.waitForFunction(
@@ -201,23 +224,7 @@ Deno.test("the renderer: a row's tab follows it when rows move; its button does 
 Deno.test("the renderer: the answer to a write under way when another writer moved rows lands on its row", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
     // The element's writes are answered only when the test says so.
-    await view.evaluate(async (element) => {
-      const el = element as unknown as {
-        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
-        updateComplete: Promise<unknown>;
-      };
-      const real = el.invoker;
-      const held = globalThis as unknown as { release?: () => void };
-      el.invoker = {
-        invoke: (op, input) => {
-          const answer = real.invoke(op, input);
-          return op.name !== "mutate"
-            ? answer
-            : new Promise((resolve) => held.release = () => resolve(answer));
-        },
-      };
-      await el.updateComplete;
-    });
+    await holdAnswers(view, "mutate");
     // Row c's D is written (the model has it), and another writer removes row a before the answer comes.
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("cc");
@@ -313,23 +320,7 @@ const SPEC_TWO_TITLES = {
 
 Deno.test("the renderer: the answer to a write under way when the person moved to another view does not land there", () =>
   withEmbeddedSpec(SPEC_TWO_TITLES, { heading: "Main" }, async (page, view) => {
-    await view.evaluate(async (element) => {
-      const el = element as unknown as {
-        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
-        updateComplete: Promise<unknown>;
-      };
-      const real = el.invoker;
-      const held = globalThis as unknown as { release?: () => void };
-      el.invoker = {
-        invoke: (op, input) => {
-          const answer = real.invoke(op, input);
-          return op.name !== "mutate"
-            ? answer
-            : new Promise((resolve) => held.release = () => resolve(answer));
-        },
-      };
-      await el.updateComplete;
-    });
+    await holdAnswers(view, "mutate");
     // Main's First (row a's D) is written; the person goes to the other view before the answer comes.
     const first = view.getByLabel("First", { exact: true });
     await first.fill("aa");
@@ -363,24 +354,7 @@ Deno.test("the renderer: the answer to a write under way when the person moved t
 
 Deno.test("the renderer: a refused write's message lands on its row when another writer moved rows meanwhile", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
-    await view.evaluate(async (element) => {
-      const el = element as unknown as {
-        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
-        updateComplete: Promise<unknown>;
-      };
-      const real = el.invoker;
-      const held = globalThis as unknown as { release?: () => void };
-      el.invoker = {
-        invoke: (op, input) => {
-          const answer = real.invoke(op, input);
-          answer.catch(() => {});
-          return op.name !== "mutate"
-            ? answer
-            : new Promise((resolve) => held.release = () => resolve(answer));
-        },
-      };
-      await el.updateComplete;
-    });
+    await holdAnswers(view, "mutate");
     // Row c's D is written too long (refused at row index 2); another writer removes row a before the answer.
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("cccc");
@@ -415,23 +389,7 @@ Deno.test("the renderer: another writer's reload during the person's Remove move
     await dField.fill("dddd");
     await dField.press("Enter");
     await view.getByText("more than 3").waitFor();
-    await view.evaluate(async (element) => {
-      const el = element as unknown as {
-        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
-        updateComplete: Promise<unknown>;
-      };
-      const real = el.invoker;
-      const held = globalThis as unknown as { release?: () => void };
-      el.invoker = {
-        invoke: (op, input) => {
-          const answer = real.invoke(op, input);
-          return op.name !== "patch"
-            ? answer
-            : new Promise((resolve) => held.release = () => resolve(answer));
-        },
-      };
-      await el.updateComplete;
-    });
+    await holdAnswers(view, "patch");
     // The person removes row a (the model has it); another writer removes row b before the answer comes.
     await view.getByRole("button", { name: "Remove" }).first().click();
     await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
