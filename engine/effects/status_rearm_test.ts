@@ -223,9 +223,12 @@ Deno.test("a watched read-link that failed is fired again at a restart, and watc
   await after.service.close();
 });
 
-Deno.test("a blocked effect whose blocked document the model refuses records failed once", async () => {
-  const http = new ScriptedExecutor();
-  const { service, scheduler } = await watched([http]);
+/**
+ * A template `acme/base` whose effect `notify` (statusPath `$.io.notify`) fires when `net > 100`, and its
+ * branch `beta/eu`, whose inherited effect is blocked and whose live meta refuses the blocked phase (it takes
+ * the failed one).
+ */
+async function quarantinedBranch(service: ModelService, extra: { dedupeKey?: string }): Promise<void> {
   await service.createModel({
     id: "acme/base",
     schema: { type: "object", properties: { net: { type: "number" } } },
@@ -233,12 +236,11 @@ Deno.test("a blocked effect whose blocked document the model refuses records fai
       id: "notify",
       executor: "server",
       trigger: "net > 100",
-      dedupeKey: "net",
+      ...extra,
       statusPath: "$.io.notify",
       request: { url: "https://hub.example/", method: "POST", body: "{'net': net}" },
     }],
   });
-  // The branch's live meta refuses the blocked phase (and takes the failed one).
   await service.createModel({
     id: "beta/eu",
     template: { ref: "acme/base" },
@@ -249,6 +251,12 @@ Deno.test("a blocked effect whose blocked document the model refuses records fai
       expr: "['pending', 'in_flight', 'applied', 'failed', 'cancelled']",
     }],
   });
+}
+
+Deno.test("a blocked effect whose blocked document the model refuses records failed once", async () => {
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await watched([http]);
+  await quarantinedBranch(service, { dedupeKey: "net" });
   const first = await service.mutate("beta/eu", { "$.net": 200 });
   assert.deepEqual(first.mutatedPaths, ["$.net", "$.io.notify"]);
   const failed = ((await service.getState("beta/eu")) as { io: { notify: Status } }).io.notify;
@@ -265,27 +273,7 @@ Deno.test("a blocked effect whose blocked document the model refuses records fai
 Deno.test("approving an effect without dedupeKey whose blocked document was refused fires it, once", async () => {
   const http = new ScriptedExecutor();
   const { service, scheduler } = await watched([http]);
-  await service.createModel({
-    id: "acme/base",
-    schema: { type: "object", properties: { net: { type: "number" } } },
-    effects: [{
-      id: "notify",
-      executor: "server",
-      trigger: "net > 100",
-      statusPath: "$.io.notify",
-      request: { url: "https://hub.example/", method: "POST", body: "{'net': net}" },
-    }],
-  });
-  await service.createModel({
-    id: "beta/eu",
-    template: { ref: "acme/base" },
-    schema: {},
-    metaDerivations: [{
-      path: "$.io.notify.phase",
-      property: "enum",
-      expr: "['pending', 'in_flight', 'applied', 'failed', 'cancelled']",
-    }],
-  });
+  await quarantinedBranch(service, {});
   const notify = async () => ((await service.getState("beta/eu")) as { io: { notify: Status } }).io.notify;
   await service.mutate("beta/eu", { "$.net": 200 });
   // The refusal's record has the key null, as the effect's own key is: it must not hold the approved effect back.
