@@ -81,6 +81,21 @@ function keepOnly(page: Page, kept: string[]): Promise<void> {
   }, kept);
 }
 
+/** Until the element's write is under way and its answer held ({@link holdAnswers}). */
+async function untilAnswerHeld(page: Page): Promise<void> {
+  await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+}
+
+/** Releases the held answer and waits for the element's `event` (`svc-commit`, `svc-error`) and its render. */
+async function releaseAnswer(view: Locator, event: string): Promise<void> {
+  await view.evaluate(async (element, event) => {
+    const answered = new Promise((resolve) => element.addEventListener(event, resolve, { once: true }));
+    (globalThis as unknown as { release: () => void }).release();
+    await answered;
+    await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
+  }, event);
+}
+
 /**
  * Holds back the element's answers to `op` (`mutate`, `patch`) until the page calls `release()`; a refused
  * answer held is not reported as unhandled meanwhile.
@@ -229,7 +244,7 @@ Deno.test("the renderer: the answer to a write under way when another writer mov
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("cc");
     await d.press("Enter");
-    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await untilAnswerHeld(page);
     await page.waitForFunction(async () => {
       const embed = await import("/svc-embed.js");
       const state = await (await embed.createModelService()).getState("others") as { lines: { d: string }[] };
@@ -237,14 +252,7 @@ Deno.test("the renderer: the answer to a write under way when another writer mov
     });
     await keepOnly(page, ["b", "cc", "d"]);
     await untilRowsHeld(page, view, 3);
-    await view.evaluate(async (element) => {
-      const committed = new Promise((resolve) =>
-        element.addEventListener("svc-commit", resolve, { once: true })
-      );
-      (globalThis as unknown as { release: () => void }).release();
-      await committed;
-      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
-    });
+    await releaseAnswer(view, "svc-commit");
     await screenshot(page, "renderer-others-answer-after-move");
     assert.deepEqual(
       await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
@@ -325,18 +333,11 @@ Deno.test("the renderer: the answer to a write under way when the person moved t
     const first = view.getByLabel("First", { exact: true });
     await first.fill("aa");
     await first.press("Enter");
-    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await untilAnswerHeld(page);
     await view.evaluate((el) => (el as unknown as { viewId: string }).viewId = "other");
     const second = view.getByLabel("Second", { exact: true });
     await second.waitFor();
-    await view.evaluate(async (element) => {
-      const committed = new Promise((resolve) =>
-        element.addEventListener("svc-commit", resolve, { once: true })
-      );
-      (globalThis as unknown as { release: () => void }).release();
-      await committed;
-      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
-    });
+    await releaseAnswer(view, "svc-commit");
     await screenshot(page, "renderer-others-answer-after-navigate");
     assert.equal(
       await second.inputValue(),
@@ -359,17 +360,10 @@ Deno.test("the renderer: a refused write's message lands on its row when another
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("cccc");
     await d.press("Enter");
-    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await untilAnswerHeld(page);
     await keepOnly(page, ["b", "c", "d"]);
     await untilRowsHeld(page, view, 3);
-    await view.evaluate(async (element) => {
-      const refused = new Promise((resolve) =>
-        element.addEventListener("svc-error", resolve, { once: true })
-      );
-      (globalThis as unknown as { release: () => void }).release();
-      await refused;
-      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
-    });
+    await releaseAnswer(view, "svc-error");
     await screenshot(page, "renderer-others-refused-after-move");
     // Each D field's message sits beside it, in the field's own wrapper.
     const messages = await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
@@ -392,17 +386,10 @@ Deno.test("the renderer: another writer's reload during the person's Remove move
     await holdAnswers(view, "patch");
     // The person removes row a (the model has it); another writer removes row b before the answer comes.
     await view.getByRole("button", { name: "Remove" }).first().click();
-    await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
+    await untilAnswerHeld(page);
     await keepOnly(page, ["c", "d"]);
     await untilRowsHeld(page, view, 2);
-    await view.evaluate(async (element) => {
-      const committed = new Promise((resolve) =>
-        element.addEventListener("svc-commit", resolve, { once: true })
-      );
-      (globalThis as unknown as { release: () => void }).release();
-      await committed;
-      await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
-    });
+    await releaseAnswer(view, "svc-commit");
     await screenshot(page, "renderer-others-remove-during-reload");
     const messages = await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
       inputs.map((input) => /more than 3/.test(input.parentElement?.textContent ?? ""))
