@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { constraintViolation, type ModelSpec, schemaViolation } from "../../engine/mod.ts";
+import { constraintViolation, type ModelSpec, schemaViolation, ServiceError } from "../../engine/mod.ts";
 import { type MessageMap, messagesOfError } from "./messages.ts";
 import { followRows, matchRows, moveOf, removal } from "./row_moves.ts";
 
@@ -69,4 +69,29 @@ Deno.test("messages follow rows another writer removed and reordered, those of a
     "$.lines[1].n": "a",
     "$.lines": "list",
   });
+});
+
+/** A refused write whose schema violation is of row 2, as the model checked it. */
+const refusedAtRow2 = new ServiceError("schema_violation", "refused", {
+  violations: [{ path: "$.lines[2].d", message: "must NOT have more than 3 characters" }],
+});
+
+Deno.test("messagesOfError: a violation's path follows its row when rows moved", () => {
+  const moved = messagesOfError(
+    refusedAtRow2,
+    null,
+    ["$.lines[1].d"],
+    [],
+    "error",
+    (a) => [a.replace("[2]", "[1]")],
+  );
+  assert.deepEqual([...moved.keys()], ["$.lines[1].d"]);
+});
+
+Deno.test("messagesOfError: a violation of a row that is gone places no message", () => {
+  assert.equal(messagesOfError(refusedAtRow2, null, [], [], "error", () => []).size, 0);
+});
+
+Deno.test("messagesOfError: without moves the violation's path is kept", () => {
+  assert.deepEqual([...messagesOfError(refusedAtRow2, null, [], []).keys()], ["$.lines[2].d"]);
 });
