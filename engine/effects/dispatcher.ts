@@ -41,6 +41,9 @@ export interface DispatchHost {
   retryLater(job: EffectJob, dueAt: number): Promise<void>;
 }
 
+/** Failed settlements of one outcome tried again (after the effect's backoff) before the job is given up. */
+export const SETTLE_RETRIES = 5;
+
 /** Hooks for metrics and logs. */
 export interface DispatchObserver {
   /** One attempt ended: its kind, whether it succeeded and how long it took. */
@@ -142,10 +145,23 @@ export class EffectDispatcher {
     if (!start || abort.signal.aborted) return null;
     if ("wait" in start) return start.wait;
     const { run: job, policy } = start;
-    if (refused) {
-      await this.#host.settle(job, refused);
-      return null;
+    // A job whose settlement failed carries its outcome: it is settled again, its request never sent again.
+    const outcome = job.outcome ?? refused ?? await this.#execute(job, policy, abort);
+    if (!outcome) return null;
+    if (!outcome.ok && outcome.retryable && job.attempt <= policy.retries) {
+      const retry = { ...job, dueAt: this.#clock.now() + backoffDelay(policy, job.attempt) };
+      await this.#host.retryLater(retry, retry.dueAt);
+      return retry;
     }
+    return await this.#settle(job, outcome, policy);
+  }
+
+  /** Runs the job's executor once; null when the job was cancelled meanwhile. */
+  async #execute(
+    job: EffectJob,
+    policy: EffectPolicy,
+    abort: AbortController,
+  ): Promise<ExecutorOutcome | null> {
     const executor = this.#executors.get(kindOf(job))!;
     const started = this.#clock.now();
     // The attempt's time limit runs on the host's scheduler, like every other wait here.
@@ -178,25 +194,52 @@ export class EffectDispatcher {
       outcome.ok ? "success" : "failure",
       this.#clock.now() - started,
     );
-    if (!outcome.ok && outcome.retryable && job.attempt <= policy.retries) {
-      const retry = { ...job, dueAt: this.#clock.now() + backoffDelay(policy, job.attempt) };
-      await this.#host.retryLater(retry, retry.dueAt);
-      return retry;
-    }
+    return outcome;
+  }
+
+  /**
+   * Settles a job with its outcome. When the store fails, the job keeps the
+   * outcome and is settled again after its backoff, up to
+   * {@link SETTLE_RETRIES} times; then it is recorded failed, or, when the
+   * store takes not even that, left in the outbox for the next start.
+   */
+  async #settle(job: EffectJob, outcome: ExecutorOutcome, policy: EffectPolicy): Promise<EffectJob | null> {
     try {
       await this.#host.settle(job, outcome);
+      return null;
     } catch (err) {
-      // The store failed, not the model: the job stays in the outbox and runs again after its backoff.
-      this.#observer.warn?.(
-        `effect '${job.effectId}' of model '${job.modelId}': settlement failed, retried: ${
-          (err as Error).message
-        }`,
-      );
-      const retry = { ...job, dueAt: this.#clock.now() + backoffDelay(policy, job.attempt) };
-      await this.#host.retryLater(retry, retry.dueAt).catch(() => {});
+      const failures = (job.settleFailures ?? 0) + 1;
+      const warn = (what: string) =>
+        this.#observer.warn?.(
+          `effect '${job.effectId}' of model '${job.modelId}' (job '${job.id}'): settlement failed${what}`,
+        );
+      const why = ` (${(err as Error).message})`;
+      if (failures > SETTLE_RETRIES) {
+        const failed = finalFailure(`settlement failed ${failures} times${why}`);
+        warn(
+          ` ${failures} times${why}, ` + await this.#host.settle(job, failed).then(
+            () => "recorded failed",
+            () => "left in the outbox for the next start",
+          ),
+        );
+        return null;
+      }
+      const retry = {
+        ...job,
+        outcome,
+        settleFailures: failures,
+        dueAt: this.#clock.now() + backoffDelay(policy, failures),
+      };
+      try {
+        await this.#host.retryLater(retry, retry.dueAt);
+      } catch (kept) {
+        // Not armed: the job stays as the store has it, for the next start.
+        warn(`${why}, retry not kept (${(kept as Error).message}): left in the outbox as stored`);
+        return null;
+      }
+      warn(`${why}, retried`);
       return retry;
     }
-    return null;
   }
 
   /** Stops a model's jobs: timers cleared, attempts aborted (their results are dropped). */

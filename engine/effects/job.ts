@@ -8,6 +8,7 @@
  */
 import type { Json } from "../json/value.ts";
 import type { EffectRequest, EffectWork } from "../runtime/results.ts";
+import type { ExecutorOutcome } from "./executor.ts";
 
 /** A fired effect waiting for (or in) its executor. */
 export interface EffectJob {
@@ -34,6 +35,13 @@ export interface EffectJob {
   dueAt: number;
   /** Attempts started so far. */
   attempt: number;
+  /**
+   * The executor's outcome, kept when settling it failed (the store did): the
+   * job is settled again with it, never sent again.
+   */
+  outcome?: ExecutorOutcome;
+  /** Settlements of {@link outcome} that failed so far. */
+  settleFailures?: number;
 }
 
 /** Outbox changes made with a commit (or on their own). */

@@ -2,12 +2,18 @@ import assert from "node:assert/strict";
 import type { AuditRecord } from "../audit/chain.ts";
 import { unavailable } from "../errors.ts";
 import type { CommitStates, LogEntry } from "../service/ports.ts";
+import { SETTLE_RETRIES } from "./dispatcher.ts";
 import type { JobChanges } from "./job.ts";
-import { effectService, ok, OutboxStore, ScriptedExecutor } from "./test_support.ts";
+import { effectService, ok, ReloadableStore, ScriptedExecutor } from "./test_support.ts";
 
-/** An outbox store whose next commit matching `failWhen` throws once (a 503 settling a job, else an I/O error). */
-class FlakyStore extends OutboxStore {
+/**
+ * A store (reloadable, as after a restart) whose next `failures` commits matching `failWhen` throw (a 503
+ * settling a job, else an I/O error), and whose next `failUpdates` outbox updates on their own throw too.
+ */
+class FlakyStore extends ReloadableStore {
   failWhen: ((jobs: JobChanges) => boolean) | null = null;
+  failures = 1;
+  failUpdates = 0;
 
   override commit(
     modelId: string,
@@ -16,11 +22,19 @@ class FlakyStore extends OutboxStore {
     audit: AuditRecord | null,
     jobs?: JobChanges,
   ): Promise<void> {
-    if (this.failWhen?.(jobs ?? {})) {
-      this.failWhen = null;
+    if (this.failWhen?.(jobs ?? {}) && this.failures > 0) {
+      this.failures--;
       return Promise.reject(jobs?.remove?.length ? unavailable("store unavailable") : new Error("disk full"));
     }
     return super.commit(modelId, entry, states, audit, jobs);
+  }
+
+  override updateJobs(modelId: string, jobs: JobChanges): Promise<void> {
+    if (this.failUpdates > 0) {
+      this.failUpdates--;
+      return Promise.reject(new Error("disk full"));
+    }
+    return super.updateJobs(modelId, jobs);
   }
 }
 
@@ -42,35 +56,129 @@ const spec = {
 
 type State = { v?: number; io: { fx?: Record<string, unknown> } };
 
-async function run(failWhen: (jobs: JobChanges) => boolean, answers: ReturnType<typeof ok>[]) {
+/** Settlements (commits removing the job) fail. */
+const settling = (jobs: JobChanges) => (jobs.remove?.length ?? 0) > 0;
+
+async function run(
+  failWhen: (jobs: JobChanges) => boolean,
+  answers: ReturnType<typeof ok>[],
+  store = new FlakyStore(),
+  failures = 1,
+) {
   const warnings: string[] = [];
   const http = new ScriptedExecutor().answer(...answers);
-  const store = new FlakyStore();
   const { service, scheduler } = await effectService([http], {
     store,
     observer: { warn: (message) => warnings.push(message) },
   });
   await service.createModel(spec);
   store.failWhen = failWhen;
+  store.failures = failures;
   await service.mutate("c", { "$.go": true });
   await scheduler.advance(0);
   return { service, scheduler, store, http, warnings };
 }
 
-Deno.test("a fold-back the store fails to commit stays in the outbox and folds back on retry", async () => {
-  const { service, scheduler, store, warnings } = await run(
-    (jobs) => (jobs.remove?.length ?? 0) > 0,
+Deno.test("a fold-back the store fails to commit twice is settled again with its outcome, not sent again", async () => {
+  const { service, scheduler, store, http, warnings } = await run(
+    settling,
     [ok({ v: 1 }), ok({ v: 2 })],
+    undefined,
+    2,
   );
   let state = (await service.getState("c")) as State;
   assert.notEqual(state.io.fx?.phase, "failed", "the store failing is no refusal");
   assert.equal(state.v, undefined);
   assert.equal(store.outbox.size, 1, "the job is kept for a later attempt");
-  assert.match(warnings.join("\n"), /settlement failed, retried: store unavailable/);
+  assert.deepEqual([...store.outbox.values()][0].outcome, ok({ v: 1 }), "with its outcome");
+  assert.match(warnings.join("\n"), /job 'fx@.*'\): settlement failed \(store unavailable\), retried/);
   await scheduler.advance(60_000);
   state = (await service.getState("c")) as State;
-  assert.deepEqual([state.v, state.io.fx?.phase], [2, "applied"]);
+  assert.deepEqual([state.v, state.io.fx?.phase], [1, "applied"], "the first answer folded back");
+  assert.equal(http.jobs.length, 1, "the request was sent once");
+  assert.equal(warnings.length, 2);
   assert.equal(store.outbox.size, 0);
+  await service.close();
+});
+
+Deno.test("a fold-back the store failed to commit is settled after a restart with its outcome, not sent again", async () => {
+  const store = new FlakyStore();
+  const before = await run(settling, [ok({ v: 1 })], store);
+  await before.service.close();
+  const http = new ScriptedExecutor().answer(ok({ v: 2 }));
+  const { service, scheduler } = await effectService([http], { store });
+  await scheduler.advance(60_000);
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase], [1, "applied"]);
+  assert.deepEqual([before.http.jobs.length, http.jobs.length], [1, 0], "the request was sent once");
+  assert.equal(store.outbox.size, 0);
+  await service.close();
+});
+
+Deno.test("settling is given up after the retries: the job is recorded failed", async () => {
+  const { service, scheduler, store, http, warnings } = await run(
+    settling,
+    [ok({ v: 1 })],
+    undefined,
+    SETTLE_RETRIES + 1,
+  );
+  await scheduler.advance(3_600_000);
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase, state.io.fx?.error], [
+    undefined,
+    "failed",
+    `settlement failed ${SETTLE_RETRIES + 1} times (store unavailable)`,
+  ]);
+  assert.equal(http.jobs.length, 1);
+  assert.equal(store.outbox.size, 0);
+  assert.equal(warnings.length, SETTLE_RETRIES + 1);
+  assert.match(
+    warnings.at(-1)!,
+    /job 'fx@.*'\): settlement failed 6 times \(store unavailable\), recorded failed$/,
+  );
+  await service.close();
+});
+
+Deno.test("settling is given up after the retries: a failure the store refuses too leaves the job for the next start", async () => {
+  const store = new FlakyStore();
+  const before = await run(settling, [ok({ v: 1 })], store, Infinity);
+  await before.scheduler.advance(3_600_000);
+  assert.equal(before.warnings.length, SETTLE_RETRIES + 1, "no more retries");
+  assert.match(
+    before.warnings.at(-1)!,
+    /settlement failed 6 times .*, left in the outbox for the next start$/,
+  );
+  await before.scheduler.advance(3_600_000);
+  assert.equal(before.warnings.length, SETTLE_RETRIES + 1);
+  assert.equal(before.http.jobs.length, 1);
+  assert.equal(store.outbox.size, 1);
+  await before.service.close();
+
+  store.failures = 0;
+  const http = new ScriptedExecutor().answer(ok({ v: 2 }));
+  const { service, scheduler } = await effectService([http], { store });
+  await scheduler.advance(60_000);
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase], [1, "applied"], "its outcome, kept");
+  assert.equal(http.jobs.length, 0);
+  await service.close();
+});
+
+Deno.test("a retry the store fails to keep is reported and the job left as stored, not sent again", async () => {
+  const store = new FlakyStore();
+  store.failUpdates = 1;
+  const { service, scheduler, http, warnings } = await run(settling, [ok({ v: 1 }), ok({ v: 2 })], store);
+  assert.match(
+    warnings.join("\n"),
+    /settlement failed \(store unavailable\), retry not kept \(disk full\): left in the outbox as stored/,
+  );
+  await scheduler.advance(3_600_000);
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase], [undefined, "in_flight"]);
+  assert.equal(http.jobs.length, 1);
+  assert.equal(store.outbox.size, 1);
+  assert.equal([...store.outbox.values()][0].outcome, undefined, "as stored");
+  assert.equal(warnings.length, 1);
   await service.close();
 });
 

@@ -964,6 +964,8 @@ export class ModelService implements ModelApi {
             slot.jobs.set(job.id, job);
             return { wait: job };
           }
+          // A job that carries its outcome is settled again, no attempt begun (settling checks it still stands).
+          if (job.outcome) return { run: job, policy };
           // A job cancelled or superseded meanwhile is settled without an attempt (and never writes its
           // in_flight phase over a status document that is no longer its own).
           if (await this.#settle(slot, job, null)) return null;
@@ -1000,8 +1002,9 @@ export class ModelService implements ModelApi {
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
           if (!slot.jobs.has(job.id)) return;
-          slot.jobs.set(job.id, job);
+          // Kept here once the store has it: a failed write leaves the job as stored.
           await this.store.updateJobs(job.modelId, { update: [job] });
+          slot.jobs.set(job.id, job);
         });
       },
       settle: async (job, outcome) => {
