@@ -379,11 +379,15 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
-    name: "the outbox: an update changes a job still there and never brings back one removed",
+    name: "the outbox: an update changes a job still there (a failed settlement's outcome kept with it) " +
+      "and never brings back one removed",
     needs: ["durable"],
     async run(fixture) {
       const due = job(SPEC.id, "remind@1#1", 10);
-      const [counted, again] = [{ ...due, attempt: 1, dueAt: 15 }, { ...due, attempt: 2, dueAt: 20 }];
+      // A retried settlement keeps the executor's outcome, so a restart settles it without sending it again.
+      const outcome = { ok: true as const, response: { v: [1, "é", null] }, status: 200 };
+      const counted = { ...due, attempt: 1, dueAt: 15, outcome, settleFailures: 1 };
+      const again = { ...due, attempt: 2, dueAt: 20 };
       await withStorage(fixture, async ({ store }) => {
         await store.save(SPEC, STATE, { created: true, jobs: { put: [due] } });
         await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, {
