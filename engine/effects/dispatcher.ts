@@ -4,7 +4,8 @@
  * `policy.timeoutMs`; a retryable failure is tried again after a doubling
  * delay while `policy.retries` allows; the outcome is handed back to the host,
  * which settles the job in one commit (fold-back, failure, cancellation or
- * supersession). The host keeps jobs durable, so the dispatcher holds only
+ * supersession); when the store fails that commit, the job keeps the outcome
+ * and is settled again later, never sent again. The host keeps jobs durable, so the dispatcher holds only
  * timers and in-flight attempts: after a restart the host enqueues what its
  * store still holds.
  *
@@ -32,7 +33,8 @@ export interface DispatchHost {
   /**
    * Starts an attempt from the host's latest copy of the job (the dispatcher's
    * may be older): counts it durably and, for kinds that work in the
-   * background, writes the `in_flight` phase.
+   * background, writes the `in_flight` phase; a job carrying its outcome
+   * (a failed settlement) starts no attempt.
    */
   begin(job: EffectJob): Promise<AttemptStart>;
   /** Settles a job with its final outcome, in one commit with the job's removal. */
