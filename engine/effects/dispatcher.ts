@@ -5,9 +5,9 @@
  * delay while `policy.retries` allows; the outcome is handed back to the host,
  * which settles the job in one commit (fold-back, failure, cancellation or
  * supersession); when the store fails that commit, the job keeps the outcome
- * and is settled again later, never sent again. The host keeps jobs durable, so the dispatcher holds only
- * timers and in-flight attempts: after a restart the host enqueues what its
- * store still holds.
+ * and is settled again later, never sent again. The host keeps jobs durable,
+ * so the dispatcher holds only timers and in-flight attempts: after a restart
+ * the host enqueues what its store still holds.
  *
  * A kind with no executor on this host fails with
  * `no_executor_for_kind:<kind>` (`llm not configured` for `llm`).
