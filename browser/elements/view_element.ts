@@ -518,6 +518,11 @@ export class SvcView extends LitElement {
     return applyDelta(components, options);
   }
 
+  /** Whether the person left `view` for another one (shown, or being loaded) since it showed. */
+  #left(view: EvaluatedView): boolean {
+    return this.view?.viewId !== view.viewId || (this.viewId !== "" && this.viewId !== view.viewId);
+  }
+
   /**
    * Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. When it is
    * refused, `goesBack` (a removal, a choice) puts the kept values back in the fields.
@@ -558,14 +563,15 @@ export class SvcView extends LitElement {
       for (const address of mutated) this.#messages.delete(canonical(address));
       // The delta's components have the ids of the rows before, or belong to the view the person left (its
       // ids may name other components here): the view is read again instead.
-      const left = this.view?.viewId !== view.viewId || (this.viewId !== "" && this.viewId !== view.viewId);
+      const left = this.#left(view);
       if (this.#reorders !== reloads || left) await this.reload();
       else if (this.view && result.viewDelta) {
         const components = applyDelta(this.view.components, result.viewDelta);
         this.view = { ...this.view, components: await this.#resolveOptions(components) };
       }
       const bound = boundAddresses(this.view?.components as unknown as Json);
-      placeConstraints(this.#messages, result.flaggedConstraints, this.#spec, now(written), bound, "warning");
+      const flagged = left ? [] : result.flaggedConstraints;
+      placeConstraints(this.#messages, flagged, this.#spec, now(written), bound, "warning", (a) => now([a]));
       this.#revision++;
       this.#emit("svc-commit", { modelId: this.modelId, viewId: view.viewId, result });
       this.#clearStaleRegions(mutated);
@@ -578,9 +584,11 @@ export class SvcView extends LitElement {
       const shown = now(written);
       if (goesBack) shown.forEach((address) => this.#restore.add(canonical(address)));
       const severity = goesBack ? "warning" : "error";
-      for (
-        const [address, list] of messagesOfError(err, this.#spec, shown, bound, severity, (a) => now([a]))
-      ) {
+      // Once the person left the view, its fields are gone: their messages are not the new view's.
+      const messages = this.#left(view)
+        ? []
+        : messagesOfError(err, this.#spec, shown, bound, severity, (a) => now([a]));
+      for (const [address, list] of messages) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
       this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
