@@ -518,9 +518,10 @@ export class SvcView extends LitElement {
     return applyDelta(components, options);
   }
 
-  /** Whether the person left `view` for another one (shown, or being loaded) since it showed. */
+  /** Whether the element left `view` for another view or model (shown, or being loaded) since it showed. */
   #left(view: EvaluatedView): boolean {
-    return this.view?.viewId !== view.viewId || (this.viewId !== "" && this.viewId !== view.viewId);
+    return this.view?.modelId !== view.modelId || this.modelId !== view.modelId ||
+      this.view?.viewId !== view.viewId || (this.viewId !== "" && this.viewId !== view.viewId);
   }
 
   /**
@@ -573,7 +574,8 @@ export class SvcView extends LitElement {
       const flagged = left ? [] : result.flaggedConstraints;
       placeConstraints(this.#messages, flagged, this.#spec, now(written), bound, "warning", (a) => now([a]));
       this.#revision++;
-      this.#emit("svc-commit", { modelId: this.modelId, viewId: view.viewId, result });
+      // Of the model written: the element may show another one by now.
+      this.#emit("svc-commit", { modelId: view.modelId, viewId: view.viewId, result });
       this.#clearStaleRegions(mutated);
       if (onChange !== undefined && onChange !== null) await this.#handler(onChange);
     } catch (err) {
@@ -591,7 +593,7 @@ export class SvcView extends LitElement {
       for (const [address, list] of messages) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
-      this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
+      this.#emit("svc-error", { modelId: view.modelId, message: (err as Error).message });
     } finally {
       this.#writing.delete(writing);
       done();

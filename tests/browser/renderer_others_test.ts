@@ -6,7 +6,7 @@
  * change removes the row the person saw, or nothing when it is gone, and a row's
  * button does nothing once its row is gone; a row's tab follows it; the answer to
  * a write under way when rows moved lands on the right rows, and one that lands after
- * the person went to another view leaves that view alone; a refused write's message,
+ * the person went to another view, or the element to another model, leaves it alone; a refused write's message,
  * a rule's refused or flagged (and follows its row later), and a Remove racing another
  * writer's reload land on the right rows, a rule's not in a view the person went to; a
  * deleted model is not shown again by a load that was under way.
@@ -530,4 +530,62 @@ Deno.test("the renderer: a rule flagged by a write answered after the person wen
       await view.evaluate((el) => (el as unknown as { messages: Map<string, unknown> }).messages.size),
       0,
     );
+  }));
+
+/** Opens a second model of {@link SPEC_RULES}, `second`, in the page, and shows it in the element instead. */
+async function showSecond(page: Page, view: Locator): Promise<void> {
+  await page.evaluate(async (spec) => {
+    const embed = await import("/svc-embed.js");
+    await embed.open(spec);
+  }, { ...SPEC_RULES, id: "second" });
+  await view.evaluate((el) => (el as unknown as { modelId: string }).modelId = "second");
+  await page.waitForFunction(
+    (el) => (el as unknown as { view: { modelId: string } | null }).view?.modelId === "second",
+    await view.elementHandle(),
+  );
+}
+
+Deno.test("the renderer: the answer to a write under way when the element went to another model stays out of it", () =>
+  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    // Row c's D becomes "ccc" in model others (flagged); the element shows model second, of the same views.
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("ccc");
+    await d.press("Enter");
+    await untilAnswerHeld(page);
+    await showSecond(page, view);
+    const committed = view.evaluate((el) =>
+      new Promise((resolve) =>
+        el.addEventListener("svc-commit", (e) => resolve((e as CustomEvent).detail.modelId), { once: true })
+      )
+    );
+    await releaseAnswer(view, "svc-commit");
+    await screenshot(page, "renderer-others-answer-after-model-switch");
+    assert.equal(await committed, "others", "the commit is of the model written");
+    assert.deepEqual(
+      await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
+        inputs.map((input) => (input as HTMLInputElement).value)
+      ),
+      ["a", "b", "c", "d"],
+      "model others' answer does not fill model second's fields",
+    );
+    assert.deepEqual(await besideEach(view, "D", "The third D is long"), [false, false, false, false]);
+  }));
+
+Deno.test("the renderer: a refused write's messages stay out of the model the element went to meanwhile", () =>
+  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    const n = view.getByLabel("N", { exact: true }).nth(2);
+    await n.fill("100");
+    await n.press("Enter");
+    await untilAnswerHeld(page);
+    await showSecond(page, view);
+    const refused = view.evaluate((el) =>
+      new Promise((resolve) =>
+        el.addEventListener("svc-error", (e) => resolve((e as CustomEvent).detail.modelId), { once: true })
+      )
+    );
+    await releaseAnswer(view, "svc-error");
+    assert.equal(await refused, "others", "the refusal is of the model written");
+    assert.deepEqual(await besideEach(view, "N", "at most 10"), [false, false, false, false]);
   }));
