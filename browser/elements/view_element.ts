@@ -321,7 +321,7 @@ export class SvcView extends LitElement {
       const invoker = (changed.has("invoker") ? changed.get("invoker") : this.invoker) as Invoker | undefined;
       const left = changed.get("modelId") as string | undefined;
       if (left && shown?.modelId === left && spec && invoker && !this.#closed) {
-        void this.#closeOnModel(shown, invoker, left, spec);
+        void this.#runOnModel(shown.onClose, invoker, left, spec);
       }
     }
     // The model changed: a field a check said "is required" of may be required no more, or hidden.
@@ -534,8 +534,7 @@ export class SvcView extends LitElement {
     onChange?: Json,
     goesBack = false,
   ): Promise<void> {
-    const invoker = this.invoker;
-    const view = this.view;
+    const [invoker, view, spec] = [this.invoker, this.view, this.#spec];
     if (!invoker || !view) return;
     const mine: OwnWrite[] = [];
     const expect = (addresses: string[]) => {
@@ -576,6 +575,12 @@ export class SvcView extends LitElement {
       this.#revision++;
       // Of the model written: the element may show another one by now.
       this.#emit("svc-commit", { modelId: view.modelId, viewId: view.viewId, result });
+      // Switched to another model meanwhile, the element leaves that one's regions alone, and the write's
+      // onChange is the written model's.
+      if (this.modelId !== view.modelId || this.invoker !== invoker) {
+        await this.#runOnModel(onChange, invoker, view.modelId, spec);
+        return;
+      }
       this.#clearStaleRegions(mutated);
       if (onChange !== undefined && onChange !== null) await this.#handler(onChange);
     } catch (err) {
@@ -674,11 +679,16 @@ export class SvcView extends LitElement {
   }
 
   /**
-   * Closes `view` of model `id`, which the element showed before it was switched to another model: only the
-   * `onClose` mutations run, on that model (through the invoker that reached it, with its spec's constants).
+   * Runs `handler` of model `id`, which the element showed before it was switched to another model (the
+   * `onClose` of the view left, the `onChange` of a write answered since): only its mutations run, on that
+   * model (through the invoker that reached it, with its spec's constants).
    */
-  async #closeOnModel(view: EvaluatedView, invoker: Invoker, id: string, spec: ModelSpec): Promise<void> {
-    const handler = view.onClose;
+  async #runOnModel(
+    handler: Json | undefined,
+    invoker: Invoker,
+    id: string,
+    spec: ModelSpec | null,
+  ): Promise<void> {
     if (!handler || typeof handler !== "object" || Array.isArray(handler)) return;
     if (typeof handler.mutations !== "string") return;
     try {

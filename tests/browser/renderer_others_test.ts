@@ -6,7 +6,8 @@
  * change removes the row the person saw, or nothing when it is gone, and a row's
  * button does nothing once its row is gone; a row's tab follows it; the answer to
  * a write under way when rows moved lands on the right rows, and one that lands after
- * the person went to another view, or the element to another model, leaves it alone; a refused write's message,
+ * the person went to another view, or the element to another model, leaves it alone
+ * (its onChange runs on the model written); a refused write's message,
  * a rule's refused or flagged (and follows its row later), and a Remove racing another
  * writer's reload land on the right rows, a rule's not in a view the person went to; a
  * deleted model is not shown again by a load that was under way.
@@ -65,6 +66,20 @@ const SPEC_WITH_TABS = {
     }],
   },
 };
+
+/** The state of model `others` of {@link SPEC}. */
+type State = { lines: { n: number; d: string }[] };
+
+/**
+ * Waits until model `id`'s state satisfies `holds` (Playwright's waitForFunction would not: it takes an async
+ * predicate's promise for a truthy answer at once).
+ */
+async function untilState(page: Page, id: string, holds: (state: unknown) => boolean): Promise<void> {
+  for (const end = Date.now() + 30_000; !holds(await stateOf(page, id));) {
+    if (Date.now() > end) throw new Error(`model ${id}'s state never came`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 /** The `d` of each line of the model's state. */
 async function linesOf(page: Page): Promise<unknown[]> {
@@ -158,15 +173,7 @@ Deno.test("the renderer: rows another writer removes or moves take their message
     );
     // The edit lands on its row.
     await view.getByLabel("D", { exact: true }).nth(1).press("Enter");
-    await page.waitForFunction(
-      async () => {
-        const embed = await import("/svc-embed.js");
-        const state = await (await embed.createModelService()).getState("others") as {
-          lines: { d: string }[];
-        };
-        return state.lines[1].d === "cc";
-      },
-    );
+    await untilState(page, "others", (state) => (state as State).lines[1].d === "cc");
     assert.deepEqual(await linesOf(page), ["b", "cc", "d"]);
 
     // Another writer moves row c to the top: its message and refused entry go along.
@@ -246,11 +253,7 @@ Deno.test("the renderer: the answer to a write under way when another writer mov
     await d.fill("cc");
     await d.press("Enter");
     await untilAnswerHeld(page);
-    await page.waitForFunction(async () => {
-      const embed = await import("/svc-embed.js");
-      const state = await (await embed.createModelService()).getState("others") as { lines: { d: string }[] };
-      return state.lines[2].d === "cc";
-    });
+    await untilState(page, "others", (state) => (state as State).lines[2].d === "cc");
     await keepOnly(page, ["b", "cc", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-commit");
@@ -532,12 +535,12 @@ Deno.test("the renderer: a rule flagged by a write answered after the person wen
     );
   }));
 
-/** Opens a second model of {@link SPEC_RULES}, `second`, in the page, and shows it in the element instead. */
-async function showSecond(page: Page, view: Locator): Promise<void> {
+/** Opens a second model of `spec` (default {@link SPEC_RULES}), `second`, and shows it in the element instead. */
+async function showSecond(page: Page, view: Locator, spec: object = SPEC_RULES): Promise<void> {
   await page.evaluate(async (spec) => {
     const embed = await import("/svc-embed.js");
     await embed.open(spec);
-  }, { ...SPEC_RULES, id: "second" });
+  }, { ...spec, id: "second" });
   await view.evaluate((el) => (el as unknown as { modelId: string }).modelId = "second");
   await page.waitForFunction(
     (el) => (el as unknown as { view: { modelId: string } | null }).view?.modelId === "second",
@@ -588,4 +591,37 @@ Deno.test("the renderer: a refused write's messages stay out of the model the el
     await releaseAnswer(view, "svc-error");
     assert.equal(await refused, "others", "the refusal is of the model written");
     assert.deepEqual(await besideEach(view, "N", "at most 10"), [false, false, false, false]);
+  }));
+
+/** A model whose Name, once changed, notes `touched` (its onChange). */
+const SPEC_ON_CHANGE = {
+  id: "others",
+  schema: { type: "object", properties: { name: { type: "string" }, touched: { type: "boolean" } } },
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      id: "main",
+      label: "Main",
+      components: [{
+        id: "name",
+        type: "textField",
+        bind: "$.name",
+        label: "Name",
+        onChange: { mutations: '{"$.touched": true}' },
+      }],
+    }],
+  },
+};
+
+Deno.test("the renderer: the onChange of a write answered after the element went to another model runs on the model written", () =>
+  withEmbeddedSpec(SPEC_ON_CHANGE, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    const name = view.getByLabel("Name", { exact: true });
+    await name.fill("Ada");
+    await name.press("Enter");
+    await untilAnswerHeld(page);
+    await showSecond(page, view, SPEC_ON_CHANGE);
+    await releaseAnswer(view, "svc-commit");
+    await untilState(page, "others", (state) => (state as { touched?: boolean }).touched === true);
+    assert.deepEqual(await stateOf(page, "second"), {}, "the model shown now is left alone");
   }));
