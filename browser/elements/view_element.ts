@@ -591,7 +591,7 @@ export class SvcView extends LitElement {
       const shown = now(written);
       if (goesBack) shown.forEach((address) => this.#restore.add(canonical(address)));
       const severity = goesBack ? "warning" : "error";
-      // Once the person left the view, its fields are gone: their messages are not the new view's.
+      // Once the element left the view (or model), its fields are gone: their messages are not the new view's.
       const messages = this.#left(view)
         ? []
         : messagesOfError(err, this.#spec, shown, bound, severity, (a) => now([a]));
