@@ -51,7 +51,14 @@ function under(pattern: string, address: string): boolean {
     patternMatches(p.path, a.path.slice(0, p.path.length));
 }
 
-/** Places constraint messages: at bound fields under the constraint's path, else at the written fields. */
+/** Where an address of the rows the model checked is now (`[]`: its row is gone); unchanged by default. */
+export type Follow = (address: string) => string[];
+
+/**
+ * Places constraint messages: at the written fields under the constraint's path and the bound field at it,
+ * else at the written fields, else at the form. `follow`: where the path (of the rows when the model
+ * checked) is now.
+ */
 export function placeConstraints(
   map: MessageMap,
   violations: ConstraintViolation[],
@@ -59,14 +66,19 @@ export function placeConstraints(
   written: string[],
   bound: string[],
   severity: FieldMessage["severity"],
+  follow: Follow = (address) => [address],
 ): void {
   for (const violation of violations) {
-    const path = spec?.constraints?.find((c) => c.id === violation.constraintId)?.path;
+    const guarded = spec?.constraints?.find((c) => c.id === violation.constraintId)?.path;
     const message = { text: violation.message, severity };
-    const targets = typeof path === "string"
-      ? [...written.filter((w) => under(path, w)), ...bound.filter((b) => canonical(b) === canonical(path))]
-      : [];
-    const places = targets.length ? targets : written.length ? written : [""];
+    // The path is of the rows when the model checked: it is where that row is now (none: the row is gone).
+    const path = typeof guarded === "string" ? follow(guarded)[0] : undefined;
+    const targets = path === undefined
+      ? []
+      : [...written.filter((w) => under(path, w)), ...bound.filter((b) => canonical(b) === canonical(path))];
+    // With its row gone and nothing written shown, the message has no field left to be about.
+    const gone = typeof guarded === "string" && path === undefined;
+    const places = targets.length ? targets : written.length ? written : gone ? [] : [""];
     for (const place of places) add(map, canonical(place), message);
   }
 }
@@ -75,8 +87,8 @@ export function placeConstraints(
  * The messages of a refused write. `written`: the addresses the write named;
  * `bound`: the addresses the view shows (for constraint paths); `severity`:
  * `warning` when the fields show the model's values again (nothing refused
- * stays in them); `follow`: where a violation's path (of the rows when the
- * model checked) is now, when rows moved since.
+ * stays in them); `follow`: where a violation's or a constraint's path (of
+ * the rows when the model checked) is now, when rows moved since.
  */
 export function messagesOfError(
   err: unknown,
@@ -84,7 +96,7 @@ export function messagesOfError(
   written: string[],
   bound: string[],
   severity: FieldMessage["severity"] = "error",
-  follow: (address: string) => string[] = (address) => [address],
+  follow: Follow = (address) => [address],
 ): MessageMap {
   const map: MessageMap = new Map();
   const body = err instanceof ServiceError ? err.body : undefined;
@@ -96,7 +108,8 @@ export function messagesOfError(
       if (place !== undefined) add(map, canonical(place), { text: v.message, severity });
     }
   } else if (err instanceof ServiceError && err.kind === "constraint_violation" && violations.length) {
-    placeConstraints(map, violations as unknown as ConstraintViolation[], spec, written, bound, severity);
+    const refused = violations as unknown as ConstraintViolation[];
+    placeConstraints(map, refused, spec, written, bound, severity, follow);
   } else {
     const text = (err as Error)?.message ?? String(err);
     for (const place of written.length ? written : [""]) {

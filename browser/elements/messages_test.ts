@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { constraintViolation, type ModelSpec, schemaViolation, ServiceError } from "../../engine/mod.ts";
-import { type MessageMap, messagesOfError } from "./messages.ts";
+import { type MessageMap, messagesOfError, placeConstraints } from "./messages.ts";
 import { followRows, matchRows, moveOf, removal } from "./row_moves.ts";
 
 const spec = {
@@ -94,4 +94,39 @@ Deno.test("messagesOfError: a violation of a row that is gone places no message"
 
 Deno.test("messagesOfError: without moves the violation's path is kept", () => {
   assert.deepEqual([...messagesOfError(refusedAtRow2, null, [], []).keys()], ["$.lines[2].d"]);
+});
+
+/** A model whose rule guards row 2's `n` (by index, as the model checks it). */
+const thirdRow = {
+  id: "m",
+  schema: {},
+  constraints: [{ id: "third", path: "$.lines[2].n", expr: "true", message: "at most 10", policy: "flag" }],
+} as unknown as ModelSpec;
+const third = [{ constraintId: "third", message: "at most 10", policy: "flag" as const }];
+/** Rows moved up one since the model checked (row 0 went). */
+const upOne = (a: string) => a.includes("[0]") ? [] : [a.replace("[2]", "[1]")];
+
+Deno.test("placeConstraints: a rule's path follows its row when rows moved", () => {
+  const map: MessageMap = new Map();
+  const bound = ["$.lines[0].n", "$.lines[1].n", "$.lines[2].n"];
+  placeConstraints(map, third, thirdRow, ["$.lines[1].n"], bound, "warning", upOne);
+  assert.deepEqual([...map.keys()], ["$.lines[1].n"], "row 2 as checked is row 1 now, not the row now third");
+  const refused = constraintViolation(third);
+  assert.deepEqual([...messagesOfError(refused, thirdRow, [], bound, "error", upOne).keys()], [
+    "$.lines[1].n",
+  ]);
+});
+
+Deno.test("placeConstraints: a rule of a row that is gone goes to the written fields, or nowhere", () => {
+  const gone = () => [];
+  const atWritten: MessageMap = new Map();
+  placeConstraints(atWritten, third, thirdRow, ["$.limit"], ["$.lines[0].n"], "error", gone);
+  assert.deepEqual([...atWritten.keys()], ["$.limit"]);
+  const nowhere: MessageMap = new Map();
+  placeConstraints(nowhere, third, thirdRow, [], ["$.lines[0].n"], "error", gone);
+  assert.equal(nowhere.size, 0);
+  // A rule without a path still speaks to the form.
+  const global: MessageMap = new Map();
+  placeConstraints(global, [{ ...third[0], constraintId: "cap" }], thirdRow, [], [], "error", gone);
+  assert.deepEqual([...global.keys()], [""]);
 });

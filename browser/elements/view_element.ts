@@ -321,7 +321,7 @@ export class SvcView extends LitElement {
       const invoker = (changed.has("invoker") ? changed.get("invoker") : this.invoker) as Invoker | undefined;
       const left = changed.get("modelId") as string | undefined;
       if (left && shown?.modelId === left && spec && invoker && !this.#closed) {
-        void this.#closeOnModel(shown, invoker, left, spec);
+        void this.#runOnModel(shown.onClose, invoker, left, spec);
       }
     }
     // The model changed: a field a check said "is required" of may be required no more, or hidden.
@@ -518,6 +518,12 @@ export class SvcView extends LitElement {
     return applyDelta(components, options);
   }
 
+  /** Whether the element left `view` for another view or model (shown, or being loaded) since it showed. */
+  #left(view: EvaluatedView): boolean {
+    return this.view?.modelId !== view.modelId || this.modelId !== view.modelId ||
+      this.view?.viewId !== view.viewId || (this.viewId !== "" && this.viewId !== view.viewId);
+  }
+
   /**
    * Writes `mutations` through the invoker and shows the result: the view delta, flags, messages. When it is
    * refused, `goesBack` (a removal, a choice) puts the kept values back in the fields.
@@ -528,8 +534,7 @@ export class SvcView extends LitElement {
     onChange?: Json,
     goesBack = false,
   ): Promise<void> {
-    const invoker = this.invoker;
-    const view = this.view;
+    const [invoker, view, spec] = [this.invoker, this.view, this.#spec];
     if (!invoker || !view) return;
     const mine: OwnWrite[] = [];
     const expect = (addresses: string[]) => {
@@ -558,16 +563,24 @@ export class SvcView extends LitElement {
       for (const address of mutated) this.#messages.delete(canonical(address));
       // The delta's components have the ids of the rows before, or belong to the view the person left (its
       // ids may name other components here): the view is read again instead.
-      const left = this.view?.viewId !== view.viewId || (this.viewId !== "" && this.viewId !== view.viewId);
+      const left = this.#left(view);
       if (this.#reorders !== reloads || left) await this.reload();
       else if (this.view && result.viewDelta) {
         const components = applyDelta(this.view.components, result.viewDelta);
         this.view = { ...this.view, components: await this.#resolveOptions(components) };
       }
       const bound = boundAddresses(this.view?.components as unknown as Json);
-      placeConstraints(this.#messages, result.flaggedConstraints, this.#spec, now(written), bound, "warning");
+      const flagged = left ? [] : result.flaggedConstraints;
+      placeConstraints(this.#messages, flagged, this.#spec, now(written), bound, "warning", (a) => now([a]));
       this.#revision++;
-      this.#emit("svc-commit", { modelId: this.modelId, viewId: view.viewId, result });
+      // Of the model written: the element may show another one by now.
+      this.#emit("svc-commit", { modelId: view.modelId, viewId: view.viewId, result });
+      // Switched to another model meanwhile, the element leaves that one's regions alone, and the write's
+      // onChange is the written model's.
+      if (this.modelId !== view.modelId || this.invoker !== invoker) {
+        await this.#runOnModel(onChange, invoker, view.modelId, spec);
+        return;
+      }
       this.#clearStaleRegions(mutated);
       if (onChange !== undefined && onChange !== null) await this.#handler(onChange);
     } catch (err) {
@@ -578,12 +591,14 @@ export class SvcView extends LitElement {
       const shown = now(written);
       if (goesBack) shown.forEach((address) => this.#restore.add(canonical(address)));
       const severity = goesBack ? "warning" : "error";
-      for (
-        const [address, list] of messagesOfError(err, this.#spec, shown, bound, severity, (a) => now([a]))
-      ) {
+      // Once the element left the view (or model), its fields are gone: their messages are not the new view's.
+      const messages = this.#left(view)
+        ? []
+        : messagesOfError(err, this.#spec, shown, bound, severity, (a) => now([a]));
+      for (const [address, list] of messages) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
-      this.#emit("svc-error", { modelId: this.modelId, message: (err as Error).message });
+      this.#emit("svc-error", { modelId: view.modelId, message: (err as Error).message });
     } finally {
       this.#writing.delete(writing);
       done();
@@ -664,11 +679,16 @@ export class SvcView extends LitElement {
   }
 
   /**
-   * Closes `view` of model `id`, which the element showed before it was switched to another model: only the
-   * `onClose` mutations run, on that model (through the invoker that reached it, with its spec's constants).
+   * Runs `handler` of model `id`, which the element showed before it was switched to another model (the
+   * `onClose` of the view left, the `onChange` of a write answered since): only its mutations run, on that
+   * model (through the invoker that reached it, with its spec's constants).
    */
-  async #closeOnModel(view: EvaluatedView, invoker: Invoker, id: string, spec: ModelSpec): Promise<void> {
-    const handler = view.onClose;
+  async #runOnModel(
+    handler: Json | undefined,
+    invoker: Invoker,
+    id: string,
+    spec: ModelSpec | null,
+  ): Promise<void> {
     if (!handler || typeof handler !== "object" || Array.isArray(handler)) return;
     if (typeof handler.mutations !== "string") return;
     try {

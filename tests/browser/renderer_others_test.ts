@@ -6,9 +6,11 @@
  * change removes the row the person saw, or nothing when it is gone, and a row's
  * button does nothing once its row is gone; a row's tab follows it; the answer to
  * a write under way when rows moved lands on the right rows, and one that lands after
- * the person went to another view leaves that view alone; a refused write's message
- * and a Remove racing another writer's reload land on the right rows; a deleted model is
- * not shown again by a load that was under way.
+ * the person went to another view, or the element to another model, leaves it alone
+ * (its onChange runs on the model written); a refused write's message,
+ * a rule's refused or flagged (and follows its row later), and a Remove racing another
+ * writer's reload land on the right rows, a rule's not in a view the person went to; a
+ * deleted model is not shown again by a load that was under way.
  *
  * @module
  */
@@ -64,6 +66,20 @@ const SPEC_WITH_TABS = {
     }],
   },
 };
+
+/** The state of model `others` of {@link SPEC}. */
+type State = { lines: { n: number; d: string }[] };
+
+/**
+ * Waits until model `id`'s state satisfies `holds` (Playwright's waitForFunction would not: it takes an async
+ * predicate's promise for a truthy answer at once).
+ */
+async function untilState(page: Page, id: string, holds: (state: unknown) => boolean): Promise<void> {
+  for (const end = Date.now() + 30_000; !holds(await stateOf(page, id));) {
+    if (Date.now() > end) throw new Error(`model ${id}'s state never came`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 /** The `d` of each line of the model's state. */
 async function linesOf(page: Page): Promise<unknown[]> {
@@ -157,15 +173,7 @@ Deno.test("the renderer: rows another writer removes or moves take their message
     );
     // The edit lands on its row.
     await view.getByLabel("D", { exact: true }).nth(1).press("Enter");
-    await page.waitForFunction(
-      async () => {
-        const embed = await import("/svc-embed.js");
-        const state = await (await embed.createModelService()).getState("others") as {
-          lines: { d: string }[];
-        };
-        return state.lines[1].d === "cc";
-      },
-    );
+    await untilState(page, "others", (state) => (state as State).lines[1].d === "cc");
     assert.deepEqual(await linesOf(page), ["b", "cc", "d"]);
 
     // Another writer moves row c to the top: its message and refused entry go along.
@@ -245,11 +253,7 @@ Deno.test("the renderer: the answer to a write under way when another writer mov
     await d.fill("cc");
     await d.press("Enter");
     await untilAnswerHeld(page);
-    await page.waitForFunction(async () => {
-      const embed = await import("/svc-embed.js");
-      const state = await (await embed.createModelService()).getState("others") as { lines: { d: string }[] };
-      return state.lines[2].d === "cc";
-    });
+    await untilState(page, "others", (state) => (state as State).lines[2].d === "cc");
     await keepOnly(page, ["b", "cc", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-commit");
@@ -395,4 +399,229 @@ Deno.test("the renderer: another writer's reload during the person's Remove move
       inputs.map((input) => /more than 3/.test(input.parentElement?.textContent ?? ""))
     );
     assert.deepEqual(messages, [false, true], "the message stays on row d, not moved onto row c");
+  }));
+
+/**
+ * {@link SPEC} with rules over the third row (`$.lines[2]`, by index as the model checks them): its N at most
+ * 10 (refused otherwise), its D shorter than 3 characters (flagged otherwise); and a view `other` showing that
+ * row's N and D.
+ */
+const SPEC_RULES = {
+  ...SPEC,
+  constraints: [
+    {
+      id: "thirdN",
+      path: "$.lines[2].n",
+      expr: "lines[2].n <= 10",
+      message: "The third N is at most 10",
+      policy: "rollback",
+    },
+    {
+      id: "thirdD",
+      path: "$.lines[2].d",
+      expr: "$length(lines[2].d) < 3",
+      message: "The third D is long",
+      policy: "flag",
+    },
+  ],
+  viewDefinition: {
+    defaultView: "main",
+    views: [SPEC.viewDefinition.views[0], {
+      id: "other",
+      label: "Other",
+      components: [
+        { id: "thirdN", type: "numericField", bind: "$.lines[2].n", label: "Third N" },
+        { id: "thirdD", type: "textField", bind: "$.lines[2].d", label: "Third D" },
+      ],
+    }],
+  },
+};
+
+/** Whether each field labelled `label` has `text` beside it (in the field's own wrapper). */
+async function besideEach(view: Locator, label: string, text: string): Promise<boolean[]> {
+  return await view.getByLabel(label, { exact: true }).evaluateAll(
+    (inputs, text) => inputs.map((input) => (input.parentElement?.textContent ?? "").includes(text)),
+    text,
+  );
+}
+
+/** The rows of the view (section list items). */
+const rowsOf = (view: Locator) => view.locator(".section-item");
+
+Deno.test("the renderer: a refused write's rule message lands on the row the model checked, and follows it", () =>
+  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    // Row c (third when checked) gets N 100, refused by the third row's rule; another writer removes row a.
+    const n = view.getByLabel("N", { exact: true }).nth(2);
+    await n.fill("100");
+    await n.press("Enter");
+    await untilAnswerHeld(page);
+    await keepOnly(page, ["b", "c", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-error");
+    await screenshot(page, "renderer-others-rule-refused-after-move");
+    assert.deepEqual(
+      await besideEach(view, "N", "The third N is at most 10"),
+      [false, true, false],
+      "the rule's message is on row c (now second), not on row d (now third)",
+    );
+    // A later move takes it along: another writer puts row c first.
+    await keepOnly(page, ["c", "b", "d"]);
+    await rowsOf(view).nth(0).getByText("The third N is at most 10").waitFor();
+    assert.deepEqual(await besideEach(view, "N", "The third N is at most 10"), [true, false, false]);
+  }));
+
+Deno.test("the renderer: a rule a write flagged warns on the row the model checked, and follows it", () =>
+  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    // Row c (third when checked) gets D "ccc", committed and flagged; another writer removes row a.
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("ccc");
+    await d.press("Enter");
+    await untilAnswerHeld(page);
+    await keepOnly(page, ["b", "ccc", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-commit");
+    await screenshot(page, "renderer-others-rule-flagged-after-move");
+    assert.deepEqual(
+      await besideEach(view, "D", "The third D is long"),
+      [false, true, false],
+      "the warning is on row c (now second), not on row d (now third)",
+    );
+    // A later move takes it along: another writer puts row c first.
+    await keepOnly(page, ["ccc", "b", "d"]);
+    await rowsOf(view).nth(0).getByText("The third D is long").waitFor();
+    assert.deepEqual(await besideEach(view, "D", "The third D is long"), [true, false, false]);
+  }));
+
+Deno.test("the renderer: the rule messages of a write answered after the person went to another view stay out of it", () =>
+  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    // Row c's N gets 100 (refused by the third row's rule); the person goes to the view showing that N too.
+    const n = view.getByLabel("N", { exact: true }).nth(2);
+    await n.fill("100");
+    await n.press("Enter");
+    await untilAnswerHeld(page);
+    await view.evaluate((el) => (el as unknown as { viewId: string }).viewId = "other");
+    const third = view.getByLabel("Third N", { exact: true });
+    await third.waitFor();
+    await releaseAnswer(view, "svc-error");
+    await screenshot(page, "renderer-others-rule-after-navigate");
+    assert.equal(await third.inputValue(), "3");
+    assert.deepEqual(await besideEach(view, "Third N", "at most 10"), [false], "the main view's message");
+    assert.equal(
+      await view.evaluate((el) => (el as unknown as { messages: Map<string, unknown> }).messages.size),
+      0,
+    );
+  }));
+
+Deno.test("the renderer: a rule flagged by a write answered after the person went to another view stays out of it", () =>
+  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("ccc");
+    await d.press("Enter");
+    await untilAnswerHeld(page);
+    await view.evaluate((el) => (el as unknown as { viewId: string }).viewId = "other");
+    const third = view.getByLabel("Third D", { exact: true });
+    await third.waitFor();
+    await releaseAnswer(view, "svc-commit");
+    await screenshot(page, "renderer-others-flag-after-navigate");
+    assert.equal(await third.inputValue(), "ccc");
+    assert.deepEqual(await besideEach(view, "Third D", "long"), [false], "the main view's warning");
+    assert.equal(
+      await view.evaluate((el) => (el as unknown as { messages: Map<string, unknown> }).messages.size),
+      0,
+    );
+  }));
+
+/** Opens a second model of `spec` (default {@link SPEC_RULES}), `second`, and shows it in the element instead. */
+async function showSecond(page: Page, view: Locator, spec: object = SPEC_RULES): Promise<void> {
+  await page.evaluate(async (spec) => {
+    const embed = await import("/svc-embed.js");
+    await embed.open(spec);
+  }, { ...spec, id: "second" });
+  await view.evaluate((el) => (el as unknown as { modelId: string }).modelId = "second");
+  await page.waitForFunction(
+    (el) => (el as unknown as { view: { modelId: string } | null }).view?.modelId === "second",
+    await view.elementHandle(),
+  );
+}
+
+Deno.test("the renderer: the answer to a write under way when the element went to another model stays out of it", () =>
+  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    // Row c's D becomes "ccc" in model others (flagged); the element shows model second, of the same views.
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("ccc");
+    await d.press("Enter");
+    await untilAnswerHeld(page);
+    await showSecond(page, view);
+    const committed = view.evaluate((el) =>
+      new Promise((resolve) =>
+        el.addEventListener("svc-commit", (e) => resolve((e as CustomEvent).detail.modelId), { once: true })
+      )
+    );
+    await releaseAnswer(view, "svc-commit");
+    await screenshot(page, "renderer-others-answer-after-model-switch");
+    assert.equal(await committed, "others", "the commit is of the model written");
+    assert.deepEqual(
+      await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
+        inputs.map((input) => (input as HTMLInputElement).value)
+      ),
+      ["a", "b", "c", "d"],
+      "model others' answer does not fill model second's fields",
+    );
+    assert.deepEqual(await besideEach(view, "D", "The third D is long"), [false, false, false, false]);
+  }));
+
+Deno.test("the renderer: a refused write's messages stay out of the model the element went to meanwhile", () =>
+  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    const n = view.getByLabel("N", { exact: true }).nth(2);
+    await n.fill("100");
+    await n.press("Enter");
+    await untilAnswerHeld(page);
+    await showSecond(page, view);
+    const refused = view.evaluate((el) =>
+      new Promise((resolve) =>
+        el.addEventListener("svc-error", (e) => resolve((e as CustomEvent).detail.modelId), { once: true })
+      )
+    );
+    await releaseAnswer(view, "svc-error");
+    assert.equal(await refused, "others", "the refusal is of the model written");
+    assert.deepEqual(await besideEach(view, "N", "at most 10"), [false, false, false, false]);
+  }));
+
+/** A model whose Name, once changed, notes `touched` (its onChange). */
+const SPEC_ON_CHANGE = {
+  id: "others",
+  schema: { type: "object", properties: { name: { type: "string" }, touched: { type: "boolean" } } },
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      id: "main",
+      label: "Main",
+      components: [{
+        id: "name",
+        type: "textField",
+        bind: "$.name",
+        label: "Name",
+        onChange: { mutations: '{"$.touched": true}' },
+      }],
+    }],
+  },
+};
+
+Deno.test("the renderer: the onChange of a write answered after the element went to another model runs on the model written", () =>
+  withEmbeddedSpec(SPEC_ON_CHANGE, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, "mutate");
+    const name = view.getByLabel("Name", { exact: true });
+    await name.fill("Ada");
+    await name.press("Enter");
+    await untilAnswerHeld(page);
+    await showSecond(page, view, SPEC_ON_CHANGE);
+    await releaseAnswer(view, "svc-commit");
+    await untilState(page, "others", (state) => (state as { touched?: boolean }).touched === true);
+    assert.deepEqual(await stateOf(page, "second"), {}, "the model shown now is left alone");
   }));
