@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { testConfig } from "../_test_utils.ts";
 import type { Json } from "../json/value.ts";
 import { ModelService, type ServiceOptions } from "../service/service.ts";
+import { finalFailure } from "./executor.ts";
 import { effectService, ok, ReloadableStore, ScriptedExecutor, settled } from "./test_support.ts";
 
 type Status = { phase: string; key: Json; at: string; error: string | null };
@@ -228,7 +229,11 @@ Deno.test("a watched read-link that failed is fired again at a restart, and watc
  * branch `beta/eu`, whose inherited effect is blocked and whose live meta refuses the blocked phase (it takes
  * the failed one).
  */
-async function quarantinedBranch(service: ModelService, extra: { dedupeKey?: string }): Promise<void> {
+async function quarantinedBranch(
+  service: ModelService,
+  extra: { dedupeKey?: string },
+  phases = ["pending", "in_flight", "applied", "failed", "cancelled"],
+): Promise<void> {
   await service.createModel({
     id: "acme/base",
     schema: { type: "object", properties: { net: { type: "number" } } },
@@ -248,7 +253,7 @@ async function quarantinedBranch(service: ModelService, extra: { dedupeKey?: str
     metaDerivations: [{
       path: "$.io.notify.phase",
       property: "enum",
-      expr: "['pending', 'in_flight', 'applied', 'failed', 'cancelled']",
+      expr: JSON.stringify(phases),
     }],
   });
 }
@@ -284,6 +289,73 @@ Deno.test("approving an effect without dedupeKey whose blocked document was refu
   await service.mutate("beta/eu", { "$.net": 300 });
   await scheduler.advance(0);
   assert.equal(http.jobs.length, 1, "it ran: without a dedupeKey it runs once");
+  await service.close();
+});
+
+Deno.test("a failed document whose error only begins like a refused status document's record holds its effect back", async () => {
+  const http = new ScriptedExecutor().answer(finalFailure("status document refused upstream (503)"));
+  const { service, scheduler } = await watched([http]);
+  await service.createModel({
+    id: "n",
+    schema: { type: "object", properties: { net: { type: "number" } } },
+    effects: [{
+      id: "notify",
+      executor: "server",
+      trigger: "net > 100",
+      statusPath: "$.io.notify",
+      request: { url: "https://hub.example/", method: "POST", body: "{'net': net}" },
+    }],
+  });
+  const notify = async () => ((await service.getState("n")) as { io: { notify: Status } }).io.notify;
+  await service.mutate("n", { "$.net": 200 });
+  await scheduler.advance(0);
+  assert.deepEqual([(await notify()).phase, (await notify()).error], [
+    "failed",
+    "status document refused upstream (503)",
+  ]);
+  // The executor's failure: without a dedupeKey the effect ran, and stays held back.
+  await service.mutate("n", { "$.net": 300 });
+  await scheduler.advance(0);
+  assert.equal(http.jobs.length, 1, "not sent again after an executor's failure");
+  // A client's write of such a document is a failure like any other.
+  const at = new Date(scheduler.clock.now()).toISOString();
+  for (const error of ["status document refused by hand", "status document refused: Schema violation"]) {
+    await service.mutate("n", { "$.io.notify": { phase: "failed", key: null, at, error } });
+    await service.mutate("n", { "$.net": 400 + error.length });
+    await scheduler.advance(0);
+    assert.equal(http.jobs.length, 1, error);
+  }
+  await service.close();
+});
+
+Deno.test("an approval leaves an effect without dedupeKey held back by the applied document of a run the refusals left in place", async () => {
+  const store = new ReloadableStore();
+  const phases = ["pending", "in_flight", "applied"];
+  // Run once while inherited effects were allowed: the document says applied, key null.
+  const before = await watched([new ScriptedExecutor()], {
+    store,
+    config: testConfig({ inheritedEffects: "allow" }),
+  });
+  await quarantinedBranch(before.service, {}, phases);
+  await before.service.mutate("beta/eu", { "$.net": 200 });
+  await before.scheduler.advance(0);
+  await before.service.close();
+
+  // Quarantined now: the blocked document and the failed record are both refused, the applied one stays.
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await watched([http], { store });
+  const notify = async () =>
+    ((await service.getState("beta/eu")) as { io: { notify: Status | null } }).io.notify;
+  const result = await service.mutate("beta/eu", { "$.net": 300 });
+  assert.deepEqual(result.mutatedPaths, ["$.net"]);
+  assert.deepEqual([(await notify())?.phase, (await notify())?.key], ["applied", null]);
+  await service.approveEffect("beta/eu", "notify");
+  await scheduler.advance(0);
+  assert.deepEqual([http.jobs.length, (await notify())?.phase], [0, "applied"], "it ran: it runs once");
+  // Clearing the document re-arms it, as for any effect.
+  await service.mutate("beta/eu", { "$.io.notify": null });
+  await scheduler.advance(0);
+  assert.deepEqual([http.jobs.length, (await notify())?.phase], [1, "applied"]);
   await service.close();
 });
 

@@ -104,15 +104,22 @@ function takesContext(signature: string, symbols: string): number {
  * right of `~>` the left side is the first argument: `x ~> $trim`), partial
  * applications, and built-ins used as values (`$g := $trim`, whose calls the
  * analysis cannot follow). Variables bound in scope are not built-ins.
+ * With `opaque` (a library lends built-ins: {@link lendsBuiltins}), a call or
+ * partial of any function value but a built-in named there or a function
+ * written there may take the context too (`$lib()()`, `$f()` with
+ * `$f := $lib()`): the value may be such a built-in.
  */
-export function contextCalls(ast: AstNode): Map<AstNode, number> {
+export function contextCalls(ast: AstNode, opaque = false): Map<AstNode, number> {
   const free = new Set(freeVariables(ast).map((v) => v.position));
   const calls = new Map<AstNode, number>();
   const signatureOf = (node: AstNode) =>
     node.type === "variable" && free.has(node.position) ? SIGNATURES.get(node.value as string) : undefined;
   const judge = (node: AstNode, procedure: AstNode, args: AstNode[]) => {
     const signature = signatureOf(procedure);
-    if (signature === undefined) return;
+    if (signature === undefined) {
+      if (opaque && procedure.type !== "lambda") calls.set(node, 1);
+      return;
+    }
     calls.set(procedure, 0); // called, not used as a value
     if (signature) calls.set(node, takesContext(signature, args.map(symbolOf).join("")));
   };
@@ -130,4 +137,24 @@ export function contextCalls(ast: AstNode): Map<AstNode, number> {
   };
   visit(ast);
   return calls;
+}
+
+/**
+ * Whether a library's `define` may hand a built-in that takes the context out
+ * to its callers: it names one as a value (`function() { $string }`) other than
+ * as an argument of a built-in (`$map($xs, $trim)` calls it in the library,
+ * on the library's context), and a caller may then call it without its first
+ * argument, on the caller's context ({@link contextCalls} with `opaque`).
+ */
+export function lendsBuiltins(ast: AstNode): boolean {
+  const calls = contextCalls(ast);
+  const passed = new Set<AstNode>();
+  const visit = (node: AstNode) => {
+    if (calls.get(node.procedure as AstNode) === 0) {
+      (node.arguments as AstNode[]).forEach((a) => passed.add(a));
+    }
+    childrenOf(node).forEach(visit);
+  };
+  visit(ast);
+  return [...calls].some(([node, taken]) => taken === 1 && node.type === "variable" && !passed.has(node));
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import jsonata from "jsonata";
 import type { AstNode } from "./compiler.ts";
-import { contextCalls, JSONATA_BUILTINS } from "./builtin_names.ts";
+import { contextCalls, JSONATA_BUILTINS, lendsBuiltins } from "./builtin_names.ts";
 
 Deno.test("every listed name is a function of JSONata's own environment", async () => {
   for (const name of JSONATA_BUILTINS) {
@@ -107,4 +107,26 @@ Deno.test("a built-in used as a value may take the context wherever it is called
   // never takes it: no parameter marked `-`
   assert.deepEqual([...contextCalls(ast("$map(xs, $string)")).values()].filter(Boolean), [1]);
   assert.deepEqual([...contextCalls(ast("$map(xs, $sum)")).values()].filter(Boolean), []);
+});
+
+Deno.test("where a library lends built-ins, a call of a function value the expression does not name may take the context", () => {
+  const ast = (source: string) => jsonata(source).ast() as unknown as AstNode;
+  const taken = (source: string, opaque: boolean) =>
+    [...contextCalls(ast(source), opaque).values()].filter(Boolean);
+  // every call of one counts (`$lib()` may itself be a built-in the library lends)
+  for (const source of ["$lib()()", "($f := $lib(); $f())", "$shout()", "$lib()(?)", "$lib().f()"]) {
+    assert.deepEqual(taken(source, false), [], source);
+    assert.deepEqual(taken(source, true), source === "$shout()" ? [1] : [1, 1], source);
+  }
+  // a function written in the expression is followed; a built-in is judged as ever
+  assert.deepEqual(taken("function($x) { $x }(1)", true), []);
+  assert.deepEqual(taken("$substring('abc', 1)", true), []);
+  // a library lends them when it names one as a value, not when it only calls them
+  assert.ok(lendsBuiltins(ast('( $upper := function() { $uppercase }; ["upper"] )')));
+  assert.ok(lendsBuiltins(ast('( $shout := $uppercase; ["shout"] )')));
+  assert.ok(lendsBuiltins(ast('( $fs := function() { [$trim] }; ["fs"] )')));
+  // calls of them, passed to a built-in, or built-ins without a context parameter lend nothing
+  assert.ok(!lendsBuiltins(ast('( $up := function($s) { $uppercase($s) }; $sum := $sum; ["up"] )')));
+  assert.ok(!lendsBuiltins(ast('( $all := function($xs) { $map($xs, $trim) ~> $join(",") }; ["all"] )')));
+  assert.ok(!lendsBuiltins(ast('( $all := function($xs) { $xs ~> $map($trim) }; ["all"] )')));
 });

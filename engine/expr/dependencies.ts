@@ -44,13 +44,15 @@ export interface ExtractOptions {
   /** The element `$parent` is bound to, for wildcard nodes. */
   elementPattern?: readonly Segment[];
   isArray: ArrayOracle;
+  /** The model's library lends built-ins: calls of function values it may hand out read their context. */
+  opaqueCalls?: boolean;
 }
 
 /** Extracts the locations an expression reads. Duplicate reads are merged. */
 export function extractReads(ast: AstNode, options: ExtractOptions): Read[] {
   const reads = new Map<string, Read>();
   const root: Context = { path: [], elementScoped: false };
-  const calls = contextCalls(ast);
+  const calls = contextCalls(ast, options.opaqueCalls);
 
   const addRead = (ctx: Context | null) => {
     if (!ctx) return;

@@ -8,10 +8,11 @@ const compiler = testCompiler();
 const ARRAYS = new Set(["$.items", "$.orders", "$.orders[*].lines", "$.board"]);
 
 /** The reads of `source` as `$.path` strings (`e:` prefix for element-scoped reads). */
-function readsOf(source: string, elementPattern?: Segment[]): string[] {
+function readsOf(source: string, elementPattern?: Segment[], opaqueCalls?: boolean): string[] {
   const reads = extractReads(compiler.compile(source).ast, {
     isArray: (pattern) => ARRAYS.has(formatPath(pattern)),
     elementPattern,
+    opaqueCalls,
   });
   return reads.map((r) => (r.elementScoped ? "e:" : "") + formatPath(r.path));
 }
@@ -125,4 +126,11 @@ Deno.test("a built-in used as a value reads the context where it is named", () =
   assert.deepEqual(readsOf("order.($g := $trim; $g())"), ["$.order"]);
   assert.deepEqual(readsOf("order.$map(xs, $substringBefore)"), ["$.order.xs", "$.order"]);
   assert.deepEqual(readsOf("order.$map(xs, $sum)"), ["$.order.xs"]);
+});
+
+Deno.test("where the library lends built-ins, a call of a function value it may hand out reads the context where it is called", () => {
+  assert.deepEqual(readsOf("order.$lib()()", undefined, true), ["$.order"]);
+  // the library's export may be one: conservatively its call reads the context too
+  assert.deepEqual(readsOf("($f := $lib(); order.$f())", undefined, true), ["$", "$.order"]);
+  assert.deepEqual(readsOf("order.$lib()()"), []);
 });

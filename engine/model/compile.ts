@@ -108,7 +108,7 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
   if (!schema || errors.length) return { valid: false, errors, warnings };
 
   const linking = new SectionContext(env, scope);
-  const graph = linkNodes(definitions, schema, linking);
+  const graph = linkNodes(definitions, schema, linking, library.library?.lends);
   if (linking.errors.length) return { valid: false, errors: linking.errors, warnings };
   warnings.push(...undeclaredReads(graph.nodes, schema, graph.derivedOrder.map((node) => node.target)));
 

@@ -13,11 +13,15 @@ import type { CompiledNode, NodeDefinition } from "./nodes.ts";
 import type { SchemaIndex } from "./schema_index.ts";
 import type { SectionContext } from "./sections/context.ts";
 
-/** Links the nodes by what they read; a dependency cycle is an error at `derivations`. */
+/**
+ * Links the nodes by what they read; a dependency cycle is an error at
+ * `derivations`. `opaqueCalls`: the library lends built-ins (see `extractReads`).
+ */
 export function linkNodes(
   definitions: NodeDefinition[],
   schema: SchemaIndex,
   ctx: SectionContext,
+  opaqueCalls?: boolean,
 ): DependencyGraph<CompiledNode> {
   const arrayPrefixes = new Set<string>();
   for (const { node } of definitions) {
@@ -37,7 +41,11 @@ export function linkNodes(
     }
     for (const compiled of sources) {
       for (
-        const r of extractReads(compiled.ast, { isArray, elementPattern: node.elementPattern ?? undefined })
+        const r of extractReads(compiled.ast, {
+          isArray,
+          elementPattern: node.elementPattern ?? undefined,
+          opaqueCalls,
+        })
       ) {
         reads.set((r.elementScoped ? "e" : "r") + formatPath(r.path), r);
       }

@@ -47,11 +47,17 @@ export function heldBack(status: Json | undefined, key: Json): boolean {
   if (!isObject(status)) return false;
   if (status.phase === "pending" || status.phase === "in_flight") return true;
   return status.phase !== "cancelled" && status.phase !== "blocked" &&
-    !String(status.error).startsWith(REFUSED) && jsonEqual(status.key ?? null, key);
+    !(status.phase === "failed" && REFUSAL.test(String(status.error))) && jsonEqual(status.key ?? null, key);
 }
 
 /** How a refused status document's record begins. */
 const REFUSED = "status document refused";
+/**
+ * A refused status document's record as the engine writes it: the refusal's
+ * whole form, not its first words, which an executor's failure text or a
+ * client's write may share (and hold the effect back as any failure does).
+ */
+const REFUSAL = RegExp(`^${REFUSED}: Schema violation: \\$.*? \\(\\w+\\): `);
 
 /** What an effect may do now: run, wait for approval (`blocked`), or never dispatch (`skip`). */
 export type EffectGate = "run" | "blocked" | "skip";

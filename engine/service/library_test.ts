@@ -303,3 +303,25 @@ Deno.test("a library function given the context by JSONata's signature matching 
   await service.mutate("local", { "$.name": "abc" });
   assert.equal((await service.getState("local") as JsonObject).n, 1);
 });
+
+Deno.test("a built-in a library hands out reads the context where it is called: the derivation follows it", async () => {
+  const service = await ModelService.open();
+  // Accepted: the library names `$uppercase` as a value, which is no read of its own.
+  await service.createModel({
+    id: "lend",
+    schema: { type: "object", properties: { name: { type: "string" }, tag: { type: "string" } } },
+    library: '( $upper := function() { $uppercase }; $shout := $uppercase; ["upper", "shout"] )',
+    derivations: [
+      { path: "$.called", expr: "name.$upper()()" },
+      { path: "$.bound", expr: "($f := $upper(); name.$f())" },
+      { path: "$.value", expr: "tag.$shout()" },
+    ],
+  });
+  for (const [name, tag] of [["ab", "x"], ["cd", "y"]]) {
+    await service.mutate("lend", { "$.name": name, "$.tag": tag });
+    const state = await service.getState("lend") as JsonObject;
+    const up = name.toUpperCase();
+    assert.deepEqual([state.called, state.bound, state.value], [up, up, tag.toUpperCase()]);
+  }
+  await service.close();
+});

@@ -38,7 +38,11 @@ export async function evaluateViewDelta(
     [
       ...entry.paths,
       ...entry.expressions.flatMap((e) =>
-        extractReads(e.ast, { isArray, elementPattern: entry.element ?? undefined }).map((r) => r.path)
+        extractReads(e.ast, {
+          isArray,
+          elementPattern: entry.element ?? undefined,
+          opaqueCalls: model.library?.lends,
+        }).map((r) => r.path)
       ),
     ].some((path) => changed.some((c) => pathsOverlap(path, c)));
   for (const entry of anchors) if (touched(entry)) setMember(delta, entry.component.id, entry.component);

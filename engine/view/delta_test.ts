@@ -116,3 +116,18 @@ Deno.test("viewDelta: a component with the id __proto__ is a member of the delta
   assert.equal(Object.getPrototypeOf(delta), Object.prototype);
   assert.equal(delta["__proto__"].value, "Ada");
 });
+
+Deno.test("viewDelta: a component calling a built-in the library hands out joins through the context of the call", async () => {
+  const runtime = await runtimeOf(specWithView([
+    { id: "shout", type: "staticText", text: "name.$upper()()" },
+    { id: "other", type: "staticText", text: "tag" },
+  ], {
+    spec: {
+      schema: { type: "object", properties: { name: { type: "string" }, tag: { type: "string" } } },
+      library: '( $upper := function() { $uppercase }; ["upper"] )',
+    },
+  }));
+  const delta = await mutateAndDelta(runtime, { "$.name": "ab" });
+  assert.deepEqual(Object.keys(delta), ["shout"]);
+  assert.equal(delta.shout.text, "AB");
+});

@@ -27,7 +27,7 @@
  * @module
  */
 import { childrenOf } from "../../expr/ast_walk.ts";
-import { JSONATA_BUILTINS, VOLATILE_BUILTINS } from "../../expr/builtin_names.ts";
+import { JSONATA_BUILTINS, lendsBuiltins, VOLATILE_BUILTINS } from "../../expr/builtin_names.ts";
 import type { AstNode, CompiledExpression } from "../../expr/compiler.ts";
 import { frameBindings, freeVariables } from "../../expr/free_variables.ts";
 import { inputReads } from "../../expr/input_reads.ts";
@@ -82,6 +82,8 @@ export interface CompiledLibrary {
   layers: CompiledLayer[];
   /** Every exported name with the origin of the layer that wins it. */
   exports: ReadonlyMap<string, string>;
+  /** A layer names a built-in that takes the context as a value, which it may hand out (see `lendsBuiltins`). */
+  lends: boolean;
 }
 
 /** The compiled library (null when there is none or it has errors) and every name it exports. */
@@ -133,7 +135,8 @@ export function compileLibrary(spec: ModelSpec, ctx: SectionContext): LibraryOut
   const description = isObject(library) && typeof library.description === "string"
     ? { description: library.description }
     : {};
-  return { library: { ...description, layers, exports }, names };
+  const lends = layers.some((layer) => lendsBuiltins(layer.compiled.ast));
+  return { library: { ...description, layers, exports, lends }, names };
 }
 
 /** Compiles one layer against the exports of the layers before it; null when it has errors. */
