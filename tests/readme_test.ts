@@ -216,12 +216,15 @@ Deno.test("the CLI options of `svc --help` are the ones the README documents", a
   const documented = (option: string) =>
     spans.some((span) => new RegExp(`(^|\\s)${option}(\\s|=|$)`).test(span));
   assert.deepEqual(options.filter((option) => !documented(option)), [], "options the README omits");
-  // Where the README describes the CLI, every option it names is svc's (or deno's, or a task's, said so).
+  // Every option of an `svc …` command, and where the README describes the CLI every option it names,
+  // is svc's (or deno's, or a task's, said so).
   const others = ["--unstable-kv", "--host"];
-  const named = [section("Configuration"), section("MCP and the CLI")].flatMap((text) =>
-    codeSpans(text).filter((span) => /^(svc |-)/.test(span))
-      .flatMap((span) => span.match(/(?<=^|\s)--?[a-zA-Z][\w-]*/g) ?? [])
-  );
+  const cli = [section("Configuration"), section("MCP and the CLI")].flatMap(codeSpans);
+  const named = [
+    ...cli.filter((span) => span.startsWith("-")),
+    ...spans.filter((span) => span.startsWith("svc ")),
+  ]
+    .flatMap((span) => span.match(/(?<=^|\s)--?[a-zA-Z][\w-]*/g) ?? []);
   assert.deepEqual(
     named.filter((option) => !options.includes(option) && !others.includes(option)),
     [],
