@@ -308,3 +308,22 @@ Deno.test("the console commands and MCP tools the README names exist", () => {
   const namedTools = table.flatMap((cells) => codeSpans(cells[2]));
   assert.deepEqual(namedTools.filter((tool) => !tools.has(tool)), []);
 });
+
+Deno.test("every file of the project the README names is there", async () => {
+  const named = new Set(
+    [...README.matchAll(
+      /(?<![\w./-])(?:engine|server|cli|mcp|llm|browser|build|bench|tests|repositories)\/[\w./-]*\w\.(?:ts|md|json)\b/g,
+    )]
+      .map((m) => m[0]),
+  );
+  assert.ok(named.size > 100, `${named.size} files named`);
+  const missing: string[] = [];
+  for (const path of named) {
+    try {
+      await Deno.stat(new URL(path, ROOT));
+    } catch {
+      missing.push(path);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
