@@ -13,6 +13,7 @@ import { main } from "../cli/main.ts";
 import { type ConfigLookup, engineConfig, envName } from "../engine/config.ts";
 import { OPERATIONS } from "../engine/operations/mod.ts";
 import { llmConfig } from "../llm/config.ts";
+import { TOOLS } from "../mcp/tools.ts";
 import { serverConfig } from "../server/config.ts";
 import { KNOWN_KEYS } from "../server/config_keys.ts";
 import { effectsConfig } from "../server/executors/config.ts";
@@ -307,6 +308,15 @@ Deno.test("the console commands and MCP tools the README names exist", () => {
   assert.deepEqual(named.filter((cmd) => !commands.has(cmd) && !hypothetical.includes(cmd)), []);
   const namedTools = table.flatMap((cells) => codeSpans(cells[2]));
   assert.deepEqual(namedTools.filter((tool) => !tools.has(tool)), []);
+  // "`list_models`, … return\s+text only, and so does `get_field`": the tools without an outputSchema.
+  const textOnly = /((?:`[a-z_]+`,?\s+)+)return\s+text only, and so does `([a-z_]+)`/.exec(
+    section("MCP and the CLI"),
+  );
+  assert.ok(textOnly, "the MCP section names the tools that return text only");
+  assert.deepEqual(
+    [...codeSpans(textOnly[1]), textOnly[2]].sort(),
+    TOOLS.filter((tool) => !tool.outputSchema).map((tool) => tool.name).sort(),
+  );
 });
 
 Deno.test("every file of the project the README names is there", async () => {
