@@ -2,16 +2,17 @@
  * The README's mechanical facts agree with the code: the tasks it names are
  * deno.json's and every task is in its table; the configuration keys it lists
  * are the known keys (server/config_keys.ts), each documented, with the
- * defaults it states; the CLI options are `svc --help`'s; the REST routes,
- * console commands and MCP tools it names exist. Drift in either direction
- * fails here, without starting a server.
+ * defaults it states; the metrics are all named; the CLI options are
+ * `svc --help`'s; the REST routes (curl examples included), console commands,
+ * MCP tools and project files it names exist, and the tools it says return
+ * text only are those without an output schema. Drift fails here, without
+ * starting a server.
  */
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
 import { consoleHelp } from "../cli/console.ts";
 import { main } from "../cli/main.ts";
 import { type ConfigLookup, engineConfig, envName } from "../engine/config.ts";
-import { OPERATIONS } from "../engine/operations/mod.ts";
 import { llmConfig } from "../llm/config.ts";
 import { TOOLS } from "../mcp/tools.ts";
 import { serverConfig } from "../server/config.ts";
@@ -66,7 +67,7 @@ function keysOfCell(cell: string, prefix = ""): string[] {
   return keys;
 }
 
-/** The configuration tables: the main one and Generation's (`svc.llm.`), as key → stated default. */
+/** The configuration tables (the main one, Effects' and Generation's `svc.llm.` one), as key → stated default. */
 function configTables(): { key: string; default?: string }[] {
   const rows = [
     ...tableRows(/^\| key +\| default +\| meaning/).map((cells) => ({ cells, prefix: "" })),
@@ -296,7 +297,7 @@ Deno.test("every REST route the README names is served, with the method it state
 
 Deno.test("the console commands and MCP tools the README names exist", () => {
   const commands = new Set(consoleHelp().commands.map((c) => c.cmd));
-  const tools = new Set(OPERATIONS.flatMap((op) => op.mcp ? [op.mcp.tool] : []));
+  const tools = new Set(TOOLS.map((tool) => tool.name));
   const hypothetical = ["count-audit", "count_audit"]; // "Adding an operation"
   const named = [...README.matchAll(/"cmd":"([a-z-]+)"/g)].map((m) => m[1]);
   // "(console `list-recovery`, `get-recovery`)", "Console: `preview-generation`, …"
@@ -308,7 +309,7 @@ Deno.test("the console commands and MCP tools the README names exist", () => {
   assert.deepEqual(named.filter((cmd) => !commands.has(cmd) && !hypothetical.includes(cmd)), []);
   const namedTools = table.flatMap((cells) => codeSpans(cells[2]));
   assert.deepEqual(namedTools.filter((tool) => !tools.has(tool)), []);
-  // "`list_models`, … return\s+text only, and so does `get_field`": the tools without an outputSchema.
+  // "`list_models`, … return text only, and so does `get_field`": the tools without an outputSchema.
   const textOnly = /((?:`[a-z_]+`,?\s+)+)return\s+text only, and so does `([a-z_]+)`/.exec(
     section("MCP and the CLI"),
   );
