@@ -323,7 +323,7 @@ Deno.test("the console commands and MCP tools the README names exist", () => {
 Deno.test("every file of the project the README names is there", async () => {
   const named = new Set(
     [...README.matchAll(
-      /(?<![\w./-])(?:engine|server|cli|mcp|llm|browser|build|bench|tests|repositories)\/[\w./-]*\w\.(?:ts|md|json)\b/g,
+      /(?<![\w./-])(?:engine|server|cli|mcp|llm|browser|build|bench|tests|repositories)\/[\w./-]*\w\.(?:ts|md|json|html|css)\b/g,
     )]
       .map((m) => m[0]),
   );
