@@ -85,9 +85,9 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
  * {@link ServiceError}), and so is, as an `Error`, an unreadable `--config`
  * file or a malformed key the mode reads (all of them before anything
  * starts, so `svc mcp` refuses them before its handshake); typos in `SVC_*`
- * names are reported (an error with `--strict-config`) in every mode. In
- * embedded mode, `--config <file>` supplies `svc.*` keys as `svc serve` reads
- * them (the environment wins).
+ * names and `--config` keys are reported (an error with `--strict-config` or
+ * `svc.config.strict`) in every mode. `--config <file>` supplies `svc.*` keys
+ * as `svc serve` reads them (the environment wins).
  */
 export async function planApi(
   args: readonly string[],
@@ -97,7 +97,13 @@ export async function planApi(
   const parsed = parseCliArgs(args);
   const warn = options.warn ?? ((message: string) => console.error(`warning: ${message}`));
   const names = options.envNames ?? (env === processEnv ? Object.keys(Deno.env.toObject()) : []);
-  configWarnings(args, (key) => env(envName(key)), names).forEach(warn);
+  // The `--config` file's keys, under the environment's (as for `serve`); both are checked for typos.
+  const fromFile = parsed.config === undefined
+    ? new Map<string, string>()
+    // Loaded on demand: the YAML parser is only needed with a file.
+    : await (await import("../server/config.ts")).readConfigFile(parsed.config);
+  const lookup: ConfigLookup = (key) => env(envName(key)) ?? fromFile.get(key);
+  configWarnings(args, lookup, names, [...fromFile.keys()]).forEach(warn);
   const given = parsed.url ?? nonEmpty(env("SVC_URL"));
   if (parsed.browser && given === undefined) {
     throw badRequest(
@@ -107,14 +113,9 @@ export async function planApi(
   const common = { args, env, warn };
   if (given === undefined) {
     if (parsed.timeout !== undefined) warn("--timeout is not used without --url: nothing is remote");
-    const config = parsed.config === undefined
-      ? await environmentConfig(env)
-      // Loaded on demand: the YAML parser is only needed with a file.
-      : await (await import("../server/config.ts")).loadConfig(args, env);
-    return { ...common, mode: "embedded", config };
+    return { ...common, mode: "embedded", config: await embeddedConfig(lookup) };
   }
   const url = normaliseBaseUrl(given);
-  const lookup = await clientLookup(parsed.config, env);
   const engine = engineConfig(lookup);
   const timeoutMs = remoteTimeout(parsed, lookup);
   if (parsed.browser) {
@@ -145,21 +146,8 @@ function remoteTimeout(parsed: CliArgs, lookup: ConfigLookup): number {
   return value;
 }
 
-/**
- * The keys a remote client reads (its timeout, the engine limits it checks
- * with): the environment's, else the `--config` file's, as for `serve`.
- */
-async function clientLookup(file: string | undefined, env: EnvLookup): Promise<ConfigLookup> {
-  const fromEnv: ConfigLookup = (key) => env(envName(key));
-  if (file === undefined) return fromEnv;
-  // Loaded on demand: the YAML parser is only needed with a file.
-  const fromFile = await (await import("../server/config.ts")).readConfigFile(file);
-  return (key) => fromEnv(key) ?? fromFile.get(key);
-}
-
-/** The keys of embedded mode from the environment alone (each reader throws on a malformed value). */
-async function environmentConfig(env: EnvLookup): Promise<EmbeddedConfig> {
-  const lookup = (key: string) => env(envName(key));
+/** The keys of embedded mode (each reader throws on a malformed value). */
+async function embeddedConfig(lookup: ConfigLookup): Promise<EmbeddedConfig> {
   const [{ llmConfig }, { effectsConfig }] = await Promise.all([
     import("../llm/config.ts"),
     import("../server/executors/config.ts"),

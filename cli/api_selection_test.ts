@@ -134,3 +134,30 @@ Deno.test("embedded mode hashes audit records with node:crypto as the server doe
     await close();
   }
 });
+
+Deno.test("a --config key nothing reads is a warning naming the nearest key in every mode, and refused in strict mode", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/svc.yaml`;
+    await Deno.writeTextFile(file, "svc:\n  max-models: 3\n  prot: 9\n");
+    const warning = "unknown configuration svc.prot is ignored (did you mean svc.port?)";
+    const strictModes: [string[], Record<string, string>][] = [
+      [["--strict-config"], {}],
+      [[], { SVC_CONFIG_STRICT: "true" }],
+    ];
+    for (const mode of [[], ["--url", "http://127.0.0.1:9"], ["--url", "http://127.0.0.1:9", "--browser"]]) {
+      const warnings: string[] = [];
+      await planApi([...mode, "--config", file], envOf({}), { warn: (m) => warnings.push(m) });
+      assert.deepEqual(warnings, [warning], mode.join(" "));
+      for (const [strictArgs, strictEnv] of strictModes) {
+        await assert.rejects(
+          planApi([...mode, "--config", file, ...strictArgs], envOf(strictEnv)),
+          (err: Error) => err.message.includes(warning),
+          `${mode.join(" ")} ${strictArgs.join(" ")}`,
+        );
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

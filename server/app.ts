@@ -113,6 +113,10 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     ...routes.map((r) => ({ pattern: templatePattern(r.path), method: r.method.toUpperCase() })),
     ...(options.mcp ? MCP_METHODS.map((method) => ({ pattern: MCP_PATH, method })) : []),
   ];
+  /** The methods the routes of `path` serve, for `Allow`. */
+  const allowedOn = (path: string) => [
+    ...new Set(allowedMethods.filter((r) => r.pattern.test(path)).map((r) => r.method)),
+  ];
 
   const webRoot = options.webRoot ?? DEFAULT_WEB_ROOT;
   const built = webPaths(webRoot);
@@ -123,7 +127,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
   const openPaths = new Set([...routes.filter((r) => r.open).map((r) => r.path), ...pages]);
 
   const app = new Hono();
-  app.use("*", methodGuard());
+  app.use("*", methodGuard(allowedOn));
   const crossOrigin = corsFor(config.corsAllowedOrigins);
   if (crossOrigin) app.use("*", crossOrigin);
   app.use(
@@ -186,10 +190,10 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
   }
 
   app.notFound((c) => {
-    const allowed = allowedMethods.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method);
+    const allowed = allowedOn(c.req.path);
     if (allowed.length) {
       return problemResponse(405, `${c.req.method} is not supported on ${c.req.path}`, undefined, {
-        Allow: [...new Set(allowed)].join(", "),
+        Allow: allowed.join(", "),
       });
     }
     const encoded = encodedIdPath(c.req.path);

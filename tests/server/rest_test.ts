@@ -462,6 +462,27 @@ Deno.test("unknown routes 404 and wrong methods 405 with Allow, as problem docum
   }
 });
 
+Deno.test("a method no route serves is 405 with the path's own methods in Allow", async () => {
+  const server = await startTestServer();
+  try {
+    // PROPFIND stands for TRACE, CONNECT and the rest (fetch will not send TRACE).
+    for (
+      const [path, allow] of [
+        ["/models/order/state", "GET"],
+        ["/models", "GET, POST"],
+        ["/models/order", "GET, DELETE"],
+        ["/", "GET, HEAD"],
+      ]
+    ) {
+      const refused = await call(server.url, "PROPFIND", path);
+      assert.equal(refused.status, 405, path);
+      assert.equal(refused.headers.get("allow"), allow, path);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("actuator: health and info, metric names, prometheus", async () => {
   const server = await startTestServer();
   try {

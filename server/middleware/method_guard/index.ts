@@ -10,12 +10,17 @@ import { problemResponse } from "../../problem.ts";
 /** Methods the routes and the `/mcp` mount may answer; the rest get 405 here. */
 const SERVED = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-/** Refuses methods outside {@link SERVED} with 405 and the methods that are. */
-export function methodGuard(): MiddlewareHandler {
+/**
+ * Refuses methods outside {@link SERVED} with 405 and, in `Allow`, the methods
+ * `allowedOn` says the path's routes serve (a page, or a path no route
+ * serves: `GET, HEAD`).
+ */
+export function methodGuard(allowedOn: (path: string) => string[]): MiddlewareHandler {
   return async function methodGuard(c, next) {
     if (!SERVED.has(c.req.method.toUpperCase())) {
+      const allowed = allowedOn(c.req.path);
       return problemResponse(405, `Method ${c.req.method} is not supported`, undefined, {
-        Allow: "GET, HEAD, POST, DELETE",
+        Allow: allowed.length ? allowed.join(", ") : "GET, HEAD",
       });
     }
     return await next();
