@@ -1,9 +1,9 @@
 /**
  * Where a failed or flagged write's messages belong (the renderer shows them
  * next to their field): a schema violation (422) at its `violations[].path`; a
- * constraint (409 rollback, or a flagged one) at the fields bound at or under
- * the constraint's own `path` when it has one, else at the field whose write
- * it refused; anything else at the field written, or at the form.
+ * constraint (409 rollback, or a flagged one) at the fields written under its
+ * `path` (or each of its paths) and the fields bound at it, else at the fields
+ * whose write it refused; anything else at the field written, or at the form.
  *
  * @module
  */
@@ -69,15 +69,17 @@ export function placeConstraints(
   follow: Follow = (address) => [address],
 ): void {
   for (const violation of violations) {
-    const guarded = spec?.constraints?.find((c) => c.id === violation.constraintId)?.path;
+    const guarded = [spec?.constraints?.find((c) => c.id === violation.constraintId)?.path ?? []].flat()
+      .filter((p) => typeof p === "string");
     const message = { text: violation.message, severity };
-    // The path is of the rows when the model checked: it is where that row is now (none: the row is gone).
-    const path = typeof guarded === "string" ? follow(guarded)[0] : undefined;
-    const targets = path === undefined
-      ? []
-      : [...written.filter((w) => under(path, w)), ...bound.filter((b) => canonical(b) === canonical(path))];
-    // With its row gone and nothing written shown, the message has no field left to be about.
-    const gone = typeof guarded === "string" && path === undefined;
+    // The paths are of the rows when the model checked: they are where those rows are now (none: gone).
+    const paths = guarded.flatMap((p) => follow(p).slice(0, 1));
+    const targets = paths.flatMap((path) => [
+      ...written.filter((w) => under(path, w)),
+      ...bound.filter((b) => canonical(b) === canonical(path)),
+    ]);
+    // With its rows gone and nothing written shown, the message has no field left to be about.
+    const gone = guarded.length > 0 && !paths.length;
     const places = targets.length ? targets : written.length ? written : gone ? [] : [""];
     for (const place of places) add(map, canonical(place), message);
   }

@@ -130,3 +130,26 @@ Deno.test("placeConstraints: a rule of a row that is gone goes to the written fi
   placeConstraints(global, [{ ...third[0], constraintId: "cap" }], thirdRow, [], [], "error", gone);
   assert.deepEqual([...global.keys()], [""]);
 });
+
+Deno.test("placeConstraints: a rule guarding several paths speaks at each bound field it guards", () => {
+  const spec = {
+    id: "m",
+    schema: {},
+    constraints: [{
+      id: "range",
+      path: ["$.from", "$.to"],
+      expr: "true",
+      message: "from after to",
+      policy: "flag",
+    }],
+  } as unknown as ModelSpec;
+  const violation = [{ constraintId: "range", message: "from after to", policy: "flag" as const }];
+  const map: MessageMap = new Map();
+  placeConstraints(map, violation, spec, ["$.note"], ["$.from", "$.to", "$.note"], "warning");
+  assert.deepEqual([...map.keys()], ["$.from", "$.to"]);
+  const refused = constraintViolation(violation);
+  assert.deepEqual([...messagesOfError(refused, spec, ["$.to"], ["$.from", "$.to"]).keys()].sort(), [
+    "$.from",
+    "$.to",
+  ]);
+});
