@@ -237,7 +237,9 @@ Deno.test("a chain at the very depth limit is not failed by branches that just e
   // The least limit that lets $g(30) reach its bottom: no step to spare there.
   let limit = 50;
   const at = (maxDepth: number) => new ExpressionCompiler({ cacheSize: 10, timeoutMs: 20000, maxDepth });
-  while (await at(limit).compile(source("1")).evaluate({}).then(() => false, () => true)) limit++;
+  while (limit < 1000 && await at(limit).compile(source("1")).evaluate({}).then(() => false, () => true)) {
+    limit++;
+  }
   const tight = at(limit);
   for (let m = 0; m <= 60; m++) {
     const siblings = Array(10).fill(`$spin(${m})`).join(", ");
