@@ -159,7 +159,8 @@ export class ExpressionCompiler {
     const options = { ...GUARD_DEFAULTS, ...definedOf(this.#options) } as Required<CompilerOptions>;
     let compiled: jsonata.Expression;
     try {
-      compiled = jsonata(source, { stack: options.maxDepth, sequence: options.maxItems } as never);
+      // No `stack`: jsonata-js sums the depth of concurrent branches, the guard checks each chain's (guard.ts).
+      compiled = jsonata(source, { sequence: options.maxItems } as never);
     } catch (err) {
       throw toExpressionError(err);
     }
@@ -182,6 +183,7 @@ export class ExpressionCompiler {
         deadline: deadline ?? started + options.timeoutMs,
         memoryBytes: options.memoryBytes,
         timeoutMs: options.timeoutMs,
+        maxDepth: options.maxDepth,
       });
       guard.regexEngine = re2RegexEngine(guard, options.regexMaxInput);
       if (observe) guard.observer = (step, frame) => observe(step as AstNode, (name) => frame.lookup(name));

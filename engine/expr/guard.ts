@@ -24,6 +24,11 @@
  * reach that much work. A lone chain of steps yields every 10 ms as before
  * (nothing can overtake it).
  *
+ * The depth limit (D1011) holds per chain of steps: jsonata-js's own check
+ * sums the depths of the branches in flight, so a grouping of 1,000 items
+ * overflowed. The guard checks the same depth against the limit once per chain
+ * in flight (see `#checkDepth`).
+ *
  * @module
  */
 import { isExtended } from "./group_extension.ts";
@@ -40,6 +45,9 @@ export const WORK_PER_YIELD = 4096;
 /** Charged bytes that count as one step of work (a big result stands for the work that built it). */
 const BYTES_PER_STEP = 256;
 
+/** Approximate bytes a step in flight holds (jsonata-js's frames and promises). */
+const STEP_BYTES = 1024;
+
 /** Approximate bytes a produced string character and a sequence slot cost. */
 const CHAR_BYTES = 2;
 const SLOT_BYTES = 8;
@@ -52,6 +60,8 @@ export interface GuardLimits {
   memoryBytes: number;
   /** The configured budget, for messages. */
   timeoutMs: number;
+  /** Steps one chain of steps may have in flight (D1011), `svc.limits.expression-max-depth`. */
+  maxDepth: number;
 }
 
 /** A JSONata-style failure (a plain object with a code), which the compiler turns into an ExpressionError. */
@@ -84,6 +94,8 @@ export class EvaluationGuard {
   readonly #inFlight = new Map<object, number>();
   /** Sections with two branches or more in flight. */
   #concurrent = 0;
+  /** Chains of steps in flight: one, plus each section's branches in flight beyond its first. */
+  #chains = 1;
   /** The last empty array a step took or gave: the likeliest input of another grouping (group_extension.ts). */
   #lastEmpty?: unknown[];
   /** A grouping over nothing whose extended array (if any) was not emptied again on the spot. */
@@ -108,10 +120,10 @@ export class EvaluationGuard {
     }
   }
 
-  /** Charges `bytes` produced by a step; throws when the budget is spent. */
-  charge(bytes: number): void {
+  /** Charges `bytes` produced by a step; throws when the budget is spent (with `held` bytes more held now). */
+  charge(bytes: number, held = 0): void {
     this.#charged += bytes;
-    if (this.#charged > this.limits.memoryBytes) {
+    if (this.#charged + held > this.limits.memoryBytes) {
       throw failure(
         "U1002",
         `Evaluation produced more than ${this.limits.memoryBytes} bytes (svc.limits.expression-memory-bytes)`,
@@ -149,8 +161,11 @@ export class EvaluationGuard {
     });
   }
 
-  /** Before an evaluation step of JSONata: its branches are known, a branch is counted in flight. */
-  enterStep(step: unknown, input?: unknown): Promise<void> | undefined {
+  /**
+   * Before an evaluation step of JSONata, `depth` steps deep counting every
+   * branch in flight: its branches are known, a branch is counted in flight.
+   */
+  enterStep(step: unknown, input?: unknown, depth = 0): Promise<void> | undefined {
     this.#steps++;
     registerBranches(step as StepNode);
     const empty = Array.isArray(input) && !input.length ? input : undefined;
@@ -166,12 +181,30 @@ export class EvaluationGuard {
       this.#groupedNothing(GROUP_KEYS.get(step as object)!);
     }
     const section = SECTION_OF.get(step as object);
-    if (section === undefined) return this.enter();
-    const inFlight = (this.#inFlight.get(section) ?? 0) + 1;
-    this.#inFlight.set(section, inFlight);
-    if (inFlight === 2) this.#concurrent++;
-    // Its siblings start after it (synchronously, as jsonata-js maps over them): paced by work already.
-    return this.enter(true);
+    if (section !== undefined) {
+      const inFlight = (this.#inFlight.get(section) ?? 0) + 1;
+      this.#inFlight.set(section, inFlight);
+      if (inFlight > 1) this.#chains++;
+      if (inFlight === 2) this.#concurrent++;
+    }
+    this.#checkDepth(depth);
+    // A branch's siblings start after it (synchronously, as jsonata-js maps over them): paced by work already.
+    return section === undefined ? this.enter() : this.enter(true);
+  }
+
+  /**
+   * Fails as jsonata-js's `stack` option does (D1011), but per chain of steps:
+   * its one depth counts the steps in flight of every branch, so it may reach
+   * maxDepth once per chain. The steps beyond one chain's count against the
+   * memory budget, so thousands of deep branches at once cannot exhaust memory.
+   */
+  #checkDepth(depth: number): void {
+    const over = depth - this.limits.maxDepth;
+    if (over <= 0) return;
+    if (over > this.limits.maxDepth * (this.#chains - 1)) {
+      throw { code: "D1011", value: this.limits.maxDepth };
+    }
+    this.charge(0, over * STEP_BYTES);
   }
 
   /** After an evaluation step: its result is charged; a branch that ends is no longer in flight. */
@@ -191,6 +224,8 @@ export class EvaluationGuard {
     const inFlight = this.#inFlight.get(section)! - 1;
     this.#inFlight.set(section, inFlight);
     if (inFlight === 1) this.#concurrent--;
+    // Its chain counts until jsonata-js takes the step off its depth: one tick after this hook, so two from now.
+    if (inFlight) queueMicrotask(() => queueMicrotask(() => this.#chains--));
   }
 
   /**
@@ -330,7 +365,7 @@ export function entryHook(expr: unknown, input: unknown, environment: Frame): Pr
   const base = environment.base!;
   guard.root ??= base;
   if (guard.regexEngine && base.RegexEngine !== guard.regexEngine) base.RegexEngine = guard.regexEngine;
-  return guard.enterStep(expr, input);
+  return guard.enterStep(expr, input, base.depth as number);
 }
 
 /** The `jsonata.__evaluate_exit` hook. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import jsonata from "jsonata";
-import { ExpressionCompiler, toExpressionError } from "./compiler.ts";
-import { YIELD_EVERY_MS } from "./guard.ts";
+import { ExpressionCompiler, ExpressionError, toExpressionError } from "./compiler.ts";
+import { EvaluationGuard, YIELD_EVERY_MS } from "./guard.ts";
 
 const compiler = new ExpressionCompiler({ cacheSize: 100, timeoutMs: 300, maxDepth: 500 });
 
@@ -130,4 +130,149 @@ Deno.test("concurrent branches still yield to the event loop, after a fixed amou
     clearTimeout(timer);
   }
   assert.ok(ticks >= 10, `timers ran during the evaluation (${ticks})`);
+});
+
+/** Evaluations by jsonata-js behind the guard only (no compiled closure answers). */
+const interpreted = new ExpressionCompiler({
+  cacheSize: 100,
+  timeoutMs: 20000,
+  maxDepth: 500,
+  compiled: false,
+});
+
+/** `count` items `{sku, qty}`, and what grouping them answers: qty by sku, each mapped by `value`. */
+function itemsAndGroups(count: number, value = (qty: number) => qty) {
+  const items = Array.from({ length: count }, (_, i) => ({ sku: `s${i}`, qty: i }));
+  return { items, groups: Object.fromEntries(items.map(({ sku, qty }) => [sku, value(qty)])) };
+}
+
+const RECURSIVE = "$f := function($n){ $n > 0 ? 1 + $f($n - 1) : 0 }";
+
+Deno.test("the depth limit holds per branch: a grouping of 1,000 items evaluates (jsonata-js sums its branches)", async () => {
+  const { items, groups } = itemsAndGroups(1500);
+  assert.deepEqual(await interpreted.compile("items{sku: qty}").evaluate({ items }), groups);
+  assert.deepEqual(
+    await compiler.compile("items{sku: qty}").evaluate({ items }),
+    groups,
+    "as a compiled closure answers",
+  );
+  const doubled = itemsAndGroups(1500, (qty) => qty * 2).groups;
+  for (
+    const source of [
+      "items{sku: $map(qty, function($q){ $q * 2 })}",
+      "items{sku: qty ~> function($q){ $q * 2 }}",
+    ]
+  ) {
+    assert.deepEqual(await patient.compile(source).evaluate({ items }), doubled, source);
+  }
+  // Each branch recursing some 15 levels (75 steps), all at once.
+  const recursive = `(${RECURSIVE}; items{sku: $f(qty % 16)})`;
+  assert.deepEqual(
+    await patient.compile(recursive).evaluate({ items }),
+    itemsAndGroups(1500, (q) => q % 16).groups,
+  );
+});
+
+Deno.test("the depth limit holds per branch: an array constructor of many deep branches evaluates", async () => {
+  // $f(150) alone goes some 450 steps deep of the 500; twenty of them at once go 9,000.
+  const source = `(${RECURSIVE}; [${Array(20).fill("$f(150)").join(", ")}])`;
+  assert.deepEqual(await patient.compile(source).evaluate({}), Array(20).fill(150));
+});
+
+Deno.test("deep recursion still fails D1011 as jsonata-js reports it, alone or beside other branches", async () => {
+  const { items } = itemsAndGroups(3);
+  for (
+    const source of [
+      `(${RECURSIVE}; $f(1000))`,
+      `(${RECURSIVE}; [$f(1000), 1, $f(3)])`,
+      `(${RECURSIVE}; items{sku: $f(1000)})`,
+      `(${RECURSIVE}; items{sku: $f(qty * 1000)})`,
+    ]
+  ) {
+    // jsonata-js's own check (`stack`) fails these too, with the same code, message and position.
+    const expected = await jsonata(source, { stack: 500 } as never).evaluate({ items }).then(
+      () => assert.fail(`${source} fails in jsonata-js`),
+      (err) => toExpressionError(err),
+    );
+    assert.equal(expected.code, "D1011");
+    await assert.rejects(() => patient.compile(source).evaluate({ items }), (err: unknown) => {
+      assert.ok(err instanceof ExpressionError);
+      assert.deepEqual([err.code, err.message, err.position], [
+        expected.code,
+        expected.message,
+        expected.position,
+      ]);
+      return true;
+    }, source);
+  }
+  // One level less than jsonata-js's limit still evaluates: the limit is where it was.
+  const fails = (n: number) =>
+    jsonata(`(${RECURSIVE}; $f(${n}))`, { stack: 500 } as never).evaluate({}).then(() => false, () => true);
+  let deepest = 1;
+  while (!await fails(deepest + 1)) deepest++;
+  assert.equal(await patient.compile(`(${RECURSIVE}; $f(${deepest}))`).evaluate({}), deepest);
+  await assert.rejects(() => patient.compile(`(${RECURSIVE}; $f(${deepest + 1}))`).evaluate({}), /D1011/);
+});
+
+Deno.test("the guard's D1011 is jsonata-js's failure object (code and value)", async () => {
+  const guard = new EvaluationGuard({ deadline: Infinity, memoryBytes: 1e9, timeoutMs: 1, maxDepth: 7 });
+  assert.equal(guard.enterStep({ type: "name" }, undefined, 7), undefined);
+  let thrown: { code?: string; value?: number } = {};
+  try {
+    guard.enterStep({ type: "name" }, undefined, 8);
+  } catch (err) {
+    thrown = err as typeof thrown;
+  }
+  const raw = await jsonata(`(${RECURSIVE}; $f(100))`, { stack: 7 } as never).evaluate({}).catch((err) =>
+    err
+  );
+  assert.deepEqual([thrown.code, thrown.value], [raw.code, raw.value]);
+});
+
+Deno.test("a chain at the very depth limit is not failed by branches that just ended beside it", async () => {
+  // jsonata-js takes an ended branch's step off its depth a tick after the exit hook: until then it still counts.
+  const source = (siblings: string) =>
+    "($spin := function($n){ $n > 0 ? $spin($n - 1) : 0 };" +
+    ` $g := function($n){ $n > 0 ? 1 + $g($n - 1) : $spin(200) }; [$g(30), ${siblings}])`;
+  // The least limit that lets $g(30) reach its bottom: no step to spare there.
+  let limit = 50;
+  const at = (maxDepth: number) => new ExpressionCompiler({ cacheSize: 10, timeoutMs: 20000, maxDepth });
+  while (limit < 1000 && await at(limit).compile(source("1")).evaluate({}).then(() => false, () => true)) {
+    limit++;
+  }
+  const tight = at(limit);
+  for (let m = 0; m <= 60; m++) {
+    const siblings = Array(10).fill(`$spin(${m})`).join(", ");
+    assert.deepEqual(
+      await tight.compile(source(siblings)).evaluate({}),
+      [30, ...Array(10).fill(0)],
+      `$spin(${m})`,
+    );
+  }
+});
+
+Deno.test("many deep branches at once count the steps they hold against svc.limits.expression-memory-bytes", async () => {
+  const small = new ExpressionCompiler({
+    cacheSize: 10,
+    timeoutMs: 20000,
+    maxDepth: 500,
+    memoryBytes: 4_000_000,
+  });
+  const { items } = itemsAndGroups(100);
+  await assert.rejects(
+    () => small.compile(`(${RECURSIVE}; items{sku: $f(1000)})`).evaluate({ items }),
+    /U1002: Evaluation produced more than 4000000 bytes \(svc\.limits\.expression-memory-bytes\)/,
+  );
+  // One chain's depth is never charged: the same recursion alone fails on depth.
+  await assert.rejects(() => small.compile(`(${RECURSIVE}; $f(1000))`).evaluate({}), /D1011/);
+});
+
+Deno.test("the deadline still ends a grouping whose 1,000 branches run on", async () => {
+  const { items } = itemsAndGroups(1000);
+  await assert.rejects(
+    () =>
+      compiler.compile("($spin := function($n){ $n > 0 ? $spin($n - 1) : 0 }; items{sku: $spin(100000000)})")
+        .evaluate({ items }),
+    /D1012: Evaluation timeout after 300 milliseconds/,
+  );
 });

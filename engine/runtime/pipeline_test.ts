@@ -102,3 +102,26 @@ Deno.test("deep recursion fails its mutation cleanly (depth guard) and leaves st
       ),
   );
 });
+
+Deno.test("a derivation grouping 1,000 items evaluates: the depth limit holds per branch, not summed over them", async () => {
+  // A lambda keeps the derivation with jsonata-js (no compiled closure), whose depth counted every group at once.
+  const { runtime } = await runtimeOf({
+    id: "grouped",
+    schema: {
+      type: "object",
+      properties: {
+        items: {
+          type: "array",
+          items: { type: "object", properties: { sku: { type: "string" }, qty: { type: "number" } } },
+        },
+      },
+    },
+    derivations: [{ path: "$.bySku", expr: "items{sku: qty ~> function($q){ $q * 2 }}" }],
+  });
+  const items = Array.from({ length: 1000 }, (_, i) => ({ sku: `s${i}`, qty: i }));
+  await commitMutation(runtime, { "$.items": items });
+  assert.deepEqual(
+    await runtime.readField("$.bySku"),
+    Object.fromEntries(items.map(({ sku, qty }) => [sku, qty * 2])),
+  );
+});
