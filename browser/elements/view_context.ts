@@ -99,6 +99,20 @@ export function pointerOf(address: string): string | null {
   return parsed.ok ? pathToPointer(parsed.path) : null;
 }
 
+/** The addresses a tree of components shows (`bind`, a date range's `bindFrom` and `bindTo`) and their values. */
+export function boundValues(
+  components: Json | undefined,
+  out = new Map<string, Json | undefined>(),
+): Map<string, Json | undefined> {
+  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
+    if (typeof c.bind === "string") out.set(c.bind, c.value);
+    if (typeof c.bindFrom === "string") out.set(c.bindFrom, c.valueFrom);
+    if (typeof c.bindTo === "string") out.set(c.bindTo, c.valueTo);
+    boundValues(c.components, out);
+  }
+  return out;
+}
+
 /** The nested components of a container, as evaluated components. */
 export function childrenOf(component: EvaluatedComponent): EvaluatedComponent[] {
   return Array.isArray(component.components) ? component.components as unknown as EvaluatedComponent[] : [];
