@@ -25,7 +25,8 @@ import type { FieldMessage } from "./messages.ts";
 
 /**
  * The renderer's view of its host element. Its writes take the addresses of the render it came with: once
- * section list rows moved they follow their row, and write nothing when the row is gone.
+ * section list rows moved they follow their row, and write nothing when the row is gone. A row's write the
+ * model gets after another writer moved its row writes nothing either (row_guard.ts).
  */
 export interface ViewContext {
   invoker: Invoker;

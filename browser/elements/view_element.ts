@@ -899,8 +899,9 @@ export class SvcView extends LitElement {
       upload: (shown, files, multiple) => {
         const address = now(shown);
         if (address === null) return;
-        // The row is tested as shown now: the files take a while to store, rows may move meanwhile.
-        const set = this.#set(address);
+        // The files take a while to store. The row is tested as shown once they are, so the person's edits of
+        // it meanwhile count; but as shown now when rows moved meanwhile, so the test fails at the old index.
+        const [moves, early] = [this.#moves.count, this.#set(address)];
         void this.#commit([address], async (viewId, expect) => {
           const refs = [];
           for (const file of files) {
@@ -910,6 +911,7 @@ export class SvcView extends LitElement {
             );
           }
           const value = (multiple ? refs : refs[0]) as unknown as Json;
+          const set = this.#moves.count === moves ? this.#set(address) : early;
           expect([address]);
           return await set(viewId, value);
         });

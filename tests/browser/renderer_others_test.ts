@@ -10,7 +10,9 @@
  * (its onChange runs on the model written); a refused write's message,
  * a rule's refused or flagged (and follows its row later), and a Remove racing another
  * writer's reload land on the right rows, a rule's not in a view the person went to; a
- * deleted model is not shown again by a load that was under way.
+ * deleted model is not shown again by a load that was under way; an edit or a Remove the
+ * model gets after another writer removed a row above lands on no other row (the person
+ * is told), and two quick edits of a row both land.
  *
  * @module
  */
