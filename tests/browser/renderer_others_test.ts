@@ -155,6 +155,24 @@ async function holdAnswers(
   }, [[op].flat(), request, once] as const);
 }
 
+/** Holds back the change events the element hears (other writers' changes) until the page calls `hear()`. */
+async function holdFeed(view: Locator): Promise<void> {
+  await view.evaluate(async (element) => {
+    type Listener = (event: unknown) => void;
+    const el = element as unknown as {
+      feed: { subscribe(id: string, listener: Listener): () => void };
+      updateComplete: Promise<unknown>;
+    };
+    const real = el.feed;
+    const held: (() => void)[] = [];
+    (globalThis as unknown as { hear: () => void }).hear = () => held.splice(0).forEach((hear) => hear());
+    el.feed = {
+      subscribe: (id, listener) => real.subscribe(id, (event) => held.push(() => listener(event))),
+    };
+    await el.updateComplete;
+  });
+}
+
 /** Waits until the element holds a view of `count` rows (rendered or not). */
 async function untilRowsHeld(page: Page, view: Locator, count: number): Promise<void> {
   await page.waitForFunction(
@@ -735,4 +753,32 @@ Deno.test("the renderer: two quick edits of a row both land (the first's answer 
     // The first answer, of before the second write, does not show row c's D of before.
     assert.deepEqual(await valuesOf(view, "D"), ["a", "b", "cc", "d"]);
     assert.deepEqual(await besideEach(view, "D", "changed meanwhile"), [false, false, false, false]);
+  }));
+
+Deno.test("the renderer: an edit the model refuses as its row changed, before the element heard of the change, shows on its row", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    await holdFeed(view);
+    await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
+    // Row c's D is written; another writer removes row a, and the element hears of it only later.
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("cc");
+    await d.press("Enter");
+    await untilAnswerHeld(page);
+    await keepOnly(page, ["b", "c", "d"]);
+    assert.equal(await rowsOf(view).count(), 4, "the element has not heard of the removal");
+    await releaseAnswer(view, "svc-error");
+    await screenshot(page, "renderer-others-edit-row-changed-unheard");
+    assert.deepEqual(await pairsOf(page), [[2, "b"], [3, "c"], [4, "d"]], "row d (now third) keeps its D");
+    // The refusal read the view again: the rows follow the removal, the message is on row c.
+    assert.equal(await rowsOf(view).count(), 3);
+    assert.deepEqual(await besideEach(view, "D", "This row changed meanwhile"), [false, true, false]);
+    assert.deepEqual(await valuesOf(view, "D"), ["b", "cc", "d"], "row c's D keeps what the person entered");
+    // The change event, heard late, changes nothing more (the refresh it asks for is awaited here).
+    await view.evaluate(async (element) => {
+      const el = element as unknown as { reload(): Promise<void>; updateComplete: Promise<unknown> };
+      (globalThis as unknown as { hear: () => void }).hear();
+      await el.reload();
+      await el.updateComplete;
+    });
+    assert.deepEqual(await besideEach(view, "D", "This row changed meanwhile"), [false, true, false]);
   }));
