@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type Json, ServiceError } from "../../engine/mod.ts";
+import { errorFromResponse } from "../../engine/operations/remote_error.ts";
 import { isRowConflict, rowTests, rowWrite } from "./row_guard.ts";
 
 /** A field bound at `bind` showing `value`. */
@@ -102,9 +103,11 @@ Deno.test("a row's value is set by a patch after its tests, or by a mutation whe
   assert.equal(rowWrite(VIEW, "$.currency", "USD", []), null);
 });
 
-Deno.test("a failed row test is told from other refusals", () => {
+Deno.test("a failed row test is told from other refusals, in the tab and from a server", async () => {
+  const failed = "Patch operation 0 (test /lines/2/d): Test operation failed";
+  assert.equal(isRowConflict(new ServiceError("conflict", failed)), true);
   assert.equal(
-    isRowConflict(new ServiceError("conflict", "Patch operation 0 (test /lines/2/d): Test operation failed")),
+    isRowConflict(await errorFromResponse(409, "Conflict", JSON.stringify({ detail: failed }))),
     true,
   );
   assert.equal(isRowConflict(new ServiceError("constraint_violation", "Constraint violation")), false);
