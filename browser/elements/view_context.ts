@@ -25,7 +25,8 @@ import type { FieldMessage } from "./messages.ts";
 
 /**
  * The renderer's view of its host element. Its writes take the addresses of the render it came with: once
- * section list rows moved they follow their row, and write nothing when the row is gone.
+ * section list rows moved they follow their row, and write nothing when the row is gone. A row's write the
+ * model gets after another writer moved its row writes nothing either (row_guard.ts).
  */
 export interface ViewContext {
   invoker: Invoker;
@@ -97,6 +98,20 @@ export interface ViewContext {
 export function pointerOf(address: string): string | null {
   const parsed = parsePath(address);
   return parsed.ok ? pathToPointer(parsed.path) : null;
+}
+
+/** The addresses a tree of components shows (`bind`, a date range's `bindFrom` and `bindTo`) and their values. */
+export function boundValues(
+  components: Json | undefined,
+  out = new Map<string, Json | undefined>(),
+): Map<string, Json | undefined> {
+  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
+    if (typeof c.bind === "string") out.set(c.bind, c.value);
+    if (typeof c.bindFrom === "string") out.set(c.bindFrom, c.valueFrom);
+    if (typeof c.bindTo === "string") out.set(c.bindTo, c.valueTo);
+    boundValues(c.components, out);
+  }
+  return out;
 }
 
 /** The nested components of a container, as evaluated components. */

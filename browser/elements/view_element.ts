@@ -52,11 +52,12 @@ import {
   RowMoveLog,
 } from "./row_moves.ts";
 import { regionOptions } from "./entry_bounds.ts";
+import { isRowConflict, ROW_CHANGED, type RowOp, rowTests, rowWrite } from "./row_guard.ts";
 import { renderComponents } from "./render.ts";
 import { viewBody } from "./containers.ts";
 import { checkStep } from "./step_check.ts";
 import { VIEW_STYLES } from "./styles.ts";
-import { childrenOf, pointerOf, type ViewContext } from "./view_context.ts";
+import { boundValues, childrenOf, pointerOf, type ViewContext } from "./view_context.ts";
 
 let instances = 0;
 
@@ -80,20 +81,6 @@ export function applyDelta(
       components: applyDelta(c.components as unknown as EvaluatedComponent[], delta) as unknown as Json,
     };
   });
-}
-
-/** The addresses a tree of components shows (`bind`, a date range's `bindFrom` and `bindTo`) and their values. */
-function boundValues(
-  components: Json | undefined,
-  out = new Map<string, Json | undefined>(),
-): Map<string, Json | undefined> {
-  for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
-    if (typeof c.bind === "string") out.set(c.bind, c.value);
-    if (typeof c.bindFrom === "string") out.set(c.bindFrom, c.valueFrom);
-    if (typeof c.bindTo === "string") out.set(c.bindTo, c.valueTo);
-    boundValues(c.components, out);
-  }
-  return out;
 }
 
 /**
@@ -219,6 +206,8 @@ export class SvcView extends LitElement {
   #revision = 0;
   /** Writes of this element whose feed event is still due (their event must not trigger a reload). */
   #own: OwnWrite[] = [];
+  /** The fields this element's writes under way change (a row's next write does not test them, see #changing). */
+  readonly #pending = new Set<string[]>();
   #loads = 0;
   /** Loads that found rows moved by another writer (a write under way then reads the view again). */
   #reorders = 0;
@@ -537,13 +526,17 @@ export class SvcView extends LitElement {
     const [invoker, view, spec] = [this.invoker, this.view, this.#spec];
     if (!invoker || !view) return;
     const mine: OwnWrite[] = [];
+    const pending: string[] = [];
     const expect = (addresses: string[]) => {
       const entry = { signature: signatureOf(addresses), until: Date.now() + 10_000 };
       mine.push(entry);
       this.#own.push(entry);
+      // A removed row is not a field whose value changes: a write to it must still fail.
+      pending.push(...addresses.filter((a) => !/\]$/.test(a)));
     };
+    this.#pending.add(pending);
     // Rows another writer moves while the write is under way: the answer's addresses are of the rows before.
-    const [seen, reloads] = [this.#moves.count, this.#reorders];
+    const [seen, reloads, revision] = [this.#moves.count, this.#reorders, this.#revision];
     const now = (addresses: string[]) =>
       this.#reorders === reloads ? addresses : addresses.flatMap((a) => this.#moves.follow(a, seen) ?? []);
     let done!: () => void;
@@ -562,9 +555,11 @@ export class SvcView extends LitElement {
       // Fields this write changed hold their new, accepted values: their old errors no longer apply.
       for (const address of mutated) this.#messages.delete(canonical(address));
       // The delta's components have the ids of the rows before, or belong to the view the person left (its
-      // ids may name other components here): the view is read again instead.
+      // ids may name other components here), or are older than what the view shows since (another write's
+      // answer or a reload came first: the delta would show values of before, a row's next write would test
+      // them): the view is read again instead.
       const left = this.#left(view);
-      if (this.#reorders !== reloads || left) await this.reload();
+      if (this.#reorders !== reloads || left || this.#revision !== revision) await this.reload();
       else if (this.view && result.viewDelta) {
         const components = applyDelta(this.view.components, result.viewDelta);
         this.view = { ...this.view, components: await this.#resolveOptions(components) };
@@ -586,6 +581,9 @@ export class SvcView extends LitElement {
     } catch (err) {
       // A refused write sends no event.
       this.#own = this.#own.filter((o) => !mine.includes(o));
+      // Its row changed meanwhile (nothing was written): the view is read again, its rows follow the change.
+      const conflict = isRowConflict(err) && !this.#left(view);
+      if (conflict) await this.reload();
       const bound = boundAddresses(this.view?.components as unknown as Json);
       // The fields show the values the model kept again: the reason is a warning, it holds no wizard step.
       const shown = now(written);
@@ -594,12 +592,15 @@ export class SvcView extends LitElement {
       // Once the element left the view (or model), its fields are gone: their messages are not the new view's.
       const messages = this.#left(view)
         ? []
+        : conflict
+        ? new Map<string, FieldMessage[]>([[canonical(shown[0] ?? ""), [{ text: ROW_CHANGED, severity }]]])
         : messagesOfError(err, this.#spec, shown, bound, severity, (a) => now([a]));
       for (const [address, list] of messages) {
         this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
       }
       this.#emit("svc-error", { modelId: view.modelId, message: (err as Error).message });
     } finally {
+      this.#pending.delete(pending);
       this.#writing.delete(writing);
       done();
       this.requestUpdate();
@@ -740,19 +741,53 @@ export class SvcView extends LitElement {
       this.requestUpdate();
       return;
     }
+    const patch = this.#guarded(address, [{ op: "remove", path: pointer }]);
     void this.#commit(
       [address],
       (viewId, expect) => {
         expect([address]);
-        return this.invoker!.invoke(operations.patch, {
-          id: this.modelId,
-          patch: [{ op: "remove", path: pointer }],
-          viewId,
-        });
+        return this.invoker!.invoke(operations.patch, { id: this.modelId, patch, viewId });
       },
       onChange,
       true,
     );
+  }
+
+  /**
+   * What may change without a row changing, so a row's write does not test it: derived members (the model
+   * works them out) and the fields of this element's writes under way (its next write may be applied after
+   * them).
+   */
+  #changing(): string[] {
+    return [...(this.#spec?.derivations ?? []).map((d) => d.path), ...[...this.#pending].flat()];
+  }
+
+  /**
+   * Writes `value` at `address` (of the view shown now) as the write `viewId` of a commit: in a section list
+   * row, a patch that first tests the row is still the one shown (rows another writer moved meanwhile fail
+   * it, instead of the write landing on another row); elsewhere, a mutation.
+   */
+  #set(address: string): (viewId: string, value: Json) => Promise<WriteResult> {
+    const [invoker, id, components, changing] = [
+      this.invoker!,
+      this.modelId,
+      this.view?.components,
+      this.#changing(),
+    ];
+    return (viewId, value) => {
+      const patch = rowWrite(components as unknown as Json, address, value, changing);
+      return patch
+        ? invoker.invoke(operations.patch, { id, patch, viewId })
+        : invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
+    };
+  }
+
+  /** `ops` preceded by the tests that the row holding `address` is still the one shown (`own`: changing too). */
+  #guarded<T extends RowOp>(address: string, ops: T[], own: string[] = [address]): (T | RowOp)[] {
+    return [
+      ...rowTests(this.view?.components as unknown as Json, address, [...own, ...this.#changing()]),
+      ...ops,
+    ];
   }
 
   #imageUrl(src: string): string | undefined {
@@ -795,11 +830,12 @@ export class SvcView extends LitElement {
         const address = now(shown);
         if (address === null) return;
         if (value === undefined) return this.#remove(address, onChange);
+        const set = this.#set(address);
         void this.#commit(
           [address],
           (viewId, expect) => {
             expect([address]);
-            return invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
+            return set(viewId, value);
           },
           onChange,
           choice,
@@ -809,8 +845,9 @@ export class SvcView extends LitElement {
         const address = now(shown);
         const [from, to] = [pointerOf(shown), address === null ? null : pointerOf(address)];
         if (address === null || from === null || to === null) return;
-        const patch = ops.map((op) =>
-          op.path.startsWith(from) ? { ...op, path: to + op.path.slice(from.length) } : op
+        const patch = this.#guarded(
+          address,
+          ops.map((op) => op.path.startsWith(from) ? { ...op, path: to + op.path.slice(from.length) } : op),
         );
         void this.#commit([address], (viewId) => invoker.invoke(operations.patch, { id, patch, viewId }));
       },
@@ -818,14 +855,15 @@ export class SvcView extends LitElement {
         const row = this.#moves.followRow(shownList, shownIndex, seen);
         if (!row) return;
         const { list, index } = row;
+        // The row's own values are what says it is still the row shown.
+        const patch = this.#guarded(`${list}[${index}]`, [{
+          op: "remove",
+          path: `${pointerOf(list)}/${index}`,
+        }], []);
         void this.#commit([list], async (viewId, expect) => {
           expect([`${list}[${index}]`]);
           const reloads = this.#reorders;
-          const result = await invoker.invoke(operations.patch, {
-            id,
-            patch: [{ op: "remove", path: `${pointerOf(list)}/${index}` }],
-            viewId,
-          });
+          const result = await invoker.invoke(operations.patch, { id, patch, viewId });
           // The rows below move up with their keys, so their controls (an entry the model refused) go along.
           // When another writer's reload followed rows meanwhile, it may have followed this removal too: the
           // commit reads the view again and follows what the view still shows, so each move applies once.
@@ -861,6 +899,9 @@ export class SvcView extends LitElement {
       upload: (shown, files, multiple) => {
         const address = now(shown);
         if (address === null) return;
+        // The files take a while to store. The row is tested as shown once they are, so the person's edits of
+        // it meanwhile count; but as shown now when rows moved meanwhile, so the test fails at the old index.
+        const [moves, early] = [this.#moves.count, this.#set(address)];
         void this.#commit([address], async (viewId, expect) => {
           const refs = [];
           for (const file of files) {
@@ -870,8 +911,9 @@ export class SvcView extends LitElement {
             );
           }
           const value = (multiple ? refs : refs[0]) as unknown as Json;
+          const set = this.#moves.count === moves ? this.#set(address) : early;
           expect([address]);
-          return await invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
+          return await set(viewId, value);
         });
       },
       imageUrl: (src) => this.#imageUrl(src),

@@ -10,7 +10,9 @@
  * (its onChange runs on the model written); a refused write's message,
  * a rule's refused or flagged (and follows its row later), and a Remove racing another
  * writer's reload land on the right rows, a rule's not in a view the person went to; a
- * deleted model is not shown again by a load that was under way.
+ * deleted model is not shown again by a load that was under way; an edit or a Remove the
+ * model gets after another writer removed a row above lands on no other row (the person
+ * is told), and two quick edits of a row both land.
  *
  * @module
  */
@@ -102,37 +104,73 @@ async function untilAnswerHeld(page: Page): Promise<void> {
   await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
 }
 
-/** Releases the held answer and waits for the element's `event` (`svc-commit`, `svc-error`) and its render. */
+/**
+ * Releases the held answer and waits for the element's `event` (`svc-commit`, `svc-error`) and its render; fails
+ * when the other one comes instead.
+ */
 async function releaseAnswer(view: Locator, event: string): Promise<void> {
-  await view.evaluate(async (element, event) => {
-    const answered = new Promise((resolve) => element.addEventListener(event, resolve, { once: true }));
+  const came = await view.evaluate(async (element) => {
+    const answered = new Promise<string>((resolve) => {
+      for (const type of ["svc-commit", "svc-error"]) {
+        element.addEventListener(type, () => resolve(type), { once: true });
+      }
+    });
     (globalThis as unknown as { release: () => void }).release();
-    await answered;
+    const type = await answered;
     await (element as unknown as { updateComplete: Promise<unknown> }).updateComplete;
-  }, event);
+    return type;
+  });
+  assert.equal(came, event, `the write's answer was ${came}`);
 }
 
 /**
- * Holds back the element's answers to `op` (`mutate`, `patch`) until the page calls `release()`; a refused
- * answer held is not reported as unhandled meanwhile.
+ * Holds back the element's answers to `op` (`mutate`, `patch`, or any of a list) until the page calls `release()`; a refused
+ * answer held is not reported as unhandled meanwhile. `request`: its requests are held instead (the model
+ * gets the write only once released); `once`: only the next call is held.
  */
-async function holdAnswers(view: Locator, op: string): Promise<void> {
-  await view.evaluate(async (element, held) => {
+async function holdAnswers(
+  view: Locator,
+  op: string | string[],
+  { request = false, once = false } = {},
+): Promise<void> {
+  await view.evaluate(async (element, [held, request, once]) => {
     const el = element as unknown as {
       invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
       updateComplete: Promise<unknown>;
     };
     const real = el.invoker;
     const page = globalThis as unknown as { release?: () => void };
+    let holds = true;
     el.invoker = {
       invoke: (call, input) => {
+        if (!held.includes(call.name) || !holds) return real.invoke(call, input);
+        holds = !once;
+        if (request) return new Promise((resolve) => page.release = () => resolve(real.invoke(call, input)));
         const answer = real.invoke(call, input);
         answer.catch(() => {});
-        return call.name !== held ? answer : new Promise((resolve) => page.release = () => resolve(answer));
+        return new Promise((resolve) => page.release = () => resolve(answer));
       },
     };
     await el.updateComplete;
-  }, op);
+  }, [[op].flat(), request, once] as const);
+}
+
+/** Holds back the change events the element hears (other writers' changes) until the page calls `hear()`. */
+async function holdFeed(view: Locator): Promise<void> {
+  await view.evaluate(async (element) => {
+    type Listener = (event: unknown) => void;
+    const el = element as unknown as {
+      feed: { subscribe(id: string, listener: Listener): () => void };
+      updateComplete: Promise<unknown>;
+    };
+    const real = el.feed;
+    const held: (() => void)[] = [];
+    (globalThis as unknown as { hear: () => void }).hear = () => held.splice(0).forEach((hear) => hear());
+    el.feed = {
+      subscribe: (id, listener) => real.subscribe(id, (event) => held.push(() => listener(event))),
+    };
+    await el.updateComplete;
+  });
 }
 
 /** Waits until the element holds a view of `count` rows (rendered or not). */
@@ -247,7 +285,7 @@ Deno.test("the renderer: a row's tab follows it when rows move; its button does 
 Deno.test("the renderer: the answer to a write under way when another writer moved rows lands on its row", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
     // The element's writes are answered only when the test says so.
-    await holdAnswers(view, "mutate");
+    await holdAnswers(view, "patch");
     // Row c's D is written (the model has it), and another writer removes row a before the answer comes.
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("cc");
@@ -359,7 +397,7 @@ Deno.test("the renderer: the answer to a write under way when the person moved t
 
 Deno.test("the renderer: a refused write's message lands on its row when another writer moved rows meanwhile", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
-    await holdAnswers(view, "mutate");
+    await holdAnswers(view, "patch");
     // Row c's D is written too long (refused at row index 2); another writer removes row a before the answer.
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("cccc");
@@ -450,7 +488,7 @@ const rowsOf = (view: Locator) => view.locator(".section-item");
 
 Deno.test("the renderer: a refused write's rule message lands on the row the model checked, and follows it", () =>
   withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
-    await holdAnswers(view, "mutate");
+    await holdAnswers(view, "patch");
     // Row c (third when checked) gets N 100, refused by the third row's rule; another writer removes row a.
     const n = view.getByLabel("N", { exact: true }).nth(2);
     await n.fill("100");
@@ -473,7 +511,7 @@ Deno.test("the renderer: a refused write's rule message lands on the row the mod
 
 Deno.test("the renderer: a rule a write flagged warns on the row the model checked, and follows it", () =>
   withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
-    await holdAnswers(view, "mutate");
+    await holdAnswers(view, "patch");
     // Row c (third when checked) gets D "ccc", committed and flagged; another writer removes row a.
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("ccc");
@@ -496,7 +534,7 @@ Deno.test("the renderer: a rule a write flagged warns on the row the model check
 
 Deno.test("the renderer: the rule messages of a write answered after the person went to another view stay out of it", () =>
   withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
-    await holdAnswers(view, "mutate");
+    await holdAnswers(view, "patch");
     // Row c's N gets 100 (refused by the third row's rule); the person goes to the view showing that N too.
     const n = view.getByLabel("N", { exact: true }).nth(2);
     await n.fill("100");
@@ -517,7 +555,7 @@ Deno.test("the renderer: the rule messages of a write answered after the person 
 
 Deno.test("the renderer: a rule flagged by a write answered after the person went to another view stays out of it", () =>
   withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
-    await holdAnswers(view, "mutate");
+    await holdAnswers(view, "patch");
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("ccc");
     await d.press("Enter");
@@ -550,7 +588,7 @@ async function showSecond(page: Page, view: Locator, spec: object = SPEC_RULES):
 
 Deno.test("the renderer: the answer to a write under way when the element went to another model stays out of it", () =>
   withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
-    await holdAnswers(view, "mutate");
+    await holdAnswers(view, "patch");
     // Row c's D becomes "ccc" in model others (flagged); the element shows model second, of the same views.
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("ccc");
@@ -577,7 +615,7 @@ Deno.test("the renderer: the answer to a write under way when the element went t
 
 Deno.test("the renderer: a refused write's messages stay out of the model the element went to meanwhile", () =>
   withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
-    await holdAnswers(view, "mutate");
+    await holdAnswers(view, "patch");
     const n = view.getByLabel("N", { exact: true }).nth(2);
     await n.fill("100");
     await n.press("Enter");
@@ -624,4 +662,123 @@ Deno.test("the renderer: the onChange of a write answered after the element went
     await releaseAnswer(view, "svc-commit");
     await untilState(page, "others", (state) => (state as { touched?: boolean }).touched === true);
     assert.deepEqual(await stateOf(page, "second"), {}, "the model shown now is left alone");
+  }));
+
+/** The values of the fields labelled `label`, as they show. */
+function valuesOf(view: Locator, label: string): Promise<string[]> {
+  return view.getByLabel(label, { exact: true }).evaluateAll((inputs) =>
+    inputs.map((input) => (input as HTMLInputElement).value)
+  );
+}
+
+/** The state of model `others` as each line's `[n, d]`. */
+async function pairsOf(page: Page): Promise<unknown[]> {
+  return ((await stateOf(page, "others")) as State).lines.map((line) => [line.n, line.d]);
+}
+
+Deno.test("the renderer: an edit that reaches the model after another writer removed a row above lands on no other row", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    // The element's writes reach the model only when the test says so.
+    await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
+    // The person writes row c's N; another writer removes row a before the model gets the write.
+    const n = view.getByLabel("N", { exact: true }).nth(2);
+    await n.fill("30");
+    await n.press("Enter");
+    await untilAnswerHeld(page);
+    await keepOnly(page, ["b", "c", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-error");
+    await screenshot(page, "renderer-others-edit-row-changed");
+    assert.deepEqual(await pairsOf(page), [[2, "b"], [3, "c"], [4, "d"]], "row d (now third) keeps its N");
+    assert.deepEqual(await valuesOf(view, "N"), ["2", "30", "4"], "row c's N keeps what the person entered");
+    assert.deepEqual(
+      await besideEach(view, "N", "This row changed meanwhile"),
+      [false, true, false],
+      "the person is told on row c's N (now second)",
+    );
+    // The person writes it again: it lands on row c.
+    const again = view.getByLabel("N", { exact: true }).nth(1);
+    await again.fill("31");
+    await again.press("Enter");
+    await untilState(page, "others", (state) => (state as State).lines[1].n === 31);
+    assert.deepEqual(await pairsOf(page), [[2, "b"], [31, "c"], [4, "d"]]);
+    assert.deepEqual(await besideEach(view, "N", "changed meanwhile"), [false, false, false]);
+  }));
+
+Deno.test("the renderer: a Remove that reaches the model after another writer removed a row above removes no other row", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
+    // The person removes row c; another writer removes row a before the model gets the removal.
+    await view.getByRole("button", { name: "Remove lines 3" }).click();
+    await untilAnswerHeld(page);
+    await keepOnly(page, ["b", "c", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-error");
+    await screenshot(page, "renderer-others-remove-row-changed");
+    assert.deepEqual(await linesOf(page), ["b", "c", "d"], "row d (now third) is still there");
+    assert.equal(await rowsOf(view).count(), 3);
+    await view.getByRole("region", { name: "Lines" }).getByText("This row changed meanwhile").waitFor();
+    // The person removes it again: row c goes.
+    await view.getByRole("button", { name: "Remove lines 2" }).click();
+    await untilState(page, "others", (state) => (state as State).lines.length === 2);
+    assert.deepEqual(await linesOf(page), ["b", "d"]);
+  }));
+
+Deno.test("the renderer: two quick edits of a row both land (the first's answer still due)", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    const commits = () => view.evaluate((el) => (el as unknown as { commits?: number }).commits ?? 0);
+    await view.evaluate((el) =>
+      el.addEventListener("svc-commit", () => {
+        const counted = el as unknown as { commits?: number };
+        counted.commits = (counted.commits ?? 0) + 1;
+      })
+    );
+    await holdAnswers(view, ["mutate", "patch"], { once: true });
+    // Row c's N is written (the model has it, its answer is held), then its D.
+    const n = view.getByLabel("N", { exact: true }).nth(2);
+    await n.fill("30");
+    await n.press("Enter");
+    await untilAnswerHeld(page);
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("cc");
+    await d.press("Enter");
+    await page.waitForFunction(
+      (el) => (el as unknown as { commits?: number }).commits === 1,
+      await view.elementHandle(),
+    );
+    await releaseAnswer(view, "svc-commit");
+    await screenshot(page, "renderer-others-two-quick-edits");
+    assert.equal(await commits(), 2);
+    assert.deepEqual(await pairsOf(page), [[1, "a"], [2, "b"], [30, "cc"], [4, "d"]]);
+    // The first answer, of before the second write, does not show row c's D of before.
+    assert.deepEqual(await valuesOf(view, "D"), ["a", "b", "cc", "d"]);
+    assert.deepEqual(await besideEach(view, "D", "changed meanwhile"), [false, false, false, false]);
+  }));
+
+Deno.test("the renderer: an edit the model refuses as its row changed, before the element heard of the change, shows on its row", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    await holdFeed(view);
+    await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
+    // Row c's D is written; another writer removes row a, and the element hears of it only later.
+    const d = view.getByLabel("D", { exact: true }).nth(2);
+    await d.fill("cc");
+    await d.press("Enter");
+    await untilAnswerHeld(page);
+    await keepOnly(page, ["b", "c", "d"]);
+    assert.equal(await rowsOf(view).count(), 4, "the element has not heard of the removal");
+    await releaseAnswer(view, "svc-error");
+    await screenshot(page, "renderer-others-edit-row-changed-unheard");
+    assert.deepEqual(await pairsOf(page), [[2, "b"], [3, "c"], [4, "d"]], "row d (now third) keeps its D");
+    // The refusal read the view again: the rows follow the removal, the message is on row c.
+    assert.equal(await rowsOf(view).count(), 3);
+    assert.deepEqual(await besideEach(view, "D", "This row changed meanwhile"), [false, true, false]);
+    assert.deepEqual(await valuesOf(view, "D"), ["b", "cc", "d"], "row c's D keeps what the person entered");
+    // The change event, heard late, changes nothing more (the refresh it asks for is awaited here).
+    await view.evaluate(async (element) => {
+      const el = element as unknown as { reload(): Promise<void>; updateComplete: Promise<unknown> };
+      (globalThis as unknown as { hear: () => void }).hear();
+      await el.reload();
+      await el.updateComplete;
+    });
+    assert.deepEqual(await besideEach(view, "D", "This row changed meanwhile"), [false, true, false]);
   }));
