@@ -104,6 +104,20 @@ async function untilAnswerHeld(page: Page): Promise<void> {
   await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
 }
 
+/** The values of the fields labelled `label`, as they show. */
+function valuesOf(view: Locator, label: string): Promise<string[]> {
+  return view.getByLabel(label, { exact: true }).evaluateAll((inputs) =>
+    inputs.map((input) => (input as HTMLInputElement).value)
+  );
+}
+
+/** Enters `value` in `field` and waits until its write is under way and held ({@link holdAnswers}). */
+async function enterHeld(page: Page, field: Locator, value: string): Promise<void> {
+  await field.fill(value);
+  await field.press("Enter");
+  await untilAnswerHeld(page);
+}
+
 /**
  * Releases the held answer and waits for the element's `event` (`svc-commit`, `svc-error`) and its render; fails
  * when the other one comes instead.
@@ -199,12 +213,8 @@ Deno.test("the renderer: rows another writer removes or moves take their message
     await rows.nth(3).waitFor({ state: "detached" });
     await screenshot(page, "renderer-others-row-removed");
     assert.deepEqual(await messagesOf(), [[], ["must be >= 0"], []], "the message moved up with row c");
-    const values = async (label: string) =>
-      await view.getByLabel(label, { exact: true }).evaluateAll((inputs) =>
-        inputs.map((input) => (input as HTMLInputElement).value)
-      );
-    assert.deepEqual(await values("N"), ["2", "-1", "4"]);
-    assert.deepEqual(await values("D"), ["b", "cc", "d"]);
+    assert.deepEqual(await valuesOf(view, "N"), ["2", "-1", "4"]);
+    assert.deepEqual(await valuesOf(view, "D"), ["b", "cc", "d"]);
     assert.equal(
       await view.getByLabel("D", { exact: true }).nth(1).evaluate((el) => el.matches(":focus")),
       true,
@@ -218,8 +228,8 @@ Deno.test("the renderer: rows another writer removes or moves take their message
     await keepOnly(page, ["cc", "b", "d"]);
     await rows.nth(0).getByText("must be >= 0").waitFor();
     assert.deepEqual(await messagesOf(), [["must be >= 0"], [], []]);
-    assert.deepEqual(await values("N"), ["-1", "2", "4"]);
-    assert.deepEqual(await values("D"), ["cc", "b", "d"]);
+    assert.deepEqual(await valuesOf(view, "N"), ["-1", "2", "4"]);
+    assert.deepEqual(await valuesOf(view, "D"), ["cc", "b", "d"]);
   }));
 
 Deno.test("the renderer: a Remove pressed on an earlier render removes the row shown there, or nothing once it is gone", () =>
@@ -287,19 +297,14 @@ Deno.test("the renderer: the answer to a write under way when another writer mov
     // The element's writes are answered only when the test says so.
     await holdAnswers(view, "patch");
     // Row c's D is written (the model has it), and another writer removes row a before the answer comes.
-    const d = view.getByLabel("D", { exact: true }).nth(2);
-    await d.fill("cc");
-    await d.press("Enter");
-    await untilAnswerHeld(page);
+    await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
     await untilState(page, "others", (state) => (state as State).lines[2].d === "cc");
     await keepOnly(page, ["b", "cc", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-commit");
     await screenshot(page, "renderer-others-answer-after-move");
     assert.deepEqual(
-      await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
-        inputs.map((input) => (input as HTMLInputElement).value)
-      ),
+      await valuesOf(view, "D"),
       ["b", "cc", "d"],
       "the answer (of the rows before) does not bring row a back",
     );
@@ -372,10 +377,7 @@ Deno.test("the renderer: the answer to a write under way when the person moved t
   withEmbeddedSpec(SPEC_TWO_TITLES, { heading: "Main" }, async (page, view) => {
     await holdAnswers(view, "mutate");
     // Main's First (row a's D) is written; the person goes to the other view before the answer comes.
-    const first = view.getByLabel("First", { exact: true });
-    await first.fill("aa");
-    await first.press("Enter");
-    await untilAnswerHeld(page);
+    await enterHeld(page, view.getByLabel("First", { exact: true }), "aa");
     await view.evaluate((el) => (el as unknown as { viewId: string }).viewId = "other");
     const second = view.getByLabel("Second", { exact: true });
     await second.waitFor();
@@ -399,10 +401,7 @@ Deno.test("the renderer: a refused write's message lands on its row when another
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
     await holdAnswers(view, "patch");
     // Row c's D is written too long (refused at row index 2); another writer removes row a before the answer.
-    const d = view.getByLabel("D", { exact: true }).nth(2);
-    await d.fill("cccc");
-    await d.press("Enter");
-    await untilAnswerHeld(page);
+    await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cccc");
     await keepOnly(page, ["b", "c", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-error");
@@ -486,92 +485,105 @@ async function besideEach(view: Locator, label: string, text: string): Promise<b
 /** The rows of the view (section list items). */
 const rowsOf = (view: Locator) => view.locator(".section-item");
 
-Deno.test("the renderer: a refused write's rule message lands on the row the model checked, and follows it", () =>
-  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+/** A write to row c the third row's rule speaks of: refused (N 100) or committed and flagged (D "ccc"). */
+interface RuleCase {
+  label: string;
+  value: string;
+  /** The rule's message (and a part of it), and the element's event answering the write. */
+  message: string;
+  part: string;
+  event: string;
+  /** What the rows show after the write (row c's D as the write leaves it). */
+  c: string;
+  kind: string;
+}
+
+const REFUSED_RULE: RuleCase = {
+  label: "N",
+  value: "100",
+  message: "The third N is at most 10",
+  part: "at most 10",
+  event: "svc-error",
+  c: "c",
+  kind: "refused",
+};
+const FLAGGED_RULE: RuleCase = {
+  label: "D",
+  value: "ccc",
+  message: "The third D is long",
+  part: "long",
+  event: "svc-commit",
+  c: "ccc",
+  kind: "flagged",
+};
+
+/** Row c (third when the model checks it) is written through `rule`; another writer removes row a meanwhile. */
+function ruleFollowsRow(rule: RuleCase) {
+  return withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
     await holdAnswers(view, "patch");
-    // Row c (third when checked) gets N 100, refused by the third row's rule; another writer removes row a.
-    const n = view.getByLabel("N", { exact: true }).nth(2);
-    await n.fill("100");
-    await n.press("Enter");
-    await untilAnswerHeld(page);
-    await keepOnly(page, ["b", "c", "d"]);
+    await enterHeld(page, view.getByLabel(rule.label, { exact: true }).nth(2), rule.value);
+    await keepOnly(page, ["b", rule.c, "d"]);
     await untilRowsHeld(page, view, 3);
-    await releaseAnswer(view, "svc-error");
-    await screenshot(page, "renderer-others-rule-refused-after-move");
+    await releaseAnswer(view, rule.event);
+    await screenshot(page, `renderer-others-rule-${rule.kind}-after-move`);
     assert.deepEqual(
-      await besideEach(view, "N", "The third N is at most 10"),
+      await besideEach(view, rule.label, rule.message),
       [false, true, false],
       "the rule's message is on row c (now second), not on row d (now third)",
     );
     // A later move takes it along: another writer puts row c first.
-    await keepOnly(page, ["c", "b", "d"]);
-    await rowsOf(view).nth(0).getByText("The third N is at most 10").waitFor();
-    assert.deepEqual(await besideEach(view, "N", "The third N is at most 10"), [true, false, false]);
-  }));
+    await keepOnly(page, [rule.c, "b", "d"]);
+    await rowsOf(view).nth(0).getByText(rule.message).waitFor();
+    assert.deepEqual(await besideEach(view, rule.label, rule.message), [true, false, false]);
+  });
+}
+
+Deno.test("the renderer: a refused write's rule message lands on the row the model checked, and follows it", () =>
+  ruleFollowsRow(REFUSED_RULE));
 
 Deno.test("the renderer: a rule a write flagged warns on the row the model checked, and follows it", () =>
-  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
+  ruleFollowsRow(FLAGGED_RULE));
+
+/** Messages the element holds (of every field and the form). */
+const messageCount = (view: Locator) =>
+  view.evaluate((el) => (el as unknown as { messages: Map<string, unknown> }).messages.size);
+
+/** Row c is written through `rule`; the person goes to the view showing the third row's field alone meanwhile. */
+function ruleStaysInItsView(rule: RuleCase, screenshotName: string) {
+  return withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
     await holdAnswers(view, "patch");
-    // Row c (third when checked) gets D "ccc", committed and flagged; another writer removes row a.
-    const d = view.getByLabel("D", { exact: true }).nth(2);
-    await d.fill("ccc");
-    await d.press("Enter");
-    await untilAnswerHeld(page);
-    await keepOnly(page, ["b", "ccc", "d"]);
-    await untilRowsHeld(page, view, 3);
-    await releaseAnswer(view, "svc-commit");
-    await screenshot(page, "renderer-others-rule-flagged-after-move");
+    await enterHeld(page, view.getByLabel(rule.label, { exact: true }).nth(2), rule.value);
+    await view.evaluate((el) => (el as unknown as { viewId: string }).viewId = "other");
+    const third = view.getByLabel(`Third ${rule.label}`, { exact: true });
+    await third.waitFor();
+    await releaseAnswer(view, rule.event);
+    await screenshot(page, screenshotName);
+    assert.equal(await third.inputValue(), rule.kind === "refused" ? "3" : rule.value);
     assert.deepEqual(
-      await besideEach(view, "D", "The third D is long"),
-      [false, true, false],
-      "the warning is on row c (now second), not on row d (now third)",
+      await besideEach(view, `Third ${rule.label}`, rule.part),
+      [false],
+      "the main view's message",
     );
-    // A later move takes it along: another writer puts row c first.
-    await keepOnly(page, ["ccc", "b", "d"]);
-    await rowsOf(view).nth(0).getByText("The third D is long").waitFor();
-    assert.deepEqual(await besideEach(view, "D", "The third D is long"), [true, false, false]);
-  }));
+    assert.equal(await messageCount(view), 0);
+  });
+}
 
 Deno.test("the renderer: the rule messages of a write answered after the person went to another view stay out of it", () =>
-  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
-    await holdAnswers(view, "patch");
-    // Row c's N gets 100 (refused by the third row's rule); the person goes to the view showing that N too.
-    const n = view.getByLabel("N", { exact: true }).nth(2);
-    await n.fill("100");
-    await n.press("Enter");
-    await untilAnswerHeld(page);
-    await view.evaluate((el) => (el as unknown as { viewId: string }).viewId = "other");
-    const third = view.getByLabel("Third N", { exact: true });
-    await third.waitFor();
-    await releaseAnswer(view, "svc-error");
-    await screenshot(page, "renderer-others-rule-after-navigate");
-    assert.equal(await third.inputValue(), "3");
-    assert.deepEqual(await besideEach(view, "Third N", "at most 10"), [false], "the main view's message");
-    assert.equal(
-      await view.evaluate((el) => (el as unknown as { messages: Map<string, unknown> }).messages.size),
-      0,
-    );
-  }));
+  ruleStaysInItsView(REFUSED_RULE, "renderer-others-rule-after-navigate"));
 
 Deno.test("the renderer: a rule flagged by a write answered after the person went to another view stays out of it", () =>
-  withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
-    await holdAnswers(view, "patch");
-    const d = view.getByLabel("D", { exact: true }).nth(2);
-    await d.fill("ccc");
-    await d.press("Enter");
-    await untilAnswerHeld(page);
-    await view.evaluate((el) => (el as unknown as { viewId: string }).viewId = "other");
-    const third = view.getByLabel("Third D", { exact: true });
-    await third.waitFor();
-    await releaseAnswer(view, "svc-commit");
-    await screenshot(page, "renderer-others-flag-after-navigate");
-    assert.equal(await third.inputValue(), "ccc");
-    assert.deepEqual(await besideEach(view, "Third D", "long"), [false], "the main view's warning");
-    assert.equal(
-      await view.evaluate((el) => (el as unknown as { messages: Map<string, unknown> }).messages.size),
-      0,
-    );
-  }));
+  ruleStaysInItsView(FLAGGED_RULE, "renderer-others-flag-after-navigate"));
+
+/** The model the element's next `event` (`svc-commit`, `svc-error`) names. */
+function modelOfNext(view: Locator, event: string): Promise<unknown> {
+  return view.evaluate(
+    (el, event) =>
+      new Promise((resolve) =>
+        el.addEventListener(event, (e) => resolve((e as CustomEvent).detail.modelId), { once: true })
+      ),
+    event,
+  );
+}
 
 /** Opens a second model of `spec` (default {@link SPEC_RULES}), `second`, and shows it in the element instead. */
 async function showSecond(page: Page, view: Locator, spec: object = SPEC_RULES): Promise<void> {
@@ -590,23 +602,14 @@ Deno.test("the renderer: the answer to a write under way when the element went t
   withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
     await holdAnswers(view, "patch");
     // Row c's D becomes "ccc" in model others (flagged); the element shows model second, of the same views.
-    const d = view.getByLabel("D", { exact: true }).nth(2);
-    await d.fill("ccc");
-    await d.press("Enter");
-    await untilAnswerHeld(page);
+    await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "ccc");
     await showSecond(page, view);
-    const committed = view.evaluate((el) =>
-      new Promise((resolve) =>
-        el.addEventListener("svc-commit", (e) => resolve((e as CustomEvent).detail.modelId), { once: true })
-      )
-    );
+    const committed = modelOfNext(view, "svc-commit");
     await releaseAnswer(view, "svc-commit");
     await screenshot(page, "renderer-others-answer-after-model-switch");
     assert.equal(await committed, "others", "the commit is of the model written");
     assert.deepEqual(
-      await view.getByLabel("D", { exact: true }).evaluateAll((inputs) =>
-        inputs.map((input) => (input as HTMLInputElement).value)
-      ),
+      await valuesOf(view, "D"),
       ["a", "b", "c", "d"],
       "model others' answer does not fill model second's fields",
     );
@@ -616,16 +619,9 @@ Deno.test("the renderer: the answer to a write under way when the element went t
 Deno.test("the renderer: a refused write's messages stay out of the model the element went to meanwhile", () =>
   withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
     await holdAnswers(view, "patch");
-    const n = view.getByLabel("N", { exact: true }).nth(2);
-    await n.fill("100");
-    await n.press("Enter");
-    await untilAnswerHeld(page);
+    await enterHeld(page, view.getByLabel("N", { exact: true }).nth(2), "100");
     await showSecond(page, view);
-    const refused = view.evaluate((el) =>
-      new Promise((resolve) =>
-        el.addEventListener("svc-error", (e) => resolve((e as CustomEvent).detail.modelId), { once: true })
-      )
-    );
+    const refused = modelOfNext(view, "svc-error");
     await releaseAnswer(view, "svc-error");
     assert.equal(await refused, "others", "the refusal is of the model written");
     assert.deepEqual(await besideEach(view, "N", "at most 10"), [false, false, false, false]);
@@ -654,22 +650,12 @@ const SPEC_ON_CHANGE = {
 Deno.test("the renderer: the onChange of a write answered after the element went to another model runs on the model written", () =>
   withEmbeddedSpec(SPEC_ON_CHANGE, { heading: "Main" }, async (page, view) => {
     await holdAnswers(view, "mutate");
-    const name = view.getByLabel("Name", { exact: true });
-    await name.fill("Ada");
-    await name.press("Enter");
-    await untilAnswerHeld(page);
+    await enterHeld(page, view.getByLabel("Name", { exact: true }), "Ada");
     await showSecond(page, view, SPEC_ON_CHANGE);
     await releaseAnswer(view, "svc-commit");
     await untilState(page, "others", (state) => (state as { touched?: boolean }).touched === true);
     assert.deepEqual(await stateOf(page, "second"), {}, "the model shown now is left alone");
   }));
-
-/** The values of the fields labelled `label`, as they show. */
-function valuesOf(view: Locator, label: string): Promise<string[]> {
-  return view.getByLabel(label, { exact: true }).evaluateAll((inputs) =>
-    inputs.map((input) => (input as HTMLInputElement).value)
-  );
-}
 
 /** The state of model `others` as each line's `[n, d]`. */
 async function pairsOf(page: Page): Promise<unknown[]> {
@@ -681,10 +667,7 @@ Deno.test("the renderer: an edit that reaches the model after another writer rem
     // The element's writes reach the model only when the test says so.
     await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
     // The person writes row c's N; another writer removes row a before the model gets the write.
-    const n = view.getByLabel("N", { exact: true }).nth(2);
-    await n.fill("30");
-    await n.press("Enter");
-    await untilAnswerHeld(page);
+    await enterHeld(page, view.getByLabel("N", { exact: true }).nth(2), "30");
     await keepOnly(page, ["b", "c", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-error");
@@ -735,10 +718,7 @@ Deno.test("the renderer: two quick edits of a row both land (the first's answer 
     );
     await holdAnswers(view, ["mutate", "patch"], { once: true });
     // Row c's N is written (the model has it, its answer is held), then its D.
-    const n = view.getByLabel("N", { exact: true }).nth(2);
-    await n.fill("30");
-    await n.press("Enter");
-    await untilAnswerHeld(page);
+    await enterHeld(page, view.getByLabel("N", { exact: true }).nth(2), "30");
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("cc");
     await d.press("Enter");
@@ -760,10 +740,7 @@ Deno.test("the renderer: an edit the model refuses as its row changed, before th
     await holdFeed(view);
     await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
     // Row c's D is written; another writer removes row a, and the element hears of it only later.
-    const d = view.getByLabel("D", { exact: true }).nth(2);
-    await d.fill("cc");
-    await d.press("Enter");
-    await untilAnswerHeld(page);
+    await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
     await keepOnly(page, ["b", "c", "d"]);
     assert.equal(await rowsOf(view).count(), 4, "the element has not heard of the removal");
     await releaseAnswer(view, "svc-error");
