@@ -27,10 +27,15 @@ function hostPage(body: string, head = ""): ServedFile {
   };
 }
 
-/** Types into a labelled field of `scope` and commits it (Enter). */
+/** Types into a labelled field of `scope`, commits it (Enter) and waits until the model took it. */
 async function enter(scope: ReturnType<Page["locator"]>, label: string, value: string): Promise<void> {
+  // Listening before the entry: a page reloaded while the write is under way would lose it.
+  const committed = scope.evaluate((el) =>
+    new Promise<void>((resolve) => el.addEventListener("svc-commit", () => resolve(), { once: true }))
+  );
   await scope.getByLabel(label, { exact: true }).fill(value);
   await scope.getByLabel(label, { exact: true }).press("Enter");
+  await committed;
 }
 
 /** A counter whose button adds `$const.step`; `version` and `step` vary. */
