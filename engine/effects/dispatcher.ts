@@ -203,7 +203,7 @@ export class EffectDispatcher {
    * Settles a job with its outcome. When the store fails, the job keeps the
    * outcome and is settled again after its backoff, up to
    * {@link SETTLE_RETRIES} times; then it is recorded failed, or, when the
-   * store takes not even that, left in the outbox for the next start.
+   * store takes not even that, both are tried again after a longer wait.
    */
   async #settle(job: EffectJob, outcome: ExecutorOutcome, policy: EffectPolicy): Promise<EffectJob | null> {
     try {
@@ -218,13 +218,18 @@ export class EffectDispatcher {
       const why = ` (${(err as Error).message})`;
       if (failures > SETTLE_RETRIES) {
         const failed = finalFailure(`settlement failed ${failures} times${why}`);
-        warn(
-          ` ${failures} times${why}, ` + await this.#host.settle(job, failed).then(
-            () => "recorded failed",
-            () => "left in the outbox for the next start",
-          ),
+        // Not even its failure recorded: the outbox's copy (its outcome kept) is settled again after the
+        // effect's longest backoff (a second at least), so no outstanding job waits with nothing scheduled.
+        const again = await this.#host.settle(job, failed).then(
+          () => null,
+          () => ({ ...job, dueAt: this.#clock.now() + Math.max(1000, policy.maxBackoffMs) }),
         );
-        return null;
+        warn(
+          ` ${failures} times${why}, ${
+            again ? "kept in the outbox, settled again later" : "recorded failed"
+          }`,
+        );
+        return again;
       }
       const retry = {
         ...job,

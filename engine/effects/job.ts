@@ -76,11 +76,27 @@ export function jobsOf(modelId: string, requests: readonly EffectRequest[], at: 
   }));
 }
 
-/** Whether a stored value is a job (outbox records are checked when loaded). */
+/**
+ * Whether a stored value is a job (outbox records are checked when loaded), a
+ * kept outcome and its count of failed settlements among it: settling a job
+ * with a malformed one would fail for a reason no retry mends.
+ */
 export function isEffectJob(value: unknown): value is EffectJob {
   const job = value as EffectJob;
+  const failures = job?.settleFailures;
   return job !== null && typeof job === "object" && typeof job.id === "string" &&
     typeof job.modelId === "string" && typeof job.effectId === "string" && typeof job.executor === "string" &&
     typeof job.work === "object" && job.work !== null && Number.isFinite(job.firedAt) &&
-    Number.isFinite(job.dueAt) && Number.isInteger(job.attempt);
+    Number.isFinite(job.dueAt) && Number.isInteger(job.attempt) &&
+    (job.outcome === undefined || isOutcome(job.outcome)) &&
+    (failures === undefined || Number.isInteger(failures) && failures >= 0);
+}
+
+/** Whether a stored value is an executor's outcome (`part`: one request's of a fan-out). */
+function isOutcome(value: unknown, part = false): boolean {
+  const o = value as Record<string, unknown> | null;
+  if (o === null || typeof o !== "object") return false;
+  if (o.ok === false) return typeof o.error === "string" && (part || typeof o.retryable === "boolean");
+  return o.ok === true && (o.status === null || Number.isFinite(o.status)) &&
+    (part || o.parts === undefined || Array.isArray(o.parts) && o.parts.every((p) => isOutcome(p, true)));
 }

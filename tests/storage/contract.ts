@@ -407,6 +407,51 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "the outbox: a job whose kept outcome or settlement count is malformed is dropped when loaded, " +
+      "like any unreadable job",
+    needs: ["durable"],
+    async run(fixture) {
+      const due = job(SPEC.id, "remind@1#1", 10);
+      const kept = { ok: false as const, error: "down", retryable: true };
+      const good = [
+        { ...due, id: "fine@1#1", outcome: kept, settleFailures: 2 },
+        {
+          ...due,
+          id: "parts@1#2",
+          outcome: {
+            ok: true as const,
+            response: null,
+            status: 200,
+            parts: [{ ok: false as const, error: "x" }],
+          },
+        },
+      ];
+      const bad: Record<string, unknown>[] = [
+        { outcome: "applied" },
+        { outcome: null },
+        { outcome: { ok: "yes" } },
+        { outcome: { ok: false, error: 5, retryable: true } },
+        { outcome: { ok: false, error: "down" } },
+        { outcome: { ok: true, response: 1, status: "200" } },
+        { outcome: { ok: true, response: 1, status: 200, parts: [null] } },
+        { outcome: { ok: true, response: 1, status: 200, parts: "all" } },
+        { outcome: kept, settleFailures: -1 },
+        { outcome: kept, settleFailures: 1.5 },
+        { outcome: kept, settleFailures: "2" },
+      ];
+      const malformed = bad.map((fields, i) =>
+        ({ ...due, id: `bad@1#${i}`, ...fields }) as unknown as EffectJob
+      );
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true, jobs: { put: [...good, ...malformed] } });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same((loaded.jobs ?? []).sort((a, b) => a.id.localeCompare(b.id)), good, "the well-formed jobs only");
+      });
+    },
+  },
+  {
     name:
       "recovery records: kept apart, listed, read back after a reopen, outlive their model, deleted per model",
     needs: ["durable"],
