@@ -146,3 +146,28 @@ Deno.test("lists are followed outer first: a nested list is compared under its r
   ]);
   assert.equal(before.size, 4, "the lists given stay as they were");
 });
+
+Deno.test("a nested row the element is writing is found again once its outer row moved", () => {
+  const print = (row: string, d: string) => fingerprint(row, [[`${row}.d`, d]]);
+  const before = new Map([
+    ["$.orders", [print("$.orders[0]", "a"), print("$.orders[1]", "b")]],
+    ["$.orders[1].lines", ["x", "y", "z"].map((d, i) => print(`$.orders[1].lines[${i}]`, d))],
+  ]);
+  // Another writer removed order a and lines x and z; line y shows the element's write (line x would take its
+  // place otherwise).
+  const after = new Map([
+    ["$.orders", [print("$.orders[0]", "b")]],
+    ["$.orders[0].lines", [print("$.orders[0].lines[0]", "yy")]],
+  ]);
+  // The addresses written follow each move, as the element's do.
+  let writing = ["$.orders[1].lines[1].d"];
+  const seen: [string, number[]][] = [];
+  followLists(before, after, (list, move) => {
+    seen.push([list, [0, 1, 2].map(move)]);
+    writing = writing.map((a) => followAddress(a, list, move) ?? a);
+  }, () => writing);
+  assert.deepEqual(seen, [
+    ["$.orders", [-1, 0, -1]],
+    ["$.orders[0].lines", [-1, 0, -1]],
+  ]);
+});
