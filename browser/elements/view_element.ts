@@ -43,6 +43,8 @@ import {
   placeConstraints,
 } from "./messages.ts";
 import {
+  fingerprint,
+  followAddress,
   followIds,
   followKeys,
   followLists,
@@ -52,7 +54,7 @@ import {
   RowMoveLog,
 } from "./row_moves.ts";
 import { regionOptions } from "./entry_bounds.ts";
-import { isRowConflict, ROW_CHANGED, type RowOp, rowTests, rowWrite } from "./row_guard.ts";
+import { isRowConflict, readerOf, ROW_CHANGED, type RowOp, rowPatch, rowWrite } from "./row_guard.ts";
 import { renderComponents } from "./render.ts";
 import { viewBody } from "./containers.ts";
 import { checkStep } from "./step_check.ts";
@@ -92,11 +94,7 @@ function sectionRows(components: Json | undefined, out = new Map<string, string[
     if (c.type === "sectionList" && typeof c.bind === "string") {
       out.set(
         canonical(c.bind),
-        childrenOf(c).map((row) => {
-          const at = String(row.bind ?? "");
-          const shown = [...boundValues(row.components)];
-          return JSON.stringify(shown.map(([address, value]) => [address.replace(at, ""), value ?? null]));
-        }),
+        childrenOf(c).map((row) => fingerprint(String(row.bind ?? ""), boundValues(row.components))),
       );
     }
     sectionRows(c.components, out);
@@ -450,6 +448,8 @@ export class SvcView extends LitElement {
       sectionRows(after as unknown as Json),
       // A nested list's id is that of the rows' new indices: its outer list's move renamed its UI state so.
       (list, move) => this.#follow(list, move, after, [values]),
+      // A row this element is writing may show its write already, or not yet.
+      () => [...this.#pending].flat().map(canonical),
     );
     if (this.#moves.count !== count) this.#reorders++;
   }
@@ -464,6 +464,9 @@ export class SvcView extends LitElement {
     if (id !== undefined) followIds(this.#uiState, id, move);
     const keys = this.#rowKeys.get(canonical(list));
     if (keys) this.#rowKeys.set(canonical(list), followKeys(keys, move, () => ++this.#lastRowKey));
+    for (const fields of this.#pending) {
+      fields.splice(0, fields.length, ...fields.flatMap((a) => followAddress(a, list, move) ?? []));
+    }
     this.#moves.record(list, move);
   }
 
@@ -744,9 +747,13 @@ export class SvcView extends LitElement {
     const patch = this.#guarded(address, [{ op: "remove", path: pointer }]);
     void this.#commit(
       [address],
-      (viewId, expect) => {
+      async (viewId, expect) => {
         expect([address]);
-        return this.invoker!.invoke(operations.patch, { id: this.modelId, patch, viewId });
+        return await this.invoker!.invoke(operations.patch, {
+          id: this.modelId,
+          patch: await patch(),
+          viewId,
+        });
       },
       onChange,
       true,
@@ -774,20 +781,28 @@ export class SvcView extends LitElement {
       this.view?.components,
       this.#changing(),
     ];
-    return (viewId, value) => {
-      const patch = rowWrite(components as unknown as Json, address, value, changing);
+    return async (viewId, value) => {
+      const patch = await rowWrite(
+        components as unknown as Json,
+        address,
+        value,
+        changing,
+        readerOf(invoker, id),
+      );
       return patch
         ? invoker.invoke(operations.patch, { id, patch, viewId })
         : invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
     };
   }
 
-  /** `ops` preceded by the tests that the row holding `address` is still the one shown (`own`: changing too). */
-  #guarded<T extends RowOp>(address: string, ops: T[], own: string[] = [address]): (T | RowOp)[] {
-    return [
-      ...rowTests(this.view?.components as unknown as Json, address, [...own, ...this.#changing()]),
-      ...ops,
-    ];
+  /**
+   * `ops` preceded by the tests that the row holding `address` is still the one shown now (`own`: what they
+   * write), once called.
+   */
+  #guarded(address: string, ops: RowOp[], own: string[] = [address]): () => Promise<RowOp[]> {
+    const [components, changing] = [this.view?.components as unknown as Json, this.#changing()];
+    const read = readerOf(this.invoker!, this.modelId);
+    return () => rowPatch(components, address, ops, own, changing, read);
   }
 
   #imageUrl(src: string): string | undefined {
@@ -849,7 +864,10 @@ export class SvcView extends LitElement {
           address,
           ops.map((op) => op.path.startsWith(from) ? { ...op, path: to + op.path.slice(from.length) } : op),
         );
-        void this.#commit([address], (viewId) => invoker.invoke(operations.patch, { id, patch, viewId }));
+        void this.#commit(
+          [address],
+          async (viewId) => await invoker.invoke(operations.patch, { id, patch: await patch(), viewId }),
+        );
       },
       removeItem: (shownList, shownIndex) => {
         const row = this.#moves.followRow(shownList, shownIndex, seen);
@@ -863,7 +881,7 @@ export class SvcView extends LitElement {
         void this.#commit([list], async (viewId, expect) => {
           expect([`${list}[${index}]`]);
           const reloads = this.#reorders;
-          const result = await invoker.invoke(operations.patch, { id, patch, viewId });
+          const result = await invoker.invoke(operations.patch, { id, patch: await patch(), viewId });
           // The rows below move up with their keys, so their controls (an entry the model refused) go along.
           // When another writer's reload followed rows meanwhile, it may have followed this removal too: the
           // commit reads the view again and follows what the view still shows, so each move applies once.
