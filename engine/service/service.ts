@@ -474,7 +474,10 @@ export class ModelService implements ModelApi {
     if (!adopting) {
       adopting = (async () => {
         const refresh = await this.#coordination.refresh(id, { full: true });
-        if (refresh.kind === "deleted") this.#unloaded.delete(id);
+        // Another process deleted a model that did not load here: subscribers hear it as of a loaded one.
+        if (refresh.kind === "deleted" && this.#unloaded.delete(id)) {
+          this.#emit({ type: "deleted", modelId: id });
+        }
         if (refresh.kind !== "replaced" || this.#slots.has(id) || this.#reserved.has(id)) return;
         const slot = await this.#build(refresh.model);
         if (!slot || this.#slots.has(id)) return;
@@ -705,10 +708,11 @@ export class ModelService implements ModelApi {
   deleteModel(id: string): Promise<void> {
     const unloaded = this.#unloadedOnly(id);
     if (unloaded) {
-      // A model stored but not loaded: its stored data goes, and its id is free again.
+      // A model stored but not loaded: its stored data goes, its id is free again, subscribers hear it.
       return this.#onUnloaded(id, async () => {
         await this.store.delete(id);
         this.#unloaded.delete(id);
+        this.#emit({ type: "deleted", modelId: id });
       });
     }
     return this.#exclusive(id, async (slot) => {

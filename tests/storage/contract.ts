@@ -627,7 +627,10 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
           "validation_failed",
           "a repair leaving the finding",
         );
+        const heard: ServiceEvent[] = [];
+        service.subscribe((event) => heard.push(event));
         await service.deleteModel(doomed);
+        same(heard, [{ type: "deleted", modelId: doomed }], "its deletion heard, as a loaded model's is");
       });
       await withService(fixture, async (service) => {
         same(await service.getSpec(id), UNLOADABLE, "the failed repair changed nothing");
@@ -844,6 +847,8 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
           [a, b].map(({ store, blobs }) => ModelService.open({ store, blobs, platform: webPlatform() })),
         );
         same((await two.listUnloadedModels()).length, 2, "both unloaded in the other");
+        const heard: ServiceEvent[][] = [[], []];
+        [one, two].forEach((service, i) => service.subscribe((event) => heard[i].push(event)));
         await one.evolveSpec(UNLOADABLE.id, { newVersion: "1.1.0" });
         await one.deleteModel(doomed.id);
         await eventually(
@@ -854,6 +859,15 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await eventually(
           async () => (await two.listUnloadedModels()).length === 0,
           "the deletion in the other",
+        );
+        // Each service's subscribers hear the repair as a creation and the discard as a deletion.
+        const deleted = { type: "deleted", modelId: doomed.id };
+        same(heard[0].filter((e) => e.type === "deleted"), [deleted], "the deletion heard where it was made");
+        same(heard[1].filter((e) => e.type === "deleted"), [deleted], "the deletion heard in the other");
+        same(
+          heard[1].filter((e) => e.type === "created"),
+          [{ type: "created", modelId: UNLOADABLE.id }],
+          "the repair heard in the other",
         );
         await two.createModel({ ...SPEC, id: doomed.id });
         await one.close();
