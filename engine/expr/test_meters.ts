@@ -79,3 +79,33 @@ export async function withoutBacktracking<T>(subject: string, work: () => Promis
     RegExp.prototype.exec = exec;
   }
 }
+
+/**
+ * Runs `work` failing at once if a string of more than `most` units is split
+ * (`String.prototype.split`) or iterated by code point (`for…of`, spreading)
+ * in one native call, as jsonata-js's `$split`, `$length`, `$substring` and
+ * `$pad` do: seconds the guard cannot interrupt at tens of millions of
+ * characters. The guarded builtins walk such strings in paced chunks.
+ */
+export async function withoutNativeWalks<T>(most: number, work: () => Promise<T>): Promise<T> {
+  const proto = String.prototype;
+  const { split } = proto;
+  const iterate = proto[Symbol.iterator];
+  const check = (text: string, what: string) => {
+    if (text.length > most) throw new Error(`a string of ${text.length} units was ${what} in one call`);
+  };
+  proto.split = function (this: string, ...args: Parameters<typeof split>) {
+    check(String(this), "split");
+    return split.apply(this, args);
+  } as typeof split;
+  proto[Symbol.iterator] = function (this: string) {
+    check(String(this), "iterated");
+    return iterate.call(this);
+  };
+  try {
+    return await work();
+  } finally {
+    proto.split = split;
+    proto[Symbol.iterator] = iterate;
+  }
+}
