@@ -77,6 +77,17 @@ export function jobsOf(modelId: string, requests: readonly EffectRequest[], at: 
 }
 
 /**
+ * The store's copy of a job, with the outcome this process keeps in memory
+ * (the store refused to keep it) when that copy is of the same attempt and
+ * has none: it is settled with it, its request not sent again.
+ */
+export function withKeptOutcome(stored: EffectJob, known: EffectJob | undefined): EffectJob {
+  return stored.outcome || !known?.outcome || known.attempt !== stored.attempt
+    ? stored
+    : { ...stored, outcome: known.outcome, settleFailures: known.settleFailures };
+}
+
+/**
  * Whether a stored value is a job (outbox records are checked when loaded), a
  * kept outcome and its count of failed settlements among it: settling a job
  * with a malformed one would fail for a reason no retry mends.
