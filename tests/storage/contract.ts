@@ -16,6 +16,7 @@
  * @module
  */
 import type { EffectJob } from "../../engine/effects/job.ts";
+import type { EffectWork } from "../../engine/runtime/results.ts";
 import {
   type AuditRecord,
   type BlobStore,
@@ -407,7 +408,8 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
-    name: "the outbox: a job whose kept outcome or settlement count is malformed is dropped when loaded, " +
+    name:
+      "the outbox: a job whose work, kept outcome or settlement count is malformed is dropped when loaded, " +
       "like any unreadable job",
     needs: ["durable"],
     async run(fixture) {
@@ -425,6 +427,19 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
             parts: [{ ok: false as const, error: "x" }],
           },
         },
+        // Every kind of work, as a fired effect stores it.
+        ...([
+          {
+            type: "http",
+            requests: [{ method: "GET", url: "https://a.example/", headers: { a: "1" }, body: 2 }],
+          },
+          { type: "http", requests: [], fanOut: true },
+          { type: "llm", prompt: "hi", responseSchema: null },
+          { type: "link", ref: "other", path: "$.x", read: null, watch: false, body: { n: 1 } },
+          { type: "link", ref: "other", path: null, read: "$.y", watch: true, body: null },
+          { type: "plugin", definition: { id: "p" }, document: {} },
+          { type: "invalid", error: "no request" },
+        ] as EffectWork[]).map((work, i) => ({ ...due, id: `work@1#${i}`, work })),
       ];
       const bad: Record<string, unknown>[] = [
         { outcome: "applied" },
@@ -438,6 +453,24 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         { outcome: kept, settleFailures: -1 },
         { outcome: kept, settleFailures: 1.5 },
         { outcome: kept, settleFailures: "2" },
+        { work: null },
+        { work: [] },
+        { work: { type: "email" } },
+        { work: { type: "timer" } },
+        { work: { type: "timer", fireAt: "10" } },
+        { work: { type: "http" } },
+        { work: { type: "http", requests: [null] } },
+        { work: { type: "http", requests: [{ method: "GET", headers: {} }] } },
+        { work: { type: "http", requests: [{ method: "GET", url: "https://a.example/", headers: null }] } },
+        { work: { type: "http", requests: [], fanOut: "yes" } },
+        { work: { type: "llm", responseSchema: null } },
+        { work: { type: "llm", prompt: "hi" } },
+        { work: { type: "link", path: null, read: "$.y", watch: true, body: null } },
+        { work: { type: "link", ref: "other", path: 1, read: null, watch: false, body: null } },
+        { work: { type: "link", ref: "other", path: null, read: "$.y", watch: "no", body: null } },
+        { work: { type: "link", ref: "other", path: null, read: "$.y", watch: true } },
+        { work: { type: "plugin", document: {} } },
+        { work: { type: "invalid" } },
       ];
       const malformed = bad.map((fields, i) =>
         ({ ...due, id: `bad@1#${i}`, ...fields }) as unknown as EffectJob
