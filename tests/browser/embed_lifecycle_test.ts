@@ -170,6 +170,19 @@ Deno.test("embedding: specs that change, elements that come and go, strict pages
             await alert.innerText(),
           );
           if (round === 1) {
+            // The page's own open() of the refused spec says so with the exported error type.
+            assert.deepEqual(
+              await page.evaluate(async (spec) => {
+                const embed = await import("/svc-embed.js");
+                try {
+                  await embed.open(spec);
+                  return "opened";
+                } catch (err) {
+                  return [err instanceof embed.StoredModelKept, (err as { id: string }).id];
+                }
+              }, refused),
+              [true, "embed-order"],
+            );
             await screenshot(page, "embed-refused-spec-kept-model");
             await assertAccessible(page, "svc-model");
             await enter(model, "Customer", "Grace");
