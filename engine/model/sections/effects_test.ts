@@ -54,24 +54,26 @@ Deno.test("policy.timeoutMs is one timer: beyond 2^31 - 1 ms it is refused, up t
   );
 });
 
+/** An effect `id` keyed by `dedupeKey`, its status document at `$.io.<id>`. */
+const keyedEffect = (id: string, dedupeKey: string) => ({
+  id,
+  trigger: "qty > 1",
+  dedupeKey,
+  statusPath: `$.io.${id}`,
+});
+
 Deno.test("a dedupeKey that differs at every commit is refused: the clock, chance, its own status document", () => {
-  const effect = (id: string, dedupeKey: string) => ({
-    id,
-    trigger: "qty > 1",
-    dedupeKey,
-    statusPath: `$.io.${id}`,
-  });
   const report = compile(spec({
     effects: [
-      effect("clock", "$millis()"),
-      effect("now", "qty & $now()"),
-      effect("chance", "$random() < 2"),
-      effect("shuffled", "$shuffle(items)"),
-      effect("own", "io.own.at"),
-      effect("above", "$string($)"),
-      effect("stable", "qty & '@' & price"),
-      effect("bound", "($millis := function() { 1 }; $millis())"),
-      effect("sibling", "io.other"),
+      keyedEffect("clock", "$millis()"),
+      keyedEffect("now", "qty & $now()"),
+      keyedEffect("chance", "$random() < 2"),
+      keyedEffect("shuffled", "$shuffle(items)"),
+      keyedEffect("own", "io.own.at"),
+      keyedEffect("above", "$string($)"),
+      keyedEffect("stable", "qty & '@' & price"),
+      keyedEffect("bound", "($millis := function() { 1 }; $millis())"),
+      keyedEffect("sibling", "io.other"),
     ],
   }));
   assert.deepEqual(locations(report.errors), [0, 1, 2, 3, 4, 5].map((i) => `effects[${i}].dedupeKey`));
@@ -88,19 +90,13 @@ Deno.test("a dedupeKey that differs at every commit is refused: the clock, chanc
 });
 
 Deno.test("where the library lends built-ins, a dedupeKey calling a function value reads its context: its own status document is refused", () => {
-  const effect = (id: string, dedupeKey: string) => ({
-    id,
-    trigger: "qty > 1",
-    dedupeKey,
-    statusPath: `$.io.${id}`,
-  });
   const report = compile(spec({
     library: '( $str := function() { $string }; ["str"] )',
     effects: [
-      effect("top", "$str()()"),
-      effect("above", "io.($str()())"),
-      effect("bound", "($f := $str(); $f())"),
-      effect("elsewhere", "qty.($str()())"),
+      keyedEffect("top", "$str()()"),
+      keyedEffect("above", "io.($str()())"),
+      keyedEffect("bound", "($f := $str(); $f())"),
+      keyedEffect("elsewhere", "qty.($str()())"),
     ],
   }));
   assert.deepEqual(locations(report.errors), [0, 1, 2].map((i) => `effects[${i}].dedupeKey`));
