@@ -4,6 +4,7 @@ import { unavailable } from "../errors.ts";
 import type { Json } from "../json/value.ts";
 import type { CommitStates, LogEntry } from "../service/ports.ts";
 import { SETTLE_RETRIES } from "./dispatcher.ts";
+import { TIMER_EXECUTOR } from "./executor.ts";
 import type { JobChanges } from "./job.ts";
 import { effectService, ok, ReloadableStore, ScriptedExecutor } from "./test_support.ts";
 
@@ -71,7 +72,7 @@ async function run(
 ) {
   const warnings: string[] = [];
   const http = new ScriptedExecutor().answer(...answers);
-  const { service, scheduler } = await effectService([http], {
+  const { service, scheduler } = await effectService([http, TIMER_EXECUTOR], {
     store,
     observer: { warn: (message) => warnings.push(message) },
   });
@@ -249,6 +250,21 @@ Deno.test("an attempt the store fails to count (no status path) is no refusal: t
   const state = (await service.getState("c")) as State;
   assert.equal(state.v, 5);
   assert.deepEqual([http.jobs.length, store.outbox.size, warnings.length], [1, 0, 2]);
+  await service.close();
+});
+
+Deno.test("a timer whose firing the store fails to count fires after its backoff, not at the next start", async () => {
+  const store = new FlakyStore();
+  const timer = { ...spec.effects[0], executor: "timer", request: undefined, afterMs: "1000" };
+  const model = { ...spec, effects: [{ ...timer, response: { set: { "$.v": "7" } } }] };
+  const { service, scheduler, warnings } = await run(() => false, [], store, 0, { model });
+  store.failUpdates = 1;
+  await scheduler.advance(1000);
+  assert.match(warnings.join("\n"), /job 'fx@.*'\): attempt put off \(disk full\)$/);
+  assert.equal(scheduler.pending, 1, "it fires when its backoff (its due time now) comes");
+  await scheduler.advance(60_000);
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase, store.outbox.size], [7, "applied", 0]);
   await service.close();
 });
 
