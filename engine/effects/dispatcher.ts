@@ -24,8 +24,11 @@ import type { EffectJob } from "./job.ts";
 export type AttemptStart =
   /** The attempt is counted: `run` is the job as now stored, `policy` its effect's. */
   | { run: EffectJob; policy: EffectPolicy }
-  /** The stored job is due later (another process sharing the store put it off): wait for it. */
-  | { wait: EffectJob }
+  /**
+   * The stored job is due later (another process sharing the store put it off, or the store failed: `note`
+   * says how, for the log): wait for it.
+   */
+  | { wait: EffectJob; note?: string }
   /** The job is gone (model deleted, job settled meanwhile) or another process runs it. */
   | null;
 
@@ -147,7 +150,10 @@ export class EffectDispatcher {
     const refused = unrunnable(due, this.#executors);
     const start = await this.#host.begin(due);
     if (!start || abort.signal.aborted) return null;
-    if ("wait" in start) return start.wait;
+    if ("wait" in start) {
+      if (start.note) this.#warn(due, start.note);
+      return start.wait;
+    }
     const { run: job, policy } = start;
     // A job whose settlement failed carries its outcome: it is settled again, its request never sent again.
     const outcome = job.outcome ?? refused ?? await this.#execute(job, policy, abort);

@@ -31,7 +31,11 @@ export interface EffectJob {
    * still its own; absent in jobs stored before it was kept.
    */
   statusAt?: number;
-  /** When the next attempt is due (a timer's instant, a retry's). */
+  /**
+   * When the next attempt is due: the one due time the dispatcher and the
+   * stores go by. A timer's `work.fireAt` only sets it when fired; a settlement
+   * retried or an attempt put off (a store outage) moves it later.
+   */
   dueAt: number;
   /** Attempts started so far. */
   attempt: number;

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import type { AuditRecord } from "../audit/chain.ts";
 import { unavailable } from "../errors.ts";
+import type { Json } from "../json/value.ts";
 import type { CommitStates, LogEntry } from "../service/ports.ts";
 import { SETTLE_RETRIES } from "./dispatcher.ts";
+import { TIMER_EXECUTOR } from "./executor.ts";
 import type { JobChanges } from "./job.ts";
 import { effectService, ok, ReloadableStore, ScriptedExecutor } from "./test_support.ts";
 
@@ -60,22 +62,24 @@ type State = { v?: number; io: { fx?: Record<string, unknown> } };
 /** Settlements (commits removing the job) fail. */
 const settling = (jobs: JobChanges) => (jobs.remove?.length ?? 0) > 0;
 
+/** The effect fired by `writes` (made in turn) on `model`, its job begun with the store failing as told. */
 async function run(
   failWhen: (jobs: JobChanges) => boolean,
   answers: ReturnType<typeof ok>[],
   store = new FlakyStore(),
   failures = 1,
+  { model = spec, writes = [{ "$.go": true }] }: { model?: object; writes?: Record<string, Json>[] } = {},
 ) {
   const warnings: string[] = [];
   const http = new ScriptedExecutor().answer(...answers);
-  const { service, scheduler } = await effectService([http], {
+  const { service, scheduler } = await effectService([http, TIMER_EXECUTOR], {
     store,
     observer: { warn: (message) => warnings.push(message) },
   });
-  await service.createModel(spec);
+  await service.createModel(model);
   store.failWhen = failWhen;
   store.failures = failures;
-  await service.mutate("c", { "$.go": true });
+  for (const write of writes) await service.mutate("c", write);
   await scheduler.advance(0);
   return { service, scheduler, store, http, warnings };
 }
@@ -228,6 +232,55 @@ Deno.test("an in_flight phase the store fails to commit is no refusal: the job i
   state = (await service.getState("c")) as State;
   assert.deepEqual([state.v, state.io.fx?.phase], [3, "applied"]);
   assert.equal(store.outbox.size, 0);
+  await service.close();
+});
+
+Deno.test("an attempt the store fails to count (no status path) is no refusal: the job is sent after its backoff", async () => {
+  const store = new FlakyStore();
+  store.failUpdates = 2;
+  const model = { ...spec, effects: [{ ...spec.effects[0], statusPath: undefined }] };
+  const { service, scheduler, http, warnings } = await run(() => false, [ok({ v: 5 })], store, 0, { model });
+  assert.match(warnings.join("\n"), /job 'fx@.*'\): attempt put off \(disk full\)$/);
+  assert.equal(http.jobs.length, 0, "not sent while its attempt is uncounted");
+  for (let waited = 0; store.failUpdates && waited < 60; waited++) {
+    assert.equal(scheduler.pending, 1, `its attempt scheduled after ${waited} s`);
+    await scheduler.advance(1000);
+  }
+  await scheduler.advance(60_000);
+  const state = (await service.getState("c")) as State;
+  assert.equal(state.v, 5);
+  assert.deepEqual([http.jobs.length, store.outbox.size, warnings.length], [1, 0, 2]);
+  await service.close();
+});
+
+Deno.test("a timer whose firing the store fails to count fires after its backoff, not at the next start", async () => {
+  const store = new FlakyStore();
+  const timer = { ...spec.effects[0], executor: "timer", request: undefined, afterMs: "1000" };
+  const model = { ...spec, effects: [{ ...timer, response: { set: { "$.v": "7" } } }] };
+  const { service, scheduler, warnings } = await run(() => false, [], store, 0, { model });
+  store.failUpdates = 1;
+  await scheduler.advance(1000);
+  assert.match(warnings.join("\n"), /job 'fx@.*'\): attempt put off \(disk full\)$/);
+  assert.equal(scheduler.pending, 1, "it fires when its backoff (its due time now) comes");
+  await scheduler.advance(60_000);
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase, store.outbox.size], [7, "applied", 0]);
+  await service.close();
+});
+
+Deno.test("a cancellation the store fails to commit is settled again while the service runs, never sent", async () => {
+  const store = new FlakyStore();
+  const writes = [{ "$.go": true }, { "$.go": false }];
+  const { service, scheduler, http, warnings } = await run(settling, [], store, 2, { writes });
+  assert.match(warnings.join("\n"), /job 'fx@.*'\): attempt put off \(store unavailable\)$/);
+  assert.equal(store.outbox.size, 1);
+  for (let waited = 0; store.outbox.size && waited < 60; waited++) {
+    assert.equal(scheduler.pending, 1, `its settlement scheduled after ${waited} s`);
+    await scheduler.advance(1000);
+  }
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.io.fx?.phase, store.outbox.size, warnings.length], ["cancelled", 0, 2]);
+  assert.equal(http.jobs.length, 0, "never sent");
   await service.close();
 });
 

@@ -2,9 +2,16 @@ import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
 import type { AuditRecord } from "../audit/chain.ts";
 import { unavailable as storeUnavailable } from "../errors.ts";
-import type { CommitStates, LogEntry, StoreChange, StoreCoordination } from "../service/ports.ts";
+import {
+  type CommitStates,
+  type LogEntry,
+  type ModelRefresh,
+  StaleModelError,
+  type StoreChange,
+  type StoreCoordination,
+} from "../service/ports.ts";
 import type { EffectJob, JobChanges } from "./job.ts";
-import { effectService, OutboxStore, ScriptedExecutor, settled } from "./test_support.ts";
+import { effectService, ReloadableStore, ScriptedExecutor, settled } from "./test_support.ts";
 
 /**
  * A store shared with another process, as far as one model's outbox goes:
@@ -12,28 +19,26 @@ import { effectService, OutboxStore, ScriptedExecutor, settled } from "./test_su
  * still there and moves no revision, so the service's copy is not renewed),
  * and what the other process does played by the test on `outbox`.
  */
-class SharedOutboxStore extends OutboxStore {
+class SharedOutboxStore extends ReloadableStore {
   /** While set, the other process holds every job. */
   heldElsewhere = false;
   #listener: (change: StoreChange) => void = () => {};
 
   readonly coordination: StoreCoordination = {
-    refresh: () =>
-      Promise.resolve(
-        this.committedElsewhere
-          ? {
-            kind: "commits",
-            entries: [],
-            jobs: structuredClone([...this.outbox.values()]),
-            auditHead: null,
-          }
-          : { kind: "current" },
-      ),
+    refresh: async (): Promise<ModelRefresh> => {
+      if (this.elsewhere === "replaced") return { kind: "replaced", model: (await this.load())[0] };
+      return this.elsewhere
+        ? { kind: "commits", entries: [], jobs: structuredClone([...this.outbox.values()]), auditHead: null }
+        : { kind: "current" };
+    },
     watch: (listener) => {
       this.#listener = listener;
       return Promise.resolve(() => {});
     },
     claim: (job) => {
+      if (this.claimsRefused > 0 && this.claimsRefused--) {
+        return Promise.reject(storeUnavailable("store down"));
+      }
       const stored = this.heldElsewhere ? null : structuredClone(this.outbox.get(job.id) ?? null);
       if (this.settledAfterClaim) this.outbox.delete(job.id);
       return Promise.resolve(stored);
@@ -48,8 +53,15 @@ class SharedOutboxStore extends OutboxStore {
 
   /** Store refusals left (an outage): each settlement commit and each outbox update fails while any remain. */
   outage = 0;
-  /** While set, a refresh reports a commit of the other process's, with the outbox as stored. */
-  committedElsewhere = false;
+  /** Commits left that find the model changed by the other process (its change already seen: nothing new). */
+  stale = 0;
+  /** Claims refused (an outage) left. */
+  claimsRefused = 0;
+  /**
+   * What a refresh reports the other process did: a commit (the outbox as stored with it), or an evolution or
+   * a restore (the model as stored, to load anew); nothing while null.
+   */
+  elsewhere: "commits" | "replaced" | null = null;
 
   override commit(
     modelId: string,
@@ -58,6 +70,7 @@ class SharedOutboxStore extends OutboxStore {
     audit: AuditRecord | null,
     jobs?: JobChanges,
   ): Promise<void> {
+    if (this.stale > 0 && this.stale--) return Promise.reject(new StaleModelError(modelId));
     if (jobs?.remove?.length && this.outage > 0) return this.#refuse();
     return super.commit(modelId, entry, states, audit, jobs);
   }
@@ -220,7 +233,7 @@ Deno.test("an outcome the store refused to keep wins over the claim's copy of th
 
 Deno.test("an outcome the store refused to keep survives replaying another process's commit", async () => {
   const { http, store, service, scheduler } = await answeredInOutage();
-  store.committedElsewhere = true;
+  store.elsewhere = "commits";
   store.changed("quote");
   await settled();
   await scheduler.advance(10_000);
@@ -237,5 +250,57 @@ Deno.test("an outcome kept in memory loses to the store's copy of a later attemp
   await scheduler.advance(10_000);
   assert.deepEqual(http.jobs.map((j) => j.attempt), [1, 3], "the store's attempt count runs on");
   assert.equal(store.outbox.size, 0);
+  await service.close();
+});
+
+Deno.test("an outcome the store refused to keep survives loading anew the model another process evolved", async () => {
+  const { http, store, service, scheduler } = await answeredInOutage();
+  store.elsewhere = "replaced";
+  store.changed("quote");
+  await settled();
+  await scheduler.advance(10_000);
+  assert.equal(await fetchPhase(service), "applied");
+  assert.deepEqual([http.jobs.length, store.outbox.size], [1, 0], "not sent again");
+  await service.close();
+});
+
+Deno.test("a claim the store fails to answer (an outage) puts the attempt off, the job still scheduled", async () => {
+  const http = new ScriptedExecutor();
+  const warnings: string[] = [];
+  const store = new SharedOutboxStore();
+  const { service, scheduler } = await effectService([http], {
+    store,
+    observer: { warn: (message) => warnings.push(message) },
+  });
+  await service.createModel(SPEC);
+  store.claimsRefused = 2;
+  await service.mutate("quote", { "$.region": "eu" });
+  await scheduler.advance(0);
+  assert.match(warnings.join("\n"), /job 'fetch@.*'\): attempt put off \(store down\)$/);
+  assert.equal(http.jobs.length, 0);
+  for (let waited = 0; store.claimsRefused && waited < 60; waited++) {
+    assert.equal(scheduler.pending, 1, `its attempt scheduled after ${waited} s`);
+    await scheduler.advance(1000);
+  }
+  await scheduler.advance(10_000);
+  assert.equal(await fetchPhase(service), "applied");
+  assert.deepEqual([http.jobs.length, store.outbox.size, warnings.length], [1, 0, 2]);
+  await service.close();
+});
+
+Deno.test("an in_flight commit that finds the model stale is no outage: caught up, the attempt begun at once", async () => {
+  const http = new ScriptedExecutor();
+  const warnings: string[] = [];
+  const store = new SharedOutboxStore();
+  const { service, scheduler } = await effectService([http], {
+    store,
+    observer: { warn: (message) => warnings.push(message) },
+  });
+  await service.createModel(SPEC);
+  await service.mutate("quote", { "$.region": "eu" });
+  store.stale = 1;
+  await scheduler.advance(0);
+  assert.deepEqual([store.stale, http.jobs.length, warnings], [0, 1, []], "not put off");
+  assert.equal(await fetchPhase(service), "applied");
   await service.close();
 });

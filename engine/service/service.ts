@@ -29,7 +29,12 @@ import {
   unavailable,
   versionConflict,
 } from "../errors.ts";
-import { backoffDelay, type DispatchHost, EffectDispatcher } from "../effects/dispatcher.ts";
+import {
+  type AttemptStart,
+  backoffDelay,
+  type DispatchHost,
+  EffectDispatcher,
+} from "../effects/dispatcher.ts";
 import type { EffectExecutor, ExecutorOutcome } from "../effects/executor.ts";
 import { effectNode, responseWrites, type Settlement, settlement } from "../effects/foldback.ts";
 import { stuckStatuses } from "../effects/stuck_statuses.ts";
@@ -52,6 +57,7 @@ import { type GraphView, projectGraph } from "../graph/projection.ts";
 import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
 import { GLOBAL_SCHEDULER, type Platform, webPlatform } from "../ports.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
+import type { EffectPolicy } from "../model/nodes.ts";
 import { statusDocument } from "../runtime/effects.ts";
 import type { CycleOutcome, EffectRequest, MutationResult, PatchOperation } from "../runtime/results.ts";
 import {
@@ -511,7 +517,8 @@ export class ModelService implements ModelApi {
       const rebuilt = await this.#build(refresh.model);
       if (!rebuilt) return this.#drop(slot);
       const previous = slot.runtime.model.spec;
-      Object.assign(slot, { runtime: rebuilt.runtime, auditHead: rebuilt.auditHead, jobs: rebuilt.jobs });
+      const jobs = this.#withKeptOutcomes(slot, rebuilt.jobs.values());
+      Object.assign(slot, { runtime: rebuilt.runtime, auditHead: rebuilt.auditHead, jobs });
       const version = rebuilt.runtime.model.version;
       if (JSON.stringify(previous) !== JSON.stringify(rebuilt.runtime.model.spec)) {
         this.#emit({ type: "spec-evolved", modelId: id, version });
@@ -530,7 +537,12 @@ export class ModelService implements ModelApi {
       this.#emit({ type: "mutation", modelId: id, source: entry.source, result: outcome.result });
     }
     slot.auditHead = refresh.auditHead ?? { sequence: -1, hash: GENESIS_HASH };
-    slot.jobs = new Map(refresh.jobs.map((job) => [job.id, withKeptOutcome(job, slot.jobs.get(job.id))]));
+    slot.jobs = this.#withKeptOutcomes(slot, refresh.jobs);
+  }
+
+  /** The model's jobs as stored, each with the outcome this process keeps in memory ({@link withKeptOutcome}). */
+  #withKeptOutcomes(slot: Slot, stored: Iterable<EffectJob>): Map<string, EffectJob> {
+    return new Map(Array.from(stored, (job) => [job.id, withKeptOutcome(job, slot.jobs.get(job.id))]));
   }
 
   /** Forgets a deleted model: its effects end, subscribers hear of it. */
@@ -958,51 +970,18 @@ export class ModelService implements ModelApi {
         onModel(due, async (slot) => {
           const known = slot.jobs.get(due.id);
           if (!known) return null;
-          const node = effectNode(slot.runtime.model, due.effectId);
-          const policy = node?.effect.policy ?? DEFAULT_POLICY;
-          // The store's copy, as a shared store's other processes left it: their attempts counted, their
-          // retry's due time; null while another runs it, or once one settled it.
-          const claimed = await this.#coordination.claim(known, policy.timeoutMs);
-          if (!claimed) return null;
-          const job = withKeptOutcome(claimed, known);
-          if (job.dueAt > this.platform.clock.now()) {
-            slot.jobs.set(job.id, job);
-            return { wait: job };
-          }
-          // A job that carries its outcome is settled again, no attempt begun (settling checks it still stands).
-          if (job.outcome) return { run: job, policy };
-          // A job cancelled or superseded meanwhile is settled without an attempt (and never writes its
-          // in_flight phase over a status document that is no longer its own).
-          if (await this.#settle(slot, job, null)) return null;
-          const now = this.platform.clock.now();
-          const attempt = { ...job, attempt: job.attempt + 1 };
-          const status = job.statusPath && job.executor !== "timer" ? job.statusPath : null;
-          const writes = status ? { [status]: statusDocument("in_flight", job.key, now) } : null;
-          // The attempt is counted with the in_flight phase, or alone (no status document).
-          const inFlight = { ...attempt, statusAt: now };
-          let refusal = "";
-          const written = writes &&
-            await this.#commitFoldback(slot, writes, { updated: inFlight }).catch((err) => {
-              // The store failing is no refusal: the job waits its backoff, not sent yet.
-              if (!(err instanceof ServiceError) || isTransient(err)) return undefined;
-              refusal = err.message;
-              return null;
-            });
-          if (written === undefined) {
-            const wait = { ...job, dueAt: now + backoffDelay(policy, job.attempt + 1) };
-            slot.jobs.set(job.id, wait);
-            return { wait };
-          }
-          // A job the model refuses to mark in flight is not sent (no side effect behind the model's back): it
-          // fails as a refused fold-back does, a failure that holds its key back.
-          if (refusal) {
-            await this.#settleRefused(slot, job, now, `in_flight refused: ${refusal}`);
-            return null;
-          }
-          const counted = written ? inFlight : attempt;
-          if (!written) await this.store.updateJobs(job.modelId, { update: [counted] });
-          slot.jobs.set(job.id, counted);
-          return { run: counted, policy };
+          const policy = effectNode(slot.runtime.model, due.effectId)?.effect.policy ?? DEFAULT_POLICY;
+          return await this.#begin(slot, known, policy).catch((err) => {
+            // The store failing (an outage) is no refusal: the job waits its backoff here, not sent yet (a
+            // stale model is caught up and the attempt begun again at once).
+            if (isRefusal(err) || err instanceof StaleModelError || !slot.jobs.has(known.id)) throw err;
+            const wait = {
+              ...known,
+              dueAt: this.platform.clock.now() + backoffDelay(policy, known.attempt + 1),
+            };
+            slot.jobs.set(known.id, wait);
+            return { wait, note: `attempt put off (${err.message})` };
+          });
         }),
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
@@ -1016,6 +995,47 @@ export class ModelService implements ModelApi {
         await onModel(job, (slot) => this.#settle(slot, job, outcome));
       },
     };
+  }
+
+  /** Begins an attempt of `known` in its model's queue turn ({@link DispatchHost.begin}); a store failure throws. */
+  async #begin(slot: Slot, known: EffectJob, policy: EffectPolicy): Promise<AttemptStart> {
+    // The store's copy, as a shared store's other processes left it: their attempts counted, their
+    // retry's due time; null while another runs it, or once one settled it.
+    const claimed = await this.#coordination.claim(known, policy.timeoutMs);
+    if (!claimed) return null;
+    const job = withKeptOutcome(claimed, known);
+    if (job.dueAt > this.platform.clock.now()) {
+      slot.jobs.set(job.id, job);
+      return { wait: job };
+    }
+    // A job that carries its outcome is settled again, no attempt begun (settling checks it still stands).
+    if (job.outcome) return { run: job, policy };
+    // A job cancelled or superseded meanwhile is settled without an attempt (and never writes its
+    // in_flight phase over a status document that is no longer its own).
+    if (await this.#settle(slot, job, null)) return null;
+    const now = this.platform.clock.now();
+    const attempt = { ...job, attempt: job.attempt + 1 };
+    const status = job.statusPath && job.executor !== "timer" ? job.statusPath : null;
+    const writes = status ? { [status]: statusDocument("in_flight", job.key, now) } : null;
+    // The attempt is counted with the in_flight phase, or alone (no status document).
+    const inFlight = { ...attempt, statusAt: now };
+    let refusal = "";
+    const written = writes &&
+      await this.#commitFoldback(slot, writes, { updated: inFlight }).catch((err) => {
+        if (!isRefusal(err)) throw err;
+        refusal = err.message;
+        return null;
+      });
+    // A job the model refuses to mark in flight is not sent (no side effect behind the model's back): it
+    // fails as a refused fold-back does, a failure that holds its key back.
+    if (refusal) {
+      await this.#settleRefused(slot, job, now, `in_flight refused: ${refusal}`);
+      return null;
+    }
+    const counted = written ? inFlight : attempt;
+    if (!written) await this.store.updateJobs(job.modelId, { update: [counted] });
+    slot.jobs.set(job.id, counted);
+    return { run: counted, policy };
   }
 
   /**
@@ -1046,7 +1066,7 @@ export class ModelService implements ModelApi {
       await this.#settleWith(slot, job, settled.writes);
     } catch (err) {
       // The store failing is no refusal: the dispatcher keeps the job for a later attempt.
-      if (!(err instanceof ServiceError) || isTransient(err)) throw err;
+      if (!isRefusal(err)) throw err;
       phase = "failed";
       await this.#settleRefused(slot, job, ctx.at, `fold-back refused: ${err.message}`);
     }
@@ -1847,6 +1867,11 @@ export function referencedBlobs(doc: Json): Set<string> {
   };
   visit(doc);
   return ids;
+}
+
+/** Whether an error is a refusal, not the store failing (anything else): the same call would fail again. */
+function isRefusal(err: unknown): err is ServiceError {
+  return err instanceof ServiceError && !isTransient(err);
 }
 
 /** Blob ids a model's stored data references (spec, state, logged writes): whatever loading it could bring back. */
