@@ -31,6 +31,12 @@ export interface RowOp {
 /** What the person is told when the row of their write changed meanwhile (nothing was written). */
 export const ROW_CHANGED = "This row changed meanwhile (another writer): the edit was not saved.";
 
+/**
+ * What the person is told when the row of a handler (a row's button, a row field's `onChange`) changed
+ * meanwhile: another writer's move, or the person's own Remove above it (its mutations name the row by index).
+ */
+export const ROW_CHANGED_ACTION = "This row changed meanwhile: its action did not run.";
+
 const pathOf = (address: string): Path | null => {
   const parsed = parsePath(address);
   return parsed.ok ? parsed.path : null;
@@ -101,9 +107,28 @@ export function rowWrite(
   value: Json,
   changing: string[],
 ): RowOp[] | null {
-  const path = pathOf(address);
-  const guard = path && guardOf(components, path, [address, ...changing]);
-  if (!path || !guard?.tests.length || path.length <= guard.row.length) return null;
+  return rowWrites(components, [[address, value]], changing);
+}
+
+/**
+ * The `writes` (address, value) of one row as one patch testing that row first (see {@link rowWrite}); `null`
+ * when one of them is outside the first one's row, or cannot go as a patch: they then go as a mutation.
+ */
+export function rowWrites(
+  components: Json | undefined,
+  writes: [string, Json][],
+  changing: string[],
+): RowOp[] | null {
+  const paths = writes.map(([address]) => pathOf(address));
+  const guard = paths[0] && guardOf(components, paths[0], [...writes.map(([a]) => a), ...changing]);
+  if (!guard?.tests.length) return null;
+  const ops = paths.map((path, i) => path && opOf(guard, path, writes[i][1]));
+  return ops.every((op) => op) ? [...guard.tests, ...ops as RowOp[]] : null;
+}
+
+/** The operation writing `value` at `path` of `guard`'s row, `null` when it cannot go as a patch. */
+function opOf(guard: Guard, path: Path, value: Json): RowOp | null {
+  if (path.length <= guard.row.length || !isPrefixOf(guard.row, path)) return null;
   const parent = path.slice(0, -1);
   // The row exists once its tests pass; a container below it, when it holds a value the row shows.
   const known = parent.length === guard.row.length ||
@@ -114,7 +139,14 @@ export function rowWrite(
     v !== undefined && p.length === path.length && isPrefixOf(p, path)
   );
   const op = exists && typeof path.at(-1) === "number" ? "replace" : "add";
-  return [...guard.tests, { op, path: pathToPointer(path), value }];
+  return { op, path: pathToPointer(path), value };
+}
+
+/** The address of the outermost section list row of `components` holding `address` (`undefined`: none). */
+export function rowOf(components: Json | undefined, address: string): string | undefined {
+  const path = pathOf(address);
+  const row = path ? rowAt(components, path) : undefined;
+  return typeof row?.bind === "string" ? row.bind : undefined;
 }
 
 /** Whether `err` is the model's refusal of a patch whose row test failed (the row changed meanwhile). */

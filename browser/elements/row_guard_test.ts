@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type Json, ServiceError } from "../../engine/mod.ts";
 import { errorFromResponse } from "../../engine/operations/remote_error.ts";
-import { isRowConflict, rowTests, rowWrite } from "./row_guard.ts";
+import { isRowConflict, rowOf, rowTests, rowWrite, rowWrites } from "./row_guard.ts";
 
 /** A field bound at `bind` showing `value`. */
 const field = (bind: string, value?: Json) => ({ id: bind, type: "textField", bind, value });
@@ -101,6 +101,23 @@ Deno.test("a row's value is set by a patch after its tests, or by a mutation whe
   // Nothing else to test (every other value is changing): a mutation.
   assert.equal(rowWrite(tags, "$.rows[0].name", "s", ["$.rows[0].tags"]), null);
   assert.equal(rowWrite(VIEW, "$.currency", "USD", []), null);
+});
+
+Deno.test("a handler's writes into one row go as one patch after the row's tests, else as a mutation", () => {
+  // Neither written value is tested.
+  assert.deepEqual(rowWrites(VIEW, [["$.lines[0].n", 5], ["$.lines[0].d", "b"]], ["$.lines[*].total"]), [
+    { op: "test", path: "/lines/0/from", value: "2026-01-01" },
+    { op: "add", path: "/lines/0/n", value: 5 },
+    { op: "add", path: "/lines/0/d", value: "b" },
+  ]);
+  // A write outside the first one's row (another row, or none) makes it a mutation, as one that cannot be a patch.
+  assert.equal(rowWrites(VIEW, [["$.lines[0].n", 5], ["$.lines[1].n", 6]], []), null);
+  assert.equal(rowWrites(VIEW, [["$.lines[0].n", 5], ["$.currency", "USD"]], []), null);
+  assert.equal(rowWrites(VIEW, [["$.lines[0].n", 5], ["$.lines[0].extra.x", 1]], []), null);
+  assert.equal(rowWrites(VIEW, [], []), null);
+  // The row holding an address, outermost.
+  assert.equal(rowOf(VIEW, "$.lines[1].parts[0].p"), "$.lines[1]");
+  assert.equal(rowOf(VIEW, "$.currency"), undefined);
 });
 
 Deno.test("a failed row test is told from other refusals, in the tab and from a server", async () => {
