@@ -858,6 +858,29 @@ Deno.test("the renderer: an edit below the person's own Remove under way lands o
     assert.deepEqual(await pairsOf(page), [[1, "a"], [30, "c"], [4, "d"]]);
     assert.deepEqual(await valuesOf(view, "N"), ["1", "30", "4"]);
     assert.deepEqual(await besideEach(view, "N", "changed meanwhile"), [false, false, false]);
+
+    // A Remove below one under way waits for it too: the person removes row a, then row d.
+    await holdAnswers(view, "patch", { once: true });
+    await view.getByRole("button", { name: "Remove lines 1" }).click();
+    await untilAnswerHeld(page);
+    await view.getByRole("button", { name: "Remove lines 3" }).click();
+    await releaseAnswer(view, "svc-commit");
+    await untilState(page, "others", (state) => (state as State).lines.length === 1);
+    assert.deepEqual(await pairsOf(page), [[30, "c"]]);
+  }));
+
+Deno.test("the renderer: a row's button pressed while the person's Remove above is under way does not run on another row", () =>
+  withEmbeddedSpec(SPEC_ROW_HANDLERS, { heading: "Main" }, async (page, view) => {
+    // The person removes row b (its answer held), then presses row c's button, whose mutations name the third row.
+    await holdAnswers(view, "patch", { once: true });
+    await view.getByRole("button", { name: "Remove lines 2" }).click();
+    await untilAnswerHeld(page);
+    await view.getByRole("button", { name: "Add one", exact: true }).nth(2).click();
+    await releaseAnswer(view, "svc-commit");
+    await view.getByText("its action did not run").waitFor();
+    await screenshot(page, "renderer-others-row-button-below-own-remove");
+    assert.deepEqual(await pairsOf(page), [[1, "a"], [3, "c"], [4, "d"]], "row d (now third) keeps its N");
+    assert.deepEqual(await toldBeside(view, "Add one", "its action did not run"), [false, true, false]);
   }));
 
 /** A model whose Name, once changed, notes `touched` and goes to view `summary` (its onChange); and a view `other`. */
