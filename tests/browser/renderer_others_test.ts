@@ -842,6 +842,20 @@ Deno.test("the renderer: a row field's onChange whose write reaches the model af
     );
   }));
 
+Deno.test("the renderer: a row field's onChange does not run once another writer moved its row during the field's write", () =>
+  withEmbeddedSpec(SPEC_ROW_HANDLERS, { heading: "Main" }, async (page, view) => {
+    // Row c's D is written (the model has it, its answer is held); another writer removes row a meanwhile.
+    await holdAnswers(view, "patch", { once: true });
+    await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
+    await keepOnly(page, ["b", "cc", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-commit");
+    // Its onChange names the third row, row d's now: it does not run.
+    await view.getByText("its action did not run").waitFor();
+    assert.deepEqual(await pairsOf(page), [[2, "b"], [3, "cc"], [4, "d"]], "row d (now third) keeps its N");
+    assert.deepEqual(await besideEach(view, "D", "its action did not run"), [false, true, false]);
+  }));
+
 Deno.test("the renderer: an edit below the person's own Remove under way lands on its row", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
     // The person removes row b (the model has it, its answer is held), then writes row c's N.
