@@ -141,7 +141,7 @@ function signatureOf(addresses: string[]): string {
   return addresses.map(canonical).sort().join("\n");
 }
 
-/** The section list row a handler belongs to (its control's), where it is now, and where its conflict is told. */
+/** The section list row of a handler's control (its address) and where a conflict of the handler's write is told. */
 interface HandlerRow {
   row: string;
   place: string;
