@@ -1,9 +1,11 @@
 /**
- * Error responses. Every error is `application/problem+json` (RFC 7807):
+ * Error responses. Every error is `application/problem+json` (RFC 7807), but
+ * the key gate's 401 (server/middleware/auth, plain JSON: SPEC.md maps domain
+ * errors to problem details, not that refusal):
  *
- * - an error whose shape SPEC.md or DECISIONS.md fixes (constraint rollback,
- *   schema violation, version conflict, spec validation findings, the API key
- *   failure) is sent with exactly those members: RFC 7807 makes every member
+ * - a domain error whose shape SPEC.md or DECISIONS.md fixes (constraint
+ *   rollback, schema violation, version conflict, spec validation findings)
+ *   is sent with exactly those members: RFC 7807 makes every member
  *   optional, so `{error, violations}` is a problem document with extension
  *   members only, and clients comparing the documented body see nothing extra;
  * - every other error is `{type: "about:blank", title, status, detail}`, with
@@ -14,7 +16,7 @@
 import { ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import type { Json } from "../engine/json/value.ts";
 
-/** The media type of every error body. */
+/** The media type of every error body but the key gate's 401. */
 export const PROBLEM_JSON = "application/problem+json";
 
 const TITLES: Record<number, string> = {

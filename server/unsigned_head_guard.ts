@@ -42,7 +42,7 @@ export function guardUnsignedHeads(store: ModelStore, accepted: readonly string[
     vouched.set(modelId, prev);
   }
 
-  const guarded: Pick<ModelStore, "commit" | "commitMany"> = {
+  const guarded: Pick<ModelStore, "commit" | "commitMany" | "save" | "delete"> = {
     async commit(modelId, entry, states, audit, jobs) {
       await check(modelId, audit);
       await store.commit(modelId, entry, states, audit, jobs);
@@ -55,10 +55,24 @@ export function guardUnsignedHeads(store: ModelStore, accepted: readonly string[
       const last = commits.at(-1)?.audit;
       if (last?.signature !== undefined) vouched.set(modelId, last.hash);
     },
+    // A trail discarded (a deletion, a create over what was stored) takes its vouched head with it:
+    // whatever is stored under the id later is judged afresh.
+    async save(spec, state, options) {
+      await store.save(spec, state, options);
+      if (options?.created) vouched.delete(spec.id);
+    },
+    async delete(modelId) {
+      await store.delete(modelId);
+      vouched.delete(modelId);
+    },
   };
   return new Proxy(store, {
     get(target, key) {
-      if (key === "commit" || (key === "commitMany" && target.commitMany)) return guarded[key];
+      if (
+        typeof key === "string" && Object.hasOwn(guarded, key) && (key !== "commitMany" || target.commitMany)
+      ) {
+        return guarded[key as keyof typeof guarded];
+      }
       const value = Reflect.get(target, key, target);
       // Bound to the store itself: its private fields are not the proxy's.
       return typeof value === "function" ? value.bind(target) : value;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { formatPath, parsePath } from "../../engine/mod.ts";
+import { formatPath, type Json, parsePath } from "../../engine/mod.ts";
 
 /** Where the rows of a list went: the new index of old row `index`, or -1 when it is gone. */
 export type RowMove = (index: number) => number;
@@ -15,12 +15,36 @@ export type RowMove = (index: number) => number;
 export const removal = (removed: number): RowMove => (index) =>
   index < removed ? index : index === removed ? -1 : index - 1;
 
+/** A row's fingerprint for {@link matchRows}: what it shows (`shown`, by address), by address within `row`. */
+export function fingerprint(row: string, shown: Iterable<[string, Json | undefined]>): string {
+  return JSON.stringify([...shown].map(([address, value]) => [address.replace(row, ""), value ?? null]));
+}
+
+/** A {@link fingerprint} without the values at or under `fields` (addresses within the row). */
+function without(print: string, fields: string[]): string {
+  const under = (at: string) =>
+    fields.some((f) => at === f || at.startsWith(`${f}.`) || at.startsWith(`${f}[`));
+  return JSON.stringify((JSON.parse(print) as [string, Json][]).filter(([at]) => !under(at)));
+}
+
+/** The addresses within the row `row` (canonical) of those of `addresses` (canonical) at or under it. */
+export function fieldsIn(addresses: Iterable<string>, row: string): string[] {
+  return [...addresses].filter((a) => a === row || a.startsWith(`${row}.`) || a.startsWith(`${row}[`))
+    .map((a) => a.slice(row.length));
+}
+
 /**
- * Where each of the `before` rows went among the `after` rows, both given as fingerprints (the values a row
- * shows): a row goes to the first free row showing the same; a row whose values changed goes to the first
- * free row between the rows around it that did not change, and is gone when there is none.
+ * Where each of the `before` rows went among the `after` rows, both given as {@link fingerprint}s: a row goes
+ * to the first free row showing the same; a row the element is writing (`mine`: the fields of row `index` it
+ * writes) goes to the first free row showing the same but those fields, which the write may have changed; a
+ * row whose values changed otherwise goes to the first free row between the rows around it that did not
+ * change, and is gone when there is none.
  */
-export function matchRows(before: string[], after: string[]): number[] {
+export function matchRows(
+  before: string[],
+  after: string[],
+  mine: (index: number) => string[] = () => [],
+): number[] {
   // The free rows showing each fingerprint, first first (one pass: long lists stay cheap).
   const free = new Map<string, number[]>();
   for (const [j, print] of after.entries()) free.set(print, [...free.get(print) ?? [], j]);
@@ -30,6 +54,13 @@ export function matchRows(before: string[], after: string[]): number[] {
     if (at >= 0) taken.add(at);
     return at;
   });
+  for (const [i, print] of before.entries()) {
+    const fields = to[i] < 0 ? mine(i) : [];
+    if (!fields.length) continue;
+    const seen = without(print, fields);
+    to[i] = after.findIndex((now, j) => !taken.has(j) && without(now, fields) === seen);
+    if (to[i] >= 0) taken.add(to[i]);
+  }
   for (const [i] of before.entries()) {
     if (to[i] >= 0) continue;
     const above = to.slice(0, i).findLast((j) => j >= 0) ?? -1;
@@ -110,18 +141,20 @@ function depthOf(address: string): number {
 /**
  * Calls `follow` for each list whose rows moved between `before` and `after` (the fingerprints of each list's
  * rows, by list address): outer lists first, so that a nested list is found again under its row's new index.
- * A list `after` does not show is left alone.
+ * A list `after` does not show is left alone. `writing`: the addresses the element is writing (canonical, as
+ * of the rows followed so far), which its rows may show changed ({@link matchRows}).
  */
 export function followLists(
   before: Map<string, string[]>,
   after: Map<string, string[]>,
   follow: (list: string, move: RowMove) => void,
+  writing: () => string[] = () => [],
 ): void {
   const old = new Map(before);
   for (const depth of [...new Set([...old.keys()].map(depthOf))].sort((a, b) => a - b)) {
     for (const [list, rows] of [...old].filter(([list]) => depthOf(list) === depth)) {
       const now = after.get(list);
-      const to = now ? matchRows(rows, now) : [];
+      const to = now ? matchRows(rows, now, (i) => fieldsIn(writing(), `${list}[${i}]`)) : [];
       if (unmoved(to)) continue;
       followRows(old, list, moveOf(to));
       follow(list, moveOf(to));

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import {
+  fieldsIn,
+  fingerprint,
   followAddress,
   followIds,
   followKeys,
@@ -27,6 +29,26 @@ Deno.test("a row whose values changed stays between the rows around it, or is go
   assert.deepEqual(matchRows(["a", "b", "c", "d"], ["a", "c", "D"]), [0, -1, 1, 2]);
   // Every row changed: they stay where they were, the last ones go.
   assert.deepEqual(matchRows(["a", "b", "c"], ["x", "y"]), [0, 1, -1]);
+});
+
+Deno.test("a row the element is writing is found again without the fields it writes", () => {
+  const row = (at: string, n: number, d: string) => fingerprint(at, [[`${at}.n`, n], [`${at}.d`, d]]);
+  const before = ["a", "b", "c", "d"].map((d, i) => row(`$.lines[${i}]`, i + 1, d));
+  // Another writer moved row c, whose d the element wrote, to the top and removed row a.
+  const after = [row("$.lines[0]", 3, "cc"), row("$.lines[1]", 2, "b"), row("$.lines[2]", 4, "d")];
+  const writing = ["$.lines[2].d"];
+  assert.deepEqual(matchRows(before, after, (i) => fieldsIn(writing, `$.lines[${i}]`)), [-1, 1, 0, 2]);
+  // Without knowing it, row c is gone and row a takes its place.
+  assert.deepEqual(matchRows(before, after), [0, 1, -1, 2]);
+  // A field's name that begins like another's is another field; a nested field is the field's.
+  assert.deepEqual(
+    fieldsIn(["$.lines[2].d", "$.lines[2].dd[0]", "$.lines[20].d", "$.lines[2]"], "$.lines[2]"),
+    [
+      ".d",
+      ".dd[0]",
+      "",
+    ],
+  );
 });
 
 Deno.test("unmoved: every row where it was", () => {
@@ -123,4 +145,29 @@ Deno.test("lists are followed outer first: a nested list is compared under its r
     ["$.orders[0].lines", [-1, 0, -1]],
   ]);
   assert.equal(before.size, 4, "the lists given stay as they were");
+});
+
+Deno.test("a nested row the element is writing is found again once its outer row moved", () => {
+  const print = (row: string, d: string) => fingerprint(row, [[`${row}.d`, d]]);
+  const before = new Map([
+    ["$.orders", [print("$.orders[0]", "a"), print("$.orders[1]", "b")]],
+    ["$.orders[1].lines", ["x", "y", "z"].map((d, i) => print(`$.orders[1].lines[${i}]`, d))],
+  ]);
+  // Another writer removed order a and lines x and z; line y shows the element's write (line x would take its
+  // place otherwise).
+  const after = new Map([
+    ["$.orders", [print("$.orders[0]", "b")]],
+    ["$.orders[0].lines", [print("$.orders[0].lines[0]", "yy")]],
+  ]);
+  // The addresses written follow each move, as the element's do.
+  let writing = ["$.orders[1].lines[1].d"];
+  const seen: [string, number[]][] = [];
+  followLists(before, after, (list, move) => {
+    seen.push([list, [0, 1, 2].map(move)]);
+    writing = writing.map((a) => followAddress(a, list, move) ?? a);
+  }, () => writing);
+  assert.deepEqual(seen, [
+    ["$.orders", [-1, 0, -1]],
+    ["$.orders[0].lines", [-1, 0, -1]],
+  ]);
 });

@@ -44,6 +44,8 @@ import {
   placeConstraints,
 } from "./messages.ts";
 import {
+  fingerprint,
+  followAddress,
   followIds,
   followKeys,
   followLists,
@@ -55,12 +57,12 @@ import {
 import { regionOptions } from "./entry_bounds.ts";
 import {
   isRowConflict,
+  readerOf,
   ROW_CHANGED,
   ROW_CHANGED_ACTION,
   rowOf,
   type RowOp,
-  rowTests,
-  rowWrite,
+  rowPatch,
   rowWrites,
 } from "./row_guard.ts";
 import { renderComponents } from "./render.ts";
@@ -102,11 +104,7 @@ function sectionRows(components: Json | undefined, out = new Map<string, string[
     if (c.type === "sectionList" && typeof c.bind === "string") {
       out.set(
         canonical(c.bind),
-        childrenOf(c).map((row) => {
-          const at = String(row.bind ?? "");
-          const shown = [...boundValues(row.components)];
-          return JSON.stringify(shown.map(([address, value]) => [address.replace(at, ""), value ?? null]));
-        }),
+        childrenOf(c).map((row) => fingerprint(String(row.bind ?? ""), boundValues(row.components))),
       );
     }
     sectionRows(c.components, out);
@@ -480,6 +478,8 @@ export class SvcView extends LitElement {
       sectionRows(after as unknown as Json),
       // A nested list's id is that of the rows' new indices: its outer list's move renamed its UI state so.
       (list, move) => this.#follow(list, move, after, [values]),
+      // A row this element is writing may show its write already, or not yet.
+      () => [...this.#pending].flat().map(canonical),
     );
     if (this.#moves.count !== count) this.#reorders++;
   }
@@ -494,6 +494,9 @@ export class SvcView extends LitElement {
     if (id !== undefined) followIds(this.#uiState, id, move);
     const keys = this.#rowKeys.get(canonical(list));
     if (keys) this.#rowKeys.set(canonical(list), followKeys(keys, move, () => ++this.#lastRowKey));
+    for (const fields of this.#pending) {
+      fields.splice(0, fields.length, ...fields.flatMap((a) => followAddress(a, list, move) ?? []));
+    }
     this.#moves.record(list, move);
   }
 
@@ -761,13 +764,9 @@ export class SvcView extends LitElement {
     if (!handler || typeof handler !== "object" || Array.isArray(handler) || !this.invoker) return;
     const invoker = this.invoker;
     if (typeof handler.mutations === "string") {
-      const expr = handler.mutations;
+      const [expr, id] = [handler.mutations, this.modelId];
       // The row is tested as shown now, as for a field's write (#set).
-      const [id, components, changing] = [
-        this.modelId,
-        this.view?.components as unknown as Json,
-        this.#changing(),
-      ];
+      const write = this.#writer();
       const conflict = at &&
         { place: at.place, message: { text: ROW_CHANGED_ACTION, severity: "warning" as const } };
       const written = await this.#commit(
@@ -775,9 +774,8 @@ export class SvcView extends LitElement {
         async (viewId, expect) => {
           const mutations = await this.#handlerMutations(expr, invoker, id);
           expect(Object.keys(mutations));
-          const patch = at && rowWrites(components, Object.entries(mutations), changing);
-          return patch
-            ? await invoker.invoke(operations.patch, { id, patch, viewId })
+          return at
+            ? await write(viewId, mutations)
             : await invoker.invoke(operations.mutate, { id, mutations, viewId });
         },
         undefined,
@@ -847,9 +845,13 @@ export class SvcView extends LitElement {
     const patch = this.#guarded(address, [{ op: "remove", path: pointer }]);
     void this.#commit(
       [address],
-      (viewId, expect) => {
+      async (viewId, expect) => {
         expect([address]);
-        return this.invoker!.invoke(operations.patch, { id: this.modelId, patch, viewId });
+        return await this.invoker!.invoke(operations.patch, {
+          id: this.modelId,
+          patch: await patch(),
+          viewId,
+        });
       },
       onChange,
       true,
@@ -871,26 +873,39 @@ export class SvcView extends LitElement {
    * it, instead of the write landing on another row); elsewhere, a mutation.
    */
   #set(address: string): (viewId: string, value: Json) => Promise<WriteResult> {
+    const write = this.#writer();
+    return (viewId, value) => write(viewId, { [address]: value });
+  }
+
+  /**
+   * Writes `mutations` (of the view shown now) as the write `viewId` of a commit: when they all fall in one
+   * section list row, as one patch that first tests the row is still the one shown ({@link rowWrites});
+   * otherwise as a mutation.
+   */
+  #writer(): (viewId: string, mutations: Record<string, Json>) => Promise<WriteResult> {
     const [invoker, id, components, changing] = [
       this.invoker!,
       this.modelId,
-      this.view?.components,
+      this.view?.components as unknown as Json,
       this.#changing(),
     ];
-    return (viewId, value) => {
-      const patch = rowWrite(components as unknown as Json, address, value, changing);
+    const read = readerOf(invoker, id);
+    return async (viewId, mutations) => {
+      const patch = await rowWrites(components, Object.entries(mutations), changing, read);
       return patch
         ? invoker.invoke(operations.patch, { id, patch, viewId })
-        : invoker.invoke(operations.mutate, { id, mutations: { [address]: value }, viewId });
+        : invoker.invoke(operations.mutate, { id, mutations, viewId });
     };
   }
 
-  /** `ops` preceded by the tests that the row holding `address` is still the one shown (`own`: changing too). */
-  #guarded<T extends RowOp>(address: string, ops: T[], own: string[] = [address]): (T | RowOp)[] {
-    return [
-      ...rowTests(this.view?.components as unknown as Json, address, [...own, ...this.#changing()]),
-      ...ops,
-    ];
+  /**
+   * `ops` preceded by the tests that the row holding `address` is still the one shown now (`own`: what they
+   * write), once called.
+   */
+  #guarded(address: string, ops: RowOp[], own: string[] = [address]): () => Promise<RowOp[]> {
+    const [components, changing] = [this.view?.components as unknown as Json, this.#changing()];
+    const read = readerOf(this.invoker!, this.modelId);
+    return () => rowPatch(components, address, ops, own, changing, read);
   }
 
   /** Removes row `shownIndex` of the list at `shownList`, of a render that saw `seen` row moves (see #context). */
@@ -907,7 +922,7 @@ export class SvcView extends LitElement {
     const removing = this.#commit([list], async (viewId, expect) => {
       expect([`${list}[${index}]`]);
       const reloads = this.#reorders;
-      const result = await invoker.invoke(operations.patch, { id, patch, viewId });
+      const result = await invoker.invoke(operations.patch, { id, patch: await patch(), viewId });
       // The rows below move up with their keys, so their controls (an entry the model refused) go along.
       // When another writer's reload followed rows meanwhile, it may have followed this removal too: the
       // commit reads the view again and follows what the view still shows, so each move applies once.
@@ -980,7 +995,10 @@ export class SvcView extends LitElement {
             address,
             ops.map((op) => op.path.startsWith(from) ? { ...op, path: to + op.path.slice(from.length) } : op),
           );
-          void this.#commit([address], (viewId) => invoker.invoke(operations.patch, { id, patch, viewId }));
+          void this.#commit(
+            [address],
+            async (viewId) => await invoker.invoke(operations.patch, { id, patch: await patch(), viewId }),
+          );
         }),
       removeItem: (shownList, shownIndex) =>
         this.#afterRemoves(

@@ -70,6 +70,17 @@ export interface Opened {
   connection: Connection;
 }
 
+/**
+ * Why {@link open} failed while the model stored under `id` stays as it was
+ * (its spec and data), so it can still be shown and written.
+ */
+export class StoredModelKept extends Error {
+  /** @param id The id of the stored model, kept. */
+  constructor(message: string, readonly id: string) {
+    super(message);
+  }
+}
+
 /** The opens of this page in progress, by model id. */
 const opening = new Map<string, { spec: ModelSpec; done: Promise<Opened> }>();
 
@@ -78,7 +89,7 @@ const opening = new Map<string, { spec: ModelSpec; done: Promise<Opened> }>();
  * stored by an earlier visit with the same spec keeps its state; one stored
  * with another spec is replaced, keeping its state, when the new spec is valid
  * and accepts that state; otherwise the stored model stays as it was and the
- * open fails saying why. Opens of one spec share one run (two elements of one
+ * open fails saying why (a {@link StoredModelKept}). Opens of one spec share one run (two elements of one
  * `src`); opens of one id run one at a time, in this page and, where the
  * browser has Web Locks, across its tabs.
  */
@@ -142,9 +153,10 @@ async function replace(invoker: Invoker, stored: ModelSpec, spec: ModelSpec): Pr
   const id = spec.id;
   const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
   const kept = (why: string) =>
-    new Error(
+    new StoredModelKept(
       `Model '${id}' keeps its stored version ${version(stored)} and its data: version ${version(spec)} ` +
         `of its spec could not replace it (${why})`,
+      id,
     );
   const report = await invoker.invoke(operations.validateSpec, { spec: spec as unknown as Json });
   if (!report.valid) throw kept(specInvalid(report.errors).message);

@@ -5,15 +5,18 @@
  * `spec` property; `view` picks a view (default: the spec's default view).
  * State lives in IndexedDB keyed by the spec's id, so a reload shows the last
  * state. Events of the inner `<svc-view>` (`svc-commit`, `svc-effect`, `svc-error`,
- * `svc-navigate`) bubble out of the element.
+ * `svc-navigate`) bubble out of the element. A spec that cannot start is an
+ * alert (`problem`) and an `svc-error` `{modelId, message}` of the element; when
+ * the model stored under its id was kept (a refused change of spec), that model
+ * runs under the alert, as the alert says.
  *
  * @module
  */
-import { html, LitElement, type PropertyValues, type TemplateResult } from "lit";
+import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
 import type { ModelSpec } from "../../engine/mod.ts";
 import "../elements/view_element.ts";
 import type { Connection } from "../host/connection.ts";
-import { open } from "./api.ts";
+import { open, pageConnection, StoredModelKept } from "./api.ts";
 
 /**
  * Why a start failed, for the person: a page whose Content-Security-Policy
@@ -28,6 +31,21 @@ function startProblem(err: Error): string {
 
 /** The embeddable model element. */
 export class SvcModel extends LitElement {
+  // The alert stands out from a form shown under it; colours as the view's own errors (a page may set them).
+  static override styles = css`
+    :host {
+      display: block;
+    }
+    [role="alert"] {
+      border: 1px solid var(--svc-error, #b91c1c);
+      background: #fef2f2;
+      color: var(--svc-error, #b91c1c);
+      padding: 8px 12px;
+      border-radius: var(--svc-radius, 6px);
+      font-size: 14px;
+      margin: 0 0 12px;
+    }
+  `;
   static override properties = {
     src: {},
     view: {},
@@ -42,8 +60,11 @@ export class SvcModel extends LitElement {
   view = "";
   /** The spec itself, instead of `src`. */
   spec?: ModelSpec;
+  /** The connection of the model shown (none while none is). */
   connection?: Connection;
+  /** The id of the model shown ("" while none is). */
   modelId = "";
+  /** Why the spec could not start ("" when it did): the alert's text. */
   problem = "";
 
   protected override updated(changed: PropertyValues): void {
@@ -56,8 +77,8 @@ export class SvcModel extends LitElement {
   async #start(): Promise<void> {
     this.#abortStart?.abort();
     const start = this.#abortStart = new AbortController();
+    let spec = this.spec;
     try {
-      let spec = this.spec;
       if (!spec && this.src) {
         const response = await fetch(new URL(this.src, document.baseURI), { signal: start.signal });
         if (!response.ok) throw new Error(`could not load ${this.src}: HTTP ${response.status}`);
@@ -70,17 +91,30 @@ export class SvcModel extends LitElement {
       this.modelId = id;
       this.problem = "";
     } catch (err) {
-      if (!start.signal.aborted) this.problem = `This model could not start: ${startProblem(err as Error)}`;
+      // The stored model was kept as it was: it runs under the alert (the model of another id no longer shows).
+      const kept = err instanceof StoredModelKept ? await pageConnection() : undefined;
+      if (start.signal.aborted) return;
+      this.connection = kept;
+      this.modelId = kept ? (err as StoredModelKept).id : "";
+      const what = kept ? "This model's new spec" : "This model";
+      this.problem = `${what} could not start: ${startProblem(err as Error)}`;
+      const detail = { modelId: spec?.id ?? "", message: this.problem };
+      this.dispatchEvent(new CustomEvent("svc-error", { detail, bubbles: true, composed: true }));
     }
   }
 
   protected override render(): TemplateResult {
-    if (this.problem) return html`<p role="alert">${this.problem}</p>`;
-    if (!this.connection) return html`<p>Loading…</p>`;
-    return html`
-      <svc-view .invoker=${this.connection.invoker} .feed=${this.connection.feed} model=${this.modelId}
-        view=${this.view}></svc-view>
-    `;
+    const alert = this.problem ? html`<p role="alert">${this.problem}</p>` : nothing;
+    const model = this.connection && this.modelId
+      ? html`
+        <svc-view .invoker=${this.connection.invoker} .feed=${this.connection.feed} model=${this.modelId}
+          view=${this.view}></svc-view>
+      `
+      : this.problem
+      ? nothing
+      : html`<p>Loading…</p>`;
+    // One template: the view stays the same element when an alert comes or goes above it.
+    return html`${alert}${model}`;
   }
 }
 

@@ -5,7 +5,8 @@
  * delay while `policy.retries` allows; the outcome is handed back to the host,
  * which settles the job in one commit (fold-back, failure, cancellation or
  * supersession); when the store fails that commit, the job keeps the outcome
- * and is settled again later, never sent again. The host keeps jobs durable,
+ * and is settled again later, never sent again by this process (a store that
+ * refuses to keep it too loses it at a restart). The host keeps jobs durable,
  * so the dispatcher holds only timers and in-flight attempts: after a restart
  * the host enqueues what its store still holds.
  *
@@ -39,7 +40,10 @@ export interface DispatchHost {
   begin(job: EffectJob): Promise<AttemptStart>;
   /** Settles a job with its final outcome, in one commit with the job's removal. */
   settle(job: EffectJob, outcome: ExecutorOutcome): Promise<void>;
-  /** Keeps a job for another attempt at `dueAt`. */
+  /**
+   * Keeps a job for another attempt at `dueAt`: in the host's memory, then in
+   * its store (which may refuse it: the memory copy, its outcome too, stands).
+   */
   retryLater(job: EffectJob, dueAt: number): Promise<void>;
 }
 
@@ -132,9 +136,7 @@ export class EffectDispatcher {
       },
       (err) => {
         this.#running.delete(job.id);
-        this.#observer.warn?.(
-          `effect '${job.effectId}' of model '${job.modelId}': ${(err as Error).message}`,
-        );
+        this.#warn(job, (err as Error).message);
       },
     );
     this.#running.set(job.id, { job, abort, done });
@@ -152,10 +154,28 @@ export class EffectDispatcher {
     if (!outcome) return null;
     if (!outcome.ok && outcome.retryable && job.attempt <= policy.retries) {
       const retry = { ...job, dueAt: this.#clock.now() + backoffDelay(policy, job.attempt) };
-      await this.#host.retryLater(retry, retry.dueAt);
+      const kept = await this.#keep(retry);
+      if (kept) this.#warn(job, kept);
       return retry;
     }
     return await this.#settle(job, outcome, policy);
+  }
+
+  /**
+   * Keeps a job for its retry; a store refusing it (an outage) leaves it kept in the host's memory, armed
+   * all the same: run again while the service runs, the outcome it carries never sent again (after a
+   * restart the store's copy runs). Resolves with the refusal's note, if any.
+   */
+  #keep(retry: EffectJob): Promise<string> {
+    return this.#host.retryLater(retry, retry.dueAt).then(
+      () => "",
+      (err) => `retry not kept (${(err as Error).message}): kept in memory`,
+    );
+  }
+
+  /** A log line naming the job. */
+  #warn(job: EffectJob, what: string): void {
+    this.#observer.warn?.(`effect '${job.effectId}' of model '${job.modelId}' (job '${job.id}'): ${what}`);
   }
 
   /** Runs the job's executor once; null when the job was cancelled meanwhile. */
@@ -203,7 +223,7 @@ export class EffectDispatcher {
    * Settles a job with its outcome. When the store fails, the job keeps the
    * outcome and is settled again after its backoff, up to
    * {@link SETTLE_RETRIES} times; then it is recorded failed, or, when the
-   * store takes not even that, left in the outbox for the next start.
+   * store takes not even that, both are tried again after a longer wait.
    */
   async #settle(job: EffectJob, outcome: ExecutorOutcome, policy: EffectPolicy): Promise<EffectJob | null> {
     try {
@@ -211,20 +231,22 @@ export class EffectDispatcher {
       return null;
     } catch (err) {
       const failures = (job.settleFailures ?? 0) + 1;
-      const warn = (what: string) =>
-        this.#observer.warn?.(
-          `effect '${job.effectId}' of model '${job.modelId}' (job '${job.id}'): settlement failed${what}`,
-        );
+      const warn = (what: string) => this.#warn(job, `settlement failed${what}`);
       const why = ` (${(err as Error).message})`;
       if (failures > SETTLE_RETRIES) {
         const failed = finalFailure(`settlement failed ${failures} times${why}`);
-        warn(
-          ` ${failures} times${why}, ` + await this.#host.settle(job, failed).then(
-            () => "recorded failed",
-            () => "left in the outbox for the next start",
-          ),
+        // Not even its failure recorded: the outbox's copy (its outcome kept) is settled again after the
+        // effect's longest backoff (a second at least), so no outstanding job waits with nothing scheduled.
+        const again = await this.#host.settle(job, failed).then(
+          () => null,
+          () => ({ ...job, dueAt: this.#clock.now() + Math.max(1000, policy.maxBackoffMs) }),
         );
-        return null;
+        warn(
+          ` ${failures} times${why}, ${
+            again ? "kept in the outbox, settled again later" : "recorded failed"
+          }`,
+        );
+        return again;
       }
       const retry = {
         ...job,
@@ -232,14 +254,7 @@ export class EffectDispatcher {
         settleFailures: failures,
         dueAt: this.#clock.now() + backoffDelay(policy, failures),
       };
-      try {
-        await this.#host.retryLater(retry, retry.dueAt);
-      } catch (kept) {
-        // Not armed: the job stays as the store has it, for the next start.
-        warn(`${why}, retry not kept (${(kept as Error).message}): left in the outbox as stored`);
-        return null;
-      }
-      warn(`${why}, retried`);
+      warn(`${why}, ${await this.#keep(retry) || "retried"}`);
       return retry;
     }
   }

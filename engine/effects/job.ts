@@ -76,11 +76,61 @@ export function jobsOf(modelId: string, requests: readonly EffectRequest[], at: 
   }));
 }
 
-/** Whether a stored value is a job (outbox records are checked when loaded). */
+/**
+ * The store's copy of a job, with the outcome this process keeps in memory
+ * (the store refused to keep it) when that copy is of the same attempt and
+ * has none: it is settled with it, its request not sent again.
+ */
+export function withKeptOutcome(stored: EffectJob, known: EffectJob | undefined): EffectJob {
+  return stored.outcome || !known?.outcome || known.attempt !== stored.attempt
+    ? stored
+    : { ...stored, outcome: known.outcome, settleFailures: known.settleFailures };
+}
+
+/**
+ * Whether a stored value is a job (outbox records are checked when loaded), a
+ * kept outcome and its count of failed settlements among it: settling a job
+ * with a malformed one would fail for a reason no retry mends.
+ */
 export function isEffectJob(value: unknown): value is EffectJob {
   const job = value as EffectJob;
+  const failures = job?.settleFailures;
   return job !== null && typeof job === "object" && typeof job.id === "string" &&
     typeof job.modelId === "string" && typeof job.effectId === "string" && typeof job.executor === "string" &&
-    typeof job.work === "object" && job.work !== null && Number.isFinite(job.firedAt) &&
-    Number.isFinite(job.dueAt) && Number.isInteger(job.attempt);
+    isWork(job.work) && Number.isFinite(job.firedAt) &&
+    Number.isFinite(job.dueAt) && Number.isInteger(job.attempt) &&
+    (job.outcome === undefined || isOutcome(job.outcome)) &&
+    (failures === undefined || Number.isInteger(failures) && failures >= 0);
+}
+
+/** Whether a stored value is an effect's work: a kind executors know, its fields as `EffectWork` types them. */
+function isWork(value: unknown): boolean {
+  const w = value as Record<string, unknown> | null;
+  const text = (v: unknown, orNull = false) => typeof v === "string" || orNull && v === null;
+  switch (w?.type) {
+    case "http":
+      return Array.isArray(w.requests) &&
+        w.requests.every((r) =>
+          text(r?.method) && text(r.url) && typeof r.headers === "object" && r.headers !== null
+        ) && (w.fanOut === undefined || typeof w.fanOut === "boolean");
+    case "timer":
+      return Number.isFinite(w.fireAt);
+    case "llm":
+      return text(w.prompt) && w.responseSchema !== undefined;
+    case "link":
+      return text(w.ref) && text(w.path, true) && text(w.read, true) && typeof w.watch === "boolean" &&
+        w.body !== undefined;
+    case "plugin":
+      return w.definition !== undefined && w.document !== undefined;
+  }
+  return w?.type === "invalid" && text(w.error);
+}
+
+/** Whether a stored value is an executor's outcome (`part`: one request's of a fan-out). */
+function isOutcome(value: unknown, part = false): boolean {
+  const o = value as Record<string, unknown> | null;
+  if (o === null || typeof o !== "object") return false;
+  if (o.ok === false) return typeof o.error === "string" && (part || typeof o.retryable === "boolean");
+  return o.ok === true && (o.status === null || Number.isFinite(o.status)) &&
+    (part || o.parts === undefined || Array.isArray(o.parts) && o.parts.every((p) => isOutcome(p, true)));
 }

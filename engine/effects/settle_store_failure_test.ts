@@ -51,6 +51,7 @@ const spec = {
     request: { url: "https://api.example/x" },
     response: { set: { "$.v": "$response.v" } },
     statusPath: "$.io.fx",
+    policy: { retries: 1 },
   }],
 };
 
@@ -139,46 +140,78 @@ Deno.test("settling is given up after the retries: the job is recorded failed", 
   await service.close();
 });
 
-Deno.test("settling is given up after the retries: a failure the store refuses too leaves the job for the next start", async () => {
+Deno.test("settling is given up after the retries: a failure the store refuses too is tried again while the service runs", async () => {
   const store = new FlakyStore();
-  const before = await run(settling, [ok({ v: 1 })], store, Infinity);
-  await before.scheduler.advance(3_600_000);
-  assert.equal(before.warnings.length, SETTLE_RETRIES + 1, "no more retries");
+  const { service, scheduler, http, warnings } = await run(settling, [ok({ v: 1 })], store, Infinity);
+  await scheduler.advance(3_600_000);
   assert.match(
-    before.warnings.at(-1)!,
-    /settlement failed 6 times .*, left in the outbox for the next start$/,
+    warnings[SETTLE_RETRIES],
+    /settlement failed 6 times .*, kept in the outbox, settled again later$/,
   );
-  await before.scheduler.advance(3_600_000);
-  assert.equal(before.warnings.length, SETTLE_RETRIES + 1);
-  assert.equal(before.http.jobs.length, 1);
-  assert.equal(store.outbox.size, 1);
-  await before.service.close();
+  // After the cap, once per policy.maxBackoffMs (60 s by default) rather than never again
+  assert.ok(warnings.length > SETTLE_RETRIES + 50, `${warnings.length} warnings`);
+  assert.equal(scheduler.pending, 1, "its next settlement is scheduled");
+  assert.deepEqual([http.jobs.length, store.outbox.size], [1, 1]);
 
   store.failures = 0;
+  await scheduler.advance(60_000);
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase], [1, "applied"], "its outcome, kept");
+  assert.deepEqual([http.jobs.length, store.outbox.size, scheduler.pending], [1, 0, 0], "not sent again");
+  await service.close();
+});
+
+Deno.test("a store outage refusing a settlement and its retry alike: settled again while the service runs, sent once", async () => {
+  const store = new FlakyStore();
+  store.failUpdates = 3;
+  const { service, scheduler, http, warnings } = await run(settling, [ok({ v: 1 }), ok({ v: 2 })], store, 3);
+  assert.match(
+    warnings[0],
+    /settlement failed \(store unavailable\), retry not kept \(disk full\): kept in memory$/,
+  );
+  assert.equal([...store.outbox.values()][0].outcome, undefined, "the store kept no outcome");
+  // Until the store recovers, the job always has its next settlement scheduled.
+  for (let waited = 0; store.outbox.size && waited < 3_600; waited++) {
+    assert.equal(scheduler.pending, 1, `a settlement scheduled after ${waited} s`);
+    await scheduler.advance(1000);
+  }
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase], [1, "applied"], "the answer kept in memory");
+  assert.deepEqual([http.jobs.length, store.outbox.size, scheduler.pending], [1, 0, 0], "not sent again");
+  assert.equal(warnings.length, 3);
+  await service.close();
+});
+
+Deno.test("a retry of a failed attempt the store refuses to keep is still made while the service runs", async () => {
+  const store = new FlakyStore();
+  store.failUpdates = 1;
+  const down = { ok: false as const, error: "http 503", retryable: true };
+  const { service, scheduler, http, warnings } = await run(() => false, [down, ok({ v: 4 })], store);
+  assert.match(warnings.join("\n"), /job 'fx@.*'\): retry not kept \(disk full\): kept in memory$/);
+  assert.equal(scheduler.pending, 1, "its retry is scheduled");
+  await scheduler.advance(60_000);
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase], [4, "applied"]);
+  assert.deepEqual([http.jobs.length, store.outbox.size], [2, 0]);
+  await service.close();
+});
+
+Deno.test("a retry the store failed to keep runs from the store's copy after a restart: its request sent again", async () => {
+  const store = new FlakyStore();
+  store.failUpdates = 1;
+  const before = await run(settling, [ok({ v: 1 })], store);
+  assert.match(before.warnings.join("\n"), /retry not kept \(disk full\)/);
+  await before.service.close();
   const http = new ScriptedExecutor().answer(ok({ v: 2 }));
   const { service, scheduler } = await effectService([http], { store });
   await scheduler.advance(60_000);
   const state = (await service.getState("c")) as State;
-  assert.deepEqual([state.v, state.io.fx?.phase], [1, "applied"], "its outcome, kept");
-  assert.equal(http.jobs.length, 0);
-  await service.close();
-});
-
-Deno.test("a retry the store fails to keep is reported and the job left as stored, not sent again", async () => {
-  const store = new FlakyStore();
-  store.failUpdates = 1;
-  const { service, scheduler, http, warnings } = await run(settling, [ok({ v: 1 }), ok({ v: 2 })], store);
-  assert.match(
-    warnings.join("\n"),
-    /settlement failed \(store unavailable\), retry not kept \(disk full\): left in the outbox as stored/,
+  assert.deepEqual(
+    [state.v, state.io.fx?.phase],
+    [2, "applied"],
+    "at least once: its answer was never stored",
   );
-  await scheduler.advance(3_600_000);
-  const state = (await service.getState("c")) as State;
-  assert.deepEqual([state.v, state.io.fx?.phase], [undefined, "in_flight"]);
-  assert.equal(http.jobs.length, 1);
-  assert.equal(store.outbox.size, 1);
-  assert.equal([...store.outbox.values()][0].outcome, undefined, "as stored");
-  assert.equal(warnings.length, 1);
+  assert.deepEqual([before.http.jobs.length, http.jobs.length, store.outbox.size], [1, 1, 0]);
   await service.close();
 });
 

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
-import type { StoreChange, StoreCoordination } from "../service/ports.ts";
-import type { EffectJob } from "./job.ts";
+import type { AuditRecord } from "../audit/chain.ts";
+import { unavailable as storeUnavailable } from "../errors.ts";
+import type { CommitStates, LogEntry, StoreChange, StoreCoordination } from "../service/ports.ts";
+import type { EffectJob, JobChanges } from "./job.ts";
 import { effectService, OutboxStore, ScriptedExecutor, settled } from "./test_support.ts";
 
 /**
@@ -16,7 +18,17 @@ class SharedOutboxStore extends OutboxStore {
   #listener: (change: StoreChange) => void = () => {};
 
   readonly coordination: StoreCoordination = {
-    refresh: () => Promise.resolve({ kind: "current" }),
+    refresh: () =>
+      Promise.resolve(
+        this.committedElsewhere
+          ? {
+            kind: "commits",
+            entries: [],
+            jobs: structuredClone([...this.outbox.values()]),
+            auditHead: null,
+          }
+          : { kind: "current" },
+      ),
     watch: (listener) => {
       this.#listener = listener;
       return Promise.resolve(() => {});
@@ -33,6 +45,36 @@ class SharedOutboxStore extends OutboxStore {
    * (it had run it, frozen past its lease): the removal moves no revision.
    */
   settledAfterClaim = false;
+
+  /** Store refusals left (an outage): each settlement commit and each outbox update fails while any remain. */
+  outage = 0;
+  /** While set, a refresh reports a commit of the other process's, with the outbox as stored. */
+  committedElsewhere = false;
+
+  override commit(
+    modelId: string,
+    entry: LogEntry,
+    states: CommitStates,
+    audit: AuditRecord | null,
+    jobs?: JobChanges,
+  ): Promise<void> {
+    if (jobs?.remove?.length && this.outage > 0) return this.#refuse();
+    return super.commit(modelId, entry, states, audit, jobs);
+  }
+
+  override updateJobs(modelId: string, jobs: JobChanges): Promise<void> {
+    return this.outage > 0 ? this.#refuse() : super.updateJobs(modelId, jobs);
+  }
+
+  #refuse(): Promise<never> {
+    this.outage--;
+    return Promise.reject(storeUnavailable("store unavailable"));
+  }
+
+  /** The other process changed the model. */
+  changed(modelId: string): void {
+    this.#listener({ type: "model", modelId });
+  }
 
   /** The other process died holding these jobs: they are handed to this one. */
   handOver(jobs: EffectJob[]): void {
@@ -150,5 +192,50 @@ Deno.test("an attempt counted without a status path does not bring back a job se
   assert.deepEqual([...store.outbox.keys()], [], "counted on its own, it is not written back either");
   http.release();
   await scheduler.advance(0);
+  await service.close();
+});
+
+/** The service over a shared outbox, its model's effect answered while the store refuses to keep the answer. */
+async function answeredInOutage() {
+  const http = new ScriptedExecutor().answer({ ok: true, response: null, status: 200 });
+  const store = new SharedOutboxStore();
+  const { service, scheduler } = await effectService([http], { store });
+  await service.createModel(SPEC);
+  store.outage = 2;
+  await service.mutate("quote", { "$.region": "eu" });
+  await scheduler.advance(0);
+  assert.equal(store.outage, 0, "its settlement and its retry refused");
+  const [stored] = store.outbox.values();
+  assert.deepEqual([http.jobs.length, stored.attempt, stored.outcome], [1, 1, undefined]);
+  return { http, store, service, scheduler };
+}
+
+Deno.test("an outcome the store refused to keep wins over the claim's copy of the same attempt: not sent again", async () => {
+  const { http, store, service, scheduler } = await answeredInOutage();
+  await scheduler.advance(10_000);
+  assert.equal(await fetchPhase(service), "applied");
+  assert.deepEqual([http.jobs.length, store.outbox.size], [1, 0]);
+  await service.close();
+});
+
+Deno.test("an outcome the store refused to keep survives replaying another process's commit", async () => {
+  const { http, store, service, scheduler } = await answeredInOutage();
+  store.committedElsewhere = true;
+  store.changed("quote");
+  await settled();
+  await scheduler.advance(10_000);
+  assert.equal(await fetchPhase(service), "applied");
+  assert.deepEqual([http.jobs.length, store.outbox.size], [1, 0]);
+  await service.close();
+});
+
+Deno.test("an outcome kept in memory loses to the store's copy of a later attempt", async () => {
+  const { http, store, service, scheduler } = await answeredInOutage();
+  // Meanwhile the other process took the job over (this one was frozen past its lease) and counted an attempt.
+  const [job] = store.outbox.values();
+  store.outbox.set(job.id, { ...job, attempt: 2 });
+  await scheduler.advance(10_000);
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1, 3], "the store's attempt count runs on");
+  assert.equal(store.outbox.size, 0);
   await service.close();
 });

@@ -136,7 +136,7 @@ function pacer(focus: Focus): Pace {
 const PIECE_BYTES = 32;
 
 /** Matches a builtin walks between two deadline checks. */
-const MATCH_CHUNK = 256;
+export const MATCH_CHUNK = 256;
 
 /** What a regex closure answers (JSONata's shape). */
 interface RegexMatch {
@@ -352,7 +352,7 @@ async function trimmed(str: string, pace: Pace): Promise<string> {
 }
 
 /** Characters a chunked builtin (`$encodeUrl`, `$base64encode`, …) converts between two pacing calls. */
-const UNITS_PER_CHUNK = 3 << 18;
+export const UNITS_PER_CHUNK = 3 << 18;
 
 /** Where a chunk ending before unit `end` may end instead, so that the pieces convert as the whole does. */
 type Cut = (str: string, end: number) => number;

@@ -2,8 +2,12 @@ import assert from "node:assert/strict";
 import { assertLikeJsonata, jsonInTimeZones } from "../_test_utils.ts";
 import jsonata from "jsonata";
 import { ExpressionCompiler } from "./compiler.ts";
-import { MAX_QUOTED_CHARS, quoted } from "./builtins.ts";
+import { MATCH_CHUNK, MAX_QUOTED_CHARS, quoted, UNITS_PER_CHUNK } from "./builtins.ts";
 import { Random } from "./compiled/test_support.ts";
+import { UNITS_PER_PACE } from "./code_points.ts";
+import { COMPARISONS_PER_PACE } from "./merge_sort.ts";
+import { PIECES_PER_PACE } from "./split.ts";
+import { turnsDuring, withoutBacktracking, withoutNativeWalks, withSteppingClock } from "./test_meters.ts";
 
 const compiler = new ExpressionCompiler({ cacheSize: 100, timeoutMs: 5000, maxDepth: 500 });
 
@@ -35,10 +39,16 @@ Deno.test("guarded builtins give JSONata's results", async () => {
   ], input);
 });
 
-Deno.test("$distinct is linear", async () => {
-  const started = Date.now();
+Deno.test("$distinct is linear: each item is read once, not compared with every item kept", async () => {
   assert.equal(await compiler.compile("$count($distinct([1..150000]))").evaluate({}), 150000);
-  assert.ok(Date.now() - started < 2000);
+  // Items counting the reads of their field: jsonata-js's $distinct compared each with all kept (n² / 2 reads).
+  let reads = 0;
+  const items = Array.from(
+    { length: 1000 },
+    (_, i) => Object.defineProperty({}, "k", { enumerable: true, get: () => (reads++, i) }),
+  );
+  assert.equal(await compiler.compile("$count($distinct(items))").evaluate({ items }), 1000);
+  assert.ok(reads <= 3 * items.length, `${reads} reads of ${items.length} items`);
 });
 
 Deno.test("picture widths over the limit fail instead of padding", async () => {
@@ -60,13 +70,12 @@ Deno.test("pictures longer than 1000 characters fail at once instead of formatti
       "$parseInteger('1', $pad('', 5000000, '0'))",
     ]
   ) {
-    const started = Date.now();
+    // The guard's own code (U1004): refused before JSONata formats anything.
     await assert.rejects(
       () => compiler.compile(source).evaluate({}),
       /U1004: a picture of \d+ characters is over the limit of 1000/,
       source,
     );
-    assert.ok(Date.now() - started < 1000, `${source} took ${Date.now() - started} ms`);
   }
   // Up to the cap, and digit patterns (not widths) of any value, as jsonata-js formats them.
   await assertLikeJsonata(compiler, [
@@ -80,35 +89,29 @@ Deno.test("pictures longer than 1000 characters fail at once instead of formatti
   ], {});
 });
 
+/** Guarded as `compiler`, with no deadline: the tests' clock runs 10 ms a reading (`turnsDuring`). */
+const unhurried = new ExpressionCompiler({ cacheSize: 100, timeoutMs: 1e12, maxDepth: 500 });
+
 Deno.test("a walk over 100,000 regex matches lets other work run meanwhile", async () => {
-  let ticks = 0;
-  const timer = setInterval(() => ticks++, 1);
-  const count = await compiler.compile("$count($match($pad('', 100000, 'a'), /a/))").evaluate({});
-  clearInterval(timer);
+  let count: unknown;
+  const { turns } = await turnsDuring(async () => {
+    count = await unhurried.compile("$count($match($pad('', 100000, 'a'), /a/))").evaluate({});
+  });
   assert.equal(count, 100000);
-  assert.ok(ticks > 0, "timers ran during the walk");
+  // A chance to yield every MATCH_CHUNK matches, each taken on this clock.
+  assert.ok(turns >= Math.floor(100000 / MATCH_CHUNK), `timers ran ${turns} times during the walk`);
 });
 
 /**
- * Runs `work` while a 1 ms timer notes the longest the event loop went
- * without running it (the gap after its last tick included): how long the
- * work held the loop at a time, and how long it took.
+ * Runs `work` under {@link turnsDuring}, failing if it walks a string of more
+ * than a chunk in one native call: the event-loop turns other work got.
  */
-async function holding(work: () => Promise<void>): Promise<{ longest: number; took: number }> {
-  let last = Date.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    longest = Math.max(longest, Date.now() - last);
-    last = Date.now();
-  }, 1);
-  const started = Date.now();
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-  }
-  return { longest: Math.max(longest, Date.now() - last), took: Date.now() - started };
+async function pacedTurns(work: () => Promise<void>): Promise<number> {
+  return (await withoutNativeWalks(UNITS_PER_PACE, () => turnsDuring(work))).turns;
 }
+
+/** The pacing calls of a walk over `units` in chunks of `per`. */
+const walks = (units: number, per = UNITS_PER_PACE) => Math.floor(units / per);
 
 /** What an evaluation gives: its value (-0 kept apart from 0) or its error's code and message. */
 async function outcomeOf(evaluation: () => Promise<unknown>, quoting = false): Promise<unknown> {
@@ -202,37 +205,46 @@ Deno.test("$sort without a comparator refuses what jsonata-js refuses", async ()
   }
 });
 
-Deno.test("$sort of 200,000 numbers is fast, lets other work run, and is cut at the deadline", async () => {
-  let ticks = 0;
-  const timer = setInterval(() => ticks++, 1);
-  const started = Date.now();
-  const sorted = await compiler.compile("$sort($reverse([1..200000]))").evaluate({}) as number[];
-  clearInterval(timer);
-  assert.equal(sorted.length, 200000);
+Deno.test("$sort of 200,000 numbers makes n log n comparisons, lets other work run, and is cut at the deadline", async () => {
+  const n = 200000;
+  let sorted: number[] = [];
+  const { turns } = await turnsDuring(async () => {
+    sorted = await unhurried.compile("$sort($reverse([1..200000]))").evaluate({}) as number[];
+  });
+  assert.equal(sorted.length, n);
   assert.equal(sorted[0], 1);
-  assert.equal(sorted[199999], 200000);
-  assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
-  assert.ok(ticks > 0, "timers ran during the sort");
-  const hurried = new ExpressionCompiler({ cacheSize: 10, timeoutMs: 5, maxDepth: 500 });
-  await assert.rejects(() => hurried.compile("$count($sort([1..200000].$string($)))").evaluate({}), /D1012/);
+  assert.equal(sorted[n - 1], n);
+  // A turn every COMPARISONS_PER_PACE comparisons: a reversed array takes n/2 log2 n of them, at most n log2 n.
+  const paces = (comparisons: number) => Math.floor(comparisons / COMPARISONS_PER_PACE);
+  assert.ok(turns >= paces(n / 2 * Math.log2(n) - n), `timers ran ${turns} times during the sort`);
+  assert.ok(turns <= paces(n * Math.log2(n)) + 20, `${turns} turns: more comparisons than n log n`);
+  // A clock moving 1 ms a reading: only the sort's own checks (every 4,096 comparisons) can reach a 50 ms deadline.
+  const hurried = new ExpressionCompiler({ cacheSize: 10, timeoutMs: 50, maxDepth: 500 });
+  const items = Array.from({ length: n }, (_, i) => n - i);
+  const outcome = await withSteppingClock(
+    1,
+    () => hurried.compile("$sort(items)").evaluate({ items }).catch(String),
+  );
+  assert.match(String(outcome.value), /D1012/);
 });
 
 Deno.test("$length, $substring, $pad and $trim of tens of millions of characters let other work run", async () => {
   for (
-    const [source, expected] of [
-      ["$length($pad('', 40000000, 'é'))", 40000000],
-      ["$length($substring($pad('', 20000000, '😀'), 1, 3))", 3],
-      ["$length($pad('', 20000000, '-😀'))", 20000000],
-      ["$length($trim($pad('', 20000000, ' a')))", 19999999],
-      ["$substring($pad('', 20000000, '😀'), -3, 2)", "😀😀"],
+    const [source, expected, paces] of [
+      ["$length($pad('', 40000000, 'é'))", 40000000, 0],
+      ["$length($substring($pad('', 20000000, '😀'), 1, 3))", 3, 0],
+      ["$length($pad('', 20000000, '-😀'))", 20000000, walks(30e6)],
+      ["$length($trim($pad('', 20000000, ' a')))", 19999999, 0],
+      ["$length($trim($pad('', 10000000, '  a')))", 6666665, walks(10e6, UNITS_PER_CHUNK)],
+      ["$substring($pad('', 20000000, '😀'), -3, 2)", "😀😀", walks(40e6) * 2],
     ] as const
   ) {
-    // jsonata-js spread these strings into arrays of code points: 6 to 55 s each, in one step.
-    const { longest, took } = await holding(async () => {
-      assert.equal(await compiler.compile(source).evaluate({}), expected, source);
+    // jsonata-js spread these strings into arrays of code points (6 to 55 s each, in one step): the walk fails.
+    const turns = await pacedTurns(async () => {
+      assert.equal(await unhurried.compile(source).evaluate({}), expected, source);
     });
-    assert.ok(took < 5000, `${source} took ${took} ms`);
-    assert.ok(longest < 400, `${source} held the event loop for ${longest} ms`);
+    // A turn per chunk walked: a string is walked where it holds surrogates (or runs of spaces, to trim).
+    assert.ok(turns >= paces, `${source}: timers ran ${turns} times, not ${paces}`);
   }
 });
 
@@ -259,25 +271,34 @@ Deno.test("$encodeUrl, $encodeUrlComponent and $base64encode work in chunks with
       await assertSameOutcome(source, { s });
     }
   }
-  const { longest } = await holding(async () => {
-    try {
-      const source = "$length($encodeUrlComponent($pad('', 20000000, 'é')))";
-      assert.equal(await compiler.compile(source).evaluate({}), 120000000);
-    } catch (err) {
-      assert.match(String(err), /expression-memory-bytes/); // a budget may refuse it; it must not stall
-    }
+  const turns = await pacedTurns(async () => {
+    const source = "$length($encodeUrlComponent($pad('', 20000000, 'é')))";
+    await assert.rejects(() => unhurried.compile(source).evaluate({}), /expression-memory-bytes/);
   });
-  assert.ok(longest < 400, `held the event loop for ${longest} ms`);
+  // Some 19 chunks of 786,432 characters converted, each followed by a turn for other work, before the budget refuses.
+  assert.ok(turns >= 15, `timers ran ${turns} times`);
 });
 
 Deno.test("$string charges a long string's JSON before building it", async () => {
   // 40 million control characters serialise to 240 million: JSONata built them (21 s) before anything could refuse.
-  const started = Date.now();
-  await assert.rejects(
-    () => compiler.compile("$string({'a': $pad('', 40000000, '\\u0001')})").evaluate({}),
-    /expression-memory-bytes/,
+  const stringify = JSON.stringify;
+  let longest = 0;
+  JSON.stringify = ((value: unknown, ...rest: never[]) => {
+    if (typeof value === "string") longest = Math.max(longest, value.length);
+    return stringify(value, ...rest);
+  }) as typeof JSON.stringify;
+  try {
+    await assert.rejects(
+      () => compiler.compile("$string({'a': $pad('', 40000000, '\\u0001')})").evaluate({}),
+      /expression-memory-bytes/,
+    );
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.ok(
+    longest < 40000000,
+    `a string of ${longest} characters was serialised before the budget refused it`,
   );
-  assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
   assert.equal(
     await compiler.compile("$length($string({'a': $pad('', 2000000, 'é')}))").evaluate({}),
     2000008,
@@ -486,39 +507,46 @@ Deno.test("failures quote at most 1000 characters of a value or a message", asyn
 Deno.test("$split, $decodeUrl, $number, $toMillis, $error, $assert, $uppercase and $lowercase of tens of millions of characters let other work run", async () => {
   const budget = /expression-memory-bytes/;
   for (
-    const [source, expected] of [
+    const [source, expected, paces] of [
       // 40 million pieces: refused by the budget as they are counted, not after a 1.5 to 3.9 s native split.
-      ["$count($split($pad('', 40000000, 'a'), ''))", budget],
-      ["$count($split($pad('', 40000000, 'a'), 'a'))", budget],
-      ["$count($split($pad('', 40000000, 'a'), 'a', 3))", 3],
-      ["$count($split($pad('', 4000000, 'ab'), 'b'))", 2000001],
-      ["$length($decodeUrl($pad('', 13000002, '%C3%A9')))", 2166667],
-      ["$length($decodeUrlComponent($pad('', 13000005, '%E2%82%AC')))", 1444445],
+      ["$count($split($pad('', 40000000, 'a'), ''))", budget, 0],
+      // Some 3.4 million counted before the budget refuses them.
+      ["$count($split($pad('', 40000000, 'a'), 'a'))", budget, walks(3e6, PIECES_PER_PACE)],
+      ["$count($split($pad('', 40000000, 'a'), 'a', 3))", 3, 0],
+      // Counted, then cut.
+      ["$count($split($pad('', 4000000, 'ab'), 'b'))", 2000001, walks(2e6, PIECES_PER_PACE) * 2],
+      ["$length($decodeUrl($pad('', 13000002, '%C3%A9')))", 2166667, walks(13e6, UNITS_PER_CHUNK)],
+      [
+        "$length($decodeUrlComponent($pad('', 13000005, '%E2%82%AC')))",
+        1444445,
+        walks(13e6, UNITS_PER_CHUNK),
+      ],
       [
         "$number($pad('', 40000000, '1'))",
         /^D3030: Unable to cast value to a number: "1{1000}… \(40000000 characters\)"/,
+        walks(40e6),
       ],
-      ["$number($pad('', 40000000, 'x'))", /^D3030: /],
-      ["$number('0.' & $pad('', 40000000, '5'))", 0.5555555555555556],
-      ["$toMillis($pad('', 40000000, 'x'))", /^D3110: .*"x{1000}… \(40000000 characters\)"/],
-      ["$toMillis('2020-01-01T00:00:00.' & $pad('', 20000000, '9') & 'Z')", 1577836800999],
-      ["$error($pad('', 40000000, 'x'))", /^D3137: x{1000}… \(40000000 characters\)/],
-      ["$assert(false, $pad('', 40000000, 'x'))", /^D3141: x{1000}… \(40000000 characters\)/],
-      ["$length($uppercase($pad('', 20000000, 'é')))", 20000000],
-      ["$length($lowercase($pad('', 20000000, 'AΣ')))", 20000000],
+      ["$number($pad('', 40000000, 'x'))", /^D3030: /, walks(40e6)],
+      ["$number('0.' & $pad('', 40000000, '5'))", 0.5555555555555556, walks(40e6)],
+      ["$toMillis($pad('', 40000000, 'x'))", /^D3110: .*"x{1000}… \(40000000 characters\)"/, 0],
+      ["$toMillis('2020-01-01T00:00:00.' & $pad('', 20000000, '9') & 'Z')", 1577836800999, walks(20e6)],
+      ["$error($pad('', 40000000, 'x'))", /^D3137: x{1000}… \(40000000 characters\)/, 0],
+      ["$assert(false, $pad('', 40000000, 'x'))", /^D3141: x{1000}… \(40000000 characters\)/, 0],
+      ["$length($uppercase($pad('', 20000000, 'é')))", 20000000, walks(20e6, UNITS_PER_CHUNK)],
+      ["$length($lowercase($pad('', 20000000, 'AΣ')))", 20000000, walks(20e6, UNITS_PER_CHUNK)],
     ] as const
   ) {
     // jsonata-js did each in one native step (0.3 to 3.9 s), or built a message of the whole value.
-    const { longest, took } = await holding(async () => {
-      const outcome = await compiler.compile(source).evaluate({}).catch((err: Error) => err);
+    const turns = await pacedTurns(async () => {
+      const outcome = await unhurried.compile(source).evaluate({}).catch((err: Error) => err);
       if (expected instanceof RegExp) {
         assert.ok(outcome instanceof Error, `${source} gave ${outcome}`);
         assert.match(outcome.message, expected, source);
         assert.ok(outcome.message.length < MAX_QUOTED_CHARS + 200, source);
       } else assert.equal(outcome, expected, source);
     });
-    assert.ok(took < 5000, `${source} took ${took} ms`);
-    assert.ok(longest < 400, `${source} held the event loop for ${longest} ms`);
+    // A turn per chunk walked (those that stop early, or refuse at once, walk none).
+    assert.ok(turns >= paces, `${source}: timers ran ${turns} times, not ${paces}`);
   }
 });
 
@@ -608,7 +636,7 @@ Deno.test("$toMillis with a picture gives jsonata-js's results and errors", asyn
   }
 });
 
-Deno.test("$toMillis with a picture is linear, and its timestamp and the picture's pattern are capped", async () => {
+Deno.test("$toMillis with a picture runs its regex on RE2 (linear), and its timestamp and the picture's pattern are capped", async () => {
   for (
     const [s, p, expected] of [
       // jsonata-js's backtracking regex took seconds (136 s for `[f][f][f][f]` and 800 digits) on each of these.
@@ -628,14 +656,14 @@ Deno.test("$toMillis with a picture is linear, and its timestamp and the picture
       ["1", "[Y,999][M,999][D]", /^U1004: a picture's pattern of \d+ is over the limit of 1500/],
     ] as const
   ) {
-    const { longest } = await holding(async () => {
+    // jsonata-js's backtracking regex over `s` fails at once.
+    await withoutBacktracking(s, async () => {
       const outcome = await compiler.compile("$toMillis(s, p)").evaluate({ s, p }).catch((err: Error) => err);
       if (expected instanceof RegExp) {
         assert.ok(outcome instanceof Error, `${p} gave ${outcome}`);
         assert.match(outcome.message, expected, p);
       } else assert.equal(outcome, expected, p);
     });
-    assert.ok(longest < 200, `${p} over ${s.length} characters held the event loop for ${longest} ms`);
   }
 });
 

@@ -2,22 +2,22 @@ import assert from "node:assert/strict";
 import jsonata from "jsonata";
 import { ExpressionCompiler, ExpressionError, toExpressionError } from "./compiler.ts";
 import { EvaluationGuard, YIELD_EVERY_MS } from "./guard.ts";
+import { turnsDuring, withSteppingClock } from "./test_meters.ts";
 
 const compiler = new ExpressionCompiler({ cacheSize: 100, timeoutMs: 300, maxDepth: 500 });
 
 Deno.test("a long evaluation yields to the event loop and ends at its deadline", async () => {
-  let ticks = 0;
-  const timer = setInterval(() => ticks++, 5);
-  const started = Date.now();
-  await assert.rejects(
-    () => compiler.compile("($f := function($n){ $n > 0 ? $f($n - 1) : 0 }; $f(100000000))").evaluate({}),
-    /D1012: Evaluation timeout after 300 milliseconds/,
-  );
-  clearInterval(timer);
-  const elapsed = Date.now() - started;
-  // Bounds a loaded machine keeps: without a deadline it would run on, without yields no timer would run.
-  assert.ok(elapsed < 3000, `ended near its budget, not at the recursion's end (${elapsed} ms)`);
-  assert.ok(ticks >= 2, `timers ran during the evaluation (${ticks})`);
+  // A clock moving on 1 ms at each reading: the 300 ms budget is spent at the 300th reading, whatever the machine.
+  const source = "($f := function($n){ $n > 0 ? $f($n - 1) : 0 }; $f(100))";
+  let outcome: unknown;
+  const { turns, readings } = await turnsDuring(async () => {
+    outcome = await compiler.compile(source).evaluate({}).catch((err) => err);
+  }, 1);
+  assert.match(String(outcome), /D1012: Evaluation timeout after 300 milliseconds/);
+  // Ended at the first check past its deadline, not at the recursion's end (some 1,000 readings).
+  assert.ok(readings <= 310, `read the clock ${readings} times`);
+  // One yield per 10 ms of evaluation: other work ran some 30 times.
+  assert.ok(turns >= 10, `timers ran during the evaluation (${turns})`);
 });
 
 Deno.test("an explicit deadline is shared: an evaluation started after it fails at once", async () => {
@@ -79,18 +79,6 @@ async function codeOf(evaluation: Promise<unknown>): Promise<string | undefined>
   }
 }
 
-/** Runs `body` with a clock that moves on 10 ms at every reading: every step finds a yield due, as under load. */
-async function withLoadedClock<T>(body: () => Promise<T>): Promise<T> {
-  const now = Date.now;
-  let skew = 0;
-  Date.now = () => now() + (skew += YIELD_EVERY_MS);
-  try {
-    return await body();
-  } finally {
-    Date.now = now;
-  }
-}
-
 Deno.test("concurrent branches fail with jsonata-js's error however late the clock runs (no yield reorders them)", async () => {
   // jsonata-js evaluates constructor items concurrently: the first branch to fail is the error. A yield taken by
   // one branch let the other fail first (the differential test's T0412 for T0410 under load).
@@ -107,7 +95,11 @@ Deno.test("concurrent branches fail with jsonata-js's error however late the clo
     assert.ok(expected, `${source} fails in jsonata-js`);
     assert.equal(await codeOf(unhurried.compile(source).evaluate({}, bindings)), expected, source);
     assert.equal(
-      await withLoadedClock(() => codeOf(unhurried.compile(source).evaluate({}, bindings))),
+      (await withSteppingClock(
+        YIELD_EVERY_MS,
+        () => codeOf(unhurried.compile(source).evaluate({}, bindings)),
+      ))
+        .value,
       expected,
       `${source}, a yield due at every step`,
     );
@@ -115,21 +107,14 @@ Deno.test("concurrent branches fail with jsonata-js's error however late the clo
 });
 
 Deno.test("concurrent branches still yield to the event loop, after a fixed amount of work", async () => {
-  let ticks = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const tick = () => {
-    ticks++;
-    timer = setTimeout(tick, 0);
-  };
-  timer = setTimeout(tick, 0);
-  try {
-    // Some 120,000 steps in two branches in flight together: about 30 yields, whatever the clock says.
-    const source = "($f := function($n){ $n > 0 ? $f($n - 1) : 0 }; [$f(20000), $f(20000)])";
-    assert.deepEqual(await patient.compile(source).evaluate({}), [0, 0]);
-  } finally {
-    clearTimeout(timer);
-  }
-  assert.ok(ticks >= 10, `timers ran during the evaluation (${ticks})`);
+  // Some 120,000 steps in two branches in flight together: about 30 yields, on a clock that stands still.
+  const source = "($f := function($n){ $n > 0 ? $f($n - 1) : 0 }; [$f(20000), $f(20000)])";
+  let result: unknown;
+  const { turns } = await turnsDuring(async () => {
+    result = await patient.compile(source).evaluate({});
+  }, 0);
+  assert.deepEqual(result, [0, 0]);
+  assert.ok(turns >= 10, `timers ran during the evaluation (${turns})`);
 });
 
 /** Evaluations by jsonata-js behind the guard only (no compiled closure answers). */

@@ -90,7 +90,7 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
     ...derivations,
     ...compileMetaDerivations(spec, section("metaDerivations")),
     ...compileConstraints(spec, section("constraints")),
-    ...compileEffects(spec, section("effects"), { schema, derivedTargets }),
+    ...compileEffects(spec, section("effects"), { schema, derivedTargets }, library.library?.lends),
   ];
   const defaults = compileDefaultValues(spec, section("defaultValues"));
   const tests = compileTestCases(spec, section("tests"));

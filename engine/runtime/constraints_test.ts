@@ -221,3 +221,27 @@ Deno.test("a global clock constraint is checked once in a cycle where an effect 
     "one reading the status document is checked again",
   );
 });
+
+Deno.test("a global constraint reading only through a built-in the library lends is checked after every change, its status document's too", async () => {
+  const { runtime, model } = await runtimeOf({
+    id: "lent",
+    schema: { type: "object", properties: { go: { type: "boolean" }, b: { type: "number" } } },
+    library: '( $str := function() { $string }; ["str"] )',
+    constraints: [
+      { id: "b", expr: "b.($str()()) != '5'", message: "b is 5", policy: "flag" },
+      { id: "doc", expr: "$not($contains($str()(), 'pending'))", message: "pending", policy: "flag" },
+    ],
+    effects: [{ id: "fx", executor: "timer", trigger: "go", afterMs: "1000", statusPath: "$.io.fx" }],
+  });
+  // The check that sets everyChange sees no read here: it errs towards checking more often.
+  assert.deepEqual(model.graph.constraints.map((node) => node.everyChange), [true, true]);
+  const b = await commitMutation(runtime, { "$.b": 5 });
+  assert.deepEqual(b!.flaggedConstraints.map((c) => c.constraintId), ["b"]);
+  const go = await commitMutation(runtime, { "$.go": true, "$.b": 1 });
+  assert.ok(go!.mutatedPaths.includes("$.io.fx"), "the effect fired and wrote its status");
+  assert.deepEqual(
+    go!.flaggedConstraints.map((c) => c.constraintId),
+    ["doc"],
+    "checked again after the status",
+  );
+});

@@ -42,7 +42,7 @@ import { effectGate } from "../runtime/effects.ts";
 import { loadClosureCompiler } from "../expr/closures.ts";
 import { Composition, type CompositionGraph, unknownEffect } from "./composition.ts";
 import type { Repository } from "../composition/repository.ts";
-import { type EffectJob, jobsOf } from "../effects/job.ts";
+import { type EffectJob, jobsOf, withKeptOutcome } from "../effects/job.ts";
 import { applyEvolution, changedEffectIds } from "../evolve/apply.ts";
 import { evolutionRefused, parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
 import { carryForward } from "../evolve/state.ts";
@@ -474,7 +474,10 @@ export class ModelService implements ModelApi {
     if (!adopting) {
       adopting = (async () => {
         const refresh = await this.#coordination.refresh(id, { full: true });
-        if (refresh.kind === "deleted") this.#unloaded.delete(id);
+        // Another process deleted a model that did not load here: subscribers hear it as of a loaded one.
+        if (refresh.kind === "deleted" && this.#unloaded.delete(id)) {
+          this.#emit({ type: "deleted", modelId: id });
+        }
         if (refresh.kind !== "replaced" || this.#slots.has(id) || this.#reserved.has(id)) return;
         const slot = await this.#build(refresh.model);
         if (!slot || this.#slots.has(id)) return;
@@ -527,7 +530,7 @@ export class ModelService implements ModelApi {
       this.#emit({ type: "mutation", modelId: id, source: entry.source, result: outcome.result });
     }
     slot.auditHead = refresh.auditHead ?? { sequence: -1, hash: GENESIS_HASH };
-    slot.jobs = new Map(refresh.jobs.map((job) => [job.id, job]));
+    slot.jobs = new Map(refresh.jobs.map((job) => [job.id, withKeptOutcome(job, slot.jobs.get(job.id))]));
   }
 
   /** Forgets a deleted model: its effects end, subscribers hear of it. */
@@ -705,10 +708,11 @@ export class ModelService implements ModelApi {
   deleteModel(id: string): Promise<void> {
     const unloaded = this.#unloadedOnly(id);
     if (unloaded) {
-      // A model stored but not loaded: its stored data goes, and its id is free again.
+      // A model stored but not loaded: its stored data goes, its id is free again, subscribers hear it.
       return this.#onUnloaded(id, async () => {
         await this.store.delete(id);
         this.#unloaded.delete(id);
+        this.#emit({ type: "deleted", modelId: id });
       });
     }
     return this.#exclusive(id, async (slot) => {
@@ -958,8 +962,9 @@ export class ModelService implements ModelApi {
           const policy = node?.effect.policy ?? DEFAULT_POLICY;
           // The store's copy, as a shared store's other processes left it: their attempts counted, their
           // retry's due time; null while another runs it, or once one settled it.
-          const job = await this.#coordination.claim(known, policy.timeoutMs);
-          if (!job) return null;
+          const claimed = await this.#coordination.claim(known, policy.timeoutMs);
+          if (!claimed) return null;
+          const job = withKeptOutcome(claimed, known);
           if (job.dueAt > this.platform.clock.now()) {
             slot.jobs.set(job.id, job);
             return { wait: job };
@@ -1002,9 +1007,9 @@ export class ModelService implements ModelApi {
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
           if (!slot.jobs.has(job.id)) return;
-          // Kept here once the store has it: a failed write leaves the job as stored.
-          await this.store.updateJobs(job.modelId, { update: [job] });
+          // Kept here first: when the store refuses it, the retry still runs while the service does.
           slot.jobs.set(job.id, job);
+          await this.store.updateJobs(job.modelId, { update: [job] });
         });
       },
       settle: async (job, outcome) => {

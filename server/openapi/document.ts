@@ -21,7 +21,7 @@ function commonResponses(route: Route): Record<number, ResponseDoc> {
   if (!route.open) {
     common[401] = {
       description: "missing or invalid API key (when svc.api.key is set)",
-      content: { "application/problem+json": ref("ApiKeyError") },
+      content: { "application/json": ref("ApiKeyError") },
     };
   }
   if (route.requestBody) {
@@ -38,7 +38,16 @@ function commonResponses(route: Route): Record<number, ResponseDoc> {
 }
 
 function operation(route: Route) {
-  const responses = { ...commonResponses(route), ...route.responses };
+  const common = commonResponses(route);
+  const responses = { ...common, ...route.responses };
+  const [gate, own] = [common[401], route.responses[401]];
+  // A route's own 401 comes besides the key gate's (a request with no credential at all): both are documented.
+  if (gate && own) {
+    responses[401] = {
+      description: `${own.description}; ${gate.description}`,
+      content: { ...gate.content, ...own.content },
+    };
+  }
   return {
     operationId: route.operationId,
     summary: route.summary,

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The embed through a host page's life: a redeployed spec the service refuses
- * (or that refuses the stored data) leaves the stored model as it was; two
+ * (or that refuses the stored data) leaves the stored model as it was, shown
+ * and usable under the alert (only the alert when nothing is stored); two
  * elements of one `src`, and two tabs, on a first visit share the model; a
  * spec set again on the element drives its buttons; an element put back shows
  * the current state and the last `src` set wins; a page whose CSP forbids
@@ -12,7 +13,7 @@
 import assert from "node:assert/strict";
 import type { BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
-import { screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
 
 const HTML = "text/html; charset=utf-8";
@@ -99,6 +100,7 @@ Deno.test("embedding: specs that change, elements that come and go, strict pages
         await alert.getByText(/keeps its stored version 1\.0\.0 and its data: .*Spec validation failed/)
           .waitFor();
         await screenshot(page, "embed-refused-spec");
+        assert.equal(await model.getByLabel("Quantity").inputValue(), "4");
 
         // Valid, but its schema refuses the stored quantity: the old model is put back.
         const stricter = structuredClone(order);
@@ -123,6 +125,71 @@ Deno.test("embedding: specs that change, elements that come and go, strict pages
         await model.getByRole("heading", { name: "Your order, relabelled" }).waitFor();
         assert.equal(await model.getByLabel("Quantity").inputValue(), "4");
         await context.close();
+      },
+    );
+
+    await t.step(
+      "a refused spec: the stored model runs under the alert, usable; with nothing stored, only the alert",
+      async () => {
+        files["/kept.html"] = hostPage(`<svc-model src="/kept.json"></svc-model>`);
+        files["/kept.json"] = { type: JSON_TYPE, body: JSON.stringify(order) };
+        const { context, page, errors } = await fresh();
+        // The page's own listener, as an embedding page would have one.
+        await context.addInitScript(() => {
+          const seen: unknown[] = (globalThis as unknown as { svcErrors: unknown[] }).svcErrors = [];
+          document.addEventListener("svc-error", (e) => seen.push((e as CustomEvent).detail));
+        });
+        const model = page.locator("svc-model");
+        await page.goto(`${base}/kept.html`);
+        await enter(model, "Quantity", "4");
+        await enter(model, "Customer", "Ada");
+
+        // 2.0.0 is valid, but its schema refuses the stored quantity (and it relabels the view).
+        const refused = structuredClone(order);
+        refused.version = "2.0.0";
+        refused.schema.properties.qty.maximum = 3;
+        refused.viewDefinition.views[0].label = "Your order 2.0.0";
+        files["/kept.json"] = { type: JSON_TYPE, body: JSON.stringify(refused) };
+        const alert = model.getByRole("alert").filter({ hasText: "could not start" });
+        for (const round of [1, 2]) {
+          await page.reload();
+          await alert.getByText(/keeps its stored version 1\.0\.0 and its data: version 2\.0\.0/).waitFor();
+          // Under the alert, the stored version's view with its data.
+          await model.getByRole("heading", { name: "Your order", exact: true }).waitFor();
+          assert.equal(await model.getByLabel("Quantity").inputValue(), "4");
+          assert.equal(await model.getByLabel("Customer").inputValue(), round === 1 ? "Ada" : "Grace");
+          const [event] = await page.evaluate(() =>
+            (globalThis as unknown as { svcErrors: unknown[] }).svcErrors
+          );
+          assert.deepEqual(event, {
+            modelId: "embed-order",
+            message: await alert.innerText(),
+          });
+          assert.equal(
+            await model.evaluate((el) => (el as unknown as { problem: string }).problem),
+            await alert.innerText(),
+          );
+          if (round === 1) {
+            await screenshot(page, "embed-refused-spec-kept-model");
+            await assertAccessible(page, "svc-model");
+            await enter(model, "Customer", "Grace");
+          }
+        }
+        assert.deepEqual(errors, []);
+        await context.close();
+
+        // A first visit with an invalid spec: nothing stored to run, so only the alert.
+        const broken = structuredClone(refused);
+        broken.derivations[0].expr = "qty * ";
+        files["/kept.json"] = { type: JSON_TYPE, body: JSON.stringify(broken) };
+        const first = await fresh();
+        await first.page.goto(`${base}/kept.html`);
+        const alone = first.page.locator("svc-model");
+        await alone.getByRole("alert").getByText(/^This model could not start: .*Spec validation failed/)
+          .waitFor();
+        assert.equal(await alone.locator("svc-view").count(), 0);
+        await screenshot(first.page, "embed-refused-spec-first-visit");
+        await first.context.close();
       },
     );
 
@@ -178,6 +245,17 @@ Deno.test("embedding: specs that change, elements that come and go, strict pages
         await model.getByLabel("Count", { exact: true }).inputValue() === "101"
       );
       await screenshot(page, "embed-spec-set-again");
+
+      // One the stored count does not fit: the alert comes above the model as it was, which still works.
+      const refused = counter("3.0.0", 1000);
+      (refused.schema as { properties: { n: Record<string, unknown> } }).properties.n.maximum = 50;
+      await setSpec(refused);
+      await model.getByRole("alert").getByText(/keeps its stored version 2\.0\.0 and its data/).waitFor();
+      await model.getByRole("heading", { name: "Counter 2.0.0" }).waitFor();
+      await model.getByRole("button", { name: "Add a step" }).click();
+      await assertEventually(async () =>
+        await model.getByLabel("Count", { exact: true }).inputValue() === "201"
+      );
       assert.deepEqual(errors, []);
       await context.close();
     });

@@ -13,8 +13,10 @@
  * deleted model is not shown again by a load that was under way; an edit or a Remove the
  * model gets after another writer removed a row above lands on no other row (the person
  * is told), and two quick edits of a row both land; so does a row's handler (a button's, a
- * row field's onChange); an edit below the person's own Remove under way lands on its row;
- * a write's onChange does not run once the person went to another view.
+ * row field's onChange), and an edit or a button of a row that shows nothing else to tell
+ * it by; a row this element wrote that another writer moved keeps its message and entry;
+ * an edit below the person's own Remove under way lands on its row; a write's onChange
+ * does not run once the person went to another view.
  *
  * @module
  */
@@ -948,4 +950,159 @@ Deno.test("the renderer: the onChange of a write answered after the person went 
     await screenshot(page, "renderer-others-on-change-after-navigate");
     assert.equal(await view.evaluate((el) => (el as unknown as { viewId: string }).viewId), "other");
     assert.deepEqual(await stateOf(page, "others"), { name: "Ada" });
+  }));
+
+/** Another writer (the page's own code) removes the first row of the list `$[list]` of model `others`. */
+function dropFirst(page: Page, list: string): Promise<void> {
+  return page.evaluate(async (list) => {
+    const embed = await import("/svc-embed.js");
+    const service = await embed.createModelService();
+    const state = await service.getState("others") as Record<string, unknown[]>;
+    await embed.mutate("others", { [`$.${list}`]: state[list].slice(1) });
+  }, list);
+}
+
+/** A model `others` whose view lists `list` (rows `rows`, of `items`) with `fields` per row. */
+function listSpec(list: string, items: object, rows: unknown[], fields: object[]) {
+  return {
+    id: "others",
+    schema: { type: "object", properties: { [list]: { type: "array", default: rows, items } } },
+    viewDefinition: {
+      defaultView: "main",
+      views: [{
+        id: "main",
+        label: "Main",
+        components: [{ id: list, type: "sectionList", bind: `$.${list}`, label: "Rows", components: fields }],
+      }],
+    },
+  };
+}
+
+/** A text field labelled `label` bound at `bind`. */
+const text = (label: string, bind: string) => ({ id: label.toLowerCase(), type: "textField", bind, label });
+
+/** The items of {@link SPEC}'s lines, `n` also null, with an `extra` object holding a `note`. */
+const LINE_ITEMS = {
+  type: "object",
+  properties: {
+    n: { type: ["number", "null"] },
+    d: { type: "string" },
+    extra: { type: "object", properties: { note: { type: "string" } } },
+  },
+};
+const LINES = ["a", "b", "c", "d"].map((d, i) => ({ n: i + 1, d }));
+
+/** A row the values it shows do not tell apart from the row below: how it shows, and the field written. */
+const UNTOLD_ROWS: { kind: string; spec: object; list: string; label: string }[] = [
+  {
+    kind: "plain-values",
+    spec: listSpec("words", { type: "string" }, ["a", "b", "c", "d"], [text("Word", "$.words[*]")]),
+    list: "words",
+    label: "Word",
+  },
+  {
+    kind: "only-the-field",
+    spec: listSpec("lines", LINE_ITEMS, LINES, [text("D", "$.lines[*].d")]),
+    list: "lines",
+    label: "D",
+  },
+  {
+    kind: "null-values",
+    spec: listSpec("lines", LINE_ITEMS, LINES.map((line) => ({ ...line, n: null })), [
+      { id: "n", type: "numericField", bind: "$.lines[*].n", label: "N" },
+      text("D", "$.lines[*].d"),
+    ]),
+    list: "lines",
+    label: "D",
+  },
+  {
+    kind: "container-not-shown",
+    spec: listSpec("lines", LINE_ITEMS, LINES, [
+      { id: "n", type: "numericField", bind: "$.lines[*].n", label: "N" },
+      text("D", "$.lines[*].d"),
+      text("Note", "$.lines[*].extra.note"),
+    ]),
+    list: "lines",
+    label: "Note",
+  },
+];
+
+for (const { kind, spec, list, label } of UNTOLD_ROWS) {
+  Deno.test(`the renderer: an edit of a row that shows nothing else to tell it by (${kind}) lands on no other row`, () =>
+    withEmbeddedSpec(spec, { heading: "Main" }, async (page, view) => {
+      const before = (await stateOf(page, "others") as Record<string, unknown[]>)[list];
+      await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
+      // The person writes the third row's field; another writer removes the first row before the model gets it.
+      await enterHeld(page, view.getByLabel(label, { exact: true }).nth(2), "x");
+      await dropFirst(page, list);
+      await untilRowsHeld(page, view, 3);
+      await releaseAnswer(view, "svc-error");
+      await screenshot(page, `renderer-others-untold-${kind}`);
+      assert.deepEqual(
+        (await stateOf(page, "others") as Record<string, unknown[]>)[list],
+        before.slice(1),
+        "the row now third keeps its values",
+      );
+      assert.deepEqual(await besideEach(view, label, "This row changed meanwhile"), [false, true, false]);
+      // Written again, it lands on its row.
+      const again = view.getByLabel(label, { exact: true }).nth(1);
+      await again.fill("y");
+      await again.press("Enter");
+      await untilState(page, "others", (state) => JSON.stringify(state).includes('"y"'));
+      assert.equal(
+        JSON.stringify((await stateOf(page, "others") as Record<string, unknown[]>)[list][1]).includes('"y"'),
+        true,
+      );
+      assert.deepEqual(await besideEach(view, label, "changed meanwhile"), [false, false, false]);
+    }));
+}
+
+Deno.test("the renderer: a row's button in a row that shows nothing else to tell it by writes no other row", () =>
+  withEmbeddedSpec(
+    listSpec("words", { type: "string" }, ["a", "b", "c", "d"], [
+      text("Word", "$.words[*]"),
+      {
+        id: "shout",
+        type: "button",
+        text: "Shout",
+        onClick: { mutations: "{'$.words[2]': $uppercase(words[2])}" },
+      },
+    ]),
+    { heading: "Main" },
+    async (page, view) => {
+      // Row c's button writes the row it names; another writer removes row a before the model gets the write.
+      await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
+      await view.getByRole("button", { name: "Shout", exact: true }).nth(2).click();
+      await untilAnswerHeld(page);
+      await dropFirst(page, "words");
+      await untilRowsHeld(page, view, 3);
+      await releaseAnswer(view, "svc-error");
+      await screenshot(page, "renderer-others-untold-row-button");
+      assert.deepEqual(
+        await stateOf(page, "others"),
+        { words: ["b", "c", "d"] },
+        "row d (now third) keeps its value",
+      );
+      assert.deepEqual(await toldBeside(view, "Shout", "its action did not run"), [false, true, false]);
+    },
+  ));
+
+Deno.test("the renderer: a row this element wrote that another writer moved meanwhile keeps its message and entry", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    // Row c holds a refused entry beside its message.
+    const n = view.getByLabel("N", { exact: true }).nth(2);
+    await n.fill("-1");
+    await n.press("Enter");
+    await view.getByText("must be >= 0").waitFor();
+    // Row c's D is written (the model has it); another writer puts row c first and removes row a before the answer.
+    await holdAnswers(view, "patch");
+    await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
+    await untilState(page, "others", (state) => (state as State).lines[2].d === "cc");
+    await keepOnly(page, ["cc", "b", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-commit");
+    await screenshot(page, "renderer-others-own-row-moved");
+    assert.deepEqual(await besideEach(view, "N", "must be >= 0"), [true, false, false], "row c (now first)");
+    assert.deepEqual(await valuesOf(view, "N"), ["-1", "2", "4"]);
+    assert.deepEqual(await valuesOf(view, "D"), ["cc", "b", "d"]);
   }));

@@ -226,9 +226,8 @@ Deno.test("svc mcp --url lists its tools without generation when the server does
   });
   const remote = await connectStdio(["--url", `http://127.0.0.1:${server.addr.port}`]);
   try {
-    const started = performance.now();
+    // Listed while the server still holds its answer (released only at the end): the CLI stopped waiting for it.
     const { tools } = await remote.client.listTools();
-    assert.ok(performance.now() - started < 10_000, `tools/list took ${performance.now() - started} ms`);
     assert.equal(tools.length, 31);
     const result = await remote.client.callTool({
       name: "eval_expression",

@@ -84,10 +84,10 @@ Deno.test("pending at once with the link; waits with progress; paired; already_p
   const server = await startTestServer();
   const agent = await browserAgent(server);
   try {
-    const started = performance.now();
+    // Answered at once: pending, while nobody has approved (a call that waited would end paired or expired).
     const pending = await tool(agent, "pair_browser");
-    assert.ok(performance.now() - started < 5000, "a new pairing answers at once");
     assert.equal(pending.isError, false);
+    assert.equal(pending.body.status, "pending");
     const { userCode, verificationUri, verificationUriComplete, expiresInSec } = pending.body;
     assert.equal(verificationUri, `${server.url}/pair`);
     assert.equal(verificationUriComplete, `${server.url}/pair#code=${userCode}`);
@@ -291,10 +291,8 @@ Deno.test("URL-mode elicitation declined: pending at once, with the link to show
       ElicitRequestSchema,
       () => Promise.resolve({ action: "decline" as const }),
     );
-    const started = performance.now();
     const pending = await tool(agent, "pair_browser");
     assert.equal(pending.body.status, "pending");
-    assert.ok(performance.now() - started < 10_000);
     assert.match(String(pending.body.verificationUriComplete), /#code=/);
   } finally {
     await agent.close();

@@ -38,9 +38,13 @@ Deno.test("keyed mode: every route but health and info answers 401 without the k
         continue;
       }
       assert.equal(without.status, 401, `${method} ${route.path}`);
-      assert.deepEqual(without.json, { error: "Missing or invalid API key" });
       const wrong = await call(server.url, method, path, undefined, { authorization: "Bearer nope" });
       assert.equal(wrong.status, 401, `${method} ${route.path} with a wrong key`);
+      for (const refused of [without, wrong]) {
+        // The documented body, which is no problem document: plain JSON says so.
+        assert.deepEqual(refused.json, { error: "Missing or invalid API key" });
+        assert.equal(refused.headers.get("content-type"), "application/json", `${method} ${route.path}`);
+      }
       const withKey = await call(server.url, method, path, undefined, auth);
       assert.notEqual(withKey.status, 401, `${method} ${route.path} with the key`);
     }

@@ -19,7 +19,8 @@ const SPEC = {
     },
   },
   derivations: [
-    { path: "$.redos", expr: "$exists(s) ? $contains(s, /^(a+)+$/) : null" },
+    // The block's last step checks the deadline after the regex: a backtracking run (seconds at 28 a's) fails D1012.
+    { path: "$.redos", expr: "$exists(s) ? ($r := $contains(s, /^(a+)+$/); $r) : null" },
     {
       path: "$.bomb",
       expr: "n = 1 ? $string([1..10000000]) : n = 2 ? $pad('', 400000000, 'x') : " +
@@ -44,16 +45,17 @@ const TIMEOUT_MS = 500;
 
 /**
  * Writes `n` to the victim, which starts its evaluation, and 20 ms later reads
- * another model: a read answered before the write ends was served during it.
+ * another model (the server runs in this process: a timer fires only when the
+ * evaluation yields). `readFirst`: the read was answered while the write was
+ * still under way, as an evaluation holding the event loop would not allow.
  */
 async function writeWhileReading(base: string, n: number) {
-  const started = Date.now();
-  const write = call(base, "POST", "/models/victim/mutations", { "$.n": n });
+  let written = false;
+  const write = call(base, "POST", "/models/victim/mutations", { "$.n": n }).finally(() => written = true);
   await new Promise((resolve) => setTimeout(resolve, 20));
   const read = await call(base, "GET", "/models/bystander/state");
-  const readAt = Date.now();
-  const reply = await write;
-  return { read, readAt, reply, started, ended: Date.now() };
+  const readFirst = !written;
+  return { read, readFirst, reply: await write };
 }
 
 async function withServer(
@@ -105,79 +107,80 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
       );
       assert.equal((await call(base, "POST", "/models/bystander/mutations", { "$.q": 1 })).status, 200);
 
-      await t.step("a catastrophic regex runs in linear time and commits", async () => {
-        const started = Date.now();
+      await t.step("a catastrophic regex runs in linear time and commits within the deadline", async () => {
         const reply = await call(base, "POST", "/models/victim/mutations", { "$.s": "a".repeat(28) + "!" });
-        assert.equal(reply.status, 200);
-        assert.ok(Date.now() - started < 2 * TIMEOUT_MS);
+        assert.equal(reply.status, 200, reply.text);
         assert.equal(JSON.parse(await state(base)).redos, false);
       });
       const settled = await state(base);
 
+      // Whether the evaluation runs on (to the deadline, or a long paced walk): then the bystander is served meanwhile.
+      // The others are refused at once (a limit checked before the work), so the read may come after them.
       for (
-        const [n, what, limit] of [
+        const [n, what, limit, runsOn] of [
           [
             1,
             "$string of a huge range",
             /D2015: The maximum sequence length of 200000 \(svc\.limits\.expression-max-items\) was exceeded/,
+            false,
           ],
-          [2, "$pad to 400M", /U1002: Evaluation produced more than 268435456 bytes/],
-          [3, "endless recursion", /D1012: Evaluation timeout after 500 milliseconds/],
-          [4, "a 100,000-deep result", /D1012: Evaluation timeout after 500 milliseconds/],
+          [2, "$pad to 400M", /U1002: Evaluation produced more than 268435456 bytes/, false],
+          [3, "endless recursion", /D1012: Evaluation timeout after 500 milliseconds/, true],
+          [4, "a 100,000-deep result", /D1012: Evaluation timeout after 500 milliseconds/, true],
           [
             6,
             "$formatNumber with a 30M-character picture",
             /U1004: a picture of 30000001 characters is over/,
+            false,
           ],
           [
             7,
             "$formatInteger with a 20M-character picture",
             /U1004: a picture of 20000000 characters is over/,
+            false,
           ],
           // Counting the pieces charges them: the budget stops it, or on a loaded machine the deadline first.
           [
             8,
             "$split into 40M pieces",
             /U1002: Evaluation produced more than 268435456 bytes|D1012: Evaluation timeout after 500 milliseconds/,
+            true,
           ],
           [
             9,
             "$number of 40M digits",
             /D3030: Unable to cast value to a number: "1{1000}… \(40000000 characters\)"/,
+            true,
           ],
         ] as const
       ) {
         await t.step(
-          `${what}: 422 naming the limit that stopped it, other models answered meanwhile`,
+          `${what}: 422 naming the limit that stopped it${runsOn ? ", other models answered meanwhile" : ""}`,
           async () => {
-            const { read, readAt, reply, started, ended } = await writeWhileReading(base, n);
+            const { read, readFirst, reply } = await writeWhileReading(base, n);
             assert.equal(read.status, 200);
             assert.equal(reply.status, 422, reply.text);
             assert.match(reply.json.detail, /Evaluation of derivation \$\.bomb failed/);
+            // The limit, not the machine, ends it.
             assert.match(reply.json.detail, limit);
             assert.ok(reply.json.detail.length < 2000, "the detail quotes no huge value");
-            // The limit, not the machine, ends it: a generous bound, since a loaded machine stretches the deadline's checks.
-            assert.ok(ended - started < 10 * TIMEOUT_MS, `ended after ${ended - started} ms`);
-            assert.ok(readAt <= ended, "the bystander was served during the evaluation, not after it");
+            if (runsOn) assert.ok(readFirst, "the bystander was served during the evaluation, not after it");
             assert.equal(await state(base), settled);
           },
         );
       }
 
-      await t.step(
-        "$sort of 60,000 numbers commits within the deadline, other models answered meanwhile",
-        async () => {
-          // jsonata-js's own $sort held the event loop for 16 s at 60,000 numbers, past the deadline, and ran out of memory.
-          const { read, readAt, reply, started, ended } = await writeWhileReading(base, 5);
-          assert.equal(read.status, 200);
-          assert.equal(reply.status, 200, reply.text);
-          assert.equal(JSON.parse(await state(base)).sorted, 60000);
-          assert.ok(ended - started < 10 * TIMEOUT_MS, `ended after ${ended - started} ms`);
-          assert.ok(readAt <= ended, "the bystander was served during the sort, not after it");
-          assert.equal((await call(base, "POST", "/models/victim/mutations", { "$.n": 0 })).status, 200);
-          assert.equal(await state(base), settled);
-        },
-      );
+      await t.step("$sort of 60,000 numbers commits within the deadline", async () => {
+        // jsonata-js's own $sort held the event loop for 16 s at 60,000 numbers, past the deadline, and ran out of memory.
+        // Its yields are counted in engine/expr/builtins_test.ts: here the commit's own I/O lets the bystander in anyway.
+        const { read, reply } = await writeWhileReading(base, 5);
+        assert.equal(read.status, 200);
+        // Committed: a sort past the deadline fails D1012 at the next step.
+        assert.equal(reply.status, 200, reply.text);
+        assert.equal(JSON.parse(await state(base)).sorted, 60000);
+        assert.equal((await call(base, "POST", "/models/victim/mutations", { "$.n": 0 })).status, 200);
+        assert.equal(await state(base), settled);
+      });
 
       await t.step("1e309 (Infinity) is a 422 schema violation; nothing applied", async () => {
         const reply = await call(base, "POST", "/models/victim/mutations", '{"$.rate": 1e309}');

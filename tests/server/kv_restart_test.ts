@@ -3,6 +3,7 @@
  * after a restart on the same persistence directory.
  */
 import assert from "node:assert/strict";
+import type { ServiceEvent } from "../../engine/service/service.ts";
 import { call, orderSpec, startTestServer, uploadBlob } from "./helpers.ts";
 
 Deno.test("kv storage: models, state, history, audit and blobs survive a graceful restart", async () => {
@@ -101,6 +102,45 @@ Deno.test("kv storage: a stored model a stricter start refuses answers 409, and 
       const verify = (await call(url, "GET", "/models/order/audit/verify")).json;
       assert.deepEqual([verify.valid, verify.recordsChecked], [true, 2]);
     });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kv storage: deleting a stored model that did not load is heard as a loaded model's deletion is", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-server-kv-" });
+  const keys = { "svc.storage.type": "kv", "svc.persistence-dir": dir };
+  try {
+    const first = await startTestServer(keys);
+    try {
+      await call(first.url, "POST", "/models", orderSpec());
+      await call(first.url, "POST", "/models", { ...orderSpec("plain"), effects: [] });
+    } finally {
+      await first.close();
+    }
+    // Its caller effect is refused where only server effects are enabled: `order` does not load, `plain` does.
+    const server = await startTestServer({ ...keys, "svc.effects.kinds.enabled": "server" });
+    try {
+      const heard: ServiceEvent[] = [];
+      server.service.subscribe((event) => heard.push(event));
+      assert.equal(
+        (await call(server.url, "GET", "/models/order/subscribe")).status,
+        409,
+        "not subscribable",
+      );
+      for (const id of ["order", "plain"]) {
+        assert.equal((await call(server.url, "DELETE", `/models/${id}`)).status, 204);
+      }
+      assert.deepEqual(heard, [{ type: "deleted", modelId: "order" }, { type: "deleted", modelId: "plain" }]);
+      assert.deepEqual((await call(server.url, "GET", "/admin/unloaded-models")).json, []);
+      assert.equal(
+        (await call(server.url, "GET", "/models/order/subscribe")).status,
+        404,
+        "gone, as unknown",
+      );
+    } finally {
+      await server.close();
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

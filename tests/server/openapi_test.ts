@@ -67,7 +67,13 @@ Deno.test("the document lists every registered route with its parameters, bodies
         }
         if (["/actuator/health", "/actuator/info", "/pair", "/pair/token"].includes(path)) {
           assert.deepEqual(op.security, []);
-        } else assert.ok(op.responses["401"], `${where} documents 401`);
+        } else {
+          assert.deepEqual(
+            op.responses["401"]?.content?.["application/json"],
+            { schema: { $ref: "#/components/schemas/ApiKeyError" } },
+            `${where} documents the key gate's 401 as it is sent`,
+          );
+        }
       }
     }
     for (const ref of refs(doc.paths)) {

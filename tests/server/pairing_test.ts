@@ -782,7 +782,13 @@ Deno.test("a stale session token does not close the open paths; elsewhere it is 
       assert.equal(poll.status, 409, poll.text);
       const refused = await call(server.url, "GET", "/models", undefined, bearer(token));
       assert.equal(refused.status, 401);
+      assert.deepEqual(Object.keys(refused.json), ["error"]);
       assert.match(refused.json.error, /Unknown or ended pairing session/);
+      assert.equal(
+        refused.headers.get("content-type"),
+        "application/json",
+        "the gate's body is no problem document",
+      );
     }
   } finally {
     await server.close();

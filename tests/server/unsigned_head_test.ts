@@ -5,8 +5,12 @@
  * the head's hash in `svc.audit.accept-unsigned-heads`.
  */
 import assert from "node:assert/strict";
-import { type AuditRecord, sealRecord } from "../../engine/audit/chain.ts";
+import { type AuditRecord, GENESIS_HASH, sealRecord } from "../../engine/audit/chain.ts";
+import type { ModelSpec } from "../../engine/model/types.ts";
 import { webPlatform } from "../../engine/ports.ts";
+import { MemoryModelStore } from "../../engine/service/memory.ts";
+import type { CommitStates, ModelStore } from "../../engine/service/ports.ts";
+import { guardUnsignedHeads } from "../../server/unsigned_head_guard.ts";
 import { commitEntries, openRawKv, putCommitEntry } from "../persistence/helpers.ts";
 import { call, orderSpec, startTestServer } from "./helpers.ts";
 
@@ -129,5 +133,47 @@ Deno.test("without a signing key, writes over unsigned heads go on as before", a
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a discarded trail's signed head vouches for nothing stored under its id afterwards", async () => {
+  const id = "order";
+  const spec = orderSpec(id) as unknown as ModelSpec;
+  const trail: AuditRecord[] = [];
+  for (let sequence = 0; sequence < 3; sequence++) {
+    const body = {
+      modelId: id,
+      sequence,
+      timestamp: new Date(Date.UTC(2030, 0, 1, 0, 0, sequence)).toISOString(),
+      modelVersion: "1.0.0",
+      source: "client" as const,
+      mutations: { "$.qty": sequence },
+      derivedUpdated: [],
+      flaggedConstraints: [],
+      dispatchedEffects: [],
+      traces: [],
+    };
+    trail.push(await sealRecord(body, trail.at(-1)?.hash ?? GENESIS_HASH, webPlatform().hasher));
+  }
+  const signed = (record: AuditRecord): AuditRecord => ({ ...record, signature: "c2lnbmVk" });
+  const commit = (store: ModelStore, audit: AuditRecord) =>
+    store.commit(id, { at: 0, source: "client", request: {} }, {} as CommitStates, audit);
+  // Both writes that discard a model's trail: a deletion, and a create over whatever was stored.
+  const discards: ((store: ModelStore) => Promise<void>)[] = [
+    (store) => store.delete(id),
+    (store) => store.save(spec, { doc: {}, meta: [], stale: [] }, { created: true }),
+  ];
+  for (const discard of discards) {
+    const raw = new MemoryModelStore();
+    const guarded = guardUnsignedHeads(raw, []);
+    for (const record of trail.slice(0, 2)) await commit(guarded, signed(record));
+    await discard(guarded);
+    // Stored under the id since, by someone without the key: the same records, unsigned.
+    await raw.delete(id);
+    for (const record of trail.slice(0, 2)) await commit(raw, record);
+    await assert.rejects(
+      commit(guarded, signed(trail[2])),
+      /audit chain head \(sequence 1, hash [0-9a-f]{64}\) is not signed/,
+    );
   }
 });

@@ -16,6 +16,7 @@
  * @module
  */
 import type { EffectJob } from "../../engine/effects/job.ts";
+import type { EffectWork } from "../../engine/runtime/results.ts";
 import {
   type AuditRecord,
   type BlobStore,
@@ -408,6 +409,83 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
   },
   {
     name:
+      "the outbox: a job whose work, kept outcome or settlement count is malformed is dropped when loaded, " +
+      "like any unreadable job",
+    needs: ["durable"],
+    async run(fixture) {
+      const due = job(SPEC.id, "remind@1#1", 10);
+      const kept = { ok: false as const, error: "down", retryable: true };
+      const good = [
+        { ...due, id: "fine@1#1", outcome: kept, settleFailures: 2 },
+        {
+          ...due,
+          id: "parts@1#2",
+          outcome: {
+            ok: true as const,
+            response: null,
+            status: 200,
+            parts: [{ ok: false as const, error: "x" }],
+          },
+        },
+        // Every kind of work, as a fired effect stores it.
+        ...([
+          {
+            type: "http",
+            requests: [{ method: "GET", url: "https://a.example/", headers: { a: "1" }, body: 2 }],
+          },
+          { type: "http", requests: [], fanOut: true },
+          { type: "llm", prompt: "hi", responseSchema: null },
+          { type: "link", ref: "other", path: "$.x", read: null, watch: false, body: { n: 1 } },
+          { type: "link", ref: "other", path: null, read: "$.y", watch: true, body: null },
+          { type: "plugin", definition: { id: "p" }, document: {} },
+          { type: "invalid", error: "no request" },
+        ] as EffectWork[]).map((work, i) => ({ ...due, id: `work@1#${i}`, work })),
+      ];
+      const bad: Record<string, unknown>[] = [
+        { outcome: "applied" },
+        { outcome: null },
+        { outcome: { ok: "yes" } },
+        { outcome: { ok: false, error: 5, retryable: true } },
+        { outcome: { ok: false, error: "down" } },
+        { outcome: { ok: true, response: 1, status: "200" } },
+        { outcome: { ok: true, response: 1, status: 200, parts: [null] } },
+        { outcome: { ok: true, response: 1, status: 200, parts: "all" } },
+        { outcome: kept, settleFailures: -1 },
+        { outcome: kept, settleFailures: 1.5 },
+        { outcome: kept, settleFailures: "2" },
+        { work: null },
+        { work: [] },
+        { work: { type: "email" } },
+        { work: { type: "timer" } },
+        { work: { type: "timer", fireAt: "10" } },
+        { work: { type: "http" } },
+        { work: { type: "http", requests: [null] } },
+        { work: { type: "http", requests: [{ method: "GET", headers: {} }] } },
+        { work: { type: "http", requests: [{ method: "GET", url: "https://a.example/", headers: null }] } },
+        { work: { type: "http", requests: [], fanOut: "yes" } },
+        { work: { type: "llm", responseSchema: null } },
+        { work: { type: "llm", prompt: "hi" } },
+        { work: { type: "link", path: null, read: "$.y", watch: true, body: null } },
+        { work: { type: "link", ref: "other", path: 1, read: null, watch: false, body: null } },
+        { work: { type: "link", ref: "other", path: null, read: "$.y", watch: "no", body: null } },
+        { work: { type: "link", ref: "other", path: null, read: "$.y", watch: true } },
+        { work: { type: "plugin", document: {} } },
+        { work: { type: "invalid" } },
+      ];
+      const malformed = bad.map((fields, i) =>
+        ({ ...due, id: `bad@1#${i}`, ...fields }) as unknown as EffectJob
+      );
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true, jobs: { put: [...good, ...malformed] } });
+      });
+      await withStorage(fixture, async ({ store }) => {
+        const [loaded] = await store.load();
+        same((loaded.jobs ?? []).sort((a, b) => a.id.localeCompare(b.id)), good, "the well-formed jobs only");
+      });
+    },
+  },
+  {
+    name:
       "recovery records: kept apart, listed, read back after a reopen, outlive their model, deleted per model",
     needs: ["durable"],
     async run(fixture) {
@@ -582,7 +660,10 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
           "validation_failed",
           "a repair leaving the finding",
         );
+        const heard: ServiceEvent[] = [];
+        service.subscribe((event) => heard.push(event));
         await service.deleteModel(doomed);
+        same(heard, [{ type: "deleted", modelId: doomed }], "its deletion heard, as a loaded model's is");
       });
       await withService(fixture, async (service) => {
         same(await service.getSpec(id), UNLOADABLE, "the failed repair changed nothing");
@@ -799,6 +880,8 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
           [a, b].map(({ store, blobs }) => ModelService.open({ store, blobs, platform: webPlatform() })),
         );
         same((await two.listUnloadedModels()).length, 2, "both unloaded in the other");
+        const heard: ServiceEvent[][] = [[], []];
+        [one, two].forEach((service, i) => service.subscribe((event) => heard[i].push(event)));
         await one.evolveSpec(UNLOADABLE.id, { newVersion: "1.1.0" });
         await one.deleteModel(doomed.id);
         await eventually(
@@ -809,6 +892,15 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await eventually(
           async () => (await two.listUnloadedModels()).length === 0,
           "the deletion in the other",
+        );
+        // Each service's subscribers hear the repair as a creation and the discard as a deletion.
+        const deleted = { type: "deleted", modelId: doomed.id };
+        same(heard[0].filter((e) => e.type === "deleted"), [deleted], "the deletion heard where it was made");
+        same(heard[1].filter((e) => e.type === "deleted"), [deleted], "the deletion heard in the other");
+        same(
+          heard[1].filter((e) => e.type === "created"),
+          [{ type: "created", modelId: UNLOADABLE.id }],
+          "the repair heard in the other",
         );
         await two.createModel({ ...SPEC, id: doomed.id });
         await one.close();

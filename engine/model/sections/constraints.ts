@@ -61,6 +61,7 @@ export function compileConstraints(spec: ModelSpec, ctx: SectionContext): NodeDe
 
 /** Whether an expression's answer may change with no write: it reads no field, or calls the clock or chance. */
 function changesUnwritten(compiled: CompiledExpression): boolean {
+  // Calls of lent built-ins (`opaqueCalls`) only add reads, which node_graph.ts links: missing them errs safe.
   return extractReads(compiled.ast, { isArray: () => false }).length === 0 ||
     freeVariables(compiled.ast).some((variable) => VOLATILE_BUILTINS.has(variable.name));
 }

@@ -43,12 +43,14 @@ export const DEFAULT_POLICY: Readonly<EffectPolicy> = Object.freeze({
 
 /**
  * The EFFECT nodes of a spec; `document` (the schema, the derivation targets)
- * tells where status documents may go.
+ * tells where status documents may go; `opaqueCalls`: the library lends
+ * built-ins (see `extractReads`).
  */
 export function compileEffects(
   spec: ModelSpec,
   ctx: SectionContext,
   document: StatusPathContext,
+  opaqueCalls?: boolean,
 ): NodeDefinition[] {
   const definitions: NodeDefinition[] = [];
   const ids = new Set<string>();
@@ -94,7 +96,9 @@ export function compileEffects(
         keyed: e.dedupeKey !== undefined && e.dedupeKey !== null,
       });
     }
-    if (compiled.dedupeKey) checkStableKey(compiled.dedupeKey, statusPath, `${location}.dedupeKey`, ctx);
+    if (compiled.dedupeKey) {
+      checkStableKey(compiled.dedupeKey, statusPath, `${location}.dedupeKey`, ctx, opaqueCalls);
+    }
     const effect: CompiledEffect = {
       definition: e as unknown as Effect,
       executor: executor as string,
@@ -137,13 +141,18 @@ export function compileEffects(
  * A `dedupeKey` is compared with the key stored at the effect's last firing: one
  * that reads the clock or chance, or the effect's own status document (which
  * every phase change rewrites), differs after each commit, so the effect would
- * be sent again after each of its own phase changes, without end.
+ * be sent again after each of its own phase changes, without end. Where the
+ * library lends built-ins, a call of a function value may read its context
+ * whole: one where the context holds the status document (`$lib()()` at the
+ * top, `io.($lib()())`) reads it; one where the context is lost was fed by a
+ * read the check sees.
  */
 function checkStableKey(
   key: CompiledExpression,
   statusPath: Segment[] | null,
   location: string,
   ctx: SectionContext,
+  opaqueCalls?: boolean,
 ): void {
   const volatile = freeVariables(key.ast).find((variable) => VOLATILE_BUILTINS.has(variable.name));
   if (volatile) {
@@ -154,7 +163,7 @@ function checkStableKey(
     );
   }
   if (!statusPath) return;
-  const read = extractReads(key.ast, { isArray: () => false }).find(({ path }) =>
+  const read = extractReads(key.ast, { isArray: () => false, opaqueCalls }).find(({ path }) =>
     isPrefixOf(path, statusPath) || isPrefixOf(statusPath, path)
   );
   if (read) {

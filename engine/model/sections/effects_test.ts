@@ -87,6 +87,30 @@ Deno.test("a dedupeKey that differs at every commit is refused: the clock, chanc
   assert.match(report.errors[5].message, /reads \$,/);
 });
 
+Deno.test("where the library lends built-ins, a dedupeKey calling a function value reads its context: its own status document is refused", () => {
+  const effect = (id: string, dedupeKey: string) => ({
+    id,
+    trigger: "qty > 1",
+    dedupeKey,
+    statusPath: `$.io.${id}`,
+  });
+  const report = compile(spec({
+    library: '( $str := function() { $string }; ["str"] )',
+    effects: [
+      effect("top", "$str()()"),
+      effect("above", "io.($str()())"),
+      effect("bound", "($f := $str(); $f())"),
+      effect("elsewhere", "qty.($str()())"),
+    ],
+  }));
+  assert.deepEqual(locations(report.errors), [0, 1, 2].map((i) => `effects[${i}].dedupeKey`));
+  assert.match(
+    report.errors[0].message,
+    /^the dedupeKey reads \$, where the effect's status document changes/,
+  );
+  assert.match(report.errors[1].message, /^the dedupeKey reads \$\.io, where/);
+});
+
 Deno.test("a library may not use $shuffle, like the clock and $random", () => {
   const report = compile(
     spec({ library: { define: '( $pick := function($xs) { $shuffle($xs)[0] }; ["pick"] )' } }),

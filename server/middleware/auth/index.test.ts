@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { apiKeyAuth, bearerToken, constantTimeEqual } from "./index.ts";
+import { apiKeyAuth, bearerToken, constantTimeEqual, SESSION_ENDED_MESSAGE } from "./index.ts";
 
 function app(apiKey: string | null): Hono {
   const app = new Hono();
@@ -51,7 +51,9 @@ Deno.test("a key is required: missing, malformed and wrong keys answer the same 
   for (const headers of attempts) {
     const res = await a.request("/models", { headers });
     assert.equal(res.status, 401);
-    assert.equal(res.headers.get("content-type"), "application/problem+json");
+    // The documented body has none of a problem document's members: it goes out as plain JSON.
+    assert.equal(res.headers.get("content-type"), "application/json");
+    assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="svc"');
     assert.deepEqual(await res.json(), { error: "Missing or invalid API key" });
   }
   const ok = await a.request("/models", { headers: { Authorization: "Bearer s3cret" } });
@@ -67,4 +69,28 @@ Deno.test("open paths need no key; query tokens count only where accepted", asyn
   assert.equal((await a.request("/models/x/subscribe?token=nope")).status, 401);
   assert.equal((await a.request("/models/x/subscribe")).status, 401);
   assert.equal((await a.request("/models?token=s3cret")).status, 401, "not a handshake path");
+});
+
+Deno.test("a session token no live session has answers the same plain-JSON 401, with its own message", async () => {
+  const a = new Hono();
+  a.use(
+    "*",
+    apiKeyAuth({
+      apiKey: null,
+      openPaths: new Set(),
+      acceptsQueryToken: () => false,
+      sessions: {
+        claims: (t) => t.startsWith("svcs_"),
+        resolve: () => undefined,
+        reaches: () => true,
+        admit() {},
+      },
+    }),
+  );
+  a.get("*", (c) => c.text("passed"));
+  const res = await a.request("/models", { headers: { Authorization: "Bearer svcs_gone" } });
+  assert.equal(res.status, 401);
+  assert.equal(res.headers.get("content-type"), "application/json");
+  assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="svc"');
+  assert.deepEqual(await res.json(), { error: SESSION_ENDED_MESSAGE });
 });

@@ -3,8 +3,8 @@
  * set, a request needs `Authorization: Bearer <key>`; paths listed as open pass
  * without it, and WebSocket handshake paths may carry the key as the `token`
  * query parameter instead. Missing, malformed and wrong keys all answer 401
- * `{"error":"Missing or invalid API key"}`. The comparison is constant-time and
- * the key is never logged.
+ * `{"error":"Missing or invalid API key"}` (application/json). The comparison
+ * is constant-time and the key is never logged.
  *
  * Open paths pass whatever credential they carry, a stale session token too.
  * A pairing session's token (README "Browser pairing") is a credential of its
@@ -75,11 +75,21 @@ export function bearerToken(header: string | undefined | null): string | null {
   return match ? match[1] : null;
 }
 
+/**
+ * A 401 with the body DECISIONS.md fixes, `{"error": message}`, sent as the
+ * plain JSON it is: SPEC.md maps domain errors to RFC 7807 problem details,
+ * not the key gate's refusal.
+ */
+function refusal(message: string): Response {
+  return new Response(JSON.stringify({ error: message }), {
+    status: 401,
+    headers: { "content-type": "application/json", "WWW-Authenticate": 'Bearer realm="svc"' },
+  });
+}
+
 /** The 401 answer. */
 export function unauthorized(): Response {
-  return problemResponse(401, UNAUTHORIZED_MESSAGE, { error: UNAUTHORIZED_MESSAGE }, {
-    "WWW-Authenticate": 'Bearer realm="svc"',
-  });
+  return refusal(UNAUTHORIZED_MESSAGE);
 }
 
 /** Requires the API key on every path that is not open; admits pairing sessions where they reach. */
@@ -102,9 +112,7 @@ export function apiKeyAuth(options: AuthOptions): MiddlewareHandler {
           ? sessions.endedHandshake?.(c.req.raw)
           : undefined;
         if (handshake) return handshake;
-        return problemResponse(401, SESSION_ENDED_MESSAGE, { error: SESSION_ENDED_MESSAGE }, {
-          "WWW-Authenticate": 'Bearer realm="svc"',
-        });
+        return refusal(SESSION_ENDED_MESSAGE);
       }
       if (!sessions.reaches(path)) {
         return problemResponse(403, `A pairing session's token cannot reach ${path}: only its own models`);

@@ -41,6 +41,25 @@ Deno.test("declared lengths over the cap answer 413 before reading", async () =>
   assert.equal(await ok.text(), "10");
 });
 
+Deno.test("a declared length within the cap leaves the body to the route, not taken as a stream", async () => {
+  const request = new Request("http://localhost/x", {
+    method: "POST",
+    body: "x".repeat(10),
+    headers: { "content-length": "10" },
+  });
+  let streamed = 0;
+  const body = Object.getOwnPropertyDescriptor(Request.prototype, "body")!.get!;
+  Object.defineProperty(request, "body", {
+    get() {
+      streamed++;
+      return body.call(this);
+    },
+  });
+  const res = await app().request(request);
+  assert.equal(await res.text(), "10");
+  assert.equal(streamed, 0);
+});
+
 Deno.test("bodies without a length are counted while read", async () => {
   const over = await app().request("/x", { method: "POST", body: chunked(12) });
   assert.equal(over.status, 413);

@@ -18,11 +18,13 @@ function tooLarge(cap: number): Response {
 
 async function limitBody(c: Context, next: Next, cap: number): Promise<Response | void> {
   const raw = c.req.raw;
-  if (!raw.body) return await next();
+  // The headers first: `raw.body` makes Deno.serve hand the body over as a stream, and reading it that way
+  // cost the server about 40 µs a request more than the route's own `text()`.
   const declared = raw.headers.get("Content-Length");
   if (declared !== null && !raw.headers.has("Transfer-Encoding")) {
     return Number(declared) > cap ? tooLarge(cap) : await next();
   }
+  if (!raw.body) return await next();
   const body = await readCapped(raw.body, cap);
   if (!body) return tooLarge(cap);
   // A fresh request (not `new Request(raw, …)`, which would copy the server's abort signal).
