@@ -183,6 +183,7 @@ const sectionList: Renderer = (c, ctx) => {
   // A row's handlers say which row they belong to: a render held while a button is pressed may outlive it.
   const rowContext = (item: EvaluatedComponent): ViewContext => ({
     ...ctx,
+    row: String(item.bind),
     runHandler: (handler, address, row = String(item.bind)) => ctx.runHandler(handler, address, row),
   });
   return html`<section class="section-list" data-component=${c.id} aria-label=${name}>
@@ -226,12 +227,23 @@ const sectionList: Renderer = (c, ctx) => {
   </section>`;
 };
 
-const button: Renderer = (c, ctx) =>
-  html`
+/**
+ * Where a section list row's button is told what became of its action (its row changed meanwhile): a member of
+ * the row named after the button, which no field binds, so the message follows the row when rows move.
+ */
+const placeOf = (row: string, id: string) =>
+  `${row}['#${id.slice(id.lastIndexOf("]") + 1).replace(/^\./, "")}']`;
+
+const button: Renderer = (c, ctx) => {
+  const place = ctx.row === undefined ? undefined : placeOf(ctx.row, c.id);
+  const told = place === undefined ? nothing : messageList(ctx, place, ctx.domId(c.id, "msg"));
+  return html`
     <button type="button" class="btn ${c.variant ?? ""}" data-component=${c
       .id} ?disabled=${c.enabled === false}
-      @click=${() => ctx.runHandler(c.onClick)}>${c.text ?? c.label ?? c.id}</button>
+      aria-describedby=${told === nothing ? nothing : ctx.domId(c.id, "msg")}
+      @click=${() => ctx.runHandler(c.onClick, place)}>${c.text ?? c.label ?? c.id}</button>${told}
   `;
+};
 
 const menu: Renderer = (c, ctx) => {
   const items = (Array.isArray(c.menuItems) ? c.menuItems : []) as Record<string, Json>[];

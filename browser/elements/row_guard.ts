@@ -45,6 +45,12 @@ export type ReadValue = (address: string) => Promise<Json | undefined>;
 /** What the person is told when the row of their write changed meanwhile (nothing was written). */
 export const ROW_CHANGED = "This row changed meanwhile (another writer): the edit was not saved.";
 
+/**
+ * What the person is told when the row of a handler (a row's button, a row field's `onChange`) changed
+ * meanwhile: another writer's move, or the person's own Remove above it (its mutations name the row by index).
+ */
+export const ROW_CHANGED_ACTION = "This row changed meanwhile: its action did not run.";
+
 const pathOf = (address: string): Path | null => {
   const parsed = parsePath(address);
   return parsed.ok ? parsed.path : null;
@@ -71,7 +77,7 @@ interface Row {
   shown: [Path, Json | undefined][];
 }
 
-function rowOf(components: Json | undefined, path: Path): Row | null {
+function shownRow(components: Json | undefined, path: Path): Row | null {
   const row = rowAt(components, path);
   const at = row && pathOf(String(row.bind));
   if (!row || !at) return null;
@@ -137,7 +143,7 @@ async function guardOf(
   read: ReadValue,
   readAnyway = false,
 ): Promise<{ row: Row; tests: RowOp[]; value?: Json } | null> {
-  const row = rowOf(components, path);
+  const row = shownRow(components, path);
   if (!row) return null;
   const skip = pathsOf(changing);
   const tests = shownTests(row, [...pathsOf(own), ...skip]);
@@ -170,9 +176,9 @@ const holds = (node: Json | undefined, seg: string | number) =>
 /**
  * The operation writing `value` at `rel` within the row at `row`, whose value is `current`: as a mutation
  * does, it creates the containers missing on the way (an array for an index, else an object), in place of a
- * value that is none; `null` when it would create an array with a hole.
+ * value that is none; `null` when it would create an array with a hole. `next`: the row's value once written.
  */
-function writeOp(row: Path, current: Json, rel: Path, value: Json): RowOp | null {
+function writeOp(row: Path, current: Json, rel: Path, value: Json): { op: RowOp; next: Json } | null {
   let depth = 0;
   let parent: Json | undefined;
   for (let node: Json | undefined = current; depth < rel.length && holds(node, rel[depth]); depth++) {
@@ -187,43 +193,96 @@ function writeOp(row: Path, current: Json, rel: Path, value: Json): RowOp | null
   const at = rel[depth - 1];
   const exists = depth === 0 || (Array.isArray(parent) && typeof at === "number" && at < parent.length);
   return {
-    op: exists ? "replace" : "add",
-    path: pathToPointer([...row, ...rel.slice(0, depth)]),
-    value: built,
+    op: {
+      op: exists ? "replace" : "add",
+      path: pathToPointer([...row, ...rel.slice(0, depth)]),
+      value: built,
+    },
+    next: put(current, rel.slice(0, depth), built),
   };
 }
+
+/** `node` with `value` at `path` (whose containers `node` holds), copied along the way. */
+function put(node: Json, path: Path, value: Json): Json {
+  if (!path.length) return value;
+  const copy = (Array.isArray(node) ? [...node] : { ...node as Record<string, Json> }) as Json & object;
+  // A member named `__proto__` is a member (an assignment would set the prototype).
+  return Object.defineProperty(copy, path[0], {
+    value: put(getAt(node, [path[0]]) as Json, path.slice(1), value),
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+/** Whether the container `path` is written in, below `row`, exists once the row's tests pass. */
+const known = (row: Row, path: Path) => {
+  const parent = path.slice(0, -1);
+  // The row exists; a container below it, when it holds a value the row shows.
+  return path.length > row.at.length &&
+    (parent.length === row.at.length || row.shown.some(([p, v]) => v !== undefined && isPrefixOf(parent, p)));
+};
 
 /**
  * `value` written at `address` as a patch testing its row first ({@link guardOf}, `address` its own); `null`
  * when `address` is in no row (or the patch would create an array with a hole): the write then goes as a
  * mutation. A container below the row that the row shows no value in may be missing: the row is read to know.
  */
-export async function rowWrite(
+export function rowWrite(
   components: Json | undefined,
   address: string,
   value: Json,
   changing: string[],
   read: ReadValue,
 ): Promise<RowOp[] | null> {
-  const path = pathOf(address);
-  const row = path && rowOf(components, path);
-  if (!path || !row) return null;
-  const parent = path.slice(0, -1);
-  // The row exists once its tests pass; a container below it, when it holds a value the row shows.
-  const known = path.length > row.at.length &&
-    (parent.length === row.at.length || row.shown.some(([p, v]) => v !== undefined && isPrefixOf(parent, p)));
-  const guard = await guardOf(components, path, [address], changing, read, !known);
+  return rowWrites(components, [[address, value]], changing, read);
+}
+
+/**
+ * The `writes` (address, value, in order) into one row as one patch testing that row first (see
+ * {@link rowWrite}); `null` when one of them is outside the first one's row, or cannot go as a patch: they
+ * then go as a mutation.
+ */
+export async function rowWrites(
+  components: Json | undefined,
+  writes: [string, Json][],
+  changing: string[],
+  read: ReadValue,
+): Promise<RowOp[] | null> {
+  const paths = writes.map(([address]) => pathOf(address));
+  const row = paths[0] && shownRow(components, paths[0]);
+  if (!row || !paths.every((p) => p && isPrefixOf(row.at, p))) return null;
+  const own = writes.map(([address]) => address);
+  const readAnyway = !paths.every((p) => known(row, p!));
+  const guard = await guardOf(components, paths[0]!, own, changing, read, readAnyway);
   if (!guard) return null;
-  if (guard.value !== undefined) {
-    const op = writeOp(row.at, guard.value, path.slice(row.at.length), value);
-    return op && [...guard.tests, op];
+  const ops: RowOp[] = [];
+  let current = guard.value;
+  for (const [i, path] of paths.entries()) {
+    const [p, value] = [path!, writes[i][1]];
+    if (current !== undefined) {
+      // Each write sees the containers the ones before it created.
+      const write = writeOp(row.at, current, p.slice(row.at.length), value);
+      if (!write) return null;
+      [current, ops[i]] = [write.next, write.op];
+      continue;
+    }
+    // An array element shown is replaced (`add` would insert before it); an object member is set either way.
+    const exists = row.shown.some(([s, v]) => v !== undefined && s.length === p.length && isPrefixOf(s, p));
+    ops[i] = {
+      op: exists && typeof p.at(-1) === "number" ? "replace" : "add",
+      path: pathToPointer(p),
+      value,
+    };
   }
-  // An array element shown is replaced (`add` would insert before it); an object member is set either way.
-  const exists = row.shown.some(([p, v]) =>
-    v !== undefined && p.length === path.length && isPrefixOf(p, path)
-  );
-  const op = exists && typeof path.at(-1) === "number" ? "replace" : "add";
-  return [...guard.tests, { op, path: pathToPointer(path), value }];
+  return [...guard.tests, ...ops];
+}
+
+/** The address of the outermost section list row of `components` holding `address` (`undefined`: none). */
+export function rowOf(components: Json | undefined, address: string): string | undefined {
+  const path = pathOf(address);
+  const row = path ? rowAt(components, path) : undefined;
+  return typeof row?.bind === "string" ? row.bind : undefined;
 }
 
 /** A {@link ReadValue} of model `id` through `invoker`. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type Json, parsePath, ServiceError } from "../../engine/mod.ts";
 import { getAt } from "../../engine/json/document.ts";
 import { errorFromResponse } from "../../engine/operations/remote_error.ts";
-import { isRowConflict, type ReadValue, rowPatch, rowWrite } from "./row_guard.ts";
+import { isRowConflict, type ReadValue, rowOf, rowPatch, rowWrite, rowWrites } from "./row_guard.ts";
 
 /** A field bound at `bind` showing `value`. */
 const field = (bind: string, value?: Json) => ({ id: bind, type: "textField", bind, value });
@@ -261,6 +261,40 @@ Deno.test("a write into a container the row may lack reads the row, and creates 
     value: [{ x: 2 }],
   });
   assert.equal(await write({ n: 1 }, "$.rows[0].list[2].x"), null);
+});
+
+Deno.test("a handler's writes into one row go as one patch after the row's tests, else as a mutation", async () => {
+  const read = readerOver(STATE);
+  // Neither written value is tested.
+  assert.deepEqual(
+    await rowWrites(VIEW, [["$.lines[0].n", 5], ["$.lines[0].d", "b"]], ["$.lines[*].total"], read),
+    [
+      { op: "test", path: "/lines/0/from", value: "2026-01-01" },
+      { op: "add", path: "/lines/0/n", value: 5 },
+      { op: "add", path: "/lines/0/d", value: "b" },
+    ],
+  );
+  assert.deepEqual(read.reads, []);
+  // A write outside the first one's row (another row, or none) makes it a mutation.
+  assert.equal(await rowWrites(VIEW, [["$.lines[0].n", 5], ["$.lines[1].n", 6]], [], read), null);
+  assert.equal(await rowWrites(VIEW, [["$.lines[0].n", 5], ["$.currency", "USD"]], [], read), null);
+  assert.equal(await rowWrites(VIEW, [], [], read), null);
+  // A container the row may lack: the row is read; the first write creates it, the next writes into it.
+  assert.deepEqual(
+    await rowWrites(VIEW, [["$.lines[0].extra.x", 1], ["$.lines[0].extra.y", 2]], ["$.lines[*].total"], read),
+    [
+      { op: "test", path: "/lines/0/n", value: 1 },
+      { op: "test", path: "/lines/0/d", value: "a" },
+      { op: "test", path: "/lines/0/from", value: "2026-01-01" },
+      { op: "test", path: "/lines/0/note", value: "keep" },
+      { op: "add", path: "/lines/0/extra", value: { x: 1 } },
+      { op: "add", path: "/lines/0/extra/y", value: 2 },
+    ],
+  );
+  assert.deepEqual(read.reads, ["$.lines[0]"]);
+  // The row holding an address, outermost.
+  assert.equal(rowOf(VIEW, "$.lines[1].parts[0].p"), "$.lines[1]");
+  assert.equal(rowOf(VIEW, "$.currency"), undefined);
 });
 
 Deno.test("a failed row test is told from other refusals, in the tab and from a server", async () => {

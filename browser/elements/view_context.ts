@@ -32,6 +32,8 @@ export interface ViewContext {
   invoker: Invoker;
   modelId: string;
   viewId: string;
+  /** The section list row this context renders (its address as rendered), in a row. */
+  row?: string;
   /** Bumped after every commit and refresh: panels that fetch data reload on change. */
   revision: number;
   /** A DOM id unique in this view for a component id and a suffix. */
@@ -75,7 +77,9 @@ export interface ViewContext {
   checkStep(componentId: string): Promise<boolean>;
   /**
    * Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`); one of a section list row's
-   * component (`row`, its address as rendered) does nothing once that row is gone.
+   * component (`row`, its address as rendered) does nothing once that row is gone, nor, when it writes, once
+   * the row moved (its mutations name rows by index); its write into the row tests the row first, as a
+   * field's does, and a conflict is told at `address` (as rendered), or at the row.
    */
   runHandler(handler: Json | undefined, address?: string, row?: string): void;
   /** Switches to another view of the model. */

@@ -3,8 +3,9 @@
  * The view renderer editing a model as a person does, in Chromium: emptying
  * fields, date-times and times in the page's time zone, read-only fields, the
  * messages of section list rows and of fields another writer changed, a menu
- * item whose view cannot be shown, a chart of negative values, a view's onOpen
- * and onClose, and a wizard's steps (what holds Next, refused choices).
+ * item whose view cannot be shown, a button whose write is refused (it stays), a
+ * chart of negative values, a view's onOpen and onClose, and a wizard's steps
+ * (what holds Next, refused choices).
  *
  * @module
  */
@@ -341,6 +342,43 @@ Deno.test("the renderer: a menu item whose view cannot be shown keeps the curren
         await view.evaluate((el) => (el as unknown as { navigations: string[] }).navigations),
         [],
       );
+    },
+  ));
+
+Deno.test("the renderer: a button whose write is refused does not go to its handler's view", () =>
+  withEmbeddedSpec(
+    {
+      id: "refusedGo",
+      schema: { type: "object", properties: { n: { type: "number", minimum: 0 } } },
+      viewDefinition: {
+        defaultView: "main",
+        views: [
+          {
+            id: "main",
+            label: "Main",
+            components: [
+              { id: "n", type: "numericField", bind: "$.n", label: "N" },
+              {
+                id: "go",
+                type: "button",
+                text: "Save and go",
+                onClick: { mutations: "{'$.n': -1}", navigate: "done" },
+              },
+            ],
+          },
+          { id: "done", label: "Done", components: [] },
+        ],
+      },
+    },
+    { heading: "Main" },
+    async (page, view) => {
+      await view.getByRole("button", { name: "Save and go" }).click();
+      // The refusal shows beside the field, in the view the person is still in (before, it went with the view).
+      await view.getByText("must be >= 0").waitFor();
+      await screenshot(page, "renderer-refused-handler-stays");
+      assert.equal(await view.getByRole("heading", { name: "Main" }).count(), 1);
+      assert.equal(await view.evaluate((el) => (el as unknown as { viewId: string }).viewId), "");
+      assert.deepEqual(await stateOf(page, "refusedGo"), {});
     },
   ));
 

@@ -12,7 +12,11 @@
  * writer's reload land on the right rows, a rule's not in a view the person went to; a
  * deleted model is not shown again by a load that was under way; an edit or a Remove the
  * model gets after another writer removed a row above lands on no other row (the person
- * is told), and two quick edits of a row both land.
+ * is told), and two quick edits of a row both land; so does a row's handler (a button's, a
+ * row field's onChange), and an edit or a button of a row that shows nothing else to tell
+ * it by; a row this element wrote that another writer moved keeps its message and entry;
+ * an edit below the person's own Remove under way lands on its row; a write's onChange
+ * does not run once the person went to another view.
  *
  * @module
  */
@@ -140,24 +144,24 @@ async function releaseAnswer(view: Locator, event: string): Promise<void> {
 /**
  * Holds back the element's answers to `op` (`mutate`, `patch`, or any of a list) until the page calls `release()`; a refused
  * answer held is not reported as unhandled meanwhile. `request`: its requests are held instead (the model
- * gets the write only once released); `once`: only the next call is held.
+ * gets the write only once released); `once`: only the next call is held; `skip`: that many calls go first.
  */
 async function holdAnswers(
   view: Locator,
   op: string | string[],
-  { request = false, once = false } = {},
+  { request = false, once = false, skip = 0 } = {},
 ): Promise<void> {
-  await view.evaluate(async (element, [held, request, once]) => {
+  await view.evaluate(async (element, [held, request, once, skip]) => {
     const el = element as unknown as {
       invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
       updateComplete: Promise<unknown>;
     };
     const real = el.invoker;
     const page = globalThis as unknown as { release?: () => void };
-    let holds = true;
+    let [holds, skipped] = [true, 0];
     el.invoker = {
       invoke: (call, input) => {
-        if (!held.includes(call.name) || !holds) return real.invoke(call, input);
+        if (!held.includes(call.name) || !holds || skipped++ < skip) return real.invoke(call, input);
         holds = !once;
         if (request) return new Promise((resolve) => page.release = () => resolve(real.invoke(call, input)));
         const answer = real.invoke(call, input);
@@ -166,7 +170,7 @@ async function holdAnswers(
       },
     };
     await el.updateComplete;
-  }, [[op].flat(), request, once] as const);
+  }, [[op].flat(), request, once, skip] as const);
 }
 
 /** Holds back the change events the element hears (other writers' changes) until the page calls `hear()`. */
@@ -760,6 +764,194 @@ Deno.test("the renderer: an edit the model refuses as its row changed, before th
     assert.deepEqual(await besideEach(view, "D", "This row changed meanwhile"), [false, true, false]);
   }));
 
+/** Whether each button named `name` is described by a message holding `text` (the message beside it). */
+async function toldBeside(view: Locator, name: string, text: string): Promise<boolean[]> {
+  return await view.getByRole("button", { name, exact: true }).evaluateAll(
+    (buttons, text) =>
+      buttons.map((button) => {
+        const id = button.getAttribute("aria-describedby");
+        const root = button.getRootNode() as ShadowRoot;
+        return id !== null && (root.getElementById(id)?.textContent ?? "").includes(text);
+      }),
+    text,
+  );
+}
+
+/**
+ * {@link SPEC} whose rows have a button "Add one" that adds one to the third row's N, and whose D, once changed,
+ * sets the third row's N to 0 (a row's handler names its row by index, as its author knew it: the tests use
+ * the third row's).
+ */
+const SPEC_ROW_HANDLERS = {
+  ...SPEC,
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      ...SPEC.viewDefinition.views[0],
+      components: [{
+        ...LINES_LIST,
+        components: [
+          LINES_LIST.components[0],
+          { ...LINES_LIST.components[1], onChange: { mutations: "{'$.lines[2].n': 0}" } },
+          {
+            id: "addOne",
+            type: "button",
+            text: "Add one",
+            onClick: { mutations: "{'$.lines[2].n': lines[2].n + 1}" },
+          },
+        ],
+      }],
+    }],
+  },
+};
+
+Deno.test("the renderer: a row's button whose write reaches the model after another writer removed a row above writes no other row", () =>
+  withEmbeddedSpec(SPEC_ROW_HANDLERS, { heading: "Main" }, async (page, view) => {
+    const addOne = view.getByRole("button", { name: "Add one", exact: true });
+    // Row c's button adds one to its N.
+    await addOne.nth(2).click();
+    await untilState(page, "others", (state) => (state as State).lines[2].n === 4);
+    // Again, and another writer removes row a before the model gets the write.
+    await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
+    await addOne.nth(2).click();
+    await untilAnswerHeld(page);
+    await keepOnly(page, ["b", "c", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-error");
+    await screenshot(page, "renderer-others-row-button-changed");
+    assert.deepEqual(await pairsOf(page), [[2, "b"], [4, "c"], [4, "d"]], "row d (now third) keeps its N");
+    assert.deepEqual(
+      await toldBeside(view, "Add one", "This row changed meanwhile: its action did not run."),
+      [false, true, false],
+      "the person is told beside row c's button (now second)",
+    );
+  }));
+
+Deno.test("the renderer: a row field's onChange whose write reaches the model after another writer removed a row above writes no other row", () =>
+  withEmbeddedSpec(SPEC_ROW_HANDLERS, { heading: "Main" }, async (page, view) => {
+    // Row c's D is written; its onChange's write is held until another writer removed row a.
+    await holdAnswers(view, ["mutate", "patch"], { request: true, once: true, skip: 1 });
+    await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
+    await keepOnly(page, ["b", "cc", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-error");
+    await screenshot(page, "renderer-others-row-on-change-changed");
+    assert.deepEqual(await pairsOf(page), [[2, "b"], [3, "cc"], [4, "d"]], "row d (now third) keeps its N");
+    assert.deepEqual(
+      await besideEach(view, "D", "its action did not run"),
+      [false, true, false],
+      "the person is told beside row c's D (now second)",
+    );
+  }));
+
+Deno.test("the renderer: a row field's onChange does not run once another writer moved its row during the field's write", () =>
+  withEmbeddedSpec(SPEC_ROW_HANDLERS, { heading: "Main" }, async (page, view) => {
+    // Row c's D is written (the model has it, its answer is held); another writer removes row a meanwhile.
+    await holdAnswers(view, "patch", { once: true });
+    await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
+    await keepOnly(page, ["b", "cc", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-commit");
+    // Its onChange names the third row, row d's now: it does not run.
+    await view.getByText("its action did not run").waitFor();
+    assert.deepEqual(await pairsOf(page), [[2, "b"], [3, "cc"], [4, "d"]], "row d (now third) keeps its N");
+    assert.deepEqual(await besideEach(view, "D", "its action did not run"), [false, true, false]);
+  }));
+
+Deno.test("the renderer: an edit below the person's own Remove under way lands on its row", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    // The person removes row b (the model has it, its answer is held), then writes row c's N.
+    await holdAnswers(view, "patch", { once: true });
+    await view.getByRole("button", { name: "Remove lines 2" }).click();
+    await untilAnswerHeld(page);
+    const n = view.getByLabel("N", { exact: true }).nth(2);
+    await n.fill("30");
+    await n.press("Enter");
+    await releaseAnswer(view, "svc-commit");
+    assert.deepEqual(await besideEach(view, "N", "changed meanwhile"), [false, false, false]);
+    await untilState(page, "others", (state) => (state as State).lines[1]?.n === 30);
+    await screenshot(page, "renderer-others-edit-below-own-remove");
+    assert.deepEqual(await pairsOf(page), [[1, "a"], [30, "c"], [4, "d"]]);
+    assert.deepEqual(await valuesOf(view, "N"), ["1", "30", "4"]);
+    assert.deepEqual(await besideEach(view, "N", "changed meanwhile"), [false, false, false]);
+
+    // A Remove below one under way waits for it too: the person removes row a, then row d.
+    await holdAnswers(view, "patch", { once: true });
+    await view.getByRole("button", { name: "Remove lines 1" }).click();
+    await untilAnswerHeld(page);
+    await view.getByRole("button", { name: "Remove lines 3" }).click();
+    await releaseAnswer(view, "svc-commit");
+    await untilState(page, "others", (state) => (state as State).lines.length === 1);
+    assert.deepEqual(await pairsOf(page), [[30, "c"]]);
+  }));
+
+Deno.test("the renderer: a row's button pressed while the person's Remove above is under way does not run on another row", () =>
+  withEmbeddedSpec(SPEC_ROW_HANDLERS, { heading: "Main" }, async (page, view) => {
+    // The person removes row b (its answer held), then presses row c's button, whose mutations name the third row.
+    await holdAnswers(view, "patch", { once: true });
+    await view.getByRole("button", { name: "Remove lines 2" }).click();
+    await untilAnswerHeld(page);
+    await view.getByRole("button", { name: "Add one", exact: true }).nth(2).click();
+    await releaseAnswer(view, "svc-commit");
+    await view.getByText("its action did not run").waitFor();
+    await screenshot(page, "renderer-others-row-button-below-own-remove");
+    assert.deepEqual(await pairsOf(page), [[1, "a"], [3, "c"], [4, "d"]], "row d (now third) keeps its N");
+    assert.deepEqual(await toldBeside(view, "Add one", "its action did not run"), [false, true, false]);
+  }));
+
+/** A model whose Name, once changed, notes `touched` and goes to view `summary` (its onChange); and a view `other`. */
+const SPEC_ON_CHANGE_GOES = {
+  ...SPEC_ON_CHANGE,
+  viewDefinition: {
+    defaultView: "main",
+    views: [
+      {
+        ...SPEC_ON_CHANGE.viewDefinition.views[0],
+        components: [{
+          ...SPEC_ON_CHANGE.viewDefinition.views[0].components[0],
+          onChange: { mutations: '{"$.touched": true}', navigate: "summary" },
+        }],
+      },
+      ...["other", "summary"].map((id) => ({
+        id,
+        label: id,
+        components: [{ id: "note", type: "staticText", text: `The ${id} view.` }],
+      })),
+    ],
+  },
+};
+
+Deno.test("the renderer: the onChange of a write answered after the person went to another view does not run", () =>
+  withEmbeddedSpec(SPEC_ON_CHANGE_GOES, { heading: "Main" }, async (page, view) => {
+    // The element's calls are noted (below its held answers) from the write's commit on.
+    await view.evaluate(async (element) => {
+      const el = element as unknown as {
+        invoker: { invoke(op: { name: string }, input: unknown): Promise<unknown> };
+        updateComplete: Promise<unknown>;
+        calls?: string[];
+      };
+      const real = el.invoker;
+      el.invoker = {
+        invoke: (op, input) => {
+          el.calls?.push(op.name);
+          return real.invoke(op, input);
+        },
+      };
+      element.addEventListener("svc-commit", () => el.calls ??= [], { once: true });
+      await el.updateComplete;
+    });
+    await holdAnswers(view, "mutate");
+    await enterHeld(page, view.getByLabel("Name", { exact: true }), "Ada");
+    await view.evaluate((el) => (el as unknown as { viewId: string }).viewId = "other");
+    await view.getByText("The other view.").waitFor();
+    await releaseAnswer(view, "svc-commit");
+    // Its handler would have asked for the state at once (its mutations are evaluated over it).
+    assert.deepEqual(await view.evaluate((el) => (el as unknown as { calls: string[] }).calls), []);
+    await screenshot(page, "renderer-others-on-change-after-navigate");
+    assert.equal(await view.evaluate((el) => (el as unknown as { viewId: string }).viewId), "other");
+    assert.deepEqual(await stateOf(page, "others"), { name: "Ada" });
+  }));
+
 /** Another writer (the page's own code) removes the first row of the list `$[list]` of model `others`. */
 function dropFirst(page: Page, list: string): Promise<void> {
   return page.evaluate(async (list) => {
@@ -864,6 +1056,36 @@ for (const { kind, spec, list, label } of UNTOLD_ROWS) {
       assert.deepEqual(await besideEach(view, label, "changed meanwhile"), [false, false, false]);
     }));
 }
+
+Deno.test("the renderer: a row's button in a row that shows nothing else to tell it by writes no other row", () =>
+  withEmbeddedSpec(
+    listSpec("words", { type: "string" }, ["a", "b", "c", "d"], [
+      text("Word", "$.words[*]"),
+      {
+        id: "shout",
+        type: "button",
+        text: "Shout",
+        onClick: { mutations: "{'$.words[2]': $uppercase(words[2])}" },
+      },
+    ]),
+    { heading: "Main" },
+    async (page, view) => {
+      // Row c's button writes the row it names; another writer removes row a before the model gets the write.
+      await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
+      await view.getByRole("button", { name: "Shout", exact: true }).nth(2).click();
+      await untilAnswerHeld(page);
+      await dropFirst(page, "words");
+      await untilRowsHeld(page, view, 3);
+      await releaseAnswer(view, "svc-error");
+      await screenshot(page, "renderer-others-untold-row-button");
+      assert.deepEqual(
+        await stateOf(page, "others"),
+        { words: ["b", "c", "d"] },
+        "row d (now third) keeps its value",
+      );
+      assert.deepEqual(await toldBeside(view, "Shout", "its action did not run"), [false, true, false]);
+    },
+  ));
 
 Deno.test("the renderer: a row this element wrote that another writer moved meanwhile keeps its message and entry", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
