@@ -224,24 +224,10 @@ const known = (row: Row, path: Path) => {
 };
 
 /**
- * `value` written at `address` as a patch testing its row first ({@link guardOf}, `address` its own); `null`
- * when `address` is in no row (or the patch would create an array with a hole): the write then goes as a
- * mutation. A container below the row that the row shows no value in may be missing: the row is read to know.
- */
-export function rowWrite(
-  components: Json | undefined,
-  address: string,
-  value: Json,
-  changing: string[],
-  read: ReadValue,
-): Promise<RowOp[] | null> {
-  return rowWrites(components, [[address, value]], changing, read);
-}
-
-/**
- * The `writes` (address, value, in order) into one row as one patch testing that row first (see
- * {@link rowWrite}); `null` when one of them is outside the first one's row, or cannot go as a patch: they
- * then go as a mutation.
+ * The `writes` (address, value, in order) into one row as one patch testing that row first ({@link guardOf},
+ * the addresses written its own); `null` when one of them is outside the first one's row, or cannot go as a
+ * patch (it would create an array with a hole): they then go as a mutation. A container below the row that the
+ * row shows no value in may be missing: the row is read to know.
  */
 export async function rowWrites(
   components: Json | undefined,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type Json, parsePath, ServiceError } from "../../engine/mod.ts";
 import { getAt } from "../../engine/json/document.ts";
 import { errorFromResponse } from "../../engine/operations/remote_error.ts";
-import { isRowConflict, type ReadValue, rowOf, rowPatch, rowWrite, rowWrites } from "./row_guard.ts";
+import { isRowConflict, type ReadValue, rowOf, rowPatch, rowWrites } from "./row_guard.ts";
 
 /** A field bound at `bind` showing `value`. */
 const field = (bind: string, value?: Json) => ({ id: bind, type: "textField", bind, value });
@@ -101,13 +101,13 @@ Deno.test("a row's write tests the values the row shows, but those that may chan
 
 Deno.test("a row's value is set by a patch after its tests, or by a mutation outside the rows", async () => {
   const read = readerOver(STATE);
-  assert.deepEqual(await rowWrite(VIEW, "$.lines[0].n", 5, ["$.lines[*].total"], read), [
+  assert.deepEqual(await rowWrites(VIEW, [["$.lines[0].n", 5]], ["$.lines[*].total"], read), [
     { op: "test", path: "/lines/0/d", value: "a" },
     { op: "test", path: "/lines/0/from", value: "2026-01-01" },
     { op: "add", path: "/lines/0/n", value: 5 },
   ]);
   // A container below the row that shows a value exists: the patch writes into it.
-  assert.deepEqual((await rowWrite(VIEW, "$.lines[1].parts[0].box.r", 1, [], read))?.at(-1), {
+  assert.deepEqual((await rowWrites(VIEW, [["$.lines[1].parts[0].box.r", 1]], [], read))?.at(-1), {
     op: "add",
     path: "/lines/1/parts/0/box/r",
     value: 1,
@@ -124,12 +124,12 @@ Deno.test("a row's value is set by a patch after its tests, or by a mutation out
       components: [field("$.rows[0].tags[0]", "t"), field("$.rows[0].name", "r")],
     }],
   }] as unknown as Json;
-  assert.deepEqual((await rowWrite(tags, "$.rows[0].tags[0]", "u", [], read))?.at(-1), {
+  assert.deepEqual((await rowWrites(tags, [["$.rows[0].tags[0]", "u"]], [], read))?.at(-1), {
     op: "replace",
     path: "/rows/0/tags/0",
     value: "u",
   });
-  assert.equal(await rowWrite(VIEW, "$.currency", "USD", [], read), null);
+  assert.equal(await rowWrites(VIEW, [["$.currency", "USD"]], [], read), null);
 });
 
 /** A section list `$.rows` of one row showing `fields` (address within the row, value). */
@@ -153,7 +153,7 @@ Deno.test("a row that shows nothing else to test is read, must show what it show
   // Every other value is changing (a write under way): the row as read, but that, is tested.
   const tags = oneRow([".tags[0]", "t"], [".name", "r"]);
   const read = readerOver({ rows: [{ name: "r", tags: ["t", "v"], id: 7 }] });
-  assert.deepEqual(await rowWrite(tags, "$.rows[0].name", "s", ["$.rows[0].tags"], read), [
+  assert.deepEqual(await rowWrites(tags, [["$.rows[0].name", "s"]], ["$.rows[0].tags"], read), [
     { op: "test", path: "/rows/0/name", value: "r" },
     { op: "test", path: "/rows/0/id", value: 7 },
     { op: "add", path: "/rows/0/name", value: "s" },
@@ -161,16 +161,19 @@ Deno.test("a row that shows nothing else to test is read, must show what it show
   assert.deepEqual(read.reads, ["$.rows[0]"]);
   // A row showing only the field written: tested whole, members it does not show too.
   const name = oneRow([".name", "r"]);
-  assert.deepEqual(await rowWrite(name, "$.rows[0].name", "s", [], read), [
+  assert.deepEqual(await rowWrites(name, [["$.rows[0].name", "s"]], [], read), [
     { op: "test", path: "/rows/0", value: { name: "r", tags: ["t", "v"], id: 7 } },
     { op: "add", path: "/rows/0/name", value: "s" },
   ]);
   // The row read shows another value where it showed one (another writer moved rows), or is gone: a conflict.
   assert.equal(
-    await conflicts(rowWrite(name, "$.rows[0].name", "s", [], readerOver({ rows: [{ name: "q" }] }))),
+    await conflicts(rowWrites(name, [["$.rows[0].name", "s"]], [], readerOver({ rows: [{ name: "q" }] }))),
     true,
   );
-  assert.equal(await conflicts(rowWrite(name, "$.rows[0].name", "s", [], readerOver({ rows: [] }))), true);
+  assert.equal(
+    await conflicts(rowWrites(name, [["$.rows[0].name", "s"]], [], readerOver({ rows: [] }))),
+    true,
+  );
   // A Remove of a field: the same.
   assert.deepEqual(
     await rowPatch(
@@ -199,24 +202,27 @@ Deno.test("a row that is a plain value tests that value, and is replaced", async
       components: [field(`$.words[${i}]`, w)],
     })),
   }] as unknown as Json;
-  assert.deepEqual(await rowWrite(words, "$.words[1]", "bb", [], readerOver({ words: ["a", "b"] })), [
+  assert.deepEqual(await rowWrites(words, [["$.words[1]", "bb"]], [], readerOver({ words: ["a", "b"] })), [
     { op: "test", path: "/words/1", value: "b" },
     { op: "replace", path: "/words/1", value: "bb" },
   ]);
   assert.equal(
-    await conflicts(rowWrite(words, "$.words[1]", "bb", [], readerOver({ words: ["b", "c"] }))),
+    await conflicts(rowWrites(words, [["$.words[1]", "bb"]], [], readerOver({ words: ["b", "c"] }))),
     true,
   );
 });
 
 Deno.test("a value the row shows empty is absent or null in the row read, and null is tested", async () => {
   const row = oneRow([".a", undefined], [".b", "x"]);
-  assert.deepEqual(await rowWrite(row, "$.rows[0].b", "y", [], readerOver({ rows: [{ a: null, b: "x" }] })), [
-    { op: "test", path: "/rows/0", value: { a: null, b: "x" } },
-    { op: "add", path: "/rows/0/b", value: "y" },
-  ]);
+  assert.deepEqual(
+    await rowWrites(row, [["$.rows[0].b", "y"]], [], readerOver({ rows: [{ a: null, b: "x" }] })),
+    [
+      { op: "test", path: "/rows/0", value: { a: null, b: "x" } },
+      { op: "add", path: "/rows/0/b", value: "y" },
+    ],
+  );
   assert.equal(
-    await conflicts(rowWrite(row, "$.rows[0].b", "y", [], readerOver({ rows: [{ a: 1, b: "x" }] }))),
+    await conflicts(rowWrites(row, [["$.rows[0].b", "y"]], [], readerOver({ rows: [{ a: 1, b: "x" }] }))),
     true,
   );
 });
@@ -224,7 +230,7 @@ Deno.test("a value the row shows empty is absent or null in the row read, and nu
 Deno.test("a write into a container the row may lack reads the row, and creates what is missing", async () => {
   // Row 0 has no `extra`: the patch adds it (as a mutation would), after testing the row (but its total).
   const read = readerOver(STATE);
-  assert.deepEqual(await rowWrite(VIEW, "$.lines[0].extra.x", 1, ["$.lines[*].total"], read), [
+  assert.deepEqual(await rowWrites(VIEW, [["$.lines[0].extra.x", 1]], ["$.lines[*].total"], read), [
     { op: "test", path: "/lines/0/n", value: 1 },
     { op: "test", path: "/lines/0/d", value: "a" },
     { op: "test", path: "/lines/0/from", value: "2026-01-01" },
@@ -234,7 +240,7 @@ Deno.test("a write into a container the row may lack reads the row, and creates 
   // A container there is written into; a value that is none is replaced by one; an index past an array's end
   // would leave a hole: a mutation.
   const write = (row: Json, address: string) =>
-    rowWrite(oneRow([".n", 1]), address, 2, ["$.rows[0].n"], readerOver({ rows: [row] }));
+    rowWrites(oneRow([".n", 1]), [[address, 2]], ["$.rows[0].n"], readerOver({ rows: [row] }));
   assert.deepEqual((await write({ n: 1, extra: { y: 1 } }, "$.rows[0].extra.x"))?.at(-1), {
     op: "add",
     path: "/rows/0/extra/x",
