@@ -3,9 +3,10 @@
  * The person's place across a render: section list rows are keyed, so a row
  * another writer moves keeps its DOM, but moving a node takes the focus off
  * the control in it (the browser blurs a node taken out of the page, even to
- * put it back at once). The control that had the focus gets it back, with
- * its caret or selection, on the row it followed; what the person typed stays
- * in it (kept_edit.ts). When its row is gone, the nearest list still shown
+ * put it back at once, and an edited control then fires `change`, which
+ * would write the half-typed text). The control that had the focus gets it
+ * back, with its caret or selection and what the person typed, unwritten, on
+ * the row it followed. When its row is gone, the nearest list still shown
  * takes the focus (not the page), and says whether an edit went with the row.
  *
  * @module
@@ -45,7 +46,7 @@ export function keepFocus(root: DocumentOrShadowRoot): () => FocusLost | null {
   const lists = around(active, ".section-list") as HTMLElement[];
   const [edited, typed] = [isEdited(active), active.value];
   // The blur of a control taken out of the page, even to be put back at once, makes it `change`: held until
-  // the render is done, it counts only when the control is gone (as it did before this module).
+  // the render is done, it counts unless the control gets the focus back (as it did before this module).
   let held = false;
   const hold = (event: Event) => {
     held = true;
@@ -54,22 +55,21 @@ export function keepFocus(root: DocumentOrShadowRoot): () => FocusLost | null {
   active.addEventListener("change", hold, { capture: true });
   return () => {
     active.removeEventListener("change", hold, { capture: true });
-    if (!active.isConnected && held) active.dispatchEvent(new Event("change", { bubbles: true }));
-    if (active.isConnected) {
-      // Only a focus the render took (none now): one the page gave elsewhere meanwhile stays there.
-      if (root.activeElement === null) {
-        active.focus();
-        // The `change` of the move told the browser the text was entered: typed again (as the person would), it
-        // is an edit the next Enter or leaving the field writes. Typing also puts it back over the state's text
-        // a control moved before its value was set (unfocused) shows.
-        if (edited) {
-          active.value = "";
-          document.execCommand("insertText", false, typed);
-        }
-        if (selection) active.setSelectionRange(...selection);
+    // Only a focus the render took (none now): one the page gave elsewhere meanwhile stays there.
+    if (active.isConnected && root.activeElement === null) {
+      active.focus();
+      // The held `change` told the browser the text was entered: typed again (as the person would), it is an
+      // edit the next Enter or leaving the field writes. Typing also puts it back over the state's text that a
+      // control moved before its value was set (so, unfocused) shows.
+      if (edited) {
+        active.value = "";
+        active.ownerDocument.execCommand("insertText", false, typed);
       }
+      if (selection) active.setSelectionRange(...selection);
       return null;
     }
+    if (held) active.dispatchEvent(new Event("change", { bubbles: true }));
+    if (active.isConnected) return null;
     const list = rows.some((row) => !row.isConnected) ? lists.find((l) => l.isConnected) : undefined;
     if (!list || root.activeElement !== null) return null;
     list.focus();
