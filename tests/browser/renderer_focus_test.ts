@@ -67,21 +67,23 @@ async function enterAndLands(page: Page, more: string, expected: string[]): Prom
   );
 }
 
+// Lit's keyed rows keep the DOM of the rows below a removed one in place, so this held before focus_keeper.ts
+// too: it guards the common case.
 Deno.test("the renderer: the field a person types in stays focused, text and caret intact, when another writer removes a row above", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
-    // The person types into row b's D, caret after its "b"; another writer removes row a.
-    await typeUncommitted(dOf(view, 1), "x", 1);
+    // The person types into row c's D, caret after its "c"; another writer removes row a.
+    await typeUncommitted(dOf(view, 2), "x", 1);
     await keepOnly(page, ["b", "c", "d"]);
     await untilValues(page, view, "N", ["2", "3", "4"]);
     await screenshot(page, "renderer-focus-row-above-removed");
     assert.deepEqual(
-      await focusOf(dOf(view, 0)),
-      { focused: true, value: "bx", caret: 1 },
-      "row b, now first",
+      await focusOf(dOf(view, 1)),
+      { focused: true, value: "cx", caret: 1 },
+      "row c, now second",
     );
     assert.deepEqual(await linesOf(page), ["b", "c", "d"], "nothing of the typing was written");
-    // What they type goes in at the caret, and Enter writes row b.
-    await enterAndLands(page, "y", ["byx", "c", "d"]);
+    // What they type goes in at the caret, and Enter writes row c.
+    await enterAndLands(page, "y", ["b", "cyx", "d"]);
   }));
 
 Deno.test("the renderer: the field a person types in follows its row when another writer reorders the rows", () =>
