@@ -186,7 +186,8 @@ const sectionList: Renderer = (c, ctx) => {
     row: String(item.bind),
     runHandler: (handler, address, row = String(item.bind)) => ctx.runHandler(handler, address, row),
   });
-  return html`<section class="section-list" data-component=${c.id} aria-label=${name}>
+  // Focusable: the list takes the focus of a control whose row another writer removed (focus_keeper.ts).
+  return html`<section class="section-list" data-component=${c.id} aria-label=${name} tabindex="-1">
     <h3>${name}</h3>
     ${items.length === 0 ? html`<p class="empty">None yet.</p>` : nothing}
     ${

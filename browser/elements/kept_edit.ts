@@ -26,10 +26,16 @@ import {
 
 type Control = HTMLInputElement | HTMLTextAreaElement;
 
-class KeptEdit extends Directive {
-  /** The text the renderer last gave the control. */
-  #shown: string | undefined;
+/** The text the renderer last gave each control. */
+const shownIn = new WeakMap<Element, string>();
 
+/** Whether `element` is a control whose text the person changed from what the renderer last gave it. */
+export function isEdited(element: Element): boolean {
+  const shown = shownIn.get(element);
+  return shown !== undefined && (element as Control).value !== shown;
+}
+
+class KeptEdit extends Directive {
   constructor(part: PartInfo) {
     super(part);
     if (part.type !== PartType.PROPERTY || part.name !== "value") {
@@ -47,12 +53,10 @@ class KeptEdit extends Directive {
     if (restore && typed !== value) {
       // Lit sets a property only when it differs from what it set last, which the state's text does not.
       setCommittedValue(part);
-    } else if (
-      typed !== value && this.#shown !== undefined && typed !== this.#shown && control.matches(":focus")
-    ) {
+    } else if (typed !== value && isEdited(control) && control.matches(":focus")) {
       return noChange;
     }
-    this.#shown = value;
+    shownIn.set(control, value);
     return value;
   }
 }

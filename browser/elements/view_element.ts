@@ -55,6 +55,7 @@ import {
   RowMoveLog,
 } from "./row_moves.ts";
 import { regionOptions } from "./entry_bounds.ts";
+import { keepFocus } from "./focus_keeper.ts";
 import {
   isRowConflict,
   readerOf,
@@ -112,12 +113,15 @@ function sectionRows(components: Json | undefined, out = new Map<string, string[
   return out;
 }
 
-/** The id of the section list of a tree bound to `list` (canonical). */
-function listIdOf(components: Json | undefined, list: string): string | undefined {
+/** The section list of a tree that `holds` (of its id and canonical bind). */
+function listOf(
+  components: Json | undefined,
+  holds: (id: string, bind: string) => boolean,
+): EvaluatedComponent | undefined {
   for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
-    if (c.type === "sectionList" && typeof c.bind === "string" && canonical(c.bind) === list) return c.id;
-    const id = listIdOf(c.components, list);
-    if (id !== undefined) return id;
+    if (c.type === "sectionList" && typeof c.bind === "string" && holds(c.id, canonical(c.bind))) return c;
+    const list = listOf(c.components, holds);
+    if (list) return list;
   }
   return undefined;
 }
@@ -345,6 +349,23 @@ export class SvcView extends LitElement {
     if (changed.has("view") && this.#checked !== undefined) this.#check(this.#checked);
   }
 
+  /** Renders, keeping the person's place when rows moved (focus_keeper.ts). */
+  protected override update(changed: PropertyValues): void {
+    const kept = keepFocus(this.renderRoot as ShadowRoot);
+    super.update(changed);
+    const lost = kept();
+    // Another writer removed the row the person was typing in: the list they are left in says so.
+    const shown = this.view?.components as unknown as Json;
+    const list = lost?.edited ? listOf(shown, (id) => id === lost.list.dataset.component) : undefined;
+    if (!list) return;
+    const address = canonical(String(list.bind));
+    this.#messages.set(address, [...this.#messages.get(address) ?? [], {
+      text: ROW_CHANGED,
+      severity: "warning",
+    }]);
+    this.requestUpdate();
+  }
+
   protected override updated(changed: PropertyValues): void {
     this.#restore.clear();
     if (changed.has("invoker") || changed.has("modelId") || changed.has("viewId")) void this.reload();
@@ -490,7 +511,7 @@ export class SvcView extends LitElement {
    */
   #follow(list: string, move: RowMove, tree: EvaluatedComponent[], also: Map<string, unknown>[] = []): void {
     for (const map of [this.#messages, this.#rowKeys, ...also]) followRows(map, list, move);
-    const id = listIdOf(tree as unknown as Json, canonical(list));
+    const id = listOf(tree as unknown as Json, (_, bind) => bind === canonical(list))?.id;
     if (id !== undefined) followIds(this.#uiState, id, move);
     const keys = this.#rowKeys.get(canonical(list));
     if (keys) this.#rowKeys.set(canonical(list), followKeys(keys, move, () => ++this.#lastRowKey));
