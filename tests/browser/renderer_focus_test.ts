@@ -10,8 +10,9 @@
  */
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
-import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
+import { withEmbeddedSpec } from "./embedded_spec.ts";
 import { screenshot } from "./journey.ts";
+import { keepOnly, linesOf, valuesOf } from "./lines_writer.ts";
 import { LINES_LIST, linesSchema } from "./fixtures/lines_list.ts";
 
 /** A model `focus` whose view lists `lines` (a number `N`, a text `D`), rows a, b, c, d at first. */
@@ -20,22 +21,6 @@ const SPEC = {
   schema: linesSchema(["a", "b", "c", "d"].map((d, i) => ({ n: i + 1, d }))),
   viewDefinition: { defaultView: "main", views: [{ id: "main", label: "Main", components: [LINES_LIST] }] },
 };
-
-/** The `d` of each line of the model's state. */
-async function linesOf(page: Page): Promise<string[]> {
-  const state = await stateOf(page, "focus") as { lines: { d: string }[] };
-  return state.lines.map((line) => line.d);
-}
-
-/** Another writer (the page's own code) keeps only the lines whose `d` is in `kept`, in that order. */
-function keepOnly(page: Page, kept: string[]): Promise<void> {
-  return page.evaluate(async (kept) => {
-    const embed = await import("/svc-embed.js");
-    const service = await embed.createModelService();
-    const { lines } = await service.getState("focus") as { lines: { d: string }[] };
-    await embed.mutate("focus", { "$.lines": kept.map((d) => lines.find((line) => line.d === d)!) });
-  }, kept);
-}
 
 /** The D field of row `i` (from 0). */
 const dOf = (view: Locator, i: number) => view.getByLabel("D", { exact: true }).nth(i);
@@ -63,7 +48,7 @@ async function enterAndLands(page: Page, more: string, expected: string[]): Prom
   await until(
     page,
     `the lines ${expected}`,
-    async () => JSON.stringify(await linesOf(page)) === JSON.stringify(expected),
+    async () => JSON.stringify(await linesOf(page, "focus")) === JSON.stringify(expected),
   );
 }
 
@@ -73,7 +58,7 @@ Deno.test("the renderer: the field a person types in stays focused, text and car
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
     // The person types into row c's D, caret after its "c"; another writer removes row a.
     await typeUncommitted(dOf(view, 2), "x", 1);
-    await keepOnly(page, ["b", "c", "d"]);
+    await keepOnly(page, "focus", ["b", "c", "d"]);
     await untilValues(page, view, "N", ["2", "3", "4"]);
     await screenshot(page, "renderer-focus-row-above-removed");
     assert.deepEqual(
@@ -81,7 +66,7 @@ Deno.test("the renderer: the field a person types in stays focused, text and car
       { focused: true, value: "cx", caret: 1 },
       "row c, now second",
     );
-    assert.deepEqual(await linesOf(page), ["b", "c", "d"], "nothing of the typing was written");
+    assert.deepEqual(await linesOf(page, "focus"), ["b", "c", "d"], "nothing of the typing was written");
     // What they type goes in at the caret, and Enter writes row c.
     await enterAndLands(page, "y", ["b", "cyx", "d"]);
   }));
@@ -90,7 +75,7 @@ Deno.test("the renderer: the field a person types in follows its row when anothe
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
     // The person types into row b's D, caret after its "b"; another writer shuffles the rows, row b first.
     await typeUncommitted(dOf(view, 1), "z", 1);
-    await keepOnly(page, ["b", "d", "a", "c"]);
+    await keepOnly(page, "focus", ["b", "d", "a", "c"]);
     await untilValues(page, view, "N", ["2", "4", "1", "3"]);
     await screenshot(page, "renderer-focus-rows-shuffled");
     assert.deepEqual(
@@ -98,16 +83,16 @@ Deno.test("the renderer: the field a person types in follows its row when anothe
       { focused: true, value: "bz", caret: 1 },
       "row b, now first",
     );
-    assert.deepEqual(await linesOf(page), ["b", "d", "a", "c"], "nothing of the typing was written");
+    assert.deepEqual(await linesOf(page, "focus"), ["b", "d", "a", "c"], "nothing of the typing was written");
     // Then puts row b last.
-    await keepOnly(page, ["d", "a", "c", "b"]);
+    await keepOnly(page, "focus", ["d", "a", "c", "b"]);
     await untilValues(page, view, "N", ["4", "1", "3", "2"]);
     assert.deepEqual(
       await focusOf(dOf(view, 3)),
       { focused: true, value: "bz", caret: 1 },
       "row b, now last",
     );
-    assert.deepEqual(await linesOf(page), ["d", "a", "c", "b"], "nothing of the typing was written");
+    assert.deepEqual(await linesOf(page, "focus"), ["d", "a", "c", "b"], "nothing of the typing was written");
     // Enter, typing nothing more, writes row b.
     await enterAndLands(page, "", ["d", "a", "c", "bz"]);
   }));
@@ -115,7 +100,7 @@ Deno.test("the renderer: the field a person types in follows its row when anothe
 Deno.test("the renderer: when another writer removes the row a person types in, focus goes to the list, which says so", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
     await typeUncommitted(dOf(view, 2), "q", 1);
-    await keepOnly(page, ["a", "b", "d"]);
+    await keepOnly(page, "focus", ["a", "b", "d"]);
     await untilValues(page, view, "N", ["1", "2", "4"]);
     const list = view.getByRole("region", { name: "Lines" });
     await list.getByText("the edit was not saved").waitFor();
@@ -123,16 +108,9 @@ Deno.test("the renderer: when another writer removes the row a person types in, 
     assert.equal(await list.evaluate((el) => el.matches(":focus")), true, "the list has the focus");
     // Enter goes nowhere: nothing of the typing is written, no other row changes.
     await page.keyboard.press("Enter");
-    assert.deepEqual(await linesOf(page), ["a", "b", "d"]);
+    assert.deepEqual(await linesOf(page, "focus"), ["a", "b", "d"]);
     assert.deepEqual(await valuesOf(view, "D"), ["a", "b", "d"]);
   }));
-
-/** The values of the fields labelled `label`, as they show. */
-function valuesOf(view: Locator, label: string): Promise<string[]> {
-  return view.getByLabel(label, { exact: true }).evaluateAll((inputs) =>
-    inputs.map((input) => (input as HTMLInputElement).value)
-  );
-}
 
 /** Waits until `holds` (Playwright's waitForFunction takes an async predicate's promise for a truthy answer). */
 async function until(page: Page, what: string, holds: () => Promise<boolean>): Promise<void> {

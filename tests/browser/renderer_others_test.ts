@@ -24,6 +24,7 @@ import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
 import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
 import { screenshot } from "./journey.ts";
+import { keepOnly, linesOf, valuesOf } from "./lines_writer.ts";
 import { LINES_LIST, linesSchema } from "./fixtures/lines_list.ts";
 
 /** A model `others` whose view lists `lines` (a number `N`, a text `D`), rows a, b, c, d at first. */
@@ -87,32 +88,9 @@ async function untilState(page: Page, id: string, holds: (state: unknown) => boo
   }
 }
 
-/** The `d` of each line of the model's state. */
-async function linesOf(page: Page): Promise<unknown[]> {
-  const state = await stateOf(page, "others") as { lines: { d: string }[] };
-  return state.lines.map((line) => line.d);
-}
-
-/** Another writer (the page's own code) keeps only the lines whose `d` is in `kept`, in that order. */
-function keepOnly(page: Page, kept: string[]): Promise<void> {
-  return page.evaluate(async (kept) => {
-    const embed = await import("/svc-embed.js");
-    const service = await embed.createModelService();
-    const { lines } = await service.getState("others") as { lines: { d: string }[] };
-    await embed.mutate("others", { "$.lines": kept.map((d) => lines.find((line) => line.d === d)!) });
-  }, kept);
-}
-
 /** Until the element's write is under way and its answer held ({@link holdAnswers}). */
 async function untilAnswerHeld(page: Page): Promise<void> {
   await page.waitForFunction(() => (globalThis as unknown as { release?: () => void }).release);
-}
-
-/** The values of the fields labelled `label`, as they show. */
-function valuesOf(view: Locator, label: string): Promise<string[]> {
-  return view.getByLabel(label, { exact: true }).evaluateAll((inputs) =>
-    inputs.map((input) => (input as HTMLInputElement).value)
-  );
 }
 
 /** Enters `value` in `field` and waits until its write is under way and held ({@link holdAnswers}). */
@@ -213,7 +191,7 @@ Deno.test("the renderer: rows another writer removes or moves take their message
     await view.getByText("must be >= 0").waitFor();
     const d = view.getByLabel("D", { exact: true }).nth(2);
     await d.fill("cc");
-    await keepOnly(page, ["b", "c", "d"]);
+    await keepOnly(page, "others", ["b", "c", "d"]);
     await rows.nth(3).waitFor({ state: "detached" });
     await screenshot(page, "renderer-others-row-removed");
     assert.deepEqual(await messagesOf(), [[], ["must be >= 0"], []], "the message moved up with row c");
@@ -226,10 +204,10 @@ Deno.test("the renderer: rows another writer removes or moves take their message
     // The edit lands on its row.
     await view.getByLabel("D", { exact: true }).nth(1).press("Enter");
     await untilState(page, "others", (state) => (state as State).lines[1].d === "cc");
-    assert.deepEqual(await linesOf(page), ["b", "cc", "d"]);
+    assert.deepEqual(await linesOf(page, "others"), ["b", "cc", "d"]);
 
     // Another writer moves row c to the top: its message and refused entry go along.
-    await keepOnly(page, ["cc", "b", "d"]);
+    await keepOnly(page, "others", ["cc", "b", "d"]);
     await rows.nth(0).getByText("must be >= 0").waitFor();
     assert.deepEqual(await messagesOf(), [["must be >= 0"], [], []]);
     assert.deepEqual(await valuesOf(view, "N"), ["-1", "2", "4"]);
@@ -242,22 +220,22 @@ Deno.test("the renderer: a Remove pressed on an earlier render removes the row s
     // While the button is pressed the view does not render: another writer removes row a meanwhile.
     await view.getByRole("button", { name: "Remove lines 3" }).hover();
     await page.mouse.down();
-    await keepOnly(page, ["b", "c", "d"]);
+    await keepOnly(page, "others", ["b", "c", "d"]);
     await untilRowsHeld(page, view, 3);
     assert.equal(await rows.count(), 4, "the render showing row c third is still up");
     await page.mouse.up();
     await rows.nth(2).waitFor({ state: "detached" });
-    assert.deepEqual(await linesOf(page), ["b", "d"], "row c went, not row d");
+    assert.deepEqual(await linesOf(page, "others"), ["b", "d"], "row c went, not row d");
 
     // Row b goes while its Remove is pressed: nothing is removed.
     await view.getByRole("button", { name: "Remove lines 1" }).hover();
     await page.mouse.down();
-    await keepOnly(page, ["d"]);
+    await keepOnly(page, "others", ["d"]);
     await untilRowsHeld(page, view, 1);
     await page.mouse.up();
     await rows.nth(1).waitFor({ state: "detached" });
     await screenshot(page, "renderer-others-stale-remove");
-    assert.deepEqual(await linesOf(page), ["d"]);
+    assert.deepEqual(await linesOf(page, "others"), ["d"]);
     assert.equal(await rows.count(), 1);
   }));
 
@@ -271,7 +249,7 @@ Deno.test("the renderer: a row's tab follows it when rows move; its button does 
     // Row c shows its second tab; another writer removes row a.
     await view.getByRole("tab", { name: "Two" }).nth(2).click();
     await rows.nth(2).getByText("Tab Two").waitFor();
-    await keepOnly(page, ["b", "c", "d"]);
+    await keepOnly(page, "others", ["b", "c", "d"]);
     await rows.nth(3).waitFor({ state: "detached" });
     await screenshot(page, "renderer-others-row-tab");
     assert.deepEqual(await selected(), ["false", "true", "false"], "row c, now second, still shows Two");
@@ -284,7 +262,7 @@ Deno.test("the renderer: a row's tab follows it when rows move; its button does 
     // Row c goes while its Open is pressed: the button does nothing.
     await view.getByRole("button", { name: "Open" }).nth(0).hover();
     await page.mouse.down();
-    await keepOnly(page, ["d"]);
+    await keepOnly(page, "others", ["d"]);
     await untilRowsHeld(page, view, 1);
     await page.mouse.up();
     await rows.nth(1).waitFor({ state: "detached" });
@@ -303,7 +281,7 @@ Deno.test("the renderer: the answer to a write under way when another writer mov
     // Row c's D is written (the model has it), and another writer removes row a before the answer comes.
     await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
     await untilState(page, "others", (state) => (state as State).lines[2].d === "cc");
-    await keepOnly(page, ["b", "cc", "d"]);
+    await keepOnly(page, "others", ["b", "cc", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-commit");
     await screenshot(page, "renderer-others-answer-after-move");
@@ -398,7 +376,7 @@ Deno.test("the renderer: the answer to a write under way when the person moved t
       ),
       ["b"],
     );
-    assert.deepEqual(await linesOf(page), ["aa", "b", "c", "d"]);
+    assert.deepEqual(await linesOf(page, "others"), ["aa", "b", "c", "d"]);
   }));
 
 Deno.test("the renderer: a refused write's message lands on its row when another writer moved rows meanwhile", () =>
@@ -406,7 +384,7 @@ Deno.test("the renderer: a refused write's message lands on its row when another
     await holdAnswers(view, "patch");
     // Row c's D is written too long (refused at row index 2); another writer removes row a before the answer.
     await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cccc");
-    await keepOnly(page, ["b", "c", "d"]);
+    await keepOnly(page, "others", ["b", "c", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-error");
     await screenshot(page, "renderer-others-refused-after-move");
@@ -432,7 +410,7 @@ Deno.test("the renderer: another writer's reload during the person's Remove move
     // The person removes row a (the model has it); another writer removes row b before the answer comes.
     await view.getByRole("button", { name: "Remove" }).first().click();
     await untilAnswerHeld(page);
-    await keepOnly(page, ["c", "d"]);
+    await keepOnly(page, "others", ["c", "d"]);
     await untilRowsHeld(page, view, 2);
     await releaseAnswer(view, "svc-commit");
     await screenshot(page, "renderer-others-remove-during-reload");
@@ -526,7 +504,7 @@ function ruleFollowsRow(rule: RuleCase) {
   return withEmbeddedSpec(SPEC_RULES, { heading: "Main" }, async (page, view) => {
     await holdAnswers(view, "patch");
     await enterHeld(page, view.getByLabel(rule.label, { exact: true }).nth(2), rule.value);
-    await keepOnly(page, ["b", rule.c, "d"]);
+    await keepOnly(page, "others", ["b", rule.c, "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, rule.event);
     await screenshot(page, `renderer-others-rule-${rule.kind}-after-move`);
@@ -536,7 +514,7 @@ function ruleFollowsRow(rule: RuleCase) {
       "the rule's message is on row c (now second), not on row d (now third)",
     );
     // A later move takes it along: another writer puts row c first.
-    await keepOnly(page, [rule.c, "b", "d"]);
+    await keepOnly(page, "others", [rule.c, "b", "d"]);
     await rowsOf(view).nth(0).getByText(rule.message).waitFor();
     assert.deepEqual(await besideEach(view, rule.label, rule.message), [true, false, false]);
   });
@@ -672,7 +650,7 @@ Deno.test("the renderer: an edit that reaches the model after another writer rem
     await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
     // The person writes row c's N; another writer removes row a before the model gets the write.
     await enterHeld(page, view.getByLabel("N", { exact: true }).nth(2), "30");
-    await keepOnly(page, ["b", "c", "d"]);
+    await keepOnly(page, "others", ["b", "c", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-error");
     await screenshot(page, "renderer-others-edit-row-changed");
@@ -698,17 +676,17 @@ Deno.test("the renderer: a Remove that reaches the model after another writer re
     // The person removes row c; another writer removes row a before the model gets the removal.
     await view.getByRole("button", { name: "Remove lines 3" }).click();
     await untilAnswerHeld(page);
-    await keepOnly(page, ["b", "c", "d"]);
+    await keepOnly(page, "others", ["b", "c", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-error");
     await screenshot(page, "renderer-others-remove-row-changed");
-    assert.deepEqual(await linesOf(page), ["b", "c", "d"], "row d (now third) is still there");
+    assert.deepEqual(await linesOf(page, "others"), ["b", "c", "d"], "row d (now third) is still there");
     assert.equal(await rowsOf(view).count(), 3);
     await view.getByRole("region", { name: "Lines" }).getByText("This row changed meanwhile").waitFor();
     // The person removes it again: row c goes.
     await view.getByRole("button", { name: "Remove lines 2" }).click();
     await untilState(page, "others", (state) => (state as State).lines.length === 2);
-    assert.deepEqual(await linesOf(page), ["b", "d"]);
+    assert.deepEqual(await linesOf(page, "others"), ["b", "d"]);
   }));
 
 Deno.test("the renderer: two quick edits of a row both land (the first's answer still due)", () =>
@@ -745,7 +723,7 @@ Deno.test("the renderer: an edit the model refuses as its row changed, before th
     await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
     // Row c's D is written; another writer removes row a, and the element hears of it only later.
     await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
-    await keepOnly(page, ["b", "c", "d"]);
+    await keepOnly(page, "others", ["b", "c", "d"]);
     assert.equal(await rowsOf(view).count(), 4, "the element has not heard of the removal");
     await releaseAnswer(view, "svc-error");
     await screenshot(page, "renderer-others-edit-row-changed-unheard");
@@ -815,7 +793,7 @@ Deno.test("the renderer: a row's button whose write reaches the model after anot
     await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
     await addOne.nth(2).click();
     await untilAnswerHeld(page);
-    await keepOnly(page, ["b", "c", "d"]);
+    await keepOnly(page, "others", ["b", "c", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-error");
     await screenshot(page, "renderer-others-row-button-changed");
@@ -832,7 +810,7 @@ Deno.test("the renderer: a row field's onChange whose write reaches the model af
     // Row c's D is written; its onChange's write is held until another writer removed row a.
     await holdAnswers(view, ["mutate", "patch"], { request: true, once: true, skip: 1 });
     await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
-    await keepOnly(page, ["b", "cc", "d"]);
+    await keepOnly(page, "others", ["b", "cc", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-error");
     await screenshot(page, "renderer-others-row-on-change-changed");
@@ -849,7 +827,7 @@ Deno.test("the renderer: a row field's onChange does not run once another writer
     // Row c's D is written (the model has it, its answer is held); another writer removes row a meanwhile.
     await holdAnswers(view, "patch", { once: true });
     await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
-    await keepOnly(page, ["b", "cc", "d"]);
+    await keepOnly(page, "others", ["b", "cc", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-commit");
     // Its onChange names the third row, row d's now: it does not run.
@@ -1098,7 +1076,7 @@ Deno.test("the renderer: a row this element wrote that another writer moved mean
     await holdAnswers(view, "patch");
     await enterHeld(page, view.getByLabel("D", { exact: true }).nth(2), "cc");
     await untilState(page, "others", (state) => (state as State).lines[2].d === "cc");
-    await keepOnly(page, ["cc", "b", "d"]);
+    await keepOnly(page, "others", ["cc", "b", "d"]);
     await untilRowsHeld(page, view, 3);
     await releaseAnswer(view, "svc-commit");
     await screenshot(page, "renderer-others-own-row-moved");
