@@ -264,7 +264,8 @@ Deno.test("an outcome the store refused to keep survives loading anew the model 
   await service.close();
 });
 
-Deno.test("a claim the store fails to answer (an outage) puts the attempt off, the job still scheduled", async () => {
+/** A service over a shared outbox store with model `quote` created, its warnings kept. */
+async function watchedService() {
   const http = new ScriptedExecutor();
   const warnings: string[] = [];
   const store = new SharedOutboxStore();
@@ -273,6 +274,11 @@ Deno.test("a claim the store fails to answer (an outage) puts the attempt off, t
     observer: { warn: (message) => warnings.push(message) },
   });
   await service.createModel(SPEC);
+  return { http, warnings, store, service, scheduler };
+}
+
+Deno.test("a claim the store fails to answer (an outage) puts the attempt off, the job still scheduled", async () => {
+  const { http, warnings, store, service, scheduler } = await watchedService();
   store.claimsRefused = 2;
   await service.mutate("quote", { "$.region": "eu" });
   await scheduler.advance(0);
@@ -289,14 +295,7 @@ Deno.test("a claim the store fails to answer (an outage) puts the attempt off, t
 });
 
 Deno.test("an in_flight commit that finds the model stale is no outage: caught up, the attempt begun at once", async () => {
-  const http = new ScriptedExecutor();
-  const warnings: string[] = [];
-  const store = new SharedOutboxStore();
-  const { service, scheduler } = await effectService([http], {
-    store,
-    observer: { warn: (message) => warnings.push(message) },
-  });
-  await service.createModel(SPEC);
+  const { http, warnings, store, service, scheduler } = await watchedService();
   await service.mutate("quote", { "$.region": "eu" });
   store.stale = 1;
   await scheduler.advance(0);
