@@ -19,7 +19,7 @@ function tooLarge(cap: number): Response {
 async function limitBody(c: Context, next: Next, cap: number): Promise<Response | void> {
   const raw = c.req.raw;
   // The headers first: `raw.body` makes Deno.serve hand the body over as a stream, and reading it that way
-  // cost the server about 40 µs a request more than the route's own `text()`.
+  // cost the server about 25 µs a write more than the route's own `text()` (64 clients, alternating rounds).
   const declared = raw.headers.get("Content-Length");
   if (declared !== null && !raw.headers.has("Transfer-Encoding")) {
     return Number(declared) > cap ? tooLarge(cap) : await next();
