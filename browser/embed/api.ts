@@ -28,6 +28,7 @@ import {
 import { jsonEqual } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
+import { createWithState, finishInterrupted, idbReplaceJournal } from "./replace_journal.ts";
 
 /** Options of {@link createModelService}. */
 export interface EmbedServiceOptions {
@@ -42,6 +43,9 @@ export interface EmbedServiceOptions {
 export const EMBED_DATABASE = "svc-embed";
 
 let shared: Promise<Connection> | undefined;
+
+/** The page-wide service's replacements under way, kept until they finished (README "In the browser", Embedding). */
+const journal = idbReplaceJournal(`${EMBED_DATABASE}-journal`);
 
 /**
  * A new service running in this tab, for apps that manage models themselves.
@@ -126,6 +130,7 @@ async function storedSpec(invoker: Invoker, id: string): Promise<ModelSpec | nul
 
 /** Creates the model of `spec`, or keeps or replaces the one stored under its id. */
 async function settle(invoker: Invoker, spec: ModelSpec): Promise<void> {
+  await finishInterrupted(invoker, journal, spec.id);
   let stored = await storedSpec(invoker, spec.id);
   if (!stored) {
     try {
@@ -161,10 +166,9 @@ async function replace(invoker: Invoker, stored: ModelSpec, spec: ModelSpec): Pr
   const report = await invoker.invoke(operations.validateSpec, { spec: spec as unknown as Json });
   if (!report.valid) throw kept(specInvalid(report.errors).message);
   const snapshot = await invoker.invoke(operations.snapshot, { id }) as unknown as Record<string, unknown>;
-  const put = async (replacement: ModelSpec) => {
-    await invoker.invoke(operations.createModel, { spec: replacement as unknown as Json });
-    await invoker.invoke(operations.restore, { id, snapshot });
-  };
+  const put = (replacement: ModelSpec) => createWithState(invoker, replacement, snapshot);
+  // Durable before the delete: a tab that goes midway leaves it for the next open (finishInterrupted).
+  await journal.write(id, { stored, snapshot, version: version(spec) });
   await invoker.invoke(operations.deleteModel, { id });
   try {
     await put(spec);
@@ -182,8 +186,10 @@ async function replace(invoker: Invoker, stored: ModelSpec, spec: ModelSpec): Pr
           `its stored model failed too (${(back as Error).message}); its state is in the console`,
       );
     }
+    await journal.remove(id);
     throw kept(why);
   }
+  await journal.remove(id);
 }
 
 /** Writes base fields of a model of the page-wide service. */

@@ -1,0 +1,80 @@
+/// <reference lib="dom" />
+/**
+ * The journal of the embed's spec replacements: while a stored model is
+ * replaced (deleted, created again from the new spec, its state restored), its
+ * stored spec and state are kept in IndexedDB, not only in the tab's memory,
+ * so that a tab closed or crashed midway loses nothing: the next open of the
+ * model puts the stored model back before anything else.
+ *
+ * @module
+ */
+import { createStore, del, get, set, type UseStore } from "idb-keyval";
+import { type Invoker, type Json, type ModelSpec, operations, ServiceError } from "../../engine/mod.ts";
+import { jsonEqual } from "../../engine/json/value.ts";
+
+/** What a replacement keeps until it finished: the stored model, and the version replacing it. */
+export interface ReplaceRecord {
+  stored: ModelSpec;
+  snapshot: Record<string, unknown>;
+  version: string;
+}
+
+/** Where {@link ReplaceRecord}s are kept, one per model id. */
+export interface ReplaceJournal {
+  read(id: string): Promise<ReplaceRecord | undefined>;
+  write(id: string, record: ReplaceRecord): Promise<void>;
+  remove(id: string): Promise<void>;
+}
+
+/** A journal in the IndexedDB database `database` (its own, so the models' database layout stays as it is). */
+export function idbReplaceJournal(database: string): ReplaceJournal {
+  // Opened on first use: most opens find no replacement to make.
+  let store: UseStore | undefined;
+  const use = () => store ??= createStore(database, "replacing");
+  return {
+    read: (id) => get<ReplaceRecord>(id, use()),
+    write: (id, record) => set(id, record, use()),
+    remove: (id) => del(id, use()),
+  };
+}
+
+/** Creates the model of `spec` with the state of `snapshot`. */
+export async function createWithState(
+  invoker: Invoker,
+  spec: ModelSpec,
+  snapshot: Record<string, unknown>,
+): Promise<void> {
+  await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
+  await invoker.invoke(operations.restore, { id: spec.id, snapshot });
+}
+
+/**
+ * Finishes a replacement of model `id` a tab left midway, when the journal
+ * holds one, then drops the record: a model missing, or created again but not
+ * given its state (another document than the journaled one, and no write
+ * since), is put back as it was stored. Run before an open of `id`, under its lock.
+ */
+export async function finishInterrupted(
+  invoker: Invoker,
+  journal: ReplaceJournal,
+  id: string,
+): Promise<void> {
+  const record = await journal.read(id);
+  if (!record) return;
+  let current: { baseDoc: Json } | null;
+  try {
+    current = await invoker.invoke(operations.snapshot, { id });
+  } catch (err) {
+    if (!(err instanceof ServiceError && err.kind === "not_found")) throw err;
+    current = null;
+  }
+  // A restore writes no audit record and a write does: a model written since holds data of its own.
+  const empty = !current ||
+    (!jsonEqual(current.baseDoc, record.snapshot.baseDoc as Json) &&
+      (await invoker.invoke(operations.getAudit, { id, limit: 1 })).length === 0);
+  if (empty) {
+    if (current) await invoker.invoke(operations.deleteModel, { id });
+    await createWithState(invoker, record.stored, record.snapshot);
+  }
+  await journal.remove(id);
+}

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import {
+  type Invoker,
+  type Json,
+  localInvoker,
+  ModelService,
+  type ModelSpec,
+  operations,
+} from "../../engine/mod.ts";
+import { finishInterrupted, type ReplaceJournal, type ReplaceRecord } from "./replace_journal.ts";
+
+/** A counter model of `version`; 2.0.0 adds a field. */
+const counter = (version: string): ModelSpec =>
+  ({
+    id: "counter",
+    version,
+    schema: {
+      type: "object",
+      properties: { n: { type: "number" }, ...version === "2.0.0" ? { note: { type: "string" } } : {} },
+    },
+  }) as unknown as ModelSpec;
+
+/** A journal in memory. */
+function memoryJournal(): ReplaceJournal & { records: Map<string, ReplaceRecord> } {
+  const records = new Map<string, ReplaceRecord>();
+  return {
+    records,
+    read: (id) => Promise.resolve(records.get(id)),
+    write: (id, record) => Promise.resolve(void records.set(id, record)),
+    remove: (id) => Promise.resolve(void records.delete(id)),
+  };
+}
+
+/**
+ * A service holding counter 1.0.0 at n = 7, and the journal a replacement by
+ * 2.0.0 wrote before its delete; `midway` then does what the tab did before it went.
+ */
+async function interrupted(
+  midway: (invoker: Invoker, snapshot: Record<string, unknown>) => Promise<unknown>,
+) {
+  const invoker = localInvoker(await ModelService.open({}));
+  const stored = counter("1.0.0");
+  await invoker.invoke(operations.createModel, { spec: stored as unknown as Json });
+  await invoker.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 7 } });
+  const snapshot = await invoker.invoke(operations.snapshot, { id: "counter" }) as unknown as Record<
+    string,
+    unknown
+  >;
+  const journal = memoryJournal();
+  await journal.write("counter", { stored, snapshot, version: "2.0.0" });
+  await invoker.invoke(operations.deleteModel, { id: "counter" });
+  await midway(invoker, snapshot);
+  await finishInterrupted(invoker, journal, "counter");
+  assert.equal(journal.records.size, 0, "the record is dropped once the replacement is finished");
+  const spec = await invoker.invoke(operations.getSpec, { id: "counter" });
+  const state = await invoker.invoke(operations.getState, { id: "counter" });
+  return { version: spec.version, state };
+}
+
+const create = (version: string) => (invoker: Invoker) =>
+  invoker.invoke(operations.createModel, { spec: counter(version) as unknown as Json });
+
+Deno.test("a replacement left midway: the stored model and its data are put back", async () => {
+  // Gone after the delete.
+  assert.deepEqual(await interrupted(() => Promise.resolve()), { version: "1.0.0", state: { n: 7 } });
+  // Created from the new spec, not restored.
+  assert.deepEqual(await interrupted(create("2.0.0")), { version: "1.0.0", state: { n: 7 } });
+  // Put back (the new spec refused), created but not restored.
+  assert.deepEqual(await interrupted(create("1.0.0")), { version: "1.0.0", state: { n: 7 } });
+});
+
+Deno.test("a replacement left after its restore keeps the new model, and writes made to it since", async () => {
+  const restored = async (invoker: Invoker, snapshot: Record<string, unknown>) => {
+    await create("2.0.0")(invoker);
+    await invoker.invoke(operations.restore, { id: "counter", snapshot });
+  };
+  assert.deepEqual(await interrupted(restored), { version: "2.0.0", state: { n: 7 } });
+  // Restored, then written by another tab before the next open: that write stays.
+  const written = async (invoker: Invoker, snapshot: Record<string, unknown>) => {
+    await restored(invoker, snapshot);
+    await invoker.invoke(operations.mutate, { id: "counter", mutations: { "$.note": "kept" } });
+  };
+  assert.deepEqual(await interrupted(written), { version: "2.0.0", state: { n: 7, note: "kept" } });
+});
+
+Deno.test("without a record, an open touches nothing", async () => {
+  const invoker = localInvoker(await ModelService.open({}));
+  await invoker.invoke(operations.createModel, { spec: counter("2.0.0") as unknown as Json });
+  await finishInterrupted(invoker, memoryJournal(), "counter");
+  assert.equal((await invoker.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
+});
