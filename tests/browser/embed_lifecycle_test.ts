@@ -2,11 +2,12 @@
 /**
  * The embed through a host page's life: a redeployed spec the service refuses
  * (or that refuses the stored data) leaves the stored model as it was, shown
- * and usable under the alert (only the alert when nothing is stored); two
- * elements of one `src`, and two tabs, on a first visit share the model; a
- * spec set again on the element drives its buttons; an element put back shows
- * the current state and the last `src` set wins; a page whose CSP forbids
- * 'unsafe-eval' is told so; the embedding example opens offline.
+ * and usable under the alert (only the alert when nothing is stored); a tab
+ * gone midway through a replacement loses no data; two elements of one `src`,
+ * and two tabs, on a first visit share the model; a spec set again on the
+ * element drives its buttons; an element put back shows the current state and
+ * the last `src` set wins; a page whose CSP forbids 'unsafe-eval' is told so;
+ * the embedding example opens offline.
  *
  * @module
  */
@@ -124,6 +125,95 @@ Deno.test("embedding: specs that change, elements that come and go, strict pages
         await page.reload();
         await model.getByRole("heading", { name: "Your order, relabelled" }).waitFor();
         assert.equal(await model.getByLabel("Quantity").inputValue(), "4");
+        await context.close();
+      },
+    );
+
+    await t.step(
+      "a tab gone midway through a replacement loses no data: the next open puts it back",
+      async () => {
+        files["/journal.html"] = hostPage(`<svc-model src="/journal.json"></svc-model>`);
+        files["/blank.html"] = { type: HTML, body: "<!doctype html><title>blank</title>" };
+        files["/journal.json"] = { type: JSON_TYPE, body: JSON.stringify(order) };
+        const { context, page } = await fresh();
+        const model = page.locator("svc-model");
+        await page.goto(`${base}/journal.html`);
+        await enter(model, "Quantity", "4");
+        await enter(model, "Customer", "Ada");
+
+        // Another tab holds the models' object store (IndexedDB runs its readwrite transactions one at
+        // a time): the replacement stops at its delete; once its journal is written, the hold passes to
+        // a transaction queued behind the delete, so the tab stops after the delete, before the create.
+        const other = await context.newPage();
+        await other.goto(`${base}/blank.html`);
+        await other.evaluate(() => {
+          const held = globalThis as unknown as { hold: (release: () => boolean) => Promise<IDBTransaction> };
+          held.hold = (release) =>
+            new Promise((resolve, reject) => {
+              const request = indexedDB.open("svc-embed");
+              request.onerror = () => reject(request.error);
+              request.onsuccess = () => {
+                const tx = request.result.transaction("models", "readwrite");
+                const spin = () =>
+                  void (tx.objectStore("models").get("spin").onsuccess = () => release() || spin());
+                spin();
+                resolve(tx);
+              };
+            });
+        });
+        await other.evaluate(async () => {
+          const scope = globalThis as unknown as Record<string, unknown>;
+          const hold = scope.hold as (release: () => boolean) => Promise<IDBTransaction>;
+          await hold(() => scope.firstDone === true);
+        });
+        const relabelled = structuredClone(order);
+        relabelled.version = "1.3.0";
+        relabelled.viewDefinition.views[0].label = "Your order, relabelled";
+        files["/journal.json"] = { type: JSON_TYPE, body: JSON.stringify(relabelled) };
+        // The page sets the new spec itself (the next page loads it from \`src\`).
+        await model.evaluate(
+          (el, spec) => void ((el as unknown as { spec: unknown }).spec = spec),
+          relabelled,
+        );
+        const midway = await other.evaluate(async () => {
+          const scope = globalThis as unknown as Record<string, unknown>;
+          const journaled = () =>
+            new Promise<boolean>((resolve, reject) => {
+              const request = indexedDB.open("svc-embed-journal");
+              request.onerror = () => reject(request.error);
+              request.onsuccess = () => {
+                const db = request.result;
+                if (!db.objectStoreNames.contains("replacing")) return db.close(), resolve(false);
+                const get = db.transaction("replacing").objectStore("replacing").get("embed-order");
+                get.onsuccess = () => (db.close(), resolve(get.result !== undefined));
+              };
+            });
+          for (let tries = 0; !(await journaled()); tries++) {
+            if (tries === 400) throw new Error("no replacement journaled");
+            await new Promise((resolve) => setTimeout(resolve, 25));
+          }
+          const hold = scope.hold as (release: () => boolean) => Promise<IDBTransaction>;
+          const second = await hold(() => scope.secondDone === true);
+          scope.firstDone = true;
+          // Runs once the delete committed: the model is gone from the store.
+          return await new Promise((resolve) => {
+            const header = second.objectStore("models").get(["model", "embed-order"]);
+            header.onsuccess = () => resolve(header.result === undefined);
+          });
+        });
+        assert.equal(midway, true, "the replacement was held after its delete");
+        await page.close();
+        await other.evaluate(() =>
+          void ((globalThis as unknown as Record<string, unknown>).secondDone = true)
+        );
+        await other.close();
+
+        const next = await context.newPage();
+        await next.goto(`${base}/journal.html`);
+        const reopened = next.locator("svc-model");
+        await reopened.getByRole("heading", { name: "Your order, relabelled" }).waitFor();
+        assert.equal(await reopened.getByLabel("Quantity").inputValue(), "4");
+        assert.equal(await reopened.getByLabel("Customer").inputValue(), "Ada");
         await context.close();
       },
     );
