@@ -181,11 +181,10 @@ const sectionList: Renderer = (c, ctx) => {
   const { cls, style } = layoutOf(c);
   const keys = ctx.rowKeys(bind, items.length);
   // A row's handlers say which row they belong to: a render held while a button is pressed may outlive it.
-  const rowContext = (item: EvaluatedComponent): ViewContext => ({
-    ...ctx,
-    row: String(item.bind),
-    runHandler: (handler, address, row = String(item.bind)) => ctx.runHandler(handler, address, row),
-  });
+  const rowContext = (item: EvaluatedComponent): ViewContext => {
+    const row = String(item.bind);
+    return { ...ctx, row, runHandler: (handler, address, at = row) => ctx.runHandler(handler, address, at) };
+  };
   // Focusable: the list takes the focus of a control whose row another writer removed (focus_keeper.ts).
   return html`<section class="section-list" data-component=${c.id} aria-label=${name} tabindex="-1">
     <h3>${name}</h3>

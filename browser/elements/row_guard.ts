@@ -28,7 +28,7 @@ import {
   ServiceError,
 } from "../../engine/mod.ts";
 import { getAt } from "../../engine/json/document.ts";
-import { isObject, jsonEqual } from "../../engine/json/value.ts";
+import { isObject, jsonEqual, setMember } from "../../engine/json/value.ts";
 import { boundValues, childrenOf } from "./view_context.ts";
 
 /** A JSON Patch operation of a row's write. */
@@ -205,14 +205,18 @@ function writeOp(row: Path, current: Json, rel: Path, value: Json): { op: RowOp;
 /** `node` with `value` at `path` (whose containers `node` holds), copied along the way. */
 function put(node: Json, path: Path, value: Json): Json {
   if (!path.length) return value;
-  const copy = (Array.isArray(node) ? [...node] : { ...node as Record<string, Json> }) as Json & object;
-  // A member named `__proto__` is a member (an assignment would set the prototype).
-  return Object.defineProperty(copy, path[0], {
-    value: put(getAt(node, [path[0]]) as Json, path.slice(1), value),
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
+  const [seg, ...rest] = path;
+  const member = put(getAt(node, [seg]) as Json, rest, value);
+  if (Array.isArray(node)) {
+    // One past the end appends (what `holds` lets a write step to).
+    const items = [...node];
+    items[seg as number] = member;
+    return items;
+  }
+  const copy = { ...node as Record<string, Json> };
+  // A member named `__proto__` is a member (setMember: an assignment would set the prototype).
+  setMember(copy, String(seg), member);
+  return copy;
 }
 
 /** Whether the container `path` is written in, below `row`, exists once the row's tests pass. */

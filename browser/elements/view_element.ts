@@ -358,11 +358,7 @@ export class SvcView extends LitElement {
     const shown = this.view?.components as unknown as Json;
     const list = lost?.edited ? listOf(shown, (id) => id === lost.list.dataset.component) : undefined;
     if (!list) return;
-    const address = canonical(String(list.bind));
-    this.#messages.set(address, [...this.#messages.get(address) ?? [], {
-      text: ROW_CHANGED,
-      severity: "warning",
-    }]);
+    this.#tell(canonical(String(list.bind)), [{ text: ROW_CHANGED, severity: "warning" }]);
     this.requestUpdate();
   }
 
@@ -561,6 +557,11 @@ export class SvcView extends LitElement {
     return applyDelta(components, options);
   }
 
+  /** Adds `list` to the messages shown at `address` (canonical). */
+  #tell(address: string, list: FieldMessage[]): void {
+    this.#messages.set(address, [...this.#messages.get(address) ?? [], ...list]);
+  }
+
   /** Whether the element left `view` for another view or model (shown, or being loaded) since it showed. */
   #left(view: EvaluatedView): boolean {
     return this.view?.modelId !== view.modelId || this.modelId !== view.modelId ||
@@ -666,9 +667,7 @@ export class SvcView extends LitElement {
         : rowChanged
         ? new Map<string, FieldMessage[]>([[canonical(now([told.place])[0] ?? ""), [told.message]]])
         : messagesOfError(err, this.#spec, shown, bound, severity, (a) => now([a]));
-      for (const [address, list] of messages) {
-        this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
-      }
+      for (const [address, list] of messages) this.#tell(address, list);
       this.#emit("svc-error", { modelId: view.modelId, message: (err as Error).message });
       return false;
     } finally {
@@ -718,7 +717,7 @@ export class SvcView extends LitElement {
     const { held, added } = checkStep(step, (address) => this.#messages.get(canonical(address)) ?? []);
     for (const [address, list] of added) {
       for (const message of list) this.#placed.add(message);
-      this.#messages.set(address, [...(this.#messages.get(address) ?? []), ...list]);
+      this.#tell(address, list);
     }
     this.#checked = added.size ? componentId : undefined;
     return held;
@@ -822,11 +821,7 @@ export class SvcView extends LitElement {
       return await this.#handler(handler, true, { row, place: place ?? row });
     }
     if (place === undefined) return;
-    const told = canonical(place);
-    this.#messages.set(told, [...this.#messages.get(told) ?? [], {
-      text: ROW_CHANGED_ACTION,
-      severity: "warning",
-    }]);
+    this.#tell(canonical(place), [{ text: ROW_CHANGED_ACTION, severity: "warning" }]);
     this.requestUpdate();
   }
 
