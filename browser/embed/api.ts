@@ -28,6 +28,7 @@ import {
 import { jsonEqual } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
+import { type HoldingFeed, holdingFeed } from "./held_feed.ts";
 import { createWithState, finishInterrupted, idbReplaceJournal } from "./replace_journal.ts";
 
 /** Options of {@link createModelService}. */
@@ -42,7 +43,10 @@ export interface EmbedServiceOptions {
 /** The database of the page-wide service. */
 export const EMBED_DATABASE = "svc-embed";
 
-let shared: Promise<Connection> | undefined;
+/** A connection whose feed holds back what an open does to its model (held_feed.ts). */
+type PageConnection = Connection & { feed: HoldingFeed };
+
+let shared: Promise<PageConnection> | undefined;
 
 /** The page-wide service's replacements under way, kept until they finished (README "In the browser", Embedding). */
 const journal = idbReplaceJournal(`${EMBED_DATABASE}-journal`);
@@ -64,8 +68,11 @@ export async function createModelService(options: EmbedServiceOptions = {}): Pro
 }
 
 /** The page-wide connection every `<svc-model>` uses. */
-export function pageConnection(): Promise<Connection> {
-  return shared ??= openTabConnection({ database: EMBED_DATABASE });
+export function pageConnection(): Promise<PageConnection> {
+  return shared ??= openTabConnection({ database: EMBED_DATABASE }).then((connection) => ({
+    ...connection,
+    feed: holdingFeed(connection.feed),
+  }));
 }
 
 /** What {@link open} resolves to. */
@@ -103,7 +110,16 @@ export function open(spec: ModelSpec): Promise<Opened> {
   if (last && jsonEqual(last.spec, spec)) return last.done;
   const done = (last?.done.catch(() => undefined) ?? Promise.resolve()).then(async () => {
     const connection = await pageConnection();
-    await exclusively(`${EMBED_DATABASE}:open:${id}`, () => settle(connection.invoker, spec));
+    await exclusively(`${EMBED_DATABASE}:open:${id}`, async () => {
+      // The page's views of the model see it as it was until it is settled, then as it came out.
+      const release = connection.feed.hold(id);
+      try {
+        await settle(connection.invoker, spec);
+      } finally {
+        const now = await storedSpec(connection.invoker, id).catch(() => null);
+        release(now && (now.version ?? DEFAULT_VERSION));
+      }
+    });
     return { id, connection };
   });
   opening.set(id, { spec, done });
@@ -179,11 +195,12 @@ async function replace(invoker: Invoker, stored: ModelSpec, spec: ModelSpec): Pr
       await invoker.invoke(operations.deleteModel, { id }).catch(() => undefined);
       await put(stored);
     } catch (back) {
-      // The last copy of the data: where a person can still take it from.
+      // The journal keeps the record for the next open (finishInterrupted); the console, a copy a person sees.
       console.error(`svc-embed: the state of model '${id}', which could not be put back:`, snapshot);
       throw new Error(
         `Model '${id}' could not take version ${version(spec)} of its spec (${why}), and putting back ` +
-          `its stored model failed too (${(back as Error).message}); its state is in the console`,
+          `its stored model failed too (${(back as Error).message}): the next open (a reload of the page) ` +
+          `puts it back from ${journal.where}, and its state is in the console`,
       );
     }
     await journal.remove(id);

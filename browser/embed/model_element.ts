@@ -13,7 +13,7 @@
  * @module
  */
 import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
-import type { ModelSpec } from "../../engine/mod.ts";
+import { DEFAULT_VERSION, type Invoker, type ModelSpec, operations } from "../../engine/mod.ts";
 import "../elements/view_element.ts";
 import type { Connection } from "../host/connection.ts";
 import { open, pageConnection, StoredModelKept } from "./api.ts";
@@ -27,6 +27,23 @@ function startProblem(err: Error): string {
   return "this page's Content-Security-Policy must allow 'unsafe-eval' in script-src (and not require " +
     "Trusted Types for scripts): the model's JSON Schemas and expressions are compiled to functions. " +
     `The browser said: ${err.message}`;
+}
+
+/** The version and view ids of the model stored under `id` (none when its spec cannot be read). */
+async function storedViews(
+  invoker: Invoker,
+  id: string,
+): Promise<{ version: string; views: string[] } | undefined> {
+  try {
+    const spec = await invoker.invoke(operations.getSpec, { id });
+    const views = (spec.viewDefinition as { views?: { id?: unknown }[] } | null | undefined)?.views;
+    return {
+      version: spec.version ?? DEFAULT_VERSION,
+      views: Array.isArray(views) ? views.map((view) => String(view?.id)) : [],
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The embeddable model element. */
@@ -45,6 +62,10 @@ export class SvcModel extends LitElement {
       font-size: 14px;
       margin: 0 0 12px;
     }
+    .note {
+      font-size: 14px;
+      margin: 0 0 12px;
+    }
   `;
   static override properties = {
     src: {},
@@ -53,6 +74,7 @@ export class SvcModel extends LitElement {
     connection: { state: true },
     modelId: { state: true },
     problem: { state: true },
+    kept: { state: true },
   };
   /** URL of the ModelSpec JSON. */
   src = "";
@@ -66,6 +88,8 @@ export class SvcModel extends LitElement {
   modelId = "";
   /** Why the spec could not start ("" when it did): the alert's text. */
   problem = "";
+  /** The stored model shown under the alert, when it was kept: its version and view ids. */
+  kept?: { version: string; views: string[] };
 
   protected override updated(changed: PropertyValues): void {
     if (changed.has("src") || changed.has("spec")) void this.#start();
@@ -90,10 +114,13 @@ export class SvcModel extends LitElement {
       this.connection = connection;
       this.modelId = id;
       this.problem = "";
+      this.kept = undefined;
     } catch (err) {
       // The stored model was kept as it was: it runs under the alert (the model of another id no longer shows).
       const kept = err instanceof StoredModelKept ? await pageConnection() : undefined;
+      const stored = kept && await storedViews(kept.invoker, (err as StoredModelKept).id);
       if (start.signal.aborted) return;
+      this.kept = stored;
       this.connection = kept;
       this.modelId = kept ? (err as StoredModelKept).id : "";
       const what = kept ? "This model's new spec" : "This model";
@@ -105,10 +132,19 @@ export class SvcModel extends LitElement {
 
   protected override render(): TemplateResult {
     const alert = this.problem ? html`<p role="alert">${this.problem}</p>` : nothing;
+    // A view only the refused spec has: the kept model shows its default view, saying so.
+    const absent = this.kept && this.view && !this.kept.views.includes(this.view) ? this.view : "";
+    const note = absent
+      ? html`<p class="note">View '${absent}' is not in the stored version ${
+        this.kept!.version
+      }: its default view shows.</p>`
+      : nothing;
     const model = this.connection && this.modelId
       ? html`
-        <svc-view .invoker=${this.connection.invoker} .feed=${this.connection.feed} model=${this.modelId}
-          view=${this.view}></svc-view>
+        ${note}
+                <svc-view .invoker=${this.connection.invoker} .feed=${this.connection.feed} model=${this
+                  .modelId}
+          view=${absent ? "" : this.view}></svc-view>
       `
       : this.problem
       ? nothing

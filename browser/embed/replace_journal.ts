@@ -9,7 +9,14 @@
  * @module
  */
 import { createStore, del, get, set, type UseStore } from "idb-keyval";
-import { type Invoker, type Json, type ModelSpec, operations, ServiceError } from "../../engine/mod.ts";
+import {
+  DEFAULT_VERSION,
+  type Invoker,
+  type Json,
+  type ModelSpec,
+  operations,
+  ServiceError,
+} from "../../engine/mod.ts";
 import { jsonEqual } from "../../engine/json/value.ts";
 
 /** What a replacement keeps until it finished: the stored model, and the version replacing it. */
@@ -21,6 +28,8 @@ export interface ReplaceRecord {
 
 /** Where {@link ReplaceRecord}s are kept, one per model id. */
 export interface ReplaceJournal {
+  /** Where the records are, for people (`the IndexedDB database svc-embed-journal`). */
+  readonly where: string;
   read(id: string): Promise<ReplaceRecord | undefined>;
   write(id: string, record: ReplaceRecord): Promise<void>;
   remove(id: string): Promise<void>;
@@ -32,10 +41,25 @@ export function idbReplaceJournal(database: string): ReplaceJournal {
   let store: UseStore | undefined;
   const use = () => store ??= createStore(database, "replacing");
   return {
+    where: `the IndexedDB database ${database}`,
     read: (id) => get<ReplaceRecord>(id, use()),
     write: (id, record) => set(id, record, use()),
     remove: (id) => del(id, use()),
   };
+}
+
+/**
+ * Why a replacement left midway cannot be finished while the model stored under its id did not load
+ * (`notLoaded`, its spec refused by this version): its state cannot be read, so whether it holds data
+ * of its own is unknown, and neither it nor the record is touched.
+ */
+function unjudged(journal: ReplaceJournal, record: ReplaceRecord, notLoaded: ServiceError): Error {
+  const { id, version = DEFAULT_VERSION } = record.stored;
+  return new Error(
+    `${notLoaded.message}. A replacement of its version ${version} by ${record.version} was left midway: ` +
+      `the data it had before is kept in ${journal.where} (key '${id}'), and the next open puts it back ` +
+      "once the stored model is deleted (deleteModel of createModelService())",
+  );
 }
 
 /** Creates the model of `spec` with the state of `snapshot`. */
@@ -65,6 +89,9 @@ export async function finishInterrupted(
   try {
     current = await invoker.invoke(operations.snapshot, { id });
   } catch (err) {
+    if (err instanceof ServiceError && err.body?.error === "Model not loaded") {
+      throw unjudged(journal, record, err);
+    }
     if (!(err instanceof ServiceError && err.kind === "not_found")) throw err;
     current = null;
   }

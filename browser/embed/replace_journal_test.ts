@@ -7,6 +7,8 @@ import {
   type ModelSpec,
   operations,
 } from "../../engine/mod.ts";
+import { MemoryAuditTrail, MemoryModelStore } from "../../engine/service/memory.ts";
+import type { LoadedModel } from "../../engine/service/ports.ts";
 import { finishInterrupted, type ReplaceJournal, type ReplaceRecord } from "./replace_journal.ts";
 
 /** A counter model of `version`; 2.0.0 adds a field. */
@@ -24,6 +26,7 @@ const counter = (version: string): ModelSpec =>
 function memoryJournal(): ReplaceJournal & { records: Map<string, ReplaceRecord> } {
   const records = new Map<string, ReplaceRecord>();
   return {
+    where: "memory",
     records,
     read: (id) => Promise.resolve(records.get(id)),
     write: (id, record) => Promise.resolve(void records.set(id, record)),
@@ -88,4 +91,52 @@ Deno.test("without a record, an open touches nothing", async () => {
   await invoker.invoke(operations.createModel, { spec: counter("2.0.0") as unknown as Json });
   await finishInterrupted(invoker, memoryJournal(), "counter");
   assert.equal((await invoker.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
+});
+
+/** A memory store holding `stored` from the start, as a database an earlier version wrote. */
+class StoreHolding extends MemoryModelStore {
+  constructor(readonly stored: LoadedModel) {
+    super(new MemoryAuditTrail());
+  }
+  override load() {
+    return Promise.resolve([structuredClone(this.stored)]);
+  }
+}
+
+Deno.test("a replacement left midway over a model that did not load: the open says so, and a deletion lets it finish", async () => {
+  // The record of a replacement of 1.0.0 (n = 7) by 2.0.0, which a tab left after creating 2.0.0, stored
+  // by an earlier version under a version this one refuses ("2.0"): the stored model does not load.
+  const earlier = localInvoker(await ModelService.open({}));
+  await earlier.invoke(operations.createModel, { spec: counter("1.0.0") as unknown as Json });
+  await earlier.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 7 } });
+  const snapshot = await earlier.invoke(operations.snapshot, { id: "counter" }) as unknown as Record<
+    string,
+    unknown
+  >;
+  const journal = memoryJournal();
+  await journal.write("counter", { stored: counter("1.0.0"), snapshot, version: "2.0.0" });
+  const unloadable = { ...counter("2.0.0"), version: "2.0" } as ModelSpec;
+  const store = new StoreHolding({ spec: unloadable, base: { doc: {}, meta: [], stale: [] }, log: [] });
+  const invoker = localInvoker(await ModelService.open({ store, observer: { warn: () => {} } }));
+
+  await assert.rejects(
+    () => finishInterrupted(invoker, journal, "counter"),
+    (err: Error) => {
+      assert.match(err.message, /^Model 'counter' is stored but was not loaded at start: .*version/);
+      assert.match(
+        err.message,
+        /A replacement of its version 1\.0\.0 by 2\.0\.0 was left midway: the data it had before is kept in memory \(key 'counter'\), and the next open puts it back once the stored model is deleted/,
+      );
+      return true;
+    },
+  );
+  // Neither the model nor the record was touched: the data of either may be the person's.
+  assert.equal(journal.records.size, 1);
+  assert.deepEqual(await invoker.invoke(operations.getSpec, { id: "counter" }), unloadable);
+
+  await invoker.invoke(operations.deleteModel, { id: "counter" });
+  await finishInterrupted(invoker, journal, "counter");
+  assert.equal(journal.records.size, 0);
+  assert.equal((await invoker.invoke(operations.getSpec, { id: "counter" })).version, "1.0.0");
+  assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 7 });
 });

@@ -15,56 +15,8 @@ import assert from "node:assert/strict";
 import type { BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
 import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+import { assertEventually, counter, enter, hostPage, HTML, JSON_TYPE } from "./embed_host.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
-
-const HTML = "text/html; charset=utf-8";
-const JSON_TYPE = "application/json";
-
-/** A host page: the embed script, then `body`. */
-function hostPage(body: string, head = ""): ServedFile {
-  return {
-    type: HTML,
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>${head}
-<link rel="icon" href="data:,"><script type="module" src="/svc-embed.js"></script></head><body>${body}</body></html>`,
-  };
-}
-
-/** Types into a labelled field of `scope`, commits it (Enter) and waits until the model took it. */
-async function enter(scope: ReturnType<Page["locator"]>, label: string, value: string): Promise<void> {
-  // Listening before the entry: a page reloaded while the write is under way would lose it.
-  const committed = scope.evaluate((el) =>
-    new Promise<void>((resolve) => el.addEventListener("svc-commit", () => resolve(), { once: true }))
-  );
-  await scope.getByLabel(label, { exact: true }).fill(value);
-  await scope.getByLabel(label, { exact: true }).press("Enter");
-  await committed;
-}
-
-/** A counter whose button adds `$const.step`; `version` and `step` vary. */
-function counter(version: string, step: number): Record<string, unknown> {
-  return {
-    id: "counter",
-    version,
-    constants: { step },
-    schema: { type: "object", properties: { n: { type: "number" } } },
-    viewDefinition: {
-      defaultView: "main",
-      views: [{
-        id: "main",
-        label: `Counter ${version}`,
-        components: [
-          { id: "n", type: "numberField", label: "Count", bind: "$.n" },
-          {
-            id: "add",
-            type: "button",
-            label: "Add a step",
-            onClick: { mutations: "{'$.n': ($exists(n) ? n : 0) + $const.step}" },
-          },
-        ],
-      }],
-    },
-  };
-}
 
 Deno.test("embedding: specs that change, elements that come and go, strict pages, offline", async (t) => {
   const build = await temporaryWebBuild();
@@ -439,12 +391,3 @@ Deno.test("embedding: specs that change, elements that come and go, strict pages
     await build.remove();
   }
 });
-
-/** Waits until `check` holds (a few seconds at most). */
-async function assertEventually(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) assert.fail("the condition did not hold in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

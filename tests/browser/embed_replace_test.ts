@@ -1,0 +1,213 @@
+/// <reference lib="dom" />
+/**
+ * The embed replacing a stored model, as a person sees it in real Chromium:
+ * the element never says the model "was deleted" while it replaces it itself;
+ * a `view` only the refused spec has shows the kept model's default view,
+ * saying so; a replacement whose put-back fails (storage failing under it)
+ * says so, logs the state, and the next open puts the model back from the journal.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import type { BrowserContext, Locator, Page } from "playwright-core";
+import { launchBrowser } from "./chromium.ts";
+import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+import { assertEventually, counter, hostPage, JSON_TYPE } from "./embed_host.ts";
+import { type ServedFile, serveStatic } from "./static_server.ts";
+
+/** `counter(version, step)` whose schema refuses a count above `max` (a stored count of 1 and more, with 0). */
+function refusing(version: string, max: number): Record<string, unknown> {
+  const spec = counter(version, 1);
+  (spec.schema as { properties: { n: Record<string, unknown> } }).properties.n.maximum = max;
+  return spec;
+}
+
+/** Adds a view `extra` (labelled "Extra view") to a counter spec. */
+function withExtraView(spec: Record<string, unknown>): Record<string, unknown> {
+  const views = (spec.viewDefinition as { views: unknown[] }).views;
+  views.push({
+    id: "extra",
+    label: "Extra view",
+    components: [{ id: "x", type: "numberField", label: "Count", bind: "$.n" }],
+  });
+  return spec;
+}
+
+/**
+ * Starts recording every text the element `model` shows (its own and its view's), at each change of
+ * either; the texts are read back with {@link shownTexts}.
+ */
+async function recordTexts(model: Locator): Promise<void> {
+  await model.evaluate((el) => {
+    const seen: string[] = (globalThis as unknown as { shownTexts: string[] }).shownTexts = [];
+    const view = el.shadowRoot!.querySelector("svc-view")!;
+    const read = () => seen.push(`${el.shadowRoot!.textContent}\n${view.shadowRoot!.textContent}`);
+    const observer = new MutationObserver(read);
+    for (const root of [el.shadowRoot!, view.shadowRoot!]) {
+      observer.observe(root, { childList: true, subtree: true, characterData: true, attributes: true });
+    }
+    read();
+  });
+}
+
+/** What {@link recordTexts} saw. */
+function shownTexts(page: Page): Promise<string[]> {
+  return page.evaluate(() => (globalThis as unknown as { shownTexts: string[] }).shownTexts);
+}
+
+/** Sets the `spec` property of the element `#m`, as a page does. */
+function setSpec(page: Page, spec: Record<string, unknown>): Promise<void> {
+  return page.evaluate(async (spec) => {
+    await customElements.whenDefined("svc-model");
+    (document.getElementById("m") as unknown as { spec: unknown }).spec = spec;
+  }, spec);
+}
+
+/** The record the journal (database `svc-embed-journal`) holds for model `id`, `null` when none. */
+function journaled(page: Page, id: string): Promise<unknown> {
+  return page.evaluate((id) =>
+    new Promise((resolve, reject) => {
+      const request = indexedDB.open("svc-embed-journal");
+      request.onerror = () => reject(request.error);
+      request.onsuccess = () => {
+        const db = request.result;
+        if (!db.objectStoreNames.contains("replacing")) return db.close(), resolve(null);
+        const get = db.transaction("replacing").objectStore("replacing").get(id);
+        get.onsuccess = () => (db.close(), resolve(get.result ?? null));
+      };
+    }), id);
+}
+
+Deno.test("embedding: replacing a stored model, as a person sees it", async (t) => {
+  const build = await temporaryWebBuild();
+  const files: Record<string, ServedFile> = {};
+  await using server = serveStatic(files, build.dir);
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  await using browser = await launchBrowser();
+  const fresh = async (): Promise<{ context: BrowserContext; page: Page; errors: string[] }> => {
+    const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
+    return { context, ...await watchedPage(context) };
+  };
+  const count = (model: Locator) => model.getByLabel("Count", { exact: true }).inputValue();
+  try {
+    await t.step("a replacement the element makes never shows the model as deleted", async () => {
+      files["/set.html"] = hostPage(`<svc-model id="m"></svc-model>`);
+      const { context, page, errors } = await fresh();
+      await page.goto(`${base}/set.html`);
+      const model = page.locator("#m");
+      await setSpec(page, counter("1.0.0", 1));
+      await model.getByRole("button", { name: "Add a step" }).click();
+      await assertEventually(async () => await count(model) === "1");
+
+      // Refused (it is deleted, created from the new spec, which refuses the count, and put back).
+      await recordTexts(model);
+      await setSpec(page, refusing("2.0.0", 0));
+      await model.getByRole("alert").getByText(/keeps its stored version 1\.0\.0 and its data/).waitFor();
+      await model.getByRole("heading", { name: "Counter 1.0.0" }).waitFor();
+      assert.equal(await count(model), "1");
+      const refused = await shownTexts(page);
+      assert.deepEqual(refused.filter((text) => /was deleted/.test(text)), []);
+      assert.ok(refused.some((text) => /keeps its stored version/.test(text)), "the recording saw the alert");
+
+      // Taken (deleted, created again, restored): the old view until the new one.
+      await recordTexts(model);
+      await setSpec(page, counter("3.0.0", 10));
+      await model.getByRole("heading", { name: "Counter 3.0.0" }).waitFor();
+      assert.equal(await count(model), "1");
+      const taken = await shownTexts(page);
+      assert.deepEqual(taken.filter((text) => /was deleted/.test(text)), []);
+      // The new spec is the view's: its button adds the new step.
+      await model.getByRole("button", { name: "Add a step" }).click();
+      await assertEventually(async () => await count(model) === "11");
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+
+    await t.step("a view only the refused spec has: the kept model's default view, saying so", async () => {
+      files["/views.json"] = { type: JSON_TYPE, body: JSON.stringify(counter("1.0.0", 1)) };
+      files["/views.html"] = hostPage(`<svc-model src="/views.json"></svc-model>`);
+      const { context, page, errors } = await fresh();
+      await page.goto(`${base}/views.html`);
+      const model = page.locator("svc-model");
+      await model.getByRole("button", { name: "Add a step" }).click();
+      await assertEventually(async () => await count(model) === "1");
+
+      // Redeployed: the page shows the new view `extra`, which its new spec adds, but that spec refuses the count.
+      files["/views.json"] = { type: JSON_TYPE, body: JSON.stringify(withExtraView(refusing("2.0.0", 0))) };
+      files["/views.html"] = hostPage(`<svc-model src="/views.json" view="extra"></svc-model>`);
+      await page.reload();
+      await model.getByRole("alert").getByText(/keeps its stored version 1\.0\.0 and its data/).waitFor();
+      await model.getByText("View 'extra' is not in the stored version 1.0.0: its default view shows.")
+        .waitFor();
+      await model.getByRole("heading", { name: "Counter 1.0.0" }).waitFor();
+      assert.equal(await count(model), "1");
+      // One alert, the element's: the view shows no error of its own.
+      assert.equal(await model.getByRole("alert").count(), 1);
+      await screenshot(page, "embed-refused-spec-unknown-view");
+      await assertAccessible(page, "svc-model");
+
+      // Once a spec taking the count comes, its view `extra` shows.
+      files["/views.json"] = { type: JSON_TYPE, body: JSON.stringify(withExtraView(counter("2.1.0", 1))) };
+      await page.reload();
+      await model.getByRole("heading", { name: "Extra view" }).waitFor();
+      assert.equal(await count(model), "1");
+      assert.equal(await model.getByRole("alert").count(), 0);
+      assert.equal(await model.getByText(/is not in the stored version/).count(), 0);
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+
+    await t.step("a put-back that fails: said, logged, and the next open puts the model back", async () => {
+      files["/back.json"] = { type: JSON_TYPE, body: JSON.stringify(counter("1.0.0", 1)) };
+      files["/back.html"] = hostPage(`<svc-model id="m" src="/back.json"></svc-model>`);
+      const { context, page, errors } = await fresh();
+      await page.goto(`${base}/back.html`);
+      const model = page.locator("#m");
+      await model.getByRole("button", { name: "Add a step" }).click();
+      await assertEventually(async () => await count(model) === "1");
+
+      // Storage fails under the put-back: the transaction writing the stored version's header again aborts
+      // (as one over quota does), once.
+      await page.evaluate(() => {
+        const scope = globalThis as unknown as { failPutBack: boolean };
+        scope.failPutBack = true;
+        const put = IDBObjectStore.prototype.put;
+        IDBObjectStore.prototype.put = function (value: unknown, key?: IDBValidKey) {
+          const request = put.call(this, value, key);
+          const header = value as { spec?: { version?: string } } | undefined;
+          if (
+            scope.failPutBack && Array.isArray(key) && key[0] === "model" && header?.spec?.version === "1.0.0"
+          ) {
+            scope.failPutBack = false;
+            this.transaction.abort();
+          }
+          return request;
+        };
+      });
+      await setSpec(page, refusing("2.0.0", 0));
+      await model.getByRole("alert").getByText(
+        /could not take version 2\.0\.0 of its spec .*, and putting back its stored model failed too \(.+\): the next open \(a reload of the page\) puts it back from the IndexedDB database svc-embed-journal, and its state is in the console/,
+      ).waitFor();
+      assert.equal(await model.locator("svc-view").count(), 0);
+      await screenshot(page, "embed-put-back-failed");
+      assert.equal(errors.length, 1, errors.join("\n"));
+      assert.match(
+        errors[0],
+        /^console error: svc-embed: the state of model 'counter', which could not be put back:/,
+      );
+      const record = await journaled(page, "counter") as { stored: { version: string }; version: string };
+      assert.equal(record.stored.version, "1.0.0");
+      assert.equal(record.version, "2.0.0");
+
+      // The next open (the page served again, its spec 1.0.0): the model is back, with its count.
+      await page.reload();
+      await model.getByRole("heading", { name: "Counter 1.0.0" }).waitFor();
+      assert.equal(await count(model), "1");
+      assert.equal(await model.getByRole("alert").count(), 0);
+      assert.equal(await journaled(page, "counter"), null);
+      await context.close();
+    });
+  } finally {
+    await build.remove();
+  }
+});
