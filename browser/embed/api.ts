@@ -146,7 +146,7 @@ async function storedSpec(invoker: Invoker, id: string): Promise<ModelSpec | nul
 
 /** Creates the model of `spec`, or keeps or replaces the one stored under its id. */
 async function settle(invoker: Invoker, spec: ModelSpec): Promise<void> {
-  await finishInterrupted(invoker, journal, spec.id);
+  await finishInterrupted(invoker, journal, spec.id, spec);
   let stored = await storedSpec(invoker, spec.id);
   if (!stored) {
     try {

@@ -8,7 +8,8 @@
  * `svc-navigate`) bubble out of the element. A spec that cannot start is an
  * alert (`problem`) and an `svc-error` `{modelId, message}` of the element; when
  * the model stored under its id was kept (a refused change of spec), that model
- * runs under the alert, as the alert says.
+ * runs under the alert, as the alert says (its default view, saying so, when `view` names a view only
+ * the refused spec has).
  *
  * @module
  */

@@ -62,13 +62,22 @@ function unjudged(journal: ReplaceJournal, record: ReplaceRecord, notLoaded: Ser
   );
 }
 
-/** Creates the model of `spec` with the state of `snapshot`. */
+/**
+ * Creates the model of `spec` with the state of `snapshot`; when this version refuses `spec` itself (a
+ * check added since it was stored), the model of `instead` takes the state, when given.
+ */
 export async function createWithState(
   invoker: Invoker,
   spec: ModelSpec,
   snapshot: Record<string, unknown>,
+  instead?: ModelSpec,
 ): Promise<void> {
-  await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
+  try {
+    await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
+  } catch (err) {
+    if (!(instead && err instanceof ServiceError && err.body?.error === "Spec validation failed")) throw err;
+    return await createWithState(invoker, instead, snapshot);
+  }
   await invoker.invoke(operations.restore, { id: spec.id, snapshot });
 }
 
@@ -76,12 +85,14 @@ export async function createWithState(
  * Finishes a replacement of model `id` a tab left midway, when the journal
  * holds one, then drops the record: a model missing, or created again but not
  * given its state (another document than the journaled one, and no write
- * since), is put back as it was stored. Run before an open of `id`, under its lock.
+ * since), is put back as it was stored, or, when this version refuses its stored spec, given to the spec
+ * being opened (`opening`), as the replacement meant to. Run before an open of `id`, under its lock.
  */
 export async function finishInterrupted(
   invoker: Invoker,
   journal: ReplaceJournal,
   id: string,
+  opening?: ModelSpec,
 ): Promise<void> {
   const record = await journal.read(id);
   if (!record) return;
@@ -101,7 +112,7 @@ export async function finishInterrupted(
       (await invoker.invoke(operations.getAudit, { id, limit: 1 })).length === 0);
   if (empty) {
     if (current) await invoker.invoke(operations.deleteModel, { id });
-    await createWithState(invoker, record.stored, record.snapshot);
+    await createWithState(invoker, record.stored, record.snapshot, opening);
   }
   await journal.remove(id);
 }

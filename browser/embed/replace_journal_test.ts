@@ -140,3 +140,29 @@ Deno.test("a replacement left midway over a model that did not load: the open sa
   assert.equal((await invoker.invoke(operations.getSpec, { id: "counter" })).version, "1.0.0");
   assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 7 });
 });
+
+Deno.test("a replacement left midway whose stored spec this version refuses: the spec being opened takes the data", async () => {
+  const invoker = localInvoker(await ModelService.open({}));
+  await invoker.invoke(operations.createModel, { spec: counter("1.0.0") as unknown as Json });
+  await invoker.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 7 } });
+  const snapshot = await invoker.invoke(operations.snapshot, { id: "counter" }) as unknown as Record<
+    string,
+    unknown
+  >;
+  await invoker.invoke(operations.deleteModel, { id: "counter" });
+  // Journaled by an earlier version, which took "1.0" for a version.
+  const journal = memoryJournal();
+  const stored = { ...counter("1.0.0"), version: "1.0" } as ModelSpec;
+  await journal.write("counter", { stored, snapshot, version: "2.0.0" });
+
+  // Without the spec being opened, nothing can take the data: the record stays.
+  await assert.rejects(
+    () => finishInterrupted(invoker, journal, "counter"),
+    /Spec validation failed: version/,
+  );
+  assert.equal(journal.records.size, 1);
+  await finishInterrupted(invoker, journal, "counter", counter("2.0.0"));
+  assert.equal(journal.records.size, 0);
+  assert.equal((await invoker.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
+  assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 7 });
+});
