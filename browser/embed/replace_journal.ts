@@ -55,10 +55,14 @@ export function idbReplaceJournal(database: string): ReplaceJournal {
  */
 function unjudged(journal: ReplaceJournal, record: ReplaceRecord, notLoaded: ServiceError): Error {
   const { id, version = DEFAULT_VERSION } = record.stored;
+  // Its findings, without the REST routes the service's message names (a page has none).
+  const findings = (notLoaded.body?.errors ?? []) as { location: string; message: string }[];
   return new Error(
-    `${notLoaded.message}. A replacement of its version ${version} by ${record.version} was left midway: ` +
-      `the data it had before is kept in ${journal.where} (key '${id}'), and the next open puts it back ` +
-      "once the stored model is deleted (deleteModel of createModelService())",
+    `Model '${id}' is stored but this version cannot load it: its stored spec no longer validates (` +
+      `${findings.map((f) => `${f.location}: ${f.message}`).join("; ")}). A replacement of its version ` +
+      `${version} by ${record.version} was left midway: the data it had before is kept in ${journal.where} ` +
+      `(key '${id}'), and the next open puts it back once the stored model is deleted (deleteModel of ` +
+      "createModelService())",
   );
 }
 

@@ -4,7 +4,8 @@
  * the element never says the model "was deleted" while it replaces it itself;
  * a `view` only the refused spec has shows the kept model's default view,
  * saying so; a replacement whose put-back fails (storage failing under it)
- * says so, logs the state, and the next open puts the model back from the journal.
+ * says so, logs the state, and the next open puts the model back from the journal; a journal record over a
+ * stored model that did not load says what to do, which then lets the next open finish.
  *
  * @module
  */
@@ -157,17 +158,18 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
       await context.close();
     });
 
-    await t.step("a put-back that fails: said, logged, and the next open puts the model back", async () => {
+    /** A counter at 1 whose replacement by a spec refusing it fails to put it back: storage fails under it. */
+    const putBackFailed = async () => {
       files["/back.json"] = { type: JSON_TYPE, body: JSON.stringify(counter("1.0.0", 1)) };
       files["/back.html"] = hostPage(`<svc-model id="m" src="/back.json"></svc-model>`);
-      const { context, page, errors } = await fresh();
+      const opened = await fresh();
+      const page = opened.page;
       await page.goto(`${base}/back.html`);
       const model = page.locator("#m");
       await model.getByRole("button", { name: "Add a step" }).click();
       await assertEventually(async () => await count(model) === "1");
 
-      // Storage fails under the put-back: the transaction writing the stored version's header again aborts
-      // (as one over quota does), once.
+      // The transaction writing the stored version's header again aborts (as one over quota does), once.
       await page.evaluate(() => {
         const scope = globalThis as unknown as { failPutBack: boolean };
         scope.failPutBack = true;
@@ -188,6 +190,11 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
       await model.getByRole("alert").getByText(
         /could not take version 2\.0\.0 of its spec .*, and putting back its stored model failed too \(.+\): the next open \(a reload of the page\) puts it back from the IndexedDB database svc-embed-journal, and its state is in the console/,
       ).waitFor();
+      return { ...opened, model };
+    };
+
+    await t.step("a put-back that fails: said, logged, and the next open puts the model back", async () => {
+      const { context, page, errors, model } = await putBackFailed();
       assert.equal(await model.locator("svc-view").count(), 0);
       await screenshot(page, "embed-put-back-failed");
       assert.equal(errors.length, 1, errors.join("\n"));
@@ -207,6 +214,51 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
       assert.equal(await journaled(page, "counter"), null);
       await context.close();
     });
+
+    await t.step(
+      "a journal record over a stored model that did not load: said, and a deletion lets it finish",
+      async () => {
+        const { context, page, model } = await putBackFailed();
+        // Meanwhile a model of the id came, stored under a version a later embed refuses: it does not load.
+        await page.evaluate(async (spec) => {
+          const embed = await import("/svc-embed.js");
+          await (await embed.createModelService()).createModel(spec);
+          await new Promise((resolve, reject) => {
+            const request = indexedDB.open("svc-embed");
+            request.onerror = () => reject(request.error);
+            request.onsuccess = () => {
+              const models = request.result.transaction("models", "readwrite").objectStore("models");
+              const get = models.get(["model", "counter"]);
+              get.onsuccess = () => {
+                get.result.spec.version = "2.1";
+                models.put(get.result, ["model", "counter"]).onsuccess = resolve;
+              };
+            };
+          });
+        }, counter("2.1.0", 1));
+        await page.reload();
+        const alert = model.getByRole("alert");
+        await alert.getByText(
+          /^This model could not start: Model 'counter' is stored but this version cannot load it: its stored spec no longer validates \(version: '2\.1' is not a semantic version .*\)\. A replacement of its version 1\.0\.0 by 2\.0\.0 was left midway: the data it had before is kept in the IndexedDB database svc-embed-journal \(key 'counter'\), and the next open puts it back once the stored model is deleted/,
+        ).waitFor();
+        await screenshot(page, "embed-journal-over-unloaded-model");
+        // Every open says the same until the stored model goes: the record is kept.
+        await page.reload();
+        await alert.getByText(/A replacement of its version 1\.0\.0 by 2\.0\.0 was left midway/).waitFor();
+        assert.notEqual(await journaled(page, "counter"), null);
+
+        await page.evaluate(async () => {
+          const embed = await import("/svc-embed.js");
+          await (await embed.createModelService()).deleteModel("counter");
+        });
+        await page.reload();
+        await model.getByRole("heading", { name: "Counter 1.0.0" }).waitFor();
+        assert.equal(await count(model), "1");
+        assert.equal(await alert.count(), 0);
+        assert.equal(await journaled(page, "counter"), null);
+        await context.close();
+      },
+    );
   } finally {
     await build.remove();
   }
