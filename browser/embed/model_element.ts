@@ -54,18 +54,17 @@ export class SvcModel extends LitElement {
     :host {
       display: block;
     }
+    [role="alert"],
+    .note {
+      font-size: 14px;
+      margin: 0 0 12px;
+    }
     [role="alert"] {
       border: 1px solid var(--svc-error, #b91c1c);
       background: #fef2f2;
       color: var(--svc-error, #b91c1c);
       padding: 8px 12px;
       border-radius: var(--svc-radius, 6px);
-      font-size: 14px;
-      margin: 0 0 12px;
-    }
-    .note {
-      font-size: 14px;
-      margin: 0 0 12px;
     }
   `;
   static override properties = {
