@@ -1,7 +1,9 @@
 /**
  * Error responses. Every error is `application/problem+json` (RFC 7807), but
- * the key gate's 401 (server/middleware/auth, plain JSON: SPEC.md maps domain
- * errors to problem details, not that refusal):
+ * every 401, the key gate's (server/middleware/auth) and a route's alike: it is
+ * DECISIONS.md's `{"error": message}` as plain `application/json` (SPEC.md maps
+ * domain errors to problem details, not a refused credential), so a client
+ * reads one shape whichever check refused it:
  *
  * - a domain error whose shape SPEC.md or DECISIONS.md fixes (constraint
  *   rollback, schema violation, version conflict, spec validation findings)
@@ -16,7 +18,7 @@
 import { ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import type { Json } from "../engine/json/value.ts";
 
-/** The media type of every error body but the key gate's 401. */
+/** The media type of every error body but a 401's. */
 export const PROBLEM_JSON = "application/problem+json";
 
 const TITLES: Record<number, string> = {
@@ -55,10 +57,19 @@ export function problemResponse(
   });
 }
 
+/** A 401: `{"error": message}` as plain JSON, with the challenge of the bearer scheme. */
+export function unauthorizedResponse(message: string): Response {
+  return new Response(JSON.stringify({ error: message }), {
+    status: 401,
+    headers: { "content-type": "application/json", "WWW-Authenticate": 'Bearer realm="svc"' },
+  });
+}
+
 /** Maps a thrown service error to its response; `null` for anything else. */
 export function serviceErrorResponse(err: unknown): Response | null {
   if (!(err instanceof ServiceError)) return null;
   const status = STATUS_OF_KIND[err.kind] ?? 500;
+  if (status === 401) return unauthorizedResponse(err.message);
   // Every 429 says when to come back: a queue or the model registry frees up within moments.
   const headers: Record<string, string> = status === 429 ? { "Retry-After": "1" } : {};
   return problemResponse(status, err.message, err.body, headers);

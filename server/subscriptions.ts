@@ -5,7 +5,9 @@
  * Sending never waits: each socket may lag by at most `maxBufferedBytes` of
  * unsent frames; a subscriber that falls further behind is closed (code 1013)
  * instead of slowing mutations or growing memory without bound. A pairing
- * session's sockets close (4401) when the session ends.
+ * session's sockets close (4401) when the session ends. The feed is one-way:
+ * a client's message, whatever it holds, closes its socket (1003) rather than
+ * being read and dropped for as long as the client cares to send.
  *
  * @module
  */
@@ -33,6 +35,12 @@ export interface SpecEvolvedFrame {
 
 /** Close code for a subscriber dropped for lagging ("Try Again Later"). */
 export const SLOW_SUBSCRIBER_CLOSE = 1013;
+
+/** Close code for a client that sent a message ("Unsupported Data"): the feed takes none. */
+export const CLIENT_MESSAGE_CLOSE = 1003;
+
+/** The close reason with {@link CLIENT_MESSAGE_CLOSE}. */
+export const CLIENT_MESSAGE_REASON = "the change feed takes no messages";
 
 /** The close reason of a pairing session's feed, with {@link CREDENTIAL_ENDED_CLOSE}. */
 export const SESSION_ENDED_REASON = "the pairing session ended";
@@ -118,6 +126,9 @@ export class SubscriptionHub {
       const pending = subscriber.pending ?? [];
       subscriber.pending = null;
       for (const text of pending) this.#send(modelId, subscriber, text);
+    });
+    socket.addEventListener("message", () => {
+      this.#drop(modelId, subscriber, CLIENT_MESSAGE_CLOSE, CLIENT_MESSAGE_REASON);
     });
     socket.addEventListener("close", () => this.#remove(modelId, subscriber));
     socket.addEventListener("error", () => this.#remove(modelId, subscriber));

@@ -380,11 +380,8 @@ export const PROBLEM = component(
   () => z.looseObject({ type: z.string(), title: z.string(), status: z.int(), detail: z.string() }).partial(),
 );
 
-/** The API key failure. */
-export const API_KEY_ERROR = component(
-  "ApiKeyError",
-  () => z.looseObject({ error: z.literal("Missing or invalid API key") }),
-);
+/** The body of every 401: `Missing or invalid API key`, or why a pairing session's token was refused. */
+export const API_KEY_ERROR = component("ApiKeyError", () => z.looseObject({ error: z.string() }));
 
 /** A rollback. */
 export const CONSTRAINT_VIOLATION_BODY = component(

@@ -5,7 +5,7 @@
  * @module
  */
 import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
-import type { ResponseDoc, Route } from "../routes/route.ts";
+import { type ResponseDoc, type Route, unauthorizedDoc } from "../routes/route.ts";
 import { COMPONENT_SCHEMAS, ref } from "../routes/schemas.ts";
 
 const PROBLEM = { "application/problem+json": ref("Problem") };
@@ -19,10 +19,7 @@ function commonResponses(route: Route): Record<number, ResponseDoc> {
     },
   };
   if (!route.open) {
-    common[401] = {
-      description: "missing or invalid API key (when svc.api.key is set)",
-      content: { "application/json": ref("ApiKeyError") },
-    };
+    common[401] = unauthorizedDoc("missing or invalid API key (when svc.api.key is set)");
   }
   if (route.requestBody) {
     common[413] = {
@@ -41,13 +38,8 @@ function operation(route: Route) {
   const common = commonResponses(route);
   const responses = { ...common, ...route.responses };
   const [gate, own] = [common[401], route.responses[401]];
-  // A route's own 401 comes besides the key gate's (a request with no credential at all): both are documented.
-  if (gate && own) {
-    responses[401] = {
-      description: `${own.description}; ${gate.description}`,
-      content: { ...gate.content, ...own.content },
-    };
-  }
+  // A route's own 401 comes besides the key gate's (a request with no credential at all), in the same shape.
+  if (gate && own) responses[401] = { ...own, description: `${own.description}; ${gate.description}` };
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -104,7 +96,7 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
       version: SERVICE_VERSION,
       description: "Reactive model service REST API. Errors are RFC 7807 problem documents " +
         "(application/problem+json); rollback, schema, version-conflict and spec-validation errors " +
-        "carry their documented bodies verbatim.",
+        'carry their documented bodies verbatim. Every 401 is {"error": message} (application/json).',
     },
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
     security: [{ bearerAuth: [] }],

@@ -31,7 +31,7 @@ import { POLLS_PER_MINUTE, sessionOf, WRONG_CODES_PER_10_MINUTES } from "../pair
 import { type GoneReason, PairingCapacityError } from "../pairing/pairings.ts";
 import { problemBody, problemResponse } from "../problem.ts";
 import { checkMediaType } from "./operations.ts";
-import { jsonResponse, problem, readJson, type Route, type RouteDeps } from "./route.ts";
+import { jsonResponse, problem, readJson, type Route, type RouteDeps, unauthorizedDoc } from "./route.ts";
 import { ref } from "./schemas.ts";
 
 /** The page that approves: the playground, served at `/pair` too. */
@@ -326,7 +326,7 @@ export const PAIRING_ROUTES: readonly Route[] = [
         type: "object",
         properties: { namespaceId: { type: "string" }, party: { enum: ["agent", "browser"] } },
       }),
-      401: problem("no live session token"),
+      401: unauthorizedDoc("no live session token"),
     },
     handle: (c) => {
       const session = sessionOf(c);
@@ -347,7 +347,7 @@ export const PAIRING_ROUTES: readonly Route[] = [
     tag: "pairing",
     responses: {
       204: { description: "ended; the session's models stay on the server" },
-      401: problem("no live session token"),
+      401: unauthorizedDoc("no live session token"),
     },
     handle: (c, deps) => {
       const session = sessionOf(c);

@@ -114,6 +114,12 @@ export const problem = (description: string, schema: JsonSchema = ref("Problem")
   content: { "application/problem+json": schema },
 });
 
+/** A documented 401: every one is `{"error": message}` as plain JSON (server/problem.ts). */
+export const unauthorizedDoc = (description: string): ResponseDoc => ({
+  description,
+  content: { "application/json": ref("ApiKeyError") },
+});
+
 /** The `id` path parameter, decoded. */
 export function modelId(c: Context): string {
   return c.req.param("id") ?? "";

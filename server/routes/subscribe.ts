@@ -96,10 +96,12 @@ export const SUBSCRIBE_ROUTE: Route = {
   ],
   responses: {
     101: { description: "switching to the WebSocket protocol" },
-    400: problem("malformed paths filter"),
+    400: problem(
+      "malformed paths filter, or a malformed handshake (no Sec-WebSocket-Key, no Connection: Upgrade)",
+    ),
     403: problem("cross-origin handshake from an origin not in svc.websocket.allowed-origins"),
     404: problem("unknown model"),
-    426: problem("not a WebSocket upgrade request"),
+    426: problem("not a WebSocket upgrade request, or a WebSocket version other than 13"),
   },
   handle: async (c, { api, session, config, subscriptions, boundAddress }) => {
     const bound = boundAddress() ?? { hostname: config.host, port: config.port };
@@ -119,7 +121,21 @@ export const SUBSCRIBE_ROUTE: Route = {
         Upgrade: "websocket",
       });
     }
-    const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
+    // RFC 6455 4.4: an unsupported version is told the one spoken.
+    if (c.req.header("Sec-WebSocket-Version") !== "13") {
+      return problemResponse(426, "Expected WebSocket version 13", undefined, {
+        Upgrade: "websocket",
+        "Sec-WebSocket-Version": "13",
+      });
+    }
+    let upgraded;
+    try {
+      upgraded = Deno.upgradeWebSocket(c.req.raw);
+    } catch (err) {
+      // The client's headers, not the server, are at fault (a missing key or Connection: Upgrade).
+      throw badRequest(`Malformed WebSocket handshake: ${(err as Error).message}`);
+    }
+    const { socket, response } = upgraded;
     if (session) {
       subscriptions.add(session.stored(id), socket, filter, {
         namespaceId: session.namespaceId,

@@ -73,6 +73,8 @@ Deno.test("the document lists every registered route with its parameters, bodies
             { schema: { $ref: "#/components/schemas/ApiKeyError" } },
             `${where} documents the key gate's 401 as it is sent`,
           );
+          // A route's own 401 (GET /pair/session without a session) has that one shape too.
+          assert.deepEqual(Object.keys(op.responses["401"].content), ["application/json"], where);
         }
       }
     }

@@ -4,7 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { ModelService } from "../../engine/service/service.ts";
-import { parsePathFilter, SLOW_SUBSCRIBER_CLOSE, SubscriptionHub } from "../../server/subscriptions.ts";
+import {
+  CLIENT_MESSAGE_CLOSE,
+  CLIENT_MESSAGE_REASON,
+  parsePathFilter,
+  SLOW_SUBSCRIBER_CLOSE,
+  SubscriptionHub,
+} from "../../server/subscriptions.ts";
 import { orderSpec } from "./helpers.ts";
 
 /** A WebSocket stand-in: records sends, exposes a settable bufferedAmount. */
@@ -141,4 +147,20 @@ Deno.test("the bound counts a frame's UTF-8 bytes, not its UTF-16 units", async 
   const tight = await subscribed(1_000);
   assert.equal(tight.sent.length, 0, "the frame's bytes pass the bound");
   assert.deepEqual(tight.closedWith, { code: SLOW_SUBSCRIBER_CLOSE, reason: "subscriber too slow" });
+});
+
+Deno.test("a client's message drops its subscriber with 1003 at once; the model's other subscribers stay", async () => {
+  const { service, hub } = await setup(1024);
+  const talker = new FakeSocket();
+  const listener = new FakeSocket();
+  hub.add("order", talker.asSocket(), null);
+  hub.add("order", listener.asSocket(), null);
+  talker.dispatchEvent(new MessageEvent("message", { data: "hello" }));
+  assert.deepEqual(talker.closedWith, { code: CLIENT_MESSAGE_CLOSE, reason: CLIENT_MESSAGE_REASON });
+  assert.equal(hub.size, 1);
+  await service.mutate("order", { "$.qty": 2 });
+  assert.equal(talker.sent.length, 0);
+  assert.equal(listener.sent.length, 1);
+  hub.close();
+  await service.close();
 });

@@ -40,29 +40,54 @@ async function connect(url: string): Promise<Client> {
   };
 }
 
-/** Sends a raw handshake and returns the status code (for refused handshakes). */
-async function handshakeStatus(server: TestServer, path: string, headers: Record<string, string> = {}) {
+/** The status line and headers of a handshake's answer. */
+interface HandshakeAnswer {
+  status: number;
+  headers: Record<string, string>;
+}
+
+/** The request lines of a well-formed handshake for `path`, with `headers` replacing or adding lines. */
+function handshakeRequest(server: TestServer, path: string, headers: Record<string, string | null>): string {
+  const all: Record<string, string | null> = {
+    Host: `127.0.0.1:${server.port}`,
+    Upgrade: "websocket",
+    Connection: "Upgrade",
+    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+    "Sec-WebSocket-Version": "13",
+    ...headers,
+  };
+  const lines = Object.entries(all).filter(([, v]) => v !== null).map(([k, v]) => `${k}: ${v}`);
+  return [`GET ${path} HTTP/1.1`, ...lines, "", ""].join("\r\n");
+}
+
+/** Sends a raw handshake (`null` leaves a default header out) and reads the answer's head. */
+async function handshake(
+  server: TestServer,
+  path: string,
+  headers: Record<string, string | null> = {},
+): Promise<HandshakeAnswer> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
   try {
-    const lines = [
-      `GET ${path} HTTP/1.1`,
-      `Host: 127.0.0.1:${server.port}`,
-      "Upgrade: websocket",
-      "Connection: Upgrade",
-      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-      "Sec-WebSocket-Version: 13",
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-      "",
-      "",
-    ];
-    await conn.write(new TextEncoder().encode(lines.join("\r\n")));
+    await conn.write(new TextEncoder().encode(handshakeRequest(server, path, headers)));
     const buffer = new Uint8Array(4096);
     const n = await conn.read(buffer);
-    const head = new TextDecoder().decode(buffer.subarray(0, n ?? 0));
-    return Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+    const head = new TextDecoder().decode(buffer.subarray(0, n ?? 0)).split("\r\n\r\n")[0].split("\r\n");
+    return {
+      status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head[0])?.[1]),
+      headers: Object.fromEntries(
+        head.slice(1).map((
+          line,
+        ) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+      ),
+    };
   } finally {
     conn.close();
   }
+}
+
+/** Sends a raw handshake and returns the status code (for refused handshakes). */
+async function handshakeStatus(server: TestServer, path: string, headers: Record<string, string> = {}) {
+  return (await handshake(server, path, headers)).status;
 }
 
 Deno.test("mutation frames after client writes, patches and fold-backs; closed when the model is deleted", async () => {
@@ -235,4 +260,91 @@ Deno.test("the WebSocket origin rule compares with the bound address, never the 
   assert.ok(originAllowed("https://models.example", named, null));
   assert.ok(!originAllowed("https://evil.example", named, null));
   assert.ok(originAllowed("https://evil.example", named, ["*"]));
+});
+
+Deno.test("a client's message closes its feed with 1003, text or binary; other feeds and writes go on", async () => {
+  const server = await startTestServer();
+  try {
+    await call(server.url, "POST", "/models", orderSpec());
+    const url = `${server.wsUrl}/models/order/subscribe`;
+    const listening = await connect(url);
+    for (const message of ["hello", '{"subscribe":"other"}', new Uint8Array([1, 2, 3])]) {
+      const socket = new WebSocket(url);
+      const closed = new Promise<CloseEvent>((resolve) => socket.onclose = resolve);
+      await new Promise((resolve) => socket.onopen = resolve);
+      socket.send(message);
+      const { code, reason } = await closed;
+      assert.deepEqual({ code, reason }, { code: 1003, reason: "the change feed takes no messages" });
+    }
+    assert.equal(server.subscriptions.size, 1, "the closed feeds are gone");
+    assert.equal((await call(server.url, "POST", "/models/order/mutations", { "$.qty": 2 })).status, 200);
+    assert.deepEqual((await listening.next()).mutatedPaths, ["$.qty"]);
+    await listening.close();
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("malformed handshakes: 400 without a key or Connection: Upgrade, 426 naming version 13; nothing logged as a failure", async () => {
+  const server = await startTestServer();
+  try {
+    await call(server.url, "POST", "/models", orderSpec());
+    const path = "/models/order/subscribe";
+    assert.equal((await handshake(server, path, { "Sec-WebSocket-Key": null })).status, 400);
+    assert.equal((await handshake(server, path, { Connection: "keep-alive" })).status, 400);
+    assert.equal((await handshake(server, path, { Connection: null })).status, 400);
+    for (const version of ["8", null]) {
+      const old = await handshake(server, path, { "Sec-WebSocket-Version": version });
+      assert.equal(old.status, 426, `version ${version}`);
+      assert.equal(old.headers["sec-websocket-version"], "13");
+    }
+    assert.equal(await handshakeStatus(server, path), 101);
+    assert.deepEqual(server.logs.filter((line) => line.startsWith("error")), []);
+  } finally {
+    await server.close();
+  }
+});
+
+/** A masked client frame. */
+function clientFrame(opcode: number, payload: Uint8Array, declaredLength = payload.length): Uint8Array {
+  const length = declaredLength < 126
+    ? [0x80 | declaredLength]
+    : [0x80 | 127, ...new Uint8Array(new BigUint64Array([BigInt(declaredLength)]).buffer).reverse()];
+  const mask = [7, 11, 13, 17];
+  return new Uint8Array([0x80 | opcode, ...length, ...mask, ...payload.map((b, i) => b ^ mask[i % 4])]);
+}
+
+Deno.test("frames that break the protocol (invalid UTF-8, a frame over 64 MiB) end the connection; the feed goes on", async () => {
+  const server = await startTestServer();
+  try {
+    await call(server.url, "POST", "/models", orderSpec());
+    const path = "/models/order/subscribe";
+    const frames = {
+      "invalid UTF-8": clientFrame(1, new Uint8Array([0xff, 0xfe, 0xc3])),
+      // Only the header: the length alone is refused, before any byte of it is read.
+      "a frame of 1 TiB": clientFrame(2, new Uint8Array(0), 2 ** 40),
+    };
+    for (const [name, frame] of Object.entries(frames)) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+      try {
+        await conn.write(new TextEncoder().encode(handshakeRequest(server, path, {})));
+        const buffer = new Uint8Array(4096);
+        assert.match(
+          new TextDecoder().decode(buffer.subarray(0, (await conn.read(buffer)) ?? 0)),
+          /^HTTP\/1\.1 101/,
+        );
+        await conn.write(frame);
+        // The server ends the connection: the reads run out.
+        while ((await conn.read(buffer)) !== null);
+      } finally {
+        conn.close();
+      }
+      const client = await connect(`${server.wsUrl}${path}`);
+      assert.equal((await call(server.url, "POST", "/models/order/mutations", { "$.qty": 2 })).status, 200);
+      assert.deepEqual((await client.next()).mutatedPaths, ["$.qty"], `after ${name}`);
+      await client.close();
+    }
+  } finally {
+    await server.close();
+  }
 });

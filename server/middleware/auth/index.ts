@@ -17,7 +17,7 @@
  * @module
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { problemResponse } from "../../problem.ts";
+import { problemResponse, unauthorizedResponse } from "../../problem.ts";
 
 /** Options of {@link apiKeyAuth}. */
 export interface AuthOptions {
@@ -52,7 +52,7 @@ export interface SessionGate<G = unknown> {
 /** The body of a 401 for a session token no live session has. */
 export const SESSION_ENDED_MESSAGE = "Unknown or ended pairing session: pair again (pair_browser)";
 
-/** The body of every 401. */
+/** The message of the key's 401. */
 export const UNAUTHORIZED_MESSAGE = "Missing or invalid API key";
 
 const encoder = new TextEncoder();
@@ -75,21 +75,9 @@ export function bearerToken(header: string | undefined | null): string | null {
   return match ? match[1] : null;
 }
 
-/**
- * A 401 with the body DECISIONS.md fixes, `{"error": message}`, sent as the
- * plain JSON it is: SPEC.md maps domain errors to RFC 7807 problem details,
- * not the key gate's refusal.
- */
-function refusal(message: string): Response {
-  return new Response(JSON.stringify({ error: message }), {
-    status: 401,
-    headers: { "content-type": "application/json", "WWW-Authenticate": 'Bearer realm="svc"' },
-  });
-}
-
 /** The 401 answer. */
 export function unauthorized(): Response {
-  return refusal(UNAUTHORIZED_MESSAGE);
+  return unauthorizedResponse(UNAUTHORIZED_MESSAGE);
 }
 
 /** Requires the API key on every path that is not open; admits pairing sessions where they reach. */
@@ -112,7 +100,7 @@ export function apiKeyAuth(options: AuthOptions): MiddlewareHandler {
           ? sessions.endedHandshake?.(c.req.raw)
           : undefined;
         if (handshake) return handshake;
-        return refusal(SESSION_ENDED_MESSAGE);
+        return unauthorizedResponse(SESSION_ENDED_MESSAGE);
       }
       if (!sessions.reaches(path)) {
         return problemResponse(403, `A pairing session's token cannot reach ${path}: only its own models`);
