@@ -11,11 +11,11 @@
 /** Work between two yields to the event loop. */
 export const PACE_MS = 10;
 
-/** Work that may pause between its pieces. */
-export type Steps<T> = Generator<void, T, void>;
+/** Work that may pause between its pieces (unlike a cycle's `Steps`, runtime/steps.ts, it waits for nothing). */
+export type Chunks<T> = Generator<void, T, void>;
 
 /** Runs `steps` to the end without pausing. */
-export function drain<T>(steps: Steps<T>): T {
+export function drain<T>(steps: Chunks<T>): T {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -28,7 +28,7 @@ export function macrotask(): Promise<void> {
 }
 
 /** Runs `steps`, yielding a {@link macrotask} every {@link PACE_MS} of work. */
-export async function paced<T>(steps: Steps<T>): Promise<T> {
+export async function paced<T>(steps: Chunks<T>): Promise<T> {
   for (let since = Date.now();;) {
     const step = steps.next();
     if (step.done) return step.value;

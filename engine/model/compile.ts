@@ -18,7 +18,7 @@ import { ExpressionScope } from "./expression_scope.ts";
 import { normalizeLibrary } from "./library_layers.ts";
 import { ModelBindings } from "./model_bindings.ts";
 import { linkNodes } from "./node_graph.ts";
-import { drain, paced, type Steps } from "../pacing.ts";
+import { type Chunks, drain, paced } from "../pacing.ts";
 import { undeclaredReads } from "./undeclared_reads.ts";
 import type { CompiledDefault, CompiledNode, DerivedNode } from "./nodes.ts";
 import type { SchemaIndex } from "./schema_index.ts";
@@ -84,7 +84,7 @@ export function compileSpecPaced(input: unknown, env: CompileEnv): Promise<Compi
 }
 
 /** The compile, pausing between entries of the sections that grow with the spec. */
-function* compiling(input: unknown, env: CompileEnv): Steps<Compiled> {
+function* compiling(input: unknown, env: CompileEnv): Chunks<Compiled> {
   const shape = checkShape(input);
   yield;
   if (!isObject(input)) return { valid: false, errors: shape, warnings: [] };

@@ -10,7 +10,7 @@ import { extractReads, type Read } from "../expr/dependencies.ts";
 import { buildGraph, type DependencyGraph } from "../graph/graph.ts";
 import { formatPath, isPrefixOf, type Segment, WILDCARD } from "../json/path.ts";
 import type { CompiledNode, NodeDefinition } from "./nodes.ts";
-import type { Steps } from "../pacing.ts";
+import type { Chunks } from "../pacing.ts";
 import type { SchemaIndex } from "./schema_index.ts";
 import type { SectionContext } from "./sections/context.ts";
 
@@ -23,7 +23,7 @@ export function* linkNodes(
   schema: SchemaIndex,
   ctx: SectionContext,
   opaqueCalls?: boolean,
-): Steps<DependencyGraph<CompiledNode>> {
+): Chunks<DependencyGraph<CompiledNode>> {
   const arrayPrefixes = new Set<string>();
   for (const { node } of definitions) {
     if (node.kind !== "DERIVED") continue;

@@ -258,22 +258,6 @@ const NOT_JUDGED_UNDER = new Set([
 /** Keywords that make a fragment's meaning depend on where it is (or make it a place others refer to). */
 const PLACE_KEYWORDS = /"\$(?:ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"/;
 
-/**
- * `root` with one of each of its members (`properties`) of the same text that
- * refers to nothing; undefined when no member repeats another.
- */
-function distinctMembers(root: JsonObject): JsonObject | undefined {
-  if (!isObject(root.properties)) return undefined;
-  const texts = new Set<string>();
-  const kept = Object.entries(root.properties).filter(([, member]) => {
-    const text = JSON.stringify(member);
-    return PLACE_KEYWORDS.test(text) || texts.size < texts.add(text).size;
-  });
-  return kept.length < Object.keys(root.properties).length
-    ? { ...root, properties: Object.fromEntries(kept) }
-    : undefined;
-}
-
 /** Distinct base schemas kept compiled (per clock), most recently used first. */
 const COMPILED_SCHEMAS = 64;
 
@@ -295,16 +279,13 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
     const formats = FORMAT_KEYWORDS.test(key);
     metaSchemaCheck(formats).validateSchema(root, true);
     // Checked above, once: this instance would compile the meta-schema for itself (about 20 ms a spec).
-    const options = { validateSchema: false, code: { regExp: ajvRegExpEngine(limits), optimize: false } };
-    const ajv = baseSchemaAjv(formats, options);
+    const ajv = baseSchemaAjv(formats, {
+      validateSchema: false,
+      code: { regExp: ajvRegExpEngine(limits), optimize: false },
+    });
     // A copy: fragments are compiled from it later, whatever becomes of the spec that brought it.
     ajv.addSchema(cloneJson(root), SCHEMA_KEY);
-    // Compiled now so a schema ajv refuses is refused at create, with one member of each text for the
-    // root's members of the same text (which compile alike): 14,000 fields took seconds in one piece.
-    // The whole schema is compiled when a whole document is first validated (a restore).
-    const probe = distinctMembers(root);
-    if (probe) baseSchemaAjv(formats, options).compile(probe);
-    else ajv.getSchema(SCHEMA_KEY);
+    ajv.getSchema(SCHEMA_KEY); // compile eagerly so schema errors surface at create
     compiled = {
       ajv,
       validators: new Map(),

@@ -16,11 +16,11 @@ import { elementPatternOf } from "../../graph/graph.ts";
 import { hasWildcard, type Segment } from "../../json/path.ts";
 import type { NodeDefinition } from "../nodes.ts";
 import type { Constraint, ModelSpec } from "../types.ts";
-import type { Steps } from "../../pacing.ts";
+import type { Chunks } from "../../pacing.ts";
 import type { SectionContext } from "./context.ts";
 
 /** The CONSTRAINT nodes of a spec. */
-export function* compileConstraints(spec: ModelSpec, ctx: SectionContext): Steps<NodeDefinition[]> {
+export function* compileConstraints(spec: ModelSpec, ctx: SectionContext): Chunks<NodeDefinition[]> {
   const definitions: NodeDefinition[] = [];
   const ids = new Set<string>();
   for (const { entry: c, index, location } of ctx.entries(spec, "constraints")) {

@@ -6,11 +6,11 @@
  */
 import type { CompiledDefault } from "../nodes.ts";
 import type { ModelSpec } from "../types.ts";
-import type { Steps } from "../../pacing.ts";
+import type { Chunks } from "../../pacing.ts";
 import type { SectionContext } from "./context.ts";
 
 /** The compiled default rules of a spec, in spec order. */
-export function* compileDefaultValues(spec: ModelSpec, ctx: SectionContext): Steps<CompiledDefault[]> {
+export function* compileDefaultValues(spec: ModelSpec, ctx: SectionContext): Chunks<CompiledDefault[]> {
   const defaults: CompiledDefault[] = [];
   for (const { entry: d, location } of ctx.entries(spec, "defaultValues")) {
     yield;
