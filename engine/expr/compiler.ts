@@ -128,9 +128,12 @@ const GUARD_DEFAULTS = {
 export class ExpressionCompiler {
   readonly #cache: LruCache<string, CompiledExpression>;
   readonly #options: CompilerOptions;
+  /** The options with the guards' defaults filled in, merged once rather than at every compile. */
+  readonly #guards: Required<CompilerOptions>;
 
   constructor(options: CompilerOptions) {
     this.#options = options;
+    this.#guards = { ...GUARD_DEFAULTS, ...definedOf(options) } as Required<CompilerOptions>;
     this.#cache = new LruCache(options.cacheSize);
   }
 
@@ -156,7 +159,7 @@ export class ExpressionCompiler {
   compile(source: string): CompiledExpression {
     const cached = this.#cache.get(source);
     if (cached) return cached;
-    const options = { ...GUARD_DEFAULTS, ...definedOf(this.#options) } as Required<CompilerOptions>;
+    const options = this.#guards;
     let compiled: jsonata.Expression;
     try {
       // No `stack`: jsonata-js sums the depth of concurrent branches, the guard checks each chain's (guard.ts).

@@ -31,6 +31,7 @@
  *
  * @module
  */
+import { macrotask } from "../pacing.ts";
 import { isExtended } from "./group_extension.ts";
 
 /** Evaluation time between two yields to the event loop. */
@@ -156,7 +157,7 @@ export class EvaluationGuard {
     } else if (now - this.#lastYield < YIELD_EVERY_MS) {
       return undefined;
     }
-    return new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
+    return macrotask().then(() => {
       this.#lastYield = Date.now();
     });
   }

@@ -77,15 +77,16 @@ export function loadRegexEngine(): Promise<void> {
 }
 
 /**
- * Runs a synchronous compile with RE2 available when it needs it: once, or,
- * when it asked for RE2 before RE2 was loaded, again after loading it (the
- * first result is discarded, whatever it was).
+ * Runs a compile (synchronous, or paced: a concurrent compile's miss then runs
+ * this one again too, needlessly but safely) with RE2 available when it needs
+ * it: once, or, when it asked for RE2 before RE2 was loaded, again after
+ * loading it (the first result is discarded, whatever it was).
  */
-export async function withRegexEngine<T>(compile: () => T): Promise<T> {
+export async function withRegexEngine<T>(compile: () => T | Promise<T>): Promise<T> {
   if (engine) return compile();
   const before = misses;
   try {
-    const result = compile();
+    const result = await compile();
     if (misses === before) return result;
   } catch (err) {
     if (misses === before) throw err;

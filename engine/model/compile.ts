@@ -18,6 +18,7 @@ import { ExpressionScope } from "./expression_scope.ts";
 import { normalizeLibrary } from "./library_layers.ts";
 import { ModelBindings } from "./model_bindings.ts";
 import { linkNodes } from "./node_graph.ts";
+import { type Chunks, drain, paced } from "../pacing.ts";
 import { undeclaredReads } from "./undeclared_reads.ts";
 import type { CompiledDefault, CompiledNode, DerivedNode } from "./nodes.ts";
 import type { SchemaIndex } from "./schema_index.ts";
@@ -66,9 +67,26 @@ export function validateSpec(spec: unknown, env: CompileEnv): ValidationReport {
   return { valid: errors.length === 0, errors, warnings };
 }
 
+/** A spec's findings, and its compiled model when there are no errors. */
+type Compiled = ValidationReport & { model?: CompiledModel };
+
 /** Validates and compiles a spec. `model` is present only when there are no errors. */
-export function compileSpec(input: unknown, env: CompileEnv): ValidationReport & { model?: CompiledModel } {
+export function compileSpec(input: unknown, env: CompileEnv): Compiled {
+  return drain(compiling(input, env));
+}
+
+/**
+ * As {@link compileSpec}, yielding to the event loop between entries every few
+ * ms of work (pacing.ts): a spec near `svc.limits.max-spec-bytes` takes seconds.
+ */
+export function compileSpecPaced(input: unknown, env: CompileEnv): Promise<Compiled> {
+  return paced(compiling(input, env));
+}
+
+/** The compile, pausing between entries of the sections that grow with the spec. */
+function* compiling(input: unknown, env: CompileEnv): Chunks<Compiled> {
   const shape = checkShape(input);
+  yield;
   if (!isObject(input)) return { valid: false, errors: shape, warnings: [] };
   const spec = input as unknown as ModelSpec;
 
@@ -84,15 +102,17 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
   };
   const schema = compileSchema(spec, section("schema"));
   const constants = compileConstants(spec);
-  const derivations = compileDerivations(spec, section("derivations"));
+  yield;
+  const derivations = yield* compileDerivations(spec, section("derivations"));
   const derivedTargets = derivations.flatMap(({ node }) => node.kind === "DERIVED" ? [node.target] : []);
   const definitions = [
     ...derivations,
-    ...compileMetaDerivations(spec, section("metaDerivations")),
-    ...compileConstraints(spec, section("constraints")),
+    ...yield* compileMetaDerivations(spec, section("metaDerivations")),
+    ...yield* compileConstraints(spec, section("constraints")),
     ...compileEffects(spec, section("effects"), { schema, derivedTargets }, library.library?.lends),
   ];
-  const defaults = compileDefaultValues(spec, section("defaultValues"));
+  yield;
+  const defaults = yield* compileDefaultValues(spec, section("defaultValues"));
   const tests = compileTestCases(spec, section("tests"));
   compileViewDefinition(spec, section("viewDefinition"));
 
@@ -108,8 +128,9 @@ export function compileSpec(input: unknown, env: CompileEnv): ValidationReport &
   if (!schema || errors.length) return { valid: false, errors, warnings };
 
   const linking = new SectionContext(env, scope);
-  const graph = linkNodes(definitions, schema, linking, library.library?.lends);
+  const graph = yield* linkNodes(definitions, schema, linking, library.library?.lends);
   if (linking.errors.length) return { valid: false, errors: linking.errors, warnings };
+  yield;
   warnings.push(...undeclaredReads(graph.nodes, schema, graph.derivedOrder.map((node) => node.target)));
 
   const version = typeof spec.version === "string" && spec.version.trim() !== ""

@@ -10,6 +10,7 @@ import { extractReads, type Read } from "../expr/dependencies.ts";
 import { buildGraph, type DependencyGraph } from "../graph/graph.ts";
 import { formatPath, isPrefixOf, type Segment, WILDCARD } from "../json/path.ts";
 import type { CompiledNode, NodeDefinition } from "./nodes.ts";
+import type { Chunks } from "../pacing.ts";
 import type { SchemaIndex } from "./schema_index.ts";
 import type { SectionContext } from "./sections/context.ts";
 
@@ -17,12 +18,12 @@ import type { SectionContext } from "./sections/context.ts";
  * Links the nodes by what they read; a dependency cycle is an error at
  * `derivations`. `opaqueCalls`: the library lends built-ins (see `extractReads`).
  */
-export function linkNodes(
+export function* linkNodes(
   definitions: NodeDefinition[],
   schema: SchemaIndex,
   ctx: SectionContext,
   opaqueCalls?: boolean,
-): DependencyGraph<CompiledNode> {
+): Chunks<DependencyGraph<CompiledNode>> {
   const arrayPrefixes = new Set<string>();
   for (const { node } of definitions) {
     if (node.kind !== "DERIVED") continue;
@@ -33,6 +34,7 @@ export function linkNodes(
   const isArray = (pattern: readonly Segment[]) =>
     arrayPrefixes.has(formatPath(pattern)) || schema.isArrayAt(pattern);
   for (const { node, sources, alsoReads } of definitions) {
+    yield;
     const reads = new Map<string, Read>();
     for (const path of alsoReads ?? []) {
       // A location inside the node's element (a `$.items[*]` constraint's target) is read per element.
@@ -52,7 +54,9 @@ export function linkNodes(
     }
     node.reads = [...reads.values()];
   }
+  yield;
   const graph = buildGraph(definitions.map(({ node }) => node));
+  yield;
   for (const cycle of graph.cycles) {
     ctx.error(
       "derivations",

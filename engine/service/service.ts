@@ -69,7 +69,7 @@ import {
 } from "../runtime/runtime.ts";
 import { type VerificationReport, verify } from "../runtime/testing.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
-import { type CompiledModel, compileSpec } from "../model/compile.ts";
+import { type CompiledModel, compileSpecPaced } from "../model/compile.ts";
 import type { ModelSpec } from "../model/types.ts";
 import { describeLibrary, type LibraryDescription } from "../model/library_description.ts";
 import { evaluateViewDelta } from "../view/delta.ts";
@@ -336,10 +336,13 @@ export class ModelService implements ModelApi {
     return { config: this.config, clock: this.platform.clock };
   }
 
-  /** Compiles a spec, loading RE2 first when it needs it (the browser bundles load it on demand). */
+  /**
+   * Compiles a spec, loading RE2 first when it needs it (the browser bundles load it on demand),
+   * yielding to the event loop meanwhile: other models are served while a large spec compiles.
+   */
   #compile(spec: unknown) {
     return withRegexEngine(() =>
-      compileSpec(spec, {
+      compileSpecPaced(spec, {
         compiler: this.compiler,
         config: this.config,
         now: this.platform.clock.now,
@@ -644,17 +647,37 @@ export class ModelService implements ModelApi {
 
   async createModel(input: unknown): Promise<ModelInfo> {
     checkSpecSize(this.config, input);
+    // The compile yields to the event loop: a free id is reserved before it, so a create of the same
+    // id meanwhile is refused (409 after its own compile, as after this one) and nothing sees it half made.
+    const claimed = isObject(input) && typeof input.id === "string" && this.#free(input.id) ? input.id : null;
+    if (claimed !== null) this.#reserved.add(claimed);
+    try {
+      return await this.#create(input, claimed);
+    } finally {
+      if (claimed !== null) this.#reserved.delete(claimed);
+    }
+  }
+
+  /** Whether no model, live, being made or removed, or stored but not loaded, holds `id`. */
+  #free(id: string): boolean {
+    return !this.#slots.has(id) && !this.#reserved.has(id) && !this.#unloaded.has(id);
+  }
+
+  /** Creates the model `input` specifies; `claimed`: the id {@link createModel} reserved for it. */
+  async #create(input: unknown, claimed: string | null): Promise<ModelInfo> {
     // A branch is flattened over its template first, on every surface.
     const spec = await this.#composition.prepare(input);
     const report = await this.#compile(spec);
     if (!report.model) throw specInvalid(report.errors, report.warnings);
     const model = report.model;
     const id = model.id;
-    if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
-    const unloaded = this.#unloaded.get(id);
-    // Creating it would discard its stored state and audit trail.
-    if (unloaded) throw notLoaded(id, unloaded.findings);
-    if (this.#slots.size + this.#reserved.size >= this.config.maxModels) {
+    if (id !== claimed) {
+      if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
+      const unloaded = this.#unloaded.get(id);
+      // Creating it would discard its stored state and audit trail.
+      if (unloaded) throw notLoaded(id, unloaded.findings);
+    }
+    if (this.#slots.size + this.#reserved.size - Number(id === claimed) >= this.config.maxModels) {
       throw tooMany(`Model limit reached (svc.max-models = ${this.config.maxModels})`);
     }
     this.#reserved.add(id);

@@ -16,13 +16,15 @@ import { elementPatternOf } from "../../graph/graph.ts";
 import { hasWildcard, type Segment } from "../../json/path.ts";
 import type { NodeDefinition } from "../nodes.ts";
 import type { Constraint, ModelSpec } from "../types.ts";
+import type { Chunks } from "../../pacing.ts";
 import type { SectionContext } from "./context.ts";
 
 /** The CONSTRAINT nodes of a spec. */
-export function compileConstraints(spec: ModelSpec, ctx: SectionContext): NodeDefinition[] {
+export function* compileConstraints(spec: ModelSpec, ctx: SectionContext): Chunks<NodeDefinition[]> {
   const definitions: NodeDefinition[] = [];
   const ids = new Set<string>();
   for (const { entry: c, index, location } of ctx.entries(spec, "constraints")) {
+    yield;
     if (typeof c.id === "string" && c.id.trim() !== "") {
       if (ids.has(c.id)) ctx.error(`${location}.id`, `duplicate constraint id '${c.id}'`);
       else ids.add(c.id);

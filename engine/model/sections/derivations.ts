@@ -10,13 +10,15 @@ import { formatPath, isPrefixOf, WILDCARD } from "../../json/path.ts";
 import { PathIndex } from "../../json/path_index.ts";
 import type { DerivedNode, NodeDefinition } from "../nodes.ts";
 import type { ModelSpec } from "../types.ts";
+import type { Chunks } from "../../pacing.ts";
 import type { SectionContext } from "./context.ts";
 
 /** The DERIVED nodes of a spec. */
-export function compileDerivations(spec: ModelSpec, ctx: SectionContext): NodeDefinition[] {
+export function* compileDerivations(spec: ModelSpec, ctx: SectionContext): Chunks<NodeDefinition[]> {
   const definitions: NodeDefinition[] = [];
   const targets = new PathIndex<DerivedNode>([], (t) => t.target);
   for (const { entry: d, index, location } of ctx.entries(spec, "derivations")) {
+    yield;
     const target = ctx.address(d.path, `${location}.path`);
     const compiled = ctx.expression(d.expr, `${location}.expr`);
     if (!target || !compiled || target.length === 0) continue;

@@ -9,13 +9,15 @@ import { elementPatternOf } from "../../graph/graph.ts";
 import { formatPath } from "../../json/path.ts";
 import type { NodeDefinition } from "../nodes.ts";
 import { META_PROPERTIES, metaKeyName, type ModelSpec } from "../types.ts";
+import type { Chunks } from "../../pacing.ts";
 import type { SectionContext } from "./context.ts";
 
 /** The META nodes of a spec. */
-export function compileMetaDerivations(spec: ModelSpec, ctx: SectionContext): NodeDefinition[] {
+export function* compileMetaDerivations(spec: ModelSpec, ctx: SectionContext): Chunks<NodeDefinition[]> {
   const definitions: NodeDefinition[] = [];
   const keys = new Set<string>();
   for (const { entry: m, index, location } of ctx.entries(spec, "metaDerivations")) {
+    yield;
     const target = ctx.address(m.path, `${location}.path`);
     const compiled = ctx.expression(m.expr, `${location}.expr`);
     if (!META_PROPERTIES.includes(m.property as never) || !target || !compiled) continue;

@@ -1,0 +1,52 @@
+/**
+ * A large `POST /models` over the real server: the server keeps answering
+ * while the spec compiles (it yields to the event loop between entries), and a
+ * create of the same id meanwhile gets its 409 at once.
+ */
+import assert from "node:assert/strict";
+import { call, type Reply, startTestServer } from "./helpers.ts";
+
+/** A spec of `count` derivations, each doubling its own input (3,000: about 340 KB). */
+function largeSpec(id: string, count: number) {
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) {
+    properties[`in${i}`] = { type: "number" };
+    properties[`out${i}`] = { type: "number", readOnly: true };
+  }
+  return {
+    id,
+    schema: { type: "object", properties },
+    derivations: Array.from({ length: count }, (_, i) => ({ path: `$.out${i}`, expr: `in${i} * 2` })),
+  };
+}
+
+/** Settles `reply`, recording `name` in `order` when it does. */
+function track(order: string[], name: string, reply: Promise<Reply>): Promise<Reply> {
+  return reply.finally(() => order.push(name));
+}
+
+Deno.test("the server answers a health check and a same-id create while a large spec compiles", async () => {
+  const server = await startTestServer();
+  try {
+    const order: string[] = [];
+    const creating = track(order, "create", call(server.url, "POST", "/models", largeSpec("big", 3000)));
+    // The server runs in this process: the timer fires once the create has started (its body read, its
+    // compile under way), and without the yields only after the compile.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const health = await track(order, "health", call(server.url, "GET", "/actuator/health"));
+    const duplicate = await track(
+      order,
+      "duplicate",
+      call(server.url, "POST", "/models", { ...largeSpec("big", 1), id: "big" }),
+    );
+    const created = await creating;
+    assert.deepEqual(order, ["health", "duplicate", "create"]);
+    assert.equal(health.status, 200);
+    assert.equal(duplicate.status, 409);
+    assert.match(duplicate.json.detail, /already exists/);
+    assert.equal(created.status, 201);
+    assert.equal((await call(server.url, "GET", "/models/big/spec")).json.derivations.length, 3000);
+  } finally {
+    await server.close();
+  }
+});
