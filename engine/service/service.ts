@@ -254,6 +254,8 @@ export class ModelService implements ModelApi {
   readonly #composition: Composition;
   readonly #validateEffect: (kind: string, effect: JsonObject) => string[];
   readonly #coordination: StoreCoordination;
+  /** Attempts put off in a row (a store outage), by job id: each waits longer (memory only, not an attempt). */
+  readonly #putOffs = new Map<string, number>();
   /** Models other processes created, being loaded here. */
   readonly #adopting = new Map<string, Promise<void>>();
   /** Aborted by {@link stopGenerations}: every generation runs under it. */
@@ -956,6 +958,8 @@ export class ModelService implements ModelApi {
 
   /** What the dispatcher calls back: attempts counted, outcomes settled, retries kept. */
   #dispatchHost(): DispatchHost {
+    const policyOf = (slot: Slot, job: EffectJob) =>
+      effectNode(slot.runtime.model, job.effectId)?.effect.policy ?? DEFAULT_POLICY;
     // A job of a deleted model is gone: its calls end quietly.
     const onModel = async <T>(job: EffectJob, task: (slot: Slot) => Promise<T>): Promise<T | null> => {
       try {
@@ -966,23 +970,29 @@ export class ModelService implements ModelApi {
       }
     };
     return {
-      begin: (due) =>
-        onModel(due, async (slot) => {
-          const known = slot.jobs.get(due.id);
-          if (!known) return null;
-          const policy = effectNode(slot.runtime.model, due.effectId)?.effect.policy ?? DEFAULT_POLICY;
-          return await this.#begin(slot, known, policy).catch((err) => {
-            // The store failing (an outage) is no refusal: the job waits its backoff here, not sent yet (a
-            // stale model is caught up and the attempt begun again at once).
-            if (isRefusal(err) || err instanceof StaleModelError || !slot.jobs.has(known.id)) throw err;
-            const wait = {
-              ...known,
-              dueAt: this.platform.clock.now() + backoffDelay(policy, known.attempt + 1),
-            };
-            slot.jobs.set(known.id, wait);
-            return { wait, note: `attempt put off (${err.message})` };
+      begin: async (due) => {
+        try {
+          const start = await onModel(due, (slot) => {
+            const known = slot.jobs.get(due.id);
+            return known ? this.#begin(slot, known, policyOf(slot, due)) : Promise.resolve(null);
           });
-        }),
+          this.#putOffs.delete(due.id);
+          return start;
+        } catch (err) {
+          // The store failing (an outage), or other instances' writes outpacing this one's (429), is no
+          // refusal: the job waits, not sent yet, longer at each put-off in a row (its attempt count stays).
+          const slot = this.#slots.get(due.modelId);
+          const known = slot?.jobs.get(due.id);
+          const putOffs = (this.#putOffs.get(due.id) ?? 0) + 1;
+          this.#putOffs.delete(due.id);
+          if (isRefusal(err) || !slot || !known) throw err;
+          this.#putOffs.set(due.id, putOffs);
+          const delay = backoffDelay(policyOf(slot, due), known.attempt + putOffs);
+          const wait = { ...known, dueAt: this.platform.clock.now() + delay };
+          slot.jobs.set(known.id, wait);
+          return { wait, note: `attempt put off (${(err as Error).message})` };
+        }
+      },
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
           if (!slot.jobs.has(job.id)) return;
