@@ -143,7 +143,11 @@ export type ServiceEvent =
   /** A snapshot replaced the model's state (no audit record, no WebSocket frame: SPEC.md lists none). */
   | { type: "restored"; modelId: string }
   | { type: "created"; modelId: string }
-  | { type: "deleted"; modelId: string };
+  /**
+   * The model is gone from this service: deleted, or `unloaded` (another process sharing the store gave it a
+   * spec this one does not compile: stored still, it may be repaired; its later deletion is not heard again).
+   */
+  | { type: "deleted"; modelId: string; unloaded?: true };
 
 /** Outcome labels of a mutation attempt, for metrics. */
 export type MutationOutcome = "success" | "flagged" | "rollback" | "schema_violation" | "error";
@@ -393,7 +397,11 @@ export class ModelService implements ModelApi {
           report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
         }`,
       );
-      if (typeof stored.spec?.id === "string") this.#unloaded.set(id, { findings: report.errors, stored });
+      // A model heard gone when it stopped loading stays so (its deletion is not heard twice).
+      const gone = this.#unloaded.get(id)?.gone;
+      if (typeof stored.spec?.id === "string") {
+        this.#unloaded.set(id, { findings: report.errors, stored, gone });
+      }
       return null;
     }
     // Another process may have repaired it.
@@ -483,9 +491,7 @@ export class ModelService implements ModelApi {
       adopting = (async () => {
         const refresh = await this.#coordination.refresh(id, { full: true });
         // Another process deleted a model that did not load here: subscribers hear it as of a loaded one.
-        if (refresh.kind === "deleted" && this.#unloaded.delete(id)) {
-          this.#emit({ type: "deleted", modelId: id });
-        }
+        if (refresh.kind === "deleted") this.#forgetUnloaded(id);
         if (refresh.kind !== "replaced" || this.#slots.has(id) || this.#reserved.has(id)) return;
         const slot = await this.#build(refresh.model);
         if (!slot || this.#slots.has(id)) return;
@@ -517,7 +523,7 @@ export class ModelService implements ModelApi {
       }
     } else if (refresh.kind === "replaced") {
       const rebuilt = await this.#build(refresh.model);
-      if (!rebuilt) return this.#drop(slot);
+      if (!rebuilt) return this.#drop(slot, this.#unloaded.get(id));
       const previous = slot.runtime.model.spec;
       const jobs = this.#withKeptOutcomes(slot, rebuilt.jobs.values());
       Object.assign(slot, { runtime: rebuilt.runtime, auditHead: rebuilt.auditHead, jobs });
@@ -547,8 +553,8 @@ export class ModelService implements ModelApi {
     return new Map(Array.from(stored, (job) => [job.id, withKeptOutcome(job, slot.jobs.get(job.id))]));
   }
 
-  /** Forgets a deleted model: its effects end, subscribers hear of it. */
-  #drop(slot: Slot): void {
+  /** Forgets a deleted model (or one that stopped loading, `unloaded`): its effects end, subscribers hear of it. */
+  #drop(slot: Slot, unloaded?: UnloadedModel): void {
     const id = slot.runtime.model.id;
     // Its outstanding effects end with it: timers cleared, attempts' results dropped.
     this.#dispatcher?.cancelModel(id);
@@ -556,7 +562,15 @@ export class ModelService implements ModelApi {
     slot.jobs.clear();
     slot.deleted = true;
     this.#slots.delete(id);
-    this.#emit({ type: "deleted", modelId: id });
+    if (unloaded) unloaded.gone = true;
+    this.#emit({ type: "deleted", modelId: id, ...unloaded && { unloaded: true } });
+  }
+
+  /** Forgets a stored model that did not load, deleted: subscribers hear of it, unless they did when it stopped loading. */
+  #forgetUnloaded(id: string): void {
+    const unloaded = this.#unloaded.get(id);
+    this.#unloaded.delete(id);
+    if (unloaded && !unloaded.gone) this.#emit({ type: "deleted", modelId: id });
   }
 
   #newSlot(runtime: ModelRuntime, lastAudit: AuditRecord | null, jobs: readonly EffectJob[] = []): Slot {
@@ -725,8 +739,7 @@ export class ModelService implements ModelApi {
       // A model stored but not loaded: its stored data goes, its id is free again, subscribers hear it.
       return this.#onUnloaded(id, async () => {
         await this.store.delete(id);
-        this.#unloaded.delete(id);
-        this.#emit({ type: "deleted", modelId: id });
+        this.#forgetUnloaded(id);
       });
     }
     return this.#exclusive(id, async (slot) => {

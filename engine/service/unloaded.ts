@@ -15,6 +15,8 @@ import type { LoadedModel } from "./ports.ts";
 export interface UnloadedModel {
   findings: Finding[];
   stored: LoadedModel;
+  /** It was loaded here until another process gave it this spec: subscribers heard it gone then. */
+  gone?: boolean;
 }
 
 /** An unloaded model as listed: its id and the findings of its stored spec. */
