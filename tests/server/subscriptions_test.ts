@@ -3,8 +3,13 @@
  * controls: a subscriber that lags is dropped and mutations never wait for it.
  */
 import assert from "node:assert/strict";
-import { ModelService } from "../../engine/service/service.ts";
-import { parsePathFilter, SLOW_SUBSCRIBER_CLOSE, SubscriptionHub } from "../../server/subscriptions.ts";
+import { ModelService, type ServiceEvent } from "../../engine/service/service.ts";
+import {
+  MODEL_UNLOADED_CLOSE,
+  parsePathFilter,
+  SLOW_SUBSCRIBER_CLOSE,
+  SubscriptionHub,
+} from "../../server/subscriptions.ts";
 import { orderSpec } from "./helpers.ts";
 
 /** A WebSocket stand-in: records sends, exposes a settable bufferedAmount. */
@@ -141,4 +146,18 @@ Deno.test("the bound counts a frame's UTF-8 bytes, not its UTF-16 units", async 
   const tight = await subscribed(1_000);
   assert.equal(tight.sent.length, 0, "the frame's bytes pass the bound");
   assert.deepEqual(tight.closedWith, { code: SLOW_SUBSCRIBER_CLOSE, reason: "subscriber too slow" });
+});
+
+Deno.test("a model deleted ends its feeds (1000); one that stopped loading here closes them to be reopened (4409)", () => {
+  let emit: (event: ServiceEvent) => void = () => {};
+  const service = { subscribe: (listener: typeof emit) => (emit = listener, () => {}) };
+  const hub = new SubscriptionHub(service as unknown as ModelService, 10_000);
+  const [unloaded, deleted] = [new FakeSocket(), new FakeSocket()];
+  hub.add("a", unloaded.asSocket(), null);
+  hub.add("b", deleted.asSocket(), null);
+  emit({ type: "deleted", modelId: "a", unloaded: true });
+  emit({ type: "deleted", modelId: "b" });
+  assert.deepEqual(unloaded.closedWith, { code: MODEL_UNLOADED_CLOSE, reason: "model not loaded" });
+  assert.deepEqual(deleted.closedWith, { code: 1000, reason: "model deleted" });
+  assert.equal(hub.size, 0);
 });
