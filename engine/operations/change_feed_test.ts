@@ -345,7 +345,7 @@ Deno.test("a drop after which the REST API says the model is stored but not load
   const feed = follow({
     invoker: restAnswering(() =>
       loaded ? Promise.resolve({}) : Promise.reject(
-        new ServiceError("conflict", "Model 'm' is stored but was not loaded at start: …"),
+        new ServiceError("conflict", "Model 'm' is stored but not loaded: …"),
       )
     ),
     onProblem: (message, final) => problems.push(`${final ? "final" : "problem"}: ${message}`),
@@ -359,9 +359,9 @@ Deno.test("a drop after which the REST API says the model is stored but not load
   await settled();
   assert.deepEqual(problems, [
     "problem: Live updates of 'm' interrupted (4409 model not loaded); reconnecting…",
-    "problem: Live updates of 'm' wait for it to load: Model 'm' is stored but was not loaded at start: …",
+    "problem: Live updates of 'm' wait for it to load: Model 'm' is stored but not loaded: …",
     "problem: Live updates of 'm' interrupted (1006); reconnecting…",
-    "problem: Live updates of 'm' wait for it to load: Model 'm' is stored but was not loaded at start: …",
+    "problem: Live updates of 'm' wait for it to load: Model 'm' is stored but not loaded: …",
   ]);
   // Repaired: the next reconnect opens, and the model is read again whole.
   loaded = true;

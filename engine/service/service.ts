@@ -246,8 +246,8 @@ export class ModelService implements ModelApi {
   readonly #slots = new Map<string, Slot>();
   readonly #reserved = new Set<string>();
   /**
-   * Models stored but not loaded at start, by id, with why and what was
-   * stored: their ids stay taken (a create would discard their stored data)
+   * Models stored but not loaded (at start, or since another process gave
+   * them a spec this one refuses), by id, with why and what was stored: their ids stay taken (a create would discard their stored data)
    * until an evolution repairs them or a deletion discards them.
    */
   readonly #unloaded = new Map<string, UnloadedModel>();

@@ -86,7 +86,7 @@ Deno.test("a stored model whose spec no longer validates answers 409 with its fi
   const err = await rejectsWith(
     () => service.getInfo("old"),
     "conflict",
-    /^Model 'old' is stored but was not loaded at start: its stored spec no longer validates: version: /,
+    /^Model 'old' is stored but not loaded: its stored spec no longer validates: version: /,
     /Repair it with an evolution that fixes these \(POST \/models\/old\/spec\/evolve;/,
     /discard its stored state and audit trail \(DELETE \/models\/old\)$/,
   );
@@ -103,7 +103,7 @@ Deno.test("a stored model whose spec no longer validates answers 409 with its fi
       () => service.verifyAudit("old"),
       () => service.mutate("old", { "$.qty": 1 }),
     ]
-  ) await rejectsWith(read, "conflict", /is stored but was not loaded at start/);
+  ) await rejectsWith(read, "conflict", /is stored but not loaded/);
   // The stored spec is readable: it is what a repair evolves.
   assert.deepEqual(await service.getSpec("old"), STORED);
   await rejectsWith(() => service.getInfo("ghost"), "not_found", /Model 'ghost' not found/);
@@ -173,7 +173,7 @@ Deno.test("an evolution fixing the findings loads the model with its stored stat
 
 Deno.test("a stored model that does not load keeps its id until deleted: a create would discard its data", async () => {
   const { service, store } = await withOldModel();
-  await rejectsWith(() => service.createModel(VALID), "conflict", /Model 'old' is stored but was not loaded/);
+  await rejectsWith(() => service.createModel(VALID), "conflict", /Model 'old' is stored but not loaded/);
   assert.equal(store.saved.length, 0, "nothing was written over it");
   await service.deleteModel("old");
   assert.deepEqual(store.deleted, ["old"]);
