@@ -559,6 +559,7 @@ export class ModelService implements ModelApi {
     // Its outstanding effects end with it: timers cleared, attempts' results dropped.
     this.#dispatcher?.cancelModel(id);
     this.#composition.forget(id);
+    for (const job of slot.jobs.keys()) this.#putOffs.delete(job);
     slot.jobs.clear();
     slot.deleted = true;
     this.#slots.delete(id);
