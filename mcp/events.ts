@@ -53,7 +53,8 @@ export function serviceCommitEvents(service: ServiceEventSource): CommitEvents {
  * commit: commits made while it was down sent it no frame. After each drop the
  * client asks the REST API (`invoker`) whether the feed is refused for good: a
  * model deleted (then or meanwhile) or a credential refused ends the watch, as
- * a credential ended (4401) does, with a warning instead of reconnecting for ever.
+ * a credential ended (4401) does, with a warning instead of reconnecting for ever;
+ * a model stored but not loaded there is reconnected, with a warning saying so.
  */
 export function websocketCommitEvents(
   invoker: Invoker,
@@ -65,7 +66,8 @@ export function websocketCommitEvents(
       const ready = Promise.withResolvers<() => void>();
       let opened = false;
       let ended = false;
-      let interrupted = false;
+      /** The problems said during the current outage. */
+      const said = new Set<string>();
       let unsubscribe = () => {};
       const stop = () => {
         ended = true;
@@ -86,14 +88,15 @@ export function websocketCommitEvents(
             stop();
             ready.reject(new Error(`cannot open the change feed of model '${modelId}'`));
           } else if (final) end(message);
-          else {
-            // Said once per outage, not at every failed reconnect.
-            if (!interrupted) log?.("warning", message);
-            interrupted = true;
+          // Each said once per outage, not at every failed reconnect (the interruption, then why it lasts:
+          // a model stored but not loaded there).
+          else if (!said.has(message)) {
+            said.add(message);
+            log?.("warning", message);
           }
         },
         onRecovered() {
-          interrupted = false;
+          said.clear();
           log?.("info", `Live updates of '${modelId}' resumed`);
         },
       });

@@ -5,7 +5,8 @@
  * Sending never waits: each socket may lag by at most `maxBufferedBytes` of
  * unsent frames; a subscriber that falls further behind is closed (code 1013)
  * instead of slowing mutations or growing memory without bound. A pairing
- * session's sockets close (4401) when the session ends. The feed is one-way:
+ * session's sockets close (4401) when the session ends; a model's close when it
+ * is deleted (1000) or stops loading here (4409). The feed is one-way:
  * a client's message, whatever it holds, closes its socket (1003) rather than
  * being read and dropped for as long as the client cares to send.
  *
@@ -41,6 +42,13 @@ export const CLIENT_MESSAGE_CLOSE = 1003;
 
 /** The close reason with {@link CLIENT_MESSAGE_CLOSE}. */
 export const CLIENT_MESSAGE_REASON = "the change feed takes no messages";
+
+/**
+ * Close code for the feeds of a model that stopped loading here (another
+ * instance gave it a spec this one does not compile): unlike a deletion's
+ * 1000 it is no end, the model may be repaired, so clients reconnect.
+ */
+export const MODEL_UNLOADED_CLOSE = 4409;
 
 /** The close reason of a pairing session's feed, with {@link CREDENTIAL_ENDED_CLOSE}. */
 export const SESSION_ENDED_REASON = "the pairing session ended";
@@ -176,7 +184,10 @@ export class SubscriptionHub {
     const set = this.#byModel.get(event.modelId);
     if (!set?.size) return;
     if (event.type === "deleted") {
-      for (const subscriber of [...set]) this.#drop(event.modelId, subscriber, 1000, "model deleted");
+      const [code, reason] = event.unloaded
+        ? [MODEL_UNLOADED_CLOSE, "model not loaded"]
+        : [1000, "model deleted"];
+      for (const subscriber of [...set]) this.#drop(event.modelId, subscriber, code, reason);
       return;
     }
     if (event.type === "spec-evolved") {

@@ -265,7 +265,7 @@ Deno.test("an outcome the store refused to keep survives loading anew the model 
 });
 
 /** A service over a shared outbox store with model `quote` created, its warnings kept. */
-async function watchedService() {
+async function watchedService(spec: object = SPEC) {
   const http = new ScriptedExecutor();
   const warnings: string[] = [];
   const store = new SharedOutboxStore();
@@ -273,7 +273,7 @@ async function watchedService() {
     store,
     observer: { warn: (message) => warnings.push(message) },
   });
-  await service.createModel(SPEC);
+  await service.createModel(spec);
   return { http, warnings, store, service, scheduler };
 }
 
@@ -301,5 +301,46 @@ Deno.test("an in_flight commit that finds the model stale is no outage: caught u
   await scheduler.advance(0);
   assert.deepEqual([store.stale, http.jobs.length, warnings], [0, 1, []], "not put off");
   assert.equal(await fetchPhase(service), "applied");
+  await service.close();
+});
+
+Deno.test("an attempt other instances' writes keep finding stale (429) is put off, the job still scheduled", async () => {
+  const { http, warnings, store, service, scheduler } = await watchedService();
+  await service.mutate("quote", { "$.region": "eu" });
+  store.stale = Infinity;
+  await scheduler.advance(0);
+  assert.match(
+    warnings.join("\n"),
+    /job 'fetch@.*'\): attempt put off \(Model 'quote' is being written by other instances faster .*\)$/,
+  );
+  assert.equal(http.jobs.length, 0, "not sent while its attempt is uncounted");
+  assert.equal(scheduler.pending, 1, "its attempt scheduled again");
+  store.stale = 0;
+  await scheduler.advance(10_000);
+  assert.equal(await fetchPhase(service), "applied");
+  assert.deepEqual([http.jobs.map((j) => j.attempt), store.outbox.size], [[1], 0]);
+  await service.close();
+});
+
+Deno.test("attempts put off in a row (an outage) wait longer each time, up to the longest backoff; no attempt counted", async () => {
+  const policy = { retries: 2, backoff: { initialMs: 100, maxMs: 1000 } };
+  const { http, warnings, store, service, scheduler } = await watchedService({
+    ...SPEC,
+    effects: [{ ...SPEC.effects[0], policy }],
+  });
+  const claimedAt: number[] = [];
+  const claim = store.coordination.claim;
+  store.coordination.claim = (job, holdMs) => {
+    claimedAt.push(scheduler.clock.now());
+    return claim(job, holdMs);
+  };
+  store.claimsRefused = 6;
+  await service.mutate("quote", { "$.region": "eu" });
+  await scheduler.advance(60_000);
+  const waits = claimedAt.slice(1).map((at, i) => at - claimedAt[i]);
+  assert.deepEqual(waits, [100, 200, 400, 800, 1000, 1000], "doubling up to the policy's maxMs");
+  assert.equal(warnings.filter((w) => w.includes("attempt put off (store down)")).length, 6);
+  assert.equal(await fetchPhase(service), "applied");
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1], "the put-offs are no attempts");
   await service.close();
 });

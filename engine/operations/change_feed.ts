@@ -74,7 +74,8 @@ export interface ChangeFeedOptions {
   maxDelayMs?: number;
   /**
    * Called with a readable message when a socket closes unexpectedly (a
-   * reconnect is scheduled), or for good because its credential ended
+   * reconnect is scheduled; then again with the server's reason when the model
+   * is stored but not loaded there), or for good because its credential ended
    * ({@link CREDENTIAL_ENDED_CLOSE}; `final` then).
    */
   onProblem?(message: string, final: boolean): void;
@@ -83,7 +84,8 @@ export interface ChangeFeedOptions {
   /**
    * The same server's REST API, asked after each drop whether the feed is refused for good
    * ({@link feedRefusal}): a model no longer found ends the subscription with a `deleted` event, a refused
-   * credential with a final problem. Without it the feed reconnects until unsubscribed.
+   * credential with a final problem, a model stored but not loaded with a problem that is not (reconnects go
+   * on: a repair brings it back). Without it the feed reconnects until unsubscribed.
    */
   invoker?: Invoker;
   /** The WebSocket constructor (default `globalThis.WebSocket`). */
@@ -166,11 +168,12 @@ export function wholeModelChanged(modelId: string): ChangeFeedEvent {
 }
 
 /**
- * Why the server would refuse the feed of `modelId` for good, asked of its REST
- * API after a drop, since a refused handshake reaches a WebSocket client only
- * as 1006, like a server that is down: the model is no longer found
+ * Why the server would refuse the feed of `modelId`, asked of its REST API
+ * after a drop, since a refused handshake reaches a WebSocket client only as
+ * 1006, like a server that is down: for good when the model is no longer found
  * (`not_found`: deleted meanwhile) or the credential is refused
- * (`unauthorized`, `forbidden`). `null` while the feed may still open (the
+ * (`unauthorized`, `forbidden`), until it is repaired when the model is stored
+ * but not loaded there (`conflict`). `null` while the feed may still open (the
  * model is there, or the server does not answer).
  */
 export async function feedRefusal(invoker: Invoker, modelId: string): Promise<ServiceError | null> {
@@ -179,7 +182,7 @@ export async function feedRefusal(invoker: Invoker, modelId: string): Promise<Se
     return null;
   } catch (err) {
     const final = err instanceof ServiceError &&
-      (err.kind === "not_found" || err.kind === "unauthorized" || err.kind === "forbidden");
+      ["not_found", "unauthorized", "forbidden", "conflict"].includes(err.kind);
     return final ? err : null;
   }
 }
@@ -247,6 +250,13 @@ export function changeFeed(options: ChangeFeedOptions): ChangeFeed {
       const endIfRefused = async (invoker: Invoker) => {
         const refusal = await feedRefusal(invoker, modelId);
         if (refusal === null || stopped) return;
+        // Stored but not loaded there: a repair (an evolution) brings it back, so the feed keeps reconnecting.
+        if (refusal.kind === "conflict") {
+          return options.onProblem?.(
+            `Live updates of '${modelId}' wait for it to load: ${refusal.message}`,
+            false,
+          );
+        }
         stopped = true;
         scheduler.clearTimeout(timer);
         if (refusal.kind === "not_found") listener({ kind: "deleted", modelId });

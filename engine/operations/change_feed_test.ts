@@ -339,6 +339,39 @@ Deno.test("a drop while the REST API does not answer either, or finds the model,
   }
 });
 
+Deno.test("a drop after which the REST API says the model is stored but not loaded keeps reconnecting, and says why", async () => {
+  const problems: string[] = [];
+  let loaded = false;
+  const feed = follow({
+    invoker: restAnswering(() =>
+      loaded ? Promise.resolve({}) : Promise.reject(
+        new ServiceError("conflict", "Model 'm' is stored but not loaded: …"),
+      )
+    ),
+    onProblem: (message, final) => problems.push(`${final ? "final" : "problem"}: ${message}`),
+    onRecovered: () => problems.push("recovered"),
+  });
+  feed.sockets[0].onopen!({});
+  feed.sockets[0].drop(4409, "model not loaded");
+  await settled();
+  feed.scheduler.fire();
+  feed.last().drop();
+  await settled();
+  assert.deepEqual(problems, [
+    "problem: Live updates of 'm' interrupted (4409 model not loaded); reconnecting…",
+    "problem: Live updates of 'm' wait for it to load: Model 'm' is stored but not loaded: …",
+    "problem: Live updates of 'm' interrupted (1006); reconnecting…",
+    "problem: Live updates of 'm' wait for it to load: Model 'm' is stored but not loaded: …",
+  ]);
+  // Repaired: the next reconnect opens, and the model is read again whole.
+  loaded = true;
+  assert.equal(feed.scheduler.pending, 1, "a reconnect is scheduled");
+  feed.scheduler.fire();
+  feed.last().onopen!({});
+  assert.deepEqual([feed.events, problems.at(-1)], [[WHOLE_MODEL, WHOLE_MODEL], "recovered"]);
+  feed.stop();
+});
+
 Deno.test("a refusal answered after the subscriber left is not reported", async () => {
   const problems: string[] = [];
   const feed = follow({

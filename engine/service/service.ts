@@ -143,7 +143,11 @@ export type ServiceEvent =
   /** A snapshot replaced the model's state (no audit record, no WebSocket frame: SPEC.md lists none). */
   | { type: "restored"; modelId: string }
   | { type: "created"; modelId: string }
-  | { type: "deleted"; modelId: string };
+  /**
+   * The model is gone from this service: deleted, or `unloaded` (another process sharing the store gave it a
+   * spec this one does not compile: stored still, it may be repaired; its later deletion is not heard again).
+   */
+  | { type: "deleted"; modelId: string; unloaded?: true };
 
 /** Outcome labels of a mutation attempt, for metrics. */
 export type MutationOutcome = "success" | "flagged" | "rollback" | "schema_violation" | "error";
@@ -242,8 +246,8 @@ export class ModelService implements ModelApi {
   readonly #slots = new Map<string, Slot>();
   readonly #reserved = new Set<string>();
   /**
-   * Models stored but not loaded at start, by id, with why and what was
-   * stored: their ids stay taken (a create would discard their stored data)
+   * Models stored but not loaded (at start, or since another process gave
+   * them a spec this one refuses), by id, with why and what was stored: their ids stay taken (a create would discard their stored data)
    * until an evolution repairs them or a deletion discards them.
    */
   readonly #unloaded = new Map<string, UnloadedModel>();
@@ -254,6 +258,8 @@ export class ModelService implements ModelApi {
   readonly #composition: Composition;
   readonly #validateEffect: (kind: string, effect: JsonObject) => string[];
   readonly #coordination: StoreCoordination;
+  /** Attempts put off in a row (a store outage), by job id: each waits longer (memory only, not an attempt). */
+  readonly #putOffs = new Map<string, number>();
   /** Models other processes created, being loaded here. */
   readonly #adopting = new Map<string, Promise<void>>();
   /** Aborted by {@link stopGenerations}: every generation runs under it. */
@@ -394,7 +400,11 @@ export class ModelService implements ModelApi {
           report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
         }`,
       );
-      if (typeof stored.spec?.id === "string") this.#unloaded.set(id, { findings: report.errors, stored });
+      // A model heard gone when it stopped loading stays so (its deletion is not heard twice).
+      const gone = this.#unloaded.get(id)?.gone;
+      if (typeof stored.spec?.id === "string") {
+        this.#unloaded.set(id, { findings: report.errors, stored, gone });
+      }
       return null;
     }
     // Another process may have repaired it.
@@ -484,9 +494,7 @@ export class ModelService implements ModelApi {
       adopting = (async () => {
         const refresh = await this.#coordination.refresh(id, { full: true });
         // Another process deleted a model that did not load here: subscribers hear it as of a loaded one.
-        if (refresh.kind === "deleted" && this.#unloaded.delete(id)) {
-          this.#emit({ type: "deleted", modelId: id });
-        }
+        if (refresh.kind === "deleted") this.#forgetUnloaded(id);
         if (refresh.kind !== "replaced" || this.#slots.has(id) || this.#reserved.has(id)) return;
         const slot = await this.#build(refresh.model);
         if (!slot || this.#slots.has(id)) return;
@@ -518,7 +526,7 @@ export class ModelService implements ModelApi {
       }
     } else if (refresh.kind === "replaced") {
       const rebuilt = await this.#build(refresh.model);
-      if (!rebuilt) return this.#drop(slot);
+      if (!rebuilt) return this.#drop(slot, this.#unloaded.get(id));
       const previous = slot.runtime.model.spec;
       const jobs = this.#withKeptOutcomes(slot, rebuilt.jobs.values());
       Object.assign(slot, { runtime: rebuilt.runtime, auditHead: rebuilt.auditHead, jobs });
@@ -548,16 +556,25 @@ export class ModelService implements ModelApi {
     return new Map(Array.from(stored, (job) => [job.id, withKeptOutcome(job, slot.jobs.get(job.id))]));
   }
 
-  /** Forgets a deleted model: its effects end, subscribers hear of it. */
-  #drop(slot: Slot): void {
+  /** Forgets a deleted model (or one that stopped loading, `unloaded`): its effects end, subscribers hear of it. */
+  #drop(slot: Slot, unloaded?: UnloadedModel): void {
     const id = slot.runtime.model.id;
     // Its outstanding effects end with it: timers cleared, attempts' results dropped.
     this.#dispatcher?.cancelModel(id);
     this.#composition.forget(id);
+    for (const job of slot.jobs.keys()) this.#putOffs.delete(job);
     slot.jobs.clear();
     slot.deleted = true;
     this.#slots.delete(id);
-    this.#emit({ type: "deleted", modelId: id });
+    if (unloaded) unloaded.gone = true;
+    this.#emit({ type: "deleted", modelId: id, ...unloaded && { unloaded: true } });
+  }
+
+  /** Forgets a stored model that did not load, deleted: subscribers hear of it, unless they did when it stopped loading. */
+  #forgetUnloaded(id: string): void {
+    const unloaded = this.#unloaded.get(id);
+    this.#unloaded.delete(id);
+    if (unloaded && !unloaded.gone) this.#emit({ type: "deleted", modelId: id });
   }
 
   #newSlot(runtime: ModelRuntime, lastAudit: AuditRecord | null, jobs: readonly EffectJob[] = []): Slot {
@@ -746,8 +763,7 @@ export class ModelService implements ModelApi {
       // A model stored but not loaded: its stored data goes, its id is free again, subscribers hear it.
       return this.#onUnloaded(id, async () => {
         await this.store.delete(id);
-        this.#unloaded.delete(id);
-        this.#emit({ type: "deleted", modelId: id });
+        this.#forgetUnloaded(id);
       });
     }
     return this.#exclusive(id, async (slot) => {
@@ -979,6 +995,8 @@ export class ModelService implements ModelApi {
 
   /** What the dispatcher calls back: attempts counted, outcomes settled, retries kept. */
   #dispatchHost(): DispatchHost {
+    const policyOf = (slot: Slot, job: EffectJob) =>
+      effectNode(slot.runtime.model, job.effectId)?.effect.policy ?? DEFAULT_POLICY;
     // A job of a deleted model is gone: its calls end quietly.
     const onModel = async <T>(job: EffectJob, task: (slot: Slot) => Promise<T>): Promise<T | null> => {
       try {
@@ -989,23 +1007,29 @@ export class ModelService implements ModelApi {
       }
     };
     return {
-      begin: (due) =>
-        onModel(due, async (slot) => {
-          const known = slot.jobs.get(due.id);
-          if (!known) return null;
-          const policy = effectNode(slot.runtime.model, due.effectId)?.effect.policy ?? DEFAULT_POLICY;
-          return await this.#begin(slot, known, policy).catch((err) => {
-            // The store failing (an outage) is no refusal: the job waits its backoff here, not sent yet (a
-            // stale model is caught up and the attempt begun again at once).
-            if (isRefusal(err) || err instanceof StaleModelError || !slot.jobs.has(known.id)) throw err;
-            const wait = {
-              ...known,
-              dueAt: this.platform.clock.now() + backoffDelay(policy, known.attempt + 1),
-            };
-            slot.jobs.set(known.id, wait);
-            return { wait, note: `attempt put off (${err.message})` };
+      begin: async (due) => {
+        try {
+          const start = await onModel(due, (slot) => {
+            const known = slot.jobs.get(due.id);
+            return known ? this.#begin(slot, known, policyOf(slot, due)) : Promise.resolve(null);
           });
-        }),
+          this.#putOffs.delete(due.id);
+          return start;
+        } catch (err) {
+          // The store failing (an outage), or other instances' writes outpacing this one's (429), is no
+          // refusal: the job waits, not sent yet, longer at each put-off in a row (its attempt count stays).
+          const slot = this.#slots.get(due.modelId);
+          const known = slot?.jobs.get(due.id);
+          const putOffs = (this.#putOffs.get(due.id) ?? 0) + 1;
+          this.#putOffs.delete(due.id);
+          if (isRefusal(err) || !slot || !known) throw err;
+          this.#putOffs.set(due.id, putOffs);
+          const delay = backoffDelay(policyOf(slot, due), known.attempt + putOffs);
+          const wait = { ...known, dueAt: this.platform.clock.now() + delay };
+          slot.jobs.set(known.id, wait);
+          return { wait, note: `attempt put off (${(err as Error).message})` };
+        }
+      },
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
           if (!slot.jobs.has(job.id)) return;

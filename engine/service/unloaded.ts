@@ -15,6 +15,8 @@ import type { LoadedModel } from "./ports.ts";
 export interface UnloadedModel {
   findings: Finding[];
   stored: LoadedModel;
+  /** It was loaded here until another process gave it this spec: subscribers heard it gone then. */
+  gone?: boolean;
 }
 
 /** An unloaded model as listed: its id and the findings of its stored spec. */
@@ -31,7 +33,7 @@ export interface UnloadedSummary {
 export function notLoaded(id: string, findings: Finding[]): ServiceError {
   const at = `/models/${encodeURIComponent(id)}`;
   const detail =
-    `Model '${id}' is stored but was not loaded at start: its stored spec no longer validates: ${
+    `Model '${id}' is stored but not loaded: its stored spec no longer validates: ${
       findings.map((f) => `${f.location}: ${f.message}`).join("; ")
     }. Repair it with an evolution that fixes these (POST ${at}/spec/evolve; GET ${at}/spec reads the stored ` +
     `spec), or discard its stored state and audit trail (DELETE ${at})`;

@@ -3,7 +3,7 @@ import { rejectsWith, serviceOf } from "../_test_utils.ts";
 import type { JobChanges } from "../effects/job.ts";
 import type { ModelSpec } from "../model/types.ts";
 import { MemoryAuditTrail, MemoryModelStore } from "./memory.ts";
-import type { LoadedModel, PersistedState } from "./ports.ts";
+import type { LoadedModel, ModelRefresh, PersistedState, StoreChange, StoreCoordination } from "./ports.ts";
 import type { ServiceEvent } from "./service.ts";
 
 const VALID = {
@@ -86,7 +86,7 @@ Deno.test("a stored model whose spec no longer validates answers 409 with its fi
   const err = await rejectsWith(
     () => service.getInfo("old"),
     "conflict",
-    /^Model 'old' is stored but was not loaded at start: its stored spec no longer validates: version: /,
+    /^Model 'old' is stored but not loaded: its stored spec no longer validates: version: /,
     /Repair it with an evolution that fixes these \(POST \/models\/old\/spec\/evolve;/,
     /discard its stored state and audit trail \(DELETE \/models\/old\)$/,
   );
@@ -103,7 +103,7 @@ Deno.test("a stored model whose spec no longer validates answers 409 with its fi
       () => service.verifyAudit("old"),
       () => service.mutate("old", { "$.qty": 1 }),
     ]
-  ) await rejectsWith(read, "conflict", /is stored but was not loaded at start/);
+  ) await rejectsWith(read, "conflict", /is stored but not loaded/);
   // The stored spec is readable: it is what a repair evolves.
   assert.deepEqual(await service.getSpec("old"), STORED);
   await rejectsWith(() => service.getInfo("ghost"), "not_found", /Model 'ghost' not found/);
@@ -173,7 +173,7 @@ Deno.test("an evolution fixing the findings loads the model with its stored stat
 
 Deno.test("a stored model that does not load keeps its id until deleted: a create would discard its data", async () => {
   const { service, store } = await withOldModel();
-  await rejectsWith(() => service.createModel(VALID), "conflict", /Model 'old' is stored but was not loaded/);
+  await rejectsWith(() => service.createModel(VALID), "conflict", /Model 'old' is stored but not loaded/);
   assert.equal(store.saved.length, 0, "nothing was written over it");
   await service.deleteModel("old");
   assert.deepEqual(store.deleted, ["old"]);
@@ -215,3 +215,55 @@ Deno.test("a repaired model whose stored state cannot be read is kept for recove
   ]);
   assert.match(warnings.join("\n"), /model 'old': state could not be reconstructed .*RECOVERY NEEDED/);
 });
+
+/** A memory store shared with another process, whose changes the test plays: `next` is what a refresh finds. */
+class SharedStore extends MemoryModelStore {
+  next: ModelRefresh = { kind: "current" };
+  #listener: (change: StoreChange) => void = () => {};
+  readonly coordination: StoreCoordination = {
+    refresh: () => Promise.resolve(structuredClone(this.next)),
+    watch: (listener) => {
+      this.#listener = listener;
+      return Promise.resolve(() => {});
+    },
+    claim: (job) => Promise.resolve(job),
+  };
+
+  /** The other process changed model `modelId` as `next` says. */
+  async changed(modelId: string, next: ModelRefresh): Promise<void> {
+    this.next = next;
+    this.#listener({ type: "model", modelId });
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+for (const deletedBy of ["this process", "the other process"]) {
+  Deno.test(`a model another process gives a spec that does not compile here is heard gone once (deleted by ${deletedBy})`, async () => {
+    const store = new SharedStore();
+    const { service } = await serviceOf({}, { store });
+    await service.createModel(VALID);
+    const heard: ServiceEvent[] = [];
+    service.subscribe((event) => heard.push(event));
+    const replaced: ModelRefresh = {
+      kind: "replaced",
+      model: { spec: STORED, base: { doc: { qty: 1 }, meta: [], stale: [] }, log: [] },
+    };
+    await store.changed("old", replaced);
+    assert.deepEqual(heard, [{ type: "deleted", modelId: "old", unloaded: true }], "gone from this service");
+    assert.deepEqual([await service.listModels(), (await service.listUnloadedModels()).map((u) => u.id)], [
+      [],
+      ["old"],
+    ]);
+    // The other process writes it again: it is loaded anew, and still does not load.
+    await store.changed("old", replaced);
+    if (deletedBy === "this process") await service.deleteModel("old");
+    else await store.changed("old", { kind: "deleted" });
+    assert.deepEqual(await service.listUnloadedModels(), []);
+    assert.deepEqual(
+      heard,
+      [{ type: "deleted", modelId: "old", unloaded: true }],
+      "its deletion not heard again",
+    );
+    await service.close();
+  });
+}

@@ -78,7 +78,7 @@ Deno.test("kv storage: a stored model a stricter start refuses answers 409, and 
       assert.equal(info.headers.get("content-type"), "application/problem+json");
       assert.match(
         info.json.detail,
-        /stored but was not loaded at start.*POST \/models\/order\/spec\/evolve/,
+        /stored but not loaded.*POST \/models\/order\/spec\/evolve/,
       );
       const { errors } = info.json;
       assert.deepEqual(info.json, {

@@ -3,10 +3,11 @@
  * controls: a subscriber that lags is dropped and mutations never wait for it.
  */
 import assert from "node:assert/strict";
-import { ModelService } from "../../engine/service/service.ts";
+import { ModelService, type ServiceEvent } from "../../engine/service/service.ts";
 import {
   CLIENT_MESSAGE_CLOSE,
   CLIENT_MESSAGE_REASON,
+  MODEL_UNLOADED_CLOSE,
   parsePathFilter,
   SLOW_SUBSCRIBER_CLOSE,
   SubscriptionHub,
@@ -163,4 +164,18 @@ Deno.test("a client's message drops its subscriber with 1003 at once; the model'
   assert.equal(listener.sent.length, 1);
   hub.close();
   await service.close();
+});
+
+Deno.test("a model deleted ends its feeds (1000); one that stopped loading here closes them to be reopened (4409)", () => {
+  let emit: (event: ServiceEvent) => void = () => {};
+  const service = { subscribe: (listener: typeof emit) => (emit = listener, () => {}) };
+  const hub = new SubscriptionHub(service as unknown as ModelService, 10_000);
+  const [unloaded, deleted] = [new FakeSocket(), new FakeSocket()];
+  hub.add("a", unloaded.asSocket(), null);
+  hub.add("b", deleted.asSocket(), null);
+  emit({ type: "deleted", modelId: "a", unloaded: true });
+  emit({ type: "deleted", modelId: "b" });
+  assert.deepEqual(unloaded.closedWith, { code: MODEL_UNLOADED_CLOSE, reason: "model not loaded" });
+  assert.deepEqual(deleted.closedWith, { code: 1000, reason: "model deleted" });
+  assert.equal(hub.size, 0);
 });

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { ServiceError } from "../engine/errors.ts";
+import type { Invoker } from "../engine/operations/invoker.ts";
+import { websocketCommitEvents } from "./events.ts";
+
+/** A WebSocket stand-in the test opens and drops by hand (the feed takes the global constructor). */
+class FakeSocket {
+  static made: FakeSocket[] = [];
+  onopen: ((event: unknown) => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: ((event: { code: number; reason: string }) => void) | null = null;
+  onerror: ((event: unknown) => void) | null = null;
+  constructor() {
+    FakeSocket.made.push(this);
+  }
+  close(): void {}
+}
+
+/** Lets the feed's question to the REST API settle. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("a remote watch whose model is stored but not loaded on the server says so, once per outage, and goes on", async () => {
+  const realWebSocket = globalThis.WebSocket;
+  globalThis.WebSocket = FakeSocket as unknown as typeof WebSocket;
+  try {
+    const invoker = {
+      invoke: () => Promise.reject(new ServiceError("conflict", "Model 'm' is stored but not loaded: …")),
+    } as unknown as Invoker;
+    const logged: string[] = [];
+    let ended = false;
+    const watching = websocketCommitEvents(invoker, "http://h").watch(
+      "m",
+      () => {},
+      () => ended = true,
+      (level, message) => logged.push(`${level}: ${message}`),
+    );
+    FakeSocket.made[0].onopen!({});
+    const stop = await watching;
+    FakeSocket.made[0].onclose!({ code: 4409, reason: "model not loaded" });
+    // Each reconnect (after the feed's own delay) is refused as the handshake of an unloaded model is: 1006.
+    for (let reconnect = 1; reconnect <= 2; reconnect++) {
+      while (FakeSocket.made.length === reconnect) await new Promise((resolve) => setTimeout(resolve, 50));
+      FakeSocket.made[reconnect].onclose!({ code: 1006, reason: "" });
+      await settled();
+    }
+    stop();
+    assert.deepEqual(logged, [
+      "warning: Live updates of 'm' interrupted (4409 model not loaded); reconnecting…",
+      "warning: Live updates of 'm' wait for it to load: Model 'm' is stored but not loaded: …",
+      "warning: Live updates of 'm' interrupted (1006); reconnecting…",
+    ]);
+    assert.equal(ended, false, "the watch goes on: a repair brings the model back");
+  } finally {
+    globalThis.WebSocket = realWebSocket;
+  }
+});
