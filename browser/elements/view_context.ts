@@ -10,7 +10,7 @@ import {
   type EvaluatedComponent,
   type Invoker,
   type Json,
-  parsePath,
+  pathOrNull,
   pathToPointer,
 } from "../../engine/mod.ts";
 
@@ -100,8 +100,8 @@ export interface ViewContext {
 
 /** The JSON Pointer of a concrete address (`null` when it does not parse). */
 export function pointerOf(address: string): string | null {
-  const parsed = parsePath(address);
-  return parsed.ok ? pathToPointer(parsed.path) : null;
+  const path = pathOrNull(address);
+  return path && pathToPointer(path);
 }
 
 /** The addresses a tree of components shows (`bind`, a date range's `bindFrom` and `bindTo`) and their values. */

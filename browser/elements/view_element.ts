@@ -29,7 +29,7 @@ import {
   type Json,
   type ModelSpec,
   operations,
-  parsePath,
+  pathOrNull,
 } from "../../engine/mod.ts";
 import { getAt } from "../../engine/json/document.ts";
 import { jsonEqual, setMember } from "../../engine/json/value.ts";
@@ -157,8 +157,8 @@ interface Conflict {
 
 /** Whether `address` lies under a row of the array at `list`. */
 function inList(list: string, address: string): boolean {
-  const [outer, inner] = [parsePath(list), parsePath(address)];
-  return outer.ok && inner.ok && inner.path.length > outer.path.length && isPrefixOf(outer.path, inner.path);
+  const [outer, inner] = [pathOrNull(list), pathOrNull(address)];
+  return !!outer && !!inner && inner.length > outer.length && isPrefixOf(outer, inner);
 }
 
 /** The events that end a pointer's press (a window losing focus may never see the release). */
@@ -539,9 +539,9 @@ export class SvcView extends LitElement {
     const options: Record<string, EvaluatedComponent> = {};
     for (const c of dynamic) {
       if (dependent(c)) {
-        const path = parsePath(c.dependsOn);
+        const path = pathOrNull(c.dependsOn);
         // The region selector filters its options by this value (entry_bounds.ts regionOptions).
-        const chosen = path.ok ? getAt(state, path.path) : undefined;
+        const chosen = path ? getAt(state, path) : undefined;
         setMember(options, c.id, { ...c, dependsOnValue: chosen ?? null });
         continue;
       }
