@@ -60,7 +60,8 @@ export function keepFocus(root: DocumentOrShadowRoot): () => FocusLost | null {
       active.focus();
       // The held `change` told the browser the text was entered: typed again (as the person would), it is an
       // edit the next Enter or leaving the field writes. Typing also puts it back over the state's text that a
-      // control moved before its value was set (so, unfocused) shows.
+      // control moved before its value was set (so, unfocused) shows. Setting `value` (and sending `input`)
+      // instead would not: the browser fires `change` for a person's edits only.
       if (edited) {
         active.value = "";
         active.ownerDocument.execCommand("insertText", false, typed);

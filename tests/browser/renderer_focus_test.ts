@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
-import { withEmbeddedSpec } from "./embedded_spec.ts";
+import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
 import { screenshot } from "./journey.ts";
 import { keepOnly, linesOf, valuesOf } from "./lines_writer.ts";
 import { LINES_LIST, linesSchema } from "./fixtures/lines_list.ts";
@@ -95,6 +95,43 @@ Deno.test("the renderer: the field a person types in follows its row when anothe
     assert.deepEqual(await linesOf(page, "focus"), ["d", "a", "c", "b"], "nothing of the typing was written");
     // Enter, typing nothing more, writes row b.
     await enterAndLands(page, "", ["d", "a", "c", "bz"]);
+  }));
+
+/** The N field (a number input) of row `i` (from 0). */
+const nOf = (view: Locator, i: number) => view.getByLabel("N", { exact: true }).nth(i);
+
+// A number input has no caret a page can read or set (selectionStart is null, setSelectionRange throws).
+Deno.test("the renderer: the number field a person types in keeps its focus and typed number when another writer moves its row", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    // The person types "7" after row c's N (3): 37, not entered.
+    await nOf(view, 2).click();
+    await nOf(view, 2).press("End");
+    await nOf(view, 2).pressSequentially("7");
+    await keepOnly(page, "focus", ["b", "c", "d"]);
+    await untilValues(page, view, "D", ["b", "c", "d"]);
+    await screenshot(page, "renderer-focus-number-row-above-removed");
+    assert.deepEqual(
+      await focusOf(nOf(view, 1)),
+      { focused: true, value: "37", caret: null },
+      "row c, now second",
+    );
+    assert.deepEqual(await valuesOf(view, "N"), ["2", "37", "4"]);
+    // Reversed, Lit's keyed rows take row c out of the page and put it back: it keeps them too.
+    await keepOnly(page, "focus", ["d", "c", "b"]);
+    await untilValues(page, view, "D", ["d", "c", "b"]);
+    assert.deepEqual(
+      await focusOf(nOf(view, 1)),
+      { focused: true, value: "37", caret: null },
+      "row c, moved",
+    );
+    const state = await stateOf(page, "focus") as { lines: { n: number; d: string }[] };
+    assert.deepEqual(state.lines.map((line) => line.n), [4, 3, 2], "nothing of the typing was written");
+    // Enter writes row c.
+    await page.keyboard.press("Enter");
+    await until(page, "row c's N written", async () => {
+      const { lines } = await stateOf(page, "focus") as { lines: { n: number }[] };
+      return JSON.stringify(lines.map((line) => line.n)) === "[4,37,2]";
+    });
   }));
 
 Deno.test("the renderer: when another writer removes the row a person types in, focus goes to the list, which says so", () =>
