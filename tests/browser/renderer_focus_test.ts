@@ -149,6 +149,48 @@ Deno.test("the renderer: when another writer removes the row a person types in, 
     assert.deepEqual(await valuesOf(view, "D"), ["a", "b", "d"]);
   }));
 
+/** The Remove button of row `i` (from 0). */
+const removeOf = (view: Locator, i: number) => view.getByRole("button", { name: /^Remove lines/ }).nth(i);
+
+/** Whether `element` has the focus. */
+const focused = (element: Locator) => element.evaluate((el) => el.matches(":focus"));
+
+Deno.test("the renderer: when another writer removes the row whose Remove a person is on, focus goes to the list, which says so", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    await removeOf(view, 2).focus();
+    await keepOnly(page, "focus", ["a", "b", "d"]);
+    await untilValues(page, view, "D", ["a", "b", "d"]);
+    const list = view.getByRole("region", { name: "Lines" });
+    await list.getByText("The row was removed meanwhile (another writer).").waitFor();
+    await screenshot(page, "renderer-focus-remove-row-gone");
+    // Not on row d's Remove: the Enter the person meant for row c would remove row d.
+    assert.equal(await focused(list), true, "the list has the focus");
+    await page.keyboard.press("Enter");
+    assert.deepEqual(await linesOf(page, "focus"), ["a", "b", "d"]);
+  }));
+
+Deno.test("the renderer: the person's own Remove hands the focus to the next row's Remove (the one before, last), then to the list", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    await removeOf(view, 1).focus();
+    await page.keyboard.press("Enter");
+    await untilValues(page, view, "D", ["a", "c", "d"]);
+    assert.equal(await focused(removeOf(view, 1)), true, "row c's Remove, now second");
+    await page.keyboard.press("Enter");
+    await untilValues(page, view, "D", ["a", "d"]);
+    assert.equal(await focused(removeOf(view, 1)), true, "row d's Remove, now second");
+    // Row d is the last: row a's Remove, before it, takes the focus.
+    await page.keyboard.press("Enter");
+    await untilValues(page, view, "D", ["a"]);
+    assert.equal(await focused(removeOf(view, 0)), true, "row a's Remove");
+    await page.keyboard.press("Enter");
+    const list = view.getByRole("region", { name: "Lines" });
+    await list.getByText("None yet.").waitFor();
+    await screenshot(page, "renderer-focus-own-removes");
+    assert.equal(await focused(list), true, "the list, empty, has the focus");
+    assert.deepEqual(await linesOf(page, "focus"), []);
+    assert.equal(await list.getByText("another writer").count(), 0, "nothing is said");
+  }));
+
 /** Waits until `holds` (Playwright's waitForFunction takes an async predicate's promise for a truthy answer). */
 async function until(page: Page, what: string, holds: () => Promise<boolean>): Promise<void> {
   for (const end = Date.now() + 30_000; !await holds();) {
