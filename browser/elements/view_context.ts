@@ -79,7 +79,7 @@ export interface ViewContext {
    * Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`); one of a section list row's
    * component (`row`, its address as rendered) does nothing once that row is gone, nor, when it writes, once
    * the row moved (its mutations name rows by index); its write into the row tests the row first, as a
-   * field's does, and a conflict is told at `address` (as rendered), or at the row.
+   * field's does, and a conflict is told at `address` (as rendered: field.ts handlerTold), or at the row.
    */
   runHandler(handler: Json | undefined, address?: string, row?: string): void;
   /** Switches to another view of the model. */
