@@ -38,6 +38,7 @@ export {
   type ParsedPath,
   parsePath,
   type Path,
+  pathOrNull,
   pathsOverlap,
   pathToPointer,
   patternMatches,

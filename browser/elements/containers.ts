@@ -10,7 +10,7 @@ import { html, nothing, type TemplateResult } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import { styleMap } from "lit/directives/style-map.js";
 import type { EvaluatedComponent, EvaluatedView, Json } from "../../engine/mod.ts";
-import { messageList, nameOf } from "./field.ts";
+import { handlerTold, messageList, nameOf } from "./field.ts";
 import { childrenOf, pointerOf, type ViewContext } from "./view_context.ts";
 
 type Renderer = (c: EvaluatedComponent, ctx: ViewContext) => TemplateResult;
@@ -227,20 +227,12 @@ const sectionList: Renderer = (c, ctx) => {
   </section>`;
 };
 
-/**
- * Where a section list row's button is told what became of its action (its row changed meanwhile): a member of
- * the row named after the button, which no field binds, so the message follows the row when rows move.
- */
-const placeOf = (row: string, id: string) =>
-  `${row}['#${id.slice(id.lastIndexOf("]") + 1).replace(/^\./, "")}']`;
-
 const button: Renderer = (c, ctx) => {
-  const place = ctx.row === undefined ? undefined : placeOf(ctx.row, c.id);
-  const told = place === undefined ? nothing : messageList(ctx, place, ctx.domId(c.id, "msg"));
+  const { place, told, describedBy } = handlerTold(c, ctx);
   return html`
     <button type="button" class="btn ${c.variant ?? ""}" data-component=${c
       .id} ?disabled=${c.enabled === false}
-      aria-describedby=${told === nothing ? nothing : ctx.domId(c.id, "msg")}
+      aria-describedby=${describedBy}
       @click=${() => ctx.runHandler(c.onClick, place)}>${c.text ?? c.label ?? c.id}</button>${told}
   `;
 };

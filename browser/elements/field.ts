@@ -60,6 +60,29 @@ export function messageList(
   `;
 }
 
+/** Where a control running a handler is told what became of its action, and the message told there. */
+export interface HandlerTold {
+  /** The `address` of `ctx.runHandler`: in a section list row, a member of the row named after the control. */
+  place?: string;
+  /** The messages at `place`, beside the control. */
+  told: TemplateResult | typeof nothing;
+  /** The control's `aria-describedby`: the messages' id while they show. */
+  describedBy: string | typeof nothing;
+}
+
+/**
+ * {@link HandlerTold} of a control of `c` (a button, an effect status's Retry): in a section list row, a member of
+ * the row named after it, which no field binds, so the message follows the row when rows move (the row changed
+ * meanwhile: its action did not run); outside the rows the form's messages tell.
+ */
+export function handlerTold(c: EvaluatedComponent, ctx: ViewContext): HandlerTold {
+  if (ctx.row === undefined) return { told: nothing, describedBy: nothing };
+  const place = `${ctx.row}['#${c.id.slice(c.id.lastIndexOf("]") + 1).replace(/^\./, "")}']`;
+  const id = ctx.domId(c.id, "msg");
+  const told = messageList(ctx, place, id);
+  return { place, told, describedBy: told === nothing ? nothing : id };
+}
+
 /** A labelled field around `control`. */
 export function field(
   c: EvaluatedComponent,

@@ -12,7 +12,7 @@ import {
   formatPath,
   type Json,
   type ModelSpec,
-  parsePath,
+  pathOrNull,
   patternMatches,
   type SchemaViolation,
   ServiceError,
@@ -39,16 +39,14 @@ function add(map: MessageMap, address: string, message: FieldMessage): void {
 
 /** Canonical form of an address (unchanged when it does not parse). */
 export function canonical(address: string): string {
-  const parsed = parsePath(address);
-  return parsed.ok ? formatPath(parsed.path) : address;
+  const path = pathOrNull(address);
+  return path ? formatPath(path) : address;
 }
 
 /** Whether `address` lies at or under the (possibly wildcard) constraint path `pattern`. */
 function under(pattern: string, address: string): boolean {
-  const p = parsePath(pattern);
-  const a = parsePath(address);
-  return p.ok && a.ok && a.path.length >= p.path.length &&
-    patternMatches(p.path, a.path.slice(0, p.path.length));
+  const [p, a] = [pathOrNull(pattern), pathOrNull(address)];
+  return !!p && !!a && a.length >= p.length && patternMatches(p, a.slice(0, p.length));
 }
 
 /** Where an address of the rows the model checked is now (`[]`: its row is gone); unchanged by default. */

@@ -16,7 +16,7 @@ import {
   operations,
   type TraceRecord,
 } from "../../engine/mod.ts";
-import { nameOf } from "./field.ts";
+import { handlerTold, nameOf } from "./field.ts";
 import { formatValue } from "./format.ts";
 import type { ViewContext } from "./view_context.ts";
 
@@ -143,15 +143,18 @@ const effectStatus: Renderer = (c, ctx) => {
   const error = c.error ?? status?.error;
   const retry = c.showRetry === true &&
     (phase === "failed" || phase === "cancelled" || c.onRetry !== undefined);
+  // In a section list row, what became of the Retry's action (its row changed meanwhile) is told beside it.
+  const { place, told, describedBy } = handlerTold(c, ctx);
   return html`<div class="effect-status" data-component=${c.id} role="status">
     <span class="caption">${nameOf(c)}</span>
     <span class="chip ${phase ?? "none"}">${phase ? PHASE_LABELS[phase] ?? phase : "Not run yet"}</span>
     ${error ? html`<span class="error-text">${formatValue(error)}</span>` : nothing}
     ${
     retry
-      ? html`<button type="button" class="btn" @click=${() => ctx.runHandler(c.onRetry)}>${
-        c.retryLabel ?? "Retry"
-      }</button>`
+      ? html`
+        <button type="button" class="btn" aria-describedby=${describedBy}
+          @click=${() => ctx.runHandler(c.onRetry, place)}>${c.retryLabel ?? "Retry"}</button>${told}
+      `
       : nothing
   }
   </div>`;

@@ -21,8 +21,8 @@ import {
   isPrefixOf,
   type Json,
   operations,
-  parsePath,
   type Path,
+  pathOrNull,
   pathsOverlap,
   pathToPointer,
   ServiceError,
@@ -51,18 +51,14 @@ export const ROW_CHANGED = "This row changed meanwhile (another writer): the edi
  */
 export const ROW_CHANGED_ACTION = "This row changed meanwhile: its action did not run.";
 
-const pathOf = (address: string): Path | null => {
-  const parsed = parsePath(address);
-  return parsed.ok ? parsed.path : null;
-};
-const pathsOf = (addresses: string[]) => addresses.map(pathOf).filter((p): p is Path => p !== null);
+const pathsOf = (addresses: string[]) => addresses.map((a) => pathOrNull(a)).filter((p) => p !== null);
 
 /** The outermost section list row of a tree holding `path` (or being it). */
 function rowAt(components: Json | undefined, path: Path): EvaluatedComponent | undefined {
   for (const c of Array.isArray(components) ? components as unknown as EvaluatedComponent[] : []) {
     const rows = c.type === "sectionList" ? childrenOf(c) : [];
     const row = rows.find((r) => {
-      const at = typeof r.bind === "string" ? pathOf(r.bind) : null;
+      const at = typeof r.bind === "string" ? pathOrNull(r.bind) : null;
       return at !== null && isPrefixOf(at, path);
     });
     const found = row ?? rowAt(c.components, path);
@@ -79,10 +75,10 @@ interface Row {
 
 function shownRow(components: Json | undefined, path: Path): Row | null {
   const row = rowAt(components, path);
-  const at = row && pathOf(String(row.bind));
+  const at = row && pathOrNull(String(row.bind));
   if (!row || !at) return null;
   const shown = [...boundValues(row.components)].flatMap(([address, value]) => {
-    const p = pathOf(address);
+    const p = pathOrNull(address);
     // A row's field may show a value outside the row (a currency for all rows): it says nothing of the row.
     return p && isPrefixOf(at, p) ? [[p, value] as [Path, Json | undefined]] : [];
   });
@@ -164,7 +160,7 @@ export async function rowPatch(
   changing: string[],
   read: ReadValue,
 ): Promise<RowOp[]> {
-  const path = pathOf(address);
+  const path = pathOrNull(address);
   const guard = path && await guardOf(components, path, own, changing, read);
   return [...guard?.tests ?? [], ...ops];
 }
@@ -239,7 +235,7 @@ export async function rowWrites(
   changing: string[],
   read: ReadValue,
 ): Promise<RowOp[] | null> {
-  const paths = writes.map(([address]) => pathOf(address));
+  const paths = writes.map(([address]) => pathOrNull(address));
   const row = paths[0] && shownRow(components, paths[0]);
   if (!row || !paths.every((p) => p && isPrefixOf(row.at, p))) return null;
   const own = writes.map(([address]) => address);
@@ -270,7 +266,7 @@ export async function rowWrites(
 
 /** The address of the outermost section list row of `components` holding `address` (`undefined`: none). */
 export function rowOf(components: Json | undefined, address: string): string | undefined {
-  const path = pathOf(address);
+  const path = pathOrNull(address);
   const row = path ? rowAt(components, path) : undefined;
   return typeof row?.bind === "string" ? row.bind : undefined;
 }

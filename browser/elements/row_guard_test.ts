@@ -269,6 +269,53 @@ Deno.test("a write into a container the row may lack reads the row, and creates 
   assert.equal(await write({ n: 1 }, "$.rows[0].list[2].x"), null);
 });
 
+/**
+ * Runs `act` with a browser's `Object.prototype.__proto__` (ECMAScript Annex B: assigning `__proto__` sets the
+ * prototype), which Deno replaces by one that sets an own member, so that a plain assignment shows here too.
+ */
+async function withBrowserProto<T>(act: () => Promise<T>): Promise<T> {
+  const deno = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__")!;
+  Object.defineProperty(Object.prototype, "__proto__", {
+    configurable: true,
+    get(this: object) {
+      return Object.getPrototypeOf(this);
+    },
+    set(this: object, proto: unknown) {
+      if (typeof proto === "object") Object.setPrototypeOf(this, proto);
+    },
+  });
+  try {
+    return await act();
+  } finally {
+    Object.defineProperty(Object.prototype, "__proto__", deno);
+  }
+}
+
+Deno.test("a row's writes see a __proto__ member as data: one the row holds, one a write creates", async () => {
+  // JSON.parse makes `__proto__` an own member; a later write then needs the member an earlier one created.
+  const row = JSON.parse('{"n": 1, "__proto__": {"k": 1}, "box": {}}');
+  const writes: [string, Json][] = [
+    ["$.rows[0]['__proto__'].k", 2],
+    ["$.rows[0].box['__proto__']", { x: 1 }],
+    ["$.rows[0].box['__proto__'].y", 2],
+  ];
+  const ops = await withBrowserProto(() =>
+    rowWrites(oneRow([".n", 1]), writes, ["$.rows[0].n"], readerOver({ rows: [row] }))
+  );
+  assert.deepEqual(ops?.filter((op) => op.op !== "test"), [
+    { op: "add", path: "/rows/0/__proto__/k", value: 2 },
+    { op: "add", path: "/rows/0/box/__proto__", value: { x: 1 } },
+    // Into the member the write before created (set as a prototype, it would be missing: a second `add` of it).
+    { op: "add", path: "/rows/0/box/__proto__/y", value: 2 },
+  ]);
+  assert.deepEqual(ops?.find((op) => op.path === "/rows/0/__proto__"), {
+    op: "test",
+    path: "/rows/0/__proto__",
+    value: { k: 1 },
+  });
+  assert.equal(({} as Record<string, unknown>).x, undefined, "no prototype was polluted");
+});
+
 Deno.test("a handler's writes into one row go as one patch after the row's tests, else as a mutation", async () => {
   const read = readerOver(STATE);
   // Neither written value is tested.

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { formatPath, type Json, parsePath } from "../../engine/mod.ts";
+import { formatPath, type Json, pathOrNull } from "../../engine/mod.ts";
 
 /** Where the rows of a list went: the new index of old row `index`, or -1 when it is gone. */
 export type RowMove = (index: number) => number;
@@ -83,19 +83,18 @@ export const unmoved = (to: number[]): boolean => to.every((j, i) => j === i);
  * row is gone; otherwise unchanged.
  */
 export function followAddress(address: string, list: string, move: RowMove): string | null {
-  const prefix = parsePath(list);
-  const parsed = parsePath(address);
-  if (!prefix.ok || !parsed.ok) return address;
-  const depth = prefix.path.length;
-  const at = parsed.path[depth];
+  const [prefix, path] = [pathOrNull(list), pathOrNull(address)];
+  if (!prefix || !path) return address;
+  const depth = prefix.length;
+  const at = path[depth];
   if (
-    parsed.path.length <= depth || typeof at !== "number" ||
-    formatPath(parsed.path.slice(0, depth)) !== formatPath(prefix.path)
+    path.length <= depth || typeof at !== "number" ||
+    formatPath(path.slice(0, depth)) !== formatPath(prefix)
   ) {
     return address;
   }
   const to = move(at);
-  return to < 0 ? null : formatPath([...prefix.path, to, ...parsed.path.slice(depth + 1)]);
+  return to < 0 ? null : formatPath([...prefix, to, ...path.slice(depth + 1)]);
 }
 
 /** Moves the entries of a map to the keys `to` gives (`null`: the entry goes). */
@@ -134,8 +133,7 @@ export function followIds<T>(map: Map<string, T>, listId: string, move: RowMove)
 
 /** The depth of an address (how many steps from the root). */
 function depthOf(address: string): number {
-  const parsed = parsePath(address);
-  return parsed.ok ? parsed.path.length : 0;
+  return pathOrNull(address)?.length ?? 0;
 }
 
 /**
@@ -212,10 +210,8 @@ export class RowMoveLog {
   /** Row `index` of the array at `list` as of a render that saw `seen` moves, now (`null`: it is gone). */
   followRow(list: string, index: number, seen: number): { list: string; index: number } | null {
     const now = this.follow(`${list}[${index}]`, seen);
-    const path = now === null ? null : parsePath(now);
-    const at = path?.ok ? path.path.at(-1) : undefined;
-    return path?.ok && typeof at === "number"
-      ? { list: formatPath(path.path.slice(0, -1)), index: at }
-      : null;
+    const path = now === null ? null : pathOrNull(now);
+    const at = path?.at(-1);
+    return path && typeof at === "number" ? { list: formatPath(path.slice(0, -1)), index: at } : null;
   }
 }

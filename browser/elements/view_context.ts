@@ -10,7 +10,7 @@ import {
   type EvaluatedComponent,
   type Invoker,
   type Json,
-  parsePath,
+  pathOrNull,
   pathToPointer,
 } from "../../engine/mod.ts";
 
@@ -79,7 +79,7 @@ export interface ViewContext {
    * Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`); one of a section list row's
    * component (`row`, its address as rendered) does nothing once that row is gone, nor, when it writes, once
    * the row moved (its mutations name rows by index); its write into the row tests the row first, as a
-   * field's does, and a conflict is told at `address` (as rendered), or at the row.
+   * field's does, and a conflict is told at `address` (as rendered: field.ts handlerTold), or at the row.
    */
   runHandler(handler: Json | undefined, address?: string, row?: string): void;
   /** Switches to another view of the model. */
@@ -100,8 +100,8 @@ export interface ViewContext {
 
 /** The JSON Pointer of a concrete address (`null` when it does not parse). */
 export function pointerOf(address: string): string | null {
-  const parsed = parsePath(address);
-  return parsed.ok ? pathToPointer(parsed.path) : null;
+  const path = pathOrNull(address);
+  return path && pathToPointer(path);
 }
 
 /** The addresses a tree of components shows (`bind`, a date range's `bindFrom` and `bindTo`) and their values. */

@@ -29,7 +29,7 @@ import {
   type Json,
   type ModelSpec,
   operations,
-  parsePath,
+  pathOrNull,
 } from "../../engine/mod.ts";
 import { getAt } from "../../engine/json/document.ts";
 import { jsonEqual, setMember } from "../../engine/json/value.ts";
@@ -55,7 +55,7 @@ import {
   RowMoveLog,
 } from "./row_moves.ts";
 import { regionOptions } from "./entry_bounds.ts";
-import { keepFocus } from "./focus_keeper.ts";
+import { keepFocus, ROW_REMOVED } from "./focus_keeper.ts";
 import {
   isRowConflict,
   readerOf,
@@ -157,8 +157,8 @@ interface Conflict {
 
 /** Whether `address` lies under a row of the array at `list`. */
 function inList(list: string, address: string): boolean {
-  const [outer, inner] = [parsePath(list), parsePath(address)];
-  return outer.ok && inner.ok && inner.path.length > outer.path.length && isPrefixOf(outer.path, inner.path);
+  const [outer, inner] = [pathOrNull(list), pathOrNull(address)];
+  return !!outer && !!inner && inner.length > outer.length && isPrefixOf(outer, inner);
 }
 
 /** The events that end a pointer's press (a window losing focus may never see the release). */
@@ -256,6 +256,8 @@ export class SvcView extends LitElement {
   readonly #writing = new Set<Promise<unknown>>();
   /** This element's Removes under way, by list address (canonical): the person's writes below them wait. */
   readonly #removes = new Map<Promise<unknown>, string>();
+  /** The lists (canonical) a Remove of this element removed a row of, until the next view shown. */
+  readonly #removedHere = new Set<string>();
   /** The messages a step check placed: the next check, or a refresh of the view, works them out again. */
   readonly #placed = new WeakSet<FieldMessage>();
   /** The step whose check placed messages (a refresh of the view checks it again). */
@@ -351,14 +353,22 @@ export class SvcView extends LitElement {
 
   /** Renders, keeping the person's place when rows moved (focus_keeper.ts). */
   protected override update(changed: PropertyValues): void {
-    const kept = keepFocus(this.renderRoot as ShadowRoot);
+    const shown = this.view?.components as unknown as Json;
+    const listAt = (list: HTMLElement) => listOf(shown, (id) => id === list.dataset.component);
+    const kept = keepFocus(this.renderRoot as ShadowRoot, (list) => {
+      const at = listAt(list)?.bind;
+      return typeof at === "string" && this.#removedHere.has(canonical(at));
+    });
     super.update(changed);
     const lost = kept();
-    // Another writer removed the row the person was typing in: the list they are left in says so.
-    const shown = this.view?.components as unknown as Json;
-    const list = lost?.edited ? listOf(shown, (id) => id === lost.list.dataset.component) : undefined;
+    if (changed.has("view")) this.#removedHere.clear();
+    // Another writer removed the row the person was typing in, or whose Remove they were on: the list says so.
+    const list = lost && (lost.edited || lost.removal) ? listAt(lost.list) : undefined;
     if (!list) return;
-    this.#tell(canonical(String(list.bind)), [{ text: ROW_CHANGED, severity: "warning" }]);
+    this.#tell(canonical(String(list.bind)), [{
+      text: lost?.edited ? ROW_CHANGED : ROW_REMOVED,
+      severity: "warning",
+    }]);
     this.requestUpdate();
   }
 
@@ -539,9 +549,9 @@ export class SvcView extends LitElement {
     const options: Record<string, EvaluatedComponent> = {};
     for (const c of dynamic) {
       if (dependent(c)) {
-        const path = parsePath(c.dependsOn);
+        const path = pathOrNull(c.dependsOn);
         // The region selector filters its options by this value (entry_bounds.ts regionOptions).
-        const chosen = path.ok ? getAt(state, path.path) : undefined;
+        const chosen = path ? getAt(state, path) : undefined;
         setMember(options, c.id, { ...c, dependsOnValue: chosen ?? null });
         continue;
       }
@@ -939,6 +949,8 @@ export class SvcView extends LitElement {
       expect([`${list}[${index}]`]);
       const reloads = this.#reorders;
       const result = await invoker.invoke(operations.patch, { id, patch: await patch(), viewId });
+      // The view that no longer shows the row hands its Remove's focus on (focus_keeper.ts).
+      this.#removedHere.add(canonical(list));
       // The rows below move up with their keys, so their controls (an entry the model refused) go along.
       // When another writer's reload followed rows meanwhile, it may have followed this removal too: the
       // commit reads the view again and follows what the view still shows, so each move applies once.

@@ -21,7 +21,7 @@ import { unprocessable } from "../errors.ts";
 import type { ExpressionCompiler } from "../expr/compiler.ts";
 import { clockBindings } from "../expr/clock.ts";
 import { withRegexEngine } from "../expr/re2.ts";
-import { formatPath, parseConcretePath } from "../json/path.ts";
+import { formatPath, parseConcretePath, pathOrNull } from "../json/path.ts";
 import { isObject, type Json, jsonEqual } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import type { EffectNode } from "../model/nodes.ts";
@@ -131,10 +131,11 @@ export function ownsStatus(job: EffectJob, doc: Json): boolean {
     (job.statusAt === undefined || status.at === new Date(job.statusAt).toISOString());
 }
 
+/** A job's status address, written from its effect's (concrete) `statusPath`. */
 function pathOf(address: string) {
-  const parsed = parseConcretePath(address);
-  if (!parsed.ok) throw new Error(`bad status address ${address}`);
-  return parsed.path;
+  const path = pathOrNull(address);
+  if (!path) throw new Error(`bad status address ${address}`);
+  return path;
 }
 
 /**

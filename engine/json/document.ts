@@ -15,7 +15,7 @@
  */
 import { isContainer, isObject, type Json, type JsonObject, setMember } from "./value.ts";
 import { jsonBytes, jsonStringBytes } from "./measure.ts";
-import { parsePath, type Path, type Segment, WILDCARD } from "./path.ts";
+import { type Path, pathOrNull, type Segment, WILDCARD } from "./path.ts";
 import { forkWide, hasMembers, ownMember, toWide, WIDE_MEMBERS } from "./wide_object.ts";
 
 /** JSON bytes of one `null` an array write pads with, and its comma. */
@@ -34,8 +34,8 @@ export class DocumentTooLargeError extends Error {
 
 /** The value at a canonical address, null when absent (or when the address does not parse). */
 export function valueAt(doc: Json, address: string): Json {
-  const parsed = parsePath(address);
-  return parsed.ok ? getAt(doc, parsed.path) ?? null : null;
+  const path = pathOrNull(address);
+  return path && (getAt(doc, path) ?? null);
 }
 
 /** The value at a concrete path, `undefined` when absent. */

@@ -129,6 +129,12 @@ export function parseConcretePath(text: unknown): ParsedPath {
   return parsed;
 }
 
+/** The segments of a canonical address, or `null` when it does not parse ({@link parsePath}). */
+export function pathOrNull(text: unknown): Segment[] | null {
+  const parsed = parsePath(text);
+  return parsed.ok ? parsed.path : null;
+}
+
 /**
  * Parses an address accepting unrooted and legacy forms too (used for URL path
  * parameters such as `order.total`). Returns an error message string on failure.

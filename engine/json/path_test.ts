@@ -6,6 +6,7 @@ import {
   isPrefixOf,
   parseConcretePath,
   parsePath,
+  pathOrNull,
   pathsOverlap,
   pathToPointer,
   patternMatches,
@@ -65,6 +66,14 @@ Deno.test("parsePath rejects malformed and non-string addresses with a clear mes
     const parsed = parsePath(bad);
     assert.ok(!parsed.ok);
     assert.match(parsed.message, /non-empty string/);
+  }
+});
+
+Deno.test("pathOrNull: the segments of a canonical address, null for what parsePath refuses", () => {
+  assert.deepEqual(pathOrNull("$.items[2]['odd key']"), ["items", 2, "odd key"]);
+  assert.deepEqual(pathOrNull("$.items[*].n"), ["items", WILDCARD, "n"]);
+  for (const bad of ["$.items.0", "items[0]", "$.a[", "", null, 3]) {
+    assert.equal(pathOrNull(bad), null, String(bad));
   }
 });
 

@@ -10,7 +10,7 @@
  */
 import { unprocessable } from "../errors.ts";
 import { touchedInOrder } from "../graph/touched.ts";
-import { formatPath, parsePath, patternMatches, type Segment } from "../json/path.ts";
+import { formatPath, pathOrNull, patternMatches, type Segment } from "../json/path.ts";
 import { getAt } from "../json/document.ts";
 import { isObject, type Json } from "../json/value.ts";
 import type { CompiledNode, DerivedNode, MetaNode } from "../model/nodes.ts";
@@ -150,8 +150,8 @@ function dropVanishedMetas(state: CycleState, node: MetaNode, elements: Segment[
   const suffix = `#${node.metaKey}`;
   for (const key of state.meta.keys()) {
     if (!key.endsWith(suffix) || live.has(key)) continue;
-    const path = parsePath(key.slice(0, -suffix.length));
-    if (!path.ok || !patternMatches(node.target, path.path)) continue;
+    const path = pathOrNull(key.slice(0, -suffix.length));
+    if (!path || !patternMatches(node.target, path)) continue;
     state.writableMeta().delete(key);
     state.metaUpdated.add(key);
   }

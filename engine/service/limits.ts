@@ -16,7 +16,7 @@
 import type { EngineConfig } from "../config.ts";
 import { schemaViolation, tooLarge, unprocessable } from "../errors.ts";
 import { measureJson } from "../json/measure.ts";
-import { formatPath, parsePath } from "../json/path.ts";
+import { formatPath, pathOrNull } from "../json/path.ts";
 import { isObject, type Json } from "../json/value.ts";
 
 /**
@@ -54,12 +54,12 @@ export function checkMutationValues(
     if (value === null || typeof value !== "object") {
       if ((typeof value !== "number" || Number.isFinite(value)) && address.length <= shallow) continue;
     }
-    const parsed = parsePath(address);
-    const baseDepth = parsed.ok ? parsed.path.length : 0;
+    const parsed = pathOrNull(address);
+    const baseDepth = parsed?.length ?? 0;
     const measured = measureJson(value, config.maxDepth - baseDepth);
     if (measured.ok && baseDepth <= config.maxDepth) continue;
     if (!measured.ok && measured.reason === "non-finite") {
-      const path = parsed.ok ? formatPath([...parsed.path, ...measured.path]) : address;
+      const path = parsed ? formatPath([...parsed, ...measured.path]) : address;
       throw schemaViolation([{
         path,
         keyword: "type",

@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
-import { withEmbeddedSpec } from "./embedded_spec.ts";
+import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
 import { screenshot } from "./journey.ts";
 import { keepOnly, linesOf, valuesOf } from "./lines_writer.ts";
 import { LINES_LIST, linesSchema } from "./fixtures/lines_list.ts";
@@ -97,6 +97,43 @@ Deno.test("the renderer: the field a person types in follows its row when anothe
     await enterAndLands(page, "", ["d", "a", "c", "bz"]);
   }));
 
+/** The N field (a number input) of row `i` (from 0). */
+const nOf = (view: Locator, i: number) => view.getByLabel("N", { exact: true }).nth(i);
+
+// A number input has no caret a page can read or set (selectionStart is null, setSelectionRange throws).
+Deno.test("the renderer: the number field a person types in keeps its focus and typed number when another writer moves its row", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    // The person types "7" after row c's N (3): 37, not entered.
+    await nOf(view, 2).click();
+    await nOf(view, 2).press("End");
+    await nOf(view, 2).pressSequentially("7");
+    await keepOnly(page, "focus", ["b", "c", "d"]);
+    await untilValues(page, view, "D", ["b", "c", "d"]);
+    await screenshot(page, "renderer-focus-number-row-above-removed");
+    assert.deepEqual(
+      await focusOf(nOf(view, 1)),
+      { focused: true, value: "37", caret: null },
+      "row c, now second",
+    );
+    assert.deepEqual(await valuesOf(view, "N"), ["2", "37", "4"]);
+    // Reversed, Lit's keyed rows take row c out of the page and put it back: it keeps them too.
+    await keepOnly(page, "focus", ["d", "c", "b"]);
+    await untilValues(page, view, "D", ["d", "c", "b"]);
+    assert.deepEqual(
+      await focusOf(nOf(view, 1)),
+      { focused: true, value: "37", caret: null },
+      "row c, moved",
+    );
+    const state = await stateOf(page, "focus") as { lines: { n: number; d: string }[] };
+    assert.deepEqual(state.lines.map((line) => line.n), [4, 3, 2], "nothing of the typing was written");
+    // Enter writes row c.
+    await page.keyboard.press("Enter");
+    await until(page, "row c's N written", async () => {
+      const { lines } = await stateOf(page, "focus") as { lines: { n: number }[] };
+      return JSON.stringify(lines.map((line) => line.n)) === "[4,37,2]";
+    });
+  }));
+
 Deno.test("the renderer: when another writer removes the row a person types in, focus goes to the list, which says so", () =>
   withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
     await typeUncommitted(dOf(view, 2), "q", 1);
@@ -110,6 +147,48 @@ Deno.test("the renderer: when another writer removes the row a person types in, 
     await page.keyboard.press("Enter");
     assert.deepEqual(await linesOf(page, "focus"), ["a", "b", "d"]);
     assert.deepEqual(await valuesOf(view, "D"), ["a", "b", "d"]);
+  }));
+
+/** The Remove button of row `i` (from 0). */
+const removeOf = (view: Locator, i: number) => view.getByRole("button", { name: /^Remove lines/ }).nth(i);
+
+/** Whether `element` has the focus. */
+const focused = (element: Locator) => element.evaluate((el) => el.matches(":focus"));
+
+Deno.test("the renderer: when another writer removes the row whose Remove a person is on, focus goes to the list, which says so", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    await removeOf(view, 2).focus();
+    await keepOnly(page, "focus", ["a", "b", "d"]);
+    await untilValues(page, view, "D", ["a", "b", "d"]);
+    const list = view.getByRole("region", { name: "Lines" });
+    await list.getByText("The row was removed meanwhile (another writer).").waitFor();
+    await screenshot(page, "renderer-focus-remove-row-gone");
+    // Not on row d's Remove: the Enter the person meant for row c would remove row d.
+    assert.equal(await focused(list), true, "the list has the focus");
+    await page.keyboard.press("Enter");
+    assert.deepEqual(await linesOf(page, "focus"), ["a", "b", "d"]);
+  }));
+
+Deno.test("the renderer: the person's own Remove hands the focus to the next row's Remove (the one before, last), then to the list", () =>
+  withEmbeddedSpec(SPEC, { heading: "Main" }, async (page, view) => {
+    await removeOf(view, 1).focus();
+    await page.keyboard.press("Enter");
+    await untilValues(page, view, "D", ["a", "c", "d"]);
+    assert.equal(await focused(removeOf(view, 1)), true, "row c's Remove, now second");
+    await page.keyboard.press("Enter");
+    await untilValues(page, view, "D", ["a", "d"]);
+    assert.equal(await focused(removeOf(view, 1)), true, "row d's Remove, now second");
+    // Row d is the last: row a's Remove, before it, takes the focus.
+    await page.keyboard.press("Enter");
+    await untilValues(page, view, "D", ["a"]);
+    assert.equal(await focused(removeOf(view, 0)), true, "row a's Remove");
+    await page.keyboard.press("Enter");
+    const list = view.getByRole("region", { name: "Lines" });
+    await list.getByText("None yet.").waitFor();
+    await screenshot(page, "renderer-focus-own-removes");
+    assert.equal(await focused(list), true, "the list, empty, has the focus");
+    assert.deepEqual(await linesOf(page, "focus"), []);
+    assert.equal(await list.getByText("another writer").count(), 0, "nothing is said");
   }));
 
 /** Waits until `holds` (Playwright's waitForFunction takes an async predicate's promise for a truthy answer). */

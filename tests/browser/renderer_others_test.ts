@@ -805,6 +805,48 @@ Deno.test("the renderer: a row's button whose write reaches the model after anot
     );
   }));
 
+/** {@link SPEC} whose rows show an effect status `st` with a Retry that adds one to the third row's N. */
+const SPEC_ROW_RETRY = {
+  ...SPEC,
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      ...SPEC.viewDefinition.views[0],
+      components: [{
+        ...LINES_LIST,
+        components: [...LINES_LIST.components, {
+          id: "st",
+          type: "effectStatus",
+          bind: "$.lines[*].st",
+          label: "Status",
+          showRetry: true,
+          onRetry: { mutations: "{'$.lines[2].n': lines[2].n + 1}" },
+        }],
+      }],
+    }],
+  },
+};
+
+Deno.test("the renderer: a row's effect status Retry whose write reaches the model after another writer removed a row above says so beside it", () =>
+  withEmbeddedSpec(SPEC_ROW_RETRY, { heading: "Main" }, async (page, view) => {
+    const retry = view.getByRole("button", { name: "Retry", exact: true });
+    // Row c's Retry, held until another writer removed row a: it names the third row, row d's now.
+    await holdAnswers(view, ["mutate", "patch"], { request: true, once: true });
+    await retry.nth(2).click();
+    await untilAnswerHeld(page);
+    await keepOnly(page, "others", ["b", "c", "d"]);
+    await untilRowsHeld(page, view, 3);
+    await releaseAnswer(view, "svc-error");
+    await view.getByText("its action did not run").waitFor();
+    await screenshot(page, "renderer-others-row-retry-changed");
+    assert.deepEqual(await pairsOf(page), [[2, "b"], [3, "c"], [4, "d"]], "row d (now third) keeps its N");
+    assert.deepEqual(
+      await toldBeside(view, "Retry", "This row changed meanwhile: its action did not run."),
+      [false, true, false],
+      "the person is told beside row c's Retry (now second)",
+    );
+  }));
+
 Deno.test("the renderer: a row field's onChange whose write reaches the model after another writer removed a row above writes no other row", () =>
   withEmbeddedSpec(SPEC_ROW_HANDLERS, { heading: "Main" }, async (page, view) => {
     // Row c's D is written; its onChange's write is held until another writer removed row a.
