@@ -294,7 +294,8 @@ export class Playground extends LitElement {
   async #refreshModels(): Promise<void> {
     if (!this.connection) return;
     this.models = await this.connection.invoker.invoke(operations.listModels, {});
-    if (!this.models.includes(this.selected)) this.#select("");
+    // Only a selected model that went is let go: the start page (and a new spec's draft on it) stays.
+    if (this.selected && !this.models.includes(this.selected)) this.#select("");
   }
 
   async #openExample(spec: ModelSpec): Promise<void> {

@@ -9,7 +9,8 @@
  * deleted in one tab appears or disappears in the other; a timer effect and a
  * `server` request run once, not once per tab. Then the playground opened
  * twice: tab B lists the model tab A opens and shows A's writes without a
- * reload. Screenshots .cache/screenshots/two-tabs-a.png and two-tabs-b.png.
+ * reload, and a new spec being written in B stays open while A creates a
+ * model. Screenshots .cache/screenshots/two-tabs-a.png and two-tabs-b.png.
  *
  * @module
  */
@@ -259,6 +260,23 @@ Deno.test("two tabs over one IndexedDB database: no write lost, one audit chain,
         );
         await screenshot(first.page, "two-tabs-a");
         await screenshot(second.page, "two-tabs-b");
+        assert.deepEqual([...first.errors, ...second.errors], []);
+
+        // A person writing a new spec in B while A creates a model keeps the draft: B's list grows only.
+        await second.page.getByRole("button", { name: "Examples and new model" }).click();
+        await second.page.getByRole("button", { name: "New model", exact: true }).click();
+        const editor = second.page.locator("svc-new-model .cm-content");
+        await editor.click();
+        await second.page.keyboard.press("Control+End");
+        await second.page.keyboard.type(" ");
+        await first.page.getByRole("button", { name: "Examples and new model" }).click();
+        await first.page.getByRole("button", { name: "Open Loan amortisation" }).click();
+        await first.page.getByRole("heading", { name: "loan-amortization" }).waitFor();
+        await second.page.getByRole("button", { name: "loan-amortization", exact: true }).waitFor();
+        assert.equal(await second.page.locator("svc-new-model").count(), 1, "the draft's editor stays open");
+        await second.page.getByRole("button", { name: "Create the model" }).click();
+        await second.page.locator("svc-view h2").first().waitFor();
+        assert.equal(await second.page.locator(".model-title").innerText(), "my-model");
         assert.deepEqual([...first.errors, ...second.errors], []);
       } finally {
         await playground.close();
