@@ -129,7 +129,13 @@ const EDITS: ((spec: ModelSpec, n: number) => void)[] = [
   (spec, n) => spec.derivations = [...spec.derivations ?? [], { path: `$.added${n}Twice`, expr: `${n} * 2` }],
   (spec) => spec.derivations?.length && (spec.derivations[0] = { ...spec.derivations[0], expr: "1" }),
   (spec) => spec.derivations?.splice(-1, 1),
-  (spec, n) => spec.constraints = [...spec.constraints ?? [], { id: `c${n}`, expr: "true", message: "m", policy: "flag" }],
+  (spec, n) =>
+    spec.constraints = [...spec.constraints ?? [], {
+      id: `c${n}`,
+      expr: "true",
+      message: "m",
+      policy: "flag",
+    }],
   (spec) =>
     spec.constraints?.length && (spec.constraints[0] = { ...spec.constraints[0], message: "changed" }),
   (spec) => spec.constraints?.pop(),
