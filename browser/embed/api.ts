@@ -26,6 +26,7 @@ import {
   specInvalid,
 } from "../../engine/mod.ts";
 import { jsonEqual } from "../../engine/json/value.ts";
+import { evolutionBetween } from "../../engine/evolve/spec_diff.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
 import { type HoldingFeed, holdingFeed } from "./held_feed.ts";
@@ -98,8 +99,9 @@ const opening = new Map<string, { spec: ModelSpec; done: Promise<Opened> }>();
 /**
  * Makes `spec` available in the page-wide service and returns its id: a model
  * stored by an earlier visit with the same spec keeps its state; one stored
- * with another spec is replaced, keeping its state, when the new spec is valid
- * and accepts that state; otherwise the stored model stays as it was and the
+ * with another spec is evolved into it (state, audit trail and outbox kept), or
+ * replaced keeping its state where no evolution can say the change, when the new
+ * spec is valid and accepts that state; otherwise the stored model stays as it was and the
  * open fails saying why (a {@link StoredModelKept}). Opens of one spec share one run (two elements of one
  * `src`); opens of one id run one at a time, in this page and, where the
  * browser has Web Locks, across its tabs.
@@ -162,25 +164,68 @@ async function settle(invoker: Invoker, spec: ModelSpec): Promise<void> {
   // Compared as it would be stored (a branch flattened, the default version): the same spec keeps
   // its model as it is, outbox and trail included.
   const flat = await invoker.invoke(operations.flattenSpec, { spec: spec as unknown as Json });
-  if (!jsonEqual(stored, { version: DEFAULT_VERSION, ...flat })) await replace(invoker, stored, spec);
+  const target = { version: DEFAULT_VERSION, ...flat };
+  // A tab that changed the spec meanwhile (a 409) makes the evolution start again from what it stored.
+  for (let tries = 3; !jsonEqual(stored, target); tries--) {
+    const evolved = await evolve(invoker, stored!, spec, target, tries === 1);
+    if (evolved === "replace") return await replace(invoker, stored!, spec);
+    stored = await storedSpec(invoker, spec.id);
+    if (!stored) throw new Error(`Model '${spec.id}' was deleted while it was being opened`);
+    if (evolved === "evolved" && !jsonEqual(stored, target)) return await replace(invoker, stored, spec);
+  }
+}
+
+/** Why the stored model stays as it was: `spec` could not take its place. */
+function kept(stored: ModelSpec, spec: ModelSpec, why: string): StoredModelKept {
+  const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
+  return new StoredModelKept(
+    `Model '${spec.id}' keeps its stored version ${version(stored)} and its data: version ${version(spec)} ` +
+      `of its spec could not replace it (${why})`,
+    spec.id,
+  );
 }
 
 /**
- * Replaces the stored model (of spec `stored`) by one of `spec` with the same
- * state. Nothing is touched when `spec` is invalid; when its model cannot be
- * created or refuses the state, the old model is put back (its spec and state).
+ * Evolves the stored model (of spec `stored`) into one of `spec` (`target`, as stored), keeping its
+ * audit trail and effects outbox; also the repair of a stored model that did not load. "replace" when
+ * no evolution says the difference; "conflict" when another tab changed the model meanwhile (thrown on
+ * the `last` try). A spec that is invalid or refuses the stored state changes nothing (StoredModelKept).
+ */
+async function evolve(
+  invoker: Invoker,
+  stored: ModelSpec,
+  spec: ModelSpec,
+  target: ModelSpec,
+  last: boolean,
+): Promise<"evolved" | "replace" | "conflict"> {
+  const report = await invoker.invoke(operations.validateSpec, { spec: spec as unknown as Json });
+  if (!report.valid) throw kept(stored, spec, specInvalid(report.errors).message);
+  const evolution = evolutionBetween(stored, target);
+  if (!evolution) return "replace";
+  try {
+    await invoker.invoke(operations.evolveSpec, {
+      id: spec.id,
+      evolution: { ...evolution, expectedVersion: stored.version ?? DEFAULT_VERSION } as unknown as Json,
+    });
+    return "evolved";
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    if (err.kind === "validation_failed") throw kept(stored, spec, err.message);
+    if (err.kind === "conflict" && !last) return "conflict";
+    // What the evolution could not say (a spec too large once evolved, ...) a replacement may.
+    if (err.kind !== "conflict") return "replace";
+    throw err;
+  }
+}
+
+/**
+ * Replaces the stored model (of spec `stored`) by one of `spec` (already
+ * validated) with the same state; when its model cannot be created or refuses
+ * the state, the old model is put back (its spec and state).
  */
 async function replace(invoker: Invoker, stored: ModelSpec, spec: ModelSpec): Promise<void> {
   const id = spec.id;
   const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
-  const kept = (why: string) =>
-    new StoredModelKept(
-      `Model '${id}' keeps its stored version ${version(stored)} and its data: version ${version(spec)} ` +
-        `of its spec could not replace it (${why})`,
-      id,
-    );
-  const report = await invoker.invoke(operations.validateSpec, { spec: spec as unknown as Json });
-  if (!report.valid) throw kept(specInvalid(report.errors).message);
   const snapshot = await invoker.invoke(operations.snapshot, { id }) as unknown as Record<string, unknown>;
   const put = (replacement: ModelSpec) => createWithState(invoker, replacement, snapshot);
   // Durable before the delete: a tab that goes midway leaves it for the next open (finishInterrupted).
@@ -204,7 +249,7 @@ async function replace(invoker: Invoker, stored: ModelSpec, spec: ModelSpec): Pr
       );
     }
     await journal.remove(id);
-    throw kept(why);
+    throw kept(stored, spec, why);
   }
   await journal.remove(id);
 }

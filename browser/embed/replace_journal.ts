@@ -82,7 +82,13 @@ export async function createWithState(
     if (!(instead && err instanceof ServiceError && err.body?.error === "Spec validation failed")) throw err;
     return await createWithState(invoker, instead, snapshot);
   }
-  await invoker.invoke(operations.restore, { id: spec.id, snapshot });
+  // Its caches were computed under the stored spec: restored empty, then computed anew under this one
+  // (an evolution that changes nothing recomputes every eager value and writes no audit record).
+  await invoker.invoke(operations.restore, {
+    id: spec.id,
+    snapshot: { ...snapshot, derivedCache: {}, metaCache: {} },
+  });
+  await invoker.invoke(operations.evolveSpec, { id: spec.id, evolution: {} });
 }
 
 /**

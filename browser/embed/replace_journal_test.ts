@@ -9,7 +9,12 @@ import {
 } from "../../engine/mod.ts";
 import { MemoryAuditTrail, MemoryModelStore } from "../../engine/service/memory.ts";
 import type { LoadedModel } from "../../engine/service/ports.ts";
-import { finishInterrupted, type ReplaceJournal, type ReplaceRecord } from "./replace_journal.ts";
+import {
+  createWithState,
+  finishInterrupted,
+  type ReplaceJournal,
+  type ReplaceRecord,
+} from "./replace_journal.ts";
 
 /** A counter model of `version`; 2.0.0 adds a field. */
 const counter = (version: string): ModelSpec =>
@@ -168,4 +173,32 @@ Deno.test("a replacement left midway whose stored spec this version refuses: the
   assert.equal(journal.records.size, 0);
   assert.equal((await invoker.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
   assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 7 });
+});
+
+Deno.test("a model created with a state computes its values under its own spec, not the snapshot's", async () => {
+  const invoker = localInvoker(await ModelService.open({}));
+  const doubled = (factor: number, derived: string) =>
+    ({
+      ...counter("1.0.0"),
+      derivations: [{ path: `$.${derived}`, expr: `n * ${factor}` }],
+      metaDerivations: [{ path: "$.n", property: "maximum", expr: `${factor * 10}` }],
+    }) as ModelSpec;
+  await invoker.invoke(operations.createModel, { spec: doubled(2, "result") as unknown as Json });
+  await invoker.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 4 } });
+  const snapshot = await invoker.invoke(operations.snapshot, { id: "counter" }) as unknown as Record<
+    string,
+    unknown
+  >;
+  await invoker.invoke(operations.deleteModel, { id: "counter" });
+  // The new spec changes the derivation's expression; another one computes a field the snapshot lacks.
+  await createWithState(invoker, doubled(5, "result"), snapshot);
+  assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 4, result: 20 });
+  const { metaCache } = await invoker.invoke(operations.snapshot, { id: "counter" }) as unknown as {
+    metaCache: Record<string, Json>;
+  };
+  assert.deepEqual(Object.values(metaCache), [50]);
+  // One whose derivation the snapshot's cache does not know at all (the old one gone) takes it too.
+  await invoker.invoke(operations.deleteModel, { id: "counter" });
+  await createWithState(invoker, doubled(3, "tripled"), snapshot);
+  assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 4, tripled: 12 });
 });

@@ -121,6 +121,8 @@ Deno.test("embedding: specs that change, elements that come and go, strict pages
         const relabelled = structuredClone(order);
         relabelled.version = "1.3.0";
         relabelled.viewDefinition.views[0].label = "Your order, relabelled";
+        // An annotation changed too: no evolution says it, so the model is replaced.
+        relabelled._name = "Order, relabelled";
         files["/journal.json"] = { type: JSON_TYPE, body: JSON.stringify(relabelled) };
         // The page sets the new spec itself (the next page loads it from \`src\`).
         await model.evaluate(

@@ -186,7 +186,8 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
           return request;
         };
       });
-      await setSpec(page, refusing("2.0.0", 0));
+      // An annotation changed: no evolution says it, so the model is replaced (deleted, created, put back).
+      await setSpec(page, { ...refusing("2.0.0", 0), _name: "Counter, renamed" });
       await model.getByRole("alert").getByText(
         /could not take version 2\.0\.0 of its spec .*, and putting back its stored model failed too \(.+\): the next open \(a reload of the page\) puts it back from the IndexedDB database svc-embed-journal, and its state is in the console/,
       ).waitFor();
