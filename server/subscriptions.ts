@@ -149,6 +149,17 @@ export class SubscriptionHub {
     }
   }
 
+  /**
+   * Closes a model's sockets with 1000 "model deleted", as its deletion does:
+   * for a socket added after the deletion was announced (the route looked the
+   * model up before adding it).
+   */
+  deleted(modelId: string): void {
+    for (const subscriber of [...this.#byModel.get(modelId) ?? []]) {
+      this.#drop(modelId, subscriber, 1000, "model deleted");
+    }
+  }
+
   /** Stops listening and closes every socket (server shutdown). */
   close(): void {
     this.#unsubscribe();
@@ -165,20 +176,26 @@ export class SubscriptionHub {
 
   #drop(modelId: string, subscriber: Subscriber, code: number, reason: string): void {
     this.#remove(modelId, subscriber);
-    try {
-      subscriber.socket.close(code, reason);
-    } catch {
-      // already closing: nothing left to release
-    }
+    const { socket } = subscriber;
+    const close = () => {
+      try {
+        socket.close(code, reason);
+      } catch {
+        // already closing: nothing left to release
+      }
+    };
+    // Deno marks a socket closed while still opening as closing, then opens it and never closes it:
+    // close it once open instead, with none of the frames held for it.
+    if (socket.readyState === WebSocket.CONNECTING) {
+      subscriber.pending = [];
+      socket.addEventListener("open", close, { once: true });
+    } else close();
   }
 
   #dispatch(event: ServiceEvent): void {
     const set = this.#byModel.get(event.modelId);
     if (!set?.size) return;
-    if (event.type === "deleted") {
-      for (const subscriber of [...set]) this.#drop(event.modelId, subscriber, 1000, "model deleted");
-      return;
-    }
+    if (event.type === "deleted") return this.deleted(event.modelId);
     if (event.type === "spec-evolved") {
       const frame: SpecEvolvedFrame = {
         kind: "spec-evolved",
