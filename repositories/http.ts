@@ -1,7 +1,8 @@
 /**
  * The `http` repository transport: another server's REST API through the
  * remote client the operation registry derives (so its errors come back as the
- * same `ServiceError`s a local call throws), and its WebSocket change
+ * same `ServiceError`s a local call throws, but for a refusal of our
+ * credential: a 502, see ./upstream_refusal.ts), and its WebSocket change
  * feed for watches. The locator is operator configuration, so calls go out
  * without the effect egress guard.
  *
@@ -23,7 +24,9 @@ import {
   remoteInvoker,
 } from "../engine/operations/mod.ts";
 import { changeFeed } from "../engine/operations/change_feed.ts";
+import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
+import { upstreamRefusal } from "./upstream_refusal.ts";
 
 /** Options of {@link httpRepository}. */
 export interface HttpRepositoryOptions {
@@ -47,6 +50,14 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     fetch: (request) => fetch(request),
     authoring: () => Promise.reject(new Error("a repository runs no authoring tools")),
   });
+  // A link's call: the server refusing our credential is a 502 naming it, not a 401 or 403 of ours.
+  const invoke: InvokeFn = async (op, input, runOptions) => {
+    try {
+      return await remote.invoke(op, input, runOptions);
+    } catch (err) {
+      throw upstreamRefusal(options.id, err) ?? err;
+    }
+  };
   const lookupTimeoutMs = options.lookupTimeoutMs ?? 5_000;
   const reconnectMs = options.reconnectMs ?? 1_000;
   // The server's change feed, reopened after a drop at a fixed delay; each open counts as a change of
@@ -67,8 +78,10 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       try {
         const signal = AbortSignal.timeout(lookupTimeoutMs);
         return await remote.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;
-      } catch {
-        // A 404 or an unreachable server is a miss: the next repository may hold it.
+      } catch (err) {
+        // A 404 or an unreachable server is a miss (the next repository may hold it); a refusal is not.
+        const refused = upstreamRefusal(options.id, err);
+        if (refused) throw refused;
         return null;
       }
     },
@@ -76,15 +89,15 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       try {
         await remote.invoke(createModel, { spec });
       } catch (err) {
-        throw publicationRefused(options.id, err);
+        throw upstreamRefusal(options.id, err) ?? publicationRefused(options.id, err);
       }
     },
     async write(identity, path, value, signal) {
-      await remote.invoke(mutate, { id: identity, mutations: { [path]: value } }, { signal });
-      return await remote.invoke(getState, { id: identity }, { signal }) as Json;
+      await invoke(mutate, { id: identity, mutations: { [path]: value } }, { signal });
+      return await invoke(getState, { id: identity }, { signal }) as Json;
     },
     async read(identity, path, signal) {
-      return valueAt(await remote.invoke(getState, { id: identity }, { signal }) as Json, path);
+      return valueAt(await invoke(getState, { id: identity }, { signal }) as Json, path);
     },
     watch(identity, onChange) {
       // A watch hears paths: a mutation's written and re-derived ones; after an evolution (every eager

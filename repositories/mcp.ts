@@ -25,6 +25,7 @@ import type { ModelSpec } from "../engine/model/types.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { ERROR_KIND_META } from "../mcp/results.ts";
+import { upstreamRefusal } from "./upstream_refusal.ts";
 
 /** Options of {@link mcpRepository}. */
 export interface McpRepositoryOptions {
@@ -95,13 +96,25 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     return resultValue(result);
   };
 
+  // A link's call: a refusal of our credential is a 502 naming this repository, not a 401 or 403 of ours.
+  const linkCall = async (...args: Parameters<typeof call>): Promise<Json> => {
+    try {
+      return await call(...args);
+    } catch (err) {
+      throw upstreamRefusal(options.id, err) ?? err;
+    }
+  };
+
   return {
     id: options.id,
     repoClass: options.repoClass,
     async fetch(identity) {
       try {
         return await call("get_spec", { id: identity }) as unknown as ModelSpec;
-      } catch {
+      } catch (err) {
+        // A refusal of our credential (by the server a remote `svc mcp` child talks to) is no miss.
+        const refused = upstreamRefusal(options.id, err);
+        if (refused) throw refused;
         return null;
       }
     },
@@ -109,15 +122,15 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       try {
         await call("create_model", { spec });
       } catch (err) {
-        throw publicationRefused(options.id, err);
+        throw upstreamRefusal(options.id, err) ?? publicationRefused(options.id, err);
       }
     },
     async write(identity, path, value, signal) {
-      await call("mutate", { id: identity, mutations: { [path]: value } }, signal);
-      return await call("get_state", { id: identity }, signal);
+      await linkCall("mutate", { id: identity, mutations: { [path]: value } }, signal);
+      return await linkCall("get_state", { id: identity }, signal);
     },
     async read(identity, path, signal) {
-      return valueAt(await call("get_state", { id: identity, paths: [path] }, signal), path);
+      return valueAt(await linkCall("get_state", { id: identity, paths: [path] }, signal), path);
     },
     async watch(identity, onChange) {
       const listeners = watchers.get(identity) ?? new Set();

@@ -157,6 +157,19 @@ export class SubscriptionHub {
     }
   }
 
+  /**
+   * Closes a model's sockets with 1000 "model deleted" (or, `unloaded`, 4409
+   * "model not loaded"), as its deletion does; the route calls it too, for a
+   * socket added after the deletion was announced (it looked the model up
+   * before adding it).
+   */
+  deleted(modelId: string, unloaded = false): void {
+    const [code, reason] = unloaded ? [MODEL_UNLOADED_CLOSE, "model not loaded"] : [1000, "model deleted"];
+    for (const subscriber of [...this.#byModel.get(modelId) ?? []]) {
+      this.#drop(modelId, subscriber, code, reason);
+    }
+  }
+
   /** Stops listening and closes every socket (server shutdown). */
   close(): void {
     this.#unsubscribe();
@@ -173,23 +186,26 @@ export class SubscriptionHub {
 
   #drop(modelId: string, subscriber: Subscriber, code: number, reason: string): void {
     this.#remove(modelId, subscriber);
-    try {
-      subscriber.socket.close(code, reason);
-    } catch {
-      // already closing: nothing left to release
-    }
+    const { socket } = subscriber;
+    const close = () => {
+      try {
+        socket.close(code, reason);
+      } catch {
+        // already closing: nothing left to release
+      }
+    };
+    // Deno marks a socket closed while still opening as closing, then opens it and never closes it:
+    // close it once open instead, with none of the frames held for it.
+    if (socket.readyState === WebSocket.CONNECTING) {
+      subscriber.pending = [];
+      socket.addEventListener("open", close, { once: true });
+    } else close();
   }
 
   #dispatch(event: ServiceEvent): void {
     const set = this.#byModel.get(event.modelId);
     if (!set?.size) return;
-    if (event.type === "deleted") {
-      const [code, reason] = event.unloaded
-        ? [MODEL_UNLOADED_CLOSE, "model not loaded"]
-        : [1000, "model deleted"];
-      for (const subscriber of [...set]) this.#drop(event.modelId, subscriber, code, reason);
-      return;
-    }
+    if (event.type === "deleted") return this.deleted(event.modelId, event.unloaded);
     if (event.type === "spec-evolved") {
       const frame: SpecEvolvedFrame = {
         kind: "spec-evolved",

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { conflict, type ServiceError } from "../errors.ts";
+import { conflict, ServiceError } from "../errors.ts";
 import { canonicalJson } from "../json/canonical.ts";
 import type { Json } from "../json/value.ts";
 import type { ModelSpec } from "../model/types.ts";
@@ -25,7 +25,10 @@ export type RepositoryClass = "local" | "web";
 export interface Repository {
   id: string;
   repoClass: RepositoryClass;
-  /** The model `identity` as that repository holds it now; null when it has none (or cannot be reached). */
+  /**
+   * The model `identity` as that repository holds it now; null when it has none (or cannot be reached).
+   * Throws a `bad_gateway` ServiceError when it refuses us (our credential): not a miss.
+   */
   fetch(identity: string): Promise<ModelSpec | null>;
   /** Stores a model there (promote); absent: the repository cannot publish. */
   publish?(spec: ModelSpec): Promise<void>;
@@ -67,6 +70,9 @@ export function publicationRefused(repo: string, err: unknown): ServiceError {
   return conflict(`Repository '${repo}' refused the model: ${reason}`);
 }
 
+/** A repository's refusal of us (a 502): it ends a resolution, where a miss goes on to the next repository. */
+export const refusedUs = (err: unknown): boolean => err instanceof ServiceError && err.kind === "bad_gateway";
+
 /** The digest of a spec: `sha256:` + hex SHA-256 of its canonical JSON. */
 export async function specDigest(spec: ModelSpec, hasher: Hasher): Promise<string> {
   return `sha256:${await hasher.sha256Hex(canonicalJson(spec as unknown as Json))}`;
@@ -85,7 +91,10 @@ export async function resolveRef(
   let mismatch: string | null = null;
   for (const repo of chain) {
     // A repository that cannot answer is a miss: the next one may hold the model.
-    const spec = await repo.fetch(coordinate.identity).catch(() => null);
+    const spec = await repo.fetch(coordinate.identity).catch((err) => {
+      if (refusedUs(err)) throw err;
+      return null;
+    });
     if (!spec) continue;
     const version = typeof spec.version === "string" && spec.version ? spec.version : "1.0.0";
     const digest = await specDigest(spec, hasher);

@@ -381,7 +381,7 @@ export const PROBLEM = component(
 );
 
 /** The body of every 401: `Missing or invalid API key`, or why a pairing session's token was refused. */
-export const API_KEY_ERROR = component("ApiKeyError", () => z.looseObject({ error: z.string() }));
+export const UNAUTHORIZED = component("Unauthorized", () => z.looseObject({ error: z.string() }));
 
 /** A rollback. */
 export const CONSTRAINT_VIOLATION_BODY = component(

@@ -15,7 +15,7 @@ import { flatten, isBranch, pinned, TemplateError, withoutProvenance } from "../
 import { inheritLibrary, layersOf } from "../model/library_layers.ts";
 import { LinkError, type LinkTargets } from "../composition/link_executor.ts";
 import { stampDefinitionHashes } from "../composition/quarantine.ts";
-import { type Repository, ResolutionError, resolveRef } from "../composition/repository.ts";
+import { refusedUs, type Repository, ResolutionError, resolveRef } from "../composition/repository.ts";
 import { checkTopology, type LinkEdge, linkEdges } from "../composition/topology.ts";
 import { canonicalJson } from "../json/canonical.ts";
 import { isPrefixOf, parsePath } from "../json/path.ts";
@@ -212,19 +212,20 @@ export class Composition {
     const findings = await checkTopology(
       spec,
       models,
-      (ref) => this.#holder(ref).then((found) => found !== null, () => false),
+      async (ref) => (await this.#holder(ref)) !== null,
       this.#host.config.compositionLazyBinding,
     );
     if (findings.length) throw specInvalid(findings);
   }
 
-  /** The repository holding the model a reference names (its pin satisfied), or null. */
+  /** The repository holding the model a reference names (its pin satisfied), or null; a refusal throws. */
   async #holder(ref: string): Promise<Repository | null> {
     const chain = this.chain();
     try {
       const { repo } = await resolveRef(ref, chain, this.#host.hasher);
       return chain.find((r) => r.id === repo) ?? null;
-    } catch {
+    } catch (err) {
+      if (refusedUs(err)) throw err;
       return null;
     }
   }
@@ -311,7 +312,7 @@ export class Composition {
     };
     const entry = { target: coordinate.identity, stop: cancelRetry };
     this.#watches.set(key, entry);
-    const repo = await this.#holder(link.ref);
+    const repo = await this.#holder(link.ref).catch(() => null);
     let stop: () => void = () => {};
     if (repo?.id === "local") {
       stop = this.#host.subscribe((event) => {
@@ -327,7 +328,8 @@ export class Composition {
     } else if (repo?.watch) {
       stop = await repo.watch(coordinate.identity, (paths) => touches(paths) && void refresh());
     } else {
-      // Nothing holds the target now (or its repository cannot watch): the link's next fire arms again.
+      // Nothing holds the target now (or its repository cannot watch, or refuses us): the link's next
+      // fire arms again.
       this.#watches.delete(key);
       return;
     }
@@ -388,7 +390,8 @@ export class Composition {
     for (const ref of refs) {
       try {
         await resolveRef(ref, web, this.#host.hasher);
-      } catch {
+      } catch (err) {
+        if (refusedUs(err)) throw err;
         open.push(ref);
       }
     }

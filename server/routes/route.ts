@@ -117,7 +117,7 @@ export const problem = (description: string, schema: JsonSchema = ref("Problem")
 /** A documented 401: every one is `{"error": message}` as plain JSON (server/problem.ts). */
 export const unauthorizedDoc = (description: string): ResponseDoc => ({
   description,
-  content: { "application/json": ref("ApiKeyError") },
+  content: { "application/json": ref("Unauthorized") },
 });
 
 /** The `id` path parameter, decoded. */

@@ -136,12 +136,15 @@ export const SUBSCRIBE_ROUTE: Route = {
       throw badRequest(`Malformed WebSocket handshake: ${(err as Error).message}`);
     }
     const { socket, response } = upgraded;
-    if (session) {
-      subscriptions.add(session.stored(id), socket, filter, {
-        namespaceId: session.namespaceId,
-        shownAs: id,
-      });
-    } else subscriptions.add(id, socket, filter);
+    const key = session ? session.stored(id) : id;
+    subscriptions.add(key, socket, filter, session && { namespaceId: session.namespaceId, shownAs: id });
+    // A deletion since the lookup above was announced before this socket listened: look again now
+    // that it does (a deletion from here on closes it through the hub).
+    const gone = await api.getInfo(id).then(
+      () => false,
+      (err) => err instanceof ServiceError && err.kind === "not_found",
+    );
+    if (gone) subscriptions.deleted(key);
     return response;
   },
 };

@@ -132,9 +132,26 @@ Deno.test("MCP evolve_spec_ai applies the draft; a provider failure is an isErro
 });
 
 Deno.test("a cancelled MCP tool call is not reported as an error", async () => {
-  const service = await ModelService.open({
-    generator: generatorOf(llmConfig((key) => key === "svc.llm.mock" ? "true" : undefined)),
+  // The mock generator, telling when a generation starts and when it has ended: the call is cancelled
+  // while it runs, and errors are read once its end has come back through the MCP server.
+  const mock = generatorOf(llmConfig((key) => key === "svc.llm.mock" ? "true" : undefined))!;
+  let started = Promise.withResolvers<void>();
+  const ended: Promise<unknown>[] = [];
+  const generator = new Proxy(mock, {
+    get(target, name) {
+      if (name === "generate") {
+        return (...args: Parameters<typeof mock.generate>) => {
+          const run = target.generate(...args);
+          ended.push(run.catch(() => {}));
+          started.resolve();
+          return run;
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
   });
+  const service = await ModelService.open({ generator });
   const errors: unknown[] = [];
   const session = createMcpServer(service, {
     mode: "embedded",
@@ -147,19 +164,21 @@ Deno.test("a cancelled MCP tool call is not reported as an error", async () => {
   await client.connect(clientSide);
   try {
     for (const reason of ["bored", undefined]) {
+      started = Promise.withResolvers<void>();
       const abort = new AbortController();
       const call = client.callTool(
-        { name: "generate_spec", arguments: { modelId: "calc", domainDescription: "mock:delay=2000" } },
+        { name: "generate_spec", arguments: { modelId: "calc", domainDescription: "mock:delay=60000" } },
         CallToolResultSchema,
         { signal: abort.signal },
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await started.promise;
       abort.abort(reason);
       await assert.rejects(call);
     }
-    // The server's side of the cancellation has run by the time a later call is answered.
+    // The generations ended (cancelled), and the server's side of it has run by the time a later call
+    // is answered.
+    await Promise.all(ended);
     await client.callTool({ name: "list_models", arguments: {} });
-    await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(errors, []);
   } finally {
     await client.close();

@@ -45,7 +45,7 @@ Deno.test("rate limit: 429 with Retry-After once a client used its window", asyn
   }
 });
 
-Deno.test("mutation queue: concurrent writes beyond svc.mutation-queue-size get 429, the rest commit", async () => {
+Deno.test("mutation queue: concurrent writes beyond svc.mutation-queue-size get 429 with Retry-After, the rest commit", async () => {
   const store = new GatedStore();
   const server = await startTestServer({ "svc.mutation-queue-size": "3" }, {
     storage: { store, blobs: new MemoryBlobStore(), description: "gated memory" },
@@ -68,6 +68,7 @@ Deno.test("mutation queue: concurrent writes beyond svc.mutation-queue-size get 
     assert.deepEqual(replies.map((r) => r.status).sort(), [200, 200, 200, 429, 429, 429, 429, 429]);
     const refusal = replies.find((r) => r.status === 429)!;
     assert.match(refusal.json.detail, /svc\.mutation-queue-size = 3/);
+    assert.equal(refusal.headers.get("retry-after"), "1", "a queue frees up within moments");
     assert.equal(
       (await call(server.url, "GET", "/models/order/audit")).json.length,
       3,

@@ -70,7 +70,7 @@ Deno.test("the document lists every registered route with its parameters, bodies
         } else {
           assert.deepEqual(
             op.responses["401"]?.content?.["application/json"],
-            { schema: { $ref: "#/components/schemas/ApiKeyError" } },
+            { schema: { $ref: "#/components/schemas/Unauthorized" } },
             `${where} documents the key gate's 401 as it is sent`,
           );
           // A route's own 401 (GET /pair/session without a session) has that one shape too.

@@ -77,7 +77,13 @@ Deno.test("frames for a socket still opening are held, bounded the same way, and
   stuck.readyState = WebSocket.CONNECTING;
   hub.add("order", stuck.asSocket(), null);
   for (let i = 0; i < 5; i++) await service.mutate("order", { "$.note": `n${i}` });
-  assert.equal(stuck.closedWith?.code, SLOW_SUBSCRIBER_CLOSE);
+  // Dropped while opening: closed once open (a socket still opening cannot be closed), sent nothing.
+  assert.equal(stuck.closedWith, null);
+  assert.equal(hub.size, 1, "only the open one is subscribed");
+  stuck.readyState = WebSocket.OPEN;
+  stuck.dispatchEvent(new Event("open"));
+  assert.deepEqual(stuck.closedWith, { code: SLOW_SUBSCRIBER_CLOSE, reason: "subscriber too slow" });
+  assert.deepEqual(stuck.sent, []);
   hub.close();
 });
 
