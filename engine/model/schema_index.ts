@@ -309,7 +309,7 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
       root: copy,
       placed,
       fields: !placed && isObject(copy.properties) && !Object.keys(copy).some((k) => AFTER_PROPERTIES.test(k))
-        ? Object.keys(copy.properties)
+        ? Object.keys(copy.properties).filter((name) => name !== "__proto__") // as ajv's `properties`
         : null,
       validators: new Map(),
       byContent: new Map(),
@@ -570,7 +570,7 @@ export class SchemaIndex {
           ...root,
           properties: root.additionalProperties === undefined
             ? {}
-            : Object.fromEntries(fields.map((name) => [name, true])),
+            : Object.fromEntries(Object.keys(root.properties as JsonObject).map((name) => [name, true])),
         }
         : text.includes('"$ref"')
         ? { ...node as JsonObject, $defs: root.$defs }

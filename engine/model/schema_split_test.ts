@@ -34,6 +34,9 @@ const FIELDS: JsonObject = {
   when: { type: "string", format: "date" },
 };
 
+// ajv leaves a `__proto__` field unchecked (a JSON text's own member, as a spec's schema has it).
+Object.assign(FIELDS, JSON.parse('{"__proto__": {"type": "string"}}'));
+
 /** Root schemas: split (their keywords all come before `properties`) and, for contrast, whole. */
 const SCHEMAS: JsonObject[] = [
   { type: "object", properties: FIELDS, $defs: DEFS },
@@ -68,6 +71,7 @@ const DOCS: Json[] = [
   [1, 2],
   "text",
   { toString: "ok", name: "Abcdef" },
+  JSON.parse('{"__proto__": 5, "name": "Ab"}'),
 ];
 
 Deno.test("a split root reports what the whole root reports, in order", () => {
