@@ -100,7 +100,7 @@ function* compiling(input: unknown, env: CompileEnv): Chunks<Compiled> {
     sections.set(name, ctx);
     return ctx;
   };
-  const schema = compileSchema(spec, section("schema"));
+  const schema = yield* compileSchema(spec, section("schema"));
   const constants = compileConstants(spec);
   yield;
   const derivations = yield* compileDerivations(spec, section("derivations"));

@@ -14,6 +14,7 @@ import { canonicalJson } from "../json/canonical.ts";
 import { URI_RESOLVER } from "../json/uri.ts";
 import { LruCache } from "../expr/lru.ts";
 import { formatPath, type Path, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
+import type { Chunks } from "../pacing.ts";
 import { ajvRegExpEngine, compilePattern, RegexLimitError, type RegexLimits } from "../expr/regex.ts";
 import { formatTable, loadedFormats } from "../expr/re2.ts";
 
@@ -184,6 +185,17 @@ function metaSchemaCheck(formats: boolean): Ajv2020 {
  */
 interface CompiledSchema {
   ajv: Ajv2020;
+  /** The schema as compiled (a copy), whose nodes are compiled one by one. */
+  root: JsonObject;
+  /** Whether a nested `$id` or anchor moves references: fragments are then compiled in the root's context. */
+  placed: boolean;
+  /**
+   * The root's `properties` names when its whole-document check is the root
+   * with each of them `true` followed by their own checks (no keyword ajv
+   * checks after `properties` is present), else null: ajv's one function for
+   * a large root takes seconds to generate.
+   */
+  fields: string[] | null;
   validators: Map<string, ValidateFunction | null>;
   byContent: Map<string, ValidateFunction | null>;
   /** Whether any node may carry an {@link ENCLOSING_KEYWORDS} keyword (few do: writes skip the check). */
@@ -255,6 +267,10 @@ const NOT_JUDGED_UNDER = new Set([
   "not",
 ]);
 
+/** Keywords ajv checks after `properties` (or instead of a root's keywords): a root with one is checked whole. */
+const AFTER_PROPERTIES =
+  /^(?:\$ref|patternProperties|dependentSchemas|dependentRequired|dependencies|unevaluated\w+)$/;
+
 /** Keywords that make a fragment's meaning depend on where it is (or make it a place others refer to). */
 const PLACE_KEYWORDS = /"\$(?:ref|dynamicRef|recursiveRef|id|anchor|dynamicAnchor|recursiveAnchor)"/;
 
@@ -284,10 +300,17 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
       code: { regExp: ajvRegExpEngine(limits), optimize: false },
     });
     // A copy: fragments are compiled from it later, whatever becomes of the spec that brought it.
-    ajv.addSchema(cloneJson(root), SCHEMA_KEY);
-    ajv.getSchema(SCHEMA_KEY); // compile eagerly so schema errors surface at create
+    const copy = cloneJson(root) as JsonObject;
+    const placed = /"\$(?:id|anchor|dynamicAnchor)"/.test(key);
+    // Nested places need ajv's view of the whole root, which compiles it whole (here, so errors surface at create).
+    if (placed) ajv.addSchema(copy, SCHEMA_KEY).getSchema(SCHEMA_KEY);
     compiled = {
       ajv,
+      root: copy,
+      placed,
+      fields: !placed && isObject(copy.properties) && !Object.keys(copy).some((k) => AFTER_PROPERTIES.test(k))
+        ? Object.keys(copy.properties).filter((name) => name !== "__proto__") // as ajv's `properties`
+        : null,
       validators: new Map(),
       byContent: new Map(),
       enclosing: ENCLOSING_TEXT.test(key),
@@ -514,31 +537,70 @@ export class SchemaIndex {
       return [{ path: formatPath(path), keyword: loc.keyword, message: loc.message }];
     }
     if (loc.kind === "unknown") return [];
-    const validatedAt = loc.fragment.validatedAt;
-    const pointer = validatedAt ?? loc.fragment.pointer;
-    const { ajv, validators, byContent } = this.#compiled;
-    let validate = validators.get(pointer);
-    if (validate === undefined) {
-      // A merged view (validated elsewhere) is not the text ajv compiles, so it is no key for sharing.
-      const text = validatedAt === undefined ? JSON.stringify(loc.fragment.schema) : null;
-      const shared = text === null || PLACE_KEYWORDS.test(text) ? undefined : text;
-      validate = shared === undefined ? undefined : byContent.get(shared);
-      if (validate === undefined) {
-        validate = ajv.getSchema(`${SCHEMA_KEY}${pointer}`) ?? null;
-        if (shared !== undefined) byContent.set(shared, validate);
-      }
-      validators.set(pointer, validate);
-    }
-    if (!validate) return [];
     try {
-      if (validate(value)) return [];
+      return this.#check(loc.fragment.validatedAt ?? loc.fragment.pointer, path, value);
     } catch (err) {
       if (err instanceof RegexLimitError) {
         return [{ path: formatPath(path), keyword: "pattern", message: err.message }];
       }
       throw err;
     }
-    return (validate.errors ?? []).map((e) => {
+  }
+
+  /**
+   * The validator of the schema node at `pointer`, compiled alone (with the
+   * root's `$defs` when it refers to them) so that no lookup compiles the
+   * whole root; the root's own is the one {@link CompiledSchema.fields} describes.
+   */
+  #validator(pointer: string): ValidateFunction | null {
+    const { ajv, validators, byContent, root, placed, fields } = this.#compiled;
+    let validate = validators.get(pointer);
+    if (validate !== undefined) return validate;
+    const node = pointer.split("/").slice(1).reduce<Json>(
+      (parent, token) => (parent as JsonObject)[decodeDefName(token)],
+      root,
+    );
+    const text = pointer === "#" ? "" : JSON.stringify(node);
+    const shared = text === "" || PLACE_KEYWORDS.test(text) ? undefined : text;
+    validate = shared === undefined ? undefined : byContent.get(shared);
+    if (validate === undefined) {
+      const schema = pointer === "#" && fields
+        // The names matter only to `additionalProperties` (ajv takes a while over thousands of them).
+        ? {
+          ...root,
+          properties: root.additionalProperties === undefined
+            ? {}
+            : Object.fromEntries(Object.keys(root.properties as JsonObject).map((name) => [name, true])),
+        }
+        : text.includes('"$ref"')
+        ? { ...node as JsonObject, $defs: root.$defs }
+        : node;
+      validate = placed
+        ? ajv.getSchema(`${SCHEMA_KEY}${pointer}`) ?? null
+        : ajv.compile(schema as JsonObject);
+      if (shared !== undefined) byContent.set(shared, validate);
+    }
+    validators.set(pointer, validate);
+    return validate;
+  }
+
+  /**
+   * Compiles the root's validators, each of its fields apart (identical ones
+   * once), yielding between them: a schema ajv cannot compile fails here.
+   */
+  *prepare(): Chunks<void> {
+    this.#validator("#");
+    for (const name of this.#compiled.fields ?? []) {
+      yield;
+      this.#validator(`#/properties/${pointerToken(name)}`);
+    }
+  }
+
+  /** The violations of `value` at `path` of the node at `pointer` (throws {@link RegexLimitError}). */
+  #check(pointer: string, path: Path, value: Json): SchemaViolation[] {
+    const validate = this.#validator(pointer);
+    const found = validate && !validate(value) ? validate.errors ?? [] : [];
+    const violations = found.map((e) => {
       const rel = pointerToPath(e.instancePath, value);
       const at = typeof rel === "string" ? path : [...path, ...rel];
       let message = e.message ?? "is invalid";
@@ -550,6 +612,16 @@ export class SchemaIndex {
       }
       return { path: formatPath(at), keyword: e.keyword, message };
     });
+    const { fields } = this.#compiled;
+    if (pointer !== "#" || !fields || !isObject(value)) return violations;
+    // After the root's other keywords, as ajv checks them: each field defined (an inherited one too).
+    for (const name of fields) {
+      const field = (value as Record<string, Json>)[name];
+      if (field !== undefined) {
+        violations.push(...this.#check(`#/properties/${pointerToken(name)}`, [name], field));
+      }
+    }
+    return violations;
   }
 
   /** Whether some node of the schema is `readOnly`, so a container written whole must keep such members. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { JsonObject } from "../json/value.ts";
 import { checkSchemaReferences, SchemaIndex } from "./schema_index.ts";
+import { drain } from "../pacing.ts";
 
 const LIMITS = { maxInput: 100, timeoutMs: 1000, now: Date.now };
 
@@ -143,9 +144,14 @@ Deno.test("validateDocument validates the whole document against the root schema
   assert.deepEqual(schema.validateDocument({}).map((v) => `${v.path} ${v.keyword}`), ["$ required"]);
 });
 
-Deno.test("an invalid schema fails at construction with ajv's message", () => {
+Deno.test("an invalid schema fails at construction or preparation with ajv's message", () => {
+  const prepared = (schema: JsonObject) => drain(new SchemaIndex(schema, LIMITS).prepare());
   assert.throws(() => new SchemaIndex({ type: "object", properties: { a: { type: 12 } } }, LIMITS), Error);
-  assert.throws(() => new SchemaIndex({ type: "string", pattern: "(?<=x)" }, LIMITS), Error);
+  assert.throws(() => prepared({ type: "string", pattern: "(?<=x)" }), Error);
+  assert.throws(
+    () => prepared({ type: "object", properties: { a: { type: "string", pattern: "(?<=x)" } } }),
+    Error,
+  );
 });
 
 Deno.test("locating a path again (kept per schema node) answers as the first time, for every kind of segment", () => {

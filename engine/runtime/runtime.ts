@@ -60,6 +60,13 @@ export interface CycleOptions {
 /** The deadline factor of a replayed write. */
 const REPLAY_TIME_SCALE = 10;
 
+/**
+ * Expressions a model's first evaluation runs per expression deadline: it
+ * evaluates every one once, so a large valid spec is not refused on a busy
+ * machine, while a hostile expression still stops within a bounded time.
+ */
+const INIT_EXPRESSIONS_PER_DEADLINE = 1000;
+
 /** A retained post-commit state. */
 export interface HistoryEntry {
   at: number;
@@ -135,7 +142,9 @@ export class ModelRuntime {
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
     await model.bindings.prepare();
     const empty: ModelState = { doc: seed ? seed.doc : {}, meta: new Map(), stale: new Set() };
-    const cycle = new Cycle(model, empty, env.config, "init", at, effects);
+    const cycle = new Cycle(model, empty, env.config, "init", at, effects, {
+      timeScale: Math.max(1, model.graph.nodes.length / INIT_EXPRESSIONS_PER_DEADLINE),
+    });
     cycle.markCreated(seed ? seed.created ?? [] : [[]]);
     cycle.markEverything();
     const outcome = await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });

@@ -9,10 +9,11 @@
 import { isObject } from "../../json/value.ts";
 import { checkSchemaReferences, SchemaIndex } from "../schema_index.ts";
 import type { ModelSpec } from "../types.ts";
+import type { Chunks } from "../../pacing.ts";
 import type { SectionContext } from "./context.ts";
 
-/** Compiles the base-document schema; undefined when it cannot be used. */
-export function compileSchema(spec: ModelSpec, ctx: SectionContext): SchemaIndex | undefined {
+/** Compiles the base-document schema, pausing between its fields; undefined when it cannot be used. */
+export function* compileSchema(spec: ModelSpec, ctx: SectionContext): Chunks<SchemaIndex | undefined> {
   if (!isObject(spec.schema)) return undefined;
   const refs = checkSchemaReferences(spec.schema);
   ctx.errors.push(...refs.errors);
@@ -24,11 +25,13 @@ export function compileSchema(spec: ModelSpec, ctx: SectionContext): SchemaIndex
   if (refs.errors.length) return undefined;
   const { config, now } = ctx.env;
   try {
-    return new SchemaIndex(spec.schema, {
+    const index = new SchemaIndex(spec.schema, {
       maxInput: config.regexMaxInput,
       timeoutMs: config.regexTimeoutMs,
       now,
     });
+    yield* index.prepare();
+    return index;
   } catch (err) {
     ctx.error("schema", `invalid JSON Schema: ${(err as Error).message}`);
     return undefined;
