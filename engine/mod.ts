@@ -44,7 +44,6 @@ export {
   patternMatches,
   pointerToPath,
   type Segment,
-  WILDCARD,
 } from "./json/path.ts";
 export type { Json, JsonObject } from "./json/value.ts";
 export { type CompiledModel, compileSpec, validateSpec, type ValidationReport } from "./model/compile.ts";
