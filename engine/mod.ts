@@ -27,7 +27,6 @@ export * from "./errors.ts";
 export { applyEvolution } from "./evolve/apply.ts";
 export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
 export { SPEC_EVOLUTION_SCHEMA } from "./evolve/schema.ts";
-export { loadClosureCompiler } from "./expr/closures.ts";
 export { loadRegexEngine } from "./expr/re2.ts";
 export type { GraphNodeView, GraphView } from "./graph/projection.ts";
 export {
@@ -44,7 +43,6 @@ export {
   patternMatches,
   pointerToPath,
   type Segment,
-  WILDCARD,
 } from "./json/path.ts";
 export type { Json, JsonObject } from "./json/value.ts";
 export { type CompiledModel, compileSpec, validateSpec, type ValidationReport } from "./model/compile.ts";
@@ -53,7 +51,6 @@ export type { LibraryDescription } from "./model/library_description.ts";
 export {
   type AnyOperation,
   type Invoker,
-  invokerOf,
   localInvoker,
   type Operation,
   OPERATIONS,

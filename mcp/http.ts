@@ -89,10 +89,18 @@ interface Session {
   streamOpened(): void;
 }
 
+/** What a client without a (live) session does next: the SDK's own words for it name neither step. */
+const START_SESSION = "POST initialize without Mcp-Session-Id; its answer's Mcp-Session-Id header names " +
+  "the session, to send on every later request";
+
 /** A JSON-RPC error response with an HTTP status, as the SDK transport writes them. */
 function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
+
+/** A request other than `initialize` without a session. */
+const noSession = (): Response =>
+  jsonRpcError(400, -32000, `Bad Request: Mcp-Session-Id header is required: ${START_SESSION}`);
 
 /** Normalizes an origin for comparison (`HTTP://Host:1/` and `http://host:1` are one origin). */
 function normalizeOrigin(origin: string): string {
@@ -192,7 +200,13 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
       if (now() - sweptAt >= sweepEveryMs) sweepIdle();
       if (sessionId !== null) {
         const session = sessions.get(sessionId);
-        if (!session) return jsonRpcError(404, -32001, "Session not found");
+        if (!session) {
+          return jsonRpcError(
+            404,
+            -32001,
+            `Session not found (ended by DELETE, idle too long or a server restart): ${START_SESSION}`,
+          );
+        }
         session.lastUsed = now();
         session.self = self;
         const response = await session.transport.handleRequest(request);
@@ -200,7 +214,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
         return response;
       }
       if (request.method !== "POST") {
-        return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required");
+        return noSession();
       }
       // A POST without a session must be `initialize`; otherwise the transport refuses it and the
       // unused session is dropped.
@@ -213,7 +227,16 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
       try {
         const session = openSession(request, self);
         const response = await session.transport.handleRequest(request);
-        if (session.transport.sessionId === undefined) await session.close();
+        if (session.transport.sessionId === undefined) {
+          await session.close();
+          // Not `initialize`: the SDK says "Server not initialized", which reads as a server fault.
+          if (
+            response.status === 400 && /not initialized/.test((await response.clone().json()).error?.message)
+          ) {
+            await response.body?.cancel();
+            return noSession();
+          }
+        }
         return response;
       } finally {
         opening--;

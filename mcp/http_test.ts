@@ -81,6 +81,39 @@ Deno.test("sessions idle longer than the limit end when the next session opens",
   }
 });
 
+Deno.test("a request without a live session is told how to start one", async () => {
+  const service = await ModelService.open();
+  const mount = createMcpHttpMount(service, { allowedOrigins: [] });
+  const told = async (response: Response, status: number) => {
+    assert.equal(response.status, status);
+    const { error } = await response.json();
+    assert.match(error.message, /POST initialize without Mcp-Session-Id; its answer's Mcp-Session-Id header/);
+    return error.message as string;
+  };
+  try {
+    // A first call that forgot the handshake (the SDK alone says "Server not initialized").
+    const list = post({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    assert.match(
+      await told(await mount.handle(list), 400),
+      /^Bad Request: Mcp-Session-Id header is required/,
+    );
+    const stream = new Request("http://127.0.0.1/mcp", { method: "GET", headers: HEADERS });
+    await told(await mount.handle(stream), 400);
+    // A session that ended: the client starts a new one.
+    const id = (await mount.handle(post(initialize))).headers.get("mcp-session-id")!;
+    assert.equal((await mount.handle(sessionRequest("DELETE", id))).status, 200);
+    assert.match(await told(await mount.handle(ping(id)), 404), /^Session not found/);
+    // The hint is not in the answers of other refusals: a malformed body stays a parse error.
+    const garbled = new Request("http://127.0.0.1/mcp", { method: "POST", headers: HEADERS, body: "{" });
+    const parse = await mount.handle(garbled);
+    assert.equal(parse.status, 400);
+    assert.equal((await parse.json()).error.code, -32700);
+  } finally {
+    await mount.close?.();
+    await service.close();
+  }
+});
+
 const sessionRequest = (method: "GET" | "DELETE", sessionId: string) =>
   new Request("http://127.0.0.1/mcp", {
     method,

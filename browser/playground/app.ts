@@ -135,6 +135,11 @@ export class Playground extends LitElement {
   #poll?: ReturnType<typeof setInterval>;
   /** The status line of a healthy connection ("Connected: …"). */
   #connected = "";
+  /**
+   * The model the page's address named when it loaded, until a connection has it: a link to a server's model
+   * (the playground starts in the tab) opens once the person connects to that server.
+   */
+  #linked = "";
   /** What is wrong with the connection now, by what noticed it; the status line shows the latest. */
   #troubles = new Map<"feed" | "poll", string>();
 
@@ -146,7 +151,7 @@ export class Playground extends LitElement {
     super.connectedCallback();
     this.pairingCode = takePairingCode(location, history);
     const hash = new URLSearchParams(location.hash.slice(1));
-    this.selected = hash.get("model") ?? "";
+    this.selected = this.#linked = hash.get("model") ?? "";
     const panel = hash.get("panel");
     if (PANELS.some(([id]) => id === panel)) this.panel = panel as PanelId;
     void this.#connect(this.choice);
@@ -197,8 +202,20 @@ export class Playground extends LitElement {
       } catch {
         // not kept: the next visit starts in the tab
       }
-      if (!this.models.includes(this.selected)) this.#select(choice.paired ? this.models[0] ?? "" : "");
-      else this.#watch(this.selected);
+      const wanted = this.#linked || this.selected;
+      if (wanted === this.selected && this.models.includes(wanted)) {
+        this.#linked = "";
+        this.#watch(wanted);
+      } else if (this.models.includes(wanted)) this.#select(wanted);
+      else {
+        this.#select(choice.paired ? this.models[0] ?? "" : "");
+        // Say why the link shows the start page, rather than drop the model it named without a word.
+        if (this.#linked && !choice.paired) {
+          this.notice = choice.mode === "tab"
+            ? `Model '${wanted}' is not in this tab: if a server holds it, choose "On a server" and Connect.`
+            : `Model '${wanted}' is not on this server.`;
+        }
+      }
       // Other tabs over the same database create and delete models too: the service reports them.
       this.#unlist = connection.service?.subscribe((event) => {
         if (event.type === "created" || event.type === "deleted") void this.#refreshModels();
@@ -262,7 +279,7 @@ export class Playground extends LitElement {
   }
 
   #select(id: string, panel: PanelId = this.panel): void {
-    if (id) this.notice = "";
+    if (id) this.notice = this.#linked = "";
     this.selected = id;
     this.panel = panel;
     this.draft = null;

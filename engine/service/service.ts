@@ -689,7 +689,7 @@ export class ModelService implements ModelApi {
     const model = report.model;
     const id = model.id;
     if (id !== claimed) {
-      if (this.#slots.has(id) || this.#reserved.has(id)) throw conflict(`Model '${id}' already exists`);
+      if (this.#slots.has(id) || this.#reserved.has(id)) throw taken(id);
       const unloaded = this.#unloaded.get(id);
       // Creating it would discard its stored state and audit trail.
       if (unloaded) throw notLoaded(id, unloaded.findings);
@@ -714,7 +714,7 @@ export class ModelService implements ModelApi {
           // Another process created it first.
           this.#reserved.delete(id);
           await this.#adopt(id);
-          throw conflict(`Model '${id}' already exists`);
+          throw taken(id);
         }
         const slot = this.#newSlot(runtime, null);
         this.#slots.set(id, slot);
@@ -1914,6 +1914,11 @@ export function referencedBlobs(doc: Json): Set<string> {
   };
   visit(doc);
   return ids;
+}
+
+/** A create of an id in use: a second run of the same create (a stored model survives restarts) says what to do. */
+function taken(id: string): ServiceError {
+  return conflict(`Model '${id}' already exists: delete it first, or evolve its spec`);
 }
 
 /** Whether an error is a refusal, not the store failing (anything else): the same call would fail again. */

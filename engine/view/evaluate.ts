@@ -111,7 +111,12 @@ const UPLOAD_META: Record<string, string> = {
 /** The view definition of a model; 404 when it has none. */
 export function viewDefinitionOf(model: CompiledModel): ViewDefinition {
   const definition = model.spec.viewDefinition;
-  if (!isObject(definition)) throw notFound(`Model '${model.id}' has no view definition`);
+  if (!isObject(definition)) {
+    // What to do about it, in the words an evolution's view edit uses on such a model (evolve/view_edits.ts).
+    throw notFound(
+      `Model '${model.id}' has no view definition: add views with upsertViews or newViewDefinition`,
+    );
+  }
   return definition as ViewDefinition;
 }
 

@@ -34,7 +34,10 @@ Deno.test("service: getView refuses unknown models, unknown views and models wit
     err.kind === "not_found" && pattern.test(err.message);
   await assert.rejects(service.getView("ghost"), notFound(/Model 'ghost' not found/));
   await assert.rejects(service.getView("m", "ghost"), notFound(/View 'ghost' not found in model 'm'/));
-  await assert.rejects(service.getView("plain"), notFound(/Model 'plain' has no view definition/));
+  await assert.rejects(
+    service.getView("plain"),
+    notFound(/^Model 'plain' has no view definition: add views with upsertViews or newViewDefinition$/),
+  );
   await service.close();
 });
 

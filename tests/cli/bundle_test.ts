@@ -121,7 +121,7 @@ Deno.test("the bundle answers console lines and MCP, serves with --unstable-kv, 
       });
       assert.deepEqual(remote.replies, [
         { ok: true, result: { id: "order", status: "created" } },
-        { ok: false, error: "Model 'order' already exists" },
+        { ok: false, error: "Model 'order' already exists: delete it first, or evolve its spec" },
         { ok: true, result: ["order"] },
       ]);
     } finally {

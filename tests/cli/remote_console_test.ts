@@ -52,7 +52,10 @@ Deno.test("remote console answers like the embedded one, errors carry the server
 
     const [created, duplicate, , rollback, schema] = remote.replies;
     assert.deepEqual(created, { ok: true, result: { id: "order", status: "created" } });
-    assert.deepEqual(duplicate, { ok: false, error: "Model 'order' already exists" });
+    assert.deepEqual(duplicate, {
+      ok: false,
+      error: "Model 'order' already exists: delete it first, or evolve its spec",
+    });
     assert.deepEqual(rollback, { ok: false, error: "Constraint violated: qty must not exceed 100" });
     assert.equal(schema.ok, false);
     assert.match(schema.error, /^Schema violation: \$\.qty \(minimum\)/);
