@@ -55,6 +55,11 @@ export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsRea
   idleSessionMs?: number;
   /** `svc.mcp.max-sessions`: sessions open at once (default {@link MAX_SESSIONS}). */
   maxSessions?: number;
+  /**
+   * `svc.http.max-body-size`: the largest POST body read (default the SDK's 4 MiB). The host's
+   * own body cap answers first; without this the SDK would refuse bodies the host accepts.
+   */
+  maxBodyBytes?: number;
   /** Clock of the idle check (tests). */
   now?: () => number;
   /** Gives each session its own target (default: every session runs on the mount's). */
@@ -154,6 +159,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: true,
+      maxRequestBodySize: options.maxBodyBytes,
       onsessioninitialized: (id) => {
         sessions.set(id, session);
       },
@@ -232,7 +238,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
  */
 export function createServiceMcpMount(
   service: ModelService,
-  options: Pick<McpHttpOptions, "allowedOrigins" | "maxSessions" | "perSession">,
+  options: Pick<McpHttpOptions, "allowedOrigins" | "maxSessions" | "perSession" | "maxBodyBytes">,
 ): McpMount {
   return createMcpHttpMount(service, {
     ...options,

@@ -230,6 +230,70 @@ Deno.test("console: an unknown argument is refused as MCP refuses it, and the co
   assert.deepEqual(await ok(service, { cmd: "list-models", verbose: null }), ["shop/order"]);
 });
 
+Deno.test("console: hostile lines: scalars, prototype names, __proto__ keys, 1e309, deep nesting; nothing written", async () => {
+  const service = await withOrder();
+  await ok(service, { cmd: "mutate", id: "shop/order", mutations: { "$.qty": 2 } });
+  for (const line of ["null", "5", '"mutate"', "true"]) {
+    assert.equal(
+      await fails(service, line),
+      "Invalid request: expected a JSON object with a 'cmd' field",
+      line,
+    );
+  }
+  assert.equal(await fails(service, '{"__proto__":{"cmd":"list-models"}}'), "Missing required field: 'cmd'");
+  for (const cmd of ["__proto__", "constructor", "toString"]) {
+    assert.match(await fails(service, { cmd }), new RegExp(`^Unknown command: '${cmd}'`));
+  }
+  assert.equal(
+    await fails(service, '{"cmd":"get-state","id":"shop/order","__proto__":{"id":"x"}}'),
+    "Unknown argument '__proto__' for get-state; expected: id, at",
+  );
+  // A __proto__ mutation key is no address: refused as a whole, not dropped while the rest commits.
+  for (const mutations of ['{"__proto__":{"qty":9}}', '{"$.qty":9,"__proto__":{"qty":9}}']) {
+    assert.match(
+      await fails(service, `{"cmd":"mutate","id":"shop/order","mutations":${mutations}}`),
+      /^Invalid mutation path: '__proto__'/,
+      mutations,
+    );
+  }
+  assert.match(
+    await fails(service, '{"cmd":"mutate","id":"shop/order","mutations":{"$.qty":1e309}}'),
+    /finite number/,
+  );
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  assert.match(
+    await fails(service, `{"cmd":"mutate","id":"shop/order","mutations":{"$.note":${deep}}}`),
+    /nested deeper than svc\.limits\.max-depth/,
+  );
+  assert.deepEqual(
+    await ok(service, { cmd: "get-state", id: "shop/order" }),
+    { qty: 2 },
+    "nothing else was written",
+  );
+});
+
+Deno.test("runConsole: thousands of garbage lines at once are each answered in order, and the session goes on", async () => {
+  const service = await withOrder();
+  const garbage = ["{", "[]", '{"cmd":7}', '{"cmd":"nope"}', '{"cmd":"get-state","id":[]}', "\uFFFD\uFFFD"];
+  async function* lines() {
+    for (let i = 0; i < 3000; i++) yield garbage[i % garbage.length];
+    yield '{"cmd":"get-state","id":"shop/order"}';
+  }
+  const written: string[] = [];
+  await runConsole(service, lines(), (line) => {
+    written.push(line);
+    return Promise.resolve();
+  });
+  assert.equal(written.length, 3001);
+  const replies = written.map((line) => JSON.parse(line) as ConsoleReply);
+  assert.ok(replies.slice(0, 3000).every((r) => !r.ok && r.error.length > 0));
+  assert.equal(
+    (replies[3] as { error: string }).error,
+    `Unknown command: 'nope'. Send {"cmd":"help"} to list commands.`,
+  );
+  assert.deepEqual(replies[3000], { ok: true, result: {} });
+});
+
 Deno.test("console: help lists every command with its arguments", async () => {
   const service = await ModelService.open();
   const help = await ok(service, { cmd: "help" }) as {

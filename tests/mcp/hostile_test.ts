@@ -1,0 +1,188 @@
+/**
+ * Hostile input on MCP over Streamable HTTP at `/mcp` (a real server on a
+ * loopback port): tool arguments of wrong types, huge, deeply nested, with
+ * `__proto__` keys or out of range; garbage session ids, calls before
+ * `initialize`, bodies over `svc.http.max-body-size`, a spent rate limit. Each
+ * is refused with a clear JSON-RPC error or an `isError` result, the
+ * committed state is unchanged, and the session keeps working.
+ */
+import assert from "node:assert/strict";
+import { call, orderSpec, startTestServer } from "../server/helpers.ts";
+import { initializeMessage, POST_HEADERS } from "./helpers.ts";
+
+/** A JSON-RPC `tools/call` request. */
+const toolCall = (id: number, name: string, args: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+
+/** Opens a session; returns the headers of its later calls. */
+async function session(url: string): Promise<Record<string, string>> {
+  const init = await call(url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
+  assert.equal(init.status, 200);
+  return {
+    ...POST_HEADERS,
+    "mcp-session-id": init.headers.get("mcp-session-id")!,
+    "mcp-protocol-version": "2025-06-18",
+  };
+}
+
+/** The structured content of a tool result, asserting it is an error. */
+function toolError(reply: { status: number; json: unknown }): Record<string, unknown> {
+  assert.equal(reply.status, 200);
+  const result = (reply.json as { result: { isError: boolean; structuredContent: Record<string, unknown> } })
+    .result;
+  assert.equal(result.isError, true, JSON.stringify(reply.json));
+  return result.structuredContent;
+}
+
+Deno.test("/mcp: hostile tool arguments are refused clearly; the state and the session are intact", async (t) => {
+  const server = await startTestServer();
+  try {
+    const headers = await session(server.url);
+    const post = (body: unknown) => call(server.url, "POST", "/mcp", body, headers);
+    assert.equal((await post(toolCall(1, "create_model", { spec: orderSpec("o") }))).status, 200);
+    const first = await post(toolCall(0, "mutate", { id: "o", mutations: { "$.qty": 2 } }));
+    assert.equal(first.json.result.isError, false);
+    const state = async () => (await call(server.url, "GET", "/models/o/state")).json;
+    const before = await state();
+
+    await t.step("an unknown tool is -32602 naming it", async () => {
+      const reply = await post(toolCall(2, "drop_everything", {}));
+      assert.deepEqual(reply.json.error, { code: -32602, message: "Unknown tool: drop_everything" });
+    });
+    await t.step("arguments of the wrong type: -32602 for the envelope, isError for a member", async () => {
+      const notObject = await post(toolCall(3, "mutate", "id=o"));
+      assert.equal(notObject.json.error.code, -32602);
+      assert.match(notObject.json.error.message, /arguments/);
+      assert.equal(
+        toolError(await post(toolCall(4, "mutate", { id: "o", mutations: "x" }))).error,
+        "Invalid field 'mutations': expected object",
+      );
+      assert.equal(
+        toolError(await post(toolCall(5, "mutate", { id: 5, mutations: { "$.qty": 1 } }))).error,
+        "Invalid field 'id': expected string",
+      );
+      assert.match(
+        String(toolError(await post(toolCall(6, "mutate", { id: "o", mutations: {}, extra: 1 }))).error),
+        /^Unknown argument 'extra' for mutate/,
+      );
+    });
+    await t.step("1e309 and deep nesting are refused before anything is written", async () => {
+      const infinite = await post(
+        '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mutate","arguments":' +
+          '{"id":"o","mutations":{"$.qty":1e309}}}}',
+      );
+      assert.equal(toolError(infinite).error, "Schema violation");
+      const deep = "[".repeat(50_000) + "]".repeat(50_000);
+      const nested = await post(
+        `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"mutate","arguments":` +
+          `{"id":"o","mutations":{"$.note":${deep}}}}}`,
+      );
+      assert.match(String(toolError(nested).error), /nested deeper than svc\.limits\.max-depth/);
+    });
+    await t.step("a __proto__ mutation key is refused like any key that is no address", async () => {
+      for (const mutations of ['{"__proto__":{"qty":9}}', '{"$.qty":9,"__proto__":{"qty":9}}']) {
+        const reply = await post(
+          `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"mutate","arguments":` +
+            `{"id":"o","mutations":${mutations}}}}`,
+        );
+        assert.match(String(toolError(reply).error), /^Invalid mutation path: '__proto__'/, mutations);
+      }
+    });
+    await t.step(
+      "a huge string argument is an ordinary not-found, its echo withheld as too large",
+      async () => {
+        const reply = await post(toolCall(10, "get_model_info", { id: "x".repeat(200_000) }));
+        assert.equal(toolError(reply).error, "Result too large");
+      },
+    );
+    await t.step("nothing was committed and the session still answers", async () => {
+      assert.deepEqual(await state(), before);
+      assert.deepEqual((await post({ jsonrpc: "2.0", id: 11, method: "ping" })).json.result, {});
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("/mcp: garbage session ids are 404 -32001, calls before initialize 400; neither opens a session", async () => {
+  const server = await startTestServer({ "svc.mcp.max-sessions": "1" });
+  try {
+    for (const id of ["garbage", "' OR 1=1 --", "x".repeat(4096), crypto.randomUUID()]) {
+      const reply = await call(server.url, "POST", "/mcp", toolCall(1, "list_models", {}), {
+        ...POST_HEADERS,
+        "mcp-session-id": id,
+      });
+      assert.equal(reply.status, 404);
+      assert.deepEqual(reply.json.error, { code: -32001, message: "Session not found" });
+    }
+    const early = await call(
+      server.url,
+      "POST",
+      "/mcp",
+      toolCall(2, "create_model", { spec: orderSpec("x") }),
+      {
+        ...POST_HEADERS,
+      },
+    );
+    assert.equal(early.status, 400);
+    assert.equal(early.json.error.code, -32000);
+    assert.deepEqual((await call(server.url, "GET", "/models")).json, [], "the early create did not run");
+    // The one session the cap allows is still free.
+    await session(server.url);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("/mcp reads bodies up to svc.http.max-body-size, not the SDK's 4 MiB; a larger one is 413", async () => {
+  const server = await startTestServer({ "svc.http.max-body-size": "6MB" });
+  try {
+    const headers = await session(server.url);
+    // 4.5 MiB of base64: over the SDK's default cap, under the server's.
+    const data = "A".repeat(4.5 * 1024 * 1024);
+    const upload = await call(server.url, "POST", "/mcp", toolCall(1, "upload_blob", { data }), headers);
+    assert.equal(upload.status, 200, upload.text.slice(0, 300));
+    assert.equal(upload.json.result.isError, false);
+    const over = await call(
+      server.url,
+      "POST",
+      "/mcp",
+      toolCall(2, "upload_blob", { data: data + data }),
+      headers,
+    );
+    assert.equal(over.status, 413);
+    assert.match(over.text, /exceeds the limit of 6291456 bytes/);
+    assert.deepEqual(
+      (await call(server.url, "POST", "/mcp", { jsonrpc: "2.0", id: 3, method: "ping" }, headers)).json
+        .result,
+      {},
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("/mcp shares the per-IP rate limit: 429 with Retry-After, and nothing runs", async () => {
+  const server = await startTestServer({
+    "svc.rate-limit.enabled": "true",
+    "svc.rate-limit.requests": "3",
+    "svc.rate-limit.window-seconds": "60",
+  });
+  try {
+    const headers = await session(server.url);
+    const post = (id: number) =>
+      call(server.url, "POST", "/mcp", toolCall(id, "create_model", { spec: orderSpec(`m${id}`) }), headers);
+    assert.equal((await post(1)).status, 200);
+    assert.equal((await post(2)).status, 200);
+    const refused = await post(3);
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get("retry-after")) > 0);
+    assert.deepEqual(await server.service.listModels(), ["m1", "m2"], "the refused create did not run");
+  } finally {
+    await server.close();
+  }
+});
