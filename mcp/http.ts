@@ -23,6 +23,7 @@ import type { HostFeatures } from "../engine/operations/operation.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import type { ModelService } from "../engine/service/service.ts";
 import { type CommitEvents, serviceCommitEvents } from "./events.ts";
+import { handlePost } from "./http_post.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 
 /** Sends a request to the server hosting `/mcp`, in process, as the client of the request being served. */
@@ -201,7 +202,9 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
         if (!session) return jsonRpcError(404, -32001, "Session not found");
         session.lastUsed = now();
         session.self = self;
-        const response = await session.transport.handleRequest(request);
+        const response = request.method === "POST"
+          ? await handlePost(session.transport, request)
+          : await session.transport.handleRequest(request);
         if (request.method === "GET" && response.ok) session.streamOpened();
         return response;
       }
@@ -218,7 +221,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
       opening++;
       try {
         const session = openSession(request, self);
-        const response = await session.transport.handleRequest(request);
+        const response = await handlePost(session.transport, request);
         if (session.transport.sessionId === undefined) await session.close();
         return response;
       } finally {

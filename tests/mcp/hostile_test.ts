@@ -108,6 +108,63 @@ Deno.test("/mcp: hostile tool arguments are refused clearly; the state and the s
   }
 });
 
+Deno.test("/mcp: malformed JSON-RPC gets stdio's codes: -32700 not JSON, -32600 not a message, batches per member", async () => {
+  const server = await startTestServer();
+  try {
+    const headers = await session(server.url);
+    const post = (body: unknown) => call(server.url, "POST", "/mcp", body, headers);
+    const invalid = (id: unknown) => ({
+      jsonrpc: "2.0",
+      id,
+      error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" },
+    });
+    const notJson = await post("{not json");
+    assert.equal(notJson.status, 400);
+    assert.equal(notJson.json.error.code, -32700);
+    const single: [unknown, unknown][] = [
+      [{ id: 1, method: "ping" }, 1], // no jsonrpc
+      [{ jsonrpc: "1.0", id: 2, method: "ping" }, 2],
+      [{ jsonrpc: "2.0", id: 3 }, 3], // no method
+      [{ jsonrpc: "2.0", id: 4, method: 4 }, 4],
+      [{ jsonrpc: "2.0", id: { a: 1 }, method: "ping" }, null],
+      [{ jsonrpc: "2.0", id: 5, method: "tools/call", params: "list_models" }, 5],
+      ["ping", null],
+      [null, null],
+      [[], null], // an empty batch
+    ];
+    for (const [body, id] of single) {
+      const reply = await post(JSON.stringify(body));
+      assert.equal(reply.status, 400, JSON.stringify(body));
+      assert.deepEqual(reply.json, invalid(id), JSON.stringify(body));
+    }
+    // A batch: its valid members answered, each other member its own -32600.
+    const batch = await post([{ jsonrpc: "2.0", id: "a", method: "ping" }, { hello: 1 }, 7, {
+      jsonrpc: "2.0",
+      id: "b",
+      method: "bogus/method",
+    }]);
+    assert.equal(batch.status, 200);
+    const answers = batch.json as { id: unknown; result?: unknown; error?: { code: number } }[];
+    assert.deepEqual(
+      answers.map((a) => [a.id, a.error?.code ?? a.result]).sort((x, y) =>
+        String(x[0]).localeCompare(String(y[0]))
+      ),
+      [["a", {}], ["b", -32601], [null, -32600], [null, -32600]],
+    );
+    // Notifications and garbage: the errors only.
+    const quiet = await post([{ jsonrpc: "2.0", method: "notifications/initialized" }, 1]);
+    assert.equal(quiet.status, 200);
+    assert.deepEqual(quiet.json, [invalid(null)]);
+    assert.deepEqual((await post({ jsonrpc: "2.0", id: 9, method: "ping" })).json.result, {});
+    // Without a session, a body that is no message opens none.
+    const stray = await call(server.url, "POST", "/mcp", { hello: 1 }, POST_HEADERS);
+    assert.deepEqual(stray.json, invalid(null));
+    assert.equal(stray.headers.get("mcp-session-id"), null);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("/mcp: garbage session ids are 404 -32001, calls before initialize 400; neither opens a session", async () => {
   const server = await startTestServer({ "svc.mcp.max-sessions": "1" });
   try {
