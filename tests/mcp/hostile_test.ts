@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { call, orderSpec, startTestServer } from "../server/helpers.ts";
-import { initializeMessage, POST_HEADERS } from "./helpers.ts";
+import { initializeMessage, POST_HEADERS, rawStdio } from "./helpers.ts";
 
 /** A JSON-RPC `tools/call` request. */
 const toolCall = (id: number, name: string, args: unknown) => ({
@@ -54,9 +54,17 @@ Deno.test("/mcp: hostile tool arguments are refused clearly; the state and the s
       assert.deepEqual(reply.json.error, { code: -32602, message: "Unknown tool: drop_everything" });
     });
     await t.step("arguments of the wrong type: -32602 for the envelope, isError for a member", async () => {
-      const notObject = await post(toolCall(3, "mutate", "id=o"));
-      assert.equal(notObject.json.error.code, -32602);
-      assert.match(notObject.json.error.message, /arguments/);
+      // One clear line naming the member, the code not repeated in the message.
+      assert.deepEqual((await post(toolCall(3, "mutate", "id=o"))).json.error, {
+        code: -32602,
+        message:
+          "Invalid params for tools/call: params.arguments: Invalid input: expected record, received string",
+      });
+      assert.deepEqual((await post({ ...toolCall(3, "x", {}), params: { name: 5 } })).json.error, {
+        code: -32602,
+        message:
+          "Invalid params for tools/call: params.name: Invalid input: expected string, received number",
+      });
       assert.equal(
         toolError(await post(toolCall(4, "mutate", { id: "o", mutations: "x" }))).error,
         "Invalid field 'mutations': expected object",
@@ -91,6 +99,14 @@ Deno.test("/mcp: hostile tool arguments are refused clearly; the state and the s
         );
         assert.match(String(toolError(reply).error), /^Invalid mutation path: '__proto__'/, mutations);
       }
+      const argument = await post(
+        '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"mutate","arguments":' +
+          '{"id":"o","mutations":{"$.qty":9},"__proto__":{"id":"o"}}}}',
+      );
+      assert.equal(
+        toolError(argument).error,
+        "Unknown argument '__proto__' for mutate; expected: id, mutations, includeTraces",
+      );
     });
     await t.step(
       "a huge string argument is an ordinary not-found, its echo withheld as too large",
@@ -151,6 +167,12 @@ Deno.test("/mcp: malformed JSON-RPC gets stdio's codes: -32700 not JSON, -32600 
       ),
       [["a", {}], ["b", -32601], [null, -32600], [null, -32600]],
     );
+    const tooMany = await post(
+      Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" })),
+    );
+    assert.equal(tooMany.status, 400);
+    assert.equal(tooMany.json.error.code, -32600);
+    assert.match(tooMany.json.error.message, /100 messages/);
     // Notifications and garbage: the errors only.
     const quiet = await post([{ jsonrpc: "2.0", method: "notifications/initialized" }, 1]);
     assert.equal(quiet.status, 200);
@@ -242,4 +264,31 @@ Deno.test("/mcp shares the per-IP rate limit: 429 with Retry-After, and nothing 
   } finally {
     await server.close();
   }
+});
+
+Deno.test("stdio: a malformed tools/call is one clear -32602 line; __proto__ keys are refused; later lines answered", async () => {
+  const lines = [
+    JSON.stringify(initializeMessage("2025-06-18", 1)),
+    JSON.stringify(toolCall(2, "list_models", [1])),
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_models","arguments":{"__proto__":{}}}}',
+    JSON.stringify(toolCall(4, "dry_run", { spec: orderSpec("d"), mutations: { "$.qty": 1 } }))
+      .replace('"mutations":{', '"mutations":{"__proto__":{"qty":9},'),
+    JSON.stringify({ jsonrpc: "2.0", id: 5, method: "resources/read", params: { uri: 5 } }),
+    JSON.stringify({ jsonrpc: "2.0", id: 6, method: "ping" }),
+  ];
+  const byId = new Map((await rawStdio(lines, 6)).map((a) => [a.id, a]));
+  assert.deepEqual(byId.get(2)!.error, {
+    code: -32602,
+    message:
+      "Invalid params for tools/call: params.arguments: Invalid input: expected record, received array",
+  });
+  const text = (id: number) =>
+    JSON.stringify((byId.get(id)!.result as { structuredContent: unknown }).structuredContent);
+  assert.match(text(3), /Unknown argument '__proto__' for list_models/);
+  assert.match(text(4), /Invalid mutation path: '__proto__'/);
+  assert.deepEqual(byId.get(5)!.error, {
+    code: -32602,
+    message: "Invalid params for resources/read: params.uri: Invalid input: expected string, received number",
+  });
+  assert.deepEqual(byId.get(6)!.result, {});
 });
