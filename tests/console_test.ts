@@ -374,7 +374,7 @@ Deno.test("console: an unexpected failure is reported as an internal error, not 
 
 /** Runs `cli/main.ts console` with `input` on stdin; returns its stdout lines, stderr and exit code. */
 async function runCli(
-  input: string,
+  input: string | Uint8Array,
   closeStdin: boolean,
 ): Promise<{ lines: string[]; stderr: string; code: number }> {
   const child = new Deno.Command(Deno.execPath(), {
@@ -386,7 +386,7 @@ async function runCli(
     env: { NO_COLOR: "1" },
   }).spawn();
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(input));
+  await writer.write(typeof input === "string" ? new TextEncoder().encode(input) : input);
   if (closeStdin) await writer.close();
   const output = await child.output();
   if (!closeStdin) await writer.close().catch(() => {}); // the child already exited: the pipe is gone
@@ -435,4 +435,37 @@ Deno.test("console process: end of input exits cleanly", async () => {
   const { lines, code } = await runCli('{"cmd":"list-models"}\r\n{"cmd":"list-models"}', true);
   assert.equal(code, 0);
   assert.deepEqual(lines, ['{"ok":true,"result":[]}', '{"ok":true,"result":[]}']);
+});
+
+Deno.test("console process: invalid UTF-8, an over-long line, blank lines and a burst are each answered; it goes on", async () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const parts = [
+    encode(JSON.stringify({ cmd: "create-model", spec: ORDER }) + "\n"),
+    new Uint8Array([0xff, 0xfe, 0x00, 0x7b, 0x0a]), // not UTF-8, not JSON
+    encode('{"cmd":"get-state","id":"shop/'),
+    new Uint8Array([0xc3, 0x28]),
+    encode('"}\n'), // a bad sequence inside a string
+    encode("\n  \n"),
+    encode(`{"cmd":"mutate","id":"shop/order","mutations":{"$.note":"${"x".repeat(10 * 1024 * 1024)}"}}\n`),
+    encode('{"cmd":"nope"}\n'.repeat(500)),
+    encode('{"cmd":"get-state","id":"shop/order"}\n'),
+  ];
+  const input = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  parts.reduce((at, p) => (input.set(p, at), at + p.byteLength), 0);
+  const { lines, code } = await runCli(input, true);
+  assert.equal(code, 0);
+  const replies = lines.map((line) => JSON.parse(line));
+  assert.equal(replies.length, 1 + 1 + 1 + 1 + 500 + 1, "blank lines skipped, every other line answered");
+  assert.match(replies[1].error, /^Invalid JSON/);
+  assert.match(replies[2].error, /^Model 'shop\/\uFFFD\(' not found/);
+  assert.equal(
+    replies[3].error,
+    "Line ignored: it is longer than 10485760 bytes, the most one message may have",
+  );
+  assert.ok(
+    replies.slice(4, 504).every((r) =>
+      r.error === `Unknown command: 'nope'. Send {"cmd":"help"} to list commands.`
+    ),
+  );
+  assert.deepEqual(replies[504], { ok: true, result: {} }, "the over-long write never ran");
 });
