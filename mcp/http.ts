@@ -23,6 +23,7 @@ import type { HostFeatures } from "../engine/operations/operation.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import type { ModelService } from "../engine/service/service.ts";
 import { type CommitEvents, serviceCommitEvents } from "./events.ts";
+import { handlePost } from "./http_post.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 
 /** Sends a request to the server hosting `/mcp`, in process, as the client of the request being served. */
@@ -55,6 +56,11 @@ export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsRea
   idleSessionMs?: number;
   /** `svc.mcp.max-sessions`: sessions open at once (default {@link MAX_SESSIONS}). */
   maxSessions?: number;
+  /**
+   * `svc.http.max-body-size`: the largest POST body read (default the SDK's 4 MiB). The host's
+   * own body cap answers first; without this the SDK would refuse bodies the host accepts.
+   */
+  maxBodyBytes?: number;
   /** Clock of the idle check (tests). */
   now?: () => number;
   /** Gives each session its own target (default: every session runs on the mount's). */
@@ -162,6 +168,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       enableJsonResponse: true,
+      maxRequestBodySize: options.maxBodyBytes,
       onsessioninitialized: (id) => {
         sessions.set(id, session);
       },
@@ -209,7 +216,9 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
         }
         session.lastUsed = now();
         session.self = self;
-        const response = await session.transport.handleRequest(request);
+        const response = request.method === "POST"
+          ? await handlePost(session.transport, request)
+          : await session.transport.handleRequest(request);
         if (request.method === "GET" && response.ok) session.streamOpened();
         return response;
       }
@@ -226,12 +235,13 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
       opening++;
       try {
         const session = openSession(request, self);
-        const response = await session.transport.handleRequest(request);
+        const response = await handlePost(session.transport, request);
         if (session.transport.sessionId === undefined) {
           await session.close();
           // Not `initialize`: the SDK says "Server not initialized", which reads as a server fault.
           if (
-            response.status === 400 && /not initialized/.test((await response.clone().json()).error?.message)
+            response.status === 400 &&
+            /not initialized/.test((await response.clone().json().catch(() => null))?.error?.message)
           ) {
             await response.body?.cancel();
             return noSession();
@@ -255,7 +265,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
  */
 export function createServiceMcpMount(
   service: ModelService,
-  options: Pick<McpHttpOptions, "allowedOrigins" | "maxSessions" | "perSession">,
+  options: Pick<McpHttpOptions, "allowedOrigins" | "maxSessions" | "perSession" | "maxBodyBytes">,
 ): McpMount {
   return createMcpHttpMount(service, {
     ...options,

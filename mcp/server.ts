@@ -26,7 +26,6 @@ import {
   ListToolsRequestSchema,
   type LoggingLevel,
   LoggingLevelSchema,
-  McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
@@ -85,24 +84,36 @@ export interface McpSession {
 type RequestSchema = { shape: { method: { value: string } }; safeParse(value: unknown): any };
 
 /**
+ * The SDK's base registration: `Server`'s own checks a `tools/call` first and answers a malformed one with
+ * zod's issues dumped as JSON (and the code twice in the message), before {@link handle} could name them.
+ */
+const register = Object.getPrototypeOf(Server.prototype).setRequestHandler as Server["setRequestHandler"];
+
+/**
  * Registers `handler` for the method of `schema`, answering params that fail
- * the schema with -32602 (invalid params) rather than the SDK's -32603.
+ * the schema with -32602 (invalid params) naming each issue, rather than the
+ * SDK's -32603. The handler also gets the request as sent: zod's copy of a
+ * record drops an own `__proto__` member, which a tool call must refuse.
  */
 function handle<S extends RequestSchema>(
   server: Server,
   schema: S,
-  handler: (request: NonNullable<ReturnType<S["safeParse"]>["data"]>, extra: HandlerExtra) => unknown,
+  handler: (
+    request: NonNullable<ReturnType<S["safeParse"]>["data"]>,
+    extra: HandlerExtra,
+    sent: NonNullable<ReturnType<S["safeParse"]>["data"]>,
+  ) => unknown,
 ): void {
   const method = schema.shape.method.value;
-  server.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request: unknown, extra) => {
+  register.call(server, z.looseObject({ method: z.literal(method) }), (request: unknown, extra) => {
     const parsed = schema.safeParse(request);
     if (!parsed.success) {
       const issues = (parsed.error.issues ?? []) as { path: PropertyKey[]; message: string }[];
       const detail = issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; ");
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${detail}`);
+      throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${detail}`);
     }
     // deno-lint-ignore no-explicit-any
-    return handler(parsed.data, extra as any) as any;
+    return handler(parsed.data, extra as any, request as any) as any;
   });
 }
 
@@ -232,8 +243,9 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listing) }));
   const byName = new Map(tools.map((t) => [t.name, t]));
-  handle(server, CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args = {} } = request.params;
+  handle(server, CallToolRequestSchema, async (request, extra, sent): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const args = sent.params.arguments ?? {};
     const progressToken = request.params._meta?.progressToken as string | number | undefined;
     const tool = byName.get(name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);

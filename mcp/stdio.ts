@@ -23,19 +23,8 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage, invalidRequest } from "./invalid_request.ts";
 import { lineText, LineTooLong, readLines } from "./lines.ts";
-
-/** A JSON-RPC error answer to a line that could not be handled. */
-function errorMessage(id: unknown, code: number, message: string): JSONRPCMessage {
-  const validId = typeof id === "string" || typeof id === "number" ? id : null;
-  return { jsonrpc: "2.0", id: validId, error: { code, message } } as unknown as JSONRPCMessage;
-}
-
-/** The answer to a member that is not a JSON-RPC 2.0 message. */
-function invalidRequest(item: unknown): JSONRPCMessage {
-  const id = (item as { id?: unknown } | null)?.id;
-  return errorMessage(id, ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
-}
 
 /** Where a transport's lines go: a byte stream, or a function writing all of the bytes it is given. */
 export type LineOutput = WritableStream<Uint8Array> | ((bytes: Uint8Array) => Promise<void>);

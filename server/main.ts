@@ -146,6 +146,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         createServiceMcpMount(svc, {
           allowedOrigins: cfg.mcpAllowedOrigins,
           maxSessions: cfg.mcpMaxSessions,
+          maxBodyBytes: cfg.bodyLimits.otherBytes,
           perSession: pairing.enabled ? hostedPairingSessions(svc, pairing) : undefined,
         })),
   });

@@ -230,6 +230,70 @@ Deno.test("console: an unknown argument is refused as MCP refuses it, and the co
   assert.deepEqual(await ok(service, { cmd: "list-models", verbose: null }), ["shop/order"]);
 });
 
+Deno.test("console: hostile lines: scalars, prototype names, __proto__ keys, 1e309, deep nesting; nothing written", async () => {
+  const service = await withOrder();
+  await ok(service, { cmd: "mutate", id: "shop/order", mutations: { "$.qty": 2 } });
+  for (const line of ["null", "5", '"mutate"', "true"]) {
+    assert.equal(
+      await fails(service, line),
+      "Invalid request: expected a JSON object with a 'cmd' field",
+      line,
+    );
+  }
+  assert.equal(await fails(service, '{"__proto__":{"cmd":"list-models"}}'), "Missing required field: 'cmd'");
+  for (const cmd of ["__proto__", "constructor", "toString"]) {
+    assert.match(await fails(service, { cmd }), new RegExp(`^Unknown command: '${cmd}'`));
+  }
+  assert.equal(
+    await fails(service, '{"cmd":"get-state","id":"shop/order","__proto__":{"id":"x"}}'),
+    "Unknown argument '__proto__' for get-state; expected: id, at",
+  );
+  // A __proto__ mutation key is no address: refused as a whole, not dropped while the rest commits.
+  for (const mutations of ['{"__proto__":{"qty":9}}', '{"$.qty":9,"__proto__":{"qty":9}}']) {
+    assert.match(
+      await fails(service, `{"cmd":"mutate","id":"shop/order","mutations":${mutations}}`),
+      /^Invalid mutation path: '__proto__'/,
+      mutations,
+    );
+  }
+  assert.match(
+    await fails(service, '{"cmd":"mutate","id":"shop/order","mutations":{"$.qty":1e309}}'),
+    /finite number/,
+  );
+  const deep = "[".repeat(100_000) + "]".repeat(100_000);
+  assert.match(
+    await fails(service, `{"cmd":"mutate","id":"shop/order","mutations":{"$.note":${deep}}}`),
+    /nested deeper than svc\.limits\.max-depth/,
+  );
+  assert.deepEqual(
+    await ok(service, { cmd: "get-state", id: "shop/order" }),
+    { qty: 2 },
+    "nothing else was written",
+  );
+});
+
+Deno.test("runConsole: thousands of garbage lines at once are each answered in order, and the session goes on", async () => {
+  const service = await withOrder();
+  const garbage = ["{", "[]", '{"cmd":7}', '{"cmd":"nope"}', '{"cmd":"get-state","id":[]}', "\uFFFD\uFFFD"];
+  async function* lines() {
+    for (let i = 0; i < 3000; i++) yield garbage[i % garbage.length];
+    yield '{"cmd":"get-state","id":"shop/order"}';
+  }
+  const written: string[] = [];
+  await runConsole(service, lines(), (line) => {
+    written.push(line);
+    return Promise.resolve();
+  });
+  assert.equal(written.length, 3001);
+  const replies = written.map((line) => JSON.parse(line) as ConsoleReply);
+  assert.ok(replies.slice(0, 3000).every((r) => !r.ok && r.error.length > 0));
+  assert.equal(
+    (replies[3] as { error: string }).error,
+    `Unknown command: 'nope'. Send {"cmd":"help"} to list commands.`,
+  );
+  assert.deepEqual(replies[3000], { ok: true, result: {} });
+});
+
 Deno.test("console: help lists every command with its arguments", async () => {
   const service = await ModelService.open();
   const help = await ok(service, { cmd: "help" }) as {
@@ -310,7 +374,7 @@ Deno.test("console: an unexpected failure is reported as an internal error, not 
 
 /** Runs `cli/main.ts console` with `input` on stdin; returns its stdout lines, stderr and exit code. */
 async function runCli(
-  input: string,
+  input: string | Uint8Array,
   closeStdin: boolean,
 ): Promise<{ lines: string[]; stderr: string; code: number }> {
   const child = new Deno.Command(Deno.execPath(), {
@@ -322,7 +386,7 @@ async function runCli(
     env: { NO_COLOR: "1" },
   }).spawn();
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(input));
+  await writer.write(typeof input === "string" ? new TextEncoder().encode(input) : input);
   if (closeStdin) await writer.close();
   const output = await child.output();
   if (!closeStdin) await writer.close().catch(() => {}); // the child already exited: the pipe is gone
@@ -371,4 +435,37 @@ Deno.test("console process: end of input exits cleanly", async () => {
   const { lines, code } = await runCli('{"cmd":"list-models"}\r\n{"cmd":"list-models"}', true);
   assert.equal(code, 0);
   assert.deepEqual(lines, ['{"ok":true,"result":[]}', '{"ok":true,"result":[]}']);
+});
+
+Deno.test("console process: invalid UTF-8, an over-long line, blank lines and a burst are each answered; it goes on", async () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const parts = [
+    encode(JSON.stringify({ cmd: "create-model", spec: ORDER }) + "\n"),
+    new Uint8Array([0xff, 0xfe, 0x00, 0x7b, 0x0a]), // not UTF-8, not JSON
+    encode('{"cmd":"get-state","id":"shop/'),
+    new Uint8Array([0xc3, 0x28]),
+    encode('"}\n'), // a bad sequence inside a string
+    encode("\n  \n"),
+    encode(`{"cmd":"mutate","id":"shop/order","mutations":{"$.note":"${"x".repeat(10 * 1024 * 1024)}"}}\n`),
+    encode('{"cmd":"nope"}\n'.repeat(500)),
+    encode('{"cmd":"get-state","id":"shop/order"}\n'),
+  ];
+  const input = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  parts.reduce((at, p) => (input.set(p, at), at + p.byteLength), 0);
+  const { lines, code } = await runCli(input, true);
+  assert.equal(code, 0);
+  const replies = lines.map((line) => JSON.parse(line));
+  assert.equal(replies.length, 1 + 1 + 1 + 1 + 500 + 1, "blank lines skipped, every other line answered");
+  assert.match(replies[1].error, /^Invalid JSON/);
+  assert.match(replies[2].error, /^Model 'shop\/\uFFFD\(' not found/);
+  assert.equal(
+    replies[3].error,
+    "Line ignored: it is longer than 10485760 bytes, the most one message may have",
+  );
+  assert.ok(
+    replies.slice(4, 504).every((r) =>
+      r.error === `Unknown command: 'nope'. Send {"cmd":"help"} to list commands.`
+    ),
+  );
+  assert.deepEqual(replies[504], { ok: true, result: {} }, "the over-long write never ran");
 });

@@ -9,6 +9,7 @@
  */
 import type { z } from "zod";
 import { badRequest } from "../errors.ts";
+import { isObject, setMember } from "../json/value.ts";
 import type { AnyOperation } from "./operation.ts";
 
 /** How a surface checks its arguments. */
@@ -54,7 +55,17 @@ export function checkInput<I>(op: AnyOperation, raw: Record<string, unknown>, op
     }
   }
   const parsed = (op.input as z.ZodType).safeParse(given);
-  if (parsed.success) return parsed.data as I;
+  if (parsed.success) {
+    // zod copies a record's members and loses an own `__proto__`: put it back, for the service to refuse
+    // (a mutation key that is no address), not to pass unseen.
+    for (const name in given) {
+      const value = given[name], out = (parsed.data as Record<string, unknown>)[name];
+      if (isObject(value) && isObject(out) && Object.hasOwn(value, "__proto__")) {
+        setMember(out, "__proto__", value["__proto__"]);
+      }
+    }
+    return parsed.data as I;
+  }
   const issue = reportedIssue(parsed.error.issues);
   // zod expects a "number" where an integer member is given a non-number; the schemas say integer.
   const member = (op.input as z.ZodObject).shape[issue.path[0] as string] as Int | undefined;

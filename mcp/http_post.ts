@@ -1,0 +1,67 @@
+/**
+ * A POST to `/mcp` answered as JSON-RPC 2.0 asks, as stdio answers a line:
+ * the SDK transport refuses a whole body when one member is no JSON-RPC
+ * message (-32700, a parse error, though the body parsed) and takes an empty
+ * batch as a body of notifications (202). Here a body that is one such value
+ * gets -32600 (Invalid Request), an empty batch one -32600, and a batch its
+ * valid members' answers plus -32600 for each other member.
+ *
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { invalidRequest } from "./invalid_request.ts";
+
+/** The SDK's answer to a body that parsed but holds a member that is no JSON-RPC message. */
+const WHOLE_REFUSAL = "Parse error: Invalid JSON-RPC message";
+
+/** Whether the transport's answer is one the body must be looked at again for. */
+async function refusedWhole(response: Response): Promise<boolean> {
+  if (response.status === 202) return true;
+  if (response.status !== 400) return false;
+  const body = await response.clone().json().catch(() => undefined);
+  return body?.error?.message === WHOLE_REFUSAL;
+}
+
+/** Handles a POST through `transport`, answering members that are no JSON-RPC message with -32600. */
+export async function handlePost(
+  transport: WebStandardStreamableHTTPServerTransport,
+  request: Request,
+): Promise<Response> {
+  // A copy of the body, read only when the transport refused it whole or found no request in it.
+  const copy = request.clone();
+  const response = await transport.handleRequest(request);
+  if (!await refusedWhole(response)) {
+    await copy.body?.cancel();
+    return response;
+  }
+  const body: unknown = JSON.parse(await copy.text());
+  if (!Array.isArray(body)) {
+    return response.status === 202 ? response : Response.json(invalidRequest(body), { status: 400 });
+  }
+  if (!body.length) return Response.json(invalidRequest(null), { status: 400 });
+  const valid: JSONRPCMessage[] = [];
+  const answers: unknown[] = [];
+  for (const item of body) {
+    const message = JSONRPCMessageSchema.safeParse(item);
+    if (message.success) valid.push(message.data);
+    else answers.push(invalidRequest(item));
+  }
+  if (!answers.length) return response;
+  let headers: HeadersInit = {};
+  if (valid.length) {
+    // The valid members go through the transport as a batch of their own (the headers checked again).
+    const rest = await transport.handleRequest(
+      new Request(copy.url, { method: "POST", headers: copy.headers }),
+      {
+        parsedBody: valid,
+      },
+    );
+    if (rest.status === 200) answers.unshift(...[await rest.json()].flat());
+    else if (rest.status !== 202) return rest;
+    headers = rest.headers;
+  }
+  return Response.json(answers, { status: 200, headers });
+}
