@@ -8,7 +8,10 @@
  * - TypeScript's `__esModule` markers in ajv's and ajv-formats' files: only
  *   esbuild's interop reads one, to pick a module's `default` when an ES
  *   module default-imports it, and the engine imports those files' named
- *   exports only (`Ajv2020`, `formatLimitDefinition`, `fullFormats`).
+ *   exports only (`Ajv2020`, `formatLimitDefinition`, `fullFormats`);
+ * - ajv's notes on options it removed or deprecated (its core.js, about 0.4 KB
+ *   gzipped): they only explain an option the engine never passes, and the
+ *   engine's options are checked against them in Deno, where ajv is whole.
  *
  * @module
  */
@@ -26,10 +29,23 @@ const DIRECTIVE = /(^|\{)\s*(["'])use strict\2(?:;|(?=\r?\n))/g;
 /** TypeScript's marker statement. */
 const MARKER = /^Object\.defineProperty\(exports, "__esModule", \{ value: true \}\);$/gm;
 
+/** ajv's file that holds the option notes. */
+const AJV_CORE = /[\\/]node_modules[\\/]ajv[\\/]dist[\\/]core\.js$/;
+
+/** The two tables of option notes, each a `const` object literal of its own lines. */
+const OPTION_NOTES = /^const (removedOptions|deprecatedOptions) = \{\n[^]*?\n\};$/gm;
+
 /** `source` (of the file at `path`) without the boilerplate. */
 export function withoutMarkers(source: string, path: string): string {
   const strict = source.replace(DIRECTIVE, "$1");
-  return TYPESCRIPT_OUTPUT.test(path) ? strict.replace(MARKER, "") : strict;
+  if (!TYPESCRIPT_OUTPUT.test(path)) return strict;
+  const lean = strict.replace(MARKER, "");
+  if (!AJV_CORE.test(path)) return lean;
+  let tables = 0;
+  const noteless = lean.replace(OPTION_NOTES, (_, name) => (tables++, `const ${name} = {};`));
+  // Another ajv release writes them otherwise: say so rather than ship them unnoticed.
+  if (tables !== 2) throw new Error(`ajv's core.js no longer holds the two option tables the build empties`);
+  return noteless;
 }
 
 /** The plugin. */

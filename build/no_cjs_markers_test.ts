@@ -27,3 +27,20 @@ function f(a){return a}
 `,
   );
 });
+
+Deno.test("ajv's option notes are emptied in its core.js, and a core.js without them stops the build", async () => {
+  const core = new URL(import.meta.resolve("ajv/dist/core.js")).pathname;
+  const lean = withoutMarkers(await Deno.readTextFile(core), core);
+  assert.match(lean, /^const removedOptions = \{\};$/m);
+  assert.match(lean, /^const deprecatedOptions = \{\};$/m);
+  assert.doesNotMatch(lean, /Map is used as cache/);
+  // Other files keep such text; a core.js written otherwise is refused, not shipped with the notes.
+  assert.equal(
+    withoutMarkers("const removedOptions = {\n  a: 1,\n};", OTHER_FILE),
+    "const removedOptions = {\n  a: 1,\n};",
+  );
+  assert.throws(
+    () => withoutMarkers("const removedOptions = { a: 1 };", "/p/node_modules/ajv/dist/core.js"),
+    /option tables/,
+  );
+});
