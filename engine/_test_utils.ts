@@ -16,6 +16,7 @@ import type { CycleOutcome, MutationResult, PatchOperation } from "./runtime/res
 import { ModelRuntime, type RuntimeEnv } from "./runtime/runtime.ts";
 import { ModelService, type ServiceOptions } from "./service/service.ts";
 import { type CompiledModel, compileSpec, type ValidationReport } from "./model/compile.ts";
+import type { ModelSpec } from "./model/types.ts";
 
 /** A clock that only moves when told to; starts at 2024-01-01T00:00:00Z. */
 export class ManualClock {
@@ -194,4 +195,24 @@ export function jsonInTimeZones(script: string, zones: readonly string[]): Promi
     assert.ok(run.success, tz);
     return JSON.parse(new TextDecoder().decode(run.stdout));
   }));
+}
+
+/**
+ * A spec of `count` derivations, each doubling its own input (`out<i> = in<i> * 2`), the last one `last`:
+ * a large model for the tests of creating one (3,000 derivations are about 340 KB).
+ */
+export function largeSpec(id: string, count: number, last = `in${count - 1} * 2`): ModelSpec {
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) {
+    properties[`in${i}`] = { type: "number" };
+    properties[`out${i}`] = { type: "number", readOnly: true };
+  }
+  return {
+    id,
+    schema: { type: "object", properties },
+    derivations: Array.from({ length: count }, (_, i) => ({
+      path: `$.out${i}`,
+      expr: i === count - 1 ? last : `in${i} * 2`,
+    })),
+  } as ModelSpec;
 }

@@ -4,25 +4,7 @@
  * model limit and a refused spec behave as when the compile ran in one piece.
  */
 import assert from "node:assert/strict";
-import { rejectsWith, serviceOf } from "../_test_utils.ts";
-import type { ModelSpec } from "../model/types.ts";
-
-/** A spec of `count` derivations (each doubles its own input), `last` the expression of the final one. */
-function largeSpec(id: string, count: number, last = `in${count - 1} * 2`): ModelSpec {
-  const properties: Record<string, unknown> = {};
-  for (let i = 0; i < count; i++) {
-    properties[`in${i}`] = { type: "number" };
-    properties[`out${i}`] = { type: "number", readOnly: true };
-  }
-  return {
-    id,
-    schema: { type: "object", properties },
-    derivations: Array.from({ length: count }, (_, i) => ({
-      path: `$.out${i}`,
-      expr: i === count - 1 ? last : `in${i} * 2`,
-    })),
-  } as ModelSpec;
-}
+import { largeSpec, rejectsWith, serviceOf } from "../_test_utils.ts";
 
 const small = (id: string) => ({
   id,

@@ -10,10 +10,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { BrowserContext, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
-import { temporaryWebBuild, watchedPage } from "./journey.ts";
-import { enter, hostPage, JSON_TYPE } from "./embed_host.ts";
+import { temporaryWebBuild } from "./journey.ts";
+import { enter, freshPage, hostPage, JSON_TYPE } from "./embed_host.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
 
 /** Version `version` of the deployed spec: `factor` scales the result; `withNote` adds a field. */
@@ -93,10 +93,7 @@ Deno.test("embedding: a new spec version evolves the stored model, trail and out
   await using server = serveStatic(files, build.dir);
   const base = `http://127.0.0.1:${server.addr.port}`;
   await using browser = await launchBrowser();
-  const fresh = async (): Promise<{ context: BrowserContext; page: Page; errors: string[] }> => {
-    const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
-    return { context, ...await watchedPage(context) };
-  };
+  const fresh = () => freshPage(browser);
   const value = (model: Locator, label: string) => model.getByLabel(label, { exact: true }).inputValue();
   const serve = (spec: Record<string, unknown>) =>
     void (files["/deploy.json"] = { type: JSON_TYPE, body: JSON.stringify(spec) });

@@ -6,7 +6,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { watchedPage } from "./journey.ts";
 import type { ServedFile } from "./static_server.ts";
 
 export const HTML = "text/html; charset=utf-8";
@@ -65,4 +66,13 @@ export async function assertEventually(check: () => Promise<boolean>, ms = 5000)
     if (Date.now() > until) assert.fail("the condition did not hold in time");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A page in a browser context of its own (a fresh visitor: its own IndexedDB), watched for errors. */
+export async function freshPage(
+  browser: Browser,
+  height = 700,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 900, height } });
+  return { context, ...await watchedPage(context) };
 }

@@ -12,10 +12,9 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { BrowserContext, Page } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
-import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
-import { assertEventually, counter, enter, hostPage, HTML, JSON_TYPE } from "./embed_host.ts";
+import { assertAccessible, screenshot, temporaryWebBuild } from "./journey.ts";
+import { assertEventually, counter, enter, freshPage, hostPage, HTML, JSON_TYPE } from "./embed_host.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
 
 Deno.test("embedding: specs that change, elements that come and go, strict pages, offline", async (t) => {
@@ -25,10 +24,7 @@ Deno.test("embedding: specs that change, elements that come and go, strict pages
   await using server = serveStatic(files, build.dir);
   const base = `http://127.0.0.1:${server.addr.port}`;
   await using browser = await launchBrowser();
-  const fresh = async (): Promise<{ context: BrowserContext; page: Page; errors: string[] }> => {
-    const context = await browser.newContext({ viewport: { width: 900, height: 800 } });
-    return { context, ...await watchedPage(context) };
-  };
+  const fresh = () => freshPage(browser, 800);
   try {
     await t.step(
       "a changed spec the service refuses leaves the stored model and its data as they were",

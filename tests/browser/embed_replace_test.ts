@@ -10,10 +10,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { BrowserContext, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
-import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
-import { assertEventually, counter, hostPage, JSON_TYPE } from "./embed_host.ts";
+import { assertAccessible, screenshot, temporaryWebBuild } from "./journey.ts";
+import { assertEventually, counter, freshPage, hostPage, JSON_TYPE } from "./embed_host.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
 
 /** `counter(version, step)` whose schema refuses a count above `max` (a stored count of 1 and more, with 0). */
@@ -85,10 +85,7 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
   await using server = serveStatic(files, build.dir);
   const base = `http://127.0.0.1:${server.addr.port}`;
   await using browser = await launchBrowser();
-  const fresh = async (): Promise<{ context: BrowserContext; page: Page; errors: string[] }> => {
-    const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
-    return { context, ...await watchedPage(context) };
-  };
+  const fresh = () => freshPage(browser);
   const count = (model: Locator) => model.getByLabel("Count", { exact: true }).inputValue();
   try {
     await t.step("a replacement the element makes never shows the model as deleted", async () => {

@@ -4,21 +4,8 @@
  * create of the same id meanwhile gets its 409 at once.
  */
 import assert from "node:assert/strict";
+import { largeSpec } from "../../engine/_test_utils.ts";
 import { call, type Reply, startTestServer } from "./helpers.ts";
-
-/** A spec of `count` derivations, each doubling its own input (3,000: about 340 KB). */
-function largeSpec(id: string, count: number) {
-  const properties: Record<string, unknown> = {};
-  for (let i = 0; i < count; i++) {
-    properties[`in${i}`] = { type: "number" };
-    properties[`out${i}`] = { type: "number", readOnly: true };
-  }
-  return {
-    id,
-    schema: { type: "object", properties },
-    derivations: Array.from({ length: count }, (_, i) => ({ path: `$.out${i}`, expr: `in${i} * 2` })),
-  };
-}
 
 /** Settles `reply`, recording `name` in `order` when it does. */
 function track(order: string[], name: string, reply: Promise<Reply>): Promise<Reply> {
