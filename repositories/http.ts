@@ -87,9 +87,12 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       if (message) onProblem(`feed ended: ${message}`, true);
     };
     const named = (message: string) => `Repository '${options.id}': ${message}`;
+    // Opens of the feed so far: a drop's answer that comes after the feed opened again is stale.
+    let opens = 0;
     const dropped = async (message: string) => {
+      const open = opens;
       const refusal = await feedRefusal(remote, identity);
-      if (ended) return;
+      if (ended || open !== opens) return;
       const refused = upstreamRefusal(options.id, refusal);
       if (refused) return end(refused.message);
       if (refusal?.kind === "not_found") {
@@ -109,7 +112,10 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       initialDelayMs: reconnectMs,
       maxDelayMs: reconnectMs * 2 ** (WATCH_RECONNECTS - 1),
       onProblem: (message, final) => final ? end(named(message)) : void dropped(message),
-      onRecovered: () => drops = 0,
+      onRecovered: () => {
+        drops = 0;
+        opens++;
+      },
     }).subscribe(identity, (event) => {
       // A watch hears paths: a mutation's written and re-derived ones; after an evolution (every eager value
       // recomputed) and a deletion (found missing; the feed has ended) everything is read again.
