@@ -23,10 +23,13 @@ import {
   normaliseBaseUrl,
   remoteInvoker,
 } from "../engine/operations/mod.ts";
-import { changeFeed } from "../engine/operations/change_feed.ts";
+import { changeFeed, feedRefusal } from "../engine/operations/change_feed.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
+
+/** Reconnects in a row a watch's feed makes before the watch ends (its waits double: 1, 2, 4… 32 s by default). */
+const WATCH_RECONNECTS = 6;
 
 /** Options of {@link httpRepository}. */
 export interface HttpRepositoryOptions {
@@ -37,7 +40,7 @@ export interface HttpRepositoryOptions {
   credential: string | null;
   /** How long a spec lookup may take before it counts as a miss (ms). */
   lookupTimeoutMs?: number;
-  /** Delay before a dropped change feed reconnects (ms). */
+  /** Delay before a dropped change feed first reconnects (ms); it doubles with each failed reconnect. */
   reconnectMs?: number;
 }
 
@@ -60,16 +63,69 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
   };
   const lookupTimeoutMs = options.lookupTimeoutMs ?? 5_000;
   const reconnectMs = options.reconnectMs ?? 1_000;
-  // The server's change feed, reopened after a drop at a fixed delay; each open counts as a change of
-  // everything (`$`), so a watch reads again what committed while it was not listening.
-  const feed = changeFeed({
-    baseUrl: base,
-    apiKey: options.credential ?? undefined,
-    initialDelayMs: reconnectMs,
-    maxDelayMs: reconnectMs,
-  });
   // The stop functions of the open watches.
   const watches = new Set<() => void>();
+
+  /**
+   * Follows `identity` through the server's change feed: each open counts as a change of everything (`$`), so
+   * a watch reads again what committed while it was not listening. After a drop the REST API says why: a
+   * refusal of our credential ends the watch, a model gone ends it as a change read again (found missing);
+   * otherwise it reconnects after 1, 2, 4… reconnect delays and ends after WATCH_RECONNECTS in a row failed.
+   */
+  const follow = (
+    identity: string,
+    onChange: (paths: string[]) => void,
+    onProblem: (problem: string, final: boolean) => void = () => {},
+  ): () => void => {
+    let drops = 0;
+    let ended = false;
+    const end = (message: string | null) => {
+      if (ended) return;
+      ended = true;
+      watches.delete(stop);
+      unsubscribe();
+      if (message) onProblem(`feed ended: ${message}`, true);
+    };
+    const named = (message: string) => `Repository '${options.id}': ${message}`;
+    // Opens of the feed so far: a drop's answer that comes after the feed opened again is stale.
+    let opens = 0;
+    const dropped = async (message: string) => {
+      const open = opens;
+      const refusal = await feedRefusal(remote, identity);
+      if (ended || open !== opens) return;
+      const refused = upstreamRefusal(options.id, refusal);
+      if (refused) return end(refused.message);
+      if (refusal?.kind === "not_found") {
+        end(null);
+        return onChange(["$"]);
+      }
+      if (++drops > WATCH_RECONNECTS) {
+        return end(
+          named(`Live updates of '${identity}' stopped after ${WATCH_RECONNECTS} failed reconnects`),
+        );
+      }
+      if (drops === 1 || refusal) onProblem(`feed interrupted: ${named(refusal?.message ?? message)}`, false);
+    };
+    const unsubscribe = changeFeed({
+      baseUrl: base,
+      apiKey: options.credential ?? undefined,
+      initialDelayMs: reconnectMs,
+      maxDelayMs: reconnectMs * 2 ** (WATCH_RECONNECTS - 1),
+      onProblem: (message, final) => final ? end(named(message)) : void dropped(message),
+      onRecovered: () => {
+        drops = 0;
+        opens++;
+      },
+    }).subscribe(identity, (event) => {
+      // A watch hears paths: a mutation's written and re-derived ones; after an evolution (every eager value
+      // recomputed) and a deletion (found missing; the feed has ended) everything is read again.
+      if (event.kind === "mutation") onChange([...event.mutatedPaths, ...event.derivedUpdated]);
+      else onChange(["$"]);
+    });
+    const stop = () => end(null);
+    watches.add(stop);
+    return stop;
+  };
 
   return {
     id: options.id,
@@ -99,18 +155,8 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     async read(identity, path, signal) {
       return valueAt(await invoke(getState, { id: identity }, { signal }) as Json, path);
     },
-    watch(identity, onChange) {
-      // A watch hears paths: a mutation's written and re-derived ones; after an evolution (every eager
-      // value recomputed) and a deletion (found missing; the feed has ended) everything is read again.
-      const stop = feed.subscribe(identity, (event) => {
-        if (event.kind === "mutation") onChange([...event.mutatedPaths, ...event.derivedUpdated]);
-        else onChange(["$"]);
-      });
-      watches.add(stop);
-      return Promise.resolve(() => {
-        watches.delete(stop);
-        stop();
-      });
+    watch(identity, onChange, onProblem) {
+      return Promise.resolve(follow(identity, onChange, onProblem));
     },
     close() {
       for (const stop of watches) stop();

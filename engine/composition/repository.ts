@@ -36,8 +36,16 @@ export interface Repository {
   write?(identity: string, path: string, value: Json, signal: AbortSignal): Promise<Json>;
   /** Read-link: the field at `path` of `identity`, null when absent. */
   read?(identity: string, path: string, signal: AbortSignal): Promise<Json>;
-  /** Calls `onChange` with the paths of every commit of `identity`; resolves with the stop function. */
-  watch?(identity: string, onChange: (paths: string[]) => void): Promise<() => void>;
+  /**
+   * Calls `onChange` with the paths of every commit of `identity`; resolves with the stop function. Calls
+   * `onProblem` with a message for the link's status (`feed interrupted: …`) when its feed is interrupted (it
+   * reconnects) or, `final`, has ended (`feed ended: …`: refused, or not back).
+   */
+  watch?(
+    identity: string,
+    onChange: (paths: string[]) => void,
+    onProblem?: (problem: string, final: boolean) => void,
+  ): Promise<() => void>;
   /** Releases connections and child processes. */
   close?(): Promise<void>;
 }

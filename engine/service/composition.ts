@@ -46,8 +46,11 @@ export interface CompositionHost {
   /** A model's merged state (throws not_found). */
   state(id: string): Promise<Json>;
   subscribe(listener: (event: ServiceEvent) => void): () => void;
-  /** A watch saw the target change: fold `value` back into the source's read-link, in its queue turn. */
-  refreshWatch(sourceId: string, effectId: string, value: Json): Promise<void>;
+  /**
+   * A watch saw the target change: fold `value` back into the source's read-link, in its queue turn; or
+   * its feed failed: the link's status document and the log say `problem`.
+   */
+  refreshWatch(sourceId: string, effectId: string, value: Json, problem?: string): Promise<void>;
 }
 
 /** The composition graph (decisions/composition.md "Graph"). */
@@ -326,7 +329,15 @@ export class Composition {
         }
       });
     } else if (repo?.watch) {
-      stop = await repo.watch(coordinate.identity, (paths) => touches(paths) && void refresh());
+      stop = await repo.watch(
+        coordinate.identity,
+        (paths) => touches(paths) && void refresh(),
+        (problem, final) => {
+          // Ended for good: the link's next fire arms it again.
+          if (final) this.#end((_, watch) => watch === entry);
+          void this.#host.refreshWatch(sourceId, node.effect.definition.id, null, problem).catch(() => {});
+        },
+      );
     } else {
       // Nothing holds the target now (or its repository cannot watch, or refuses us): the link's next
       // fire arms again.

@@ -293,7 +293,8 @@ export class ModelService implements ModelApi {
       mutate: (id, mutations) => this.mutate(id, mutations as Record<string, Json>),
       state: (id) => this.getState(id),
       subscribe: (listener) => this.subscribe(listener),
-      refreshWatch: (sourceId, effectId, value) => this.#refreshWatch(sourceId, effectId, value),
+      refreshWatch: (sourceId, effectId, value, problem) =>
+        this.#refreshWatch(sourceId, effectId, value, problem),
     });
     const validators = new Map((options.executors ?? []).map((e) => [e.kind, e.validate]));
     this.#validateEffect = (kind, effect) => validators.get(kind)?.(effect) ?? [];
@@ -1483,8 +1484,11 @@ export class ModelService implements ModelApi {
     }
   }
 
-  /** A watched target changed: the source's read-link folds the new value back (no compare-and-swap). */
-  #refreshWatch(sourceId: string, effectId: string, value: Json): Promise<void> {
+  /**
+   * A watched target changed: the source's read-link folds the new value back (no compare-and-swap). With
+   * `problem` instead (the watch's feed interrupted or ended), the link's status document says so.
+   */
+  #refreshWatch(sourceId: string, effectId: string, value: Json, problem?: string): Promise<void> {
     return this.#exclusive(sourceId, async (slot) => {
       const node = effectNode(slot.runtime.model, effectId);
       if (!node) return;
@@ -1495,41 +1499,45 @@ export class ModelService implements ModelApi {
         compiler: this.compiler,
       };
       const status = node.effect.statusPath;
-      try {
-        const writes = await responseWrites(node, value, null, ctx);
-        // A refusal recorded earlier is cleared by the next refresh the model takes.
-        if (status) {
-          writes[formatPath([...status, "phase"])] = "applied";
-          writes[formatPath([...status, "error"])] = null;
+      let error = problem;
+      if (!error) {
+        try {
+          const writes = await responseWrites(node, value, null, ctx);
+          // A refusal recorded earlier is cleared by the next refresh the model takes.
+          if (status) {
+            writes[formatPath([...status, "phase"])] = "applied";
+            writes[formatPath([...status, "error"])] = null;
+          }
+          // Every process sharing the store that holds this watch hears the change; the first one's fold-back
+          // leaves nothing for the others (a stale write is retried here against the state it lost to), so a
+          // change is folded back once. A change that reads the same value is not committed either.
+          const unchanged = ([address, written]: [string, Json]) => {
+            const parsed = parsePath(address);
+            return parsed.ok && jsonEqual(getAt(ctx.doc, parsed.path), written);
+          };
+          if (Object.entries(writes).every(unchanged)) return;
+          if (status) writes[formatPath([...status, "at"])] = formatInstant(ctx.at);
+          await this.#commitFoldback(slot, writes);
+          return;
+        } catch (err) {
+          if (!(err instanceof ServiceError)) throw err;
+          // Refused like a job's fold-back: the source keeps its value, and says why (no job to remove).
+          error = `fold-back refused: ${err.message}`;
         }
-        // Every process sharing the store that holds this watch hears the change; the first one's fold-back
-        // leaves nothing for the others (a stale write is retried here against the state it lost to), so a
-        // change is folded back once. A change that reads the same value is not committed either.
-        const unchanged = ([address, written]: [string, Json]) => {
-          const parsed = parsePath(address);
-          return parsed.ok && jsonEqual(getAt(ctx.doc, parsed.path), written);
-        };
-        if (Object.entries(writes).every(unchanged)) return;
-        if (status) writes[formatPath([...status, "at"])] = formatInstant(ctx.at);
-        await this.#commitFoldback(slot, writes);
-      } catch (err) {
-        if (!(err instanceof ServiceError)) throw err;
-        // Refused like a job's fold-back: the source keeps its value, and says why (no job to remove).
-        const error = `fold-back refused: ${err.message}`;
-        const kept = status && getAt(ctx.doc, status);
-        const unrecorded = await recordFailure(
-          status && formatPath(status),
-          isObject(kept) ? kept.key ?? null : null,
-          ctx.at,
-          error,
-          (writes) => this.#commitFoldback(slot, writes),
-        );
-        this.#observer.warn?.(
-          `effect '${effectId}' of model '${sourceId}': watched read ${error}${
-            unrecorded && `; failure not recorded (${unrecorded})`
-          }`,
-        );
       }
+      const kept = status && getAt(ctx.doc, status);
+      const unrecorded = await recordFailure(
+        status && formatPath(status),
+        isObject(kept) ? kept.key ?? null : null,
+        ctx.at,
+        error,
+        (writes) => this.#commitFoldback(slot, writes),
+      );
+      this.#observer.warn?.(
+        `effect '${effectId}' of model '${sourceId}': watched read ${error}${
+          unrecorded && `; failure not recorded (${unrecorded})`
+        }`,
+      );
     });
   }
 
