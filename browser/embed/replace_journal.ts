@@ -82,13 +82,8 @@ export async function createWithState(
     if (!(instead && err instanceof ServiceError && err.body?.error === "Spec validation failed")) throw err;
     return await createWithState(invoker, instead, snapshot);
   }
-  // Its caches were computed under the stored spec: restored empty, then computed anew under this one
-  // (an evolution that changes nothing recomputes every eager value and writes no audit record).
-  await invoker.invoke(operations.restore, {
-    id: spec.id,
-    snapshot: { ...snapshot, derivedCache: {}, metaCache: {} },
-  });
-  await invoker.invoke(operations.evolveSpec, { id: spec.id, evolution: {} });
+  // A restore computes the values of `spec`, not the snapshot's (taken under the stored spec).
+  await invoker.invoke(operations.restore, { id: spec.id, snapshot });
 }
 
 /**

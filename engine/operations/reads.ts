@@ -222,7 +222,7 @@ export const snapshot = apiOperation({
 /** `POST /models/{id}/restore`. */
 export const restore = apiOperation({
   name: "restore",
-  summary: "restore a snapshot (not audited; clears history and traces)",
+  summary: "restore a snapshot, values computed by the live spec (not audited; clears history and traces)",
   input: () =>
     z.object({
       id: MODEL_ID(),
@@ -246,7 +246,8 @@ export const restore = apiOperation({
   mcp: {
     tool: "restore",
     title: "Restore a snapshot",
-    description: "Replace the model's state with a snapshot taken by the snapshot tool.",
+    description:
+      "Replace the model's state with a snapshot taken by the snapshot tool; derived and meta values are computed anew by the current spec.",
     kind: "write",
     idempotent: true,
     present: () => ({ restored: true }),

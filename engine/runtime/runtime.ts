@@ -19,17 +19,9 @@ import { isoInstant } from "./instant.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../model/compile.ts";
-import {
-  canonicalizePath,
-  formatPath,
-  hasWildcard,
-  parsePath,
-  patternMatches,
-  type Segment,
-} from "../json/path.ts";
+import { canonicalizePath, formatPath, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { metaPropertyName } from "../model/types.ts";
-import { metaValueProblem } from "./meta_values.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
 import { CONSTRAINT_TRACE, type TraceRecord, TraceRing } from "./traces.ts";
@@ -141,13 +133,7 @@ export class ModelRuntime {
     effects?: ReadonlySet<string>,
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
     await model.bindings.prepare();
-    const empty: ModelState = { doc: seed ? seed.doc : {}, meta: new Map(), stale: new Set() };
-    const cycle = new Cycle(model, empty, env.config, "init", at, effects, {
-      timeScale: Math.max(1, model.graph.nodes.length / INIT_EXPRESSIONS_PER_DEADLINE),
-    });
-    cycle.markCreated(seed ? seed.created ?? [] : [[]]);
-    cycle.markEverything();
-    const outcome = await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });
+    const outcome = await derive(model, env, seed ?? { doc: {}, created: [[]] }, at, effects);
     const runtime = new ModelRuntime(model, env, outcome.state);
     runtime.#traces.push(outcome.traces);
     return { runtime, outcome };
@@ -386,16 +372,16 @@ export class ModelRuntime {
   }
 
   /**
-   * Restores a snapshot: the base document is validated against the schema, the
-   * caches are taken verbatim, lazy derivations become stale, traces and history
-   * are cleared. Not audited. Each meta cache key names a meta property the
-   * model computes. A derived cache holds values of fields, not
-   * structure: each key names one field (no `[*]`) of an object that `baseDoc`
-   * holds, and `baseDoc` holds no derived field. `admitGrowth` is told
-   * the bytes the caches add to `baseDoc` before anything is replaced, and
-   * throws to refuse them.
+   * Restores a snapshot: its base document, validated against the schema and
+   * holding no derived field, is re-derived under this model (every eager
+   * derivation and meta value computed, lazy ones stale, no effect fired, no
+   * constraint enforced), as a creation or evolution is; the snapshot's caches
+   * are not read, since they may belong to another spec version. History and
+   * traces are cleared, the restore's own evaluations then traced. Not audited.
+   * `admitGrowth` is told the bytes the derived values add to `baseDoc` before
+   * anything is replaced, and throws to refuse them.
    */
-  restore(input: unknown, admitGrowth: (bytes: number) => void = () => {}): ModelState {
+  async restore(input: unknown, admitGrowth: (bytes: number) => void = () => {}): Promise<ModelState> {
     const snapshot = checkSnapshot(input, this.model.id);
     const violations = this.model.schema.validateDocument(snapshot.baseDoc)
       .filter((v) => v.keyword !== "required");
@@ -413,39 +399,47 @@ export class ModelRuntime {
         );
       }
     }
-    const doc = new DocumentDraft(cloneJson(snapshot.baseDoc) as Json);
-    for (const [address, value] of Object.entries(snapshot.derivedCache)) {
-      const parsed = parsePath(address);
-      if (parsed.ok && hasWildcard(parsed.path)) {
-        throw unprocessable(`Snapshot derivedCache key '${address}' is a pattern: each key names one field`);
-      }
-      if (!parsed.ok || !this.model.derivedTargets.some((d) => patternMatches(d.target, parsed.path))) {
-        throw unprocessable(`Snapshot derivedCache key '${address}' is not a derived field of this model`);
-      }
-      const missing = missingHolder(snapshot.baseDoc, parsed.path);
-      if (missing) {
-        throw unprocessable(
-          `Snapshot derivedCache key '${address}' names no field of baseDoc: ${missing} (a cache holds values, ` +
-            "not structure)",
-        );
-      }
-      doc.set(parsed.path, cloneJson(value));
-    }
-    admitGrowth(doc.growth);
-    const meta = new Map<string, Json>();
-    for (const [key, value] of Object.entries(snapshot.metaCache)) {
-      const place = restoredMetaKey(this.model, key);
-      const problem = value === null
-        ? null
-        : metaValueProblem(place.slice(place.lastIndexOf("#") + 1), value);
-      if (problem) throw unprocessable(`Snapshot metaCache key '${key}': ${problem}`);
-      if (value !== null) meta.set(place, cloneJson(value));
-    }
-    const stale = new Set(this.model.graph.derivedOrder.filter((d) => d.lazy).map((d) => d.key));
-    const state: ModelState = { doc: doc.root, meta, stale };
-    this.replaceState(state, { clearHistory: true });
-    return state;
+    const outcome = await derive(
+      this.model,
+      this.#env,
+      { doc: cloneJson(snapshot.baseDoc) },
+      this.#env.clock.now(),
+      new Set(),
+    );
+    admitGrowth(outcome.growth);
+    this.replaceState(outcome.state, { clearHistory: true });
+    this.#traces.push(outcome.traces);
+    return outcome.state;
   }
+}
+
+/**
+ * Evaluates a document from nothing under `model` (creation, evolution,
+ * restore): defaults fill the containers in `seed.created`, then every eager
+ * derivation and meta value is computed. Constraints are not enforced: there
+ * is nothing to roll back to. `effects`: those that may fire (all when absent).
+ */
+async function derive(
+  model: CompiledModel,
+  env: RuntimeEnv,
+  seed: { doc: Json; created?: CreatedContainers },
+  at: number,
+  effects?: ReadonlySet<string>,
+): Promise<CycleOutcome> {
+  const cycle = new Cycle(
+    model,
+    { doc: seed.doc, meta: new Map(), stale: new Set() },
+    env.config,
+    "init",
+    at,
+    effects,
+    {
+      timeScale: Math.max(1, model.graph.nodes.length / INIT_EXPRESSIONS_PER_DEADLINE),
+    },
+  );
+  cycle.markCreated(seed.created ?? []);
+  cycle.markEverything();
+  return await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });
 }
 
 /** Parses an address for reads: canonical, or unrooted/legacy forms canonicalised. */
@@ -453,32 +447,6 @@ export function resolveAddress(address: string): Segment[] {
   const path = canonicalizePath(address);
   if (typeof path === "string") throw badRequest(path);
   return path;
-}
-
-/**
- * The meta cache key a snapshot's key stands for: one field (no `[*]`) and a
- * property that one of the model's meta derivations computes there. Anything
- * else is refused rather than kept, where no write would ever replace it.
- */
-function restoredMetaKey(model: CompiledModel, key: string): string {
-  const hash = key.lastIndexOf("#");
-  const parsed = parsePath(key.slice(0, hash));
-  const property = key.slice(hash + 1);
-  if (
-    hash < 0 || !parsed.ok || hasWildcard(parsed.path) ||
-    !model.graph.metas.some((m) => m.metaKey === property && patternMatches(m.target, parsed.path))
-  ) {
-    throw unprocessable(
-      `Snapshot metaCache key '${key}' names no field and meta property this model computes`,
-    );
-  }
-  return `${formatPath(parsed.path)}#${property}`;
-}
-
-/** Why `base` has no object to hold a derived field at `path` (derivations target members of objects), or null. */
-function missingHolder(base: Json, path: readonly Segment[]): string | null {
-  const holder = path.slice(0, -1);
-  return isObject(getAt(base, holder)) ? null : `${formatPath(holder)} does not hold an object`;
 }
 
 function checkSnapshot(input: unknown, modelId: string): Snapshot {

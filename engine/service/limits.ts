@@ -134,14 +134,11 @@ export function checkSpecSize(config: EngineConfig, spec: unknown, what = "The s
   }
 }
 
-/**
- * Refuses a whole state over `svc.limits.max-state-bytes` (creation, evolution,
- * restore); `what` names a part held to it on its own (a restored meta cache).
- */
-export function checkStateBytes(config: EngineConfig, bytes: number, modelId: string, what = "State"): void {
+/** Refuses a whole state over `svc.limits.max-state-bytes` (creation, evolution, restore). */
+export function checkStateBytes(config: EngineConfig, bytes: number, modelId: string): void {
   if (bytes > config.maxStateBytes) {
     throw tooLarge(
-      `${what} of model '${modelId}' would be about ${bytes} bytes, over svc.limits.max-state-bytes ` +
+      `State of model '${modelId}' would be about ${bytes} bytes, over svc.limits.max-state-bytes ` +
         `(${config.maxStateBytes})`,
     );
   }

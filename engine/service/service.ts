@@ -1238,9 +1238,7 @@ export class ModelService implements ModelApi {
       const previous = slot.runtime.state;
       const baseBytes = sizes.get("baseDoc") ?? 0;
       checkStateBytes(this.config, baseBytes, id);
-      // The meta cache lives beside the document (a live write never counts it): held to the limit on its own.
-      checkStateBytes(this.config, sizes.get("metaCache") ?? 0, id, "The meta cache");
-      const state = slot.runtime.restore(
+      const state = await slot.runtime.restore(
         snapshot,
         (growth) => checkStateBytes(this.config, baseBytes + growth, id),
       );

@@ -486,45 +486,132 @@ Deno.test("snapshot and restore through the service; restore is not audited", as
   assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
 });
 
-Deno.test("a restore whose caches would pass max-state-bytes is a 413 and changes nothing", async () => {
-  const { service } = await serviceOf({ maxStateBytes: 10_000 });
+Deno.test("a snapshot restored after an evolution computes its derived values under the live spec", async () => {
+  const { service } = await serviceOf();
   await service.createModel(spec("m"));
   await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  const snapshot = await service.snapshot("m");
+  await service.evolveSpec("m", { upsertDerivations: [{ path: "$.total", expr: "qty * price * 2" }] });
+  await service.mutate("m", { "$.qty": 4 });
+  await service.restore("m", snapshot);
+  assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 12 });
+  assert.equal(await service.getField("m", "$.total"), 12);
+  assert.deepEqual((await service.snapshot("m")).derivedCache, { "$.total": 12 });
+  // A write that does not touch the derivation's inputs commits (and retains in history) the live value.
+  await service.mutate("m", { "$.file": {} });
+  const [at] = await service.getHistory("m");
+  assert.equal((await service.getState("m", at) as JsonObject).total, 12);
+  // The restored value binds constraints: 12 * 5 * 2 = 120 passes the cap only when computed from 12.
   await rejectsWith(
-    () => service.restore("m", { baseDoc: { qty: 1 }, derivedCache: { "$.total": "x".repeat(20_000) } }),
-    "too_large",
-    /^State of model 'm' would be about 200\d\d bytes, over svc\.limits\.max-state-bytes \(10000\)$/,
+    () => service.mutate("m", { "$.price": 30 }),
+    "constraint_violation",
+    /total at most 100/,
   );
+});
+
+Deno.test("a snapshot restored after an evolution removed a derivation holds no value of it", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m", {
+    derivations: [{ path: "$.total", expr: "qty * price" }, { path: "$.half", expr: "qty / 2" }],
+  }));
+  await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  const snapshot = await service.snapshot("m");
+  assert.deepEqual(snapshot.derivedCache, { "$.total": 6, "$.half": 1 });
+  await service.evolveSpec("m", { removeDerivations: ["$.half"] });
+  await service.restore("m", snapshot);
   assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
 });
 
-Deno.test("a restored metaCache holds only meta properties the model computes, within max-state-bytes", async () => {
+Deno.test("a snapshot restored after an evolution computes its meta values under the live spec", async () => {
+  const { service } = await serviceOf();
+  const required = { path: "$.price", property: "required", expr: "qty > 1" };
+  await service.createModel(spec("m", {
+    metaDerivations: [{ path: "$.qty", property: "maximum", expr: "1000" }, required],
+  }));
+  await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  const snapshot = await service.snapshot("m");
+  assert.deepEqual(snapshot.metaCache, { "$.qty#maximum": 1000, "$.price#required": true });
+  await service.evolveSpec("m", {
+    upsertMetaDerivations: [{ path: "$.qty", property: "maximum", expr: "50" }, {
+      ...required,
+      expr: "qty > 5",
+    }],
+  });
+  await service.restore("m", snapshot);
+  assert.equal((await service.getSchema("m", "$.qty")).maximum, 50);
+  assert.equal((await service.getSchema("m", "$.price")).required, false);
+  assert.deepEqual((await service.snapshot("m")).metaCache, {
+    "$.qty#maximum": 50,
+    "$.price#required": false,
+  });
+  await rejectsWith(() => service.mutate("m", { "$.qty": 60 }), "schema_violation", /must be <= 50/);
+});
+
+Deno.test("a snapshot restored into its own spec version gives back exactly the state it was taken of", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec("m", {
+    derivations: [{ path: "$.total", expr: "qty * price" }, {
+      path: "$.label",
+      expr: "'n' & total",
+      evaluation: "lazy",
+    }],
+    metaDerivations: [{ path: "$.price", property: "minimum", expr: "qty" }],
+  }));
+  await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  const snapshot = await service.snapshot("m");
+  const state = await service.getState("m");
+  const schema = await service.getSchema("m", "$.price");
+  await service.mutate("m", { "$.qty": 3 });
+  await service.restore("m", snapshot);
+  assert.deepEqual(await service.getState("m"), state);
+  assert.deepEqual(await service.getSchema("m", "$.price"), schema);
+  assert.deepEqual(await service.snapshot("m"), snapshot);
+  // Caches are the spec's, not the snapshot's: an edited one changes nothing.
+  await service.restore("m", { ...snapshot, derivedCache: { "$.total": 999 }, metaCache: {} });
+  assert.deepEqual(await service.snapshot("m"), snapshot);
+});
+
+Deno.test("a restore whose derived values would pass max-state-bytes is a 413 and changes nothing", async () => {
+  const { service } = await serviceOf({ maxStateBytes: 10_000 });
+  await service.createModel(spec("m", {
+    derivations: [{ path: "$.total", expr: "qty * price" }, {
+      path: "$.pad",
+      expr: "$pad('', qty * 100, 'x')",
+    }],
+  }));
+  await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  await rejectsWith(
+    () => service.restore("m", { baseDoc: { qty: 200 } }),
+    "too_large",
+    /^State of model 'm' would be about 200\d\d bytes, over svc\.limits\.max-state-bytes \(10000\)$/,
+  );
+  assert.equal(await service.getField("m", "$.qty"), 2);
+});
+
+Deno.test("a restore reads no cache of the snapshot: a key or value the model does not compute is no refusal", async () => {
   const { service } = await serviceOf({ maxStateBytes: 10_000 });
   await service.createModel(spec("m"));
   await service.mutate("m", { "$.qty": 2 });
   const snapshot = await service.snapshot("m");
   assert.deepEqual(snapshot.metaCache, { "$.qty#maximum": 1000 });
-  await rejectsWith(
-    () => service.restore("m", { ...snapshot, metaCache: { "$.qty#maximum": "x".repeat(20_000) } }),
-    "too_large",
-    /^The meta cache of model 'm' would be about 200\d\d bytes, over svc\.limits\.max-state-bytes \(10000\)$/,
-  );
-  for (
-    const key of ["$.junk#maximum", "$.qty#minimum", "$.qty", "$.items[*].qty#maximum", "no address#maximum"]
-  ) {
-    await rejectsWith(
-      () => service.restore("m", { ...snapshot, baseDoc: { qty: 4 }, metaCache: { [key]: 5 } }),
-      "validation_failed",
-      new RegExp(
-        `^Snapshot metaCache key '${key.replace(/[$.[\]*]/g, "\\$&")}' names no field and meta property`,
-      ),
-    );
+  const junk = {
+    "$.junk#maximum": 5,
+    "$.qty#minimum": 5,
+    "$.items[*].qty#maximum": 5,
+    "no address#maximum": 5,
+  };
+  const caches = [
+    { metaCache: { "$.qty#maximum": "x".repeat(20_000) }, derivedCache: { "$.total": "x".repeat(20_000) } },
+    {
+      metaCache: { ...junk, "$.qty#maximum": 3 },
+      derivedCache: { "$.junk": 1, "$.qty": 1, "$.items[9].t": 1 },
+    },
+  ];
+  for (const cache of caches) {
+    await service.restore("m", { ...snapshot, baseDoc: { qty: 4, price: 2 }, ...cache });
+    assert.deepEqual(await service.getState("m"), { qty: 4, price: 2, total: 8 });
+    assert.deepEqual((await service.snapshot("m")).metaCache, { "$.qty#maximum": 1000 });
   }
-  assert.equal((await service.getSchema("m", "$.qty")).maximum, 1000, "nothing was restored");
-  assert.deepEqual(await service.getState("m"), { qty: 2 });
-  await service.restore("m", { ...snapshot, metaCache: { "$.qty#maximum": 3 } });
-  assert.equal((await service.getSchema("m", "$.qty")).maximum, 3, "the cache is taken verbatim");
-  await rejectsWith(() => service.mutate("m", { "$.qty": 4 }), "schema_violation", /must be <= 3/);
 });
 
 Deno.test("schema, explain, graph and verification reads through the service", async () => {

@@ -302,6 +302,29 @@ Deno.test("snapshot and restore (204); restore rejects foreign or invalid snapsh
   }
 });
 
+Deno.test("a snapshot restored after an evolution shows the values the evolved spec computes", async () => {
+  const server = await startTestServer();
+  try {
+    const base = server.url;
+    await call(base, "POST", "/models", orderSpec());
+    await call(base, "POST", "/models/order/mutations", { "$.qty": 2, "$.price": 5 });
+    const snapshot = await call(base, "POST", "/models/order/snapshot");
+    const evolved = await call(base, "POST", "/models/order/spec/evolve", {
+      newVersion: "1.1.0",
+      upsertDerivations: [{ path: "$.total", expr: "qty * price * 2" }],
+    });
+    assert.equal(evolved.status, 200);
+    await call(base, "POST", "/models/order/mutations", { "$.qty": 7 });
+    assert.equal((await call(base, "POST", "/models/order/restore", snapshot.json)).status, 204);
+    assert.deepEqual((await call(base, "GET", "/models/order/state")).json, { qty: 2, price: 5, total: 20 });
+    assert.equal((await call(base, "GET", `/models/order/state/${seg("$.total")}`)).json, 20);
+    const again = await call(base, "POST", "/models/order/snapshot");
+    assert.deepEqual([again.json.modelVersion, again.json.derivedCache], ["1.1.0", { "$.total": 20 }]);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("blobs: multipart upload 201, download with Content-Type, model-scoped download, 404s", async () => {
   const server = await startTestServer();
   try {
