@@ -469,3 +469,12 @@ Deno.test("console process: invalid UTF-8, an over-long line, blank lines and a 
   );
   assert.deepEqual(replies[504], { ok: true, result: {} }, "the over-long write never ran");
 });
+
+Deno.test("console: dry-run refuses a __proto__ mutation key inside a list of mutation maps, as in a single map", async () => {
+  const service = await ModelService.open();
+  const spec = JSON.stringify(ORDER);
+  for (const mutations of ['{"__proto__":{"qty":9}}', '[{"$.qty":1},{"__proto__":{"qty":9}}]']) {
+    const error = await fails(service, `{"cmd":"dry-run","spec":${spec},"mutations":${mutations}}`);
+    assert.match(error, /^mutations\[\d\]: Invalid mutation path: '__proto__'/, mutations);
+  }
+});
