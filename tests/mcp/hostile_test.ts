@@ -296,3 +296,30 @@ Deno.test("stdio: a malformed tools/call is one clear -32602 line; __proto__ key
   });
   assert.deepEqual(byId.get(6)!.result, {});
 });
+
+Deno.test("stdio caps a batch at 100 members as /mcp does, with /mcp's error; 100 are answered", async () => {
+  const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
+  const pings = (from: number, count: number) => Array.from({ length: count }, (_, i) => ping(from + i));
+  const server = await startTestServer();
+  let overHttp: unknown;
+  try {
+    const headers = await session(server.url);
+    const reply = await call(server.url, "POST", "/mcp", pings(1000, 101), headers);
+    assert.equal(reply.status, 400);
+    overHttp = reply.json;
+  } finally {
+    await server.close();
+  }
+  const lines = [JSON.stringify(initializeMessage("2025-03-26", 1)), JSON.stringify(pings(1000, 101))]
+    .concat(JSON.stringify(pings(2000, 100)), JSON.stringify(ping(3)));
+  const answers = await rawStdio(lines, 4);
+  assert.deepEqual(answers[1], {
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: -32600, message: "Invalid Request: Batch must not exceed 100 messages" },
+  });
+  assert.deepEqual(answers[1], overHttp, "the same answer on both transports");
+  const [full] = answers.filter(Array.isArray) as unknown as { id: number; result: unknown }[][];
+  assert.equal(full.length, 100, "a batch of 100 is answered in full");
+  assert.deepEqual(answers.at(-1), { jsonrpc: "2.0", id: 3, result: {} });
+});
