@@ -478,3 +478,21 @@ Deno.test("console: dry-run refuses a __proto__ mutation key inside a list of mu
     assert.match(error, /^mutations\[\d\]: Invalid mutation path: '__proto__'/, mutations);
   }
 });
+
+Deno.test("console: a huge id, command, argument name or mutation key is quoted short in the error", async () => {
+  const service = await withOrder();
+  const huge = "x".repeat(2_000_000);
+  const cut = `${"x".repeat(200)}… (2000000 characters)`;
+  assert.equal(await fails(service, { cmd: "get-state", id: huge }), `Model '${cut}' not found`);
+  assert.equal(
+    await fails(service, { cmd: huge }),
+    `Unknown command: '${cut}'. Send {"cmd":"help"} to list commands.`,
+  );
+  assert.match(
+    await fails(service, { cmd: "get-state", id: "shop/order", [huge]: 1 }),
+    new RegExp(`^Unknown argument '${cut.replace(/[()]/g, "\\$&")}' for get-state; expected: `),
+  );
+  const path = await fails(service, { cmd: "mutate", id: "shop/order", mutations: { [huge]: 1 } });
+  assert.ok(path.startsWith(`Invalid mutation path: '${"x".repeat(200)}… (`), path.slice(0, 300));
+  assert.ok(path.length < 1000, `${path.length} characters`);
+});

@@ -108,13 +108,27 @@ Deno.test("/mcp: hostile tool arguments are refused clearly; the state and the s
         "Unknown argument '__proto__' for mutate; expected: id, mutations, includeTraces",
       );
     });
-    await t.step(
-      "a huge string argument is an ordinary not-found, its echo withheld as too large",
-      async () => {
-        const reply = await post(toolCall(10, "get_model_info", { id: "x".repeat(200_000) }));
-        assert.equal(toolError(reply).error, "Result too large");
-      },
-    );
+    await t.step("a huge id, argument name, tool name or resource is quoted short in the error", async () => {
+      const huge = "x".repeat(200_000);
+      const cut = `${"x".repeat(200)}… (200000 characters)`;
+      const reply = await post(toolCall(10, "get_model_info", { id: huge }));
+      assert.equal(toolError(reply).error, `Model '${cut}' not found`);
+      const argument = await post(toolCall(10, "get_model_info", { id: "o", [huge]: 1 }));
+      assert.match(
+        String(toolError(argument).error),
+        /^Unknown argument 'x{200}… \(200000 characters\)' for /,
+      );
+      assert.deepEqual((await post(toolCall(10, huge, {}))).json.error, {
+        code: -32602,
+        message: `Unknown tool: ${cut}`,
+      });
+      const read = { jsonrpc: "2.0", id: 10, method: "resources/read", params: { uri: huge } };
+      assert.deepEqual((await post(read)).json.error, {
+        code: -32002,
+        message: `Resource not found: ${cut}`,
+        data: { uri: cut },
+      });
+    });
     await t.step("nothing was committed and the session still answers", async () => {
       assert.deepEqual(await state(), before);
       assert.deepEqual((await post({ jsonrpc: "2.0", id: 11, method: "ping" })).json.result, {});
