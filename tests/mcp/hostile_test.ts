@@ -252,7 +252,13 @@ Deno.test("/mcp reads bodies up to svc.http.max-body-size, not the SDK's 4 MiB; 
       headers,
     );
     assert.equal(over.status, 413);
-    assert.match(over.text, /exceeds the limit of 6291456 bytes/);
+    // A JSON-RPC error without an id, as the SDK's transport refuses a body (a problem document on other routes).
+    assert.equal(over.headers.get("content-type"), "application/json");
+    assert.deepEqual(over.json, {
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Content Too Large: Request body exceeds the limit of 6291456 bytes" },
+      id: null,
+    });
     assert.deepEqual(
       (await call(server.url, "POST", "/mcp", { jsonrpc: "2.0", id: 3, method: "ping" }, headers)).json
         .result,
@@ -278,6 +284,15 @@ Deno.test("/mcp shares the per-IP rate limit: 429 with Retry-After, and nothing 
     const refused = await post(3);
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get("retry-after")) > 0);
+    assert.equal(refused.headers.get("content-type"), "application/json");
+    assert.equal(refused.json.jsonrpc, "2.0");
+    assert.equal(refused.json.id, null);
+    assert.equal(refused.json.error.code, -32000);
+    assert.match(refused.json.error.message, /^Too Many Requests: /);
+    // Other routes keep the problem document.
+    const rest = await call(server.url, "GET", "/models");
+    assert.equal(rest.status, 429);
+    assert.equal(rest.headers.get("content-type"), "application/problem+json");
     assert.deepEqual(await server.service.listModels(), ["m1", "m2"], "the refused create did not run");
   } finally {
     await server.close();
@@ -336,4 +351,22 @@ Deno.test("stdio caps a batch at 100 members as /mcp does, with /mcp's error; 10
   const [full] = answers.filter(Array.isArray) as unknown as { id: number; result: unknown }[][];
   assert.equal(full.length, 100, "a batch of 100 is answered in full");
   assert.deepEqual(answers.at(-1), { jsonrpc: "2.0", id: 3, result: {} });
+});
+
+Deno.test("/mcp: a 401 keeps {error} and WWW-Authenticate, a 405 is a JSON-RPC error", async () => {
+  const server = await startTestServer({ "svc.api-key": "k".repeat(32) });
+  try {
+    const refused = await call(server.url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.get("content-type"), "application/json");
+    assert.equal(refused.headers.get("www-authenticate"), 'Bearer realm="svc"');
+    assert.deepEqual(Object.keys(refused.json), ["error"]);
+    const put = await call(server.url, "PUT", "/mcp", {}, { authorization: `Bearer ${"k".repeat(32)}` });
+    assert.equal(put.status, 405);
+    assert.ok(put.headers.get("allow"));
+    assert.equal(put.json.error.code, -32000);
+    assert.match(put.json.error.message, /^Method Not Allowed: /);
+  } finally {
+    await server.close();
+  }
 });
