@@ -101,7 +101,9 @@ export async function handleConsoleLine(
     const shown = command.binding.present ? command.binding.present(result, input) : result;
     return { reply: { ok: true, result: shown ?? null }, exit: false };
   } catch (err) {
-    if (err instanceof ServiceError) return { reply: { ok: false, error: err.message }, exit: false };
+    if (err instanceof ServiceError) {
+      return { reply: { ok: false, error: shortMessage(err.message) }, exit: false };
+    }
     onInternalError(err);
     return {
       reply: { ok: false, error: shortMessage(`Internal error: ${(err as Error)?.message ?? String(err)}`) },

@@ -5,7 +5,6 @@
  * @module
  */
 import type { Json } from "./json/value.ts";
-import { shortMessage } from "./quoted.ts";
 
 /** Error categories every surface knows how to map. */
 export type ErrorKind =
@@ -83,8 +82,7 @@ export class ServiceError extends Error {
   /** A structured body for surfaces that return one (rollback, schema, version conflict). */
   readonly body?: Record<string, Json>;
   constructor(kind: ErrorKind, message: string, body?: Record<string, Json>) {
-    // Every surface shows the message: huge caller input quoted in it is cut here, once for all of them.
-    super(shortMessage(message));
+    super(message);
     this.name = "ServiceError";
     this.kind = kind;
     this.body = body;

@@ -71,6 +71,7 @@ export function serviceErrorResponse(err: unknown): Response | null {
   if (!(err instanceof ServiceError)) return null;
   const status = STATUS_OF_KIND[err.kind] ?? 500;
   if (status === 401) return unauthorizedResponse(err.message);
+  // problemBody quotes huge input short.
   // Every 429 says when to come back: a queue or the model registry frees up within moments.
   const headers: Record<string, string> = status === 429 ? { "Retry-After": "1" } : {};
   return problemResponse(status, err.message, err.body, headers);
