@@ -14,6 +14,7 @@ import { OPERATIONS } from "../engine/operations/mod.ts";
 import type { AnyOperation, ConsoleBinding } from "../engine/operations/operation.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import { lineText, LineTooLong } from "../mcp/lines.ts";
+import { shortMessage } from "../engine/quoted.ts";
 
 /** One console answer. */
 export type ConsoleReply = { ok: true; result: unknown } | { ok: false; error: string };
@@ -86,7 +87,10 @@ export async function handleConsoleLine(
   const command = COMMANDS.get(cmd);
   if (!command) {
     return {
-      reply: { ok: false, error: `Unknown command: '${cmd}'. Send {"cmd":"help"} to list commands.` },
+      reply: {
+        ok: false,
+        error: shortMessage(`Unknown command: '${cmd}'. Send {"cmd":"help"} to list commands.`),
+      },
       exit: false,
     };
   }
@@ -97,10 +101,12 @@ export async function handleConsoleLine(
     const shown = command.binding.present ? command.binding.present(result, input) : result;
     return { reply: { ok: true, result: shown ?? null }, exit: false };
   } catch (err) {
-    if (err instanceof ServiceError) return { reply: { ok: false, error: err.message }, exit: false };
+    if (err instanceof ServiceError) {
+      return { reply: { ok: false, error: shortMessage(err.message) }, exit: false };
+    }
     onInternalError(err);
     return {
-      reply: { ok: false, error: `Internal error: ${(err as Error)?.message ?? String(err)}` },
+      reply: { ok: false, error: shortMessage(`Internal error: ${(err as Error)?.message ?? String(err)}`) },
       exit: false,
     };
   }

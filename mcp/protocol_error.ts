@@ -6,13 +6,14 @@
  *
  * @module
  */
+import { shortMessage } from "../engine/quoted.ts";
 
 /** A JSON-RPC error with a code (SPEC.md "Errors": -32002 unknown resource, -32602 bad params). */
 export class ProtocolError extends Error {
   readonly code: number;
   readonly data?: unknown;
   constructor(code: number, message: string, data?: unknown) {
-    super(message);
+    super(shortMessage(message));
     this.name = "ProtocolError";
     this.code = code;
     this.data = data;

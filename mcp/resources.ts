@@ -16,6 +16,7 @@ import type { Invoker } from "../engine/operations/invoker.ts";
 import { getInfo, getState, listModels, NotPairedError } from "../engine/operations/mod.ts";
 import type { CommitEvents, WatchLog } from "./events.ts";
 import { ProtocolError } from "./protocol_error.ts";
+import { MAX_QUOTED_WORD, quoted } from "../engine/quoted.ts";
 
 /** JSON-RPC error code of an unknown resource (SPEC.md "Errors"). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -100,7 +101,9 @@ export const RESOURCE_TEMPLATES: readonly ResourceTemplate[] = [
 ];
 
 function notFound(uri: string): ProtocolError {
-  return new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+  return new ProtocolError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, {
+    uri: quoted(uri, MAX_QUOTED_WORD),
+  });
 }
 
 /**

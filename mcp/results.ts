@@ -15,6 +15,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ErrorKind, ServiceError } from "../engine/errors.ts";
 import { isObject } from "../engine/json/value.ts";
+import { shortMessage } from "../engine/quoted.ts";
 
 /** Pretty-printed results longer than this many characters are withheld ("about 50 KB"). */
 export const RESULT_LIMIT_CHARS = 50 * 1024;
@@ -74,10 +75,10 @@ export function committedSuccess(value: unknown): CallToolResult {
   return toolSuccess(cut());
 }
 
-/** The body a failure carries: the service's structured body, or `{error: <message>}`. */
+/** The body a failure carries: the service's structured body, or `{error: <message>}` (huge input quoted short). */
 export function failureBody(err: unknown): Record<string, unknown> {
-  if (err instanceof ServiceError) return err.body ? { ...err.body } : { error: err.message };
-  return { error: err instanceof Error ? err.message : String(err) };
+  if (err instanceof ServiceError && err.body) return { ...err.body };
+  return { error: shortMessage(err instanceof Error ? err.message : String(err)) };
 }
 
 /** A failed tool result (`isError: true`) carrying the body of a thrown error (withheld when too large). */

@@ -8,7 +8,8 @@
  * A batch (a JSON array, which protocol versions before 2025-06-18 allow) is
  * answered as JSON-RPC 2.0 requires: one array line holding the answers to its
  * requests and its invalid members, written once the last of them is answered
- * (or cancelled); an empty array gets one invalid-request error.
+ * (or cancelled); an empty array, or one of more than the SDK's HTTP cap of
+ * 100 members, gets one invalid-request error, as on HTTP.
  *
  * The end of input closes the transport once every request read has been
  * answered (or cancelled): a client may pipe its requests and close stdin at
@@ -21,6 +22,8 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/server/requestBody"
+import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, invalidRequest } from "./invalid_request.ts";
@@ -123,6 +126,11 @@ export class LineTransport implements Transport {
   /** A batch's messages handed on one by one; their answers are gathered into one array line. */
   async #dispatchBatch(items: unknown[]): Promise<void> {
     if (!items.length) return await this.send(invalidRequest(null));
+    // The cap and the answer of the SDK's HTTP transport (JSON-RPC sets none), so a batch fares alike on both.
+    if (items.length > MAX_BATCH_SIZE) {
+      const message = `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`;
+      return await this.send(errorMessage(null, ErrorCode.InvalidRequest, message));
+    }
     const batch: PendingBatch = { waiting: new Map(), answers: [] };
     const messages: JSONRPCMessage[] = [];
     for (const item of items) {

@@ -26,6 +26,7 @@ import { accessLog } from "./middleware/access_log/index.ts";
 import { apiKeyAuth } from "./middleware/auth/index.ts";
 import { bodySizeLimit } from "./middleware/body_limit/index.ts";
 import { hostCheck, isLoopbackName } from "./middleware/host_check/index.ts";
+import { jsonRpcErrors } from "./middleware/json_rpc_errors/index.ts";
 import { corsFor } from "./middleware/cors/index.ts";
 import { methodGuard } from "./middleware/method_guard/index.ts";
 import { admitSession, type PairingHost, sessionOf } from "./pairing/host.ts";
@@ -127,6 +128,8 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
   const openPaths = new Set([...routes.filter((r) => r.open).map((r) => r.path), ...pages]);
 
   const app = new Hono();
+  // Outermost: every refusal on /mcp below (405, 403, 429, 413) is answered as a JSON-RPC error there.
+  if (options.mcp) app.use("*", jsonRpcErrors(new Set(["/mcp"])));
   app.use("*", methodGuard(allowedOn));
   const crossOrigin = corsFor(config.corsAllowedOrigins);
   if (crossOrigin) app.use("*", crossOrigin);
@@ -147,7 +150,6 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
           ...config.mcpAllowedOrigins,
           ...config.corsAllowedOrigins,
         ],
-        jsonRpcPaths: new Set(["/mcp"]),
       }),
     );
   }

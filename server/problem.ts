@@ -17,6 +17,7 @@
  */
 import { ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import type { Json } from "../engine/json/value.ts";
+import { shortMessage } from "../engine/quoted.ts";
 
 /** The media type of every error body but a 401's. */
 export const PROBLEM_JSON = "application/problem+json";
@@ -39,9 +40,9 @@ const TITLES: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-/** A generic problem document. */
+/** A generic problem document; a detail quoting huge input (a path, a header) is cut down. */
 export function problemBody(status: number, detail: string): Record<string, Json> {
-  return { type: "about:blank", title: TITLES[status] ?? "Error", status, detail };
+  return { type: "about:blank", title: TITLES[status] ?? "Error", status, detail: shortMessage(detail) };
 }
 
 /** A problem response with a generic body, or with `body` verbatim when given. */
@@ -59,7 +60,7 @@ export function problemResponse(
 
 /** A 401: `{"error": message}` as plain JSON, with the challenge of the bearer scheme. */
 export function unauthorizedResponse(message: string): Response {
-  return new Response(JSON.stringify({ error: message }), {
+  return new Response(JSON.stringify({ error: shortMessage(message) }), {
     status: 401,
     headers: { "content-type": "application/json", "WWW-Authenticate": 'Bearer realm="svc"' },
   });
@@ -70,6 +71,7 @@ export function serviceErrorResponse(err: unknown): Response | null {
   if (!(err instanceof ServiceError)) return null;
   const status = STATUS_OF_KIND[err.kind] ?? 500;
   if (status === 401) return unauthorizedResponse(err.message);
+  // problemBody quotes huge input short.
   // Every 429 says when to come back: a queue or the model registry frees up within moments.
   const headers: Record<string, string> = status === 429 ? { "Retry-After": "1" } : {};
   return problemResponse(status, err.message, err.body, headers);

@@ -469,3 +469,30 @@ Deno.test("console process: invalid UTF-8, an over-long line, blank lines and a 
   );
   assert.deepEqual(replies[504], { ok: true, result: {} }, "the over-long write never ran");
 });
+
+Deno.test("console: dry-run refuses a __proto__ mutation key inside a list of mutation maps, as in a single map", async () => {
+  const service = await ModelService.open();
+  const spec = JSON.stringify(ORDER);
+  for (const mutations of ['{"__proto__":{"qty":9}}', '[{"$.qty":1},{"__proto__":{"qty":9}}]']) {
+    const error = await fails(service, `{"cmd":"dry-run","spec":${spec},"mutations":${mutations}}`);
+    assert.match(error, /^mutations\[\d\]: Invalid mutation path: '__proto__'/, mutations);
+  }
+});
+
+Deno.test("console: a huge id, command, argument name or mutation key is quoted short in the error", async () => {
+  const service = await withOrder();
+  const huge = "x".repeat(2_000_000);
+  const cut = `${"x".repeat(200)}… (2000000 characters)`;
+  assert.equal(await fails(service, { cmd: "get-state", id: huge }), `Model '${cut}' not found`);
+  assert.equal(
+    await fails(service, { cmd: huge }),
+    `Unknown command: '${cut}'. Send {"cmd":"help"} to list commands.`,
+  );
+  assert.match(
+    await fails(service, { cmd: "get-state", id: "shop/order", [huge]: 1 }),
+    new RegExp(`^Unknown argument '${cut.replace(/[()]/g, "\\$&")}' for get-state; expected: `),
+  );
+  const path = await fails(service, { cmd: "mutate", id: "shop/order", mutations: { [huge]: 1 } });
+  assert.ok(path.startsWith(`Invalid mutation path: '${"x".repeat(200)}… (`), path.slice(0, 300));
+  assert.ok(path.length < 1000, `${path.length} characters`);
+});

@@ -18,7 +18,7 @@
  * - `$number`, `$toMillis`: a long string is read by paced walks into a short
  *   stand-in with the same answer (`stand_ins.ts`);
  * - `$number`, `$toMillis`, `$decodeUrl`, …, `$error`, `$assert`: a failure
- *   quotes at most {@link MAX_QUOTED_CHARS} characters of a value or message
+ *   quotes at most 1000 characters of a value or message ({@link quoted})
  *   (jsonata-js built, and flattened, a message the size of the value);
  * - `$distinct`: linear (a set of canonical keys) instead of quadratic;
  * - `$sort`: jsonata-js's merge sort without its quadratic copies, paced by
@@ -51,6 +51,7 @@ import { splitByString } from "./split.ts";
 import { numberStandIn, timestampStandIn } from "./stand_ins.ts";
 import { parsedWith } from "./date_picture.ts";
 import { loadRegexEngine } from "./re2.ts";
+import { quoted } from "../quoted.ts";
 
 /** A JSONata builtin as its environment holds it. */
 export interface Builtin {
@@ -436,18 +437,6 @@ async function chunked(
     if (at < str.length) await guard?.enter();
   }
   return parts.join("");
-}
-
-/** Most characters of a value (or a message) a failure quotes. */
-export const MAX_QUOTED_CHARS = 1000;
-
-/** `text`, or its first {@link MAX_QUOTED_CHARS} characters and its length. */
-export function quoted(text: string): string {
-  if (text.length <= MAX_QUOTED_CHARS) return text;
-  const cut = (text.charCodeAt(MAX_QUOTED_CHARS - 1) & 0xfc00) === 0xd800
-    ? MAX_QUOTED_CHARS - 1
-    : MAX_QUOTED_CHARS;
-  return `${text.slice(0, cut)}… (${text.length} characters)`;
 }
 
 /**

@@ -58,12 +58,15 @@ export function checkInput<I>(op: AnyOperation, raw: Record<string, unknown>, op
   if (parsed.success) {
     // zod copies a record's members and loses an own `__proto__`: put it back, for the service to refuse
     // (a mutation key that is no address), not to pass unseen.
-    for (const name in given) {
-      const value = given[name], out = (parsed.data as Record<string, unknown>)[name];
-      if (isObject(value) && isObject(out) && Object.hasOwn(value, "__proto__")) {
+    // A list of records too (dry_run's mutation maps), one level down.
+    const restore = (value: unknown, out: unknown, list: boolean) => {
+      if (list && Array.isArray(value) && Array.isArray(out)) {
+        value.forEach((v, i) => restore(v, out[i], false));
+      } else if (isObject(value) && isObject(out) && Object.hasOwn(value, "__proto__")) {
         setMember(out, "__proto__", value["__proto__"]);
       }
-    }
+    };
+    for (const name in given) restore(given[name], (parsed.data as Record<string, unknown>)[name], true);
     return parsed.data as I;
   }
   const issue = reportedIssue(parsed.error.issues);

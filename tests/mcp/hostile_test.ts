@@ -108,13 +108,27 @@ Deno.test("/mcp: hostile tool arguments are refused clearly; the state and the s
         "Unknown argument '__proto__' for mutate; expected: id, mutations, includeTraces",
       );
     });
-    await t.step(
-      "a huge string argument is an ordinary not-found, its echo withheld as too large",
-      async () => {
-        const reply = await post(toolCall(10, "get_model_info", { id: "x".repeat(200_000) }));
-        assert.equal(toolError(reply).error, "Result too large");
-      },
-    );
+    await t.step("a huge id, argument name, tool name or resource is quoted short in the error", async () => {
+      const huge = "x".repeat(200_000);
+      const cut = `${"x".repeat(200)}… (200000 characters)`;
+      const reply = await post(toolCall(10, "get_model_info", { id: huge }));
+      assert.equal(toolError(reply).error, `Model '${cut}' not found`);
+      const argument = await post(toolCall(10, "get_model_info", { id: "o", [huge]: 1 }));
+      assert.match(
+        String(toolError(argument).error),
+        /^Unknown argument 'x{200}… \(200000 characters\)' for /,
+      );
+      assert.deepEqual((await post(toolCall(10, huge, {}))).json.error, {
+        code: -32602,
+        message: `Unknown tool: ${cut}`,
+      });
+      const read = { jsonrpc: "2.0", id: 10, method: "resources/read", params: { uri: huge } };
+      assert.deepEqual((await post(read)).json.error, {
+        code: -32002,
+        message: `Resource not found: ${cut}`,
+        data: { uri: cut },
+      });
+    });
     await t.step("nothing was committed and the session still answers", async () => {
       assert.deepEqual(await state(), before);
       assert.deepEqual((await post({ jsonrpc: "2.0", id: 11, method: "ping" })).json.result, {});
@@ -238,7 +252,13 @@ Deno.test("/mcp reads bodies up to svc.http.max-body-size, not the SDK's 4 MiB; 
       headers,
     );
     assert.equal(over.status, 413);
-    assert.match(over.text, /exceeds the limit of 6291456 bytes/);
+    // A JSON-RPC error without an id, as the SDK's transport refuses a body (a problem document on other routes).
+    assert.equal(over.headers.get("content-type"), "application/json");
+    assert.deepEqual(over.json, {
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Content Too Large: Request body exceeds the limit of 6291456 bytes" },
+      id: null,
+    });
     assert.deepEqual(
       (await call(server.url, "POST", "/mcp", { jsonrpc: "2.0", id: 3, method: "ping" }, headers)).json
         .result,
@@ -264,6 +284,15 @@ Deno.test("/mcp shares the per-IP rate limit: 429 with Retry-After, and nothing 
     const refused = await post(3);
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get("retry-after")) > 0);
+    assert.equal(refused.headers.get("content-type"), "application/json");
+    assert.equal(refused.json.jsonrpc, "2.0");
+    assert.equal(refused.json.id, null);
+    assert.equal(refused.json.error.code, -32000);
+    assert.match(refused.json.error.message, /^Too Many Requests: /);
+    // Other routes keep the problem document.
+    const rest = await call(server.url, "GET", "/models");
+    assert.equal(rest.status, 429);
+    assert.equal(rest.headers.get("content-type"), "application/problem+json");
     assert.deepEqual(await server.service.listModels(), ["m1", "m2"], "the refused create did not run");
   } finally {
     await server.close();
@@ -295,4 +324,49 @@ Deno.test("stdio: a malformed tools/call is one clear -32602 line; __proto__ key
     message: "Invalid params for resources/read: params.uri: Invalid input: expected string, received number",
   });
   assert.deepEqual(byId.get(6)!.result, {});
+});
+
+Deno.test("stdio caps a batch at 100 members as /mcp does, with /mcp's error; 100 are answered", async () => {
+  const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
+  const pings = (from: number, count: number) => Array.from({ length: count }, (_, i) => ping(from + i));
+  const server = await startTestServer();
+  let overHttp: unknown;
+  try {
+    const headers = await session(server.url);
+    const reply = await call(server.url, "POST", "/mcp", pings(1000, 101), headers);
+    assert.equal(reply.status, 400);
+    overHttp = reply.json;
+  } finally {
+    await server.close();
+  }
+  const lines = [JSON.stringify(initializeMessage("2025-03-26", 1)), JSON.stringify(pings(1000, 101))]
+    .concat(JSON.stringify(pings(2000, 100)), JSON.stringify(ping(3)));
+  const answers = await rawStdio(lines, 4);
+  assert.deepEqual(answers[1], {
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: -32600, message: "Invalid Request: Batch must not exceed 100 messages" },
+  });
+  assert.deepEqual(answers[1], overHttp, "the same answer on both transports");
+  const [full] = answers.filter(Array.isArray) as unknown as { id: number; result: unknown }[][];
+  assert.equal(full.length, 100, "a batch of 100 is answered in full");
+  assert.deepEqual(answers.at(-1), { jsonrpc: "2.0", id: 3, result: {} });
+});
+
+Deno.test("/mcp: a 401 keeps {error} and WWW-Authenticate, a 405 is a JSON-RPC error", async () => {
+  const server = await startTestServer({ "svc.api-key": "k".repeat(32) });
+  try {
+    const refused = await call(server.url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.get("content-type"), "application/json");
+    assert.equal(refused.headers.get("www-authenticate"), 'Bearer realm="svc"');
+    assert.deepEqual(Object.keys(refused.json), ["error"]);
+    const put = await call(server.url, "PUT", "/mcp", {}, { authorization: `Bearer ${"k".repeat(32)}` });
+    assert.equal(put.status, 405);
+    assert.ok(put.headers.get("allow"));
+    assert.equal(put.json.error.code, -32000);
+    assert.match(put.json.error.message, /^Method Not Allowed: /);
+  } finally {
+    await server.close();
+  }
 });

@@ -350,3 +350,25 @@ Deno.test("encoded ids reach the hostile checks too", async () => {
     await server.close();
   }
 });
+
+Deno.test("a huge id, path or mutation key is quoted short in the problem detail", async () => {
+  const server = await startTestServer();
+  try {
+    const base = server.url;
+    await call(base, "POST", "/models", OTHER);
+    const long = "x".repeat(30_000);
+    const cut = `${"x".repeat(200)}… (30000 characters)`;
+    const detail = async (method: string, path: string, body?: unknown) => {
+      const reply = await call(base, method, path, body);
+      assert.equal(reply.headers.get("content-type"), "application/problem+json");
+      return reply.json.detail as string;
+    };
+    assert.equal(await detail("GET", `/models/${long}/state`), `Model '${cut}' not found`);
+    assert.equal(await detail("GET", `/blobs/${long}`), `Blob '${cut}' not found`);
+    assert.equal(await detail("GET", `/${long}`), `No route for GET /${"x".repeat(199)}… (30001 characters)`);
+    const key = await detail("POST", "/models/bystander/mutations", { [long + long]: 1 });
+    assert.ok(key.startsWith(`Invalid mutation path: '${"x".repeat(200)}… (60000 characters)'`), key);
+  } finally {
+    await server.close();
+  }
+});

@@ -34,12 +34,15 @@ Deno.test("a mounted /mcp surface gets GET, POST and DELETE behind the key (othe
     assert.equal(posted.headers.get("x-frame-options"), "DENY");
     assert.equal((await call(server.url, "GET", "/mcp", undefined, auth)).status, 200);
     assert.equal((await call(server.url, "DELETE", "/mcp", undefined, auth)).status, 200);
-    // Methods MCP does not serve are 405 with the ones it does, as on every route.
+    // Methods MCP does not serve are 405 with the ones it does, as on every route (a JSON-RPC error on /mcp).
     for (const method of ["PUT", "PATCH"]) {
       const refused = await call(server.url, method, "/mcp", { jsonrpc: "2.0" }, auth);
       assert.equal(refused.status, 405, method);
       assert.equal(refused.headers.get("allow"), "GET, POST, DELETE");
-      assert.equal(refused.json.detail, `${method} is not supported on /mcp`);
+      assert.deepEqual(refused.json.error, {
+        code: -32000,
+        message: `Method Not Allowed: ${method} is not supported on /mcp`,
+      });
     }
     assert.deepEqual(seen, ['POST {"jsonrpc":"2.0"}', "GET ", "DELETE "]);
   } finally {

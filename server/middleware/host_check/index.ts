@@ -41,24 +41,14 @@ export function isLoopbackOrigin(origin: string): boolean {
 export interface HostCheckOptions {
   /** Origins listed by the operator (WebSocket and MCP lists); `*` accepts any origin. */
   allowedOrigins: readonly string[];
-  /** Paths answered as JSON-RPC (`/mcp`): the refusal is a JSON-RPC error there. */
-  jsonRpcPaths?: ReadonlySet<string>;
 }
 
 /** Refuses foreign `Host` and `Origin` headers (install only on a loopback bind). */
 export function hostCheck(options: HostCheckOptions): MiddlewareHandler {
   const listed = new Set(options.allowedOrigins.map((o) => o.trim().replace(/\/+$/, "").toLowerCase()));
   return async function hostCheck(c, next) {
-    const refuse = (detail: string) =>
-      options.jsonRpcPaths?.has(c.req.path)
-        ? Response.json({
-          jsonrpc: "2.0",
-          error: { code: -32000, message: `Forbidden: ${detail}` },
-          id: null,
-        }, {
-          status: 403,
-        })
-        : problemResponse(403, detail);
+    // On /mcp, server/middleware/json_rpc_errors answers it as a JSON-RPC error.
+    const refuse = (detail: string) => problemResponse(403, detail);
     const host = c.req.header("Host") ?? new URL(c.req.url).host;
     if (!isLoopbackName(hostnameOf(host))) {
       return refuse(`Host '${host}' is not served: this server listens on a loopback address`);

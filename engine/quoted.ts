@@ -1,0 +1,32 @@
+/**
+ * Caller input quoted in a failure, cut down: a 2 MB id or expression sent
+ * back whole in an error would flood a log, an agent's context or a terminal.
+ *
+ * @module
+ */
+
+/** Most characters of a value (or a message) a failure quotes. */
+export const MAX_QUOTED_CHARS = 1000;
+
+/** Most characters of one word of caller input (an id, a path, a name) a message quotes. */
+export const MAX_QUOTED_WORD = 200;
+
+/** `text`, or its first `max` characters (a surrogate pair kept whole) and its length. */
+export function quoted(text: string, max = MAX_QUOTED_CHARS): string {
+  if (text.length <= max) return text;
+  const cut = (text.charCodeAt(max - 1) & 0xfc00) === 0xd800 ? max - 1 : max;
+  return `${text.slice(0, cut)}… (${text.length} characters)`;
+}
+
+/**
+ * A failure's message fit to show: each run of more than
+ * {@link MAX_QUOTED_WORD} characters without a space or a quote mark (an id,
+ * a path, a name as sent) {@link quoted} to that many, then a message still
+ * over twice {@link MAX_QUOTED_CHARS} (input with spaces) to its first
+ * {@link MAX_QUOTED_CHARS}. A shortened message is left as it is (a remote
+ * client rebuilds the server's error from it).
+ */
+export function shortMessage(message: string): string {
+  const short = message.replace(/[^\s'"`…]{201,}/g, (run) => quoted(run, MAX_QUOTED_WORD));
+  return short.length > 2 * MAX_QUOTED_CHARS ? quoted(short) : short;
+}

@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { quoted, shortMessage } from "./quoted.ts";
+
+Deno.test("quoted keeps short text and cuts long text to its first characters and its length", () => {
+  assert.equal(quoted("abc", 3), "abc");
+  assert.equal(quoted("abcd", 3), "abc… (4 characters)");
+  // A surrogate pair is not split.
+  assert.equal(quoted("ab😀", 3), "ab… (4 characters)");
+});
+
+Deno.test("shortMessage cuts each over-long word of input, keeps the rest, and leaves its own output alone", () => {
+  const id = "x".repeat(2_000_000);
+  const short = shortMessage(`Model '${id}' not found`);
+  assert.equal(short, `Model '${"x".repeat(200)}… (2000000 characters)' not found`);
+  assert.equal(shortMessage(short), short, "a remote client rebuilding the error keeps the message");
+  assert.equal(shortMessage(`Model '${"x".repeat(200)}' not found`), `Model '${"x".repeat(200)}' not found`);
+  // Input with spaces: the whole message is cut to its first 1000 characters.
+  const spaced = shortMessage(`Bad expression: ${"1 + ".repeat(100_000)}`);
+  assert.ok(spaced.length < 1100, `${spaced.length}`);
+  assert.match(spaced, /^Bad expression: 1 \+ 1 \+ .*… \(400016 characters\)$/);
+  assert.equal(shortMessage(spaced), spaced);
+});
