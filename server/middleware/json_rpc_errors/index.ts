@@ -28,7 +28,7 @@ export function jsonRpcErrors(paths: ReadonlySet<string>): MiddlewareHandler {
     const headers = new Headers(c.res.headers);
     headers.set("content-type", "application/json");
     headers.delete("content-length");
-    const message = `${problem.title}: ${problem.detail}`;
+    const message = [problem.title, problem.detail].filter((part) => typeof part === "string").join(": ");
     c.res = new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: REFUSED, message }, id: null }), {
       status,
       headers,
