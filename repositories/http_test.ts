@@ -10,7 +10,10 @@ import { httpRepository } from "./http.ts";
 Deno.test("a watch counts everything as changed each time its feed opens, the first time included", async () => {
   const sockets: WebSocket[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
-    if (new URL(request.url).pathname !== "/models/fx/subscribe") return new Response(null, { status: 404 });
+    const path = new URL(request.url).pathname;
+    // After a drop the watch asks whether the model is still there: it is (a 404 would end the watch).
+    if (path === "/models/fx") return Response.json({ id: "fx", version: "1.0.0" });
+    if (path !== "/models/fx/subscribe") return new Response(null, { status: 404 });
     const { socket, response } = Deno.upgradeWebSocket(request);
     sockets.push(socket);
     return response;
