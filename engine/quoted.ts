@@ -23,10 +23,15 @@ export function quoted(text: string, max = MAX_QUOTED_CHARS): string {
  * {@link MAX_QUOTED_WORD} characters without a space or a quote mark (an id,
  * a path, a name as sent) {@link quoted} to that many, then a message still
  * over twice {@link MAX_QUOTED_CHARS} (input with spaces) to its first
- * {@link MAX_QUOTED_CHARS}. A shortened message is left as it is (a remote
+ * {@link MAX_QUOTED_CHARS}. A shortened message, or a value {@link quoted}
+ * in it already, is left as it is (a remote
  * client rebuilds the server's error from it).
  */
 export function shortMessage(message: string): string {
-  const short = message.replace(/[^\s'"`…]{201,}/g, (run) => quoted(run, MAX_QUOTED_WORD));
+  // A run the engine quoted already (a value of up to MAX_QUOTED_CHARS, then "… (N characters)") stays.
+  const short = message.replace(
+    /[^\s'"`…]{201,}/g,
+    (run, at: number) => message.startsWith("… (", at + run.length) ? run : quoted(run, MAX_QUOTED_WORD),
+  );
   return short.length > 2 * MAX_QUOTED_CHARS ? quoted(short) : short;
 }

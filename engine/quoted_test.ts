@@ -20,3 +20,12 @@ Deno.test("shortMessage cuts each over-long word of input, keeps the rest, and l
   assert.match(spaced, /^Bad expression: 1 \+ 1 \+ .*… \(400016 characters\)$/);
   assert.equal(shortMessage(spaced), spaced);
 });
+
+Deno.test("shortMessage leaves a value the engine quoted already as it was quoted", () => {
+  // The D3030 of `$number($pad('', 40000000, '1'))`: its value cut to 1000 characters by `quoted`.
+  const message = `D3030: Unable to cast value to a number: "${
+    quoted("1".repeat(40_000_000))
+  }" (position 392)`;
+  assert.equal(shortMessage(message), message);
+  assert.match(shortMessage(message), /"1{1000}… \(40000000 characters\)"/);
+});
