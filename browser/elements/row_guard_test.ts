@@ -114,16 +114,7 @@ Deno.test("a row's value is set by a patch after its tests, or by a mutation out
   });
   assert.deepEqual(read.reads, []);
   // An array element shown is replaced (an add would insert before it).
-  const tags = [{
-    id: "rows",
-    type: "sectionList",
-    bind: "$.rows",
-    components: [{
-      id: "rows[0]",
-      bind: "$.rows[0]",
-      components: [field("$.rows[0].tags[0]", "t"), field("$.rows[0].name", "r")],
-    }],
-  }] as unknown as Json;
+  const tags = oneRow([".tags[0]", "t"], [".name", "r"]);
   assert.deepEqual((await rowWrites(tags, [["$.rows[0].tags[0]", "u"]], [], read))?.at(-1), {
     op: "replace",
     path: "/rows/0/tags/0",

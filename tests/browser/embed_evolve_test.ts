@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
 import { temporaryWebBuild } from "./journey.ts";
-import { enter, freshPage, hostPage, JSON_TYPE } from "./embed_host.ts";
+import { enter, freshPage, hostPage, JSON_TYPE, storeSpecVersion } from "./embed_host.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
 
 /** Version `version` of the deployed spec: `factor` scales the result; `withNote` adds a field. */
@@ -163,20 +163,7 @@ Deno.test("embedding: a new spec version evolves the stored model, trail and out
         const model = page.locator("svc-model");
         await enter(model, "Count", "7");
         // Its stored version becomes one this version refuses (not semantic): it does not load.
-        await page.evaluate(() =>
-          new Promise((resolve, reject) => {
-            const request = indexedDB.open("svc-embed");
-            request.onerror = () => reject(request.error);
-            request.onsuccess = () => {
-              const models = request.result.transaction("models", "readwrite").objectStore("models");
-              const get = models.get(["model", "deploy"]);
-              get.onsuccess = () => {
-                get.result.spec.version = "1.0";
-                models.put(get.result, ["model", "deploy"]).onsuccess = resolve;
-              };
-            };
-          })
-        );
+        await storeSpecVersion(page, "deploy", "1.0");
         serve(deployed("1.1.0", 3));
         await page.reload();
         await model.getByRole("heading", { name: "Deploy 1.1.0" }).waitFor();

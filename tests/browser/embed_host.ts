@@ -76,3 +76,23 @@ export async function freshPage(
   const context = await browser.newContext({ viewport: { width: 900, height } });
   return { context, ...await watchedPage(context) };
 }
+
+/**
+ * Rewrites the version of the spec stored for model `id` in the page's `svc-embed` database to `version`
+ * (not semantic, say): the stored model then no longer loads, as after an earlier engine stored it.
+ */
+export function storeSpecVersion(page: Page, id: string, version: string): Promise<unknown> {
+  return page.evaluate(([id, version]) =>
+    new Promise((resolve, reject) => {
+      const request = indexedDB.open("svc-embed");
+      request.onerror = () => reject(request.error);
+      request.onsuccess = () => {
+        const models = request.result.transaction("models", "readwrite").objectStore("models");
+        const get = models.get(["model", id]);
+        get.onsuccess = () => {
+          get.result.spec.version = version;
+          models.put(get.result, ["model", id]).onsuccess = resolve;
+        };
+      };
+    }), [id, version]);
+}

@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
 import { launchBrowser } from "./chromium.ts";
 import { assertAccessible, screenshot, temporaryWebBuild } from "./journey.ts";
-import { assertEventually, counter, freshPage, hostPage, JSON_TYPE } from "./embed_host.ts";
+import { assertEventually, counter, freshPage, hostPage, JSON_TYPE, storeSpecVersion } from "./embed_host.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
 
 /** `counter(version, step)` whose schema refuses a count above `max` (a stored count of 1 and more, with 0). */
@@ -221,19 +221,8 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
         await page.evaluate(async (spec) => {
           const embed = await import("/svc-embed.js");
           await (await embed.createModelService()).createModel(spec);
-          await new Promise((resolve, reject) => {
-            const request = indexedDB.open("svc-embed");
-            request.onerror = () => reject(request.error);
-            request.onsuccess = () => {
-              const models = request.result.transaction("models", "readwrite").objectStore("models");
-              const get = models.get(["model", "counter"]);
-              get.onsuccess = () => {
-                get.result.spec.version = "2.1";
-                models.put(get.result, ["model", "counter"]).onsuccess = resolve;
-              };
-            };
-          });
         }, counter("2.1.0", 1));
+        await storeSpecVersion(page, "counter", "2.1");
         await page.reload();
         const alert = model.getByRole("alert");
         await alert.getByText(
