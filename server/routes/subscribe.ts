@@ -70,6 +70,9 @@ export function endedSessionFeed(request: Request): Response | undefined {
   return response;
 }
 
+/** A handshake key's form: 16 bytes in base64 (22 characters and the padding). */
+const WEBSOCKET_KEY = /^[A-Za-z0-9+/]{21}[AQgw]==$/;
+
 /** The subscription route. */
 export const SUBSCRIBE_ROUTE: Route = {
   method: "get",
@@ -97,7 +100,7 @@ export const SUBSCRIBE_ROUTE: Route = {
   responses: {
     101: { description: "switching to the WebSocket protocol" },
     400: problem(
-      "malformed paths filter, or a malformed handshake (no Sec-WebSocket-Key, no Connection: Upgrade)",
+      "malformed paths filter, or a malformed handshake (no Sec-WebSocket-Key or one not the base64 of 16 bytes, no Connection: Upgrade)",
     ),
     403: problem("cross-origin handshake from an origin not in svc.websocket.allowed-origins"),
     404: problem("unknown model"),
@@ -127,6 +130,11 @@ export const SUBSCRIBE_ROUTE: Route = {
         Upgrade: "websocket",
         "Sec-WebSocket-Version": "13",
       });
+    }
+    // RFC 6455 4.2.1: the key is the base64 of 16 bytes; Deno accepts any non-empty value.
+    const handshakeKey = c.req.header("Sec-WebSocket-Key");
+    if (handshakeKey !== undefined && !WEBSOCKET_KEY.test(handshakeKey)) {
+      throw badRequest("Malformed WebSocket handshake: Sec-WebSocket-Key must be the base64 of 16 bytes");
     }
     let upgraded;
     try {
