@@ -5,6 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { largeSpec, rejectsWith, serviceOf } from "../_test_utils.ts";
+import type { ModelSpec } from "../model/types.ts";
+import { MemoryModelStore } from "./memory.ts";
+import type { StoreChange, StoreCoordination } from "./ports.ts";
 
 const small = (id: string) => ({
   id,
@@ -78,4 +81,42 @@ Deno.test("svc.max-models counts a create still compiling", async () => {
   await rejectsWith(() => service.createModel(small("c")), "too_many", /svc\.max-models = 2/);
   await creating;
   assert.deepEqual(await service.listModels(), ["a", "big"]);
+});
+
+Deno.test("a model another process creates under an id a refused create held is loaded once that create fails", async () => {
+  /** A shared store whose other process creates `big` (a small spec) once the announcement is made. */
+  class SharedStore extends MemoryModelStore {
+    listener: (change: StoreChange) => void = () => {};
+    othersModel = false;
+    readonly coordination: StoreCoordination = {
+      refresh: () =>
+        Promise.resolve(
+          this.othersModel
+            ? {
+              kind: "replaced",
+              model: {
+                spec: small("big") as ModelSpec,
+                base: { doc: { x: 4, y: 5 }, meta: [], stale: [] },
+                log: [],
+              },
+            }
+            : { kind: "current" },
+        ),
+      watch: (listener) => {
+        this.listener = listener;
+        return Promise.resolve(() => {});
+      },
+      claim: (job) => Promise.resolve(job),
+    };
+  }
+  const store = new SharedStore();
+  const { service } = await serviceOf({}, { store });
+  const creating = service.createModel(largeSpec("big", COUNT, "in0 +"));
+  await macrotask();
+  store.othersModel = true;
+  store.listener({ type: "model", modelId: "big" });
+  await rejectsWith(() => creating, "validation_failed");
+  await macrotask();
+  assert.deepEqual(await service.listModels(), ["big"]);
+  assert.deepEqual(await service.getState("big"), { x: 4, y: 5 });
 });

@@ -245,6 +245,8 @@ export class ModelService implements ModelApi {
   readonly #writeBatcher?: WriteBatcher;
   readonly #slots = new Map<string, Slot>();
   readonly #reserved = new Set<string>();
+  /** Reserved ids another process changed meanwhile: looked up again when the reservation ends without a model. */
+  readonly #missedWhileReserved = new Set<string>();
   /**
    * Models stored but not loaded (at start, or since another process gave
    * them a spec this one refuses), by id, with why and what was stored: their ids stay taken (a create would discard their stored data)
@@ -465,17 +467,13 @@ export class ModelService implements ModelApi {
 
   /** What another process sharing the store did: refresh the model (or load it), or run handed-over jobs. */
   #onStoreChange(change: StoreChange): void {
-    const done = (task: Promise<unknown>) =>
-      task.catch((err) =>
-        this.#observer.warn?.(`refreshing from the store failed: ${(err as Error).message}`)
-      );
     if (change.type === "model") {
       const slot = this.#slots.get(change.modelId);
-      done(slot ? slot.queue.run(() => this.#catchUp(slot), false) : this.#adopt(change.modelId));
+      this.#refreshing(slot ? slot.queue.run(() => this.#catchUp(slot), false) : this.#adopt(change.modelId));
       return;
     }
     for (const job of change.jobs) {
-      done((async () => {
+      this.#refreshing((async () => {
         if (!this.#slots.has(job.modelId)) await this.#adopt(job.modelId);
         const slot = this.#slots.get(job.modelId);
         if (!slot) return;
@@ -489,13 +487,14 @@ export class ModelService implements ModelApi {
 
   /** Loads a model another process created (once, however many notices arrive). */
   #adopt(id: string): Promise<void> {
-    if (this.#reserved.has(id)) return Promise.resolve();
+    if (this.#reserved.has(id)) return this.#missedWhileReserved.add(id), Promise.resolve();
     let adopting = this.#adopting.get(id);
     if (!adopting) {
       adopting = (async () => {
         const refresh = await this.#coordination.refresh(id, { full: true });
         // Another process deleted a model that did not load here: subscribers hear it as of a loaded one.
         if (refresh.kind === "deleted") this.#forgetUnloaded(id);
+        if (this.#reserved.has(id)) this.#missedWhileReserved.add(id);
         if (refresh.kind !== "replaced" || this.#slots.has(id) || this.#reserved.has(id)) return;
         const slot = await this.#build(refresh.model);
         if (!slot || this.#slots.has(id)) return;
@@ -614,7 +613,7 @@ export class ModelService implements ModelApi {
     try {
       return await task();
     } finally {
-      this.#reserved.delete(id);
+      this.#release(id);
     }
   }
 
@@ -672,8 +671,23 @@ export class ModelService implements ModelApi {
     try {
       return await this.#create(input, claimed);
     } finally {
-      if (claimed !== null) this.#reserved.delete(claimed);
+      if (claimed !== null) this.#release(claimed);
     }
+  }
+
+  /**
+   * Ends a reservation. A model another process made under the id meanwhile
+   * was not loaded then (its notice came while the id was taken here): when
+   * the reservation ends without a model of ours, it is looked up now.
+   */
+  #release(id: string): void {
+    this.#reserved.delete(id);
+    if (this.#missedWhileReserved.delete(id) && !this.#slots.has(id)) this.#refreshing(this.#adopt(id));
+  }
+
+  /** A refresh nobody awaits: its failure is logged. */
+  #refreshing(task: Promise<unknown>): void {
+    task.catch((err) => this.#observer.warn?.(`refreshing from the store failed: ${(err as Error).message}`));
   }
 
   /** Whether no model, live, being made or removed, or stored but not loaded, holds `id`. */
@@ -714,6 +728,7 @@ export class ModelService implements ModelApi {
           if (!(err instanceof StaleModelError)) throw err;
           // Another process created it first.
           this.#reserved.delete(id);
+          this.#missedWhileReserved.delete(id);
           await this.#adopt(id);
           throw taken(id);
         }
@@ -722,7 +737,7 @@ export class ModelService implements ModelApi {
         this.#fire(slot, outcome.effectRequests, jobs);
       });
     } finally {
-      this.#reserved.delete(id);
+      this.#release(id);
     }
     this.#observer.modelCreated?.(id);
     this.#emit({ type: "created", modelId: id });
