@@ -122,8 +122,14 @@ export type CreatedContainers = Segment[][];
 /** A copy-on-write view of a document inside one cycle. */
 export class DocumentDraft {
   #root: Json;
-  /** The containers this draft made (a Set: a draft lives for one cycle, weak entries cost more). */
-  readonly #owned = new Set<object>();
+  /**
+   * The containers this draft made (not weak: a draft lives for one cycle, weak
+   * entries cost more), each with its member count when it is a plain object
+   * (else -1): one that writes widen past {@link WIDE_MEMBERS} becomes a wide
+   * version, as a copy of it would (a plain object grown by thousands of
+   * writes made each write's look at it cost what it holds).
+   */
+  readonly #owned = new Map<object, number>();
   readonly #budget: number;
   #growth = 0;
 
@@ -207,9 +213,40 @@ export class DocumentDraft {
 
   #own<T extends JsonObject | Json[]>(value: T): T {
     if (this.#owned.has(value)) return value;
-    const copy = (Array.isArray(value) ? value.slice() : copyObject(value as JsonObject)) as T;
-    this.#owned.add(copy);
-    return copy;
+    const [copy, members] = Array.isArray(value) ? [value.slice(), -1] : copyObject(value as JsonObject);
+    this.#owned.set(copy, members);
+    return copy as T;
+  }
+
+  /** A new empty container this draft owns: an array for an index, an object for a name. */
+  #made(seg: Segment): JsonObject | Json[] {
+    const made = typeof seg === "number" ? [] : {};
+    this.#owned.set(made, typeof seg === "number" ? -1 : 0);
+    return made;
+  }
+
+  /**
+   * `parent` ready for a write of its member `key`: counted when that adds a
+   * plain object's member, and replaced (in `above` at `seg`, or as the root)
+   * by its wide version once that takes it past {@link WIDE_MEMBERS}.
+   */
+  #roomFor(
+    parent: JsonObject | Json[],
+    key: Segment,
+    above: JsonObject | Json[] | undefined,
+    seg: Segment,
+  ): JsonObject | Json[] {
+    const members = this.#owned.get(parent) ?? -1;
+    if (members < 0 || memberAt(parent, key) !== undefined) return parent;
+    if (members < WIDE_MEMBERS) {
+      this.#owned.set(parent, members + 1);
+      return parent;
+    }
+    const wide = toWide(parent as JsonObject);
+    this.#owned.set(wide, -1);
+    if (above) assign(above, seg, wide);
+    else this.#root = wide;
+    return wide;
   }
 
   /**
@@ -219,14 +256,14 @@ export class DocumentDraft {
    * in place of a scalar or of a container of the other kind (an index does
    * not name an object's member, nor a name an array's element).
    */
-  #parentFor(path: Path, created?: CreatedContainers): JsonObject | Json[] {
+  #parentFor(path: Path, created?: CreatedContainers, adds = false): JsonObject | Json[] {
     if (!fits(this.#root, path[0])) {
-      this.#root = typeof path[0] === "number" ? [] : {};
-      this.#owned.add(this.#root as object);
+      this.#root = this.#made(path[0]);
       created?.push([]);
     }
     let parent = this.#own(this.#root as JsonObject | Json[]);
     this.#root = parent;
+    let above: JsonObject | Json[] | undefined;
     for (let i = 0; i < path.length - 1; i++) {
       const seg = path[i];
       const existing = memberAt(parent, seg);
@@ -234,14 +271,14 @@ export class DocumentDraft {
       if (fits(existing, path[i + 1])) {
         next = this.#own(existing as JsonObject | Json[]);
       } else {
-        next = typeof path[i + 1] === "number" ? [] : {};
-        this.#owned.add(next);
+        next = this.#made(path[i + 1]);
         created?.push(path.slice(0, i + 1) as Segment[]);
       }
       assign(parent, seg, next);
+      above = parent;
       parent = next;
     }
-    return parent;
+    return adds ? this.#roomFor(parent, path[path.length - 1], above, path[path.length - 2]) : parent;
   }
 
   /**
@@ -252,7 +289,7 @@ export class DocumentDraft {
   set(path: Path, value: Json, created?: CreatedContainers): void {
     this.grow(jsonBytes(value) + this.placeGrowth(path));
     if (path.length === 0) this.#root = value;
-    else assign(this.#parentFor(path, created), path[path.length - 1], value);
+    else assign(this.#parentFor(path, created, true), path[path.length - 1], value);
     if (created) recordContainers([...path], value, created);
   }
 
@@ -315,13 +352,14 @@ function slotBytes(container: JsonObject | Json[] | undefined, seg: Segment): nu
  * object V8 keeps in fast mode in well under a microsecond and keeps the copy
  * in fast mode, up to about {@link WIDE_MEMBERS} members; past that its cost
  * grows to about 0.2 µs per member, so a wider object becomes a wide version
- * (wide_object.ts), whose later copies cost what they change.
+ * (wide_object.ts), whose later copies cost what they change. With the
+ * copy's member count when it is plain, else -1.
  */
-function copyObject(value: JsonObject): JsonObject {
+function copyObject(value: JsonObject): [copy: JsonObject, members: number] {
   const fork = forkWide(value);
-  if (fork) return fork;
+  if (fork) return [fork, -1];
   const keys = Object.keys(value);
-  return keys.length > WIDE_MEMBERS ? toWide(value, keys) : { ...value };
+  return keys.length > WIDE_MEMBERS ? [toWide(value, keys), -1] : [{ ...value }, keys.length];
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   getAt,
 } from "./document.ts";
 import type { Json } from "./value.ts";
-import { WIDE_MEMBERS } from "./wide_object.ts";
+import { isWide, WIDE_MEMBERS } from "./wide_object.ts";
 import { withBrowserProtoAccessor } from "../_test_utils.ts";
 import { presentPath, randomPath, randomSource, randomValue } from "./test_support.ts";
 
@@ -134,6 +134,29 @@ Deno.test("DocumentDraft writes a __proto__ member as data under a browser's acc
   assert.equal(draft.get(["o", "x"]), undefined);
   assert.equal(draft.delete(["o", "__proto__"]), true);
   assert.deepEqual(Object.keys(root.o), []);
+});
+
+Deno.test("an object a draft grows past WIDE_MEMBERS members becomes wide, with the same members in order", () => {
+  // A plain object grown by thousands of writes made each write cost what it held (a 2,000-field
+  // write took seconds): the comma check of a new member enumerated every member of it.
+  const cases: [Json, Segment[]][] = [[{}, []], [{ o: { a: 0 } }, ["o"]], [{ list: [{}] }, ["list", 0]]];
+  for (const [root, at] of cases) {
+    const draft = new DocumentDraft(root);
+    const count = WIDE_MEMBERS * 2;
+    for (let i = 0; i < count; i++) draft.set([...at, `m${i}`], i);
+    draft.set([...at, "m0"], "again");
+    const grown = getAt(draft.root, at);
+    assert.ok(isWide(grown), JSON.stringify(at));
+    const expected = Object.fromEntries([...Array(count).keys()].map((i) => [`m${i}`, i ? i : "again"]));
+    assert.deepEqual(JSON.parse(JSON.stringify(grown)), {
+      ...getAt(root, at) as object,
+      ...expected,
+    });
+    assert.equal(draft.growth, JSON.stringify(draft.root).length - JSON.stringify(root).length);
+  }
+  const small = new DocumentDraft({});
+  for (let i = 0; i < WIDE_MEMBERS; i++) small.set([`m${i}`], i);
+  assert.ok(!isWide(small.root), "at most WIDE_MEMBERS members stay plain");
 });
 
 Deno.test("a draft's growth is the exact change in JSON bytes, member names with escapes included", () => {
