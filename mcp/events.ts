@@ -66,8 +66,9 @@ export function websocketCommitEvents(
       const ready = Promise.withResolvers<() => void>();
       let opened = false;
       let ended = false;
-      /** The problems said during the current outage. */
+      /** The problems said during the current outage (an interruption as one, whatever its close code). */
       const said = new Set<string>();
+      const interrupted = `Live updates of '${modelId}' interrupted (`;
       let unsubscribe = () => {};
       const stop = () => {
         ended = true;
@@ -88,10 +89,13 @@ export function websocketCommitEvents(
             stop();
             ready.reject(new Error(`cannot open the change feed of model '${modelId}'`));
           } else if (final) end(message);
-          // Each said once per outage, not at every failed reconnect (the interruption, then why it lasts:
-          // a model stored but not loaded there).
-          else if (!said.has(message)) {
-            said.add(message);
+          // Each said once per outage, not at every failed reconnect (the interruption, whatever its close
+          // codes: a restart's 1001, then 1006 while the server is down; then why it lasts: a model stored but
+          // not loaded there).
+          else {
+            const what = message.startsWith(interrupted) ? interrupted : message;
+            if (said.has(what)) return;
+            said.add(what);
             log?.("warning", message);
           }
         },

@@ -47,9 +47,48 @@ Deno.test("a remote watch whose model is stored but not loaded on the server say
     assert.deepEqual(logged, [
       "warning: Live updates of 'm' interrupted (4409 model not loaded); reconnecting…",
       "warning: Live updates of 'm' wait for it to load: Model 'm' is stored but not loaded: …",
-      "warning: Live updates of 'm' interrupted (1006); reconnecting…",
     ]);
     assert.equal(ended, false, "the watch goes on: a repair brings the model back");
+  } finally {
+    globalThis.WebSocket = realWebSocket;
+  }
+});
+
+Deno.test("a server restart is said once: its 1001 and the 1006 of reconnects while it is down are one outage", async () => {
+  const realWebSocket = globalThis.WebSocket;
+  globalThis.WebSocket = FakeSocket as unknown as typeof WebSocket;
+  FakeSocket.made = [];
+  try {
+    // The REST API does not answer either while the server is down: nothing refused for good.
+    const invoker = {
+      invoke: () => Promise.reject(new TypeError("connection refused")),
+    } as unknown as Invoker;
+    const logged: string[] = [];
+    const watching = websocketCommitEvents(invoker, "http://h").watch(
+      "m",
+      () => {},
+      undefined,
+      (level, message) => logged.push(`${level}: ${message}`),
+    );
+    FakeSocket.made[0].onopen!({});
+    const stop = await watching;
+    /** Drops socket `index`, then waits for the feed's reconnect (after its own delay). */
+    const drop = async (index: number, code: number, reason = "") => {
+      FakeSocket.made[index].onclose!({ code, reason });
+      await settled();
+      while (FakeSocket.made.length === index + 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    await drop(0, 1001, "server shutting down");
+    await drop(1, 1006);
+    FakeSocket.made[2].onopen!({});
+    // A later outage is said again.
+    await drop(2, 1006);
+    stop();
+    assert.deepEqual(logged, [
+      "warning: Live updates of 'm' interrupted (1001 server shutting down); reconnecting…",
+      "info: Live updates of 'm' resumed",
+      "warning: Live updates of 'm' interrupted (1006); reconnecting…",
+    ]);
   } finally {
     globalThis.WebSocket = realWebSocket;
   }

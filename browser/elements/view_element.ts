@@ -35,7 +35,7 @@ import { getAt } from "../../engine/json/document.ts";
 import { jsonEqual, setMember } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type AuthoringEngine, localAuthoring } from "../../engine/service/authoring.ts";
-import type { Feed } from "../host/feed.ts";
+import { type Feed, goneMessage } from "../host/feed.ts";
 import {
   canonical,
   type FieldMessage,
@@ -389,7 +389,7 @@ export class SvcView extends LitElement {
           // Created again, the id may have another spec.
           this.#spec = null;
           this.view = null;
-          this.loadError = `Model '${this.modelId}' was deleted.`;
+          this.loadError = goneMessage(event);
           return;
         }
         // Every commit's caller effects, this element's own writes' too (they come through the feed once).

@@ -11,6 +11,13 @@ import { type ChangeFeedEvent, wholeModelChanged } from "../../engine/operations
 /** A change of one model: a mutation, a spec evolution, the model's deletion. */
 export type FeedEvent = ChangeFeedEvent;
 
+/** What a view says of a model its feed reports gone: deleted, or stored but not loaded here. */
+export function goneMessage(event: Extract<FeedEvent, { kind: "deleted" }>): string {
+  return event.unloaded
+    ? `Model '${event.modelId}' is stored but not loaded here: this version cannot load its spec.`
+    : `Model '${event.modelId}' was deleted.`;
+}
+
 /** Subscribes to the changes of one model; returns the unsubscribe function. */
 export interface Feed {
   subscribe(modelId: string, listener: (event: FeedEvent) => void): () => void;
@@ -32,7 +39,10 @@ export function serviceFeed(
         } else if (event.type === "restored" || event.type === "created") {
           // Everything may have changed, as after a reconnect (created: the id is back, perhaps with another spec).
           listener(wholeModelChanged(modelId));
-        } else if (event.type === "deleted") listener({ kind: "deleted", modelId });
+        } else if (event.type === "deleted") {
+          // Stored still, but not loadable here: a view says so rather than "was deleted".
+          listener({ kind: "deleted", modelId, ...event.unloaded && { unloaded: true } });
+        }
       }),
   };
 }

@@ -24,6 +24,7 @@ import { html, LitElement, nothing, type TemplateResult } from "lit";
 import { type ModelSpec, operations, ServiceError } from "../../engine/mod.ts";
 import "../elements/view_element.ts";
 import { type Connection, openServerConnection, openTabConnection } from "../host/connection.ts";
+import { goneMessage } from "../host/feed.ts";
 import { endPairing, type PairedSession, takePairingCode } from "../host/pairing.ts";
 import "./audit_panel.ts";
 import type { ConnectionChoice } from "./connection_form.ts";
@@ -294,9 +295,9 @@ export class Playground extends LitElement {
     this.#unsubscribe = id && this.connection
       ? this.connection.feed.subscribe(id, (event) => {
         if (event.kind === "deleted") {
-          // Deleted elsewhere (another client, another tab) or here: say so, rather than just leave the
-          // page, and keep the connection's status line as it is.
-          this.notice = `Model '${id}' was deleted.`;
+          // Deleted elsewhere (another client, another tab) or here, or no longer loadable here: say so,
+          // rather than just leave the page, and keep the connection's status line as it is.
+          this.notice = goneMessage(event);
           void this.#refreshModels();
         } else this.#changed();
       })

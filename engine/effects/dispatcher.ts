@@ -10,12 +10,17 @@
  * so the dispatcher holds only timers and in-flight attempts: after a restart
  * the host enqueues what its store still holds.
  *
+ * An attempt that throws unexpectedly (the host's `begin` failing) settles
+ * nothing: the job is put off with the default policy's backoff, doubled at
+ * each put-off in a row, and logged once per outage.
+ *
  * A kind with no executor on this host fails with
  * `no_executor_for_kind:<kind>` (`llm not configured` for `llm`).
  *
  * @module
  */
 import type { EffectPolicy } from "../model/nodes.ts";
+import { DEFAULT_POLICY } from "../model/sections/effects.ts";
 import { type Clock, MAX_TIMER_MS, type Scheduler } from "../ports.ts";
 import { type EffectExecutor, type ExecutorOutcome, finalFailure } from "./executor.ts";
 import type { EffectJob } from "./job.ts";
@@ -87,6 +92,8 @@ export class EffectDispatcher {
   readonly #observer: DispatchObserver;
   readonly #timers = new Map<string, { job: EffectJob; handle: unknown }>();
   readonly #running = new Map<string, { job: EffectJob; abort: AbortController; done: Promise<void> }>();
+  /** Put-offs in a row of jobs whose attempt threw. */
+  readonly #putOffs = new Map<string, number>();
   #closed = false;
 
   constructor(
@@ -135,11 +142,18 @@ export class EffectDispatcher {
     const done = this.#attempt(job, abort).then(
       (retry) => {
         this.#running.delete(job.id);
+        this.#putOffs.delete(job.id);
         if (retry) this.#arm(retry);
       },
       (err) => {
         this.#running.delete(job.id);
-        this.#warn(job, (err as Error).message);
+        if (abort.signal.aborted) return;
+        // An unexpected error settles nothing: the job, still in the outbox, is put off like a store
+        // outage (its effect's policy unknown here: the default one), logged once per outage.
+        const n = (this.#putOffs.get(job.id) ?? 0) + 1;
+        if (n < 2) this.#warn(job, `attempt put off (${(err as Error).message})`);
+        this.#putOffs.set(job.id, n);
+        this.#arm({ ...job, dueAt: this.#clock.now() + backoffDelay(DEFAULT_POLICY, job.attempt + n) });
       },
     );
     this.#running.set(job.id, { job, abort, done });
@@ -267,7 +281,12 @@ export class EffectDispatcher {
 
   /** Stops a model's jobs: timers cleared, attempts aborted (their results are dropped). */
   cancelModel(modelId: string): void {
-    for (const [id, { job }] of this.#timers) if (job.modelId === modelId) this.#disarm(id);
+    for (const [id, { job }] of this.#timers) {
+      if (job.modelId === modelId) {
+        this.#disarm(id);
+        this.#putOffs.delete(id);
+      }
+    }
     for (const { job, abort } of this.#running.values()) if (job.modelId === modelId) abort.abort();
   }
 

@@ -85,3 +85,33 @@ Deno.test("a wait beyond one timer's reach (a timer 30 days out, a long backoff)
   assert.deepEqual([timer.jobs.length, server.jobs.length], [1, 2], "both fell due at 30 days");
   await dispatcher.close();
 });
+
+Deno.test("an attempt whose begin throws unexpectedly is put off with backoff, logged once per outage", async () => {
+  const scheduler = new ManualScheduler();
+  const server = new ScriptedExecutor("server");
+  const inner = host();
+  let failures = 2;
+  const warnings: string[] = [];
+  const dispatcher = new EffectDispatcher(
+    {
+      ...inner,
+      begin: (job) => failures-- > 0 ? Promise.reject(new Error("bug")) : inner.begin(job),
+    },
+    [server],
+    { clock: scheduler.clock, scheduler, observer: { warn: (line) => warnings.push(line) } },
+  );
+  dispatcher.enqueue([jobOf({ type: "http", requests: [] })]);
+  await scheduler.advance(0);
+  assert.equal(scheduler.pending, 1, "the job is armed again, not dropped");
+  await scheduler.advance(999);
+  assert.equal(failures, 1, "put off by the first backoff (1 s)");
+  await scheduler.advance(1);
+  assert.equal(failures, 0, "tried again after 1 s; thrown again");
+  await scheduler.advance(1999);
+  assert.equal(server.jobs.length, 0, "the second put-off waits twice as long");
+  await scheduler.advance(1);
+  assert.equal(server.jobs.length, 1, "sent once the host begins it");
+  assert.deepEqual(inner.settled.map((o) => o.ok), [true]);
+  assert.deepEqual(warnings, ["effect 'e' of model 'm' (job 'e@0#1'): attempt put off (bug)"]);
+  await dispatcher.close();
+});

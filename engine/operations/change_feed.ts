@@ -33,8 +33,12 @@ export type ChangeFeedEvent =
     dispatchedEffects: DispatchedEffect[];
   }
   | { kind: "spec-evolved"; modelId: string; version: string }
-  /** The model was deleted: the server ended its feed with a normal closure (1000); no reconnect follows. */
-  | { kind: "deleted"; modelId: string };
+  /**
+   * The model was deleted: the server ended its feed with a normal closure (1000); no reconnect follows.
+   * `unloaded` (an in-tab service's feed only; a server closes such a feed with 4409, which is reconnected):
+   * it is stored still, but another process sharing the store gave it a spec this one does not load.
+   */
+  | { kind: "deleted"; modelId: string; unloaded?: true };
 
 /**
  * A handler the feed assigns to a socket. Declared through a method, whose

@@ -4,8 +4,10 @@
  * model is evolved, not replaced, so its data, its audit trail (the records
  * before the deploy, then the ones after, one valid hash chain) and its
  * effects outbox (a timer job fired before) stay; a stored model that did not
- * load is repaired by the served spec the same way; a change no evolution can
- * say (an annotation) still replaces the model, data kept, trail anew.
+ * load is repaired by the served spec the same way (one another tab makes
+ * unloadable while it is shown is said to be stored but not loaded here, not
+ * deleted); a change no evolution can say (an annotation) still replaces the
+ * model, data kept, trail anew.
  *
  * @module
  */
@@ -172,6 +174,24 @@ Deno.test("embedding: a new spec version evolves the stored model, trail and out
         await enter(model, "Count", "8");
         const { versions, valid } = await trail(page, "deploy");
         assert.deepEqual([versions, valid], [["1.0.0", "1.1.0"], true]);
+        await context.close();
+      },
+    );
+
+    await t.step(
+      "a shown model another tab makes unloadable: the view says it is not loaded here, not deleted",
+      async () => {
+        serve(deployed("1.0.0", 2));
+        const { context, page } = await fresh();
+        await page.goto(`${base}/deploy.html`);
+        const model = page.locator("svc-model");
+        await enter(model, "Count", "7");
+        // Another tab saves it under a version this one refuses: the page's store hears of it.
+        await storeSpecVersion(page, "deploy", "1.0", true);
+        await model.getByRole("alert").getByText(
+          "Model 'deploy' is stored but not loaded here: this version cannot load its spec.",
+          { exact: true },
+        ).waitFor();
         await context.close();
       },
     );

@@ -80,19 +80,28 @@ export async function freshPage(
 /**
  * Rewrites the version of the spec stored for model `id` in the page's `svc-embed` database to `version`
  * (not semantic, say): the stored model then no longer loads, as after an earlier engine stored it.
+ * `saved`: its head moves on too, as another tab's save moves it, so an open service hears of it.
  */
-export function storeSpecVersion(page: Page, id: string, version: string): Promise<unknown> {
-  return page.evaluate(([id, version]) =>
+export function storeSpecVersion(page: Page, id: string, version: string, saved = false): Promise<unknown> {
+  return page.evaluate(([id, version, saved]) =>
     new Promise((resolve, reject) => {
       const request = indexedDB.open("svc-embed");
       request.onerror = () => reject(request.error);
       request.onsuccess = () => {
-        const models = request.result.transaction("models", "readwrite").objectStore("models");
+        const transaction = request.result.transaction("models", "readwrite");
+        const models = transaction.objectStore("models");
+        transaction.oncomplete = resolve;
         const get = models.get(["model", id]);
         get.onsuccess = () => {
           get.result.spec.version = version;
-          models.put(get.result, ["model", id]).onsuccess = resolve;
+          models.put(get.result, ["model", id]);
+        };
+        if (!saved) return;
+        const head = models.get(["head", id]);
+        head.onsuccess = () => {
+          const rev = head.result.rev + 1;
+          models.put({ ...head.result, rev, gen: rev }, ["head", id]);
         };
       };
-    }), [id, version]);
+    }), [id, version, saved] as const);
 }
