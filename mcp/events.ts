@@ -7,6 +7,7 @@
  */
 import { changeFeed } from "../engine/operations/change_feed.ts";
 import type { Invoker } from "../engine/operations/invoker.ts";
+import { shortMessage } from "../engine/quoted.ts";
 import type { ServiceEvent } from "../engine/service/service.ts";
 
 /** A line about a watch for the session's log (`notifications/message`). */
@@ -84,7 +85,9 @@ export function websocketCommitEvents(
         baseUrl,
         invoker,
         apiKey: typeof apiKey === "function" ? apiKey() : apiKey,
-        onProblem(message, final) {
+        onProblem(problem, final) {
+          // The REST API's refusal is quoted in it: a hostile or broken upstream's message is cut to fit a log.
+          const message = shortMessage(problem);
           if (!opened) {
             stop();
             ready.reject(new Error(`cannot open the change feed of model '${modelId}'`));

@@ -93,3 +93,34 @@ Deno.test("a server restart is said once: its 1001 and the 1006 of reconnects wh
     globalThis.WebSocket = realWebSocket;
   }
 });
+
+Deno.test("a remote watch refused with a huge message logs it cut down (a hostile upstream cannot flood the log)", async () => {
+  const realWebSocket = globalThis.WebSocket;
+  globalThis.WebSocket = FakeSocket as unknown as typeof WebSocket;
+  FakeSocket.made = [];
+  try {
+    const invoker = {
+      invoke: () => Promise.reject(new ServiceError("forbidden", `Key refused: ${"x".repeat(100_000)}`)),
+    } as unknown as Invoker;
+    const logged: string[] = [];
+    const ended = Promise.withResolvers<void>();
+    const watching = websocketCommitEvents(invoker, "http://h").watch(
+      "m",
+      () => {},
+      () => ended.resolve(),
+      (level, message) => logged.push(`${level}: ${message}`),
+    );
+    FakeSocket.made[0].onopen!({});
+    await watching;
+    FakeSocket.made[0].onclose!({ code: 1006, reason: "" });
+    // The refusal is final: the watch ends with a warning quoting it.
+    await ended.promise;
+    assert.equal(logged.length, 2);
+    assert.equal(
+      logged[1],
+      `warning: Live updates of 'm' stopped: Key refused: ${"x".repeat(200)}… (100000 characters)`,
+    );
+  } finally {
+    globalThis.WebSocket = realWebSocket;
+  }
+});

@@ -24,6 +24,7 @@ import type { ModelApi } from "../engine/service/api.ts";
 import type { ModelService } from "../engine/service/service.ts";
 import { type CommitEvents, serviceCommitEvents } from "./events.ts";
 import { handlePost } from "./http_post.ts";
+import { initializeRefusal } from "./lifecycle.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 
 /** Sends a request to the server hosting `/mcp`, in process, as the client of the request being served. */
@@ -233,22 +234,27 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
         return full();
       }
       opening++;
+      // The body again, read only when the transport refused it as no `initialize`.
+      const copy = request.clone();
       try {
         const session = openSession(request, self);
         const response = await handlePost(session.transport, request);
         if (session.transport.sessionId === undefined) {
           await session.close();
-          // Not `initialize`: the SDK says "Server not initialized", which reads as a server fault.
+          // Not `initialize`: the SDK says "Server not initialized", which reads as a server fault. A
+          // malformed `initialize` is not one to the SDK either: it is told what is wrong with it.
           if (
             response.status === 400 &&
             /not initialized/.test((await response.clone().json().catch(() => null))?.error?.message)
           ) {
             await response.body?.cancel();
-            return noSession();
+            const refusal = initializeRefusal(await copy.json().catch(() => null));
+            return refusal ? Response.json(refusal, { status: 400 }) : noSession();
           }
         }
         return response;
       } finally {
+        if (!copy.bodyUsed) await copy.body?.cancel();
         opening--;
       }
     },

@@ -12,6 +12,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { receivingTransport } from "./received.ts";
 
 /** Protocol versions negotiated, newest first. */
 export const PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -35,17 +36,5 @@ function negotiated(message: JSONRPCMessage): JSONRPCMessage {
 
 /** `inner` with version negotiation applied to what it receives; connect the server to the result. */
 export function negotiatingTransport(inner: Transport): Transport {
-  const outer: Transport = {
-    start: () => inner.start(),
-    send: (message, options) => inner.send(message, options),
-    close: () => inner.close(),
-    get sessionId() {
-      return inner.sessionId;
-    },
-    setProtocolVersion: (version) => inner.setProtocolVersion?.(version),
-  };
-  inner.onmessage = (message, extra) => outer.onmessage?.(negotiated(message), extra);
-  inner.onclose = () => outer.onclose?.();
-  inner.onerror = (error) => outer.onerror?.(error);
-  return outer;
+  return receivingTransport(inner, (message, extra, deliver) => deliver(negotiated(message), extra));
 }

@@ -41,9 +41,10 @@ import type { ProgressEvent } from "../engine/service/generation.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import type { CommitEvents } from "./events.ts";
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from "./handshake.ts";
+import { lifecycleTransport } from "./lifecycle.ts";
 import { MAX_LINE_BYTES } from "./lines.ts";
 import { negotiatingTransport } from "./negotiation.ts";
-import { ProtocolError } from "./protocol_error.ts";
+import { invalidParams, ProtocolError } from "./protocol_error.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES, ResourceSubscriptions } from "./resources.ts";
 import { committedSuccess, toolFailure, toolSuccess } from "./results.ts";
 import { NO_FEATURES, type ToolDefinition, toolsFor } from "./tools.ts";
@@ -107,11 +108,7 @@ function handle<S extends RequestSchema>(
   const method = schema.shape.method.value;
   register.call(server, z.looseObject({ method: z.literal(method) }), (request: unknown, extra) => {
     const parsed = schema.safeParse(request);
-    if (!parsed.success) {
-      const issues = (parsed.error.issues ?? []) as { path: PropertyKey[]; message: string }[];
-      const detail = issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; ");
-      throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${detail}`);
-    }
+    if (!parsed.success) throw invalidParams(method, parsed.error.issues ?? []);
     // deno-lint-ignore no-explicit-any
     return handler(parsed.data, extra as any, request as any) as any;
   });
@@ -283,7 +280,11 @@ export function createMcpServer(target: ModelApi | Invoker, options: McpServerOp
     subscriptions.unsubscribe(request.params.uri);
     return {};
   });
-  return { server, connect: (transport) => server.connect(negotiatingTransport(transport)) };
+  // The lifecycle gate sees what the client sent, before negotiation fills in a version.
+  return {
+    server,
+    connect: (transport) => server.connect(negotiatingTransport(lifecycleTransport(transport))),
+  };
 }
 
 /**

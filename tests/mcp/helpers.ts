@@ -175,11 +175,17 @@ export function schemaErrors(schema: object, value: unknown): string[] {
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
 }
 
-/** A raw JSON-RPC exchange with a fresh `svc mcp` process: writes the lines, reads `expected` answers. */
-export async function rawStdio(lines: string[], expected: number): Promise<Record<string, unknown>[]> {
+/**
+ * A raw JSON-RPC exchange with a fresh `svc mcp` process: writes the lines,
+ * reads `expected` answers; without `expected`, closes stdin at once and reads
+ * everything the process writes before it exits (so that a line never written
+ * is seen to be missing).
+ */
+export async function rawStdio(lines: string[], expected = Infinity): Promise<Record<string, unknown>[]> {
   const process = startMcpProcess();
   const writer = process.child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(lines.map((l) => l + "\n").join("")));
+  if (expected === Infinity) await writer.close();
   const out: Record<string, unknown>[] = [];
   const decoder = new TextDecoder();
   let buffer = "";
@@ -194,7 +200,7 @@ export async function rawStdio(lines: string[], expected: number): Promise<Recor
       buffer = buffer.slice(newline + 1);
     }
   }
-  await writer.close();
+  if (expected !== Infinity) await writer.close();
   await reader.cancel();
   await process.stop();
   return out;

@@ -37,20 +37,115 @@ Deno.test("stdio: each supported version is echoed, others get the newest; initi
 Deno.test("stdio: malformed input gets JSON-RPC errors; a byte order mark is tolerated; ping is {}", async () => {
   const lines = [
     "\uFEFF" + JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    JSON.stringify(initializeMessage("2025-11-25", 0)),
     "not json",
     JSON.stringify({ hello: "world" }),
     JSON.stringify({ jsonrpc: "2.0", id: 2, method: "bogus/method" }),
     JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { arguments: {} } }),
   ];
-  const answers = await rawStdio(lines, 5);
+  const answers = await rawStdio(lines, 6);
   const byId = (id: unknown) => answers.filter((a) => a.id === id);
   assert.deepEqual(byId(1)[0].result, {});
+  assert.ok(byId(0)[0].result, "initialize");
   const parseAndInvalid = byId(null).map((a) => (a.error as { code: number }).code).sort((a, b) => a - b);
   assert.deepEqual(parseAndInvalid, [-32700, -32600]);
   assert.equal((byId(2)[0].error as { code: number }).code, -32601);
   const missingName = byId(3)[0].error as { code: number; message: string };
   assert.equal(missingName.code, -32602);
   assert.match(missingName.message, /name/);
+});
+
+Deno.test("stdio: before initialize, requests but ping are refused as /mcp refuses them, notifications ignored", async () => {
+  const call = (id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "list_models", arguments: {} },
+  });
+  const answers = await rawStdio([
+    // Would bring the readiness line, were it not ignored.
+    JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    JSON.stringify(call(1)),
+    JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+    JSON.stringify([call(3), { jsonrpc: "2.0", id: 4, method: "ping" }]),
+    JSON.stringify(initializeMessage("2025-06-18", 5)),
+    JSON.stringify(call(6)),
+  ]);
+  const byId = new Map(answers.filter((a) => !Array.isArray(a)).map((a) => [a.id, a]));
+  const refused = byId.get(1)!.error as { code: number; message: string };
+  assert.equal(refused.code, -32000);
+  assert.match(refused.message, /^Bad Request: initialize is required first: send initialize/);
+  assert.deepEqual(byId.get(2)!.result, {});
+  const batch = answers.find(Array.isArray) as unknown as Record<string, unknown>[];
+  assert.deepEqual(batch.map((a) => a.id), [3, 4]);
+  assert.deepEqual(batch[0].error, refused);
+  assert.deepEqual(batch[1].result, {});
+  assert.equal((byId.get(5)!.result as { protocolVersion: string }).protocolVersion, "2025-06-18");
+  assert.equal((byId.get(6)!.result as { isError: boolean }).isError, false, "runs once initialized");
+  assert.equal(answers.length, 5, "no readiness line: notifications/initialized came before initialize");
+});
+
+/** Bad `initialize` params, each with the member its refusal names. */
+const BAD_INITIALIZE: [Record<string, unknown>, RegExp][] = [
+  [
+    { capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    /params\.protocolVersion: .*expected string/,
+  ],
+  [
+    { protocolVersion: "2025-06-18", capabilities: "all", clientInfo: { name: "raw", version: "1" } },
+    /params\.capabilities: .*expected object, received string/,
+  ],
+  [{ protocolVersion: "2025-06-18", capabilities: {} }, /params\.clientInfo: /],
+];
+const badInitialize = (params: Record<string, unknown>, id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params,
+});
+
+/** Asserts a refusal of a bad `initialize`: -32602, a one-line message naming the member, no zod dump. */
+function assertInvalidParams(error: unknown, member: RegExp): void {
+  const { code, message } = error as { code: number; message: string };
+  assert.equal(code, -32602);
+  assert.match(message, /^Invalid params for initialize: /);
+  assert.match(message, member);
+  assert.doesNotMatch(message, /[\n[{]/, "a short message, not zod's issues as JSON");
+}
+
+Deno.test("stdio: a bad initialize is -32602 naming the member, and initializes nothing", async () => {
+  const answers = await rawStdio([
+    ...BAD_INITIALIZE.map(([params], i) => JSON.stringify(badInitialize(params, i))),
+    JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+  ]);
+  const byId = new Map(answers.map((a) => [a.id, a]));
+  BAD_INITIALIZE.forEach(([, member], i) => assertInvalidParams(byId.get(i)!.error, member));
+  assert.equal((byId.get(9)!.error as { code: number }).code, -32000, "still not initialized");
+});
+
+Deno.test("HTTP: a bad initialize is -32602 naming the member, with or without a session", async () => {
+  const server = await startTestServer();
+  try {
+    for (const [params, member] of BAD_INITIALIZE) {
+      const reply = await call(server.url, "POST", "/mcp", badInitialize(params, 7), POST_HEADERS);
+      assert.equal(reply.status, 400);
+      assert.equal(reply.headers.get("mcp-session-id"), null);
+      assert.equal(reply.json.id, 7);
+      assertInvalidParams(reply.json.error, member);
+    }
+    const init = await call(server.url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
+    const inSession = {
+      ...POST_HEADERS,
+      "mcp-session-id": init.headers.get("mcp-session-id")!,
+      "mcp-protocol-version": "2025-06-18",
+    };
+    const [params, member] = BAD_INITIALIZE[1];
+    const again = await call(server.url, "POST", "/mcp", badInitialize(params, 8), inSession);
+    assert.equal(again.json.id, 8);
+    assertInvalidParams(again.json.error, member);
+  } finally {
+    await server.close();
+  }
 });
 
 Deno.test("stdio: a batch is answered with one array line; an empty batch with one error", async () => {
