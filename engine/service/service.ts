@@ -470,21 +470,28 @@ export class ModelService implements ModelApi {
         this.#observer.warn?.(`refreshing from the store failed: ${(err as Error).message}`)
       );
     if (change.type === "model") {
-      const slot = this.#slots.get(change.modelId);
-      done(slot ? slot.queue.run(() => this.#catchUp(slot), false) : this.#adopt(change.modelId));
+      const id = change.modelId;
+      // A notice while the model is adopted may tell of a change the adoption read before: caught up after it.
+      done(this.#slots.has(id) || this.#adopting.has(id) ? this.#sync(id) : this.#adopt(id));
       return;
     }
     for (const job of change.jobs) {
       done((async () => {
-        if (!this.#slots.has(job.modelId)) await this.#adopt(job.modelId);
-        const slot = this.#slots.get(job.modelId);
+        const slot = await this.#sync(job.modelId);
         if (!slot) return;
-        await slot.queue.run(() => this.#catchUp(slot), false);
         // The service's copy may predate an outbox change that moved no revision: begin runs the store's.
         const known = slot.jobs.get(job.id);
         if (known) this.#dispatcher?.enqueue([known]);
       })());
     }
+  }
+
+  /** Brings model `id` up to the store, adopted first when it is new here; its slot, when it has one then. */
+  async #sync(id: string): Promise<Slot | undefined> {
+    if (!this.#slots.has(id)) await this.#adopt(id);
+    const slot = this.#slots.get(id);
+    if (slot) await slot.queue.run(() => this.#catchUp(slot), false);
+    return slot;
   }
 
   /** Loads a model another process created (once, however many notices arrive). */
@@ -532,9 +539,12 @@ export class ModelService implements ModelApi {
       const jobs = this.#withKeptOutcomes(slot, rebuilt.jobs.values());
       Object.assign(slot, { runtime: rebuilt.runtime, auditHead: rebuilt.auditHead, jobs });
       const version = rebuilt.runtime.model.version;
-      if (JSON.stringify(previous) !== JSON.stringify(rebuilt.runtime.model.spec)) {
-        this.#emit({ type: "spec-evolved", modelId: id, version });
-      }
+      // Its spec the same, its state was written anew (a restore, a compaction past this copy): read again.
+      this.#emit(
+        JSON.stringify(previous) !== JSON.stringify(rebuilt.runtime.model.spec)
+          ? { type: "spec-evolved", modelId: id, version }
+          : { type: "restored", modelId: id },
+      );
       this.#composition.disarm(id);
       await this.#armWatches(slot);
     }
