@@ -72,8 +72,40 @@ export async function createModelService(options: EmbedServiceOptions = {}): Pro
 export function pageConnection(): Promise<PageConnection> {
   return shared ??= openTabConnection({ database: EMBED_DATABASE }).then((connection) => ({
     ...connection,
-    feed: holdingFeed(connection.feed),
+    feed: holdingFeed(connection.feed, (id) => settledVersion(connection, id)),
   }));
+}
+
+/** The Web Lock an open of model `id` holds in whichever tab of the origin runs it. */
+const openLock = (id: string) => `${EMBED_DATABASE}:open:${id}`;
+
+/**
+ * The version of model `id` once what deleted it is over (`null`: gone). A replacement by another tab
+ * (journaled, under its open's lock) creates it again: its views see it come back, never "was deleted".
+ */
+async function settledVersion({ invoker, feed }: Connection, id: string): Promise<string | null> {
+  const version = async () => {
+    const now = await storedSpec(invoker, id).catch(() => null);
+    return now && (now.version ?? DEFAULT_VERSION);
+  };
+  // This tab's service may take the model created again in after the lock (the store's poll, a second).
+  let stop = () => {};
+  const back = new Promise((resolve) =>
+    stop = feed.subscribe(id, (event) => event.kind !== "deleted" && resolve(0))
+  );
+  try {
+    if (!(await journal.read(id).catch(() => undefined))) return null;
+    await exclusively(openLock(id), () => Promise.resolve());
+    if (await version() === null) {
+      await Promise.race([
+        back,
+        new Promise((resolve) => setTimeout(resolve, 2000)),
+      ]);
+    }
+    return await version();
+  } finally {
+    stop();
+  }
 }
 
 /** What {@link open} resolves to. */
@@ -112,7 +144,7 @@ export function open(spec: ModelSpec): Promise<Opened> {
   if (last && jsonEqual(last.spec, spec)) return last.done;
   const done = (last?.done.catch(() => undefined) ?? Promise.resolve()).then(async () => {
     const connection = await pageConnection();
-    await exclusively(`${EMBED_DATABASE}:open:${id}`, async () => {
+    await exclusively(openLock(id), async () => {
       // The page's views of the model see it as it was until it is settled, then as it came out.
       const release = connection.feed.hold(id);
       try {
