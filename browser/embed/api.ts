@@ -16,6 +16,7 @@
  */
 import {
   DEFAULT_VERSION,
+  type Invoker,
   type Json,
   type ModelService,
   type ModelSpec,
@@ -78,32 +79,35 @@ export function pageConnection(): Promise<PageConnection> {
 /** The Web Lock an open of model `id` holds in whichever tab of the origin runs it. */
 const openLock = (id: string) => `${EMBED_DATABASE}:open:${id}`;
 
+/** The version of the model stored under `id` as this tab's service has it, `null` when there is none. */
+async function storedVersion(invoker: Invoker, id: string): Promise<string | null> {
+  const now = await storedSpec(invoker, id).catch(() => null);
+  return now && (now.version ?? DEFAULT_VERSION);
+}
+
 /**
- * The version of model `id` once what deleted it is over (`null`: gone). A replacement by another tab
- * (journaled, under its open's lock) creates it again: its views see it come back, never "was deleted".
+ * The version of model `id` once what deleted it is over (`null`: gone), read after every event held
+ * meanwhile. A replacement by another tab (journaled, under its open's lock) creates it again: its views
+ * see it come back, never "was deleted".
  */
 async function settledVersion({ invoker, feed }: Connection, id: string): Promise<string | null> {
-  const version = async () => {
-    const now = await storedSpec(invoker, id).catch(() => null);
-    return now && (now.version ?? DEFAULT_VERSION);
-  };
   // This tab's service may take the model created again in after the lock (the store's poll, a second).
   let stop = () => {};
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const back = new Promise((resolve) =>
     stop = feed.subscribe(id, (event) => event.kind !== "deleted" && resolve(0))
   );
   try {
-    if (!(await journal.read(id).catch(() => undefined))) return null;
-    await exclusively(openLock(id), () => Promise.resolve());
-    if (await version() === null) {
-      await Promise.race([
-        back,
-        new Promise((resolve) => setTimeout(resolve, 2000)),
-      ]);
+    if (await journal.read(id).catch(() => undefined)) {
+      await exclusively(openLock(id), () => Promise.resolve());
+      if (await storedVersion(invoker, id) === null) {
+        await Promise.race([back, new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
+      }
     }
-    return await version();
+    return await storedVersion(invoker, id);
   } finally {
     stop();
+    clearTimeout(timer);
   }
 }
 
@@ -138,8 +142,7 @@ export function open(spec: ModelSpec): Promise<Opened> {
       try {
         await settle(connection.invoker, journal, spec);
       } finally {
-        const now = await storedSpec(connection.invoker, id).catch(() => null);
-        release(now && (now.version ?? DEFAULT_VERSION));
+        release(await storedVersion(connection.invoker, id));
       }
     });
     return { id, connection };
