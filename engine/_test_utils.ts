@@ -6,6 +6,8 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { MemoryModelStore } from "./service/memory.ts";
+import type { ModelRefresh, StoreChange, StoreCoordination } from "./service/ports.ts";
 import { DEFAULT_CONFIG, type EngineConfig } from "./config.ts";
 import { type ErrorKind, ServiceError } from "./errors.ts";
 import jsonata from "jsonata";
@@ -215,4 +217,25 @@ export function largeSpec(id: string, count: number, last = `in${count - 1} * 2`
       expr: i === count - 1 ? last : `in${i} * 2`,
     })),
   } as ModelSpec;
+}
+
+/** A memory store shared with another process, whose changes the test plays: `next` is what a refresh finds. */
+export class SharedStore extends MemoryModelStore {
+  next: ModelRefresh = { kind: "current" };
+  #listener: (change: StoreChange) => void = () => {};
+  readonly coordination: StoreCoordination = {
+    refresh: () => Promise.resolve(structuredClone(this.next)),
+    watch: (listener) => {
+      this.#listener = listener;
+      return Promise.resolve(() => {});
+    },
+    claim: (job) => Promise.resolve(job),
+  };
+
+  /** The other process changed model `modelId` as `next` says. */
+  async changed(modelId: string, next: ModelRefresh): Promise<void> {
+    this.next = next;
+    this.#listener({ type: "model", modelId });
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
 }

@@ -21,16 +21,16 @@ import {
   type ModelService,
   type ModelSpec,
   operations,
-  ServiceError,
   type ServiceEvent,
-  specInvalid,
 } from "../../engine/mod.ts";
 import { jsonEqual } from "../../engine/json/value.ts";
-import { evolutionBetween } from "../../engine/evolve/spec_diff.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
 import { type HoldingFeed, holdingFeed } from "./held_feed.ts";
-import { createWithState, finishInterrupted, idbReplaceJournal } from "./replace_journal.ts";
+import { idbReplaceJournal } from "./replace_journal.ts";
+import { settle, StoredModelKept, storedSpec } from "./settle.ts";
+
+export { StoredModelKept };
 
 /** Options of {@link createModelService}. */
 export interface EmbedServiceOptions {
@@ -72,25 +72,49 @@ export async function createModelService(options: EmbedServiceOptions = {}): Pro
 export function pageConnection(): Promise<PageConnection> {
   return shared ??= openTabConnection({ database: EMBED_DATABASE }).then((connection) => ({
     ...connection,
-    feed: holdingFeed(connection.feed),
+    feed: holdingFeed(connection.feed, (id) => settledVersion(connection, id)),
   }));
+}
+
+/** The Web Lock an open of model `id` holds in whichever tab of the origin runs it. */
+const openLock = (id: string) => `${EMBED_DATABASE}:open:${id}`;
+
+/** The version of the model stored under `id` as this tab's service has it, `null` when there is none. */
+async function storedVersion(invoker: Invoker, id: string): Promise<string | null> {
+  const now = await storedSpec(invoker, id).catch(() => null);
+  return now && (now.version ?? DEFAULT_VERSION);
+}
+
+/**
+ * The version of model `id` once what deleted it is over (`null`: gone), read after every event held
+ * meanwhile. A replacement by another tab (journaled, under its open's lock) creates it again: its views
+ * see it come back, never "was deleted".
+ */
+async function settledVersion({ invoker, feed }: Connection, id: string): Promise<string | null> {
+  // This tab's service may take the model created again in after the lock (the store's poll, a second).
+  let stop = () => {};
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const back = new Promise((resolve) =>
+    stop = feed.subscribe(id, (event) => event.kind !== "deleted" && resolve(0))
+  );
+  try {
+    if (await journal.read(id).catch(() => undefined)) {
+      await exclusively(openLock(id), () => Promise.resolve());
+      if (await storedVersion(invoker, id) === null) {
+        await Promise.race([back, new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
+      }
+    }
+    return await storedVersion(invoker, id);
+  } finally {
+    stop();
+    clearTimeout(timer);
+  }
 }
 
 /** What {@link open} resolves to. */
 export interface Opened {
   id: string;
   connection: Connection;
-}
-
-/**
- * Why {@link open} failed while the model stored under `id` stays as it was
- * (its spec and data), so it can still be shown and written.
- */
-export class StoredModelKept extends Error {
-  /** @param id The id of the stored model, kept. */
-  constructor(message: string, readonly id: string) {
-    super(message);
-  }
 }
 
 /** The opens of this page in progress, by model id. */
@@ -112,14 +136,13 @@ export function open(spec: ModelSpec): Promise<Opened> {
   if (last && jsonEqual(last.spec, spec)) return last.done;
   const done = (last?.done.catch(() => undefined) ?? Promise.resolve()).then(async () => {
     const connection = await pageConnection();
-    await exclusively(`${EMBED_DATABASE}:open:${id}`, async () => {
+    await exclusively(openLock(id), async () => {
       // The page's views of the model see it as it was until it is settled, then as it came out.
       const release = connection.feed.hold(id);
       try {
-        await settle(connection.invoker, spec);
+        await settle(connection.invoker, journal, spec);
       } finally {
-        const now = await storedSpec(connection.invoker, id).catch(() => null);
-        release(now && (now.version ?? DEFAULT_VERSION));
+        release(await storedVersion(connection.invoker, id));
       }
     });
     return { id, connection };
@@ -134,124 +157,6 @@ export function open(spec: ModelSpec): Promise<Opened> {
 function exclusively<T>(name: string, task: () => Promise<T>): Promise<T> {
   const locks = globalThis.navigator?.locks;
   return locks ? locks.request(name, task) : task();
-}
-
-/** The stored spec of model `id`, `null` when there is none. */
-async function storedSpec(invoker: Invoker, id: string): Promise<ModelSpec | null> {
-  try {
-    return await invoker.invoke(operations.getSpec, { id });
-  } catch (err) {
-    if (err instanceof ServiceError && err.kind === "not_found") return null;
-    throw err;
-  }
-}
-
-/** Creates the model of `spec`, or keeps or replaces the one stored under its id. */
-async function settle(invoker: Invoker, spec: ModelSpec): Promise<void> {
-  await finishInterrupted(invoker, journal, spec.id, spec);
-  let stored = await storedSpec(invoker, spec.id);
-  if (!stored) {
-    try {
-      await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
-      return;
-    } catch (err) {
-      // Another tab created it meanwhile (this tab's service has taken it in): go on as with a stored one.
-      if (!(err instanceof ServiceError && err.kind === "conflict")) throw err;
-      stored = await storedSpec(invoker, spec.id);
-      if (!stored) throw err;
-    }
-  }
-  // Compared as it would be stored (a branch flattened, the default version): the same spec keeps
-  // its model as it is, outbox and trail included.
-  const flat = await invoker.invoke(operations.flattenSpec, { spec: spec as unknown as Json });
-  const target = { version: DEFAULT_VERSION, ...flat };
-  // A tab that changed the spec meanwhile (a 409) makes the evolution start again from what it stored.
-  for (let tries = 3; !jsonEqual(stored, target); tries--) {
-    const evolved = await evolve(invoker, stored!, spec, target, tries === 1);
-    if (evolved === "replace") return await replace(invoker, stored!, spec);
-    stored = await storedSpec(invoker, spec.id);
-    if (!stored) throw new Error(`Model '${spec.id}' was deleted while it was being opened`);
-    if (evolved === "evolved" && !jsonEqual(stored, target)) return await replace(invoker, stored, spec);
-  }
-}
-
-/** Why the stored model stays as it was: `spec` could not take its place. */
-function kept(stored: ModelSpec, spec: ModelSpec, why: string): StoredModelKept {
-  const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
-  return new StoredModelKept(
-    `Model '${spec.id}' keeps its stored version ${version(stored)} and its data: version ${version(spec)} ` +
-      `of its spec could not replace it (${why})`,
-    spec.id,
-  );
-}
-
-/**
- * Evolves the stored model (of spec `stored`) into one of `spec` (`target`, as stored), keeping its
- * audit trail and effects outbox; also the repair of a stored model that did not load. "replace" when
- * no evolution says the difference; "conflict" when another tab changed the model meanwhile (thrown on
- * the `last` try). A spec that is invalid or refuses the stored state changes nothing (StoredModelKept).
- */
-async function evolve(
-  invoker: Invoker,
-  stored: ModelSpec,
-  spec: ModelSpec,
-  target: ModelSpec,
-  last: boolean,
-): Promise<"evolved" | "replace" | "conflict"> {
-  const report = await invoker.invoke(operations.validateSpec, { spec: spec as unknown as Json });
-  if (!report.valid) throw kept(stored, spec, specInvalid(report.errors).message);
-  const evolution = evolutionBetween(stored, target);
-  if (!evolution) return "replace";
-  try {
-    await invoker.invoke(operations.evolveSpec, {
-      id: spec.id,
-      evolution: { ...evolution, expectedVersion: stored.version ?? DEFAULT_VERSION } as unknown as Json,
-    });
-    return "evolved";
-  } catch (err) {
-    if (!(err instanceof ServiceError)) throw err;
-    if (err.kind === "validation_failed") throw kept(stored, spec, err.message);
-    if (err.kind === "conflict" && !last) return "conflict";
-    // What the evolution could not say (a spec too large once evolved, ...) a replacement may.
-    if (err.kind !== "conflict") return "replace";
-    throw err;
-  }
-}
-
-/**
- * Replaces the stored model (of spec `stored`) by one of `spec` (already
- * validated) with the same state; when its model cannot be created or refuses
- * the state, the old model is put back (its spec and state).
- */
-async function replace(invoker: Invoker, stored: ModelSpec, spec: ModelSpec): Promise<void> {
-  const id = spec.id;
-  const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
-  const snapshot = await invoker.invoke(operations.snapshot, { id }) as unknown as Record<string, unknown>;
-  const put = (replacement: ModelSpec) => createWithState(invoker, replacement, snapshot);
-  // Durable before the delete: a tab that goes midway leaves it for the next open (finishInterrupted).
-  await journal.write(id, { stored, snapshot, version: version(spec) });
-  await invoker.invoke(operations.deleteModel, { id });
-  try {
-    await put(spec);
-  } catch (err) {
-    const why = (err as Error).message;
-    try {
-      // The new model, when it was created (and refused the state).
-      await invoker.invoke(operations.deleteModel, { id }).catch(() => undefined);
-      await put(stored);
-    } catch (back) {
-      // The journal keeps the record for the next open (finishInterrupted); the console, a copy a person sees.
-      console.error(`svc-embed: the state of model '${id}', which could not be put back:`, snapshot);
-      throw new Error(
-        `Model '${id}' could not take version ${version(spec)} of its spec (${why}), and putting back ` +
-          `its stored model failed too (${(back as Error).message}): the next open (a reload of the page) ` +
-          `puts it back from ${journal.where}, and its state is in the console`,
-      );
-    }
-    await journal.remove(id);
-    throw kept(stored, spec, why);
-  }
-  await journal.remove(id);
 }
 
 /** Writes base fields of a model of the page-wide service. */

@@ -23,7 +23,16 @@ const whole = (modelId: string): FeedEvent => ({
   dispatchedEffects: [],
 });
 
-Deno.test("a held model's events wait for the release, which tells of one change; others pass", () => {
+/** A write of model `modelId` whose commit dispatched a caller effect. */
+const withEffect = (modelId: string): FeedEvent => ({
+  kind: "mutation",
+  modelId,
+  mutatedPaths: ["$.n"],
+  derivedUpdated: [],
+  dispatchedEffects: [{ effectId: "notify", kind: "caller", payload: { n: 1 } }] as never,
+});
+
+Deno.test("a held model's events wait for the release, which tells of the writes, then one change; others pass", () => {
   const inner = manualFeed();
   const feed = holdingFeed(inner);
   const [heard, other] = [[] as FeedEvent[], [] as FeedEvent[]];
@@ -33,11 +42,17 @@ Deno.test("a held model's events wait for the release, which tells of one change
   const release = feed.hold("a");
   inner.send({ kind: "deleted", modelId: "a" });
   inner.send(whole("a"));
+  inner.send(withEffect("a"));
   inner.send(whole("b"));
   assert.deepEqual(heard, []);
   assert.deepEqual(other, [whole("b")]);
   release("2.0.0");
-  assert.deepEqual(heard, [{ kind: "spec-evolved", modelId: "a", version: "2.0.0" }]);
+  // The writes (another writer's caller effects among them), not the deletion, then the summary.
+  assert.deepEqual(heard, [whole("a"), withEffect("a"), {
+    kind: "spec-evolved",
+    modelId: "a",
+    version: "2.0.0",
+  }]);
 
   // Gone at the release: told so. Nothing held: nothing told. Released: events pass again.
   const gone = feed.hold("a");
@@ -45,7 +60,44 @@ Deno.test("a held model's events wait for the release, which tells of one change
   gone(null);
   feed.hold("a")("1.0.0");
   inner.send(whole("a"));
-  assert.deepEqual(heard.slice(1), [{ kind: "deleted", modelId: "a" }, whole("a")]);
+  assert.deepEqual(heard.slice(3), [{ kind: "deleted", modelId: "a" }, whole("a")]);
+});
+
+Deno.test("a deletion this page did not make waits for what settled says: back (another tab's replacement) or gone", async () => {
+  const inner = manualFeed();
+  const outcomes = [Promise.withResolvers<string | null>(), Promise.withResolvers<string | null>()];
+  const asked: string[] = [];
+  const feed = holdingFeed(inner, (modelId) => (asked.push(modelId), outcomes[asked.length - 1].promise));
+  const heard: FeedEvent[] = [];
+  feed.subscribe("a", (event) => heard.push(event));
+
+  inner.send({ kind: "deleted", modelId: "a" });
+  inner.send(whole("a"));
+  inner.send(withEffect("a"));
+  assert.deepEqual(heard, []);
+  outcomes[0].resolve("2.0.0");
+  await outcomes[0].promise;
+  assert.deepEqual(heard, [whole("a"), withEffect("a"), {
+    kind: "spec-evolved",
+    modelId: "a",
+    version: "2.0.0",
+  }]);
+
+  inner.send({ kind: "deleted", modelId: "a" });
+  outcomes[1].resolve(null);
+  await outcomes[1].promise;
+  assert.deepEqual(heard.slice(3), [{ kind: "deleted", modelId: "a" }]);
+  // A deletion during a hold of this page's own is that hold's: settled is not asked.
+  const release = feed.hold("a");
+  inner.send({ kind: "deleted", modelId: "a" });
+  release("3.0.0");
+  assert.deepEqual(asked, ["a", "a"]);
+  // Without settled, a deletion passes at once.
+  const alone = manualFeed();
+  const told: FeedEvent[] = [];
+  holdingFeed(alone).subscribe("a", (event) => told.push(event));
+  alone.send({ kind: "deleted", modelId: "a" });
+  assert.deepEqual(told, [{ kind: "deleted", modelId: "a" }]);
 });
 
 Deno.test("holds of one model nest: its events wait for the last release", () => {
@@ -58,11 +110,11 @@ Deno.test("holds of one model nest: its events wait for the last release", () =>
   first("1.0.0");
   assert.deepEqual(heard, []);
   second("1.0.0");
-  assert.deepEqual(heard, [{ kind: "spec-evolved", modelId: "a", version: "1.0.0" }]);
+  assert.deepEqual(heard, [whole("a"), { kind: "spec-evolved", modelId: "a", version: "1.0.0" }]);
   // Unsubscribed, a listener hears no release.
   stop();
   const third = feed.hold("a");
   inner.send(whole("a"));
   third("1.0.0");
-  assert.equal(heard.length, 1);
+  assert.equal(heard.length, 2);
 });

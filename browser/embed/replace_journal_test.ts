@@ -9,12 +9,8 @@ import {
 } from "../../engine/mod.ts";
 import { MemoryAuditTrail, MemoryModelStore } from "../../engine/service/memory.ts";
 import type { LoadedModel } from "../../engine/service/ports.ts";
-import {
-  createWithState,
-  finishInterrupted,
-  type ReplaceJournal,
-  type ReplaceRecord,
-} from "./replace_journal.ts";
+import { memoryJournal } from "./_test_utils.ts";
+import { createWithState, finishInterrupted } from "./replace_journal.ts";
 
 /** A counter model of `version`; 2.0.0 adds a field. */
 const counter = (version: string): ModelSpec =>
@@ -26,18 +22,6 @@ const counter = (version: string): ModelSpec =>
       properties: { n: { type: "number" }, ...version === "2.0.0" ? { note: { type: "string" } } : {} },
     },
   }) as unknown as ModelSpec;
-
-/** A journal in memory. */
-function memoryJournal(): ReplaceJournal & { records: Map<string, ReplaceRecord> } {
-  const records = new Map<string, ReplaceRecord>();
-  return {
-    where: "memory",
-    records,
-    read: (id) => Promise.resolve(records.get(id)),
-    write: (id, record) => Promise.resolve(void records.set(id, record)),
-    remove: (id) => Promise.resolve(void records.delete(id)),
-  };
-}
 
 /**
  * A service holding counter 1.0.0 at n = 7, and the journal a replacement by

@@ -468,21 +468,28 @@ export class ModelService implements ModelApi {
   /** What another process sharing the store did: refresh the model (or load it), or run handed-over jobs. */
   #onStoreChange(change: StoreChange): void {
     if (change.type === "model") {
-      const slot = this.#slots.get(change.modelId);
-      this.#refreshing(slot ? slot.queue.run(() => this.#catchUp(slot), false) : this.#adopt(change.modelId));
+      const id = change.modelId;
+      // A notice while the model is adopted may tell of a change the adoption read before: caught up after it.
+      this.#refreshing(this.#slots.has(id) || this.#adopting.has(id) ? this.#sync(id) : this.#adopt(id));
       return;
     }
     for (const job of change.jobs) {
       this.#refreshing((async () => {
-        if (!this.#slots.has(job.modelId)) await this.#adopt(job.modelId);
-        const slot = this.#slots.get(job.modelId);
+        const slot = await this.#sync(job.modelId);
         if (!slot) return;
-        await slot.queue.run(() => this.#catchUp(slot), false);
         // The service's copy may predate an outbox change that moved no revision: begin runs the store's.
         const known = slot.jobs.get(job.id);
         if (known) this.#dispatcher?.enqueue([known]);
       })());
     }
+  }
+
+  /** Brings model `id` up to the store, adopted first when it is new here; its slot, when it has one then. */
+  async #sync(id: string): Promise<Slot | undefined> {
+    if (!this.#slots.has(id)) await this.#adopt(id);
+    const slot = this.#slots.get(id);
+    if (slot) await slot.queue.run(() => this.#catchUp(slot), false);
+    return slot;
   }
 
   /** Loads a model another process created (once, however many notices arrive). */
@@ -531,9 +538,12 @@ export class ModelService implements ModelApi {
       const jobs = this.#withKeptOutcomes(slot, rebuilt.jobs.values());
       Object.assign(slot, { runtime: rebuilt.runtime, auditHead: rebuilt.auditHead, jobs });
       const version = rebuilt.runtime.model.version;
-      if (JSON.stringify(previous) !== JSON.stringify(rebuilt.runtime.model.spec)) {
-        this.#emit({ type: "spec-evolved", modelId: id, version });
-      }
+      // Its spec the same, its state was written anew (a restore, a compaction past this copy): read again.
+      this.#emit(
+        JSON.stringify(previous) !== JSON.stringify(rebuilt.runtime.model.spec)
+          ? { type: "spec-evolved", modelId: id, version }
+          : { type: "restored", modelId: id },
+      );
       this.#composition.disarm(id);
       await this.#armWatches(slot);
     }

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { rejectsWith, serviceOf } from "../_test_utils.ts";
+import { rejectsWith, serviceOf, SharedStore } from "../_test_utils.ts";
 import type { JobChanges } from "../effects/job.ts";
 import type { ModelSpec } from "../model/types.ts";
 import { MemoryAuditTrail, MemoryModelStore } from "./memory.ts";
-import type { LoadedModel, ModelRefresh, PersistedState, StoreChange, StoreCoordination } from "./ports.ts";
+import type { LoadedModel, ModelRefresh, PersistedState } from "./ports.ts";
 import type { ServiceEvent } from "./service.ts";
 
 const VALID = {
@@ -215,27 +215,6 @@ Deno.test("a repaired model whose stored state cannot be read is kept for recove
   ]);
   assert.match(warnings.join("\n"), /model 'old': state could not be reconstructed .*RECOVERY NEEDED/);
 });
-
-/** A memory store shared with another process, whose changes the test plays: `next` is what a refresh finds. */
-class SharedStore extends MemoryModelStore {
-  next: ModelRefresh = { kind: "current" };
-  #listener: (change: StoreChange) => void = () => {};
-  readonly coordination: StoreCoordination = {
-    refresh: () => Promise.resolve(structuredClone(this.next)),
-    watch: (listener) => {
-      this.#listener = listener;
-      return Promise.resolve(() => {});
-    },
-    claim: (job) => Promise.resolve(job),
-  };
-
-  /** The other process changed model `modelId` as `next` says. */
-  async changed(modelId: string, next: ModelRefresh): Promise<void> {
-    this.next = next;
-    this.#listener({ type: "model", modelId });
-    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-}
 
 for (const deletedBy of ["this process", "the other process"]) {
   Deno.test(`a model another process gives a spec that does not compile here is heard gone once (deleted by ${deletedBy})`, async () => {

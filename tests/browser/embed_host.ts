@@ -46,7 +46,7 @@ export function counter(version: string, step: number): Record<string, unknown> 
         id: "main",
         label: `Counter ${version}`,
         components: [
-          { id: "n", type: "numberField", label: "Count", bind: "$.n" },
+          { id: "n", type: "numericField", label: "Count", bind: "$.n" },
           {
             id: "add",
             type: "button",

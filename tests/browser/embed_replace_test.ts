@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The embed replacing a stored model, as a person sees it in real Chromium:
- * the element never says the model "was deleted" while it replaces it itself;
+ * the element never says the model "was deleted" while it replaces it itself, nor while another
+ * tab does;
  * a `view` only the refused spec has shows the kept model's default view,
  * saying so; a replacement whose put-back fails (storage failing under it)
  * says so, logs the state, and the next open puts the model back from the journal; a journal record over a
@@ -29,7 +30,7 @@ function withExtraView(spec: Record<string, unknown>): Record<string, unknown> {
   views.push({
     id: "extra",
     label: "Extra view",
-    components: [{ id: "x", type: "numberField", label: "Count", bind: "$.n" }],
+    components: [{ id: "x", type: "numericField", label: "Count", bind: "$.n" }],
   });
   return spec;
 }
@@ -94,6 +95,9 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
       await page.goto(`${base}/set.html`);
       const model = page.locator("#m");
       await setSpec(page, counter("1.0.0", 1));
+      // The counter's Count is a number field (numericField), not a text box.
+      const countBox = model.getByLabel("Count", { exact: true });
+      assert.equal(await countBox.getAttribute("inputmode"), "decimal");
       await model.getByRole("button", { name: "Add a step" }).click();
       await assertEventually(async () => await count(model) === "1");
 
@@ -117,6 +121,38 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
       // The new spec is the view's: its button adds the new step.
       await model.getByRole("button", { name: "Add a step" }).click();
       await assertEventually(async () => await count(model) === "11");
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+
+    await t.step("another tab's replacement: this tab sees the model come back, never deleted", async () => {
+      files["/tabs.html"] = hostPage(`<svc-model id="m"></svc-model>`);
+      const { context, page, errors } = await fresh();
+      await page.goto(`${base}/tabs.html`);
+      const model = page.locator("#m");
+      await setSpec(page, counter("1.0.0", 1));
+      await model.getByRole("button", { name: "Add a step" }).click();
+      await assertEventually(async () => await count(model) === "1");
+      await recordTexts(model);
+
+      // The other tab deploys a change no evolution says (an annotation): deleted, created again, restored.
+      const other = await context.newPage();
+      await other.goto(`${base}/tabs.html`);
+      await setSpec(other, counter("1.0.0", 1));
+      await other.locator("#m").getByRole("heading", { name: "Counter 1.0.0" }).waitFor();
+      // Many derivations: its create compiles long enough for this tab to hear the deletion first.
+      const derivations = Array.from({ length: 300 }, (_, i) => ({ path: `$.d${i}`, expr: `n + ${i}` }));
+      await setSpec(other, { ...counter("2.0.0", 10), derivations, _name: "Counter, renamed" });
+      await other.locator("#m").getByRole("heading", { name: "Counter 2.0.0" }).waitFor();
+
+      await model.getByRole("heading", { name: "Counter 2.0.0" }).waitFor();
+      assert.equal(await count(model), "1");
+      const seen = await shownTexts(page);
+      assert.deepEqual(seen.filter((text) => /was deleted/.test(text)), []);
+      // The new spec is this tab's view's too.
+      await model.getByRole("button", { name: "Add a step" }).click();
+      await assertEventually(async () => await count(model) === "11");
+      await screenshot(page, "embed-other-tab-replaced");
       assert.deepEqual(errors, []);
       await context.close();
     });

@@ -1,0 +1,160 @@
+/**
+ * How an open of the embed settles the model stored under a spec's id: created,
+ * kept as it is, evolved into the new spec, or replaced (journaled) where no
+ * evolution says the change; a spec that cannot take its place leaves it as it was.
+ *
+ * @module
+ */
+import {
+  DEFAULT_VERSION,
+  type Invoker,
+  type Json,
+  type ModelSpec,
+  operations,
+  ServiceError,
+  specInvalid,
+} from "../../engine/mod.ts";
+import { jsonEqual } from "../../engine/json/value.ts";
+import { evolutionBetween } from "../../engine/evolve/spec_diff.ts";
+import { createWithState, finishInterrupted, type ReplaceJournal } from "./replace_journal.ts";
+
+/**
+ * Why an open failed while the model stored under `id` stays as it was
+ * (its spec and data), so it can still be shown and written.
+ */
+export class StoredModelKept extends Error {
+  /** @param id The id of the stored model, kept. */
+  constructor(message: string, readonly id: string) {
+    super(message);
+  }
+}
+
+/** The stored spec of model `id`, `null` when there is none. */
+export async function storedSpec(invoker: Invoker, id: string): Promise<ModelSpec | null> {
+  try {
+    return await invoker.invoke(operations.getSpec, { id });
+  } catch (err) {
+    if (err instanceof ServiceError && err.kind === "not_found") return null;
+    throw err;
+  }
+}
+
+/**
+ * Creates the model of `spec`, or keeps, evolves or replaces the one stored under its id, a replacement
+ * kept in `journal` until it finished (a replacement left midway is finished first). Run under the open's lock.
+ */
+export async function settle(invoker: Invoker, journal: ReplaceJournal, spec: ModelSpec): Promise<void> {
+  await finishInterrupted(invoker, journal, spec.id, spec);
+  let stored = await storedSpec(invoker, spec.id);
+  if (!stored) {
+    try {
+      await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
+      return;
+    } catch (err) {
+      // Another tab created it meanwhile (this tab's service has taken it in): go on as with a stored one.
+      if (!(err instanceof ServiceError && err.kind === "conflict")) throw err;
+      stored = await storedSpec(invoker, spec.id);
+      if (!stored) throw err;
+    }
+  }
+  // Compared as it would be stored (a branch flattened, the default version): the same spec keeps
+  // its model as it is, outbox and trail included.
+  const flat = await invoker.invoke(operations.flattenSpec, { spec: spec as unknown as Json });
+  const target = { version: DEFAULT_VERSION, ...flat };
+  // A tab that changed the spec meanwhile (a 409) makes the evolution start again from what it stored.
+  for (let tries = 3; !jsonEqual(stored, target); tries--) {
+    const evolved = await evolve(invoker, stored!, spec, target, tries === 1);
+    if (evolved === "replace") return await replace(invoker, journal, stored!, spec);
+    stored = await storedSpec(invoker, spec.id);
+    if (!stored) throw new Error(`Model '${spec.id}' was deleted while it was being opened`);
+    if (evolved === "evolved" && !jsonEqual(stored, target)) {
+      return await replace(invoker, journal, stored, spec);
+    }
+  }
+}
+
+/** Why the stored model stays as it was: `spec` could not take its place. */
+function kept(stored: ModelSpec, spec: ModelSpec, why: string): StoredModelKept {
+  const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
+  return new StoredModelKept(
+    `Model '${spec.id}' keeps its stored version ${version(stored)} and its data: version ${version(spec)} ` +
+      `of its spec could not replace it (${why})`,
+    spec.id,
+  );
+}
+
+/**
+ * Evolves the stored model (of spec `stored`) into one of `spec` (`target`, as stored), keeping its
+ * audit trail and effects outbox; also the repair of a stored model that did not load. "replace" when
+ * no evolution says the difference; "conflict" when another tab changed the model meanwhile (thrown on
+ * the `last` try). A spec that is invalid or refuses the stored state changes nothing (StoredModelKept).
+ */
+async function evolve(
+  invoker: Invoker,
+  stored: ModelSpec,
+  spec: ModelSpec,
+  target: ModelSpec,
+  last: boolean,
+): Promise<"evolved" | "replace" | "conflict"> {
+  const report = await invoker.invoke(operations.validateSpec, { spec: spec as unknown as Json });
+  if (!report.valid) throw kept(stored, spec, specInvalid(report.errors).message);
+  const evolution = evolutionBetween(stored, target);
+  if (!evolution) return "replace";
+  try {
+    await invoker.invoke(operations.evolveSpec, {
+      id: spec.id,
+      evolution: { ...evolution, expectedVersion: stored.version ?? DEFAULT_VERSION } as unknown as Json,
+    });
+    return "evolved";
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    if (err.kind === "validation_failed") throw kept(stored, spec, err.message);
+    // Another tab's evolution moved the stored version on (a 409 of `expectedVersion`).
+    const conflict = err.kind === "version_conflict";
+    if (conflict && !last) return "conflict";
+    // What the evolution could not say (a spec too large once evolved, ...) a replacement may.
+    if (!conflict) return "replace";
+    throw err;
+  }
+}
+
+/**
+ * Replaces the stored model (of spec `stored`) by one of `spec` (already
+ * validated) with the same state; when its model cannot be created or refuses
+ * the state, the old model is put back (its spec and state).
+ */
+async function replace(
+  invoker: Invoker,
+  journal: ReplaceJournal,
+  stored: ModelSpec,
+  spec: ModelSpec,
+): Promise<void> {
+  const id = spec.id;
+  const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
+  const snapshot = await invoker.invoke(operations.snapshot, { id }) as unknown as Record<string, unknown>;
+  const put = (replacement: ModelSpec) => createWithState(invoker, replacement, snapshot);
+  // Durable before the delete: a tab that goes midway leaves it for the next open (finishInterrupted).
+  await journal.write(id, { stored, snapshot, version: version(spec) });
+  await invoker.invoke(operations.deleteModel, { id });
+  try {
+    await put(spec);
+  } catch (err) {
+    const why = (err as Error).message;
+    try {
+      // The new model, when it was created (and refused the state).
+      await invoker.invoke(operations.deleteModel, { id }).catch(() => undefined);
+      await put(stored);
+    } catch (back) {
+      // The journal keeps the record for the next open (finishInterrupted); the console, a copy a person sees.
+      console.error(`svc-embed: the state of model '${id}', which could not be put back:`, snapshot);
+      throw new Error(
+        `Model '${id}' could not take version ${version(spec)} of its spec (${why}), and putting back ` +
+          `its stored model failed too (${(back as Error).message}): the next open (a reload of the page) ` +
+          `puts it back from ${journal.where}, and its state is in the console`,
+      );
+    }
+    await journal.remove(id);
+    throw kept(stored, spec, why);
+  }
+  await journal.remove(id);
+}

@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { serviceOf, SharedStore } from "../_test_utils.ts";
+import type { ModelSpec } from "../model/types.ts";
+import type { ModelRefresh } from "./ports.ts";
+
+const COUNTER = {
+  id: "c",
+  version: "1.0.0",
+  schema: { type: "object", properties: { n: { type: "number" } } },
+} as unknown as ModelSpec;
+
+/** What a refresh finds once another process stored the counter anew at `n` (created, restored). */
+const storedAt = (n: number): ModelRefresh => ({
+  kind: "replaced",
+  model: { spec: COUNTER, base: { doc: { n }, meta: [], stale: [] }, log: [] },
+});
+
+Deno.test("another process's restore is heard, one told while the model is adopted too", async () => {
+  const store = new SharedStore();
+  const { service } = await serviceOf({}, { store });
+  const heard: string[] = [];
+  service.subscribe((event) => heard.push(event.type));
+
+  // Created by the other process, then restored while this service adopts it from its first read.
+  const adopted = store.changed("c", storedAt(0));
+  await store.changed("c", storedAt(7));
+  await adopted;
+  assert.deepEqual(await service.getState("c"), { n: 7 });
+  assert.deepEqual(heard, ["created", "restored"]);
+
+  // Restored again, the same spec: subscribers (a view) hear of it to read it again.
+  await store.changed("c", storedAt(9));
+  assert.deepEqual(await service.getState("c"), { n: 9 });
+  assert.deepEqual(heard, ["created", "restored", "restored"]);
+  await service.close();
+});
