@@ -1895,11 +1895,11 @@ export class ModelService implements ModelApi {
   }
 }
 
-/** Where a snapshot's documents land (DECISIONS.md "Snapshot"). */
+/** Where a snapshot's documents land (DECISIONS.md "Snapshot"); restore reads neither cache. */
 const SNAPSHOT_MEMBERS: Record<string, EnvelopeMember> = {
   baseDoc: "document",
-  derivedCache: "writes",
-  metaCache: "values",
+  derivedCache: "unread",
+  metaCache: "unread",
 };
 
 /** An RFC 6838 media type: `type/subtype`, each a restricted name of at most 127 characters. */
