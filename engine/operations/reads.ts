@@ -238,7 +238,6 @@ export const restore = apiOperation({
     errors: {
       400: { description: "malformed JSON or not an object" },
       404: UNKNOWN_MODEL,
-      409: { description: "the restored state breaks a rollback constraint" },
       422: { description: "snapshot of another model, or its base document violates the schema" },
       429: QUEUE_FULL,
     },

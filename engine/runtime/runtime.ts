@@ -6,7 +6,14 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { badRequest, constraintViolation, notFound, tooLarge, unprocessable } from "../errors.ts";
+import {
+  badRequest,
+  type ConstraintViolation,
+  constraintViolation,
+  notFound,
+  tooLarge,
+  unprocessable,
+} from "../errors.ts";
 import {
   type CreatedContainers,
   DocumentDraft,
@@ -377,13 +384,18 @@ export class ModelRuntime {
    * effect fired), as a creation or evolution is; the snapshot's caches are
    * not read, since they may belong to another spec version. A value the base
    * document holds where this model derives (a field an evolution has since
-   * made derived) is dropped; the rest must pass the schema (422) and the
-   * rollback constraints (409), as a write must. History and traces are
-   * cleared, the restore's own evaluations then traced. Not audited.
-   * `admitGrowth` is told the bytes the restored document adds to `baseDoc`
-   * before anything is replaced, and throws to refuse them.
+   * made derived) is dropped; the rest must pass the schema (422). Every
+   * constraint is checked, none refuses it (as after an evolution, the next
+   * write touching what one reads is held to it): `broken` lists those the
+   * restored state fails, either policy. History and traces are cleared, the
+   * restore's own evaluations then traced. Not audited. `admitGrowth` is told
+   * the bytes the restored document adds to `baseDoc` before anything is
+   * replaced, and throws to refuse them.
    */
-  async restore(input: unknown, admitGrowth: (bytes: number) => void = () => {}): Promise<ModelState> {
+  async restore(
+    input: unknown,
+    admitGrowth: (bytes: number) => void = () => {},
+  ): Promise<{ state: ModelState; broken: ConstraintViolation[] }> {
     const snapshot = checkSnapshot(input, this.model.id);
     // The live derivation computes these; the draft copies what it changes, so the snapshot stays as given.
     const base = new DocumentDraft(snapshot.baseDoc);
@@ -404,11 +416,10 @@ export class ModelRuntime {
       new Set(),
       true,
     );
-    if (outcome.rollback.length) throw constraintViolation(outcome.rollback);
     admitGrowth(base.growth + outcome.growth);
     this.replaceState(outcome.state, { clearHistory: true });
     this.#traces.push(outcome.traces);
-    return outcome.state;
+    return { state: outcome.state, broken: [...outcome.rollback, ...outcome.result.flaggedConstraints] };
   }
 }
 
@@ -416,8 +427,8 @@ export class ModelRuntime {
  * Evaluates a document from nothing under `model` (creation, evolution,
  * restore): defaults fill the containers in `seed.created`, then every eager
  * derivation and meta value is computed. Constraints are checked only when
- * `enforce` (a restore: a creation or evolution has no state to keep instead).
- * `effects`: those that may fire (all when absent).
+ * `check` (a restore, to tell which the state breaks), never enforced: there
+ * is nothing to roll back to. `effects`: those that may fire (all when absent).
  */
 async function derive(
   model: CompiledModel,
@@ -425,7 +436,7 @@ async function derive(
   seed: { doc: Json; created?: CreatedContainers },
   at: number,
   effects?: ReadonlySet<string>,
-  enforce = false,
+  check = false,
 ): Promise<CycleOutcome> {
   const cycle = new Cycle(
     model,
@@ -440,7 +451,7 @@ async function derive(
   );
   cycle.markCreated(seed.created ?? []);
   cycle.markEverything();
-  return await cycle.settle({ enforceConstraints: enforce, traceLimit: env.config.traceBufferSize });
+  return await cycle.settle({ enforceConstraints: check, traceLimit: env.config.traceBufferSize });
 }
 
 /** Parses an address for reads: canonical, or unrooted/legacy forms canonicalised. */

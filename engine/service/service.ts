@@ -1238,7 +1238,7 @@ export class ModelService implements ModelApi {
       const previous = slot.runtime.state;
       const baseBytes = sizes.get("baseDoc") ?? 0;
       checkStateBytes(this.config, baseBytes, id);
-      const state = await slot.runtime.restore(
+      const { state, broken } = await slot.runtime.restore(
         snapshot,
         (growth) => checkStateBytes(this.config, baseBytes + growth, id),
       );
@@ -1247,6 +1247,11 @@ export class ModelService implements ModelApi {
       } catch (err) {
         slot.runtime.replaceState(previous, { clearHistory: false });
         throw err;
+      }
+      if (broken.length) {
+        this.#observer.warn?.(
+          `model '${id}': the restored state breaks ${broken.map((c) => c.constraintId)}`,
+        );
       }
       this.#emit({ type: "restored", modelId: id });
       await this.#rearm(slot, previous.doc);
