@@ -26,7 +26,8 @@ export {
 export * from "./errors.ts";
 export { applyEvolution } from "./evolve/apply.ts";
 export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
-export { SPEC_EVOLUTION_SCHEMA } from "./evolve/schema.ts";
+// The SpecEvolution JSON Schema (evolve/schema.ts) is for its hosts (MCP, the LLM generator), which import it
+// there: the browser bundle, which re-exports this module, leaves it out, as MODEL_SPEC_SCHEMA.
 export { loadRegexEngine } from "./expr/re2.ts";
 export type { GraphNodeView, GraphView } from "./graph/projection.ts";
 export {

@@ -147,7 +147,7 @@ const wizard: Renderer = (c, ctx) => {
   const last: ViewContext = at === steps.length - 1
     ? {
       ...ctx,
-      runHandler: (handler, address, row) => void finish(() => ctx.runHandler(handler, address, row)),
+      runHandler: (handler, at) => void finish(() => ctx.runHandler(handler, at)),
     }
     : ctx;
   if (!steps.length) return html`<div class="wizard" data-component=${c.id}></div>`;
@@ -180,11 +180,9 @@ const sectionList: Renderer = (c, ctx) => {
   const bind = String(c.bind ?? "");
   const { cls, style } = layoutOf(c);
   const keys = ctx.rowKeys(bind, items.length);
-  // A row's handlers say which row they belong to: a render held while a button is pressed may outlive it.
-  const rowContext = (item: EvaluatedComponent): ViewContext => {
-    const row = String(item.bind);
-    return { ...ctx, row, runHandler: (handler, address, at = row) => ctx.runHandler(handler, address, at) };
-  };
+  // A row's handlers say which row they belong to (field.ts handlerTold): a render held while a button is
+  // pressed may outlive it.
+  const rowContext = (item: EvaluatedComponent): ViewContext => ({ ...ctx, row: String(item.bind) });
   // Focusable: the list takes the focus of a control whose row another writer removed (focus_keeper.ts).
   return html`<section class="section-list" data-component=${c.id} aria-label=${name} tabindex="-1">
     <h3>${name}</h3>
@@ -228,12 +226,12 @@ const sectionList: Renderer = (c, ctx) => {
 };
 
 const button: Renderer = (c, ctx) => {
-  const { place, told, describedBy } = handlerTold(c, ctx);
+  const { at, told, describedBy } = handlerTold(c, ctx);
   return html`
     <button type="button" class="btn ${c.variant ?? ""}" data-component=${c
       .id} ?disabled=${c.enabled === false}
       aria-describedby=${describedBy}
-      @click=${() => ctx.runHandler(c.onClick, place)}>${c.text ?? c.label ?? c.id}</button>${told}
+      @click=${() => ctx.runHandler(c.onClick, at)}>${c.text ?? c.label ?? c.id}</button>${told}
   `;
 };
 

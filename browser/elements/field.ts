@@ -7,7 +7,7 @@
  */
 import { html, nothing, type TemplateResult } from "lit";
 import type { EvaluatedComponent, Json } from "../../engine/mod.ts";
-import type { ViewContext } from "./view_context.ts";
+import type { HandlerRow, ViewContext } from "./view_context.ts";
 
 /** Ids and state a control needs for its accessible description. */
 export interface FieldIds {
@@ -62,9 +62,9 @@ export function messageList(
 
 /** Where a control running a handler is told what became of its action, and the message told there. */
 export interface HandlerTold {
-  /** The `address` of `ctx.runHandler`: in a section list row, a member of the row named after the control. */
-  place?: string;
-  /** The messages at `place`, beside the control. */
+  /** The `at` of `ctx.runHandler`: in a section list row, the row and a member of it named after the control. */
+  at?: HandlerRow;
+  /** The messages at `at.place`, beside the control. */
   told: TemplateResult | typeof nothing;
   /** The control's `aria-describedby`: the messages' id while they show. */
   describedBy: string | typeof nothing;
@@ -80,7 +80,7 @@ export function handlerTold(c: EvaluatedComponent, ctx: ViewContext): HandlerTol
   const place = `${ctx.row}['#${c.id.slice(c.id.lastIndexOf("]") + 1).replace(/^\./, "")}']`;
   const id = ctx.domId(c.id, "msg");
   const told = messageList(ctx, place, id);
-  return { place, told, describedBy: told === nothing ? nothing : id };
+  return { at: { row: ctx.row, place }, told, describedBy: told === nothing ? nothing : id };
 }
 
 /** A labelled field around `control`. */

@@ -144,7 +144,7 @@ const effectStatus: Renderer = (c, ctx) => {
   const retry = c.showRetry === true &&
     (phase === "failed" || phase === "cancelled" || c.onRetry !== undefined);
   // In a section list row, what became of the Retry's action (its row changed meanwhile) is told beside it.
-  const { place, told, describedBy } = handlerTold(c, ctx);
+  const { at, told, describedBy } = handlerTold(c, ctx);
   return html`<div class="effect-status" data-component=${c.id} role="status">
     <span class="caption">${nameOf(c)}</span>
     <span class="chip ${phase ?? "none"}">${phase ? PHASE_LABELS[phase] ?? phase : "Not run yet"}</span>
@@ -153,7 +153,7 @@ const effectStatus: Renderer = (c, ctx) => {
     retry
       ? html`
         <button type="button" class="btn" aria-describedby=${describedBy}
-          @click=${() => ctx.runHandler(c.onRetry, place)}>${c.retryLabel ?? "Retry"}</button>${told}
+          @click=${() => ctx.runHandler(c.onRetry, at)}>${c.retryLabel ?? "Retry"}</button>${told}
       `
       : nothing
   }

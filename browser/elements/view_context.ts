@@ -15,6 +15,12 @@ import {
 } from "../../engine/mod.ts";
 
 /** A JSON Patch operation a renderer sends (section list add). */
+/** A section list row's handler: its row and where what became of its action is told (addresses as rendered). */
+export interface HandlerRow {
+  row: string;
+  place: string;
+}
+
 export interface PatchOp {
   op: "add";
   path: string;
@@ -77,11 +83,11 @@ export interface ViewContext {
   checkStep(componentId: string): Promise<boolean>;
   /**
    * Runs an event handler `{mutations, navigate}` (button `onClick`, `onRetry`); one of a section list row's
-   * component (`row`, its address as rendered) does nothing once that row is gone, nor, when it writes, once
+   * component (`at`: field.ts handlerTold) does nothing once that row is gone, nor, when it writes, once
    * the row moved (its mutations name rows by index); its write into the row tests the row first, as a
-   * field's does, and a conflict is told at `address` (as rendered: field.ts handlerTold), or at the row.
+   * field's does, and a conflict is told at `at.place`.
    */
-  runHandler(handler: Json | undefined, address?: string, row?: string): void;
+  runHandler(handler: Json | undefined, at?: HandlerRow): void;
   /** Switches to another view of the model. */
   navigate(viewId: string): void;
   /** Stores files as blobs and writes their BlobRefs to `address` (one, or an array when `multiple`). */

@@ -70,7 +70,7 @@ import { renderComponents } from "./render.ts";
 import { viewBody } from "./containers.ts";
 import { checkStep } from "./step_check.ts";
 import { VIEW_STYLES } from "./styles.ts";
-import { boundValues, childrenOf, pointerOf, type ViewContext } from "./view_context.ts";
+import { boundValues, childrenOf, type HandlerRow, pointerOf, type ViewContext } from "./view_context.ts";
 
 let instances = 0;
 
@@ -141,12 +141,6 @@ interface OwnWrite {
 /** The addresses of a write, canonical and sorted, as one string. */
 function signatureOf(addresses: string[]): string {
   return addresses.map(canonical).sort().join("\n");
-}
-
-/** The section list row of a handler's control (its address) and where a conflict of the handler's write is told. */
-interface HandlerRow {
-  row: string;
-  place: string;
 }
 
 /** A row conflict's message, where it goes (an address as of the write's start). */
@@ -1049,21 +1043,16 @@ export class SvcView extends LitElement {
       },
       restores: (address) => typeof address === "string" && this.#restore.has(canonical(address)),
       checkStep: (componentId) => this.#checkStep(componentId),
-      runHandler: (handler, address, row) => {
-        if (row === undefined) {
+      runHandler: (handler, at) => {
+        if (at === undefined) {
           this.#opened.clear();
           return void this.#handler(handler);
         }
-        if (now(row) === null) return;
+        if (now(at.row) === null) return;
         this.#opened.clear();
-        this.#afterRemoves(row, () => {
+        this.#afterRemoves(at.row, () => {
           const follow = (address: string) => now(address) ?? undefined;
-          void this.#rowHandler(
-            handler,
-            { row, place: address ?? row },
-            follow(row),
-            follow(address ?? row),
-          );
+          void this.#rowHandler(handler, at, follow(at.row), follow(at.place));
         });
       },
       navigate: (viewId) => {

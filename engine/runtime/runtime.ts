@@ -6,7 +6,14 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { badRequest, constraintViolation, notFound, tooLarge, unprocessable } from "../errors.ts";
+import {
+  badRequest,
+  type ConstraintViolation,
+  constraintViolation,
+  notFound,
+  tooLarge,
+  unprocessable,
+} from "../errors.ts";
 import {
   type CreatedContainers,
   DocumentDraft,
@@ -372,51 +379,55 @@ export class ModelRuntime {
   }
 
   /**
-   * Restores a snapshot: its base document, validated against the schema and
-   * holding no derived field, is re-derived under this model (every eager
-   * derivation and meta value computed, lazy ones stale, no effect fired, no
-   * constraint enforced), as a creation or evolution is; the snapshot's caches
-   * are not read, since they may belong to another spec version. History and
-   * traces are cleared, the restore's own evaluations then traced. Not audited.
-   * `admitGrowth` is told the bytes the derived values add to `baseDoc` before
-   * anything is replaced, and throws to refuse them.
+   * Restores a snapshot: its base document is re-derived under this model
+   * (every eager derivation and meta value computed, lazy ones stale, no
+   * effect fired), as a creation or evolution is; the snapshot's caches are
+   * not read, since they may belong to another spec version. A value the base
+   * document holds where this model derives (a field an evolution has since
+   * made derived) is dropped; the rest must pass the schema (422). Every
+   * constraint is checked, none refuses it (as after an evolution, the next
+   * write touching what one reads is held to it): `broken` lists those the
+   * restored state fails, either policy. History and traces are cleared, the
+   * restore's own evaluations then traced. Not audited. `admitGrowth` is told
+   * the bytes the restored document adds to `baseDoc` before anything is
+   * replaced, and throws to refuse them.
    */
-  async restore(input: unknown, admitGrowth: (bytes: number) => void = () => {}): Promise<ModelState> {
+  async restore(
+    input: unknown,
+    admitGrowth: (bytes: number) => void = () => {},
+  ): Promise<{ state: ModelState; broken: ConstraintViolation[] }> {
     const snapshot = checkSnapshot(input, this.model.id);
-    const violations = this.model.schema.validateDocument(snapshot.baseDoc)
+    // The live derivation computes these; the draft copies what it changes, so the snapshot stays as given.
+    const base = new DocumentDraft(snapshot.baseDoc);
+    for (const { target } of this.model.derivedTargets) {
+      for (const path of expandPattern(base.root, target)) base.delete(path);
+    }
+    const violations = this.model.schema.validateDocument(base.root)
       .filter((v) => v.keyword !== "required");
     if (violations.length) {
       const detail = violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ");
       throw unprocessable(`Snapshot base document violates the schema: ${detail}`);
     }
-    for (const { target } of this.model.derivedTargets) {
-      const held = expandPattern(snapshot.baseDoc, target).find((path) =>
-        getAt(snapshot.baseDoc, path) !== undefined
-      );
-      if (held) {
-        throw unprocessable(
-          `Snapshot baseDoc holds ${formatPath(held)}, a derived field (its value belongs in derivedCache)`,
-        );
-      }
-    }
     const outcome = await derive(
       this.model,
       this.#env,
-      { doc: cloneJson(snapshot.baseDoc) },
+      { doc: cloneJson(base.root) },
       this.#env.clock.now(),
       new Set(),
+      true,
     );
-    admitGrowth(outcome.growth);
+    admitGrowth(base.growth + outcome.growth);
     this.replaceState(outcome.state, { clearHistory: true });
     this.#traces.push(outcome.traces);
-    return outcome.state;
+    return { state: outcome.state, broken: [...outcome.rollback, ...outcome.result.flaggedConstraints] };
   }
 }
 
 /**
  * Evaluates a document from nothing under `model` (creation, evolution,
  * restore): defaults fill the containers in `seed.created`, then every eager
- * derivation and meta value is computed. Constraints are not enforced: there
+ * derivation and meta value is computed. Constraints are checked only when
+ * `check` (a restore, to tell which the state breaks), never enforced: there
  * is nothing to roll back to. `effects`: those that may fire (all when absent).
  */
 async function derive(
@@ -425,6 +436,7 @@ async function derive(
   seed: { doc: Json; created?: CreatedContainers },
   at: number,
   effects?: ReadonlySet<string>,
+  check = false,
 ): Promise<CycleOutcome> {
   const cycle = new Cycle(
     model,
@@ -439,7 +451,7 @@ async function derive(
   );
   cycle.markCreated(seed.created ?? []);
   cycle.markEverything();
-  return await cycle.settle({ enforceConstraints: false, traceLimit: env.config.traceBufferSize });
+  return await cycle.settle({ enforceConstraints: check, traceLimit: env.config.traceBufferSize });
 }
 
 /** Parses an address for reads: canonical, or unrooted/legacy forms canonicalised. */

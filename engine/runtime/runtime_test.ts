@@ -285,20 +285,76 @@ Deno.test("restore validates the snapshot and leaves state untouched on refusal"
     [{ ...good, baseDoc: { qty: "two" } }, "validation_failed", /\$\.qty \(type\)/],
     [{ ...good, derivedCache: [] }, "validation_failed", /derivedCache must be an object/],
     [{ ...good, metaCache: 3 }, "validation_failed", /metaCache must be an object/],
-    // The base document holds no derived values (a snapshot keeps them in derivedCache), lazy ones included.
+    // A base field the live schema refuses is named, beside a derived one it drops.
     [
-      { baseDoc: { qty: 1, total: "garbage" } },
+      { baseDoc: { total: "x", items: [{ n: "one" }] } },
       "validation_failed",
-      /baseDoc holds \$\.total, a derived field/,
+      /: \$\.items\[0\]\.n \(type\): must be number$/,
     ],
-    [{ baseDoc: { items: [{ n: 1, double: 5 }] } }, "validation_failed", /holds \$\.items\[0\]\.double/],
-    [{ baseDoc: { summary: "x" } }, "validation_failed", /holds \$\.summary/],
   ];
   for (const [snapshot, kind, message] of refusals) {
     await rejectsWith(() => runtime.restore(snapshot), kind as never, message);
     assert.equal(runtime.state, before);
     assert.deepEqual(runtime.historyTimestamps(), history);
   }
+});
+
+Deno.test("restore drops what baseDoc holds where the live spec derives (a field an evolution made derived)", async () => {
+  const { runtime } = await cart();
+  // Values of any type: the snapshot's spec kept them as base fields, the live one computes them.
+  const baseDoc = { qty: 1, price: 2, total: "garbage", items: [{ n: 1, double: "x" }], summary: 5 };
+  const given = structuredClone(baseDoc);
+  const told: number[] = [];
+  await runtime.restore(
+    { modelId: "shop/cart", modelVersion: "1.0.0", baseDoc },
+    (bytes) => told.push(bytes),
+  );
+  // What was dropped counts against what the restore computed: the growth is the restored state's size less baseDoc's.
+  assert.deepEqual(told, [runtime.stateBytes - JSON.stringify(baseDoc).length]);
+  assert.deepEqual(await runtime.readState(), {
+    qty: 1,
+    price: 2,
+    total: 2,
+    items: [{ n: 1, double: 2 }],
+    summary: "total 2",
+  });
+  assert.deepEqual(baseDoc, given, "the snapshot is left as given");
+});
+
+Deno.test("restore keeps a base field the live schema no longer declares only where the schema admits it", async () => {
+  const { runtime } = await cart();
+  await runtime.restore({ baseDoc: { qty: 1, price: 1, removed: "kept" } });
+  assert.equal(await runtime.readField("$.removed"), "kept");
+  const closed = await runtimeOf({ ...SPEC, schema: { ...SPEC.schema, additionalProperties: false } });
+  await rejectsWith(
+    () => closed.runtime.restore({ baseDoc: { qty: 1, total: 1, removed: "x" } }),
+    "validation_failed",
+    /^Snapshot base document violates the schema: \$ \(additionalProperties\): must NOT have additional properties: 'removed'$/,
+  );
+});
+
+Deno.test("restore checks every constraint and refuses on none: it tells which the state breaks, traced", async () => {
+  const spec = {
+    ...SPEC,
+    constraints: [
+      ...SPEC.constraints,
+      { id: "few", expr: "qty <= 5", message: "at most 5", policy: "rollback" },
+    ],
+  };
+  const { runtime } = await runtimeOf(spec);
+  // As after an evolution that added the constraint: the state stands, and `explain` shows why it breaks it.
+  const { broken } = await runtime.restore({ baseDoc: { qty: 6, price: 20 } });
+  assert.deepEqual(broken, [
+    { constraintId: "few", message: "at most 5", policy: "rollback" },
+    { constraintId: "cheap", message: "total at most 50", policy: "flag" },
+  ]);
+  assert.deepEqual(await runtime.readState(), { qty: 6, price: 20, total: 120, summary: "total 120" });
+  assert.deepEqual(runtime.explain("$constraint:few").map((t) => t.constraintPassed), [false]);
+  assert.deepEqual(runtime.explain("$constraint:cheap").map((t) => t.constraintPassed), [false]);
+  // The next write touching what it reads is held to it.
+  await rejectsWith(() => commitMutation(runtime, { "$.qty": 7 }), "constraint_violation", /at most 5/);
+  await commitMutation(runtime, { "$.qty": 1 });
+  assert.deepEqual((await runtime.restore({ baseDoc: { qty: 1, price: 1 } })).broken, []);
 });
 
 Deno.test("restore computes values as creation does: one that fails to evaluate refuses it, state untouched", async () => {

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Json } from "../json/value.ts";
-import { parsePath, patternMatches } from "../json/path.ts";
+import { pathOrNull, patternMatches } from "../json/path.ts";
 
 /** The start of a constraint's trace target, `$constraint:<id>`. */
 export const CONSTRAINT_TRACE = "$constraint:";
@@ -77,16 +77,16 @@ export class TraceRing {
   find(address: string, limit?: number): TraceRecord[] {
     const parsed = address.startsWith("$") && !address.startsWith(CONSTRAINT_TRACE) &&
         !address.startsWith("$effect:")
-      ? parsePath(address.split("#")[0])
+      ? pathOrNull(address.split("#")[0])
       : null;
     const suffix = address.includes("#") ? "#" + address.split("#")[1] : "";
     const matches = this.#items.filter((r) => {
       if (r.targetPath === address) return true;
-      if (!parsed?.ok) return false;
+      if (!parsed) return false;
       const [path, property] = r.targetPath.split("#");
       if ((property ? "#" + property : "") !== suffix) return false;
-      const target = parsePath(path);
-      return target.ok && patternMatches(parsed.path, target.path);
+      const target = pathOrNull(path);
+      return target !== null && patternMatches(parsed, target);
     });
     return limit !== undefined && limit >= 0 ? matches.slice(Math.max(0, matches.length - limit)) : matches;
   }

@@ -73,16 +73,16 @@ export function checkMutationValues(
 /**
  * What a member of a request envelope holds: a `document` (counted from the
  * document root), `writes` (a map of address to value, each counted from its
- * address, as a write) or `values` (a map of values each counted from its own
- * root, as the meta cache keeps them).
+ * address, as a write) or something `unread` (not walked at all: what is never
+ * read or kept costs nothing, however large; its parser checks its shape).
  */
-export type EnvelopeMember = "document" | "writes" | "values";
+export type EnvelopeMember = "document" | "writes" | "unread";
 
 /**
  * Checks a request that carries documents inside an envelope (a snapshot, an
  * evolution) where each lands, rather than one level deeper than it is: the
  * `members` named hold what they say, any other member is measured as the
- * envelope's. Returns the JSON bytes of each `document` and `values` member.
+ * envelope's. Returns the JSON bytes of each `document` member.
  * A malformed envelope passes for its parser to refuse in its own words.
  */
 export function checkEnvelope(
@@ -99,12 +99,11 @@ export function checkEnvelope(
   for (const [name, value] of Object.entries(envelope)) {
     const holds = Object.hasOwn(members, name) ? members[name] : null;
     const label = `${what}'s ${name}`;
+    if (holds === "unread") continue;
     if (holds === "document") bytes.set(name, checkValue(config, value, label));
     else if (holds === "writes" && isObject(value)) {
       checkMutationValues(config, value, (address) => `${label} value at ${address}`);
-    } // The map itself is no level of what it holds.
-    else if (holds === "values" && isObject(value)) bytes.set(name, checkValue(config, value, label, -1));
-    else checkValue(config, value, what, 1);
+    } else checkValue(config, value, what, 1);
   }
   return bytes;
 }

@@ -1263,7 +1263,7 @@ export class ModelService implements ModelApi {
       const previous = slot.runtime.state;
       const baseBytes = sizes.get("baseDoc") ?? 0;
       checkStateBytes(this.config, baseBytes, id);
-      const state = await slot.runtime.restore(
+      const { state, broken } = await slot.runtime.restore(
         snapshot,
         (growth) => checkStateBytes(this.config, baseBytes + growth, id),
       );
@@ -1272,6 +1272,11 @@ export class ModelService implements ModelApi {
       } catch (err) {
         slot.runtime.replaceState(previous, { clearHistory: false });
         throw err;
+      }
+      if (broken.length) {
+        this.#observer.warn?.(
+          `model '${id}': the restored state breaks ${broken.map((c) => c.constraintId)}`,
+        );
       }
       this.#emit({ type: "restored", modelId: id });
       await this.#rearm(slot, previous.doc);
@@ -1920,11 +1925,11 @@ export class ModelService implements ModelApi {
   }
 }
 
-/** Where a snapshot's documents land (DECISIONS.md "Snapshot"). */
+/** Where a snapshot's documents land (DECISIONS.md "Snapshot"); restore reads neither cache. */
 const SNAPSHOT_MEMBERS: Record<string, EnvelopeMember> = {
   baseDoc: "document",
-  derivedCache: "writes",
-  metaCache: "values",
+  derivedCache: "unread",
+  metaCache: "unread",
 };
 
 /** An RFC 6838 media type: `type/subtype`, each a restricted name of at most 127 characters. */

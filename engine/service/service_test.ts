@@ -665,6 +665,17 @@ Deno.test("a failing subscriber does not break the write", async () => {
   assert.ok(warnings.some((w) => w.includes("listener broke")));
 });
 
+Deno.test("a restore whose state breaks constraints stands and tells the observer which", async () => {
+  const warnings: string[] = [];
+  const { service } = await serviceOf({}, { observer: { warn: (m) => warnings.push(m) } });
+  await service.createModel(spec("m"));
+  await service.restore("m", { baseDoc: { qty: 3, price: 50 } });
+  assert.equal(await service.getField("m", "$.total"), 150);
+  assert.deepEqual(warnings, ["model 'm': the restored state breaks cap,round"]);
+  await service.restore("m", { baseDoc: { qty: 2, price: 1 } });
+  assert.equal(warnings.length, 1, "a state breaking none is not told");
+});
+
 Deno.test("a store change reported while the stored models load is handled once they are built", async () => {
   /** A shared store whose other process announces a change of `m` in the middle of the load. */
   class AnnouncingStore extends MemoryModelStore {
