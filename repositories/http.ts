@@ -27,6 +27,7 @@ import { changeFeed, feedRefusal } from "../engine/operations/change_feed.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
+import { lookupFailure } from "./lookup_failure.ts";
 
 /** Reconnects in a row a watch's feed makes before the watch ends (its waits double: 1, 2, 4… 32 s by default). */
 const WATCH_RECONNECTS = 6;
@@ -38,7 +39,7 @@ export interface HttpRepositoryOptions {
   baseUrl: string;
   /** The server's API key. */
   credential: string | null;
-  /** How long a spec lookup may take before it counts as a miss (ms). */
+  /** How long a spec lookup may take before it counts as a miss, the repository not answering (ms). */
   lookupTimeoutMs?: number;
   /** Delay before a dropped change feed first reconnects (ms); it doubles with each failed reconnect. */
   reconnectMs?: number;
@@ -47,12 +48,14 @@ export interface HttpRepositoryOptions {
 /** A repository over another server's REST API. */
 export function httpRepository(options: HttpRepositoryOptions): Repository {
   const base = normaliseBaseUrl(options.baseUrl);
-  const remote = remoteInvoker({
-    baseUrl: base,
-    apiKey: options.credential ?? undefined,
-    fetch: (request) => fetch(request),
-    authoring: () => Promise.reject(new Error("a repository runs no authoring tools")),
-  });
+  const over = (port: (request: Request) => Promise<Response>) =>
+    remoteInvoker({
+      baseUrl: base,
+      apiKey: options.credential ?? undefined,
+      fetch: port,
+      authoring: () => Promise.reject(new Error("a repository runs no authoring tools")),
+    });
+  const remote = over((request) => fetch(request));
   // A link's call: the server refusing our credential is a 502 naming it, not a 401 or 403 of ours.
   const invoke: InvokeFn = async (op, input, runOptions) => {
     try {
@@ -131,13 +134,19 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     id: options.id,
     repoClass: options.repoClass,
     async fetch(identity) {
+      // The status the server answered, if it did: what its failure means depends on it.
+      let status: number | null = null;
+      const lookup = over(async (request) => {
+        const response = await fetch(request);
+        status = response.status;
+        return response;
+      });
       try {
         const signal = AbortSignal.timeout(lookupTimeoutMs);
-        return await remote.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;
+        return await lookup.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;
       } catch (err) {
-        // A 404 or an unreachable server is a miss (the next repository may hold it); a refusal is not.
-        const refused = upstreamRefusal(options.id, err);
-        if (refused) throw refused;
+        const failure = lookupFailure(options.id, identity, err, status);
+        if (failure) throw failure;
         return null;
       }
     },
