@@ -23,7 +23,12 @@ import {
   normaliseBaseUrl,
   remoteInvoker,
 } from "../engine/operations/mod.ts";
-import { changeFeed, feedRefusal } from "../engine/operations/change_feed.ts";
+import {
+  changeFeed,
+  type ChangeFeedSocketConstructor,
+  feedRefusal,
+} from "../engine/operations/change_feed.ts";
+import type { Scheduler } from "../engine/ports.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
@@ -43,6 +48,12 @@ export interface HttpRepositoryOptions {
   lookupTimeoutMs?: number;
   /** Delay before a dropped change feed first reconnects (ms); it doubles with each failed reconnect. */
   reconnectMs?: number;
+  /** The HTTP port (default the global `fetch`; a stub in tests). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** The change feed's WebSocket constructor (default the global one; a fake in tests). */
+  WebSocket?: ChangeFeedSocketConstructor;
+  /** The change feed's reconnect timers (default the global ones). */
+  scheduler?: Scheduler;
 }
 
 /** A repository over another server's REST API. */
@@ -55,7 +66,8 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       fetch: port,
       authoring: () => Promise.reject(new Error("a repository runs no authoring tools")),
     });
-  const remote = over((request) => fetch(request));
+  const send = options.fetch ?? ((request: Request) => fetch(request));
+  const remote = over(send);
   // A link's call: the server refusing our credential is a 502 naming it, not a 401 or 403 of ours.
   const invoke: InvokeFn = async (op, input, runOptions) => {
     try {
@@ -74,6 +86,8 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
    * a watch reads again what committed while it was not listening. After a drop the REST API says why: a
    * refusal of our credential ends the watch, a model gone ends it as a change read again (found missing);
    * otherwise it reconnects after 1, 2, 4… reconnect delays and ends after WATCH_RECONNECTS in a row failed.
+   * The interruption is reported once its first reconnect fails too: a blip the feed is back from at once
+   * is no failure of the link (a model there but not loaded is reported at once: it waits for a repair).
    */
   const follow = (
     identity: string,
@@ -107,13 +121,15 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
           named(`Live updates of '${identity}' stopped after ${WATCH_RECONNECTS} failed reconnects`),
         );
       }
-      if (drops === 1 || refusal) onProblem(`feed interrupted: ${named(refusal?.message ?? message)}`, false);
+      if (drops === 2 || refusal) onProblem(`feed interrupted: ${named(refusal?.message ?? message)}`, false);
     };
     const unsubscribe = changeFeed({
       baseUrl: base,
       apiKey: options.credential ?? undefined,
       initialDelayMs: reconnectMs,
       maxDelayMs: reconnectMs * 2 ** (WATCH_RECONNECTS - 1),
+      WebSocket: options.WebSocket,
+      scheduler: options.scheduler,
       onProblem: (message, final) => final ? end(named(message)) : void dropped(message),
       onRecovered: () => {
         drops = 0;
@@ -137,7 +153,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       // The status the server answered, if it did: what its failure means depends on it.
       let status: number | null = null;
       const lookup = over(async (request) => {
-        const response = await fetch(request);
+        const response = await send(request);
         status = response.status;
         return response;
       });
