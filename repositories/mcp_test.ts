@@ -7,10 +7,12 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  McpError,
   SubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import { toolFailure } from "../mcp/results.ts";
+import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { until } from "../tests/effects/helpers.ts";
 import { mcpRepository, toolError } from "./mcp.ts";
 
@@ -55,6 +57,8 @@ function memoryChildren(answer: () => CallToolResult = () => ({ content: [{ type
   const children = {
     refuse: false,
     subscribed: [] as string[],
+    /** URIs whose model is gone: subscribing is refused as an unknown resource. */
+    gone: new Set<string>(),
     latest: null as { server: Server; transport: InMemoryTransport } | null,
     transport() {
       if (children.refuse) throw new Error("spawn failed");
@@ -64,6 +68,7 @@ function memoryChildren(answer: () => CallToolResult = () => ({ content: [{ type
       });
       server.setRequestHandler(CallToolRequestSchema, () => answer());
       server.setRequestHandler(SubscribeRequestSchema, ({ params }) => {
+        if (children.gone.has(params.uri)) throw new McpError(RESOURCE_NOT_FOUND, `Unknown ${params.uri}`);
         children.subscribed.push(params.uri);
         return {};
       });
@@ -191,6 +196,42 @@ Deno.test("mcp repository watch: a child that exits is started again; one not ba
     assert.deepEqual(timers.delays(), [], "no restart after the sixth");
   } finally {
     stop();
+    await repository.close?.();
+  }
+});
+
+Deno.test("mcp repository watch: a model gone from the restarted child ends its watch alone, read again", async () => {
+  const children = memoryChildren();
+  const timers = heldTimers();
+  const repository = mcpRepository({
+    id: "kid",
+    repoClass: "web",
+    argv: ["unused"],
+    credential: null,
+    transport: () => children.transport(),
+    scheduler: timers.scheduler,
+  });
+  const heard: Record<string, string[][]> = { fx: [], old: [] };
+  const problems: string[] = [];
+  const stops = await Promise.all(
+    ["fx", "old"].map((id) =>
+      repository.watch!(id, (paths) => heard[id].push(paths), (problem) => problems.push(problem))
+    ),
+  );
+  try {
+    children.gone.add("svc://state/old");
+    await children.exit();
+    await timers.fire(1000);
+    await until(() => Promise.resolve(heard.fx.length), (n) => n === 1, "fx read again");
+    assert.deepEqual(heard, { fx: [["$"]], old: [["$"]] }, "each read again once");
+    assert.deepEqual(problems, []);
+    // The gone model's watch ended; the other one still hears its child.
+    await children.latest!.server.sendResourceUpdated({ uri: "svc://state/old" });
+    await children.latest!.server.sendResourceUpdated({ uri: "svc://state/fx" });
+    await until(() => Promise.resolve(heard.fx.length), (n) => n === 2, "fx changed");
+    assert.equal(heard.old.length, 1);
+  } finally {
+    for (const stop of stops) stop();
     await repository.close?.();
   }
 });
