@@ -3,11 +3,12 @@
  * resolution ends with a 502 naming it and its status, rather than going on
  * to a later repository's spec of the same identity or saying "not found". A
  * repository that does not answer at all stays a miss, which a final "not
- * found" names with its reason.
+ * found" names with its reason, on a link's fire too.
  */
 import assert from "node:assert/strict";
+import { stateOf, until } from "../effects/helpers.ts";
 import { call, startTestServer } from "../server/helpers.ts";
-import { baseSpec, branchSpec } from "./helpers.ts";
+import { baseSpec, branchSpec, sourceSpec } from "./helpers.ts";
 
 /** A server on loopback answering every request with `status`. */
 function failingUpstream(status: number) {
@@ -80,5 +81,46 @@ Deno.test("a repository that does not answer is a miss, named when no repository
   } finally {
     await local.close();
     await holder.close();
+  }
+});
+
+Deno.test("a link whose target's repository fails or does not answer says so when it fires", async () => {
+  const upstream = failingUpstream(503);
+  const gone = await closedUrl();
+  const local = await startTestServer({
+    "svc.composition.lazy-binding": "true",
+    "svc.composition.repositories": JSON.stringify([
+      { id: "gone", transport: "http", locator: gone },
+      { id: "hub", transport: "http", locator: `http://127.0.0.1:${upstream.addr.port}` },
+    ]),
+  });
+  try {
+    assert.equal((await call(local.url, "POST", "/models", sourceSpec())).status, 201);
+    await call(local.url, "POST", "/models/inv/mutations", { "$.need": true });
+    const failed = await until(
+      () => stateOf(local.url, "inv"),
+      (s) => s.io?.pull?.phase === "failed",
+      "pull",
+    );
+    assert.match(
+      failed.io.pull.error,
+      /^transport_error: Repository 'hub' failed to look up 'fx' \(it answered 503\): down/,
+    );
+    // Both down now: the link's target is not found, and the reasons are named.
+    await upstream.shutdown();
+    assert.equal((await call(local.url, "POST", "/models", sourceSpec("fx", "inv2"))).status, 201);
+    await call(local.url, "POST", "/models/inv2/mutations", { "$.need": true });
+    const unresolved = await until(
+      () => stateOf(local.url, "inv2"),
+      (s) => s.io?.pull?.phase === "failed",
+      "pull unresolved",
+    );
+    assert.match(
+      unresolved.io.pull.error,
+      /^target_unresolved: 'fx' is not found in any repository \(local, gone, hub\); Repository 'gone' did not answer: .*; Repository 'hub' did not answer: /,
+    );
+  } finally {
+    await local.close();
+    await upstream.shutdown().catch(() => {});
   }
 });
