@@ -23,10 +23,16 @@ import {
   normaliseBaseUrl,
   remoteInvoker,
 } from "../engine/operations/mod.ts";
-import { changeFeed, feedRefusal } from "../engine/operations/change_feed.ts";
+import {
+  changeFeed,
+  type ChangeFeedSocketConstructor,
+  feedRefusal,
+} from "../engine/operations/change_feed.ts";
+import type { Scheduler } from "../engine/ports.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
+import { lookupFailure } from "./lookup_failure.ts";
 
 /** Reconnects in a row a watch's feed makes before the watch ends (its waits double: 1, 2, 4… 32 s by default). */
 const WATCH_RECONNECTS = 6;
@@ -38,21 +44,30 @@ export interface HttpRepositoryOptions {
   baseUrl: string;
   /** The server's API key. */
   credential: string | null;
-  /** How long a spec lookup may take before it counts as a miss (ms). */
+  /** How long a spec lookup may take before it counts as a miss, the repository not answering (ms). */
   lookupTimeoutMs?: number;
   /** Delay before a dropped change feed first reconnects (ms); it doubles with each failed reconnect. */
   reconnectMs?: number;
+  /** The HTTP port (default the global `fetch`; a stub in tests). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** The change feed's WebSocket constructor (default the global one; a fake in tests). */
+  WebSocket?: ChangeFeedSocketConstructor;
+  /** The change feed's reconnect timers (default the global ones). */
+  scheduler?: Scheduler;
 }
 
 /** A repository over another server's REST API. */
 export function httpRepository(options: HttpRepositoryOptions): Repository {
   const base = normaliseBaseUrl(options.baseUrl);
-  const remote = remoteInvoker({
-    baseUrl: base,
-    apiKey: options.credential ?? undefined,
-    fetch: (request) => fetch(request),
-    authoring: () => Promise.reject(new Error("a repository runs no authoring tools")),
-  });
+  const over = (port: (request: Request) => Promise<Response>) =>
+    remoteInvoker({
+      baseUrl: base,
+      apiKey: options.credential ?? undefined,
+      fetch: port,
+      authoring: () => Promise.reject(new Error("a repository runs no authoring tools")),
+    });
+  const send = options.fetch ?? ((request: Request) => fetch(request));
+  const remote = over(send);
   // A link's call: the server refusing our credential is a 502 naming it, not a 401 or 403 of ours.
   const invoke: InvokeFn = async (op, input, runOptions) => {
     try {
@@ -71,6 +86,8 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
    * a watch reads again what committed while it was not listening. After a drop the REST API says why: a
    * refusal of our credential ends the watch, a model gone ends it as a change read again (found missing);
    * otherwise it reconnects after 1, 2, 4… reconnect delays and ends after WATCH_RECONNECTS in a row failed.
+   * The interruption is reported once its first reconnect fails too: a blip the feed is back from at once
+   * is no failure of the link (a model there but not loaded is reported at once: it waits for a repair).
    */
   const follow = (
     identity: string,
@@ -104,13 +121,15 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
           named(`Live updates of '${identity}' stopped after ${WATCH_RECONNECTS} failed reconnects`),
         );
       }
-      if (drops === 1 || refusal) onProblem(`feed interrupted: ${named(refusal?.message ?? message)}`, false);
+      if (drops === 2 || refusal) onProblem(`feed interrupted: ${named(refusal?.message ?? message)}`, false);
     };
     const unsubscribe = changeFeed({
       baseUrl: base,
       apiKey: options.credential ?? undefined,
       initialDelayMs: reconnectMs,
       maxDelayMs: reconnectMs * 2 ** (WATCH_RECONNECTS - 1),
+      WebSocket: options.WebSocket,
+      scheduler: options.scheduler,
       onProblem: (message, final) => final ? end(named(message)) : void dropped(message),
       onRecovered: () => {
         drops = 0;
@@ -131,13 +150,19 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     id: options.id,
     repoClass: options.repoClass,
     async fetch(identity) {
+      // The status the server answered, if it did: what its failure means depends on it.
+      let status: number | null = null;
+      const lookup = over(async (request) => {
+        const response = await send(request);
+        status = response.status;
+        return response;
+      });
       try {
         const signal = AbortSignal.timeout(lookupTimeoutMs);
-        return await remote.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;
+        return await lookup.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;
       } catch (err) {
-        // A 404 or an unreachable server is a miss (the next repository may hold it); a refusal is not.
-        const refused = upstreamRefusal(options.id, err);
-        if (refused) throw refused;
+        const failure = lookupFailure(options.id, identity, err, status);
+        if (failure) throw failure;
         return null;
       }
     },

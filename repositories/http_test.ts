@@ -49,3 +49,73 @@ Deno.test("a watch counts everything as changed each time its feed opens, the fi
     await server.shutdown();
   }
 });
+
+/** A WebSocket the test opens and closes by hand. */
+class HandSocket {
+  static made: HandSocket[] = [];
+  onopen: ((event: unknown) => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: ((event: { code: number; reason: string }) => void) | null = null;
+  onerror: ((event: unknown) => void) | null = null;
+  constructor(readonly url: string) {
+    HandSocket.made.push(this);
+  }
+  close() {}
+}
+
+/** Runs what an answered request still has to do: only promise jobs, which run before the next timer. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("a watch's feed back at once is no failure; one whose first reconnect fails too is reported", async () => {
+  HandSocket.made = [];
+  const timers: (() => void)[] = [];
+  const scheduler = {
+    setTimeout: (run: () => void) => timers.push(run),
+    clearTimeout: () => {},
+  };
+  const asked: string[] = [];
+  const repository = httpRepository({
+    id: "hub",
+    repoClass: "web",
+    baseUrl: "http://hub.test",
+    credential: null,
+    WebSocket: HandSocket,
+    scheduler,
+    // After a drop the watch asks whether the model is still there: it is.
+    fetch: (request) => {
+      asked.push(new URL(request.url).pathname);
+      return Promise.resolve(Response.json({ id: "fx", version: "1.0.0" }));
+    },
+  });
+  const problems: string[] = [];
+  const stop = await repository.watch!("fx", () => {}, (problem) => problems.push(problem));
+  const drop = async (socket: HandSocket, reason: string) => {
+    const before = asked.length;
+    socket.onclose!({ code: 1006, reason });
+    assert.equal(asked.length, before + 1, "asked whether the model is still there");
+    await settled();
+  };
+  try {
+    HandSocket.made[0].onopen!({});
+    // A blip: the socket drops and its reconnect opens.
+    await drop(HandSocket.made[0], "blip");
+    timers.shift()!();
+    HandSocket.made[1].onopen!({});
+    assert.deepEqual(problems, [], "a feed back at once is not reported");
+
+    // Down: the reconnect fails too, which is reported; the next one opens.
+    await drop(HandSocket.made[1], "down");
+    assert.deepEqual(problems, []);
+    timers.shift()!();
+    await drop(HandSocket.made[2], "still down");
+    assert.deepEqual(problems, [
+      "feed interrupted: Repository 'hub': Live updates of 'fx' interrupted (1006 still down); reconnecting…",
+    ]);
+    timers.shift()!();
+    HandSocket.made[3].onopen!({});
+    assert.equal(problems.length, 1);
+  } finally {
+    stop();
+    await repository.close?.();
+  }
+});

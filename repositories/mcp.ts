@@ -4,7 +4,10 @@
  * the official SDK client. Specs are read with `get_spec`, published with
  * `create_model`, links go through `mutate` and `get_state`, and watches
  * subscribe to the `svc://state/<id>` resource. The child starts on first use
- * and again on the next use after it exits.
+ * and again on the next use after it exits; while watches follow it, a child
+ * that exits is started again as an `http` repository's feed reconnects
+ * (./http.ts): after 1, 2, 4… reconnect delays, reported on the watches once
+ * the first restart fails too, ended after WATCH_RECONNECTS failed in a row.
  *
  * @module
  */
@@ -12,6 +15,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -24,8 +29,14 @@ import type { Json } from "../engine/json/value.ts";
 import type { ModelSpec } from "../engine/model/types.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import { valueAt } from "../engine/json/document.ts";
+import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
 import { ERROR_KIND_META } from "../mcp/results.ts";
+import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
+import { lookupFailure } from "./lookup_failure.ts";
+
+/** Restarts in a row of a watched child before its watches end (waits 1, 2, 4… 32 s by default), as http's. */
+const WATCH_RECONNECTS = 6;
 
 /** Options of {@link mcpRepository}. */
 export interface McpRepositoryOptions {
@@ -37,49 +48,141 @@ export interface McpRepositoryOptions {
   credential: string | null;
   /** Receives the child's diagnostics (its stderr), line by line. */
   log?: (line: string) => void;
+  /** The connection to a new child (default: `argv` started with stdio; an in-memory server in tests). */
+  transport?: () => Transport;
+  /** Delay before a watched child that exited first starts again (ms); it doubles with each failed start. */
+  reconnectMs?: number;
+  /** The restart timers (default the global ones). */
+  scheduler?: Scheduler;
 }
 
 const STATE_URI = (id: string) => `svc://state/${id}`;
 
+/** A watch of one model: its listener and where its trouble goes. */
+interface Watcher {
+  onChange(paths: string[]): void;
+  onProblem(problem: string, final: boolean): void;
+}
+
+/** The child did not answer (it did not start, or its connection failed): unlike a tool's error, no answer. */
+class NoAnswer extends ServiceError {
+  /** What happened, without the repository's name. */
+  readonly reason: string;
+  constructor(repo: string, reason: string) {
+    super("internal", `Repository '${repo}' ${reason}`);
+    this.reason = reason;
+  }
+}
+
+/** The stdio connection to a new child running `argv`, its stderr passed to `log`. */
+function stdioTransport(options: McpRepositoryOptions): Transport {
+  const [command, ...args] = options.argv;
+  const env = {
+    ...getDefaultEnvironment(),
+    ...(options.credential ? { SVC_API_KEY: options.credential } : {}),
+  };
+  const transport = new StdioClientTransport({ command, args, env, stderr: "pipe" });
+  transport.stderr?.on("data", (chunk: Uint8Array) => {
+    for (const line of new TextDecoder().decode(chunk).split("\n")) {
+      if (line.trim()) options.log?.(`repository '${options.id}': ${line}`);
+    }
+  });
+  return transport;
+}
+
 /** A repository behind an MCP server started as a child process. */
 export function mcpRepository(options: McpRepositoryOptions): Repository {
   let connecting: Promise<Client> | null = null;
-  const watchers = new Map<string, Set<(paths: string[]) => void>>();
+  let closed = false;
+  const watchers = new Map<string, Set<Watcher>>();
+  const scheduler = options.scheduler ?? GLOBAL_SCHEDULER;
+  const reconnectMs = options.reconnectMs ?? 1_000;
+  const named = (message: string) => `Repository '${options.id}': ${message}`;
+  const everyWatcher = () => [...watchers.values()].flatMap((set) => [...set]);
 
-  const connect = (): Promise<Client> =>
-    connecting ??= (async () => {
-      const [command, ...args] = options.argv;
-      const env = {
-        ...getDefaultEnvironment(),
-        ...(options.credential ? { SVC_API_KEY: options.credential } : {}),
-      };
-      const transport = new StdioClientTransport({ command, args, env, stderr: "pipe" });
-      transport.stderr?.on("data", (chunk: Uint8Array) => {
-        for (const line of new TextDecoder().decode(chunk).split("\n")) {
-          if (line.trim()) options.log?.(`repository '${options.id}': ${line}`);
-        }
-      });
-      const client = new Client({ name: `${SERVICE_NAME} repository client`, version: SERVICE_VERSION });
-      client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
-        const id = params.uri.startsWith("svc://state/") ? params.uri.slice("svc://state/".length) : null;
-        // The notification names no paths: every watched read of the model reads again.
-        for (const onChange of (id && watchers.get(id)) || []) onChange(["$"]);
-      });
-      transport.onclose = () => {
-        connecting = null;
-      };
-      try {
-        await client.connect(transport);
-      } catch (err) {
-        connecting = null;
-        throw new ServiceError(
-          "internal",
-          `Repository '${options.id}' did not start: ${(err as Error).message}`,
-        );
+  // Restarts of a watched child that exited: failed ones so far, and the pending one.
+  let failedRestarts = 0;
+  let restart: unknown = null;
+  const lost = () => {
+    if (closed || !watchers.size || restart !== null) return;
+    restart = scheduler.setTimeout(() => void restartChild(), reconnectMs * 2 ** failedRestarts);
+  };
+  const restartChild = async () => {
+    restart = null;
+    // Nothing followed any more: the next use starts the child.
+    if (closed || !watchers.size) return;
+    try {
+      await connect();
+    } catch (err) {
+      const message = (err as NoAnswer).reason;
+      if (++failedRestarts >= WATCH_RECONNECTS) {
+        const ended = everyWatcher();
+        watchers.clear();
+        failedRestarts = 0;
+        const why = `Live updates stopped after ${WATCH_RECONNECTS} failed restarts: ${message}`;
+        for (const watcher of ended) watcher.onProblem(`feed ended: ${named(why)}`, true);
+        return;
       }
-      for (const id of watchers.keys()) await client.subscribeResource({ uri: STATE_URI(id) });
-      return client;
-    })();
+      // A child back at its first restart is no failure of the watches; one that is not back is.
+      if (failedRestarts === 1) {
+        for (const watcher of everyWatcher()) watcher.onProblem(`feed interrupted: ${named(message)}`, false);
+      }
+      return lost();
+    }
+    failedRestarts = 0;
+    // What committed while the child was gone sent no notification: every watched read reads again.
+    for (const watcher of everyWatcher()) watcher.onChange(["$"]);
+  };
+
+  /** Subscribes again to a watched model; one gone there ends its watches as a change read again. */
+  const resubscribe = async (client: Client, id: string) => {
+    try {
+      await client.subscribeResource({ uri: STATE_URI(id) });
+    } catch (err) {
+      const ended = [...watchers.get(id) ?? []];
+      watchers.delete(id);
+      const gone = (err as { code?: unknown }).code === RESOURCE_NOT_FOUND;
+      for (const watcher of ended) {
+        if (gone) watcher.onChange(["$"]);
+        else watcher.onProblem(`feed ended: ${named((err as Error).message)}`, true);
+      }
+    }
+  };
+
+  /** Starts a child and subscribes again to the watched models; `ended` hears of its connection closing. */
+  const start = async (ended: () => void): Promise<Client> => {
+    const client = new Client({ name: `${SERVICE_NAME} repository client`, version: SERVICE_VERSION });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
+      const id = params.uri.startsWith("svc://state/") ? params.uri.slice("svc://state/".length) : null;
+      // The notification names no paths: every watched read of the model reads again.
+      for (const watcher of (id && watchers.get(id)) || []) watcher.onChange(["$"]);
+    });
+    try {
+      await client.connect((options.transport ?? (() => stdioTransport(options)))());
+    } catch (err) {
+      throw new NoAnswer(options.id, `did not start: ${(err as Error).message}`);
+    }
+    // Set once connected: a child that never started is no watched child lost.
+    client.onclose = ended;
+    for (const id of [...watchers.keys()]) await resubscribe(client, id);
+    return client;
+  };
+
+  /** The running child's client, started on first use and on the next use after it exits. */
+  const connect = (): Promise<Client> => {
+    if (connecting) return connecting;
+    const started = start(() => {
+      if (connecting !== started) return;
+      connecting = null;
+      lost();
+    });
+    connecting = started;
+    // A child that did not start: the next use tries again.
+    started.catch(() => {
+      if (connecting === started) connecting = null;
+    });
+    return started;
+  };
 
   const call = async (name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<Json> => {
     const client = await connect();
@@ -87,10 +190,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     try {
       result = await client.callTool({ name, arguments: args }, undefined, { signal }) as CallToolResult;
     } catch (err) {
-      throw new ServiceError(
-        "internal",
-        `Repository '${options.id}' failed on ${name}: ${(err as Error).message}`,
-      );
+      throw new NoAnswer(options.id, `failed on ${name}: ${(err as Error).message}`);
     }
     if (result.isError) throw toolError(result);
     return resultValue(result);
@@ -112,9 +212,11 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       try {
         return await call("get_spec", { id: identity }) as unknown as ModelSpec;
       } catch (err) {
-        // A refusal of our credential (by the server a remote `svc mcp` child talks to) is no miss.
-        const refused = upstreamRefusal(options.id, err);
-        if (refused) throw refused;
+        // A tool's error is the child's answer, with the status of its kind; a child that did not answer is none.
+        const failure = err instanceof NoAnswer
+          ? lookupFailure(options.id, identity, new Error(err.reason), null)
+          : lookupFailure(options.id, identity, err, STATUS_OF_KIND[(err as ServiceError).kind] ?? 500);
+        if (failure) throw failure;
         return null;
       }
     },
@@ -132,14 +234,21 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     async read(identity, path, signal) {
       return valueAt(await linkCall("get_state", { id: identity, paths: [path] }, signal), path);
     },
-    async watch(identity, onChange) {
+    async watch(identity, onChange, onProblem = () => {}) {
       const listeners = watchers.get(identity) ?? new Set();
       const first = listeners.size === 0;
-      listeners.add(onChange);
+      const watcher = { onChange, onProblem };
+      listeners.add(watcher);
       watchers.set(identity, listeners);
-      if (first) await (await connect()).subscribeResource({ uri: STATE_URI(identity) });
+      try {
+        if (first) await (await connect()).subscribeResource({ uri: STATE_URI(identity) });
+      } catch (err) {
+        listeners.delete(watcher);
+        if (!listeners.size && watchers.get(identity) === listeners) watchers.delete(identity);
+        throw err;
+      }
       return () => {
-        listeners.delete(onChange);
+        listeners.delete(watcher);
         if (listeners.size) return;
         watchers.delete(identity);
         void connecting?.then((client) => client.unsubscribeResource({ uri: STATE_URI(identity) })).catch(
@@ -148,6 +257,8 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       };
     },
     async close() {
+      closed = true;
+      scheduler.clearTimeout(restart);
       const client = await connecting?.catch(() => null);
       connecting = null;
       await client?.close();

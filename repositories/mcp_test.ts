@@ -1,7 +1,20 @@
 import assert from "node:assert/strict";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  McpError,
+  SubscribeRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import { toolFailure } from "../mcp/results.ts";
-import { toolError } from "./mcp.ts";
+import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
+import { until } from "../tests/effects/helpers.ts";
+import { mcpRepository, toolError } from "./mcp.ts";
 
 Deno.test("toolError: the kind named by an svc mcp child wins over what the message suggests", () => {
   // Messages chosen to mislead the text heuristic (a 404 mentioning a queue, a 429 saying "not found").
@@ -34,4 +47,191 @@ Deno.test("toolError: from another MCP server (no kind, or an unknown one) the m
   assert.equal(toolError(result(JSON.stringify({ error: "Schema violation" }))).kind, "schema_violation");
   assert.equal(toolError(result("nope", { "svc/errorKind": "toString" })).kind, "bad_request");
   assert.equal(toolError(result("nope", { "svc/errorKind": 404 })).kind, "bad_request");
+});
+
+/**
+ * Children of an `mcp` repository started in memory: each a server answering every tool with `answer()` and
+ * taking state subscriptions; `refuse` makes the next start fail, `exit()` ends the latest child.
+ */
+function memoryChildren(answer: () => CallToolResult = () => ({ content: [{ type: "text", text: "{}" }] })) {
+  const children = {
+    refuse: false,
+    subscribed: [] as string[],
+    /** URIs whose model is gone: subscribing is refused as an unknown resource. */
+    gone: new Set<string>(),
+    latest: null as { server: Server; transport: InMemoryTransport } | null,
+    transport() {
+      if (children.refuse) throw new Error("spawn failed");
+      const [client, child] = InMemoryTransport.createLinkedPair();
+      const server = new Server({ name: "child", version: "1" }, {
+        capabilities: { tools: {}, resources: { subscribe: true } },
+      });
+      server.setRequestHandler(CallToolRequestSchema, () => answer());
+      server.setRequestHandler(SubscribeRequestSchema, ({ params }) => {
+        if (children.gone.has(params.uri)) throw new McpError(RESOURCE_NOT_FOUND, `Unknown ${params.uri}`);
+        children.subscribed.push(params.uri);
+        return {};
+      });
+      void server.connect(child);
+      children.latest = { server, transport: child };
+      return client;
+    },
+    exit: () => children.latest!.transport.close(),
+  };
+  return children;
+}
+
+/** Timers kept for the test to fire. */
+function heldTimers() {
+  const held: { run: () => void; ms: number }[] = [];
+  return {
+    scheduler: {
+      setTimeout: (run: () => void, ms: number) => held.push({ run, ms }),
+      clearTimeout: () => {},
+    },
+    delays: () => held.map((t) => t.ms),
+    /** Waits for the one timer of `ms`, then runs it. */
+    async fire(ms: number) {
+      await until(() => Promise.resolve(held.map((t) => t.ms)), (d) => d.length === 1, `a timer of ${ms} ms`);
+      const [timer] = held.splice(0, 1);
+      assert.equal(timer.ms, ms);
+      timer.run();
+    },
+  };
+}
+
+Deno.test("mcp repository lookup: not found is a miss, a failure our 502, a child that does not start a miss", async () => {
+  let answer = new ServiceError("not_found", "Model 'fx' not found");
+  const children = memoryChildren(() => toolFailure(answer));
+  const repository = mcpRepository({
+    id: "kid",
+    repoClass: "web",
+    argv: ["unused"],
+    credential: null,
+    transport: () => children.transport(),
+  });
+  try {
+    assert.equal(await repository.fetch("fx"), null);
+    for (const kind of ["internal", "unavailable", "too_many"] as ErrorKind[]) {
+      answer = new ServiceError(kind, "down");
+      await assert.rejects(repository.fetch("fx"), (err: ServiceError) => {
+        assert.equal(err.kind, "bad_gateway");
+        assert.equal(
+          err.message,
+          `Repository 'kid' failed to look up 'fx' (it answered ${STATUS_OF_KIND[kind]}): down`,
+        );
+        return true;
+      });
+    }
+    await repository.close?.();
+    children.refuse = true;
+    await assert.rejects(repository.fetch("fx"), (err: ServiceError) => {
+      assert.notEqual(err.kind, "bad_gateway", "a miss the resolution goes on from");
+      assert.equal(err.message, "Repository 'kid' did not answer: did not start: spawn failed");
+      return true;
+    });
+  } finally {
+    await repository.close?.();
+  }
+});
+
+Deno.test("mcp repository watch: a child that exits is started again; one not back is reported, then ended", async () => {
+  const children = memoryChildren();
+  const timers = heldTimers();
+  const repository = mcpRepository({
+    id: "kid",
+    repoClass: "web",
+    argv: ["unused"],
+    credential: null,
+    transport: () => children.transport(),
+    scheduler: timers.scheduler,
+  });
+  const changes: string[][] = [];
+  const problems: [string, boolean][] = [];
+  const stop = await repository.watch!(
+    "fx",
+    (paths) => changes.push(paths),
+    (p, final) => problems.push([p, final]),
+  );
+  const heard = (count: number) =>
+    until(() => Promise.resolve(changes.length), (n) => n >= count, `${count} changes`);
+  try {
+    await children.latest!.server.sendResourceUpdated({ uri: "svc://state/fx" });
+    await heard(1);
+
+    // Back at once: subscribed again, everything read again, nothing reported.
+    const subscriptions = children.subscribed.length;
+    await children.exit();
+    await timers.fire(1000);
+    await heard(2);
+    assert.deepEqual(changes[1], ["$"]);
+    assert.ok(children.subscribed.length > subscriptions, "subscribed again");
+    assert.deepEqual(problems, []);
+    await children.latest!.server.sendResourceUpdated({ uri: "svc://state/fx" });
+    await heard(3);
+
+    // Not back at the first restart: reported once; back at the second.
+    await children.exit();
+    children.refuse = true;
+    await timers.fire(1000);
+    await until(() => Promise.resolve(problems.length), (n) => n === 1, "the interruption reported");
+    assert.deepEqual(problems, [["feed interrupted: Repository 'kid': did not start: spawn failed", false]]);
+    children.refuse = false;
+    await timers.fire(2000);
+    await heard(4);
+    assert.equal(problems.length, 1);
+
+    // Gone for good: six failed restarts end the watch.
+    await children.exit();
+    children.refuse = true;
+    for (const ms of [1000, 2000, 4000, 8000, 16000, 32000]) await timers.fire(ms);
+    await until(() => Promise.resolve(problems.length), (n) => n === 3, "the end reported");
+    assert.deepEqual(problems.slice(1), [
+      ["feed interrupted: Repository 'kid': did not start: spawn failed", false],
+      [
+        "feed ended: Repository 'kid': Live updates stopped after 6 failed restarts: did not start: spawn failed",
+        true,
+      ],
+    ]);
+    assert.deepEqual(timers.delays(), [], "no restart after the sixth");
+  } finally {
+    stop();
+    await repository.close?.();
+  }
+});
+
+Deno.test("mcp repository watch: a model gone from the restarted child ends its watch alone, read again", async () => {
+  const children = memoryChildren();
+  const timers = heldTimers();
+  const repository = mcpRepository({
+    id: "kid",
+    repoClass: "web",
+    argv: ["unused"],
+    credential: null,
+    transport: () => children.transport(),
+    scheduler: timers.scheduler,
+  });
+  const heard: Record<string, string[][]> = { fx: [], old: [] };
+  const problems: string[] = [];
+  const stops = await Promise.all(
+    ["fx", "old"].map((id) =>
+      repository.watch!(id, (paths) => heard[id].push(paths), (problem) => problems.push(problem))
+    ),
+  );
+  try {
+    children.gone.add("svc://state/old");
+    await children.exit();
+    await timers.fire(1000);
+    await until(() => Promise.resolve(heard.fx.length), (n) => n === 1, "fx read again");
+    assert.deepEqual(heard, { fx: [["$"]], old: [["$"]] }, "each read again once");
+    assert.deepEqual(problems, []);
+    // The gone model's watch ended; the other one still hears its child.
+    await children.latest!.server.sendResourceUpdated({ uri: "svc://state/old" });
+    await children.latest!.server.sendResourceUpdated({ uri: "svc://state/fx" });
+    await until(() => Promise.resolve(heard.fx.length), (n) => n === 2, "fx changed");
+    assert.equal(heard.old.length, 1);
+  } finally {
+    for (const stop of stops) stop();
+    await repository.close?.();
+  }
 });

@@ -26,8 +26,9 @@ export interface Repository {
   id: string;
   repoClass: RepositoryClass;
   /**
-   * The model `identity` as that repository holds it now; null when it has none (or cannot be reached).
-   * Throws a `bad_gateway` ServiceError when it refuses us (our credential): not a miss.
+   * The model `identity` as that repository holds it now; null when it has none. Rejects when the
+   * repository does not answer: a miss all the same, which a final "not found" names with that reason.
+   * Throws a `bad_gateway` ServiceError when it refuses us (our credential) or fails (a 5xx, a 429): not a miss.
    */
   fetch(identity: string): Promise<ModelSpec | null>;
   /** Stores a model there (promote); absent: the repository cannot publish. */
@@ -78,7 +79,10 @@ export function publicationRefused(repo: string, err: unknown): ServiceError {
   return conflict(`Repository '${repo}' refused the model: ${reason}`);
 }
 
-/** A repository's refusal of us (a 502): it ends a resolution, where a miss goes on to the next repository. */
+/**
+ * A repository's refusal of us or failure (a 502): it ends a resolution, where a miss goes on to the next
+ * repository.
+ */
 export const refusedUs = (err: unknown): boolean => err instanceof ServiceError && err.kind === "bad_gateway";
 
 /** The digest of a spec: `sha256:` + hex SHA-256 of its canonical JSON. */
@@ -97,10 +101,13 @@ export async function resolveRef(
     throw new ResolutionError("InvalidReference", notAReference(ref));
   }
   let mismatch: string | null = null;
+  // Why the repositories that did not answer did not: a "not found" says so.
+  let unanswered = "";
   for (const repo of chain) {
-    // A repository that cannot answer is a miss: the next one may hold the model.
+    // A repository that does not answer is a miss: the next one may hold the model.
     const spec = await repo.fetch(coordinate.identity).catch((err) => {
       if (refusedUs(err)) throw err;
+      unanswered += `; ${(err as Error).message}`;
       return null;
     });
     if (!spec) continue;
@@ -118,7 +125,7 @@ export async function resolveRef(
   }
   throw new ResolutionError(
     "UnresolvedReference",
-    `'${ref}' is not found in any repository (${chain.map((r) => r.id).join(", ")})`,
+    `'${ref}' is not found in any repository (${chain.map((r) => r.id).join(", ")})${unanswered}`,
   );
 }
 

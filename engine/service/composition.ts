@@ -264,10 +264,15 @@ export class Composition {
     };
   }
 
+  /** The repository holding a link's target; unresolved, the resolution's reason (a repository not answering). */
   async #target(ref: string): Promise<{ repo: Repository; identity: string }> {
-    const repo = await this.#holder(ref);
-    if (!repo) throw new LinkError("target_unresolved", `no repository holds '${ref}'`);
-    return { repo, identity: parseCoordinate(ref)!.identity };
+    const chain = this.chain();
+    try {
+      const { repo, identity } = await resolveRef(ref, chain, this.#host.hasher);
+      return { repo: chain.find((r) => r.id === repo)!, identity };
+    } catch (err) {
+      throw refusedUs(err) ? err : new LinkError("target_unresolved", (err as Error).message);
+    }
   }
 
   /**

@@ -114,7 +114,10 @@ Deno.test("links: failures name their code in the status document", async () => 
       (s) => s.io?.pull?.phase === "failed",
       "pull failed",
     );
-    assert.match(unresolved.io.pull.error, /^target_unresolved: no repository holds 'ghost'/);
+    assert.match(
+      unresolved.io.pull.error,
+      /^target_unresolved: 'ghost' is not found in any repository \(local\)$/,
+    );
   } finally {
     await server.close();
   }

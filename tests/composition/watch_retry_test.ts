@@ -12,12 +12,16 @@ import { sourceSpec, targetSpec } from "./helpers.ts";
 /** Timers of a second or more are kept for the test to fire; shorter ones run as usual. */
 function heldScheduler() {
   const held = new Map<object, { run: () => void; ms: number }>();
+  const counts = { held: 0 };
   return {
     held,
+    /** How many timers were held so far, cleared ones included. */
+    heldSoFar: () => counts.held,
     scheduler: {
       setTimeout(run: () => void, ms: number): unknown {
         if (ms < 1000) return setTimeout(run, ms);
         const handle = {};
+        counts.held++;
         held.set(handle, { run, ms });
         return handle;
       },
@@ -105,23 +109,31 @@ Deno.test("a watch retries a target it could not read, with growing waits, and s
     // Down for good: 1, 2, 4, 8, 16, 32 s, then it waits for the next change.
     remote.twice = 12;
     remote.failing = 100;
+    const heldBefore = timers.heldSoFar();
+    const readsBefore = remote.reads;
     remote.onChange!(["$.twice"]);
     for (const ms of [1000, 2000, 4000, 8000, 16000, 32000]) {
       await until(() => Promise.resolve(timers.delays()), (d) => d.length === 1, `a retry of ${ms} ms`);
       timers.fire(ms);
     }
-    await until(() => Promise.resolve(remote.reads), (n) => n >= 9, "the last retry read");
-    await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(timers.delays(), [], "no retry after the sixth");
+    // The change's read and six retries.
+    await until(() => Promise.resolve(remote.reads), (n) => n === readsBefore + 7, "the last retry read");
     assert.equal(await rate(), 10);
+    // A newer change read fine is the barrier: the last failed retry was handled before it folds back.
+    remote.failing = 0;
+    remote.twice = 14;
+    remote.onChange!(["$.twice"]);
+    await until(rate, (r) => r === 14, "the newer change applied");
+    assert.equal(timers.heldSoFar(), heldBefore + 6, "no retry after the sixth");
+    assert.deepEqual(timers.delays(), []);
 
     // A newer change supersedes a pending retry; ending the watch (the source deleted) cancels it.
     remote.failing = 2;
+    const held = timers.heldSoFar();
     remote.onChange!(["$.twice"]);
     await until(() => Promise.resolve(timers.delays()), (d) => d.length === 1, "a retry pending");
     remote.onChange!(["$.twice"]);
-    await until(() => Promise.resolve(remote.failing), (n) => n === 0, "the second read failed");
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => Promise.resolve(timers.heldSoFar()), (n) => n === held + 2, "the newer change's retry");
     assert.deepEqual(timers.delays(), [1000], "one pending retry, the newer change's");
     await service.deleteModel("inv");
     assert.deepEqual(timers.delays(), [], "the watch ended with its model: no retry left");

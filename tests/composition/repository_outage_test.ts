@@ -1,0 +1,126 @@
+/**
+ * A repository that fails a spec lookup (a 5xx, a 429) is no miss: the
+ * resolution ends with a 502 naming it and its status, rather than going on
+ * to a later repository's spec of the same identity or saying "not found". A
+ * repository that does not answer at all stays a miss, which a final "not
+ * found" names with its reason, on a link's fire too.
+ */
+import assert from "node:assert/strict";
+import { stateOf, until } from "../effects/helpers.ts";
+import { call, startTestServer } from "../server/helpers.ts";
+import { baseSpec, branchSpec, sourceSpec } from "./helpers.ts";
+
+/** A server on loopback answering every request with `status`. */
+function failingUpstream(status: number) {
+  return Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () =>
+      Response.json({ type: "about:blank", title: "Failing", status, detail: `down (${status})` }, {
+        status,
+      }),
+  );
+}
+
+/** A loopback URL nothing listens on: a server bound and shut down again. */
+async function closedUrl(): Promise<string> {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => new Response());
+  await server.shutdown();
+  return `http://127.0.0.1:${server.addr.port}`;
+}
+
+Deno.test("a repository's 5xx or 429 on a lookup is our 502 naming it, not a miss the next one answers", async () => {
+  const holder = await startTestServer();
+  await call(holder.url, "POST", "/models", baseSpec());
+  try {
+    for (const status of [500, 503, 429]) {
+      const upstream = failingUpstream(status);
+      const local = await startTestServer({
+        "svc.composition.repositories": JSON.stringify([
+          { id: "hub", transport: "http", locator: `http://127.0.0.1:${upstream.addr.port}` },
+          { id: "mirror", transport: "http", locator: holder.url },
+        ]),
+      });
+      try {
+        const reply = await call(local.url, "POST", "/models", branchSpec());
+        assert.equal(reply.status, 502, `${status}: ${reply.text}`);
+        assert.match(
+          reply.json.detail,
+          new RegExp(`^Repository 'hub' failed to look up 'acme/base' \\(it answered ${status}\\): down`),
+        );
+      } finally {
+        await local.close();
+        await upstream.shutdown();
+      }
+    }
+  } finally {
+    await holder.close();
+  }
+});
+
+Deno.test("a repository that does not answer is a miss, named when no repository holds the model", async () => {
+  const holder = await startTestServer();
+  await call(holder.url, "POST", "/models", baseSpec());
+  const gone = await closedUrl();
+  const local = await startTestServer({
+    "svc.composition.repositories": JSON.stringify([
+      { id: "gone", transport: "http", locator: gone },
+      { id: "mirror", transport: "http", locator: holder.url },
+    ]),
+  });
+  try {
+    const branch = await call(local.url, "POST", "/models", branchSpec());
+    assert.equal(branch.status, 201, `the next repository holds it: ${branch.text}`);
+    const missing = await call(local.url, "POST", "/models", branchSpec("beta/x", "acme/nowhere"));
+    assert.equal(missing.status, 422, missing.text);
+    const [finding] = missing.json.errors;
+    assert.equal(finding.location, "template.ref");
+    assert.match(
+      finding.message,
+      /'acme\/nowhere' is not found in any repository \(local, gone, mirror\); Repository 'gone' did not answer: Cannot reach the server at http:\/\/127\.0\.0\.1:\d+/,
+    );
+  } finally {
+    await local.close();
+    await holder.close();
+  }
+});
+
+Deno.test("a link whose target's repository fails or does not answer says so when it fires", async () => {
+  const upstream = failingUpstream(503);
+  const gone = await closedUrl();
+  const local = await startTestServer({
+    "svc.composition.lazy-binding": "true",
+    "svc.composition.repositories": JSON.stringify([
+      { id: "gone", transport: "http", locator: gone },
+      { id: "hub", transport: "http", locator: `http://127.0.0.1:${upstream.addr.port}` },
+    ]),
+  });
+  try {
+    assert.equal((await call(local.url, "POST", "/models", sourceSpec())).status, 201);
+    await call(local.url, "POST", "/models/inv/mutations", { "$.need": true });
+    const failed = await until(
+      () => stateOf(local.url, "inv"),
+      (s) => s.io?.pull?.phase === "failed",
+      "pull",
+    );
+    assert.match(
+      failed.io.pull.error,
+      /^transport_error: Repository 'hub' failed to look up 'fx' \(it answered 503\): down/,
+    );
+    // Both down now: the link's target is not found, and the reasons are named.
+    await upstream.shutdown();
+    assert.equal((await call(local.url, "POST", "/models", sourceSpec("fx", "inv2"))).status, 201);
+    await call(local.url, "POST", "/models/inv2/mutations", { "$.need": true });
+    const unresolved = await until(
+      () => stateOf(local.url, "inv2"),
+      (s) => s.io?.pull?.phase === "failed",
+      "pull unresolved",
+    );
+    assert.match(
+      unresolved.io.pull.error,
+      /^target_unresolved: 'fx' is not found in any repository \(local, gone, hub\); Repository 'gone' did not answer: .*; Repository 'hub' did not answer: /,
+    );
+  } finally {
+    await local.close();
+    await upstream.shutdown().catch(() => {});
+  }
+});
