@@ -3,7 +3,8 @@
  * serves at `/` starts on that server, so it lists a model created over REST
  * (as the README's first `curl` does) and a model created in it is there over
  * REST; the same build on a static host, or the single file opened from disk,
- * starts in the tab and does not see the server's models.
+ * starts in the tab and does not see the server's models. The Explain panel
+ * lists a field's traces newest first.
  *
  * @module
  */
@@ -33,6 +34,16 @@ Deno.test("the server's playground starts on that server; a static or file playg
         await page.getByText(`Server · ${server.url}`).waitFor();
         await page.getByRole("button", { name: SPEC.id, exact: true }).waitFor();
         await screenshot(page, "served-starts-on-server");
+        // Two writes over REST; the Explain panel lists their traces newest first, as its caption says.
+        const mutations = `/models/${encodeURIComponent(SPEC.id)}/mutations`;
+        assert.equal((await call(server.url, "POST", mutations, { "$.qty": 1, "$.price": 2 })).status, 200);
+        assert.equal((await call(server.url, "POST", mutations, { "$.qty": 3 })).status, 200);
+        await page.getByRole("button", { name: SPEC.id, exact: true }).click();
+        await page.getByRole("tab", { name: "Explain" }).click();
+        await page.getByText("Traces of $.total, newest first").waitFor();
+        assert.deepEqual(await page.locator("#panel tbody tr td:last-child").allTextContents(), ["6", "2"]);
+        await screenshot(page, "served-explain");
+        await page.getByRole("button", { name: "Examples and new model" }).click();
         await page.getByRole("button", { name: "Open Shipping quote" }).click();
         await page.locator("svc-view h2").first().waitFor();
         const listed = await call(server.url, "GET", "/models");
