@@ -8,7 +8,9 @@
  * merged state, mutate, explain, graph, tests, audit, evolve (by hand or with
  * AI), snapshots and files. The selected model and panel live in the URL
  * fragment, the connection choice in local storage (the API key only for the
- * session), so a reload comes back to the same place. In the tab, another tab
+ * session), so a reload comes back to the same place. Without a saved choice
+ * the page starts on the server that served it (which marks the page), else
+ * in the tab (a static host, a file, an embedding page). In the tab, another tab
  * over the same database shows through without a reload: the models it
  * creates or deletes, and its writes to the selected one.
  *
@@ -60,13 +62,29 @@ const KEY_KEY = "svc-playground:api-key";
 /** How often a paired tab looks for models the agent created. */
 const PAIRED_POLL_MS = 2000;
 
-function savedChoice(): ConnectionChoice {
+/**
+ * The server that served this page (server/routes/web.ts marks the page it serves), as the base URL of its
+ * API; `""` for a page from elsewhere (a static host, a file, an embedding page).
+ */
+function servingServer(): string {
+  return document.documentElement.dataset.server === "here"
+    ? new URL(".", location.href).href.replace(/\/+$/, "")
+    : "";
+}
+
+/** Where a visit starts without a saved choice: on `server` (the base URL of the page's own), else in the tab. */
+function startChoice(server: string): ConnectionChoice {
+  return { mode: server ? "server" : "tab", baseUrl: server, apiKey: "" };
+}
+
+/** The person's last choice (its key, for this browser session), else {@link startChoice}. */
+function savedChoice(server: string): ConnectionChoice {
   try {
     const saved = JSON.parse(localStorage.getItem(CHOICE_KEY) ?? "null");
     if (saved?.mode === "server" || saved?.mode === "tab") {
       const apiKey = sessionStorage.getItem(KEY_KEY) ?? "";
-      // A pairing lives in this browser session only: without its token, start in the tab.
-      if (saved.paired && !apiKey) return { mode: "tab", baseUrl: "", apiKey: "" };
+      // A pairing lives in this browser session only: without its token, start afresh.
+      if (saved.paired && !apiKey) return startChoice(server);
       return {
         mode: saved.mode,
         baseUrl: String(saved.baseUrl ?? ""),
@@ -75,9 +93,9 @@ function savedChoice(): ConnectionChoice {
       };
     }
   } catch {
-    // storage unavailable (file:// in some browsers): start in the tab
+    // storage unavailable (file:// in some browsers): start afresh
   }
-  return { mode: "tab", baseUrl: "", apiKey: "" };
+  return startChoice(server);
 }
 
 /**
@@ -114,7 +132,7 @@ export class Playground extends LitElement {
     warnings: { state: true },
   };
   connection?: Connection;
-  choice: ConnectionChoice = savedChoice();
+  choice: ConnectionChoice = startChoice("");
   status = "Starting…";
   models: string[] = [];
   selected = "";
@@ -138,7 +156,7 @@ export class Playground extends LitElement {
   #connected = "";
   /**
    * The model the page's address named when it loaded, until a connection has it: a link to a server's model
-   * (the playground starts in the tab) opens once the person connects to that server.
+   * opened in the tab (a static host, or the tab chosen earlier) opens once the person connects to that server.
    */
   #linked = "";
   /** What is wrong with the connection now, by what noticed it; the status line shows the latest. */
@@ -151,6 +169,8 @@ export class Playground extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     this.pairingCode = takePairingCode(location, history);
+    // The approve page does not start on the server: it asks for the key itself, and approving connects.
+    this.choice = savedChoice(this.pairingCode === null ? servingServer() : "");
     const hash = new URLSearchParams(location.hash.slice(1));
     this.selected = this.#linked = hash.get("model") ?? "";
     const panel = hash.get("panel");
@@ -201,7 +221,7 @@ export class Playground extends LitElement {
         );
         sessionStorage.setItem(KEY_KEY, choice.apiKey);
       } catch {
-        // not kept: the next visit starts in the tab
+        // not kept: the next visit starts afresh
       }
       const wanted = this.#linked || this.selected;
       if (wanted === this.selected && this.models.includes(wanted)) {
@@ -223,6 +243,14 @@ export class Playground extends LitElement {
       });
       if (choice.paired) this.#poll = setInterval(() => void this.#followSession(), PAIRED_POLL_MS);
     } catch (err) {
+      if (err instanceof ServiceError && err.kind === "unauthorized" && !choice.apiKey) {
+        // A server with an API key (this page's, on a first visit): ask for the key rather than report a failure.
+        this.status = "This server asks for its API key: enter it and Connect.";
+        await this.updateComplete;
+        // The approve page keeps its own focus (it asks for the key itself).
+        if (this.pairingCode === null) this.querySelector<HTMLInputElement>('input[name="apiKey"]')?.focus();
+        return;
+      }
       const message = (err as Error).message;
       this.status = `Not connected: ${message}${/^Cannot reach/.test(message) ? corsHint(choice) : ""}`;
       this.problem = this.status;

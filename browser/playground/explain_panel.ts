@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 /**
  * Explain a field: the traces of the expressions that computed it (and of the
- * constraints on it), newest first, choosing among the model's derived fields
- * and constraints from its dependency graph.
+ * constraints on it), newest first (`explain` answers oldest first), choosing
+ * among the model's derived fields and constraints from its dependency graph.
  *
  * @module
  */
@@ -60,7 +60,7 @@ export class ExplainPanel extends ModelPanel {
                   <th>result</th>
                 </tr>
               </thead>
-              <tbody>${this.traces.map((t) =>
+              <tbody>${[...this.traces].reverse().map((t) =>
                 html`
                   <tr class=${t.errorMessage || t.constraintPassed === false ? "bad" : ""}>
                     <td><code>${t.targetPath}</code></td>

@@ -31,7 +31,7 @@ import { targetHolding } from "../model/target_index.ts";
 import { metaPropertyName } from "../model/types.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
-import { CONSTRAINT_TRACE, type TraceRecord, TraceRing } from "./traces.ts";
+import { computedTraces, CONSTRAINT_TRACE, type TraceRecord, TraceRing } from "./traces.ts";
 import { parseWriteKey } from "./write_checks.ts";
 
 /** What a runtime needs from its host. */
@@ -142,7 +142,7 @@ export class ModelRuntime {
     await model.bindings.prepare();
     const outcome = await derive(model, env, seed ?? { doc: {}, created: [[]] }, at, effects);
     const runtime = new ModelRuntime(model, env, outcome.state);
-    runtime.#traces.push(outcome.traces);
+    runtime.#traces.push(computedTraces(outcome.traces));
     return { runtime, outcome };
   }
 
@@ -162,7 +162,7 @@ export class ModelRuntime {
   ): Promise<{ runtime: ModelRuntime; outcome: CycleOutcome }> {
     const evolved = await ModelRuntime.create(model, this.#env, seed, at, effects);
     const traces = this.#traces.clone();
-    traces.push(evolved.outcome.traces);
+    traces.push(computedTraces(evolved.outcome.traces));
     evolved.runtime.#traces = traces;
     return evolved;
   }
@@ -418,7 +418,7 @@ export class ModelRuntime {
     );
     admitGrowth(base.growth + outcome.growth);
     this.replaceState(outcome.state, { clearHistory: true });
-    this.#traces.push(outcome.traces);
+    this.#traces.push(computedTraces(outcome.traces));
     return { state: outcome.state, broken: [...outcome.rollback, ...outcome.result.flaggedConstraints] };
   }
 }

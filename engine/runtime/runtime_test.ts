@@ -186,7 +186,31 @@ Deno.test("explain: limit keeps the newest records", async () => {
   for (const qty of [3, 4, 5]) await commitMutation(runtime, { "$.qty": qty });
   assert.deepEqual(runtime.explain("$.total", 2).map((t) => t.result), [12, 15]);
   assert.deepEqual(runtime.explain("$.total", 0), []);
-  assert.equal(runtime.explain("$.total").length, 5, "creation, the first write and three more");
+  assert.equal(runtime.explain("$.total").length, 4, "the first write and three more");
+});
+
+Deno.test("explain: creation keeps the evaluations that computed something, not those over fields not written", async () => {
+  const { runtime } = await runtimeOf({
+    ...SPEC,
+    schema: {
+      ...SPEC.schema,
+      properties: { ...SPEC.schema.properties, qty: { type: "integer", default: 2 } },
+    },
+    derivations: [...SPEC.derivations, { path: "$.next", expr: "qty + 1" }],
+  });
+  // No price yet: the total computes nothing and stays absent, so explain has nothing to say about it.
+  assert.equal("total" in (runtime.state.doc as JsonObject), false);
+  assert.deepEqual(runtime.explain("$.total"), [], "no `result: null` before any write");
+  assert.deepEqual(
+    runtime.explain("$.next").map((t) => t.result),
+    [3],
+    "a default's consequence is explained",
+  );
+  assert.deepEqual(runtime.explain("$.qty#maximum").map((t) => t.result), [10]);
+  // A write's evaluations are all kept, one that computes nothing too (what the write did).
+  await commitMutation(runtime, { "$.qty": 4 });
+  await commitMutation(runtime, { "$.price": 3 });
+  assert.deepEqual(runtime.explain("$.total").map((t) => t.result), [null, 12]);
 });
 
 Deno.test("explain: a refused write leaves its constraint checks, not the values it never committed", async () => {
@@ -198,8 +222,8 @@ Deno.test("explain: a refused write leaves its constraint checks, not the values
   await rejectsWith(() => runtime.evaluateMutation({ "$.qty": 1, "$.price": 120 }), "constraint_violation");
   assert.deepEqual(
     runtime.explain("$.total").map((t) => t.result),
-    [null, 6],
-    "creation and the committed write",
+    [6],
+    "the committed write (creation computed nothing)",
   );
   assert.deepEqual(runtime.explain("$.qty#maximum").map((t) => t.result), [10, 10], "nor its meta values");
   const refusal = runtime.explain("$constraint:cheap").at(-1)!;

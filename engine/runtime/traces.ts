@@ -20,6 +20,17 @@ export interface TraceRecord {
 }
 
 /**
+ * The traces of a whole-document derivation (creation, evolution, restore) that
+ * `explain` keeps: those with a value, an error or a check. An expression over
+ * fields not written yet computes nothing (its field stays absent), and a
+ * `result: null` before any write reads as a failure; a write's evaluations are
+ * all kept, since a value going away there is what the write did.
+ */
+export function computedTraces(traces: readonly TraceRecord[]): TraceRecord[] {
+  return traces.filter((t) => t.result !== null || t.errorMessage !== null || t.constraintPassed !== null);
+}
+
+/**
  * A fixed-size ring of the most recent trace records. Every write appends a
  * few, so appending costs what it appends: a slot array with a moving start,
  * never a shift of the whole buffer.

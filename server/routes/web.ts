@@ -5,8 +5,10 @@
  * `/examples/…` the embedding example. These paths are open (no API key:
  * the page holds no data, it asks for the key itself) and carry
  * {@link PAGE_CSP}, which allows exactly what the page does; every other
- * path keeps the server's strict CSP. Without a build, `/` answers 503 with
- * the command that makes one.
+ * path keeps the server's strict CSP. The playground page comes marked as
+ * served by this server ({@link SERVED_MARK}), so it starts connected to it;
+ * the same build on a static host or opened from disk starts in the tab.
+ * Without a build, `/` answers 503 with the command that makes one.
  *
  * @module
  */
@@ -41,6 +43,12 @@ export const PAGE_CSP = [
 export const DEFAULT_WEB_ROOT: string = fileURLToPath(
   new URL(import.meta.url.endsWith("/server/routes/web.ts") ? "../../dist/web/" : "./web/", import.meta.url),
 );
+
+/**
+ * What the server adds to the playground page's `<html>` tag: the page reads it
+ * (browser/playground/app.ts) to start connected to the server that served it.
+ */
+export const SERVED_MARK = 'data-server="here"';
 
 const TYPES: Record<string, string> = {
   html: "text/html; charset=utf-8",
@@ -90,13 +98,18 @@ export function webPages(
     if (file) files.set(alias, file);
   }
   const pages = new Set(["/", ...Object.keys(aliases)]);
+  const playground = files.get("/");
   const missing = () => new Response(MISSING, { status: 503, headers: { "content-type": TYPES.html } });
   return async function webPages(c, next) {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return await next();
     const file = files.get(c.req.path);
     if (!file) return pages.has(c.req.path) ? missing() : await next();
     try {
-      return new Response(await Deno.readFile(file), {
+      const bytes = await Deno.readFile(file);
+      const body = file === playground
+        ? new TextDecoder().decode(bytes).replace(/<html\b/i, `$& ${SERVED_MARK}`)
+        : bytes;
+      return new Response(body, {
         headers: { "content-type": TYPES[file.split(".").pop()!], "cache-control": "no-cache" },
       });
     } catch {

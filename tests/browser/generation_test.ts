@@ -7,8 +7,9 @@
  * tile; an AI evolution overtaken by another client's evolution is a 409 shown
  * as such; a generation cancelled midway (by keyboard) stops the provider call
  * on the server; a generation that never validates shows its errors and the
- * raw response. Without a provider, and in the tab, the panels say generation
- * is not available and call nothing. axe on the panels, no console errors.
+ * raw response. Without a provider, and in the tab (chosen on the server's
+ * page, which starts on the server), the panels say generation is not
+ * available and call nothing. axe on the panels, no console errors.
  *
  * @module
  */
@@ -17,7 +18,7 @@ import type { Page } from "playwright-core";
 import { BLANK_SPEC } from "../../browser/playground/blank_spec.ts";
 import { call, startTestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
-import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+import { assertAccessible, screenshot, temporaryWebBuild, useTab, watchedPage } from "./journey.ts";
 
 const ID = "calc/doubler";
 const modelPath = `/models/${encodeURIComponent(ID)}`;
@@ -42,7 +43,8 @@ Deno.test("playground generation: describe, stream, create and open; evolve with
   try {
     const { page, errors } = await watchedPage(browser);
     await page.goto(`${server.url}/`);
-    await page.getByText("Connected: this tab").waitFor();
+    await page.getByText(`Connected: ${server.url}`).waitFor();
+    await useTab(page);
 
     await t.step("in the tab the panel says generation needs a server", async () => {
       await page.getByTestId("generation-unavailable").getByText(/needs a server with an LLM provider/)
@@ -203,9 +205,9 @@ Deno.test("playground generation without a provider: the panels say it is not co
     const { page, errors } = await watchedPage(browser);
     const requests: string[] = [];
     page.on("request", (r) => requests.push(new URL(r.url()).pathname));
+    // The page the server serves starts on that server.
     await page.goto(`${server.url}/`);
-    await page.getByText("Connected: this tab").waitFor();
-    await connect(page, server.url);
+    await page.getByText(`Connected: ${server.url}`).waitFor();
     const notice = page.locator("svc-generate-panel").getByTestId("generation-unavailable");
     await notice.getByText(/Not available here\. No LLM provider configured: set svc\.llm\.provider/)
       .waitFor();

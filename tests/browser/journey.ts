@@ -52,6 +52,13 @@ export async function watchedPage(
   return { page, errors };
 }
 
+/** Moves a playground that started elsewhere (on the server that served it) to the tab, as a person would. */
+export async function useTab(page: Page): Promise<void> {
+  await page.getByLabel("In this tab").check();
+  await page.getByRole("button", { name: "Use this tab" }).click();
+  await page.getByText("Connected: this tab").waitFor();
+}
+
 /** Saves a full-page screenshot as `.cache/screenshots/<name>.png`. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await Deno.mkdir(SCREENSHOTS, { recursive: true });

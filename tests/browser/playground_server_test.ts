@@ -1,6 +1,7 @@
 /**
  * The playground connected to a real server, which serves it at `/` under its
- * page CSP: switch from the tab to the server (URL and API key), see a write
+ * page CSP: the page starts on that server and asks for its API key (focus in
+ * the key's field), connects with it, sees a write
  * made by another client arrive live over the WebSocket feed, write through
  * the view (REST through the remote invoker) and see a 409 constraint message
  * at its field; the spec editor shows validation findings inline as you type.
@@ -28,8 +29,9 @@ Deno.test("playground against a server: switch, live writes of another client, R
   await using browser = await launchBrowser();
   try {
     assert.equal((await call(server.url, "POST", "/models", SPEC, auth)).status, 201);
-    // The refused writes below are answered 409 and 422, which Chromium logs as failed loads.
-    const { page, errors } = await watchedPage(browser, [409, 422]);
+    // The first visit's list is answered 401 (no key yet), the refused writes below 409 and 422, which
+    // Chromium logs as failed loads.
+    const { page, errors } = await watchedPage(browser, [401, 409, 422]);
     // The live feed's sockets pass through, so that a step can drop one as a network would.
     const sockets: WebSocketRoute[] = [];
     await page.routeWebSocket(/\/subscribe/, (socket) => {
@@ -37,12 +39,17 @@ Deno.test("playground against a server: switch, live writes of another client, R
       sockets.push(socket);
     });
     await page.goto(`${server.url}/`);
-    await page.getByText("Connected: this tab").waitFor();
 
-    await t.step("switch to the server with its API key", async () => {
-      await page.getByLabel("On a server").check();
+    await t.step("the page starts on its server, which asks for its API key", async () => {
+      await page.getByRole("status").getByText("This server asks for its API key: enter it and Connect.")
+        .waitFor();
+      assert.equal(await page.getByLabel("On a server").isChecked(), true);
       assert.equal(await page.getByLabel("Server URL").inputValue(), server.url);
-      await page.getByLabel("API key (optional)").fill(KEY);
+      const key = page.getByLabel("API key (optional)");
+      await page.locator('input[name="apiKey"]:focus').waitFor();
+      assert.equal(await page.getByRole("alert").count(), 0, "asking for the key is not a failure");
+      await screenshot(page, "server-asks-for-key");
+      await key.fill(KEY);
       await page.getByRole("button", { name: "Connect" }).click();
       await page.getByText(`Connected: ${server.url}`).waitFor();
       await page.getByRole("button", { name: SPEC.id, exact: true }).click();

@@ -1,12 +1,14 @@
 /**
  * The browser pages on the server: `/` and the web build's files are open
  * (no API key) under the page CSP; API routes keep the key and the strict
- * default CSP; without a build `/` says how to make one.
+ * default CSP; the playground page comes marked as served by the server (so
+ * it starts connected to it), its other files as built; without a build `/`
+ * says how to make one.
  *
  * @module
  */
 import assert from "node:assert/strict";
-import { PAGE_CSP } from "../../server/routes/web.ts";
+import { PAGE_CSP, SERVED_MARK } from "../../server/routes/web.ts";
 import { call, startTestServer } from "./helpers.ts";
 
 const STRICT = "default-src 'none'; frame-ancestors 'none'";
@@ -58,5 +60,29 @@ Deno.test("without a web build, / answers 503 naming the build command", async (
   } finally {
     await server.close();
     await Deno.remove(root);
+  }
+});
+
+Deno.test("the playground page is marked as served by the server, at / and /pair; other files are as built", async () => {
+  const root = await Deno.makeTempDir({ prefix: "web_root_marked_" });
+  await Deno.mkdir(`${root}/examples`);
+  const page = '<!doctype html>\n<html lang="en" data-sw="on"><title>playground</title></html>';
+  await Deno.writeTextFile(`${root}/index.html`, page);
+  await Deno.writeTextFile(`${root}/examples/embed.html`, '<!doctype html>\n<html lang="en"></html>');
+  const server = await startTestServer({}, { webRoot: root });
+  try {
+    const marked =
+      `<!doctype html>\n<html ${SERVED_MARK} lang="en" data-sw="on"><title>playground</title></html>`;
+    for (const path of ["/", "/index.html", "/pair"]) {
+      assert.equal((await call(server.url, "GET", path)).text, marked, path);
+    }
+    assert.equal(
+      (await call(server.url, "GET", "/examples/embed.html")).text,
+      '<!doctype html>\n<html lang="en"></html>',
+    );
+    assert.equal(await Deno.readTextFile(`${root}/index.html`), page, "the build itself is left as it is");
+  } finally {
+    await server.close();
+    await Deno.remove(root, { recursive: true });
   }
 });
