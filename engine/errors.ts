@@ -146,10 +146,14 @@ export function constraintViolation(violations: ConstraintViolation[]): ServiceE
   });
 }
 
+/** Schema violations in one line, `path (keyword): message` each, a repeated one once. */
+export function describeViolations(violations: SchemaViolation[]): string {
+  return [...new Set(violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`))].join("; ");
+}
+
 /** A written value failed the effective schema before any write (422). */
 export function schemaViolation(violations: SchemaViolation[]): ServiceError {
-  const detail = violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ");
-  return new ServiceError("schema_violation", `Schema violation: ${detail}`, {
+  return new ServiceError("schema_violation", `Schema violation: ${describeViolations(violations)}`, {
     error: "Schema violation",
     violations: violations as unknown as Json,
   });

@@ -11,8 +11,8 @@
  * the host enqueues what its store still holds.
  *
  * An attempt that throws unexpectedly (the host's `begin` failing) settles
- * nothing: the job is put off with the default policy's backoff, doubled at
- * each put-off in a row, and logged once per outage.
+ * nothing: the job is put off with its effect's backoff (the host's
+ * `policyOf`), doubled at each put-off in a row, and logged once per outage.
  *
  * A kind with no executor on this host fails with
  * `no_executor_for_kind:<kind>` (`llm not configured` for `llm`).
@@ -20,7 +20,6 @@
  * @module
  */
 import type { EffectPolicy } from "../model/nodes.ts";
-import { DEFAULT_POLICY } from "../model/sections/effects.ts";
 import { type Clock, MAX_TIMER_MS, type Scheduler } from "../ports.ts";
 import { type EffectExecutor, type ExecutorOutcome, finalFailure } from "./executor.ts";
 import type { EffectJob } from "./job.ts";
@@ -53,6 +52,8 @@ export interface DispatchHost {
    * its store (which may refuse it: the memory copy, its outcome too, stands).
    */
   retryLater(job: EffectJob, dueAt: number): Promise<void>;
+  /** The policy of a job's effect (the default one when its model or effect is gone), for a put-off. */
+  policyOf(job: EffectJob): EffectPolicy;
 }
 
 /** Failed settlements of one outcome tried again (after the effect's backoff) before the job is given up. */
@@ -149,11 +150,14 @@ export class EffectDispatcher {
         this.#running.delete(job.id);
         if (abort.signal.aborted) return;
         // An unexpected error settles nothing: the job, still in the outbox, is put off like a store
-        // outage (its effect's policy unknown here: the default one), logged once per outage.
+        // outage, after its effect's backoff, logged once per outage.
         const n = (this.#putOffs.get(job.id) ?? 0) + 1;
         if (n < 2) this.#warn(job, `attempt put off (${(err as Error).message})`);
         this.#putOffs.set(job.id, n);
-        this.#arm({ ...job, dueAt: this.#clock.now() + backoffDelay(DEFAULT_POLICY, job.attempt + n) });
+        this.#arm({
+          ...job,
+          dueAt: this.#clock.now() + backoffDelay(this.#host.policyOf(job), job.attempt + n),
+        });
       },
     );
     this.#running.set(job.id, { job, abort, done });

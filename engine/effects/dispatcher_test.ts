@@ -34,6 +34,7 @@ function host(policy: EffectPolicy = DEFAULT_POLICY): DispatchHost & { settled: 
       return Promise.resolve();
     },
     retryLater: () => Promise.resolve(),
+    policyOf: () => policy,
   };
 }
 
@@ -113,5 +114,27 @@ Deno.test("an attempt whose begin throws unexpectedly is put off with backoff, l
   assert.equal(server.jobs.length, 1, "sent once the host begins it");
   assert.deepEqual(inner.settled.map((o) => o.ok), [true]);
   assert.deepEqual(warnings, ["effect 'e' of model 'm' (job 'e@0#1'): attempt put off (bug)"]);
+  await dispatcher.close();
+});
+
+Deno.test("an attempt whose begin throws is put off with its effect's backoff, as the host tells it", async () => {
+  const scheduler = new ManualScheduler();
+  const server = new ScriptedExecutor("server");
+  const inner = host({ ...DEFAULT_POLICY, backoffMs: 5000, maxBackoffMs: 8000 });
+  let failures = 2;
+  const dispatcher = new EffectDispatcher(
+    { ...inner, begin: (job) => failures-- > 0 ? Promise.reject(new Error("bug")) : inner.begin(job) },
+    [server],
+    { clock: scheduler.clock, scheduler },
+  );
+  dispatcher.enqueue([jobOf({ type: "http", requests: [] })]);
+  await scheduler.advance(4999);
+  assert.equal(failures, 1, "not tried again before the effect's 5 s (the default policy's would be 1 s)");
+  await scheduler.advance(1);
+  assert.equal(failures, 0, "tried again after 5 s; thrown again");
+  await scheduler.advance(7999);
+  assert.equal(server.jobs.length, 0, "the second put-off waits the effect's longest backoff, 8 s");
+  await scheduler.advance(1);
+  assert.equal(server.jobs.length, 1, "sent once the host begins it");
   await dispatcher.close();
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { AuditRecord } from "../audit/chain.ts";
-import { unavailable } from "../errors.ts";
+import { conflict, unavailable } from "../errors.ts";
 import type { Json } from "../json/value.ts";
 import type { CommitStates, LogEntry } from "../service/ports.ts";
 import { SETTLE_RETRIES } from "./dispatcher.ts";
@@ -16,6 +16,8 @@ class FlakyStore extends ReloadableStore {
   failWhen: ((jobs: JobChanges) => boolean) | null = null;
   failures = 1;
   failUpdates = 0;
+  /** What the failing outbox updates throw. */
+  updateError: Error = new Error("disk full");
 
   override commit(
     modelId: string,
@@ -34,7 +36,7 @@ class FlakyStore extends ReloadableStore {
   override updateJobs(modelId: string, jobs: JobChanges): Promise<void> {
     if (this.failUpdates > 0) {
       this.failUpdates--;
-      return Promise.reject(new Error("disk full"));
+      return Promise.reject(this.updateError);
     }
     return super.updateJobs(modelId, jobs);
   }
@@ -250,6 +252,24 @@ Deno.test("an attempt the store fails to count (no status path) is no refusal: t
   const state = (await service.getState("c")) as State;
   assert.equal(state.v, 5);
   assert.deepEqual([http.jobs.length, store.outbox.size, warnings.length], [1, 0, 2]);
+  await service.close();
+});
+
+Deno.test("an attempt that meets an unexpected refusal is put off after its effect's backoff, not the default one", async () => {
+  const store = new FlakyStore();
+  store.failUpdates = 1;
+  // No store outage (the host puts that off itself): the dispatcher puts it off, with the policy the host tells.
+  store.updateError = conflict("unexpected");
+  const effect = { ...spec.effects[0], statusPath: undefined, policy: { retries: 1, backoff: 5000 } };
+  const model = { ...spec, effects: [effect] };
+  const { service, scheduler, http, warnings } = await run(() => false, [ok({ v: 5 })], store, 0, { model });
+  assert.match(warnings.join("\n"), /job 'fx@.*'\): attempt put off \(unexpected\)$/);
+  await scheduler.advance(4999);
+  assert.equal(http.jobs.length, 0, "not sent before the effect's 5 s (the default policy waits 1 s)");
+  await scheduler.advance(1);
+  assert.equal(http.jobs.length, 1, "sent after the effect's backoff");
+  await scheduler.advance(60_000);
+  assert.equal(((await service.getState("c")) as State).v, 5);
   await service.close();
 });
 

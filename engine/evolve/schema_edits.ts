@@ -16,10 +16,9 @@ import { isObject, type Json, type JsonObject, setMember } from "../json/value.t
 import { ownMember } from "../json/wide_object.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
 import type { SpecEvolution } from "./evolution.ts";
+import { DATA_KEYWORDS } from "../model/schema_index.ts";
 
 const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
-/** Keywords whose values are data, not schemas. */
-export const DATA_KEYWORDS: ReadonlySet<string> = new Set(["enum", "const", "default", "examples"]);
 
 /** Where a data path's schema node lives: `container[key]`, owned by the schema node `parent`. */
 interface Slot {

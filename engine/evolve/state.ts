@@ -24,17 +24,16 @@
  *
  * @module
  */
-import { type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
+import { describeViolations, type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
 import { type CreatedContainers, DocumentDraft, expandPattern, getAt, memberAt } from "../json/document.ts";
 import { jsonBytes } from "../json/measure.ts";
-import { cloneJson, isObject, type Json, jsonEqual, type JsonObject, setMember } from "../json/value.ts";
+import { cloneJson, isObject, type Json, jsonEqual } from "../json/value.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { formatPath, hasWildcard, parsePath, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
-import { SchemaIndex } from "../model/schema_index.ts";
+import { strandedValues } from "../model/stranded_values.ts";
 import { checkEnclosing } from "../runtime/write_checks.ts";
 import { evolutionRefused } from "./evolution.ts";
-import { DATA_KEYWORDS } from "./schema_edits.ts";
 
 /** Why a backfill target cannot be written without clobbering data, or null. */
 function blockedAt(doc: Json, path: readonly Segment[]): string | null {
@@ -97,7 +96,7 @@ function writeBackfill(
     }
     const violations = next.schema.validateAt(pattern, value);
     if (violations.length) {
-      fail(`violates the new schema: ${describe(violations)}`);
+      fail(`violates the new schema: ${describeViolations(violations)}`);
       continue;
     }
     const targets = hasWildcard(pattern) ? expandPattern(draft.root, pattern) : [pattern];
@@ -116,7 +115,9 @@ function writeBackfill(
   }
   for (const [location, paths] of written) {
     const broken = brokenAround(next, base, draft, paths);
-    if (broken.length) findings.push({ location, message: `violates the new schema: ${describe(broken)}` });
+    if (broken.length) {
+      findings.push({ location, message: `violates the new schema: ${describeViolations(broken)}` });
+    }
   }
   return findings;
 }
@@ -148,47 +149,14 @@ function brokenAround(
   return violations;
 }
 
-function describe(violations: SchemaViolation[]): string {
-  return [...new Set(violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`))].join("; ");
-}
-
-/** A copy of a schema without `required` and `dependentRequired` anywhere (completeness is not checked). */
-function withoutCompleteness(node: Json): Json {
-  if (Array.isArray(node)) return node.map(withoutCompleteness);
-  if (!isObject(node)) return node;
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node)) {
-    // As keywords both hold arrays (of names); a property merely named so holds a schema object.
-    if (key === "required" && Array.isArray(value)) continue;
-    if (key === "dependentRequired" && isObject(value) && Object.values(value).every(Array.isArray)) continue;
-    setMember(out, key, DATA_KEYWORDS.has(key) ? value : withoutCompleteness(value));
-  }
-  return out;
-}
-
-/** Values of `doc` the new schema would strand, each at the path of the offending value. */
-export function strandedValues(next: CompiledModel, doc: Json): SchemaViolation[] {
-  const lenient = new SchemaIndex(
-    withoutCompleteness(next.spec.schema) as JsonObject,
-    next.schema.regexLimits,
-  );
-  return lenient.validateDocument(doc).map((v) => {
-    const parsed = parsePath(v.path);
-    const extra = /: '(.*)'$/.exec(v.message);
-    // ajv reports a forbidden property at its parent; point at the property itself.
-    return v.keyword === "additionalProperties" && parsed.ok && extra
-      ? { ...v, path: formatPath([...parsed.path, extra[1]]) }
-      : v;
-  });
-}
-
 /** The 422 of the state-compatibility guard, listing every stranded path. */
 export function stateStranded(violations: SchemaViolation[]): ServiceError {
   const paths = [...new Set(violations.map((v) => v.path))];
-  const detail = violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ");
   return new ServiceError(
     "validation_failed",
-    `Evolution refused: the new schema would strand state at ${paths.join(", ")}: ${detail}`,
+    `Evolution refused: the new schema would strand state at ${paths.join(", ")}: ${
+      describeViolations(violations)
+    }`,
     { error: "State incompatible", paths, violations: violations as unknown as Json },
   );
 }

@@ -20,6 +20,8 @@ import { formatTable, loadedFormats } from "../expr/re2.ts";
 
 const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
 const SCHEMA_KEY = "model";
+/** Keywords whose values are data, not schemas. */
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set(["enum", "const", "default", "examples"]);
 
 /** Reference errors and unused-definition warnings of a schema. */
 export function checkSchemaReferences(schema: unknown): { errors: Finding[]; warnings: Finding[] } {

@@ -10,6 +10,7 @@ import {
   badRequest,
   type ConstraintViolation,
   constraintViolation,
+  describeViolations,
   notFound,
   tooLarge,
   unprocessable,
@@ -29,6 +30,7 @@ import type { CompiledModel } from "../model/compile.ts";
 import { canonicalizePath, formatPath, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { metaPropertyName } from "../model/types.ts";
+import { strandedValues } from "../model/stranded_values.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
 import { computedTraces, CONSTRAINT_TRACE, type TraceRecord, TraceRing } from "./traces.ts";
@@ -384,8 +386,9 @@ export class ModelRuntime {
    * effect fired), as a creation or evolution is; the snapshot's caches are
    * not read, since they may belong to another spec version. A value the base
    * document holds where this model derives (a field an evolution has since
-   * made derived) is dropped; the rest must pass the schema (422). Every
-   * constraint is checked, none refuses it (as after an evolution, the next
+   * made derived) is dropped; the rest must pass the schema, completeness
+   * aside as for an evolution's carried state (422 naming each offending
+   * value's path). Every constraint is checked, none refuses it (as after an evolution, the next
    * write touching what one reads is held to it): `broken` lists those the
    * restored state fails, either policy. History and traces are cleared, the
    * restore's own evaluations then traced. Not audited. `admitGrowth` is told
@@ -402,11 +405,9 @@ export class ModelRuntime {
     for (const { target } of this.model.derivedTargets) {
       for (const path of expandPattern(base.root, target)) base.delete(path);
     }
-    const violations = this.model.schema.validateDocument(base.root)
-      .filter((v) => v.keyword !== "required");
+    const violations = strandedValues(this.model, base.root);
     if (violations.length) {
-      const detail = violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`).join("; ");
-      throw unprocessable(`Snapshot base document violates the schema: ${detail}`);
+      throw unprocessable(`Snapshot base document violates the schema: ${describeViolations(violations)}`);
     }
     const outcome = await derive(
       this.model,

@@ -353,7 +353,30 @@ Deno.test("restore keeps a base field the live schema no longer declares only wh
   await rejectsWith(
     () => closed.runtime.restore({ baseDoc: { qty: 1, total: 1, removed: "x" } }),
     "validation_failed",
-    /^Snapshot base document violates the schema: \$ \(additionalProperties\): must NOT have additional properties: 'removed'$/,
+    // At the field's own path, as an evolution's stranding guard names it.
+    /^Snapshot base document violates the schema: \$\.removed \(additionalProperties\): must NOT have additional properties: 'removed'$/,
+  );
+});
+
+Deno.test("restore ignores what the state lacks (required, dependentRequired, conditional ones), as an evolution does", async () => {
+  const { runtime } = await runtimeOf({
+    id: "gaps",
+    schema: {
+      type: "object",
+      required: ["name"],
+      properties: { qty: { type: "integer" }, city: { type: "string" }, required: { type: "string" } },
+      if: { properties: { qty: { const: 2 } } },
+      then: { required: ["city"] },
+      dependentRequired: { qty: ["city"] },
+    },
+  });
+  await runtime.restore({ baseDoc: { qty: 2 } });
+  assert.deepEqual(await runtime.readState(), { qty: 2 });
+  // A property merely named `required` is data the schema judges.
+  await rejectsWith(
+    () => runtime.restore({ baseDoc: { qty: 2, required: 5 } }),
+    "validation_failed",
+    /: \$\.required \(type\): must be string$/,
   );
 });
 

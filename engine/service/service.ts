@@ -1021,8 +1021,8 @@ export class ModelService implements ModelApi {
 
   /** What the dispatcher calls back: attempts counted, outcomes settled, retries kept. */
   #dispatchHost(): DispatchHost {
-    const policyOf = (slot: Slot, job: EffectJob) =>
-      effectNode(slot.runtime.model, job.effectId)?.effect.policy ?? DEFAULT_POLICY;
+    const policyOf = (job: EffectJob, slot = this.#slots.get(job.modelId)) =>
+      (slot && effectNode(slot.runtime.model, job.effectId)?.effect.policy) ?? DEFAULT_POLICY;
     // A job of a deleted model is gone: its calls end quietly.
     const onModel = async <T>(job: EffectJob, task: (slot: Slot) => Promise<T>): Promise<T | null> => {
       try {
@@ -1037,7 +1037,7 @@ export class ModelService implements ModelApi {
         try {
           const start = await onModel(due, (slot) => {
             const known = slot.jobs.get(due.id);
-            return known ? this.#begin(slot, known, policyOf(slot, due)) : Promise.resolve(null);
+            return known ? this.#begin(slot, known, policyOf(due, slot)) : Promise.resolve(null);
           });
           this.#putOffs.delete(due.id);
           return start;
@@ -1050,7 +1050,7 @@ export class ModelService implements ModelApi {
           this.#putOffs.delete(due.id);
           if (isRefusal(err) || !slot || !known) throw err;
           this.#putOffs.set(due.id, putOffs);
-          const delay = backoffDelay(policyOf(slot, due), known.attempt + putOffs);
+          const delay = backoffDelay(policyOf(due, slot), known.attempt + putOffs);
           const wait = { ...known, dueAt: this.platform.clock.now() + delay };
           slot.jobs.set(known.id, wait);
           return { wait, note: `attempt put off (${(err as Error).message})` };
@@ -1067,6 +1067,7 @@ export class ModelService implements ModelApi {
       settle: async (job, outcome) => {
         await onModel(job, (slot) => this.#settle(slot, job, outcome));
       },
+      policyOf,
     };
   }
 

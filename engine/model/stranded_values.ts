@@ -1,0 +1,44 @@
+/**
+ * Values a document holds that a model's schema refuses, completeness aside:
+ * `required` and `dependentRequired` are removed from the schema before it
+ * judges, because a missing value is not stranded data (mutations never
+ * enforce completeness). An evolution's state-compatibility guard and a
+ * snapshot's restore judge the state they carry with this one notion.
+ *
+ * @module
+ */
+import type { SchemaViolation } from "../errors.ts";
+import { isObject, type Json, type JsonObject, setMember } from "../json/value.ts";
+import { formatPath, parsePath } from "../json/path.ts";
+import type { CompiledModel } from "./compile.ts";
+import { DATA_KEYWORDS, SchemaIndex } from "./schema_index.ts";
+
+/** A copy of a schema without `required` and `dependentRequired` anywhere. */
+function withoutCompleteness(node: Json): Json {
+  if (Array.isArray(node)) return node.map(withoutCompleteness);
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    // As keywords both hold arrays (of names); a property merely named so holds a schema object.
+    if (key === "required" && Array.isArray(value)) continue;
+    if (key === "dependentRequired" && isObject(value) && Object.values(value).every(Array.isArray)) continue;
+    setMember(out, key, DATA_KEYWORDS.has(key) ? value : withoutCompleteness(value));
+  }
+  return out;
+}
+
+/** Values of `doc` the schema of `model` would strand, each at the path of the offending value. */
+export function strandedValues(model: Pick<CompiledModel, "spec" | "schema">, doc: Json): SchemaViolation[] {
+  const lenient = new SchemaIndex(
+    withoutCompleteness(model.spec.schema) as JsonObject,
+    model.schema.regexLimits,
+  );
+  return lenient.validateDocument(doc).map((v) => {
+    const parsed = parsePath(v.path);
+    const extra = /: '(.*)'$/.exec(v.message);
+    // ajv reports a forbidden property at its parent; point at the property itself.
+    return v.keyword === "additionalProperties" && parsed.ok && extra
+      ? { ...v, path: formatPath([...parsed.path, extra[1]]) }
+      : v;
+  });
+}
