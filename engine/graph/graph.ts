@@ -8,6 +8,7 @@
 import type { Read } from "../expr/dependencies.ts";
 import { PathIndex } from "../json/path_index.ts";
 import { formatPath, isPrefixOf, type Segment } from "../json/path.ts";
+import type { Chunks } from "../pacing.ts";
 
 /** Kinds of graph nodes. */
 export type NodeKind = "BASE" | "DERIVED" | "META" | "CONSTRAINT" | "EFFECT";
@@ -98,8 +99,8 @@ export function derivedTarget(node: { kind?: NodeKind; target?: Segment[] }): Se
   return node.kind === "DERIVED" && node.target ? node.target : null;
 }
 
-/** Builds the graph, detecting cycles and assigning levels. */
-export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
+/** Builds the graph, detecting cycles and assigning levels, pausing between nodes (pacing.ts). */
+export function* buildGraph<N extends ExprNode>(nodes: N[]): Chunks<DependencyGraph<N>> {
   const derived = nodes.filter((n): n is OfKind<N, "DERIVED"> => n.kind === "DERIVED");
   const edges: Edge[] = [];
   const preds = new Map<string, Set<string>>();
@@ -122,6 +123,7 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
   const enclosed = new Map<OfKind<N, "DERIVED">, Map<OfKind<N, "DERIVED">, boolean>>();
   const targets = new PathIndex(derived, (d) => d.target);
   for (const node of nodes) {
+    yield;
     for (const read of node.reads) {
       let insideDerived = false;
       for (const d of targets.overlapping(read.path)) {
@@ -146,7 +148,7 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
     }
   }
 
-  const cycles = findCycles(derived, preds);
+  const cycles = yield* findCycles(derived, preds);
   for (const { from, to } of enclosing) if (!reads(preds, from, to)) addEdge(from, to);
   const level = new Map<string, number>();
   for (const key of baseKeys) level.set(key, 0);
@@ -165,7 +167,10 @@ export function buildGraph<N extends ExprNode>(nodes: N[]): DependencyGraph<N> {
     return depth + 1;
   };
   const byKey = new Map(nodes.map((n) => [n.key, n]));
-  for (const node of nodes) node.level = depthOf(node, new Set());
+  for (const node of nodes) {
+    yield;
+    node.level = depthOf(node, new Set());
+  }
 
   const levels: string[][] = [[...baseKeys].sort()];
   for (const node of nodes) (levels[node.level] ??= []).push(node.key);
@@ -225,7 +230,7 @@ function reads(preds: ReadonlyMap<string, ReadonlySet<string>>, reader: string, 
 }
 
 /** Strongly connected components of size > 1, or self-loops (Tarjan). */
-function findCycles(nodes: ExprNode[], preds: Map<string, Set<string>>): string[][] {
+function* findCycles(nodes: ExprNode[], preds: Map<string, Set<string>>): Chunks<string[][]> {
   const keys = new Set(nodes.map((n) => n.key));
   const succ = new Map<string, string[]>();
   for (const [to, froms] of preds) {
@@ -262,6 +267,9 @@ function findCycles(nodes: ExprNode[], preds: Map<string, Set<string>>): string[
       if (component.length > 1 || (succ.get(v) ?? []).includes(v)) cycles.push(component.reverse());
     }
   };
-  for (const n of nodes) if (!index.has(n.key)) connect(n.key);
+  for (const n of nodes) {
+    yield;
+    if (!index.has(n.key)) connect(n.key);
+  }
   return cycles;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { compile, compileValid } from "../_test_utils.ts";
 import { buildGraph, elementPatternOf, type ExprNode } from "./graph.ts";
+import { drain } from "../pacing.ts";
 import { projectGraph } from "./projection.ts";
 
 const ORDER = {
@@ -134,19 +135,23 @@ Deno.test("a derivation reading a container whole hides its own target and those
   });
 });
 
+/** A derived node at `key` reading the top-level fields `reads`. */
+const node = (key: string, reads: string[]): ExprNode => ({
+  key,
+  kind: "DERIVED",
+  label: key,
+  expression: "",
+  reads: reads.map((r) => ({ path: [r], elementScoped: false })),
+  target: [key.slice(2)],
+  elementPattern: null,
+  index: 0,
+  level: 0,
+});
+
 Deno.test("buildGraph reports cycles among derived nodes, including self-loops", () => {
-  const node = (key: string, reads: string[]): ExprNode => ({
-    key,
-    kind: "DERIVED",
-    label: key,
-    expression: "",
-    reads: reads.map((r) => ({ path: [r], elementScoped: false })),
-    target: [key.slice(2)],
-    elementPattern: null,
-    index: 0,
-    level: 0,
-  });
-  const graph = buildGraph([node("$.a", ["b"]), node("$.b", ["a"]), node("$.c", ["c"]), node("$.d", ["x"])]);
+  const graph = drain(
+    buildGraph([node("$.a", ["b"]), node("$.b", ["a"]), node("$.c", ["c"]), node("$.d", ["x"])]),
+  );
   assert.deepEqual(graph.cycles, [["$.a", "$.b"], ["$.c"]]);
   assert.deepEqual(graph.baseKeys, ["$.x"]);
 });
@@ -177,4 +182,16 @@ Deno.test("projection: {modelId, nodes:[{key, kind, label, expression}], edges:[
   // a projection is a copy: editing it leaves the compiled graph alone
   view.levels[0].push("mutated");
   assert.ok(!model.graph.levels[0].includes("mutated"));
+});
+
+Deno.test("buildGraph pauses between nodes, and the graph is the one it builds at once", () => {
+  const nodes = () => Array.from({ length: 50 }, (_, i) => node(`$.d${i}`, i ? [`d${i - 1}`] : ["x"]));
+  const steps = buildGraph(nodes());
+  let pauses = 0;
+  let step = steps.next();
+  for (; !step.done; step = steps.next()) pauses++;
+  // Each node's reads, its place in a cycle and its level are each a piece of their own.
+  assert.ok(pauses >= 50 * 3, `paused ${pauses} times`);
+  assert.deepEqual(step.value, drain(buildGraph(nodes())));
+  assert.deepEqual(step.value.derivedOrder.map((n) => n.level), Array.from({ length: 50 }, (_, i) => i + 1));
 });

@@ -102,7 +102,6 @@ function* compiling(input: unknown, env: CompileEnv): Chunks<Compiled> {
   };
   const schema = yield* compileSchema(spec, section("schema"));
   const constants = compileConstants(spec);
-  yield;
   const derivations = yield* compileDerivations(spec, section("derivations"));
   const derivedTargets = derivations.flatMap(({ node }) => node.kind === "DERIVED" ? [node.target] : []);
   const definitions = [
@@ -130,7 +129,6 @@ function* compiling(input: unknown, env: CompileEnv): Chunks<Compiled> {
   const linking = new SectionContext(env, scope);
   const graph = yield* linkNodes(definitions, schema, linking, library.library?.lends);
   if (linking.errors.length) return { valid: false, errors: linking.errors, warnings };
-  yield;
   warnings.push(...undeclaredReads(graph.nodes, schema, graph.derivedOrder.map((node) => node.target)));
 
   const version = typeof spec.version === "string" && spec.version.trim() !== ""

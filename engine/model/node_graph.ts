@@ -54,8 +54,7 @@ export function* linkNodes(
     }
     node.reads = [...reads.values()];
   }
-  yield;
-  const graph = buildGraph(definitions.map(({ node }) => node));
+  const graph = yield* buildGraph(definitions.map(({ node }) => node));
   yield;
   for (const cycle of graph.cycles) {
     ctx.error(

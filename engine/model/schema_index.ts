@@ -10,7 +10,6 @@ import { Ajv2020, type Options as Ajv2020Options, type ValidateFunction } from "
 import { formatLimitDefinition } from "ajv-formats/dist/limit.js";
 import type { Finding, SchemaViolation } from "../errors.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
-import { canonicalJson } from "../json/canonical.ts";
 import { URI_RESOLVER } from "../json/uri.ts";
 import { LruCache } from "../expr/lru.ts";
 import { formatPath, type Path, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
@@ -86,8 +85,7 @@ function childKey(schema: JsonObject, seg: Segment): Segment | typeof OTHER_NAME
     return !prefixed ? WILDCARD : seg >= 0 ? seg : null;
   }
   if (isObject(schema.properties) && Object.hasOwn(schema.properties, seg)) return seg;
-  const plain = schema.patternProperties === undefined && schema.allOf === undefined &&
-    schema.anyOf === undefined && schema.oneOf === undefined;
+  const plain = !["patternProperties", "allOf", "anyOf", "oneOf"].some((k) => schema[k] !== undefined);
   // `additionalProperties: false` names the property in its refusal: not kept.
   return plain && isObject(schema.additionalProperties) && schema.unevaluatedProperties !== false
     ? OTHER_NAMES
@@ -291,7 +289,7 @@ const compiledSchemas = new WeakMap<RegexLimits["now"], LruCache<string, Compile
 function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
   let cache = compiledSchemas.get(limits.now);
   if (!cache) compiledSchemas.set(limits.now, cache = new LruCache(COMPILED_SCHEMAS));
-  const key = `${limits.maxInput}:${limits.timeoutMs}:${canonicalJson(root)}`;
+  const key = `${limits.maxInput}:${limits.timeoutMs}:${JSON.stringify(root)}`;
   let compiled = cache.get(key);
   if (!compiled) {
     const formats = FORMAT_KEYWORDS.test(key);
@@ -328,7 +326,8 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
 export class SchemaIndex {
   readonly root: JsonObject;
   readonly #compiled: CompiledSchema;
-  readonly #limits: RegexLimits;
+  /** The regex limits pattern checks run under. */
+  readonly regexLimits: RegexLimits;
   #rootLocation: Location | null = null;
   /** Located children by node, for the segments the schema bounds (see {@link locate}). */
   readonly #children = new WeakMap<Fragment, Map<Segment | typeof OTHER_NAMES, Location>>();
@@ -337,7 +336,7 @@ export class SchemaIndex {
   constructor(schema: JsonObject, limits: RegexLimits) {
     const { $id: _id, $schema: _schema, ...root } = schema;
     this.root = root;
-    this.#limits = limits;
+    this.regexLimits = limits;
     this.#compiled = compiledSchema(root, limits);
   }
 
@@ -663,10 +662,5 @@ export class SchemaIndex {
   /** Validates a whole document against the root schema. */
   validateDocument(doc: Json): SchemaViolation[] {
     return this.validateAt([], doc);
-  }
-
-  /** The regex limits pattern checks run under. */
-  get regexLimits(): RegexLimits {
-    return this.#limits;
   }
 }

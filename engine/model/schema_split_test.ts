@@ -8,6 +8,10 @@ import assert from "node:assert/strict";
 import type { Json, JsonObject } from "../json/value.ts";
 import { drain } from "../pacing.ts";
 import { SchemaIndex } from "./schema_index.ts";
+import { SectionContext } from "./sections/context.ts";
+import { compileSchema } from "./sections/schema.ts";
+import type { ModelSpec } from "./types.ts";
+import { testCompiler, testConfig } from "../_test_utils.ts";
 
 const LIMITS = { maxInput: 100, timeoutMs: 1000, now: Date.now };
 
@@ -125,4 +129,29 @@ Deno.test("a large root is never compiled into one function, by a field's lookup
   }
   // The whole root's function is about 400 bytes a field; a field's, a few hundred in all.
   assert.ok(largest > 0 && largest < 20_000, `largest generated validator: ${largest} characters`);
+});
+
+Deno.test("two schemas that differ only in their fields' order each check a document in their own order", () => {
+  // Compiled schemas are shared by the schema's text: a key blind to member order gave the second
+  // schema the first one's field order, so its whole-document check reported `b` after `a`.
+  const ab = new SchemaIndex({ properties: { a: { type: "number" }, b: { type: "number" } } }, LIMITS);
+  const ba = new SchemaIndex({ properties: { b: { type: "number" }, a: { type: "number" } } }, LIMITS);
+  const doc = { a: "x", b: "y" };
+  assert.deepEqual(ab.validateDocument(doc).map((v) => v.path), ["$.a", "$.b"]);
+  assert.deepEqual(ba.validateDocument(doc).map((v) => v.path), ["$.b", "$.a"]);
+});
+
+Deno.test("the schema section yields after its reference check, before ajv checks the schema", () => {
+  const config = testConfig();
+  const ctx = new SectionContext({ compiler: testCompiler(config), config, now: Date.now });
+  const spec = {
+    id: "m",
+    schema: { type: "object", properties: { x: { type: 12 } } },
+  } as unknown as ModelSpec;
+  const steps = compileSchema(spec, ctx);
+  // The first piece ends before the meta-schema check (which refuses this schema) runs.
+  assert.equal(steps.next().done, false);
+  assert.equal(ctx.errors.length, 0);
+  assert.equal(drain(steps), undefined);
+  assert.deepEqual(ctx.errors.map((f) => f.location), ["schema"]);
 });

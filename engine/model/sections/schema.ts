@@ -23,6 +23,7 @@ export function* compileSchema(spec: ModelSpec, ctx: SectionContext): Chunks<Sch
     ctx.warn("schema.$schema", `'${declared}' is ignored: schemas are interpreted as JSON Schema 2020-12`);
   }
   if (refs.errors.length) return undefined;
+  yield;
   const { config, now } = ctx.env;
   try {
     const index = new SchemaIndex(spec.schema, {
