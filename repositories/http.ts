@@ -28,11 +28,12 @@ import {
   type ChangeFeedSocketConstructor,
   feedRefusal,
 } from "../engine/operations/change_feed.ts";
-import type { Scheduler } from "../engine/ports.ts";
+import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
 import { lookupFailure } from "./lookup_failure.ts";
+import { openWithin } from "./open_grace.ts";
 
 /** Reconnects in a row a watch's feed makes before the watch ends (its waits double: 1, 2, 4… 32 s by default). */
 const WATCH_RECONNECTS = 6;
@@ -50,9 +51,11 @@ export interface HttpRepositoryOptions {
   reconnectMs?: number;
   /** The HTTP port (default the global `fetch`; a stub in tests). */
   fetch?: (request: Request) => Promise<Response>;
+  /** How long a change feed's socket may take to open before it counts as dropped (ms, default 10 000). */
+  openTimeoutMs?: number;
   /** The change feed's WebSocket constructor (default the global one; a fake in tests). */
   WebSocket?: ChangeFeedSocketConstructor;
-  /** The change feed's reconnect timers (default the global ones). */
+  /** The change feed's reconnect and open timers (default the global ones). */
   scheduler?: Scheduler;
 }
 
@@ -78,6 +81,13 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
   };
   const lookupTimeoutMs = options.lookupTimeoutMs ?? 5_000;
   const reconnectMs = options.reconnectMs ?? 1_000;
+  const scheduler = options.scheduler ?? GLOBAL_SCHEDULER;
+  // A socket that hangs (neither opens nor closes) is a drop too, or the watch would wait on it unreported.
+  const Socket = openWithin(
+    options.WebSocket ?? (globalThis as unknown as { WebSocket: ChangeFeedSocketConstructor }).WebSocket,
+    scheduler,
+    options.openTimeoutMs ?? 10_000,
+  );
   // The stop functions of the open watches.
   const watches = new Set<() => void>();
 
@@ -86,6 +96,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
    * a watch reads again what committed while it was not listening. After a drop the REST API says why: a
    * refusal of our credential ends the watch, a model gone ends it as a change read again (found missing);
    * otherwise it reconnects after 1, 2, 4… reconnect delays and ends after WATCH_RECONNECTS in a row failed.
+   * A socket that has not opened within the open timeout (a hung connect) counts as dropped (./open_grace.ts).
    * The interruption is reported once its first reconnect fails too: a blip the feed is back from at once
    * is no failure of the link (a model there but not loaded is reported at once: it waits for a repair).
    */
@@ -128,8 +139,8 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       apiKey: options.credential ?? undefined,
       initialDelayMs: reconnectMs,
       maxDelayMs: reconnectMs * 2 ** (WATCH_RECONNECTS - 1),
-      WebSocket: options.WebSocket,
-      scheduler: options.scheduler,
+      WebSocket: Socket,
+      scheduler,
       onProblem: (message, final) => final ? end(named(message)) : void dropped(message),
       onRecovered: () => {
         drops = 0;

@@ -66,13 +66,33 @@ class HandSocket {
 /** Runs what an answered request still has to do: only promise jobs, which run before the next timer. */
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/** Timers the test runs by hand, oldest first: the pending ones with their delays. */
+function handTimers() {
+  const pending = new Map<number, { run: () => void; ms: number }>();
+  let made = 0;
+  return {
+    pending,
+    scheduler: {
+      setTimeout: (run: () => void, ms: number) => {
+        pending.set(++made, { run, ms });
+        return made;
+      },
+      clearTimeout: (handle: unknown) => void pending.delete(handle as number),
+    },
+    /** Runs the oldest pending timer of delay `ms` (any delay when undefined). */
+    next(ms?: number) {
+      const [handle, timer] = [...pending].find(([, t]) => ms === undefined || t.ms === ms) ??
+        assert.fail(`no pending timer of ${ms} ms`);
+      pending.delete(handle);
+      timer.run();
+    },
+  };
+}
+
 Deno.test("a watch's feed back at once is no failure; one whose first reconnect fails too is reported", async () => {
   HandSocket.made = [];
-  const timers: (() => void)[] = [];
-  const scheduler = {
-    setTimeout: (run: () => void) => timers.push(run),
-    clearTimeout: () => {},
-  };
+  const timers = handTimers();
+  const scheduler = timers.scheduler;
   const asked: string[] = [];
   const repository = httpRepository({
     id: "hub",
@@ -99,20 +119,68 @@ Deno.test("a watch's feed back at once is no failure; one whose first reconnect 
     HandSocket.made[0].onopen!({});
     // A blip: the socket drops and its reconnect opens.
     await drop(HandSocket.made[0], "blip");
-    timers.shift()!();
+    timers.next();
     HandSocket.made[1].onopen!({});
     assert.deepEqual(problems, [], "a feed back at once is not reported");
 
     // Down: the reconnect fails too, which is reported; the next one opens.
     await drop(HandSocket.made[1], "down");
     assert.deepEqual(problems, []);
-    timers.shift()!();
+    timers.next();
     await drop(HandSocket.made[2], "still down");
     assert.deepEqual(problems, [
       "feed interrupted: Repository 'hub': Live updates of 'fx' interrupted (1006 still down); reconnecting…",
     ]);
-    timers.shift()!();
+    timers.next();
     HandSocket.made[3].onopen!({});
+    assert.equal(problems.length, 1);
+  } finally {
+    stop();
+    await repository.close?.();
+  }
+});
+
+Deno.test("a watch's reconnect that neither opens nor closes counts as failed once the open timeout is up", async () => {
+  HandSocket.made = [];
+  const timers = handTimers();
+  const repository = httpRepository({
+    id: "hub",
+    repoClass: "web",
+    baseUrl: "http://hub.test",
+    credential: null,
+    reconnectMs: 1_000,
+    openTimeoutMs: 7_000,
+    WebSocket: HandSocket,
+    scheduler: timers.scheduler,
+    // After a drop the watch asks whether the model is still there: it is.
+    fetch: () => Promise.resolve(Response.json({ id: "fx", version: "1.0.0" })),
+  });
+  const problems: string[] = [];
+  const changes: string[][] = [];
+  const stop = await repository.watch!(
+    "fx",
+    (paths) => changes.push(paths),
+    (problem) => problems.push(problem),
+  );
+  try {
+    HandSocket.made[0].onopen!({});
+    assert.deepEqual([...timers.pending.values()], [], "an open socket is not timed");
+    HandSocket.made[0].onclose!({ code: 1006, reason: "down" });
+    await settled();
+    timers.next(1_000);
+    // The reconnect hangs: no open, no close, until its time is up.
+    assert.equal(HandSocket.made.length, 2);
+    timers.next(7_000);
+    await settled();
+    assert.deepEqual(problems, [
+      "feed interrupted: Repository 'hub': Live updates of 'fx' interrupted (1006 no answer within 7000 ms); reconnecting…",
+    ]);
+    // The given-up socket opening late is ignored; the next reconnect opens and the watch reads again.
+    HandSocket.made[1].onopen!({});
+    assert.equal(changes.length, 1);
+    timers.next(2_000);
+    HandSocket.made[2].onopen!({});
+    assert.deepEqual(changes, [["$"], ["$"]]);
     assert.equal(problems.length, 1);
   } finally {
     stop();

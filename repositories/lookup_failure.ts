@@ -2,7 +2,8 @@
  * What a repository's failed spec lookup means for the resolution walking the
  * chain (decisions/composition.md "Resolution"). A 404 is a miss: the next
  * repository may hold the model. A repository that does not answer at all
- * (unreachable, timed out, its child not started) is a miss too, as designed,
+ * (unreachable, timed out, its child not started, or its child's own server in
+ * `svc mcp --url` mode not answering) is a miss too, as designed,
  * but one the final "not found" names. Any other answer is no miss: a refusal
  * of our credential (401, 403) or a failure (a 5xx, a 429, an answer that is
  * not a spec) is a 502 naming the repository and its status, since falling

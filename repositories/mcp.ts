@@ -34,6 +34,7 @@ import { ERROR_KIND_META } from "../mcp/results.ts";
 import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
 import { lookupFailure } from "./lookup_failure.ts";
+import { isNoAnswer } from "../engine/operations/fetch_within.ts";
 
 /** Restarts in a row of a watched child before its watches end (waits 1, 2, 4… 32 s by default), as http's. */
 const WATCH_RECONNECTS = 6;
@@ -212,10 +213,16 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       try {
         return await call("get_spec", { id: identity }) as unknown as ModelSpec;
       } catch (err) {
-        // A tool's error is the child's answer, with the status of its kind; a child that did not answer is none.
+        // A tool's error is the child's answer, with the status of its kind; a child that did not answer is none,
+        // nor is one whose own server did not (an `svc mcp --url` child relays that as its failure): a miss.
         const failure = err instanceof NoAnswer
           ? lookupFailure(options.id, identity, new Error(err.reason), null)
-          : lookupFailure(options.id, identity, err, STATUS_OF_KIND[(err as ServiceError).kind] ?? 500);
+          : lookupFailure(
+            options.id,
+            identity,
+            err,
+            isNoAnswer((err as Error).message) ? null : STATUS_OF_KIND[(err as ServiceError).kind] ?? 500,
+          );
         if (failure) throw failure;
         return null;
       }

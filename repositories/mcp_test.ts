@@ -14,6 +14,7 @@ import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.t
 import { toolFailure } from "../mcp/results.ts";
 import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { until } from "../tests/effects/helpers.ts";
+import { fetchWithin } from "../engine/operations/fetch_within.ts";
 import { mcpRepository, toolError } from "./mcp.ts";
 
 Deno.test("toolError: the kind named by an svc mcp child wins over what the message suggests", () => {
@@ -130,6 +131,43 @@ Deno.test("mcp repository lookup: not found is a miss, a failure our 502, a chil
       assert.equal(err.message, "Repository 'kid' did not answer: did not start: spawn failed");
       return true;
     });
+  } finally {
+    await repository.close?.();
+  }
+});
+
+Deno.test("mcp repository lookup: a child whose own server does not answer (svc mcp --url) is a miss too", async () => {
+  // The failures an `svc mcp --url` child relays when its server is unreachable or silent, made as it makes them.
+  const request = new Request("http://hub.test/models/fx/spec");
+  const unreachable = () => Promise.reject(new TypeError("connection refused"));
+  const silent = (r: Request) =>
+    new Promise<Response>((_, reject) => r.signal.onabort = () => reject(r.signal.reason));
+  const failures: ServiceError[] = await Promise.all([
+    fetchWithin(unreachable, request, "http://hub.test").then(() => assert.fail("reached"), (err) => err),
+    fetchWithin(silent, request, "http://hub.test", 1).then(() => assert.fail("answered"), (err) => err),
+  ]);
+  let answer = failures[0];
+  const children = memoryChildren(() => toolFailure(answer));
+  const repository = mcpRepository({
+    id: "kid",
+    repoClass: "web",
+    argv: ["unused"],
+    credential: null,
+    transport: () => children.transport(),
+  });
+  try {
+    for (answer of failures) {
+      await assert.rejects(repository.fetch("fx"), (err: ServiceError) => {
+        assert.notEqual(err.kind, "bad_gateway", `a miss the resolution goes on from: ${err.message}`);
+        assert.equal(err.message, `Repository 'kid' did not answer: ${answer.message}`);
+        return true;
+      });
+    }
+    assert.match(failures[0].message, /^Cannot reach the server at http:\/\/hub\.test: connection refused$/);
+    assert.match(failures[1].message, /^The server at http:\/\/hub\.test did not answer within 1 ms$/);
+    // A failure of the child's server that is an answer (its 500) stays our 502.
+    answer = new ServiceError("internal", "Cannot look up the model: disk full");
+    await assert.rejects(repository.fetch("fx"), (err: ServiceError) => err.kind === "bad_gateway");
   } finally {
     await repository.close?.();
   }

@@ -362,29 +362,30 @@ Deno.test("topology: unregistered targets unless lazy; every link on a cycle gua
   const a = { id: "a", schema: {}, effects: [link("toB", "b", false)] } as unknown as ModelSpec;
   const b = { id: "b", schema: {}, effects: [link("toA", "a", true)] } as unknown as ModelSpec;
   assert.deepEqual(linkEdges(a).map((e) => [e.from, e.to, e.kind, e.guarded]), [["a", "b", "write", false]]);
-  const none = () => Promise.resolve(false);
+  const none = (ref: string) => Promise.resolve(`'${ref}' is not found in any repository (local)`);
   assert.deepEqual(await checkTopology(a, [], none, false), [{
     location: "effects[0].target.ref",
-    message: "UnresolvedLinkTarget: no repository holds 'b' (svc.composition.lazy-binding is off)",
+    message:
+      "UnresolvedLinkTarget: 'b' is not found in any repository (local) (svc.composition.lazy-binding is off)",
   }]);
   assert.deepEqual(await checkTopology(a, [], none, true), []);
-  const cycle = await checkTopology(a, [b], () => Promise.resolve(true), false);
+  const cycle = await checkTopology(a, [b], () => Promise.resolve(null), false);
   assert.deepEqual(cycle.map((f) => f.location), ["effects[0]"]);
   assert.match(cycle[0].message, /^UnguardedCycle: the link 'toB' of 'a' to 'b'/);
   const guardedA = { ...a, effects: [link("toB", "b", true)] } as unknown as ModelSpec;
-  assert.deepEqual(await checkTopology(guardedA, [b], () => Promise.resolve(true), false), []);
+  assert.deepEqual(await checkTopology(guardedA, [b], () => Promise.resolve(null), false), []);
   // A cycle among other models (left by an older version) is not the new spec's to answer for.
   const unguardedB = { ...b, effects: [link("toA", "a", false)] } as unknown as ModelSpec;
   const other = { id: "c", schema: {}, effects: [link("toA", "a", false)] } as unknown as ModelSpec;
-  assert.deepEqual(await checkTopology(other, [a, unguardedB], () => Promise.resolve(true), false), []);
+  assert.deepEqual(await checkTopology(other, [a, unguardedB], () => Promise.resolve(null), false), []);
   // One that goes through it is, every unguarded link on it named, a self-link included.
   const closing = { ...other, effects: [link("toA", "a", false)] } as unknown as ModelSpec;
   const aToC = { ...a, effects: [link("toC", "c", false)] } as unknown as ModelSpec;
-  const through = await checkTopology(closing, [aToC, unguardedB], () => Promise.resolve(true), false);
+  const through = await checkTopology(closing, [aToC, unguardedB], () => Promise.resolve(null), false);
   assert.deepEqual(through.map((f) => f.message.split(":")[1].trim().split(" of ")[0]), [
     "the link 'toA'",
     "the link 'toC'",
   ]);
   const self = { id: "s", schema: {}, effects: [link("me", "s", false)] } as unknown as ModelSpec;
-  assert.equal((await checkTopology(self, [a, unguardedB], () => Promise.resolve(true), false)).length, 1);
+  assert.equal((await checkTopology(self, [a, unguardedB], () => Promise.resolve(null), false)).length, 1);
 });

@@ -80,24 +80,24 @@ function cyclesThrough(edges: readonly LinkEdge[], root: string): LinkEdge[] {
 
 /**
  * The topology findings of `spec` among the running `models` (its own
- * previous version excluded). `registered(ref)` tells whether some
- * repository holds the target.
+ * previous version excluded). `unresolved(ref)` says why no repository holds
+ * the target (a repository that did not answer named), null when one does.
  */
 export async function checkTopology(
   spec: ModelSpec,
   models: readonly ModelSpec[],
-  registered: (ref: string) => Promise<boolean>,
+  unresolved: (ref: string) => Promise<string | null>,
   lazyBinding: boolean,
 ): Promise<Finding[]> {
   const findings: Finding[] = [];
   const own = linkEdges(spec);
   if (!lazyBinding) {
     for (const edge of own) {
-      if (edge.to === spec.id || await registered(edge.ref)) continue;
+      const why = edge.to === spec.id ? null : await unresolved(edge.ref);
+      if (why === null) continue;
       findings.push({
         location: `effects[${edge.index}].target.ref`,
-        message:
-          `UnresolvedLinkTarget: no repository holds '${edge.ref}' (svc.composition.lazy-binding is off)`,
+        message: `UnresolvedLinkTarget: ${why} (svc.composition.lazy-binding is off)`,
       });
     }
   }

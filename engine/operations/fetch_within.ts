@@ -38,3 +38,12 @@ export async function fetchWithin(
     clearTimeout(timer);
   }
 }
+
+/**
+ * Whether `message` is one of {@link fetchWithin}'s failures: the server was not reached or did not answer in
+ * time. Told by the message, as it may come relayed (an `svc mcp --url` child names only its error's kind and
+ * message).
+ */
+export function isNoAnswer(message: string): boolean {
+  return /^(Cannot reach the server at |The server at \S+ did not answer within )/.test(message);
+}

@@ -215,22 +215,14 @@ export class Composition {
     const findings = await checkTopology(
       spec,
       models,
-      async (ref) => (await this.#holder(ref)) !== null,
+      // Why nothing holds a target, a repository that did not answer named; a refusal or failure throws (502).
+      async (ref) => {
+        const held = await this.#holder(ref);
+        return typeof held === "string" ? held : null;
+      },
       this.#host.config.compositionLazyBinding,
     );
     if (findings.length) throw specInvalid(findings);
-  }
-
-  /** The repository holding the model a reference names (its pin satisfied), or null; a refusal throws. */
-  async #holder(ref: string): Promise<Repository | null> {
-    const chain = this.chain();
-    try {
-      const { repo } = await resolveRef(ref, chain, this.#host.hasher);
-      return chain.find((r) => r.id === repo) ?? null;
-    } catch (err) {
-      if (refusedUs(err)) throw err;
-      return null;
-    }
   }
 
   /** How link effects reach their targets. */
@@ -264,15 +256,23 @@ export class Composition {
     };
   }
 
-  /** The repository holding a link's target; unresolved, the resolution's reason (a repository not answering). */
-  async #target(ref: string): Promise<{ repo: Repository; identity: string }> {
+  /** The repository holding a link's target, or why none does (a repository not answering); a refusal throws. */
+  async #holder(ref: string): Promise<{ repo: Repository; identity: string } | string> {
     const chain = this.chain();
     try {
       const { repo, identity } = await resolveRef(ref, chain, this.#host.hasher);
       return { repo: chain.find((r) => r.id === repo)!, identity };
     } catch (err) {
-      throw refusedUs(err) ? err : new LinkError("target_unresolved", (err as Error).message);
+      if (refusedUs(err)) throw err;
+      return (err as Error).message;
     }
+  }
+
+  /** The repository holding a link's target; unresolved, the resolution's reason. */
+  async #target(ref: string): Promise<{ repo: Repository; identity: string }> {
+    const held = await this.#holder(ref);
+    if (typeof held === "string") throw new LinkError("target_unresolved", held);
+    return held;
   }
 
   /**
@@ -320,7 +320,7 @@ export class Composition {
     };
     const entry = { target: coordinate.identity, stop: cancelRetry };
     this.#watches.set(key, entry);
-    const repo = await this.#holder(link.ref).catch(() => null);
+    const repo = await this.#target(link.ref).then((t) => t.repo, () => null);
     let stop: () => void = () => {};
     if (repo?.id === "local") {
       stop = this.#host.subscribe((event) => {
@@ -402,21 +402,18 @@ export class Composition {
       ...linkEdges(spec).map((e) => e.ref),
       ...(Array.isArray(spec.lineage) ? spec.lineage : []).map((e) => String((e as { ref?: unknown }).ref)),
     ]);
+    // Why each reference is not found there (a repository that did not answer named).
     const open: string[] = [];
     for (const ref of refs) {
       try {
         await resolveRef(ref, web, this.#host.hasher);
       } catch (err) {
         if (refusedUs(err)) throw err;
-        open.push(ref);
+        open.push((err as Error).message);
       }
     }
     if (open.length) {
-      throw conflict(
-        `Promotion of '${id}' is not closed: ${
-          open.map((r) => `'${r}'`).join(", ")
-        } not found in any web repository`,
-      );
+      throw conflict(`Promotion of '${id}' is not closed in the web repositories: ${open.join("; ")}`);
     }
     await target.publish(spec);
     return { id, promotedTo: toRepo };

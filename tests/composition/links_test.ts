@@ -156,7 +156,10 @@ Deno.test("topology: dangling targets and unguarded cycles are 422 on create and
       "effects[0].target.ref",
       "effects[1].target.ref",
     ]);
-    assert.match(dangling.json.errors[0].message, /^UnresolvedLinkTarget: no repository holds 'ghost'/);
+    assert.match(
+      dangling.json.errors[0].message,
+      /^UnresolvedLinkTarget: 'ghost' is not found in any repository \(local\)/,
+    );
 
     const writer = (id: string, to: string, guarded: boolean) => ({
       id,

@@ -102,7 +102,7 @@ Deno.test("http repository: templates, links and a watch across two servers; pro
     assert.equal(open.status, 409);
     assert.match(
       open.json.detail,
-      /Promotion of 'tied' is not closed: 'mine' not found in any web repository/,
+      /Promotion of 'tied' is not closed in the web repositories: 'mine' is not found in any repository \(hub\)$/,
     );
     const statuses = await Promise.all([
       call(local.url, "POST", "/models/inv/promote", { toRepo: "scratch" }),

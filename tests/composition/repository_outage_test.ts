@@ -3,12 +3,13 @@
  * resolution ends with a 502 naming it and its status, rather than going on
  * to a later repository's spec of the same identity or saying "not found". A
  * repository that does not answer at all stays a miss, which a final "not
- * found" names with its reason, on a link's fire too.
+ * found" names with its reason, on a link's fire, the link check at create
+ * and evolve, and promote's closure check too.
  */
 import assert from "node:assert/strict";
 import { stateOf, until } from "../effects/helpers.ts";
 import { call, startTestServer } from "../server/helpers.ts";
-import { baseSpec, branchSpec, sourceSpec } from "./helpers.ts";
+import { baseSpec, branchSpec, sourceSpec, targetSpec } from "./helpers.ts";
 
 /** A server on loopback answering every request with `status`. */
 function failingUpstream(status: number) {
@@ -118,6 +119,46 @@ Deno.test("a link whose target's repository fails or does not answer says so whe
     assert.match(
       unresolved.io.pull.error,
       /^target_unresolved: 'fx' is not found in any repository \(local, gone, hub\); Repository 'gone' did not answer: .*; Repository 'hub' did not answer: /,
+    );
+  } finally {
+    await local.close();
+    await upstream.shutdown().catch(() => {});
+  }
+});
+
+Deno.test("the link check and promote name a repository that did not answer; one that fails is a 502", async () => {
+  const upstream = failingUpstream(503);
+  const gone = await closedUrl();
+  const local = await startTestServer({
+    "svc.composition.repositories": JSON.stringify([
+      { id: "gone", transport: "http", locator: gone },
+      { id: "hub", transport: "http", locator: `http://127.0.0.1:${upstream.addr.port}` },
+    ]),
+  });
+  try {
+    const failed = await call(local.url, "POST", "/models", sourceSpec("fx"));
+    assert.equal(failed.status, 502, failed.text);
+    assert.match(failed.json.detail, /^Repository 'hub' failed to look up 'fx' \(it answered 503\): down/);
+
+    // Neither answers now: the target may exist, so the finding says why it was not found, not that it is not.
+    await upstream.shutdown();
+    const unanswered = await call(local.url, "POST", "/models", sourceSpec("fx"));
+    assert.equal(unanswered.status, 422, unanswered.text);
+    const [finding] = unanswered.json.errors;
+    assert.equal(finding.location, "effects[0].target.ref");
+    assert.match(
+      finding.message,
+      /^UnresolvedLinkTarget: 'fx' is not found in any repository \(local, gone, hub\); Repository 'gone' did not answer: Cannot reach the server at .*; Repository 'hub' did not answer: .* \(svc\.composition\.lazy-binding is off\)$/,
+    );
+
+    // A promotion whose link target is here only: the web repositories that did not answer are named.
+    assert.equal((await call(local.url, "POST", "/models", targetSpec("mine"))).status, 201);
+    assert.equal((await call(local.url, "POST", "/models", sourceSpec("mine", "tied"))).status, 201);
+    const open = await call(local.url, "POST", "/models/tied/promote", { toRepo: "hub" });
+    assert.equal(open.status, 409, open.text);
+    assert.match(
+      open.json.detail,
+      /^Promotion of 'tied' is not closed in the web repositories: 'mine' is not found in any repository \(gone, hub\); Repository 'gone' did not answer: .*; Repository 'hub' did not answer: /,
     );
   } finally {
     await local.close();
