@@ -17,6 +17,18 @@ import { until } from "../tests/effects/helpers.ts";
 import { fetchWithin } from "../engine/operations/fetch_within.ts";
 import { mcpRepository, toolError } from "./mcp.ts";
 
+/** The `mcp` repository "kid" over in-memory children (`timers`: the scheduler of its restarts). */
+function kidRepository(children: ReturnType<typeof memoryChildren>, timers?: ReturnType<typeof heldTimers>) {
+  return mcpRepository({
+    id: "kid",
+    repoClass: "web",
+    argv: ["unused"],
+    credential: null,
+    transport: () => children.transport(),
+    scheduler: timers?.scheduler,
+  });
+}
+
 Deno.test("toolError: the kind named by an svc mcp child wins over what the message suggests", () => {
   // Messages chosen to mislead the text heuristic (a 404 mentioning a queue, a 429 saying "not found").
   const cases: [ErrorKind, string][] = [
@@ -104,13 +116,7 @@ function heldTimers() {
 Deno.test("mcp repository lookup: not found is a miss, a failure our 502, a child that does not start a miss", async () => {
   let answer = new ServiceError("not_found", "Model 'fx' not found");
   const children = memoryChildren(() => toolFailure(answer));
-  const repository = mcpRepository({
-    id: "kid",
-    repoClass: "web",
-    argv: ["unused"],
-    credential: null,
-    transport: () => children.transport(),
-  });
+  const repository = kidRepository(children);
   try {
     assert.equal(await repository.fetch("fx"), null);
     for (const kind of ["internal", "unavailable", "too_many"] as ErrorKind[]) {
@@ -148,13 +154,7 @@ Deno.test("mcp repository lookup: a child whose own server does not answer (svc 
   ]);
   let answer = failures[0];
   const children = memoryChildren(() => toolFailure(answer));
-  const repository = mcpRepository({
-    id: "kid",
-    repoClass: "web",
-    argv: ["unused"],
-    credential: null,
-    transport: () => children.transport(),
-  });
+  const repository = kidRepository(children);
   try {
     for (answer of failures) {
       await assert.rejects(repository.fetch("fx"), (err: ServiceError) => {
@@ -176,14 +176,7 @@ Deno.test("mcp repository lookup: a child whose own server does not answer (svc 
 Deno.test("mcp repository watch: a child that exits is started again; one not back is reported, then ended", async () => {
   const children = memoryChildren();
   const timers = heldTimers();
-  const repository = mcpRepository({
-    id: "kid",
-    repoClass: "web",
-    argv: ["unused"],
-    credential: null,
-    transport: () => children.transport(),
-    scheduler: timers.scheduler,
-  });
+  const repository = kidRepository(children, timers);
   const changes: string[][] = [];
   const problems: [string, boolean][] = [];
   const stop = await repository.watch!(
@@ -241,14 +234,7 @@ Deno.test("mcp repository watch: a child that exits is started again; one not ba
 Deno.test("mcp repository watch: a model gone from the restarted child ends its watch alone, read again", async () => {
   const children = memoryChildren();
   const timers = heldTimers();
-  const repository = mcpRepository({
-    id: "kid",
-    repoClass: "web",
-    argv: ["unused"],
-    credential: null,
-    transport: () => children.transport(),
-    scheduler: timers.scheduler,
-  });
+  const repository = kidRepository(children, timers);
   const heard: Record<string, string[][]> = { fx: [], old: [] };
   const problems: string[] = [];
   const stops = await Promise.all(
