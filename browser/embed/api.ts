@@ -26,7 +26,7 @@ import {
 import { jsonEqual } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
-import { type HoldingFeed, holdingFeed } from "./held_feed.ts";
+import { afterHolds, type HoldingFeed, holdingFeed } from "./held_feed.ts";
 import { idbReplaceJournal } from "./replace_journal.ts";
 import { settle, StoredModelKept, storedSpec } from "./settle.ts";
 
@@ -44,8 +44,11 @@ export interface EmbedServiceOptions {
 /** The database of the page-wide service. */
 export const EMBED_DATABASE = "svc-embed";
 
-/** A connection whose feed holds back what an open does to its model (held_feed.ts). */
-type PageConnection = Connection & { feed: HoldingFeed };
+/**
+ * A connection whose feed holds back what an open does to its model (held_feed.ts), and whose invoker
+ * makes a call on a held model once the hold is over (`direct` makes it at once).
+ */
+export type PageConnection = Connection & { feed: HoldingFeed; direct: Invoker };
 
 let shared: Promise<PageConnection> | undefined;
 
@@ -70,10 +73,10 @@ export async function createModelService(options: EmbedServiceOptions = {}): Pro
 
 /** The page-wide connection every `<svc-model>` uses. */
 export function pageConnection(): Promise<PageConnection> {
-  return shared ??= openTabConnection({ database: EMBED_DATABASE }).then((connection) => ({
-    ...connection,
-    feed: holdingFeed(connection.feed, (id) => settledVersion(connection, id)),
-  }));
+  return shared ??= openTabConnection({ database: EMBED_DATABASE }).then((connection) => {
+    const feed = holdingFeed(connection.feed, (id) => settledVersion(connection, id));
+    return { ...connection, feed, direct: connection.invoker, invoker: afterHolds(connection.invoker, feed) };
+  });
 }
 
 /** The Web Lock an open of model `id` holds in whichever tab of the origin runs it. */
@@ -114,7 +117,7 @@ async function settledVersion({ invoker, feed }: Connection, id: string): Promis
 /** What {@link open} resolves to. */
 export interface Opened {
   id: string;
-  connection: Connection;
+  connection: PageConnection;
 }
 
 /** The opens of this page in progress, by model id. */
@@ -140,9 +143,9 @@ export function open(spec: ModelSpec): Promise<Opened> {
       // The page's views of the model see it as it was until it is settled, then as it came out.
       const release = connection.feed.hold(id);
       try {
-        await settle(connection.invoker, journal, spec);
+        await settle(connection.direct, journal, spec);
       } finally {
-        release(await storedVersion(connection.invoker, id));
+        release(await storedVersion(connection.direct, id));
       }
     });
     return { id, connection };
