@@ -29,6 +29,7 @@ import { type Connection, openTabConnection } from "../host/connection.ts";
 import { afterHolds, type HoldingFeed, holdingFeed } from "./held_feed.ts";
 import { idbReplaceJournal } from "./replace_journal.ts";
 import { settle, StoredModelKept, storedSpec } from "./settle.ts";
+import { settledVersion } from "./settled.ts";
 
 export { StoredModelKept };
 
@@ -73,8 +74,18 @@ export async function createModelService(options: EmbedServiceOptions = {}): Pro
 
 /** The page-wide connection every `<svc-model>` uses. */
 export function pageConnection(): Promise<PageConnection> {
-  return shared ??= openTabConnection({ database: EMBED_DATABASE }).then((connection) => {
-    const feed = holdingFeed(connection.feed, (id) => settledVersion(connection, id));
+  const warned = new Set<(message: string) => void>();
+  const onWarning = (message: string) => warned.forEach((listener) => listener(message));
+  return shared ??= openTabConnection({ database: EMBED_DATABASE, onWarning }).then((connection) => {
+    const feed = holdingFeed(connection.feed, (id) =>
+      settledVersion({
+        replacing: async (id) => !!await journal.read(id).catch(() => undefined),
+        opensDone: (id) => exclusively(openLock(id), () => Promise.resolve()),
+        version: (id) => storedVersion(connection.invoker, id),
+        stored: connection.stored,
+        feed: connection.feed,
+        warnings: (listener) => (warned.add(listener), () => void warned.delete(listener)),
+      }, id));
     return { ...connection, feed, direct: connection.invoker, invoker: afterHolds(connection.invoker, feed) };
   });
 }
@@ -86,32 +97,6 @@ const openLock = (id: string) => `${EMBED_DATABASE}:open:${id}`;
 async function storedVersion(invoker: Invoker, id: string): Promise<string | null> {
   const now = await storedSpec(invoker, id).catch(() => null);
   return now && (now.version ?? DEFAULT_VERSION);
-}
-
-/**
- * The version of model `id` once what deleted it is over (`null`: gone), read after every event held
- * meanwhile. A replacement by another tab (journaled, under its open's lock) creates it again: its views
- * see it come back, never "was deleted".
- */
-async function settledVersion({ invoker, feed }: Connection, id: string): Promise<string | null> {
-  // This tab's service may take the model created again in after the lock (the store's poll, a second).
-  let stop = () => {};
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const back = new Promise((resolve) =>
-    stop = feed.subscribe(id, (event) => event.kind !== "deleted" && resolve(0))
-  );
-  try {
-    if (await journal.read(id).catch(() => undefined)) {
-      await exclusively(openLock(id), () => Promise.resolve());
-      if (await storedVersion(invoker, id) === null) {
-        await Promise.race([back, new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
-      }
-    }
-    return await storedVersion(invoker, id);
-  } finally {
-    stop();
-    clearTimeout(timer);
-  }
 }
 
 /** What {@link open} resolves to. */

@@ -83,7 +83,8 @@ export function holdingFeed(feed: Feed, settled?: (modelId: string) => Promise<s
       const of = listeners.get(modelId) ?? new Set();
       listeners.set(modelId, of.add(listener));
       const stop = feed.subscribe(modelId, (event) => {
-        if (event.kind === "deleted" && settled && !holds.has(modelId)) {
+        // Stored but not loadable here is no replacement's deletion: it passes, said so.
+        if (event.kind === "deleted" && !event.unloaded && settled && !holds.has(modelId)) {
           const release = hold(modelId, true);
           settled(modelId).then(release, () => release(null));
         }
