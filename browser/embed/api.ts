@@ -53,6 +53,9 @@ export type PageConnection = Connection & { feed: HoldingFeed; direct: Invoker }
 
 let shared: Promise<PageConnection> | undefined;
 
+/** Who listens to the page-wide service's warnings (settled.ts: a model this tab cannot load). */
+const warned = new Set<(message: string) => void>();
+
 /** The page-wide service's replacements under way, kept until they finished (README "In the browser", Embedding). */
 const journal = idbReplaceJournal(`${EMBED_DATABASE}-journal`);
 
@@ -74,7 +77,6 @@ export async function createModelService(options: EmbedServiceOptions = {}): Pro
 
 /** The page-wide connection every `<svc-model>` uses. */
 export function pageConnection(): Promise<PageConnection> {
-  const warned = new Set<(message: string) => void>();
   const onWarning = (message: string) => warned.forEach((listener) => listener(message));
   return shared ??= openTabConnection({ database: EMBED_DATABASE, onWarning }).then((connection) => {
     const feed = holdingFeed(connection.feed, (id) =>
