@@ -26,9 +26,10 @@ import {
 import { jsonEqual } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
-import { type HoldingFeed, holdingFeed } from "./held_feed.ts";
+import { afterHolds, type HoldingFeed, holdingFeed } from "./held_feed.ts";
 import { idbReplaceJournal } from "./replace_journal.ts";
 import { settle, StoredModelKept, storedSpec } from "./settle.ts";
+import { settledVersion } from "./settled.ts";
 
 export { StoredModelKept };
 
@@ -44,10 +45,16 @@ export interface EmbedServiceOptions {
 /** The database of the page-wide service. */
 export const EMBED_DATABASE = "svc-embed";
 
-/** A connection whose feed holds back what an open does to its model (held_feed.ts). */
-type PageConnection = Connection & { feed: HoldingFeed };
+/**
+ * A connection whose feed holds back what an open does to its model (held_feed.ts), and whose invoker
+ * makes a call on a held model once the hold is over (`direct` makes it at once).
+ */
+export type PageConnection = Connection & { feed: HoldingFeed; direct: Invoker };
 
 let shared: Promise<PageConnection> | undefined;
+
+/** Who listens to the page-wide service's warnings (settled.ts: a model this tab cannot load). */
+const warned = new Set<(message: string) => void>();
 
 /** The page-wide service's replacements under way, kept until they finished (README "In the browser", Embedding). */
 const journal = idbReplaceJournal(`${EMBED_DATABASE}-journal`);
@@ -70,10 +77,19 @@ export async function createModelService(options: EmbedServiceOptions = {}): Pro
 
 /** The page-wide connection every `<svc-model>` uses. */
 export function pageConnection(): Promise<PageConnection> {
-  return shared ??= openTabConnection({ database: EMBED_DATABASE }).then((connection) => ({
-    ...connection,
-    feed: holdingFeed(connection.feed, (id) => settledVersion(connection, id)),
-  }));
+  const onWarning = (message: string) => warned.forEach((listener) => listener(message));
+  return shared ??= openTabConnection({ database: EMBED_DATABASE, onWarning }).then((connection) => {
+    const feed = holdingFeed(connection.feed, (id) =>
+      settledVersion({
+        replacing: async (id) => !!await journal.read(id).catch(() => undefined),
+        opensDone: (id) => exclusively(openLock(id), () => Promise.resolve()),
+        version: (id) => storedVersion(connection.invoker, id),
+        stored: connection.stored,
+        feed: connection.feed,
+        warnings: (listener) => (warned.add(listener), () => void warned.delete(listener)),
+      }, id));
+    return { ...connection, feed, direct: connection.invoker, invoker: afterHolds(connection.invoker, feed) };
+  });
 }
 
 /** The Web Lock an open of model `id` holds in whichever tab of the origin runs it. */
@@ -85,36 +101,10 @@ async function storedVersion(invoker: Invoker, id: string): Promise<string | nul
   return now && (now.version ?? DEFAULT_VERSION);
 }
 
-/**
- * The version of model `id` once what deleted it is over (`null`: gone), read after every event held
- * meanwhile. A replacement by another tab (journaled, under its open's lock) creates it again: its views
- * see it come back, never "was deleted".
- */
-async function settledVersion({ invoker, feed }: Connection, id: string): Promise<string | null> {
-  // This tab's service may take the model created again in after the lock (the store's poll, a second).
-  let stop = () => {};
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const back = new Promise((resolve) =>
-    stop = feed.subscribe(id, (event) => event.kind !== "deleted" && resolve(0))
-  );
-  try {
-    if (await journal.read(id).catch(() => undefined)) {
-      await exclusively(openLock(id), () => Promise.resolve());
-      if (await storedVersion(invoker, id) === null) {
-        await Promise.race([back, new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
-      }
-    }
-    return await storedVersion(invoker, id);
-  } finally {
-    stop();
-    clearTimeout(timer);
-  }
-}
-
 /** What {@link open} resolves to. */
 export interface Opened {
   id: string;
-  connection: Connection;
+  connection: PageConnection;
 }
 
 /** The opens of this page in progress, by model id. */
@@ -140,9 +130,9 @@ export function open(spec: ModelSpec): Promise<Opened> {
       // The page's views of the model see it as it was until it is settled, then as it came out.
       const release = connection.feed.hold(id);
       try {
-        await settle(connection.invoker, journal, spec);
+        await settle(connection.direct, journal, spec);
       } finally {
-        release(await storedVersion(connection.invoker, id));
+        release(await storedVersion(connection.direct, id));
       }
     });
     return { id, connection };

@@ -4,10 +4,13 @@
  * until the open is over: a view showing the model keeps showing it as it was,
  * not "was deleted" nor an empty form meanwhile, then loads it once as it came out.
  * A deletion this page did not make is held the same way until `settled` says
- * what came of it: another tab's replacement brings the model back.
+ * what came of it: another tab's replacement brings the model back. Calls on a
+ * held model wait for its release ({@link afterHolds}), so a write made meanwhile
+ * applies to the model as it came out.
  *
  * @module
  */
+import type { Invoker } from "../../engine/mod.ts";
 import type { Feed, FeedEvent } from "../host/feed.ts";
 
 /** A {@link Feed} whose events of a model can be held back. */
@@ -18,9 +21,25 @@ export interface HoldingFeed extends Feed {
    * model, when anything was held.
    */
   hold(modelId: string): (version: string | null) => void;
+  /** Resolves once no hold of `modelId` is under way (at once when none is). */
+  released(modelId: string): Promise<void>;
+  /**
+   * Tells `listener` when a hold of `modelId` for a deletion this page did not make (another tab's
+   * replacement, say) begins (`true`) and ends (`false`); returns the unsubscribe function.
+   */
+  watch(modelId: string, listener: (held: boolean) => void): () => void;
 }
 
 type Listener = (event: FeedEvent) => void;
+
+/** A hold of a model under way: how many, each listener's events held back, whether for a deletion heard. */
+interface Hold {
+  count: number;
+  held: [Listener, FeedEvent][];
+  heard: boolean;
+  over: Promise<void>;
+  end: () => void;
+}
 
 /**
  * `feed`, its events of a model held back on demand. `settled`, when given, is asked at each deletion
@@ -28,15 +47,24 @@ type Listener = (event: FeedEvent) => void;
  */
 export function holdingFeed(feed: Feed, settled?: (modelId: string) => Promise<string | null>): HoldingFeed {
   const listeners = new Map<string, Set<Listener>>();
-  /** Holds under way by model id: how many, and each listener's events held back. */
-  const holds = new Map<string, { count: number; held: [Listener, FeedEvent][] }>();
-  const hold = (modelId: string) => {
-    const on = holds.get(modelId) ?? { count: 0, held: [] };
-    holds.set(modelId, on);
+  const watchers = new Map<string, Set<(held: boolean) => void>>();
+  const tell = (modelId: string, held: boolean) => watchers.get(modelId)?.forEach((watcher) => watcher(held));
+  /** Holds under way by model id. */
+  const holds = new Map<string, Hold>();
+  const hold = (modelId: string, heard = false) => {
+    let on = holds.get(modelId);
+    if (!on) {
+      let end = () => {};
+      const over = new Promise<void>((resolve) => end = resolve);
+      holds.set(modelId, on = { count: 0, held: [], heard: false, over, end });
+    }
     on.count++;
+    if (heard && !on.heard) tell(modelId, on.heard = true);
     return (version: string | null) => {
       if (--on.count) return;
       holds.delete(modelId);
+      on.end();
+      if (on.heard) tell(modelId, false);
       if (!on.held.length) return;
       const of = listeners.get(modelId) ?? new Set();
       // Others' writes carry caller effects the page is told of; what else changed the summary says.
@@ -55,8 +83,9 @@ export function holdingFeed(feed: Feed, settled?: (modelId: string) => Promise<s
       const of = listeners.get(modelId) ?? new Set();
       listeners.set(modelId, of.add(listener));
       const stop = feed.subscribe(modelId, (event) => {
-        if (event.kind === "deleted" && settled && !holds.has(modelId)) {
-          const release = hold(modelId);
+        // Stored but not loadable here is no replacement's deletion: it passes, said so.
+        if (event.kind === "deleted" && !event.unloaded && settled && !holds.has(modelId)) {
+          const release = hold(modelId, true);
           settled(modelId).then(release, () => release(null));
         }
         const on = holds.get(modelId);
@@ -69,6 +98,30 @@ export function holdingFeed(feed: Feed, settled?: (modelId: string) => Promise<s
         if (!of.size) listeners.delete(modelId);
       };
     },
-    hold,
+    hold: (modelId) => hold(modelId),
+    async released(modelId) {
+      // A hold may begin again before a waiter runs (a replacement's deletion heard at its release).
+      for (let on; (on = holds.get(modelId));) await on.over;
+    },
+    watch(modelId, listener) {
+      const of = watchers.get(modelId) ?? new Set();
+      watchers.set(modelId, of.add(listener));
+      if (holds.get(modelId)?.heard) listener(true);
+      return () => void (of.delete(listener) && !of.size && watchers.delete(modelId));
+    },
+  };
+}
+
+/**
+ * `invoker`, its calls on a model `feed` holds made once the hold is over: a write made while another tab
+ * replaces the model applies to the model it brings back, rather than failing as not found.
+ */
+export function afterHolds(invoker: Invoker, feed: HoldingFeed): Invoker {
+  return {
+    invoke: (async (operation, input) => {
+      const id = (input as { id?: unknown } | undefined)?.id;
+      if (typeof id === "string") await feed.released(id);
+      return await invoker.invoke(operation, input);
+    }) as Invoker["invoke"],
   };
 }

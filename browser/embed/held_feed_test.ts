@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Feed, FeedEvent } from "../host/feed.ts";
-import { holdingFeed } from "./held_feed.ts";
+import { type Invoker, operations } from "../../engine/mod.ts";
+import { afterHolds, holdingFeed } from "./held_feed.ts";
 
 /** A feed whose events a test sends. */
 function manualFeed(): Feed & { send(event: FeedEvent): void } {
@@ -92,6 +93,10 @@ Deno.test("a deletion this page did not make waits for what settled says: back (
   inner.send({ kind: "deleted", modelId: "a" });
   release("3.0.0");
   assert.deepEqual(asked, ["a", "a"]);
+  // Stored but not loadable here (another tab saved a spec this version refuses): passes at once, said so.
+  inner.send({ kind: "deleted", modelId: "a", unloaded: true });
+  assert.deepEqual(heard.slice(5), [{ kind: "deleted", modelId: "a", unloaded: true }]);
+  assert.deepEqual(asked, ["a", "a"]);
   // Without settled, a deletion passes at once.
   const alone = manualFeed();
   const told: FeedEvent[] = [];
@@ -117,4 +122,48 @@ Deno.test("holds of one model nest: its events wait for the last release", () =>
   inner.send(whole("a"));
   third("1.0.0");
   assert.equal(heard.length, 2);
+});
+
+Deno.test("calls on a held model wait for its release, a deletion heard is watched; others go at once", async () => {
+  const inner = manualFeed();
+  const outcome = Promise.withResolvers<string | null>();
+  const feed = holdingFeed(inner, () => outcome.promise);
+  const made: string[] = [];
+  const invoker = afterHolds({
+    invoke: ((_operation: unknown, input: { id?: string }) => {
+      made.push(input?.id ?? "-");
+      return Promise.resolve(input?.id);
+    }) as unknown as Invoker["invoke"],
+  }, feed);
+  const watched: boolean[] = [];
+  const unwatch = feed.watch("a", (held) => watched.push(held));
+  feed.subscribe("a", () => {});
+
+  // Another tab's replacement: its deletion heard, held until settled says the model is back.
+  inner.send({ kind: "deleted", modelId: "a" });
+  assert.deepEqual(watched, [true]);
+  const write = invoker.invoke(operations.mutate, { id: "a", mutations: { "$.n": 5 } });
+  await invoker.invoke(operations.getState, { id: "b" });
+  await invoker.invoke(operations.listModels, {} as never);
+  assert.deepEqual(made, ["b", "-"]);
+  // A watcher coming meanwhile is told at once.
+  const late: boolean[] = [];
+  feed.watch("a", (held) => late.push(held));
+  assert.deepEqual(late, [true]);
+  outcome.resolve("2.0.0");
+  assert.equal(await write, "a");
+  assert.deepEqual(made, ["b", "-", "a"]);
+  assert.deepEqual([watched, late], [[true, false], [true, false]]);
+
+  // This page's own hold (its open) waits calls too, but is not another tab's: watchers hear nothing.
+  const release = feed.hold("a");
+  const read = invoker.invoke(operations.getState, { id: "a" });
+  await Promise.resolve();
+  assert.equal(made.length, 3);
+  release("2.0.0");
+  await read;
+  assert.equal(made.length, 4);
+  unwatch();
+  inner.send({ kind: "deleted", modelId: "a" });
+  assert.deepEqual(watched, [true, false]);
 });

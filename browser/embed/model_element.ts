@@ -16,8 +16,7 @@
 import { css, html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
 import { DEFAULT_VERSION, type Invoker, type ModelSpec, operations } from "../../engine/mod.ts";
 import "../elements/view_element.ts";
-import type { Connection } from "../host/connection.ts";
-import { open, pageConnection, StoredModelKept } from "./api.ts";
+import { open, type PageConnection, pageConnection, StoredModelKept } from "./api.ts";
 
 /**
  * Why a start failed, for the person: a page whose Content-Security-Policy
@@ -55,7 +54,8 @@ export class SvcModel extends LitElement {
       display: block;
     }
     [role="alert"],
-    .note {
+    .note,
+    [role="status"] {
       font-size: 14px;
       margin: 0 0 12px;
     }
@@ -63,6 +63,12 @@ export class SvcModel extends LitElement {
       border: 1px solid var(--svc-error, #b91c1c);
       background: #fef2f2;
       color: var(--svc-error, #b91c1c);
+      padding: 8px 12px;
+      border-radius: var(--svc-radius, 6px);
+    }
+    [role="status"] {
+      border: 1px solid #cbd5e1;
+      background: #f8fafc;
       padding: 8px 12px;
       border-radius: var(--svc-radius, 6px);
     }
@@ -75,6 +81,7 @@ export class SvcModel extends LitElement {
     modelId: { state: true },
     problem: { state: true },
     kept: { state: true },
+    updating: { state: true },
   };
   /** URL of the ModelSpec JSON. */
   src = "";
@@ -83,16 +90,41 @@ export class SvcModel extends LitElement {
   /** The spec itself, instead of `src`. */
   spec?: ModelSpec;
   /** The connection of the model shown (none while none is). */
-  connection?: Connection;
+  connection?: PageConnection;
   /** The id of the model shown ("" while none is). */
   modelId = "";
   /** Why the spec could not start ("" when it did): the alert's text. */
   problem = "";
   /** The stored model shown under the alert, when it was kept: its version and view ids. */
   kept?: { version: string; views: string[] };
+  /** Whether another tab is changing the model shown (its replacement): the view waits for it. */
+  updating = false;
 
   protected override updated(changed: PropertyValues): void {
     if (changed.has("src") || changed.has("spec")) void this.#start();
+    if (changed.has("connection") || changed.has("modelId")) this.#watch();
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.hasUpdated) this.#watch();
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#unwatch?.();
+    this.#unwatch = undefined;
+  }
+
+  #unwatch?: () => void;
+
+  /** Follows whether another tab is changing the model shown. */
+  #watch(): void {
+    this.#unwatch?.();
+    this.updating = false;
+    this.#unwatch = this.connection && this.modelId
+      ? this.connection.feed.watch(this.modelId, (held) => this.updating = held)
+      : undefined;
   }
 
   /** Ends the start in progress: only the last `src` or `spec` set may show. */
@@ -149,8 +181,15 @@ export class SvcModel extends LitElement {
       : this.problem
       ? nothing
       : html`<p>Loading…</p>`;
-    // One template: the view stays the same element when an alert comes or goes above it.
-    return html`${alert}${model}`;
+    // Writes made meanwhile wait for the model to come back (api.ts), then apply to it.
+    const status = this.updating && this.connection && this.modelId
+      ? html`
+        <p
+          role="status">This model is being updated in another tab: edits made here meanwhile are applied once it is done.</p>
+      `
+      : nothing;
+    // One template: the view stays the same element when an alert or status comes or goes above it.
+    return html`${alert}${status}${model}`;
   }
 }
 

@@ -61,9 +61,17 @@ export async function settle(invoker: Invoker, journal: ReplaceJournal, spec: Mo
   // its model as it is, outbox and trail included.
   const flat = await invoker.invoke(operations.flattenSpec, { spec: spec as unknown as Json });
   const target = { version: DEFAULT_VERSION, ...flat };
-  // A tab that changed the spec meanwhile (a 409) makes the evolution start again from what it stored.
+  // A tab that changed the spec meanwhile (a 409) makes the evolution start again from what it stored;
+  // after three, the stored model stays as that tab left it, shown and usable under the alert.
   for (let tries = 3; !jsonEqual(stored, target); tries--) {
-    const evolved = await evolve(invoker, stored!, spec, target, tries === 1);
+    if (!tries) {
+      throw kept(
+        stored!,
+        spec,
+        "other tabs kept changing its stored spec meanwhile: reload the page to try again",
+      );
+    }
+    const evolved = await evolve(invoker, stored!, spec, target);
     if (evolved === "replace") return await replace(invoker, journal, stored!, spec);
     stored = await storedSpec(invoker, spec.id);
     if (!stored) throw new Error(`Model '${spec.id}' was deleted while it was being opened`);
@@ -86,15 +94,14 @@ function kept(stored: ModelSpec, spec: ModelSpec, why: string): StoredModelKept 
 /**
  * Evolves the stored model (of spec `stored`) into one of `spec` (`target`, as stored), keeping its
  * audit trail and effects outbox; also the repair of a stored model that did not load. "replace" when
- * no evolution says the difference; "conflict" when another tab changed the model meanwhile (thrown on
- * the `last` try). A spec that is invalid or refuses the stored state changes nothing (StoredModelKept).
+ * no evolution says the difference; "conflict" when another tab changed the model meanwhile. A spec
+ * that is invalid or refuses the stored state changes nothing (StoredModelKept).
  */
 async function evolve(
   invoker: Invoker,
   stored: ModelSpec,
   spec: ModelSpec,
   target: ModelSpec,
-  last: boolean,
 ): Promise<"evolved" | "replace" | "conflict"> {
   const report = await invoker.invoke(operations.validateSpec, { spec: spec as unknown as Json });
   if (!report.valid) throw kept(stored, spec, specInvalid(report.errors).message);
@@ -109,12 +116,9 @@ async function evolve(
   } catch (err) {
     if (!(err instanceof ServiceError)) throw err;
     if (err.kind === "validation_failed") throw kept(stored, spec, err.message);
-    // Another tab's evolution moved the stored version on (a 409 of `expectedVersion`).
-    const conflict = err.kind === "version_conflict";
-    if (conflict && !last) return "conflict";
-    // What the evolution could not say (a spec too large once evolved, ...) a replacement may.
-    if (!conflict) return "replace";
-    throw err;
+    // Another tab's evolution moved the stored version on (a 409 of `expectedVersion`); what the
+    // evolution could not say (a spec too large once evolved, ...) a replacement may.
+    return err.kind === "version_conflict" ? "conflict" : "replace";
   }
 }
 

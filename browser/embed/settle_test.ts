@@ -6,11 +6,10 @@ import {
   ModelService,
   type ModelSpec,
   operations,
-  ServiceError,
 } from "../../engine/mod.ts";
 import { evolutionBetween } from "../../engine/evolve/spec_diff.ts";
 import { memoryJournal } from "./_test_utils.ts";
-import { settle } from "./settle.ts";
+import { settle, StoredModelKept } from "./settle.ts";
 
 /** Counter `version`, its schema with the string fields `fields` besides `n`. */
 const counter = (version: string, fields: string[] = []): ModelSpec =>
@@ -76,15 +75,22 @@ Deno.test("another tab evolved the stored model first (409): the evolution start
   assert.equal(journal.records.size, 0);
 });
 
-Deno.test("another tab evolving it before each of three tries: the open fails with the conflict, nothing replaced", async () => {
+Deno.test("another tab evolving it before each of three tries: the stored model is kept as it left it, saying to reload", async () => {
   const { service, invoker, calls, outcome } = await storedCounter(async (call, evolve) => {
     await otherTabEvolves(service, `1.${call}.0`, []);
     return await evolve();
   });
-  await assert.rejects(
-    settle(invoker, memoryJournal(), counter("2.0.0", ["total"])),
-    (err) => err instanceof ServiceError && err.kind === "version_conflict",
-  );
+  // A StoredModelKept: the element shows the stored model under the alert, as for a refused spec.
+  await assert.rejects(settle(invoker, memoryJournal(), counter("2.0.0", ["total"])), (err) => {
+    assert.ok(err instanceof StoredModelKept);
+    assert.equal(err.id, "counter");
+    assert.equal(
+      err.message,
+      "Model 'counter' keeps its stored version 1.3.0 and its data: version 2.0.0 of its spec could not " +
+        "replace it (other tabs kept changing its stored spec meanwhile: reload the page to try again)",
+    );
+    return true;
+  });
   assert.equal(calls(), 3);
   const { spec, state } = await outcome();
   assert.deepEqual([spec.version, state], ["1.3.0", { n: 7 }]);

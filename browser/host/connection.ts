@@ -11,7 +11,7 @@ import { type EffectExecutor, TIMER_EXECUTOR } from "../../engine/effects/execut
 import { httpExecutor } from "../../engine/effects/http_executor.ts";
 import { type Invoker, localInvoker, ModelService, remoteInvoker, webPlatform } from "../../engine/mod.ts";
 import { localAuthoring } from "../../engine/service/authoring.ts";
-import { openBrowserStorage } from "../stores/mod.ts";
+import { type BrowserStorage, openBrowserStorage } from "../stores/mod.ts";
 import { type Feed, serviceFeed } from "./feed.ts";
 import { fetchTransport } from "./fetch_transport.ts";
 import { socketFeed } from "./socket_feed.ts";
@@ -25,6 +25,8 @@ export interface Connection {
   feed: Feed;
   /** The in-tab service (tab mode only). */
   service?: ModelService;
+  /** Whether the tab's IndexedDB holds model `id`, whether or not its service took it in yet (tab mode). */
+  stored?(id: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -58,7 +60,9 @@ export async function openTabConnection(options: TabOptions = {}): Promise<Conne
     console.warn(message);
     options.onWarning?.(message);
   };
-  const storage = database === null ? {} : await openBrowserStorage(database, { warn });
+  const storage: Partial<BrowserStorage> = database === null
+    ? {}
+    : await openBrowserStorage(database, { warn });
   const service = await ModelService.open({
     platform: webPlatform(),
     ...storage,
@@ -71,6 +75,7 @@ export async function openTabConnection(options: TabOptions = {}): Promise<Conne
     invoker: localInvoker(service),
     feed: serviceFeed(service),
     service,
+    ...storage.store && { stored: (id: string) => storage.store!.has(id) },
     close: () => service.close(),
   };
 }

@@ -686,6 +686,12 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     this.#announce(modelId);
   }
 
+  /** Whether model `modelId` is stored (its header is), whether or not this process's service took it in. */
+  async has(modelId: string): Promise<boolean> {
+    return await this.#store("readonly", (os) => promisifyRequest(os.getKey(keys.header(modelId)))) !==
+      undefined;
+  }
+
   lastAudit(modelId: string): Promise<AuditRecord | null> {
     return readLast<AuditRecord>(this.#store, keys.audit(modelId));
   }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { BlobStore, ModelStore } from "../../engine/mod.ts";
+import type { BlobStore } from "../../engine/mod.ts";
 import { openDatabase } from "./database.ts";
 import { IdbBlobStore } from "./idb_blob_store.ts";
 import { IdbModelStore } from "./idb_model_store.ts";
@@ -17,7 +17,7 @@ export { IdbModelStore } from "./idb_model_store.ts";
 
 /** Stores over one IndexedDB database; the connection closes once both are closed. */
 export interface BrowserStorage {
-  store: ModelStore;
+  store: IdbModelStore;
   blobs: BlobStore;
 }
 

@@ -157,6 +157,97 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
       await context.close();
     });
 
+    await t.step(
+      "an edit made while another tab replaces the model: told so, applied once it is back",
+      async () => {
+        files["/edit.html"] = hostPage(`<svc-model id="m"></svc-model>`);
+        files["/other.html"] = hostPage("");
+        const { context, page, errors } = await fresh();
+        await page.goto(`${base}/edit.html`);
+        const model = page.locator("#m");
+        await setSpec(page, counter("1.0.0", 1));
+        await model.getByRole("button", { name: "Add a step" }).click();
+        await assertEventually(async () => await count(model) === "1");
+        await recordTexts(model);
+
+        // The other tab replaces it as an open does (under the open's lock, journaled), and stops midway: deleted.
+        const other = await context.newPage();
+        await other.goto(`${base}/other.html`);
+        await other.evaluate(async (spec) => {
+          const embed = await import("/svc-embed.js");
+          const service = await embed.createModelService();
+          const journal = (write: (store: IDBObjectStore) => void) =>
+            new Promise((resolve, reject) => {
+              const request = indexedDB.open("svc-embed-journal");
+              request.onerror = () => reject(request.error);
+              request.onsuccess = () => {
+                const transaction = request.result.transaction("replacing", "readwrite");
+                transaction.oncomplete = () => (request.result.close(), resolve(null));
+                write(transaction.objectStore("replacing"));
+              };
+            });
+          const scope = globalThis as unknown as { finish: () => void; finished: Promise<void> };
+          const resume = new Promise<void>((resolve) => scope.finish = resolve);
+          const deleted = Promise.withResolvers<void>();
+          scope.finished = navigator.locks.request("svc-embed:open:counter", async () => {
+            const stored = await service.getSpec("counter");
+            const snapshot = await service.snapshot("counter");
+            await journal((store) => store.put({ stored, snapshot, version: "2.0.0" }, "counter"));
+            await service.deleteModel("counter");
+            deleted.resolve();
+            await resume;
+            await service.createModel(spec);
+            await service.restore("counter", snapshot);
+            await journal((store) => store.delete("counter"));
+          });
+          await deleted.promise;
+        }, counter("2.0.0", 10));
+
+        // This tab says so, still showing the model; an edit made meanwhile waits rather than failing.
+        const status = model.getByRole("status");
+        await status.getByText(
+          "This model is being updated in another tab: edits made here meanwhile are applied once it is done.",
+        ).waitFor();
+        await model.getByRole("heading", { name: "Counter 1.0.0" }).waitFor();
+        const committed = model.evaluate((el) =>
+          new Promise<string>((resolve) =>
+            el.addEventListener(
+              "svc-commit",
+              (e) => resolve(JSON.stringify((e as CustomEvent).detail.viewId)),
+              {
+                once: true,
+              },
+            )
+          )
+        );
+        await model.getByLabel("Count", { exact: true }).fill("5");
+        await model.getByLabel("Count", { exact: true }).press("Enter");
+        await screenshot(page, "embed-edit-during-other-tab-replacement");
+        assert.equal(await model.getByRole("alert").count(), 0);
+
+        await other.evaluate(async () => {
+          const scope = globalThis as unknown as { finish: () => void; finished: Promise<void> };
+          scope.finish();
+          await scope.finished;
+        });
+        // Back as the other tab made it, with the edit applied to it; never said deleted, nor not found.
+        assert.equal(await committed, JSON.stringify("main"));
+        await model.getByRole("heading", { name: "Counter 2.0.0" }).waitFor();
+        await assertEventually(async () => await count(model) === "5");
+        await assertEventually(async () => await status.count() === 0);
+        assert.equal(await model.getByRole("alert").count(), 0);
+        const seen = await shownTexts(page);
+        assert.deepEqual(seen.filter((text) => /was deleted|not found/.test(text)), []);
+        const stored = await other.evaluate(async () => {
+          const embed = await import("/svc-embed.js");
+          return await (await embed.createModelService()).getState("counter");
+        });
+        assert.deepEqual(stored, { n: 5 });
+        assert.deepEqual(errors, []);
+        await context.close();
+      },
+    );
+
     await t.step("a view only the refused spec has: the kept model's default view, saying so", async () => {
       files["/views.json"] = { type: JSON_TYPE, body: JSON.stringify(counter("1.0.0", 1)) };
       files["/views.html"] = hostPage(`<svc-model src="/views.json"></svc-model>`);
