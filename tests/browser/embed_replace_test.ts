@@ -88,6 +88,18 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
   await using browser = await launchBrowser();
   const fresh = () => freshPage(browser);
   const count = (model: Locator) => model.getByLabel("Count", { exact: true }).inputValue();
+  /** A fresh page at `path` showing the counter 1.0.0 with one step added, its texts recorded from then on. */
+  const counterAtOne = async (path: string) => {
+    files[path] = hostPage(`<svc-model id="m"></svc-model>`);
+    const opened = await fresh();
+    await opened.page.goto(`${base}${path}`);
+    const model = opened.page.locator("#m");
+    await setSpec(opened.page, counter("1.0.0", 1));
+    await model.getByRole("button", { name: "Add a step" }).click();
+    await assertEventually(async () => await count(model) === "1");
+    await recordTexts(model);
+    return { ...opened, model };
+  };
   try {
     await t.step("a replacement the element makes never shows the model as deleted", async () => {
       files["/set.html"] = hostPage(`<svc-model id="m"></svc-model>`);
@@ -126,14 +138,7 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
     });
 
     await t.step("another tab's replacement: this tab sees the model come back, never deleted", async () => {
-      files["/tabs.html"] = hostPage(`<svc-model id="m"></svc-model>`);
-      const { context, page, errors } = await fresh();
-      await page.goto(`${base}/tabs.html`);
-      const model = page.locator("#m");
-      await setSpec(page, counter("1.0.0", 1));
-      await model.getByRole("button", { name: "Add a step" }).click();
-      await assertEventually(async () => await count(model) === "1");
-      await recordTexts(model);
+      const { context, page, errors, model } = await counterAtOne("/tabs.html");
 
       // The other tab deploys a change no evolution says (an annotation): deleted, created again, restored.
       const other = await context.newPage();
@@ -160,15 +165,8 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
     await t.step(
       "an edit made while another tab replaces the model: told so, applied once it is back",
       async () => {
-        files["/edit.html"] = hostPage(`<svc-model id="m"></svc-model>`);
         files["/other.html"] = hostPage("");
-        const { context, page, errors } = await fresh();
-        await page.goto(`${base}/edit.html`);
-        const model = page.locator("#m");
-        await setSpec(page, counter("1.0.0", 1));
-        await model.getByRole("button", { name: "Add a step" }).click();
-        await assertEventually(async () => await count(model) === "1");
-        await recordTexts(model);
+        const { context, page, errors, model } = await counterAtOne("/edit.html");
 
         // The other tab replaces it as an open does (under the open's lock, journaled), and stops midway: deleted.
         const other = await context.newPage();
