@@ -3,7 +3,9 @@
  * serves at `/` starts on that server, so it lists a model created over REST
  * (as the README's first `curl` does) and a model created in it is there over
  * REST; the same build on a static host, or the single file opened from disk,
- * starts in the tab and does not see the server's models. The Explain panel
+ * starts in the tab and does not see the server's models. A connection saved
+ * by an earlier build (which saved the automatic start too) yields to the
+ * server; one the person chose stays. The Explain panel
  * lists a field's traces newest first.
  *
  * @module
@@ -12,7 +14,7 @@ import assert from "node:assert/strict";
 import { BLANK_SPEC } from "../../browser/playground/blank_spec.ts";
 import { call, startTestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
-import { screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+import { screenshot, temporaryWebBuild, useTab, watchedPage } from "./journey.ts";
 import { serveStatic } from "./static_server.ts";
 
 const SPEC = { ...BLANK_SPEC, id: "shop/cart" };
@@ -55,6 +57,26 @@ Deno.test("the server's playground starts on that server; a static or file playg
         // The tab is one click away.
         assert.equal(await page.getByLabel("In this tab").isChecked(), false);
         await page.getByLabel("In this tab").waitFor();
+        assert.deepEqual(errors, []);
+        await page.context().close();
+      },
+    );
+
+    await t.step(
+      "a connection saved before the page marked the person's choices yields to the server; a chosen tab stays",
+      async () => {
+        const { page, errors } = await watchedPage(browser);
+        // Earlier builds saved the connection on every visit, as {mode, baseUrl}: "tab" here says nothing.
+        await page.goto(`${server.url}/actuator/health`);
+        await page.evaluate(() =>
+          localStorage.setItem("svc-playground:connection", JSON.stringify({ mode: "tab", baseUrl: "" }))
+        );
+        await page.goto(`${server.url}/`);
+        await page.getByRole("status").getByText(`Connected: ${server.url}`).waitFor();
+        await useTab(page);
+        await page.reload();
+        await page.getByRole("status").getByText("Connected: this tab").waitFor();
+        assert.equal(await page.getByLabel("In this tab").isChecked(), true);
         assert.deepEqual(errors, []);
         await page.context().close();
       },
