@@ -134,6 +134,7 @@ export class Playground extends LitElement {
     pairingCode: { state: true },
     warnings: { state: true },
     keyNeeded: { state: true },
+    offerTab: { state: true },
   };
   connection?: Connection;
   choice: ConnectionChoice = startChoice("");
@@ -153,6 +154,8 @@ export class Playground extends LitElement {
   warnings: readonly string[] = [];
   /** The server that answered 401 (its key missing or wrong), `""` for none: the form asks for its key. */
   keyNeeded = "";
+  /** The server could not be reached: the problem offers the tab. */
+  offerTab = false;
   #unsubscribe?: () => void;
   /** Stops following the in-tab service's list of models. */
   #unlist?: () => void;
@@ -194,6 +197,7 @@ export class Playground extends LitElement {
 
   async #connect(choice: ConnectionChoice): Promise<void> {
     this.problem = "";
+    this.offerTab = false;
     this.#troubles.clear();
     this.status = choice.mode === "tab" ? "Opening the in-tab engine…" : `Connecting to ${choice.baseUrl}…`;
     await this.#disconnect();
@@ -258,7 +262,13 @@ export class Playground extends LitElement {
         return;
       }
       const message = (err as Error).message;
-      this.status = `Not connected: ${message}${/^Cannot reach/.test(message) ? corsHint(choice) : ""}`;
+      this.offerTab = /^Cannot reach/.test(message);
+      // Unreachable (offline, the page from the service worker's cache, or the server down): the tab still works.
+      this.status = this.offerTab
+        ? `Not connected: the server at ${choice.baseUrl} is unreachable (offline, or not running)${
+          corsHint(choice)
+        }. The tab works offline.`
+        : `Not connected: ${message}`;
       this.problem = this.status;
     }
   }
@@ -453,7 +463,20 @@ export class Playground extends LitElement {
           @svc-deleted=${() => this.#refreshModels()}
           @svc-changed=${() => this.#changed()} @svc-commit=${() => this.#changed()}
           @svc-paired=${(e: CustomEvent<PairedSession>) => this.#paired(e.detail)}>
-                ${this.problem ? html`<p class="problem" role="alert">${this.problem}</p>` : nothing}
+                ${this.problem
+                  ? html`<p class="problem" role="alert">${this.problem}${
+                    this.offerTab
+                      ? html`
+                        <button type="button" @click=${() =>
+                          this.#connect({
+                            mode: "tab",
+                            baseUrl: "",
+                            apiKey: "",
+                          })}>Use this tab instead</button>
+                      `
+                      : nothing
+                  }</p>`
+                  : nothing}
                 <svc-storage-notice .connection=${this.connection} .warnings=${this
                   .warnings}></svc-storage-notice>
                 ${this.#main()}
