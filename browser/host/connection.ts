@@ -90,12 +90,18 @@ export interface ServerOptions {
   onRecovered?(): void;
 }
 
-/** Talks to a server: REST through the remote invoker, live updates over its WebSocket feed. */
+/**
+ * Talks to a server: REST through the remote invoker, live updates over its WebSocket feed. Closing it
+ * aborts its requests in flight and refuses new ones, so none goes out with its key after (a paired
+ * session's token once the session is ended).
+ */
 export function openServerConnection(options: ServerOptions): Connection {
+  const closed = new AbortController();
   const invoker = remoteInvoker({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey || undefined,
-    fetch: (request) => fetch(request),
+    fetch: (request) =>
+      fetch(new Request(request, { signal: AbortSignal.any([request.signal, closed.signal]) })),
     authoring: () => Promise.resolve(localAuthoring()),
   });
   return {
@@ -103,6 +109,6 @@ export function openServerConnection(options: ServerOptions): Connection {
     label: options.baseUrl,
     invoker,
     feed: socketFeed({ ...options, invoker }),
-    close: () => Promise.resolve(),
+    close: () => Promise.resolve(closed.abort()),
   };
 }

@@ -77,19 +77,22 @@ function startChoice(server: string): ConnectionChoice {
   return { mode: server ? "server" : "tab", baseUrl: server, apiKey: "" };
 }
 
-/** The person's last choice (its key, for this browser session), else {@link startChoice}. */
+/**
+ * The person's last choice (its key, for this browser session), else {@link startChoice}. On the server's own
+ * page, a saved connection the person did not choose (earlier builds saved every start, unmarked) yields to it.
+ */
 function savedChoice(server: string): ConnectionChoice {
   try {
     const saved = JSON.parse(localStorage.getItem(CHOICE_KEY) ?? "null");
     if (saved?.mode === "server" || saved?.mode === "tab") {
       const apiKey = sessionStorage.getItem(KEY_KEY) ?? "";
       // A pairing lives in this browser session only: without its token, start afresh.
-      if (saved.paired && !apiKey) return startChoice(server);
+      if (saved.paired ? !apiKey : server && !saved.chosen) return startChoice(server);
       return {
         mode: saved.mode,
         baseUrl: String(saved.baseUrl ?? ""),
         apiKey,
-        ...(saved.paired ? { paired: String(saved.paired) } : {}),
+        ...(saved.paired ? { paired: String(saved.paired) } : { chosen: saved.chosen === true }),
       };
     }
   } catch {
@@ -130,6 +133,8 @@ export class Playground extends LitElement {
     notice: { state: true },
     pairingCode: { state: true },
     warnings: { state: true },
+    keyNeeded: { state: true },
+    offerTab: { state: true },
   };
   connection?: Connection;
   choice: ConnectionChoice = startChoice("");
@@ -147,6 +152,10 @@ export class Playground extends LitElement {
   pairingCode: string | null = null;
   /** What the in-tab service warned about since it opened (stored models it could not load or rebuild). */
   warnings: readonly string[] = [];
+  /** The server that answered 401 (its key missing or wrong), `""` for none: the form asks for its key. */
+  keyNeeded = "";
+  /** The server could not be reached: the problem offers the tab. */
+  offerTab = false;
   #unsubscribe?: () => void;
   /** Stops following the in-tab service's list of models. */
   #unlist?: () => void;
@@ -188,16 +197,10 @@ export class Playground extends LitElement {
 
   async #connect(choice: ConnectionChoice): Promise<void> {
     this.problem = "";
+    this.offerTab = false;
     this.#troubles.clear();
     this.status = choice.mode === "tab" ? "Opening the in-tab engine…" : `Connecting to ${choice.baseUrl}…`;
-    const previous = this.connection;
-    this.#watch(null);
-    this.#unlist?.();
-    this.#unlist = undefined;
-    clearInterval(this.#poll);
-    this.connection = undefined;
-    this.warnings = [];
-    await previous?.close();
+    await this.#disconnect();
     try {
       const onWarning = (message: string) => (this.warnings = [...this.warnings, message]);
       const connection = choice.mode === "tab"
@@ -217,7 +220,12 @@ export class Playground extends LitElement {
       try {
         localStorage.setItem(
           CHOICE_KEY,
-          JSON.stringify({ mode: choice.mode, baseUrl: choice.baseUrl, paired: choice.paired }),
+          JSON.stringify({
+            mode: choice.mode,
+            baseUrl: choice.baseUrl,
+            paired: choice.paired,
+            chosen: choice.chosen,
+          }),
         );
         sessionStorage.setItem(KEY_KEY, choice.apiKey);
       } catch {
@@ -243,7 +251,9 @@ export class Playground extends LitElement {
       });
       if (choice.paired) this.#poll = setInterval(() => void this.#followSession(), PAIRED_POLL_MS);
     } catch (err) {
-      if (err instanceof ServiceError && err.kind === "unauthorized" && !choice.apiKey) {
+      const unauthorized = err instanceof ServiceError && err.kind === "unauthorized";
+      if (unauthorized) this.keyNeeded = choice.baseUrl;
+      if (unauthorized && !choice.apiKey) {
         // A server with an API key (this page's, on a first visit): ask for the key rather than report a failure.
         this.status = "This server asks for its API key: enter it and Connect.";
         await this.updateComplete;
@@ -252,9 +262,31 @@ export class Playground extends LitElement {
         return;
       }
       const message = (err as Error).message;
-      this.status = `Not connected: ${message}${/^Cannot reach/.test(message) ? corsHint(choice) : ""}`;
+      this.offerTab = /^Cannot reach/.test(message);
+      // Unreachable (offline, the page from the service worker's cache, or the server down): the tab still works.
+      this.status = this.offerTab
+        ? `Not connected: the server at ${choice.baseUrl} is unreachable (offline, or not running)${
+          corsHint(choice)
+        }. The tab works offline.`
+        : `Not connected: ${message}`;
       this.problem = this.status;
     }
+  }
+
+  /**
+   * Lets go of the connection: the session poll and the feeds stop (the panels go with it), and its
+   * requests in flight are aborted.
+   */
+  async #disconnect(): Promise<void> {
+    const previous = this.connection;
+    this.#watch(null);
+    this.#unlist?.();
+    this.#unlist = undefined;
+    clearInterval(this.#poll);
+    this.connection = undefined;
+    this.warnings = [];
+    await this.updateComplete;
+    await previous?.close();
   }
 
   /** The person approved a pairing: this tab joins the session. */
@@ -272,10 +304,14 @@ export class Playground extends LitElement {
 
   /** The person ends the pairing (the agent's token stops working too); the tab goes back to itself. */
   async #endSession(): Promise<void> {
-    const problem = await endPairing(this.choice.baseUrl, this.choice.apiKey);
+    const session = this.choice;
+    this.status = "Ending the session…";
+    // First let go of the session: a request of its still under way when the token ends would be refused.
+    await this.#disconnect();
+    const problem = await endPairing(session.baseUrl, session.apiKey);
     if (problem) {
-      this.status = `The session could not be ended: ${problem}`;
-      this.problem = this.status;
+      await this.#connect(session);
+      this.status = this.problem = `The session could not be ended: ${problem}`;
       return;
     }
     await this.#connect({ mode: "tab", baseUrl: "", apiKey: "" });
@@ -399,7 +435,7 @@ export class Playground extends LitElement {
               </section>
             `
             : html`
-              <svc-connection-form .choice=${this.choice} status=${this.status}
+              <svc-connection-form .choice=${this.choice} status=${this.status} .keyNeeded=${this.keyNeeded}
                 @svc-connect=${(e: CustomEvent<ConnectionChoice>) =>
                   this.#connect(e.detail)}></svc-connection-form>
             `}
@@ -427,7 +463,20 @@ export class Playground extends LitElement {
           @svc-deleted=${() => this.#refreshModels()}
           @svc-changed=${() => this.#changed()} @svc-commit=${() => this.#changed()}
           @svc-paired=${(e: CustomEvent<PairedSession>) => this.#paired(e.detail)}>
-                ${this.problem ? html`<p class="problem" role="alert">${this.problem}</p>` : nothing}
+                ${this.problem
+                  ? html`<p class="problem" role="alert">${this.problem}${
+                    this.offerTab
+                      ? html`
+                        <button type="button" @click=${() =>
+                          this.#connect({
+                            mode: "tab",
+                            baseUrl: "",
+                            apiKey: "",
+                          })}>Use this tab instead</button>
+                      `
+                      : nothing
+                  }</p>`
+                  : nothing}
                 <svc-storage-notice .connection=${this.connection} .warnings=${this
                   .warnings}></svc-storage-notice>
                 ${this.#main()}

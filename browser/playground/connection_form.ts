@@ -17,22 +17,41 @@ export interface ConnectionChoice {
   apiKey: string;
   /** The namespace of the pairing session this tab joined (README "Browser pairing"). */
   paired?: string;
+  /** The person chose it in the form (not the page's own start): a later visit keeps it. */
+  chosen?: boolean;
 }
+
+/** A server URL as typed, without the spaces and trailing slashes that do not change the server. */
+const serverOf = (url: string) => url.trim().replace(/\/+$/, "");
 
 /** `<svc-connection-form>`. */
 export class ConnectionForm extends LitElement {
-  static override properties = { choice: { attribute: false }, status: {}, mode: { state: true } };
+  static override properties = {
+    choice: { attribute: false },
+    status: {},
+    keyNeeded: { attribute: false },
+    mode: { state: true },
+    url: { state: true },
+  };
   choice: ConnectionChoice = { mode: "tab", baseUrl: "", apiKey: "" };
   /** The current connection, for people. */
   status = "";
+  /** The server known to ask for its API key (it answered 401), `""` for none: its key field is required. */
+  keyNeeded = "";
   mode: "tab" | "server" = "tab";
+  /** The server URL field's value. */
+  url = "";
 
   protected override createRenderRoot(): HTMLElement {
     return this;
   }
 
   override willUpdate(changed: Map<string, unknown>): void {
-    if (changed.has("choice")) this.mode = this.choice.mode;
+    if (changed.has("choice")) {
+      this.mode = this.choice.mode;
+      this.url = this.choice.baseUrl ||
+        (location.protocol.startsWith("http") ? location.origin : "http://localhost:8080");
+    }
   }
 
   #submit(e: Event): void {
@@ -43,12 +62,13 @@ export class ConnectionForm extends LitElement {
       mode: this.mode,
       baseUrl: String(data.get("baseUrl") ?? "").trim(),
       apiKey: String(data.get("apiKey") ?? ""),
+      chosen: true,
     };
     this.dispatchEvent(new CustomEvent("svc-connect", { bubbles: true, detail: choice }));
   }
 
   protected override render(): TemplateResult {
-    const fallbackUrl = location.protocol.startsWith("http") ? location.origin : "http://localhost:8080";
+    const needsKey = this.keyNeeded !== "" && serverOf(this.keyNeeded) === serverOf(this.url);
     return html`<form class="connection" @submit=${this.#submit} aria-labelledby="connection-title">
       <h2 id="connection-title">Where models run</h2>
       <label><input type="radio" name="mode" value="tab" .checked=${
@@ -62,11 +82,10 @@ export class ConnectionForm extends LitElement {
       ${
       this.mode === "server"
         ? html`
-          <label class="stack">Server URL <input name="baseUrl" type="url" required .value=${this.choice
-            .baseUrl || fallbackUrl}></label>
-          <label
-            class="stack">API key (optional) <input name="apiKey" type="password" autocomplete="off" .value=${this
-              .choice.apiKey}></label>
+          <label class="stack">Server URL <input name="baseUrl" type="url" required .value=${this.url}
+            @input=${(e: Event) => (this.url = (e.target as HTMLInputElement).value)}></label>
+          <label class="stack">${needsKey ? "API key" : "API key (optional)"} <input name="apiKey"
+            type="password" autocomplete="off" ?required=${needsKey} .value=${this.choice.apiKey}></label>
         `
         : nothing
     }

@@ -17,7 +17,7 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Browser } from "playwright-core";
+import type { Browser, Route } from "playwright-core";
 import { type Connected, connectHttp, connectStdio, textOf } from "../mcp/helpers.ts";
 import { startTestServer, type TestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
@@ -207,6 +207,40 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
     await new Promise((resolve) => setTimeout(resolve, 2000));
     assert.equal(sockets.length, opened, sockets.join(", "));
     assert.ok(opened <= 2 && sockets.every((url) => url.includes("/models/notes/subscribe")), sockets.join());
+    assert.deepEqual(errors, []);
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("ending the session while a list poll is under way: no request goes out with the ended token", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    // No 401 is expected: a request answered 401 would be one sent with the ended token.
+    const { page, errors } = await pairedTab(browser, agent);
+    // The next list poll is held (as a loaded server would) until the person has clicked End.
+    const list = /\/models(\?.*)?$/;
+    const held = Promise.withResolvers<Route>();
+    const release = Promise.withResolvers<void>();
+    await page.route(list, async (route) => {
+      if (route.request().method() !== "GET") return await route.continue();
+      held.resolve(route);
+      await release.promise;
+      await route.continue().catch(() => {}); // the page may have aborted it meanwhile
+    });
+    const route = await held.promise;
+    await page.getByRole("button", { name: "End the session" }).click();
+    await page.getByText("In this tab · offline-ready").waitFor();
+    release.resolve();
+    const answer = await route.request().response();
+    await page.unroute(list);
+    await page.context().close();
+    // Aborted before the DELETE went out, rather than sent after it and refused.
+    assert.equal(answer, null, `the held poll was answered ${answer?.status()}`);
+    const ended = await tool(agent, "list_models");
+    assert.equal(ended.isError, true);
     assert.deepEqual(errors, []);
   } finally {
     await agent.close();

@@ -1,9 +1,14 @@
+/// <reference lib="dom" />
 /**
  * Where the playground starts (README "In the browser"): the page the server
  * serves at `/` starts on that server, so it lists a model created over REST
  * (as the README's first `curl` does) and a model created in it is there over
  * REST; the same build on a static host, or the single file opened from disk,
- * starts in the tab and does not see the server's models. The Explain panel
+ * starts in the tab and does not see the server's models. A connection saved
+ * by an earlier build (which saved the automatic start too) yields to the
+ * server; one the person chose stays. Reopened offline from the service
+ * worker's cache, the server's page says the server is unreachable and offers
+ * the tab. The Explain panel
  * lists a field's traces newest first.
  *
  * @module
@@ -12,7 +17,7 @@ import assert from "node:assert/strict";
 import { BLANK_SPEC } from "../../browser/playground/blank_spec.ts";
 import { call, startTestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
-import { screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+import { screenshot, temporaryWebBuild, useTab, watchedPage } from "./journey.ts";
 import { serveStatic } from "./static_server.ts";
 
 const SPEC = { ...BLANK_SPEC, id: "shop/cart" };
@@ -60,6 +65,26 @@ Deno.test("the server's playground starts on that server; a static or file playg
       },
     );
 
+    await t.step(
+      "a connection saved before the page marked the person's choices yields to the server; a chosen tab stays",
+      async () => {
+        const { page, errors } = await watchedPage(browser);
+        // Earlier builds saved the connection on every visit, as {mode, baseUrl}: "tab" here says nothing.
+        await page.goto(`${server.url}/actuator/health`);
+        await page.evaluate(() =>
+          localStorage.setItem("svc-playground:connection", JSON.stringify({ mode: "tab", baseUrl: "" }))
+        );
+        await page.goto(`${server.url}/`);
+        await page.getByRole("status").getByText(`Connected: ${server.url}`).waitFor();
+        await useTab(page);
+        await page.reload();
+        await page.getByRole("status").getByText("Connected: this tab").waitFor();
+        assert.equal(await page.getByLabel("In this tab").isChecked(), true);
+        assert.deepEqual(errors, []);
+        await page.context().close();
+      },
+    );
+
     await t.step("on a static host: the tab, without the server's models", async () => {
       const { page, errors } = await watchedPage(browser);
       await page.goto(`http://127.0.0.1:${host.addr.port}/`);
@@ -80,6 +105,31 @@ Deno.test("the server's playground starts on that server; a static or file playg
     });
   } finally {
     await server.close();
+    await build.remove();
+  }
+});
+
+Deno.test("the server's page reopened offline from the service worker's cache: the server is unreachable, the tab one click away", async () => {
+  const build = await temporaryWebBuild();
+  const server = await startTestServer({}, { webRoot: build.dir });
+  await using browser = await launchBrowser();
+  try {
+    const { page, errors } = await watchedPage(browser);
+    await page.goto(`${server.url}/`);
+    await page.getByRole("status").getByText(`Connected: ${server.url}`).waitFor();
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 10_000 });
+    await server.close();
+    await page.reload();
+    await page.getByRole("alert").getByText(`the server at ${server.url} is unreachable`).waitFor();
+    await screenshot(page, "served-offline");
+    await page.getByRole("alert").getByRole("button", { name: "Use this tab instead" }).click();
+    await page.getByRole("status").getByText("Connected: this tab").waitFor();
+    assert.equal(await page.getByRole("alert").count(), 0);
+    // The server's requests fail to connect: Chromium logs those; nothing else may be an error.
+    assert.deepEqual(errors.filter((e) => !/net::ERR_CONNECTION_REFUSED/.test(e)), []);
+    await page.context().close();
+  } finally {
+    await server.close().catch(() => {});
     await build.remove();
   }
 });

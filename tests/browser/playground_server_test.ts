@@ -1,7 +1,7 @@
 /**
  * The playground connected to a real server, which serves it at `/` under its
  * page CSP: the page starts on that server and asks for its API key (focus in
- * the key's field), connects with it, sees a write
+ * the key's field, labelled as required), connects with it, sees a write
  * made by another client arrive live over the WebSocket feed, write through
  * the view (REST through the remote invoker) and see a 409 constraint message
  * at its field; the spec editor shows validation findings inline as you type.
@@ -45,7 +45,10 @@ Deno.test("playground against a server: switch, live writes of another client, R
         .waitFor();
       assert.equal(await page.getByLabel("On a server").isChecked(), true);
       assert.equal(await page.getByLabel("Server URL").inputValue(), server.url);
-      const key = page.getByLabel("API key (optional)");
+      // Known to ask for its key: the field says so, rather than "(optional)".
+      const key = page.getByLabel("API key", { exact: true });
+      assert.equal(await key.getAttribute("required"), "");
+      assert.equal(await page.getByLabel("API key (optional)").count(), 0);
       await page.locator('input[name="apiKey"]:focus').waitFor();
       assert.equal(await page.getByRole("alert").count(), 0, "asking for the key is not a failure");
       await screenshot(page, "server-asks-for-key");
