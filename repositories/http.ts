@@ -8,11 +8,7 @@
  *
  * @module
  */
-import {
-  publicationRefused,
-  type Repository,
-  type RepositoryClass,
-} from "../engine/composition/repository.ts";
+import type { Repository, RepositoryClass } from "../engine/composition/repository.ts";
 import type { Json } from "../engine/json/value.ts";
 import type { ModelSpec } from "../engine/model/types.ts";
 import {
@@ -32,7 +28,7 @@ import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
-import { lookupFailure } from "./lookup_failure.ts";
+import { lookupFailure, publicationFailure } from "./lookup_failure.ts";
 import { openWithin } from "./open_grace.ts";
 
 /** Reconnects in a row a watch's feed makes before the watch ends (its waits double: 1, 2, 4… 32 s by default). */
@@ -71,6 +67,16 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     });
   const send = options.fetch ?? ((request: Request) => fetch(request));
   const remote = over(send);
+  /** A client for one call, with the status the server answered it (`null`: no answer): its failure's meaning. */
+  const answering = () => {
+    let status: number | null = null;
+    const client = over(async (request) => {
+      const response = await send(request);
+      status = response.status;
+      return response;
+    });
+    return { remote: client, status: () => status };
+  };
   // A link's call: the server refusing our credential is a 502 naming it, not a 401 or 403 of ours.
   const invoke: InvokeFn = async (op, input, runOptions) => {
     try {
@@ -161,27 +167,22 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     id: options.id,
     repoClass: options.repoClass,
     async fetch(identity) {
-      // The status the server answered, if it did: what its failure means depends on it.
-      let status: number | null = null;
-      const lookup = over(async (request) => {
-        const response = await send(request);
-        status = response.status;
-        return response;
-      });
+      const lookup = answering();
       try {
         const signal = AbortSignal.timeout(lookupTimeoutMs);
-        return await lookup.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;
+        return await lookup.remote.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;
       } catch (err) {
-        const failure = lookupFailure(options.id, identity, err, status);
+        const failure = lookupFailure(options.id, identity, err, lookup.status());
         if (failure) throw failure;
         return null;
       }
     },
     async publish(spec) {
+      const publication = answering();
       try {
-        await remote.invoke(createModel, { spec });
+        await publication.remote.invoke(createModel, { spec });
       } catch (err) {
-        throw upstreamRefusal(options.id, err) ?? publicationRefused(options.id, err);
+        throw publicationFailure(options.id, err, publication.status());
       }
     },
     async write(identity, path, value, signal) {

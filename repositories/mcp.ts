@@ -19,11 +19,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type CallToolResult, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import {
-  publicationRefused,
-  type Repository,
-  type RepositoryClass,
-} from "../engine/composition/repository.ts";
+import type { Repository, RepositoryClass } from "../engine/composition/repository.ts";
 import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import type { Json } from "../engine/json/value.ts";
 import type { ModelSpec } from "../engine/model/types.ts";
@@ -33,7 +29,7 @@ import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
 import { ERROR_KIND_META } from "../mcp/results.ts";
 import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
-import { lookupFailure } from "./lookup_failure.ts";
+import { lookupFailure, publicationFailure } from "./lookup_failure.ts";
 import { isNoAnswer } from "../engine/operations/fetch_within.ts";
 
 /** Restarts in a row of a watched child before its watches end (waits 1, 2, 4… 32 s by default), as http's. */
@@ -73,6 +69,16 @@ class NoAnswer extends ServiceError {
     super("internal", `Repository '${repo}' ${reason}`);
     this.reason = reason;
   }
+}
+
+/**
+ * A failed call as the child's answer: the error and the status of its kind. A child that did not answer gave
+ * none (`null`), nor did one whose own server did not (an `svc mcp --url` child relays that as its failure).
+ */
+function answered(err: unknown): [err: unknown, status: number | null] {
+  if (err instanceof NoAnswer) return [new Error(err.reason), null];
+  if (isNoAnswer((err as Error).message)) return [err, null];
+  return [err, STATUS_OF_KIND[(err as ServiceError).kind] ?? 500];
 }
 
 /** The stdio connection to a new child running `argv`, its stderr passed to `log`. */
@@ -213,16 +219,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       try {
         return await call("get_spec", { id: identity }) as unknown as ModelSpec;
       } catch (err) {
-        // A tool's error is the child's answer, with the status of its kind; a child that did not answer is none,
-        // nor is one whose own server did not (an `svc mcp --url` child relays that as its failure): a miss.
-        const failure = err instanceof NoAnswer
-          ? lookupFailure(options.id, identity, new Error(err.reason), null)
-          : lookupFailure(
-            options.id,
-            identity,
-            err,
-            isNoAnswer((err as Error).message) ? null : STATUS_OF_KIND[(err as ServiceError).kind] ?? 500,
-          );
+        const failure = lookupFailure(options.id, identity, ...answered(err));
         if (failure) throw failure;
         return null;
       }
@@ -231,7 +228,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       try {
         await call("create_model", { spec });
       } catch (err) {
-        throw upstreamRefusal(options.id, err) ?? publicationRefused(options.id, err);
+        throw publicationFailure(options.id, ...answered(err));
       }
     },
     async write(identity, path, value, signal) {

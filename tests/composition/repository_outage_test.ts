@@ -165,3 +165,26 @@ Deno.test("the link check and promote name a repository that did not answer; one
     await upstream.shutdown().catch(() => {});
   }
 });
+
+Deno.test("a promotion to a repository that fails or does not answer is a 502 naming it, not its refusal", async () => {
+  const upstream = failingUpstream(503);
+  const local = await startTestServer({
+    "svc.composition.repositories": JSON.stringify([
+      { id: "hub", transport: "http", locator: `http://127.0.0.1:${upstream.addr.port}` },
+      { id: "gone", transport: "http", locator: await closedUrl() },
+    ]),
+  });
+  try {
+    assert.equal((await call(local.url, "POST", "/models", baseSpec())).status, 201);
+    const path = `/models/${encodeURIComponent("acme/base")}/promote`;
+    const failed = await call(local.url, "POST", path, { toRepo: "hub" });
+    assert.equal(failed.status, 502, failed.text);
+    assert.match(failed.json.detail, /^Repository 'hub' failed to take the model \(it answered 503\): down/);
+    const unanswered = await call(local.url, "POST", path, { toRepo: "gone" });
+    assert.equal(unanswered.status, 502, unanswered.text);
+    assert.match(unanswered.json.detail, /^Repository 'gone' did not answer: Cannot reach the server at /);
+  } finally {
+    await local.close();
+    await upstream.shutdown();
+  }
+});
