@@ -495,7 +495,8 @@ export class Playground extends LitElement {
       `;
     }
     const connection = this.connection;
-    if (!connection) return html`<p class="muted">${this.status}</p>`;
+    // Not connected: the status says why, beside the form; an alert above already tells a problem.
+    if (!connection) return this.problem ? html`` : html`<p class="muted">${this.status}</p>`;
     if (this.draft !== null && this.draft !== "") {
       return html`<svc-new-model .connection=${connection} .text=${this.draft}></svc-new-model>`;
     }

@@ -122,6 +122,8 @@ Deno.test("the server's page reopened offline from the service worker's cache: t
     await page.reload();
     await page.getByRole("alert").getByText(`the server at ${server.url} is unreachable`).waitFor();
     await screenshot(page, "served-offline");
+    // Said in the alert and the connection's status line, not a third time in the main area.
+    assert.equal(await page.getByText(`the server at ${server.url} is unreachable`).count(), 2);
     await page.getByRole("alert").getByRole("button", { name: "Use this tab instead" }).click();
     await page.getByRole("status").getByText("Connected: this tab").waitFor();
     assert.equal(await page.getByRole("alert").count(), 0);
