@@ -12,6 +12,7 @@
  */
 import type { Invoker } from "../../engine/mod.ts";
 import type { Feed, FeedEvent } from "../host/feed.ts";
+import type { Settled } from "./settled.ts";
 
 /** A {@link Feed} whose events of a model can be held back. */
 export interface HoldingFeed extends Feed {
@@ -45,7 +46,7 @@ interface Hold {
  * `feed`, its events of a model held back on demand. `settled`, when given, is asked at each deletion
  * heard while nothing is held: the model's version once whatever deleted it is over (`null`: gone).
  */
-export function holdingFeed(feed: Feed, settled?: (modelId: string) => Promise<string | null>): HoldingFeed {
+export function holdingFeed(feed: Feed, settled?: (modelId: string) => Promise<Settled>): HoldingFeed {
   const listeners = new Map<string, Set<Listener>>();
   const watchers = new Map<string, Set<(held: boolean) => void>>();
   const tell = (modelId: string, held: boolean) => watchers.get(modelId)?.forEach((watcher) => watcher(held));
@@ -60,7 +61,7 @@ export function holdingFeed(feed: Feed, settled?: (modelId: string) => Promise<s
     }
     on.count++;
     if (heard && !on.heard) tell(modelId, on.heard = true);
-    return (version: string | null) => {
+    return (version: Settled) => {
       if (--on.count) return;
       holds.delete(modelId);
       on.end();
@@ -71,9 +72,11 @@ export function holdingFeed(feed: Feed, settled?: (modelId: string) => Promise<s
       for (const [listener, event] of on.held) {
         if (event.kind === "mutation" && of.has(listener)) listener(event);
       }
-      // Its spec may have changed (a view reads it again), or it is gone.
+      // Its spec may have changed (a view reads it again), or it is gone (or stored, but not loadable here).
       const event: FeedEvent = version === null
         ? { kind: "deleted", modelId }
+        : typeof version === "object"
+        ? { kind: "deleted", modelId, unloaded: true }
         : { kind: "spec-evolved", modelId, version };
       for (const listener of [...of]) listener(event);
     };

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { Feed, FeedEvent } from "../host/feed.ts";
 import { type Invoker, operations } from "../../engine/mod.ts";
 import { afterHolds, holdingFeed } from "./held_feed.ts";
+import { NOT_LOADED, type Settled } from "./settled.ts";
 
 /** A feed whose events a test sends. */
 function manualFeed(): Feed & { send(event: FeedEvent): void } {
@@ -66,7 +67,7 @@ Deno.test("a held model's events wait for the release, which tells of the writes
 
 Deno.test("a deletion this page did not make waits for what settled says: back (another tab's replacement) or gone", async () => {
   const inner = manualFeed();
-  const outcomes = [Promise.withResolvers<string | null>(), Promise.withResolvers<string | null>()];
+  const outcomes = [0, 1, 2].map(() => Promise.withResolvers<Settled>());
   const asked: string[] = [];
   const feed = holdingFeed(inner, (modelId) => (asked.push(modelId), outcomes[asked.length - 1].promise));
   const heard: FeedEvent[] = [];
@@ -97,6 +98,11 @@ Deno.test("a deletion this page did not make waits for what settled says: back (
   inner.send({ kind: "deleted", modelId: "a", unloaded: true });
   assert.deepEqual(heard.slice(5), [{ kind: "deleted", modelId: "a", unloaded: true }]);
   assert.deepEqual(asked, ["a", "a"]);
+  // Another tab's replacement left a model this tab cannot load: told as stored but not loaded, not as gone.
+  inner.send({ kind: "deleted", modelId: "a" });
+  outcomes[2].resolve(NOT_LOADED);
+  await outcomes[2].promise;
+  assert.deepEqual(heard.slice(6), [{ kind: "deleted", modelId: "a", unloaded: true }]);
   // Without settled, a deletion passes at once.
   const alone = manualFeed();
   const told: FeedEvent[] = [];

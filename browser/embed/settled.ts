@@ -7,6 +7,12 @@
  */
 import type { Feed } from "../host/feed.ts";
 
+/** A model the store holds again that this tab's service cannot load (another tab's newer spec, say). */
+export const NOT_LOADED = { unloaded: true } as const;
+
+/** What came of a deletion: the model's version, {@link NOT_LOADED}, or `null` (gone). */
+export type Settled = string | null | typeof NOT_LOADED;
+
 /** What {@link settledVersion} reads. */
 export interface SettleSources {
   /** Whether a replacement of the model is journaled (under way in some tab). */
@@ -23,15 +29,18 @@ export interface SettleSources {
   warnings(listener: (message: string) => void): () => void;
 }
 
-/** The version of model `id` once what deleted it is over (`null`: gone). */
-export async function settledVersion(from: SettleSources, id: string): Promise<string | null> {
+/** The version of model `id` once what deleted it is over (`null`: gone; {@link NOT_LOADED}: stored, not loadable). */
+export async function settledVersion(from: SettleSources, id: string): Promise<Settled> {
   // This tab's service takes a model stored again in at its next notice or poll of the store: its feed
   // then tells, or the service warns that it cannot load it.
   let stops: (() => void)[] = [];
+  let unloadable = false;
   const back = new Promise((resolve) =>
     stops = [
       from.feed.subscribe(id, (event) => event.kind !== "deleted" && resolve(0)),
-      from.warnings((message) => message.startsWith(`model '${id}' not loaded`) && resolve(0)),
+      from.warnings((message) =>
+        message.startsWith(`model '${id}' not loaded`) && resolve(unloadable = true)
+      ),
     ]
   );
   try {
@@ -39,7 +48,8 @@ export async function settledVersion(from: SettleSources, id: string): Promise<s
     if (await from.replacing(id)) await from.opensDone(id);
     // In the store (that replacement over, even before this tab heard of the deletion): back here soon.
     if (await from.version(id) === null && await from.stored?.(id)) await back;
-    return await from.version(id);
+    const version = await from.version(id);
+    return version === null && unloadable ? NOT_LOADED : version;
   } finally {
     stops.forEach((stop) => stop());
   }
