@@ -100,13 +100,18 @@ Deno.test("embedding: a new spec version evolves the stored model, trail and out
   const serve = (spec: Record<string, unknown>) =>
     void (files["/deploy.json"] = { type: JSON_TYPE, body: JSON.stringify(spec) });
   files["/deploy.html"] = hostPage(`<svc-model src="/deploy.json"></svc-model>`);
+  /** A fresh page showing version 1.0.0 of the deployed spec, `count` entered in its Count. */
+  const openDeployed = async (count: string) => {
+    serve(deployed("1.0.0", 2));
+    const opened = await fresh();
+    await opened.page.goto(`${base}/deploy.html`);
+    const model = opened.page.locator("svc-model");
+    await enter(model, "Count", count);
+    return { ...opened, model };
+  };
   try {
     await t.step("a derivation changed and a field added: data, trail and outbox kept", async () => {
-      serve(deployed("1.0.0", 2));
-      const { context, page, errors } = await fresh();
-      await page.goto(`${base}/deploy.html`);
-      const model = page.locator("svc-model");
-      await enter(model, "Count", "3");
+      const { context, page, errors, model } = await openDeployed("3");
       await enter(model, "Status", "open");
       assert.equal(await value(model, "Result"), "6");
       const jobs = await outbox(page, "deploy");
@@ -136,11 +141,7 @@ Deno.test("embedding: a new spec version evolves the stored model, trail and out
     await t.step(
       "a change no evolution can say (an annotation) replaces the model, its data kept",
       async () => {
-        serve(deployed("1.0.0", 2));
-        const { context, page, errors } = await fresh();
-        await page.goto(`${base}/deploy.html`);
-        const model = page.locator("svc-model");
-        await enter(model, "Count", "4");
+        const { context, page, errors, model } = await openDeployed("4");
         serve({ ...deployed("1.2.0", 5), _name: "Deploy, renamed" });
         await page.reload();
         await model.getByRole("heading", { name: "Deploy 1.2.0" }).waitFor();
@@ -159,11 +160,7 @@ Deno.test("embedding: a new spec version evolves the stored model, trail and out
     await t.step(
       "a stored model that did not load is repaired by the served spec, its trail kept",
       async () => {
-        serve(deployed("1.0.0", 2));
-        const { context, page } = await fresh();
-        await page.goto(`${base}/deploy.html`);
-        const model = page.locator("svc-model");
-        await enter(model, "Count", "7");
+        const { context, page, model } = await openDeployed("7");
         // Its stored version becomes one this version refuses (not semantic): it does not load.
         await storeSpecVersion(page, "deploy", "1.0");
         serve(deployed("1.1.0", 3));
@@ -181,11 +178,7 @@ Deno.test("embedding: a new spec version evolves the stored model, trail and out
     await t.step(
       "a shown model another tab makes unloadable: the view says it is not loaded here, not deleted",
       async () => {
-        serve(deployed("1.0.0", 2));
-        const { context, page } = await fresh();
-        await page.goto(`${base}/deploy.html`);
-        const model = page.locator("svc-model");
-        await enter(model, "Count", "7");
+        const { context, page, model } = await openDeployed("7");
         // Another tab saves it under a version this one refuses: the page's store hears of it.
         await storeSpecVersion(page, "deploy", "1.0", true);
         await model.getByRole("alert").getByText(

@@ -318,20 +318,36 @@ Deno.test("snapshot and restore (204); restore rejects foreign or invalid snapsh
   }
 });
 
+/**
+ * The order model written with `written`, its snapshot taken, then evolved to 1.1.0 by `derivation` and
+ * written again (qty 7); the snapshot is restored (204). Returns the snapshot.
+ */
+async function restoredAfterEvolution(
+  base: string,
+  written: Record<string, unknown>,
+  derivation: { path: string; expr: string },
+): Promise<Record<string, unknown>> {
+  await call(base, "POST", "/models", orderSpec());
+  await call(base, "POST", "/models/order/mutations", written);
+  const snapshot = await call(base, "POST", "/models/order/snapshot");
+  const evolved = await call(base, "POST", "/models/order/spec/evolve", {
+    newVersion: "1.1.0",
+    upsertDerivations: [derivation],
+  });
+  assert.equal(evolved.status, 200);
+  await call(base, "POST", "/models/order/mutations", { "$.qty": 7 });
+  assert.equal((await call(base, "POST", "/models/order/restore", snapshot.json)).status, 204);
+  return snapshot.json;
+}
+
 Deno.test("a snapshot restored after an evolution shows the values the evolved spec computes", async () => {
   const server = await startTestServer();
   try {
     const base = server.url;
-    await call(base, "POST", "/models", orderSpec());
-    await call(base, "POST", "/models/order/mutations", { "$.qty": 2, "$.price": 5 });
-    const snapshot = await call(base, "POST", "/models/order/snapshot");
-    const evolved = await call(base, "POST", "/models/order/spec/evolve", {
-      newVersion: "1.1.0",
-      upsertDerivations: [{ path: "$.total", expr: "qty * price * 2" }],
+    await restoredAfterEvolution(base, { "$.qty": 2, "$.price": 5 }, {
+      path: "$.total",
+      expr: "qty * price * 2",
     });
-    assert.equal(evolved.status, 200);
-    await call(base, "POST", "/models/order/mutations", { "$.qty": 7 });
-    assert.equal((await call(base, "POST", "/models/order/restore", snapshot.json)).status, 204);
     assert.deepEqual((await call(base, "GET", "/models/order/state")).json, { qty: 2, price: 5, total: 20 });
     assert.equal((await call(base, "GET", `/models/order/state/${seg("$.total")}`)).json, 20);
     const again = await call(base, "POST", "/models/order/snapshot");
@@ -345,17 +361,12 @@ Deno.test("a snapshot taken before an evolution made a base field derived restor
   const server = await startTestServer();
   try {
     const base = server.url;
-    await call(base, "POST", "/models", orderSpec());
-    await call(base, "POST", "/models/order/mutations", { "$.qty": 2, "$.price": 5, "$.note": "typed" });
-    const snapshot = await call(base, "POST", "/models/order/snapshot");
-    assert.equal(snapshot.json.baseDoc.note, "typed");
-    const evolved = await call(base, "POST", "/models/order/spec/evolve", {
-      newVersion: "1.1.0",
-      upsertDerivations: [{ path: "$.note", expr: "'total ' & $string(total)" }],
-    });
-    assert.equal(evolved.status, 200);
-    await call(base, "POST", "/models/order/mutations", { "$.qty": 7 });
-    assert.equal((await call(base, "POST", "/models/order/restore", snapshot.json)).status, 204);
+    const snapshot = await restoredAfterEvolution(
+      base,
+      { "$.qty": 2, "$.price": 5, "$.note": "typed" },
+      { path: "$.note", expr: "'total ' & $string(total)" },
+    );
+    assert.equal((snapshot.baseDoc as { note: string }).note, "typed");
     assert.deepEqual((await call(base, "GET", "/models/order/state")).json, {
       qty: 2,
       price: 5,
@@ -365,7 +376,7 @@ Deno.test("a snapshot taken before an evolution made a base field derived restor
 
     // A state breaking a rollback constraint restores (as an evolution adding one keeps the state); the next
     // write of what the constraint reads is held to it.
-    const broken = { ...snapshot.json, baseDoc: { qty: 101, price: 1 } };
+    const broken = { ...snapshot, baseDoc: { qty: 101, price: 1 } };
     assert.equal((await call(base, "POST", "/models/order/restore", broken)).status, 204);
     assert.equal((await call(base, "GET", "/models/order/state")).json.qty, 101);
     const explained = await call(base, "GET", `/models/order/explain/${seg("$constraint:max-qty")}`);
