@@ -10,9 +10,10 @@
  * so the dispatcher holds only timers and in-flight attempts: after a restart
  * the host enqueues what its store still holds.
  *
- * An attempt that throws unexpectedly (the host's `begin` failing) settles
- * nothing: the job is put off with its effect's backoff (the host's
- * `policyOf`), doubled at each put-off in a row, and logged once per outage.
+ * An attempt that throws (the host's `begin` failing: a store outage or
+ * anything unexpected) settles nothing: the host puts the job off with its
+ * effect's backoff, doubled at each put-off in a row (one count per job,
+ * whatever failed), logged once per outage.
  *
  * A kind with no executor on this host fails with
  * `no_executor_for_kind:<kind>` (`llm not configured` for `llm`).
@@ -28,11 +29,8 @@ import type { EffectJob } from "./job.ts";
 export type AttemptStart =
   /** The attempt is counted: `run` is the job as now stored, `policy` its effect's. */
   | { run: EffectJob; policy: EffectPolicy }
-  /**
-   * The stored job is due later (another process sharing the store put it off, or the store failed: `note`
-   * says how, for the log): wait for it.
-   */
-  | { wait: EffectJob; note?: string }
+  /** The stored job is due later (another process sharing the store put it off): wait for it. */
+  | { wait: EffectJob }
   /** The job is gone (model deleted, job settled meanwhile) or another process runs it. */
   | null;
 
@@ -52,8 +50,11 @@ export interface DispatchHost {
    * its store (which may refuse it: the memory copy, its outcome too, stands).
    */
   retryLater(job: EffectJob, dueAt: number): Promise<void>;
-  /** The policy of a job's effect (the default one when its model or effect is gone), for a put-off. */
-  policyOf(job: EffectJob): EffectPolicy;
+  /**
+   * Puts off a job whose `begin` threw, for the `putOffs`-th time in a row: its copy in the host's memory
+   * (what re-arms it) is due after its effect's backoff, doubled at each; null when the job is gone.
+   */
+  putOff(job: EffectJob, putOffs: number): EffectJob | null;
 }
 
 /** Failed settlements of one outcome tried again (after the effect's backoff) before the job is given up. */
@@ -93,7 +94,7 @@ export class EffectDispatcher {
   readonly #observer: DispatchObserver;
   readonly #timers = new Map<string, { job: EffectJob; handle: unknown }>();
   readonly #running = new Map<string, { job: EffectJob; abort: AbortController; done: Promise<void> }>();
-  /** Put-offs in a row of jobs whose attempt threw. */
+  /** Put-offs in a row of jobs whose attempt threw (a store outage or anything else: one count). */
   readonly #putOffs = new Map<string, number>();
   #closed = false;
 
@@ -148,16 +149,14 @@ export class EffectDispatcher {
       },
       (err) => {
         this.#running.delete(job.id);
-        if (abort.signal.aborted) return;
-        // An unexpected error settles nothing: the job, still in the outbox, is put off like a store
-        // outage, after its effect's backoff, logged once per outage.
         const n = (this.#putOffs.get(job.id) ?? 0) + 1;
+        this.#putOffs.delete(job.id);
+        // An error settles nothing: the job, still in the outbox, waits longer at each put-off in a row.
+        const wait = !abort.signal.aborted && this.#host.putOff(job, n);
+        if (!wait) return;
         if (n < 2) this.#warn(job, `attempt put off (${(err as Error).message})`);
         this.#putOffs.set(job.id, n);
-        this.#arm({
-          ...job,
-          dueAt: this.#clock.now() + backoffDelay(this.#host.policyOf(job), job.attempt + n),
-        });
+        this.#arm(wait);
       },
     );
     this.#running.set(job.id, { job, abort, done });
@@ -168,10 +167,7 @@ export class EffectDispatcher {
     const refused = unrunnable(due, this.#executors);
     const start = await this.#host.begin(due);
     if (!start || abort.signal.aborted) return null;
-    if ("wait" in start) {
-      if (start.note) this.#warn(due, start.note);
-      return start.wait;
-    }
+    if ("wait" in start) return start.wait;
     const { run: job, policy } = start;
     // A job whose settlement failed carries its outcome: it is settled again, its request never sent again.
     const outcome = job.outcome ?? refused ?? await this.#execute(job, policy, abort);

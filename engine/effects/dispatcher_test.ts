@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import type { EffectPolicy } from "../model/nodes.ts";
-import { MAX_TIMER_MS } from "../ports.ts";
+import { type Clock, MAX_TIMER_MS } from "../ports.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
 import type { EffectWork } from "../runtime/results.ts";
-import { type DispatchHost, EffectDispatcher } from "./dispatcher.ts";
+import { backoffDelay, type DispatchHost, EffectDispatcher } from "./dispatcher.ts";
 import type { ExecutorOutcome } from "./executor.ts";
 import type { EffectJob } from "./job.ts";
 import { ManualScheduler, ScriptedExecutor } from "./test_support.ts";
@@ -23,18 +23,29 @@ function jobOf(work: EffectWork, executor = "server"): EffectJob {
   };
 }
 
-/** A host keeping nothing: each attempt runs with `policy`; settlements are recorded. */
-function host(policy: EffectPolicy = DEFAULT_POLICY): DispatchHost & { settled: ExecutorOutcome[] } {
+/**
+ * A host keeping nothing: each attempt runs with `policy`; settlements are recorded, and the counts of
+ * put-offs in a row it is told (each put off after `policy`'s backoff on `clock`).
+ */
+function host(
+  policy: EffectPolicy = DEFAULT_POLICY,
+  clock: Clock = { now: () => 0 },
+): DispatchHost & { settled: ExecutorOutcome[]; putOffs: number[] } {
   const settled: ExecutorOutcome[] = [];
+  const putOffs: number[] = [];
   return {
     settled,
+    putOffs,
     begin: (job) => Promise.resolve({ run: { ...job, attempt: job.attempt + 1 }, policy }),
     settle: (_job, outcome) => {
       settled.push(outcome);
       return Promise.resolve();
     },
     retryLater: () => Promise.resolve(),
-    policyOf: () => policy,
+    putOff: (job, n) => {
+      putOffs.push(n);
+      return { ...job, dueAt: clock.now() + backoffDelay(policy, job.attempt + n) };
+    },
   };
 }
 
@@ -87,10 +98,10 @@ Deno.test("a wait beyond one timer's reach (a timer 30 days out, a long backoff)
   await dispatcher.close();
 });
 
-Deno.test("an attempt whose begin throws unexpectedly is put off with backoff, logged once per outage", async () => {
+Deno.test("an attempt whose begin throws is put off as the host tells, the count in a row told, logged once per outage", async () => {
   const scheduler = new ManualScheduler();
   const server = new ScriptedExecutor("server");
-  const inner = host();
+  const inner = host(DEFAULT_POLICY, scheduler.clock);
   let failures = 2;
   const warnings: string[] = [];
   const dispatcher = new EffectDispatcher(
@@ -112,29 +123,35 @@ Deno.test("an attempt whose begin throws unexpectedly is put off with backoff, l
   assert.equal(server.jobs.length, 0, "the second put-off waits twice as long");
   await scheduler.advance(1);
   assert.equal(server.jobs.length, 1, "sent once the host begins it");
+  assert.deepEqual(inner.putOffs, [1, 2], "the host is told the put-offs in a row");
   assert.deepEqual(inner.settled.map((o) => o.ok), [true]);
   assert.deepEqual(warnings, ["effect 'e' of model 'm' (job 'e@0#1'): attempt put off (bug)"]);
   await dispatcher.close();
 });
 
-Deno.test("an attempt whose begin throws is put off with its effect's backoff, as the host tells it", async () => {
+Deno.test("a begun attempt ends the put-offs in a row; a job the host has no more is not armed again", async () => {
   const scheduler = new ManualScheduler();
-  const server = new ScriptedExecutor("server");
-  const inner = host({ ...DEFAULT_POLICY, backoffMs: 5000, maxBackoffMs: 8000 });
-  let failures = 2;
+  const server = new ScriptedExecutor("server").answer({ ok: false, error: "http 503", retryable: true });
+  const inner = host({ ...DEFAULT_POLICY, retries: 1 }, scheduler.clock);
+  let throws = [true, false, true];
+  let gone = false;
   const dispatcher = new EffectDispatcher(
-    { ...inner, begin: (job) => failures-- > 0 ? Promise.reject(new Error("bug")) : inner.begin(job) },
+    {
+      ...inner,
+      begin: (job) => throws.shift() ? Promise.reject(new Error("bug")) : inner.begin(job),
+      putOff: (job, n) => gone ? (inner.putOffs.push(n), null) : inner.putOff(job, n),
+    },
     [server],
     { clock: scheduler.clock, scheduler },
   );
   dispatcher.enqueue([jobOf({ type: "http", requests: [] })]);
-  await scheduler.advance(4999);
-  assert.equal(failures, 1, "not tried again before the effect's 5 s (the default policy's would be 1 s)");
-  await scheduler.advance(1);
-  assert.equal(failures, 0, "tried again after 5 s; thrown again");
-  await scheduler.advance(7999);
-  assert.equal(server.jobs.length, 0, "the second put-off waits the effect's longest backoff, 8 s");
-  await scheduler.advance(1);
-  assert.equal(server.jobs.length, 1, "sent once the host begins it");
+  await scheduler.advance(60_000);
+  assert.equal(server.jobs.length, 2, "its retry sent too");
+  assert.deepEqual(inner.putOffs, [1, 1], "counted anew after the attempt between");
+  throws = [true];
+  gone = true;
+  dispatcher.enqueue([{ ...jobOf({ type: "http", requests: [] }), id: "e@0#2" }]);
+  await scheduler.advance(0);
+  assert.deepEqual([inner.putOffs, scheduler.pending], [[1, 1, 1], 0], "not armed again");
   await dispatcher.close();
 });

@@ -34,7 +34,8 @@ export interface EffectJob {
   /**
    * When the next attempt is due: the one due time the dispatcher and the
    * stores go by. A timer's `work.fireAt` only sets it when fired; a settlement
-   * retried or an attempt put off (a store outage) moves it later.
+   * retried or an attempt put off (a store outage, an unexpected error) moves
+   * it later.
    */
   dueAt: number;
   /** Attempts started so far. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
 import type { AuditRecord } from "../audit/chain.ts";
-import { unavailable as storeUnavailable } from "../errors.ts";
+import { conflict, unavailable as storeUnavailable } from "../errors.ts";
 import {
   type CommitStates,
   type LogEntry,
@@ -290,7 +290,11 @@ Deno.test("a claim the store fails to answer (an outage) puts the attempt off, t
   }
   await scheduler.advance(10_000);
   assert.equal(await fetchPhase(service), "applied");
-  assert.deepEqual([http.jobs.length, store.outbox.size, warnings.length], [1, 0, 2]);
+  assert.deepEqual(
+    [http.jobs.length, store.outbox.size, warnings.length],
+    [1, 0, 1],
+    "logged once per outage",
+  );
   await service.close();
 });
 
@@ -322,25 +326,69 @@ Deno.test("an attempt other instances' writes keep finding stale (429) is put of
   await service.close();
 });
 
-Deno.test("attempts put off in a row (an outage) wait longer each time, up to the longest backoff; no attempt counted", async () => {
-  const policy = { retries: 2, backoff: { initialMs: 100, maxMs: 1000 } };
-  const { http, warnings, store, service, scheduler } = await watchedService({
+/** A service whose model's effect backs off from `backoff`; claims' times kept, each failing with `failures`' next. */
+async function failingClaims(backoff: number | { initialMs: number; maxMs: number }, failures: Error[]) {
+  const watched = await watchedService({
     ...SPEC,
-    effects: [{ ...SPEC.effects[0], policy }],
+    effects: [{ ...SPEC.effects[0], policy: { retries: 2, backoff } }],
   });
+  const { store, scheduler } = watched;
   const claimedAt: number[] = [];
   const claim = store.coordination.claim;
   store.coordination.claim = (job, holdMs) => {
     claimedAt.push(scheduler.clock.now());
-    return claim(job, holdMs);
+    const failure = failures.shift();
+    return failure ? Promise.reject(failure) : claim(job, holdMs);
   };
-  store.claimsRefused = 6;
-  await service.mutate("quote", { "$.region": "eu" });
-  await scheduler.advance(60_000);
-  const waits = claimedAt.slice(1).map((at, i) => at - claimedAt[i]);
-  assert.deepEqual(waits, [100, 200, 400, 800, 1000, 1000], "doubling up to the policy's maxMs");
-  assert.equal(warnings.filter((w) => w.includes("attempt put off (store down)")).length, 6);
+  await watched.service.mutate("quote", { "$.region": "eu" });
+  return { ...watched, claimedAt };
+}
+
+const outage = () => storeUnavailable("store down");
+for (
+  const [what, failures] of [
+    ["an outage", () => Array.from({ length: 6 }, outage)],
+    [
+      "a store outage and an unexpected error alternating",
+      () => [0, 1, 2].flatMap(() => [outage(), conflict("bug")]),
+    ],
+  ] as const
+) {
+  Deno.test(`attempts put off in a row (${what}) wait longer each time, up to the longest backoff; one count`, async () => {
+    const { http, warnings, service, scheduler, claimedAt } = await failingClaims(
+      { initialMs: 100, maxMs: 1000 },
+      failures(),
+    );
+    await scheduler.advance(60_000);
+    const waits = claimedAt.slice(1).map((at, i) => at - claimedAt[i]);
+    assert.deepEqual(
+      waits,
+      [100, 200, 400, 800, 1000, 1000],
+      "doubling up to the policy's maxMs, whatever failed",
+    );
+    assert.deepEqual(
+      warnings.map((w) => w.replace(/.*: /, "")),
+      ["attempt put off (store down)"],
+      "once per outage",
+    );
+    assert.equal(await fetchPhase(service), "applied");
+    assert.deepEqual(http.jobs.map((j) => j.attempt), [1], "the put-offs are no attempts");
+    await service.close();
+  });
+}
+
+Deno.test("a job put off after an unexpected error keeps its wait when a notice re-arms it (the host's copy moved)", async () => {
+  const { http, store, service, scheduler, claimedAt } = await failingClaims(5000, [conflict("bug")]);
+  await scheduler.advance(0);
+  assert.deepEqual([claimedAt.length, http.jobs.length], [1, 0], "put off");
+  // Another process hands the job over (a lease it let go): the service re-arms its own copy of the job.
+  store.handOver([...store.outbox.values()]);
+  await settled();
+  await scheduler.advance(4999);
+  assert.deepEqual([claimedAt.length, http.jobs.length], [1, 0], "not begun before its put-off ends");
+  await scheduler.advance(1);
+  assert.deepEqual([claimedAt.length, http.jobs.length], [2, 1], "begun when it ends");
+  await scheduler.advance(1000);
   assert.equal(await fetchPhase(service), "applied");
-  assert.deepEqual(http.jobs.map((j) => j.attempt), [1], "the put-offs are no attempts");
   await service.close();
 });

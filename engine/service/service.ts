@@ -260,8 +260,6 @@ export class ModelService implements ModelApi {
   readonly #composition: Composition;
   readonly #validateEffect: (kind: string, effect: JsonObject) => string[];
   readonly #coordination: StoreCoordination;
-  /** Attempts put off in a row (a store outage), by job id: each waits longer (memory only, not an attempt). */
-  readonly #putOffs = new Map<string, number>();
   /** Models other processes created, being loaded here. */
   readonly #adopting = new Map<string, Promise<void>>();
   /** Aborted by {@link stopGenerations}: every generation runs under it. */
@@ -572,7 +570,6 @@ export class ModelService implements ModelApi {
     // Its outstanding effects end with it: timers cleared, attempts' results dropped.
     this.#dispatcher?.cancelModel(id);
     this.#composition.forget(id);
-    for (const job of slot.jobs.keys()) this.#putOffs.delete(job);
     slot.jobs.clear();
     slot.deleted = true;
     this.#slots.delete(id);
@@ -1021,8 +1018,8 @@ export class ModelService implements ModelApi {
 
   /** What the dispatcher calls back: attempts counted, outcomes settled, retries kept. */
   #dispatchHost(): DispatchHost {
-    const policyOf = (job: EffectJob, slot = this.#slots.get(job.modelId)) =>
-      (slot && effectNode(slot.runtime.model, job.effectId)?.effect.policy) ?? DEFAULT_POLICY;
+    const policyOf = (job: EffectJob, slot: Slot) =>
+      effectNode(slot.runtime.model, job.effectId)?.effect.policy ?? DEFAULT_POLICY;
     // A job of a deleted model is gone: its calls end quietly.
     const onModel = async <T>(job: EffectJob, task: (slot: Slot) => Promise<T>): Promise<T | null> => {
       try {
@@ -1033,28 +1030,22 @@ export class ModelService implements ModelApi {
       }
     };
     return {
-      begin: async (due) => {
-        try {
-          const start = await onModel(due, (slot) => {
-            const known = slot.jobs.get(due.id);
-            return known ? this.#begin(slot, known, policyOf(due, slot)) : Promise.resolve(null);
-          });
-          this.#putOffs.delete(due.id);
-          return start;
-        } catch (err) {
-          // The store failing (an outage), or other instances' writes outpacing this one's (429), is no
-          // refusal: the job waits, not sent yet, longer at each put-off in a row (its attempt count stays).
-          const slot = this.#slots.get(due.modelId);
-          const known = slot?.jobs.get(due.id);
-          const putOffs = (this.#putOffs.get(due.id) ?? 0) + 1;
-          this.#putOffs.delete(due.id);
-          if (isRefusal(err) || !slot || !known) throw err;
-          this.#putOffs.set(due.id, putOffs);
-          const delay = backoffDelay(policyOf(due, slot), known.attempt + putOffs);
-          const wait = { ...known, dueAt: this.platform.clock.now() + delay };
-          slot.jobs.set(known.id, wait);
-          return { wait, note: `attempt put off (${(err as Error).message})` };
-        }
+      begin: (due) =>
+        onModel(due, (slot) => {
+          const known = slot.jobs.get(due.id);
+          return known ? this.#begin(slot, known, policyOf(due, slot)) : Promise.resolve(null);
+        }),
+      // The store failing (an outage), other instances' writes outpacing this one's (429), or anything else
+      // begin meets: the job waits, not sent yet (its attempt count stays), in this memory only, so a
+      // notice that re-arms it (a hand-over) keeps the wait.
+      putOff: (due, putOffs) => {
+        const slot = this.#slots.get(due.modelId);
+        const known = slot?.jobs.get(due.id);
+        if (!slot || !known) return null;
+        const delay = backoffDelay(policyOf(due, slot), known.attempt + putOffs);
+        const wait = { ...known, dueAt: this.platform.clock.now() + delay };
+        slot.jobs.set(known.id, wait);
+        return wait;
       },
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
@@ -1067,7 +1058,6 @@ export class ModelService implements ModelApi {
       settle: async (job, outcome) => {
         await onModel(job, (slot) => this.#settle(slot, job, outcome));
       },
-      policyOf,
     };
   }
 
