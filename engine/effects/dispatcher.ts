@@ -256,11 +256,13 @@ export class EffectDispatcher {
       if (failures > SETTLE_RETRIES) {
         const failed = finalFailure(`settlement failed ${failures} times${why}`);
         // Not even its failure recorded: the outbox's copy (its outcome kept) is settled again after the
-        // effect's longest backoff (a second at least), so no outstanding job waits with nothing scheduled.
+        // effect's longest backoff (a second at least), so no outstanding job waits with nothing scheduled;
+        // kept as a retry is, so a notice re-arming the host's copy (a hand-over) keeps the wait too.
         const again = await this.#host.settle(job, failed).then(
           () => null,
           () => ({ ...job, dueAt: this.#clock.now() + Math.max(1000, policy.maxBackoffMs) }),
         );
+        if (again) await this.#keep(again);
         warn(
           ` ${failures} times${why}, ${
             again ? "kept in the outbox, settled again later" : "recorded failed"

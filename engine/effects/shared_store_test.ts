@@ -326,12 +326,14 @@ Deno.test("an attempt other instances' writes keep finding stale (429) is put of
   await service.close();
 });
 
+/** {@link SPEC} with its effect backing off from `backoff`. */
+function backingOff(backoff: number | { initialMs: number; maxMs: number }) {
+  return { ...SPEC, effects: [{ ...SPEC.effects[0], policy: { retries: 2, backoff } }] };
+}
+
 /** A service whose model's effect backs off from `backoff`; claims' times kept, each failing with `failures`' next. */
 async function failingClaims(backoff: number | { initialMs: number; maxMs: number }, failures: Error[]) {
-  const watched = await watchedService({
-    ...SPEC,
-    effects: [{ ...SPEC.effects[0], policy: { retries: 2, backoff } }],
-  });
+  const watched = await watchedService(backingOff(backoff));
   const { store, scheduler } = watched;
   const claimedAt: number[] = [];
   const claim = store.coordination.claim;
@@ -390,5 +392,29 @@ Deno.test("a job put off after an unexpected error keeps its wait when a notice 
   assert.deepEqual([claimedAt.length, http.jobs.length], [2, 1], "begun when it ends");
   await scheduler.advance(1000);
   assert.equal(await fetchPhase(service), "applied");
+  await service.close();
+});
+
+Deno.test("a settlement given up with its failure unrecorded keeps its wait when a notice re-arms it", async () => {
+  const { http, warnings, store, service, scheduler } = await watchedService(
+    backingOff({ initialMs: 100, maxMs: 2000 }),
+  );
+  store.outage = Infinity;
+  await service.mutate("quote", { "$.region": "eu" });
+  // Answered at once, its settlement failed 6 times (retried after 100, 200, 400, 800 and 1600 ms).
+  await scheduler.advance(3100);
+  assert.match(warnings.at(-1)!, /settlement failed 6 times .*, kept in the outbox, settled again later$/);
+  const given = warnings.length;
+  // Another process hands the job over (a lease it let go): the service re-arms its own copy of the job.
+  store.handOver([...store.outbox.values()]);
+  await settled();
+  await scheduler.advance(1999);
+  assert.equal(warnings.length, given, "not settled again before its 2 s wait ends");
+  await scheduler.advance(1);
+  assert.equal(warnings.length, given + 1, "settled again when it ends");
+  store.outage = 0;
+  await scheduler.advance(2000);
+  assert.equal(await fetchPhase(service), "applied");
+  assert.deepEqual([http.jobs.length, store.outbox.size], [1, 0], "sent once");
   await service.close();
 });
