@@ -82,14 +82,18 @@ export function jobsOf(modelId: string, requests: readonly EffectRequest[], at: 
 }
 
 /**
- * The store's copy of a job, with the outcome this process keeps in memory
- * (the store refused to keep it) when that copy is of the same attempt and
- * has none: it is settled with it, its request not sent again.
+ * The store's copy of a job, with what this process keeps in memory of the
+ * same attempt (the store refused to keep it): its outcome, when that copy has
+ * none (it is settled with it, its request not sent again), and the later due
+ * time (a put-off survives). A copy of another attempt (another process ran
+ * it) is taken as stored.
  */
-export function withKeptOutcome(stored: EffectJob, known: EffectJob | undefined): EffectJob {
-  return stored.outcome || !known?.outcome || known.attempt !== stored.attempt
-    ? stored
-    : { ...stored, outcome: known.outcome, settleFailures: known.settleFailures };
+export function withKept(stored: EffectJob, known: EffectJob | undefined): EffectJob {
+  return known?.attempt !== stored.attempt ? stored : {
+    ...stored,
+    dueAt: Math.max(stored.dueAt, known.dueAt),
+    ...!stored.outcome && known.outcome && { outcome: known.outcome, settleFailures: known.settleFailures },
+  };
 }
 
 /**

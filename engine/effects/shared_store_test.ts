@@ -418,3 +418,43 @@ Deno.test("a settlement given up with its failure unrecorded keeps its wait when
   assert.deepEqual([http.jobs.length, store.outbox.size], [1, 0], "sent once");
   await service.close();
 });
+
+for (const elsewhere of ["commits", "replaced"] as const) {
+  Deno.test(`a put-off the store could not record survives catching up with another process (${elsewhere})`, async () => {
+    const { http, store, service, scheduler, claimedAt } = await failingClaims(5000, [outage()]);
+    await scheduler.advance(0);
+    assert.deepEqual([claimedAt.length, http.jobs.length], [1, 0], "put off, in memory only");
+    // Another process changed the model (or evolved it): this one takes the store's copies of its jobs.
+    store.elsewhere = elsewhere;
+    store.changed("quote");
+    await settled();
+    store.handOver([...store.outbox.values()]);
+    await settled();
+    await scheduler.advance(4999);
+    assert.deepEqual([claimedAt.length, http.jobs.length], [1, 0], "not begun before its put-off ends");
+    await scheduler.advance(1);
+    assert.deepEqual([claimedAt.length, http.jobs.length], [2, 1], "begun when it ends");
+    await scheduler.advance(1000);
+    assert.equal(await fetchPhase(service), "applied");
+    await service.close();
+  });
+}
+
+Deno.test("a put-off kept in memory loses to the store's copy of an attempt another process ran since", async () => {
+  const { http, store, service, scheduler, claimedAt } = await failingClaims(5000, [outage()]);
+  await scheduler.advance(0);
+  // Meanwhile the other process took the job over, made its first attempt and put its retry off by 1 s.
+  const [job] = store.outbox.values();
+  const ran = { ...job, attempt: 1, dueAt: scheduler.clock.now() + 1000 };
+  store.outbox.set(job.id, ran);
+  store.elsewhere = "commits";
+  store.changed("quote");
+  await settled();
+  store.handOver([ran]);
+  await settled();
+  await scheduler.advance(1000);
+  assert.deepEqual([claimedAt.length, http.jobs.map((j) => j.attempt)], [2, [2]], "the store's due time");
+  await scheduler.advance(1000);
+  assert.equal(await fetchPhase(service), "applied");
+  await service.close();
+});

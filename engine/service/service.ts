@@ -47,7 +47,7 @@ import { effectGate } from "../runtime/effects.ts";
 import { loadClosureCompiler } from "../expr/closures.ts";
 import { Composition, type CompositionGraph, unknownEffect } from "./composition.ts";
 import type { Repository } from "../composition/repository.ts";
-import { type EffectJob, jobsOf, withKeptOutcome } from "../effects/job.ts";
+import { type EffectJob, jobsOf, withKept } from "../effects/job.ts";
 import { applyEvolution, changedEffectIds } from "../evolve/apply.ts";
 import { evolutionRefused, parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
 import { carryForward } from "../evolve/state.ts";
@@ -533,7 +533,7 @@ export class ModelService implements ModelApi {
       const rebuilt = await this.#build(refresh.model);
       if (!rebuilt) return this.#drop(slot, this.#unloaded.get(id));
       const previous = slot.runtime.model.spec;
-      const jobs = this.#withKeptOutcomes(slot, rebuilt.jobs.values());
+      const jobs = this.#withKept(slot, rebuilt.jobs.values());
       Object.assign(slot, { runtime: rebuilt.runtime, auditHead: rebuilt.auditHead, jobs });
       const version = rebuilt.runtime.model.version;
       // Its spec the same, its state was written anew (a restore, a compaction past this copy): read again.
@@ -556,12 +556,12 @@ export class ModelService implements ModelApi {
       this.#emit({ type: "mutation", modelId: id, source: entry.source, result: outcome.result });
     }
     slot.auditHead = refresh.auditHead ?? { sequence: -1, hash: GENESIS_HASH };
-    slot.jobs = this.#withKeptOutcomes(slot, refresh.jobs);
+    slot.jobs = this.#withKept(slot, refresh.jobs);
   }
 
-  /** The model's jobs as stored, each with the outcome this process keeps in memory ({@link withKeptOutcome}). */
-  #withKeptOutcomes(slot: Slot, stored: Iterable<EffectJob>): Map<string, EffectJob> {
-    return new Map(Array.from(stored, (job) => [job.id, withKeptOutcome(job, slot.jobs.get(job.id))]));
+  /** The model's jobs as stored, each with what this process keeps in memory of it ({@link withKept}). */
+  #withKept(slot: Slot, stored: Iterable<EffectJob>): Map<string, EffectJob> {
+    return new Map(Array.from(stored, (job) => [job.id, withKept(job, slot.jobs.get(job.id))]));
   }
 
   /** Forgets a deleted model (or one that stopped loading, `unloaded`): its effects end, subscribers hear of it. */
@@ -1067,7 +1067,7 @@ export class ModelService implements ModelApi {
     // retry's due time; null while another runs it, or once one settled it.
     const claimed = await this.#coordination.claim(known, policy.timeoutMs);
     if (!claimed) return null;
-    const job = withKeptOutcome(claimed, known);
+    const job = withKept(claimed, known);
     if (job.dueAt > this.platform.clock.now()) {
       slot.jobs.set(job.id, job);
       return { wait: job };
