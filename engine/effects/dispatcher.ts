@@ -46,10 +46,10 @@ export interface DispatchHost {
   /** Settles a job with its final outcome, in one commit with the job's removal. */
   settle(job: EffectJob, outcome: ExecutorOutcome): Promise<void>;
   /**
-   * Keeps a job for another attempt at `dueAt`: in the host's memory, then in
-   * its store (which may refuse it: the memory copy, its outcome too, stands).
+   * Keeps a job for another attempt at its `dueAt`: in the host's memory, then
+   * in its store (which may refuse it: the memory copy, its outcome too, stands).
    */
-  retryLater(job: EffectJob, dueAt: number): Promise<void>;
+  retryLater(job: EffectJob): Promise<void>;
   /**
    * Puts off a job whose `begin` threw, for the `putOffs`-th time in a row: its copy in the host's memory
    * (what re-arms it) is due after its effect's backoff, doubled at each; null when the job is gone.
@@ -187,7 +187,7 @@ export class EffectDispatcher {
    * restart the store's copy runs). Resolves with the refusal's note, if any.
    */
   #keep(retry: EffectJob): Promise<string> {
-    return this.#host.retryLater(retry, retry.dueAt).then(
+    return this.#host.retryLater(retry).then(
       () => "",
       (err) => `retry not kept (${(err as Error).message}): kept in memory`,
     );

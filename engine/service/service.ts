@@ -533,7 +533,7 @@ export class ModelService implements ModelApi {
       const rebuilt = await this.#build(refresh.model);
       if (!rebuilt) return this.#drop(slot, this.#unloaded.get(id));
       const previous = slot.runtime.model.spec;
-      const jobs = this.#withKept(slot, rebuilt.jobs.values());
+      const jobs = this.#jobsWithKept(slot, rebuilt.jobs.values());
       Object.assign(slot, { runtime: rebuilt.runtime, auditHead: rebuilt.auditHead, jobs });
       const version = rebuilt.runtime.model.version;
       // Its spec the same, its state was written anew (a restore, a compaction past this copy): read again.
@@ -556,11 +556,11 @@ export class ModelService implements ModelApi {
       this.#emit({ type: "mutation", modelId: id, source: entry.source, result: outcome.result });
     }
     slot.auditHead = refresh.auditHead ?? { sequence: -1, hash: GENESIS_HASH };
-    slot.jobs = this.#withKept(slot, refresh.jobs);
+    slot.jobs = this.#jobsWithKept(slot, refresh.jobs);
   }
 
   /** The model's jobs as stored, each with what this process keeps in memory of it ({@link withKept}). */
-  #withKept(slot: Slot, stored: Iterable<EffectJob>): Map<string, EffectJob> {
+  #jobsWithKept(slot: Slot, stored: Iterable<EffectJob>): Map<string, EffectJob> {
     return new Map(Array.from(stored, (job) => [job.id, withKept(job, slot.jobs.get(job.id))]));
   }
 
