@@ -18,10 +18,10 @@ import type { Settled } from "./settled.ts";
 export interface HoldingFeed extends Feed {
   /**
    * Holds back the events of `modelId` until the returned release: called with the model's version then
-   * (`null`: it is gone), it tells the listeners the writes held meanwhile, then one change of the whole
-   * model, when anything was held.
+   * (`null`: it is gone; NOT_LOADED: stored, not loadable here), it tells the listeners the writes held
+   * meanwhile, then one change of the whole model, when anything was held.
    */
-  hold(modelId: string): (version: string | null) => void;
+  hold(modelId: string): (version: Settled) => void;
   /** Makes calls on `modelId` wait for the end of this page's hold under way (it replaces the model). */
   stall(modelId: string): void;
   /** Resolves once no hold of `modelId` that calls wait for (a deletion heard, a stalled one) is under way. */
