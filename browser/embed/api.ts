@@ -27,6 +27,7 @@ import { jsonEqual } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
 import { afterHolds, type HoldingFeed, holdingFeed } from "./held_feed.ts";
+import { followOwn, type OwnPage } from "./own_replace.ts";
 import { idbReplaceJournal } from "./replace_journal.ts";
 import { settle, StoredModelKept, storedSpec } from "./settle.ts";
 import { settledVersion } from "./settled.ts";
@@ -49,7 +50,7 @@ export const EMBED_DATABASE = "svc-embed";
  * A connection whose feed holds back what an open does to its model (held_feed.ts), and whose invoker
  * makes a call on a held model once the hold is over (`direct` makes it at once).
  */
-export type PageConnection = Connection & { feed: HoldingFeed; direct: Invoker };
+export type PageConnection = Connection & { feed: HoldingFeed; direct: Invoker } & OwnPage;
 
 let shared: Promise<PageConnection> | undefined;
 
@@ -69,17 +70,18 @@ const journal = idbReplaceJournal(`${EMBED_DATABASE}-journal`);
  * `database` for models of its own, or `null` for memory only.
  */
 export async function createModelService(options: EmbedServiceOptions = {}): Promise<ModelService> {
-  const connection = await openTabConnection({
-    database: options.database === undefined ? EMBED_DATABASE : options.database,
-  });
-  return connection.service!;
+  const database = options.database === undefined ? EMBED_DATABASE : options.database;
+  const { service } = await openTabConnection({ database });
+  // Its replacement of a model the page shows is this tab's: the page says nothing of a deletion.
+  if (database === EMBED_DATABASE) followOwn(service!, () => shared);
+  return service!;
 }
 
 /** The page-wide connection every `<svc-model>` uses. */
 export function pageConnection(): Promise<PageConnection> {
   const onWarning = (message: string) => warned.forEach((listener) => listener(message));
   return shared ??= openTabConnection({ database: EMBED_DATABASE, onWarning }).then((connection) => {
-    const feed = holdingFeed(connection.feed, (id) =>
+    const settled = (id: string) =>
       settledVersion({
         replacing: async (id) => !!await journal.read(id).catch(() => undefined),
         opensDone: (id) => exclusively(openLock(id), () => Promise.resolve()),
@@ -87,8 +89,10 @@ export function pageConnection(): Promise<PageConnection> {
         stored: connection.stored,
         feed: connection.feed,
         warnings: (listener) => (warned.add(listener), () => void warned.delete(listener)),
-      }, id));
-    return { ...connection, feed, direct: connection.invoker, invoker: afterHolds(connection.invoker, feed) };
+      }, id);
+    const feed = holdingFeed(connection.feed, settled);
+    const invoker = afterHolds(connection.invoker, feed);
+    return { ...connection, feed, settled, direct: connection.invoker, invoker };
   });
 }
 
@@ -130,7 +134,7 @@ export function open(spec: ModelSpec): Promise<Opened> {
       // The page's views of the model see it as it was until it is settled, then as it came out.
       const release = connection.feed.hold(id);
       try {
-        await settle(connection.direct, journal, spec);
+        await settle(connection.direct, journal, spec, () => connection.feed.stall(id));
       } finally {
         release(await storedVersion(connection.direct, id));
       }

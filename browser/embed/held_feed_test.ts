@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
-import type { Feed, FeedEvent } from "../host/feed.ts";
-import { type Invoker, operations } from "../../engine/mod.ts";
+import { type Feed, type FeedEvent, serviceFeed } from "../host/feed.ts";
+import { type Invoker, localInvoker, ModelService, type ModelSpec, operations } from "../../engine/mod.ts";
+import { SharedStore } from "../../engine/_test_utils.ts";
+import { notFound } from "../../engine/errors.ts";
+import { StaleModelError } from "../../engine/service/ports.ts";
+import { memoryJournal } from "./_test_utils.ts";
 import { afterHolds, holdingFeed } from "./held_feed.ts";
-import { NOT_LOADED, type Settled } from "./settled.ts";
+import { NOT_LOADED, type Settled, settledVersion } from "./settled.ts";
 
 /** A feed whose events a test sends. */
 function manualFeed(): Feed & { send(event: FeedEvent): void } {
@@ -161,15 +165,99 @@ Deno.test("calls on a held model wait for its release, a deletion heard is watch
   assert.deepEqual(made, ["b", "-", "a"]);
   assert.deepEqual([watched, late], [[true, false], [true, false]]);
 
-  // This page's own hold (its open) waits calls too, but is not another tab's: watchers hear nothing.
+  // This page's own hold (its open) is not another tab's: watchers hear nothing, and calls go at once.
   const release = feed.hold("a");
+  assert.equal(await invoker.invoke(operations.getState, { id: "a" }), "a");
+  assert.equal(made.length, 4);
+  // Once the open replaces the model (stalled), they wait for its end.
+  feed.stall("a");
   const read = invoker.invoke(operations.getState, { id: "a" });
   await Promise.resolve();
-  assert.equal(made.length, 3);
+  assert.equal(made.length, 4);
   release("2.0.0");
   await read;
-  assert.equal(made.length, 4);
+  assert.equal(made.length, 5);
+  assert.deepEqual(watched, [true, false]);
   unwatch();
   inner.send({ kind: "deleted", modelId: "a" });
   assert.deepEqual(watched, [true, false]);
+});
+
+/** A store shared with another tab (played by the test) whose next commit finds the model deleted there. */
+class DeletedElsewhere extends SharedStore {
+  deleted = false;
+  override commit(...args: Parameters<SharedStore["commit"]>): Promise<void> {
+    if (!this.deleted) return super.commit(...args);
+    this.deleted = false;
+    return Promise.reject(new StaleModelError(args[0]));
+  }
+}
+
+Deno.test("a write in the service when another tab's replacement deletes its model applies to the model that comes back", async () => {
+  const counter = (version: string) =>
+    ({ id: "c", version, schema: { type: "object", properties: { n: { type: "number" } } } }) as ModelSpec;
+  const store = new DeletedElsewhere();
+  const service = await ModelService.open({ store });
+  const direct = localInvoker(service);
+  await direct.invoke(operations.createModel, { spec: counter("1.0.0") });
+  // As api.ts builds the page's connection, over a journal and an open's lock the test plays.
+  const journal = memoryJournal();
+  const lock = Promise.withResolvers<void>();
+  const version = (id: string) =>
+    direct.invoke(operations.getSpec, { id }).then((spec) => spec.version ?? null, () => null);
+  const feed = holdingFeed(serviceFeed(service), (id) =>
+    settledVersion({
+      replacing: async (id) => !!await journal.read(id),
+      opensDone: () => lock.promise,
+      version,
+      stored: () => Promise.resolve(true),
+      feed: serviceFeed(service),
+      warnings: () => () => {},
+    }, id));
+  const invoker = afterHolds(direct, feed);
+  const heard: FeedEvent[] = [];
+  feed.subscribe("c", (event) => heard.push(event));
+  const held: boolean[] = [];
+  feed.watch("c", (on) => held.push(on));
+
+  // The other tab journals its replacement and deletes the model while this tab's write is being committed.
+  await journal.write("c", { stored: counter("1.0.0"), snapshot: {}, version: "2.0.0" });
+  store.next = { kind: "deleted" };
+  store.deleted = true;
+  const write = invoker.invoke(operations.mutate, { id: "c", mutations: { "$.n": 5 } })
+    .then(() => "written", (err: Error) => err.message);
+  while (!held.length) await new Promise((resolve) => setTimeout(resolve, 0));
+  // It creates the model again from its new spec, and its open ends.
+  await store.changed("c", {
+    kind: "replaced",
+    model: { spec: counter("2.0.0"), base: { doc: { n: 1 }, meta: [], stale: [] }, log: [] },
+  });
+  await journal.remove("c");
+  lock.resolve();
+
+  assert.equal(await write, "written");
+  assert.deepEqual(await direct.invoke(operations.getState, { id: "c" }), { n: 5 });
+  assert.equal(await version("c"), "2.0.0");
+  assert.deepEqual(held, [true, false]);
+  // Told of the model that came back (its creation, its new spec), then of the write; never as deleted.
+  assert.deepEqual(heard.map((event) => event.kind), ["mutation", "spec-evolved", "mutation"]);
+  await service.close();
+});
+
+Deno.test("a call that failed as not found is made again once the model is back, not when it stays gone", async () => {
+  const outcomes: Settled[] = ["2.0.0", null];
+  const feed = holdingFeed(manualFeed(), () => Promise.resolve(outcomes.shift()!));
+  let calls = 0;
+  const invoker = afterHolds({
+    invoke: (() =>
+      ++calls === 2
+        ? Promise.resolve("done")
+        : Promise.reject(notFound("Model 'a' not found"))) as unknown as Invoker["invoke"],
+  }, feed);
+  // Back (another tab's replacement): made again, once.
+  assert.equal(await invoker.invoke(operations.mutate, { id: "a", mutations: {} }), "done");
+  assert.equal(calls, 2);
+  // Gone: the not found stands.
+  await assert.rejects(invoker.invoke(operations.mutate, { id: "a", mutations: {} }), /Model 'a' not found/);
+  assert.equal(calls, 3);
 });

@@ -91,16 +91,19 @@ export async function createWithState(
  * holds one, then drops the record: a model missing, or created again but not
  * given its state (another document than the journaled one, and no write
  * since), is put back as it was stored, or, when this version refuses its stored spec, given to the spec
- * being opened (`opening`), as the replacement meant to. Run before an open of `id`, under its lock.
+ * being opened (`opening`), as the replacement meant to. Run before an open of `id`, under its lock;
+ * `replacing` is called first when there is one to finish.
  */
 export async function finishInterrupted(
   invoker: Invoker,
   journal: ReplaceJournal,
   id: string,
   opening?: ModelSpec,
+  replacing?: () => void,
 ): Promise<void> {
   const record = await journal.read(id);
   if (!record) return;
+  replacing?.();
   let current: { baseDoc: Json } | null;
   try {
     current = await invoker.invoke(operations.snapshot, { id });

@@ -42,9 +42,15 @@ export async function storedSpec(invoker: Invoker, id: string): Promise<ModelSpe
 /**
  * Creates the model of `spec`, or keeps, evolves or replaces the one stored under its id, a replacement
  * kept in `journal` until it finished (a replacement left midway is finished first). Run under the open's lock.
+ * `replacing` is called before a replacement (that one, or one left midway) reads the stored model.
  */
-export async function settle(invoker: Invoker, journal: ReplaceJournal, spec: ModelSpec): Promise<void> {
-  await finishInterrupted(invoker, journal, spec.id, spec);
+export async function settle(
+  invoker: Invoker,
+  journal: ReplaceJournal,
+  spec: ModelSpec,
+  replacing: () => void = () => {},
+): Promise<void> {
+  await finishInterrupted(invoker, journal, spec.id, spec, replacing);
   let stored = await storedSpec(invoker, spec.id);
   if (!stored) {
     try {
@@ -72,11 +78,11 @@ export async function settle(invoker: Invoker, journal: ReplaceJournal, spec: Mo
       );
     }
     const evolved = await evolve(invoker, stored!, spec, target);
-    if (evolved === "replace") return await replace(invoker, journal, stored!, spec);
+    if (evolved === "replace") return await replace(invoker, journal, stored!, spec, replacing);
     stored = await storedSpec(invoker, spec.id);
     if (!stored) throw new Error(`Model '${spec.id}' was deleted while it was being opened`);
     if (evolved === "evolved" && !jsonEqual(stored, target)) {
-      return await replace(invoker, journal, stored, spec);
+      return await replace(invoker, journal, stored, spec, replacing);
     }
   }
 }
@@ -132,9 +138,12 @@ async function replace(
   journal: ReplaceJournal,
   stored: ModelSpec,
   spec: ModelSpec,
+  replacing: () => void,
 ): Promise<void> {
   const id = spec.id;
   const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
+  // Writes made from here on would miss the snapshot: they wait for the replacement's end.
+  replacing();
   const snapshot = await invoker.invoke(operations.snapshot, { id }) as unknown as Record<string, unknown>;
   const put = (replacement: ModelSpec) => createWithState(invoker, replacement, snapshot);
   // Durable before the delete: a tab that goes midway leaves it for the next open (finishInterrupted).

@@ -113,3 +113,32 @@ Deno.test("evolved, but what is stored then differs from the spec: it is replace
   assert.equal(calls(), 1);
   assert.equal(journal.records.size, 0);
 });
+
+Deno.test("a replacement says so before it reads the stored model's state; an evolution does not", async () => {
+  const order: string[] = [];
+  const note = (what: string) => void order.push(what);
+  const logged = (invoker: Invoker): Invoker => ({
+    invoke: ((operation, input) => {
+      if (operation === operations.snapshot) note("snapshot");
+      return invoker.invoke(operation, input);
+    }) as Invoker["invoke"],
+  });
+  // Calls on the model wait from there (api.ts stalls the open's hold): a write made later misses no snapshot.
+  const evolving = await storedCounter((_, evolve) => evolve());
+  await settle(
+    logged(evolving.invoker),
+    memoryJournal(),
+    counter("2.0.0", ["total"]),
+    () => note("replacing"),
+  );
+  assert.deepEqual(order, []);
+  const replacing = await storedCounter((_, evolve) => evolve());
+  await settle(
+    logged(replacing.invoker),
+    memoryJournal(),
+    { ...counter("2.0.0"), _name: "Renamed" } as ModelSpec,
+    () => note("replacing"),
+  );
+  assert.deepEqual(order, ["replacing", "snapshot"]);
+  assert.deepEqual((await replacing.outcome()).state, { n: 7 });
+});

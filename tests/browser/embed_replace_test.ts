@@ -2,7 +2,7 @@
 /**
  * The embed replacing a stored model, as a person sees it in real Chromium:
  * the element never says the model "was deleted" while it replaces it itself, nor while another
- * tab does;
+ * tab does, nor while a service of the page's own (createModelService) does (nor says another tab does);
  * a `view` only the refused spec has shows the kept model's default view,
  * saying so; a replacement whose put-back fails (storage failing under it)
  * says so, logs the state, and the next open puts the model back from the journal; a journal record over a
@@ -241,6 +241,50 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
           return await (await embed.createModelService()).getState("counter");
         });
         assert.deepEqual(stored, { n: 5 });
+        assert.deepEqual(errors, []);
+        await context.close();
+      },
+    );
+
+    await t.step(
+      "this page's own replacement through createModelService: never said deleted, nor done in another tab",
+      async () => {
+        const { context, page, errors, model } = await counterAtOne("/own.html");
+        // The page replaces the model as an open does (under its lock, journaled), through a service of its own;
+        // it creates it again once the page-wide service heard of the deletion.
+        await page.evaluate(async (spec) => {
+          const embed = await import("/svc-embed.js");
+          const service = await embed.createModelService();
+          const journal = (write: (store: IDBObjectStore) => void) =>
+            new Promise((resolve, reject) => {
+              const request = indexedDB.open("svc-embed-journal");
+              request.onerror = () => reject(request.error);
+              request.onsuccess = () => {
+                const transaction = request.result.transaction("replacing", "readwrite");
+                transaction.oncomplete = () => (request.result.close(), resolve(null));
+                write(transaction.objectStore("replacing"));
+              };
+            });
+          const heard = Promise.withResolvers<void>();
+          const stop = embed.subscribe((event: { type: string }) =>
+            event.type === "deleted" && heard.resolve()
+          );
+          await navigator.locks.request("svc-embed:open:counter", async () => {
+            const stored = await service.getSpec("counter");
+            const snapshot = await service.snapshot("counter");
+            await journal((store) => store.put({ stored, snapshot, version: "2.0.0" }, "counter"));
+            await service.deleteModel("counter");
+            await heard.promise;
+            await service.createModel(spec);
+            await service.restore("counter", snapshot);
+            await journal((store) => store.delete("counter"));
+          });
+          stop();
+        }, counter("2.0.0", 10));
+        await model.getByRole("heading", { name: "Counter 2.0.0" }).waitFor();
+        await assertEventually(async () => await count(model) === "1");
+        const seen = await shownTexts(page);
+        assert.deepEqual(seen.filter((text) => /was deleted|another tab|not found/.test(text)), []);
         assert.deepEqual(errors, []);
         await context.close();
       },
