@@ -43,6 +43,8 @@ export interface McpRepositoryOptions {
   argv: string[];
   /** Reaches the child as `SVC_API_KEY`. */
   credential: string | null;
+  /** How long a spec lookup may take before the child counts as not answering (ms, default the MCP client's). */
+  lookupTimeoutMs?: number;
   /** Receives the child's diagnostics (its stderr), line by line. */
   log?: (line: string) => void;
   /** The connection to a new child (default: `argv` started with stdio; an in-memory server in tests). */
@@ -191,11 +193,20 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     return started;
   };
 
-  const call = async (name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<Json> => {
+  /** Calls tool `name`; `timeout` (ms) bounds the wait for its answer (default the MCP client's). */
+  const call = async (
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    timeout?: number,
+  ): Promise<Json> => {
     const client = await connect();
     let result: CallToolResult;
     try {
-      result = await client.callTool({ name, arguments: args }, undefined, { signal }) as CallToolResult;
+      result = await client.callTool({ name, arguments: args }, undefined, {
+        signal,
+        timeout,
+      }) as CallToolResult;
     } catch (err) {
       throw new NoAnswer(options.id, `failed on ${name}: ${(err as Error).message}`);
     }
@@ -217,7 +228,12 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     repoClass: options.repoClass,
     async fetch(identity) {
       try {
-        return await call("get_spec", { id: identity }) as unknown as ModelSpec;
+        return await call(
+          "get_spec",
+          { id: identity },
+          undefined,
+          options.lookupTimeoutMs,
+        ) as unknown as ModelSpec;
       } catch (err) {
         const failure = lookupFailure(options.id, identity, ...answered(err));
         if (failure) throw failure;
@@ -239,13 +255,16 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       return valueAt(await linkCall("get_state", { id: identity, paths: [path] }, signal), path);
     },
     async watch(identity, onChange, onProblem = () => {}) {
+      // Registered once the child runs: a child this call starts subscribes to the models watched before it
+      // (start), so one registered earlier would be subscribed there and again here.
+      const client = await connect();
       const listeners = watchers.get(identity) ?? new Set();
       const first = listeners.size === 0;
       const watcher = { onChange, onProblem };
       listeners.add(watcher);
       watchers.set(identity, listeners);
       try {
-        if (first) await (await connect()).subscribeResource({ uri: STATE_URI(identity) });
+        if (first) await client.subscribeResource({ uri: STATE_URI(identity) });
       } catch (err) {
         listeners.delete(watcher);
         if (!listeners.size && watchers.get(identity) === listeners) watchers.delete(identity);
