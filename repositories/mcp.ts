@@ -26,11 +26,11 @@ import type { ModelSpec } from "../engine/model/types.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
-import { ERROR_KIND_META } from "../mcp/results.ts";
+import { ERROR_KIND_META, NO_ANSWER_META } from "../mcp/results.ts";
 import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
-import { lookupFailure, publicationFailure } from "./lookup_failure.ts";
-import { isNoAnswer } from "../engine/operations/fetch_within.ts";
+import { lookupFailure, publicationFailure, type RepositoryAnswer } from "./lookup_failure.ts";
+import { NoAnswerError } from "../engine/operations/fetch_within.ts";
 
 /** Restarts in a row of a watched child before its watches end (waits 1, 2, 4… 32 s by default), as http's. */
 const WATCH_RECONNECTS = 6;
@@ -64,7 +64,7 @@ interface Watcher {
 }
 
 /** The child did not answer (it did not start, or its connection failed): unlike a tool's error, no answer. */
-class NoAnswer extends ServiceError {
+class ChildNoAnswer extends ServiceError {
   /** What happened, without the repository's name. */
   readonly reason: string;
   constructor(repo: string, reason: string) {
@@ -76,11 +76,12 @@ class NoAnswer extends ServiceError {
 /**
  * A failed call as the child's answer: the error and the status of its kind. A child that did not answer gave
  * none (`null`), nor did one whose own server did not (an `svc mcp --url` child relays that as its failure).
+ * A tool's failure carries no `Retry-After`.
  */
-function answered(err: unknown): [err: unknown, status: number | null] {
-  if (err instanceof NoAnswer) return [new Error(err.reason), null];
-  if (isNoAnswer((err as Error).message)) return [err, null];
-  return [err, STATUS_OF_KIND[(err as ServiceError).kind] ?? 500];
+function answered(err: unknown): [err: unknown, answer: RepositoryAnswer] {
+  if (err instanceof ChildNoAnswer) return [new Error(err.reason), { status: null }];
+  if (err instanceof NoAnswerError) return [err, { status: null }];
+  return [err, { status: STATUS_OF_KIND[(err as ServiceError).kind] ?? 500 }];
 }
 
 /** The stdio connection to a new child running `argv`, its stderr passed to `log`. */
@@ -123,7 +124,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     try {
       await connect();
     } catch (err) {
-      const message = (err as NoAnswer).reason;
+      const message = (err as ChildNoAnswer).reason;
       if (++failedRestarts >= WATCH_RECONNECTS) {
         const ended = everyWatcher();
         watchers.clear();
@@ -169,7 +170,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     try {
       await client.connect((options.transport ?? (() => stdioTransport(options)))());
     } catch (err) {
-      throw new NoAnswer(options.id, `did not start: ${(err as Error).message}`);
+      throw new ChildNoAnswer(options.id, `did not start: ${(err as Error).message}`);
     }
     // Set once connected: a child that never started is no watched child lost.
     client.onclose = ended;
@@ -208,7 +209,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
         timeout,
       }) as CallToolResult;
     } catch (err) {
-      throw new NoAnswer(options.id, `failed on ${name}: ${(err as Error).message}`);
+      throw new ChildNoAnswer(options.id, `failed on ${name}: ${(err as Error).message}`);
     }
     if (result.isError) throw toolError(result);
     return resultValue(result);
@@ -302,7 +303,8 @@ function resultValue(result: CallToolResult): Json {
 /**
  * A tool failure as the error the service would have thrown: the kind an
  * `svc mcp` child names in `_meta`, or, from another MCP server, one guessed
- * from the message.
+ * from the message; a {@link NoAnswerError} when the child says its own
+ * server did not answer.
  */
 export function toolError(result: CallToolResult): ServiceError {
   const body = resultValue(result);
@@ -312,7 +314,8 @@ export function toolError(result: CallToolResult): ServiceError {
   const kind = typeof named === "string" && Object.hasOwn(STATUS_OF_KIND, named)
     ? named as ErrorKind
     : kindFromMessage(message);
-  return new ServiceError(kind, message);
+  // An svc mcp --url child whose own server did not answer says so by type, whatever the message says.
+  return new (result._meta?.[NO_ANSWER_META] === true ? NoAnswerError : ServiceError)(kind, message);
 }
 
 function kindFromMessage(message: string): ErrorKind {

@@ -14,7 +14,7 @@ import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.t
 import { toolFailure } from "../mcp/results.ts";
 import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { until } from "../tests/effects/helpers.ts";
-import { fetchWithin } from "../engine/operations/fetch_within.ts";
+import { fetchWithin, NoAnswerError } from "../engine/operations/fetch_within.ts";
 import { mcpRepository, toolError } from "./mcp.ts";
 
 /**
@@ -180,6 +180,14 @@ Deno.test("mcp repository lookup: a child whose own server does not answer (svc 
     // A failure of the child's server that is an answer (its 500) stays our 502.
     answer = new ServiceError("internal", "Cannot look up the model: disk full");
     await assert.rejects(repository.fetch("fx"), (err: ServiceError) => err.kind === "bad_gateway");
+    // Told by type, not by wording: the same message as an answer is our 502, a reworded no answer a miss.
+    answer = new ServiceError("internal", failures[0].message);
+    await assert.rejects(repository.fetch("fx"), (err: ServiceError) => err.kind === "bad_gateway");
+    answer = new NoAnswerError("unavailable", "Nobody home at http://hub.test");
+    await assert.rejects(repository.fetch("fx"), (err: ServiceError) => {
+      assert.equal(err.message, "Repository 'kid' did not answer: Nobody home at http://hub.test");
+      return err.kind !== "bad_gateway";
+    });
   } finally {
     await repository.close?.();
   }
