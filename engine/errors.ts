@@ -81,6 +81,11 @@ export class ServiceError extends Error {
   readonly kind: ErrorKind;
   /** A structured body for surfaces that return one (rollback, schema, version conflict). */
   readonly body?: Record<string, Json>;
+  /**
+   * Seconds the caller should wait before trying again, when the failure knows (an upstream's `Retry-After`):
+   * REST sends it as `Retry-After`. Declared only (set by hosts after construction), so it costs the bundle nothing.
+   */
+  declare retryAfter?: number;
   constructor(kind: ErrorKind, message: string, body?: Record<string, Json>) {
     super(message);
     this.name = "ServiceError";

@@ -23,7 +23,30 @@ export {
   type EngineConfig,
   type InheritedEffectsPolicy,
 } from "./config.ts";
-export * from "./errors.ts";
+// badGateway (an upstream's failure, the LLM provider's) is for hosts, which import it from errors.ts: the
+// browser bundle, which re-exports this module, leaves it out.
+export {
+  badRequest,
+  conflict,
+  type ConstraintViolation,
+  constraintViolation,
+  describeViolations,
+  type ErrorKind,
+  type Finding,
+  isTransient,
+  kindOfStatus,
+  notFound,
+  type SchemaViolation,
+  schemaViolation,
+  ServiceError,
+  specInvalid,
+  STATUS_OF_KIND,
+  tooLarge,
+  tooMany,
+  unavailable,
+  unprocessable,
+  versionConflict,
+} from "./errors.ts";
 export { applyEvolution } from "./evolve/apply.ts";
 export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
 // The SpecEvolution JSON Schema (evolve/schema.ts) is for its hosts (MCP, the LLM generator), which import it

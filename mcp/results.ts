@@ -7,13 +7,15 @@
  * a committed write's, which is cut down instead ({@link committedSuccess}). A
  * failure also names the error's kind in `_meta` ({@link ERROR_KIND_META}), so
  * an MCP client such as the `mcp` repository transport need not guess it from
- * the message.
+ * the message, and whether the service it called did not answer
+ * ({@link NO_ANSWER_META}).
  *
  * @module
  */
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type ErrorKind, ServiceError } from "../engine/errors.ts";
+import { NoAnswerError } from "../engine/operations/fetch_within.ts";
 import { isObject } from "../engine/json/value.ts";
 import { shortMessage } from "../engine/quoted.ts";
 
@@ -22,6 +24,12 @@ export const RESULT_LIMIT_CHARS = 50 * 1024;
 
 /** The `_meta` key of a failed tool result that carries the error's kind (`not_found`, `too_many`, …). */
 export const ERROR_KIND_META = "svc/errorKind";
+
+/**
+ * The `_meta` key (`true`) of a failed tool result whose error is that the server an `svc mcp --url` child
+ * calls was not reached or did not answer in time ({@link NoAnswerError}): an answer of no one.
+ */
+export const NO_ANSWER_META = "svc/noAnswer";
 
 const GENERIC_HINT = "narrow the request (fewer paths, a smaller depth or limit) and call again";
 
@@ -86,7 +94,10 @@ export function toolFailure(err: unknown): CallToolResult {
   const body = failureBody(err);
   const text = JSON.stringify(body, null, 2);
   const kind = err instanceof ServiceError ? err.kind : "internal";
-  return text.length > RESULT_LIMIT_CHARS ? tooLarge(text.length) : failure(body, kind, text);
+  if (text.length > RESULT_LIMIT_CHARS) return tooLarge(text.length);
+  const result = failure(body, kind, text);
+  if (err instanceof NoAnswerError) result._meta![NO_ANSWER_META] = true;
+  return result;
 }
 
 function failure(

@@ -2,7 +2,8 @@
  * `svc.composition.repositories` (SPEC.md "Configuration"): the repositories
  * after the implicit local one, in resolution order. The value is a JSON array
  * (in a config file, a YAML or JSON list) of entries
- * `{id, transport, repo-class?, locator, credential?, trusted?, egressProfile?}`:
+ * `{id, transport, repo-class?, locator, credential?, trusted?, egressProfile?, lookupTimeoutMs?,
+ * openTimeoutMs?}`:
  *
  * - `transport` `http`: `locator` is another server's base URL, `credential`
  *   its API key (sent as a bearer token);
@@ -10,6 +11,10 @@
  *   quotes, or an array of arguments) started as a child speaking MCP over
  *   stdio; `credential` reaches it as `SVC_API_KEY`;
  * - `repo-class` `local` or `web`, inferred `web` for both transports;
+ * - `lookupTimeoutMs` bounds a spec lookup (a repository silent longer is one
+ *   that did not answer; default 5 000 for http, the MCP client's 60 000 for
+ *   mcp), `openTimeoutMs` an http watch's feed socket opening (default
+ *   10 000): whole milliseconds up to {@link MAX_TIMEOUT_MS};
  * - `trusted` and `egressProfile` are accepted and reserved.
  *
  * An entry with another transport is skipped with a warning (it may name a
@@ -28,7 +33,14 @@ export interface RepositoryConfig {
   locator: string | string[];
   credential: string | null;
   trusted: boolean;
+  /** How long a spec lookup may take before the repository counts as not answering (ms); unset: the default. */
+  lookupTimeoutMs?: number;
+  /** http: how long a watch's feed socket may take to open (ms); unset: the default. */
+  openTimeoutMs?: number;
 }
+
+/** The largest timeout an entry may set (ms): five minutes; a longer wait is a mistake, not a setting. */
+export const MAX_TIMEOUT_MS = 300_000;
 
 /** The key this module reads. */
 export const REPOSITORY_KEYS: readonly string[] = ["svc.composition.repositories"];
@@ -43,6 +55,8 @@ const MEMBERS = new Set([
   "credential",
   "trusted",
   "egressProfile",
+  "lookupTimeoutMs",
+  "openTimeoutMs",
 ]);
 
 /** Parses the configured value; throws a message naming the key and the entry on any mistake. */
@@ -94,6 +108,11 @@ export function parseRepositories(
     if (e.egressProfile !== undefined && typeof e.egressProfile !== "string") {
       throw new Error(`${at} ('${e.id}'): egressProfile must be a string`);
     }
+    if (e.openTimeoutMs !== undefined && e.transport !== "http") {
+      throw new Error(
+        `${at} ('${e.id}'): openTimeoutMs applies to http repositories only (their watch's feed)`,
+      );
+    }
     out.push({
       id: e.id,
       transport: e.transport,
@@ -101,9 +120,25 @@ export function parseRepositories(
       locator: e.transport === "http" ? httpLocator(e.locator, at) : commandLocator(e.locator, at),
       credential: typeof e.credential === "string" && e.credential !== "" ? e.credential : null,
       trusted: e.trusted === true,
+      ...timeout(e, "lookupTimeoutMs", at),
+      ...timeout(e, "openTimeoutMs", at),
     });
   });
   return out;
+}
+
+/** `{[key]: ms}` when the entry sets `key` to a whole number of milliseconds in range; `{}` when unset. */
+function timeout(e: Record<string, unknown>, key: "lookupTimeoutMs" | "openTimeoutMs", at: string) {
+  const ms = e[key];
+  if (ms === undefined) return {};
+  if (!Number.isInteger(ms) || (ms as number) < 1 || (ms as number) > MAX_TIMEOUT_MS) {
+    throw new Error(
+      `${at} ('${e.id}'): ${key} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${
+        JSON.stringify(ms)
+      }`,
+    );
+  }
+  return { [key]: ms as number };
 }
 
 function httpLocator(locator: unknown, at: string): string {

@@ -45,6 +45,20 @@ Deno.test("repositories: entries, inferred class, command lines; unknown transpo
     /entry 2 \('disk'\): transport 'filesystem' is not supported \(http, mcp\); skipped/,
   );
   assert.deepEqual(parseRepositories(undefined, () => {}), []);
+  assert.deepEqual(
+    parseRepositories(
+      JSON.stringify([
+        { id: "hub", transport: "http", locator: "http://h", lookupTimeoutMs: 1, openTimeoutMs: 300_000 },
+        { id: "kid", transport: "mcp", locator: "kid", lookupTimeoutMs: 2500 },
+      ]),
+      () => {},
+    ).map(({ id, lookupTimeoutMs, openTimeoutMs }) => ({ id, lookupTimeoutMs, openTimeoutMs })),
+    [
+      { id: "hub", lookupTimeoutMs: 1, openTimeoutMs: 300_000 },
+      { id: "kid", lookupTimeoutMs: 2500, openTimeoutMs: undefined },
+    ],
+    "timeouts as configured",
+  );
   assert.deepEqual(parseRepositories(" ", () => {}), []);
 });
 
@@ -74,6 +88,24 @@ Deno.test("repositories: every mistake stops the start with the key and the entr
     /trusted must be true or false/,
   );
   fails('[{"id":"a","transport":"http","locator":"http://a","url":"x"}]', /unknown member\(s\) 'url'/);
+  for (const ms of ["0", "-5", "1.5", '"5000"', "300001", "null", "true"]) {
+    fails(
+      `[{"id":"a","transport":"http","locator":"http://a","lookupTimeoutMs":${ms}}]`,
+      new RegExp(
+        `entry 0 \\('a'\\): lookupTimeoutMs must be a whole number of milliseconds from 1 to 300000, got ${
+          ms.replace(".", "\\.")
+        }$`,
+      ),
+    );
+  }
+  fails(
+    '[{"id":"a","transport":"http","locator":"http://a","openTimeoutMs":0}]',
+    /entry 0 \('a'\): openTimeoutMs must be a whole number of milliseconds from 1 to 300000, got 0$/,
+  );
+  fails(
+    '[{"id":"a","transport":"mcp","locator":"kid","openTimeoutMs":100}]',
+    /entry 0 \('a'\): openTimeoutMs applies to http repositories only/,
+  );
   assert.deepEqual(splitCommand(`a 'b c' "d'e"  f`), ["a", "b c", "d'e", "f"]);
   assert.deepEqual(splitCommand(`a ""`), ["a", ""]);
 });

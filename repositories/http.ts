@@ -28,7 +28,12 @@ import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
-import { lookupFailure, publicationFailure } from "./lookup_failure.ts";
+import {
+  lookupFailure,
+  publicationFailure,
+  type RepositoryAnswer,
+  retryAfterSeconds,
+} from "./lookup_failure.ts";
 import { openWithin } from "./open_grace.ts";
 
 /** Reconnects in a row a watch's feed makes before the watch ends (its waits double: 1, 2, 4… 32 s by default). */
@@ -67,15 +72,19 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     });
   const send = options.fetch ?? ((request: Request) => fetch(request));
   const remote = over(send);
-  /** A client for one call, with the status the server answered it (`null`: no answer): its failure's meaning. */
+  /**
+   * A client for one call, with what the server answered it (its status, `null`: no answer; its `Retry-After`):
+   * its failure's meaning.
+   */
   const answering = () => {
-    let status: number | null = null;
+    const answer: RepositoryAnswer = { status: null };
     const client = over(async (request) => {
       const response = await send(request);
-      status = response.status;
+      answer.status = response.status;
+      answer.retryAfter = retryAfterSeconds(response.headers.get("retry-after"));
       return response;
     });
-    return { remote: client, status: () => status };
+    return { remote: client, answer };
   };
   // A link's call: the server refusing our credential is a 502 naming it, not a 401 or 403 of ours.
   const invoke: InvokeFn = async (op, input, runOptions) => {
@@ -172,7 +181,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
         const signal = AbortSignal.timeout(lookupTimeoutMs);
         return await lookup.remote.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;
       } catch (err) {
-        const failure = lookupFailure(options.id, identity, err, lookup.status());
+        const failure = lookupFailure(options.id, identity, err, lookup.answer);
         if (failure) throw failure;
         return null;
       }
@@ -182,7 +191,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       try {
         await publication.remote.invoke(createModel, { spec });
       } catch (err) {
-        throw publicationFailure(options.id, err, publication.status());
+        throw publicationFailure(options.id, err, publication.answer);
       }
     },
     async write(identity, path, value, signal) {

@@ -9,7 +9,8 @@
  * not a spec) is a 502 naming the repository and its status, since falling
  * through would resolve the identity from a later repository (maybe another
  * spec of it) or call it not found, hiding the outage. A publication (promote)
- * judges its failure the same way: an outage is a 502, not the repository's refusal.
+ * judges its failure the same way: an outage is a 502, not the repository's refusal. The 502 passes on the
+ * repository's `Retry-After`, when it gave one.
  *
  * @module
  */
@@ -17,44 +18,69 @@ import { publicationRefused } from "../engine/composition/repository.ts";
 import { ServiceError } from "../engine/errors.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
 
+/** The longest wait passed on from a repository's `Retry-After` (s): an hour; a longer one is cut to it. */
+export const MAX_RETRY_AFTER_S = 3600;
+
 /**
- * The error a lookup of `identity` in `repo` throws for `err`, given the status the repository answered
- * (`null`: no answer); `null` for a miss. A 502 ends the resolution; any other error is a miss it names.
+ * What a repository answered: its status (`null`: no answer) and its `Retry-After` in seconds when that was a
+ * number of seconds (an HTTP date or anything else is dropped), capped at {@link MAX_RETRY_AFTER_S}.
+ */
+export interface RepositoryAnswer {
+  status: number | null;
+  retryAfter?: number;
+}
+
+/** A `Retry-After` header's seconds, capped; `undefined` when absent or not a number of seconds. */
+export function retryAfterSeconds(header: string | null): number | undefined {
+  return header !== null && /^\s*\d{1,10}\s*$/.test(header)
+    ? Math.min(Number(header), MAX_RETRY_AFTER_S)
+    : undefined;
+}
+
+/**
+ * The 502 of a repository's failed answer, carrying its `Retry-After` (a header on REST, said in the message
+ * for the surfaces without one).
+ */
+function failed(what: string, answer: RepositoryAnswer, message: string): ServiceError {
+  const wait = answer.retryAfter === undefined ? "" : `, retry after ${answer.retryAfter} s`;
+  const error = new ServiceError("bad_gateway", `${what} (it answered ${answer.status}${wait}): ${message}`);
+  error.retryAfter = answer.retryAfter;
+  return error;
+}
+
+/**
+ * The error a lookup of `identity` in `repo` throws for `err`, given what the repository answered; `null` for a
+ * miss. A 502 ends the resolution; any other error is a miss it names.
  */
 export function lookupFailure(
   repo: string,
   identity: string,
   err: unknown,
-  status: number | null,
+  answer: RepositoryAnswer,
 ): ServiceError | null {
   const message = err instanceof Error ? err.message : String(err);
-  if (status === null) {
+  if (answer.status === null) {
     return new ServiceError("unavailable", `Repository '${repo}' did not answer: ${message}`);
   }
-  if (status === 404) return null;
+  if (answer.status === 404) return null;
   return upstreamRefusal(repo, err) ??
-    new ServiceError(
-      "bad_gateway",
-      `Repository '${repo}' failed to look up '${identity}' (it answered ${status}): ${message}`,
-    );
+    failed(`Repository '${repo}' failed to look up '${identity}'`, answer, message);
 }
 
 /**
- * The error a publication (promote) to `repo` throws for `err`, given the status the repository answered
- * (`null`: no answer). A refusal of the model (another 4xx: its id taken, its spec invalid there) is a 409
- * with the repository's reason; an outage (no answer, a 5xx, a 429) or a refusal of our credential is a 502
- * naming the repository, as at lookup: the model was not refused, the repository did not take it.
+ * The error a publication (promote) to `repo` throws for `err`, given what the repository answered. A refusal
+ * of the model (another 4xx: its id taken, its spec invalid there) is a 409 with the repository's reason; an
+ * outage (no answer, a 5xx, a 429) or a refusal of our credential is a 502 naming the repository, as at
+ * lookup: the model was not refused, the repository did not take it.
  */
-export function publicationFailure(repo: string, err: unknown, status: number | null): ServiceError {
+export function publicationFailure(repo: string, err: unknown, answer: RepositoryAnswer): ServiceError {
   const message = err instanceof Error ? err.message : String(err);
+  const { status } = answer;
   if (status === null) {
     return new ServiceError("bad_gateway", `Repository '${repo}' did not answer: ${message}`);
   }
   if (status >= 500 || status === 429) {
-    return new ServiceError(
-      "bad_gateway",
-      `Repository '${repo}' failed to take the model (it answered ${status}): ${message}`,
-    );
+    return failed(`Repository '${repo}' failed to take the model`, answer, message);
   }
   return upstreamRefusal(repo, err) ?? publicationRefused(repo, err);
 }

@@ -26,11 +26,11 @@ import type { ModelSpec } from "../engine/model/types.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import { valueAt } from "../engine/json/document.ts";
 import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
-import { ERROR_KIND_META } from "../mcp/results.ts";
+import { ERROR_KIND_META, NO_ANSWER_META } from "../mcp/results.ts";
 import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
-import { lookupFailure, publicationFailure } from "./lookup_failure.ts";
-import { isNoAnswer } from "../engine/operations/fetch_within.ts";
+import { lookupFailure, publicationFailure, type RepositoryAnswer } from "./lookup_failure.ts";
+import { NoAnswerError } from "../engine/operations/fetch_within.ts";
 
 /** Restarts in a row of a watched child before its watches end (waits 1, 2, 4… 32 s by default), as http's. */
 const WATCH_RECONNECTS = 6;
@@ -43,6 +43,8 @@ export interface McpRepositoryOptions {
   argv: string[];
   /** Reaches the child as `SVC_API_KEY`. */
   credential: string | null;
+  /** How long a spec lookup may take before the child counts as not answering (ms, default the MCP client's). */
+  lookupTimeoutMs?: number;
   /** Receives the child's diagnostics (its stderr), line by line. */
   log?: (line: string) => void;
   /** The connection to a new child (default: `argv` started with stdio; an in-memory server in tests). */
@@ -62,7 +64,7 @@ interface Watcher {
 }
 
 /** The child did not answer (it did not start, or its connection failed): unlike a tool's error, no answer. */
-class NoAnswer extends ServiceError {
+class ChildNoAnswer extends ServiceError {
   /** What happened, without the repository's name. */
   readonly reason: string;
   constructor(repo: string, reason: string) {
@@ -74,11 +76,12 @@ class NoAnswer extends ServiceError {
 /**
  * A failed call as the child's answer: the error and the status of its kind. A child that did not answer gave
  * none (`null`), nor did one whose own server did not (an `svc mcp --url` child relays that as its failure).
+ * A tool's failure carries no `Retry-After`.
  */
-function answered(err: unknown): [err: unknown, status: number | null] {
-  if (err instanceof NoAnswer) return [new Error(err.reason), null];
-  if (isNoAnswer((err as Error).message)) return [err, null];
-  return [err, STATUS_OF_KIND[(err as ServiceError).kind] ?? 500];
+function answered(err: unknown): [err: unknown, answer: RepositoryAnswer] {
+  if (err instanceof ChildNoAnswer) return [new Error(err.reason), { status: null }];
+  if (err instanceof NoAnswerError) return [err, { status: null }];
+  return [err, { status: STATUS_OF_KIND[(err as ServiceError).kind] ?? 500 }];
 }
 
 /** The stdio connection to a new child running `argv`, its stderr passed to `log`. */
@@ -121,7 +124,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     try {
       await connect();
     } catch (err) {
-      const message = (err as NoAnswer).reason;
+      const message = (err as ChildNoAnswer).reason;
       if (++failedRestarts >= WATCH_RECONNECTS) {
         const ended = everyWatcher();
         watchers.clear();
@@ -167,7 +170,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     try {
       await client.connect((options.transport ?? (() => stdioTransport(options)))());
     } catch (err) {
-      throw new NoAnswer(options.id, `did not start: ${(err as Error).message}`);
+      throw new ChildNoAnswer(options.id, `did not start: ${(err as Error).message}`);
     }
     // Set once connected: a child that never started is no watched child lost.
     client.onclose = ended;
@@ -191,13 +194,22 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     return started;
   };
 
-  const call = async (name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<Json> => {
+  /** Calls tool `name`; `timeout` (ms) bounds the wait for its answer (default the MCP client's). */
+  const call = async (
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    timeout?: number,
+  ): Promise<Json> => {
     const client = await connect();
     let result: CallToolResult;
     try {
-      result = await client.callTool({ name, arguments: args }, undefined, { signal }) as CallToolResult;
+      result = await client.callTool({ name, arguments: args }, undefined, {
+        signal,
+        timeout,
+      }) as CallToolResult;
     } catch (err) {
-      throw new NoAnswer(options.id, `failed on ${name}: ${(err as Error).message}`);
+      throw new ChildNoAnswer(options.id, `failed on ${name}: ${(err as Error).message}`);
     }
     if (result.isError) throw toolError(result);
     return resultValue(result);
@@ -217,7 +229,12 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
     repoClass: options.repoClass,
     async fetch(identity) {
       try {
-        return await call("get_spec", { id: identity }) as unknown as ModelSpec;
+        return await call(
+          "get_spec",
+          { id: identity },
+          undefined,
+          options.lookupTimeoutMs,
+        ) as unknown as ModelSpec;
       } catch (err) {
         const failure = lookupFailure(options.id, identity, ...answered(err));
         if (failure) throw failure;
@@ -239,13 +256,16 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       return valueAt(await linkCall("get_state", { id: identity, paths: [path] }, signal), path);
     },
     async watch(identity, onChange, onProblem = () => {}) {
+      // Registered once the child runs: a child this call starts subscribes to the models watched before it
+      // (start), so one registered earlier would be subscribed there and again here.
+      const client = await connect();
       const listeners = watchers.get(identity) ?? new Set();
       const first = listeners.size === 0;
       const watcher = { onChange, onProblem };
       listeners.add(watcher);
       watchers.set(identity, listeners);
       try {
-        if (first) await (await connect()).subscribeResource({ uri: STATE_URI(identity) });
+        if (first) await client.subscribeResource({ uri: STATE_URI(identity) });
       } catch (err) {
         listeners.delete(watcher);
         if (!listeners.size && watchers.get(identity) === listeners) watchers.delete(identity);
@@ -283,7 +303,8 @@ function resultValue(result: CallToolResult): Json {
 /**
  * A tool failure as the error the service would have thrown: the kind an
  * `svc mcp` child names in `_meta`, or, from another MCP server, one guessed
- * from the message.
+ * from the message; a {@link NoAnswerError} when the child says its own
+ * server did not answer.
  */
 export function toolError(result: CallToolResult): ServiceError {
   const body = resultValue(result);
@@ -293,7 +314,8 @@ export function toolError(result: CallToolResult): ServiceError {
   const kind = typeof named === "string" && Object.hasOwn(STATUS_OF_KIND, named)
     ? named as ErrorKind
     : kindFromMessage(message);
-  return new ServiceError(kind, message);
+  // An svc mcp --url child whose own server did not answer says so by type, whatever the message says.
+  return new (result._meta?.[NO_ANSWER_META] === true ? NoAnswerError : ServiceError)(kind, message);
 }
 
 function kindFromMessage(message: string): ErrorKind {

@@ -14,11 +14,18 @@ import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.t
 import { toolFailure } from "../mcp/results.ts";
 import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { until } from "../tests/effects/helpers.ts";
-import { fetchWithin } from "../engine/operations/fetch_within.ts";
+import { fetchWithin, NoAnswerError } from "../engine/operations/fetch_within.ts";
 import { mcpRepository, toolError } from "./mcp.ts";
 
-/** The `mcp` repository "kid" over in-memory children (`timers`: the scheduler of its restarts). */
-function kidRepository(children: ReturnType<typeof memoryChildren>, timers?: ReturnType<typeof heldTimers>) {
+/**
+ * The `mcp` repository "kid" over in-memory children (`timers`: the scheduler of its restarts; `lookupTimeoutMs`
+ * as configured).
+ */
+function kidRepository(
+  children: ReturnType<typeof memoryChildren>,
+  timers?: ReturnType<typeof heldTimers>,
+  lookupTimeoutMs?: number,
+) {
   return mcpRepository({
     id: "kid",
     repoClass: "web",
@@ -26,6 +33,7 @@ function kidRepository(children: ReturnType<typeof memoryChildren>, timers?: Ret
     credential: null,
     transport: () => children.transport(),
     scheduler: timers?.scheduler,
+    lookupTimeoutMs,
   });
 }
 
@@ -66,7 +74,11 @@ Deno.test("toolError: from another MCP server (no kind, or an unknown one) the m
  * Children of an `mcp` repository started in memory: each a server answering every tool with `answer()` and
  * taking state subscriptions; `refuse` makes the next start fail, `exit()` ends the latest child.
  */
-function memoryChildren(answer: () => CallToolResult = () => ({ content: [{ type: "text", text: "{}" }] })) {
+function memoryChildren(
+  answer: () => CallToolResult | Promise<CallToolResult> = () => ({
+    content: [{ type: "text", text: "{}" }],
+  }),
+) {
   const children = {
     refuse: false,
     subscribed: [] as string[],
@@ -168,6 +180,14 @@ Deno.test("mcp repository lookup: a child whose own server does not answer (svc 
     // A failure of the child's server that is an answer (its 500) stays our 502.
     answer = new ServiceError("internal", "Cannot look up the model: disk full");
     await assert.rejects(repository.fetch("fx"), (err: ServiceError) => err.kind === "bad_gateway");
+    // Told by type, not by wording: the same message as an answer is our 502, a reworded no answer a miss.
+    answer = new ServiceError("internal", failures[0].message);
+    await assert.rejects(repository.fetch("fx"), (err: ServiceError) => err.kind === "bad_gateway");
+    answer = new NoAnswerError("unavailable", "Nobody home at http://hub.test");
+    await assert.rejects(repository.fetch("fx"), (err: ServiceError) => {
+      assert.equal(err.message, "Repository 'kid' did not answer: Nobody home at http://hub.test");
+      return err.kind !== "bad_gateway";
+    });
   } finally {
     await repository.close?.();
   }
@@ -256,6 +276,36 @@ Deno.test("mcp repository watch: a model gone from the restarted child ends its 
     assert.equal(heard.old.length, 1);
   } finally {
     for (const stop of stops) stop();
+    await repository.close?.();
+  }
+});
+
+Deno.test("mcp repository watch: the child a watch starts sees one subscription of the model", async () => {
+  const children = memoryChildren();
+  const repository = kidRepository(children);
+  const stop = await repository.watch!("fx", () => {});
+  try {
+    assert.deepEqual(children.subscribed, ["svc://state/fx"]);
+    // A second watch of the model on the running child subscribes nothing more; another model once.
+    const stops = [await repository.watch!("fx", () => {}), await repository.watch!("gx", () => {})];
+    for (const more of stops) more();
+    assert.deepEqual(children.subscribed, ["svc://state/fx", "svc://state/gx"]);
+  } finally {
+    stop();
+    await repository.close?.();
+  }
+});
+
+Deno.test("mcp repository lookup: a child silent past the configured lookupTimeoutMs did not answer, a miss", async () => {
+  const children = memoryChildren(() => new Promise<CallToolResult>(() => {}));
+  const repository = kidRepository(children, undefined, 20);
+  try {
+    await assert.rejects(repository.fetch("fx"), (err: ServiceError) => {
+      assert.notEqual(err.kind, "bad_gateway", "a miss the resolution goes on from");
+      assert.match(err.message, /^Repository 'kid' did not answer: failed on get_spec: .*timed out/i);
+      return true;
+    });
+  } finally {
     await repository.close?.();
   }
 });

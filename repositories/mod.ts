@@ -28,6 +28,8 @@ export async function openRepositories(
         repoClass: config.repoClass,
         baseUrl: config.locator as string,
         credential: config.credential,
+        lookupTimeoutMs: config.lookupTimeoutMs,
+        openTimeoutMs: config.openTimeoutMs,
       }));
     } else {
       const { mcpRepository } = await import("./mcp.ts");
@@ -36,6 +38,7 @@ export async function openRepositories(
         repoClass: config.repoClass,
         argv: config.locator as string[],
         credential: config.credential,
+        lookupTimeoutMs: config.lookupTimeoutMs,
         log: warn,
       }));
     }

@@ -72,7 +72,11 @@ export function serviceErrorResponse(err: unknown): Response | null {
   const status = STATUS_OF_KIND[err.kind] ?? 500;
   if (status === 401) return unauthorizedResponse(err.message);
   // problemBody quotes huge input short.
-  // Every 429 says when to come back: a queue or the model registry frees up within moments.
-  const headers: Record<string, string> = status === 429 ? { "Retry-After": "1" } : {};
+  // Every 429 says when to come back: a queue or the model registry frees up within moments. Another failure
+  // says it when it knows (an upstream's 429 or 503 passed on as our 502).
+  const retryAfter = err.retryAfter ?? (status === 429 ? 1 : undefined);
+  const headers: Record<string, string> = retryAfter === undefined
+    ? {}
+    : { "Retry-After": String(retryAfter) };
   return problemResponse(status, err.message, err.body, headers);
 }

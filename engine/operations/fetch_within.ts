@@ -12,9 +12,15 @@ import { ServiceError } from "../errors.ts";
 export const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
+ * {@link fetchWithin}'s failure: the server was not reached or did not answer in time. Told by its type, not
+ * its message (an `svc mcp --url` child relays the type as `_meta["svc/noAnswer"]`, mcp/results.ts).
+ */
+export class NoAnswerError extends ServiceError {}
+
+/**
  * Sends `request` through `fetch`, waiting at most `timeoutMs` (none when
  * undefined) for the answer's status line; `signal` is the caller's own
- * cancellation. A 503 {@link ServiceError} when the time is up, an internal
+ * cancellation. A 503 {@link NoAnswerError} when the time is up, an internal
  * one when the server cannot be reached; `server` names it in both.
  */
 export async function fetchWithin(
@@ -31,19 +37,10 @@ export async function fetchWithin(
     return await fetch(signals.length ? new Request(request, { signal: AbortSignal.any(signals) }) : request);
   } catch (err) {
     if (late.signal.aborted) {
-      throw new ServiceError("unavailable", `The server at ${server} did not answer within ${timeoutMs} ms`);
+      throw new NoAnswerError("unavailable", `The server at ${server} did not answer within ${timeoutMs} ms`);
     }
-    throw new ServiceError("internal", `Cannot reach the server at ${server}: ${(err as Error).message}`);
+    throw new NoAnswerError("internal", `Cannot reach the server at ${server}: ${(err as Error).message}`);
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * Whether `message` is one of {@link fetchWithin}'s failures: the server was not reached or did not answer in
- * time. Told by the message, as it may come relayed (an `svc mcp --url` child names only its error's kind and
- * message).
- */
-export function isNoAnswer(message: string): boolean {
-  return /^(Cannot reach the server at |The server at \S+ did not answer within )/.test(message);
 }

@@ -8,16 +8,17 @@
  */
 import assert from "node:assert/strict";
 import { stateOf, until } from "../effects/helpers.ts";
-import { call, startTestServer } from "../server/helpers.ts";
+import { call, CLI_MAIN, startTestServer } from "../server/helpers.ts";
 import { baseSpec, branchSpec, sourceSpec, targetSpec } from "./helpers.ts";
 
-/** A server on loopback answering every request with `status`. */
-function failingUpstream(status: number) {
+/** A server on loopback answering every request with `status` (and `Retry-After: retryAfter` when given). */
+function failingUpstream(status: number, retryAfter?: string) {
   return Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     () =>
       Response.json({ type: "about:blank", title: "Failing", status, detail: `down (${status})` }, {
         status,
+        headers: retryAfter === undefined ? {} : { "Retry-After": retryAfter },
       }),
   );
 }
@@ -186,5 +187,72 @@ Deno.test("a promotion to a repository that fails or does not answer is a 502 na
   } finally {
     await local.close();
     await upstream.shutdown();
+  }
+});
+
+Deno.test("a repository's Retry-After on a failed lookup or promotion is our 502's, capped, and said in its detail", async () => {
+  // [the repository's status and Retry-After, our 502's Retry-After (null: none) and what the detail says]
+  const cases: [number, string | undefined, string | null, string][] = [
+    [429, "30", "30", "(it answered 429, retry after 30 s)"],
+    [503, " 7 ", "7", "(it answered 503, retry after 7 s)"],
+    [429, "86400", "3600", "(it answered 429, retry after 3600 s)"],
+    [429, "Wed, 21 Oct 2065 07:28:00 GMT", null, "(it answered 429)"],
+    [429, "-5", null, "(it answered 429)"],
+    [500, undefined, null, "(it answered 500)"],
+  ];
+  for (const [status, upstreamWait, ourWait, said] of cases) {
+    const upstream = failingUpstream(status, upstreamWait);
+    const local = await startTestServer({
+      "svc.composition.repositories": JSON.stringify([
+        { id: "hub", transport: "http", locator: `http://127.0.0.1:${upstream.addr.port}` },
+      ]),
+    });
+    const what = `${status} with Retry-After ${upstreamWait}`;
+    try {
+      const lookup = await call(local.url, "POST", "/models", branchSpec());
+      assert.equal(lookup.status, 502, `${what}: ${lookup.text}`);
+      assert.equal(lookup.headers.get("retry-after"), ourWait, what);
+      assert.equal(
+        lookup.json.detail,
+        `Repository 'hub' failed to look up 'acme/base' ${said}: down (${status})`,
+      );
+
+      assert.equal((await call(local.url, "POST", "/models", baseSpec())).status, 201);
+      const promote = await call(local.url, "POST", `/models/${encodeURIComponent("acme/base")}/promote`, {
+        toRepo: "hub",
+      });
+      assert.equal(promote.status, 502, `${what}: ${promote.text}`);
+      assert.equal(promote.headers.get("retry-after"), ourWait, what);
+      assert.equal(
+        promote.json.detail,
+        `Repository 'hub' failed to take the model ${said}: down (${status})`,
+      );
+    } finally {
+      await local.close();
+      await upstream.shutdown();
+    }
+  }
+});
+
+Deno.test("an svc mcp --url child whose server does not answer is a miss: its failure says so by type", async () => {
+  const holder = await startTestServer();
+  await call(holder.url, "POST", "/models", baseSpec());
+  const gone = await closedUrl();
+  const local = await startTestServer({
+    "svc.composition.repositories": JSON.stringify([
+      {
+        id: "kid",
+        transport: "mcp",
+        locator: [Deno.execPath(), "run", "-A", CLI_MAIN, "mcp", "--url", gone],
+      },
+      { id: "mirror", transport: "http", locator: holder.url },
+    ]),
+  });
+  try {
+    const branch = await call(local.url, "POST", "/models", branchSpec());
+    assert.equal(branch.status, 201, `the next repository holds it: ${branch.text}`);
+  } finally {
+    await local.close();
+    await holder.close();
   }
 });
