@@ -347,6 +347,19 @@ async function failingClaims(backoff: number | { initialMs: number; maxMs: numbe
 }
 
 const outage = () => storeUnavailable("store down");
+
+/** After the re-arming under test, a job put off for 5 s is begun when (not before) its wait ends, then applied. */
+async function beginsWhenPutOffEnds(claims: Awaited<ReturnType<typeof failingClaims>>): Promise<void> {
+  const { http, service, scheduler, claimedAt } = claims;
+  await settled();
+  await scheduler.advance(4999);
+  assert.deepEqual([claimedAt.length, http.jobs.length], [1, 0], "not begun before its put-off ends");
+  await scheduler.advance(1);
+  assert.deepEqual([claimedAt.length, http.jobs.length], [2, 1], "begun when it ends");
+  await scheduler.advance(1000);
+  assert.equal(await fetchPhase(service), "applied");
+  await service.close();
+}
 for (
   const [what, failures] of [
     ["an outage", () => Array.from({ length: 6 }, outage)],
@@ -380,19 +393,13 @@ for (
 }
 
 Deno.test("a job put off after an unexpected error keeps its wait when a notice re-arms it (the host's copy moved)", async () => {
-  const { http, store, service, scheduler, claimedAt } = await failingClaims(5000, [conflict("bug")]);
+  const claims = await failingClaims(5000, [conflict("bug")]);
+  const { http, store, scheduler, claimedAt } = claims;
   await scheduler.advance(0);
   assert.deepEqual([claimedAt.length, http.jobs.length], [1, 0], "put off");
   // Another process hands the job over (a lease it let go): the service re-arms its own copy of the job.
   store.handOver([...store.outbox.values()]);
-  await settled();
-  await scheduler.advance(4999);
-  assert.deepEqual([claimedAt.length, http.jobs.length], [1, 0], "not begun before its put-off ends");
-  await scheduler.advance(1);
-  assert.deepEqual([claimedAt.length, http.jobs.length], [2, 1], "begun when it ends");
-  await scheduler.advance(1000);
-  assert.equal(await fetchPhase(service), "applied");
-  await service.close();
+  await beginsWhenPutOffEnds(claims);
 });
 
 Deno.test("a settlement given up with its failure unrecorded keeps its wait when a notice re-arms it", async () => {
@@ -421,7 +428,8 @@ Deno.test("a settlement given up with its failure unrecorded keeps its wait when
 
 for (const elsewhere of ["commits", "replaced"] as const) {
   Deno.test(`a put-off the store could not record survives catching up with another process (${elsewhere})`, async () => {
-    const { http, store, service, scheduler, claimedAt } = await failingClaims(5000, [outage()]);
+    const claims = await failingClaims(5000, [outage()]);
+    const { http, store, scheduler, claimedAt } = claims;
     await scheduler.advance(0);
     assert.deepEqual([claimedAt.length, http.jobs.length], [1, 0], "put off, in memory only");
     // Another process changed the model (or evolved it): this one takes the store's copies of its jobs.
@@ -429,14 +437,7 @@ for (const elsewhere of ["commits", "replaced"] as const) {
     store.changed("quote");
     await settled();
     store.handOver([...store.outbox.values()]);
-    await settled();
-    await scheduler.advance(4999);
-    assert.deepEqual([claimedAt.length, http.jobs.length], [1, 0], "not begun before its put-off ends");
-    await scheduler.advance(1);
-    assert.deepEqual([claimedAt.length, http.jobs.length], [2, 1], "begun when it ends");
-    await scheduler.advance(1000);
-    assert.equal(await fetchPhase(service), "applied");
-    await service.close();
+    await beginsWhenPutOffEnds(claims);
   });
 }
 
