@@ -210,7 +210,9 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
       if (now() - sweptAt >= sweepEveryMs) sweepIdle();
       if (sessionId !== null) {
         const session = sessions.get(sessionId);
-        if (!session) {
+        // One idle too long is ended at its own request too: the sweep may not have come by yet.
+        if (!session || now() - session.lastUsed > idleMs) {
+          void session?.close();
           return jsonRpcError(
             404,
             -32001,
