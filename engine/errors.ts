@@ -162,6 +162,11 @@ export function describeViolations(violations: SchemaViolation[]): string {
   return [...new Set(violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`))].join("; ");
 }
 
+/** Findings in one line, `location: message` each. */
+export function describeFindings(findings: Finding[]): string {
+  return findings.map((f) => `${f.location}: ${f.message}`).join("; ");
+}
+
 /** A written value failed the effective schema before any write (422). */
 export function schemaViolation(refused: SchemaViolation[]): ServiceError {
   const violations = shortened(refused);
@@ -182,7 +187,7 @@ export function findingsError(
   warnings?: Finding[],
 ): ServiceError {
   const [found, warned] = [errors, warnings].map((f) => f && shortened(f));
-  return new ServiceError(kind, `${error}: ${found!.map((f) => `${f.location}: ${f.message}`).join("; ")}`, {
+  return new ServiceError(kind, `${error}: ${describeFindings(found!)}`, {
     error,
     errors: found as unknown as Json,
     ...(warned && { warnings: warned as unknown as Json }),
