@@ -392,6 +392,13 @@ Deno.test("a hostile field name is cut short in violations' paths and findings' 
     assert.equal(invalid.status, 422);
     small(invalid);
     assert.equal(invalid.json.errors[0].location, cut);
+    // An evolution's finding too: a constant both upserted and removed.
+    const both = { upsertConstants: { [name]: 1 }, removeConstants: [name] };
+    const refused = await call(server.url, "POST", "/models/h/spec/evolve", both);
+    assert.equal(refused.status, 422);
+    small(refused);
+    const at = `upsertConstants.${name}`;
+    assert.equal(refused.json.errors[0].location, `${at.slice(0, 200)}… (${at.length} characters)`);
 
     const headers = await session(server.url);
     const post = (body: unknown) => call(server.url, "POST", "/mcp", body, headers);
