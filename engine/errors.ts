@@ -5,6 +5,7 @@
  * @module
  */
 import type { Json } from "./json/value.ts";
+import { shortMessage } from "./quoted.ts";
 
 /** Error categories every surface knows how to map. */
 export type ErrorKind =
@@ -75,6 +76,15 @@ export interface Finding {
   message: string;
 }
 
+/**
+ * `items` (violations, findings) with each string member (where: a path, a
+ * location; what: a message) shortened as messages are ({@link shortMessage}):
+ * built from a hostile name (100 KB, say), one would flood every surface.
+ */
+export function shortened<T extends object>(items: T[]): T[] {
+  return JSON.parse(JSON.stringify(items, (_, v) => typeof v == "string" ? shortMessage(v) : v));
+}
+
 /** Base class of every error the service reports to a caller. */
 export class ServiceError extends Error {
   /** The category surfaces map to status codes. */
@@ -140,7 +150,8 @@ export function badGateway(message: string): ServiceError {
 }
 
 /** A rollback constraint failed: the whole mutation was reverted (409). */
-export function constraintViolation(violations: ConstraintViolation[]): ServiceError {
+export function constraintViolation(refused: ConstraintViolation[]): ServiceError {
+  const violations = shortened(refused);
   const messages = violations.map((v) => v.message);
   const message = messages.length === 1
     ? `Constraint violated: ${messages[0]}`
@@ -156,22 +167,41 @@ export function describeViolations(violations: SchemaViolation[]): string {
   return [...new Set(violations.map((v) => `${v.path} (${v.keyword}): ${v.message}`))].join("; ");
 }
 
+/** Findings in one line, `location: message` each. */
+export function describeFindings(findings: Finding[]): string {
+  return findings.map((f) => `${f.location}: ${f.message}`).join("; ");
+}
+
 /** A written value failed the effective schema before any write (422). */
-export function schemaViolation(violations: SchemaViolation[]): ServiceError {
+export function schemaViolation(refused: SchemaViolation[]): ServiceError {
+  const violations = shortened(refused);
   return new ServiceError("schema_violation", `Schema violation: ${describeViolations(violations)}`, {
     error: "Schema violation",
     violations: violations as unknown as Json,
   });
 }
 
+/**
+ * A refusal listing findings (`{error, errors}`, and `warnings` when given),
+ * `error: location: message; …` as its message: a spec's, an evolution's.
+ */
+export function findingsError(
+  kind: ErrorKind,
+  error: string,
+  errors: Finding[],
+  warnings?: Finding[],
+): ServiceError {
+  const [found, warned] = [errors, warnings].map((f) => f && shortened(f));
+  return new ServiceError(kind, `${error}: ${describeFindings(found!)}`, {
+    error,
+    errors: found as unknown as Json,
+    ...(warned && { warnings: warned as unknown as Json }),
+  });
+}
+
 /** The spec (or an evolved spec) is invalid (422), with every finding. */
 export function specInvalid(errors: Finding[], warnings: Finding[] = []): ServiceError {
-  const detail = errors.map((f) => `${f.location}: ${f.message}`).join("; ");
-  return new ServiceError("validation_failed", `Spec validation failed: ${detail}`, {
-    error: "Spec validation failed",
-    errors: errors as unknown as Json,
-    warnings: warnings as unknown as Json,
-  });
+  return findingsError("validation_failed", "Spec validation failed", errors, warnings);
 }
 
 /** `expectedVersion` did not match the live version (409). */

@@ -24,7 +24,7 @@ import type { ModelApi } from "../engine/service/api.ts";
 import type { ModelService } from "../engine/service/service.ts";
 import { type CommitEvents, serviceCommitEvents } from "./events.ts";
 import { handlePost } from "./http_post.ts";
-import { initializeRefusal } from "./lifecycle.ts";
+import { sessionlessRefusal } from "./lifecycle.ts";
 import { createMcpServer, type McpServerOptions } from "./server.ts";
 
 /** Sends a request to the server hosting `/mcp`, in process, as the client of the request being served. */
@@ -105,9 +105,11 @@ function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
 
+/** The refusal of a request other than `initialize` without a session. */
+const NO_SESSION = `Bad Request: Mcp-Session-Id header is required: ${START_SESSION}`;
+
 /** A request other than `initialize` without a session. */
-const noSession = (): Response =>
-  jsonRpcError(400, -32000, `Bad Request: Mcp-Session-Id header is required: ${START_SESSION}`);
+const noSession = (): Response => jsonRpcError(400, -32000, NO_SESSION);
 
 /** Normalizes an origin for comparison (`HTTP://Host:1/` and `http://host:1` are one origin). */
 function normalizeOrigin(origin: string): string {
@@ -208,7 +210,9 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
       if (now() - sweptAt >= sweepEveryMs) sweepIdle();
       if (sessionId !== null) {
         const session = sessions.get(sessionId);
-        if (!session) {
+        // One idle too long is ended at its own request too: the sweep may not have come by yet.
+        if (!session || now() - session.lastUsed > idleMs) {
+          void session?.close();
           return jsonRpcError(
             404,
             -32001,
@@ -242,13 +246,16 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
         if (session.transport.sessionId === undefined) {
           await session.close();
           // Not `initialize`: the SDK says "Server not initialized", which reads as a server fault. A
-          // malformed `initialize` is not one to the SDK either: it is told what is wrong with it.
+          // malformed `initialize` is not one to the SDK either, and a batch holding one gets "Only one
+          // initialization request is allowed": the client is told what is wrong, member by member.
           if (
             response.status === 400 &&
-            /not initialized/.test((await response.clone().json().catch(() => null))?.error?.message)
+            /not initialized|Only one initialization/.test(
+              (await response.clone().json().catch(() => null))?.error?.message,
+            )
           ) {
             await response.body?.cancel();
-            const refusal = initializeRefusal(await copy.json().catch(() => null));
+            const refusal = sessionlessRefusal(await copy.json().catch(() => null), NO_SESSION);
             return refusal ? Response.json(refusal, { status: 400 }) : noSession();
           }
         }

@@ -58,6 +58,34 @@ Deno.test("sessions idle longer than the limit end at a request of another sessi
   }
 });
 
+Deno.test("a session idle longer than the limit is 404 at its own request, before any sweep; a new one opens", async () => {
+  const service = await ModelService.open();
+  let clock = 0;
+  const mount = createMcpHttpMount(service, { allowedOrigins: [], idleSessionMs: 100_000, now: () => clock });
+  try {
+    const idle = (await mount.handle(post(initialize))).headers.get("mcp-session-id")!;
+    clock = 50_000;
+    // This initialize sweeps: the next sweep is due a minute later.
+    await (await mount.handle(post(initialize))).body?.cancel();
+    clock = 100_001;
+    const gone = await mount.handle(ping(idle));
+    assert.equal(gone.status, 404, "idle for over 100 s: ended, not revived");
+    // The SDK server's shape for an unknown session: what a client keys its new initialize on.
+    const body = await gone.json();
+    assert.equal(body.jsonrpc, "2.0");
+    assert.equal(body.id, null);
+    assert.equal(body.error.code, -32001);
+    assert.match(body.error.message, /^Session not found \(.*\): POST initialize without Mcp-Session-Id/);
+    assert.equal((await mount.handle(sessionRequest("GET", idle))).status, 404, "its stream too");
+    const again = await mount.handle(post(initialize));
+    assert.equal(again.status, 200);
+    assert.equal((await mount.handle(ping(again.headers.get("mcp-session-id")!))).status, 200);
+  } finally {
+    await mount.close?.();
+    await service.close();
+  }
+});
+
 Deno.test("sessions idle longer than the limit end when the next session opens", async () => {
   const service = await ModelService.open();
   let clock = 0;

@@ -7,7 +7,8 @@
  * notifications are dropped. An `initialize` whose params fail the protocol's
  * schema gets -32602 naming the bad member, at any time and on both
  * transports (the `/mcp` mount answers a sessionless one itself, with
- * {@link initializeRefusal}, as the SDK transport takes it for another request).
+ * {@link sessionlessRefusal}, as the SDK transport takes it for another request;
+ * in a batch too, which the protocol forbids `initialize` in).
  *
  * The gate opens when a valid `initialize` arrives, not when it is answered:
  * a client that pipes its requests right after it is served in order, as
@@ -18,8 +19,12 @@
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { InitializeRequestSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage } from "./invalid_request.ts";
+import {
+  InitializeRequestSchema,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage, invalidRequest } from "./invalid_request.ts";
 import { invalidParams } from "./protocol_error.ts";
 import { receivingTransport } from "./received.ts";
 
@@ -36,12 +41,49 @@ export const NOT_INITIALIZED_MESSAGE =
  * params fail the protocol's schema; undefined for anything else.
  */
 export function initializeRefusal(message: unknown): JSONRPCMessage | undefined {
-  const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
-  if (method !== "initialize" || id === undefined) return undefined;
+  if (!isInitializeCall(message)) return undefined;
   const parsed = InitializeRequestSchema.safeParse(message);
   if (parsed.success) return undefined;
   const error = invalidParams("initialize", parsed.error.issues);
-  return errorMessage(id, error.code, error.message);
+  return errorMessage(message.id, error.code, error.message);
+}
+
+/** Whether `message` calls `initialize` (well formed or not): it has the method and an id. */
+function isInitializeCall(message: unknown): message is { id: unknown } {
+  const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
+  return method === "initialize" && id !== undefined;
+}
+
+/** A well-formed `initialize` in a batch (the protocol has it sent alone; the SDK says "Only one initialization …"). */
+const NOT_ALONE =
+  "Invalid Request: initialize must be sent alone, not in a batch: its answer opens the session " +
+  "the other requests need";
+
+/**
+ * The answer to a POST body without a session that opened none, when it holds
+ * an `initialize` request: a single one's -32602 ({@link initializeRefusal});
+ * for a batch, an answer per member as a session would give them: a malformed
+ * `initialize` its -32602, a well-formed one -32600 (it must come alone), a
+ * member that is no message -32600, another request -32000 with `noSession`.
+ * Undefined for a body without an `initialize` request.
+ */
+export function sessionlessRefusal(
+  body: unknown,
+  noSession: string,
+): JSONRPCMessage | JSONRPCMessage[] | undefined {
+  if (!Array.isArray(body)) return initializeRefusal(body);
+  if (!body.some(isInitializeCall)) return undefined;
+  return body.flatMap((member): JSONRPCMessage[] => {
+    if (isInitializeCall(member)) {
+      return [initializeRefusal(member) ?? errorMessage(member.id, -32600, NOT_ALONE)];
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(member);
+    if (!parsed.success) return [invalidRequest(member)];
+    // Notifications and responses get no answer.
+    return "method" in parsed.data && "id" in parsed.data
+      ? [errorMessage(parsed.data.id, NOT_INITIALIZED, noSession)]
+      : [];
+  });
 }
 
 /** `inner` holding its client to the lifecycle (see the module); connect the server to the result. */

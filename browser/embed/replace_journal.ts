@@ -11,6 +11,7 @@
 import { createStore, del, get, set, type UseStore } from "idb-keyval";
 import {
   DEFAULT_VERSION,
+  describeFindings,
   type Invoker,
   type Json,
   type ModelSpec,
@@ -59,7 +60,7 @@ function unjudged(journal: ReplaceJournal, record: ReplaceRecord, notLoaded: Ser
   const findings = (notLoaded.body?.errors ?? []) as { location: string; message: string }[];
   return new Error(
     `Model '${id}' is stored but this version cannot load it: its stored spec no longer validates (` +
-      `${findings.map((f) => `${f.location}: ${f.message}`).join("; ")}). A replacement of its version ` +
+      `${describeFindings(findings)}). A replacement of its version ` +
       `${version} by ${record.version} was left midway: the data it had before is kept in ${journal.where} ` +
       `(key '${id}'), and the next open puts it back once the stored model is deleted (deleteModel of ` +
       "createModelService())",

@@ -9,7 +9,7 @@
  */
 import { URI_RESOLVER } from "../json/uri.ts";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import { type Finding, ServiceError } from "../errors.ts";
+import { type Finding, findingsError, type ServiceError } from "../errors.ts";
 import { pointerToLocation } from "../json/path.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
 import type {
@@ -131,22 +131,12 @@ function describe(e: ErrorObject): Finding {
 
 /** A malformed evolution (400) listing every problem. */
 export function invalidEvolution(findings: Finding[]): ServiceError {
-  return new ServiceError("bad_request", `Invalid evolution: ${detailOf(findings)}`, {
-    error: "Invalid evolution",
-    errors: findings as unknown as Json,
-  });
+  return findingsError("bad_request", "Invalid evolution", findings);
 }
 
 /** A well-formed evolution that cannot be applied to this spec (422), listing every reason. */
 export function evolutionRefused(findings: Finding[]): ServiceError {
-  return new ServiceError("validation_failed", `Evolution refused: ${detailOf(findings)}`, {
-    error: "Evolution refused",
-    errors: findings as unknown as Json,
-  });
-}
-
-function detailOf(findings: Finding[]): string {
-  return findings.map((f) => `${f.location}: ${f.message}`).join("; ");
+  return findingsError("validation_failed", "Evolution refused", findings);
 }
 
 /**

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Finding } from "../errors.ts";
+import { type Finding, shortened } from "../errors.ts";
 import type { ExpressionCompiler } from "../expr/compiler.ts";
 import type { DependencyGraph } from "../graph/graph.ts";
 import type { Segment } from "../json/path.ts";
@@ -83,8 +83,14 @@ export function compileSpecPaced(input: unknown, env: CompileEnv): Promise<Compi
   return paced(compiling(input, env));
 }
 
-/** The compile, pausing between entries of the sections that grow with the spec. */
+/** The compile, its findings shortened as messages are (a hostile name in a location or a message). */
 function* compiling(input: unknown, env: CompileEnv): Chunks<Compiled> {
+  const compiled = yield* compilingWhole(input, env);
+  return { ...compiled, errors: shortened(compiled.errors), warnings: shortened(compiled.warnings) };
+}
+
+/** The compile, pausing between entries of the sections that grow with the spec. */
+function* compilingWhole(input: unknown, env: CompileEnv): Chunks<Compiled> {
   const shape = checkShape(input);
   yield;
   if (!isObject(input)) return { valid: false, errors: shape, warnings: [] };

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { badRequest, type Finding, ServiceError, unavailable } from "../errors.ts";
+import { badRequest, describeFindings, type Finding, ServiceError, unavailable } from "../errors.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import type { VerificationReport } from "../runtime/testing.ts";
 import type { ModelSpec } from "../model/types.ts";
@@ -198,7 +198,7 @@ export function noProvider(): ServiceError {
 
 /** The 422 of a generation whose every attempt failed validation: `{valid:false, errors, rawResponse}`. */
 export function generationInvalid(errors: GenerationFinding[], rawResponse: string | null): ServiceError {
-  const detail = errors.slice(0, 5).map((f) => `${f.location}: ${f.message}`).join("; ");
+  const detail = describeFindings(errors.slice(0, 5));
   return new ServiceError("validation_failed", `Generated spec is invalid: ${detail}`, {
     valid: false,
     errors: errors as unknown as Json,

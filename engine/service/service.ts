@@ -20,6 +20,7 @@ import { DEFAULT_CONFIG, type EngineConfig } from "../config.ts";
 import {
   badRequest,
   conflict,
+  describeFindings,
   isTransient,
   notFound,
   ServiceError,
@@ -397,9 +398,7 @@ export class ModelService implements ModelApi {
     const report = await this.#compile(stored.spec);
     if (!report.model) {
       this.#observer.warn?.(
-        `model '${id}' not loaded: its stored spec no longer validates: ${
-          report.errors.map((e) => `${e.location}: ${e.message}`).join("; ")
-        }`,
+        `model '${id}' not loaded: its stored spec no longer validates: ${describeFindings(report.errors)}`,
       );
       // A model heard gone when it stopped loading stays so (its deletion is not heard twice).
       const gone = this.#unloaded.get(id)?.gone;

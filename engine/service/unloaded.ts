@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type Finding, ServiceError } from "../errors.ts";
+import { describeFindings, type Finding, ServiceError } from "../errors.ts";
 import type { Json } from "../json/value.ts";
 import { parsePath, type Segment } from "../json/path.ts";
 import type { ModelSpec } from "../model/types.ts";
@@ -34,7 +34,7 @@ export function notLoaded(id: string, findings: Finding[]): ServiceError {
   const at = `/models/${encodeURIComponent(id)}`;
   const detail =
     `Model '${id}' is stored but not loaded: its stored spec no longer validates: ${
-      findings.map((f) => `${f.location}: ${f.message}`).join("; ")
+      describeFindings(findings)
     }. Repair it with an evolution that fixes these (POST ${at}/spec/evolve; GET ${at}/spec reads the stored ` +
     `spec), or discard its stored state and audit trail (DELETE ${at})`;
   return new ServiceError("conflict", detail, {

@@ -370,3 +370,47 @@ Deno.test("/mcp: a 401 keeps {error} and WWW-Authenticate, a 405 is a JSON-RPC e
     await server.close();
   }
 });
+
+Deno.test("a hostile field name is cut short in violations' paths and findings' locations: REST and /mcp", async () => {
+  const server = await startTestServer();
+  try {
+    // A 100 KB field name with a control character: each answer naming it stays small and starts with it.
+    const name = "f\u0007" + "x".repeat(100_000);
+    const cut = `f\u0007${"x".repeat(198)}… (100002 characters)`;
+    const small = (reply: { text: string }) =>
+      assert.ok(reply.text.length < 5000, `${reply.text.length} chars`);
+    const spec = { id: "h", schema: { type: "object", properties: { [name]: { type: "number" } } } };
+    assert.equal((await call(server.url, "POST", "/models", spec)).status, 201);
+    const wrong = { [`$['${name}']`]: "not a number" };
+    const violation = await call(server.url, "POST", "/models/h/mutations", wrong);
+    assert.equal(violation.status, 422);
+    small(violation);
+    assert.equal(violation.json.violations[0].path, `$['${cut}']`);
+    // An unknown top-level member of a spec is a finding located at its name.
+    const unknown = { id: "u", schema: { type: "object" }, [name]: 1 };
+    const invalid = await call(server.url, "POST", "/models", unknown);
+    assert.equal(invalid.status, 422);
+    small(invalid);
+    assert.equal(invalid.json.errors[0].location, cut);
+    // An evolution's finding too: a constant both upserted and removed.
+    const both = { upsertConstants: { [name]: 1 }, removeConstants: [name] };
+    const refused = await call(server.url, "POST", "/models/h/spec/evolve", both);
+    assert.equal(refused.status, 422);
+    small(refused);
+    const at = `upsertConstants.${name}`;
+    assert.equal(refused.json.errors[0].location, `${at.slice(0, 200)}… (${at.length} characters)`);
+
+    const headers = await session(server.url);
+    const post = (body: unknown) => call(server.url, "POST", "/mcp", body, headers);
+    const mutated = await post(toolCall(1, "mutate", { id: "h", mutations: wrong }));
+    small(mutated);
+    assert.deepEqual(toolError(mutated).violations, violation.json.violations);
+    const validated = await post(toolCall(2, "validate_spec", { spec: unknown }));
+    small(validated);
+    const report = validated.json.result.structuredContent;
+    assert.equal(report.valid, false);
+    assert.deepEqual(report.errors, invalid.json.errors);
+  } finally {
+    await server.close();
+  }
+});

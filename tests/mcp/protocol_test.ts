@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
 import { PROTOCOL_VERSIONS } from "../../mcp/server.ts";
-import { call, startTestServer } from "../server/helpers.ts";
+import { call, orderSpec, startTestServer } from "../server/helpers.ts";
 import { connectHttp, connectStdio, initializeMessage, POST_HEADERS, rawStdio } from "./helpers.ts";
 
 const ASKED = [...PROTOCOL_VERSIONS, "2024-10-07", "1999-01-01"];
@@ -143,6 +143,52 @@ Deno.test("HTTP: a bad initialize is -32602 naming the member, with or without a
     const again = await call(server.url, "POST", "/mcp", badInitialize(params, 8), inSession);
     assert.equal(again.json.id, 8);
     assertInvalidParams(again.json.error, member);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("HTTP: a batch holding initialize, without a session, is answered member by member; none opens", async () => {
+  const server = await startTestServer();
+  try {
+    const [params, member] = BAD_INITIALIZE[1];
+    const batch = async (body: unknown[]) => {
+      const reply = await call(server.url, "POST", "/mcp", body, POST_HEADERS);
+      assert.equal(reply.status, 400);
+      assert.equal(reply.headers.get("mcp-session-id"), null);
+      assert.ok(Array.isArray(reply.json), "a batch's answer is an array");
+      return reply.json as { id: unknown; error: { code: number; message: string } }[];
+    };
+    // Alone in its batch: the single case's answer, in an array.
+    const alone = await batch([badInitialize(params, 7)]);
+    assert.deepEqual(alone.map((a) => a.id), [7]);
+    assertInvalidParams(alone[0].error, member);
+    // Beside other members: each request is told why it did not run; a notification gets nothing.
+    const mixed = await batch([
+      badInitialize(params, 1),
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "create_model", arguments: { spec: orderSpec("x") } },
+      },
+      { hello: "world" },
+    ]);
+    assert.deepEqual(mixed.map((a) => a.id), [1, 2, null]);
+    assertInvalidParams(mixed[0].error, member);
+    assert.equal(mixed[1].error.code, -32000);
+    assert.match(mixed[1].error.message, /^Bad Request: Mcp-Session-Id header is required: POST initialize/);
+    assert.equal(mixed[2].error.code, -32600);
+    // A well-formed initialize in a batch is told to come alone (the SDK: "Only one initialization request").
+    const wellFormed = await batch([initializeMessage("2025-03-26", 3), {
+      jsonrpc: "2.0",
+      id: 4,
+      method: "ping",
+    }]);
+    assert.deepEqual(wellFormed.map((a) => [a.id, a.error.code]), [[3, -32600], [4, -32000]]);
+    assert.match(wellFormed[0].error.message, /initialize must be sent alone, not in a batch/);
+    assert.deepEqual((await call(server.url, "GET", "/models")).json, [], "the batched create did not run");
   } finally {
     await server.close();
   }
