@@ -30,6 +30,7 @@ export {
   conflict,
   type ConstraintViolation,
   constraintViolation,
+  describeFindings,
   describeViolations,
   type ErrorKind,
   type Finding,
