@@ -25,6 +25,7 @@ import { normaliseBaseUrl } from "../engine/operations/remote.ts";
 import type { ModelService } from "../engine/service/service.ts";
 import type { LoadedConfig } from "../server/config.ts";
 import { configWarnings } from "../server/config_keys.ts";
+import { consoleLogger } from "../server/log.ts";
 import { type CliArgs, parseCliArgs } from "./args.ts";
 import { badRequest } from "../engine/errors.ts";
 
@@ -95,7 +96,7 @@ export async function planApi(
   options: PlanOptions = {},
 ): Promise<ApiPlan> {
   const parsed = parseCliArgs(args);
-  const warn = options.warn ?? ((message: string) => console.error(`warning: ${message}`));
+  const warn = options.warn ?? consoleLogger.warn;
   const names = options.envNames ?? (env === processEnv ? Object.keys(Deno.env.toObject()) : []);
   // The `--config` file's keys, under the environment's (as for `serve`); both are checked for typos.
   const fromFile = parsed.config === undefined

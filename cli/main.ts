@@ -14,6 +14,7 @@ import { type ApiPlan, type ApiSelection, openApi, planApi } from "./api_selecti
 import { type CliArgs, parseCliArgs } from "./args.ts";
 import { readLines, stdinChunks, writeStdout } from "../mcp/lines.ts";
 import { serveLazyMcpStdio } from "../mcp/lazy.ts";
+import { consoleLogger, oneLine } from "../server/log.ts";
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -43,7 +44,7 @@ SVC_MAX_MODELS=50 for svc.max-models).`;
 
 /** Prints a start-up failure as one `error:` line, as `svc serve` does, never a stack trace. */
 function startFailed(err: unknown): void {
-  console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+  consoleLogger.error(err instanceof Error ? err.message : String(err));
 }
 
 /**
@@ -108,7 +109,8 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
 async function runMcpCommand(cli: CliArgs): Promise<number> {
   const plan = await planCliApi(cli);
   if (typeof plan === "number") return plan;
-  const onError = (err: unknown) => console.error(`mcp: ${err instanceof Error ? err.message : String(err)}`);
+  const onError = (err: unknown) =>
+    console.error(`mcp: ${oneLine(err instanceof Error ? err.message : String(err))}`);
   let selection: ApiSelection | undefined;
   const load = async () => {
     selection = await openApi(plan);
