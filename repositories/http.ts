@@ -24,6 +24,7 @@ import {
   type ChangeFeedSocketConstructor,
   feedRefusal,
 } from "../engine/operations/change_feed.ts";
+import { unanswered } from "../engine/operations/fetch_within.ts";
 import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
@@ -177,11 +178,14 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     repoClass: options.repoClass,
     async fetch(identity) {
       const lookup = answering();
+      // The lookup's deadline, as the caller's signal: unlike fetchWithin's own, it bounds a stalled body too.
+      const signal = AbortSignal.timeout(lookupTimeoutMs);
       try {
-        const signal = AbortSignal.timeout(lookupTimeoutMs);
         return await lookup.remote.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;
       } catch (err) {
-        const failure = lookupFailure(options.id, identity, err, lookup.answer);
+        // Its abort is the server not answering in time, not one out of reach.
+        const reason = signal.aborted ? unanswered(base, lookupTimeoutMs) : err;
+        const failure = lookupFailure(options.id, identity, reason, lookup.answer);
         if (failure) throw failure;
         return null;
       }

@@ -38,17 +38,18 @@ export function checkSchemaReferences(schema: unknown): { errors: Finding[]; war
       const here = `${location}.${key}`;
       if ((key === "$ref" || key === "$dynamicRef") && typeof value === "string") {
         const m = LOCAL_REF.exec(value);
-        if (key === "$dynamicRef" || !m) {
+        const name = m && decodeDefName(m[1]);
+        if (key === "$dynamicRef" || !name) {
           errors.push({
             location: here,
             message: `unsupported reference '${value}': only local '#/$defs/<Name>' references are allowed`,
           });
-        } else if (!(decodeDefName(m[1]) in defs)) {
+        } else if (!(name in defs)) {
           errors.push({ location: here, message: `dangling reference '${value}': no such definition` });
         } else {
-          used.add(decodeDefName(m[1]));
+          used.add(name);
         }
-      } else if (key !== "enum" && key !== "const" && key !== "default" && key !== "examples") {
+      } else if (!DATA_KEYWORDS.has(key)) {
         visit(value, here);
       }
     }
@@ -63,7 +64,35 @@ export function checkSchemaReferences(schema: unknown): { errors: Finding[]; war
 }
 
 function decodeDefName(token: string): string {
-  return decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~");
+  try {
+    token = decodeURIComponent(token);
+  } catch {
+    // A malformed escape names no definition: the reference dangles.
+  }
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/**
+ * The `$defs` entries `node` reaches by local refs, transitively: all a fragment compiled alone needs (the
+ * whole `$defs` for each would make compiling every field quadratic). Data naming a `$ref` may add some.
+ */
+function reachedDefs(
+  node: unknown,
+  defs: JsonObject = {},
+  reached = new Map<string, Json>(),
+): Map<string, Json> {
+  if (node !== null && typeof node === "object") {
+    for (const [key, value] of Object.entries(node)) {
+      const token = key === "$ref" && typeof value === "string" && LOCAL_REF.exec(value)?.[1];
+      const name = token && decodeDefName(token);
+      if (!name) reachedDefs(value, defs, reached);
+      else if (!reached.has(name) && Object.hasOwn(defs, name)) {
+        reached.set(name, defs[name]);
+        reachedDefs(defs[name], defs, reached);
+      }
+    }
+  }
+  return reached;
 }
 
 function pointerToken(token: string | number): string {
@@ -550,7 +579,7 @@ export class SchemaIndex {
 
   /**
    * The validator of the schema node at `pointer`, compiled alone (with the
-   * root's `$defs` when it refers to them) so that no lookup compiles the
+   * `$defs` it reaches when it refers to them) so that no lookup compiles the
    * whole root; the root's own is the one {@link CompiledSchema.fields} describes.
    */
   #validator(pointer: string): ValidateFunction | null {
@@ -574,7 +603,10 @@ export class SchemaIndex {
             : Object.fromEntries(Object.keys(root.properties as JsonObject).map((name) => [name, true])),
         }
         : text.includes('"$ref"')
-        ? { ...node as JsonObject, $defs: root.$defs }
+        ? {
+          ...node as JsonObject,
+          $defs: Object.fromEntries(reachedDefs(node, root.$defs as JsonObject | undefined)),
+        }
         : node;
       validate = placed
         ? ajv.getSchema(`${SCHEMA_KEY}${pointer}`) ?? null

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import type { JsonObject } from "../json/value.ts";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { isObject, type JsonObject } from "../json/value.ts";
 import { checkSchemaReferences, SchemaIndex } from "./schema_index.ts";
 import { drain } from "../pacing.ts";
 
@@ -67,6 +68,60 @@ Deno.test("checkSchemaReferences resolves escaped definition names", () => {
   });
   assert.deepEqual(errors, []);
   assert.deepEqual(warnings, []);
+});
+
+Deno.test("checkSchemaReferences: a malformed escape in a reference's name is a dangling reference, not a crash", () => {
+  const { errors } = checkSchemaReferences({ properties: { a: { $ref: "#/$defs/%zz" } }, $defs: { A: {} } });
+  assert.deepEqual(errors, [{
+    location: "schema.properties.a.$ref",
+    message: "dangling reference '#/$defs/%zz': no such definition",
+  }]);
+});
+
+Deno.test("a field compiles with only the $defs it reaches, transitively (the whole $defs each was quadratic)", () => {
+  // The fields ajv compiles ($defs and all), by the rest of their text.
+  const compiled = new Map<string, string[]>();
+  const proto = Ajv2020.prototype as unknown as { compile(schema: unknown, ...rest: unknown[]): unknown };
+  const compile = proto.compile;
+  proto.compile = function (schema, ...rest) {
+    if (isObject(schema) && isObject(schema.$defs)) {
+      const { $defs, ...field } = schema;
+      compiled.set(JSON.stringify(field), Object.keys($defs).sort());
+    }
+    return compile.call(this, schema, ...rest);
+  };
+  try {
+    const schema = new SchemaIndex({
+      type: "object",
+      properties: {
+        one: { $ref: "#/$defs/One" },
+        loop: { type: "array", items: { $ref: "#/$defs/Loop" } },
+        // A data keyword's `$ref` names no definition (nor one that would not decode).
+        data: { const: { $ref: "#/$defs/%zz" }, default: { $ref: "#/$defs/constructor" } },
+      },
+      $defs: {
+        One: { type: "string" },
+        Loop: { type: "object", properties: { next: { $ref: "#/$defs/Next" } } },
+        Next: { $ref: "#/$defs/Loop" },
+        Other: { type: "number" },
+      },
+    }, LIMITS);
+    drain(schema.prepare());
+    assert.deepEqual(compiled.get('{"$ref":"#/$defs/One"}'), ["One"]);
+    assert.deepEqual(compiled.get('{"type":"array","items":{"$ref":"#/$defs/Loop"}}'), ["Loop", "Next"]);
+    assert.deepEqual(
+      compiled.get('{"const":{"$ref":"#/$defs/%zz"},"default":{"$ref":"#/$defs/constructor"}}'),
+      [],
+    );
+    assert.deepEqual(schema.validateAt(["loop"], [{ next: { next: 1 } }]), [{
+      path: "$.loop[0].next.next",
+      keyword: "type",
+      message: "must be object",
+    }]);
+    assert.deepEqual(schema.validateAt(["data"], { $ref: "#/$defs/%zz" }), []);
+  } finally {
+    proto.compile = compile;
+  }
 });
 
 Deno.test("fragmentAt follows properties, items, $refs (keeping siblings), patternProperties and allOf", () => {

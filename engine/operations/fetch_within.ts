@@ -17,6 +17,10 @@ export const REQUEST_TIMEOUT_MS = 60_000;
  */
 export class NoAnswerError extends ServiceError {}
 
+/** The 503 {@link NoAnswerError} of the server at `server` not answering within `timeoutMs`. */
+export const unanswered = (server: string, timeoutMs?: number): NoAnswerError =>
+  new NoAnswerError("unavailable", `The server at ${server} did not answer within ${timeoutMs} ms`);
+
 /**
  * Sends `request` through `fetch`, waiting at most `timeoutMs` (none when
  * undefined) for the answer's status line; `signal` is the caller's own
@@ -36,9 +40,7 @@ export async function fetchWithin(
   try {
     return await fetch(signals.length ? new Request(request, { signal: AbortSignal.any(signals) }) : request);
   } catch (err) {
-    if (late.signal.aborted) {
-      throw new NoAnswerError("unavailable", `The server at ${server} did not answer within ${timeoutMs} ms`);
-    }
+    if (late.signal.aborted) throw unanswered(server, timeoutMs);
     throw new NoAnswerError("internal", `Cannot reach the server at ${server}: ${(err as Error).message}`);
   } finally {
     clearTimeout(timer);

@@ -86,6 +86,53 @@ Deno.test("a repository that does not answer is a miss, named when no repository
   }
 });
 
+Deno.test("a repository silent past its lookupTimeoutMs did not answer within it; a stalled body is bounded too", async () => {
+  // Takes connections and never writes a byte.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const connections: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const connection of listener) connections.push(connection);
+  })();
+  // Answers the status line, then never ends the body.
+  const stalled = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("{")) })),
+  );
+  const repository = (id: string, port: number) => ({
+    id,
+    transport: "http",
+    locator: `http://127.0.0.1:${port}`,
+    lookupTimeoutMs: 50,
+  });
+  const silent = await startTestServer({
+    "svc.composition.repositories": JSON.stringify([repository("silent", listener.addr.port)]),
+  });
+  const slow = await startTestServer({
+    "svc.composition.repositories": JSON.stringify([repository("stalled", stalled.addr.port)]),
+  });
+  try {
+    const missing = await call(silent.url, "POST", "/models", branchSpec());
+    assert.equal(missing.status, 422, missing.text);
+    assert.match(
+      missing.json.errors[0].message,
+      /\(local, silent\); Repository 'silent' did not answer: The server at http:\/\/127\.0\.0\.1:\d+ did not answer within 50 ms$/,
+    );
+    const failed = await call(slow.url, "POST", "/models", branchSpec());
+    assert.equal(failed.status, 502, failed.text);
+    assert.match(
+      failed.json.detail,
+      /^Repository 'stalled' failed to look up 'acme\/base' \(it answered 200\): The server at .* did not answer within 50 ms$/,
+    );
+  } finally {
+    await silent.close();
+    await slow.close();
+    await stalled.shutdown();
+    listener.close();
+    for (const connection of connections) connection.close();
+    await accepting;
+  }
+});
+
 Deno.test("a link whose target's repository fails or does not answer says so when it fires", async () => {
   const upstream = failingUpstream(503);
   const gone = await closedUrl();
