@@ -593,3 +593,14 @@ Deno.test("a backfill fills a model up to exactly max-state-bytes: a null it rep
     }
   }
 });
+
+Deno.test("an evolution whose definition refers to a malformed escape is a spec error, not a crash", async () => {
+  const { service } = await serviceOf();
+  await service.createModel({ id: "m", schema: { type: "object", properties: { a: { type: "number" } } } });
+  await rejectsWith(
+    () => service.evolveSpec("m", { upsertSchemaDefs: { Y: { $ref: "#/$defs/%zz" } } }),
+    "validation_failed",
+    /schema\.\$defs\.Y\.\$ref: dangling reference '#\/\$defs\/%zz'/,
+  );
+  assert.equal((await service.getSpec("m")).version, "1.0.0");
+});

@@ -16,9 +16,7 @@ import { isObject, type Json, type JsonObject, setMember } from "../json/value.t
 import { ownMember } from "../json/wide_object.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
 import type { SpecEvolution } from "./evolution.ts";
-import { DATA_KEYWORDS } from "../model/schema_index.ts";
-
-const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
+import { decodeDefName, LOCAL_REF, schemaMember } from "../model/schema_index.ts";
 
 /** Where a data path's schema node lives: `container[key]`, owned by the schema node `parent`. */
 interface Slot {
@@ -109,18 +107,15 @@ function parseNodePath(text: string, location: string, findings: Finding[]): Seg
 /** Every local `$ref` in a schema: the definition name it names and where it stands. */
 export function definitionReferences(schema: Json): { name: string; location: string }[] {
   const out: { name: string; location: string }[] = [];
-  const visit = (node: Json, location: string) => {
+  const visit = (node: Json, location: string, names?: boolean) => {
     if (Array.isArray(node)) return node.forEach((n, i) => visit(n, `${location}[${i}]`));
     if (!isObject(node)) return;
     for (const [key, value] of Object.entries(node)) {
       const here = memberLocation(location, key);
       const match = key === "$ref" && typeof value === "string" ? LOCAL_REF.exec(value) : null;
-      if (match) {
-        out.push({
-          name: decodeURIComponent(match[1]).replace(/~1/g, "/").replace(/~0/g, "~"),
-          location: here,
-        });
-      } else if (!DATA_KEYWORDS.has(key)) visit(value, here);
+      const [walk, inNames] = schemaMember(key, names);
+      if (match) out.push({ name: decodeDefName(match[1]), location: here });
+      else if (walk) visit(value, here, inNames);
     }
   };
   visit(schema, "schema");

@@ -258,3 +258,14 @@ Deno.test("a property named __proto__ is a schema node like any other, under a b
     ["there is no definition 'toString' in $defs"],
   );
 });
+
+Deno.test("definitionReferences: a field named const holds a schema; a malformed escape names no definition", () => {
+  const references = definitionReferences({
+    properties: { const: { $ref: "#/$defs/A" }, b: { const: { $ref: "#/$defs/Data" } } },
+    $defs: { A: { $ref: "#/$defs/%zz" } },
+  });
+  assert.deepEqual(references, [
+    { name: "A", location: "schema.properties.const.$ref" },
+    { name: "%zz", location: "schema.$defs.A.$ref" },
+  ]);
+});

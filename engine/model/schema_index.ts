@@ -17,10 +17,21 @@ import type { Chunks } from "../pacing.ts";
 import { ajvRegExpEngine, compilePattern, RegexLimitError, type RegexLimits } from "../expr/regex.ts";
 import { formatTable, loadedFormats } from "../expr/re2.ts";
 
-const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
+/** A local reference to a definition: `#/$defs/<Name>`. */
+export const LOCAL_REF = /^#\/\$defs\/([^/]+)$/;
 const SCHEMA_KEY = "model";
 /** Keywords whose values are data, not schemas. */
-export const DATA_KEYWORDS: ReadonlySet<string> = new Set(["enum", "const", "default", "examples"]);
+const DATA_KEYWORDS: ReadonlySet<string> = new Set(["enum", "const", "default", "examples"]);
+/** Keywords whose values map names to schemas: a member there named `const` is a schema, not data. */
+const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
+
+/**
+ * Whether member `key` of a schema node holds schemas to walk (not data), and whether its value is a name map;
+ * `names`: the node itself is one, its keys names.
+ */
+export function schemaMember(key: string, names: boolean | undefined): [walk: boolean, names: boolean] {
+  return [!!names || !DATA_KEYWORDS.has(key), !names && NAME_MAPS.has(key)];
+}
 
 /** Reference errors and unused-definition warnings of a schema. */
 export function checkSchemaReferences(schema: unknown): { errors: Finding[]; warnings: Finding[] } {
@@ -28,7 +39,7 @@ export function checkSchemaReferences(schema: unknown): { errors: Finding[]; war
   const warnings: Finding[] = [];
   const defs = isObject(schema) && isObject(schema.$defs) ? schema.$defs : {};
   const used = new Set<string>();
-  const visit = (node: unknown, location: string) => {
+  const visit = (node: unknown, location: string, names?: boolean) => {
     if (Array.isArray(node)) {
       node.forEach((n, i) => visit(n, `${location}[${i}]`));
       return;
@@ -36,6 +47,7 @@ export function checkSchemaReferences(schema: unknown): { errors: Finding[]; war
     if (!isObject(node)) return;
     for (const [key, value] of Object.entries(node)) {
       const here = `${location}.${key}`;
+      const [walk, inNames] = schemaMember(key, names);
       if ((key === "$ref" || key === "$dynamicRef") && typeof value === "string") {
         const m = LOCAL_REF.exec(value);
         const name = m && decodeDefName(m[1]);
@@ -49,8 +61,8 @@ export function checkSchemaReferences(schema: unknown): { errors: Finding[]; war
         } else {
           used.add(name);
         }
-      } else if (!DATA_KEYWORDS.has(key)) {
-        visit(value, here);
+      } else if (walk) {
+        visit(value, here, inNames);
       }
     }
   };
@@ -63,7 +75,8 @@ export function checkSchemaReferences(schema: unknown): { errors: Finding[]; war
   return { errors, warnings };
 }
 
-function decodeDefName(token: string): string {
+/** The definition name a `#/$defs/<token>` reference names (a malformed escape left as it is: it dangles). */
+export function decodeDefName(token: string): string {
   try {
     token = decodeURIComponent(token);
   } catch {

@@ -355,3 +355,22 @@ Deno.test("a $ref whose siblings have children of their own: each child is found
     "located again alike",
   );
 });
+
+Deno.test("checkSchemaReferences: fields named like data keywords (const, default, enum, examples) are schemas, their refs checked", () => {
+  const { errors, warnings } = checkSchemaReferences({
+    type: "object",
+    properties: {
+      const: { $ref: "#/$defs/Missing" },
+      default: { $ref: "#/$defs/Used" },
+      enum: { type: "array", items: { $ref: "#/$defs/Item" } },
+      examples: { const: { $ref: "#/$defs/Unused" } },
+    },
+    $defs: { Used: { type: "number" }, Item: { type: "string" }, Unused: { type: "null" } },
+  });
+  assert.deepEqual(errors, [{
+    location: "schema.properties.const.$ref",
+    message: "dangling reference '#/$defs/Missing': no such definition",
+  }]);
+  // `examples.const` is the keyword: its value is data, so Unused stays unreferenced.
+  assert.deepEqual(warnings.map((w) => w.location), ["schema.$defs.Unused"]);
+});

@@ -11,18 +11,18 @@ import type { SchemaViolation } from "../errors.ts";
 import { isObject, type Json, type JsonObject, setMember } from "../json/value.ts";
 import { formatPath, parsePath } from "../json/path.ts";
 import type { CompiledModel } from "./compile.ts";
-import { DATA_KEYWORDS, SchemaIndex } from "./schema_index.ts";
+import { SchemaIndex, schemaMember } from "./schema_index.ts";
 
 /** A copy of a schema without `required` and `dependentRequired` anywhere. */
-function withoutCompleteness(node: Json): Json {
-  if (Array.isArray(node)) return node.map(withoutCompleteness);
+function withoutCompleteness(node: Json, names?: boolean): Json {
+  if (Array.isArray(node)) return node.map((n) => withoutCompleteness(n));
   if (!isObject(node)) return node;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
-    // As keywords both hold arrays (of names); a property merely named so holds a schema object.
-    if (key === "required" && Array.isArray(value)) continue;
-    if (key === "dependentRequired" && isObject(value) && Object.values(value).every(Array.isArray)) continue;
-    setMember(out, key, DATA_KEYWORDS.has(key) ? value : withoutCompleteness(value));
+    // A property merely named so holds a schema.
+    if (!names && (key === "required" || key === "dependentRequired")) continue;
+    const [walk, inNames] = schemaMember(key, names);
+    setMember(out, key, walk ? withoutCompleteness(value, inNames) : value);
   }
   return out;
 }
