@@ -9,7 +9,6 @@ import {
   DEFAULT_VERSION,
   type Invoker,
   type Json,
-  type ModelService,
   type ModelSpec,
   operations,
   ServiceError,
@@ -17,7 +16,7 @@ import {
 } from "../../engine/mod.ts";
 import { jsonEqual } from "../../engine/json/value.ts";
 import { evolutionBetween } from "../../engine/evolve/spec_diff.ts";
-import { createWithState, finishInterrupted, type ReplaceJournal } from "./replace_journal.ts";
+import { createWithState, finishInterrupted, type ReplaceJournal, type Settling } from "./replace_journal.ts";
 
 /**
  * Why an open failed while the model stored under `id` stays as it was
@@ -29,12 +28,6 @@ export class StoredModelKept extends Error {
     super(message);
   }
 }
-
-/**
- * The page's service as an open settles through it: its calls, and its deletion of a model that hands the
- * model's snapshot to keep first, in the same turn, again when another tab wrote to it before the deletion.
- */
-export type Settling = Invoker & Pick<ModelService, "deleteModel">;
 
 /** The stored spec of model `id`, `null` when there is none. */
 export async function storedSpec(invoker: Invoker, id: string): Promise<ModelSpec | null> {

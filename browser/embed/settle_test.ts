@@ -9,11 +9,11 @@ import {
 } from "../../engine/mod.ts";
 import { evolutionBetween } from "../../engine/evolve/spec_diff.ts";
 import { SharedStore } from "../../engine/_test_utils.ts";
-import { type LogEntry, StaleModelError } from "../../engine/service/ports.ts";
 import { serviceFeed } from "../host/feed.ts";
 import { afterHolds, holdingFeed } from "./held_feed.ts";
-import { memoryJournal } from "./_test_utils.ts";
-import { settle, type Settling, StoredModelKept } from "./settle.ts";
+import { memoryJournal, OtherTabWrites, settling } from "./_test_utils.ts";
+import { settle, StoredModelKept } from "./settle.ts";
+import type { Settling } from "./replace_journal.ts";
 
 /** Counter `version`, its schema with the string fields `fields` besides `n`. */
 const counter = (version: string, fields: string[] = []): ModelSpec =>
@@ -148,41 +148,6 @@ Deno.test("a replacement says so before it reads the stored model's state; an ev
 });
 
 /**
- * A store this tab shares with another (played by the test), which commits writes of its own to the counter:
- * until this tab's service reads them (its next refresh), its writes to the model are refused as stale, as
- * IndexedDB's are.
- */
-class OtherTabWrites extends SharedStore {
-  readonly unseen: LogEntry[] = [];
-  constructor() {
-    super();
-    this.coordination.refresh = () =>
-      Promise.resolve(
-        this.unseen.length
-          ? { kind: "commits", entries: this.unseen.splice(0), jobs: [], auditHead: null }
-          : { kind: "current" },
-      );
-  }
-  /** The other tab commits `mutations`; this tab hears of it (a notice) when `heard`. */
-  async write(mutations: Record<string, Json>, heard: boolean): Promise<void> {
-    this.unseen.push({ at: Date.now(), source: "client", request: mutations });
-    if (heard) await this.changed("counter", { kind: "current" });
-  }
-  #stale(id: string): Promise<never> | undefined {
-    return this.unseen.length ? Promise.reject(new StaleModelError(id)) : undefined;
-  }
-  override commit(...args: Parameters<SharedStore["commit"]>): Promise<void> {
-    return this.#stale(args[0]) ?? super.commit(...args);
-  }
-  override save(...args: Parameters<SharedStore["save"]>): Promise<void> {
-    return (args[2]?.created ? undefined : this.#stale(args[0].id)) ?? super.save(...args);
-  }
-  override delete(id: string): Promise<void> {
-    return this.#stale(id) ?? super.delete(id);
-  }
-}
-
-/**
  * Counter 1.0.0 at n = 7 in a service over `store`, the service as settle calls it, and a journal that
  * keeps the n of each state it is given, calling `written` with their count before it keeps one.
  */
@@ -199,7 +164,7 @@ async function sharedCounter(store: SharedStore, written: (count: number) => Pro
     await written(journaled.length);
     await write(id, record);
   };
-  const page: Settling = { ...invoker, deleteModel: service.deleteModel.bind(service) };
+  const page = settling(service);
   return { service, invoker, page, journal, journaled };
 }
 
@@ -210,7 +175,7 @@ for (const heard of [false, true]) {
   Deno.test(`another tab's write committed once a replacement read the state is kept (${heard ? "" : "not "}heard before the deletion)`, async () => {
     const store = new OtherTabWrites();
     const { service, invoker, page, journal, journaled } = await sharedCounter(store, async (count) => {
-      if (count === 1) await store.write({ "$.n": 9 }, heard);
+      if (count === 1) await store.write("counter", { "$.n": 9 }, heard);
     });
     await settle(page, journal, renamed);
     assert.deepEqual(await invoker.invoke(operations.getSpec, { id: "counter" }), renamed);
@@ -225,7 +190,7 @@ for (const heard of [false, true]) {
 Deno.test("another tab writing each time a replacement read the state, three times: the stored model is kept, saying to reload", async () => {
   const store = new OtherTabWrites();
   const { service, invoker, page, journal, journaled } = await sharedCounter(store, async (count) => {
-    await store.write({ "$.n": 10 + count }, false);
+    await store.write("counter", { "$.n": 10 + count }, false);
   });
   await assert.rejects(settle(page, journal, renamed), (err) => {
     assert.ok(err instanceof StoredModelKept);
