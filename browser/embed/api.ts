@@ -134,7 +134,9 @@ export function open(spec: ModelSpec): Promise<Opened> {
       // The page's views of the model see it as it was until it is settled, then as it came out.
       const release = connection.feed.hold(id);
       try {
-        await settle(connection.direct, journal, spec, () => connection.feed.stall(id));
+        const service = connection.service!;
+        const settling = { ...connection.direct, deleteModel: service.deleteModel.bind(service) };
+        await settle(settling, journal, spec, () => connection.feed.stall(id));
       } finally {
         release(await storedVersion(connection.direct, id));
       }

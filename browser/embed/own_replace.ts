@@ -50,11 +50,11 @@ function tracked<A extends unknown[], R>(
 export function followOwn(service: ModelService, page: () => Promise<OwnPage> | undefined): void {
   service.createModel = tracked(service.createModel.bind(service), (spec) => (spec as { id?: unknown })?.id);
   service.restore = tracked(service.restore.bind(service), (id) => id);
-  const remove = tracked(service.deleteModel.bind(service), (id) => id);
-  service.deleteModel = async (id) => {
+  const remove = tracked(service.deleteModel.bind(service), (...[id]) => id);
+  service.deleteModel = async (id, keep) => {
     // A page-wide service that failed to open shows nothing.
     const shown = await page()?.catch(() => undefined);
-    if (!shown?.service || !(await shown.service.listModels()).includes(id)) return await remove(id);
+    if (!shown?.service || !(await shown.service.listModels()).includes(id)) return await remove(id, keep);
     const release = shown.feed.hold(id);
     shown.feed.stall(id);
     // The page's service hears of it from the store (deleted, or already created again): what it tells is
@@ -67,7 +67,7 @@ export function followOwn(service: ModelService, page: () => Promise<OwnPage> | 
       deleted.then(() => ownCallsDone(id)).then(() => shown.settled(id)).then(release, () => release(null))
         .finally(stop);
     try {
-      await remove(id);
+      await remove(id, keep);
     } catch (err) {
       void over(Promise.resolve());
       throw err;

@@ -14,6 +14,7 @@ import {
   describeFindings,
   type Invoker,
   type Json,
+  type ModelService,
   type ModelSpec,
   operations,
   ServiceError,
@@ -26,6 +27,12 @@ export interface ReplaceRecord {
   snapshot: Record<string, unknown>;
   version: string;
 }
+
+/**
+ * The page's service as an open settles through it: its calls, and its deletion of a model that hands the
+ * model's snapshot to keep first, in the same turn, again when another tab wrote to it before the deletion.
+ */
+export type Settling = Invoker & Pick<ModelService, "deleteModel">;
 
 /** Where {@link ReplaceRecord}s are kept, one per model id. */
 export interface ReplaceJournal {
@@ -96,7 +103,7 @@ export async function createWithState(
  * `replacing` is called first when there is one to finish.
  */
 export async function finishInterrupted(
-  invoker: Invoker,
+  invoker: Settling,
   journal: ReplaceJournal,
   id: string,
   opening?: ModelSpec,
@@ -120,8 +127,20 @@ export async function finishInterrupted(
     (!jsonEqual(current.baseDoc, record.snapshot.baseDoc as Json) &&
       (await invoker.invoke(operations.getAudit, { id, limit: 1 })).length === 0);
   if (empty) {
-    if (current) await invoker.invoke(operations.deleteModel, { id });
-    await createWithState(invoker, record.stored, record.snapshot, opening);
+    // Deleted as judged only: a write another tab made since holds data of its own, kept with the model.
+    const written = new Error("written since");
+    const judged = current?.baseDoc;
+    try {
+      if (current) {
+        await invoker.deleteModel(
+          id,
+          (now) => jsonEqual(now.baseDoc, judged!) ? Promise.resolve() : Promise.reject(written),
+        );
+      }
+      await createWithState(invoker, record.stored, record.snapshot, opening);
+    } catch (err) {
+      if (err !== written) throw err;
+    }
   }
   await journal.remove(id);
 }

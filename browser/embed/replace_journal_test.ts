@@ -1,16 +1,9 @@
 import assert from "node:assert/strict";
-import {
-  type Invoker,
-  type Json,
-  localInvoker,
-  ModelService,
-  type ModelSpec,
-  operations,
-} from "../../engine/mod.ts";
+import { type Invoker, type Json, ModelService, type ModelSpec, operations } from "../../engine/mod.ts";
 import { MemoryAuditTrail, MemoryModelStore } from "../../engine/service/memory.ts";
 import type { LoadedModel } from "../../engine/service/ports.ts";
-import { memoryJournal } from "./_test_utils.ts";
-import { createWithState, finishInterrupted } from "./replace_journal.ts";
+import { memoryJournal, OtherTabWrites, settling } from "./_test_utils.ts";
+import { createWithState, finishInterrupted, type Settling } from "./replace_journal.ts";
 
 /** A counter model of `version`; 2.0.0 adds a field. */
 const counter = (version: string): ModelSpec =>
@@ -30,7 +23,7 @@ const counter = (version: string): ModelSpec =>
 async function interrupted(
   midway: (invoker: Invoker, snapshot: Record<string, unknown>) => Promise<unknown>,
 ) {
-  const invoker = localInvoker(await ModelService.open({}));
+  const invoker = settling(await ModelService.open({}));
   const stored = counter("1.0.0");
   await invoker.invoke(operations.createModel, { spec: stored as unknown as Json });
   await invoker.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 7 } });
@@ -75,8 +68,38 @@ Deno.test("a replacement left after its restore keeps the new model, and writes 
   assert.deepEqual(await interrupted(written), { version: "2.0.0", state: { n: 7, note: "kept" } });
 });
 
+Deno.test("a replacement left midway over a model another tab writes to as it is finished: the write stays, with the model", async () => {
+  // Left after its creation from the new spec; the other tab writes to that model once the open judged it unwritten.
+  const store = new OtherTabWrites();
+  const service = await ModelService.open({ store });
+  const direct = settling(service);
+  const invoker: Settling = {
+    ...direct,
+    invoke: (async (operation, input) => {
+      const answer = await direct.invoke(operation, input);
+      if (operation === operations.getAudit) await store.write("counter", { "$.n": 3 }, false);
+      return answer;
+    }) as Invoker["invoke"],
+  };
+  await direct.invoke(operations.createModel, { spec: counter("2.0.0") as unknown as Json });
+  const journal = memoryJournal();
+  const snapshot = {
+    modelId: "counter",
+    modelVersion: "1.0.0",
+    baseDoc: { n: 7 },
+    derivedCache: {},
+    metaCache: {},
+  };
+  await journal.write("counter", { stored: counter("1.0.0"), snapshot, version: "2.0.0" });
+  await finishInterrupted(invoker, journal, "counter");
+  assert.equal(journal.records.size, 0);
+  assert.equal((await direct.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
+  assert.deepEqual(await direct.invoke(operations.getState, { id: "counter" }), { n: 3 });
+  await service.close();
+});
+
 Deno.test("without a record, an open touches nothing", async () => {
-  const invoker = localInvoker(await ModelService.open({}));
+  const invoker = settling(await ModelService.open({}));
   await invoker.invoke(operations.createModel, { spec: counter("2.0.0") as unknown as Json });
   await finishInterrupted(invoker, memoryJournal(), "counter");
   assert.equal((await invoker.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
@@ -95,7 +118,7 @@ class StoreHolding extends MemoryModelStore {
 Deno.test("a replacement left midway over a model that did not load: the open says so, and a deletion lets it finish", async () => {
   // The record of a replacement of 1.0.0 (n = 7) by 2.0.0, which a tab left after creating 2.0.0, stored
   // by an earlier version under a version this one refuses ("2.0"): the stored model does not load.
-  const earlier = localInvoker(await ModelService.open({}));
+  const earlier = settling(await ModelService.open({}));
   await earlier.invoke(operations.createModel, { spec: counter("1.0.0") as unknown as Json });
   await earlier.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 7 } });
   const snapshot = await earlier.invoke(operations.snapshot, { id: "counter" }) as unknown as Record<
@@ -106,7 +129,7 @@ Deno.test("a replacement left midway over a model that did not load: the open sa
   await journal.write("counter", { stored: counter("1.0.0"), snapshot, version: "2.0.0" });
   const unloadable = { ...counter("2.0.0"), version: "2.0" } as ModelSpec;
   const store = new StoreHolding({ spec: unloadable, base: { doc: {}, meta: [], stale: [] }, log: [] });
-  const invoker = localInvoker(await ModelService.open({ store, observer: { warn: () => {} } }));
+  const invoker = settling(await ModelService.open({ store, observer: { warn: () => {} } }));
 
   await assert.rejects(
     () => finishInterrupted(invoker, journal, "counter"),
@@ -134,7 +157,7 @@ Deno.test("a replacement left midway over a model that did not load: the open sa
 });
 
 Deno.test("a replacement left midway whose stored spec this version refuses: the spec being opened takes the data", async () => {
-  const invoker = localInvoker(await ModelService.open({}));
+  const invoker = settling(await ModelService.open({}));
   await invoker.invoke(operations.createModel, { spec: counter("1.0.0") as unknown as Json });
   await invoker.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 7 } });
   const snapshot = await invoker.invoke(operations.snapshot, { id: "counter" }) as unknown as Record<
@@ -160,7 +183,7 @@ Deno.test("a replacement left midway whose stored spec this version refuses: the
 });
 
 Deno.test("a model created with a state computes its values under its own spec, not the snapshot's", async () => {
-  const invoker = localInvoker(await ModelService.open({}));
+  const invoker = settling(await ModelService.open({}));
   const doubled = (factor: number, derived: string) =>
     ({
       ...counter("1.0.0"),

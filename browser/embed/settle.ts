@@ -16,7 +16,7 @@ import {
 } from "../../engine/mod.ts";
 import { jsonEqual } from "../../engine/json/value.ts";
 import { evolutionBetween } from "../../engine/evolve/spec_diff.ts";
-import { createWithState, finishInterrupted, type ReplaceJournal } from "./replace_journal.ts";
+import { createWithState, finishInterrupted, type ReplaceJournal, type Settling } from "./replace_journal.ts";
 
 /**
  * Why an open failed while the model stored under `id` stays as it was
@@ -45,7 +45,7 @@ export async function storedSpec(invoker: Invoker, id: string): Promise<ModelSpe
  * `replacing` is called before a replacement (that one, or one left midway) reads the stored model.
  */
 export async function settle(
-  invoker: Invoker,
+  invoker: Settling,
   journal: ReplaceJournal,
   spec: ModelSpec,
   replacing: () => void = () => {},
@@ -134,7 +134,7 @@ async function evolve(
  * the state, the old model is put back (its spec and state).
  */
 async function replace(
-  invoker: Invoker,
+  invoker: Settling,
   journal: ReplaceJournal,
   stored: ModelSpec,
   spec: ModelSpec,
@@ -142,13 +142,28 @@ async function replace(
 ): Promise<void> {
   const id = spec.id;
   const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
-  // Writes made from here on would miss the snapshot: they wait for the replacement's end.
+  // This page's writes wait for the replacement's end from here (a call that passed the hold just before
+  // enters the service after the deletion, fails as not found, and is made again on the model that came back).
   replacing();
-  const snapshot = await invoker.invoke(operations.snapshot, { id }) as unknown as Record<string, unknown>;
+  let snapshot: Record<string, unknown> = {};
+  let tries = 0;
+  try {
+    // The snapshot and the deletion are one turn of the model: another tab's write committed in between
+    // makes the store refuse the deletion, and the snapshot is taken again with it (three times at most).
+    await invoker.deleteModel(id, async (taken) => {
+      if (tries++ === 3) {
+        throw kept(stored, spec, "other tabs kept writing to it meanwhile: reload the page to try again");
+      }
+      snapshot = taken as unknown as Record<string, unknown>;
+      // Durable before the delete: a tab that goes midway leaves it for the next open (finishInterrupted).
+      await journal.write(id, { stored, snapshot, version: version(spec) });
+    });
+  } catch (err) {
+    // Not deleted: no replacement left midway.
+    if (err instanceof StoredModelKept) await journal.remove(id);
+    throw err;
+  }
   const put = (replacement: ModelSpec) => createWithState(invoker, replacement, snapshot);
-  // Durable before the delete: a tab that goes midway leaves it for the next open (finishInterrupted).
-  await journal.write(id, { stored, snapshot, version: version(spec) });
-  await invoker.invoke(operations.deleteModel, { id });
   try {
     await put(spec);
   } catch (err) {

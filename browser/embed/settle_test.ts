@@ -8,8 +8,12 @@ import {
   operations,
 } from "../../engine/mod.ts";
 import { evolutionBetween } from "../../engine/evolve/spec_diff.ts";
-import { memoryJournal } from "./_test_utils.ts";
+import { SharedStore } from "../../engine/_test_utils.ts";
+import { serviceFeed } from "../host/feed.ts";
+import { afterHolds, holdingFeed } from "./held_feed.ts";
+import { memoryJournal, OtherTabWrites, settling } from "./_test_utils.ts";
 import { settle, StoredModelKept } from "./settle.ts";
+import type { Settling } from "./replace_journal.ts";
 
 /** Counter `version`, its schema with the string fields `fields` besides `n`. */
 const counter = (version: string, fields: string[] = []): ModelSpec =>
@@ -40,16 +44,18 @@ async function otherTabEvolves(invoker: Invoker, version: string, fields: string
  * calls go through `around` (the number of the call, and the call itself).
  */
 async function storedCounter(around: (call: number, evolve: () => Promise<unknown>) => Promise<unknown>) {
-  const service = localInvoker(await ModelService.open({}));
+  const model = await ModelService.open({});
+  const service = localInvoker(model);
   await service.invoke(operations.createModel, { spec: counter("1.0.0") as unknown as Json });
   await service.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 7 } });
   let calls = 0;
-  const invoker: Invoker = {
+  const invoker: Settling = {
     invoke:
       ((operation, input) =>
         operation === operations.evolveSpec
           ? around(++calls, () => service.invoke(operation, input))
           : service.invoke(operation, input)) as Invoker["invoke"],
+    deleteModel: model.deleteModel.bind(model),
   };
   const outcome = async () => ({
     spec: await service.invoke(operations.getSpec, { id: "counter" }),
@@ -117,11 +123,9 @@ Deno.test("evolved, but what is stored then differs from the spec: it is replace
 Deno.test("a replacement says so before it reads the stored model's state; an evolution does not", async () => {
   const order: string[] = [];
   const note = (what: string) => void order.push(what);
-  const logged = (invoker: Invoker): Invoker => ({
-    invoke: ((operation, input) => {
-      if (operation === operations.snapshot) note("snapshot");
-      return invoker.invoke(operation, input);
-    }) as Invoker["invoke"],
+  const logged = (invoker: Settling): Settling => ({
+    ...invoker,
+    deleteModel: (id, keep) => invoker.deleteModel(id, (snapshot) => (note("snapshot"), keep!(snapshot))),
   });
   // Calls on the model wait from there (api.ts stalls the open's hold): a write made later misses no snapshot.
   const evolving = await storedCounter((_, evolve) => evolve());
@@ -141,4 +145,93 @@ Deno.test("a replacement says so before it reads the stored model's state; an ev
   );
   assert.deepEqual(order, ["replacing", "snapshot"]);
   assert.deepEqual((await replacing.outcome()).state, { n: 7 });
+});
+
+/**
+ * Counter 1.0.0 at n = 7 in a service over `store`, the service as settle calls it, and a journal that
+ * keeps the n of each state it is given, calling `written` with their count before it keeps one.
+ */
+async function sharedCounter(store: SharedStore, written: (count: number) => Promise<void>) {
+  const service = await ModelService.open({ store });
+  const invoker = localInvoker(service);
+  await invoker.invoke(operations.createModel, { spec: counter("1.0.0") as unknown as Json });
+  await invoker.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 7 } });
+  const journal = memoryJournal();
+  const journaled: unknown[] = [];
+  const write = journal.write;
+  journal.write = async (id, record) => {
+    journaled.push((record.snapshot.baseDoc as { n: number }).n);
+    await written(journaled.length);
+    await write(id, record);
+  };
+  const page = settling(service);
+  return { service, invoker, page, journal, journaled };
+}
+
+/** A spec no evolution says: the stored counter is replaced by it. */
+const renamed = { ...counter("2.0.0"), _name: "Renamed" } as ModelSpec;
+
+for (const heard of [false, true]) {
+  Deno.test(`another tab's write committed once a replacement read the state is kept (${heard ? "" : "not "}heard before the deletion)`, async () => {
+    const store = new OtherTabWrites();
+    const { service, invoker, page, journal, journaled } = await sharedCounter(store, async (count) => {
+      if (count === 1) await store.write("counter", { "$.n": 9 }, heard);
+    });
+    await settle(page, journal, renamed);
+    assert.deepEqual(await invoker.invoke(operations.getSpec, { id: "counter" }), renamed);
+    // The deletion went ahead only once the state journaled was the one it deleted.
+    assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 9 });
+    assert.deepEqual(journaled, [7, 9]);
+    assert.equal(journal.records.size, 0);
+    await service.close();
+  });
+}
+
+Deno.test("another tab writing each time a replacement read the state, three times: the stored model is kept, saying to reload", async () => {
+  const store = new OtherTabWrites();
+  const { service, invoker, page, journal, journaled } = await sharedCounter(store, async (count) => {
+    await store.write("counter", { "$.n": 10 + count }, false);
+  });
+  await assert.rejects(settle(page, journal, renamed), (err) => {
+    assert.ok(err instanceof StoredModelKept);
+    assert.equal(
+      err.message,
+      "Model 'counter' keeps its stored version 1.0.0 and its data: version 2.0.0 of its spec could not " +
+        "replace it (other tabs kept writing to it meanwhile: reload the page to try again)",
+    );
+    return true;
+  });
+  assert.deepEqual(journaled, [7, 11, 12]);
+  // Nothing deleted: the model as the other tab left it, and no replacement left midway for the next open.
+  assert.deepEqual(await invoker.invoke(operations.getSpec, { id: "counter" }), counter("1.0.0"));
+  assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 13 });
+  assert.equal(journal.records.size, 0);
+  await service.close();
+});
+
+Deno.test("a write on the page that passed the hold just before the replacement stalled it applies to the model as it came out", async () => {
+  // It checked released() before the stall, and enters the service only once the state was read.
+  const entered = Promise.withResolvers<void>();
+  const { service, invoker, page, journal } = await sharedCounter(new SharedStore(), async () => {
+    entered.resolve();
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+  const feed = holdingFeed(serviceFeed(service));
+  const late: Invoker = {
+    invoke: (async (operation, input) => {
+      await entered.promise;
+      return await invoker.invoke(operation, input);
+    }) as Invoker["invoke"],
+  };
+  // As api.ts opens the model: held, stalled once it is replaced, released with its version.
+  const release = feed.hold("counter");
+  let write: Promise<unknown> | undefined;
+  await settle(page, journal, renamed, () => {
+    write = afterHolds(late, feed).invoke(operations.mutate, { id: "counter", mutations: { "$.n": 9 } });
+    feed.stall("counter");
+  });
+  release("2.0.0");
+  await write;
+  assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 9 });
+  await service.close();
 });

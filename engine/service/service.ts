@@ -779,8 +779,14 @@ export class ModelService implements ModelApi {
     return this.#slot(id).runtime.model;
   }
 
-  deleteModel(id: string): Promise<void> {
-    const unloaded = this.#unloadedOnly(id);
+  /**
+   * Deletes model `id`. `keep`, when given, is handed the model's snapshot first, in the same turn of the
+   * model, and again each time another process changed the model before the deletion (it is then caught up):
+   * the last snapshot kept is the state deleted, none of another process's commits missing (a replacement's).
+   * A stored model that did not load has no snapshot: with `keep`, its deletion is refused (409) as its snapshot is.
+   */
+  deleteModel(id: string, keep?: (snapshot: Snapshot) => Promise<void>): Promise<void> {
+    const unloaded = !keep && this.#unloadedOnly(id);
     if (unloaded) {
       // A model stored but not loaded: its stored data goes, its id is free again, subscribers hear it.
       return this.#onUnloaded(id, async () => {
@@ -789,6 +795,7 @@ export class ModelService implements ModelApi {
       });
     }
     return this.#exclusive(id, async (slot) => {
+      await keep?.(await slot.runtime.snapshot());
       await this.store.delete(id);
       this.#drop(slot);
     });

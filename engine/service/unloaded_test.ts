@@ -185,6 +185,18 @@ Deno.test("a stored model that does not load keeps its id until deleted: a creat
   await rejectsWith(() => service.deleteModel("ghost"), "not_found", /ghost/);
 });
 
+Deno.test("a deletion that keeps the model's snapshot first is refused for a stored model that does not load: it has none", async () => {
+  const { service, store } = await withOldModel();
+  const kept: unknown[] = [];
+  await rejectsWith(
+    () => service.deleteModel("old", (snapshot) => Promise.resolve(void kept.push(snapshot))),
+    "conflict",
+    /Model 'old' is stored but not loaded/,
+  );
+  assert.deepEqual([kept, store.deleted], [[], []]);
+  assert.deepEqual((await service.listUnloadedModels()).map((m) => m.id), ["old"]);
+});
+
 Deno.test("one repair or deletion of a stored model at a time", async () => {
   const { service, store } = await withOldModel();
   const [repair, second, deletion] = await Promise.allSettled([

@@ -725,6 +725,9 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await a.store.save({ ...SPEC, version: "1.1.0" }, STATE);
         const replaced = await coordination.refresh(SPEC.id);
         same(replaced.kind === "replaced" && replaced.model.spec.version, "1.1.0", "an evolution reloads");
+        // A deletion is refused the same: what the other store deletes is the model as it last saw it.
+        await a.store.save({ ...SPEC, version: "1.2.0" }, STATE);
+        await refusedAsStale(b.store.delete(SPEC.id), "a deletion on a stale view");
         const other = { ...SPEC, id: "contract/other" };
         await a.store.save(other, STATE, { created: true });
         await refusedAsStale(b.store.save(other, STATE, { created: true }), "creating an id another created");
