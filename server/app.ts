@@ -129,7 +129,8 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
 
   const app = new Hono();
   // Outermost: every refusal on /mcp below (405, 403, 429, 413) is answered as a JSON-RPC error there.
-  if (options.mcp) app.use("*", jsonRpcErrors(new Set(["/mcp"])));
+  // Mounted on /mcp alone, so no other request passes through it.
+  if (options.mcp) app.use("/mcp", jsonRpcErrors(new Set(["/mcp"])));
   app.use("*", methodGuard(allowedOn));
   const crossOrigin = corsFor(config.corsAllowedOrigins);
   if (crossOrigin) app.use("*", crossOrigin);
@@ -176,7 +177,8 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
       (method, path) => uploadRoutes.some((r) => r.method === method && r.pattern.test(path)),
     ),
   );
-  app.use("*", webPages(webRoot, built, pairing.enabled ? { [PAIR_PAGE]: "/" } : {}));
+  // Pages answer GET (and HEAD, which Hono routes as GET) only: other requests do not pass through it.
+  app.get("*", webPages(webRoot, built, pairing.enabled ? { [PAIR_PAGE]: "/" } : {}));
 
   for (const route of routes) {
     app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handle(c, depsOf(c)));
