@@ -36,6 +36,7 @@ import { rateLimit } from "./middleware/rate_limit/index.ts";
 import { securityHeaders } from "./middleware/security_headers/index.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { problemResponse, serviceErrorResponse } from "./problem.ts";
+import { CachedRouter } from "./route_cache.ts";
 import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
 import { PAIR_PAGE } from "./routes/pairing.ts";
 import { endedSessionFeed } from "./routes/subscribe.ts";
@@ -127,7 +128,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     .map((r) => ({ pattern: templatePattern(r.path), method: r.method.toUpperCase() }));
   const openPaths = new Set([...routes.filter((r) => r.open).map((r) => r.path), ...pages]);
 
-  const app = new Hono();
+  const app = new Hono({ router: new CachedRouter() });
   // Outermost: every refusal on /mcp below (405, 403, 429, 413) is answered as a JSON-RPC error there.
   // Mounted on /mcp alone, so no other request passes through it.
   if (options.mcp) app.use("/mcp", jsonRpcErrors(new Set(["/mcp"])));
