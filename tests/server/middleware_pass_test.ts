@@ -2,7 +2,8 @@
  * The middleware that only check a request hand a request they pass on with
  * `next()`'s own promise: Hono awaits every middleware, and an `async`
  * wrapper around `await next()` added a promise and a microtask turn per
- * middleware to every request (server/middleware/answer.ts).
+ * middleware to every request (server/middleware/answer.ts). The checks
+ * run as one middleware (server/middleware/sequence.ts) for the same reason.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import { bodySizeLimit } from "../../server/middleware/body_limit/index.ts";
 import { hostCheck } from "../../server/middleware/host_check/index.ts";
 import { methodGuard } from "../../server/middleware/method_guard/index.ts";
 import { rateLimit } from "../../server/middleware/rate_limit/index.ts";
+import { inSequence } from "../../server/middleware/sequence.ts";
 import { webPages } from "../../server/routes/web.ts";
 
 const PASSING: [string, MiddlewareHandler][] = [
@@ -56,4 +58,37 @@ Deno.test("a checking middleware passes a request on with next()'s own promise",
       assert.equal(middleware(c, () => passed), passed, name);
     }
   });
+});
+
+Deno.test("checks in sequence run in order as one middleware, and a refusal ends them", async () => {
+  const calls: string[] = [];
+  const check = (name: string, refuse = false): MiddlewareHandler => (_c, next) => {
+    calls.push(name);
+    return refuse ? Promise.resolve(new Response(name, { status: 403 })) : next();
+  };
+  await onWrite((c) => {
+    const passed = Promise.resolve();
+    assert.equal(inSequence([check("a"), check("b")])(c, () => passed), passed);
+    assert.deepEqual(calls.splice(0), ["a", "b"]);
+    let reached = false;
+    const refused = inSequence([check("a"), check("b", true), check("c")])(c, () => {
+      reached = true;
+      return passed;
+    });
+    assert.deepEqual(calls.splice(0), ["a", "b"]);
+    assert.ok(!reached);
+    assert.ok(refused instanceof Promise);
+  });
+  // In an app: the refusal is the answer, and what a check throws reaches the error handler.
+  const app = new Hono();
+  app.onError((err) => new Response(`handled: ${err.message}`, { status: 500 }));
+  const throwing: MiddlewareHandler = () => {
+    throw new Error("boom");
+  };
+  app.use("/refused", inSequence([check("a"), check("b", true)]));
+  app.use("/thrown", inSequence([check("a"), throwing]));
+  app.get("*", (c) => c.text("route"));
+  assert.equal(await (await app.request("/refused")).text(), "b");
+  assert.equal(await (await app.request("/thrown")).text(), "handled: boom");
+  assert.equal(await (await app.request("/other")).text(), "route");
 });
