@@ -24,7 +24,9 @@ export const ROUTE_CACHE_SIZE = 1024;
 /** A router answering a repeated (method, path) from the matches it remembers. */
 export class CachedRouter<T> implements Router<T> {
   readonly #inner: Router<T>;
-  readonly #matches = new Map<string, Result<T>>();
+  /** Matches by method, then path (no key string to build per request). */
+  readonly #matches = new Map<string, Map<string, Result<T>>>();
+  #size = 0;
 
   /** Wraps `inner` (default: Hono's own default router). */
   constructor(inner: Router<T> = new SmartRouter<T>({ routers: [new RegExpRouter(), new TrieRouter()] })) {
@@ -39,18 +41,24 @@ export class CachedRouter<T> implements Router<T> {
   /** Adds a route (a route added after a match drops what was remembered). */
   add(method: string, path: string, handler: T): void {
     this.#matches.clear();
+    this.#size = 0;
     this.#inner.add(method, path, handler);
   }
 
   /** The handlers and parameters of `method` on `path`. */
   match(method: string, path: string): Result<T> {
-    // A method has no space, so the key names one (method, path) pair.
-    const key = method + " " + path;
-    let result = this.#matches.get(key);
+    let byPath = this.#matches.get(method);
+    let result = byPath?.get(path);
     if (result === undefined) {
       result = this.#inner.match(method, path);
-      if (this.#matches.size >= ROUTE_CACHE_SIZE) this.#matches.clear();
-      this.#matches.set(key, result);
+      if (this.#size >= ROUTE_CACHE_SIZE) {
+        this.#matches.clear();
+        this.#size = 0;
+        byPath = undefined;
+      }
+      if (!byPath) this.#matches.set(method, byPath = new Map());
+      byPath.set(path, result);
+      this.#size++;
     }
     return result;
   }
