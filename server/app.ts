@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { type Context, Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { ModelService } from "../engine/service/service.ts";
 import type { McpMount } from "../mcp/http.ts";
 import type { ServerConfig } from "./config.ts";
@@ -34,8 +34,10 @@ import { NamespacedApi } from "./pairing/namespaced_api.ts";
 import { SESSION_TOKEN_PREFIX, type SessionGrant } from "./pairing/pairings.ts";
 import { rateLimit } from "./middleware/rate_limit/index.ts";
 import { securityHeaders } from "./middleware/security_headers/index.ts";
+import { inSequence } from "./middleware/sequence.ts";
 import { openApiDocument } from "./openapi/document.ts";
 import { problemResponse, serviceErrorResponse } from "./problem.ts";
+import { CachedRouter } from "./route_cache.ts";
 import { honoPath, ROUTES, templatePattern } from "./routes/mod.ts";
 import { PAIR_PAGE } from "./routes/pairing.ts";
 import { endedSessionFeed } from "./routes/subscribe.ts";
@@ -127,9 +129,10 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     .map((r) => ({ pattern: templatePattern(r.path), method: r.method.toUpperCase() }));
   const openPaths = new Set([...routes.filter((r) => r.open).map((r) => r.path), ...pages]);
 
-  const app = new Hono();
+  const app = new Hono({ router: new CachedRouter() });
   // Outermost: every refusal on /mcp below (405, 403, 429, 413) is answered as a JSON-RPC error there.
-  if (options.mcp) app.use("*", jsonRpcErrors(new Set(["/mcp"])));
+  // Mounted on /mcp alone, so no other request passes through it.
+  if (options.mcp) app.use("/mcp", jsonRpcErrors(new Set(["/mcp"])));
   app.use("*", methodGuard(allowedOn));
   const crossOrigin = corsFor(config.corsAllowedOrigins);
   if (crossOrigin) app.use("*", crossOrigin);
@@ -141,9 +144,10 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     }),
   );
   if (config.accessLog) app.use("*", accessLog(log));
+  // The checks that refuse or pass a request, in this order, as one middleware (server/middleware/sequence.ts).
+  const checks: MiddlewareHandler[] = [];
   if (isLoopbackName(config.host)) {
-    app.use(
-      "*",
+    checks.push(
       hostCheck({
         allowedOrigins: [
           ...config.websocketAllowedOrigins ?? [],
@@ -153,9 +157,8 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
       }),
     );
   }
-  if (config.rateLimit.enabled) app.use("*", rateLimit({ ...config.rateLimit, exempt: openPaths }));
-  app.use(
-    "*",
+  if (config.rateLimit.enabled) checks.push(rateLimit({ ...config.rateLimit, exempt: openPaths }));
+  checks.push(
     apiKeyAuth({
       apiKey: config.apiKey,
       openPaths,
@@ -168,15 +171,14 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
         endedHandshake: endedSessionFeed,
       },
     }),
-  );
-  app.use(
-    "*",
     bodySizeLimit(
       config.bodyLimits,
       (method, path) => uploadRoutes.some((r) => r.method === method && r.pattern.test(path)),
     ),
   );
-  app.use("*", webPages(webRoot, built, pairing.enabled ? { [PAIR_PAGE]: "/" } : {}));
+  app.use("*", inSequence(checks));
+  // Pages answer GET (and HEAD, which Hono routes as GET) only: other requests do not pass through it.
+  app.get("*", webPages(webRoot, built, pairing.enabled ? { [PAIR_PAGE]: "/" } : {}));
 
   for (const route of routes) {
     app.on(route.method.toUpperCase(), honoPath(route.path), (c) => route.handle(c, depsOf(c)));

@@ -11,7 +11,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { badRequest, ServiceError, STATUS_OF_KIND, tooLarge } from "../../engine/errors.ts";
-import { checkInput, isOptionalMember } from "../../engine/operations/input.ts";
+import { checkInput, inputMembers, isOptionalMember } from "../../engine/operations/input.ts";
 import { componentOf, type JsonSchema, toJsonSchema } from "../../engine/operations/json_schema.ts";
 import type { AnyOperation, ApiOperation, ErrorDoc, RestBinding } from "../../engine/operations/operation.ts";
 import { pathMembers } from "../../engine/operations/remote.ts";
@@ -88,6 +88,8 @@ function fromQuery(op: AnyOperation, member: string, name: string, raw: string):
  */
 interface RequestShape {
   binding: Binding;
+  /** The operation's input members (what the argument check accepts), listed at the first request. */
+  members?: readonly string[];
   pathMembers: readonly string[];
   query: readonly [string, string][];
   headers: readonly [string, string][];
@@ -384,7 +386,9 @@ function route(op: Api, binding: Binding): Route {
       ...Object.fromEntries(Object.entries(binding.errors).map(([s, doc]) => [s, errorResponse(doc)])),
     },
     handle: async (c, { api, config }) => {
-      const input = checkInput(op, await requestInput(c, op, shape, config), { where: shape.where });
+      const raw = await requestInput(c, op, shape, config);
+      // The members once per route, not per request (the operation's zod schema is built on first use).
+      const input = checkInput(op, raw, { args: shape.members ??= inputMembers(op), where: shape.where });
       if (binding.response === "sse") return await sseResponse(op, binding, api, input);
       // A client that goes away cancels the run (a blocking generation stops spending attempts). Asked for here,
       // for every run: handing the operation a getter that asks for it only when read cost the server about 30 µs

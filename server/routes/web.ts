@@ -100,10 +100,13 @@ export function webPages(
   const pages = new Set(["/", ...Object.keys(aliases)]);
   const playground = files.get("/");
   const missing = () => new Response(MISSING, { status: 503, headers: { "content-type": TYPES.html } });
-  return async function webPages(c, next) {
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") return await next();
+  return function webPages(c, next) {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
     const file = files.get(c.req.path);
-    if (!file) return pages.has(c.req.path) ? missing() : await next();
+    if (!file) return pages.has(c.req.path) ? Promise.resolve(missing()) : next();
+    return page(file);
+  };
+  async function page(file: string): Promise<Response> {
     try {
       const bytes = await Deno.readFile(file);
       const body = file === playground
@@ -115,5 +118,5 @@ export function webPages(
     } catch {
       return missing();
     }
-  };
+  }
 }

@@ -18,6 +18,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { problemResponse, unauthorizedResponse } from "../../problem.ts";
+import { answer } from "../answer.ts";
 
 /** Options of {@link apiKeyAuth}. */
 export interface AuthOptions {
@@ -62,8 +63,12 @@ const encoder = new TextEncoder();
  * length, not on where they first differ.
  */
 export function constantTimeEqual(provided: string, expected: string): boolean {
+  return equalsBytes(provided, encoder.encode(expected));
+}
+
+/** {@link constantTimeEqual} against bytes encoded once (the API key, compared on every request). */
+function equalsBytes(provided: string, b: Uint8Array): boolean {
   const a = encoder.encode(provided);
-  const b = encoder.encode(expected);
   let diff = a.length ^ b.length;
   for (let i = 0; i < b.length; i++) diff |= b[i] ^ (i < a.length ? a[i] : 0);
   return diff === 0;
@@ -83,33 +88,35 @@ export function unauthorized(): Response {
 /** Requires the API key on every path that is not open; admits pairing sessions where they reach. */
 export function apiKeyAuth(options: AuthOptions): MiddlewareHandler {
   const { apiKey, openPaths, acceptsQueryToken, sessions } = options;
-  return async function apiKeyAuth(c, next) {
+  const key = apiKey === null ? null : encoder.encode(apiKey);
+  return function apiKeyAuth(c, next) {
     const path = c.req.path;
+    // Open paths need no credential, so none they carry (a stale session token) can refuse them.
+    if (openPaths.has(path)) return next();
     const header = c.req.header("Authorization");
     const token = header !== undefined
       ? bearerToken(header)
       : acceptsQueryToken(path)
       ? c.req.query("token") ?? null
       : null;
-    // Open paths need no credential, so none they carry (a stale session token) can refuse them.
-    if (openPaths.has(path)) return await next();
     if (token !== null && sessions?.claims(token)) {
       const grant = sessions.resolve(token);
       if (grant === undefined) {
         const handshake = acceptsQueryToken(path) && c.req.header("Upgrade")?.toLowerCase() === "websocket"
           ? sessions.endedHandshake?.(c.req.raw)
           : undefined;
-        if (handshake) return handshake;
-        return unauthorizedResponse(SESSION_ENDED_MESSAGE);
+        return answer(handshake ?? unauthorizedResponse(SESSION_ENDED_MESSAGE));
       }
       if (!sessions.reaches(path)) {
-        return problemResponse(403, `A pairing session's token cannot reach ${path}: only its own models`);
+        return answer(
+          problemResponse(403, `A pairing session's token cannot reach ${path}: only its own models`),
+        );
       }
       sessions.admit(c, grant);
-      return await next();
+      return next();
     }
-    if (apiKey === null) return await next();
-    if (token === null || !constantTimeEqual(token, apiKey)) return unauthorized();
-    return await next();
+    if (key === null) return next();
+    if (token === null || !equalsBytes(token, key)) return answer(unauthorized());
+    return next();
   };
 }

@@ -23,6 +23,10 @@ Deno.test("a foreign Host or Origin is 403; listed origins pass", async () => {
     (await app.request("http://x/", { headers })).status;
   assert.equal(await status({ host: "127.0.0.1:8080" }), 200);
   assert.equal(await status({ host: "evil.example:8080" }), 403);
+  // The verdict of the last admitted Host is remembered: a foreign one right after it is still refused.
+  assert.equal(await status({ host: "127.0.0.1:8080" }), 200);
+  assert.equal(await status({ host: "127.0.0.1:8080" }), 200);
+  assert.equal(await status({ host: "evil.example:8080" }), 403);
   assert.equal(await status({ host: "localhost", origin: "http://evil.example" }), 403);
   assert.equal(await status({ host: "localhost", origin: "http://localhost:3000" }), 200);
   assert.equal(await status({ host: "localhost", origin: "https://app.example" }), 200);

@@ -11,6 +11,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { problemResponse } from "../../problem.ts";
+import { answer } from "../answer.ts";
 
 /** True for `localhost`, `*.localhost`, an address in 127.0.0.0/8, and `::1` (bracketed or not). */
 export function isLoopbackName(hostname: string): boolean {
@@ -43,15 +44,24 @@ export interface HostCheckOptions {
   allowedOrigins: readonly string[];
 }
 
+/** The 403 (on /mcp, server/middleware/json_rpc_errors answers it as a JSON-RPC error). */
+function refuse(detail: string): Promise<Response> {
+  return answer(problemResponse(403, detail));
+}
+
 /** Refuses foreign `Host` and `Origin` headers (install only on a loopback bind). */
 export function hostCheck(options: HostCheckOptions): MiddlewareHandler {
   const listed = new Set(options.allowedOrigins.map((o) => o.trim().replace(/\/+$/, "").toLowerCase()));
-  return async function hostCheck(c, next) {
-    // On /mcp, server/middleware/json_rpc_errors answers it as a JSON-RPC error.
-    const refuse = (detail: string) => problemResponse(403, detail);
+  // The last Host value found loopback: a client sends the same one on every request, so the check of its
+  // name (three regular expressions) runs once per distinct value in a row, not once per request.
+  let admittedHost: string | undefined;
+  return function hostCheck(c, next) {
     const host = c.req.header("Host") ?? new URL(c.req.url).host;
-    if (!isLoopbackName(hostnameOf(host))) {
-      return refuse(`Host '${host}' is not served: this server listens on a loopback address`);
+    if (host !== admittedHost) {
+      if (!isLoopbackName(hostnameOf(host))) {
+        return refuse(`Host '${host}' is not served: this server listens on a loopback address`);
+      }
+      admittedHost = host;
     }
     const origin = c.req.header("Origin");
     if (
@@ -60,6 +70,6 @@ export function hostCheck(options: HostCheckOptions): MiddlewareHandler {
     ) {
       return refuse(`origin '${origin}' is not allowed on this loopback server`);
     }
-    return await next();
+    return next();
   };
 }

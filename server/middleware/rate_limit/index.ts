@@ -8,6 +8,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { problemResponse } from "../../problem.ts";
+import { answer } from "../answer.ts";
 import { SlidingWindow } from "./window.ts";
 
 /** Options of {@link rateLimit}. */
@@ -40,17 +41,17 @@ export function clientKey(c: Context, trustForwardedFor: boolean): string {
 /** Limits each client to `requests` per sliding window. */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
   const window = new SlidingWindow(options.requests, options.windowSeconds * 1000, options.now);
-  return async function rateLimit(c, next) {
-    if (options.exempt?.has(c.req.path)) return await next();
+  return function rateLimit(c, next) {
+    if (options.exempt?.has(c.req.path)) return next();
     const retryAfter = window.take(clientKey(c, options.trustForwardedFor));
     if (retryAfter) {
-      return problemResponse(
+      return answer(problemResponse(
         429,
         `Rate limit exceeded: ${options.requests} requests per ${options.windowSeconds}s`,
         undefined,
         { "Retry-After": String(retryAfter) },
-      );
+      ));
     }
-    return await next();
+    return next();
   };
 }
