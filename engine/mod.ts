@@ -73,17 +73,14 @@ export type { Json, JsonObject } from "./json/value.ts";
 export { type CompiledModel, compileSpec, validateSpec, type ValidationReport } from "./model/compile.ts";
 export * from "./model/types.ts";
 export type { LibraryDescription } from "./model/library_description.ts";
-export {
-  type AnyOperation,
-  type Invoker,
-  localInvoker,
-  type Operation,
-  OPERATIONS,
-  remoteInvoker,
-  type RemoteOptions,
-} from "./operations/mod.ts";
+// The operations' helpers (argument checks, JSON Schemas, REST bindings: operations/mod.ts) are for hosts, which
+// import them there: the browser bundle, which re-exports this module, leaves them out.
+export { type Invoker, localInvoker } from "./operations/invoker.ts";
+export type { AnyOperation, Operation } from "./operations/operation.ts";
+export { OPERATIONS } from "./operations/registry.ts";
+export { remoteInvoker, type RemoteOptions } from "./operations/remote.ts";
 /** Every operation by name (`operations.mutate`, `operations.getState`, …). */
-export * as operations from "./operations/mod.ts";
+export * as operations from "./operations/registry.ts";
 export * from "./ports.ts";
 export type {
   DispatchedEffect,

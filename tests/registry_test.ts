@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import type { z } from "zod";
 import { consoleHelp } from "../cli/console.ts";
 import { ServiceError } from "../engine/errors.ts";
+import { operations } from "../engine/mod.ts";
 import { inputMembers, isOptionalMember } from "../engine/operations/input.ts";
 import { OPERATIONS } from "../engine/operations/mod.ts";
 import type { AnyOperation } from "../engine/operations/operation.ts";
@@ -20,6 +21,16 @@ import { localAuthoring } from "../engine/service/authoring.ts";
 import { ModelService } from "../engine/service/service.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { inProcessServer, startTestServer } from "./server/helpers.ts";
+
+Deno.test("the engine's operations namespace is every operation by its name, and nothing else", () => {
+  // The browser bundle re-exports the namespace whole: a helper in it would ship to every page.
+  const { OPERATIONS: listed, ...byName } = operations;
+  assert.equal(listed, OPERATIONS);
+  assert.deepEqual(
+    Object.entries(byName).map(([name, op]) => [name, op]),
+    [...OPERATIONS].sort((a, b) => a.name < b.name ? -1 : 1).map((op) => [op.name, op]),
+  );
+});
 
 Deno.test("every operation is served by at least one surface, under a unique name per surface", () => {
   const names = (pick: (op: AnyOperation) => string | undefined) =>
