@@ -22,7 +22,11 @@ export function memoryJournal(): ReplaceJournal & { records: Map<string, Replace
 
 /** `service` as an open settles through it. */
 export function settling(service: ModelService): Settling {
-  return { ...localInvoker(service), deleteModel: service.deleteModel.bind(service) };
+  return {
+    ...localInvoker(service),
+    deleteModel: service.deleteModel.bind(service),
+    createModel: service.createModel.bind(service),
+  };
 }
 
 /**

@@ -135,7 +135,11 @@ export function open(spec: ModelSpec): Promise<Opened> {
       const release = connection.feed.hold(id);
       try {
         const service = connection.service!;
-        const settling = { ...connection.direct, deleteModel: service.deleteModel.bind(service) };
+        const settling = {
+          ...connection.direct,
+          deleteModel: service.deleteModel.bind(service),
+          createModel: service.createModel.bind(service),
+        };
         await settle(settling, journal, spec, () => connection.feed.stall(id));
       } finally {
         release(await storedVersion(connection.direct, id));

@@ -29,10 +29,11 @@ export interface ReplaceRecord {
 }
 
 /**
- * The page's service as an open settles through it: its calls, and its deletion of a model that hands the
- * model's snapshot to keep first, in the same turn, again when another tab wrote to it before the deletion.
+ * The page's service as an open settles through it: its calls, its deletion of a model that hands the
+ * model's snapshot to keep first, in the same turn, again when another tab wrote to it before the deletion,
+ * and its creation of a model in a given state.
  */
-export type Settling = Invoker & Pick<ModelService, "deleteModel">;
+export type Settling = Invoker & Pick<ModelService, "deleteModel" | "createModel">;
 
 /** Where {@link ReplaceRecord}s are kept, one per model id. */
 export interface ReplaceJournal {
@@ -79,19 +80,19 @@ function unjudged(journal: ReplaceJournal, record: ReplaceRecord, notLoaded: Ser
  * check added since it was stored), the model of `instead` takes the state, when given.
  */
 export async function createWithState(
-  invoker: Invoker,
+  invoker: Settling,
   spec: ModelSpec,
   snapshot: Record<string, unknown>,
   instead?: ModelSpec,
 ): Promise<void> {
   try {
-    await invoker.invoke(operations.createModel, { spec: spec as unknown as Json });
+    // In one step: a write another tab or an effect makes to the model comes after its state, not under it.
+    // The state is restored, its values those of `spec`, not the snapshot's (taken under the stored spec).
+    await invoker.createModel(spec, snapshot);
   } catch (err) {
     if (!(instead && err instanceof ServiceError && err.body?.error === "Spec validation failed")) throw err;
     return await createWithState(invoker, instead, snapshot);
   }
-  // A restore computes the values of `spec`, not the snapshot's (taken under the stored spec).
-  await invoker.invoke(operations.restore, { id: spec.id, snapshot });
 }
 
 /**

@@ -56,6 +56,7 @@ async function storedCounter(around: (call: number, evolve: () => Promise<unknow
           ? around(++calls, () => service.invoke(operation, input))
           : service.invoke(operation, input)) as Invoker["invoke"],
     deleteModel: model.deleteModel.bind(model),
+    createModel: model.createModel.bind(model),
   };
   const outcome = async () => ({
     spec: await service.invoke(operations.getSpec, { id: "counter" }),
@@ -182,6 +183,28 @@ for (const heard of [false, true]) {
     // The deletion went ahead only once the state journaled was the one it deleted.
     assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 9 });
     assert.deepEqual(journaled, [7, 9]);
+    assert.equal(journal.records.size, 0);
+    await service.close();
+  });
+}
+
+for (const heard of [false, true]) {
+  Deno.test(`another tab's write to the model a replacement created is kept, over the state it carried (${heard ? "" : "not "}heard)`, async () => {
+    const store = new OtherTabWrites();
+    const { service, invoker, page, journal } = await sharedCounter(store, () => Promise.resolve());
+    // The other tab writes as soon as the model of the new spec is stored, before anything else.
+    const save = store.save.bind(store);
+    store.save = async (...args) => {
+      await save(...args);
+      if (args[2]?.created) await store.write("counter", { "$.note": "kept" }, heard);
+    };
+    const spec = { ...counter("2.0.0", ["note"]), _name: "Renamed" } as ModelSpec;
+    await settle(page, journal, spec);
+    // This tab hears of it (if it had not yet).
+    await store.changed("counter", { kind: "current" });
+    assert.deepEqual(await invoker.invoke(operations.getSpec, { id: "counter" }), spec);
+    assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 7, note: "kept" });
+    assert.deepEqual(await invoker.invoke(operations.getAudit, { id: "counter" }), []);
     assert.equal(journal.records.size, 0);
     await service.close();
   });

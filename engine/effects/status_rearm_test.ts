@@ -102,6 +102,26 @@ Deno.test("a restore to a state without the status document the replaced state h
   await service.close();
 });
 
+Deno.test("a model created in a snapshot's state fires nothing its default state would, and re-arms its pending work", async () => {
+  const http = new ScriptedExecutor().answer(ok({ rate: 1 }));
+  const { service, scheduler, warnings } = await watched([http]);
+  await service.createModel(quoteSpec());
+  await service.mutate("q", { "$.region": "eu" });
+  // Pending, its job gone with the model (a replacement's snapshot).
+  const snapshot = await service.snapshot("q");
+  await service.deleteModel("q");
+  // Its default region would fire the effect, were the model created empty first.
+  const spec = quoteSpec();
+  spec.schema.properties.region = { type: "string", default: "us" } as never;
+  await service.createModel(spec, snapshot);
+  await scheduler.advance(0);
+  const state = await quote(service);
+  assert.deepEqual([state.region, state.rate, state.io?.fetch?.phase], ["eu", 1, "applied"]);
+  assert.deepEqual(http.jobs.map((job) => job.key), ["eu"]);
+  assert.deepEqual(warnings, []);
+  await service.close();
+});
+
 Deno.test("a restore re-arms each status document in a commit of its own: one the model refuses holds back no other", async () => {
   const http = new ScriptedExecutor();
   const { service, scheduler, warnings } = await watched([http]);

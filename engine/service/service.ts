@@ -668,14 +668,18 @@ export class ModelService implements ModelApi {
     return this.#slots.size;
   }
 
-  async createModel(input: unknown): Promise<ModelInfo> {
+  /**
+   * Creates the model `input` specifies; with `snapshot`, in its state (restored as {@link restore} does,
+   * no effect fired) from its first store write on: no other writer sees it before (a replacement's).
+   */
+  async createModel(input: unknown, snapshot?: unknown): Promise<ModelInfo> {
     checkSpecSize(this.config, input);
     // The compile yields to the event loop: a free id is reserved before it, so a create of the same
     // id meanwhile is refused (409 after its own compile, as after this one) and nothing sees it half made.
     const claimed = isObject(input) && typeof input.id === "string" && this.#free(input.id) ? input.id : null;
     if (claimed !== null) this.#reserved.add(claimed);
     try {
-      return await this.#create(input, claimed);
+      return await this.#create(input, claimed, snapshot);
     } finally {
       if (claimed !== null) this.#release(claimed);
     }
@@ -702,7 +706,7 @@ export class ModelService implements ModelApi {
   }
 
   /** Creates the model `input` specifies; `claimed`: the id {@link createModel} reserved for it. */
-  async #create(input: unknown, claimed: string | null): Promise<ModelInfo> {
+  async #create(input: unknown, claimed: string | null, snapshot?: unknown): Promise<ModelInfo> {
     // A branch is flattened over its template first, on every surface.
     const spec = await this.#composition.prepare(input);
     const report = await this.#compile(spec);
@@ -722,7 +726,14 @@ export class ModelService implements ModelApi {
     try {
       await this.#composition.linked(model.spec, async () => {
         const at = this.platform.clock.now();
-        const { runtime, outcome } = await ModelRuntime.create(model, this.runtimeEnv, undefined, at);
+        const { runtime, outcome } = await ModelRuntime.create(
+          model,
+          this.runtimeEnv,
+          undefined,
+          at,
+          snapshot ? new Set() : undefined,
+        );
+        if (snapshot) await runtime.restore(snapshot);
         checkStateBytes(this.config, runtime.stateBytes, id);
         const jobs = jobsOf(id, outcome.effectRequests, at);
         try {
@@ -747,6 +758,8 @@ export class ModelService implements ModelApi {
     }
     this.#observer.modelCreated?.(id);
     this.#emit({ type: "created", modelId: id });
+    // Status documents of work its snapshot's jobs (gone with them) were doing, as after a restore.
+    if (snapshot) await this.#exclusive(id, (slot) => this.#rearm(slot));
     return report.warnings.length ? { ...infoOf(model), warnings: report.warnings } : infoOf(model);
   }
 
