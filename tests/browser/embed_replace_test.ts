@@ -80,6 +80,46 @@ function journaled(page: Page, id: string): Promise<unknown> {
     }), id);
 }
 
+/** A page {@link installReplaceAsAnOpen} prepared. */
+interface ReplacingPage {
+  /**
+   * Replaces model `spec.id` by `spec` as an open does, through a service of the page's own: under the open's
+   * lock, journaled, deleted, then (once `midway` resolves) created again and given its state.
+   */
+  replaceAsAnOpen(spec: Record<string, unknown>, midway: () => Promise<void>): Promise<void>;
+}
+
+/** Gives `page` its {@link ReplacingPage.replaceAsAnOpen}. */
+function installReplaceAsAnOpen(page: Page): Promise<void> {
+  return page.evaluate(() => {
+    const journal = (write: (store: IDBObjectStore) => void) =>
+      new Promise((resolve, reject) => {
+        const request = indexedDB.open("svc-embed-journal");
+        request.onerror = () => reject(request.error);
+        request.onsuccess = () => {
+          const transaction = request.result.transaction("replacing", "readwrite");
+          transaction.oncomplete = () => (request.result.close(), resolve(null));
+          write(transaction.objectStore("replacing"));
+        };
+      });
+    (globalThis as unknown as ReplacingPage).replaceAsAnOpen = async (spec, midway) => {
+      const embed = await import("/svc-embed.js");
+      const service = await embed.createModelService();
+      const id = spec.id as string;
+      await navigator.locks.request(`svc-embed:open:${id}`, async () => {
+        const stored = await service.getSpec(id);
+        const snapshot = await service.snapshot(id);
+        await journal((store) => store.put({ stored, snapshot, version: spec.version }, id));
+        await service.deleteModel(id);
+        await midway();
+        await service.createModel(spec);
+        await service.restore(id, snapshot);
+        await journal((store) => store.delete(id));
+      });
+    };
+  });
+}
+
 Deno.test("embedding: replacing a stored model, as a person sees it", async (t) => {
   const build = await temporaryWebBuild();
   const files: Record<string, ServedFile> = {};
@@ -171,33 +211,15 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
         // The other tab replaces it as an open does (under the open's lock, journaled), and stops midway: deleted.
         const other = await context.newPage();
         await other.goto(`${base}/other.html`);
+        await installReplaceAsAnOpen(other);
         await other.evaluate(async (spec) => {
-          const embed = await import("/svc-embed.js");
-          const service = await embed.createModelService();
-          const journal = (write: (store: IDBObjectStore) => void) =>
-            new Promise((resolve, reject) => {
-              const request = indexedDB.open("svc-embed-journal");
-              request.onerror = () => reject(request.error);
-              request.onsuccess = () => {
-                const transaction = request.result.transaction("replacing", "readwrite");
-                transaction.oncomplete = () => (request.result.close(), resolve(null));
-                write(transaction.objectStore("replacing"));
-              };
-            });
-          const scope = globalThis as unknown as { finish: () => void; finished: Promise<void> };
+          const scope = globalThis as unknown as ReplacingPage & {
+            finish: () => void;
+            finished: Promise<void>;
+          };
           const resume = new Promise<void>((resolve) => scope.finish = resolve);
           const deleted = Promise.withResolvers<void>();
-          scope.finished = navigator.locks.request("svc-embed:open:counter", async () => {
-            const stored = await service.getSpec("counter");
-            const snapshot = await service.snapshot("counter");
-            await journal((store) => store.put({ stored, snapshot, version: "2.0.0" }, "counter"));
-            await service.deleteModel("counter");
-            deleted.resolve();
-            await resume;
-            await service.createModel(spec);
-            await service.restore("counter", snapshot);
-            await journal((store) => store.delete("counter"));
-          });
+          scope.finished = scope.replaceAsAnOpen(spec, () => (deleted.resolve(), resume));
           await deleted.promise;
         }, counter("2.0.0", 10));
 
@@ -252,33 +274,14 @@ Deno.test("embedding: replacing a stored model, as a person sees it", async (t) 
         const { context, page, errors, model } = await counterAtOne("/own.html");
         // The page replaces the model as an open does (under its lock, journaled), through a service of its own;
         // it creates it again once the page-wide service heard of the deletion.
+        await installReplaceAsAnOpen(page);
         await page.evaluate(async (spec) => {
           const embed = await import("/svc-embed.js");
-          const service = await embed.createModelService();
-          const journal = (write: (store: IDBObjectStore) => void) =>
-            new Promise((resolve, reject) => {
-              const request = indexedDB.open("svc-embed-journal");
-              request.onerror = () => reject(request.error);
-              request.onsuccess = () => {
-                const transaction = request.result.transaction("replacing", "readwrite");
-                transaction.oncomplete = () => (request.result.close(), resolve(null));
-                write(transaction.objectStore("replacing"));
-              };
-            });
           const heard = Promise.withResolvers<void>();
           const stop = embed.subscribe((event: { type: string }) =>
             event.type === "deleted" && heard.resolve()
           );
-          await navigator.locks.request("svc-embed:open:counter", async () => {
-            const stored = await service.getSpec("counter");
-            const snapshot = await service.snapshot("counter");
-            await journal((store) => store.put({ stored, snapshot, version: "2.0.0" }, "counter"));
-            await service.deleteModel("counter");
-            await heard.promise;
-            await service.createModel(spec);
-            await service.restore("counter", snapshot);
-            await journal((store) => store.delete("counter"));
-          });
+          await (globalThis as unknown as ReplacingPage).replaceAsAnOpen(spec, () => heard.promise);
           stop();
         }, counter("2.0.0", 10));
         await model.getByRole("heading", { name: "Counter 2.0.0" }).waitFor();
