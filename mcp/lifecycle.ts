@@ -8,7 +8,10 @@
  * schema gets -32602 naming the bad member, at any time and on both
  * transports (the `/mcp` mount answers a sessionless one itself, with
  * {@link sessionlessRefusal}, as the SDK transport takes it for another request;
- * in a batch too, which the protocol forbids `initialize` in).
+ * in a batch too, which the protocol forbids `initialize` in). Over stdio a
+ * batch holding `initialize` is answered as `/mcp` answers it without a
+ * session, member by member, and opens nothing; once initialized, only its
+ * `initialize` is refused.
  *
  * The gate opens when a valid `initialize` arrives, not when it is answered:
  * a client that pipes its requests right after it is served in order, as
@@ -26,7 +29,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, invalidRequest } from "./invalid_request.ts";
 import { invalidParams } from "./protocol_error.ts";
-import { receivingTransport } from "./received.ts";
+import { type BatchExtra, receivingTransport } from "./received.ts";
 
 /** The code `/mcp` (and the SDK's HTTP transport) answers a request before `initialize` with. */
 const NOT_INITIALIZED = -32000;
@@ -60,12 +63,28 @@ const NOT_ALONE =
   "the other requests need";
 
 /**
+ * The answer to a member of a batch refused for holding an `initialize`
+ * request, as a session would give it: a malformed `initialize` its -32602,
+ * a well-formed one -32600 (it must come alone), a member that is no message
+ * -32600, another request -32000 with `noSession`; none to a notification or
+ * a response.
+ */
+function refusedMember(member: unknown, noSession: string): JSONRPCMessage | undefined {
+  if (isInitializeCall(member)) {
+    return initializeRefusal(member) ?? errorMessage(member.id, -32600, NOT_ALONE);
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(member);
+  if (!parsed.success) return invalidRequest(member);
+  return "method" in parsed.data && "id" in parsed.data
+    ? errorMessage(parsed.data.id, NOT_INITIALIZED, noSession)
+    : undefined;
+}
+
+/**
  * The answer to a POST body without a session that opened none, when it holds
  * an `initialize` request: a single one's -32602 ({@link initializeRefusal});
- * for a batch, an answer per member as a session would give them: a malformed
- * `initialize` its -32602, a well-formed one -32600 (it must come alone), a
- * member that is no message -32600, another request -32000 with `noSession`.
- * Undefined for a body without an `initialize` request.
+ * for a batch, an answer per member ({@link refusedMember}). Undefined for a
+ * body without an `initialize` request.
  */
 export function sessionlessRefusal(
   body: unknown,
@@ -73,26 +92,24 @@ export function sessionlessRefusal(
 ): JSONRPCMessage | JSONRPCMessage[] | undefined {
   if (!Array.isArray(body)) return initializeRefusal(body);
   if (!body.some(isInitializeCall)) return undefined;
-  return body.flatMap((member): JSONRPCMessage[] => {
-    if (isInitializeCall(member)) {
-      return [initializeRefusal(member) ?? errorMessage(member.id, -32600, NOT_ALONE)];
-    }
-    const parsed = JSONRPCMessageSchema.safeParse(member);
-    if (!parsed.success) return [invalidRequest(member)];
-    // Notifications and responses get no answer.
-    return "method" in parsed.data && "id" in parsed.data
-      ? [errorMessage(parsed.data.id, NOT_INITIALIZED, noSession)]
-      : [];
-  });
+  return body.flatMap((member) => refusedMember(member, noSession) ?? []);
 }
 
 /** `inner` holding its client to the lifecycle (see the module); connect the server to the result. */
 export function lifecycleTransport(inner: Transport): Transport {
   let initialized = false;
-  const answer = (message: JSONRPCMessage) => {
-    inner.send(message).catch((err) => inner.onerror?.(err as Error));
+  const answer = (message: JSONRPCMessage | undefined) => {
+    if (message) inner.send(message).catch((err) => inner.onerror?.(err as Error));
   };
   return receivingTransport(inner, (message, extra, deliver) => {
+    // A batch holding initialize opens no session, as on /mcp: before one, none of its members runs;
+    // after, its initialize is refused and the rest run.
+    if (
+      (extra as BatchExtra | undefined)?.batch?.some(isInitializeCall) &&
+      (!initialized || isInitializeCall(message))
+    ) {
+      return answer(refusedMember(message, NOT_INITIALIZED_MESSAGE));
+    }
     const refusal = initializeRefusal(message);
     if (refusal) return answer(refusal);
     if ("method" in message && message.method === "initialize") initialized = true;

@@ -10,6 +10,15 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 
+/**
+ * What a transport that reads batches itself (stdio's) tells of a message
+ * from one: its batch, as read (the lifecycle gate answers a batch holding
+ * `initialize` as `/mcp` does).
+ */
+export interface BatchExtra extends MessageExtraInfo {
+  batch?: readonly unknown[];
+}
+
 /** Hands a message on to the server. */
 export type Deliver = (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
 

@@ -9,7 +9,9 @@
  * answered as JSON-RPC 2.0 requires: one array line holding the answers to its
  * requests and its invalid members, written once the last of them is answered
  * (or cancelled); an empty array, or one of more than the SDK's HTTP cap of
- * 100 members, gets one invalid-request error, as on HTTP.
+ * 100 members, gets one invalid-request error, as on HTTP. Its members are
+ * handed on with the batch (`extra.batch`): the lifecycle gate answers one
+ * holding `initialize` as `/mcp` does.
  *
  * The end of input closes the transport once every request read has been
  * answered (or cancelled): a client may pipe its requests and close stdin at
@@ -28,6 +30,7 @@ import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, invalidRequest } from "./invalid_request.ts";
 import { lineText, LineTooLong, readLines } from "./lines.ts";
+import type { BatchExtra } from "./received.ts";
 
 /** Where a transport's lines go: a byte stream, or a function writing all of the bytes it is given. */
 export type LineOutput = WritableStream<Uint8Array> | ((bytes: Uint8Array) => Promise<void>);
@@ -53,7 +56,7 @@ const answeredId = (message: JSONRPCMessage) =>
 export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: BatchExtra) => void;
   readonly #input: AsyncIterable<Uint8Array> | LineInput;
   readonly #write: (bytes: Uint8Array) => Promise<void>;
   readonly #release: () => Promise<void>;
@@ -147,7 +150,7 @@ export class LineTransport implements Transport {
     this.#batches.push(batch);
     for (const message of messages) {
       this.#track(message);
-      this.onmessage?.(message);
+      this.onmessage?.(message, { batch: items });
     }
     await this.#flushIfAnswered(batch);
   }

@@ -17,8 +17,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { type CallToolResult, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Repository, RepositoryClass } from "../engine/composition/repository.ts";
 import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import type { Json } from "../engine/json/value.ts";
@@ -67,8 +74,8 @@ interface Watcher {
 class ChildNoAnswer extends ServiceError {
   /** What happened, without the repository's name. */
   readonly reason: string;
-  constructor(repo: string, reason: string) {
-    super("internal", `Repository '${repo}' ${reason}`);
+  constructor(repo: string, reason: string, message = `Repository '${repo}' ${reason}`) {
+    super("internal", message);
     this.reason = reason;
   }
 }
@@ -209,7 +216,13 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
         timeout,
       }) as CallToolResult;
     } catch (err) {
-      throw new ChildNoAnswer(options.id, `failed on ${name}: ${(err as Error).message}`);
+      if (!(err instanceof McpError && err.code === ErrorCode.RequestTimeout)) {
+        throw new ChildNoAnswer(options.id, `failed on ${name}: ${(err as Error).message}`);
+      }
+      // Worded as an http repository's timeout (fetch_within.ts), the child standing for the server.
+      const ms = timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
+      const reason = `The child '${options.argv[0]}' did not answer ${name} within ${ms} ms`;
+      throw new ChildNoAnswer(options.id, reason, `Repository '${options.id}': ${reason}`);
     }
     if (result.isError) throw toolError(result);
     return resultValue(result);

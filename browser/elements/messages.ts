@@ -4,6 +4,10 @@
  * constraint (409 rollback, or a flagged one) at the fields written under its
  * `path` (or each of its paths) and the fields bound at it, else at the fields
  * whose write it refused; anything else at the field written, or at the form.
+ * A path or constraint id the engine shortened (a name over 200 characters
+ * comes back cut, `… (N characters)`) is matched to the one field or
+ * constraint it was cut from; with no single one, the message goes to the
+ * form, naming the path.
  *
  * @module
  */
@@ -17,6 +21,7 @@ import {
   type SchemaViolation,
   ServiceError,
 } from "../../engine/mod.ts";
+import { shortMessage } from "../../engine/quoted.ts";
 
 /** One message for people. */
 export interface FieldMessage {
@@ -43,6 +48,18 @@ export function canonical(address: string): string {
   return path ? formatPath(path) : address;
 }
 
+/** What a string the engine shortened ends a cut run with. */
+const SHORTENED = /… \(\d+ characters\)/;
+
+/**
+ * The one of `candidates` that `path` is, or was shortened from (see the
+ * module); undefined when none or several are.
+ */
+function placeOf(path: string, candidates: string[]): string | undefined {
+  const matches = new Set(candidates.map(canonical).filter((c) => shortMessage(c) === canonical(path)));
+  return matches.size === 1 ? [...matches][0] : undefined;
+}
+
 /** Whether `address` lies at or under the (possibly wildcard) constraint path `pattern`. */
 function under(pattern: string, address: string): boolean {
   const [p, a] = [pathOrNull(pattern), pathOrNull(address)];
@@ -67,8 +84,9 @@ export function placeConstraints(
   follow: Follow = (address) => [address],
 ): void {
   for (const violation of violations) {
-    const guarded = [spec?.constraints?.find((c) => c.id === violation.constraintId)?.path ?? []].flat()
-      .filter((p) => typeof p === "string");
+    // A shortened id names the one constraint it was cut from (ids are unique, so at most one is itself).
+    const ids = spec?.constraints?.filter((c) => shortMessage(c.id) === violation.constraintId) ?? [];
+    const guarded = [ids.length === 1 ? ids[0].path ?? [] : []].flat().filter((p) => typeof p === "string");
     const message = { text: violation.message, severity };
     // The paths are of the rows when the model checked: they are where those rows are now (none: gone).
     const paths = guarded.flatMap((p) => follow(p).slice(0, 1));
@@ -105,7 +123,11 @@ export function messagesOfError(
     for (const v of violations as unknown as SchemaViolation[]) {
       // The path is of the rows when the model checked the write: it goes where that row is now.
       const place = v.path ? follow(v.path)[0] : written[0] ?? "";
-      if (place !== undefined) add(map, canonical(place), { text: v.message, severity });
+      if (place === undefined) continue;
+      const field = placeOf(place, [...written, ...bound]);
+      if (field || !SHORTENED.test(place)) add(map, field ?? canonical(place), { text: v.message, severity });
+      // Shortened, and no one field it was cut from: at the form, naming it.
+      else add(map, "", { text: `${place}: ${v.message}`, severity });
     }
   } else if (err instanceof ServiceError && err.kind === "constraint_violation" && violations.length) {
     const refused = violations as unknown as ConstraintViolation[];

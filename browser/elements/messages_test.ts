@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { constraintViolation, type ModelSpec, schemaViolation, ServiceError } from "../../engine/mod.ts";
-import { type MessageMap, messagesOfError, placeConstraints } from "./messages.ts";
+import { canonical, type MessageMap, messagesOfError, placeConstraints } from "./messages.ts";
 import { followRows, matchRows, moveOf, removal } from "./row_moves.ts";
 
 const spec = {
@@ -29,6 +29,43 @@ Deno.test("a constraint lands at written fields under its path, else at the writ
     text: "offline",
     severity: "error",
   }]]]);
+});
+
+Deno.test("a shortened path or constraint id still finds its one field; several or none: the form, naming it", () => {
+  const long = "x".repeat(300);
+  const cut = `${"x".repeat(198)}… (302 characters)`;
+  const violation = (path: string) => schemaViolation([{ path, keyword: "type", message: "must be number" }]);
+  const at = (map: MessageMap) => Object.fromEntries([...map].map(([k, v]) => [k, v[0].text]));
+  // The engine cut the path: written, or only bound (a row's field, in brackets), it lands at its field.
+  assert.equal((violation(`$.${long}`).body!.violations as { path: string }[])[0].path, `$.${cut}`);
+  assert.deepEqual(at(messagesOfError(violation(`$.${long}`), spec, [`$.${long}`, "$.qty"], [])), {
+    [`$.${long}`]: "must be number",
+  });
+  const row = `$.rows[2]['${long} y']`;
+  assert.equal(canonical(row), row, "as the engine writes it");
+  assert.deepEqual(at(messagesOfError(violation(row), spec, [], ["$.qty", row])), {
+    [row]: "must be number",
+  });
+  // Its row moved up meanwhile: it lands at the field of the row it went to.
+  const moved = row.replace("[2]", "[0]");
+  const upTwo = (a: string) => [a.replace("[2]", "[0]")];
+  assert.deepEqual(at(messagesOfError(violation(row), spec, [], [moved, row], "error", upTwo)), {
+    [moved]: "must be number",
+  });
+  // Two fields it may have been cut from, or none: the form tells which field.
+  const twins = [`$.${long}a`, `$.${long}b`];
+  assert.deepEqual(at(messagesOfError(violation(twins[0]), spec, [], twins)), {
+    "": `$.${"x".repeat(198)}… (303 characters): must be number`,
+  });
+  // A constraint's shortened id still names its path: the message lands at the written field under it.
+  const guarded = {
+    ...spec,
+    constraints: [{ id: long, path: "$.parcels[*]", expr: "true", message: "too big", policy: "rollback" }],
+  } as unknown as ModelSpec;
+  const refused = constraintViolation([{ constraintId: long, message: "too big", policy: "rollback" }]);
+  assert.deepEqual(at(messagesOfError(refused, guarded, ["$.qty", "$.parcels[1].weightKg"], [])), {
+    "$.parcels[1].weightKg": "too big",
+  });
 });
 
 Deno.test("removing an array element drops its messages and moves up those of later elements", () => {

@@ -9,7 +9,7 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { type ConstraintViolation, type SchemaViolation, schemaViolation } from "../errors.ts";
+import { type ConstraintViolation, type SchemaViolation, schemaViolation, shortened } from "../errors.ts";
 import { DirtySet } from "../graph/dirty.ts";
 import { formatPath, type Segment } from "../json/path.ts";
 import type { Json } from "../json/value.ts";
@@ -193,7 +193,8 @@ export class Cycle {
         mutatedPaths: [...state.mutated],
         derivedUpdated: [...state.derived],
         metaUpdated: [...state.metaUpdated],
-        flaggedConstraints: flagged,
+        // Shortened as a refused constraint's are: a hostile id or message would come back whole on every write.
+        flaggedConstraints: shortened(flagged),
         dispatchedEffects: dispatched,
         traces: traces.length > options.traceLimit
           ? traces.slice(traces.length - options.traceLimit)

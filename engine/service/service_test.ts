@@ -165,6 +165,19 @@ Deno.test("mutate returns the full result; rollback is 409-kind with violations;
   assert.equal((await service.getHistory("m")).length, 1);
 });
 
+Deno.test("a flagged constraint's hostile id and message come back cut short, as a refused one's", async () => {
+  const { service } = await serviceOf();
+  const [id, message] = ["i".repeat(100_000), "m".repeat(100_000)];
+  const cut = (text: string) => `${text.slice(0, 200)}… (100000 characters)`;
+  await service.createModel(spec("m", { constraints: [{ id, expr: "qty < 1", message, policy: "flag" }] }));
+  const result = await service.mutate("m", { "$.qty": 1 });
+  assert.deepEqual(result.flaggedConstraints, [{
+    constraintId: cut(id),
+    message: cut(message),
+    policy: "flag",
+  }]);
+});
+
 Deno.test("results and reads are copies: editing them does not reach the model", async () => {
   const { service } = await serviceOf();
   await service.createModel(spec("m"));

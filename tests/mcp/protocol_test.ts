@@ -194,6 +194,54 @@ Deno.test("HTTP: a batch holding initialize, without a session, is answered memb
   }
 });
 
+Deno.test("stdio: a batch holding initialize is answered as /mcp answers it; none initializes", async () => {
+  const [params, member] = BAD_INITIALIZE[1];
+  const request = (id: number, method: string, params?: unknown) => ({ jsonrpc: "2.0", id, method, params });
+  const create = request(2, "tools/call", { name: "create_model", arguments: { spec: orderSpec("x") } });
+  const answers = await rawStdio([
+    JSON.stringify([
+      badInitialize(params, 1),
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      create,
+      { hello: "world" },
+    ]),
+    JSON.stringify([initializeMessage("2025-03-26", 3), request(4, "ping")]),
+    JSON.stringify(request(5, "tools/list")),
+    JSON.stringify(initializeMessage("2025-03-26", 6)),
+    // Once initialized, a batch's initialize is still refused; the rest runs.
+    JSON.stringify([
+      initializeMessage("2025-03-26", 7),
+      request(8, "tools/call", { name: "list_models", arguments: {} }),
+    ]),
+  ]);
+  type Answer = {
+    id: unknown;
+    error?: { code: number; message: string };
+    result?: { content: { text: string }[] };
+  };
+  const lines = answers as unknown as (Answer | Answer[])[];
+  /** The answers of the batch line answering `id` (lines are written as answers complete, not in order). */
+  const batchOf = (id: number) => {
+    const batch = lines.find((line) => Array.isArray(line) && line.some((a) => a.id === id)) as Answer[];
+    assert.ok(batch, `a batch line answers ${id}`);
+    return new Map(batch.map((a) => [a.id, a]));
+  };
+  const single = (id: number) => lines.find((line) => !Array.isArray(line) && line.id === id) as Answer;
+  const [one, two, notYet, initialized, three] = [batchOf(1), batchOf(3), single(5), single(6), batchOf(7)];
+  assert.deepEqual([...one.keys()].sort(), [1, 2, null]);
+  assertInvalidParams(one.get(1)!.error, member);
+  assert.equal(one.get(2)!.error!.code, -32000);
+  assert.match(one.get(2)!.error!.message, /initialize is required first/);
+  assert.equal(one.get(null)!.error!.code, -32600);
+  assert.deepEqual([...two].map(([id, a]) => [id, a.error?.code]), [[3, -32600], [4, -32000]]);
+  assert.match(two.get(3)!.error!.message, /initialize must be sent alone, not in a batch/);
+  assert.equal(notYet.error!.code, -32000, "the batched initialize opened nothing");
+  assert.equal(initialized.id, 6);
+  assert.ok(initialized.result, "a lone initialize still opens the session");
+  assert.equal(three.get(7)!.error!.code, -32600);
+  assert.deepEqual(JSON.parse(three.get(8)!.result!.content[0].text), [], "the batched create did not run");
+});
+
 Deno.test("stdio: a batch is answered with one array line; an empty batch with one error", async () => {
   const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
   const lines = [

@@ -372,3 +372,26 @@ Deno.test("a huge id, path or mutation key is quoted short in the problem detail
     await server.close();
   }
 });
+
+Deno.test("a flagged constraint's huge id and message come back cut short in a write's result", async () => {
+  const server = await startTestServer();
+  try {
+    const [id, message] = ["i".repeat(100_000), "m".repeat(100_000)];
+    const cut = (text: string) => `${text.slice(0, 200)}… (100000 characters)`;
+    const spec = {
+      id: "flagging",
+      schema: { type: "object", properties: { n: { type: "number" } } },
+      constraints: [{ id, expr: "n < 1", message, policy: "flag" }],
+    };
+    assert.equal((await call(server.url, "POST", "/models", spec)).status, 201);
+    const reply = await call(server.url, "POST", "/models/flagging/mutations", { "$.n": 1 });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.json.flaggedConstraints, [{
+      constraintId: cut(id),
+      message: cut(message),
+      policy: "flag",
+    }]);
+  } finally {
+    await server.close();
+  }
+});

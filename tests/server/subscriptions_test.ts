@@ -129,11 +129,12 @@ Deno.test("a paths filter passes writes inside a prefix and writes to its ancest
 });
 
 Deno.test("the bound counts a frame's UTF-8 bytes, not its UTF-16 units", async () => {
-  // A flagged constraint's message travels in the frame: 400 units, 1,200 bytes.
+  // A flagged constraint's message travels in the frame: 400 units, 1,040 bytes (words: a run over 200
+  // characters would be cut short).
   const euroSpec = (id: string) => ({
     id,
     schema: { type: "object", properties: { n: { type: "integer" } } },
-    constraints: [{ id: "wide", expr: "n < 1", message: "€".repeat(400), policy: "flag" }],
+    constraints: [{ id: "wide", expr: "n < 1", message: "€€€€ ".repeat(80), policy: "flag" }],
   });
   const subscribed = async (maxBufferedBytes: number) => {
     const service = await ModelService.open();
