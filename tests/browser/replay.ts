@@ -44,11 +44,15 @@ export interface ReplayReport {
 /**
  * Replays every example's tests with a fresh in-memory service on the web
  * platform, its clock fixed so both runtimes record the same instants (effect
- * status documents carry the time they changed).
+ * status documents carry the time they changed), its expression deadline
+ * generous.
  */
 export async function replayExamples(engine: typeof Engine, examples: Example[]): Promise<ReplayReport> {
   const service = await engine.ModelService.open({
     platform: { ...engine.webPlatform(), clock: { now: () => Date.UTC(2026, 0, 1) } },
+    // The expression deadline is wall clock: a loaded CI machine once took the loan example's first
+    // evaluation past the default second (D1012). What is replayed is results, not speed.
+    config: { ...engine.DEFAULT_CONFIG, expressionTimeoutMs: 30_000 },
   });
   const cases: ReplayedCase[] = [];
   const embedded: EmbeddedRun[] = [];
