@@ -50,8 +50,8 @@ export {
 } from "./errors.ts";
 export { applyEvolution } from "./evolve/apply.ts";
 export { parseEvolution, type SpecEvolution } from "./evolve/evolution.ts";
-// The SpecEvolution JSON Schema (evolve/schema.ts) is for its hosts (MCP, the LLM generator), which import it
-// there: the browser bundle, which re-exports this module, leaves it out, as MODEL_SPEC_SCHEMA.
+// The SpecEvolution JSON Schema (evolve/schema.ts) is not exported here: its hosts (MCP, the LLM generator)
+// import it there. The browser bundle still holds it, as parseEvolution validates evolutions with it.
 export { loadRegexEngine } from "./expr/re2.ts";
 export type { GraphNodeView, GraphView } from "./graph/projection.ts";
 export {
