@@ -828,59 +828,53 @@ export class ModelService implements ModelApi {
   // ------------------------------------------------------------------ writes
 
   mutate(id: string, mutations: Record<string, Json>, options: WriteOptions = {}): Promise<WriteResult> {
-    if (!isObject(mutations)) {
-      return Promise.reject(badRequest("mutations must be a JSON object of canonical address to value"));
-    }
-    try {
+    return this.#write(id, "client", mutations, options, () => {
+      if (!isObject(mutations)) {
+        throw badRequest("mutations must be a JSON object of canonical address to value");
+      }
       checkMutationValues(this.config, mutations);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const request = cloneJson(mutations);
-    return this.#write(
-      id,
-      "client",
-      request,
-      (rt, at, after) => rt.evaluateMutation(request, "client", at, { after }),
-      options,
-    );
+    }, (request) => (rt, at, after) => rt.evaluateMutation(request, "client", at, { after }));
   }
 
   patch(id: string, ops: PatchOperation[], options: WriteOptions = {}): Promise<WriteResult> {
-    if (!Array.isArray(ops)) return Promise.reject(badRequest("a JSON Patch must be an array of operations"));
-    try {
+    return this.#write(id, "patch", ops, options, () => {
+      if (!Array.isArray(ops)) throw badRequest("a JSON Patch must be an array of operations");
       checkPatchValues(this.config, ops);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const request = cloneJson(ops);
-    return this.#write(
-      id,
-      "patch",
-      request as unknown as Json,
-      (rt, at, after) => rt.evaluatePatch(request, at, { after }),
-      options,
-    );
+    }, (request) => (rt, at, after) => rt.evaluatePatch(request, at, { after }));
   }
 
   /** Applies an executor's result as a logged `foldback` mutation. */
   foldback(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
+    return this.#write(
+      id,
+      "foldback",
+      mutations,
+      {},
+      () => checkMutationValues(this.config, mutations),
+      foldbackOf,
+    );
+  }
+
+  /**
+   * Writes `input` once `check` passed (its refusal a rejection, as the write's are): a copy of it, which
+   * the caller changing its own afterwards leaves alone, evaluated as `evaluation` says.
+   */
+  #write<T>(
+    id: string,
+    source: LogEntry["source"],
+    input: T,
+    { viewId }: WriteOptions,
+    check: () => void,
+    evaluation: (request: T) => Evaluation,
+  ): Promise<WriteResult> {
     try {
-      checkMutationValues(this.config, mutations);
+      check();
     } catch (err) {
       return Promise.reject(err);
     }
-    const request = cloneJson(mutations);
-    return this.#write(id, "foldback", request, foldbackOf(request), {});
-  }
-
-  #write(
-    id: string,
-    source: LogEntry["source"],
-    request: Json,
-    evaluate: Evaluation,
-    { viewId }: WriteOptions,
-  ): Promise<WriteResult> {
+    const copy = cloneJson(input);
+    const request = copy as Json;
+    const evaluate = evaluation(copy);
     const observe = this.#observer.mutationFinished;
     const started = observe ? this.platform.clock.now() : 0;
     // Batches only where a write fails for nothing but itself or the store: one writer, no stale retries.
