@@ -101,7 +101,8 @@ export async function createWithState(
  * given its state (another document than the journaled one, and no write
  * since), is put back as it was stored, or, when this version refuses its stored spec, given to the spec
  * being opened (`opening`), as the replacement meant to. Run before an open of `id`, under its lock;
- * `replacing` is called first when there is one to finish.
+ * `replacing` is called first when there is one to finish. True when it put the journaled state back
+ * (false: no record, or the model found kept its place).
  */
 export async function finishInterrupted(
   invoker: Settling,
@@ -109,9 +110,9 @@ export async function finishInterrupted(
   id: string,
   opening?: ModelSpec,
   replacing?: () => void,
-): Promise<void> {
+): Promise<boolean> {
   const record = await journal.read(id);
-  if (!record) return;
+  if (!record) return false;
   replacing?.();
   let current: { baseDoc: Json } | null;
   try {
@@ -124,10 +125,10 @@ export async function finishInterrupted(
     current = null;
   }
   // A restore writes no audit record and a write does: a model written since holds data of its own.
-  const empty = !current ||
+  let back = !current ||
     (!jsonEqual(current.baseDoc, record.snapshot.baseDoc as Json) &&
       (await invoker.invoke(operations.getAudit, { id, limit: 1 })).length === 0);
-  if (empty) {
+  if (back) {
     // Deleted as judged only: a write another tab made since holds data of its own, kept with the model.
     const written = new Error("written since");
     const judged = current?.baseDoc;
@@ -141,7 +142,9 @@ export async function finishInterrupted(
       await createWithState(invoker, record.stored, record.snapshot, opening);
     } catch (err) {
       if (err !== written) throw err;
+      back = false;
     }
   }
   await journal.remove(id);
+  return back;
 }

@@ -131,7 +131,8 @@ async function evolve(
 /**
  * Replaces the stored model (of spec `stored`) by one of `spec` (already
  * validated) with the same state; when its model cannot be created or refuses
- * the state, the old model is put back (its spec and state).
+ * the state, the old model is put back (its spec and state), unless another
+ * writer stored a model under the id meanwhile and wrote to it: that one stays.
  */
 async function replace(
   invoker: Settling,
@@ -163,26 +164,35 @@ async function replace(
     if (err instanceof StoredModelKept) await journal.remove(id);
     throw err;
   }
-  const put = (replacement: ModelSpec) => createWithState(invoker, replacement, snapshot);
   try {
-    await put(spec);
+    await createWithState(invoker, spec, snapshot);
   } catch (err) {
     const why = (err as Error).message;
-    try {
-      // The new model, when it was created (and refused the state).
-      await invoker.invoke(operations.deleteModel, { id }).catch(() => undefined);
-      await put(stored);
-    } catch (back) {
-      // The journal keeps the record for the next open (finishInterrupted); the console, a copy a person sees.
+    const refused = `Model '${id}' could not take version ${version(spec)} of its spec (${why}), and`;
+    // The console, a copy a person sees of a state the model under the id does not hold.
+    const logged = () =>
       console.error(`svc-embed: the state of model '${id}', which could not be put back:`, snapshot);
+    let back: boolean;
+    try {
+      // Nothing was created (in one step): a model found under the id is another writer's, and the old one is
+      // put back over it only when it holds no data of its own (the rule of a replacement left midway).
+      back = await finishInterrupted(invoker, journal, id);
+    } catch (failed) {
+      // The journal keeps the record for the next open (finishInterrupted).
+      logged();
+      const message = (failed as Error).message;
       throw new Error(
-        `Model '${id}' could not take version ${version(spec)} of its spec (${why}), and putting back ` +
-          `its stored model failed too (${(back as Error).message}): the next open (a reload of the page) ` +
-          `puts it back from ${journal.where}, and its state is in the console`,
+        `${refused} putting back its stored model failed too (${message}): the next open (a reload of the ` +
+          `page) puts it back from ${journal.where}, and its state is in the console`,
       );
     }
-    await journal.remove(id);
-    throw kept(stored, spec, why);
+    if (back) throw kept(stored, spec, why);
+    logged();
+    throw new StoredModelKept(
+      `${refused} another writer stored a model under its id meanwhile and wrote to it: that model is ` +
+        `kept, and the state of version ${version(stored)} is in the console`,
+      id,
+    );
   }
   await journal.remove(id);
 }

@@ -60,7 +60,13 @@ import { GLOBAL_SCHEDULER, type Platform, webPlatform } from "../ports.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
 import type { EffectPolicy } from "../model/nodes.ts";
 import { statusDocument } from "../runtime/effects.ts";
-import type { CycleOutcome, EffectRequest, MutationResult, PatchOperation } from "../runtime/results.ts";
+import type {
+  CycleOutcome,
+  EffectRequest,
+  ModelState,
+  MutationResult,
+  PatchOperation,
+} from "../runtime/results.ts";
 import {
   formatInstant,
   ModelRuntime,
@@ -674,12 +680,13 @@ export class ModelService implements ModelApi {
    */
   async createModel(input: unknown, snapshot?: unknown): Promise<ModelInfo> {
     checkSpecSize(this.config, input);
+    const restoring = snapshot ? { snapshot, baseBytes: snapshotBytes(this.config, snapshot) } : undefined;
     // The compile yields to the event loop: a free id is reserved before it, so a create of the same
     // id meanwhile is refused (409 after its own compile, as after this one) and nothing sees it half made.
     const claimed = isObject(input) && typeof input.id === "string" && this.#free(input.id) ? input.id : null;
     if (claimed !== null) this.#reserved.add(claimed);
     try {
-      return await this.#create(input, claimed, snapshot);
+      return await this.#create(input, claimed, restoring);
     } finally {
       if (claimed !== null) this.#release(claimed);
     }
@@ -705,8 +712,11 @@ export class ModelService implements ModelApi {
     return !this.#slots.has(id) && !this.#reserved.has(id) && !this.#unloaded.has(id);
   }
 
-  /** Creates the model `input` specifies; `claimed`: the id {@link createModel} reserved for it. */
-  async #create(input: unknown, claimed: string | null, snapshot?: unknown): Promise<ModelInfo> {
+  /**
+   * Creates the model `input` specifies; `claimed`: the id {@link createModel} reserved for it; `restoring`:
+   * the snapshot it takes the state of (checked at the door, {@link snapshotBytes}).
+   */
+  async #create(input: unknown, claimed: string | null, restoring?: Restoring): Promise<ModelInfo> {
     // A branch is flattened over its template first, on every surface.
     const spec = await this.#composition.prepare(input);
     const report = await this.#compile(spec);
@@ -731,9 +741,9 @@ export class ModelService implements ModelApi {
           this.runtimeEnv,
           undefined,
           at,
-          snapshot ? new Set() : undefined,
+          restoring ? new Set() : undefined,
         );
-        if (snapshot) await runtime.restore(snapshot);
+        const restored = restoring && await this.#restored(runtime, restoring);
         checkStateBytes(this.config, runtime.stateBytes, id);
         const jobs = jobsOf(id, outcome.effectRequests, at);
         try {
@@ -749,6 +759,7 @@ export class ModelService implements ModelApi {
           await this.#adopt(id);
           throw taken(id);
         }
+        restored?.stands();
         const slot = this.#newSlot(runtime, null);
         this.#slots.set(id, slot);
         this.#fire(slot, outcome.effectRequests, jobs);
@@ -759,7 +770,7 @@ export class ModelService implements ModelApi {
     this.#observer.modelCreated?.(id);
     this.#emit({ type: "created", modelId: id });
     // Status documents of work its snapshot's jobs (gone with them) were doing, as after a restore.
-    if (snapshot) await this.#exclusive(id, (slot) => this.#rearm(slot));
+    if (restoring) await this.#exclusive(id, (slot) => this.#rearm(slot));
     return report.warnings.length ? { ...infoOf(model), warnings: report.warnings } : infoOf(model);
   }
 
@@ -817,59 +828,53 @@ export class ModelService implements ModelApi {
   // ------------------------------------------------------------------ writes
 
   mutate(id: string, mutations: Record<string, Json>, options: WriteOptions = {}): Promise<WriteResult> {
-    if (!isObject(mutations)) {
-      return Promise.reject(badRequest("mutations must be a JSON object of canonical address to value"));
-    }
-    try {
+    return this.#write(id, "client", mutations, options, () => {
+      if (!isObject(mutations)) {
+        throw badRequest("mutations must be a JSON object of canonical address to value");
+      }
       checkMutationValues(this.config, mutations);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const request = cloneJson(mutations);
-    return this.#write(
-      id,
-      "client",
-      request,
-      (rt, at, after) => rt.evaluateMutation(request, "client", at, { after }),
-      options,
-    );
+    }, (request) => (rt, at, after) => rt.evaluateMutation(request, "client", at, { after }));
   }
 
   patch(id: string, ops: PatchOperation[], options: WriteOptions = {}): Promise<WriteResult> {
-    if (!Array.isArray(ops)) return Promise.reject(badRequest("a JSON Patch must be an array of operations"));
-    try {
+    return this.#write(id, "patch", ops, options, () => {
+      if (!Array.isArray(ops)) throw badRequest("a JSON Patch must be an array of operations");
       checkPatchValues(this.config, ops);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const request = cloneJson(ops);
-    return this.#write(
-      id,
-      "patch",
-      request as unknown as Json,
-      (rt, at, after) => rt.evaluatePatch(request, at, { after }),
-      options,
-    );
+    }, (request) => (rt, at, after) => rt.evaluatePatch(request, at, { after }));
   }
 
   /** Applies an executor's result as a logged `foldback` mutation. */
   foldback(id: string, mutations: Record<string, Json>): Promise<MutationResult> {
+    return this.#write(
+      id,
+      "foldback",
+      mutations,
+      {},
+      () => checkMutationValues(this.config, mutations),
+      foldbackOf,
+    );
+  }
+
+  /**
+   * Writes `input` once `check` passed (its refusal a rejection, as the write's are): a copy of it, which
+   * the caller changing its own afterwards leaves alone, evaluated as `evaluation` says.
+   */
+  #write<T>(
+    id: string,
+    source: LogEntry["source"],
+    input: T,
+    { viewId }: WriteOptions,
+    check: () => void,
+    evaluation: (request: T) => Evaluation,
+  ): Promise<WriteResult> {
     try {
-      checkMutationValues(this.config, mutations);
+      check();
     } catch (err) {
       return Promise.reject(err);
     }
-    const request = cloneJson(mutations);
-    return this.#write(id, "foldback", request, foldbackOf(request), {});
-  }
-
-  #write(
-    id: string,
-    source: LogEntry["source"],
-    request: Json,
-    evaluate: Evaluation,
-    { viewId }: WriteOptions,
-  ): Promise<WriteResult> {
+    const copy = cloneJson(input);
+    const request = copy as Json;
+    const evaluate = evaluation(copy);
     const observe = this.#observer.mutationFinished;
     const started = observe ? this.platform.clock.now() : 0;
     // Batches only where a write fails for nothing but itself or the store: one writer, no stale retries.
@@ -1263,34 +1268,50 @@ export class ModelService implements ModelApi {
   }
 
   restore(id: string, snapshot: unknown): Promise<void> {
-    let sizes: Map<string, number>;
+    let baseBytes: number;
     try {
-      sizes = checkEnvelope(this.config, snapshot, "The snapshot", SNAPSHOT_MEMBERS);
+      baseBytes = snapshotBytes(this.config, snapshot);
     } catch (err) {
       return Promise.reject(err);
     }
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime.state;
-      const baseBytes = sizes.get("baseDoc") ?? 0;
-      checkStateBytes(this.config, baseBytes, id);
-      const { state, broken } = await slot.runtime.restore(
-        snapshot,
-        (growth) => checkStateBytes(this.config, baseBytes + growth, id),
-      );
+      const { state, stands } = await this.#restored(slot.runtime, { snapshot, baseBytes });
       try {
         await this.store.save(slot.runtime.model.spec, toPersisted(state));
       } catch (err) {
         slot.runtime.replaceState(previous, { clearHistory: false });
         throw err;
       }
+      stands();
+      this.#emit({ type: "restored", modelId: id });
+      await this.#rearm(slot, previous.doc);
+    }, true);
+  }
+
+  /**
+   * Restores a snapshot into `runtime` (a restore's, a creation's), refused (413) before anything is
+   * replaced when the state would pass max-state-bytes. `stands` tells the observer which constraints the
+   * restored state breaks (none refuses it), called once that state is stored.
+   */
+  async #restored(
+    runtime: ModelRuntime,
+    { snapshot, baseBytes }: Restoring,
+  ): Promise<{ state: ModelState; stands: () => void }> {
+    const id = runtime.model.id;
+    checkStateBytes(this.config, baseBytes, id);
+    const { state, broken } = await runtime.restore(
+      snapshot,
+      (growth) => checkStateBytes(this.config, baseBytes + growth, id),
+    );
+    const stands = () => {
       if (broken.length) {
         this.#observer.warn?.(
           `model '${id}': the restored state breaks ${broken.map((c) => c.constraintId)}`,
         );
       }
-      this.#emit({ type: "restored", modelId: id });
-      await this.#rearm(slot, previous.doc);
-    }, true);
+    };
+    return { state, stands };
   }
 
   /**
@@ -1941,6 +1962,17 @@ const SNAPSHOT_MEMBERS: Record<string, EnvelopeMember> = {
   derivedCache: "unread",
   metaCache: "unread",
 };
+
+/** A snapshot to restore, and the bytes of its base document ({@link snapshotBytes}). */
+interface Restoring {
+  snapshot: unknown;
+  baseBytes: number;
+}
+
+/** Checks a snapshot's documents where they land, before any work (422); the bytes of its base document. */
+function snapshotBytes(config: EngineConfig, snapshot: unknown): number {
+  return checkEnvelope(config, snapshot, "The snapshot", SNAPSHOT_MEMBERS).get("baseDoc") ?? 0;
+}
 
 /** An RFC 6838 media type: `type/subtype`, each a restricted name of at most 127 characters. */
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;

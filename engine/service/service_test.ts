@@ -601,6 +601,52 @@ Deno.test("a restore whose derived values would pass max-state-bytes is a 413 an
   assert.equal(await service.getField("m", "$.qty"), 2);
 });
 
+Deno.test("a model created with a state is held to what a restore of it is: refused alike, its broken constraints told", async () => {
+  const warnings: string[] = [];
+  const { service } = await serviceOf(
+    { maxStateBytes: 10_000, maxDepth: 6 },
+    { observer: { warn: (m) => warnings.push(m) } },
+  );
+  const padded = spec("m", {
+    derivations: [{ path: "$.total", expr: "qty * price" }, {
+      path: "$.pad",
+      expr: "$pad('', qty * 100, 'x')",
+    }],
+  });
+  await service.createModel(padded);
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = { d: deep };
+  const refused = [
+    // Over max-state-bytes as given, and once its derived values are computed.
+    { baseDoc: { qty: 2, file: { text: "x".repeat(20_000) } } },
+    { baseDoc: { qty: 200 } },
+    // Nested deeper than max-depth where it lands, and as a whole; a number JSON cannot store.
+    { baseDoc: { file: { a: { b: { c: { d: { e: { f: 1 } } } } } } } },
+    { baseDoc: { qty: 2 }, junk: deep },
+    { baseDoc: { qty: 2, price: Infinity } },
+  ];
+  for (const snapshot of refused) {
+    const restoring = await service.restore("m", snapshot).then(() => assert.fail("restored"), (err) => err);
+    await service.deleteModel("m");
+    const creating = await service.createModel(padded, snapshot).then(
+      () => assert.fail("created"),
+      (err) => err,
+    );
+    assert.deepEqual([creating.kind, creating.message], [restoring.kind, restoring.message]);
+    assert.deepEqual(await service.listModels(), []);
+    await service.createModel(padded);
+  }
+  // Constraints a restored state breaks: it stands, and the observer is told which, for either.
+  await service.restore("m", { baseDoc: { qty: 3, price: 30 } });
+  await service.deleteModel("m");
+  await service.createModel(padded, { baseDoc: { qty: 3, price: 30 } });
+  assert.equal(await service.getField("m", "$.total"), 90);
+  assert.deepEqual(warnings, [
+    "model 'm': the restored state breaks round",
+    "model 'm': the restored state breaks round",
+  ]);
+});
+
 Deno.test("a restore reads no cache of the snapshot: a key or value the model does not compute is no refusal", async () => {
   const { service } = await serviceOf({ maxStateBytes: 10_000 });
   await service.createModel(spec("m"));
