@@ -113,18 +113,18 @@ export class SectionContext {
       this.error(location, parsed.message);
       return null;
     }
-    if ((value as string).length > MAX_ID_LENGTH) {
-      this.error(
-        location,
-        `an address is at most ${MAX_ID_LENGTH} characters; this one has ${(value as string).length}`,
-      );
-      return null;
-    }
     const { maxDepth } = this.env.config;
     if (parsed.path.length > maxDepth) {
       this.error(
         location,
         `the address is ${parsed.path.length} levels deep: svc.limits.max-depth is ${maxDepth}`,
+      );
+      return null;
+    }
+    if ((value as string).length > MAX_ID_LENGTH) {
+      this.error(
+        location,
+        `an address is at most ${MAX_ID_LENGTH} characters; this one has ${(value as string).length}`,
       );
       return null;
     }
