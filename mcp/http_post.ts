@@ -4,7 +4,10 @@
  * message (-32700, a parse error, though the body parsed) and takes an empty
  * batch as a body of notifications (202). Here a body that is one such value
  * gets -32600 (Invalid Request), an empty batch one -32600, and a batch its
- * valid members' answers plus -32600 for each other member.
+ * valid members' answers plus -32600 for each other member. In a session the
+ * SDK refuses a whole batch holding `initialize` ("Server already
+ * initialized", id null); here, as over stdio, only its `initialize` is
+ * refused ({@link batchedInitializeRefusal}) and the rest runs.
  *
  * @module
  */
@@ -13,16 +16,19 @@ import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprot
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { invalidRequest } from "./invalid_request.ts";
+import { batchedInitializeRefusal } from "./lifecycle.ts";
 
 /** The SDK's answer to a body that parsed but holds a member that is no JSON-RPC message. */
 const WHOLE_REFUSAL = "Parse error: Invalid JSON-RPC message";
+/** The SDK's answer, in a session, to a body holding a well-formed `initialize`. */
+const REINITIALIZE = "Invalid Request: Server already initialized";
 
-/** Whether the transport's answer is one the body must be looked at again for. */
-async function refusedWhole(response: Response): Promise<boolean> {
-  if (response.status === 202) return true;
-  if (response.status !== 400) return false;
-  const body = await response.clone().json().catch(() => undefined);
-  return body?.error?.message === WHOLE_REFUSAL;
+/** What of the body the transport's answer refused whole, if it must be looked at again: its members or it. */
+async function refusedWhole(response: Response): Promise<"members" | "batch" | null> {
+  if (response.status === 202) return "members";
+  if (response.status !== 400) return null;
+  const message = (await response.clone().json().catch(() => undefined))?.error?.message;
+  return message === WHOLE_REFUSAL ? "members" : message === REINITIALIZE ? "batch" : null;
 }
 
 /** Handles a POST through `transport`, answering members that are no JSON-RPC message with -32600. */
@@ -33,18 +39,27 @@ export async function handlePost(
   // A copy of the body, read only when the transport refused it whole or found no request in it.
   const copy = request.clone();
   const response = await transport.handleRequest(request);
-  if (!await refusedWhole(response)) {
+  const refused = await refusedWhole(response);
+  if (!refused) {
     await copy.body?.cancel();
     return response;
   }
   const body: unknown = JSON.parse(await copy.text());
   if (!Array.isArray(body)) {
-    return response.status === 202 ? response : Response.json(invalidRequest(body), { status: 400 });
+    // A lone `initialize` in a session keeps the SDK's answer.
+    return response.status === 202 || refused === "batch"
+      ? response
+      : Response.json(invalidRequest(body), { status: 400 });
   }
   if (!body.length) return Response.json(invalidRequest(null), { status: 400 });
   const valid: JSONRPCMessage[] = [];
   const answers: unknown[] = [];
   for (const item of body) {
+    const initialize = refused === "batch" ? batchedInitializeRefusal(item) : undefined;
+    if (initialize) {
+      answers.push(initialize);
+      continue;
+    }
     const message = JSONRPCMessageSchema.safeParse(item);
     if (message.success) valid.push(message.data);
     else answers.push(invalidRequest(item));

@@ -11,7 +11,8 @@
  * in a batch too, which the protocol forbids `initialize` in). Over stdio a
  * batch holding `initialize` is answered as `/mcp` answers it without a
  * session, member by member, and opens nothing; once initialized, only its
- * `initialize` is refused.
+ * `initialize` is refused ({@link batchedInitializeRefusal}), on `/mcp` in a
+ * session too (./http_post.ts).
  *
  * The gate opens when a valid `initialize` arrives, not when it is answered:
  * a client that pipes its requests right after it is served in order, as
@@ -81,6 +82,15 @@ function refusedMember(member: unknown, noSession: string): JSONRPCMessage | und
 }
 
 /**
+ * The refusal of a batch member once a session is open: an `initialize`
+ * call's (-32600, it must come alone; -32602 when malformed); undefined for
+ * any other member, which runs. Stdio and `/mcp` in a session answer alike.
+ */
+export function batchedInitializeRefusal(member: unknown): JSONRPCMessage | undefined {
+  return isInitializeCall(member) ? refusedMember(member, NOT_INITIALIZED_MESSAGE) : undefined;
+}
+
+/**
  * The answer to a POST body without a session that opened none, when it holds
  * an `initialize` request: a single one's -32602 ({@link initializeRefusal});
  * for a batch, an answer per member ({@link refusedMember}). Undefined for a
@@ -108,7 +118,9 @@ export function lifecycleTransport(inner: Transport): Transport {
       (extra as BatchExtra | undefined)?.batch?.some(isInitializeCall) &&
       (!initialized || isInitializeCall(message))
     ) {
-      return answer(refusedMember(message, NOT_INITIALIZED_MESSAGE));
+      return answer(
+        initialized ? batchedInitializeRefusal(message) : refusedMember(message, NOT_INITIALIZED_MESSAGE),
+      );
     }
     const refusal = initializeRefusal(message);
     if (refusal) return answer(refusal);

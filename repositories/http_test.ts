@@ -5,7 +5,10 @@
  * frame.
  */
 import assert from "node:assert/strict";
+import { type ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
+import { REQUEST_TIMEOUT_MS } from "../engine/operations/fetch_within.ts";
 import { httpRepository } from "./http.ts";
+import { withTimeoutsDue } from "./_test_timeouts.ts";
 
 Deno.test("a watch counts everything as changed each time its feed opens, the first time included", async () => {
   const sockets: WebSocket[] = [];
@@ -186,4 +189,28 @@ Deno.test("a watch's reconnect that neither opens nor closes counts as failed on
     stop();
     await repository.close?.();
   }
+});
+
+Deno.test("a link's call to a server silent past the request timeout is unavailable (503), as an mcp child", async () => {
+  const repository = httpRepository({
+    id: "hub",
+    repoClass: "web",
+    baseUrl: "http://127.0.0.1:9",
+    credential: null,
+    // Never answers; gives up when the request is aborted.
+    fetch: (request) =>
+      new Promise((_, reject) =>
+        request.signal.addEventListener("abort", () => reject(request.signal.reason))
+      ),
+  });
+  await withTimeoutsDue(
+    REQUEST_TIMEOUT_MS,
+    () =>
+      assert.rejects(repository.read!("fx", "$.a", new AbortController().signal), (err: ServiceError) => {
+        assert.equal(err.kind, "unavailable");
+        assert.equal(STATUS_OF_KIND[err.kind], 503);
+        assert.equal(err.message, "The server at http://127.0.0.1:9 did not answer within 60000 ms");
+        return true;
+      }),
+  );
 });

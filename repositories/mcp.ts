@@ -70,12 +70,20 @@ interface Watcher {
   onProblem(problem: string, final: boolean): void;
 }
 
-/** The child did not answer (it did not start, or its connection failed): unlike a tool's error, no answer. */
+/**
+ * The child did not answer (it did not start, its connection failed: internal; it was silent past the timeout:
+ * unavailable, a 503 as an http repository's silent server): unlike a tool's error, no answer.
+ */
 class ChildNoAnswer extends ServiceError {
   /** What happened, without the repository's name. */
   readonly reason: string;
-  constructor(repo: string, reason: string, message = `Repository '${repo}' ${reason}`) {
-    super("internal", message);
+  constructor(
+    repo: string,
+    reason: string,
+    message = `Repository '${repo}' ${reason}`,
+    kind: ErrorKind = "internal",
+  ) {
+    super(kind, message);
     this.reason = reason;
   }
 }
@@ -222,7 +230,7 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
       // Worded as an http repository's timeout (fetch_within.ts), the child standing for the server.
       const ms = timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC;
       const reason = `The child '${options.argv[0]}' did not answer ${name} within ${ms} ms`;
-      throw new ChildNoAnswer(options.id, reason, `Repository '${options.id}': ${reason}`);
+      throw new ChildNoAnswer(options.id, reason, `Repository '${options.id}': ${reason}`, "unavailable");
     }
     if (result.isError) throw toolError(result);
     return resultValue(result);

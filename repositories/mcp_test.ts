@@ -16,6 +16,7 @@ import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { until } from "../tests/effects/helpers.ts";
 import { fetchWithin, NoAnswerError } from "../engine/operations/fetch_within.ts";
 import { mcpRepository, toolError } from "./mcp.ts";
+import { withTimeoutsDue } from "./_test_timeouts.ts";
 
 /**
  * The `mcp` repository "kid" over in-memory children (`timers`: the scheduler of its restarts; `lookupTimeoutMs`
@@ -310,6 +311,31 @@ Deno.test("mcp repository lookup: a child silent past the configured lookupTimeo
       return true;
     });
   } finally {
+    await repository.close?.();
+  }
+});
+
+Deno.test("mcp repository link: a child silent past the request timeout is unavailable (503), as an http server", async () => {
+  const children = memoryChildren(() => new Promise<CallToolResult>(() => {}));
+  const repository = kidRepository(children);
+  // The watch starts the child (its initialize answered) before the client's 60 s timeouts come due at once.
+  const stop = await repository.watch!("fx", () => {});
+  try {
+    await withTimeoutsDue(
+      60_000,
+      () =>
+        assert.rejects(repository.read!("fx", "$.a", new AbortController().signal), (err: ServiceError) => {
+          assert.equal(err.kind, "unavailable");
+          assert.equal(STATUS_OF_KIND[err.kind], 503);
+          assert.equal(
+            err.message,
+            "Repository 'kid': The child 'unused' did not answer get_state within 60000 ms",
+          );
+          return true;
+        }),
+    );
+  } finally {
+    stop();
     await repository.close?.();
   }
 });

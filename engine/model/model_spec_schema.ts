@@ -97,6 +97,8 @@ const nonBlank = (description: string): JsonObject => ({
   pattern: "\\S",
   description,
 });
+/** An entry's id: non-blank and, like a model id, at most {@link MAX_ID_LENGTH} (traces and results carry it). */
+const entryId = (description: string): JsonObject => ({ ...nonBlank(description), maxLength: MAX_ID_LENGTH });
 /** A list of `name` entries; null, like absent, means none. */
 const listOf = (name: string, description: string): JsonObject => ({
   type: ["array", "null"],
@@ -236,7 +238,7 @@ const DEFS: JsonObject = {
     description: "a boolean invariant checked after derivations settle; a result of false, 0, '' or an " +
       "evaluation error fails it, while null or no value passes",
     properties: {
-      id: nonBlank("unique among the constraints"),
+      id: entryId("unique among the constraints"),
       path: {
         description: "absent or null: global, evaluated once; an address or a list of addresses: the " +
           "fields it guards; one `[*]` address (`$.items[*]`): evaluated once per element with `$parent` " +
@@ -278,7 +280,7 @@ const DEFS: JsonObject = {
     description: "an effect request emitted as data when its trigger is truthy after a mutation that " +
       "touched the trigger's inputs; unknown members are ignored",
     properties: {
-      id: nonBlank("unique among the effects"),
+      id: entryId("unique among the effects"),
       executor: {
         type: "string",
         minLength: 1,

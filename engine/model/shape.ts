@@ -61,9 +61,11 @@ const WORDINGS: Record<string, Wording> = {
   "#/$defs/MetaDerivation": entry("a meta derivation"),
   "#/$defs/Constraint": entry("a constraint"),
   "#/$defs/Constraint/properties/id": required,
+  "#/$defs/Constraint/properties/id/maxLength": longIdMessage,
   "#/$defs/Constraint/properties/message": required,
   "#/$defs/Effect": entry("an effect"),
   "#/$defs/Effect/properties/id": required,
+  "#/$defs/Effect/properties/id/maxLength": longIdMessage,
   "#/$defs/Effect/properties/executor": () => "executor must be a non-empty string",
   "#/$defs/Effect/properties/payload": (payload) =>
     typeof payload === "string"

@@ -165,10 +165,20 @@ Deno.test("mutate returns the full result; rollback is 409-kind with violations;
   assert.equal((await service.getHistory("m")).length, 1);
 });
 
-Deno.test("a flagged constraint's hostile id and message come back cut short, as a refused one's", async () => {
+Deno.test("a constraint id over 1024 characters is refused at create; the longest comes back cut short", async () => {
   const { service } = await serviceOf();
-  const [id, message] = ["i".repeat(100_000), "m".repeat(100_000)];
-  const cut = (text: string) => `${text.slice(0, 200)}… (100000 characters)`;
+  const [id, message] = ["i".repeat(1024), "m".repeat(100_000)];
+  const err = await rejectsWith(
+    () =>
+      service.createModel(
+        spec("m", { constraints: [{ id: `${id}i`, expr: "qty < 1", message, policy: "flag" }] }),
+      ),
+    "validation_failed",
+  );
+  assert.deepEqual(err.body!.errors, [
+    { location: "constraints[0].id", message: "an id is at most 1024 characters; this one has 1025" },
+  ]);
+  const cut = (text: string) => `${text.slice(0, 200)}… (${text.length} characters)`;
   await service.createModel(spec("m", { constraints: [{ id, expr: "qty < 1", message, policy: "flag" }] }));
   const result = await service.mutate("m", { "$.qty": 1 });
   assert.deepEqual(result.flaggedConstraints, [{
@@ -176,6 +186,8 @@ Deno.test("a flagged constraint's hostile id and message come back cut short, as
     message: cut(message),
     policy: "flag",
   }]);
+  // Traces name the constraint (and effects) in full: bounded by the id limit, not by the spec's size.
+  assert.ok(result.traces.some((trace) => trace.targetPath === `$constraint:${id}`));
 });
 
 Deno.test("results and reads are copies: editing them does not reach the model", async () => {

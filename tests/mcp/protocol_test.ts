@@ -212,6 +212,7 @@ Deno.test("stdio: a batch holding initialize is answered as /mcp answers it; non
     JSON.stringify([
       initializeMessage("2025-03-26", 7),
       request(8, "tools/call", { name: "list_models", arguments: {} }),
+      badInitialize(params, 9),
     ]),
   ]);
   type Answer = {
@@ -239,7 +240,45 @@ Deno.test("stdio: a batch holding initialize is answered as /mcp answers it; non
   assert.equal(initialized.id, 6);
   assert.ok(initialized.result, "a lone initialize still opens the session");
   assert.equal(three.get(7)!.error!.code, -32600);
+  assertInvalidParams(three.get(9)!.error, member);
   assert.deepEqual(JSON.parse(three.get(8)!.result!.content[0].text), [], "the batched create did not run");
+});
+
+Deno.test("HTTP: in a session, a batch's initialize alone is refused, as over stdio; the rest runs", async () => {
+  const server = await startTestServer();
+  try {
+    const init = await call(server.url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
+    const inSession = {
+      ...POST_HEADERS,
+      "mcp-session-id": init.headers.get("mcp-session-id")!,
+      "mcp-protocol-version": "2025-06-18",
+    };
+    const [params, member] = BAD_INITIALIZE[1];
+    const request = (id: number, method: string, params?: unknown) => ({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params,
+    });
+    const create = request(4, "tools/call", { name: "create_model", arguments: { spec: orderSpec("x") } });
+    const reply = await call(server.url, "POST", "/mcp", [
+      initializeMessage("2025-06-18", 2),
+      badInitialize(params, 3),
+      create,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+    ], inSession);
+    assert.equal(reply.status, 200, reply.text);
+    type Answer = { id: unknown; error?: { code: number; message: string }; result?: { isError?: boolean } };
+    const answers = new Map((reply.json as Answer[]).map((a) => [a.id, a]));
+    assert.deepEqual([...answers.keys()].sort(), [2, 3, 4]);
+    assert.equal(answers.get(2)!.error!.code, -32600);
+    assert.match(answers.get(2)!.error!.message, /initialize must be sent alone, not in a batch/);
+    assertInvalidParams(answers.get(3)!.error, member);
+    assert.ok(answers.get(4)!.result && !answers.get(4)!.result!.isError, "the batched create ran");
+    assert.deepEqual((await call(server.url, "GET", "/models")).json, ["x"]);
+  } finally {
+    await server.close();
+  }
 });
 
 Deno.test("stdio: a batch is answered with one array line; an empty batch with one error", async () => {

@@ -373,11 +373,36 @@ Deno.test("a huge id, path or mutation key is quoted short in the problem detail
   }
 });
 
-Deno.test("a flagged constraint's huge id and message come back cut short in a write's result", async () => {
+Deno.test("a constraint id, effect id or derivation path over 1024 characters is a 422 finding", async () => {
   const server = await startTestServer();
   try {
-    const [id, message] = ["i".repeat(100_000), "m".repeat(100_000)];
-    const cut = (text: string) => `${text.slice(0, 200)}… (100000 characters)`;
+    const huge = "i".repeat(100_000);
+    const spec = {
+      id: "flagging",
+      schema: { type: "object", properties: { n: { type: "number" } } },
+      derivations: [{ path: `$.${huge}`, expr: "n" }],
+      constraints: [{ id: huge, expr: "n < 1", message: "m", policy: "flag" }],
+      effects: [{ id: huge, executor: "caller", trigger: "n > 1" }],
+    };
+    const refused = await call(server.url, "POST", "/models", spec);
+    assert.equal(refused.status, 422);
+    const tooLong = (length: number) => `at most 1024 characters; this one has ${length}`;
+    assert.deepEqual(refused.json.errors, [
+      { location: "derivations[0].path", message: `an address is ${tooLong(100_002)}` },
+      { location: "constraints[0].id", message: `an id is ${tooLong(100_000)}` },
+      { location: "effects[0].id", message: `an id is ${tooLong(100_000)}` },
+    ]);
+    assert.deepEqual((await call(server.url, "GET", "/models")).json, []);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a flagged constraint's longest id and huge message come back cut short in a write's result", async () => {
+  const server = await startTestServer();
+  try {
+    const [id, message] = ["i".repeat(1024), "m".repeat(100_000)];
+    const cut = (text: string) => `${text.slice(0, 200)}… (${text.length} characters)`;
     const spec = {
       id: "flagging",
       schema: { type: "object", properties: { n: { type: "number" } } },
@@ -391,6 +416,10 @@ Deno.test("a flagged constraint's huge id and message come back cut short in a w
       message: cut(message),
       policy: "flag",
     }]);
+    // The trace names the constraint in full: bounded by the id's limit, not by the spec's size.
+    assert.deepEqual(reply.json.traces.map((trace: { targetPath: string }) => trace.targetPath), [
+      `$constraint:${id}`,
+    ]);
   } finally {
     await server.close();
   }

@@ -16,6 +16,7 @@ import type { CompiledExpression, ExpressionCompiler } from "../../expr/compiler
 import { parseConcretePath, parsePath, type Segment } from "../../json/path.ts";
 import { isObject, type JsonObject } from "../../json/value.ts";
 import { ExpressionScope } from "../expression_scope.ts";
+import { MAX_ID_LENGTH } from "../model_spec_schema.ts";
 import type { ModelSpec } from "../types.ts";
 
 /** What compilation needs from its host. */
@@ -103,7 +104,8 @@ export class SectionContext {
    * null, with the parser's finding (the canonical rewrite of a legacy or
    * unrooted form), when it is not one, or when it lies deeper than
    * `svc.limits.max-depth` (what the model writes there would nest the
-   * document deeper than any write may).
+   * document deeper than any write may), or is longer than an id may be
+   * (a derivation's path names every trace of it, in each write's result).
    */
   address(value: unknown, location: string, concrete = false): Segment[] | null {
     const parsed = concrete ? parseConcretePath(value) : parsePath(value);
@@ -116,6 +118,13 @@ export class SectionContext {
       this.error(
         location,
         `the address is ${parsed.path.length} levels deep: svc.limits.max-depth is ${maxDepth}`,
+      );
+      return null;
+    }
+    if ((value as string).length > MAX_ID_LENGTH) {
+      this.error(
+        location,
+        `an address is at most ${MAX_ID_LENGTH} characters; this one has ${(value as string).length}`,
       );
       return null;
     }
