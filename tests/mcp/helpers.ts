@@ -19,7 +19,8 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { LineTransport } from "../../mcp/stdio.ts";
-import { CLI_MAIN, orderSpec as serverOrderSpec } from "../server/helpers.ts";
+import assert from "node:assert/strict";
+import { call, CLI_MAIN, orderSpec as serverOrderSpec } from "../server/helpers.ts";
 
 /** A connected client and what it received unasked. */
 export interface Connected {
@@ -221,6 +222,17 @@ export const POST_HEADERS = {
   "content-type": "application/json",
   accept: "application/json, text/event-stream",
 };
+
+/** Opens a `/mcp` session on the server at `url`: the headers of its later POSTs. */
+export async function openSession(url: string): Promise<Record<string, string>> {
+  const init = await call(url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
+  assert.equal(init.status, 200);
+  return {
+    ...POST_HEADERS,
+    "mcp-session-id": init.headers.get("mcp-session-id")!,
+    "mcp-protocol-version": "2025-06-18",
+  };
+}
 
 /** The server tests' order spec (qty, price, total, constraints, a caller effect) with a view. */
 export function orderSpec(id = "order"): Record<string, unknown> {

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { call, orderSpec, startTestServer } from "../server/helpers.ts";
-import { initializeMessage, POST_HEADERS, rawStdio } from "./helpers.ts";
+import { initializeMessage, openSession, POST_HEADERS, rawStdio } from "./helpers.ts";
 
 /** A JSON-RPC `tools/call` request. */
 const toolCall = (id: number, name: string, args: unknown) => ({
@@ -17,17 +17,6 @@ const toolCall = (id: number, name: string, args: unknown) => ({
   method: "tools/call",
   params: { name, arguments: args },
 });
-
-/** Opens a session; returns the headers of its later calls. */
-async function session(url: string): Promise<Record<string, string>> {
-  const init = await call(url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
-  assert.equal(init.status, 200);
-  return {
-    ...POST_HEADERS,
-    "mcp-session-id": init.headers.get("mcp-session-id")!,
-    "mcp-protocol-version": "2025-06-18",
-  };
-}
 
 /** The structured content of a tool result, asserting it is an error. */
 function toolError(reply: { status: number; json: unknown }): Record<string, unknown> {
@@ -41,7 +30,7 @@ function toolError(reply: { status: number; json: unknown }): Record<string, unk
 Deno.test("/mcp: hostile tool arguments are refused clearly; the state and the session are intact", async (t) => {
   const server = await startTestServer();
   try {
-    const headers = await session(server.url);
+    const headers = await openSession(server.url);
     const post = (body: unknown) => call(server.url, "POST", "/mcp", body, headers);
     assert.equal((await post(toolCall(1, "create_model", { spec: orderSpec("o") }))).status, 200);
     const first = await post(toolCall(0, "mutate", { id: "o", mutations: { "$.qty": 2 } }));
@@ -141,7 +130,7 @@ Deno.test("/mcp: hostile tool arguments are refused clearly; the state and the s
 Deno.test("/mcp: malformed JSON-RPC gets stdio's codes: -32700 not JSON, -32600 not a message, batches per member", async () => {
   const server = await startTestServer();
   try {
-    const headers = await session(server.url);
+    const headers = await openSession(server.url);
     const post = (body: unknown) => call(server.url, "POST", "/mcp", body, headers);
     const invalid = (id: unknown) => ({
       jsonrpc: "2.0",
@@ -229,7 +218,7 @@ Deno.test("/mcp: garbage session ids are 404 -32001, calls before initialize 400
     assert.equal(early.json.error.code, -32000);
     assert.deepEqual((await call(server.url, "GET", "/models")).json, [], "the early create did not run");
     // The one session the cap allows is still free.
-    await session(server.url);
+    await openSession(server.url);
   } finally {
     await server.close();
   }
@@ -238,7 +227,7 @@ Deno.test("/mcp: garbage session ids are 404 -32001, calls before initialize 400
 Deno.test("/mcp reads bodies up to svc.http.max-body-size, not the SDK's 4 MiB; a larger one is 413", async () => {
   const server = await startTestServer({ "svc.http.max-body-size": "6MB" });
   try {
-    const headers = await session(server.url);
+    const headers = await openSession(server.url);
     // 4.5 MiB of base64: over the SDK's default cap, under the server's.
     const data = "A".repeat(4.5 * 1024 * 1024);
     const upload = await call(server.url, "POST", "/mcp", toolCall(1, "upload_blob", { data }), headers);
@@ -276,7 +265,7 @@ Deno.test("/mcp shares the per-IP rate limit: 429 with Retry-After, and nothing 
     "svc.rate-limit.window-seconds": "60",
   });
   try {
-    const headers = await session(server.url);
+    const headers = await openSession(server.url);
     const post = (id: number) =>
       call(server.url, "POST", "/mcp", toolCall(id, "create_model", { spec: orderSpec(`m${id}`) }), headers);
     assert.equal((await post(1)).status, 200);
@@ -332,7 +321,7 @@ Deno.test("stdio caps a batch at 100 members as /mcp does, with /mcp's error; 10
   const server = await startTestServer();
   let overHttp: unknown;
   try {
-    const headers = await session(server.url);
+    const headers = await openSession(server.url);
     const reply = await call(server.url, "POST", "/mcp", pings(1000, 101), headers);
     assert.equal(reply.status, 400);
     overHttp = reply.json;
@@ -400,7 +389,7 @@ Deno.test("a hostile field name is cut short in violations' paths and findings' 
     const at = `upsertConstants.${name}`;
     assert.equal(refused.json.errors[0].location, `${at.slice(0, 200)}… (${at.length} characters)`);
 
-    const headers = await session(server.url);
+    const headers = await openSession(server.url);
     const post = (body: unknown) => call(server.url, "POST", "/mcp", body, headers);
     const mutated = await post(toolCall(1, "mutate", { id: "h", mutations: wrong }));
     small(mutated);

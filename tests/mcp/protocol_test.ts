@@ -11,7 +11,14 @@ import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
 import { PROTOCOL_VERSIONS } from "../../mcp/server.ts";
 import { call, orderSpec, startTestServer } from "../server/helpers.ts";
-import { connectHttp, connectStdio, initializeMessage, POST_HEADERS, rawStdio } from "./helpers.ts";
+import {
+  connectHttp,
+  connectStdio,
+  initializeMessage,
+  openSession,
+  POST_HEADERS,
+  rawStdio,
+} from "./helpers.ts";
 
 const ASKED = [...PROTOCOL_VERSIONS, "2024-10-07", "1999-01-01"];
 const answerFor = (asked: string) => PROTOCOL_VERSIONS.includes(asked) ? asked : "2025-11-25";
@@ -133,12 +140,7 @@ Deno.test("HTTP: a bad initialize is -32602 naming the member, with or without a
       assert.equal(reply.json.id, 7);
       assertInvalidParams(reply.json.error, member);
     }
-    const init = await call(server.url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
-    const inSession = {
-      ...POST_HEADERS,
-      "mcp-session-id": init.headers.get("mcp-session-id")!,
-      "mcp-protocol-version": "2025-06-18",
-    };
+    const inSession = await openSession(server.url);
     const [params, member] = BAD_INITIALIZE[1];
     const again = await call(server.url, "POST", "/mcp", badInitialize(params, 8), inSession);
     assert.equal(again.json.id, 8);
@@ -247,12 +249,7 @@ Deno.test("stdio: a batch holding initialize is answered as /mcp answers it; non
 Deno.test("HTTP: in a session, a batch's initialize alone is refused, as over stdio; the rest runs", async () => {
   const server = await startTestServer();
   try {
-    const init = await call(server.url, "POST", "/mcp", initializeMessage("2025-06-18"), POST_HEADERS);
-    const inSession = {
-      ...POST_HEADERS,
-      "mcp-session-id": init.headers.get("mcp-session-id")!,
-      "mcp-protocol-version": "2025-06-18",
-    };
+    const inSession = await openSession(server.url);
     const [params, member] = BAD_INITIALIZE[1];
     const request = (id: number, method: string, params?: unknown) => ({
       jsonrpc: "2.0",
