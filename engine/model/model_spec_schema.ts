@@ -424,7 +424,7 @@ const DEFS: JsonObject = {
     description: "one view component; which members apply depends on `type` (see " +
       "svc://guide/view-system); an unknown type is kept verbatim and evaluated as a basic input",
     properties: {
-      id: nonBlank("unique within the view"),
+      id: entryId("unique within the view"),
       type: nonBlank(
         "e.g. textField, numericField, currencyField, selectField, sliderField, label, " +
           "staticText, badge, statTile, dataTable, dataChart, keyValueList, progressBar, group, card, tabs, " +
@@ -466,7 +466,7 @@ const DEFS: JsonObject = {
     type: "object",
     required: ["id"],
     properties: {
-      id: nonBlank("unique in the model"),
+      id: entryId("unique in the model"),
       label: { type: "string" },
       layout: { description: "vertical (default), horizontal, grid, tabs or wizard" },
       columns: { description: "grid columns" },

@@ -66,6 +66,8 @@ const WORDINGS: Record<string, Wording> = {
   "#/$defs/Effect": entry("an effect"),
   "#/$defs/Effect/properties/id": required,
   "#/$defs/Effect/properties/id/maxLength": longIdMessage,
+  "#/$defs/View/properties/id/maxLength": longIdMessage,
+  "#/$defs/Component/properties/id/maxLength": longIdMessage,
   "#/$defs/Effect/properties/executor": () => "executor must be a non-empty string",
   "#/$defs/Effect/properties/payload": (payload) =>
     typeof payload === "string"

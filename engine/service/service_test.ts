@@ -907,3 +907,26 @@ Deno.test("a grouping over an empty array leaves the array empty in the committe
   await service.mutate("m", { "$.n": 2 });
   assert.deepEqual(await service.getState("m"), { tags: [], n: 2 });
 });
+
+Deno.test("a view id or component id over 1024 characters is refused at create, as other ids are", async () => {
+  const { service } = await serviceOf();
+  const long = "v".repeat(1025);
+  const viewDefinition = {
+    defaultView: long,
+    views: [{ id: long, components: [{ id: long, type: "textField", bind: "$.qty" }] }],
+  };
+  const err = await rejectsWith(
+    () => service.createModel(spec("m", { viewDefinition })),
+    "validation_failed",
+  );
+  assert.deepEqual(err.body!.errors, [
+    {
+      location: "viewDefinition.views[0].id",
+      message: "an id is at most 1024 characters; this one has 1025",
+    },
+    {
+      location: "viewDefinition.views[0].components[0].id",
+      message: "an id is at most 1024 characters; this one has 1025",
+    },
+  ]);
+});
