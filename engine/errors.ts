@@ -82,7 +82,10 @@ export interface Finding {
  * built from a hostile name (100 KB, say), one would flood every surface.
  */
 export function shortened<T extends object>(items: T[]): T[] {
-  return JSON.parse(JSON.stringify(items, (_, v) => typeof v == "string" ? shortMessage(v) : v));
+  // Most lists are empty (every write's flagged constraints): no serialisation round trip for them.
+  return items.length
+    ? JSON.parse(JSON.stringify(items, (_, v) => typeof v == "string" ? shortMessage(v) : v))
+    : items;
 }
 
 /** Base class of every error the service reports to a caller. */
