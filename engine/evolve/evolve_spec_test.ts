@@ -604,3 +604,29 @@ Deno.test("an evolution whose definition refers to a malformed escape is a spec 
   );
   assert.equal((await service.getSpec("m")).version, "1.0.0");
 });
+
+Deno.test("a hostile key stranded by an evolution or refused by a restore is named short, as other violations are", async () => {
+  const { service } = await serviceOf();
+  await service.createModel({ id: "m", schema: { type: "object", properties: { bag: { type: "object" } } } });
+  const long = "k".repeat(5000);
+  await service.mutate("m", { "$.bag": { [long]: 1 } });
+  const closed = { type: "object", additionalProperties: false };
+  const stranded = await rejectsWith(
+    () => service.evolveSpec("m", { upsertSchemaNodes: [{ path: "$.bag", schema: closed }] }),
+    "validation_failed",
+    /^Evolution refused: the new schema would strand state at \$\.bag\.k{194}… \(5006 characters\)/,
+  );
+  const body = stranded.body as { paths: string[]; violations: { path: string }[] };
+  assert.deepEqual(body.paths, [`$.bag.${"k".repeat(194)}… (5006 characters)`]);
+  assert.deepEqual(body.violations.map((v) => v.path), body.paths);
+
+  await service.evolveSpec("m", { upsertSchemaNodes: [{ path: "$.bag", schema: { type: "object" } }] });
+  const { service: other } = await serviceOf();
+  await other.createModel({ id: "m", schema: { type: "object", properties: { bag: closed } } });
+  const snapshot = await service.snapshot("m");
+  const refused = await rejectsWith(
+    () => other.restore("m", snapshot),
+    "validation_failed",
+  );
+  assert.ok(refused.message.length < 1000, `${refused.message.length} characters`);
+});

@@ -24,7 +24,13 @@
  *
  * @module
  */
-import { describeViolations, type Finding, type SchemaViolation, ServiceError } from "../errors.ts";
+import {
+  describeViolations,
+  type Finding,
+  type SchemaViolation,
+  ServiceError,
+  shortened,
+} from "../errors.ts";
 import { type CreatedContainers, DocumentDraft, expandPattern, getAt, memberAt } from "../json/document.ts";
 import { jsonBytes } from "../json/measure.ts";
 import { cloneJson, isObject, type Json, jsonEqual } from "../json/value.ts";
@@ -150,7 +156,9 @@ function brokenAround(
 }
 
 /** The 422 of the state-compatibility guard, listing every stranded path. */
-export function stateStranded(violations: SchemaViolation[]): ServiceError {
+export function stateStranded(stranded: SchemaViolation[]): ServiceError {
+  // Shortened as every refusal's violations are: a stranded value's path names the state's own keys.
+  const violations = shortened(stranded);
   const paths = [...new Set(violations.map((v) => v.path))];
   return new ServiceError(
     "validation_failed",

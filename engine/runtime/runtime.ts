@@ -12,6 +12,7 @@ import {
   constraintViolation,
   describeViolations,
   notFound,
+  shortened,
   tooLarge,
   unprocessable,
 } from "../errors.ts";
@@ -407,7 +408,9 @@ export class ModelRuntime {
     }
     const violations = strandedValues(this.model, base.root);
     if (violations.length) {
-      throw unprocessable(`Snapshot base document violates the schema: ${describeViolations(violations)}`);
+      throw unprocessable(
+        `Snapshot base document violates the schema: ${describeViolations(shortened(violations))}`,
+      );
     }
     const outcome = await derive(
       this.model,
