@@ -472,6 +472,7 @@ export class Playground extends LitElement {
                             mode: "tab",
                             baseUrl: "",
                             apiKey: "",
+                            chosen: true,
                           })}>Use this tab instead</button>
                       `
                       : nothing

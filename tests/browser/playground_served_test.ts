@@ -127,6 +127,11 @@ Deno.test("the server's page reopened offline from the service worker's cache: t
     await page.getByRole("alert").getByRole("button", { name: "Use this tab instead" }).click();
     await page.getByRole("status").getByText("Connected: this tab").waitFor();
     assert.equal(await page.getByRole("alert").count(), 0);
+    // The click is the person's choice, kept as one made in the form: a reload stays in the tab.
+    await page.reload();
+    await page.getByRole("status").getByText("Connected: this tab").waitFor();
+    await screenshot(page, "served-offline-tab-kept");
+    assert.equal(await page.getByRole("alert").count(), 0);
     // The server's requests fail to connect: Chromium logs those; nothing else may be an error.
     assert.deepEqual(errors.filter((e) => !/net::ERR_CONNECTION_REFUSED/.test(e)), []);
     await page.context().close();
