@@ -204,7 +204,10 @@ for (const heard of [false, true]) {
     await store.changed("counter", { kind: "current" });
     assert.deepEqual(await invoker.invoke(operations.getSpec, { id: "counter" }), spec);
     assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 7, note: "kept" });
-    assert.deepEqual(await invoker.invoke(operations.getAudit, { id: "counter" }), []);
+    // Its trail holds that write alone (the creation in the state carried audits nothing), chained as stored.
+    const trail = await invoker.invoke(operations.getAudit, { id: "counter" });
+    assert.deepEqual(trail.map((record) => [record.sequence, record.mutations]), [[0, { "$.note": "kept" }]]);
+    assert.equal((await invoker.invoke(operations.verifyAudit, { id: "counter" })).valid, true);
     assert.equal(journal.records.size, 0);
     await service.close();
   });
