@@ -101,8 +101,9 @@ export async function createWithState(
  * given its state (another document than the journaled one, and no write
  * since), is put back as it was stored, or, when this version refuses its stored spec, given to the spec
  * being opened (`opening`), as the replacement meant to. Run before an open of `id`, under its lock;
- * `replacing` is called first when there is one to finish. True when it put the journaled state back
- * (false: no record, or the model found kept its place).
+ * `replacing` is called first when there is one to finish. True when the model under `id` holds the
+ * journaled state once done, put back or found holding it (false: no record, or the model found, written
+ * since, kept its place).
  */
 export async function finishInterrupted(
   invoker: Settling,
@@ -124,10 +125,11 @@ export async function finishInterrupted(
     if (!(err instanceof ServiceError && err.kind === "not_found")) throw err;
     current = null;
   }
+  // Found holding the journaled state, it is back as it was (restored, or written to the same values).
+  const holds = !!current && jsonEqual(current.baseDoc, record.snapshot.baseDoc as Json);
   // A restore writes no audit record and a write does: a model written since holds data of its own.
   let back = !current ||
-    (!jsonEqual(current.baseDoc, record.snapshot.baseDoc as Json) &&
-      (await invoker.invoke(operations.getAudit, { id, limit: 1 })).length === 0);
+    (!holds && (await invoker.invoke(operations.getAudit, { id, limit: 1 })).length === 0);
   if (back) {
     // Deleted as judged only: a write another tab made since holds data of its own, kept with the model.
     const written = new Error("written since");
@@ -146,5 +148,5 @@ export async function finishInterrupted(
     }
   }
   await journal.remove(id);
-  return back;
+  return back || holds;
 }

@@ -68,6 +68,22 @@ Deno.test("a replacement left after its restore keeps the new model, and writes 
   assert.deepEqual(await interrupted(written), { version: "2.0.0", state: { n: 7, note: "kept" } });
 });
 
+Deno.test("a replacement left after its restore: the state is back (true), the model untouched", async () => {
+  const invoker = settling(await ModelService.open({}));
+  await create("2.0.0")(invoker);
+  await invoker.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 7 } });
+  const snapshot = await invoker.invoke(operations.snapshot, { id: "counter" }) as unknown as Record<
+    string,
+    unknown
+  >;
+  const journal = memoryJournal();
+  await journal.write("counter", { stored: counter("1.0.0"), snapshot, version: "2.0.0" });
+  assert.equal(await finishInterrupted(invoker, journal, "counter"), true);
+  assert.equal(journal.records.size, 0);
+  assert.equal((await invoker.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
+  assert.equal((await invoker.invoke(operations.getAudit, { id: "counter" })).length, 1);
+});
+
 Deno.test("a replacement left midway over a model another tab writes to as it is finished: the write stays, with the model", async () => {
   // Left after its creation from the new spec; the other tab writes to that model once the open judged it unwritten.
   const store = new OtherTabWrites();

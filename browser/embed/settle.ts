@@ -186,7 +186,8 @@ async function replace(
           `page) puts it back from ${journal.where}, and its state is in the console`,
       );
     }
-    if (back) throw kept(stored, spec, why);
+    // The state is back under the spec it was found with (another writer's may hold it under its own).
+    if (back) throw kept(await storedSpec(invoker, id) ?? stored, spec, why);
     logged();
     throw new StoredModelKept(
       `${refused} another writer stored a model under its id meanwhile and wrote to it: that model is ` +
