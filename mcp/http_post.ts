@@ -7,7 +7,8 @@
  * valid members' answers plus -32600 for each other member. In a session the
  * SDK refuses a whole batch holding `initialize` ("Server already
  * initialized", id null); here, as over stdio, only its `initialize` is
- * refused ({@link batchedInitializeRefusal}) and the rest runs.
+ * refused ({@link batchedInitializeRefusal}) and the rest runs; a lone one
+ * gets stdio's answer too ({@link reinitializeRefusal}), with its id.
  *
  * @module
  */
@@ -16,7 +17,7 @@ import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprot
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { invalidRequest } from "./invalid_request.ts";
-import { batchedInitializeRefusal } from "./lifecycle.ts";
+import { batchedInitializeRefusal, reinitializeRefusal } from "./lifecycle.ts";
 
 /** The SDK's answer to a body that parsed but holds a member that is no JSON-RPC message. */
 const WHOLE_REFUSAL = "Parse error: Invalid JSON-RPC message";
@@ -46,10 +47,10 @@ export async function handlePost(
   }
   const body: unknown = JSON.parse(await copy.text());
   if (!Array.isArray(body)) {
-    // A lone `initialize` in a session keeps the SDK's answer.
-    return response.status === 202 || refused === "batch"
-      ? response
-      : Response.json(invalidRequest(body), { status: 400 });
+    if (response.status === 202) return response;
+    // A lone `initialize` in a session: refused as over stdio, with its id (the SDK's has id null).
+    const answer = refused === "batch" ? reinitializeRefusal(body) : invalidRequest(body);
+    return answer ? Response.json(answer, { status: 400 }) : response;
   }
   if (!body.length) return Response.json(invalidRequest(null), { status: 400 });
   const valid: JSONRPCMessage[] = [];

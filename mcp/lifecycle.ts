@@ -12,7 +12,9 @@
  * batch holding `initialize` is answered as `/mcp` answers it without a
  * session, member by member, and opens nothing; once initialized, only its
  * `initialize` is refused ({@link batchedInitializeRefusal}), on `/mcp` in a
- * session too (./http_post.ts).
+ * session too (./http_post.ts). A well-formed `initialize` sent alone once
+ * initialized gets -32600 "Server already initialized" with its id, on both
+ * ({@link reinitializeRefusal}): the SDK server would run it again over stdio.
  *
  * The gate opens when a valid `initialize` arrives, not when it is answered:
  * a client that pipes its requests right after it is served in order, as
@@ -82,6 +84,25 @@ function refusedMember(member: unknown, noSession: string): JSONRPCMessage | und
 }
 
 /**
+ * A well-formed `initialize` sent alone once initialized: the SDK's words on
+ * `/mcp` (where it answered with id null, leaving the client's request
+ * unanswered), then what to do.
+ */
+const ALREADY_INITIALIZED =
+  "Invalid Request: Server already initialized: initialize is sent once, first; to start over, open a new " +
+  "session (on /mcp an initialize without Mcp-Session-Id, over stdio a new process)";
+
+/**
+ * The refusal of an `initialize` request sent alone once a session is open,
+ * with its id: -32600 ({@link ALREADY_INITIALIZED}; -32602 when malformed).
+ * Undefined for any other message. Stdio and `/mcp` in a session answer alike.
+ */
+export function reinitializeRefusal(message: unknown): JSONRPCMessage | undefined {
+  if (!isInitializeCall(message)) return undefined;
+  return initializeRefusal(message) ?? errorMessage(message.id, -32600, ALREADY_INITIALIZED);
+}
+
+/**
  * The refusal of a batch member once a session is open: an `initialize`
  * call's (-32600, it must come alone; -32602 when malformed); undefined for
  * any other member, which runs. Stdio and `/mcp` in a session answer alike.
@@ -122,7 +143,7 @@ export function lifecycleTransport(inner: Transport): Transport {
         initialized ? batchedInitializeRefusal(message) : refusedMember(message, NOT_INITIALIZED_MESSAGE),
       );
     }
-    const refusal = initializeRefusal(message);
+    const refusal = initialized ? reinitializeRefusal(message) : initializeRefusal(message);
     if (refusal) return answer(refusal);
     if ("method" in message && message.method === "initialize") initialized = true;
     else if (!initialized && "method" in message && message.method !== "ping") {

@@ -20,7 +20,8 @@ import type { CompiledModel } from "../model/compile.ts";
 import type { CompiledNode, DerivedNode } from "../model/nodes.ts";
 import { targetHolding } from "../model/target_index.ts";
 import type { ModelState, WriteSource } from "./results.ts";
-import type { TraceRecord } from "./traces.ts";
+import { MAX_TRACED_CHARS, type TraceRecord } from "./traces.ts";
+import { quoted } from "../quoted.ts";
 
 /** The value of one evaluation, or its error message. */
 export interface Evaluated {
@@ -184,10 +185,11 @@ export class CycleState {
 
   /** Records the trace of one evaluation of `node`. */
   trace(node: CompiledNode, targetPath: string, value: Json | undefined, error: string | null): void {
+    const { expression, inputPaths } = tracedOf(node);
     this.traces.push({
       targetPath,
-      expression: node.expression,
-      inputPaths: inputPathsOf(node).slice(),
+      expression,
+      inputPaths: inputPaths.slice(),
       result: value === undefined ? null : value,
       constraintPassed: null,
       errorMessage: error,
@@ -206,11 +208,30 @@ export class CycleState {
   }
 }
 
-/** The addresses a node reads, formatted once per compiled node (every evaluation traces them). */
-const inputPaths = new WeakMap<CompiledNode, readonly string[]>();
+/** What every trace of a node repeats: its expression and the addresses it reads. */
+interface Traced {
+  expression: string;
+  inputPaths: readonly string[];
+}
 
-function inputPathsOf(node: CompiledNode): readonly string[] {
-  let paths = inputPaths.get(node);
-  if (!paths) inputPaths.set(node, paths = node.reads.map((r) => formatPath(r.path)));
-  return paths;
+/**
+ * A node's {@link Traced} parts, made once per compiled node (every evaluation
+ * traces them), each at most {@link MAX_TRACED_CHARS}: a trace lands in every
+ * write's audit record and the trace ring, so a 500 KB expression whole would
+ * make each write's record 500 KB.
+ */
+const traced = new WeakMap<CompiledNode, Traced>();
+
+function tracedOf(node: CompiledNode): Traced {
+  let parts = traced.get(node);
+  if (!parts) {
+    traced.set(
+      node,
+      parts = {
+        expression: quoted(node.expression, MAX_TRACED_CHARS),
+        inputPaths: node.reads.map((r) => quoted(formatPath(r.path), MAX_TRACED_CHARS)),
+      },
+    );
+  }
+  return parts;
 }

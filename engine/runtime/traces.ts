@@ -9,6 +9,12 @@ import { pathOrNull, patternMatches } from "../json/path.ts";
 /** The start of a constraint's trace target, `$constraint:<id>`. */
 export const CONSTRAINT_TRACE = "$constraint:";
 
+/**
+ * Most characters of a trace's expression or input path (as of an id): a longer
+ * one is cut to its start and its length (engine/quoted.ts).
+ */
+export const MAX_TRACED_CHARS = 1024;
+
 /** One evaluation: a derivation, meta value, constraint or effect trigger. */
 export interface TraceRecord {
   targetPath: string;

@@ -190,6 +190,42 @@ Deno.test("a constraint id over 1024 characters is refused at create; the longes
   assert.ok(result.traces.some((trace) => trace.targetPath === `$constraint:${id}`));
 });
 
+Deno.test("a trace's expression is at most 1024 characters and says its length: each write's audit record stays small", async () => {
+  const { service } = await serviceOf();
+  // A 50 KB comment: a spec's expression is as long as its author likes (up to max-spec-bytes).
+  const expr = `qty * price /*${"x".repeat(50_000)}*/`;
+  const cut = `${expr.slice(0, 1024)}… (${expr.length} characters)`;
+  await service.createModel(spec("m", { derivations: [{ path: "$.total", expr }] }));
+  const result = await service.mutate("m", { "$.qty": 2, "$.price": 3 });
+  assert.equal(result.success, true);
+  assert.deepEqual(result.derivedUpdated, ["$.total"]);
+  assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
+  const [record] = await service.getAudit("m");
+  const audited = record.traces.find((t) => t.targetPath === "$.total")!;
+  assert.deepEqual([audited.expression, audited.result, audited.inputPaths], [cut, 6, ["$.qty", "$.price"]]);
+  assert.ok(JSON.stringify(record).length < 10_000);
+  assert.equal((await service.verifyAudit("m")).valid, true);
+  const explained = (await service.explain("m", "$.total")).at(-1)!;
+  assert.deepEqual([explained.expression, explained.result], [cut, 6]);
+  // The dependency graph is a read of the spec: its node keeps the expression whole.
+  const graph = await service.getGraph("m");
+  assert.equal(graph.nodes.find((n) => n.key === "$.total")!.expression, expr);
+});
+
+Deno.test("a trace's input path (a 5,000-character field name read) is cut short as its expression is", async () => {
+  const { service } = await serviceOf();
+  const name = "n".repeat(5_000);
+  const constraints = [{ id: "c", expr: `$exists(\`${name}\`) or qty > 0`, message: "m", policy: "flag" }];
+  await service.createModel(spec("m", { constraints }));
+  const result = await service.mutate("m", { "$.qty": 2 });
+  assert.deepEqual(result.flaggedConstraints, []);
+  const [record] = await service.getAudit("m");
+  const traced = record.traces.find((t) => t.targetPath === "$constraint:c")!;
+  assert.deepEqual(traced.inputPaths, [`$.${name.slice(0, 1022)}… (5002 characters)`, "$.qty"]);
+  assert.equal(traced.constraintPassed, true);
+  // Errors a trace records are bounded where they are made (engine/expr/builtins.ts quotes `$error` text).
+});
+
 Deno.test("results and reads are copies: editing them does not reach the model", async () => {
   const { service } = await serviceOf();
   await service.createModel(spec("m"));

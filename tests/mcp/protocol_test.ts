@@ -29,10 +29,14 @@ const isLog = (level: string) => (n: ServerNotification) =>
 const logText = (n: ServerNotification) => String((n.params as { data?: unknown }).data);
 
 Deno.test("stdio: each supported version is echoed, others get the newest; initialize contents", async () => {
-  const answers = await rawStdio(ASKED.map((v, i) => JSON.stringify(initializeMessage(v, i))), ASKED.length);
-  const byId = new Map(answers.map((a) => [a.id, a.result as Record<string, unknown>]));
-  ASKED.forEach((asked, i) => assert.equal(byId.get(i)!.protocolVersion, answerFor(asked), asked));
-  const result = byId.get(0)!;
+  // One process per version: a session is initialized once.
+  const results: Record<string, unknown>[] = [];
+  for (const asked of ASKED) {
+    const [answer] = await rawStdio([JSON.stringify(initializeMessage(asked))], 1);
+    results.push(answer.result as Record<string, unknown>);
+  }
+  ASKED.forEach((asked, i) => assert.equal(results[i].protocolVersion, answerFor(asked), asked));
+  const result = results[0];
   assert.deepEqual(result.serverInfo, { name: SERVICE_NAME, version: SERVICE_VERSION });
   assert.deepEqual(result.capabilities, { tools: {}, resources: { subscribe: true }, logging: {} });
   assert.match(
@@ -276,6 +280,36 @@ Deno.test("HTTP: in a session, a batch's initialize alone is refused, as over st
   } finally {
     await server.close();
   }
+});
+
+Deno.test("a lone initialize once initialized is -32600 'Server already initialized' with its id, on /mcp and stdio alike", async () => {
+  const ping = { jsonrpc: "2.0", id: 3, method: "ping" };
+  const server = await startTestServer();
+  let overHttp: unknown;
+  try {
+    const inSession = await openSession(server.url);
+    const again = await call(server.url, "POST", "/mcp", initializeMessage("2025-03-26", 2), inSession);
+    assert.equal(again.status, 400, again.text);
+    overHttp = again.json;
+    const after = await call(server.url, "POST", "/mcp", ping, inSession);
+    assert.equal(after.status, 200, "the session is still open");
+  } finally {
+    await server.close();
+  }
+  const lines = [initializeMessage("2025-06-18", 1), initializeMessage("2025-03-26", 2), ping];
+  const answers = new Map((await rawStdio(lines.map((m) => JSON.stringify(m)), 3)).map((a) => [a.id, a]));
+  assert.deepEqual(overHttp, answers.get(2));
+  assert.deepEqual(answers.get(2), {
+    jsonrpc: "2.0",
+    id: 2,
+    error: {
+      code: -32600,
+      message:
+        "Invalid Request: Server already initialized: initialize is sent once, first; to start over, " +
+        "open a new session (on /mcp an initialize without Mcp-Session-Id, over stdio a new process)",
+    },
+  });
+  assert.deepEqual(answers.get(3)!.result, {}, "the stdio session goes on");
 });
 
 Deno.test("stdio: a batch is answered with one array line; an empty batch with one error", async () => {
