@@ -35,7 +35,6 @@ export {
   type ErrorKind,
   type Finding,
   isTransient,
-  kindOfStatus,
   notFound,
   type SchemaViolation,
   schemaViolation,

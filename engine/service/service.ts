@@ -1060,16 +1060,19 @@ export class ModelService implements ModelApi {
           return known ? this.#begin(slot, known, policyOf(due, slot)) : Promise.resolve(null);
         }),
       // The store failing (an outage), other instances' writes outpacing this one's (429), or anything else
-      // begin meets: the job waits, not sent yet (its attempt count stays), in this memory only, so a
-      // notice that re-arms it (a hand-over) keeps the wait.
-      putOff: (due, putOffs) => {
+      // begin meets: the job waits, not sent yet (its attempt count stays), in this memory, so a notice that
+      // re-arms it (a hand-over) keeps the wait, and in a shared store as this process's claim renewed until
+      // the wait ends, so no other process takes it earlier (null: another holds it). A store that takes not
+      // even the claim (an outage) leaves the others to take it once the lease it has runs out, as from a
+      // process that died; this one's next attempt claims it first, so the two never run it at once.
+      putOff: async (due, putOffs) => {
         const slot = this.#slots.get(due.modelId);
         const known = slot?.jobs.get(due.id);
         if (!slot || !known) return null;
         const delay = backoffDelay(policyOf(due, slot), known.attempt + putOffs);
         const wait = { ...known, dueAt: this.platform.clock.now() + delay };
         slot.jobs.set(known.id, wait);
-        return wait;
+        return (await this.#coordination.claim(wait, delay).catch(() => wait)) && wait;
       },
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
