@@ -858,10 +858,20 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
       await withTwo(fixture, async (a, b) => {
         // Counting the attempt fails once, unexpectedly: the attempt is put off for its effect's backoff.
         let failures = 1;
+        const shared = a.store.coordination!;
         const store = new Proxy(a.store, {
           get(target, key) {
             if (key === "updateJobs" && failures > 0 && failures--) {
               return () => Promise.reject(new Error("out of file handles"));
+            }
+            // Not watching, so its own poller does not take back a job whose lease ran out before the other
+            // store's can (whichever polls first would): only the other store may take it.
+            if (key === "coordination") {
+              return {
+                refresh: shared.refresh.bind(shared),
+                claim: shared.claim.bind(shared),
+                watch: () => Promise.resolve(() => {}),
+              };
             }
             const value = Reflect.get(target, key);
             return typeof value === "function" ? value.bind(target) : value;
