@@ -413,6 +413,19 @@ Deno.test("a put-off is claimed until it ends, so another process sharing the st
   await service.close();
 });
 
+Deno.test("a retry the store fails to keep is claimed until it is due, so another process does not take it before", async () => {
+  const { http, warnings, store, service, scheduler, claimedAt, heldUntil } = await failingClaims(5000, []);
+  http.answer(unavailable);
+  store.outage = 1;
+  await scheduler.advance(0);
+  assert.match(warnings.join("\n"), /retry not kept \(store unavailable\): kept in memory$/);
+  assert.deepEqual(heldUntil, [claimedAt[0] + 5000], "held until its retry, 5 s later");
+  await scheduler.advance(5000);
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1, 2], "retried when due");
+  assert.equal(await fetchPhase(service), "applied");
+  await service.close();
+});
+
 Deno.test("a put-off whose claim finds the job held by another process leaves it to that one", async () => {
   const { http, warnings, store, service, scheduler, heldUntil } = await failingClaims(5000, [
     conflict("bug"),

@@ -1044,6 +1044,10 @@ export class ModelService implements ModelApi {
   #dispatchHost(): DispatchHost {
     const policyOf = (job: EffectJob, slot: Slot) =>
       effectNode(slot.runtime.model, job.effectId)?.effect.policy ?? DEFAULT_POLICY;
+    // This process's claim of a job renewed until it is due: a shared store's other processes leave it until
+    // then. The job as stored; null when another holds it.
+    const holdUntilDue = (job: EffectJob) =>
+      this.#coordination.claim(job, job.dueAt - this.platform.clock.now());
     // A job of a deleted model is gone: its calls end quietly.
     const onModel = async <T>(job: EffectJob, task: (slot: Slot) => Promise<T>): Promise<T | null> => {
       try {
@@ -1069,17 +1073,23 @@ export class ModelService implements ModelApi {
         const slot = this.#slots.get(due.modelId);
         const known = slot?.jobs.get(due.id);
         if (!slot || !known) return null;
-        const delay = backoffDelay(policyOf(due, slot), known.attempt + putOffs);
-        const wait = { ...known, dueAt: this.platform.clock.now() + delay };
+        const wait = {
+          ...known,
+          dueAt: this.platform.clock.now() + backoffDelay(policyOf(due, slot), known.attempt + putOffs),
+        };
         slot.jobs.set(known.id, wait);
-        return (await this.#coordination.claim(wait, delay).catch(() => wait)) && wait;
+        return (await holdUntilDue(wait).catch(() => wait)) && wait;
       },
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
           if (!slot.jobs.has(job.id)) return;
-          // Kept here first: when the store refuses it, the retry still runs while the service does.
+          // Kept here first: when the store refuses it, the retry still runs while the service does, and a
+          // claim the store still takes keeps the others sharing it off until then, as a put-off's does.
           slot.jobs.set(job.id, job);
-          await this.store.updateJobs(job.modelId, { update: [job] });
+          await this.store.updateJobs(job.modelId, { update: [job] }).catch(async (err) => {
+            await holdUntilDue(job).catch(() => {});
+            throw err;
+          });
         });
       },
       settle: async (job, outcome) => {
