@@ -31,11 +31,8 @@ export {
   type ConstraintViolation,
   constraintViolation,
   describeFindings,
-  describeViolations,
   type ErrorKind,
   type Finding,
-  isTransient,
-  kindOfStatus,
   notFound,
   type SchemaViolation,
   schemaViolation,
@@ -57,7 +54,6 @@ export type { GraphNodeView, GraphView } from "./graph/projection.ts";
 export {
   canonicalizePath,
   formatPath,
-  hasWildcard,
   isPrefixOf,
   type ParsedPath,
   parsePath,
@@ -66,7 +62,6 @@ export {
   pathsOverlap,
   pathToPointer,
   patternMatches,
-  pointerToPath,
   type Segment,
 } from "./json/path.ts";
 export type { Json, JsonObject } from "./json/value.ts";

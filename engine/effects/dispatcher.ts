@@ -52,9 +52,11 @@ export interface DispatchHost {
   retryLater(job: EffectJob): Promise<void>;
   /**
    * Puts off a job whose `begin` threw, for the `putOffs`-th time in a row: its copy in the host's memory
-   * (what re-arms it) is due after its effect's backoff, doubled at each; null when the job is gone.
+   * (what re-arms it) is due after its effect's backoff, doubled at each, and its store, shared with other
+   * processes, leaves it with this one until then where it can; null when the job is gone or another
+   * process holds it.
    */
-  putOff(job: EffectJob, putOffs: number): EffectJob | null;
+  putOff(job: EffectJob, putOffs: number): Promise<EffectJob | null>;
 }
 
 /** Failed settlements of one outcome tried again (after the effect's backoff) before the job is given up. */
@@ -147,13 +149,14 @@ export class EffectDispatcher {
         this.#putOffs.delete(job.id);
         if (retry) this.#arm(retry);
       },
-      (err) => {
-        this.#running.delete(job.id);
+      async (err) => {
         const n = (this.#putOffs.get(job.id) ?? 0) + 1;
         this.#putOffs.delete(job.id);
         // An error settles nothing: the job, still in the outbox, waits longer at each put-off in a row.
-        const wait = !abort.signal.aborted && this.#host.putOff(job, n);
-        if (!wait) return;
+        const wait = !abort.signal.aborted && await this.#host.putOff(job, n);
+        // Running until then, so a notice meanwhile (a hand-over) does not start it.
+        this.#running.delete(job.id);
+        if (!wait || abort.signal.aborted) return;
         if (n < 2) this.#warn(job, `attempt put off (${(err as Error).message})`);
         this.#putOffs.set(job.id, n);
         this.#arm(wait);
@@ -262,10 +265,11 @@ export class EffectDispatcher {
           () => null,
           () => ({ ...job, dueAt: this.#clock.now() + Math.max(1000, policy.maxBackoffMs) }),
         );
-        if (again) await this.#keep(again);
+        // A store refusing to keep it even so is named in the same line (the wait is then in memory only).
+        const kept = again && await this.#keep(again);
         warn(
           ` ${failures} times${why}, ${
-            again ? "kept in the outbox, settled again later" : "recorded failed"
+            again ? kept || "kept in the outbox, settled again later" : "recorded failed"
           }`,
         );
         return again;

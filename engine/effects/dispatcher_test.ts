@@ -44,7 +44,7 @@ function host(
     retryLater: () => Promise.resolve(),
     putOff: (job, n) => {
       putOffs.push(n);
-      return { ...job, dueAt: clock.now() + backoffDelay(policy, job.attempt + n) };
+      return Promise.resolve({ ...job, dueAt: clock.now() + backoffDelay(policy, job.attempt + n) });
     },
   };
 }
@@ -139,7 +139,7 @@ Deno.test("a begun attempt ends the put-offs in a row; a job the host has no mor
     {
       ...inner,
       begin: (job) => throws.shift() ? Promise.reject(new Error("bug")) : inner.begin(job),
-      putOff: (job, n) => gone ? (inner.putOffs.push(n), null) : inner.putOff(job, n),
+      putOff: (job, n) => gone ? (inner.putOffs.push(n), Promise.resolve(null)) : inner.putOff(job, n),
     },
     [server],
     { clock: scheduler.clock, scheduler },

@@ -167,6 +167,26 @@ Deno.test("settling is given up after the retries: a failure the store refuses t
   await service.close();
 });
 
+Deno.test("settling is given up after the retries: a store refusing to keep it even so is named in the one line", async () => {
+  const store = new FlakyStore();
+  store.failUpdates = SETTLE_RETRIES + 1;
+  const { service, scheduler, http, warnings } = await run(settling, [ok({ v: 1 })], store, Infinity);
+  // Settled again after 1, 2, 4, 8 and 16 s: the sixth failure gives up.
+  await scheduler.advance(31_000);
+  assert.equal(warnings.length, SETTLE_RETRIES + 1);
+  assert.match(
+    warnings.at(-1)!,
+    /job 'fx@.*'\): settlement failed 6 times \(store unavailable\), retry not kept \(disk full\): kept in memory$/,
+  );
+  assert.equal(scheduler.pending, 1, "its next settlement is scheduled all the same");
+  store.failures = 0;
+  await scheduler.advance(60_000);
+  const state = (await service.getState("c")) as State;
+  assert.deepEqual([state.v, state.io.fx?.phase], [1, "applied"], "its outcome, kept in memory");
+  assert.deepEqual([http.jobs.length, store.outbox.size], [1, 0], "not sent again");
+  await service.close();
+});
+
 Deno.test("a store outage refusing a settlement and its retry alike: settled again while the service runs, sent once", async () => {
   const store = new FlakyStore();
   store.failUpdates = 3;

@@ -331,19 +331,28 @@ function backingOff(backoff: number | { initialMs: number; maxMs: number }) {
   return { ...SPEC, effects: [{ ...SPEC.effects[0], policy: { retries: 2, backoff } }] };
 }
 
-/** A service whose model's effect backs off from `backoff`; claims' times kept, each failing with `failures`' next. */
+/**
+ * A service whose model's effect backs off from `backoff`; the times of the claims beginning an attempt kept,
+ * each failing with `failures`' next; those holding a put-off job until it is due kept apart.
+ */
 async function failingClaims(backoff: number | { initialMs: number; maxMs: number }, failures: Error[]) {
   const watched = await watchedService(backingOff(backoff));
   const { store, scheduler } = watched;
   const claimedAt: number[] = [];
+  const heldUntil: number[] = [];
   const claim = store.coordination.claim;
   store.coordination.claim = (job, holdMs) => {
-    claimedAt.push(scheduler.clock.now());
+    const now = scheduler.clock.now();
+    if (job.dueAt > now) {
+      heldUntil.push(now + holdMs);
+      return claim(job, holdMs);
+    }
+    claimedAt.push(now);
     const failure = failures.shift();
     return failure ? Promise.reject(failure) : claim(job, holdMs);
   };
   await watched.service.mutate("quote", { "$.region": "eu" });
-  return { ...watched, claimedAt };
+  return { ...watched, claimedAt, heldUntil };
 }
 
 const outage = () => storeUnavailable("store down");
@@ -392,6 +401,43 @@ for (
   });
 }
 
+Deno.test("a put-off is claimed until it ends, so another process sharing the store does not take the job before", async () => {
+  const { http, warnings, service, scheduler, claimedAt, heldUntil } = await failingClaims(5000, [
+    conflict("bug"),
+  ]);
+  await scheduler.advance(0);
+  assert.match(warnings.join("\n"), /attempt put off \(bug\)$/);
+  assert.deepEqual(heldUntil, [claimedAt[0] + 5000], "held until its 5 s wait ends");
+  await scheduler.advance(5000);
+  assert.deepEqual([claimedAt.length, http.jobs.length], [2, 1], "begun when it ends");
+  await service.close();
+});
+
+Deno.test("a retry the store fails to keep is claimed until it is due, so another process does not take it before", async () => {
+  const { http, warnings, store, service, scheduler, claimedAt, heldUntil } = await failingClaims(5000, []);
+  http.answer(unavailable);
+  store.outage = 1;
+  await scheduler.advance(0);
+  assert.match(warnings.join("\n"), /retry not kept \(store unavailable\): kept in memory$/);
+  assert.deepEqual(heldUntil, [claimedAt[0] + 5000], "held until its retry, 5 s later");
+  await scheduler.advance(5000);
+  assert.deepEqual(http.jobs.map((j) => j.attempt), [1, 2], "retried when due");
+  assert.equal(await fetchPhase(service), "applied");
+  await service.close();
+});
+
+Deno.test("a put-off whose claim finds the job held by another process leaves it to that one", async () => {
+  const { http, warnings, store, service, scheduler, heldUntil } = await failingClaims(5000, [
+    conflict("bug"),
+  ]);
+  store.heldElsewhere = true;
+  await scheduler.advance(0);
+  assert.deepEqual([heldUntil.length, scheduler.pending, warnings], [1, 0, []], "not armed again here");
+  await scheduler.advance(60_000);
+  assert.equal(http.jobs.length, 0);
+  await service.close();
+});
+
 Deno.test("a job put off after an unexpected error keeps its wait when a notice re-arms it (the host's copy moved)", async () => {
   const claims = await failingClaims(5000, [conflict("bug")]);
   const { http, store, scheduler, claimedAt } = claims;
@@ -410,7 +456,10 @@ Deno.test("a settlement given up with its failure unrecorded keeps its wait when
   await service.mutate("quote", { "$.region": "eu" });
   // Answered at once, its settlement failed 6 times (retried after 100, 200, 400, 800 and 1600 ms).
   await scheduler.advance(3100);
-  assert.match(warnings.at(-1)!, /settlement failed 6 times .*, kept in the outbox, settled again later$/);
+  assert.match(
+    warnings.at(-1)!,
+    /settlement failed 6 times .*, retry not kept \(store unavailable\): kept in memory$/,
+  );
   const given = warnings.length;
   // Another process hands the job over (a lease it let go): the service re-arms its own copy of the job.
   store.handOver([...store.outbox.values()]);

@@ -1044,6 +1044,10 @@ export class ModelService implements ModelApi {
   #dispatchHost(): DispatchHost {
     const policyOf = (job: EffectJob, slot: Slot) =>
       effectNode(slot.runtime.model, job.effectId)?.effect.policy ?? DEFAULT_POLICY;
+    // This process's claim of a job renewed until it is due: a shared store's other processes leave it until
+    // then. The job as stored; null when another holds it.
+    const holdUntilDue = (job: EffectJob) =>
+      this.#coordination.claim(job, job.dueAt - this.platform.clock.now());
     // A job of a deleted model is gone: its calls end quietly.
     const onModel = async <T>(job: EffectJob, task: (slot: Slot) => Promise<T>): Promise<T | null> => {
       try {
@@ -1060,23 +1064,32 @@ export class ModelService implements ModelApi {
           return known ? this.#begin(slot, known, policyOf(due, slot)) : Promise.resolve(null);
         }),
       // The store failing (an outage), other instances' writes outpacing this one's (429), or anything else
-      // begin meets: the job waits, not sent yet (its attempt count stays), in this memory only, so a
-      // notice that re-arms it (a hand-over) keeps the wait.
-      putOff: (due, putOffs) => {
+      // begin meets: the job waits, not sent yet (its attempt count stays), in this memory, so a notice that
+      // re-arms it (a hand-over) keeps the wait, and in a shared store as this process's claim renewed until
+      // the wait ends, so no other process takes it earlier (null: another holds it). A store that takes not
+      // even the claim (an outage) leaves the others to take it once the lease it has runs out, as from a
+      // process that died; this one's next attempt claims it first, so the two never run it at once.
+      putOff: async (due, putOffs) => {
         const slot = this.#slots.get(due.modelId);
         const known = slot?.jobs.get(due.id);
         if (!slot || !known) return null;
-        const delay = backoffDelay(policyOf(due, slot), known.attempt + putOffs);
-        const wait = { ...known, dueAt: this.platform.clock.now() + delay };
+        const wait = {
+          ...known,
+          dueAt: this.platform.clock.now() + backoffDelay(policyOf(due, slot), known.attempt + putOffs),
+        };
         slot.jobs.set(known.id, wait);
-        return wait;
+        return (await holdUntilDue(wait).catch(() => wait)) && wait;
       },
       retryLater: async (job) => {
         await onModel(job, async (slot) => {
           if (!slot.jobs.has(job.id)) return;
-          // Kept here first: when the store refuses it, the retry still runs while the service does.
+          // Kept here first: when the store refuses it, the retry still runs while the service does, and a
+          // claim the store still takes keeps the others sharing it off until then, as a put-off's does.
           slot.jobs.set(job.id, job);
-          await this.store.updateJobs(job.modelId, { update: [job] });
+          await this.store.updateJobs(job.modelId, { update: [job] }).catch(async (err) => {
+            await holdUntilDue(job).catch(() => {});
+            throw err;
+          });
         });
       },
       settle: async (job, outcome) => {

@@ -131,6 +131,19 @@ const SPEC: ModelSpec = {
   constraints: [{ id: "cap", expr: "$not(total > 1000)", message: "total above 1000", policy: "rollback" }],
 } as ModelSpec;
 
+/** A model whose effect (no status document) is put off for a minute, tried within 100 ms. */
+const PUT_OFF = {
+  id: "contract/put-off",
+  schema: { type: "object", properties: { go: { type: "boolean" } } },
+  effects: [{
+    id: "notify",
+    executor: "server",
+    trigger: "go = true",
+    request: { url: "https://api.example/notify" },
+    policy: { timeoutMs: 100, backoff: 60_000 },
+  }],
+} as ModelSpec;
+
 /** As an earlier version stored it: its checks let `1.0` through as a version; this one's refuse it. */
 const UNLOADABLE = { ...SPEC, id: "contract/old", version: "1.0" } as ModelSpec;
 
@@ -834,6 +847,68 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         same(await holder.store.coordination!.claim(due, 0), null, "gone once settled");
         stop.forEach((unwatch) => unwatch());
       }, 600);
+    },
+  },
+  {
+    name: "shared: an attempt one service put off (its begin failed) is not claimed through another store " +
+      "before its wait ends",
+    needs: ["shared"],
+    async run(fixture) {
+      const leaseMs = 200;
+      await withTwo(fixture, async (a, b) => {
+        // Counting the attempt fails once, unexpectedly: the attempt is put off for its effect's backoff.
+        let failures = 1;
+        const shared = a.store.coordination!;
+        const store = new Proxy(a.store, {
+          get(target, key) {
+            if (key === "updateJobs" && failures > 0 && failures--) {
+              return () => Promise.reject(new Error("out of file handles"));
+            }
+            // Not watching, so its own poller does not take back a job whose lease ran out before the other
+            // store's can (whichever polls first would): only the other store may take it.
+            if (key === "coordination") {
+              return {
+                refresh: shared.refresh.bind(shared),
+                claim: shared.claim.bind(shared),
+                watch: () => Promise.resolve(() => {}),
+              };
+            }
+            const value = Reflect.get(target, key);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        const warnings: string[] = [];
+        const sent: EffectJob[] = [];
+        const service = await ModelService.open({
+          store,
+          blobs: a.blobs,
+          platform: webPlatform(),
+          executors: [{
+            kind: "server",
+            execute: (job) => (sent.push(job), Promise.resolve({ ok: true, response: null, status: 200 })),
+          }],
+          observer: { warn: (message) => warnings.push(message) },
+        });
+        const handed: EffectJob[] = [];
+        const unwatch = await b.store.coordination!.watch((change) => {
+          if (change.type === "jobs") handed.push(...change.jobs);
+        });
+        await service.createModel(PUT_OFF);
+        await service.mutate(PUT_OFF.id, { "$.go": true });
+        await eventually(
+          () => warnings.some((w) => w.endsWith("attempt put off (out of file handles)")),
+          "put off",
+        );
+        // The lease the attempt's claim took (its time limit and the lease time) has run out, and the other
+        // store's poller has had its turns; the put-off's minute has not.
+        await new Promise((resolve) => setTimeout(resolve, 100 + leaseMs + 500));
+        const [job] = (await b.store.load()).find((m) => m.spec.id === PUT_OFF.id)?.jobs ?? [];
+        same(job?.attempt, 0, "the job in the outbox, no attempt counted");
+        same(await b.store.coordination!.claim(job, 0), null, "not claimed through the other store");
+        same([handed, sent], [[], []], "neither handed to the other store nor sent");
+        unwatch();
+        await service.close();
+      }, leaseMs);
     },
   },
   {
