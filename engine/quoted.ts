@@ -15,7 +15,8 @@ export const MAX_QUOTED_WORD = 200;
 export function quoted(text: string, max = MAX_QUOTED_CHARS): string {
   if (text.length <= max) return text;
   const cut = (text.charCodeAt(max - 1) & 0xfc00) === 0xd800 ? max - 1 : max;
-  return `${text.slice(0, cut)}… (${text.length} characters)`;
+  // Joined anew: V8's slice of a long string keeps all of it alive (a trace ring of cut results would).
+  return `${text.slice(0, cut).split("").join("")}… (${text.length} characters)`;
 }
 
 /**

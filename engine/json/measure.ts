@@ -74,9 +74,10 @@ function integerLength(value: number): number {
  * Measures `value`: JSON bytes (the UTF-8 length of its serialization) and
  * depth (a scalar is 0, a container one more than its deepest member). Stops with `depth` as soon as a
  * container lies deeper than `maxDepth`, and with `non-finite` (and where) at
- * the first NaN or Infinity. `undefined` members count as absent.
+ * the first NaN or Infinity. `undefined` members count as absent. Past
+ * `maxBytes` it stops too: `bytes` then only says the value is larger.
  */
-export function measureJson(value: unknown, maxDepth = Infinity): Measure {
+export function measureJson(value: unknown, maxDepth = Infinity, maxBytes = Infinity): Measure {
   let bytes = 0;
   let depth = 0;
   const stack: { value: unknown; depth: number; key: string | number | null; parent: number }[] = [
@@ -84,7 +85,7 @@ export function measureJson(value: unknown, maxDepth = Infinity): Measure {
   ];
   // Parent links, only to name the path of a non-finite number.
   const visited: { key: string | number | null; parent: number }[] = [];
-  while (stack.length) {
+  while (stack.length && bytes <= maxBytes) {
     const item = stack.pop()!;
     const v = item.value;
     if (v === null || typeof v !== "object") {
@@ -105,12 +106,17 @@ export function measureJson(value: unknown, maxDepth = Infinity): Measure {
     bytes += 2;
     if (Array.isArray(v)) {
       bytes += Math.max(0, v.length - 1);
-      for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ value: v[i], depth: level, key: i, parent: index });
+      // An element is a byte at least: an array past `maxBytes` by its length alone is not walked.
+      if (bytes + v.length > maxBytes) bytes += v.length;
+      else {
+        for (let i = v.length - 1; i >= 0; i--) {
+          stack.push({ value: v[i], depth: level, key: i, parent: index });
+        }
       }
     } else {
       let members = 0;
       for (const key of Object.keys(v)) {
+        if (bytes > maxBytes) break;
         const member = (v as Record<string, unknown>)[key];
         if (member === undefined) continue;
         bytes += jsonStringBytes(key) + 1;
@@ -123,13 +129,13 @@ export function measureJson(value: unknown, maxDepth = Infinity): Measure {
   return { ok: true, bytes, depth };
 }
 
-/** JSON bytes of a value (see {@link measureJson}); `undefined` is 0. */
-export function jsonBytes(value: unknown): number {
+/** JSON bytes of a value (see {@link measureJson}, `maxBytes` too); `undefined` is 0. */
+export function jsonBytes(value: unknown, maxBytes?: number): number {
   if (value === undefined) return 0;
   // Most writes are scalars: measured without the walk (a non-finite number is 0, as the walk refuses it).
   if (value === null || typeof value !== "object") {
     return typeof value === "number" && !Number.isFinite(value) ? 0 : scalarBytes(value);
   }
-  const measured = measureJson(value);
+  const measured = measureJson(value, Infinity, maxBytes);
   return measured.ok ? measured.bytes : 0;
 }

@@ -91,3 +91,22 @@ Deno.test("a string's bytes are those of its JSON in UTF-8: escapes, multi-byte 
     assert.equal(jsonBytes(value), utf8Bytes(value), JSON.stringify(value));
   }
 });
+
+Deno.test("past maxBytes the walk stops: exact within it, larger past it, a long array not walked", () => {
+  const value = { a: [1, "two", { b: null }], c: "é" };
+  const bytes = utf8Bytes(value);
+  assert.equal(jsonBytes(value, bytes), bytes);
+  assert.ok(jsonBytes(value, bytes - 1) > bytes - 1);
+  // Elements read during the walk: an array of a million is answered by its length.
+  let reads = 0;
+  const counted = new Proxy(new Array(1_000_000).fill(0), {
+    get: (target, key) => (typeof key === "string" && /^\d+$/.test(key) && reads++, Reflect.get(target, key)),
+  });
+  assert.ok(jsonBytes([counted], 1024) > 1024);
+  assert.equal(reads, 0);
+  let members = 0;
+  const wide = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 1]));
+  const spied = new Proxy(wide, { get: (target, key) => (members++, Reflect.get(target, key)) });
+  assert.ok(jsonBytes(spied, 1024) > 1024);
+  assert.ok(members < 200, `${members} members read`);
+});

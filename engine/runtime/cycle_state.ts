@@ -20,7 +20,7 @@ import type { CompiledModel } from "../model/compile.ts";
 import type { CompiledNode, DerivedNode } from "../model/nodes.ts";
 import { targetHolding } from "../model/target_index.ts";
 import type { ModelState, WriteSource } from "./results.ts";
-import { MAX_TRACED_CHARS, type TraceRecord } from "./traces.ts";
+import { MAX_TRACED_CHARS, tracedResult, type TraceRecord } from "./traces.ts";
 import { quoted } from "../quoted.ts";
 
 /** The value of one evaluation, or its error message. */
@@ -190,7 +190,7 @@ export class CycleState {
       targetPath,
       expression,
       inputPaths: inputPaths.slice(),
-      result: value === undefined ? null : value,
+      result: value === undefined ? null : tracedResult(value),
       constraintPassed: null,
       errorMessage: error,
     });

@@ -4,16 +4,36 @@
  * @module
  */
 import type { Json } from "../json/value.ts";
+import { jsonBytes } from "../json/measure.ts";
 import { pathOrNull, patternMatches } from "../json/path.ts";
+import { quoted } from "../quoted.ts";
 
 /** The start of a constraint's trace target, `$constraint:<id>`. */
 export const CONSTRAINT_TRACE = "$constraint:";
 
 /**
- * Most characters of a trace's expression or input path (as of an id): a longer
- * one is cut to its start and its length (engine/quoted.ts).
+ * Most characters of a trace's expression, input path (as of an id) or result
+ * (a string, or an object's or array's JSON): a longer one is cut to its start
+ * and its length (engine/quoted.ts).
  */
 export const MAX_TRACED_CHARS = 1024;
+
+/**
+ * `value` as a trace records it: a string over {@link MAX_TRACED_CHARS} cut,
+ * an object or array whose JSON is longer that JSON cut (a string). A trace
+ * lands in every write's result, audit record and the ring, and a constraint's
+ * or trigger's answer is bounded by no state limit. Scalars cost a type test;
+ * a container is measured only up to the limit (UTF-8 bytes, never fewer than
+ * characters) and serialised only past it.
+ */
+export function tracedResult(value: Json): Json {
+  if (typeof value === "string") return quoted(value, MAX_TRACED_CHARS);
+  if (value === null || typeof value !== "object" || jsonBytes(value, MAX_TRACED_CHARS) <= MAX_TRACED_CHARS) {
+    return value;
+  }
+  const json = JSON.stringify(value);
+  return json.length > MAX_TRACED_CHARS ? quoted(json, MAX_TRACED_CHARS) : value;
+}
 
 /** One evaluation: a derivation, meta value, constraint or effect trigger. */
 export interface TraceRecord {

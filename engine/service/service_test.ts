@@ -226,6 +226,88 @@ Deno.test("a trace's input path (a 5,000-character field name read) is cut short
   // Errors a trace records are bounded where they are made (engine/expr/builtins.ts quotes `$error` text).
 });
 
+/** The trace of each target in a write's result, its audit record and `explain` (all equal), for `mutation`. */
+async function tracedEverywhere(service: ModelService, mutation: Record<string, Json>, ...targets: string[]) {
+  const result = await service.mutate("m", mutation);
+  assert.equal(result.success, true);
+  const [record] = await service.getAudit("m", { limit: 1 });
+  // The record stays small however large the answer: the cut result and the spec's short expressions.
+  assert.ok(
+    JSON.stringify(record).length < 8_000,
+    `audit record of ${JSON.stringify(record).length} characters`,
+  );
+  assert.equal((await service.verifyAudit("m")).valid, true);
+  const traces = [];
+  for (const target of targets) {
+    const [written, audited, explained] = [result.traces, record.traces, await service.explain("m", target)]
+      .map((list) => list.findLast((t) => t.targetPath === target)!);
+    assert.deepEqual(audited, written);
+    assert.deepEqual(explained, written);
+    traces.push(written);
+  }
+  return { result, traces };
+}
+
+Deno.test("a constraint answering a 500,000-character string passes; its trace's result is its first 1024 characters and length", async () => {
+  const { service } = await serviceOf();
+  const constraints = [{ id: "c", expr: `$pad("", 500000 + qty, "x")`, message: "m", policy: "rollback" }];
+  await service.createModel(spec("m", { constraints }));
+  const { result, traces: [trace] } = await tracedEverywhere(
+    service,
+    { "$.qty": 2, "$.price": 3 },
+    "$constraint:c",
+  );
+  assert.deepEqual(result.flaggedConstraints, []);
+  assert.deepEqual(await service.getState("m"), { qty: 2, price: 3, total: 6 });
+  assert.equal(trace.result, `${"x".repeat(1024)}… (500002 characters)`);
+  assert.equal(trace.constraintPassed, true);
+});
+
+Deno.test("an object or array result whose JSON is over 1024 characters is traced as that JSON cut short (a string)", async () => {
+  const { service } = await serviceOf();
+  const constraints = [{ id: "c", expr: "[1..50000]", message: "m", policy: "flag" }];
+  const effects = [{
+    id: "e",
+    executor: "caller",
+    trigger: `{"note": $pad("", 5000 + qty, "y")}`,
+    emit: "big",
+  }];
+  await service.createModel(spec("m", { constraints, effects }));
+  const written = await tracedEverywhere(service, { "$.qty": 2 }, "$constraint:c", "$effect:e");
+  const [constraint, effect] = written.traces;
+  const json = JSON.stringify(Array.from({ length: 50_000 }, (_, i) => i + 1));
+  assert.equal(constraint.result, `${json.slice(0, 1024)}… (${json.length} characters)`);
+  assert.equal(constraint.constraintPassed, true);
+  assert.deepEqual(written.result.dispatchedEffects.map((d) => d.effectId), ["e"]);
+  const note = `{"note":"${"y".repeat(5002)}"}`;
+  assert.equal(effect.result, `${note.slice(0, 1024)}… (${note.length} characters)`);
+});
+
+Deno.test("a result of up to 1024 characters of JSON is traced whole, as the value it is (more UTF-8 bytes included)", async () => {
+  const { service } = await serviceOf();
+  // 400 euro signs: 1,200 bytes of UTF-8 but 411 characters of JSON.
+  const constraints = [{
+    id: "c",
+    expr: `{"e": $pad("", 400, "€"), "n": [1, 2]}`,
+    message: "m",
+    policy: "flag",
+  }];
+  await service.createModel(spec("m", { constraints }));
+  const { traces: [trace] } = await tracedEverywhere(service, { "$.qty": 2 }, "$constraint:c");
+  assert.deepEqual(trace.result, { e: "€".repeat(400), n: [1, 2] });
+});
+
+Deno.test("a derivation's result is traced cut as well; the state holds it whole", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(
+    spec("m", { derivations: [{ path: "$.report", expr: `$pad("", 5000 + qty, "z")` }] }),
+  );
+  const { result, traces: [trace] } = await tracedEverywhere(service, { "$.qty": 2 }, "$.report");
+  assert.deepEqual(result.derivedUpdated, ["$.report"]);
+  assert.equal(trace.result, `${"z".repeat(1024)}… (5002 characters)`);
+  assert.equal(((await service.getState("m")) as JsonObject).report, "z".repeat(5002));
+});
+
 Deno.test("results and reads are copies: editing them does not reach the model", async () => {
   const { service } = await serviceOf();
   await service.createModel(spec("m"));
