@@ -257,8 +257,8 @@ export function firstNonAscii(source: string): number {
  * Throws when the minified bundle holds a character outside ASCII. esbuild escapes
  * them in strings, templates and names, but not in a regex literal. Deno hands
  * V8 an ASCII source as it is; any other is copied into V8's heap first, a
- * copy of the whole 2.5 MiB bundle at every start (about 3 MB of heap, the
- * console's first answer ~10 ms later in alternating runs of 2026-11-29).
+ * copy of the whole 2.5 MiB bundle at every start (about 3 MB of heap and 7 ms
+ * of CPU time per console start, README "Performance").
  */
 function checkAscii(source: string): void {
   const at = firstNonAscii(source);
