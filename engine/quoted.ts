@@ -30,8 +30,10 @@ export function quoted(text: string, max = MAX_QUOTED_CHARS): string {
  */
 export function shortMessage(message: string): string {
   // A run the engine quoted already (a value of up to MAX_QUOTED_CHARS, then "… (N characters)") stays.
+  // The ellipsis escaped: esbuild leaves a regex as written, and one non-ASCII character in the CLI
+  // bundle costs every start a copy of the whole source (cli/build/bundle.ts).
   const short = message.replace(
-    /[^\s'"`…]{201,}/g,
+    /[^\s'"`\u2026]{201,}/g,
     (run, at: number) => message.startsWith("… (", at + run.length) ? run : quoted(run, MAX_QUOTED_WORD),
   );
   return short.length > 2 * MAX_QUOTED_CHARS ? quoted(short) : short;

@@ -76,6 +76,9 @@ const LAZY_BUILTINS: Readonly<Record<string, LazyExports>> = {
 const LAZY_PACKAGES: Readonly<Record<string, LazyExports>> = {
   "ajv/dist/2020.js": { functions: ["Ajv2020"] },
   "ajv-formats": { default: "object" },
+  // The spec compiler's format keywords (its module requires the whole of ajv, draft-07) and format table.
+  "ajv-formats/dist/limit.js": { objects: ["formatLimitDefinition"] },
+  "ajv-formats/dist/formats.js": { objects: ["fullFormats"] },
   jsonata: { default: "function" },
   re2js: { objects: ["RE2JS"] },
   "fast-json-patch": { default: "object" },
@@ -85,12 +88,18 @@ const LAZY_PACKAGES: Readonly<Record<string, LazyExports>> = {
  * A module forwarding `exports` to the module that `load` (JavaScript
  * source) returns, loading it the first time a function is called or a
  * member is read: a function forwards its calls (and `new`), an object is a
- * proxy whose methods are bound to the real module's.
+ * proxy whose methods are bound to the real module's, and whose keys are the
+ * real object's (`in`, `Object.keys`, a spread: ajv copies a keyword
+ * definition so).
  */
 function forwardingModule(load: string, exports: LazyExports): string {
+  // A key reported that the proxy's empty target lacks must be configurable (a Proxy invariant).
   const lazy = (of: string) =>
     `new Proxy({}, { get: (_, key) => { const o = ${of}; const v = o[key]; ` +
-    `return typeof v === "function" && !/^[A-Z]/.test(String(key)) ? v.bind(o) : v; } })`;
+    `return typeof v === "function" && !/^[A-Z]/.test(String(key)) ? v.bind(o) : v; }, ` +
+    `has: (_, key) => key in ${of}, ownKeys: () => Reflect.ownKeys(${of}), ` +
+    `getOwnPropertyDescriptor: (_, key) => { const d = Reflect.getOwnPropertyDescriptor(${of}, key); ` +
+    `return d && { ...d, configurable: true }; } })`;
   const forward = (name: string, of: string) =>
     `function ${name}(...args) { const f = ${of}; return new.target ? new f(...args) : f(...args); }`;
   // The default export as an `import x from` sees it: an ES module's `default`, else the CommonJS exports.
@@ -239,6 +248,28 @@ export interface CliBundle extends BundleFile {
   eagerFunctions: number;
 }
 
+/** Where `source`'s first character outside ASCII is, -1 when there is none. */
+export function firstNonAscii(source: string): number {
+  return source.search(/[\u0080-\uffff]/);
+}
+
+/**
+ * Throws when the minified bundle holds a character outside ASCII. esbuild escapes
+ * them in strings, templates and names, but not in a regex literal. Deno hands
+ * V8 an ASCII source as it is; any other is copied into V8's heap first, a
+ * copy of the whole 2.5 MiB bundle at every start (about 3 MB of heap and 7 ms
+ * of CPU time per console start, README "Performance").
+ */
+function checkAscii(source: string): void {
+  const at = firstNonAscii(source);
+  if (at < 0) return;
+  const escape = `\\u${source.charCodeAt(at).toString(16).padStart(4, "0")}`;
+  throw new Error(
+    `the CLI bundle is not ASCII: '${source.slice(Math.max(0, at - 60), at + 20)}' holds '${source[at]}' ` +
+      `(write it as ${escape} in the source, as a regex allows)`,
+  );
+}
+
 /** Builds the CLI bundle. Throws with esbuild's messages, or a failed profiling run's, on failure. */
 export async function buildCliBundle(options: CliBundleOptions = {}): Promise<CliBundle> {
   const built = await bundleFile(CLI_ENTRY, options.outfile ?? DEFAULT_CLI_BUNDLE, {
@@ -253,9 +284,12 @@ export async function buildCliBundle(options: CliBundleOptions = {}): Promise<Cl
     minify: options.minify ?? true,
     legalComments: "none",
   });
+  const bundled = await Deno.readTextFile(built.outfile);
+  // Unminified (to read), comments stay, in whatever characters they were written.
+  if (options.minify ?? true) checkAscii(bundled);
   if (options.eager === false) return { ...built, eagerFunctions: 0 };
   const starts = await startupFunctions(built.outfile, STARTUP_SCENARIOS);
-  const { source, wrapped } = parenthesizeFunctions(await Deno.readTextFile(built.outfile), starts);
+  const { source, wrapped } = parenthesizeFunctions(bundled, starts);
   await Deno.writeTextFile(built.outfile, source);
   return { outfile: built.outfile, bytes: (await Deno.stat(built.outfile)).size, eagerFunctions: wrapped };
 }
