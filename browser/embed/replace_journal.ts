@@ -19,7 +19,7 @@ import {
   operations,
   ServiceError,
 } from "../../engine/mod.ts";
-import { jsonEqual } from "../../engine/json/value.ts";
+import { isObject, jsonEqual } from "../../engine/json/value.ts";
 
 /** What a replacement keeps until it finished: the stored model, and the version replacing it. */
 export interface ReplaceRecord {
@@ -96,14 +96,30 @@ export async function createWithState(
 }
 
 /**
+ * What finishing a replacement left midway came to ({@link finishInterrupted}): `"none"`, there was none;
+ * `"back"`, the model under the id holds the journaled state (put back, or found holding it); else the
+ * record, dropped, whose state the model found under the id does not hold: written since, it kept its place.
+ */
+export type Finished = "none" | "back" | ReplaceRecord;
+
+/**
+ * Whether `doc` holds every value of `state`: its members compared one by one (a write since may have added
+ * others), anything else whole.
+ */
+function holdsAll(doc: Json, state: Json): boolean {
+  if (!isObject(state) || !isObject(doc)) return jsonEqual(doc, state);
+  return Object.entries(state).every(([key, value]) => Object.hasOwn(doc, key) && holdsAll(doc[key], value));
+}
+
+/**
  * Finishes a replacement of model `id` a tab left midway, when the journal
  * holds one, then drops the record: a model missing, or created again but not
  * given its state (another document than the journaled one, and no write
  * since), is put back as it was stored, or, when this version refuses its stored spec, given to the spec
  * being opened (`opening`), as the replacement meant to. Run before an open of `id`, under its lock;
- * `replacing` is called first when there is one to finish. True when the model under `id` holds the
- * journaled state once done, put back or found holding it (false: no record, or the model found, written
- * since, kept its place).
+ * `replacing` is called first when there is one to finish. A model found written since keeps its place: the
+ * state is back when it holds every value of it (the replacement's own model, restored, then written to),
+ * else the dropped record is returned, its state held nowhere else.
  */
 export async function finishInterrupted(
   invoker: Settling,
@@ -111,9 +127,9 @@ export async function finishInterrupted(
   id: string,
   opening?: ModelSpec,
   replacing?: () => void,
-): Promise<boolean> {
+): Promise<Finished> {
   const record = await journal.read(id);
-  if (!record) return false;
+  if (!record) return "none";
   replacing?.();
   let current: { baseDoc: Json } | null;
   try {
@@ -125,8 +141,11 @@ export async function finishInterrupted(
     if (!(err instanceof ServiceError && err.kind === "not_found")) throw err;
     current = null;
   }
-  // Found holding the journaled state, it is back as it was (restored, or written to the same values).
-  const holds = !!current && jsonEqual(current.baseDoc, record.snapshot.baseDoc as Json);
+  // Found holding every journaled value, the state is back (restored, maybe written to since): a restore
+  // writes no audit record, so no record says what a written model was created with, but what it holds does.
+  // A model created without them (another writer's) holds them all only where nothing of them is lost; the
+  // replacement's own, written over one of them since, is taken for one (its state copied: nothing lost).
+  const holds = !!current && holdsAll(current.baseDoc, record.snapshot.baseDoc as Json);
   // A restore writes no audit record and a write does: a model written since holds data of its own.
   let back = !current ||
     (!holds && (await invoker.invoke(operations.getAudit, { id, limit: 1 })).length === 0);
@@ -148,5 +167,5 @@ export async function finishInterrupted(
     }
   }
   await journal.remove(id);
-  return back || holds;
+  return back || holds ? "back" : record;
 }

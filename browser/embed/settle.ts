@@ -16,7 +16,13 @@ import {
 } from "../../engine/mod.ts";
 import { jsonEqual } from "../../engine/json/value.ts";
 import { evolutionBetween } from "../../engine/evolve/spec_diff.ts";
-import { createWithState, finishInterrupted, type ReplaceJournal, type Settling } from "./replace_journal.ts";
+import {
+  createWithState,
+  type Finished,
+  finishInterrupted,
+  type ReplaceJournal,
+  type Settling,
+} from "./replace_journal.ts";
 
 /**
  * Why an open failed while the model stored under `id` stays as it was
@@ -50,7 +56,13 @@ export async function settle(
   spec: ModelSpec,
   replacing: () => void = () => {},
 ): Promise<void> {
-  await finishInterrupted(invoker, journal, spec.id, spec, replacing);
+  const finished = await finishInterrupted(invoker, journal, spec.id, spec, replacing);
+  if (typeof finished === "object") {
+    const { stored, version, snapshot } = finished;
+    const what = `Model '${spec.id}': a replacement of its version ${versionOf(stored)} by ${version} was ` +
+      "left midway, and";
+    throw notHeld(what, spec.id, stored, snapshot);
+  }
   let stored = await storedSpec(invoker, spec.id);
   if (!stored) {
     try {
@@ -87,13 +99,35 @@ export async function settle(
   }
 }
 
+/** The version of `spec`. */
+const versionOf = (spec: ModelSpec) => spec.version ?? DEFAULT_VERSION;
+
 /** Why the stored model stays as it was: `spec` could not take its place. */
 function kept(stored: ModelSpec, spec: ModelSpec, why: string): StoredModelKept {
-  const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
+  const [from, to] = [stored, spec].map(versionOf);
   return new StoredModelKept(
-    `Model '${spec.id}' keeps its stored version ${version(stored)} and its data: version ${version(spec)} ` +
-      `of its spec could not replace it (${why})`,
+    `Model '${spec.id}' keeps its stored version ${from} and its data: version ${to} of its spec could not ` +
+      `replace it (${why})`,
     spec.id,
+  );
+}
+
+/** Copies `snapshot`, the state of model `id` a replacement could not put back, where a person sees it. */
+function logState(id: string, snapshot: unknown): void {
+  console.error(`svc-embed: the state of model '${id}', which could not be put back:`, snapshot);
+}
+
+/**
+ * Why the model another writer stored under `id` and wrote to is kept, not holding the state (`snapshot`)
+ * of the stored model (of spec `stored`) a replacement took its place from; the state is copied to the
+ * console. `what` says what happened first.
+ */
+function notHeld(what: string, id: string, stored: ModelSpec, snapshot: unknown): StoredModelKept {
+  logState(id, snapshot);
+  return new StoredModelKept(
+    `${what} another writer stored a model under its id meanwhile and wrote to it: that model is kept, ` +
+      `and the state of version ${versionOf(stored)} is in the console`,
+    id,
   );
 }
 
@@ -142,7 +176,6 @@ async function replace(
   replacing: () => void,
 ): Promise<void> {
   const id = spec.id;
-  const version = (of: ModelSpec) => of.version ?? DEFAULT_VERSION;
   // This page's writes wait for the replacement's end from here (a call that passed the hold just before
   // enters the service after the deletion, fails as not found, and is made again on the model that came back).
   replacing();
@@ -157,7 +190,7 @@ async function replace(
       }
       snapshot = taken as unknown as Record<string, unknown>;
       // Durable before the delete: a tab that goes midway leaves it for the next open (finishInterrupted).
-      await journal.write(id, { stored, snapshot, version: version(spec) });
+      await journal.write(id, { stored, snapshot, version: versionOf(spec) });
     });
   } catch (err) {
     // Not deleted: no replacement left midway.
@@ -168,18 +201,15 @@ async function replace(
     await createWithState(invoker, spec, snapshot);
   } catch (err) {
     const why = (err as Error).message;
-    const refused = `Model '${id}' could not take version ${version(spec)} of its spec (${why}), and`;
-    // The console, a copy a person sees of a state the model under the id does not hold.
-    const logged = () =>
-      console.error(`svc-embed: the state of model '${id}', which could not be put back:`, snapshot);
-    let back: boolean;
+    const refused = `Model '${id}' could not take version ${versionOf(spec)} of its spec (${why}), and`;
+    let finished: Finished;
     try {
       // Nothing was created (in one step): a model found under the id is another writer's, and the old one is
       // put back over it only when it holds no data of its own (the rule of a replacement left midway).
-      back = await finishInterrupted(invoker, journal, id);
+      finished = await finishInterrupted(invoker, journal, id);
     } catch (failed) {
       // The journal keeps the record for the next open (finishInterrupted).
-      logged();
+      logState(id, snapshot);
       const message = (failed as Error).message;
       throw new Error(
         `${refused} putting back its stored model failed too (${message}): the next open (a reload of the ` +
@@ -187,13 +217,8 @@ async function replace(
       );
     }
     // The state is back under the spec it was found with (another writer's may hold it under its own).
-    if (back) throw kept(await storedSpec(invoker, id) ?? stored, spec, why);
-    logged();
-    throw new StoredModelKept(
-      `${refused} another writer stored a model under its id meanwhile and wrote to it: that model is ` +
-        `kept, and the state of version ${version(stored)} is in the console`,
-      id,
-    );
+    if (finished === "back") throw kept(await storedSpec(invoker, id) ?? stored, spec, why);
+    throw notHeld(refused, id, stored, snapshot);
   }
   await journal.remove(id);
 }

@@ -328,3 +328,66 @@ for (const { found, n, written, kept } of foundCases) {
     await service.close();
   });
 }
+
+/** A model found under the id as an open finishes a replacement of counter 1.0.0 at n = 7 by 2.0.0 left midway. */
+const foundMidway = [
+  // Created in the journaled state (in one step, as the replacement creates it), then written to.
+  { found: "the replacement's own, restored, then written to", restored: true, write: { "$.note": "added" } },
+  // Created without it (another writer's createModelService() service, say), then written to.
+  {
+    found: "another writer's, created without the state, then written to",
+    restored: false,
+    write: { "$.n": 3 },
+  },
+] as const;
+
+for (const { found, restored, write } of foundMidway) {
+  Deno.test(`an open finishing a replacement left midway over a model written since: ${found}`, async () => {
+    const service = await ModelService.open({});
+    const page = settling(service);
+    const spec = counter("2.0.0", ["note"]);
+    const snapshot = {
+      modelId: "counter",
+      modelVersion: "1.0.0",
+      baseDoc: { n: 7 },
+      derivedCache: {},
+      metaCache: {},
+    };
+    await page.createModel(spec, restored ? snapshot : undefined);
+    await page.invoke(operations.mutate, { id: "counter", mutations: write });
+    const journal = memoryJournal();
+    await journal.write("counter", { stored: counter("1.0.0"), snapshot, version: "2.0.0" });
+    const logged: unknown[][] = [];
+    const error = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args);
+    try {
+      const opened = settle(page, journal, spec);
+      if (restored) await opened;
+      else {
+        // The state it took the place of is held nowhere else: the alert says so, as for a refused creation's.
+        await assert.rejects(opened, (err) => {
+          assert.ok(err instanceof StoredModelKept);
+          assert.equal(
+            err.message,
+            "Model 'counter': a replacement of its version 1.0.0 by 2.0.0 was left midway, and another writer " +
+              "stored a model under its id meanwhile and wrote to it: that model is kept, and the state of " +
+              "version 1.0.0 is in the console",
+          );
+          return true;
+        });
+      }
+    } finally {
+      console.error = error;
+    }
+    // The model found keeps its place and its writes either way.
+    assert.equal((await page.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
+    const state = await page.invoke(operations.getState, { id: "counter" });
+    assert.deepEqual(state, restored ? { n: 7, note: "added" } : { n: 3 });
+    // A copy of the state for a person to find, only where the model does not hold it.
+    const copies = logged.map(([what, copy]) => [what, (copy as { baseDoc: Json }).baseDoc]);
+    const copy = ["svc-embed: the state of model 'counter', which could not be put back:", { n: 7 }];
+    assert.deepEqual(copies, restored ? [] : [copy]);
+    assert.equal(journal.records.size, 0);
+    await service.close();
+  });
+}

@@ -65,12 +65,14 @@ export class MemoryModelStore implements ModelStore {
   load(): Promise<LoadedModel[]> {
     return Promise.resolve([]);
   }
-  // The port's parameters are declared, though unused, so that a test's store can extend this one.
+  // The port's parameters are declared, though not all used, so that a test's store can extend this one.
   save(
-    _spec: ModelSpec,
+    spec: ModelSpec,
     _state: PersistedState,
-    _options?: { created?: boolean; jobs?: JobChanges },
+    options?: { created?: boolean; jobs?: JobChanges },
   ): Promise<void> {
+    // A created model starts with an empty trail, as in every store: an old one under its id is no record of it.
+    if (options?.created) this.#audit?.delete(spec.id);
     return Promise.resolve();
   }
   commit(_modelId: string, _entry: unknown, _states: unknown, audit: AuditRecord | null): Promise<void> {

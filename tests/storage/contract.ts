@@ -320,6 +320,22 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "a model created under an id whose model was not deleted first starts with an empty audit trail",
+    needs: [],
+    async run(fixture) {
+      const [record] = await records(SPEC.id, 1);
+      await withStorage(fixture, async ({ store }) => {
+        await store.save(SPEC, STATE, { created: true });
+        await store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), record);
+        // Created again over it (a replacement's creation, another process's): no record of the old one stays.
+        await store.save(SPEC, STATE, { created: true });
+        same(await store.allAudit(SPEC.id), [], "trail of the model created again");
+        same(await store.lastAudit(SPEC.id), null, "last of the model created again");
+        same(await store.listAudit(SPEC.id, { limit: 10 }), [], "records of the model created again");
+      });
+    },
+  },
+  {
     name: "a saved spec and state load back; a created model drops what its id held before",
     needs: ["durable"],
     async run(fixture) {
