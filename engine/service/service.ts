@@ -930,7 +930,7 @@ export class ModelService implements ModelApi {
     const audit = await this.#auditRecord(slot, source, request, outcome, at);
     // Taken from history as this commit finds it: a store may fold its log later, after more commits, and
     // the checkpoint must still be this commit's. Taking it now reads one entry; no copy of history is kept.
-    const point = checkpointOf(slot.runtime.history, outcome.state, at, this.config.historyMaxEntries);
+    const point = checkpointOf(slot.runtime.historyTail, outcome.state, at, this.config.historyMaxEntries);
     const jobs = jobsOf(id, outcome.effectRequests, at);
     await this.store.commit(
       id,
