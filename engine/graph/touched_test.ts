@@ -108,3 +108,33 @@ Deno.test("a write of a container enclosing a derivation's target visits the der
   dirty.add(["totals"]);
   assert.deepEqual(visit(dirty, nodes), ["net"]);
 });
+
+Deno.test("many nodes queued at once, or queued again while visiting, are each visited once, in order", () => {
+  // 40 nodes over 5 names, each read by 16: a change of 3 names queues 24 of them, most more than once.
+  const names = ["n0", "n1", "n2", "n3", "n4"];
+  const nodes = Array.from(
+    { length: 40 },
+    (_, i) => node(`node${i}`, [read(names[i % 5]), read(names[(i + 1) % 5])]),
+  );
+  const expected = (changed: string[]) =>
+    nodes.filter((n) => n.reads.some((r) => changed.includes(r.path[0] as string))).map((n) => n.name);
+  for (const changed of [["n0"], ["n0", "n2"], ["n1", "n2", "n3"], names]) {
+    const dirty = new DirtySet();
+    for (const name of changed) {
+      dirty.add([name]);
+      dirty.add([name, "x"]);
+    }
+    assert.deepEqual(visit(dirty, nodes), expected(changed));
+  }
+  // Each visit writes a name again (and a new one halfway), queueing positions already queued and new ones.
+  const dirty = new DirtySet();
+  dirty.add(["n0"]);
+  const visited: string[] = [];
+  for (const n of touchedInOrder(nodes, () => dirty)) {
+    visited.push(n.name);
+    dirty.add([n.reads[1].path[0] as string, visited.length]);
+  }
+  assert.equal(new Set(visited).size, visited.length);
+  assert.deepEqual(visited, [...visited].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4))));
+  assert.deepEqual(visited, nodes.map((n) => n.name));
+});

@@ -114,7 +114,12 @@ export class ModelRuntime {
   readonly model: CompiledModel;
   readonly #env: RuntimeEnv;
   #state: ModelState;
-  #history: HistoryEntry[] = [];
+  /**
+   * Retained history, oldest first, after `#dropped` entries no longer retained (cleared): they leave in
+   * bulk once as many gathered as history keeps, rather than one by one, moving the rest, on every commit.
+   */
+  #history: (HistoryEntry | undefined)[] = [];
+  #dropped = 0;
   #traces: TraceRing;
   /** JSON bytes of the committed document, kept exact by each commit's growth (never by serialising it). */
   #stateBytes: number;
@@ -190,6 +195,7 @@ export class ModelRuntime {
     this.#stateBytes = jsonBytes(state.doc);
     if (options.clearHistory) {
       this.#history = [];
+      this.#dropped = 0;
       this.#traces.clear();
     }
     if (options.retainAt !== undefined && this.#env.config.historyMaxEntries > 0) {
@@ -206,8 +212,11 @@ export class ModelRuntime {
     this.#stateBytes += outcome.growth;
     const max = this.#env.config.historyMaxEntries;
     if (max > 0) {
-      this.#history.push({ at, state: outcome.state });
-      if (this.#history.length > max) this.#history.splice(0, this.#history.length - max);
+      const history = this.#history;
+      history.push({ at, state: outcome.state });
+      // Cleared at once (memory as before), taken out of the list when as many as history keeps gathered.
+      while (history.length - this.#dropped > max) history[this.#dropped++] = undefined;
+      if (this.#dropped >= max) this.#retained();
     }
   }
 
@@ -298,7 +307,7 @@ export class ModelRuntime {
   async readState(at?: string): Promise<Json> {
     if (at !== undefined) {
       const when = parseInstant(at, "at");
-      const entry = this.#history.findLast((h) => h.at <= when);
+      const entry = this.#retained().findLast((h) => h.at <= when);
       if (!entry) throw notFound(`No history for model '${this.model.id}' at or before ${at}`);
       return (await this.#materialize(entry.state, true)).doc;
     }
@@ -320,12 +329,31 @@ export class ModelRuntime {
 
   /** Commit timestamps of retained history, ISO-8601, chronological. */
   historyTimestamps(): string[] {
-    return this.#history.map((h) => formatInstant(h.at));
+    return this.#retained().map((h) => formatInstant(h.at));
   }
 
   /** The retained history states (for blob garbage collection and persistence). */
   get history(): readonly HistoryEntry[] {
+    return this.#retained();
+  }
+
+  /**
+   * The retained history after fewer than `historyMaxEntries` entries no
+   * longer retained (`undefined`): for a reader of its newest
+   * `historyMaxEntries - 1` entries (a commit's checkpoint), read without
+   * taking the others out first.
+   */
+  get historyTail(): readonly (HistoryEntry | undefined)[] {
     return this.#history;
+  }
+
+  /** The retained history, the entries no longer retained taken out of the list. */
+  #retained(): HistoryEntry[] {
+    if (this.#dropped) {
+      this.#history.splice(0, this.#dropped);
+      this.#dropped = 0;
+    }
+    return this.#history as HistoryEntry[];
   }
 
   /**

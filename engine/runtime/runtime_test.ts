@@ -105,6 +105,30 @@ Deno.test("a malformed `at` is a bad_request naming the parameter", async () => 
   }
 });
 
+Deno.test("history keeps its newest entries over many commits, and its tail ends with them", async () => {
+  // Entries leave the list in bulk: every count of commits around those points reads the same history.
+  const max = 3;
+  const { runtime, clock } = await runtimeOf(SPEC, { historyMaxEntries: max });
+  const committed: { at: string; qty: number }[] = [];
+  for (let n = 0; n < 4 * max + 1; n++) {
+    const tail = runtime.historyTail;
+    const retained = [...runtime.history];
+    assert.deepEqual(tail.slice(tail.length - retained.length), retained);
+    assert.ok(tail.slice(0, tail.length - retained.length).every((entry) => entry === undefined));
+    const qty = 1 + n % 9;
+    await commitMutation(runtime, { "$.qty": qty });
+    committed.push({ at: formatInstant(clock.now()), qty });
+    const kept = committed.slice(-max);
+    assert.deepEqual(runtime.historyTimestamps(), kept.map((c) => c.at));
+    assert.deepEqual(runtime.history.map((entry) => formatInstant(entry.at)), kept.map((c) => c.at));
+    for (const { at, qty } of kept) assert.equal((await runtime.readState(at) as JsonObject).qty, qty);
+    if (committed.length > max) {
+      await rejectsWith(() => runtime.readState(committed.at(-max - 1)!.at), "not_found");
+    }
+    clock.advance(1000);
+  }
+});
+
 Deno.test("svc.history.max-entries bounds retained history; 0 disables point-in-time reads", async () => {
   const bounded = await runtimeOf(SPEC, { historyMaxEntries: 2 });
   for (const qty of [1, 2, 3]) {

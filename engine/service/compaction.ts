@@ -33,7 +33,8 @@ export function foldPoint(length: number, threshold: number, states: CommitState
  * history is disabled.
  */
 export function checkpointOf(
-  history: readonly HistoryEntry[],
+  // Only its newest `maxEntries - 1` entries are read: a runtime's history tail passes (see `historyTail`).
+  history: readonly (HistoryEntry | undefined)[],
   state: ModelState,
   at: number,
   maxEntries: number,
@@ -42,6 +43,6 @@ export function checkpointOf(
   // History keeps `kept` of its current entries next to the new one.
   const kept = Math.min(history.length, maxEntries - 1);
   if (kept === 0) return { at, following: 0, state: () => toPersisted(state) };
-  const oldest = history[history.length - kept];
+  const oldest = history[history.length - kept]!;
   return { at: oldest.at, following: kept, state: () => toPersisted(oldest.state) };
 }

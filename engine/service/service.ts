@@ -928,17 +928,16 @@ export class ModelService implements ModelApi {
     const outcome = await evaluate(slot.runtime, at);
     if (!outcome) return null;
     const audit = await this.#auditRecord(slot, source, request, outcome, at);
-    // The history as this commit finds it (at most what a checkpoint reads): a store may fold its log later,
-    // after more commits, and the checkpoint must still be this commit's.
-    const max = this.config.historyMaxEntries;
-    const history = max > 0 ? slot.runtime.history.slice(-max) : [];
+    // Taken from history as this commit finds it: a store may fold its log later, after more commits, and
+    // the checkpoint must still be this commit's. Taking it now reads one entry; no copy of history is kept.
+    const point = checkpointOf(slot.runtime.historyTail, outcome.state, at, this.config.historyMaxEntries);
     const jobs = jobsOf(id, outcome.effectRequests, at);
     await this.store.commit(
       id,
       { at, source, request },
       {
         current: () => toPersisted(outcome.state),
-        checkpoint: () => checkpointOf(history, outcome.state, at, max),
+        checkpoint: () => point,
       },
       audit,
       { put: jobs, update: updated ? [updated] : [], remove: settled ? [settled.id] : [] },

@@ -156,22 +156,20 @@ async function persist(
   staged: StagedWrite[],
 ): Promise<{ durable: number; failure?: unknown }> {
   const max = host.historyMaxEntries;
-  // Each commit's history: the runtime's and the batch's writes before it (what a checkpoint of it reads).
-  let history = max > 0 ? host.runtime().history.slice(-max) : [];
+  // Each commit's history: the runtime's and the batch's writes before it. Its checkpoint is taken from it
+  // at once (one entry read), so one list serves the whole batch.
+  const history = max > 0 ? host.runtime().history.slice(-max) : [];
   const commits: CommitRecord[] = [];
   for (const { write, at, outcome, audit, jobs } of staged) {
     if (!outcome || !audit) continue;
-    const before = history;
+    const point = checkpointOf(history, outcome.state, at, max);
     commits.push({
       entry: { at, source: write.source, request: write.request },
-      states: {
-        current: () => toPersisted(outcome.state),
-        checkpoint: () => checkpointOf(before, outcome.state, at, max),
-      },
+      states: { current: () => toPersisted(outcome.state), checkpoint: () => point },
       audit,
       jobs: { put: jobs },
     });
-    if (max > 0) history = [...history, { at, state: outcome.state }].slice(-max);
+    if (max > 0) history.push({ at, state: outcome.state });
   }
   if (!commits.length) return { durable: 0 };
   const { store, modelId } = host;

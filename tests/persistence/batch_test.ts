@@ -36,8 +36,12 @@ const logEntries = (writes: AtomicWrites) =>
  * then releases it; resolves with every answer (or error) and the log entries
  * each atomic operation wrote.
  */
-async function queuedBehindOne(dir: string, queue: (service: ModelService) => Promise<unknown>[]) {
-  const { service, storage } = await openService({ "svc.persistence-dir": dir });
+async function queuedBehindOne(
+  dir: string,
+  queue: (service: ModelService) => Promise<unknown>[],
+  keys: Record<string, string> = {},
+) {
+  const { service, storage } = await openService({ "svc.persistence-dir": dir, ...keys });
   await service.createModel(SPEC);
   const operations: number[] = [];
   const hold = holdAtomicOperations((writes, heldBefore) => {
@@ -93,6 +97,34 @@ Deno.test("writes queued behind a durable write are committed together, each ans
       6,
       "every write in history, the batched ones too",
     );
+    assert.equal((await reopened.verifyAudit("tally")).valid, true);
+    await reopened.close();
+  }));
+
+Deno.test("a batch longer than history is folded into the checkpoint of its writes' own history", () =>
+  withTempDir(async (dir) => {
+    // History keeps 2 states and the log folds at 3 entries: the batch of six folds it, past the runtime's history.
+    const keys = { "svc.history.max-entries": "2", "svc.storage.compaction-threshold": "3" };
+    const { service, answers, operations } = await queuedBehindOne(
+      dir,
+      (service) => [2, 3, 4, 5, 6, 7].map((n) => service.mutate("tally", { "$.n": n })),
+      keys,
+    );
+    for (const answer of answers) fulfilled(answer);
+    assert.deepEqual(operations, [1, 6]);
+    const observe = async (service: ModelService) => {
+      const history = await service.getHistory("tally");
+      return {
+        state: await service.getState("tally"),
+        history,
+        past: await Promise.all(history.map((at) => service.getState("tally", at))),
+      };
+    };
+    const before = await observe(service);
+    assert.deepEqual(before.past, [{ n: 6, twice: 12 }, { n: 7, twice: 14 }]);
+    await service.close();
+    const { service: reopened } = await openService({ "svc.persistence-dir": dir, ...keys });
+    assert.deepEqual(await observe(reopened), before);
     assert.equal((await reopened.verifyAudit("tally")).valid, true);
     await reopened.close();
   }));
