@@ -850,6 +850,47 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "shared: a store whose lease ran out and another took writes the job no more (its late count, " +
+      "retry, kept answer or put leave the holder's copy); its settlement still removes it",
+    needs: ["shared"],
+    async run(fixture) {
+      const due = job(SPEC.id, "remind@1#1", Date.now());
+      await withTwo(fixture, async (a, b) => {
+        await a.store.save(SPEC, STATE, { created: true, jobs: { put: [due] } });
+        // Still its holder, its lease run out or not: its count is written.
+        const mine = { ...due, attempt: 1 };
+        await a.store.updateJobs(SPEC.id, { update: [mine] });
+        await b.store.load();
+        // Its attempt outlives the lease (a pause): the other store takes the job and counts an attempt.
+        let taken: EffectJob | null = null;
+        await eventually(
+          async () => (taken = await b.store.coordination!.claim(due, 0)) !== null,
+          "the lease run out",
+        );
+        same(taken, mine, "claimed as stored");
+        const counted = { ...due, attempt: 2 };
+        await b.store.updateJobs(SPEC.id, { update: [counted] });
+        // The late store's retry keeping its answer (its settlement failed), then a commit counting an
+        // attempt and one putting the job.
+        const outcome = { ok: true as const, response: 1, status: 200 };
+        const late = { ...mine, dueAt: due.dueAt + 60_000, outcome, settleFailures: 1 };
+        await a.store.coordination!.refresh(SPEC.id);
+        await a.store.updateJobs(SPEC.id, { update: [late] });
+        await a.store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, { update: [late] });
+        await a.store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), null, { put: [late] });
+        same((await b.store.load())[0].jobs, [counted], "the holder's copy, the late answer dropped");
+        same(await a.store.coordination!.claim(due, 0), null, "still held by the other store");
+        same(await b.store.coordination!.claim(due, 0), counted, "renewed by its holder");
+        // A settlement removes the job whoever holds it: the result folded back stands (the holder's own
+        // settlement then finds the job gone).
+        await a.store.commit(SPEC.id, entry(3, { "$.qty": 4 }), statesOf(STATE, 3), null, {
+          remove: [due.id],
+        });
+        same((await b.store.load())[0].jobs ?? [], [], "settled by the late store");
+      }, 200);
+    },
+  },
+  {
     name: "shared: an attempt one service put off (its begin failed) is not claimed through another store " +
       "before its wait ends",
     needs: ["shared"],
