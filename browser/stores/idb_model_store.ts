@@ -345,9 +345,15 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
    * job settled since, by this store or another tab, is not brought back), and
    * a job there only while this store is its last holder (once another has
    * claimed it, that one's copy, its attempts, is the newer: a late write
-   * leaves it alone).
+   * leaves it alone; `refuse`: a late update refuses the whole write as stale,
+   * as PostgreSQL's commit does).
    */
-  #updating(modelId: string, changes: JobChanges | undefined, condition: WriteCondition): WriteCondition {
+  #updating(
+    modelId: string,
+    changes: JobChanges | undefined,
+    condition: WriteCondition,
+    refuse = false,
+  ): WriteCondition {
     const removed = changes?.remove ?? [];
     const puts = (changes?.put ?? []).filter((job) => !removed.includes(job.id));
     const jobs = [...puts, ...(changes?.update ?? []).filter((job) => !removed.includes(job.id))];
@@ -363,7 +369,9 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
         const now = Date.now();
         const written = jobs.filter((_, i) => {
           const [stored, lease] = values.slice(own + 2 * i) as [unknown, Lease | undefined];
-          return stored === undefined ? i < puts.length : !lease || lease.owner === this.#owner;
+          const mine = !lease || lease.owner === this.#owner;
+          if (refuse && !mine && stored !== undefined && i >= puts.length) throw new StaleModelError(modelId);
+          return stored === undefined ? i < puts.length : mine;
         });
         return {
           delete: then?.delete,
@@ -648,7 +656,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     await this.#write(
       writes,
       `record a change of model '${modelId}'`,
-      this.#updating(modelId, jobs, this.#atRevision(modelId, seen.rev)),
+      this.#updating(modelId, jobs, this.#atRevision(modelId, seen.rev), true),
     );
     this.#seen.set(modelId, { spec, head });
     this.#announce(modelId);

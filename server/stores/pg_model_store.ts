@@ -280,7 +280,7 @@ export class PgModelStore implements ModelStore, StoreCoordination {
         ${jobs.map((job) => job.dueAt)}::bigint[]) AS p(id, job, due_at)`;
     const me = this.#db.instance;
     const lease = sql`greatest(p.due_at, ${sql.unsafe(DB_NOW)}) + ${this.#options.jobLeaseMs}`;
-    const mine = sql`coalesce(j.owner, ${me}) = ${me}`;
+    const mine = this.#mine(sql);
     return sql`
       removed AS (
         DELETE FROM svc_jobs WHERE model_id = ${modelId} AND id = ANY(${removed}::text[])
@@ -300,6 +300,11 @@ export class PgModelStore implements ModelStore, StoreCoordination {
         FROM ${rows(kept(changes?.update))}
         WHERE j.model_id = ${modelId} AND j.id = p.id AND ${mine} AND EXISTS (SELECT 1 FROM ${sql(guard)})
       )`;
+  }
+
+  /** Whether outbox row `j` is this process's to write: it was the last to hold it (or nobody did). */
+  #mine(sql: Query) {
+    return sql`coalesce(j.owner, ${this.#db.instance}) = ${this.#db.instance}`;
   }
 
   #seenOrStale(modelId: string): Seen {
@@ -355,12 +360,18 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     const seen = this.#seenOrStale(modelId);
     const sql = this.#sql;
     const record = audit && this.#options.audit ? audit : null;
+    // A job it updates (an attempt counted with its in_flight phase) that another process has claimed since
+    // (this one's lease ran out: a pause) refuses the commit as stale: run again, its claim fails, nothing
+    // is sent behind the new holder's back.
+    const updated = (jobs?.update ?? []).map((job) => job.id).filter((id) => !jobs?.remove?.includes(id));
     const [row] = await sql`
       WITH m AS (
         UPDATE svc_models SET rev = nextval('svc_rev'), next_log = next_log + 1,
           audit_seq = coalesce(${record?.sequence ?? null}::bigint, audit_seq),
           audit_hash = coalesce(${record?.hash ?? null}::text, audit_hash)
-        WHERE id = ${modelId} AND rev = ${seen.rev}
+        WHERE id = ${modelId} AND rev = ${seen.rev} AND NOT EXISTS (
+          SELECT 1 FROM svc_jobs j WHERE j.model_id = ${modelId} AND j.id = ANY(${updated}::text[])
+            AND NOT ${this.#mine(sql)})
         RETURNING id, rev, next_log
       ),
       logged AS (

@@ -850,8 +850,9 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
-    name: "shared: a store whose lease ran out and another took writes the job no more (its late count, " +
-      "retry, kept answer or put leave the holder's copy); its settlement still removes it",
+    name: "shared: a store whose lease ran out and another took writes the job no more: its late retry, " +
+      "kept answer or put leave the holder's copy, a commit counting an attempt is refused as stale; " +
+      "its settlement still removes it",
     needs: ["shared"],
     async run(fixture) {
       const due = job(SPEC.id, "remind@1#1", Date.now());
@@ -870,20 +871,25 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         same(taken, mine, "claimed as stored");
         const counted = { ...due, attempt: 2 };
         await b.store.updateJobs(SPEC.id, { update: [counted] });
-        // The late store's retry keeping its answer (its settlement failed), then a commit counting an
-        // attempt and one putting the job.
+        // The late store's retry keeping its answer (its settlement failed), a commit putting the job, and
+        // one counting an attempt (its in_flight phase): refused, so its service runs the attempt's start
+        // again, whose claim fails (the request is not sent behind the holder's back).
         const outcome = { ok: true as const, response: 1, status: 200 };
         const late = { ...mine, dueAt: due.dueAt + 60_000, outcome, settleFailures: 1 };
         await a.store.coordination!.refresh(SPEC.id);
         await a.store.updateJobs(SPEC.id, { update: [late] });
-        await a.store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, { update: [late] });
-        await a.store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), null, { put: [late] });
-        same((await b.store.load())[0].jobs, [counted], "the holder's copy, the late answer dropped");
+        await a.store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, { put: [late] });
+        await refusedAsStale(
+          a.store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), null, { update: [late] }),
+          "a late count",
+        );
+        const [stored] = await b.store.load();
+        same([stored.jobs, stored.log.length], [[counted], 1], "the holder's copy, the late answer dropped");
         same(await a.store.coordination!.claim(due, 0), null, "still held by the other store");
         same(await b.store.coordination!.claim(due, 0), counted, "renewed by its holder");
         // A settlement removes the job whoever holds it: the result folded back stands (the holder's own
         // settlement then finds the job gone).
-        await a.store.commit(SPEC.id, entry(3, { "$.qty": 4 }), statesOf(STATE, 3), null, {
+        await a.store.commit(SPEC.id, entry(3, { "$.qty": 4 }), statesOf(STATE, 2), null, {
           remove: [due.id],
         });
         same((await b.store.load())[0].jobs ?? [], [], "settled by the late store");
