@@ -328,7 +328,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
 
   /**
    * The puts and deletes of outbox changes: a job put is held by this store, a
-   * removed one is released. Updates are written by {@link #updating}.
+   * removed one is released. Updates (and a commit's puts) are written by {@link #updating}.
    */
   #jobWrites(modelId: string, changes: JobChanges | undefined): Required<WriteSet> {
     const now = Date.now();
@@ -340,24 +340,42 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
   }
 
   /**
-   * `condition`, which also writes the `update` of `changes` for the jobs it
-   * reads still there, in the same transaction: a job settled since (by this
-   * store or another tab) is not brought back.
+   * `condition`, which also writes the `put` and `update` of `changes` in the
+   * same transaction, as it reads them: an update only of a job still there (a
+   * job settled since, by this store or another tab, is not brought back), and
+   * a job there only while this store is its last holder (once another has
+   * claimed it, that one's copy, its attempts, is the newer: a late write
+   * leaves it alone; `refuse`: a late update refuses the whole write as stale,
+   * as PostgreSQL's commit does).
    */
-  #updating(modelId: string, changes: JobChanges | undefined, condition: WriteCondition): WriteCondition {
+  #updating(
+    modelId: string,
+    changes: JobChanges | undefined,
+    condition: WriteCondition,
+    refuse = false,
+  ): WriteCondition {
     const removed = changes?.remove ?? [];
-    const updates = (changes?.update ?? []).filter((job) => !removed.includes(job.id));
-    if (!updates.length) return condition;
+    const puts = (changes?.put ?? []).filter((job) => !removed.includes(job.id));
+    const jobs = [...puts, ...(changes?.update ?? []).filter((job) => !removed.includes(job.id))];
+    if (!jobs.length) return condition;
     const own = condition.read.length;
     return {
-      read: [...condition.read, ...updates.map((job) => keys.jobs(modelId, job.id))],
+      read: [
+        ...condition.read,
+        ...jobs.flatMap((job) => [keys.jobs(modelId, job.id), keys.lease(modelId, job.id)]),
+      ],
       check: (values) => {
         const then = condition.check(values.slice(0, own));
         const now = Date.now();
-        const present = updates.filter((_, i) => values[own + i] !== undefined);
+        const written = jobs.filter((_, i) => {
+          const [stored, lease] = values.slice(own + 2 * i) as [unknown, Lease | undefined];
+          const mine = !lease || lease.owner === this.#owner;
+          if (refuse && !mine && stored !== undefined && i >= puts.length) throw new StaleModelError(modelId);
+          return stored === undefined ? i < puts.length : mine;
+        });
         return {
           delete: then?.delete,
-          put: [...then?.put ?? [], ...present.flatMap((job) => this.#jobPut(modelId, job, now))],
+          put: [...then?.put ?? [], ...written.flatMap((job) => this.#jobPut(modelId, job, now))],
         };
       },
     };
@@ -620,8 +638,8 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
   ): Promise<void> {
     const { spec, head: seen } = this.#seenOrStale(modelId);
     const head: Head = { ...seen, rev: seen.rev + 1, nextLog: seen.nextLog + 1 };
-    const writes = this.#jobWrites(modelId, jobs);
-    if (writes.put.length || jobs?.update?.length) await this.#alive;
+    const writes = this.#jobWrites(modelId, { remove: jobs?.remove });
+    if (jobs?.put?.length || jobs?.update?.length) await this.#alive;
     const stored: StoredEntry = audit ? { ...entry, audit: audit.sequence } : entry;
     writes.put.push([keys.log(modelId, seen.nextLog), stored]);
     if (audit) writes.put.push([keys.audit(modelId, audit.sequence), audit]);
@@ -638,7 +656,7 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
     await this.#write(
       writes,
       `record a change of model '${modelId}'`,
-      this.#updating(modelId, jobs, this.#atRevision(modelId, seen.rev)),
+      this.#updating(modelId, jobs, this.#atRevision(modelId, seen.rev), true),
     );
     this.#seen.set(modelId, { spec, head });
     this.#announce(modelId);
@@ -647,8 +665,8 @@ export class IdbModelStore implements ModelStore, StoreCoordination {
   async updateJobs(modelId: string, jobs: JobChanges): Promise<void> {
     const seen = this.#seen.get(modelId);
     if (!seen) return;
-    const writes = this.#jobWrites(modelId, jobs);
-    if (writes.put.length || jobs.update?.length) await this.#alive;
+    const writes = this.#jobWrites(modelId, { remove: jobs.remove });
+    if (jobs.put?.length || jobs.update?.length) await this.#alive;
     // An outbox change moves the revision, though the state stays (PostgreSQL's does not): a write
     // resting on an outbox seen before (a tab frozen past its lease putting back, for a retry, a job
     // another tab has since settled) must be refused as stale, not resurrect it; and the other tabs

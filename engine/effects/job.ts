@@ -56,7 +56,9 @@ export interface JobChanges {
   /**
    * Jobs already in the outbox, changed (an attempt counted, a retry's due
    * time): one no longer there (settled or dropped by another process that
-   * shares the store) is not written back, so it never runs again.
+   * shares the store) is not written back, so it never runs again; one another
+   * process claimed since this one held it is left to that one (its copy is
+   * the newer).
    */
   update?: EffectJob[];
   remove?: string[];

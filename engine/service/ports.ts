@@ -178,8 +178,10 @@ export interface ModelStore {
    * write before resolving; a store keeping a log folds it into
    * `states.checkpoint()` every `svc.storage.compaction-threshold` entries.
    * A shared store throws {@link StaleModelError} (writing nothing) when another
-   * process changed the model since this one last read or wrote it; so do
-   * `save` (unless `created`) and `delete`.
+   * process changed the model since this one last read or wrote it, or
+   * claimed a job the commit updates since this one last held it (its lease ran
+   * out: run again, this one's claim fails); so do `save` (unless `created`)
+   * and `delete`.
    */
   commit(
     modelId: string,

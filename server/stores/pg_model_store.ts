@@ -266,9 +266,11 @@ export class PgModelStore implements ModelStore, StoreCoordination {
   /**
    * The statement part that writes outbox changes, guarded by `guard` (a CTE
    * name): removals; puts (new jobs held by this process until their lease runs
-   * out; a job already there is updated, its lease extended when this process
-   * holds it); updates, of jobs still there only (a job another process settled
-   * meanwhile, which moves no revision, is not brought back).
+   * out); updates, of jobs still there only (a job another process settled
+   * meanwhile, which moves no revision, is not brought back). A job already
+   * there is written (its lease renewed) only while this process is its last
+   * holder: once another has claimed it, that one's copy (its attempts) is the
+   * newer, and this process's late write leaves it alone.
    */
   #jobWrites(sql: Query, modelId: string, changes: JobChanges | undefined, guard: string) {
     const removed = changes?.remove ?? [];
@@ -278,8 +280,7 @@ export class PgModelStore implements ModelStore, StoreCoordination {
         ${jobs.map((job) => job.dueAt)}::bigint[]) AS p(id, job, due_at)`;
     const me = this.#db.instance;
     const lease = sql`greatest(p.due_at, ${sql.unsafe(DB_NOW)}) + ${this.#options.jobLeaseMs}`;
-    const held = (lease: postgres.PendingQuery<postgres.Row[]>) =>
-      sql`CASE WHEN j.owner = ${me} THEN ${lease} ELSE j.lease_until END`;
+    const mine = this.#mine(sql);
     return sql`
       removed AS (
         DELETE FROM svc_jobs WHERE model_id = ${modelId} AND id = ANY(${removed}::text[])
@@ -290,14 +291,20 @@ export class PgModelStore implements ModelStore, StoreCoordination {
         SELECT ${modelId}, p.id, p.job, p.due_at, ${me}, ${lease}
         FROM ${rows(kept(changes?.put))}
         WHERE EXISTS (SELECT 1 FROM ${sql(guard)})
-        ON CONFLICT (model_id, id) DO UPDATE SET job = excluded.job, due_at = excluded.due_at,
-          lease_until = ${held(sql`excluded.lease_until`)}
+        ON CONFLICT (model_id, id) DO UPDATE SET job = excluded.job, due_at = excluded.due_at, owner = ${me},
+          lease_until = excluded.lease_until
+        WHERE ${mine}
       ),
       updated AS (
-        UPDATE svc_jobs AS j SET job = p.job, due_at = p.due_at, lease_until = ${held(lease)}
+        UPDATE svc_jobs AS j SET job = p.job, due_at = p.due_at, owner = ${me}, lease_until = ${lease}
         FROM ${rows(kept(changes?.update))}
-        WHERE j.model_id = ${modelId} AND j.id = p.id AND EXISTS (SELECT 1 FROM ${sql(guard)})
+        WHERE j.model_id = ${modelId} AND j.id = p.id AND ${mine} AND EXISTS (SELECT 1 FROM ${sql(guard)})
       )`;
+  }
+
+  /** Whether outbox row `j` is this process's to write: it was the last to hold it (or nobody did). */
+  #mine(sql: Query) {
+    return sql`coalesce(j.owner, ${this.#db.instance}) = ${this.#db.instance}`;
   }
 
   #seenOrStale(modelId: string): Seen {
@@ -353,12 +360,18 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     const seen = this.#seenOrStale(modelId);
     const sql = this.#sql;
     const record = audit && this.#options.audit ? audit : null;
+    // A job it updates (an attempt counted with its in_flight phase) that another process has claimed since
+    // (this one's lease ran out: a pause) refuses the commit as stale: run again, its claim fails, nothing
+    // is sent behind the new holder's back.
+    const updated = (jobs?.update ?? []).map((job) => job.id).filter((id) => !jobs?.remove?.includes(id));
     const [row] = await sql`
       WITH m AS (
         UPDATE svc_models SET rev = nextval('svc_rev'), next_log = next_log + 1,
           audit_seq = coalesce(${record?.sequence ?? null}::bigint, audit_seq),
           audit_hash = coalesce(${record?.hash ?? null}::text, audit_hash)
-        WHERE id = ${modelId} AND rev = ${seen.rev}
+        WHERE id = ${modelId} AND rev = ${seen.rev} AND NOT EXISTS (
+          SELECT 1 FROM svc_jobs j WHERE j.model_id = ${modelId} AND j.id = ANY(${updated}::text[])
+            AND NOT ${this.#mine(sql)})
         RETURNING id, rev, next_log
       ),
       logged AS (

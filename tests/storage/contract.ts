@@ -866,6 +866,131 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "shared: a store whose lease ran out and another took writes the job no more: its late retry, " +
+      "kept answer or put leave the holder's copy, a commit counting an attempt is refused as stale; " +
+      "its settlement still removes it",
+    needs: ["shared"],
+    async run(fixture) {
+      const due = job(SPEC.id, "remind@1#1", Date.now());
+      await withTwo(fixture, async (a, b) => {
+        await a.store.save(SPEC, STATE, { created: true, jobs: { put: [due] } });
+        // Still its holder, its lease run out or not: its count is written.
+        const mine = { ...due, attempt: 1 };
+        await a.store.updateJobs(SPEC.id, { update: [mine] });
+        await b.store.load();
+        // Its attempt outlives the lease (a pause): the other store takes the job and counts an attempt.
+        let taken: EffectJob | null = null;
+        await eventually(
+          async () => (taken = await b.store.coordination!.claim(due, 0)) !== null,
+          "the lease run out",
+        );
+        same(taken, mine, "claimed as stored");
+        const counted = { ...due, attempt: 2 };
+        await b.store.updateJobs(SPEC.id, { update: [counted] });
+        // The late store's retry keeping its answer (its settlement failed), a commit putting the job, and
+        // one counting an attempt (its in_flight phase): refused, so its service runs the attempt's start
+        // again, whose claim fails (the request is not sent behind the holder's back).
+        const outcome = { ok: true as const, response: 1, status: 200 };
+        const late = { ...mine, dueAt: due.dueAt + 60_000, outcome, settleFailures: 1 };
+        await a.store.coordination!.refresh(SPEC.id);
+        await a.store.updateJobs(SPEC.id, { update: [late] });
+        await a.store.commit(SPEC.id, entry(1, { "$.qty": 2 }), statesOf(STATE, 1), null, { put: [late] });
+        await refusedAsStale(
+          a.store.commit(SPEC.id, entry(2, { "$.qty": 3 }), statesOf(STATE, 2), null, { update: [late] }),
+          "a late count",
+        );
+        const [stored] = await b.store.load();
+        same([stored.jobs, stored.log.length], [[counted], 1], "the holder's copy, the late answer dropped");
+        same(await a.store.coordination!.claim(due, 0), null, "still held by the other store");
+        same(await b.store.coordination!.claim(due, 0), counted, "renewed by its holder");
+        // A settlement removes the job whoever holds it: the result folded back stands (the holder's own
+        // settlement then finds the job gone).
+        await a.store.commit(SPEC.id, entry(3, { "$.qty": 4 }), statesOf(STATE, 2), null, {
+          remove: [due.id],
+        });
+        same((await b.store.load())[0].jobs ?? [], [], "settled by the late store");
+      }, 200);
+    },
+  },
+  {
+    name: "shared: a service paused past its lease before marking an attempt in flight, the job taken " +
+      "through another store meanwhile, does not send it",
+    needs: ["shared"],
+    async run(fixture) {
+      const spec = {
+        id: "contract/late",
+        schema: { type: "object", properties: { go: { type: "boolean" } } },
+        effects: [{
+          id: "fx",
+          trigger: "go",
+          request: { url: "https://api.example/x" },
+          statusPath: "$.io",
+          policy: { timeoutMs: 100 },
+        }],
+      } as ModelSpec;
+      await withTwo(fixture, async (a, b) => {
+        let paused = false;
+        const claimsAfter: (EffectJob | null)[] = [];
+        const shared = a.store.coordination!;
+        const store = new Proxy(a.store, {
+          get(target, key) {
+            // The commit counting the attempt (its in_flight phase) waits until the other store takes the job.
+            if (key === "commit") {
+              return async (...args: Parameters<ModelStore["commit"]>) => {
+                const [counted] = args[4]?.update ?? [];
+                if (counted && !paused) {
+                  paused = true;
+                  await b.store.load();
+                  await eventually(
+                    async () => !!await b.store.coordination!.claim(counted, 0),
+                    "the job taken",
+                  );
+                }
+                return await target.commit(...args);
+              };
+            }
+            // Not watching (its poller would take nothing: the other store holds the job).
+            if (key === "coordination") {
+              return {
+                refresh: shared.refresh.bind(shared),
+                claim: async (job: EffectJob, holdMs: number) => {
+                  const claimed = await shared.claim(job, holdMs);
+                  if (paused) claimsAfter.push(claimed);
+                  return claimed;
+                },
+                watch: () => Promise.resolve(() => {}),
+              };
+            }
+            const value = Reflect.get(target, key);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        const sent: EffectJob[] = [];
+        const service = await ModelService.open({
+          store,
+          blobs: a.blobs,
+          platform: webPlatform(),
+          executors: [{
+            kind: "server",
+            execute: (job) => (sent.push(job), Promise.resolve({ ok: true, response: null, status: 200 })),
+          }],
+        });
+        await service.createModel(spec);
+        await service.mutate(spec.id, { "$.go": true });
+        // Its in_flight commit refused as stale, the attempt's start runs again and its claim fails (without
+        // that, the commit goes through and the request is sent).
+        await eventually(() => claimsAfter.length + sent.length > 0, "claimed again or sent");
+        // One more turn of the model's queue, after which an attempt begun would have been sent.
+        await service.mutate(spec.id, { "$.go": true });
+        const [job] = (await b.store.load()).find((m) => m.spec.id === spec.id)?.jobs ?? [];
+        same([claimsAfter, sent, job?.attempt], [[null], [], 0], "not claimed, not sent, no attempt counted");
+        const state = await service.getState(spec.id) as { io?: { phase: string } };
+        same(state.io?.phase, "pending", "its status document still pending");
+        await service.close();
+      }, 200);
+    },
+  },
+  {
     name: "shared: an attempt one service put off (its begin failed) is not claimed through another store " +
       "before its wait ends",
     needs: ["shared"],
