@@ -12,7 +12,7 @@ import type { ExecutorOutcome } from "./executor.ts";
 
 /** A fired effect waiting for (or in) its executor. */
 export interface EffectJob {
-  /** Unique: `<effectId>@<fired at>#<n>`. */
+  /** Unique: `<effectId>@<fired at>#<origin><n>` (see {@link jobsOf}). */
   id: string;
   modelId: string;
   effectId: string;
@@ -64,12 +64,17 @@ export interface JobChanges {
   remove?: string[];
 }
 
+/**
+ * This process's (or tab's) mark in its job ids: processes sharing a store (Postgres, a browser's tabs) each
+ * count from 0, so the same effect fired in the same millisecond would get one id and one job would be lost.
+ */
+const origin = Math.random().toString(36).slice(2, 8);
 let counter = 0;
 
 /** The jobs of a commit's effect requests, fired at `at`. */
 export function jobsOf(modelId: string, requests: readonly EffectRequest[], at: number): EffectJob[] {
   return requests.map((request) => ({
-    id: `${request.effectId}@${at}#${++counter}`,
+    id: `${request.effectId}@${at}#${origin}${++counter}`,
     modelId,
     effectId: request.effectId,
     executor: request.executor,
