@@ -368,6 +368,10 @@ Deno.test("a huge id, path or mutation key is quoted short in the problem detail
     assert.equal(await detail("GET", `/${long}`), `No route for GET /${"x".repeat(199)}… (30001 characters)`);
     const key = await detail("POST", "/models/bystander/mutations", { [long + long]: 1 });
     assert.ok(key.startsWith(`Invalid mutation path: '${"x".repeat(200)}… (60000 characters)'`), key);
+    // A 409's own members too: an expectedVersion that does not match is quoted, not echoed whole.
+    const stale = await call(base, "POST", "/models/bystander/spec/evolve", { expectedVersion: long });
+    assert.equal(stale.status, 409);
+    assert.deepEqual(stale.json, { error: "Version conflict", expected: cut, actual: "1.0.0" });
   } finally {
     await server.close();
   }
