@@ -9,7 +9,7 @@
 import { Ajv2020, type Options as Ajv2020Options, type ValidateFunction } from "ajv/dist/2020.js";
 import { formatLimitDefinition } from "ajv-formats/dist/limit.js";
 import type { Finding, SchemaViolation } from "../errors.ts";
-import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
+import { cloneJson, isObject, type Json, type JsonObject, setMember } from "../json/value.ts";
 import { URI_RESOLVER } from "../json/uri.ts";
 import { LruCache } from "../expr/lru.ts";
 import { formatPath, type Path, pointerToPath, type Segment, WILDCARD } from "../json/path.ts";
@@ -246,7 +246,39 @@ interface CompiledSchema {
   readOnlyContainers: boolean;
   /** Whether any node may be `readOnly`. */
   readOnly: boolean;
+  /** Whether some `properties` may name `__proto__`: what ajv compiles then goes through {@link protoChecked}. */
+  proto: boolean;
 }
+
+/**
+ * A copy of schema `node` where each `properties` member named `__proto__` is
+ * also a `patternProperties` entry: ajv's `properties` skips that name, so a
+ * value's own `__proto__` member went unchecked wherever a whole value is
+ * validated (a restore, an evolution's stranded values, a container written whole).
+ */
+function protoChecked(node: Json, names?: boolean): Json {
+  if (Array.isArray(node)) return node.map((n) => protoChecked(n));
+  if (!isObject(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    const [walk, inNames] = schemaMember(key, names);
+    setMember(out, key, walk ? protoChecked(value, inNames) : value);
+  }
+  const { properties, patternProperties = {} } = out;
+  if (
+    !names && isObject(properties) && Object.hasOwn(properties, "__proto__") && isObject(patternProperties)
+  ) {
+    const prior = patternProperties[PROTO_PATTERN];
+    const schema = properties.__proto__;
+    out.patternProperties = {
+      ...patternProperties,
+      [PROTO_PATTERN]: prior === undefined ? schema : { allOf: [prior, schema] },
+    };
+  }
+  return out;
+}
+
+const PROTO_PATTERN = "^__proto__$";
 
 const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean", "null"]);
 
@@ -345,19 +377,23 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
     const copy = cloneJson(root) as JsonObject;
     const placed = /"\$(?:id|anchor|dynamicAnchor)"/.test(key);
     // Nested places need ajv's view of the whole root, which compiles it whole (here, so errors surface at create).
-    if (placed) ajv.addSchema(copy, SCHEMA_KEY).getSchema(SCHEMA_KEY);
+    const proto = key.includes('"__proto__"');
+    if (placed) {
+      ajv.addSchema(proto ? protoChecked(copy) as JsonObject : copy, SCHEMA_KEY).getSchema(SCHEMA_KEY);
+    }
     compiled = {
       ajv,
       root: copy,
       placed,
       fields: !placed && isObject(copy.properties) && !Object.keys(copy).some((k) => AFTER_PROPERTIES.test(k))
-        ? Object.keys(copy.properties).filter((name) => name !== "__proto__") // as ajv's `properties`
+        ? Object.keys(copy.properties)
         : null,
       validators: new Map(),
       byContent: new Map(),
       enclosing: ENCLOSING_TEXT.test(key),
       readOnlyContainers: hasReadOnlyContainer(root),
       readOnly: key.includes('"readOnly":true'),
+      proto,
     };
     cache.set(key, compiled);
   }
@@ -596,7 +632,7 @@ export class SchemaIndex {
    * whole root; the root's own is the one {@link CompiledSchema.fields} describes.
    */
   #validator(pointer: string): ValidateFunction | null {
-    const { ajv, validators, byContent, root, placed, fields } = this.#compiled;
+    const { ajv, validators, byContent, root, placed, fields, proto } = this.#compiled;
     let validate = validators.get(pointer);
     if (validate !== undefined) return validate;
     const node = pointer.split("/").slice(1).reduce<Json>(
@@ -623,7 +659,7 @@ export class SchemaIndex {
         : node;
       validate = placed
         ? ajv.getSchema(`${SCHEMA_KEY}${pointer}`) ?? null
-        : ajv.compile(schema as JsonObject);
+        : ajv.compile((proto ? protoChecked(schema as JsonObject) : schema) as JsonObject);
       if (shared !== undefined) byContent.set(shared, validate);
     }
     validators.set(pointer, validate);
@@ -662,7 +698,10 @@ export class SchemaIndex {
     if (pointer !== "#" || !fields || !isObject(value)) return violations;
     // After the root's other keywords, as ajv checks them: each field defined (an inherited one too).
     for (const name of fields) {
-      const field = (value as Record<string, Json>)[name];
+      // An inherited `__proto__` is no member: only an own one is a field (ajv's own test, with protoChecked).
+      const field = name === "__proto__" && !Object.hasOwn(value, name)
+        ? undefined
+        : (value as Record<string, Json>)[name];
       if (field !== undefined) {
         violations.push(...this.#check(`#/properties/${pointerToken(name)}`, [name], field));
       }

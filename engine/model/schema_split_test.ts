@@ -38,7 +38,7 @@ const FIELDS: JsonObject = {
   when: { type: "string", format: "date" },
 };
 
-// ajv leaves a `__proto__` field unchecked (a JSON text's own member, as a spec's schema has it).
+// A `__proto__` field (a JSON text's own member, as a spec's schema has it) is checked, split or whole.
 Object.assign(FIELDS, JSON.parse('{"__proto__": {"type": "string"}}'));
 
 /** Root schemas: split (their keywords all come before `properties`) and, for contrast, whole. */

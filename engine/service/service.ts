@@ -30,6 +30,7 @@ import {
   unavailable,
   versionConflict,
 } from "../errors.ts";
+import { MAX_QUOTED_WORD, quoted } from "../quoted.ts";
 import {
   type AttemptStart,
   backoffDelay,
@@ -1382,7 +1383,8 @@ export class ModelService implements ModelApi {
   async #evolvedModel(spec: ModelSpec, evolution: SpecEvolution, basis?: ModelSpec): Promise<CompiledModel> {
     const live = String(spec.version);
     if (evolution.expectedVersion !== undefined && evolution.expectedVersion !== live) {
-      throw versionConflict(evolution.expectedVersion, live);
+      // Cut short as an id would be: the caller's text, echoed whole, could be megabytes.
+      throw versionConflict(quoted(evolution.expectedVersion, MAX_QUOTED_WORD), live);
     }
     // An evolution that kept the version still changed the spec the draft was made against.
     if (basis && !jsonEqual(spec as unknown as Json, basis as unknown as Json)) {

@@ -5,7 +5,7 @@
  * state survives a restart byte for byte.
  */
 import assert from "node:assert/strict";
-import { call, configOf, seg, startTestServer, type TestServer, uploadBlob } from "./helpers.ts";
+import { call, configOf, type Reply, seg, startTestServer, type TestServer, uploadBlob } from "./helpers.ts";
 
 const SPEC = {
   id: "victim",
@@ -368,6 +368,10 @@ Deno.test("a huge id, path or mutation key is quoted short in the problem detail
     assert.equal(await detail("GET", `/${long}`), `No route for GET /${"x".repeat(199)}… (30001 characters)`);
     const key = await detail("POST", "/models/bystander/mutations", { [long + long]: 1 });
     assert.ok(key.startsWith(`Invalid mutation path: '${"x".repeat(200)}… (60000 characters)'`), key);
+    // A 409's own members too: an expectedVersion that does not match is quoted, not echoed whole.
+    const stale = await call(base, "POST", "/models/bystander/spec/evolve", { expectedVersion: long });
+    assert.equal(stale.status, 409);
+    assert.deepEqual(stale.json, { error: "Version conflict", expected: cut, actual: "1.0.0" });
   } finally {
     await server.close();
   }
@@ -420,6 +424,49 @@ Deno.test("a flagged constraint's longest id and huge message come back cut shor
     assert.deepEqual(reply.json.traces.map((trace: { targetPath: string }) => trace.targetPath), [
       `$constraint:${id}`,
     ]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a schema field named __proto__ is checked in whole values too: restore, evolution, a container written whole", async () => {
+  const server = await startTestServer();
+  try {
+    const base = server.url;
+    // As JSON text: parsed, `__proto__` is an own member, as in any request.
+    const typed = '{"type":"object","properties":{"x":{"type":"integer"}}}';
+    const spec = `{"id":"proto","schema":{"type":"object","properties":{"__proto__":${typed},` +
+      `"o":{"type":"object","properties":{"__proto__":${typed}}},"a":{"type":"array","items":{"properties":{"__proto__":${typed}}}}}}}`;
+    assert.equal((await call(base, "POST", "/models", spec)).status, 201);
+    const write = '{"$.__proto__":{"x":1},"$.o":{"__proto__":{"x":2}},"$.a":[{"__proto__":{"x":3}}]}';
+    assert.equal((await call(base, "POST", "/models/proto/mutations", write)).status, 200);
+    const committed = (await call(base, "GET", "/models/proto/state")).text;
+    const violation = async (reply: Promise<Reply>, status: number, path: string) => {
+      const { status: got, text } = await reply;
+      assert.equal(got, status, text);
+      assert.ok(text.includes(path), text);
+      assert.equal((await call(base, "GET", "/models/proto/state")).text, committed);
+    };
+    // ajv's `properties` skips the name: each of these went through unchecked.
+    for (
+      const [address, value, path] of [["$.o", '{"__proto__":{"x":"s"}}', "$.o.__proto__.x"], [
+        "$.a",
+        '[{"__proto__":5}]',
+        "$.a[0].__proto__",
+      ]]
+    ) {
+      await violation(call(base, "POST", "/models/proto/mutations", `{"${address}":${value}}`), 422, path);
+    }
+    const snapshot =
+      '{"modelId":"proto","modelVersion":"1.0.0","baseDoc":{"__proto__":5},"derivedCache":{},"metaCache":{}}';
+    await violation(
+      call(base, "POST", "/models/proto/restore", snapshot),
+      422,
+      "$.__proto__ (type): must be object",
+    );
+    const evolution = '{"upsertSchemaNodes":[{"path":"$.__proto__.x","schema":{"type":"string"}}]}';
+    await violation(call(base, "POST", "/models/proto/spec/evolve", evolution), 422, "$.__proto__.x");
+    assert.equal(({} as Record<string, unknown>).x, undefined, "Object.prototype untouched");
   } finally {
     await server.close();
   }
