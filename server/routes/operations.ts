@@ -11,6 +11,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { badRequest, ServiceError, STATUS_OF_KIND, tooLarge } from "../../engine/errors.ts";
+import { MAX_QUOTED_WORD, quoted } from "../../engine/quoted.ts";
 import { checkInput, inputMembers, isOptionalMember } from "../../engine/operations/input.ts";
 import { componentOf, type JsonSchema, toJsonSchema } from "../../engine/operations/json_schema.ts";
 import type { AnyOperation, ApiOperation, ErrorDoc, RestBinding } from "../../engine/operations/operation.ts";
@@ -141,16 +142,35 @@ async function readUpload(
 /**
  * Refuses a JSON body sent as anything but the route's media types (415): a
  * `text/plain` or form post is what a cross-site page can send without a
- * preflight, and a multipart type must not buy the multipart body cap.
+ * preflight, and a multipart type must not buy the multipart body cap. A body
+ * is read as UTF-8 and as sent, so another charset or a `Content-Encoding`
+ * (gzip) is refused too rather than read as malformed JSON.
  */
 export function checkMediaType(c: Context, accepted: readonly string[]): void {
-  const given = c.req.header("Content-Type")?.split(";")[0].trim().toLowerCase() ?? "";
+  const header = c.req.header("Content-Type") ?? "";
+  const semicolon = header.indexOf(";");
+  const given = (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
   if (!accepted.includes(given)) {
-    throw new ServiceError(
-      "unsupported_media_type",
+    throw unsupported(
       `Content-Type '${given || "(none)"}' is not accepted here; send ${accepted.join(" or ")}`,
     );
   }
+  const charset = semicolon < 0 ? null : /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(header)?.[1].toLowerCase();
+  if (charset && charset !== "utf-8" && charset !== "utf8") {
+    throw unsupported(`charset '${quoted(charset, MAX_QUOTED_WORD)}' is not accepted here; send UTF-8`);
+  }
+  const encoding = c.req.header("Content-Encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    throw unsupported(
+      `Content-Encoding '${
+        quoted(encoding, MAX_QUOTED_WORD)
+      }' is not accepted here; send the body uncompressed`,
+    );
+  }
+}
+
+function unsupported(message: string): ServiceError {
+  return new ServiceError("unsupported_media_type", message);
 }
 
 /** The raw input of a request, member by member. */

@@ -31,7 +31,7 @@ const SPEC = {
         "n = 8 ? $count($split($pad('', 40000000, 'a'), 'a')) : " +
         "n = 9 ? $number($pad('', 40000000, '1')) : n",
     },
-    { path: "$.sorted", expr: "n = 5 ? $count($sort($reverse([1..60000]))) : null" },
+    { path: "$.sorted", expr: "n = 5 ? $count($sort($reverse([1..20000]))) : null" },
   ],
 };
 
@@ -186,14 +186,15 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
         );
       }
 
-      await t.step("$sort of 60,000 numbers commits within the deadline", async () => {
-        // jsonata-js's own $sort held the event loop for 16 s at 60,000 numbers, past the deadline, and ran out of memory.
+      await t.step("$sort of 20,000 numbers commits within the deadline", async () => {
+        // jsonata-js's own $sort held the event loop for 16 s at 60,000 numbers, past the deadline, and ran out of memory
+        // (seconds at 20,000; more numbers only thinned the margin of a loaded machine under the 500 ms deadline).
         // Its yields are counted in engine/expr/builtins_test.ts: here the commit's own I/O lets the bystander in anyway.
         const { read, reply } = await writeWhileReading(server, 5);
         assert.equal(read.status, 200);
         // Committed: a sort past the deadline fails D1012 at the next step.
         assert.equal(reply.status, 200, reply.text);
-        assert.equal(JSON.parse(await state(base)).sorted, 60000);
+        assert.equal(JSON.parse(await state(base)).sorted, 20000);
         assert.equal((await call(base, "POST", "/models/victim/mutations", { "$.n": 0 })).status, 200);
         assert.equal(await state(base), settled);
       });
@@ -236,6 +237,24 @@ Deno.test("hostile requests are refused, change nothing, stall nothing, and the 
             "content-type": type,
           });
           assert.equal(promote.status, 415, `promote as ${type}`);
+        }
+        // Read as UTF-8 and as sent: another charset or a compressed body is refused, not misread.
+        for (
+          const [headers, said] of [
+            [{ "content-type": "application/json; charset=utf-16" }, /charset 'utf-16'.*UTF-8/],
+            [{ "content-type": "application/json", "content-encoding": "gzip" }, /Content-Encoding 'gzip'/],
+          ] as const
+        ) {
+          const reply = await call(base, "POST", "/models/victim/mutations", { "$.n": 9 }, headers);
+          assert.equal(reply.status, 415, JSON.stringify(headers));
+          assert.match(reply.json.detail, said);
+        }
+        for (const type of ["application/json; charset=UTF-8", 'application/json;charset="utf-8"']) {
+          // The value it holds: accepted, and the state stays as settled.
+          const reply = await call(base, "POST", "/models/victim/mutations", { "$.n": 0 }, {
+            "content-type": type,
+          });
+          assert.equal(reply.status, 200, `${type}: ${reply.text}`);
         }
         const big = JSON.stringify({ "$.s": "x".repeat(11 * 1024 * 1024) });
         const over = await call(base, "POST", "/models/victim/mutations", big, {
