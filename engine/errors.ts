@@ -88,7 +88,12 @@ export function shortened<T extends object>(items: T[]): T[] {
     : items;
 }
 
-/** Base class of every error the service reports to a caller. */
+/**
+ * Base class of every error the service reports to a caller. Its message is
+ * {@link shortMessage}'s: one quoting a value of a document (a meta
+ * derivation's 100 KB answer) is sent whole in bodies made from it (dry_run's
+ * `error`, test_spec's case `error`), which no surface shortens.
+ */
 export class ServiceError extends Error {
   /** The category surfaces map to status codes. */
   readonly kind: ErrorKind;
@@ -100,7 +105,7 @@ export class ServiceError extends Error {
    */
   declare retryAfter?: number;
   constructor(kind: ErrorKind, message: string, body?: Record<string, Json>) {
-    super(message);
+    super(shortMessage(message));
     this.name = "ServiceError";
     this.kind = kind;
     this.body = body;

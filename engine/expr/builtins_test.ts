@@ -3,7 +3,7 @@ import { assertLikeJsonata, jsonInTimeZones } from "../_test_utils.ts";
 import jsonata from "jsonata";
 import { ExpressionCompiler } from "./compiler.ts";
 import { MATCH_CHUNK, UNITS_PER_CHUNK } from "./builtins.ts";
-import { MAX_QUOTED_CHARS, quoted } from "../quoted.ts";
+import { MAX_QUOTED_CHARS, quoted, shortMessage } from "../quoted.ts";
 import { Random } from "./compiled/test_support.ts";
 import { UNITS_PER_PACE } from "./code_points.ts";
 import { COMPARISONS_PER_PACE } from "./merge_sort.ts";
@@ -127,6 +127,8 @@ async function outcomeOf(evaluation: () => Promise<unknown>, quoting = false): P
       text = text?.replace(JSON.stringify(value), JSON.stringify(quoted(value)));
     }
     if (quoting && (code === "D3137" || code === "D3141") && text) text = quoted(text);
+    // And every long run of it cut as an ExpressionError's message is (engine/quoted.ts shortMessage).
+    if (quoting && text) text = shortMessage(text);
     return { code, message: text };
   }
 }

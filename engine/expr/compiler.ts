@@ -18,6 +18,7 @@ import { checkRegexLiterals, re2RegexEngine } from "./regex_engine.ts";
 import { closureCompiler } from "./closures.ts";
 import { bindShared } from "./shared_function.ts";
 import { restoreExtended } from "./group_extension.ts";
+import { shortMessage } from "../quoted.ts";
 
 /**
  * A JSONata AST node. The library's published typings miss several node kinds
@@ -67,12 +68,17 @@ export interface CompiledExpression {
   ): Json | undefined | Promise<Json | undefined>;
 }
 
-/** A compile error with JSONata's code and position. */
+/**
+ * A compile or evaluation error with JSONata's code and position. Its message
+ * is {@link shortMessage}'s: jsonata-js quotes operands, keys and tokens whole
+ * (D1002, T2009, T1003, D1009, T2007, S0201: 100 KB of a document's string),
+ * and the message lands in every trace, audit record and error body.
+ */
 export class ExpressionError extends Error {
   readonly code?: string;
   readonly position?: number;
   constructor(message: string, code?: string, position?: number) {
-    super(message);
+    super(shortMessage(message));
     this.name = "ExpressionError";
     this.code = code;
     this.position = position;

@@ -150,3 +150,51 @@ Deno.test("evaluateNow: a compiled answer is synchronous, the interpreter's a pr
   assert.equal(late.now, false);
   assert.match(late.error!, /timeout/i);
 });
+
+Deno.test("an error quoting a 100,000-character operand, key or token has it cut to 200 characters, compiled or interpreted alike", async () => {
+  const s = "x".repeat(100_000);
+  const cut = `"${"x".repeat(200)}… (100000 characters)"`;
+  const doc = { s, o: { a: s }, k: { [s]: 1 } };
+  const cases: [string, string][] = [
+    ["-s", `D1002: Cannot negate a non-numeric value: ${cut} (position 1)`],
+    [
+      "s < 1",
+      `T2009: The values ${cut} and 1 either side of operator "<" must be of the same data type (position 3)`,
+    ],
+    ["{o: 1}", `T1003: Key in object structure must evaluate to a string; got: {"a":${cut}} (position 1)`],
+    ["{s: 1, $string(s): 2}", `D1009: Multiple key definitions evaluate to same key: ${cut} (position 1)`],
+    [
+      `[{"a": s}, {"a": 1}]^(a)`,
+      `T2007: Type mismatch when comparing values ${cut} and 1 in order-by clause (position 21)`,
+    ],
+    [
+      "$keys(k)[0] > 1",
+      `T2009: The values ${cut} and 1 either side of operator ">" must be of the same data type (position 13)`,
+    ],
+    // The inner message quoted in turn: the run cut is the value and the backslash escaping its closing quote.
+    [
+      `$eval("a " & s)`,
+      `D3120: Syntax error in expression passed to function eval: "Syntax error: \\"${
+        "x".repeat(200)
+      }… (100001 characters)"" (position 6)`,
+    ],
+  ];
+  for (const compiled of [true, false]) {
+    const compiler = new ExpressionCompiler({ ...options, timeoutMs: 5000, compiled });
+    for (const [source, message] of cases) {
+      const err = await compiler.compile(source).evaluate(structuredClone(doc)).catch((e) => e);
+      assert.ok(err instanceof ExpressionError, source);
+      assert.equal(err.message, message, `${source} (compiled: ${compiled})`);
+      assert.equal(err.code, message.slice(0, 5));
+    }
+  }
+  // At compile: a token of the expression, a regular expression literal RE2 refuses.
+  const compiler = new ExpressionCompiler(options);
+  assert.throws(() => compiler.compile(`"a" ${"x".repeat(100_000)}`), {
+    message: `S0201: Syntax error: ${cut} (position 100004)`,
+  });
+  assert.throws(() => compiler.compile(`$match("a", /(?=a)${"x".repeat(100_000)}/)`), (err: Error) => {
+    assert.match(err.message, /^regular expression \/\(\?=a\)x{194}… \(100007 characters\) is not supported/);
+    return err.message.length < 400;
+  });
+});

@@ -75,3 +75,61 @@ Deno.test("verifySpec stops between cases once its signal aborts; dryRun holds t
     (err) => err instanceof ServiceError && err.kind === "too_large" && /max-state-bytes/.test(err.message),
   );
 });
+
+Deno.test("eval_expression, dry_run and test_spec report an error quoting a 100,000-character value with it cut, its code kept", async () => {
+  const authoring = localAuthoring();
+  const s = "x".repeat(100_000);
+  const cut = `${"x".repeat(200)}… (100000 characters)`;
+  const negated = `D1002: Cannot negate a non-numeric value: "${cut}" (position 1)`;
+  const failed = await authoring.evalExpression("-s", { s }).catch((e) => e);
+  assert.ok(failed instanceof ServiceError && failed.kind === "bad_request");
+  assert.deepEqual(failed.body, { error: negated, code: "D1002", position: 1 });
+  assert.equal(failed.message, negated);
+  // A token of the expression itself, quoted by a syntax error.
+  const syntax = await authoring.evalExpression(`"a" ${s}`, null).catch((e) => e);
+  assert.deepEqual(syntax.body, {
+    error: `S0201: Syntax error: "${cut}" (position 100004)`,
+    code: "S0201",
+    position: 100004,
+  });
+
+  const strings = {
+    id: "s",
+    schema: { type: "object", properties: { s: { type: "string" } } },
+    derivations: [{ path: "$.b", expr: "-s" }],
+    tests: [{ given: { "$.s": s }, expect: { "$.b": 1 } }],
+  };
+  const refused = await authoring.dryRun(strings, [{ "$.s": s }]).catch((e) => e);
+  assert.ok(refused instanceof ServiceError && refused.kind === "validation_failed");
+  const message = `Evaluation of derivation $.b failed: ${negated}`;
+  assert.equal(refused.message, `mutations[0]: ${message}`);
+  assert.deepEqual(refused.body, { error: message, step: 0, state: {} });
+  const [run] = (await authoring.testSpec(strings)).cases;
+  assert.equal(run.error, `given was rejected: Evaluation of derivation $.b failed: ${negated}`);
+});
+
+Deno.test("a meta derivation answering a 100,000-character pattern RE2 refuses: dry_run and test_spec quote it cut", async () => {
+  const authoring = localAuthoring();
+  const s = `(${"x".repeat(100_000)}`;
+  const metas = {
+    id: "p",
+    schema: { type: "object", properties: { s: { type: "string" }, c: { type: "string" } } },
+    metaDerivations: [{ path: "$.c", property: "pattern", expr: "s" }],
+    tests: [{ given: { "$.s": s }, expect: {} }],
+  };
+  // `pattern "(xxx…" is not usable: …` (engine/runtime/meta_values.ts), the RE2 error quoting it again.
+  const start = `Evaluation of meta derivation $.c#pattern failed: pattern "(${
+    "x".repeat(199)
+  }… (100001 characters)"`;
+  const refused = await authoring.dryRun(metas, [{ "$.s": s }]).catch((e) => e);
+  assert.ok(refused instanceof ServiceError && refused.kind === "validation_failed");
+  assert.ok(
+    refused.message.startsWith(`mutations[0]: ${start} is not usable: `),
+    refused.message.slice(0, 300),
+  );
+  assert.ok(refused.message.length < 1000, `${refused.message.length} characters`);
+  assert.equal(refused.body?.error, refused.message.slice("mutations[0]: ".length));
+  const [run] = (await authoring.testSpec(metas)).cases;
+  assert.ok(run.error?.startsWith(`given was rejected: ${start} is not usable: `));
+  assert.ok(run.error!.length < 1000, `${run.error!.length} characters`);
+});

@@ -308,6 +308,60 @@ Deno.test("a derivation's result is traced cut as well; the state holds it whole
   assert.equal(((await service.getState("m")) as JsonObject).report, "z".repeat(5002));
 });
 
+Deno.test("an error quoting a 100,000-character value, key or object is traced with each long run cut to 200 characters and its length", async () => {
+  const { service } = await serviceOf();
+  const x = "x".repeat(100_000);
+  // Each flag constraint fails with a jsonata-js error quoting the written value whole (or a key of it).
+  const failing: Record<string, string> = {
+    negate: "-note",
+    compare: "note < qty",
+    key: "{box: 1}",
+    same: "{note: 1, $string(note): 2}",
+    order: `[{"a": note}, {"a": 1}]^(a)`,
+    hugeKey: "$keys(keyed)[0] < 1",
+  };
+  const constraints = Object.entries(failing).map(([id, expr]) => ({
+    id,
+    expr,
+    message: id,
+    policy: "flag",
+  }));
+  await service.createModel(spec("m", { constraints }));
+  const result = await service.mutate("m", {
+    "$.qty": 2,
+    "$.note": x,
+    "$.box": { a: x },
+    "$.keyed": { [x]: 1 },
+  });
+  assert.equal(result.success, true);
+  const [record] = await service.getAudit("m", { limit: 1 });
+  assert.equal((await service.verifyAudit("m")).valid, true);
+  const cut = `${"x".repeat(200)}… (100000 characters)`;
+  const expected: Record<string, string> = {
+    negate: `D1002: Cannot negate a non-numeric value: "${cut}" (position 1)`,
+    compare:
+      `T2009: The values "${cut}" and 2 either side of operator "<" must be of the same data type (position 6)`,
+    key: `T1003: Key in object structure must evaluate to a string; got: {"a":"${cut}"} (position 1)`,
+    same: `D1009: Multiple key definitions evaluate to same key: "${cut}" (position 1)`,
+    order: `T2007: Type mismatch when comparing values "${cut}" and 1 in order-by clause (position 24)`,
+    hugeKey:
+      `T2009: The values "${cut}" and 1 either side of operator "<" must be of the same data type (position 17)`,
+  };
+  for (const [id, message] of Object.entries(expected)) {
+    const [written, audited, explained] = [
+      result.traces,
+      record.traces,
+      await service.explain("m", `$constraint:${id}`),
+    ]
+      .map((list) => list.findLast((t) => t.targetPath === `$constraint:${id}`)!);
+    assert.equal(written.errorMessage, message, id);
+    assert.equal(written.constraintPassed, false);
+    assert.deepEqual(audited, written);
+    assert.deepEqual(explained, written);
+  }
+  assert.deepEqual(result.flaggedConstraints.map((c) => c.constraintId), Object.keys(failing));
+});
+
 Deno.test("results and reads are copies: editing them does not reach the model", async () => {
   const { service } = await serviceOf();
   await service.createModel(spec("m"));
