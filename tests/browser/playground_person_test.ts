@@ -1,5 +1,8 @@
 /**
- * Snapshots as a person uses them, in the tab: take one, go to the view and
+ * Panels as a person meets them, in the tab. Explain: a path the model does
+ * not compute is not met with "write a field it reads" (no write would trace
+ * it), but pointed at the list of its derived fields and constraints.
+ * Snapshots: take one, go to the view and
  * change a value, come back and restore it (the list outlives the visit to
  * another panel; each button names its snapshot), see the value back; export
  * the state and restore it from the file; a file that is no state says which
@@ -20,7 +23,7 @@ async function type(page: Page, label: string, value: string): Promise<void> {
   await field.press("Enter");
 }
 
-Deno.test("playground snapshots: kept across panels, restored, exported and imported", async (t) => {
+Deno.test("playground panels as a person uses them: explain a path, snapshots kept across panels, files", async (t) => {
   const build = await temporaryWebBuild();
   await using server = serveStatic({}, build.dir);
   await using browser = await launchBrowser();
@@ -37,6 +40,25 @@ Deno.test("playground snapshots: kept across panels, restored, exported and impo
     await state.getByText('"Pancakes"').waitFor();
     const files = page.getByRole("tab", { name: "Snapshots & files" });
     const status = page.locator("svc-snapshot-panel").getByRole("status");
+
+    await t.step(
+      "explain: a derived field's traces; a path the model does not compute points at the list",
+      async () => {
+        await page.getByRole("tab", { name: "Explain" }).click();
+        const target = page.getByLabel("Field or constraint");
+        await target.fill("$.scaleFactor");
+        await target.press("Enter");
+        await page.getByRole("region", { name: "Traces of $.scaleFactor" }).waitFor();
+        await target.fill("$.scale");
+        await target.press("Enter");
+        const panel = page.locator("svc-explain-panel");
+        await panel.getByText(
+          "No traces for $.scale: the field's list names this model's derived fields and constraints.",
+        ).waitFor();
+        assert.equal(await panel.getByText("write a field it reads").count(), 0);
+        await screenshot(page, "explain-unknown-path");
+      },
+    );
 
     await t.step("a snapshot taken stays listed after a visit to the view, and restores", async () => {
       await files.click();
