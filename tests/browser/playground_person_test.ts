@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * Panels as a person meets them, in the tab. Explain: a path the model does
  * not compute is not met with "write a field it reads" (no write would trace
@@ -6,7 +7,8 @@
  * change a value, come back and restore it (the list outlives the visit to
  * another panel; each button names its snapshot), see the value back; export
  * the state and restore it from the file; a file that is no state says which
- * action failed, and no earlier success is shown beside it.
+ * action failed, and no earlier success is shown beside it. Deleting the
+ * model moves focus to the models list (the panel and its button are gone).
  *
  * @module
  */
@@ -105,6 +107,20 @@ Deno.test("playground panels as a person uses them: explain a path, snapshots ke
         await page.locator("svc-view").getByLabel("Recipe", { exact: true }).inputValue(),
         "Pancakes",
       );
+    });
+    await t.step("deleting the model moves focus to the models list, whose notice says so", async () => {
+      await files.click();
+      page.once("dialog", (dialog) => dialog.accept());
+      await page.getByRole("button", { name: "Delete the model" }).click();
+      await page.getByRole("status").getByText("Model 'recipe-scaler' was deleted.").waitFor();
+      await page.getByRole("heading", { name: "Start from an example" }).waitFor();
+      // Focus is where the person can go on (not the top of the document, with the panel gone).
+      await page.waitForFunction(() => document.activeElement?.id === "models-title", null, {
+        timeout: 5_000,
+      })
+        .catch(() => {});
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Models");
+      await screenshot(page, "deleted-focus");
     });
     assert.deepEqual(errors, []);
   } finally {
