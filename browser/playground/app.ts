@@ -377,7 +377,14 @@ export class Playground extends LitElement {
     if (!this.connection) return;
     this.models = await this.connection.invoker.invoke(operations.listModels, {});
     // Only a selected model that went is let go: the start page (and a new spec's draft on it) stays.
-    if (this.selected && !this.models.includes(this.selected)) this.#select("");
+    if (this.selected && !this.models.includes(this.selected)) {
+      const inPanel = this.querySelector("main")?.contains(document.activeElement);
+      this.#select("");
+      await this.updateComplete;
+      // Focus was in the model's panel (its Delete button, say), now gone: rather than fall back to the top
+      // of the document, it moves to the models list, whose notice says what went.
+      if (inPanel) this.querySelector<HTMLElement>("#models-title")?.focus();
+    }
   }
 
   async #openExample(spec: ModelSpec): Promise<void> {
@@ -440,7 +447,7 @@ export class Playground extends LitElement {
                   this.#connect(e.detail)}></svc-connection-form>
             `}
           <nav aria-labelledby="models-title">
-                  <h2 id="models-title">Models</h2>
+                  <h2 id="models-title" tabindex="-1">Models</h2>
                   <p class="notice" role="status">${this.notice}</p>
                   ${this.models.length
                     ? html`<ul class="models">${

@@ -81,7 +81,14 @@ export class ExplainPanel extends ModelPanel {
             </table>
           </div>
         `
-        : html`<p class="muted">No traces for ${this.path} yet: write a field it reads.</p>`
+        : this.targets.includes(this.path)
+        ? html`<p class="muted">No traces for ${this.path} yet: write a field it reads.</p>`
+        // Writing would never trace a path the model does not compute: say where its paths are.
+        : html`
+          <p
+            class="muted">No traces for ${this
+              .path}: the field's list names this model's derived fields and constraints.</p>
+        `
     }`;
   }
 }

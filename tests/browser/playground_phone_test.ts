@@ -132,7 +132,7 @@ Deno.test("playground at a phone's width: focus on open, nothing wider than the 
         }
         if (id === "files") {
           await page.getByRole("button", { name: "Take a snapshot" }).click();
-          await page.locator("#panel").getByRole("button", { name: "Restore", exact: true }).waitFor();
+          await page.locator("#panel").getByRole("button", { name: "Restore snapshot 1" }).waitFor();
         }
         await screenshot(page, `phone-panel-${id}`);
         assert.deepEqual({ id, ...await overflow(page) }, { id, page: 0, card: [] });
