@@ -231,7 +231,7 @@ export class EffectDispatcher {
     const timedOut = new Promise<ExecutorOutcome>((resolve) =>
       expiry.signal.addEventListener(
         "abort",
-        () => resolve({ ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true }),
+        () => resolve({ ok: false, error: `no answer within ${policy.timeoutMs} ms`, retryable: true }),
       )
     );
     let outcome: ExecutorOutcome;
@@ -247,7 +247,7 @@ export class EffectDispatcher {
     }
     if (abort.signal.aborted) return null;
     if (!outcome.ok && expiry.signal.aborted) {
-      outcome = { ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true };
+      outcome = { ok: false, error: `no answer within ${policy.timeoutMs} ms`, retryable: true };
     }
     this.#observer.attemptFinished?.(
       kindOf(job),
