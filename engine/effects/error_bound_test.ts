@@ -112,35 +112,31 @@ Deno.test("a fan-out request's own error is cut too", async () => {
 
 Deno.test("llm, link and plugin errors, an executor that throws and an invalid request are cut", async () => {
   const llm = llmExecutor({ kind: "mock", model: "m", complete: () => Promise.reject(new Error(huge())) });
-  const llmRun = await runOnce(llm, jobOf({ type: "llm", prompt: "p", responseSchema: null }, "llm"));
-  assertBounded(errorOf(llmRun.settled), "llm");
   const link = linkExecutor({
     write: () => Promise.reject(new Error(huge())),
     read: () => Promise.resolve(null),
   });
-  const linkRun = await runOnce(
-    link,
-    jobOf({ type: "link", ref: "ledger", path: "$.x", read: null, watch: false, body: 1 }),
-  );
-  assertBounded(errorOf(linkRun.settled), "link");
   // An operator's plugin: its own text, spaces and all.
   const plugin = new ScriptedExecutor("plugin").answer({
     ok: false,
     error: "word ".repeat(HUGE / 5),
     retryable: false,
   });
-  const pluginRun = await runOnce(
-    plugin,
-    jobOf({ type: "plugin", definition: {}, document: null }, "plugin"),
-  );
-  assertBounded(errorOf(pluginRun.settled), "plugin");
   const throwing: EffectExecutor = { kind: "server", execute: () => Promise.reject(new Error(huge())) };
-  assertBounded(errorOf((await runOnce(throwing, jobOf({ type: "http", requests: [] }))).settled), "thrown");
-  const invalid = await runOnce(
-    throwing,
-    jobOf({ type: "invalid", error: `cannot resolve the request: ${huge()}` }),
-  );
-  assertBounded(errorOf(invalid.settled), "invalid");
+  const runs: Record<string, [EffectExecutor, EffectJob]> = {
+    llm: [llm, jobOf({ type: "llm", prompt: "p", responseSchema: null }, "llm")],
+    link: [link, jobOf({ type: "link", ref: "ledger", path: "$.x", read: null, watch: false, body: 1 })],
+    plugin: [plugin, jobOf({ type: "plugin", definition: {}, document: null }, "plugin")],
+    thrown: [throwing, jobOf({ type: "http", requests: [] })],
+    invalid: [throwing, jobOf({ type: "invalid", error: `cannot resolve the request: ${huge()}` })],
+  };
+  // Every kind run, then the uncut ones named together.
+  const uncut: string[] = [];
+  for (const [kind, [executor, job]] of Object.entries(runs)) {
+    const error = errorOf((await runOnce(executor, job)).settled);
+    if (error.length > 2500 || !/… \(\d+ characters\)/.test(error)) uncut.push(`${kind} (${error.length})`);
+  }
+  assert.deepEqual(uncut, []);
 });
 
 Deno.test("the job kept with its outcome when settling failed holds the cut error", async () => {
