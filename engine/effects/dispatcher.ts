@@ -22,6 +22,7 @@
  */
 import type { EffectPolicy } from "../model/nodes.ts";
 import { type Clock, MAX_TIMER_MS, type Scheduler } from "../ports.ts";
+import { shortMessage } from "../quoted.ts";
 import { type EffectExecutor, type ExecutorOutcome, finalFailure } from "./executor.ts";
 import type { EffectJob } from "./job.ts";
 
@@ -85,6 +86,18 @@ function unrunnable(job: EffectJob, executors: ReadonlyMap<string, EffectExecuto
   const kind = kindOf(job);
   if (executors.has(kind)) return null;
   return finalFailure(kind === "llm" ? "llm not configured" : `no_executor_for_kind:${kind}`);
+}
+
+/**
+ * The outcome with its error texts (a fan-out's too) cut as quoted.ts cuts a failure's: an executor may quote
+ * a spec-computed method, header name or URL whole, and the text goes into state and the outbox.
+ */
+function bounded(outcome: ExecutorOutcome): ExecutorOutcome {
+  if (!outcome.ok) return { ...outcome, error: shortMessage(outcome.error) };
+  const parts = outcome.parts?.map((part) =>
+    part.ok ? part : { ok: false as const, error: shortMessage(part.error) }
+  );
+  return parts ? { ...outcome, parts } : outcome;
 }
 
 /** Runs effect jobs as they fall due. */
@@ -173,8 +186,10 @@ export class EffectDispatcher {
     if ("wait" in start) return start.wait;
     const { run: job, policy } = start;
     // A job whose settlement failed carries its outcome: it is settled again, its request never sent again.
-    const outcome = job.outcome ?? refused ?? await this.#execute(job, policy, abort);
-    if (!outcome) return null;
+    const made = job.outcome ?? refused ?? await this.#execute(job, policy, abort);
+    if (!made) return null;
+    // The one place an outcome's error is recorded from: the status document, the job kept with it, the log.
+    const outcome = bounded(made);
     if (!outcome.ok && outcome.retryable && job.attempt <= policy.retries) {
       const retry = { ...job, dueAt: this.#clock.now() + backoffDelay(policy, job.attempt) };
       const kept = await this.#keep(retry);
@@ -216,7 +231,7 @@ export class EffectDispatcher {
     const timedOut = new Promise<ExecutorOutcome>((resolve) =>
       expiry.signal.addEventListener(
         "abort",
-        () => resolve({ ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true }),
+        () => resolve({ ok: false, error: `no answer within ${policy.timeoutMs} ms`, retryable: true }),
       )
     );
     let outcome: ExecutorOutcome;
@@ -232,7 +247,7 @@ export class EffectDispatcher {
     }
     if (abort.signal.aborted) return null;
     if (!outcome.ok && expiry.signal.aborted) {
-      outcome = { ok: false, error: `no result within ${policy.timeoutMs} ms`, retryable: true };
+      outcome = { ok: false, error: `no answer within ${policy.timeoutMs} ms`, retryable: true };
     }
     this.#observer.attemptFinished?.(
       kindOf(job),

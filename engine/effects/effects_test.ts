@@ -159,7 +159,7 @@ Deno.test("a time limit ends an attempt; resetting the status document re-arms t
   await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
   await scheduler.advance(50);
   const failed = ((await service.getState("quote")) as State).io.fetch;
-  assert.deepEqual([failed.phase, failed.error], ["failed", "no result within 50 ms"]);
+  assert.deepEqual([failed.phase, failed.error], ["failed", "no answer within 50 ms"]);
   http.release();
   await service.mutate("quote", { "$.io.fetch": null });
   await scheduler.advance(0);
