@@ -28,6 +28,7 @@ import type { AnyOperation, ApiOperation, RestBinding } from "./operation.ts";
 import type { BrowserPairing } from "./pairing.ts";
 import { fetchWithin, REQUEST_TIMEOUT_MS } from "./fetch_within.ts";
 import { errorFromResponse } from "./remote_error.ts";
+import { checkPathMembers, pathMembers } from "./path_members.ts";
 import { readEvents } from "./sse.ts";
 
 /** Options of {@link remoteInvoker}. */
@@ -78,11 +79,6 @@ export function normaliseBaseUrl(baseUrl: string): string {
 }
 
 type Values = Record<string, unknown>;
-
-/** The `{name}` members of a path template. */
-export function pathMembers(template: string): string[] {
-  return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-}
 
 /**
  * The route whose path members are all given, preferring the most specific;
@@ -169,6 +165,7 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     input: Values,
     options?: RunOptions,
   ): Promise<unknown> => {
+    checkPathMembers(op, input);
     const binding = bindingFor(op, input, options?.progress !== undefined);
     const request = requestFor(base, binding, input);
     const generation = op.rest.some((b) => b.response === "sse");
