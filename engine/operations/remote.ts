@@ -154,6 +154,14 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
   /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the answer's status line. */
   const send = async (request: Request, signal?: AbortSignal, timeout?: number): Promise<Response> => {
     const key = apiKey();
+    // A key no header can carry (a line break, a control or non-Latin-1 character) would be quoted back by
+    // the header's own error: say what is wrong without it.
+    if (key && !/^[\t\x20-\x7e\x80-\xff]*$/.test(key)) {
+      throw new ServiceError(
+        "unauthorized",
+        "The API key cannot be sent: it holds a line break, a control character or a character outside Latin-1",
+      );
+    }
     if (key) request.headers.set("authorization", `Bearer ${key}`);
     const response = await fetchWithin(options.fetch, request, base, timeout, signal);
     if (response.ok) return response;
