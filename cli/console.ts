@@ -79,11 +79,25 @@ export async function handleConsoleLine(
     };
   }
   const { cmd, ...args } = request as Record<string, unknown>;
-  if (typeof cmd !== "string" || cmd === "") {
+  if (cmd === undefined || cmd === null || cmd === "") {
     return { reply: { ok: false, error: "Missing required field: 'cmd'" }, exit: false };
   }
-  if (cmd === "help") return { reply: { ok: true, result: consoleHelp() }, exit: false };
-  if (cmd === "exit") return { reply: { ok: true, result: "bye" }, exit: true };
+  if (typeof cmd !== "string") {
+    return { reply: { ok: false, error: "Invalid field 'cmd': expected string" }, exit: false };
+  }
+  if (cmd === "help" || cmd === "exit") {
+    // They take no arguments: a stray one is refused as every command refuses it.
+    const stray = Object.keys(args).find((name) => args[name] !== null && args[name] !== undefined);
+    if (stray !== undefined) {
+      return {
+        reply: { ok: false, error: shortMessage(`Unknown argument '${stray}' for ${cmd}; expected: none`) },
+        exit: false,
+      };
+    }
+    return cmd === "help"
+      ? { reply: { ok: true, result: consoleHelp() }, exit: false }
+      : { reply: { ok: true, result: "bye" }, exit: true };
+  }
   const command = COMMANDS.get(cmd);
   if (!command) {
     return {

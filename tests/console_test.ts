@@ -197,6 +197,21 @@ Deno.test("console: protocol errors: invalid JSON, non-object, unknown command, 
   assert.match(await fails(service, "{not json"), /^Invalid JSON: /);
   assert.match(await fails(service, "[1,2]"), /expected a JSON object with a 'cmd' field/);
   assert.equal(await fails(service, { id: "x" }), "Missing required field: 'cmd'");
+  assert.equal(await fails(service, { cmd: 5 }), "Invalid field 'cmd': expected string");
+  // help and exit take no arguments: a stray one is refused as any command's is, and exit does not exit.
+  assert.equal(
+    await fails(service, { cmd: "help", verbose: true }),
+    "Unknown argument 'verbose' for help; expected: none",
+  );
+  const stray = await handleConsoleLine(service, '{"cmd":"exit","now":1}');
+  assert.deepEqual(stray, {
+    reply: { ok: false, error: "Unknown argument 'now' for exit; expected: none" },
+    exit: false,
+  });
+  assert.deepEqual(await handleConsoleLine(service, '{"cmd":"exit","now":null}'), {
+    reply: { ok: true, result: "bye" },
+    exit: true,
+  });
   assert.equal(
     await fails(service, { cmd: "fly" }),
     `Unknown command: 'fly'. Send {"cmd":"help"} to list commands.`,

@@ -10,6 +10,7 @@ import type { ModelApi } from "../service/api.ts";
 import { type AuthoringEngine, localAuthoring } from "../service/authoring.ts";
 import type { InvokeFn } from "./operation.ts";
 import type { BrowserPairing } from "./pairing.ts";
+import { checkPathMembers } from "./path_members.ts";
 
 /** Runs operations somewhere. */
 export interface Invoker {
@@ -36,7 +37,7 @@ export function localInvoker(api: ModelApi | (() => ModelApi), options: LocalInv
   const invoker: Invoker = {
     invoke: (op, input, runOptions) =>
       op.kind === "api"
-        ? op.run(current(), input, runOptions)
+        ? (checkPathMembers(op, input), op.run(current(), input, runOptions))
         : op.run({ invoke: invoker.invoke, authoring: tools, pairing: options.pairing }, input, runOptions),
   };
   return invoker;

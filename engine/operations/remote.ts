@@ -28,6 +28,7 @@ import type { AnyOperation, ApiOperation, RestBinding } from "./operation.ts";
 import type { BrowserPairing } from "./pairing.ts";
 import { fetchWithin, REQUEST_TIMEOUT_MS } from "./fetch_within.ts";
 import { errorFromResponse } from "./remote_error.ts";
+import { checkPathMembers, pathMembers } from "./path_members.ts";
 import { readEvents } from "./sse.ts";
 
 /** Options of {@link remoteInvoker}. */
@@ -78,11 +79,6 @@ export function normaliseBaseUrl(baseUrl: string): string {
 }
 
 type Values = Record<string, unknown>;
-
-/** The `{name}` members of a path template. */
-export function pathMembers(template: string): string[] {
-  return [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-}
 
 /**
  * The route whose path members are all given, preferring the most specific;
@@ -158,6 +154,14 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
   /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the answer's status line. */
   const send = async (request: Request, signal?: AbortSignal, timeout?: number): Promise<Response> => {
     const key = apiKey();
+    // A key no header can carry (a line break, a control or non-Latin-1 character) would be quoted back by
+    // the header's own error: say what is wrong without it.
+    if (key && !/^[\t\x20-\x7e\x80-\xff]*$/.test(key)) {
+      throw new ServiceError(
+        "unauthorized",
+        "The API key cannot be sent: it holds a line break, a control character or a character outside Latin-1",
+      );
+    }
     if (key) request.headers.set("authorization", `Bearer ${key}`);
     const response = await fetchWithin(options.fetch, request, base, timeout, signal);
     if (response.ok) return response;
@@ -169,6 +173,7 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     input: Values,
     options?: RunOptions,
   ): Promise<unknown> => {
+    checkPathMembers(op, input);
     const binding = bindingFor(op, input, options?.progress !== undefined);
     const request = requestFor(base, binding, input);
     const generation = op.rest.some((b) => b.response === "sse");

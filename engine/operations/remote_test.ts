@@ -43,6 +43,18 @@ Deno.test("addresses and ids are one encoded segment each; the key goes in the A
   for (const s of seen) assert.equal(s.request.headers.get("authorization"), "Bearer k-123");
 });
 
+Deno.test("a key no header can carry is refused before sending, and never quoted", async () => {
+  for (const key of ["sec\nret-1", "sec\u0001ret-1", "sécret-1\u0416"]) {
+    const { invoker, seen } = stubbed(() => ok([]), key);
+    await assert.rejects(invoker.invoke(listModels, {}), (err: ServiceError) => {
+      assert.equal(err.kind, "unauthorized");
+      assert.ok(!err.message.includes("ret-1"), err.message);
+      return true;
+    });
+    assert.equal(seen.length, 0);
+  }
+});
+
 Deno.test("create reads model info after the 201; patch sends json-patch; delete reads no body", async () => {
   const info = { id: "o", version: "1", derivationCount: 0, metaDerivationCount: 0, constraintCount: 0 };
   const { invoker, seen } = stubbed((r) =>

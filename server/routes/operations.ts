@@ -15,7 +15,7 @@ import { MAX_QUOTED_WORD, quoted } from "../../engine/quoted.ts";
 import { checkInput, inputMembers, isOptionalMember } from "../../engine/operations/input.ts";
 import { componentOf, type JsonSchema, toJsonSchema } from "../../engine/operations/json_schema.ts";
 import type { AnyOperation, ApiOperation, ErrorDoc, RestBinding } from "../../engine/operations/operation.ts";
-import { pathMembers } from "../../engine/operations/remote.ts";
+import { pathMembers } from "../../engine/operations/path_members.ts";
 import type { BlobContent, ModelApi } from "../../engine/service/api.ts";
 import type { ProgressEvent } from "../../engine/service/generation.ts";
 import type { ServerConfig } from "../config.ts";

@@ -37,6 +37,10 @@ const SCRIPT: Record<string, unknown>[] = [
   { cmd: "restore", id: "order", snapshot: { modelId: "other", baseDoc: {} } },
   { cmd: "get-field", id: "nope", path: "$.x" },
   { cmd: "no-such-command" },
+  // A path member no URL segment carries: refused alike, not another route's answer over HTTP.
+  { cmd: "get-info", id: "" },
+  { cmd: "get-field", id: "order", path: "" },
+  { cmd: "get-info", id: ".." },
   { cmd: "delete-model", id: "order" },
   { cmd: "get-info", id: "order" },
 ];
@@ -63,6 +67,11 @@ Deno.test("remote console answers like the embedded one, errors carry the server
       ok: false,
       error: "Version conflict: expected 9.9.9, actual 1.0.0",
     });
+    assert.deepEqual(remote.replies.slice(-5, -2), [
+      { ok: false, error: "Invalid field 'id': must not be empty" },
+      { ok: false, error: "Invalid field 'path': must not be empty" },
+      { ok: false, error: "Invalid field 'id': '..' names no resource" },
+    ]);
     assert.deepEqual(remote.replies.at(-1), { ok: false, error: "Model 'order' not found" });
     for (const text of [remote.stdout, remote.stderr, ...server.logs]) assert.ok(!text.includes(KEY));
   } finally {
