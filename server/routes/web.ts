@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 /**
  * What the pages need: their own scripts (`'unsafe-eval'`: the engine's JSON
  * Schema validator compiles each schema to a function), their own styles
- * and style attributes (the spec editor and the renderer set element styles;
+ * and style attributes (the spec editor sets element styles;
  * a style cannot run code), images from the models' blobs
  * (`blob:`) and the favicon (`data:`), REST and WebSocket calls to this
  * server, and the service worker.
