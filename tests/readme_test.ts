@@ -5,7 +5,8 @@
  * defaults it states; the metrics are all named; the CLI options are
  * `svc --help`'s; the REST routes (curl examples included), console commands,
  * MCP tools and project files it names exist, and the tools it says return
- * text only are those without an output schema. Drift fails here, without
+ * text only are those without an output schema; the embedding it shows (script,
+ * element, properties, exports, events, databases) is the embed script's. Drift fails here, without
  * starting a server.
  */
 import assert from "node:assert/strict";
@@ -337,4 +338,70 @@ Deno.test("every file of the project the README names is there", async () => {
     }
   }
   assert.deepEqual(missing, []);
+});
+
+Deno.test("the embedding the README shows is the embed script's: file, element, properties, exports, events, databases", async () => {
+  const inBrowser = section("In the browser");
+  const start = inBrowser.indexOf("- **Embedding**");
+  assert.ok(start >= 0, "README has the Embedding paragraph");
+  const embedding = inBrowser.slice(start, inBrowser.indexOf("\n- ", start + 1));
+  const source = (path: string) => Deno.readTextFile(new URL(path, ROOT));
+  const snippet = /<script type="module" src="[^"]*\/([\w.-]+)"><\/script>\n\s*<([\w-]+) (\w+)="/.exec(
+    embedding,
+  );
+  assert.ok(snippet, "the Embedding paragraph shows a script and an element");
+  const [, file, element, attribute] = snippet;
+  // The script the web build writes from browser/embed.ts, served by the server at its name.
+  assert.ok(
+    (await source("browser/build.ts")).includes(`here("./embed.ts"), outfile: \`\${dir}/${file}\``),
+    file,
+  );
+  assert.ok(embedding.includes(`at \`/${file}\``), `the paragraph says where the server serves ${file}`);
+  const model = await source("browser/embed/model_element.ts");
+  assert.ok(model.includes(`customElements.define("${element}", SvcModel)`), element);
+  // Its attributes and properties are the element's Lit properties.
+  const properties = new Set(Object.keys(
+    Function(`return ${/static override properties = (\{[\s\S]*?\n {2}\});/.exec(model)![1]}`)(),
+  ));
+  const named = [attribute, "view", ...[...embedding.matchAll(/`(\w+)` property/g)].map((m) => m[1])];
+  assert.deepEqual(named.filter((name) => !properties.has(name)), [], "properties the element lacks");
+  // The module's exports: each one the README names is exported, and each export (but the element classes) named.
+  const exported = [...(await source("browser/embed.ts")).matchAll(/^export \{([^}]*)\}/gm)]
+    .flatMap((m) => m[1].split(",").map((name) => name.trim()));
+  const api = embedding.slice(
+    embedding.indexOf("the module exports"),
+    embedding.indexOf("a service of the app's own"),
+  );
+  const documented = new Set([
+    ...codeSpans(api).flatMap((span) => /^(\w+)\(/.exec(span)?.[1] ?? []),
+    ...codeSpans(api).filter((span) => /^[A-Z]\w+$/.test(span)),
+  ]);
+  assert.deepEqual(
+    [...documented].filter((name) => !exported.includes(name)),
+    [],
+    "exports the README names",
+  );
+  assert.deepEqual(
+    exported.filter((name) => !documented.has(name) && !/^Svc[A-Z]/.test(name)),
+    [],
+    "exports the README does not name",
+  );
+  // The events it names are dispatched by the element or its view.
+  const dispatching = (await source("browser/elements/view_element.ts")) + model;
+  const events = new Set(codeSpans(embedding).filter((span) => /^svc-(?!embed)[a-z]+$/.test(span)));
+  assert.ok(events.size >= 3, [...events].join());
+  for (const event of events) {
+    assert.match(dispatching, new RegExp(`(#emit\\(|CustomEvent\\()"${event}"`), event);
+  }
+  // The IndexedDB databases it names are the embed's.
+  const apiSource = await source("browser/embed/api.ts");
+  const base = /EMBED_DATABASE = "([\w-]+)"/.exec(apiSource)![1];
+  const databases = [
+    base,
+    ...[...apiSource.matchAll(/`\$\{EMBED_DATABASE\}(-[\w-]+)`/g)].map((m) => base + m[1]),
+  ];
+  assert.deepEqual(
+    [...new Set([...embedding.matchAll(/database\s+`([\w-]+)`/g)].map((m) => m[1]))].sort(),
+    databases.sort(),
+  );
 });

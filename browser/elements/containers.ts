@@ -8,7 +8,7 @@
  */
 import { html, nothing, type TemplateResult } from "lit";
 import { repeat } from "lit/directives/repeat.js";
-import { styleMap } from "lit/directives/style-map.js";
+import { cssomStyle } from "./cssom_style.ts";
 import type { EvaluatedComponent, EvaluatedView, Json } from "../../engine/mod.ts";
 import { handlerTold, messageList, nameOf } from "./field.ts";
 import { childrenOf, pointerOf, type ViewContext } from "./view_context.ts";
@@ -29,7 +29,7 @@ export function layoutOf(
 
 function body(c: EvaluatedComponent, ctx: ViewContext): TemplateResult {
   const { cls, style } = layoutOf(c);
-  return html`<div class="body ${cls}" style=${styleMap(style)}>${ctx.render(c.components)}</div>`;
+  return html`<div class="body ${cls}" style=${cssomStyle(style)}>${ctx.render(c.components)}</div>`;
 }
 
 const box: Renderer = (c, ctx) => {
@@ -197,7 +197,7 @@ const sectionList: Renderer = (c, ctx) => {
         item.visible === false
           ? nothing
           : html`<div class="section-item" role="group" aria-label=${`${name} ${i + 1}`}>
-        <div class="body ${cls}" style=${styleMap(style)}>${rowContext(item).render(item.components)}</div>
+        <div class="body ${cls}" style=${cssomStyle(style)}>${rowContext(item).render(item.components)}</div>
         ${
             c.canRemove && pointer !== null
               ? html`

@@ -6,7 +6,7 @@
  * @module
  */
 import { html, nothing, svg, type TemplateResult } from "lit";
-import { styleMap } from "lit/directives/style-map.js";
+import { cssomStyle } from "./cssom_style.ts";
 import { unsafeHTML } from "lit/directives/unsafe-html.js";
 import type { EvaluatedComponent, Json } from "../../engine/mod.ts";
 import { nameOf } from "./field.ts";
@@ -64,7 +64,7 @@ const badge: Renderer = (c) => {
 const separator: Renderer = (c) =>
   c.type === "spacer"
     ? html`
-      <div class="spacer" data-component=${c.id} style=${styleMap({ height: `${num(c.size) ?? 16}px` })}
+      <div class="spacer" data-component=${c.id} style=${cssomStyle({ height: `${num(c.size) ?? 16}px` })}
         aria-hidden="true"></div>
     `
     : html`<hr class="separator" data-component=${c.id}>`;
@@ -76,7 +76,7 @@ const image: Renderer = (c, ctx) => {
   return html`
     <img class="image" data-component=${c.id} src=${url} alt=${str(c.alt) ?? nameOf(c)}
       width=${num(c.width) ?? nothing} height=${num(c.height) ?? nothing}
-      style=${styleMap({ objectFit: str(c.fit) ?? "" })}>
+      style=${cssomStyle({ objectFit: str(c.fit) ?? "" })}>
   `;
 };
 
@@ -205,7 +205,7 @@ const keyValue: Renderer = (c) => {
   const columns = num(c.columns) ?? 1;
   return html`<div class="kv" data-component=${c.id}>
     ${c.label ? html`<div class="caption">${c.label}</div>` : nothing}
-    <dl style=${styleMap({ gridTemplateColumns: `repeat(${columns}, auto 1fr)` })}>${
+    <dl style=${cssomStyle({ gridTemplateColumns: `repeat(${columns}, auto 1fr)` })}>${
     items.map((item) =>
       html`
         <dt>${item.label ?? ""}</dt>

@@ -20,7 +20,7 @@
  */
 import { html, LitElement, nothing, type PropertyValues } from "lit";
 import { keyed } from "lit/directives/keyed.js";
-import { styleMap } from "lit/directives/style-map.js";
+import { cssomStyle } from "./cssom_style.ts";
 import {
   type EvaluatedComponent,
   type EvaluatedView,
@@ -1118,7 +1118,7 @@ export class SvcView extends LitElement {
           : nothing
       }
       <div class="view-body ${grid ? "layout-grid" : `layout-${view.layout}`}"
-        style=${styleMap(grid ? { gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` } : {})}>
+        style=${cssomStyle(grid ? { gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))` } : {})}>
         ${viewBody(view, this.#context(view))}
       </div>
     </section>`,

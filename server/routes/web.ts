@@ -1,7 +1,7 @@
 /**
  * The browser playground and the embed script, served from the web build
  * (`deno task build:web` writes `dist/web/`): `GET /` is the playground,
- * `/svc-embed.js` the embed script, `/sw.js` its service worker,
+ * `/svc-embed.js` the embed script (any origin may load it: {@link EMBED_SCRIPT}), `/sw.js` its service worker,
  * `/examples/…` the embedding example. These paths are open (no API key:
  * the page holds no data, it asks for the key itself) and carry
  * {@link PAGE_CSP}, which allows exactly what the page does; every other
@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 /**
  * What the pages need: their own scripts (`'unsafe-eval'`: the engine's JSON
  * Schema validator compiles each schema to a function), their own styles
- * and style attributes (the spec editor and the renderer set element styles;
+ * and style attributes (the spec editor sets element styles;
  * a style cannot run code), images from the models' blobs
  * (`blob:`) and the favicon (`data:`), REST and WebSocket calls to this
  * server, and the service worker.
@@ -34,6 +34,14 @@ export const PAGE_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join("; ");
+
+/**
+ * The embed script, which pages of any origin load (README "Embedding": `<script type="module"
+ * src="https://your-host/svc-embed.js">`). A module script from another origin needs CORS, so it is
+ * shared with every origin: it is public code, served open, holding no data, and asked for without
+ * credentials.
+ */
+export const EMBED_SCRIPT = "/svc-embed.js";
 
 /**
  * Where the server looks for the web build: `dist/web` of the project, from
@@ -104,16 +112,20 @@ export function webPages(
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
     const file = files.get(c.req.path);
     if (!file) return pages.has(c.req.path) ? Promise.resolve(missing()) : next();
-    return page(file);
+    return page(file, c.req.path === EMBED_SCRIPT);
   };
-  async function page(file: string): Promise<Response> {
+  async function page(file: string, shared: boolean): Promise<Response> {
     try {
       const bytes = await Deno.readFile(file);
       const body = file === playground
         ? new TextDecoder().decode(bytes).replace(/<html\b/i, `$& ${SERVED_MARK}`)
         : bytes;
       return new Response(body, {
-        headers: { "content-type": TYPES[file.split(".").pop()!], "cache-control": "no-cache" },
+        headers: {
+          "content-type": TYPES[file.split(".").pop()!],
+          "cache-control": "no-cache",
+          ...shared ? { "access-control-allow-origin": "*" } : {},
+        },
       });
     } catch {
       return missing();

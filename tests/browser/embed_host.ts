@@ -13,12 +13,12 @@ import type { ServedFile } from "./static_server.ts";
 export const HTML = "text/html; charset=utf-8";
 export const JSON_TYPE = "application/json";
 
-/** A host page: the embed script, then `body`. */
-export function hostPage(body: string, head = ""): ServedFile {
+/** A host page: the embed script (from `script`, the page's own origin by default), then `body`. */
+export function hostPage(body: string, head = "", script = "/svc-embed.js"): ServedFile {
   return {
     type: HTML,
     body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>${head}
-<link rel="icon" href="data:,"><script type="module" src="/svc-embed.js"></script></head><body>${body}</body></html>`,
+<link rel="icon" href="data:,"><script type="module" src="${script}"></script></head><body>${body}</body></html>`,
   };
 }
 

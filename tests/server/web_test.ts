@@ -1,6 +1,6 @@
 /**
  * The browser pages on the server: `/` and the web build's files are open
- * (no API key) under the page CSP; API routes keep the key and the strict
+ * (no API key) under the page CSP, the embed script shared with every origin; API routes keep the key and the strict
  * default CSP; the playground page comes marked as served by the server (so
  * it starts connected to it), its other files as built; without a build `/`
  * says how to make one.
@@ -32,6 +32,12 @@ Deno.test("the playground is served open under the page CSP; the API keeps the k
       assert.match(page.headers.get("content-type")!, new RegExp(type));
       assert.equal(page.headers.get("content-security-policy"), PAGE_CSP);
       assert.equal(page.headers.get("x-frame-options"), "DENY");
+      // Only the embed script is for pages of other origins (a module script from another origin needs CORS).
+      assert.equal(
+        page.headers.get("access-control-allow-origin"),
+        path === "/svc-embed.js" ? "*" : null,
+        path,
+      );
     }
     assert.match((await call(server.url, "GET", "/")).text, /<title>playground/);
     const api = await call(server.url, "GET", "/models");
