@@ -31,7 +31,8 @@ export const ERROR_KIND_META = "svc/errorKind";
  */
 export const NO_ANSWER_META = "svc/noAnswer";
 
-const GENERIC_HINT = "narrow the request (fewer paths, a smaller depth or limit) and call again";
+// Said of a tool that declares no hint: naming arguments it does not take would send an agent astray.
+const GENERIC_HINT = "no argument of this tool narrows its result";
 
 /**
  * A successful tool result for `value` (`undefined` reads as `null`); one

@@ -47,7 +47,7 @@ import { negotiatingTransport } from "./negotiation.ts";
 import { invalidParams, ProtocolError } from "./protocol_error.ts";
 import { listResources, readResource, RESOURCE_TEMPLATES, ResourceSubscriptions } from "./resources.ts";
 import { committedSuccess, toolFailure, toolSuccess } from "./results.ts";
-import { NO_FEATURES, type ToolDefinition, toolsFor } from "./tools.ts";
+import { argumentHolding, NO_FEATURES, type ToolDefinition, toolsFor } from "./tools.ts";
 
 export { negotiateVersion, PROTOCOL_VERSIONS } from "./negotiation.ts";
 
@@ -192,7 +192,11 @@ async function callTool(
   args: Record<string, unknown>,
   options: RunOptions,
 ): Promise<unknown> {
-  const input = checkInput(tool.op, args, { args: tool.args, strictFor: tool.name });
+  const input = checkInput(tool.op, args, {
+    args: tool.args,
+    strictFor: tool.name,
+    ownerOf: (member) => argumentHolding(tool, member),
+  });
   const result = await invoker.invoke(tool.op, input, options);
   return tool.binding.present ? tool.binding.present(result, input) : result;
 }

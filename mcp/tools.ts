@@ -91,6 +91,16 @@ function toolOf(op: AnyOperation): ToolDefinition {
   };
 }
 
+/**
+ * The object argument of `tool` whose schema lists `member`: where an agent
+ * meant an unknown top-level argument to go (`expectedVersion` inside
+ * `evolution`, a spec's `id` inside `spec`).
+ */
+export function argumentHolding(tool: ToolDefinition, member: string): string | undefined {
+  const args = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  return Object.keys(args).find((arg) => Object.hasOwn(args[arg].properties ?? {}, member));
+}
+
 /** Every declared tool, in listing order (some only on hosts with a feature: see {@link toolsFor}). */
 export const TOOLS: readonly ToolDefinition[] = OPERATIONS.filter((op) => op.mcp).map(toolOf);
 

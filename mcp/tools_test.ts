@@ -12,3 +12,15 @@ Deno.test("every tool's inputSchema refuses other properties, as the call does",
     );
   }
 });
+
+Deno.test("every tool argument is described, a published schema's too (test_spec's tests)", () => {
+  for (const tool of TOOLS) {
+    for (
+      const [name, schema] of Object.entries(
+        tool.inputSchema.properties as Record<string, { description?: string }>,
+      )
+    ) {
+      assert.ok(schema.description, `${tool.name}.${name} has no description`);
+    }
+  }
+});

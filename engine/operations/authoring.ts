@@ -101,6 +101,7 @@ export const evalExpression = localOperation({
     description: "Evaluate a JSONata expression against a sample input (constants bound as $const): " +
       "{result, type}, type 'undefined' meaning no value; or the exact compile or evaluation error.",
     kind: "read",
+    narrowingHint: "select or aggregate less in `expr`",
   },
 });
 
@@ -123,6 +124,7 @@ export const testSpec = localOperation({
     description: "Run the spec's embedded tests, or the ad-hoc `tests` instead ({given, expect} keyed by " +
       "address), each in a throwaway runtime: pass or fail with per-field failures.",
     kind: "read",
+    narrowingHint: "pass `tests` with fewer cases (each returns its final state)",
   },
 });
 

@@ -18,6 +18,8 @@ export interface CheckOptions {
   args?: readonly string[];
   /** Refuse members outside `args`, naming this caller (an MCP tool, a console command); otherwise they are ignored. */
   strictFor?: string;
+  /** The argument whose object an unknown member belongs inside, if any (MCP: `expectedVersion` in `evolution`). */
+  ownerOf?(member: string): string | undefined;
   /** REST: where a member came from (`request body`, `query parameter 'limit'`). */
   where?(member: string): string;
 }
@@ -49,8 +51,10 @@ export function checkInput<I>(op: AnyOperation, raw: Record<string, unknown>, op
     if (value === null || value === undefined) continue;
     if (accepted.includes(name)) given[name] = value;
     else if (options.strictFor !== undefined) {
+      const owner = options.ownerOf?.(name);
       throw badRequest(
-        `Unknown argument '${name}' for ${options.strictFor}; expected: ${accepted.join(", ") || "none"}`,
+        `Unknown argument '${name}' for ${options.strictFor}; expected: ${accepted.join(", ") || "none"}` +
+          (owner ? `; '${name}' goes inside '${owner}'` : ""),
       );
     }
   }

@@ -89,7 +89,9 @@ const SAFE_LIMIT = Number.MAX_SAFE_INTEGER;
 function tidy(ctx: { zodSchema: any; jsonSchema: JsonSchema }): void {
   const published = PUBLISHED.get(ctx.zodSchema);
   if (published) {
-    for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+    // The argument's own `.describe()` stays when the published schema has no description of its own.
+    const { description: _, ...zod } = ctx.jsonSchema;
+    for (const key in zod) delete ctx.jsonSchema[key];
     Object.assign(ctx.jsonSchema, structuredClone(published.schema));
     return;
   }

@@ -236,7 +236,7 @@ export const evolveSpec = apiOperation({
     tool: "evolve_spec",
     title: "Evolve the spec",
     description: "Apply a SpecEvolution diff to a live model, carrying its state forward; all or nothing. " +
-      "Pass expectedVersion to guard against concurrent changes. Returns the new version.",
+      "Pass expectedVersion (inside evolution) to guard against concurrent changes. Returns the new version.",
     kind: "destructive",
   },
 });

@@ -105,6 +105,7 @@ export const readField = localOperation({
     title: "Read one field",
     description: "One field of the merged document (evaluates a lazy derivation); null when absent.",
     kind: "read",
+    narrowingHint: "read a deeper address, or use get_state with `paths` and `depth`",
   },
 });
 
@@ -216,6 +217,7 @@ export const snapshot = apiOperation({
     title: "Snapshot state",
     description: "An immutable copy of the model's state, to pass back verbatim to restore.",
     kind: "read",
+    narrowingHint: "a snapshot is the whole state; read it in parts with get_state `paths` and `depth`",
   },
 });
 

@@ -67,6 +67,18 @@ Deno.test("/mcp: hostile tool arguments are refused clearly; the state and the s
         /^Unknown argument 'extra' for mutate/,
       );
     });
+    await t.step("a member of a spec or an evolution passed beside it is said to go inside it", async () => {
+      const evolve = { id: "o", evolution: { newVersion: "2.0.0" }, expectedVersion: "1.0.0" };
+      assert.equal(
+        toolError(await post(toolCall(6, "evolve_spec", evolve))).error,
+        "Unknown argument 'expectedVersion' for evolve_spec; expected: id, evolution; " +
+          "'expectedVersion' goes inside 'evolution'",
+      );
+      assert.equal(
+        toolError(await post(toolCall(6, "create_model", { id: "flat", schema: { type: "object" } }))).error,
+        "Unknown argument 'id' for create_model; expected: spec; 'id' goes inside 'spec'",
+      );
+    });
     await t.step("1e309 and deep nesting are refused before anything is written", async () => {
       const infinite = await post(
         '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mutate","arguments":' +

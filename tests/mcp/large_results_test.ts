@@ -53,3 +53,50 @@ Deno.test("download_blob gives back a blob over the ~50 KB result limit whole", 
     await close();
   }
 });
+
+/** Arguments a hint names: quoted (`limit`), or get_state's and get_audit's named bare. */
+const NAMED_ARGUMENT = /`(\w+)`|\b(paths|depth|limit)\b/g;
+
+Deno.test("a withheld read's hint names only arguments that tool (or the tool it points to) takes", async () => {
+  const { client, close } = await connectStdio();
+  try {
+    const tools = new Map((await client.listTools()).tools.map((t) => [t.name, t]));
+    const takes = (tool: string, arg: string) =>
+      Object.hasOwn(tools.get(tool)?.inputSchema.properties ?? {}, arg);
+    const call = (name: string, args: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+    const items = Array.from({ length: 3000 }, (_, i) => ({ q: i }));
+    const spec = {
+      id: "big",
+      schema: { type: "object" },
+      derivations: [{ path: "$.n", expr: "$count(items)" }],
+    };
+    await call("create_model", { spec });
+    await call("mutate", { id: "big", mutations: { "$.items": items } });
+    const withheld: [string, Record<string, unknown>][] = [
+      ["get_field", { id: "big", path: "$.items" }],
+      ["snapshot", { id: "big" }],
+      ["get_state", { id: "big" }],
+      ["eval_expression", { expr: "[0..20000]" }],
+      ["test_spec", {
+        spec: { ...spec, tests: [{ description: "x", given: { "$.items": items }, expect: {} }] },
+      }],
+    ];
+    for (const [name, args] of withheld) {
+      const result = await call(name, args);
+      const { error, hint } = result.structuredContent as { error: string; hint: string };
+      assert.equal(error, "Result too large", name);
+      // An argument named in the hint is this tool's, or that of a tool the hint names.
+      const pointedTo = [...tools.keys()].filter((tool) => new RegExp(`\\b${tool}\\b`).test(hint));
+      for (const [, quoted, bare] of hint.matchAll(NAMED_ARGUMENT)) {
+        const arg = quoted ?? bare;
+        assert.ok(
+          takes(name, arg) || pointedTo.some((tool) => takes(tool, arg)),
+          `${name}'s hint names '${arg}', which it does not take: ${hint}`,
+        );
+      }
+    }
+  } finally {
+    await close();
+  }
+});
