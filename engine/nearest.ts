@@ -28,6 +28,8 @@ export function nearestName(name: string, candidates: readonly string[]): string
   let best: string | undefined;
   let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
   for (const candidate of candidates) {
+    // The lengths alone rule it out: no quadratic distance of a 1 MB name.
+    if (Math.abs(name.length - candidate.length) >= bestDistance) continue;
     const d = distance(name, candidate);
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }

@@ -20,6 +20,7 @@ import { ModelBindings } from "./model_bindings.ts";
 import { linkNodes } from "./node_graph.ts";
 import { type Chunks, drain, paced } from "../pacing.ts";
 import { undeclaredReads } from "./undeclared_reads.ts";
+import { unknownEntryMembers } from "./unknown_members.ts";
 import type { CompiledDefault, CompiledNode, DerivedNode } from "./nodes.ts";
 import type { SchemaIndex } from "./schema_index.ts";
 import { compileConstants } from "./sections/constants.ts";
@@ -120,6 +121,7 @@ function* compilingWhole(input: unknown, env: CompileEnv): Chunks<Compiled> {
   const defaults = yield* compileDefaultValues(spec, section("defaultValues"));
   const tests = compileTestCases(spec, section("tests"));
   compileViewDefinition(spec, section("viewDefinition"));
+  unknownEntryMembers(spec, (name, finding) => sections.get(name)!.warnings.push(finding));
 
   const { errors, warnings } = inDocumentOrder(shape, sections);
   if (isObject(spec.template) && typeof spec.template.ref === "string") {

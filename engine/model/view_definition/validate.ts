@@ -13,7 +13,9 @@
  * handlers objects; nested collections arrays.
  *
  * Warnings: view JSONata that does not compile (evaluation would mark the
- * component with `error`), an unknown view layout, a section list without `bind`.
+ * component with `error`), an unknown view layout, a section list without `bind`,
+ * a component `type` no kind has (drawn as a basic input) and a member of a view
+ * or component no type knows (likely typos, `../unknown_members.ts`).
  *
  * View JSONata that compiles is held to the model's expression scope: a call
  * of a function nothing defines is an error, a bare unbound variable a warning.
@@ -25,13 +27,36 @@ import type { CompiledExpression, ExpressionCompiler } from "../../expr/compiler
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
 import { parsePath } from "../../json/path.ts";
 import { ExpressionScope } from "../expression_scope.ts";
-import { DISPLAY_MEMBERS, HANDLER_MEMBERS, PATH_MEMBERS, STATE_MEMBERS } from "./groups.ts";
+import { schemaMembers, unknownName, warnUnknownMembers } from "../unknown_members.ts";
+import {
+  COMPONENT_GROUPS,
+  DISPLAY_MEMBERS,
+  groupOf,
+  HANDLER_MEMBERS,
+  PATH_MEMBERS,
+  STATE_MEMBERS,
+} from "./groups.ts";
 
 /** The most choices a `ratingField` offers (`max - min + 1`): each is a control on the page. */
 export const RATING_CHOICES = 100;
 
 /** Layouts a view may declare. */
 export const VIEW_LAYOUTS = ["vertical", "horizontal", "grid", "tabs", "wizard"];
+
+/** Members of a view. */
+const VIEW_MEMBERS = schemaMembers("View");
+
+/** Every known component type. */
+const COMPONENT_TYPES = COMPONENT_GROUPS.flatMap((group) => group.types);
+
+/** Members a component of some type reads: the schema's, every kind's, and `className`. */
+const COMPONENT_MEMBERS = [
+  ...new Set([
+    ...schemaMembers("Component"),
+    ...COMPONENT_GROUPS.flatMap((group) => group.members),
+    "className",
+  ]),
+];
 
 /** Errors and warnings of a view definition. */
 export interface ViewFindings {
@@ -158,7 +183,10 @@ export function validateViewDefinition(
     } else ids.add(c.id);
     if (typeof c.type !== "string" || c.type.trim() === "") {
       error(`${at}.type`, "component type is required (a non-empty string)");
+    } else if (!groupOf(c.type)) {
+      warn(`${at}.type`, unknownName("component type", c.type, "is drawn as a basic input", COMPONENT_TYPES));
     }
+    warnUnknownMembers(c, COMPONENT_MEMBERS, at, warn);
     for (const member of PATH_MEMBERS) {
       if (c[member] !== undefined && c[member] !== null) address(c[member], `${at}.${member}`);
     }
@@ -220,6 +248,7 @@ export function validateViewDefinition(
         `unknown layout ${JSON.stringify(view.layout)}: use one of ${VIEW_LAYOUTS.join(", ")}`,
       );
     }
+    warnUnknownMembers(view, VIEW_MEMBERS, at, warn);
     for (const member of ["onOpen", "onClose"]) {
       if (view[member] !== undefined && view[member] !== null) handler(view[member], `${at}.${member}`);
     }

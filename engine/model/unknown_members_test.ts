@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { compile, serviceOf } from "../_test_utils.ts";
+import { EXAMPLES } from "../authoring/examples/mod.ts";
+import { spec } from "./test_support.ts";
+
+const view = (components: unknown[], extra: Record<string, unknown> = {}) => ({
+  viewDefinition: { defaultView: "main", views: [{ id: "main", components, ...extra }] },
+});
+
+/** The warnings of a spec that must stay valid (a typo warns, it never refuses). */
+function warningsOf(input: Record<string, unknown>): { location: string; message: string }[] {
+  const report = compile(input);
+  assert.deepEqual(report.errors, []);
+  assert.equal(report.valid, true);
+  return report.warnings;
+}
+
+Deno.test("an unknown component type is accepted with a warning naming the nearest type", () => {
+  const warnings = warningsOf(spec(view([{ id: "qty", type: "numberField", bind: "$.qty" }])));
+  assert.deepEqual(warnings, [{
+    location: "viewDefinition.views[0].components[0].type",
+    message: "unknown component type 'numberField' is drawn as a basic input (did you mean 'numericField'?)",
+  }]);
+});
+
+Deno.test("a member no component type knows warns, with the nearest member; one of another type does not", () => {
+  const warnings = warningsOf(spec(view([
+    {
+      id: "g",
+      type: "group",
+      components: [{ id: "q", type: "numericField", bind: "$.qty", placehodler: "0" }],
+    },
+    // min and max belong to sliders, className to every type: not typos.
+    { id: "t", type: "textField", bind: "$.qty", min: 1, className: "wide", wibbleWobble: 1 },
+  ])));
+  assert.deepEqual(warnings, [
+    {
+      location: "viewDefinition.views[0].components[0].components[0].placehodler",
+      message: "unknown member 'placehodler' is ignored (did you mean 'placeholder'?)",
+    },
+    {
+      location: "viewDefinition.views[0].components[1].wibbleWobble",
+      message: "unknown member 'wibbleWobble' is ignored",
+    },
+  ]);
+});
+
+Deno.test("a view's unknown member warns with the nearest member", () => {
+  const warnings = warningsOf(spec(view([], { layuot: "grid" })));
+  assert.deepEqual(warnings, [{
+    location: "viewDefinition.views[0].layuot",
+    message: "unknown member 'layuot' is ignored (did you mean 'layout'?)",
+  }]);
+});
+
+Deno.test("unknown members of derivations, meta derivations, constraints, effects and tests warn", () => {
+  const warnings = warningsOf(spec({
+    derivations: [{ path: "$.total", expr: "qty * price", expression: "qty" }],
+    metaDerivations: [{ path: "$.qty", property: "minimum", expr: "0", proprety: "x" }],
+    constraints: [{ id: "c", expr: "qty >= 0", message: "m", policy: "flag", polcy: "rollback" }],
+    effects: [{ id: "e", executor: "caller", trigger: "qty > 1", emit: "go", statusPth: "$.status" }],
+    tests: [{ given: { "$.qty": 1 }, expect: { "$.qty": 1 }, expected: {} }],
+  }));
+  assert.deepEqual(warnings, [
+    {
+      location: "derivations[0].expression",
+      message: "unknown member 'expression' is ignored (did you mean 'expr'?)",
+    },
+    {
+      location: "metaDerivations[0].proprety",
+      message: "unknown member 'proprety' is ignored (did you mean 'property'?)",
+    },
+    {
+      location: "constraints[0].polcy",
+      message: "unknown member 'polcy' is ignored (did you mean 'policy'?)",
+    },
+    {
+      location: "effects[0].statusPth",
+      message: "unknown member 'statusPth' is ignored (did you mean 'statusPath'?)",
+    },
+    {
+      location: "tests[0].expected",
+      message: "unknown member 'expected' is ignored (did you mean 'expect'?)",
+    },
+  ]);
+});
+
+Deno.test("annotations (_name, x-…) and an operator-installed effect kind's members are not warned about", () => {
+  const warnings = warningsOf(spec({
+    derivations: [{ path: "$.total", expr: "qty * price", _note: "n", "x-owner": "me" }],
+    effects: [{ id: "e", executor: "mail", trigger: "qty > 1", to: "a@b.c" }],
+    ...view([{ id: "q", type: "numericField", bind: "$.qty", _hint: "h" }], { "x-order": 1 }),
+  }));
+  assert.deepEqual(warnings, []);
+});
+
+Deno.test("a huge unknown member name is quoted short in the warning", () => {
+  const name = "q".repeat(1_000_000);
+  const warnings = warningsOf(spec({ derivations: [{ path: "$.total", expr: "qty * price", [name]: 1 }] }));
+  assert.equal(warnings.length, 1);
+  assert.ok(warnings[0].message.length < 400, `${warnings[0].message.length} characters`);
+  assert.ok(warnings[0].location.length < 400, `${warnings[0].location.length} characters`);
+  assert.match(warnings[0].message, /^unknown member 'q{200}… \(1000000 characters\)' is ignored$/);
+});
+
+Deno.test("no example spec gets a warning", () => {
+  for (const example of EXAMPLES) assert.deepEqual(compile(example.spec).warnings, [], example.name);
+});
+
+Deno.test("a create and validate_spec report the typo warnings; the model is created", async () => {
+  const { service } = await serviceOf();
+  const typo = spec({ id: "t", ...view([{ id: "qty", type: "numberField", bind: "$.qty" }]) });
+  const expected = [{
+    location: "viewDefinition.views[0].components[0].type",
+    message: "unknown component type 'numberField' is drawn as a basic input (did you mean 'numericField'?)",
+  }];
+  assert.deepEqual(service.authoring.validateSpec(typo).warnings, expected);
+  assert.deepEqual((await service.createModel(typo)).warnings, expected);
+  assert.equal((await service.getInfo("t")).id, "t");
+});
