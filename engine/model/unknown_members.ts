@@ -43,27 +43,22 @@ export function warnUnknownMembers(
   }
 }
 
-/** Array sections whose entries are checked, with their schema definitions. */
-const SECTIONS = {
-  derivations: "Derivation",
-  metaDerivations: "MetaDerivation",
-  constraints: "Constraint",
-  effects: "Effect",
-  tests: "TestCase",
-};
-
 /** Executors whose members the engine reads; an operator-installed kind gets the whole effect. */
 const BUILTIN_EXECUTORS = [undefined, "server", "caller", "llm", "timer"];
 
-/** Unknown members of the entries of the array sections, by section name. */
+/**
+ * Unknown members of the entries of the array sections (those the schema's `items` define: derivations,
+ * constraints, …), by section name.
+ */
 export function unknownEntryMembers(
   spec: ModelSpec,
   warn: (section: string, finding: Finding) => void,
 ): void {
-  for (const [section, definition] of Object.entries(SECTIONS)) {
+  for (const [section, member] of Object.entries(MODEL_SPEC_SCHEMA.properties as JsonObject)) {
+    const ref = ((member as JsonObject).items as JsonObject | undefined)?.$ref;
     const entries = spec[section];
-    if (!Array.isArray(entries)) continue;
-    const known = schemaMembers(definition);
+    if (typeof ref !== "string" || !Array.isArray(entries)) continue;
+    const known = schemaMembers(ref.slice("#/$defs/".length));
     entries.forEach((entry, i) => {
       if (
         !isObject(entry) || (section === "effects" && !BUILTIN_EXECUTORS.includes(entry.executor as string))

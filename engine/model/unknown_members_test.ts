@@ -53,12 +53,13 @@ Deno.test("a view's unknown member warns with the nearest member", () => {
   }]);
 });
 
-Deno.test("unknown members of derivations, meta derivations, constraints, effects and tests warn", () => {
+Deno.test("unknown members of derivations, meta derivations, constraints, effects, default values and tests warn", () => {
   const warnings = warningsOf(spec({
     derivations: [{ path: "$.total", expr: "qty * price", expression: "qty" }],
     metaDerivations: [{ path: "$.qty", property: "minimum", expr: "0", proprety: "x" }],
     constraints: [{ id: "c", expr: "qty >= 0", message: "m", policy: "flag", polcy: "rollback" }],
     effects: [{ id: "e", executor: "caller", trigger: "qty > 1", emit: "go", statusPth: "$.status" }],
+    defaultValues: [{ path: "$", expr: '{"qty": 1}', descripton: "d" }],
     tests: [{ given: { "$.qty": 1 }, expect: { "$.qty": 1 }, expected: {} }],
   }));
   assert.deepEqual(warnings, [
@@ -77,6 +78,10 @@ Deno.test("unknown members of derivations, meta derivations, constraints, effect
     {
       location: "effects[0].statusPth",
       message: "unknown member 'statusPth' is ignored (did you mean 'statusPath'?)",
+    },
+    {
+      location: "defaultValues[0].descripton",
+      message: "unknown member 'descripton' is ignored (did you mean 'description'?)",
     },
     {
       location: "tests[0].expected",
