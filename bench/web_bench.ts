@@ -71,11 +71,12 @@ try {
       // deno-lint-ignore no-explicit-any
       const view = document.querySelector("svc-view") as any;
       const root = view.shadowRoot as ShadowRoot;
+      // A number field the example filled in (its value is one the model admits), else any editable field.
+      const editable = ":not([disabled]):not([readonly])";
       const find = () =>
-        (root.querySelector("input[type=number]:not([disabled]):not([readonly])") ??
-          root.querySelector("input:is([type=text],[type=email]):not([disabled]):not([readonly])")) as
-            | HTMLInputElement
-            | null;
+        ([...root.querySelectorAll<HTMLInputElement>(`input[type=number]${editable}`)].find((i) => i.value) ??
+          root.querySelector(`input:is([type=text],[type=email])${editable}`) ??
+          root.querySelector(`input[type=number]${editable}`)) as HTMLInputElement | null;
       // A view whose first tab shows no field: the first tab that does.
       for (const tab of [...root.querySelectorAll<HTMLElement>("[role=tab]")]) {
         if (find()) break;
@@ -84,14 +85,25 @@ try {
       }
       const input = find()!;
       const label = root.querySelector(`label[for="${input.id}"]`)?.textContent ?? input.id;
+      // Numbers step from the example's own value, which its constraints admit (a fixed 2–6 was refused by
+      // some examples, and a refused write never commits: the bench waited for good).
+      const start = Number(input.value) || 0;
       const times: number[] = [];
       for (let i = 0; i < n; i++) {
-        const committed = new Promise((resolve) =>
-          view.addEventListener("svc-commit", resolve, { once: true })
-        );
+        const committed = new Promise((resolve, reject) => {
+          const refused = (e: Event) => {
+            view.removeEventListener("svc-commit", resolve);
+            reject(new Error(`${label.trim()}: ${(e as CustomEvent<{ message: string }>).detail.message}`));
+          };
+          view.addEventListener("svc-commit", (e: Event) => {
+            view.removeEventListener("svc-error", refused);
+            resolve(e);
+          }, { once: true });
+          view.addEventListener("svc-error", refused, { once: true });
+        });
         const started = performance.now();
         input.value = input.type === "number"
-          ? String(2 + (i % 5))
+          ? String(start + 1 + (i % 2))
           : input.type === "email"
           ? `a${i}@example.org`
           : `value ${i}`;
