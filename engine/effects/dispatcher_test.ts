@@ -2,26 +2,9 @@ import assert from "node:assert/strict";
 import type { EffectPolicy } from "../model/nodes.ts";
 import { type Clock, MAX_TIMER_MS } from "../ports.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
-import type { EffectWork } from "../runtime/results.ts";
 import { backoffDelay, type DispatchHost, EffectDispatcher } from "./dispatcher.ts";
 import type { ExecutorOutcome } from "./executor.ts";
-import type { EffectJob } from "./job.ts";
-import { ManualScheduler, ScriptedExecutor } from "./test_support.ts";
-
-function jobOf(work: EffectWork, executor = "server"): EffectJob {
-  return {
-    id: "e@0#1",
-    modelId: "m",
-    effectId: "e",
-    executor,
-    key: null,
-    work,
-    statusPath: null,
-    firedAt: 0,
-    dueAt: 0,
-    attempt: 0,
-  };
-}
+import { jobOf, ManualScheduler, ScriptedExecutor } from "./test_support.ts";
 
 /**
  * A host keeping nothing: each attempt runs with `policy`; settlements are recorded, and the counts of

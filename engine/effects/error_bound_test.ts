@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import type { Json } from "../json/value.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
-import type { EffectWork } from "../runtime/results.ts";
 import { linkExecutor } from "../composition/link_executor.ts";
 import { type DispatchHost, EffectDispatcher } from "./dispatcher.ts";
 import type { EffectExecutor, ExecutorOutcome } from "./executor.ts";
 import { httpExecutor, type HttpTransport } from "./http_executor.ts";
 import type { EffectJob } from "./job.ts";
 import { llmExecutor } from "./llm_executor.ts";
-import { effectService, ManualScheduler, ScriptedExecutor } from "./test_support.ts";
+import { effectService, jobOf, ManualScheduler, ScriptedExecutor } from "./test_support.ts";
 
 const HUGE = 1_000_000;
 const huge = (c = "x") => c.repeat(HUGE);
@@ -19,21 +18,6 @@ const untoken = (c = "x") => `${huge(c)}:`;
 function assertBounded(error: string, context: string): void {
   assert.ok(error.length < 2500, `${context}: ${error.length} characters`);
   assert.match(error, /… \(\d+ characters\)/, context);
-}
-
-function jobOf(work: EffectWork, executor = "server"): EffectJob {
-  return {
-    id: "e@0#1",
-    modelId: "m",
-    effectId: "e",
-    executor,
-    key: null,
-    work,
-    statusPath: null,
-    firedAt: 0,
-    dueAt: 0,
-    attempt: 0,
-  };
 }
 
 /** Runs one job to its settlement (no retries); the outcome settled and, when `failSettle`, the job kept. */

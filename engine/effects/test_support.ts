@@ -14,6 +14,7 @@ import { MemoryModelStore } from "../service/memory.ts";
 import type { CommitStates, LoadedModel, LogEntry, PersistedState } from "../service/ports.ts";
 import { ModelService, type ServiceOptions } from "../service/service.ts";
 import type { EffectExecutor, ExecutorOutcome } from "./executor.ts";
+import type { EffectWork } from "../runtime/results.ts";
 import type { EffectJob, JobChanges } from "./job.ts";
 
 /**
@@ -198,4 +199,20 @@ export async function effectService(
     platform: { clock: scheduler.clock, hasher: webPlatform().hasher, scheduler },
   });
   return { service, scheduler };
+}
+
+/** A job of effect `e` on model `m`, due at 0, not yet attempted. */
+export function jobOf(work: EffectWork, executor = "server"): EffectJob {
+  return {
+    id: "e@0#1",
+    modelId: "m",
+    effectId: "e",
+    executor,
+    key: null,
+    work,
+    statusPath: null,
+    firedAt: 0,
+    dueAt: 0,
+    attempt: 0,
+  };
 }
