@@ -19,7 +19,7 @@ import {
   operations,
   ServiceError,
 } from "../../engine/mod.ts";
-import { isObject, jsonEqual } from "../../engine/json/value.ts";
+import { isContainer, jsonEqual } from "../../engine/json/value.ts";
 
 /** What a replacement keeps until it finished: the stored model, and the version replacing it. */
 export interface ReplaceRecord {
@@ -103,12 +103,17 @@ export async function createWithState(
 export type Finished = "none" | "back" | ReplaceRecord;
 
 /**
- * Whether `doc` holds every value of `state`: its members compared one by one (a write since may have added
- * others), anything else whole.
+ * Whether `doc` holds every value of `state`: an object's members and an array's elements compared one by one
+ * (a write since may have added members, or elements after the last), anything else whole.
  */
 function holdsAll(doc: Json, state: Json): boolean {
-  if (!isObject(state) || !isObject(doc)) return jsonEqual(doc, state);
-  return Object.entries(state).every(([key, value]) => Object.hasOwn(doc, key) && holdsAll(doc[key], value));
+  if (!isContainer(state) || !isContainer(doc) || Array.isArray(state) !== Array.isArray(doc)) {
+    return jsonEqual(doc, state);
+  }
+  const members = doc as Record<string, Json>;
+  return Object.entries(state).every(([key, value]) =>
+    Object.hasOwn(members, key) && holdsAll(members[key], value)
+  );
 }
 
 /**

@@ -227,3 +227,36 @@ Deno.test("a model created with a state computes its values under its own spec, 
   await createWithState(invoker, doubled(3, "tripled"), snapshot);
   assert.deepEqual(await invoker.invoke(operations.getState, { id: "counter" }), { n: 4, tripled: 12 });
 });
+
+Deno.test("a replacement left after its restore, then an element appended to a list: the state is back, no conflict", async () => {
+  const invoker = settling(await ModelService.open({}));
+  const list = (version: string) =>
+    ({
+      id: "list",
+      version,
+      schema: {
+        type: "object",
+        properties: {
+          items: { type: "array", items: { type: "object", properties: { name: { type: "string" } } } },
+        },
+      },
+    }) as unknown as ModelSpec;
+  await invoker.invoke(operations.createModel, { spec: list("2.0.0") as unknown as Json });
+  await invoker.invoke(operations.mutate, { id: "list", mutations: { "$.items": [{ name: "a" }] } });
+  const snapshot = await invoker.invoke(operations.snapshot, { id: "list" }) as unknown as Record<
+    string,
+    unknown
+  >;
+  // Another tab appends an element, and edits nothing the journal holds.
+  await invoker.invoke(operations.mutate, { id: "list", mutations: { "$.items[1]": { name: "b" } } });
+  const journal = memoryJournal();
+  await journal.write("list", { stored: list("1.0.0"), snapshot, version: "2.0.0" });
+  assert.equal(await finishInterrupted(invoker, journal, "list"), "back");
+  assert.deepEqual(await invoker.invoke(operations.getState, { id: "list" }), {
+    items: [{ name: "a" }, { name: "b" }],
+  });
+  // A change of an element the journal holds is one: the record comes back (its state held nowhere else).
+  await invoker.invoke(operations.mutate, { id: "list", mutations: { "$.items[0].name": "c" } });
+  await journal.write("list", { stored: list("1.0.0"), snapshot, version: "2.0.0" });
+  assert.notEqual(await finishInterrupted(invoker, journal, "list"), "back");
+});

@@ -59,12 +59,18 @@ export class EvolvePanel extends ModelPanel {
     this.#preview();
     const evolution = this.evolution;
     if (!evolution) return;
-    const { version } = await this.connection!.invoker.invoke(operations.evolveSpec, {
-      id: this.modelId,
-      evolution: evolution as never,
-    });
-    this.applied = [`Now at version ${version}.`, ...describeEvolution(evolution)];
+    // Refused, a preview left beside the refusal would read as applied: only the refusal is shown.
     this.evolution = null;
+    let version: string;
+    try {
+      ({ version } = await this.connection!.invoker.invoke(operations.evolveSpec, {
+        id: this.modelId,
+        evolution: evolution as never,
+      }));
+    } catch (err) {
+      throw new Error(`Not applied: ${(err as Error).message}`);
+    }
+    this.applied = [`Now at version ${version}.`, ...describeEvolution(evolution)];
     this.changed();
   }
 

@@ -83,11 +83,16 @@ export class ExplainPanel extends ModelPanel {
         `
         : this.targets.includes(this.path)
         ? html`<p class="muted">No traces for ${this.path} yet: write a field it reads.</p>`
-        // Writing would never trace a path the model does not compute: say where its paths are.
+        // Writing would never trace a path the model does not compute: say which paths have traces.
         : html`
           <p
             class="muted">No traces for ${this
-              .path}: the field's list names this model's derived fields and constraints.</p>
+              .path}: only derived fields and constraints have traces, and ${this
+              .path} is neither. ${this.targets.length
+              ? `This model's derived fields and constraints (the Field or constraint box lists them too): ${
+                this.targets.join(", ")
+              }.`
+              : "This model has none."}</p>
         `
     }`;
   }

@@ -62,7 +62,8 @@ export class MutatePanel extends ModelPanel {
           "patch"} @change=${() => (this.mode = "patch")}> JSON Patch</label>
       </div>
             <label class="stack">${this.mode === "map"
-              ? "Address → value (JSON object)"
+              // Words, not an arrow: the fonts of some systems have no arrow glyph (it showed blank).
+              ? "Paths and their values (JSON object)"
               : "Patch operations (JSON array)"}
               <textarea rows="6" class="code" .value=${this.#text[this.mode]}
                 @input=${(

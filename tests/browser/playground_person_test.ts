@@ -54,13 +54,56 @@ Deno.test("playground panels as a person uses them: explain a path, snapshots ke
         await target.fill("$.scale");
         await target.press("Enter");
         const panel = page.locator("svc-explain-panel");
+        // Says in words which paths have traces, and names them (not "the field's list").
         await panel.getByText(
-          "No traces for $.scale: the field's list names this model's derived fields and constraints.",
+          "No traces for $.scale: only derived fields and constraints have traces, and $.scale is neither. " +
+            "This model's derived fields and constraints (the Field or constraint box lists them too): " +
+            "$.scaleFactor, ",
         ).waitFor();
         assert.equal(await panel.getByText("write a field it reads").count(), 0);
         await screenshot(page, "explain-unknown-path");
       },
     );
+
+    await t.step(
+      "mutate: the box's label is in words every font draws, and a write by path commits",
+      async () => {
+        await page.getByRole("tab", { name: "Mutate" }).click();
+        // Its arrow glyph drew blank in fonts without one ("Address  value").
+        const box = page.getByLabel("Paths and their values (JSON object)");
+        await box.fill('{"$.targetServings": 6}');
+        await page.getByRole("button", { name: "Apply" }).click();
+        await page.getByRole("status", { name: "Mutation result" }).getByText("$.scaleFactor").waitFor();
+        await screenshot(page, "mutate-by-path");
+      },
+    );
+
+    await t.step("evolve: a refused apply shows the refusal, and no preview that looks applied", async () => {
+      await page.getByRole("tab", { name: "Evolve" }).click();
+      const panel = page.locator("svc-evolve-panel");
+      const editor = panel.getByLabel("Spec to evolve");
+      await editor.waitFor();
+      const spec = JSON.parse(
+        await panel.evaluate((el) =>
+          (el.querySelector("svc-json-editor") as unknown as {
+            value: string;
+          }).value
+        ),
+      );
+      spec.derivations.push({ path: "$.broken", expr: "1 +" });
+      await editor.click();
+      await page.keyboard.press("ControlOrMeta+a");
+      await page.keyboard.insertText(JSON.stringify(spec, null, 2));
+      await panel.getByRole("button", { name: "Preview the evolution" }).click();
+      await panel.getByText("This evolution:").waitFor();
+      await panel.getByRole("button", { name: "Apply the evolution" }).click();
+      const alert = panel.getByRole("alert");
+      await alert.getByText(/Spec validation failed: derivations\[\d+\]\.expr/).waitFor();
+      await screenshot(page, "evolve-refused");
+      assert.equal(await panel.getByText("This evolution:").count(), 0);
+      assert.equal(await panel.getByText("Applied.").count(), 0);
+      assert.match(await alert.textContent() ?? "", /^Not applied: /);
+    });
 
     await t.step("a snapshot taken stays listed after a visit to the view, and restores", async () => {
       await files.click();

@@ -147,7 +147,7 @@ const JOURNEYS: Journey[] = [
     async act(page) {
       // A category through the Mutate panel (a flat map), then edited in the view.
       await page.getByRole("tab", { name: "Mutate" }).click();
-      await page.getByLabel("Address → value (JSON object)").fill(
+      await page.getByLabel("Paths and their values (JSON object)").fill(
         '{"$.categories[0]": {"name": "Travel", "budget": 1000}}',
       );
       await page.getByRole("button", { name: "Apply" }).click();
