@@ -2,7 +2,8 @@
 /**
  * `<svc-model src="spec.json" view="main">`: runs a ModelSpec in the page and
  * renders its view. The spec comes from `src` (a URL of ModelSpec JSON) or the
- * `spec` property; `view` picks a view (default: the spec's default view).
+ * `spec` property; `view` picks a view (default: the spec's default view; one
+ * the model does not have shows the default view under a line naming the views it has).
  * State lives in IndexedDB keyed by the spec's id, so a reload shows the last
  * state. Events of the inner `<svc-view>` (`svc-commit`, `svc-effect`, `svc-error`,
  * `svc-navigate`) bubble out of the element. A spec that cannot start is an
@@ -81,6 +82,7 @@ export class SvcModel extends LitElement {
     modelId: { state: true },
     problem: { state: true },
     kept: { state: true },
+    views: { state: true },
     updating: { state: true },
   };
   /** URL of the ModelSpec JSON. */
@@ -97,6 +99,8 @@ export class SvcModel extends LitElement {
   problem = "";
   /** The stored model shown under the alert, when it was kept: its version and view ids. */
   kept?: { version: string; views: string[] };
+  /** The view ids of the model shown, as it started (the `view` asked for is checked against them). */
+  views?: string[];
   /** Whether another tab is changing the model shown (its replacement): the view waits for it. */
   updating = false;
 
@@ -143,16 +147,20 @@ export class SvcModel extends LitElement {
       if (!spec || start.signal.aborted) return;
       const { id, connection } = await open(spec);
       if (start.signal.aborted) return;
+      const views = (await storedViews(connection.invoker, id))?.views;
+      if (start.signal.aborted) return;
       this.connection = connection;
       this.modelId = id;
       this.problem = "";
       this.kept = undefined;
+      this.views = views;
     } catch (err) {
       // The stored model was kept as it was: it runs under the alert (the model of another id no longer shows).
       const kept = err instanceof StoredModelKept ? await pageConnection() : undefined;
       const stored = kept && await storedViews(kept.invoker, (err as StoredModelKept).id);
       if (start.signal.aborted) return;
       this.kept = stored;
+      this.views = stored?.views;
       this.connection = kept;
       this.modelId = kept ? (err as StoredModelKept).id : "";
       const what = kept ? "This model's new spec" : "This model";
@@ -164,13 +172,16 @@ export class SvcModel extends LitElement {
 
   protected override render(): TemplateResult {
     const alert = this.problem ? html`<p role="alert">${this.problem}</p>` : nothing;
-    // A view only the refused spec has: the kept model shows its default view, saying so.
-    const absent = this.kept && this.view && !this.kept.views.includes(this.view) ? this.view : "";
-    const note = absent
-      ? html`<p class="note">View '${absent}' is not in the stored version ${
-        this.kept!.version
-      }: its default view shows.</p>`
-      : nothing;
+    // A view the model does not have (only the refused spec has it, or a typo): its default view shows, the
+    // line saying so naming the views there are (before, the view's bare "not found" showed alone).
+    const absent = this.views?.length && this.view && !this.views.includes(this.view) ? this.view : "";
+    const note = !absent
+      ? nothing
+      : this.kept
+      ? html`<p class="note">View '${absent}' is not in the stored version ${this.kept.version}: its default view shows.</p>`
+      : html`<p class="note">This spec has no view '${absent}' (its views: ${
+        this.views!.join(", ")
+      }): its default view shows.</p>`;
     const model = this.connection && this.modelId
       ? html`
         ${note}
