@@ -19,6 +19,7 @@ import {
   operations,
   ServiceError,
 } from "../../engine/mod.ts";
+import { formatPath, type Segment } from "../../engine/json/path.ts";
 import { isContainer, jsonEqual } from "../../engine/json/value.ts";
 
 /** What a replacement keeps until it finished: the stored model, and the version replacing it. */
@@ -103,17 +104,33 @@ export async function createWithState(
 export type Finished = "none" | "back" | ReplaceRecord;
 
 /**
- * Whether `doc` holds every value of `state`: an object's members and an array's elements compared one by one
- * (a write since may have added members, or elements after the last), anything else whole.
+ * The addresses of the values of `state` that `doc` does not hold: an object's members and an array's elements
+ * compared one by one (a write since may have added members, or elements after the last), anything else whole.
  */
-function holdsAll(doc: Json, state: Json): boolean {
+function unheld(doc: Json, state: Json, at: Segment[] = [], out: Segment[][] = []): Segment[][] {
   if (!isContainer(state) || !isContainer(doc) || Array.isArray(state) !== Array.isArray(doc)) {
-    return jsonEqual(doc, state);
+    if (!jsonEqual(doc, state)) out.push(at);
+    return out;
   }
   const members = doc as Record<string, Json>;
-  return Object.entries(state).every(([key, value]) =>
-    Object.hasOwn(members, key) && holdsAll(members[key], value)
-  );
+  for (const [key, value] of Object.entries(state)) {
+    const where = [...at, Array.isArray(state) ? Number(key) : key];
+    if (Object.hasOwn(members, key)) unheld(members[key], value, where, out);
+    else out.push(where);
+  }
+  return out;
+}
+
+/**
+ * Whether a write recorded in the audit trail of model `id` touched each of `addresses` (at, inside or above it):
+ * a value of the state written over since is no value lost (the write came after it, as it would have anyway).
+ */
+async function writtenOver(invoker: Invoker, id: string, addresses: Segment[][]): Promise<boolean> {
+  for (const address of addresses) {
+    const pathPrefix = formatPath(address);
+    if (!(await invoker.invoke(operations.getAudit, { id, pathPrefix, limit: 1 })).length) return false;
+  }
+  return true;
 }
 
 /**
@@ -123,8 +140,8 @@ function holdsAll(doc: Json, state: Json): boolean {
  * since), is put back as it was stored, or, when this version refuses its stored spec, given to the spec
  * being opened (`opening`), as the replacement meant to. Run before an open of `id`, under its lock;
  * `replacing` is called first when there is one to finish. A model found written since keeps its place: the
- * state is back when it holds every value of it (the replacement's own model, restored, then written to),
- * else the dropped record is returned, its state held nowhere else.
+ * state is back when it holds every value of it but those a write since touched (the replacement's own model,
+ * restored, then written to), else the dropped record is returned, its state held nowhere else.
  */
 export async function finishInterrupted(
   invoker: Settling,
@@ -148,9 +165,9 @@ export async function finishInterrupted(
   }
   // Found holding every journaled value, the state is back (restored, maybe written to since): a restore
   // writes no audit record, so no record says what a written model was created with, but what it holds does.
-  // A model created without them (another writer's) holds them all only where nothing of them is lost; the
-  // replacement's own, written over one of them since, is taken for one (its state copied: nothing lost).
-  const holds = !!current && holdsAll(current.baseDoc, record.snapshot.baseDoc as Json);
+  // A model created without them (another writer's) holds them all only where nothing of them is lost.
+  const missing = current ? unheld(current.baseDoc, record.snapshot.baseDoc as Json) : [];
+  const holds = !!current && !missing.length;
   // A restore writes no audit record and a write does: a model written since holds data of its own.
   let back = !current ||
     (!holds && (await invoker.invoke(operations.getAudit, { id, limit: 1 })).length === 0);
@@ -171,6 +188,9 @@ export async function finishInterrupted(
       back = false;
     }
   }
+  // The replacement's own model (or any), written over some of those values since, lost none of them: only
+  // one lacking a value no write since touched lost it (another writer's, created without the state).
+  const kept = back || holds || (!!current && await writtenOver(invoker, id, missing));
   await journal.remove(id);
-  return back || holds ? "back" : record;
+  return kept ? "back" : record;
 }

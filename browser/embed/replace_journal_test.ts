@@ -93,7 +93,7 @@ Deno.test("a replacement left midway over a model another tab writes to as it is
     ...direct,
     invoke: (async (operation, input) => {
       const answer = await direct.invoke(operation, input);
-      if (operation === operations.getAudit) await store.write("counter", { "$.n": 3 }, false);
+      if (operation === operations.getAudit) await store.write("counter", { "$.note": "theirs" }, false);
       return answer;
     }) as Invoker["invoke"],
   };
@@ -112,7 +112,7 @@ Deno.test("a replacement left midway over a model another tab writes to as it is
   assert.deepEqual(await finishInterrupted(invoker, journal, "counter"), record);
   assert.equal(journal.records.size, 0);
   assert.equal((await direct.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
-  assert.deepEqual(await direct.invoke(operations.getState, { id: "counter" }), { n: 3 });
+  assert.deepEqual(await direct.invoke(operations.getState, { id: "counter" }), { note: "theirs" });
   await service.close();
 });
 
@@ -255,8 +255,4 @@ Deno.test("a replacement left after its restore, then an element appended to a l
   assert.deepEqual(await invoker.invoke(operations.getState, { id: "list" }), {
     items: [{ name: "a" }, { name: "b" }],
   });
-  // A change of an element the journal holds is one: the record comes back (its state held nowhere else).
-  await invoker.invoke(operations.mutate, { id: "list", mutations: { "$.items[0].name": "c" } });
-  await journal.write("list", { stored: list("1.0.0"), snapshot, version: "2.0.0" });
-  assert.notEqual(await finishInterrupted(invoker, journal, "list"), "back");
 });

@@ -267,20 +267,37 @@ const foundCases = [
   {
     found: "unwritten, the stored model is put back over it",
     n: 1,
-    written: false,
+    write: null,
+    lost: false,
     kept: ["1.0.0", { n: 7 }],
   },
-  { found: "written to, it is kept", n: 1, written: true, kept: ["3.0.0", { n: 2 }] },
+  // n = 7 is held nowhere: copied to the console, the alert says so.
+  {
+    found: "written to, it is kept",
+    n: 1,
+    write: { "$.note": "theirs" },
+    lost: true,
+    kept: ["3.0.0", { n: 1, note: "theirs" }],
+  },
+  // Every value of the state it lacks was written over since: none is lost to the replacement.
+  {
+    found: "written over the stored state, it is kept",
+    n: 1,
+    write: { "$.n": 2 },
+    lost: false,
+    kept: ["3.0.0", { n: 2 }],
+  },
   // The state is where it was: nothing to put back, nothing to copy to the console.
   {
     found: "holding the stored state, it is kept: the state is back",
     n: 7,
-    written: false,
+    write: null,
+    lost: false,
     kept: ["3.0.0", { n: 7 }],
   },
 ] as const;
 
-for (const { found, n, written, kept } of foundCases) {
+for (const { found, n, write, lost, kept } of foundCases) {
   Deno.test(`another writer stores a model under the id as a replacement creates its own (refused): ${found}`, async () => {
     const store = new SharedStore();
     const { service, invoker, page, journal } = await sharedCounter(store, () => Promise.resolve());
@@ -289,10 +306,10 @@ for (const { found, n, written, kept } of foundCases) {
       page.createModel = create;
       // Between the deletion and the creation, another tab creates the model (this tab hears of it), and
       // the app's own service may write to it: the replacement's creation is refused (its id is taken).
-      const model = { spec: counter("3.0.0"), base: { doc: { n }, meta: [], stale: [] }, log: [] };
+      const model = { spec: counter("3.0.0", ["note"]), base: { doc: { n }, meta: [], stale: [] }, log: [] };
       await store.changed("counter", { kind: "replaced", model });
       store.next = { kind: "current" };
-      if (written) await invoker.invoke(operations.mutate, { id: "counter", mutations: { "$.n": 2 } });
+      if (write) await invoker.invoke(operations.mutate, { id: "counter", mutations: write });
       return await create(...args);
     };
     const logged: unknown[][] = [];
@@ -303,7 +320,7 @@ for (const { found, n, written, kept } of foundCases) {
         assert.ok(err instanceof StoredModelKept);
         assert.match(
           err.message,
-          written
+          lost
             ? /^Model 'counter' could not take version 2\.0\.0 of its spec \(.+\), and another writer stored a model under its id meanwhile and wrote to it: that model is kept, and the state of version 1\.0\.0 is in the console$/
             : new RegExp(
               `^Model 'counter' keeps its stored version ${
@@ -323,7 +340,7 @@ for (const { found, n, written, kept } of foundCases) {
     // A copy of the data the model under the id does not hold, for a person to find.
     const copies = logged.map(([what, snapshot]) => [what, (snapshot as { baseDoc: Json }).baseDoc]);
     const copy = ["svc-embed: the state of model 'counter', which could not be put back:", { n: 7 }];
-    assert.deepEqual(copies, written ? [copy] : []);
+    assert.deepEqual(copies, lost ? [copy] : []);
     assert.equal(journal.records.size, 0);
     await service.close();
   });
@@ -332,16 +349,29 @@ for (const { found, n, written, kept } of foundCases) {
 /** A model found under the id as an open finishes a replacement of counter 1.0.0 at n = 7 by 2.0.0 left midway. */
 const foundMidway = [
   // Created in the journaled state (in one step, as the replacement creates it), then written to.
-  { found: "the replacement's own, restored, then written to", restored: true, write: { "$.note": "added" } },
-  // Created without it (another writer's createModelService() service, say), then written to.
+  {
+    found: "the replacement's own, restored, then written to",
+    restored: true,
+    write: { "$.note": "added" },
+    state: { n: 7, note: "added" },
+  },
+  // The same, a value of the state written over: nothing of it is lost (before, an alert said it was).
+  {
+    found: "the replacement's own, restored, then written over",
+    restored: true,
+    write: { "$.n": 8 },
+    state: { n: 8 },
+  },
+  // Created without it (another writer's createModelService() service, say), then written to: n = 7 is lost.
   {
     found: "another writer's, created without the state, then written to",
     restored: false,
-    write: { "$.n": 3 },
+    write: { "$.note": "theirs" },
+    state: { note: "theirs" },
   },
 ] as const;
 
-for (const { found, restored, write } of foundMidway) {
+for (const { found, restored, write, state: expected } of foundMidway) {
   Deno.test(`an open finishing a replacement left midway over a model written since: ${found}`, async () => {
     const service = await ModelService.open({});
     const page = settling(service);
@@ -382,7 +412,7 @@ for (const { found, restored, write } of foundMidway) {
     // The model found keeps its place and its writes either way.
     assert.equal((await page.invoke(operations.getSpec, { id: "counter" })).version, "2.0.0");
     const state = await page.invoke(operations.getState, { id: "counter" });
-    assert.deepEqual(state, restored ? { n: 7, note: "added" } : { n: 3 });
+    assert.deepEqual(state, expected);
     // A copy of the state for a person to find, only where the model does not hold it.
     const copies = logged.map(([what, copy]) => [what, (copy as { baseDoc: Json }).baseDoc]);
     const copy = ["svc-embed: the state of model 'counter', which could not be put back:", { n: 7 }];
