@@ -74,10 +74,11 @@ export class TraceList extends LitElement {
           path: this.path,
           limit: this.limit,
         });
+        // "from", not an arrow: the fonts of some systems have no arrow glyph (it showed blank).
         this.rows = traces.filter((t) => this.showConstraints || t.constraintPassed === null).map((t) =>
           `${t.targetPath} = ${
             t.result === null ? "(no value)" : formatValue(t.result as Json)
-          } ← ${t.expression}${t.errorMessage ? ` (error: ${t.errorMessage})` : ""}`
+          } from ${t.expression}${t.errorMessage ? ` (error: ${t.errorMessage})` : ""}`
         );
       }
     } catch (err) {

@@ -105,6 +105,17 @@ Deno.test("playground panels as a person uses them: explain a path, snapshots ke
       assert.match(await alert.textContent() ?? "", /^Not applied: /);
     });
 
+    await t.step(
+      "tests: each case reads passed or failed in words, no glyph a font may lack first",
+      async () => {
+        await page.getByRole("tab", { name: "Tests" }).click();
+        const cases = page.locator("svc-tests-panel .cases > li");
+        await cases.first().waitFor();
+        for (const text of await cases.allTextContents()) assert.match(text.trim(), /^(passed|failed): /);
+        await screenshot(page, "tests-cases");
+      },
+    );
+
     await t.step("a snapshot taken stays listed after a visit to the view, and restores", async () => {
       await files.click();
       await page.getByRole("button", { name: "Take a snapshot" }).click();

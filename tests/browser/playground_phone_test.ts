@@ -126,7 +126,9 @@ Deno.test("playground at a phone's width: focus on open, nothing wider than the 
           await page.getByText("Nothing changed.").waitFor();
         }
         if (id === "mutate") {
-          await page.getByLabel("Paths and their values (JSON object)").fill('{"$.customer.name": "Ada Lovelace"}');
+          await page.getByLabel("Paths and their values (JSON object)").fill(
+            '{"$.customer.name": "Ada Lovelace"}',
+          );
           await page.getByRole("button", { name: "Apply" }).click();
           await page.getByRole("status", { name: "Mutation result" }).waitFor();
         }

@@ -99,7 +99,7 @@ Deno.test("the renderer: all 26 record kinds render, write back, navigate and st
     // The refused 200 (doubled 400) was never committed, so the explanation lists committed values only.
     const why = view.locator('[data-component="explain"] li');
     await why.filter({ hasText: "$.doubled = 12" }).waitFor();
-    assert.match(await why.first().textContent() ?? "", /^\$\.doubled = \d+ ← count \* 2$/);
+    assert.match(await why.first().textContent() ?? "", /^\$\.doubled = \d+ from count \* 2$/);
     // The creation computed nothing (no count yet): explain keeps no `(no value)` row from before any write.
     assert.ok(
       !(await why.allTextContents()).some((row) => row.includes("(no value)")),
