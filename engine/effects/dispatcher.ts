@@ -53,9 +53,9 @@ export interface DispatchHost {
   retryLater(job: EffectJob): Promise<void>;
   /**
    * Puts off a job whose `begin` threw, for the `putOffs`-th time in a row: its copy in the host's memory
-   * (what re-arms it) is due after its effect's backoff, doubled at each, and its store, shared with other
-   * processes, leaves it with this one until then where it can; null when the job is gone or another
-   * process holds it.
+   * (what re-arms it) and in its store, where the store takes it, is due after its effect's backoff,
+   * doubled at each, and a store shared with other processes leaves it with this one until then where it
+   * can; null when the job is gone or another process holds it.
    */
   putOff(job: EffectJob, putOffs: number): Promise<EffectJob | null>;
 }

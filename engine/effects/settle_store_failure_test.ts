@@ -301,6 +301,26 @@ Deno.test("an attempt that meets an unexpected refusal is put off after its effe
   await service.close();
 });
 
+Deno.test("an attempt put off is stored with its later due time: after a restart it waits for it too", async () => {
+  const store = new FlakyStore();
+  store.failUpdates = 1;
+  store.updateError = conflict("unexpected");
+  const effect = { ...spec.effects[0], statusPath: undefined, policy: { retries: 1, backoff: 5000 } };
+  const model = { ...spec, effects: [effect] };
+  const before = await run(() => false, [], store, 0, { model });
+  assert.match(before.warnings.join("\n"), /job 'fx@.*'\): attempt put off \(unexpected\)$/);
+  const [stored] = store.outbox.values();
+  assert.deepEqual([stored.dueAt, stored.attempt], [before.scheduler.clock.now() + 5000, 0], "stored");
+  await before.service.close();
+  const http = new ScriptedExecutor().answer(ok({ v: 5 }));
+  const { service, scheduler } = await effectService([http], { store });
+  await scheduler.advance(4999);
+  assert.equal(http.jobs.length, 0, "not sent before its put-off ends");
+  await scheduler.advance(1);
+  assert.equal(http.jobs.length, 1, "sent then");
+  await service.close();
+});
+
 Deno.test("a timer whose firing the store fails to count fires after its backoff, not at the next start", async () => {
   const store = new FlakyStore();
   const timer = { ...spec.effects[0], executor: "timer", request: undefined, afterMs: "1000" };

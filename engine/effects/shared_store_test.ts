@@ -344,7 +344,8 @@ async function failingClaims(backoff: number | { initialMs: number; maxMs: numbe
   store.coordination.claim = (job, holdMs) => {
     const now = scheduler.clock.now();
     if (job.dueAt > now) {
-      heldUntil.push(now + holdMs);
+      // As StoreCoordination.claim holds it: until `holdMs` after it is due as stored.
+      heldUntil.push(Math.max(store.outbox.get(job.id)?.dueAt ?? 0, now) + holdMs);
       return claim(job, holdMs);
     }
     claimedAt.push(now);
