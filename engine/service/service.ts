@@ -1138,7 +1138,13 @@ export class ModelService implements ModelApi {
       return null;
     }
     const counted = written ? inFlight : attempt;
-    if (!written) await this.store.updateJobs(job.modelId, { update: [counted] });
+    if (!written) {
+      await this.store.updateJobs(job.modelId, { update: [counted] });
+      // Counted alone, nothing refuses a count another process made moot by taking the job meanwhile (this
+      // one paused past its lease; a shared store then drops the count): claimed again, so it is not sent
+      // behind the holder's back, as an in_flight commit refused as stale is not.
+      if (!await this.#coordination.claim(counted, policy.timeoutMs)) return null;
+    }
     slot.jobs.set(job.id, counted);
     return { run: counted, policy };
   }
