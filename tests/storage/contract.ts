@@ -1002,8 +1002,8 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
   pausedBeforeCounting(true),
   pausedBeforeCounting(false),
   {
-    name: "shared: an attempt one service put off (its begin failed) is not claimed through another store " +
-      "before its wait ends",
+    name: "shared: an attempt one service put off (its begin failed) is stored with its later due time, " +
+      "not claimed through another store before its wait ends",
     needs: ["shared"],
     async run(fixture) {
       const leaseMs = 200;
@@ -1046,6 +1046,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
           if (change.type === "jobs") handed.push(...change.jobs);
         });
         await service.createModel(PUT_OFF);
+        const firedBefore = Date.now();
         await service.mutate(PUT_OFF.id, { "$.go": true });
         await eventually(
           () => warnings.some((w) => w.endsWith("attempt put off (out of file handles)")),
@@ -1056,6 +1057,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await new Promise((resolve) => setTimeout(resolve, 100 + leaseMs + 500));
         const [job] = (await b.store.load()).find((m) => m.spec.id === PUT_OFF.id)?.jobs ?? [];
         same(job?.attempt, 0, "the job in the outbox, no attempt counted");
+        same(job.dueAt >= firedBefore + 60_000, true, "stored with the put-off's due time");
         same(await b.store.coordination!.claim(job, 0), null, "not claimed through the other store");
         same([handed, sent], [[], []], "neither handed to the other store nor sent");
         unwatch();
