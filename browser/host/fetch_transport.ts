@@ -13,6 +13,7 @@ import {
   type InboundResponse,
   RequestFailed,
   RequestRefused,
+  ResponseTooLarge,
 } from "../../engine/effects/http_executor.ts";
 import { readCapped } from "../../engine/read_capped.ts";
 
@@ -42,7 +43,7 @@ export function fetchTransport(options: FetchTransportOptions = {}): HttpTranspo
         });
         if (response.type === "opaqueredirect") throw new RequestRefused("redirect not followed");
         const body = response.body ? await readCapped(response.body, max) : new Uint8Array();
-        if (!body) throw new RequestFailed(`response exceeds svc.effects.max-response-bytes (${max})`);
+        if (!body) throw new ResponseTooLarge(max);
         return { status: response.status, body };
       } catch (err) {
         if (err instanceof RequestFailed || err instanceof RequestRefused) throw err;

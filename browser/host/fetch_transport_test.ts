@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RequestFailed, RequestRefused } from "../../engine/effects/http_executor.ts";
+import { RequestFailed, RequestRefused, ResponseTooLarge } from "../../engine/effects/http_executor.ts";
 import { fetchTransport } from "./fetch_transport.ts";
 
 const limits = (timeoutMs = 2000, signal = new AbortController().signal) => ({ signal, timeoutMs });
@@ -24,7 +24,7 @@ Deno.test("fetchTransport: answers in full, caps their size, keeps its time limi
 
   await assert.rejects(
     transport.send({ method: "GET", url: `${base}/big`, headers: {} }, limits()),
-    (err) => err instanceof RequestFailed && /max-response-bytes \(1000\)/.test(err.message),
+    (err) => err instanceof ResponseTooLarge && /max-response-bytes \(1000\)/.test(err.message),
   );
   await assert.rejects(
     transport.send({ method: "GET", url: `${base}/slow`, headers: {} }, limits(50)),

@@ -53,9 +53,9 @@ export interface DispatchHost {
   retryLater(job: EffectJob): Promise<void>;
   /**
    * Puts off a job whose `begin` threw, for the `putOffs`-th time in a row: its copy in the host's memory
-   * (what re-arms it) is due after its effect's backoff, doubled at each, and its store, shared with other
-   * processes, leaves it with this one until then where it can; null when the job is gone or another
-   * process holds it.
+   * (what re-arms it) and in its store, where the store takes it, is due after its effect's backoff,
+   * doubled at each, and a store shared with other processes leaves it with this one until then where it
+   * can; null when the job is gone or another process holds it.
    */
   putOff(job: EffectJob, putOffs: number): Promise<EffectJob | null>;
 }
@@ -261,7 +261,8 @@ export class EffectDispatcher {
    * Settles a job with its outcome. When the store fails, the job keeps the
    * outcome and is settled again after its backoff, up to
    * {@link SETTLE_RETRIES} times; then it is recorded failed, or, when the
-   * store takes not even that, both are tried again after a longer wait.
+   * store takes not even that, both are tried again after a longer wait
+   * (logged at growing intervals, with the count of failures).
    */
   async #settle(job: EffectJob, outcome: ExecutorOutcome, policy: EffectPolicy): Promise<EffectJob | null> {
     try {
@@ -278,15 +279,24 @@ export class EffectDispatcher {
         // kept as a retry is, so a notice re-arming the host's copy (a hand-over) keeps the wait too.
         const again = await this.#host.settle(job, failed).then(
           () => null,
-          () => ({ ...job, dueAt: this.#clock.now() + Math.max(1000, policy.maxBackoffMs) }),
+          () => ({
+            ...job,
+            settleFailures: failures,
+            dueAt: this.#clock.now() + Math.max(1000, policy.maxBackoffMs),
+          }),
         );
         // A store refusing to keep it even so is named in the same line (the wait is then in memory only).
         const kept = again && await this.#keep(again);
-        warn(
-          ` ${failures} times${why}, ${
-            again ? kept || "kept in the outbox, settled again later" : "recorded failed"
-          }`,
-        );
+        // A long outage is logged at the 1st, 2nd, 4th, 8th… give-up, each line with the count, not at every
+        // wait: a line per doubling of the outage's length. A failure recorded at last always is.
+        const gaveUp = failures - SETTLE_RETRIES;
+        if (!again || !(gaveUp & (gaveUp - 1))) {
+          warn(
+            ` ${failures} times${why}, ${
+              again ? kept || "kept in the outbox, settled again later" : "recorded failed"
+            }`,
+          );
+        }
         return again;
       }
       const retry = {

@@ -2,8 +2,8 @@
  * The `server` effect kind over a host's HTTP transport: the effect's request
  * (or each request of its `requests` fan-out). A JSON answer is parsed into
  * `$response` (an empty one is null, another text stays text), its status is
- * `$status`. 2xx succeeds; 3xx (redirects are not followed) and 4xx fail for
- * good; 5xx, I/O errors and time-outs are worth a retry. A fan-out reports
+ * `$status`. 2xx succeeds; 3xx (redirects are not followed), 4xx and an answer
+ * past the size cap fail for good; 5xx, I/O errors and time-outs are worth a retry. A fan-out reports
  * each request on its own (one attempt each, `$response` the list of their
  * answers), however many there are. How requests leave is the host's: the
  * server sends them through its egress guard, a browser tab with `fetch`
@@ -54,11 +54,18 @@ export class RequestRefused extends Error {
   }
 }
 
-/** A request that failed on the way (I/O, time limit, an oversized answer), with the message to report. */
+/** A request that failed on the way (I/O, time limit), with the message to report. */
 export class RequestFailed extends Error {
   constructor(message: string) {
     super(message);
     this.name = "RequestFailed";
+  }
+}
+
+/** An answer past the host's cap: the same request most likely gets it again, so it is not retried. */
+export class ResponseTooLarge extends RequestFailed {
+  constructor(max: number) {
+    super(`response exceeds svc.effects.max-response-bytes (${max})`);
   }
 }
 
@@ -139,7 +146,9 @@ async function send(
     }
     return { ok: false, error: `http ${response.status}`, retryable: response.status >= 500 };
   } catch (err) {
-    if (err instanceof RequestRefused) return { ok: false, error: err.message, retryable: false };
+    if (err instanceof RequestRefused || err instanceof ResponseTooLarge) {
+      return { ok: false, error: err.message, retryable: false };
+    }
     const message = err instanceof RequestFailed ? err.message : `request failed: ${(err as Error).message}`;
     return { ok: false, error: message, retryable: true };
   }

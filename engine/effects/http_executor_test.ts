@@ -8,6 +8,7 @@ import {
   type OutboundRequest,
   RequestFailed,
   RequestRefused,
+  ResponseTooLarge,
 } from "./http_executor.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -78,7 +79,7 @@ Deno.test("answers: JSON parsed, empty as null, other text kept; the body's type
   assert.deepEqual(wire.sent[2].headers, { "Content-Type": "text/csv" }, "a given type is kept");
 });
 
-Deno.test("failures: 4xx and 3xx for good, 5xx and failures on the way retried, refusals for good", async () => {
+Deno.test("failures: 4xx, 3xx and oversized answers for good, 5xx and failures on the way retried, refusals for good", async () => {
   const executor = httpExecutor(transport({
     "https://a/404": { status: 404, body: encode("") },
     "https://a/302": { status: 302, body: encode("") },
@@ -86,6 +87,7 @@ Deno.test("failures: 4xx and 3xx for good, 5xx and failures on the way retried, 
     "https://a/blocked": new RequestRefused("egress blocked: private address"),
     "https://a/slow": new RequestFailed("timed out after 1000 ms"),
     "https://a/cors": new TypeError("Failed to fetch"),
+    "https://a/big": new ResponseTooLarge(1000),
   }));
   const outcome = async (url: string) => await executor.execute(job([get(url)]), limits);
   assert.deepEqual(await outcome("https://a/404"), { ok: false, error: "http 404", retryable: false });
@@ -105,6 +107,12 @@ Deno.test("failures: 4xx and 3xx for good, 5xx and failures on the way retried, 
     ok: false,
     error: "request failed: Failed to fetch",
     retryable: true,
+  });
+  // The same request most likely gets the same answer again.
+  assert.deepEqual(await outcome("https://a/big"), {
+    ok: false,
+    error: "response exceeds svc.effects.max-response-bytes (1000)",
+    retryable: false,
   });
 });
 

@@ -192,7 +192,7 @@ Deno.test("an attempt counted after another process settled the job does not bri
   await service.close();
 });
 
-Deno.test("an attempt counted without a status path does not bring back a job settled elsewhere", async () => {
+Deno.test("an attempt counted without a status path does not bring back (nor send) a job settled elsewhere", async () => {
   const http = new ScriptedExecutor();
   const store = new SharedOutboxStore();
   const { service, scheduler } = await effectService([http], { store });
@@ -201,8 +201,8 @@ Deno.test("an attempt counted without a status path does not bring back a job se
   http.hold();
   await service.mutate("quote", { "$.region": "eu" });
   await scheduler.advance(0);
-  assert.deepEqual(http.jobs.map((j) => j.attempt), [1]);
   assert.deepEqual([...store.outbox.keys()], [], "counted on its own, it is not written back either");
+  assert.deepEqual(http.jobs, [], "nor sent: claimed again after its count, it is found gone");
   http.release();
   await scheduler.advance(0);
   await service.close();
@@ -344,7 +344,8 @@ async function failingClaims(backoff: number | { initialMs: number; maxMs: numbe
   store.coordination.claim = (job, holdMs) => {
     const now = scheduler.clock.now();
     if (job.dueAt > now) {
-      heldUntil.push(now + holdMs);
+      // As StoreCoordination.claim holds it: until `holdMs` after it is due as stored.
+      heldUntil.push(Math.max(store.outbox.get(job.id)?.dueAt ?? 0, now) + holdMs);
       return claim(job, holdMs);
     }
     claimedAt.push(now);

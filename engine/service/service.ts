@@ -1048,6 +1048,18 @@ export class ModelService implements ModelApi {
     // then. The job as stored; null when another holds it.
     const holdUntilDue = (job: EffectJob) =>
       this.#coordination.claim(job, job.dueAt - this.platform.clock.now());
+    // A job kept for a later attempt: here first, so when the store refuses it, it still runs while the
+    // service does, and a claim the store still takes keeps the others sharing it off until then.
+    const keep = async (job: EffectJob) => {
+      await onModel(job, async (slot) => {
+        if (!slot.jobs.has(job.id)) return;
+        slot.jobs.set(job.id, job);
+        await this.store.updateJobs(job.modelId, { update: [job] }).catch(async (err) => {
+          await holdUntilDue(job).catch(() => {});
+          throw err;
+        });
+      });
+    };
     // A job of a deleted model is gone: its calls end quietly.
     const onModel = async <T>(job: EffectJob, task: (slot: Slot) => Promise<T>): Promise<T | null> => {
       try {
@@ -1065,10 +1077,12 @@ export class ModelService implements ModelApi {
         }),
       // The store failing (an outage), other instances' writes outpacing this one's (429), or anything else
       // begin meets: the job waits, not sent yet (its attempt count stays), in this memory, so a notice that
-      // re-arms it (a hand-over) keeps the wait, and in a shared store as this process's claim renewed until
-      // the wait ends, so no other process takes it earlier (null: another holds it). A store that takes not
-      // even the claim (an outage) leaves the others to take it once the lease it has runs out, as from a
-      // process that died; this one's next attempt claims it first, so the two never run it at once.
+      // re-arms it (a hand-over) keeps the wait, and in the store with its new due time where the store takes
+      // it (a copy elsewhere, another process's or this one's after a restart, waits for it too; null:
+      // another holds it), else as this process's claim renewed until the wait ends, so no other process
+      // takes it earlier. A store that takes neither (an outage) leaves the others to take it once the
+      // lease it has runs out, as from a process that died; this one's next attempt claims it first, so the
+      // two never run it at once.
       putOff: async (due, putOffs) => {
         const slot = this.#slots.get(due.modelId);
         const known = slot?.jobs.get(due.id);
@@ -1078,20 +1092,10 @@ export class ModelService implements ModelApi {
           dueAt: this.platform.clock.now() + backoffDelay(policyOf(due, slot), known.attempt + putOffs),
         };
         slot.jobs.set(known.id, wait);
-        return (await holdUntilDue(wait).catch(() => wait)) && wait;
+        // Kept, its lease runs from its new due time: the claim only tells whether it is still this process's.
+        return (await keep(wait).then(() => this.#coordination.claim(wait, 0)).catch(() => wait)) && wait;
       },
-      retryLater: async (job) => {
-        await onModel(job, async (slot) => {
-          if (!slot.jobs.has(job.id)) return;
-          // Kept here first: when the store refuses it, the retry still runs while the service does, and a
-          // claim the store still takes keeps the others sharing it off until then, as a put-off's does.
-          slot.jobs.set(job.id, job);
-          await this.store.updateJobs(job.modelId, { update: [job] }).catch(async (err) => {
-            await holdUntilDue(job).catch(() => {});
-            throw err;
-          });
-        });
-      },
+      retryLater: keep,
       settle: async (job, outcome) => {
         await onModel(job, (slot) => this.#settle(slot, job, outcome));
       },
@@ -1134,7 +1138,13 @@ export class ModelService implements ModelApi {
       return null;
     }
     const counted = written ? inFlight : attempt;
-    if (!written) await this.store.updateJobs(job.modelId, { update: [counted] });
+    if (!written) {
+      await this.store.updateJobs(job.modelId, { update: [counted] });
+      // Counted alone, nothing refuses a count another process made moot by taking the job meanwhile (this
+      // one paused past its lease; a shared store then drops the count): claimed again, so it is not sent
+      // behind the holder's back, as an in_flight commit refused as stale is not.
+      if (!await this.#coordination.claim(counted, policy.timeoutMs)) return null;
+    }
     slot.jobs.set(job.id, counted);
     return { run: counted, policy };
   }

@@ -14,6 +14,7 @@ import {
   EgressBlocked,
   EgressFailure,
   type EgressPolicy,
+  EgressTooLarge,
   type Resolver,
   systemResolver,
 } from "./guard.ts";
@@ -59,7 +60,10 @@ function pinnedLookup(addresses: string[]) {
   };
 }
 
-/** Sends `request` through the guard. Refusals throw {@link EgressBlocked}, failures {@link EgressFailure}. */
+/**
+ * Sends `request` through the guard. Refusals throw {@link EgressBlocked}, failures {@link EgressFailure}
+ * ({@link EgressTooLarge} for an answer past `maxResponseBytes`).
+ */
 export async function guardedFetch(request: EgressRequest, options: EgressOptions): Promise<EgressResponse> {
   const target = await checkEgress(request.url, options.policy, options.resolve ?? systemResolver);
   const signal = options.signal
@@ -84,7 +88,7 @@ export async function guardedFetch(request: EgressRequest, options: EgressOption
         size += chunk.byteLength;
         if (size > options.maxResponseBytes) {
           incoming.destroy();
-          fail(`response exceeds svc.effects.max-response-bytes (${options.maxResponseBytes})`);
+          reject(new EgressTooLarge(options.maxResponseBytes));
           return;
         }
         chunks.push(chunk);
@@ -114,4 +118,4 @@ export async function guardedFetch(request: EgressRequest, options: EgressOption
   });
 }
 
-export { EgressBlocked, EgressFailure };
+export { EgressBlocked, EgressFailure, EgressTooLarge };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { EgressBlocked, EgressFailure, guardedFetch } from "./fetch.ts";
+import { EgressBlocked, EgressFailure, EgressTooLarge, guardedFetch } from "./fetch.ts";
 import { STRICT_POLICY } from "./guard.ts";
 
 const LOOPBACK = { allowPrivateIps: true, allowInsecureHttp: true, allowedHosts: null };
@@ -65,7 +65,8 @@ Deno.test("redirects are returned, not followed; oversized answers and slow targ
     assert.equal(redirect.status, 302);
     await assert.rejects(
       guardedFetch({ method: "GET", url: `${base}/big` }, options),
-      (err) => err instanceof EgressFailure && /max-response-bytes \(1000\)/.test(err.message),
+      (err) =>
+        err instanceof EgressTooLarge && err.max === 1000 && err.message === "response exceeds 1000 bytes",
     );
     try {
       await assert.rejects(

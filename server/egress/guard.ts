@@ -42,11 +42,19 @@ export class EgressBlocked extends Error {
   }
 }
 
-/** A request that failed on the way (DNS, I/O, time limit, oversized answer): worth a retry, unlike a refusal. */
+/** A request that failed on the way (DNS, I/O, time limit, oversized answer). */
 export class EgressFailure extends Error {
   constructor(message: string) {
     super(message);
     this.name = "EgressFailure";
+  }
+}
+
+/** An answer longer than the request's `maxResponseBytes` (`max`); what is read of it is dropped. */
+export class EgressTooLarge extends EgressFailure {
+  constructor(readonly max: number) {
+    super(`response exceeds ${max} bytes`);
+    this.name = "EgressTooLarge";
   }
 }
 

@@ -11,6 +11,7 @@ export {
   EgressBlocked,
   EgressFailure,
   type EgressPolicy,
+  EgressTooLarge,
   hostAllowed,
   type Resolver,
   STRICT_POLICY,

@@ -1,8 +1,9 @@
 /**
  * The server's `server` effect kind: the engine's HTTP executor
  * (engine/effects/http_executor.ts) sending through the egress guard, which
- * refuses blocked destinations for good and reports DNS and I/O failures,
- * time-outs and oversized answers as worth a retry.
+ * refuses blocked destinations for good, fails oversized answers for good
+ * (the same request would most likely get one again) and reports DNS and I/O
+ * failures and time-outs as worth a retry.
  *
  * @module
  */
@@ -11,11 +12,13 @@ import {
   httpExecutor as engineHttpExecutor,
   RequestFailed,
   RequestRefused,
+  ResponseTooLarge,
 } from "../../engine/effects/http_executor.ts";
 import {
   EgressBlocked,
   EgressFailure,
   type EgressPolicy,
+  EgressTooLarge,
   guardedFetch,
   type Resolver,
 } from "../egress/mod.ts";
@@ -43,6 +46,7 @@ export function httpExecutor(options: HttpExecutorOptions): EffectExecutor {
         });
       } catch (err) {
         if (err instanceof EgressBlocked) throw new RequestRefused(err.message);
+        if (err instanceof EgressTooLarge) throw new ResponseTooLarge(err.max);
         if (err instanceof EgressFailure) throw new RequestFailed(err.message);
         throw err;
       }

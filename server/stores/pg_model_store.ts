@@ -362,16 +362,22 @@ export class PgModelStore implements ModelStore, StoreCoordination {
     const record = audit && this.#options.audit ? audit : null;
     // A job it updates (an attempt counted with its in_flight phase) that another process has claimed since
     // (this one's lease ran out: a pause) refuses the commit as stale: run again, its claim fails, nothing
-    // is sent behind the new holder's back.
+    // is sent behind the new holder's back. Its row is locked and read as last committed (FOR UPDATE), not
+    // as the statement's snapshot saw it: a claim committed meanwhile is seen (else the model moved, the
+    // count was not written, and both sent), one coming after waits for this commit. The model's row is
+    // locked first, as every other write does (no deadlock with a commit removing that job).
     const updated = (jobs?.update ?? []).map((job) => job.id).filter((id) => !jobs?.remove?.includes(id));
     const [row] = await sql`
-      WITH m AS (
+      WITH cur AS (SELECT id FROM svc_models WHERE id = ${modelId} AND rev = ${seen.rev} FOR UPDATE),
+      held AS (
+        SELECT j.owner FROM svc_jobs j JOIN cur ON j.model_id = cur.id
+        WHERE j.id = ANY(${updated}::text[]) FOR UPDATE OF j
+      ),
+      m AS (
         UPDATE svc_models SET rev = nextval('svc_rev'), next_log = next_log + 1,
           audit_seq = coalesce(${record?.sequence ?? null}::bigint, audit_seq),
           audit_hash = coalesce(${record?.hash ?? null}::text, audit_hash)
-        WHERE id = ${modelId} AND rev = ${seen.rev} AND NOT EXISTS (
-          SELECT 1 FROM svc_jobs j WHERE j.model_id = ${modelId} AND j.id = ANY(${updated}::text[])
-            AND NOT ${this.#mine(sql)})
+        WHERE id = (SELECT id FROM cur) AND NOT EXISTS (SELECT 1 FROM held j WHERE NOT ${this.#mine(sql)})
         RETURNING id, rev, next_log
       ),
       logged AS (

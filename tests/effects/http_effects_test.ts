@@ -1,7 +1,7 @@
 /**
  * `server` effects of the real server against real loopback targets (the
  * egress guard relaxed by configuration for them): success and fold-back,
- * retry after a 500, time-out, oversized answer, redirect not followed, a key
+ * retry after a 500, time-out, oversized answer (not retried), redirect not followed, a key
  * superseded and a trigger turned false while in flight, fan-out, the
  * default guard refusing the loopback target, and a name that does not
  * resolve retried.
@@ -112,6 +112,21 @@ Deno.test("a slow target times out; an oversized answer fails; neither is applie
     );
     assert.match(big.io.fetch.error, /exceeds svc\.effects\.max-response-bytes \(1000\)/);
     assert.equal(big.rate, undefined);
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});
+
+Deno.test("an oversized answer fails at once, however many retries the policy allows", async () => {
+  const target = startTarget(() => Response.json({ rate: 9, padding: "x".repeat(5000) }));
+  const server = await startTestServer({ ...LOOPBACK_EFFECTS, "svc.effects.max-response-bytes": "1000" });
+  try {
+    await call(server.url, "POST", "/models", rateModel(target.url, { policy: { retries: 2, backoff: 10 } }));
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "big", "$.enabled": true });
+    const big = await until(() => stateOf(server.url, "quote"), (s) => fetchPhase(s) === "failed", "failed");
+    assert.equal(big.io.fetch.error, "response exceeds svc.effects.max-response-bytes (1000)");
+    assert.equal(target.hits.length, 1, "sent once");
   } finally {
     await server.close();
     await target.close();

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { EffectJob } from "../../engine/effects/job.ts";
+import type { EffectJob, JobChanges } from "../../engine/effects/job.ts";
 import type { EffectWork } from "../../engine/runtime/results.ts";
 import {
   type AuditRecord,
@@ -256,6 +256,93 @@ async function withTwo<T>(
       await blobs.close();
     }
   }
+}
+
+/**
+ * A service paused past its lease as it counts an attempt, the job taken through another store meanwhile:
+ * with its in_flight phase (`phase`: the commit refused as stale, its start run again, whose claim fails) or
+ * alone (no status document: the count dropped, the claim after it fails); either way the request is not sent.
+ */
+function pausedBeforeCounting(phase: boolean): ContractCase {
+  const write = phase ? "commit" : "updateJobs";
+  return {
+    name: `shared: a service paused past its lease before counting an attempt (${
+      phase ? "its in_flight phase" : "no status document"
+    }), the job taken through another store meanwhile, does not send it`,
+    needs: ["shared"],
+    async run(fixture) {
+      const spec = {
+        id: "contract/late",
+        schema: { type: "object", properties: { go: { type: "boolean" } } },
+        effects: [{
+          id: "fx",
+          trigger: "go",
+          request: { url: "https://api.example/x" },
+          ...phase && { statusPath: "$.io" },
+          policy: { timeoutMs: 100 },
+        }],
+      } as ModelSpec;
+      await withTwo(fixture, async (a, b) => {
+        let paused = false;
+        const claimsAfter: (EffectJob | null)[] = [];
+        const shared = a.store.coordination!;
+        const store = new Proxy(a.store, {
+          get(target, key) {
+            // The write counting the attempt waits until the other store takes the job.
+            if (key === write) {
+              return async (...args: unknown[]) => {
+                const [counted] = (args[phase ? 4 : 1] as JobChanges | undefined)?.update ?? [];
+                if (counted?.attempt && !paused) {
+                  paused = true;
+                  await b.store.load();
+                  await eventually(
+                    async () => !!await b.store.coordination!.claim(counted, 0),
+                    "the job taken",
+                  );
+                }
+                return await (target[write] as (...args: unknown[]) => Promise<void>)(...args);
+              };
+            }
+            // Not watching (its poller would take nothing: the other store holds the job).
+            if (key === "coordination") {
+              return {
+                refresh: shared.refresh.bind(shared),
+                claim: async (job: EffectJob, holdMs: number) => {
+                  const claimed = await shared.claim(job, holdMs);
+                  if (paused) claimsAfter.push(claimed);
+                  return claimed;
+                },
+                watch: () => Promise.resolve(() => {}),
+              };
+            }
+            const value = Reflect.get(target, key);
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        const sent: EffectJob[] = [];
+        const service = await ModelService.open({
+          store,
+          blobs: a.blobs,
+          platform: webPlatform(),
+          executors: [{
+            kind: "server",
+            execute: (job) => (sent.push(job), Promise.resolve({ ok: true, response: null, status: 200 })),
+          }],
+        });
+        await service.createModel(spec);
+        await service.mutate(spec.id, { "$.go": true });
+        // Claimed again after the write, which fails (without that, the request is sent).
+        await eventually(() => claimsAfter.length + sent.length > 0, "claimed again or sent");
+        // One more turn of the model's queue, after which an attempt begun would have been sent.
+        await service.mutate(spec.id, { "$.go": true });
+        const [job] = (await b.store.load()).find((m) => m.spec.id === spec.id)?.jobs ?? [];
+        same([claimsAfter, sent, job?.attempt], [[null], [], 0], "not claimed, not sent, no attempt counted");
+        const state = await service.getState(spec.id) as { io?: { phase: string } };
+        same(state.io?.phase, phase ? "pending" : undefined, "its status document still pending");
+        await service.close();
+      }, 200);
+    },
+  };
 }
 
 /** Every case of the contract. */
@@ -912,87 +999,11 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
       }, 200);
     },
   },
+  pausedBeforeCounting(true),
+  pausedBeforeCounting(false),
   {
-    name: "shared: a service paused past its lease before marking an attempt in flight, the job taken " +
-      "through another store meanwhile, does not send it",
-    needs: ["shared"],
-    async run(fixture) {
-      const spec = {
-        id: "contract/late",
-        schema: { type: "object", properties: { go: { type: "boolean" } } },
-        effects: [{
-          id: "fx",
-          trigger: "go",
-          request: { url: "https://api.example/x" },
-          statusPath: "$.io",
-          policy: { timeoutMs: 100 },
-        }],
-      } as ModelSpec;
-      await withTwo(fixture, async (a, b) => {
-        let paused = false;
-        const claimsAfter: (EffectJob | null)[] = [];
-        const shared = a.store.coordination!;
-        const store = new Proxy(a.store, {
-          get(target, key) {
-            // The commit counting the attempt (its in_flight phase) waits until the other store takes the job.
-            if (key === "commit") {
-              return async (...args: Parameters<ModelStore["commit"]>) => {
-                const [counted] = args[4]?.update ?? [];
-                if (counted && !paused) {
-                  paused = true;
-                  await b.store.load();
-                  await eventually(
-                    async () => !!await b.store.coordination!.claim(counted, 0),
-                    "the job taken",
-                  );
-                }
-                return await target.commit(...args);
-              };
-            }
-            // Not watching (its poller would take nothing: the other store holds the job).
-            if (key === "coordination") {
-              return {
-                refresh: shared.refresh.bind(shared),
-                claim: async (job: EffectJob, holdMs: number) => {
-                  const claimed = await shared.claim(job, holdMs);
-                  if (paused) claimsAfter.push(claimed);
-                  return claimed;
-                },
-                watch: () => Promise.resolve(() => {}),
-              };
-            }
-            const value = Reflect.get(target, key);
-            return typeof value === "function" ? value.bind(target) : value;
-          },
-        });
-        const sent: EffectJob[] = [];
-        const service = await ModelService.open({
-          store,
-          blobs: a.blobs,
-          platform: webPlatform(),
-          executors: [{
-            kind: "server",
-            execute: (job) => (sent.push(job), Promise.resolve({ ok: true, response: null, status: 200 })),
-          }],
-        });
-        await service.createModel(spec);
-        await service.mutate(spec.id, { "$.go": true });
-        // Its in_flight commit refused as stale, the attempt's start runs again and its claim fails (without
-        // that, the commit goes through and the request is sent).
-        await eventually(() => claimsAfter.length + sent.length > 0, "claimed again or sent");
-        // One more turn of the model's queue, after which an attempt begun would have been sent.
-        await service.mutate(spec.id, { "$.go": true });
-        const [job] = (await b.store.load()).find((m) => m.spec.id === spec.id)?.jobs ?? [];
-        same([claimsAfter, sent, job?.attempt], [[null], [], 0], "not claimed, not sent, no attempt counted");
-        const state = await service.getState(spec.id) as { io?: { phase: string } };
-        same(state.io?.phase, "pending", "its status document still pending");
-        await service.close();
-      }, 200);
-    },
-  },
-  {
-    name: "shared: an attempt one service put off (its begin failed) is not claimed through another store " +
-      "before its wait ends",
+    name: "shared: an attempt one service put off (its begin failed) is stored with its later due time, " +
+      "not claimed through another store before its wait ends",
     needs: ["shared"],
     async run(fixture) {
       const leaseMs = 200;
@@ -1035,6 +1046,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
           if (change.type === "jobs") handed.push(...change.jobs);
         });
         await service.createModel(PUT_OFF);
+        const firedBefore = Date.now();
         await service.mutate(PUT_OFF.id, { "$.go": true });
         await eventually(
           () => warnings.some((w) => w.endsWith("attempt put off (out of file handles)")),
@@ -1045,6 +1057,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await new Promise((resolve) => setTimeout(resolve, 100 + leaseMs + 500));
         const [job] = (await b.store.load()).find((m) => m.spec.id === PUT_OFF.id)?.jobs ?? [];
         same(job?.attempt, 0, "the job in the outbox, no attempt counted");
+        same(job.dueAt >= firedBefore + 60_000, true, "stored with the put-off's due time");
         same(await b.store.coordination!.claim(job, 0), null, "not claimed through the other store");
         same([handed, sent], [[], []], "neither handed to the other store nor sent");
         unwatch();
