@@ -4,15 +4,17 @@ import { withoutMarkers } from "./no_cjs_markers.ts";
 const AJV_FILE = "/p/node_modules/.deno/ajv@8.20.0/node_modules/ajv/dist/compile/rules.js";
 const OTHER_FILE = "/p/node_modules/.deno/fast-deep-equal@3.1.3/node_modules/fast-deep-equal/index.js";
 
-Deno.test("use strict directives go from every package file, __esModule markers from ajv's only", () => {
+Deno.test("use strict directives go from every package file, __esModule markers and placeholders from ajv's only", () => {
   const source = `"use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
+exports.y = exports.x = void 0;
 exports.x = { "use strict": 1, note: "'use strict';" };
 function f(a){"use strict";return a}
 `;
   assert.equal(
     withoutMarkers(source, AJV_FILE),
     `
+
 
 exports.x = { "use strict": 1, note: "'use strict';" };
 function f(a){return a}
@@ -22,11 +24,34 @@ function f(a){return a}
     withoutMarkers(source, OTHER_FILE),
     `
 Object.defineProperty(exports, "__esModule", { value: true });
+exports.y = exports.x = void 0;
 exports.x = { "use strict": 1, note: "'use strict';" };
 function f(a){return a}
 `,
   );
 });
+
+Deno.test("every export placeholder of ajv's files goes", async () => {
+  const dist = new URL(".", import.meta.resolve("ajv/dist/2020.js")).pathname;
+  let files = 0;
+  for await (const path of walkJs(dist)) {
+    files++;
+    assert.doesNotMatch(
+      withoutMarkers(await Deno.readTextFile(path), path),
+      /^exports\.\w+ = .*void 0;$/m,
+      path,
+    );
+  }
+  assert.ok(files > 50);
+});
+
+async function* walkJs(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}${entry.name}`;
+    if (entry.isDirectory) yield* walkJs(`${path}/`);
+    else if (path.endsWith(".js")) yield path;
+  }
+}
 
 Deno.test("ajv's option notes are emptied in its core.js, and a core.js without them stops the build", async () => {
   const core = new URL(import.meta.resolve("ajv/dist/core.js")).pathname;
