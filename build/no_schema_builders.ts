@@ -7,7 +7,11 @@
  * operation declarations, return zod's stand-in without building anything,
  * and what only they used falls away; so do the declarations' `mcp` and
  * `console` members, which only the MCP and console surfaces read (together
- * about 3.3 KB of the engine bundle gzipped). The declaring calls
+ * about 3.3 KB of the engine bundle gzipped), and the members of the REST
+ * bindings only the server reads (the OpenAPI document's `errors`, `tag` and
+ * `operationId`, the route's `present`, `presented`, `location` and
+ * `doneOnFailure`; 0.5 KB): a page's remote invoker reads the method, path,
+ * query, headers, body, status, response and `decode`. The declaring calls
  * (`lazySchema(…)`, `component(…)`, `publishedAs(…)`) and zod's (`z.registry()`)
  * are marked pure, so esbuild drops those whose schema nothing left reads (0.3 KB):
  * what they record besides (the OpenAPI components) only the hosts read. The declaration modules (engine/operations/) are compiled to
@@ -17,7 +21,7 @@
  * @module
  */
 import { parse } from "acorn";
-import { simple } from "acorn-walk";
+import { ancestor } from "acorn-walk";
 import * as esbuild from "esbuild";
 import { withoutDocs } from "./no_docs.ts";
 
@@ -42,6 +46,17 @@ const BUILDER_MEMBERS = new Set(["input", "output"]);
 /** The members of an operation declaration only other surfaces read (mcp/tools.ts, cli/): left out whole. */
 const OTHER_SURFACES = new Set(["mcp", "console"]);
 
+/** The members of a REST binding (an operation's `rest`) only the server reads (server/routes/operations.ts). */
+const SERVER_MEMBERS = new Set([
+  "errors",
+  "tag",
+  "operationId",
+  "present",
+  "presented",
+  "location",
+  "doneOnFailure",
+]);
+
 /** A node of acorn's tree, as far as this module reads it. */
 interface Node {
   type: string;
@@ -61,6 +76,17 @@ interface Node {
 const isFunction = (node: Node | undefined): node is Node =>
   node?.type === "ArrowFunctionExpression" || node?.type === "FunctionExpression";
 
+/**
+ * Whether the property last in `ancestors` is a member of a REST binding: of the
+ * object that is an operation's `rest`, or an element of it.
+ */
+function isBindingMember(ancestors: Node[]): boolean {
+  const holder = ancestors.at(-3);
+  const rest = holder?.type === "ArrayExpression" ? ancestors.at(-4) : holder;
+  return ancestors.at(-2)?.type === "ObjectExpression" && rest?.type === "Property" &&
+    rest.key?.name === "rest";
+}
+
 /** Whether `call` declares a schema or is zod's (`z.…(…)`). */
 const isDeclaring = (call: Node): boolean =>
   call.callee?.type === "Identifier"
@@ -77,7 +103,7 @@ export function withoutSchemaBuilders(source: string): { source: string; replace
   const surfaces: Node[] = [];
   const declaring: Node[] = [];
   const tree = parse(source, { ecmaVersion: "latest", sourceType: "module" });
-  simple(tree, {
+  ancestor(tree, {
     CallExpression(node) {
       const call = node as unknown as Node;
       const last = call.arguments?.at(-1);
@@ -86,21 +112,22 @@ export function withoutSchemaBuilders(source: string): { source: string; replace
         builders.push(last);
       }
     },
-    Property(node) {
+    Property(node, _, ancestors) {
       const member = node as unknown as Node;
       if (member.computed || member.key?.type !== "Identifier") return;
-      if (BUILDER_MEMBERS.has(member.key.name!) && isFunction(member.value)) builders.push(member.value);
-      if (OTHER_SURFACES.has(member.key.name!) && member.value?.type === "ObjectExpression") {
-        surfaces.push(member.value);
+      const name = member.key.name!;
+      if (BUILDER_MEMBERS.has(name) && isFunction(member.value)) builders.push(member.value);
+      if (OTHER_SURFACES.has(name) && member.value?.type === "ObjectExpression") surfaces.push(member.value);
+      if (SERVER_MEMBERS.has(name) && isBindingMember(ancestors as unknown as Node[])) {
+        surfaces.push(member.value!);
       }
     },
   });
-  // Outermost first; a builder inside another one goes with it.
-  builders.sort((a, b) => a.start - b.start || b.end - a.end);
-  const outer = builders.filter((node, i) =>
-    !builders.slice(0, i).some((o) => o.start <= node.start && node.end <= o.end)
-  );
-  const kept = (node: Node) => !outer.some((fn) => fn.start <= node.start && node.end <= fn.end);
+  // Outermost only: what lies inside a replaced builder or a left-out member goes with it.
+  const within = (node: Node, outside: Node[]) =>
+    outside.some((o) => o !== node && o.start <= node.start && node.end <= o.end);
+  const kept = (node: Node) => !within(node, builders) && !within(node, surfaces);
+  const outer = builders.filter(kept);
   const edits = [
     ...outer.map((fn) => ({ ...fn.body!, text: fn.expression ? INERT : `{ return ${INERT}; }` })),
     ...surfaces.filter(kept).map((value) => ({ ...value, text: "void 0" })),

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { withoutSchemaBuilders } from "./no_schema_builders.ts";
 
-Deno.test("schema builders return the stand-in, the mcp and console members go, declaring calls are pure; everything else stays as written", () => {
+Deno.test("schema builders return the stand-in, the mcp, console and server-only REST members go, declaring calls are pure; everything else stays as written", () => {
   const source = `import { z } from "zod";
 const ID = lazySchema(() => z.string().describe("an id"));
 export const REPORT = component("Report", () => z.object({ id: ID(), nested: lazySchema(() => z.number()) }));
@@ -10,7 +10,14 @@ export const op = apiOperation({
   input: () => z.object({ id: ID() }),
   output: function () { return REPORT(); },
   run: (api, { id }) => api.get(id),
-  rest: { input: "not a function", path: "/x" },
+  rest: [{
+    input: "not a function",
+    path: "/x",
+    tag: "x",
+    errors: { 404: { description: "", body: REPORT } },
+    present: (result) => ({ tag: result.tag }),
+    decode: (body) => ({ tag: body }),
+  }],
   mcp: { tool: "op", kind: "read" },
   console: { command: "op" },
 });
@@ -31,7 +38,14 @@ export const op = apiOperation({
   input: () => __inertZod,
   output: function () { return __inertZod; },
   run: (api, { id }) => api.get(id),
-  rest: { input: "not a function", path: "/x" },
+  rest: [{
+    input: "not a function",
+    path: "/x",
+    tag: void 0,
+    errors: void 0,
+    present: void 0,
+    decode: (body) => ({ tag: body }),
+  }],
   mcp: void 0,
   console: void 0,
 });
