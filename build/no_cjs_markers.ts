@@ -16,7 +16,10 @@
  *   modules' exports as members, `codegen_1.CodeGen`);
  * - ajv's notes on options it removed or deprecated (its core.js, about 0.4 KB
  *   gzipped): they only explain an option the engine never passes, and the
- *   engine's options are checked against them in Deno, where ajv is whole.
+ *   engine's options are checked against them in Deno, where ajv is whole;
+ * - the loader of ajv's `compileAsync` (core.js, 0.3 KB), which fetches schemas
+ *   through the `loadSchema` option, which the engine never passes: without it
+ *   `compileAsync` only throws, as it still does.
  *
  * @module
  */
@@ -43,6 +46,10 @@ const AJV_CORE = /[\\/]node_modules[\\/]ajv[\\/]dist[\\/]core\.js$/;
 /** The two tables of option notes, each a `const` object literal of its own lines. */
 const OPTION_NOTES = /^const (removedOptions|deprecatedOptions) = \{\n[^]*?\n\};$/gm;
 
+/** `compileAsync`'s body after its check of the `loadSchema` option, up to the method's end. */
+const ASYNC_LOADER =
+  /^ {8}const \{ loadSchema \} = this\.opts;\n[^]*?\n(?= {4}\}\n {4}\/\/ Adds schema to the instance$)/m;
+
 /** `source` (of the file at `path`) without the boilerplate. */
 export function withoutMarkers(source: string, path: string): string {
   const strict = source.replace(DIRECTIVE, "$1");
@@ -53,7 +60,11 @@ export function withoutMarkers(source: string, path: string): string {
   const noteless = lean.replace(OPTION_NOTES, (_, name) => (tables++, `const ${name} = {};`));
   // Another ajv release writes them otherwise: say so rather than ship them unnoticed.
   if (tables !== 2) throw new Error(`ajv's core.js no longer holds the two option tables the build empties`);
-  return noteless;
+  if (!ASYNC_LOADER.test(noteless)) throw new Error(`ajv's core.js no longer holds compileAsync's loader`);
+  return noteless.replace(
+    ASYNC_LOADER,
+    `        throw new Error("ajv's loadSchema is not in the browser bundles");\n`,
+  );
 }
 
 /** The plugin. */

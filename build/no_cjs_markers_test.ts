@@ -53,12 +53,19 @@ async function* walkJs(dir: string): AsyncGenerator<string> {
   }
 }
 
-Deno.test("ajv's option notes are emptied in its core.js, and a core.js without them stops the build", async () => {
+Deno.test("ajv's option notes and compileAsync's loader go from its core.js, and a core.js without them stops the build", async () => {
   const core = new URL(import.meta.resolve("ajv/dist/core.js")).pathname;
-  const lean = withoutMarkers(await Deno.readTextFile(core), core);
+  const source = await Deno.readTextFile(core);
+  const lean = withoutMarkers(source, core);
   assert.match(lean, /^const removedOptions = \{\};$/m);
   assert.match(lean, /^const deprecatedOptions = \{\};$/m);
   assert.doesNotMatch(lean, /Map is used as cache/);
+  // compileAsync keeps its check of loadSchema and loads nothing.
+  assert.match(
+    lean,
+    /"options\.loadSchema should be a function"\);\n {8}\}\n {8}throw new Error\("ajv's loadSchema/,
+  );
+  assert.doesNotMatch(lean, /_loadSchema|loadMissingSchema/);
   // Other files keep such text; a core.js written otherwise is refused, not shipped with the notes.
   assert.equal(
     withoutMarkers("const removedOptions = {\n  a: 1,\n};", OTHER_FILE),
@@ -67,5 +74,9 @@ Deno.test("ajv's option notes are emptied in its core.js, and a core.js without 
   assert.throws(
     () => withoutMarkers("const removedOptions = { a: 1 };", "/p/node_modules/ajv/dist/core.js"),
     /option tables/,
+  );
+  assert.throws(
+    () => withoutMarkers(source.replace("const { loadSchema }", "const { load }"), core),
+    /compileAsync's loader/,
   );
 });
