@@ -8,7 +8,8 @@
  * `narrowingHint` members, `.describe(…)` arguments, and the description
  * argument of the schema helpers (`ref(name, …)`, `listOf(name, …)`, `address(…)`,
  * `names(…)`, `addresses(…)`, `text(…)`, `nonBlank(…)`, `optionalAddress(…)`,
- * `stateMember(…)`, `objects(…)`). A documenting string becomes `""`; code, messages and
+ * `stateMember(…)`, `objects(…)`). A documenting string (a literal of any quotes, or a
+ * concatenation of them) becomes `""`; code, messages and
  * patterns stay as written. ajv's JSON Schema 2020-12 meta-schemas (which
  * check the models' schemas) lose their `title` and `$comment` strings, which
  * no check reads (0.25 KB).
@@ -21,8 +22,11 @@ import type * as esbuild from "esbuild";
 const DECLARATIONS =
   /[\\/]engine[\\/](operations[\\/][a-z_]+|model[\\/]model_spec_schema|evolve[\\/]schema)\.ts$/;
 
-/** One double-quoted string, or a concatenation of them. */
-const TEXT = String.raw`"(?:[^"\\\n]|\\.)*"(?:\s*\+\s*"(?:[^"\\\n]|\\.)*")*`;
+/** One string literal: double- or single-quoted, or a template (whose placeholders hold no template). */
+const STRING = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\`(?:[^\`\\]|\\.)*\``;
+
+/** One string literal, or a concatenation of them. */
+const TEXT = String.raw`(?:${STRING})(?:\s*\+\s*(?:${STRING}))*`;
 
 const DOC_PLACES: readonly RegExp[] = [
   new RegExp(String.raw`(\b(?:summary|description|title|narrowingHint)\s*:\s*)${TEXT}`, "g"),

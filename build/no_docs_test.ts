@@ -5,10 +5,10 @@ Deno.test("documenting strings are emptied; code, messages and patterns stay", (
   const source = `
 export const op = apiOperation({
   summary: "the merged document " +
-    "(optionally at a time)",
+    '(optionally "at" a time)' + \`, at most \${MAX} \\\`ids\\\`\`,
   input: z.object({ at: INSTANT.describe("ISO-8601 \\"instant\\"").optional() }),
   run: (api, { id }) => { if (!id) throw badRequest("id is required"); return api.getState(id); },
-  mcp: { tool: "get_state", title: "Read merged state", description: "The merged document", kind: "read" },
+  mcp: { tool: "get_state", title: 'Read "merged" state', description: \`The merged \${doc}\`, kind: "read" },
   rest: { errors: { 404: { description: "unknown model" } }, path: "/models/{id}/state" },
 });
 const s = { template: { ref: ref("Reference", "the template: " + "a coordinate"), pattern: "^[a-z]+$" } };
