@@ -4,15 +4,17 @@ import { withoutMarkers } from "./no_cjs_markers.ts";
 const AJV_FILE = "/p/node_modules/.deno/ajv@8.20.0/node_modules/ajv/dist/compile/rules.js";
 const OTHER_FILE = "/p/node_modules/.deno/fast-deep-equal@3.1.3/node_modules/fast-deep-equal/index.js";
 
-Deno.test("use strict directives go from every package file, __esModule markers from ajv's only", () => {
+Deno.test("use strict directives go from every package file, __esModule markers and placeholders from ajv's only", () => {
   const source = `"use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
+exports.y = exports.x = void 0;
 exports.x = { "use strict": 1, note: "'use strict';" };
 function f(a){"use strict";return a}
 `;
   assert.equal(
     withoutMarkers(source, AJV_FILE),
     `
+
 
 exports.x = { "use strict": 1, note: "'use strict';" };
 function f(a){return a}
@@ -22,18 +24,48 @@ function f(a){return a}
     withoutMarkers(source, OTHER_FILE),
     `
 Object.defineProperty(exports, "__esModule", { value: true });
+exports.y = exports.x = void 0;
 exports.x = { "use strict": 1, note: "'use strict';" };
 function f(a){return a}
 `,
   );
 });
 
-Deno.test("ajv's option notes are emptied in its core.js, and a core.js without them stops the build", async () => {
+Deno.test("every export placeholder of ajv's files goes", async () => {
+  const dist = new URL(".", import.meta.resolve("ajv/dist/2020.js")).pathname;
+  let files = 0;
+  for await (const path of walkJs(dist)) {
+    files++;
+    assert.doesNotMatch(
+      withoutMarkers(await Deno.readTextFile(path), path),
+      /^exports\.\w+ = .*void 0;$/m,
+      path,
+    );
+  }
+  assert.ok(files > 50);
+});
+
+async function* walkJs(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}${entry.name}`;
+    if (entry.isDirectory) yield* walkJs(`${path}/`);
+    else if (path.endsWith(".js")) yield path;
+  }
+}
+
+Deno.test("ajv's option notes and compileAsync's loader go from its core.js, and a core.js without them stops the build", async () => {
   const core = new URL(import.meta.resolve("ajv/dist/core.js")).pathname;
-  const lean = withoutMarkers(await Deno.readTextFile(core), core);
+  const source = await Deno.readTextFile(core);
+  const lean = withoutMarkers(source, core);
   assert.match(lean, /^const removedOptions = \{\};$/m);
   assert.match(lean, /^const deprecatedOptions = \{\};$/m);
   assert.doesNotMatch(lean, /Map is used as cache/);
+  // compileAsync keeps its check of loadSchema and loads nothing.
+  assert.match(
+    lean,
+    /"options\.loadSchema should be a function"\);\n {8}\}\n {8}throw new Error\("ajv's loadSchema/,
+  );
+  assert.doesNotMatch(lean, /_loadSchema|loadMissingSchema/);
   // Other files keep such text; a core.js written otherwise is refused, not shipped with the notes.
   assert.equal(
     withoutMarkers("const removedOptions = {\n  a: 1,\n};", OTHER_FILE),
@@ -42,5 +74,9 @@ Deno.test("ajv's option notes are emptied in its core.js, and a core.js without 
   assert.throws(
     () => withoutMarkers("const removedOptions = { a: 1 };", "/p/node_modules/ajv/dist/core.js"),
     /option tables/,
+  );
+  assert.throws(
+    () => withoutMarkers(source.replace("const { loadSchema }", "const { load }"), core),
+    /compileAsync's loader/,
   );
 });

@@ -1,14 +1,16 @@
 /**
  * An esbuild plugin for browser bundles: the prose that documents the
  * operations and the spec schemas for the surfaces a page does not have (MCP
- * tool descriptions, OpenAPI summaries, the JSON Schema `description`s an
- * agent reads) is left out, about 7 KB of the engine bundle gzipped. Only the
+ * tool descriptions and the guidance menu's titles they list, OpenAPI summaries,
+ * the JSON Schema `description`s an agent reads) is left out, about 7.5 KB of the
+ * engine bundle gzipped. Only the
  * declaration modules are touched, and in them only string values in
  * documenting positions: `summary`, `description`, `title` and
  * `narrowingHint` members, `.describe(…)` arguments, and the description
  * argument of the schema helpers (`ref(name, …)`, `listOf(name, …)`, `address(…)`,
  * `names(…)`, `addresses(…)`, `text(…)`, `nonBlank(…)`, `optionalAddress(…)`,
- * `stateMember(…)`, `objects(…)`). A documenting string becomes `""`; code, messages and
+ * `stateMember(…)`, `objects(…)`). A documenting string (a literal of any quotes, or a
+ * concatenation of them) becomes `""`; code, messages and
  * patterns stay as written. ajv's JSON Schema 2020-12 meta-schemas (which
  * check the models' schemas) lose their `title` and `$comment` strings, which
  * no check reads (0.25 KB).
@@ -17,12 +19,18 @@
  */
 import type * as esbuild from "esbuild";
 
-/** The modules that declare documentation: the operations and the two spec schemas. */
-const DECLARATIONS =
-  /[\\/]engine[\\/](operations[\\/][a-z_]+|model[\\/]model_spec_schema|evolve[\\/]schema)\.ts$/;
+/**
+ * The modules that declare documentation: the operations, the two spec schemas and the guidance menu (its
+ * topics' titles describe the MCP tool; a page gets the topics, titles included, from the on-demand file).
+ */
+export const DECLARATIONS =
+  /[\\/]engine[\\/](operations[\\/][a-z_]+|model[\\/]model_spec_schema|evolve[\\/]schema|authoring[\\/]guidance[\\/]menu)\.ts$/;
 
-/** One double-quoted string, or a concatenation of them. */
-const TEXT = String.raw`"(?:[^"\\\n]|\\.)*"(?:\s*\+\s*"(?:[^"\\\n]|\\.)*")*`;
+/** One string literal: double- or single-quoted, or a template (whose placeholders hold no template). */
+const STRING = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\`(?:[^\`\\]|\\.)*\``;
+
+/** One string literal, or a concatenation of them. */
+const TEXT = String.raw`(?:${STRING})(?:\s*\+\s*(?:${STRING}))*`;
 
 const DOC_PLACES: readonly RegExp[] = [
   new RegExp(String.raw`(\b(?:summary|description|title|narrowingHint)\s*:\s*)${TEXT}`, "g"),

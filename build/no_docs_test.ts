@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { withoutAnnotations, withoutDocs } from "./no_docs.ts";
+import { DECLARATIONS, withoutAnnotations, withoutDocs } from "./no_docs.ts";
 
 Deno.test("documenting strings are emptied; code, messages and patterns stay", () => {
   const source = `
 export const op = apiOperation({
   summary: "the merged document " +
-    "(optionally at a time)",
+    '(optionally "at" a time)' + \`, at most \${MAX} \\\`ids\\\`\`,
   input: z.object({ at: INSTANT.describe("ISO-8601 \\"instant\\"").optional() }),
   run: (api, { id }) => { if (!id) throw badRequest("id is required"); return api.getState(id); },
-  mcp: { tool: "get_state", title: "Read merged state", description: "The merged document", kind: "read" },
+  mcp: { tool: "get_state", title: 'Read "merged" state', description: \`The merged \${doc}\`, kind: "read" },
   rest: { errors: { 404: { description: "unknown model" } }, path: "/models/{id}/state" },
 });
 const s = { template: { ref: ref("Reference", "the template: " + "a coordinate"), pattern: "^[a-z]+$" } };
@@ -51,4 +51,16 @@ Deno.test("meta-schemas lose their title and $comment strings, not members of th
     properties: { title: { type: "string" }, $comment: { type: "string" }, enum: { items: [{}] } },
     allOf: [{ $ref: "meta/core" }],
   });
+});
+
+Deno.test("the declaring modules are the operations, the spec schemas and the guidance menu", () => {
+  const engine = new URL("../engine/", import.meta.url).pathname;
+  for (
+    const path of ["operations/reads", "model/model_spec_schema", "evolve/schema", "authoring/guidance/menu"]
+  ) {
+    assert.ok(DECLARATIONS.test(`${engine}${path}.ts`), path);
+  }
+  for (const path of ["authoring/guidance/topics", "model/compile"]) {
+    assert.ok(!DECLARATIONS.test(`${engine}${path}.ts`), path);
+  }
 });

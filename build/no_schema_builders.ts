@@ -7,14 +7,21 @@
  * operation declarations, return zod's stand-in without building anything,
  * and what only they used falls away; so do the declarations' `mcp` and
  * `console` members, which only the MCP and console surfaces read (together
- * about 3.3 KB of the engine bundle gzipped). The declaration modules (engine/operations/) are compiled to
+ * about 3.3 KB of the engine bundle gzipped), and the members of the REST
+ * bindings only the server reads (the OpenAPI document's `errors`, `tag` and
+ * `operationId`, the route's `present`, `presented`, `location` and
+ * `doneOnFailure`; 0.5 KB): a page's remote invoker reads the method, path,
+ * query, headers, body, status, response and `decode`. The declaring calls
+ * (`lazySchema(…)`, `component(…)`, `publishedAs(…)`) and zod's (`z.registry()`)
+ * are marked pure, so esbuild drops those whose schema nothing left reads (0.3 KB):
+ * what they record besides (the OpenAPI components) only the hosts read. The declaration modules (engine/operations/) are compiled to
  * JavaScript here, their documenting strings emptied first (build/no_docs.ts),
  * then parsed, so only those function bodies change.
  *
  * @module
  */
 import { parse } from "acorn";
-import { simple } from "acorn-walk";
+import { ancestor } from "acorn-walk";
 import * as esbuild from "esbuild";
 import { withoutDocs } from "./no_docs.ts";
 
@@ -27,11 +34,28 @@ const INERT = "__inertZod";
 /** The calls whose last argument builds a schema. */
 const BUILDER_CALLS = new Set(["lazySchema", "component"]);
 
+/** The calls that declare a schema: pure in the bundle, as zod's are (on the stand-in). */
+const DECLARING_CALLS = new Set([...BUILDER_CALLS, "publishedAs"]);
+
+/** esbuild's mark of a call it may drop when its value goes unused. */
+const PURE = "/* @__PURE__ */ ";
+
 /** The members of an operation declaration that build a schema. */
 const BUILDER_MEMBERS = new Set(["input", "output"]);
 
 /** The members of an operation declaration only other surfaces read (mcp/tools.ts, cli/): left out whole. */
 const OTHER_SURFACES = new Set(["mcp", "console"]);
+
+/** The members of a REST binding (an operation's `rest`) only the server reads (server/routes/operations.ts). */
+const SERVER_MEMBERS = new Set([
+  "errors",
+  "tag",
+  "operationId",
+  "present",
+  "presented",
+  "location",
+  "doneOnFailure",
+]);
 
 /** A node of acorn's tree, as far as this module reads it. */
 interface Node {
@@ -46,51 +70,74 @@ interface Node {
   key?: Node;
   value?: Node;
   computed?: boolean;
+  object?: Node;
 }
 
 const isFunction = (node: Node | undefined): node is Node =>
   node?.type === "ArrowFunctionExpression" || node?.type === "FunctionExpression";
 
 /**
+ * Whether the property last in `ancestors` is a member of a REST binding: of the
+ * object that is an operation's `rest`, or an element of it.
+ */
+function isBindingMember(ancestors: Node[]): boolean {
+  const holder = ancestors.at(-3);
+  const rest = holder?.type === "ArrayExpression" ? ancestors.at(-4) : holder;
+  return ancestors.at(-2)?.type === "ObjectExpression" && rest?.type === "Property" &&
+    rest.key?.name === "rest";
+}
+
+/** Whether `call` declares a schema or is zod's (`z.…(…)`). */
+const isDeclaring = (call: Node): boolean =>
+  call.callee?.type === "Identifier"
+    ? DECLARING_CALLS.has(call.callee.name!)
+    : call.callee?.type === "MemberExpression" && call.callee.object?.name === "z";
+
+/**
  * JavaScript `source` with the bodies of its schema builders replaced by the
- * zod stand-in (imported as {@link INERT}), and how many were replaced.
+ * zod stand-in (imported as {@link INERT}), its declaring calls marked
+ * {@link PURE}, and how many builders were replaced.
  */
 export function withoutSchemaBuilders(source: string): { source: string; replaced: number } {
   const builders: Node[] = [];
   const surfaces: Node[] = [];
+  const declaring: Node[] = [];
   const tree = parse(source, { ecmaVersion: "latest", sourceType: "module" });
-  simple(tree, {
+  ancestor(tree, {
     CallExpression(node) {
       const call = node as unknown as Node;
       const last = call.arguments?.at(-1);
+      if (isDeclaring(call)) declaring.push(call);
       if (call.callee?.type === "Identifier" && BUILDER_CALLS.has(call.callee.name!) && isFunction(last)) {
         builders.push(last);
       }
     },
-    Property(node) {
+    Property(node, _, ancestors) {
       const member = node as unknown as Node;
       if (member.computed || member.key?.type !== "Identifier") return;
-      if (BUILDER_MEMBERS.has(member.key.name!) && isFunction(member.value)) builders.push(member.value);
-      if (OTHER_SURFACES.has(member.key.name!) && member.value?.type === "ObjectExpression") {
-        surfaces.push(member.value);
+      const name = member.key.name!;
+      if (BUILDER_MEMBERS.has(name) && isFunction(member.value)) builders.push(member.value);
+      if (OTHER_SURFACES.has(name) && member.value?.type === "ObjectExpression") surfaces.push(member.value);
+      if (SERVER_MEMBERS.has(name) && isBindingMember(ancestors as unknown as Node[])) {
+        surfaces.push(member.value!);
       }
     },
   });
-  // Outermost first; a builder inside another one goes with it.
-  builders.sort((a, b) => a.start - b.start || b.end - a.end);
-  const outer = builders.filter((node, i) =>
-    !builders.slice(0, i).some((o) => o.start <= node.start && node.end <= o.end)
-  );
+  // Outermost only: what lies inside a replaced builder or a left-out member goes with it.
+  const within = (node: Node, outside: Node[]) =>
+    outside.some((o) => o !== node && o.start <= node.start && node.end <= o.end);
+  const kept = (node: Node) => !within(node, builders) && !within(node, surfaces);
+  const outer = builders.filter(kept);
   const edits = [
-    ...outer.map((fn) => ({ node: fn.body!, text: fn.expression ? INERT : `{ return ${INERT}; }` })),
-    ...surfaces.filter((value) => !outer.some((fn) => fn.start <= value.start && value.end <= fn.end))
-      .map((value) => ({ node: value, text: "void 0" })),
-  ].sort((a, b) => a.node.start - b.node.start);
+    ...outer.map((fn) => ({ ...fn.body!, text: fn.expression ? INERT : `{ return ${INERT}; }` })),
+    ...surfaces.filter(kept).map((value) => ({ ...value, text: "void 0" })),
+    ...declaring.filter(kept).map((call) => ({ start: call.start, end: call.start, text: PURE })),
+  ].sort((a, b) => a.start - b.start);
   const pieces: string[] = [];
   let from = 0;
-  for (const { node, text } of edits) {
-    pieces.push(source.slice(from, node.start), text);
-    from = node.end;
+  for (const { start, end, text } of edits) {
+    pieces.push(source.slice(from, start), text);
+    from = end;
   }
   pieces.push(source.slice(from));
   const text = pieces.join("");

@@ -9,7 +9,7 @@
  */
 import { URI_RESOLVER } from "../json/uri.ts";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import { type Finding, findingsError, type ServiceError } from "../errors.ts";
+import type { Finding } from "../errors.ts";
 import { pointerToLocation } from "../json/path.ts";
 import { isObject, type Json, type JsonObject } from "../json/value.ts";
 import type {
@@ -21,6 +21,7 @@ import type {
   MetaDerivation,
   TestCase,
 } from "../model/types.ts";
+import { invalidEvolution } from "./refusals.ts";
 import { SPEC_EVOLUTION_SCHEMA } from "./schema.ts";
 
 /** A schema node replaced or added at a data path (`upsertSchemaNodes`). */
@@ -127,16 +128,6 @@ function describe(e: ErrorObject): Finding {
     return { location, message: `must be one of ${JSON.stringify(params.allowedValues)}` };
   }
   return { location, message: e.message ?? "is invalid" };
-}
-
-/** A malformed evolution (400) listing every problem. */
-export function invalidEvolution(findings: Finding[]): ServiceError {
-  return findingsError("bad_request", "Invalid evolution", findings);
-}
-
-/** A well-formed evolution that cannot be applied to this spec (422), listing every reason. */
-export function evolutionRefused(findings: Finding[]): ServiceError {
-  return findingsError("validation_failed", "Evolution refused", findings);
 }
 
 /**

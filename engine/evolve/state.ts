@@ -24,13 +24,7 @@
  *
  * @module
  */
-import {
-  describeViolations,
-  type Finding,
-  type SchemaViolation,
-  ServiceError,
-  shortened,
-} from "../errors.ts";
+import { describeViolations, type Finding, type SchemaViolation } from "../errors.ts";
 import { type CreatedContainers, DocumentDraft, expandPattern, getAt, memberAt } from "../json/document.ts";
 import { jsonBytes } from "../json/measure.ts";
 import { cloneJson, isObject, type Json, jsonEqual } from "../json/value.ts";
@@ -39,7 +33,7 @@ import { formatPath, hasWildcard, parsePath, type Segment } from "../json/path.t
 import { targetHolding } from "../model/target_index.ts";
 import { strandedValues } from "../model/stranded_values.ts";
 import { checkEnclosing } from "../runtime/write_checks.ts";
-import { evolutionRefused } from "./evolution.ts";
+import { evolutionRefused, stateStranded } from "./refusals.ts";
 
 /** Why a backfill target cannot be written without clobbering data, or null. */
 function blockedAt(doc: Json, path: readonly Segment[]): string | null {
@@ -153,20 +147,6 @@ function brokenAround(
   }
   violations.push(...checkEnclosing({ model: next, draft, base }, paths));
   return violations;
-}
-
-/** The 422 of the state-compatibility guard, listing every stranded path. */
-export function stateStranded(stranded: SchemaViolation[]): ServiceError {
-  // Shortened as every refusal's violations are: a stranded value's path names the state's own keys.
-  const violations = shortened(stranded);
-  const paths = [...new Set(violations.map((v) => v.path))];
-  return new ServiceError(
-    "validation_failed",
-    `Evolution refused: the new schema would strand state at ${paths.join(", ")}: ${
-      describeViolations(violations)
-    }`,
-    { error: "State incompatible", paths, violations: violations as unknown as Json },
-  );
 }
 
 /**

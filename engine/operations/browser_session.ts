@@ -214,7 +214,7 @@ export class BrowserSession implements BrowserPairing {
   async #start(): Promise<Pending> {
     const response = await this.#request("POST", "/pair");
     const text = await response.text();
-    if (!response.ok) throw await errorFromResponse(response.status, response.statusText, text);
+    if (!response.ok) throw errorFromResponse(response.status, response.statusText, text);
     const started = JSON.parse(text);
     return {
       pairCode: started.pairCode,
@@ -254,7 +254,7 @@ export class BrowserSession implements BrowserPairing {
         throw new ServiceError(body.error === "access_denied" ? "forbidden" : "conflict", message);
       }
       default:
-        throw await errorFromResponse(response.status, response.statusText, text);
+        throw errorFromResponse(response.status, response.statusText, text);
     }
   }
 
@@ -263,6 +263,6 @@ export class BrowserSession implements BrowserPairing {
     const text = await response.text();
     if (response.ok) return true;
     if (response.status === 401) return false;
-    throw await errorFromResponse(response.status, response.statusText, text);
+    throw errorFromResponse(response.status, response.statusText, text);
   }
 }

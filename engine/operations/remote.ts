@@ -165,7 +165,7 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     if (key) request.headers.set("authorization", `Bearer ${key}`);
     const response = await fetchWithin(options.fetch, request, base, timeout, signal);
     if (response.ok) return response;
-    throw await errorFromResponse(response.status, response.statusText, await response.text());
+    throw errorFromResponse(response.status, response.statusText, await response.text());
   };
 
   const call = async (
@@ -229,12 +229,12 @@ async function streamed(response: Response, progress?: (event: ProgressEvent) =>
     else if (event === "done") {
       const body = value as Record<string, unknown> | null;
       if (body && body.valid === false) {
-        throw await errorFromResponse(422, "Unprocessable Content", JSON.stringify(body));
+        throw errorFromResponse(422, "Unprocessable Content", JSON.stringify(body));
       }
       return value;
     } else if (event === "error") {
       const { message, status } = (value ?? {}) as { message?: string; status?: number };
-      throw await errorFromResponse(status ?? 500, "", JSON.stringify({ detail: message ?? "failed" }));
+      throw errorFromResponse(status ?? 500, "", JSON.stringify({ detail: message ?? "failed" }));
     }
   }
   throw new ServiceError("internal", "The server's event stream ended without a result");

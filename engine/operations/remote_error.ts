@@ -25,33 +25,29 @@ import {
 import { isObject, type Json } from "../json/value.ts";
 import { evolutionInvalid, type GenerationFinding, generationInvalid } from "../service/generation.ts";
 import { notLoaded } from "../service/unloaded.ts";
+import { evolutionRefused, invalidEvolution, stateStranded } from "../evolve/refusals.ts";
 
 // deno-lint-ignore no-explicit-any
 type Body = Record<string, any>;
 
-// The evolution module compiles its JSON Schema when loaded: only load it for its own errors,
-// so remote mode starts without it.
-const evolution = () => import("../evolve/evolution.ts");
-
 /** The engine factory of each structured body, keyed by its `error` member. */
-const STRUCTURED: Readonly<Record<string, (body: Body) => ServiceError | Promise<ServiceError>>> = {
+const STRUCTURED: Readonly<Record<string, (body: Body) => ServiceError>> = {
   "Constraint violation": (b) => constraintViolation(b.violations as ConstraintViolation[]),
   "Schema violation": (b) => schemaViolation(b.violations as SchemaViolation[]),
   "Spec validation failed": (b) => specInvalid(b.errors as Finding[], (b.warnings ?? []) as Finding[]),
   "Version conflict": (b) => versionConflict(String(b.expected), String(b.actual)),
   "Model not loaded": (b) => notLoaded(String(b.modelId), b.errors as Finding[]),
-  "Invalid evolution": async (b) => (await evolution()).invalidEvolution(b.errors as Finding[]),
-  "Evolution refused": async (b) => (await evolution()).evolutionRefused(b.errors as Finding[]),
-  "State incompatible": async (b) =>
-    (await import("../evolve/state.ts")).stateStranded(b.violations as SchemaViolation[]),
+  "Invalid evolution": (b) => invalidEvolution(b.errors as Finding[]),
+  "Evolution refused": (b) => evolutionRefused(b.errors as Finding[]),
+  "State incompatible": (b) => stateStranded(b.violations as SchemaViolation[]),
 };
 
 /** A structured body rebuilt by its factory; `null` when unknown or malformed. */
-async function fromStructured(body: Body): Promise<ServiceError | null> {
+function fromStructured(body: Body): ServiceError | null {
   const factory = STRUCTURED[body.error];
   if (!factory) return null;
   try {
-    return await factory(body);
+    return factory(body);
   } catch {
     // A body that does not have the documented members: fall back to its title.
     return null;
@@ -62,11 +58,11 @@ async function fromStructured(body: Body): Promise<ServiceError | null> {
  * The service error of an answer with `status` and body `text`. The body, when
  * it is a structured one (it has an `error` member), is kept verbatim.
  */
-export async function errorFromResponse(
+export function errorFromResponse(
   status: number,
   statusText: string,
   text: string,
-): Promise<ServiceError> {
+): ServiceError {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -82,7 +78,7 @@ export async function errorFromResponse(
       if (typeof object.error === "string") return evolutionInvalid(object.error, raw);
     }
     if (typeof object.error === "string") {
-      const rebuilt = await fromStructured(object);
+      const rebuilt = fromStructured(object);
       return new ServiceError(
         rebuilt?.kind ?? kindOfStatus(status),
         rebuilt?.message ?? object.error,

@@ -51,7 +51,8 @@ import { Composition, type CompositionGraph, unknownEffect } from "./composition
 import type { Repository } from "../composition/repository.ts";
 import { type EffectJob, jobsOf, withKept } from "../effects/job.ts";
 import { applyEvolution, changedEffectIds } from "../evolve/apply.ts";
-import { evolutionRefused, parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
+import { parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
+import { evolutionRefused } from "../evolve/refusals.ts";
 import { carryForward } from "../evolve/state.ts";
 import { ExpressionCompiler } from "../expr/compiler.ts";
 import { withRegexEngine } from "../expr/re2.ts";

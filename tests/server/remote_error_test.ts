@@ -10,8 +10,7 @@ import {
   unprocessable,
   versionConflict,
 } from "../../engine/errors.ts";
-import { evolutionRefused, invalidEvolution } from "../../engine/evolve/evolution.ts";
-import { stateStranded } from "../../engine/evolve/state.ts";
+import { evolutionRefused, invalidEvolution, stateStranded } from "../../engine/evolve/refusals.ts";
 import { unauthorized } from "../../server/middleware/auth/index.ts";
 import { serviceErrorResponse } from "../../server/problem.ts";
 import { errorFromResponse } from "../../engine/operations/remote_error.ts";
@@ -20,7 +19,7 @@ import { notLoaded } from "../../engine/service/unloaded.ts";
 /** What a remote caller gets for the response the server sends for `err`. */
 async function roundTrip(err: ServiceError): Promise<ServiceError> {
   const response = serviceErrorResponse(err)!;
-  return await errorFromResponse(response.status, response.statusText, await response.text());
+  return errorFromResponse(response.status, response.statusText, await response.text());
 }
 
 Deno.test("every service error survives the trip through the server's problem response", async () => {
@@ -55,22 +54,22 @@ Deno.test("every service error survives the trip through the server's problem re
 
 Deno.test("the 401 of the key gate is an unauthorized error with the server's message", async () => {
   const response = unauthorized();
-  const err = await errorFromResponse(response.status, response.statusText, await response.text());
+  const err = errorFromResponse(response.status, response.statusText, await response.text());
   assert.equal(err.kind, "unauthorized");
   assert.equal(err.message, "Missing or invalid API key");
 });
 
-Deno.test("bodies that are not ours still say what came back", async () => {
-  const page = await errorFromResponse(502, "Bad Gateway", "<html>upstream down</html>");
+Deno.test("bodies that are not ours still say what came back", () => {
+  const page = errorFromResponse(502, "Bad Gateway", "<html>upstream down</html>");
   // 502 is a kind of its own (an upstream failure, such as the LLM provider's).
   assert.equal(page.kind, "bad_gateway");
   assert.equal(page.message, "HTTP 502 Bad Gateway: <html>upstream down</html>");
   assert.equal(page.body, undefined);
-  const bare = await errorFromResponse(405, "", "");
+  const bare = errorFromResponse(405, "", "");
   assert.equal(bare.message, "HTTP 405");
   assert.equal(bare.kind, "not_allowed");
   // A structured title with members missing keeps the title as the message and the body as sent.
-  const odd = await errorFromResponse(409, "Conflict", JSON.stringify({ error: "Constraint violation" }));
+  const odd = errorFromResponse(409, "Conflict", JSON.stringify({ error: "Constraint violation" }));
   assert.equal(odd.kind, "conflict");
   assert.equal(odd.message, "Constraint violation");
   assert.deepEqual(odd.body, { error: "Constraint violation" });
