@@ -13,7 +13,7 @@
  * @module
  */
 import type { ModelService, ServiceEvent } from "../engine/service/service.ts";
-import { canonicalizePath, isPrefixOf, type Segment } from "../engine/json/path.ts";
+import { canonicalizePath, pathsOverlap, type Segment } from "../engine/json/path.ts";
 import { CREDENTIAL_ENDED_CLOSE } from "../engine/operations/change_feed.ts";
 import { utf8Length } from "./utf8_length.ts";
 
@@ -277,12 +277,11 @@ function textsOf(frame: MutationFrame | SpecEvolvedFrame): (shownAs: string) => 
 }
 
 /**
- * A frame passes when a touched address and a filter prefix overlap either way:
- * a write inside the prefix, or a write to an ancestor that replaced it.
+ * A frame passes when a touched address and a filter prefix overlap either way
+ * (a write inside the prefix, or a write to an ancestor that replaced it), as
+ * the audit's `path` matches a record: a wildcard is any member or index.
  */
 function passes(filter: Segment[][] | null, touched: Segment[][]): boolean {
   if (!filter) return true;
-  return filter.some((prefix) =>
-    touched.some((path) => isPrefixOf(prefix, path) || isPrefixOf(path, prefix))
-  );
+  return filter.some((prefix) => touched.some((path) => pathsOverlap(prefix, path, true)));
 }

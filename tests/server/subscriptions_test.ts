@@ -186,3 +186,24 @@ Deno.test("a model deleted ends its feeds (1000); one that stopped loading here 
   assert.deepEqual(deleted.closedWith, { code: 1000, reason: "model deleted" });
   assert.equal(hub.size, 0);
 });
+
+Deno.test("a wildcard in a paths filter is RFC 9535's, any member or index: $.* passes every write", async () => {
+  const { service, hub } = await setup(10_000);
+  const filters = ["$.*", "$.file.*", "$.*.name", "$.items[*].sku"];
+  const sockets = filters.map((filter) => {
+    const socket = new FakeSocket();
+    hub.add("order", socket.asSocket(), parsePathFilter(filter));
+    return socket;
+  });
+  const received = () => sockets.map((s) => s.sent.length);
+  await service.mutate("order", { "$.note": "a" });
+  assert.deepEqual(received(), [1, 0, 1, 0], "$.note whole may have held a name");
+  await service.mutate("order", { "$.file.name": "f" });
+  assert.deepEqual(received(), [2, 1, 2, 0]);
+  await service.mutate("order", { "$.file.size": 1 });
+  assert.deepEqual(received(), [3, 2, 2, 0]);
+  await service.mutate("order", { "$.items": [{ sku: "s" }] });
+  await service.mutate("order", { "$.items[0].sku": "t" });
+  assert.deepEqual(received(), [5, 2, 3, 2], "$.items whole may have held a name, $.items[0].sku did not");
+  hub.close();
+});
