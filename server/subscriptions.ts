@@ -23,6 +23,8 @@ export interface MutationFrame {
   modelId: string;
   mutatedPaths: string[];
   derivedUpdated: string[];
+  /** The meta keys (`$.note#required`) the commit updated: beyond SPEC's members, so a filter's subscriber sees why a frame passed. */
+  metaUpdated: string[];
   flaggedConstraints: unknown[];
   dispatchedEffects: unknown[];
 }
@@ -54,16 +56,25 @@ export const MODEL_UNLOADED_CLOSE = 4409;
 export const SESSION_ENDED_REASON = "the pairing session ended";
 
 /**
- * Parses the `paths` query (comma-separated prefixes, canonical or unrooted);
- * `null` when absent (every frame passes). Throws the parse message on a bad prefix.
+ * Parses the `paths` query (comma-separated prefixes, canonical or unrooted; a
+ * meta key `$.note#required` stands for its field `$.note`); `null` when absent
+ * (every frame passes). Throws the parse message on a bad prefix.
  */
 export function parsePathFilter(raw: string | undefined): Segment[][] | null {
   if (raw === undefined || raw.trim() === "") return null;
   return raw.split(",").map((p) => p.trim()).filter(Boolean).map((prefix) => {
     const path = canonicalizePath(prefix);
-    if (typeof path === "string") throw new Error(path);
-    return path;
+    const field = typeof path === "string" && prefix.lastIndexOf("#") > 0
+      ? canonicalizePath(fieldOf(prefix))
+      : path;
+    if (typeof field === "string") throw new Error(path as string);
+    return field;
   });
+}
+
+/** The field address of a meta key (`$.note#required` -> `$.note`). */
+function fieldOf(metaKey: string): string {
+  return metaKey.slice(0, metaKey.lastIndexOf("#"));
 }
 
 /** A subscriber that came with a pairing session's token. */
@@ -251,11 +262,15 @@ function prepareMutation(event: Extract<ServiceEvent, { type: "mutation" }>): Pr
     modelId: event.modelId,
     mutatedPaths: result.mutatedPaths,
     derivedUpdated: result.derivedUpdated,
+    metaUpdated: result.metaUpdated,
     flaggedConstraints: result.flaggedConstraints,
     dispatchedEffects: result.dispatchedEffects,
   };
   const touched: Segment[][] = [];
-  for (const address of [...result.mutatedPaths, ...result.derivedUpdated]) {
+  // A field's live metadata changing touches the field: its subscribers re-read its schema.
+  for (
+    const address of [...result.mutatedPaths, ...result.derivedUpdated, ...result.metaUpdated.map(fieldOf)]
+  ) {
     const path = canonicalizePath(address);
     if (typeof path !== "string") touched.push(path);
   }

@@ -207,3 +207,32 @@ Deno.test("a wildcard in a paths filter is RFC 9535's, any member or index: $.* 
   assert.deepEqual(received(), [5, 2, 3, 2], "$.items whole may have held a name, $.items[0].sku did not");
   hub.close();
 });
+
+Deno.test("a field's live metadata changing passes its filter, named in metaUpdated; a meta key filters as its field", async () => {
+  const service = await ModelService.open();
+  await service.createModel({
+    id: "form",
+    schema: { type: "object", properties: { express: { type: "boolean" }, note: { type: "string" } } },
+    metaDerivations: [{ path: "$.note", property: "required", expr: "express = true" }],
+  });
+  const hub = new SubscriptionHub(service, 10_000);
+  assert.deepEqual(parsePathFilter("$.note#required, note#required"), [["note"], ["note"]]);
+  assert.deepEqual(parsePathFilter("$['a#b']"), [["a#b"]], "a # inside a member name stays");
+  assert.throws(() => parsePathFilter("#required"), /not a valid address/);
+  const [note, noteRequired, other] = ["$.note", "$.note#required", "$.other"].map((filter) => {
+    const socket = new FakeSocket();
+    hub.add("form", socket.asSocket(), parsePathFilter(filter));
+    return socket;
+  });
+  await service.mutate("form", { "$.express": true });
+  for (const socket of [note, noteRequired]) {
+    assert.equal(socket.sent.length, 1);
+    const frame = JSON.parse(socket.sent[0]);
+    assert.deepEqual([frame.mutatedPaths, frame.metaUpdated], [["$.express"], ["$.note#required"]]);
+  }
+  assert.equal(other.sent.length, 0);
+  await service.mutate("form", { "$.note": "n" });
+  assert.deepEqual([note.sent.length, noteRequired.sent.length, other.sent.length], [2, 2, 0]);
+  hub.close();
+  await service.close();
+});
