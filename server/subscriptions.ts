@@ -58,11 +58,13 @@ export const SESSION_ENDED_REASON = "the pairing session ended";
 /**
  * Parses the `paths` query (comma-separated prefixes, canonical or unrooted; a
  * meta key `$.note#required` stands for its field `$.note`); `null` when absent
- * (every frame passes). Throws the parse message on a bad prefix.
+ * or naming none, as `,` (every frame passes: an empty list would pass none, in
+ * silence). Throws the parse message on a bad prefix.
  */
 export function parsePathFilter(raw: string | undefined): Segment[][] | null {
-  if (raw === undefined || raw.trim() === "") return null;
-  return raw.split(",").map((p) => p.trim()).filter(Boolean).map((prefix) => {
+  const prefixes = (raw ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+  if (!prefixes.length) return null;
+  return prefixes.map((prefix) => {
     const path = canonicalizePath(prefix);
     const field = typeof path === "string" && prefix.lastIndexOf("#") > 0
       ? canonicalizePath(fieldOf(prefix))

@@ -104,6 +104,7 @@ Deno.test("frames go only to the model's subscribers; a closed hub stops listeni
 Deno.test("parsePathFilter canonicalises prefixes and rejects malformed ones", () => {
   assert.equal(parsePathFilter(undefined), null);
   assert.equal(parsePathFilter(" "), null);
+  assert.equal(parsePathFilter(" , ,"), null, "naming no prefix filters nothing out, as an empty value");
   assert.deepEqual(parsePathFilter("$.a, b[0] ,$.c[*]"), [["a"], ["b", 0], ["c", -1]]);
   assert.throws(() => parsePathFilter("$.["), /not a valid address/);
 });
