@@ -13,7 +13,7 @@
  * @module
  */
 import type { ModelService, ServiceEvent } from "../engine/service/service.ts";
-import { canonicalizePath, isPrefixOf, type Segment } from "../engine/json/path.ts";
+import { canonicalizePath, pathsOverlap, type Segment } from "../engine/json/path.ts";
 import { CREDENTIAL_ENDED_CLOSE } from "../engine/operations/change_feed.ts";
 import { utf8Length } from "./utf8_length.ts";
 
@@ -23,6 +23,8 @@ export interface MutationFrame {
   modelId: string;
   mutatedPaths: string[];
   derivedUpdated: string[];
+  /** The meta keys (`$.note#required`) the commit updated: beyond SPEC's members, so a filter's subscriber sees why a frame passed. */
+  metaUpdated: string[];
   flaggedConstraints: unknown[];
   dispatchedEffects: unknown[];
 }
@@ -54,16 +56,27 @@ export const MODEL_UNLOADED_CLOSE = 4409;
 export const SESSION_ENDED_REASON = "the pairing session ended";
 
 /**
- * Parses the `paths` query (comma-separated prefixes, canonical or unrooted);
- * `null` when absent (every frame passes). Throws the parse message on a bad prefix.
+ * Parses the `paths` query (comma-separated prefixes, canonical or unrooted; a
+ * meta key `$.note#required` stands for its field `$.note`); `null` when absent
+ * or naming none, as `,` (every frame passes: an empty list would pass none, in
+ * silence). Throws the parse message on a bad prefix.
  */
 export function parsePathFilter(raw: string | undefined): Segment[][] | null {
-  if (raw === undefined || raw.trim() === "") return null;
-  return raw.split(",").map((p) => p.trim()).filter(Boolean).map((prefix) => {
+  const prefixes = (raw ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+  if (!prefixes.length) return null;
+  return prefixes.map((prefix) => {
     const path = canonicalizePath(prefix);
-    if (typeof path === "string") throw new Error(path);
-    return path;
+    const field = typeof path === "string" && prefix.lastIndexOf("#") > 0
+      ? canonicalizePath(fieldOf(prefix))
+      : path;
+    if (typeof field === "string") throw new Error(path as string);
+    return field;
   });
+}
+
+/** The field address of a meta key (`$.note#required` -> `$.note`). */
+function fieldOf(metaKey: string): string {
+  return metaKey.slice(0, metaKey.lastIndexOf("#"));
 }
 
 /** A subscriber that came with a pairing session's token. */
@@ -251,11 +264,15 @@ function prepareMutation(event: Extract<ServiceEvent, { type: "mutation" }>): Pr
     modelId: event.modelId,
     mutatedPaths: result.mutatedPaths,
     derivedUpdated: result.derivedUpdated,
+    metaUpdated: result.metaUpdated,
     flaggedConstraints: result.flaggedConstraints,
     dispatchedEffects: result.dispatchedEffects,
   };
   const touched: Segment[][] = [];
-  for (const address of [...result.mutatedPaths, ...result.derivedUpdated]) {
+  // A field's live metadata changing touches the field: its subscribers re-read its schema.
+  for (
+    const address of [...result.mutatedPaths, ...result.derivedUpdated, ...result.metaUpdated.map(fieldOf)]
+  ) {
     const path = canonicalizePath(address);
     if (typeof path !== "string") touched.push(path);
   }
@@ -277,12 +294,11 @@ function textsOf(frame: MutationFrame | SpecEvolvedFrame): (shownAs: string) => 
 }
 
 /**
- * A frame passes when a touched address and a filter prefix overlap either way:
- * a write inside the prefix, or a write to an ancestor that replaced it.
+ * A frame passes when a touched address and a filter prefix overlap either way
+ * (a write inside the prefix, or a write to an ancestor that replaced it), as
+ * the audit's `path` matches a record: a wildcard is any member or index.
  */
 function passes(filter: Segment[][] | null, touched: Segment[][]): boolean {
   if (!filter) return true;
-  return filter.some((prefix) =>
-    touched.some((path) => isPrefixOf(prefix, path) || isPrefixOf(path, prefix))
-  );
+  return filter.some((prefix) => touched.some((path) => pathsOverlap(prefix, path, true)));
 }

@@ -161,12 +161,15 @@ function segmentsMatch(a: Segment, b: Segment): boolean {
  * side facing a member name on the other is skipped, so a read recorded without
  * knowing that a field holds an array (`$.things.price`) still meets the write
  * `$.things[2].price`: the check errs towards recomputing, never towards missing.
+ * With `anyChild`, a wildcard in `a` (a query: the change feed's `paths`, the
+ * audit's `path`) selects any member or index, as RFC 9535's `*` does: `$.*`
+ * is every top-level member, `$.totals.*` every member of an object.
  */
-export function pathsOverlap(a: Path, b: Path): boolean {
+export function pathsOverlap(a: Path, b: Path, anyChild = false): boolean {
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    if (segmentsMatch(a[i], b[j])) {
+    if (segmentsMatch(a[i], b[j]) || anyChild && a[i] === WILDCARD) {
       i++;
       j++;
     } else if (typeof a[i] === "number" && typeof b[j] === "string") {

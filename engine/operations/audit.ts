@@ -23,6 +23,9 @@ export const getAudit = apiOperation({
         .optional(),
       from: INSTANT().describe("ISO-8601 lower bound (inclusive)").optional(),
       to: INSTANT().describe("ISO-8601 upper bound (exclusive)").optional(),
+      before: z.int().min(0).describe(
+        "only records whose sequence is below N: the page after one ending at N (commits may share a timestamp)",
+      ).optional(),
       limit: z.int().min(1).max(10000).describe("at most N records (default 100)").optional(),
     }),
   output: () => z.array(AUDIT_RECORD()),
@@ -36,7 +39,7 @@ export const getAudit = apiOperation({
     method: "get",
     path: "/models/{id}/audit",
     tag: "audit",
-    query: { pathPrefix: "path", from: "from", to: "to", limit: "limit" },
+    query: { pathPrefix: "path", from: "from", to: "to", before: "before", limit: "limit" },
     errors: { 400: { description: "bad address, ISO-8601 timestamp or limit" }, 404: UNKNOWN_MODEL },
   },
   console: { command: "get-audit" },
@@ -45,7 +48,7 @@ export const getAudit = apiOperation({
     title: "Read the audit trail",
     description: "Audit records, newest first (default limit 100).",
     kind: "read",
-    narrowingHint: "pass `limit`, `pathPrefix`, `from` or `to` to narrow the records",
+    narrowingHint: "pass `limit`, `pathPrefix`, `from`, `to` or `before` to narrow the records",
   },
 });
 

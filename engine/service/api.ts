@@ -93,6 +93,7 @@ export interface AuditParams {
   pathPrefix?: string;
   from?: string;
   to?: string;
+  before?: number;
   limit?: number;
 }
 

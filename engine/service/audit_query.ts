@@ -44,7 +44,10 @@ export function filterAudit(newestFirst: AuditRecord[], query: AuditQuery): Audi
     const at = Date.parse(record.timestamp);
     if (query.from !== undefined && at < query.from) continue;
     if (query.to !== undefined && at >= query.to) continue;
-    if (prefix && !(prefix.ok && touchedPaths(record).some((p) => pathsOverlap(prefix.path, p)))) continue;
+    if (record.sequence >= (query.before ?? Infinity)) continue;
+    if (prefix && !(prefix.ok && touchedPaths(record).some((p) => pathsOverlap(prefix.path, p, true)))) {
+      continue;
+    }
     out.push(record);
   }
   return out;

@@ -69,3 +69,18 @@ Deno.test("filterAudit applies from (inclusive), to (exclusive) and limit", () =
   assert.deepEqual(seqs(filterAudit(NEWEST_FIRST, { limit: 10, from: at(1), to: at(3) })), [2, 1]);
   assert.deepEqual(seqs(filterAudit(NEWEST_FIRST, { limit: 2 })), [3, 2]);
 });
+
+Deno.test("filterAudit reads a wildcard as RFC 9535's: any member or index", () => {
+  const records = [
+    record(3, { "$.customer": "x" }),
+    record(2, { "$.totals.net": 3 }),
+    record(1, { "$.items[0].qty": 2 }),
+    record(0, [{ op: "replace", path: "/totals/gross", value: 1 }]),
+  ];
+  const hits = (pathPrefix: string) => seqs(filterAudit(records, { limit: 10, pathPrefix }));
+  assert.deepEqual(hits("$[*]"), [3, 2, 1, 0]);
+  assert.deepEqual(hits("$.totals[*]"), [2, 0]);
+  assert.deepEqual(hits("$[*].net"), [3, 2], "$.customer whole may have held a net");
+  assert.deepEqual(hits("$[*].qty"), [3, 1]);
+  assert.deepEqual(hits("$.items[*].qty"), [1]);
+});

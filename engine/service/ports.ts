@@ -149,6 +149,8 @@ export interface AuditQuery {
   from?: number;
   /** Exclusive upper bound, epoch ms. */
   to?: number;
+  /** Exclusive upper bound of `sequence`: a page's cursor (commits may share a millisecond). */
+  before?: number;
   /** Newest first, at most this many. */
   limit: number;
 }

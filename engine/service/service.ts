@@ -1695,6 +1695,7 @@ export class ModelService implements ModelApi {
       pathPrefix: params.pathPrefix,
       from: params.from !== undefined ? parseInstant(params.from, "from") : undefined,
       to: params.to !== undefined ? parseInstant(params.to, "to") : undefined,
+      before: params.before,
       limit,
     });
   }

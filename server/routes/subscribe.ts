@@ -92,8 +92,10 @@ export const SUBSCRIBE_ROUTE: Route = {
     {
       name: "paths",
       in: "query",
-      description: "comma-separated address prefixes (OR) filtering mutation frames; frames with flagged " +
-        "constraints or dispatched effects are always delivered",
+      description:
+        "comma-separated address prefixes (OR) filtering mutation frames (a wildcard is any member or " +
+        "index; a meta key filters as its field); frames with flagged constraints or dispatched effects are " +
+        "always delivered",
       schema: { type: "string" },
     },
   ],

@@ -466,7 +466,7 @@ export class PgModelStore implements ModelStore, StoreCoordination {
   async listAudit(modelId: string, query: AuditQuery): Promise<AuditRecord[]> {
     if (!this.#options.audit) return [];
     const out: AuditRecord[] = [];
-    let before = Number.MAX_SAFE_INTEGER;
+    let before = query.before ?? Number.MAX_SAFE_INTEGER;
     while (out.length < query.limit) {
       const rows = await this.#sql`
         SELECT sequence, record FROM svc_audit

@@ -104,6 +104,7 @@ Deno.test("frames go only to the model's subscribers; a closed hub stops listeni
 Deno.test("parsePathFilter canonicalises prefixes and rejects malformed ones", () => {
   assert.equal(parsePathFilter(undefined), null);
   assert.equal(parsePathFilter(" "), null);
+  assert.equal(parsePathFilter(" , ,"), null, "naming no prefix filters nothing out, as an empty value");
   assert.deepEqual(parsePathFilter("$.a, b[0] ,$.c[*]"), [["a"], ["b", 0], ["c", -1]]);
   assert.throws(() => parsePathFilter("$.["), /not a valid address/);
 });
@@ -185,4 +186,54 @@ Deno.test("a model deleted ends its feeds (1000); one that stopped loading here 
   assert.deepEqual(unloaded.closedWith, { code: MODEL_UNLOADED_CLOSE, reason: "model not loaded" });
   assert.deepEqual(deleted.closedWith, { code: 1000, reason: "model deleted" });
   assert.equal(hub.size, 0);
+});
+
+Deno.test("a wildcard in a paths filter is RFC 9535's, any member or index: $.* passes every write", async () => {
+  const { service, hub } = await setup(10_000);
+  const filters = ["$.*", "$.file.*", "$.*.name", "$.items[*].sku"];
+  const sockets = filters.map((filter) => {
+    const socket = new FakeSocket();
+    hub.add("order", socket.asSocket(), parsePathFilter(filter));
+    return socket;
+  });
+  const received = () => sockets.map((s) => s.sent.length);
+  await service.mutate("order", { "$.note": "a" });
+  assert.deepEqual(received(), [1, 0, 1, 0], "$.note whole may have held a name");
+  await service.mutate("order", { "$.file.name": "f" });
+  assert.deepEqual(received(), [2, 1, 2, 0]);
+  await service.mutate("order", { "$.file.size": 1 });
+  assert.deepEqual(received(), [3, 2, 2, 0]);
+  await service.mutate("order", { "$.items": [{ sku: "s" }] });
+  await service.mutate("order", { "$.items[0].sku": "t" });
+  assert.deepEqual(received(), [5, 2, 3, 2], "$.items whole may have held a name, $.items[0].sku did not");
+  hub.close();
+});
+
+Deno.test("a field's live metadata changing passes its filter, named in metaUpdated; a meta key filters as its field", async () => {
+  const service = await ModelService.open();
+  await service.createModel({
+    id: "form",
+    schema: { type: "object", properties: { express: { type: "boolean" }, note: { type: "string" } } },
+    metaDerivations: [{ path: "$.note", property: "required", expr: "express = true" }],
+  });
+  const hub = new SubscriptionHub(service, 10_000);
+  assert.deepEqual(parsePathFilter("$.note#required, note#required"), [["note"], ["note"]]);
+  assert.deepEqual(parsePathFilter("$['a#b']"), [["a#b"]], "a # inside a member name stays");
+  assert.throws(() => parsePathFilter("#required"), /not a valid address/);
+  const [note, noteRequired, other] = ["$.note", "$.note#required", "$.other"].map((filter) => {
+    const socket = new FakeSocket();
+    hub.add("form", socket.asSocket(), parsePathFilter(filter));
+    return socket;
+  });
+  await service.mutate("form", { "$.express": true });
+  for (const socket of [note, noteRequired]) {
+    assert.equal(socket.sent.length, 1);
+    const frame = JSON.parse(socket.sent[0]);
+    assert.deepEqual([frame.mutatedPaths, frame.metaUpdated], [["$.express"], ["$.note#required"]]);
+  }
+  assert.equal(other.sent.length, 0);
+  await service.mutate("form", { "$.note": "n" });
+  assert.deepEqual([note.sent.length, noteRequired.sent.length, other.sent.length], [2, 2, 0]);
+  hub.close();
+  await service.close();
 });

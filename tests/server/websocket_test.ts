@@ -101,6 +101,7 @@ Deno.test("mutation frames after client writes, patches and fold-backs; closed w
       modelId: "order",
       mutatedPaths: ["$.qty", "$.price"],
       derivedUpdated: ["$.total"],
+      metaUpdated: [],
       flaggedConstraints: [],
       dispatchedEffects: [],
     });
