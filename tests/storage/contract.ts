@@ -373,7 +373,8 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
-    name: "audit trails: newest first with limit, prefix and time window; all in sequence order",
+    name:
+      "audit trails: newest first with limit, a sequence cursor, prefix and time window; all in sequence order",
     needs: [],
     async run(fixture) {
       const trail = await records("m", 4);
@@ -388,6 +389,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         same((await store.lastAudit("m"))?.sequence, 3, "last");
         same((await store.allAudit("m")).map((r) => r.sequence), [0, 1, 2, 3], "all");
         same((await store.listAudit("m", { limit: 2 })).map((r) => r.sequence), [3, 2], "limit");
+        same((await store.listAudit("m", { limit: 10, before: 2 })).map((r) => r.sequence), [1, 0], "before");
         same(
           (await store.listAudit("m", { limit: 10, pathPrefix: "$.f1" })).map((r) => r.sequence),
           [1],
