@@ -508,6 +508,5 @@ Deno.test("console: a huge id, command, argument name or mutation key is quoted 
     new RegExp(`^Unknown argument '${cut.replace(/[()]/g, "\\$&")}' for get-state; expected: `),
   );
   const path = await fails(service, { cmd: "mutate", id: "shop/order", mutations: { [huge]: 1 } });
-  assert.ok(path.startsWith(`Invalid mutation path: '${"x".repeat(200)}… (`), path.slice(0, 300));
-  assert.ok(path.length < 1000, `${path.length} characters`);
+  assert.equal(path, "Invalid mutation path: an address is at most 1024 characters; this one has 2000000");
 });

@@ -79,6 +79,8 @@ function parseLenient(text: string): { path: Segment[]; legacy: boolean } | stri
       rest = rest.slice(name[0].length);
     } else if (rest.startsWith("[")) {
       const index = /^\[\s*(\d+|\*)\s*\]/.exec(rest);
+      // RFC 9535's index has no leading zero: `[01]` is not `[1]` written otherwise.
+      if (index && /^0\d/.test(index[1])) return `the index ${index[1]} has a leading zero`;
       if (index) {
         path.push(index[1] === "*" ? WILDCARD : Number(index[1]));
         rest = rest.slice(index[0].length);
