@@ -216,9 +216,15 @@ Deno.test("console: protocol errors: invalid JSON, non-object, unknown command, 
     await fails(service, { cmd: "fly" }),
     `Unknown command: 'fly'. Send {"cmd":"help"} to list commands.`,
   );
-  assert.equal(await fails(service, { cmd: "get-state" }), "Missing required field: 'id'");
-  assert.equal(await fails(service, { cmd: "get-field", id: "x" }), "Missing required field: 'path'");
-  assert.equal(await fails(service, { cmd: "create-model" }), "Missing required field: 'spec'");
+  assert.equal(await fails(service, { cmd: "get-state" }), "Missing required field: 'id' (expected string)");
+  assert.equal(
+    await fails(service, { cmd: "get-field", id: "x" }),
+    "Missing required field: 'path' (expected string)",
+  );
+  assert.equal(
+    await fails(service, { cmd: "create-model" }),
+    "Missing required field: 'spec' (expected any value)",
+  );
   assert.match(
     await fails(service, { cmd: "mutate", id: "x", mutations: "no" }),
     /Invalid field 'mutations'/,
