@@ -92,8 +92,8 @@ export function toPlainJson(value: unknown, maxDepth = Infinity, depth = 0): Jso
   if (value === undefined || typeof value === "function") return undefined;
   if (value === null || typeof value !== "object") {
     // Refused as an input is (engine/service/limits.ts), not stored as null in silence.
-    if (typeof value === "number" && !Number.isFinite(value)) {
-      throw new RangeError(`the result ${depth ? "holds" : "is"} ${value}, not a JSON number`);
+    if (typeof value === "number" && !isFinite(value)) {
+      throw new RangeError(`the result holds ${value}, not a JSON number`);
     }
     return value as Json;
   }

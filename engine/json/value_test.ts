@@ -71,7 +71,7 @@ Deno.test("toPlainJson drops functions and undefined, refuses non-finite numbers
   assert.equal(toPlainJson(() => 1), undefined);
   assert.throws(() => toPlainJson(Infinity), {
     name: "RangeError",
-    message: "the result is Infinity, not a JSON number",
+    message: "the result holds Infinity, not a JSON number",
   });
   assert.throws(() => toPlainJson({ a: [1, NaN] }), { message: "the result holds NaN, not a JSON number" });
   assert.deepEqual(toPlainJson({ a: 1, f: () => 1, u: undefined, n: [1, undefined, 2] }), {

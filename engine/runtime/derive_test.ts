@@ -478,7 +478,7 @@ Deno.test("a derivation giving NaN or Infinity refuses the write naming its fiel
     rejectsWith(
       () => commitMutation(runtime, { "$.x": 0, "$.y": 0 }),
       "validation_failed",
-      /^Evaluation of derivation \$\.ratio failed: the result is NaN, not a JSON number$/,
+      /^Evaluation of derivation \$\.ratio failed: the result holds NaN, not a JSON number$/,
     ));
   // A constraint's Infinity is an error too, so it fails instead of passing as null did.
   const flagged = await commitMutation(runtime, { "$.y": 1 });

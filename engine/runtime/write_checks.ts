@@ -319,8 +319,8 @@ function gapBefore(state: CycleState, path: readonly Segment[]): Segment[] | nul
 }
 
 /** Live meta values (minimum, pattern, …) at `path` and below, checked against `value`. */
-function checkMetaOverlay(
-  state: CycleState,
+export function checkMetaOverlay(
+  state: Pick<CycleState, "meta" | "model">,
   path: readonly Segment[],
   value: Json,
   address: string,

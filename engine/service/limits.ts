@@ -5,7 +5,7 @@
  * - a non-finite number (`1e309` parses as Infinity; JSON stores it as null): 422;
  * - nesting deeper than `svc.limits.max-depth` (a written value counts from the
  *   root of the document, so its address's depth is added, a scalar's too): 422;
- * - a write's address (or patch pointer) over 1024 characters, as a spec's: 422;
+ * - a write's address (or patch `path`) over 1024 characters, as a spec's: 422;
  * - a spec over `svc.limits.max-spec-bytes`, a state over
  *   `svc.limits.max-state-bytes`: 413.
  *
@@ -119,15 +119,13 @@ export function checkEnvelope(
 export function checkPatchValues(config: EngineConfig, ops: readonly unknown[]): void {
   ops.forEach((op, index) => {
     if (typeof op !== "object" || op === null) return;
-    const { op: name, path, from, value } = op as {
+    const { op: name, path, value } = op as {
       op?: unknown;
       path?: unknown;
       from?: unknown;
       value?: unknown;
     };
-    for (const pointer of [path, from]) {
-      if (typeof pointer === "string") checkAddressLength(pointer, `Patch operation ${index}'s path`);
-    }
+    if (typeof path === "string") checkAddressLength(path, `Patch operation ${index}'s path`);
     const writes = name === "add" || name === "replace" || name === "copy" || name === "move";
     const baseDepth = writes && typeof path === "string" ? path.split("/").length - 1 : 0;
     checkValue(config, value ?? null, `Patch operation ${index}'s value`, baseDepth);

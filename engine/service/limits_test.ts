@@ -378,7 +378,7 @@ Deno.test("a write's address or patch pointer over 1024 characters is refused at
     "Invalid mutation path: an address is at most 1024 characters; this one has 100004",
   );
   const pointer = `/o/${"y".repeat(2000)}`;
-  for (const op of [{ op: "add", path: pointer, value: 1 }, { op: "move", from: pointer, path: "/rate" }]) {
+  for (const op of [{ op: "add", path: pointer, value: 1 }, { op: "move", from: "/rate", path: pointer }]) {
     await rejectsWith(
       () => service.patch("m", [op] as PatchOperation[]),
       "validation_failed",
