@@ -216,9 +216,15 @@ Deno.test("console: protocol errors: invalid JSON, non-object, unknown command, 
     await fails(service, { cmd: "fly" }),
     `Unknown command: 'fly'. Send {"cmd":"help"} to list commands.`,
   );
-  assert.equal(await fails(service, { cmd: "get-state" }), "Missing required field: 'id'");
-  assert.equal(await fails(service, { cmd: "get-field", id: "x" }), "Missing required field: 'path'");
-  assert.equal(await fails(service, { cmd: "create-model" }), "Missing required field: 'spec'");
+  assert.equal(await fails(service, { cmd: "get-state" }), "Missing required field: 'id' (expected string)");
+  assert.equal(
+    await fails(service, { cmd: "get-field", id: "x" }),
+    "Missing required field: 'path' (expected string)",
+  );
+  assert.equal(
+    await fails(service, { cmd: "create-model" }),
+    "Missing required field: 'spec' (expected any value)",
+  );
   assert.match(
     await fails(service, { cmd: "mutate", id: "x", mutations: "no" }),
     /Invalid field 'mutations'/,
@@ -508,6 +514,5 @@ Deno.test("console: a huge id, command, argument name or mutation key is quoted 
     new RegExp(`^Unknown argument '${cut.replace(/[()]/g, "\\$&")}' for get-state; expected: `),
   );
   const path = await fails(service, { cmd: "mutate", id: "shop/order", mutations: { [huge]: 1 } });
-  assert.ok(path.startsWith(`Invalid mutation path: '${"x".repeat(200)}… (`), path.slice(0, 300));
-  assert.ok(path.length < 1000, `${path.length} characters`);
+  assert.equal(path, "Invalid mutation path: an address is at most 1024 characters; this one has 2000000");
 });

@@ -7,7 +7,7 @@ import type { EffectExecutor, ExecutorOutcome } from "./executor.ts";
 import { httpExecutor, type HttpTransport } from "./http_executor.ts";
 import type { EffectJob } from "./job.ts";
 import { llmExecutor } from "./llm_executor.ts";
-import { effectService, jobOf, ManualScheduler, ScriptedExecutor } from "./test_support.ts";
+import { effectService, jobOf, ManualScheduler, OutboxStore, ScriptedExecutor } from "./test_support.ts";
 
 const HUGE = 1_000_000;
 const huge = (c = "x") => c.repeat(HUGE);
@@ -155,5 +155,23 @@ Deno.test("the status document in state holds the cut error, not the URL the tra
   const state = (await service.getState("big")) as { io: { send: Record<string, Json> } };
   assert.equal(state.io.send.phase, "failed");
   assertBounded(String(state.io.send.error), "status document");
+  await service.close();
+});
+
+Deno.test("the outbox job of a request that cannot be resolved holds its error cut", async () => {
+  const store = new OutboxStore();
+  const { service } = await effectService([httpExecutor(failing("not sent"))], { store });
+  await service.createModel({
+    id: "m",
+    schema: { type: "object", properties: { s: { type: "string" } } },
+    // jsonata-js quotes `s` whole (T2009); with spaces, its message is under 2000 characters, so not cut yet.
+    effects: [{ id: "e", executor: "server", trigger: "s", request: { url: "https://a.example/{s < 1}" } }],
+  });
+  await service.mutate("m", { "$.s": "a ".repeat(950) });
+  const [job] = [...store.outbox.values()];
+  assert.equal(job.work.type, "invalid");
+  const error = (job.work as { error: string }).error;
+  assert.match(error, /^cannot resolve the request: T2009: /);
+  assertBounded(error, "outbox job");
   await service.close();
 });

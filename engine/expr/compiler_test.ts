@@ -50,7 +50,12 @@ Deno.test("evaluate binds variables and returns plain JSON", async () => {
   assert.deepEqual(value, { total: 50 });
   assert.equal(await compiler.compile("missing").evaluate({}), undefined);
   assert.deepEqual(await compiler.compile("items.qty").evaluate({ items: [{ qty: 1 }, { qty: 2 }] }), [1, 2]);
-  assert.equal(await compiler.compile("1/0").evaluate({}), null, "non-finite numbers become null");
+  // JSON has no NaN or Infinity: a result holding one fails (it was null, stored in silence).
+  await assert.rejects(() => compiler.compile("1/0").evaluate({}), (err: unknown) => {
+    assert.ok(err instanceof ExpressionError);
+    assert.equal(err.message, "the result holds Infinity, not a JSON number");
+    return true;
+  });
 });
 
 Deno.test("a runaway expression fails with a timeout instead of hanging", async () => {

@@ -78,7 +78,8 @@ function parseLenient(text: string): { path: Segment[]; legacy: boolean } | stri
       path.push(name[0]);
       rest = rest.slice(name[0].length);
     } else if (rest.startsWith("[")) {
-      const index = /^\[\s*(\d+|\*)\s*\]/.exec(rest);
+      // RFC 9535's index has no leading zero: `[01]` is malformed, not `[1]` written otherwise.
+      const index = /^\[\s*(0|[1-9]\d*|\*)\s*\]/.exec(rest);
       if (index) {
         path.push(index[1] === "*" ? WILDCARD : Number(index[1]));
         rest = rest.slice(index[0].length);

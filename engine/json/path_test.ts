@@ -69,6 +69,15 @@ Deno.test("parsePath rejects malformed and non-string addresses with a clear mes
   }
 });
 
+Deno.test("parsePath refuses an index with a leading zero, as RFC 9535's grammar does", () => {
+  for (const bad of ["$.a[01]", "$.a[00]", "$.a[0][007].b"]) {
+    const parsed = parsePath(bad);
+    assert.ok(!parsed.ok, `${bad} must be rejected`);
+    assert.match(parsed.message, /is not a valid address: malformed bracket segment at '\[0/);
+  }
+  assert.deepEqual(pathOrNull("$.a[0][10]"), ["a", 0, 10]);
+});
+
 Deno.test("pathOrNull: the segments of a canonical address, null for what parsePath refuses", () => {
   assert.deepEqual(pathOrNull("$.items[2]['odd key']"), ["items", 2, "odd key"]);
   assert.deepEqual(pathOrNull("$.items[*].n"), ["items", WILDCARD, "n"]);

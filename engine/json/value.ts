@@ -83,6 +83,7 @@ function copy(value: unknown): unknown {
 /**
  * Converts a JSONata result into plain JSON: sequences become arrays, functions
  * and `undefined` members are dropped. Returns `undefined` for "no value".
+ * A NaN or Infinity anywhere in it throws a {@link RangeError}: JSON has no such number.
  * JSONata's lambdas and built-in functions are objects it marks (as its own
  * `isFunction` tests), so they are dropped as functions too.
  * A result nested deeper than `maxDepth` throws a {@link RangeError}.
@@ -90,7 +91,10 @@ function copy(value: unknown): unknown {
 export function toPlainJson(value: unknown, maxDepth = Infinity, depth = 0): Json | undefined {
   if (value === undefined || typeof value === "function") return undefined;
   if (value === null || typeof value !== "object") {
-    if (typeof value === "number" && !Number.isFinite(value)) return null;
+    // Refused as an input is (engine/service/limits.ts), not stored as null in silence.
+    if (typeof value === "number" && !isFinite(value)) {
+      throw new RangeError(`the result holds ${value}, not a JSON number`);
+    }
     return value as Json;
   }
   const fn = value as { _jsonata_lambda?: unknown; _jsonata_function?: unknown };

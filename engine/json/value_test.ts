@@ -66,11 +66,14 @@ Deno.test("setMember, cloneJson and toPlainJson keep __proto__ an own member und
   assert.equal(({} as Record<string, unknown>).x, undefined);
 });
 
-Deno.test("toPlainJson drops functions and undefined, turns non-finite numbers into null", () => {
+Deno.test("toPlainJson drops functions and undefined, refuses non-finite numbers", () => {
   assert.equal(toPlainJson(undefined), undefined);
   assert.equal(toPlainJson(() => 1), undefined);
-  assert.equal(toPlainJson(Infinity), null);
-  assert.equal(toPlainJson(NaN), null);
+  assert.throws(() => toPlainJson(Infinity), {
+    name: "RangeError",
+    message: "the result holds Infinity, not a JSON number",
+  });
+  assert.throws(() => toPlainJson({ a: [1, NaN] }), { message: "the result holds NaN, not a JSON number" });
   assert.deepEqual(toPlainJson({ a: 1, f: () => 1, u: undefined, n: [1, undefined, 2] }), {
     a: 1,
     n: [1, 2],

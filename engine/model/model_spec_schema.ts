@@ -77,6 +77,10 @@ export const invalidIdMessage = (id: unknown): string =>
 export const longIdMessage = (id: unknown): string =>
   `an id is at most ${MAX_ID_LENGTH} characters; this one has ${String(id).length}`;
 
+/** The finding of an address over {@link MAX_ID_LENGTH}: results, traces and audit records name it whole. */
+export const longAddressMessage = (address: string): string =>
+  `an address is at most ${MAX_ID_LENGTH} characters; this one has ${address.length}`;
+
 /** Why `id` cannot name a model (the spec's own rule), or `undefined` when it can. */
 export function idProblem(id: string): string | undefined {
   if (id.length > MAX_ID_LENGTH) return longIdMessage(id);

@@ -117,6 +117,8 @@ function typeName(expected: string): string {
       return "integer";
     case "tuple":
       return "array";
+    case "nonoptional":
+      return "any value";
     default:
       return expected;
   }
@@ -186,6 +188,6 @@ function describeIssue(issue: Issue, given: unknown, options: CheckOptions): str
       ? `Missing ${options.where(member)}`
       : `Invalid ${options.where(member)}${place}: ${detail(issue, given)}`;
   }
-  if (missing) return `Missing required field: '${String(member)}'`;
+  if (missing) return `Missing required field: '${String(member)}' (${detail(issue, given)})`;
   return `Invalid field '${formatIssuePath(issue.path)}': ${detail(issue, given)}`;
 }

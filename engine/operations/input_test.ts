@@ -9,7 +9,10 @@ import { explain, getField, readField } from "./reads.ts";
 import { mutate, patch } from "./writes.ts";
 
 Deno.test("checkInput names a missing, a mistyped and an out-of-range argument", () => {
-  assert.throws(() => checkInput(readField, { id: "m" }), /^ServiceError: Missing required field: 'path'$/);
+  assert.throws(
+    () => checkInput(readField, { id: "m" }),
+    /^ServiceError: Missing required field: 'path' \(expected string\)$/,
+  );
   assert.throws(() => checkInput(readField, { id: "m", path: null }), /Missing required field: 'path'/);
   assert.throws(() => checkInput(readField, { id: 5, path: "$.a" }), /Invalid field 'id': expected string/);
   assert.throws(

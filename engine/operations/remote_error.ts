@@ -79,9 +79,11 @@ export function errorFromResponse(
     }
     if (typeof object.error === "string") {
       const rebuilt = fromStructured(object);
+      // A foreign body's `detail` says what its `error` (a title) does not; the message is cut (errors.ts).
+      const detail = typeof object.detail === "string" ? `: ${object.detail}` : "";
       return new ServiceError(
         rebuilt?.kind ?? kindOfStatus(status),
-        rebuilt?.message ?? object.error,
+        rebuilt?.message ?? object.error + detail,
         object as Record<string, Json>,
       );
     }

@@ -192,7 +192,7 @@ export class CycleState {
       inputPaths: inputPaths.slice(),
       result: value === undefined ? null : tracedResult(value),
       constraintPassed: null,
-      errorMessage: error,
+      errorMessage: error && quoted(error, MAX_TRACED_CHARS),
     });
   }
 

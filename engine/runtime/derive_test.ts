@@ -459,3 +459,32 @@ Deno.test("a built-in given the context by JSONata's signature matching reads it
   assert.deepEqual(await runtime.readField("$.big"), { a: 5, b: 2 });
   assert.equal(await runtime.readField("$.mid"), "xy");
 });
+
+Deno.test("a derivation giving NaN or Infinity refuses the write naming its field, as such an input is refused", async () => {
+  const { runtime } = await runtimeOf({
+    id: "nonfinite",
+    schema: { type: "object", properties: { x: { type: "number" }, y: { type: "number" } } },
+    derivations: [{ path: "$.ratio", expr: "x / y" }, { path: "$.parts", expr: "[x, 1e308 * x]" }],
+    constraints: [{ id: "bounded", expr: "x / (y - 1)", message: "unbounded", policy: "flag" }],
+  });
+  await commitMutation(runtime, { "$.x": 1, "$.y": 2 });
+  await assertUntouched(runtime, () =>
+    rejectsWith(
+      () => commitMutation(runtime, { "$.x": 10 }),
+      "validation_failed",
+      /^Evaluation of derivation \$\.parts failed: the result holds Infinity, not a JSON number$/,
+    ));
+  await assertUntouched(runtime, () =>
+    rejectsWith(
+      () => commitMutation(runtime, { "$.x": 0, "$.y": 0 }),
+      "validation_failed",
+      /^Evaluation of derivation \$\.ratio failed: the result holds NaN, not a JSON number$/,
+    ));
+  // A constraint's Infinity is an error too, so it fails instead of passing as null did.
+  const flagged = await commitMutation(runtime, { "$.y": 1 });
+  assert.deepEqual(flagged!.flaggedConstraints.map((v) => v.constraintId), ["bounded"]);
+  assert.match(
+    flagged!.traces.find((t) => t.targetPath === "$constraint:bounded")!.errorMessage!,
+    /Infinity/,
+  );
+});

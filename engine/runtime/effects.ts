@@ -20,6 +20,7 @@ import type { Segment } from "../json/path.ts";
 import { isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import type { InheritedEffectsPolicy } from "../config.ts";
 import { schemaViolation } from "../errors.ts";
+import { shortMessage } from "../quoted.ts";
 import type { EffectNode, Template } from "../model/nodes.ts";
 import { statusDocument } from "../model/status_document.ts";
 import type { Effect } from "../model/types.ts";
@@ -230,7 +231,8 @@ async function workOf(state: CycleState, node: EffectNode): Promise<EffectWork> 
         };
     }
   } catch (err) {
-    return { type: "invalid", error: `cannot resolve the request: ${(err as Error).message}` };
+    // Cut where it is recorded: the outbox keeps the job, and its error, as they are.
+    return { type: "invalid", error: shortMessage(`cannot resolve the request: ${(err as Error).message}`) };
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import { compilePattern } from "../expr/regex.ts";
 import type { Json } from "../json/value.ts";
+import { tracedResult } from "./traces.ts";
 
 const boolean = (v: Json) => typeof v === "boolean";
 const number = (v: Json) => typeof v === "number";
@@ -30,12 +31,15 @@ const KINDS: Record<string, [(v: Json) => boolean, string]> = {
 /** Why `value` cannot be the meta property `key` (snake_case), or null when it can. */
 export function metaValueProblem(key: string, value: Json): string | null {
   const kind = KINDS[key];
-  if (kind && !kind[0](value)) return `the value must be ${kind[1]}, not ${JSON.stringify(value)}`;
+  // The value quoted short (as a trace's result), never serialised whole into the message.
+  if (kind && !kind[0](value)) {
+    return `the value must be ${kind[1]}, not ${JSON.stringify(tracedResult(value))}`;
+  }
   if (key !== "pattern") return null;
   try {
     compilePattern(value as string);
     return null;
   } catch (err) {
-    return `pattern ${JSON.stringify(value)} is not usable: ${(err as Error).message}`;
+    return `pattern ${JSON.stringify(tracedResult(value))} is not usable: ${(err as Error).message}`;
   }
 }

@@ -35,7 +35,7 @@ import { strandedValues } from "../model/stranded_values.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
 import { computedTraces, CONSTRAINT_TRACE, type TraceRecord, TraceRing } from "./traces.ts";
-import { parseWriteKey } from "./write_checks.ts";
+import { checkMetaOverlay, parseWriteKey } from "./write_checks.ts";
 
 /** What a runtime needs from its host. */
 export interface RuntimeEnv {
@@ -419,7 +419,9 @@ export class ModelRuntime {
    * aside as for an evolution's carried state (422 naming each offending
    * value's path). Every constraint is checked, none refuses it (as after an evolution, the next
    * write touching what one reads is held to it): `broken` lists those the
-   * restored state fails, either policy. History and traces are cleared, the
+   * restored state fails, either policy, then each live meta bound (a meta
+   * derivation's `maximum`, `required`, …) a restored value breaks, flagged as
+   * `$.path#keyword` (the next write of it is held to it). History and traces are cleared, the
    * restore's own evaluations then traced. Not audited. `admitGrowth` is told
    * the bytes the restored document adds to `baseDoc` before anything is
    * replaced, and throws to refuse them.
@@ -451,7 +453,12 @@ export class ModelRuntime {
     admitGrowth(base.growth + outcome.growth);
     this.replaceState(outcome.state, { clearHistory: true });
     this.#traces.push(computedTraces(outcome.traces));
-    return { state: outcome.state, broken: [...outcome.rollback, ...outcome.result.flaggedConstraints] };
+    const broken = [...outcome.rollback, ...outcome.result.flaggedConstraints];
+    // Live bounds (a meta derivation's maximum, required, …) the restored values break: flagged, as constraints.
+    for (const v of checkMetaOverlay({ meta: outcome.state.meta, model: this.model }, [], base.root, "$")) {
+      broken.push({ constraintId: `${v.path}#${v.keyword}`, message: v.message, policy: "flag" });
+    }
+    return { state: outcome.state, broken };
   }
 }
 

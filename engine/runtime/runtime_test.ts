@@ -573,3 +573,24 @@ Deno.test("stateBytes is the document's exact JSON size after every mutation, pa
     assert.equal(runtime.stateBytes, utf8(runtime.state.doc), `seed ${seed}: restored`);
   }
 });
+
+Deno.test("restore flags the live meta bounds the restored values break, as it flags constraints", async () => {
+  const { runtime } = await runtimeOf({
+    id: "bounded",
+    schema: { type: "object", properties: { limit: { type: "number" }, qty: { type: "number" }, name: {} } },
+    metaDerivations: [
+      { path: "$.qty", property: "maximum", expr: "limit" },
+      { path: "$.name", property: "required", expr: "qty > 0" },
+    ],
+  });
+  const { broken } = await runtime.restore({ baseDoc: { limit: 5, qty: 9 } });
+  assert.deepEqual(broken, [
+    { constraintId: "$.qty#maximum", message: "must be <= 5", policy: "flag" },
+    { constraintId: "$.name#required", message: "is required and cannot be cleared", policy: "flag" },
+  ]);
+  assert.deepEqual(await runtime.readState(), { limit: 5, qty: 9 });
+  // Within the bounds: nothing flagged.
+  assert.deepEqual((await runtime.restore({ baseDoc: { limit: 5, qty: 0 } })).broken, []);
+  // The next write of the field is held to its bound.
+  await rejectsWith(() => commitMutation(runtime, { "$.qty": 9 }), "schema_violation");
+});

@@ -7,6 +7,7 @@
  * @module
  */
 import { ServiceError } from "../errors.ts";
+import { shortMessage } from "../quoted.ts";
 import { getAt } from "../json/document.ts";
 import { isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import { ownMember } from "../json/wide_object.ts";
@@ -84,7 +85,8 @@ export async function runTestCase(
     const outcome = test.given ? await runtime.evaluateMutation(test.given) : null;
     if (outcome) runtime.commit(outcome);
   } catch (err) {
-    const message = err instanceof ServiceError ? err.message : String(err);
+    // A ServiceError's message is cut already (errors.ts); another's is cut as one.
+    const message = err instanceof ServiceError ? err.message : shortMessage(String(err));
     return {
       ...base,
       passed: false,

@@ -253,3 +253,23 @@ Deno.test("sameValue: within 1e-9 times the expected value's magnitude, and 1e-9
   assert.equal(sameValue(5, 4), false);
   assert.equal(sameValue(1, "1"), false);
 });
+
+Deno.test("a given refused by an error that is not a ServiceError is reported with its message cut", async () => {
+  // The given is read once the case's runtime exists: from then on the clock fails with a 100 KB message.
+  const clock = new ManualClock();
+  let failing = false;
+  clock.now = () => {
+    if (failing) throw new TypeError("x".repeat(100_000));
+    return clock.current;
+  };
+  const test = {
+    get given() {
+      failing = true;
+      return { "$.b": 1 };
+    },
+    expect: {},
+  };
+  const result = await runTestCase(compileValid(SPEC), { config: testConfig(), clock }, test);
+  assert.equal(result.passed, false);
+  assert.equal(result.error, `given was rejected: TypeError: ${"x".repeat(200)}… (100000 characters)`);
+});

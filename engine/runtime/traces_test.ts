@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type TraceRecord, TraceRing } from "./traces.ts";
+import { commitMutation, runtimeOf } from "../_test_utils.ts";
+import { MAX_TRACED_CHARS, type TraceRecord, TraceRing } from "./traces.ts";
 
 const trace = (targetPath: string, result = 0): TraceRecord => ({
   targetPath,
@@ -61,4 +62,18 @@ Deno.test("TraceRing keeps order and capacity across many small appends that wra
   ring.push([trace("$.a", 24)]);
   assert.deepEqual(copy.find("$.a").map((t) => t.result), [20, 21, 22, 23], "a clone is independent");
   assert.deepEqual(ring.find("$.a", 2).map((t) => t.result), [23, 24]);
+});
+
+Deno.test("a trace's errorMessage is at most MAX_TRACED_CHARS and says its length, as its other members", async () => {
+  const { runtime } = await runtimeOf({
+    id: "loud",
+    schema: { type: "object", properties: { s: { type: "string" } } },
+    constraints: [{ id: "c", expr: "s < 1", message: "m", policy: "flag" }],
+  });
+  // jsonata-js quotes the string whole (T2009); spaced, so the message is cut only past 2000 characters.
+  const result = await commitMutation(runtime, { "$.s": "a ".repeat(950) });
+  const { errorMessage } = result!.traces.find((t) => t.targetPath === "$constraint:c")!;
+  assert.match(errorMessage!, /^T2009: The values "a a /);
+  assert.match(errorMessage!, /… \(19\d\d characters\)$/);
+  assert.equal(errorMessage!.indexOf("…"), MAX_TRACED_CHARS);
 });

@@ -16,7 +16,7 @@ import { LruCache } from "../expr/lru.ts";
 import { testPattern } from "../expr/regex.ts";
 import { DocumentDraft, getAt, memberAt } from "../json/document.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
-import { isContainer, isObject, type Json, jsonEqual } from "../json/value.ts";
+import { isContainer, isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import { metaPropertyName } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 
@@ -41,6 +41,13 @@ export function parseWriteKey(key: string): Segment[] {
   }
   if (key.length <= CACHED_KEY_LENGTH) parsedKeys.set(key, parsed.path.slice());
   return parsed.path;
+}
+
+/** `mutations` keyed by canonical addresses (`$['a']` as `$.a`), in their order. */
+export function canonicalWrites(mutations: Record<string, Json>): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const key in mutations) setMember(out, formatPath(parseWriteKey(key)), mutations[key]);
+  return out;
 }
 
 /** Refuses an array index above `svc.limits.max-array-index` before anything is allocated. */
@@ -312,8 +319,8 @@ function gapBefore(state: CycleState, path: readonly Segment[]): Segment[] | nul
 }
 
 /** Live meta values (minimum, pattern, …) at `path` and below, checked against `value`. */
-function checkMetaOverlay(
-  state: CycleState,
+export function checkMetaOverlay(
+  state: Pick<CycleState, "meta" | "model">,
   path: readonly Segment[],
   value: Json,
   address: string,

@@ -5,6 +5,7 @@
  * - a non-finite number (`1e309` parses as Infinity; JSON stores it as null): 422;
  * - nesting deeper than `svc.limits.max-depth` (a written value counts from the
  *   root of the document, so its address's depth is added, a scalar's too): 422;
+ * - a write's address (or patch `path`) over 1024 characters, as a spec's: 422;
  * - a spec over `svc.limits.max-spec-bytes`, a state over
  *   `svc.limits.max-state-bytes`: 413.
  *
@@ -18,6 +19,7 @@ import { schemaViolation, tooLarge, unprocessable } from "../errors.ts";
 import { measureJson } from "../json/measure.ts";
 import { formatPath, pathOrNull } from "../json/path.ts";
 import { isObject, type Json } from "../json/value.ts";
+import { longAddressMessage, MAX_ID_LENGTH } from "../model/model_spec_schema.ts";
 
 /**
  * Refuses a value nested too deep or holding a non-finite number; returns its
@@ -50,6 +52,7 @@ export function checkMutationValues(
   // Every segment of an address takes two characters or more (`.a`, `[0]`) after the `$`.
   const shallow = 2 * config.maxDepth + 1;
   for (const [address, value] of Object.entries(mutations)) {
+    checkAddressLength(address, "Invalid mutation path");
     // A finite scalar has no depth of its own: at an address too short to pass the limit, it need not be parsed.
     if (value === null || typeof value !== "object") {
       if ((typeof value !== "number" || Number.isFinite(value)) && address.length <= shallow) continue;
@@ -116,11 +119,22 @@ export function checkEnvelope(
 export function checkPatchValues(config: EngineConfig, ops: readonly unknown[]): void {
   ops.forEach((op, index) => {
     if (typeof op !== "object" || op === null) return;
-    const { op: name, path, value } = op as { op?: unknown; path?: unknown; value?: unknown };
+    const { op: name, path, value } = op as {
+      op?: unknown;
+      path?: unknown;
+      from?: unknown;
+      value?: unknown;
+    };
+    if (typeof path === "string") checkAddressLength(path, `Patch operation ${index}'s path`);
     const writes = name === "add" || name === "replace" || name === "copy" || name === "move";
     const baseDepth = writes && typeof path === "string" ? path.split("/").length - 1 : 0;
     checkValue(config, value ?? null, `Patch operation ${index}'s value`, baseDepth);
   });
+}
+
+/** Refuses an address longer than a spec's may be (every write's result, traces and audit record name it). */
+function checkAddressLength(address: string, what: string): void {
+  if (address.length > MAX_ID_LENGTH) throw unprocessable(`${what}: ${longAddressMessage(address)}`);
 }
 
 /** Refuses a spec deeper than the depth limit, with a non-finite number, or over `svc.limits.max-spec-bytes`. */

@@ -98,11 +98,16 @@ Deno.test("a written scalar is refused when non-finite, named at its address how
     "validation_failed",
     /there is no value at the path/,
   );
-  // Ten thousand segments of one address are refused at the door, not left for a recursive walk to overflow on.
+  // Many segments of one address are refused at the door, not left for a recursive walk to overflow on.
+  await rejectsWith(
+    () => service.mutate("m", { ["$" + ".a".repeat(500)]: 1 }),
+    "validation_failed",
+    /max-depth/,
+  );
   await rejectsWith(
     () => service.mutate("m", { ["$" + ".a".repeat(10_000)]: 1 }),
     "validation_failed",
-    /max-depth/,
+    /at most 1024 characters/,
   );
   await rejectsWith(
     () => service.foldback("m", { ["$.o" + "[0]".repeat(5)]: 1 }),
@@ -361,4 +366,27 @@ Deno.test("a model written up to max-state-bytes takes growing writes within it 
   assert.equal(await verdict(() => reopened.mutate("m", { "$.z": "z".repeat(room + 1) })), "too_large");
   assert.equal(await verdict(() => reopened.mutate("m", { "$.z": "z".repeat(room) })), "accepted");
   assert.equal(utf8(await reopened.getState("m")), 1000);
+});
+
+Deno.test("a write's address or patch pointer over 1024 characters is refused at the door, as a spec's is", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(spec);
+  const long = `$.o.${"x".repeat(100_000)}`;
+  const err = await rejectsWith(() => service.mutate("m", { [long]: 1 }), "validation_failed");
+  assert.equal(
+    err.message,
+    "Invalid mutation path: an address is at most 1024 characters; this one has 100004",
+  );
+  const pointer = `/o/${"y".repeat(2000)}`;
+  for (const op of [{ op: "add", path: pointer, value: 1 }, { op: "move", from: "/rate", path: pointer }]) {
+    await rejectsWith(
+      () => service.patch("m", [op] as PatchOperation[]),
+      "validation_failed",
+      /^Patch operation 0's path: an address is at most 1024 characters; this one has 2003$/,
+    );
+  }
+  // Up to the limit, as a spec's address.
+  const fits = `$.o.${"x".repeat(1020)}`;
+  assert.deepEqual((await service.mutate("m", { [fits]: 1 })).mutatedPaths, [fits]);
+  assert.deepEqual(await service.getAudit("m").then((records) => records.length), 1);
 });

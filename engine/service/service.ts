@@ -77,6 +77,7 @@ import {
   type Snapshot,
 } from "../runtime/runtime.ts";
 import { type VerificationReport, verify } from "../runtime/testing.ts";
+import { canonicalWrites } from "../runtime/write_checks.ts";
 import type { TraceRecord } from "../runtime/traces.ts";
 import { type CompiledModel, compileSpecPaced } from "../model/compile.ts";
 import type { ModelSpec } from "../model/types.ts";
@@ -835,6 +836,8 @@ export class ModelService implements ModelApi {
         throw badRequest("mutations must be a JSON object of canonical address to value");
       }
       checkMutationValues(this.config, mutations);
+      // The audit record keeps the addresses written (`$['a']` as `$.a`), as `mutatedPaths` names them.
+      return canonicalWrites(mutations);
     }, (request) => (rt, at, after) => rt.evaluateMutation(request, "client", at, { after }));
   }
 
@@ -858,19 +861,20 @@ export class ModelService implements ModelApi {
   }
 
   /**
-   * Writes `input` once `check` passed (its refusal a rejection, as the write's are): a copy of it, which
-   * the caller changing its own afterwards leaves alone, evaluated as `evaluation` says.
+   * Writes `input` once `check` passed (its refusal a rejection, as the write's are): a copy of it (or of
+   * what `check` returns in its place), which the caller changing its own afterwards leaves alone,
+   * evaluated as `evaluation` says.
    */
   #write<T>(
     id: string,
     source: LogEntry["source"],
     input: T,
     { viewId }: WriteOptions,
-    check: () => void,
+    check: () => T | void,
     evaluation: (request: T) => Evaluation,
   ): Promise<WriteResult> {
     try {
-      check();
+      input = check() ?? input;
     } catch (err) {
       return Promise.reject(err);
     }

@@ -226,6 +226,25 @@ Deno.test("a trace's input path (a 5,000-character field name read) is cut short
   // Errors a trace records are bounded where they are made (engine/expr/builtins.ts quotes `$error` text).
 });
 
+Deno.test("a write's audit record names the addresses as mutatedPaths does; an index with a leading zero is refused", async () => {
+  const { service } = await serviceOf();
+  await service.createModel(
+    spec("m", { schema: { type: "object", properties: { file: { type: "object" } } } }),
+  );
+  const result = await service.mutate("m", { "$['qty']": 2, "$.file['a b']": 1, '$.file["c"]': [0] });
+  assert.deepEqual(result.mutatedPaths, ["$.qty", "$.file['a b']", "$.file.c"]);
+  const [record] = await service.getAudit("m");
+  assert.deepEqual(record.mutations, { "$.qty": 2, "$.file['a b']": 1, "$.file.c": [0] });
+  assert.equal((await service.verifyAudit("m")).valid, true);
+  // RFC 9535's index has no leading zero: `$.a[01]` was written as `$.a[1]` and audited as `$.a[01]`.
+  await rejectsWith(
+    () => service.mutate("m", { "$.file.c[01]": 5 }),
+    "validation_failed",
+    /^Invalid mutation path: '\$\.file\.c\[01\]' is not a valid address: malformed bracket segment at '\[01\]'$/,
+  );
+  assert.deepEqual(await service.getState("m"), { qty: 2, file: { "a b": 1, c: [0] } });
+});
+
 /** The trace of each target in a write's result, its audit record and `explain` (all equal), for `mutation`. */
 async function tracedEverywhere(service: ModelService, mutation: Record<string, Json>, ...targets: string[]) {
   const result = await service.mutate("m", mutation);

@@ -386,7 +386,8 @@ Deno.test("a huge id, path or mutation key is quoted short in the problem detail
     assert.equal(await detail("GET", `/blobs/${long}`), `Blob '${cut}' not found`);
     assert.equal(await detail("GET", `/${long}`), `No route for GET /${"x".repeat(199)}… (30001 characters)`);
     const key = await detail("POST", "/models/bystander/mutations", { [long + long]: 1 });
-    assert.ok(key.startsWith(`Invalid mutation path: '${"x".repeat(200)}… (60000 characters)'`), key);
+    // An address over 1024 characters is refused by its length, before it is parsed (or quoted).
+    assert.equal(key, "Invalid mutation path: an address is at most 1024 characters; this one has 60000");
     // A 409's own members too: an expectedVersion that does not match is quoted, not echoed whole.
     const stale = await call(base, "POST", "/models/bystander/spec/evolve", { expectedVersion: long });
     assert.equal(stale.status, 409);

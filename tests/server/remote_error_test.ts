@@ -73,4 +73,11 @@ Deno.test("bodies that are not ours still say what came back", () => {
   assert.equal(odd.kind, "conflict");
   assert.equal(odd.message, "Constraint violation");
   assert.deepEqual(odd.body, { error: "Constraint violation" });
+  // A foreign `{error, detail}` (a gateway's, another framework's) shows both, cut as any message is.
+  const foreign = { error: "Bad Gateway", detail: "upstream timed out after 30 s" };
+  const both = errorFromResponse(502, "Bad Gateway", JSON.stringify(foreign));
+  assert.equal(both.message, "Bad Gateway: upstream timed out after 30 s");
+  assert.deepEqual(both.body, foreign);
+  const long = errorFromResponse(502, "", JSON.stringify({ ...foreign, detail: "x".repeat(100_000) }));
+  assert.equal(long.message, `Bad Gateway: ${"x".repeat(200)}… (100000 characters)`);
 });

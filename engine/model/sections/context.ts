@@ -16,7 +16,7 @@ import type { CompiledExpression, ExpressionCompiler } from "../../expr/compiler
 import { parseConcretePath, parsePath, type Segment } from "../../json/path.ts";
 import { isObject, type JsonObject } from "../../json/value.ts";
 import { ExpressionScope } from "../expression_scope.ts";
-import { MAX_ID_LENGTH } from "../model_spec_schema.ts";
+import { longAddressMessage, MAX_ID_LENGTH } from "../model_spec_schema.ts";
 import type { ModelSpec } from "../types.ts";
 
 /** What compilation needs from its host. */
@@ -122,10 +122,7 @@ export class SectionContext {
       return null;
     }
     if ((value as string).length > MAX_ID_LENGTH) {
-      this.error(
-        location,
-        `an address is at most ${MAX_ID_LENGTH} characters; this one has ${(value as string).length}`,
-      );
+      this.error(location, longAddressMessage(value as string));
       return null;
     }
     return parsed.path;
