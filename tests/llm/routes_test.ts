@@ -251,6 +251,23 @@ Deno.test("a provider error is a 502 naming the provider; streamed, an error fra
   }
 });
 
+Deno.test("a 429 the library retries is a 502 naming the provider's last HTTP status, as any other status", async () => {
+  const stub = startLlmStub([{ error: { status: 429, message: "rate limited" } }]);
+  const server = await serverOn(stub, "openai");
+  try {
+    const reply = await call(server.url, "POST", "/models/generate", CART);
+    assert.equal(reply.status, 502);
+    assert.equal(stub.requests.length, 3, "the library's own two retries");
+    assert.match(
+      reply.json.detail,
+      /^LLM call failed: openai answered HTTP 429: rate limited.* \(after 3 tries\)$/,
+    );
+  } finally {
+    await server.close();
+    await stub.close();
+  }
+});
+
 Deno.test("AI evolution is applied through the evolve path: {version, spec}; streamed, done; refused drafts end in 502", async () => {
   const stub = startLlmStub([{ text: JSON.stringify(EVOLUTION) }]);
   const server = await serverOn(stub, "openai");
