@@ -1922,11 +1922,12 @@ export class ModelService implements ModelApi {
     const { generator, context } = this.#generation(options);
     const modelId = checkModelId(request.modelId);
     const prompt = checkPrompt(request.prompt);
-    let currentSpec: ModelSpec | undefined;
+    let currentSpec: ModelSpec;
     if (request.currentSpec !== undefined && request.currentSpec !== null) {
       if (!isObject(request.currentSpec)) throw badRequest("currentSpec must be a ModelSpec");
       currentSpec = request.currentSpec as unknown as ModelSpec;
-    } else if (this.#slots.has(modelId)) {
+    } else {
+      // A draft is checked against a spec: with none given and no such model, 404 before any paid call.
       currentSpec = await this.getSpec(modelId);
     }
     return await generator.generateEvolution({ modelId, prompt, currentSpec }, context);

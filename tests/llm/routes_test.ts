@@ -389,6 +389,29 @@ Deno.test("evolution drafts: preview names the model, the draft is checked again
   }
 });
 
+Deno.test("an evolution draft with no currentSpec for a model that does not exist is a 404, before any call", async () => {
+  const stub = startLlmStub([{ text: JSON.stringify(EVOLUTION) }]);
+  const server = await serverOn(stub, "openai");
+  try {
+    const reply = await call(server.url, "POST", "/models/generate/evolution", {
+      modelId: "nope",
+      prompt: "x",
+    });
+    assert.equal(reply.status, 404, reply.text);
+    assert.match(reply.json.detail, /Model 'nope' not found/);
+    assert.equal(stub.requests.length, 0, "nothing to check a draft against: no paid call");
+    const given = await call(server.url, "POST", "/models/generate/evolution", {
+      modelId: "nope",
+      prompt: "x",
+      currentSpec: orderSpec("nope"),
+    });
+    assert.equal(given.status, 200, "a currentSpec given is what the draft is checked against");
+  } finally {
+    await server.close();
+    await stub.close();
+  }
+});
+
 Deno.test("previews return {prompt} naming the model id; an edited prompt is what the LLM gets", async () => {
   const stub = startLlmStub([{ text: JSON.stringify(validSpec("edited")) }]);
   const server = await serverOn(stub, "openai");
