@@ -389,7 +389,7 @@ Deno.test("evolution drafts: preview names the model, the draft is checked again
   }
 });
 
-Deno.test("an evolution draft with no currentSpec for a model that does not exist is a 404, before any call", async () => {
+Deno.test("an evolution draft with no spec to apply to is refused before any call: 404 without a model, 400 for an invalid currentSpec", async () => {
   const stub = startLlmStub([{ text: JSON.stringify(EVOLUTION) }]);
   const server = await serverOn(stub, "openai");
   try {
@@ -406,6 +406,15 @@ Deno.test("an evolution draft with no currentSpec for a model that does not exis
       currentSpec: orderSpec("nope"),
     });
     assert.equal(given.status, 200, "a currentSpec given is what the draft is checked against");
+    const calls = stub.requests.length;
+    const invalid = await call(server.url, "POST", "/models/generate/evolution", {
+      modelId: "nope",
+      prompt: "x",
+      currentSpec: { id: "nope" },
+    });
+    assert.equal(invalid.status, 400, invalid.text);
+    assert.match(invalid.json.detail, /^currentSpec does not validate: schema: /);
+    assert.equal(stub.requests.length, calls, "no draft applies to it: no paid call");
   } finally {
     await server.close();
     await stub.close();
