@@ -30,6 +30,7 @@ import {
   type LanguageModel,
   type ModelMessage,
   Output,
+  RetryError,
   stepCountIs,
   streamText,
   tool,
@@ -167,6 +168,11 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
  * log all get the scrubbed text.
  */
 function failure(kind: string, err: unknown, secrets: readonly string[]): LlmCallError {
+  // The library retries a 429 or 5xx itself and wraps the last answer: name its status, as for any other.
+  if (RetryError.isInstance(err) && APICallError.isInstance(err.lastError)) {
+    const last = failure(kind, err.lastError, secrets);
+    return new LlmCallError(`${last.message} (after ${err.errors.length} tries)`, last.status);
+  }
   if (APICallError.isInstance(err)) {
     // Scrubbed before the body is cut, so a cut cannot leave half a key unmatched.
     const message = scrubSecrets(err.message, secrets);

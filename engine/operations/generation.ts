@@ -223,6 +223,7 @@ export const generateEvolution = apiOperation({
     body: { members: ["modelId", "prompt", "currentSpec"], description: "the evolution prompt" },
     errors: {
       400: BAD_REQUEST,
+      404: UNKNOWN_MODEL,
       422: { description: "no applicable evolution within the attempts", body: EVOLUTION_INVALID_BODY },
       502: LLM_FAILED,
       503: NO_PROVIDER,

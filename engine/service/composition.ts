@@ -158,6 +158,13 @@ export class Composition {
       if (base.spec.library === undefined || base.spec.library === null) {
         throw specInvalid([{ location: "library.extends", message: `'${ref}' has no library to extend` }]);
       }
+      // As a template may not be its own ancestor: the model's own code would come back as inherited.
+      if ([base.identity, ...layersOf(base.spec.library).map((p) => p.layer.ref)].includes(spec.id)) {
+        throw specInvalid([{
+          location: "library.extends",
+          message: `LibraryCycle: '${spec.id}' would inherit its own library through '${ref}'`,
+        }]);
+      }
       if (Array.isArray(own.layers)) {
         own.layers = own.layers.filter((layer) => !isObject(layer) || layer.ref !== base.identity);
       }

@@ -1928,11 +1928,15 @@ export class ModelService implements ModelApi {
     const { generator, context } = this.#generation(options);
     const modelId = checkModelId(request.modelId);
     const prompt = checkPrompt(request.prompt);
-    let currentSpec: ModelSpec | undefined;
+    let currentSpec: ModelSpec;
     if (request.currentSpec !== undefined && request.currentSpec !== null) {
       if (!isObject(request.currentSpec)) throw badRequest("currentSpec must be a ModelSpec");
       currentSpec = request.currentSpec as unknown as ModelSpec;
-    } else if (this.#slots.has(modelId)) {
+      // No draft applies to a spec that does not validate: refused before the paid attempts, not after them.
+      const { valid, errors } = this.authoring.validateSpec(currentSpec);
+      if (!valid) throw badRequest(`currentSpec does not validate: ${describeFindings(errors)}`);
+    } else {
+      // A draft is checked against a spec: with none given and no such model, 404 before any paid call.
       currentSpec = await this.getSpec(modelId);
     }
     return await generator.generateEvolution({ modelId, prompt, currentSpec }, context);

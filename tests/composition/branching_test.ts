@@ -255,3 +255,37 @@ Deno.test("libraries: a template's layers are pinned in its branch; extends reso
     await server.close();
   }
 });
+
+Deno.test("libraries: extends refuses a cycle, the model's own library or one that inherited it (422)", async () => {
+  const server = await startTestServer();
+  const twice = { type: "object", properties: { n: { type: "number", default: 2 } } };
+  try {
+    const base = {
+      id: "lib/base",
+      schema: twice,
+      library: '( $twice := function($x){ $x * 2 }; ["twice"] )',
+    };
+    assert.equal((await call(server.url, "POST", "/models", base)).status, 201);
+    const user = await call(server.url, "POST", "/models", {
+      id: "app/user",
+      schema: twice,
+      library: { extends: "lib/base", define: '( $thrice := function($x){ $twice($x) + $x }; ["thrice"] )' },
+    });
+    assert.equal(user.status, 201, user.text);
+    const cycle = async (newLibrary: unknown, through: string) => {
+      const reply = await call(server.url, "POST", "/models/lib%2Fbase/spec/evolve", { newLibrary });
+      assert.equal(reply.status, 422, reply.text);
+      assert.deepEqual(reply.json.errors.map((e: { location: string }) => e.location), ["library.extends"]);
+      assert.equal(
+        reply.json.errors[0].message,
+        `LibraryCycle: 'lib/base' would inherit its own library through '${through}'`,
+      );
+    };
+    await cycle({ extends: "lib/base", define: '( $k := 1; ["k"] )' }, "lib/base");
+    await cycle({ extends: "app/user", define: '( $k := 1; ["k"] )' }, "app/user");
+    const library = (await call(server.url, "GET", "/models/lib%2Fbase/library")).json;
+    assert.deepEqual(library.layers.map((l: { origin: string }) => l.origin), ["local"], "unchanged");
+  } finally {
+    await server.close();
+  }
+});

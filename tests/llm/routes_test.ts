@@ -251,6 +251,23 @@ Deno.test("a provider error is a 502 naming the provider; streamed, an error fra
   }
 });
 
+Deno.test("a 429 the library retries is a 502 naming the provider's last HTTP status, as any other status", async () => {
+  const stub = startLlmStub([{ error: { status: 429, message: "rate limited" } }]);
+  const server = await serverOn(stub, "openai");
+  try {
+    const reply = await call(server.url, "POST", "/models/generate", CART);
+    assert.equal(reply.status, 502);
+    assert.equal(stub.requests.length, 3, "the library's own two retries");
+    assert.match(
+      reply.json.detail,
+      /^LLM call failed: openai answered HTTP 429: rate limited.* \(after 3 tries\)$/,
+    );
+  } finally {
+    await server.close();
+    await stub.close();
+  }
+});
+
 Deno.test("AI evolution is applied through the evolve path: {version, spec}; streamed, done; refused drafts end in 502", async () => {
   const stub = startLlmStub([{ text: JSON.stringify(EVOLUTION) }]);
   const server = await serverOn(stub, "openai");
@@ -366,6 +383,38 @@ Deno.test("evolution drafts: preview names the model, the draft is checked again
     assert.deepEqual(reply.json, { valid: true, evolution: EVOLUTION });
     assert.match(JSON.stringify(stub.requests[1].body.messages), /JSONata compile error/);
     assert.equal((await call(server.url, "GET", "/models/order")).json.version, "1.0.0", "not applied");
+  } finally {
+    await server.close();
+    await stub.close();
+  }
+});
+
+Deno.test("an evolution draft with no spec to apply to is refused before any call: 404 without a model, 400 for an invalid currentSpec", async () => {
+  const stub = startLlmStub([{ text: JSON.stringify(EVOLUTION) }]);
+  const server = await serverOn(stub, "openai");
+  try {
+    const reply = await call(server.url, "POST", "/models/generate/evolution", {
+      modelId: "nope",
+      prompt: "x",
+    });
+    assert.equal(reply.status, 404, reply.text);
+    assert.match(reply.json.detail, /Model 'nope' not found/);
+    assert.equal(stub.requests.length, 0, "nothing to check a draft against: no paid call");
+    const given = await call(server.url, "POST", "/models/generate/evolution", {
+      modelId: "nope",
+      prompt: "x",
+      currentSpec: orderSpec("nope"),
+    });
+    assert.equal(given.status, 200, "a currentSpec given is what the draft is checked against");
+    const calls = stub.requests.length;
+    const invalid = await call(server.url, "POST", "/models/generate/evolution", {
+      modelId: "nope",
+      prompt: "x",
+      currentSpec: { id: "nope" },
+    });
+    assert.equal(invalid.status, 400, invalid.text);
+    assert.match(invalid.json.detail, /^currentSpec does not validate: schema: /);
+    assert.equal(stub.requests.length, calls, "no draft applies to it: no paid call");
   } finally {
     await server.close();
     await stub.close();

@@ -180,7 +180,9 @@ function compileLayer(
   const constants = isObject(spec.constants) ? spec.constants : {};
   const required = Array.isArray(layer.requiresConstants) ? layer.requiresConstants : [];
   for (const name of required) {
-    if (!(name in constants)) error(`requires the constant '${name}', which the model does not declare`);
+    if (!Object.hasOwn(constants, name)) {
+      error(`requires the constant '${name}', which the model does not declare`);
+    }
   }
   new ExpressionScope(earlier.keys(), ["const"]).check(ast, location, ctx);
   for (const variable of freeVariables(ast)) {

@@ -155,6 +155,15 @@ Deno.test("constants: an inherited layer lists what it reads; every required con
   assert.deepEqual(local.errors, [], "a local layer reads the model's constants freely");
   const missing = compile(spec({ library: { define: reads, requiresConstants: ["vat"] } }));
   assert.match(at(missing.errors, "library.define")[0], /requires the constant 'vat'/);
+  // An object's inherited members are no constants the model declares.
+  for (const name of ["toString", "__proto__", "constructor"]) {
+    const hostile = compile(spec({ library: { define: reads, requiresConstants: [name] } }));
+    assert.match(
+      at(hostile.errors, "library.define")[0],
+      new RegExp(`requires the constant '${name}'`),
+      name,
+    );
+  }
 });
 
 Deno.test("signatures parse and name exports of their layer", () => {
