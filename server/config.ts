@@ -15,6 +15,7 @@ import {
   readInt,
   readList,
 } from "../engine/config.ts";
+import { quoted } from "../engine/quoted.ts";
 import { type LlmConfig, llmConfig } from "../llm/config.ts";
 import { configWarnings } from "./config_keys.ts";
 import { type EffectsConfig, effectsConfig } from "./executors/config.ts";
@@ -130,6 +131,49 @@ export function readSize(lookup: ConfigLookup, key: string, fallback: number): n
   return bytes;
 }
 
+/** `scheme://host[:port]`, a trailing slash allowed (what an operator copies from the address bar). */
+const ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/?#\s]+\/?$/i;
+
+/**
+ * Reads a comma list of origins (`*`, or `scheme://host[:port]`), each
+ * written as a browser's `Origin` header has it (`https://app.example.com`:
+ * lower case, no slash, no default port), so an exact comparison finds it.
+ * An entry that is no origin (a path, no scheme, a JSON array) could never
+ * match: it aborts startup naming the key.
+ */
+export function readOrigins(lookup: ConfigLookup, key: string): string[] | null {
+  return readList(lookup, key)?.map((entry) => {
+    if (entry === "*") return entry;
+    if (!ORIGIN.test(entry)) {
+      throw new Error(
+        `Configuration ${key} (${envName(key)}) lists '${quoted(entry, 200)}', which is not an origin: ` +
+          "write scheme://host[:port] (e.g. https://app.example.com) or *",
+      );
+    }
+    const origin = URL.canParse(entry) ? new URL(entry).origin : "null";
+    // Schemes without a web origin (an extension's) are compared as written, less the slash.
+    return origin === "null" ? entry.replace(/\/$/, "").toLowerCase() : origin;
+  }) ?? null;
+}
+
+/**
+ * Reads a key sent as a response header: a value no header can carry (a line
+ * break, a control character, text beyond Latin-1) would fail every response,
+ * so it aborts startup naming the key.
+ */
+function readHeaderValue(lookup: ConfigLookup, key: string, fallback: string): string {
+  const value = lookup(key)?.trim() || fallback;
+  try {
+    new Headers({ "x-check": value });
+  } catch {
+    throw new Error(
+      `Configuration ${key} (${envName(key)}) must be one line of header text: ` +
+        "no line breaks or control characters, no characters beyond Latin-1",
+    );
+  }
+  return value;
+}
+
 function readPositive(lookup: ConfigLookup, key: string, fallback: number): number {
   const value = readInt(lookup, key, fallback);
   if (value < 1) throw new Error(`Configuration ${key} (${envName(key)}) must be at least 1, got ${value}`);
@@ -166,7 +210,7 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     host: lookup("svc.host")?.trim() || (apiKey === "" ? SERVER_DEFAULTS.openHost : SERVER_DEFAULTS.host),
     port,
     apiKey: apiKey === "" ? null : apiKey,
-    contentSecurityPolicy: lookup("svc.security.csp")?.trim() || SERVER_DEFAULTS.contentSecurityPolicy,
+    contentSecurityPolicy: readHeaderValue(lookup, "svc.security.csp", SERVER_DEFAULTS.contentSecurityPolicy),
     rateLimit: {
       enabled: readBool(lookup, "svc.rate-limit.enabled", false),
       requests: readPositive(lookup, "svc.rate-limit.requests", SERVER_DEFAULTS.rateLimitRequests),
@@ -186,15 +230,15 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
       ),
       otherBytes: readSize(lookup, "svc.http.max-body-size", SERVER_DEFAULTS.otherBodyBytes),
     },
-    websocketAllowedOrigins: readList(lookup, "svc.websocket.allowed-origins"),
+    websocketAllowedOrigins: readOrigins(lookup, "svc.websocket.allowed-origins"),
     websocketMaxBufferedBytes: readSize(
       lookup,
       "svc.websocket.max-buffered-bytes",
       SERVER_DEFAULTS.websocketMaxBufferedBytes,
     ),
-    mcpAllowedOrigins: readList(lookup, "svc.mcp.allowed-origins") ?? [],
+    mcpAllowedOrigins: readOrigins(lookup, "svc.mcp.allowed-origins") ?? [],
     mcpMaxSessions: readPositive(lookup, "svc.mcp.max-sessions", SERVER_DEFAULTS.mcpMaxSessions),
-    corsAllowedOrigins: readList(lookup, "svc.http.cors.allowed-origins") ?? [],
+    corsAllowedOrigins: readOrigins(lookup, "svc.http.cors.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
     auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,
     auditAcceptUnsignedHeads: readList(lookup, "svc.audit.accept-unsigned-heads") ?? [],

@@ -4,6 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { flattenConfig, loadConfig, readSize, serverConfig } from "../../server/config.ts";
+import { originAllowed } from "../../server/routes/subscribe.ts";
+import { openStorage } from "../../server/stores/mod.ts";
 
 Deno.test("defaults follow SPEC.md", () => {
   const config = serverConfig(() => undefined);
@@ -140,4 +142,63 @@ Deno.test("sizes and flattening", () => {
     [["svc.a.b", "true"], ["svc.a.c", "1,2"], ["svc.d", "x"]],
   );
   assert.throws(() => flattenConfig({ other: 1 }, "f.yaml"), /key 'other' is not an svc\.\* key/);
+});
+
+Deno.test("svc.security.csp that no response header can carry aborts startup naming the key", async () => {
+  // Accepted before, then every response failed (500) with a stack trace in the log.
+  for (
+    const csp of [
+      "default-src 'none';\nframe-ancestors 'none'",
+      "default-src 'none'; report-uri https://→.example",
+    ]
+  ) {
+    await assert.rejects(
+      loadConfig([], (n) => n === "SVC_SECURITY_CSP" ? csp : undefined),
+      /svc\.security\.csp \(SVC_SECURITY_CSP\) must be one line of header text/,
+    );
+  }
+  const config = await loadConfig([], (n) => n === "SVC_SECURITY_CSP" ? "  default-src 'self'  " : undefined);
+  assert.equal(config.server.contentSecurityPolicy, "default-src 'self'");
+});
+
+Deno.test("allowed origins are kept as a browser's Origin header writes them; a non-origin aborts", async () => {
+  const env = (value: string) => (n: string) => n === "SVC_WEBSOCKET_ALLOWED_ORIGINS" ? value : undefined;
+  // Copied from an address bar: a trailing slash, capitals, the default port.
+  const config = await loadConfig(
+    [],
+    env("https://App.Example.com/, http://localhost:5173, https://x.example:443, *"),
+  );
+  const listed = config.server.websocketAllowedOrigins;
+  assert.deepEqual(listed, ["https://app.example.com", "http://localhost:5173", "https://x.example", "*"]);
+  // The handshake compares the header exactly: it was refused (403) with the slash before.
+  const slash = (await loadConfig([], env("https://app.example.com/"))).server.websocketAllowedOrigins;
+  assert.ok(originAllowed("https://app.example.com", { hostname: "0.0.0.0", port: 8080 }, slash));
+  for (const bad of ['["https://app.example.com"]', "app.example.com", "https://app.example.com/app"]) {
+    await assert.rejects(
+      loadConfig([], env(bad)),
+      /svc\.websocket\.allowed-origins \(SVC_WEBSOCKET_ALLOWED_ORIGINS\) lists .* not an origin: write scheme:\/\/host\[:port\]/,
+    );
+  }
+  const cors = await loadConfig(
+    [],
+    (n) => n === "SVC_HTTP_CORS_ALLOWED_ORIGINS" ? "https://A.example/" : undefined,
+  );
+  assert.deepEqual(cors.server.corsAllowedOrigins, ["https://a.example"]);
+  await assert.rejects(
+    loadConfig([], (n) => n === "SVC_MCP_ALLOWED_ORIGINS" ? "localhost:3000" : undefined),
+    /svc\.mcp\.allowed-origins \(SVC_MCP_ALLOWED_ORIGINS\) lists 'localhost:3000'/,
+  );
+});
+
+Deno.test("an unparsable svc.storage.postgres.url names the key and never echoes the password", async () => {
+  const env: Record<string, string> = {
+    "svc.storage.type": "postgres",
+    "svc.storage.postgres.url": "postgres://app:s3cretpw@db.internal:notaport/models",
+  };
+  await assert.rejects(
+    openStorage((key) => env[key], () => {}),
+    (err: Error) =>
+      /svc\.storage\.postgres\.url \(SVC_STORAGE_POSTGRES_URL\) is not a URL/.test(err.message) &&
+      !err.message.includes("s3cretpw"),
+  );
 });
