@@ -14,6 +14,7 @@ import {
   readBool,
   readInt,
   readList,
+  shownValue,
 } from "../engine/config.ts";
 import { quoted } from "../engine/quoted.ts";
 import { type LlmConfig, llmConfig } from "../llm/config.ts";
@@ -121,12 +122,14 @@ export function readSize(lookup: ConfigLookup, key: string, fallback: number): n
   const match = SIZE.exec(raw);
   if (!match) {
     throw new Error(
-      `Configuration ${key} (${envName(key)}) must be a size such as 10485760 or 10MB, got '${raw}'`,
+      `Configuration ${key} (${envName(key)}) must be a size such as 10485760 or 10MB, got ${
+        shownValue(raw)
+      }`,
     );
   }
   const bytes = Number(match[1]) * SIZE_UNITS[(match[2] ?? "B").toUpperCase()];
   if (bytes < 1) {
-    throw new Error(`Configuration ${key} (${envName(key)}) must be at least 1 byte, got '${raw}'`);
+    throw new Error(`Configuration ${key} (${envName(key)}) must be at least 1 byte, got ${shownValue(raw)}`);
   }
   return bytes;
 }

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { type ConfigLookup, envName, readInt } from "../../engine/config.ts";
+import { type ConfigLookup, envName, readInt, shownValue } from "../../engine/config.ts";
 import { MemoryAuditTrail, MemoryBlobStore, MemoryModelStore } from "../../engine/service/memory.ts";
 import type { BlobStore, ModelStore } from "../../engine/service/ports.ts";
 import { lockDirectory } from "./dir_lock.ts";
@@ -93,7 +93,7 @@ const UNAVAILABLE = new Set(["jdbc", "relational", "mysql", "mongodb", "s3"]);
 const BLOB_STORE_KEY = "svc.blob-store";
 
 function describeKey(key: string, value: string): string {
-  return `${key} (${envName(key)}) = '${value}'`;
+  return `${key} (${envName(key)}) = ${shownValue(value)}`;
 }
 
 /** The kind a written value names (its case and other spellings aside). */

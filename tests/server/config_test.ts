@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { flattenConfig, loadConfig, readSize, serverConfig } from "../../server/config.ts";
 import { originAllowed } from "../../server/routes/subscribe.ts";
-import { openStorage } from "../../server/stores/mod.ts";
+import { openStorage, selectStorage } from "../../server/stores/mod.ts";
 
 Deno.test("defaults follow SPEC.md", () => {
   const config = serverConfig(() => undefined);
@@ -200,5 +200,28 @@ Deno.test("an unparsable svc.storage.postgres.url names the key and never echoes
     (err: Error) =>
       /svc\.storage\.postgres\.url \(SVC_STORAGE_POSTGRES_URL\) is not a URL/.test(err.message) &&
       !err.message.includes("s3cretpw"),
+  );
+});
+
+Deno.test("a huge malformed value is quoted cut short, not echoed whole", async () => {
+  // An environment variable may hold 128 kB: the startup error printed all of it on one line.
+  const huge = "9".repeat(100_000) + "x";
+  for (
+    const name of [
+      "SVC_MAX_MODELS",
+      "SVC_HTTP_MAX_BODY_SIZE",
+      "SVC_RATE_LIMIT_ENABLED",
+      "SVC_EFFECTS_MAX_RESPONSE_BYTES",
+    ]
+  ) {
+    await assert.rejects(
+      loadConfig([], (n) => n === name ? huge : undefined),
+      (err: Error) =>
+        err.message.includes(name) && err.message.length < 500 && /\(100001 characters\)/.test(err.message),
+    );
+  }
+  assert.throws(
+    () => selectStorage((key) => key === "svc.storage.type" ? huge : undefined),
+    (err: Error) => err.message.includes("SVC_STORAGE_TYPE") && err.message.length < 500,
   );
 });
