@@ -121,8 +121,13 @@ export function readInt(lookup: ConfigLookup, key: string, fallback: number): nu
   const raw = lookup(key)?.trim();
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value)) {
-    throw new Error(`Configuration ${key} (${envName(key)}) must be an integer, got ${shownValue(raw)}`);
+  // Past 2^53 a number is no longer exact (and 1e20 ms overflows a database's bigint).
+  if (!Number.isSafeInteger(value)) {
+    throw new Error(
+      `Configuration ${key} (${envName(key)}) must be an integer${
+        Number.isInteger(value) ? ` of at most ${Number.MAX_SAFE_INTEGER}` : ""
+      }, got ${shownValue(raw)}`,
+    );
   }
   return value;
 }

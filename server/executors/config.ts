@@ -33,7 +33,7 @@ export { DEFAULT_MAX_RESPONSE_BYTES };
 export function effectsConfig(lookup: ConfigLookup): EffectsConfig {
   const raw = lookup("svc.effects.max-response-bytes")?.trim();
   const maxResponseBytes = raw ? Number(raw) : DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
     const key = "svc.effects.max-response-bytes";
     throw new Error(
       `Configuration ${key} (${envName(key)}) must be a positive integer, got ${shownValue(raw ?? "")}`,

@@ -225,3 +225,31 @@ Deno.test("a huge malformed value is quoted cut short, not echoed whole", async 
     (err: Error) => err.message.includes("SVC_STORAGE_TYPE") && err.message.length < 500,
   );
 });
+
+Deno.test("an integer past 2^53 aborts startup instead of standing in for 'unlimited'", async () => {
+  // 1e20 passed as an integer: a lease of 1e20 ms overflows the jobs table's bigint once a job is claimed.
+  for (
+    const name of [
+      "SVC_PAIRING_EXPIRES_IN_SECONDS",
+      "SVC_BLOB_MAX_TOTAL_BYTES",
+      "SVC_EFFECTS_MAX_RESPONSE_BYTES",
+    ]
+  ) {
+    await assert.rejects(
+      loadConfig([], (n) => n === name ? "1e20" : undefined),
+      new RegExp(`\\(${name}\\) must be`),
+    );
+  }
+  assert.throws(
+    () =>
+      selectStorage((key) =>
+        key === "svc.storage.postgres.job-lease-ms" ? "100000000000000000000" : undefined
+      ),
+    /\(SVC_STORAGE_POSTGRES_JOB_LEASE_MS\) must be an integer of at most 9007199254740991/,
+  );
+  assert.equal(
+    (await loadConfig([], (n) => n === "SVC_BLOB_MAX_TOTAL_BYTES" ? "9007199254740991" : undefined))
+      .engine.blobMaxTotalBytes,
+    Number.MAX_SAFE_INTEGER,
+  );
+});
