@@ -219,6 +219,36 @@ function readPostgres(lookup: ConfigLookup): PostgresSettings {
   };
 }
 
+/**
+ * The storage keys set but read by no chosen backend, one warning each: a
+ * PostgreSQL URL while `svc.storage.type` is still `kv` was dropped silently,
+ * and the server ran on the local database the operator meant to leave.
+ */
+export function unusedStorageKeys(lookup: ConfigLookup, selection: StorageSelection): string[] {
+  const kinds: string[] = [selection.spec, selection.state, selection.audit, selection.blob];
+  const unused = (keys: string[], used: boolean, backend: string) =>
+    used
+      ? []
+      : keys.filter((key) => lookup(key)?.trim()).map((key) =>
+        `${key} (${envName(key)}) is set but ignored: no store is ${backend} (storage: ${
+          describeStorage(selection, {})
+        })`
+      );
+  return [
+    ...unused(
+      ["svc.storage.postgres.url", "svc.storage.jdbc.pool-size", "svc.storage.postgres.job-lease-ms"],
+      kinds.includes("postgres"),
+      "postgres",
+    ),
+    ...unused(["svc.blob-store-path"], selection.blob === "filesystem", "filesystem blobs"),
+    ...unused(
+      ["svc.persistence-dir"],
+      kinds.includes("kv") || kinds.includes("filesystem"),
+      "kv or filesystem",
+    ),
+  ];
+}
+
 /** The startup-line description of a selection; `where` names each durable backend's location. */
 export function describeStorage(
   selection: StorageSelection,
@@ -265,6 +295,7 @@ export async function openStorage(
   defaultType: BackendKind = "kv",
 ): Promise<Storage> {
   const selection = selectStorage(lookup, defaultType);
+  for (const line of unusedStorageKeys(lookup, selection)) warn(line);
   const kinds = [selection.spec, selection.state, selection.audit, selection.blob];
   // This function holds each database while the stores take their own references.
   const kv = kinds.includes("kv") ? (await openDatabase(selection.dir, warn)).acquire() : null;

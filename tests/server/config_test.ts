@@ -253,3 +253,29 @@ Deno.test("an integer past 2^53 aborts startup instead of standing in for 'unlim
     Number.MAX_SAFE_INTEGER,
   );
 });
+
+Deno.test("a storage key no chosen backend reads is a warning, not silently dropped", async () => {
+  // SVC_STORAGE_POSTGRES_URL without SVC_STORAGE_TYPE=postgres: the server ran on its local store, saying nothing.
+  const keys: Record<string, string> = {
+    "svc.storage.type": "memory",
+    "svc.storage.postgres.url": "postgres://app:s3cretpw@db.internal:5432/models",
+    "svc.blob-store-path": "/srv/blobs",
+    "svc.persistence-dir": "/srv/data",
+  };
+  const warnings: string[] = [];
+  const storage = await openStorage((key) => keys[key], (line) => warnings.push(line));
+  await storage.store.close();
+  await storage.blobs.close();
+  assert.deepEqual(warnings, [
+    "svc.storage.postgres.url (SVC_STORAGE_POSTGRES_URL) is set but ignored: no store is postgres (storage: memory)",
+    "svc.blob-store-path (SVC_BLOB_STORE_PATH) is set but ignored: no store is filesystem blobs (storage: memory)",
+    "svc.persistence-dir (SVC_PERSISTENCE_DIR) is set but ignored: no store is kv or filesystem (storage: memory)",
+  ]);
+  const used: string[] = [];
+  const memory = await openStorage(
+    (key) => key === "svc.storage.type" ? "memory" : undefined,
+    (l) => used.push(l),
+  );
+  await memory.store.close();
+  assert.deepEqual(used, []);
+});
