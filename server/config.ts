@@ -18,7 +18,7 @@ import {
 } from "../engine/config.ts";
 import { quoted } from "../engine/quoted.ts";
 import { type LlmConfig, llmConfig } from "../llm/config.ts";
-import { configWarnings } from "./config_keys.ts";
+import { configWarnings, ignoredKeys } from "./config_keys.ts";
 import { type EffectsConfig, effectsConfig } from "./executors/config.ts";
 import { SESSION_TOKEN_PREFIX } from "./pairing/pairings.ts";
 
@@ -89,7 +89,7 @@ export interface LoadedConfig {
   effects: EffectsConfig;
   /** Where the configuration came from, for the startup line. */
   source: string;
-  /** Unknown keys, one line each (to log at startup). */
+  /** Unknown keys and keys set but ignored, one line each (to log at startup). */
   warnings: string[];
 }
 
@@ -257,6 +257,34 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
 }
 
 /**
+ * Server keys set while the switch they depend on is off, one warning each:
+ * `SVC_RATE_LIMIT_REQUESTS=50` without `svc.rate-limit.enabled=true` limited
+ * nothing, saying nothing.
+ */
+export function inertServerKeys(lookup: ConfigLookup, server: ServerConfig): string[] {
+  return [
+    ...ignoredKeys(
+      lookup,
+      ["svc.rate-limit.requests", "svc.rate-limit.window-seconds", "svc.rate-limit.trust-forwarded-for"],
+      server.rateLimit.enabled,
+      "svc.rate-limit.enabled is not true",
+    ),
+    ...ignoredKeys(
+      lookup,
+      ["svc.pairing.expires-in-seconds"],
+      server.pairing.enabled,
+      "svc.pairing.enabled is false",
+    ),
+    ...ignoredKeys(
+      lookup,
+      ["svc.audit.accept-unsigned-heads"],
+      server.auditSigningKey !== null,
+      "without svc.audit.signing-key no write signs over a head",
+    ),
+  ];
+}
+
+/**
  * Flattens a parsed config file into `svc.*` keys. Nested maps
  * (`svc: {rate-limit: {enabled: true}}`) and dotted keys (`svc.rate-limit.enabled: true`)
  * both work; lists of scalars become comma-separated values, lists of
@@ -338,13 +366,14 @@ export async function loadConfig(
   // The variables to check: given, or the process's own when reading the process environment.
   const names = envNames ?? (env === processEnv ? Object.keys(Deno.env.toObject()) : []);
   const warnings = configWarnings(args, lookup, names, [...fromFile.keys()]);
+  const server = serverConfig(lookup);
   return {
     lookup,
-    server: serverConfig(lookup),
+    server,
     engine: engineConfig(lookup),
     effects: effectsConfig(lookup),
     llm: llmConfig(lookup),
     source: file ? `${file} + environment` : "environment",
-    warnings,
+    warnings: [...warnings, ...inertServerKeys(lookup, server)],
   };
 }

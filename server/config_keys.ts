@@ -81,6 +81,21 @@ export function describeUnknown(unknown: UnknownKey): string {
   return `unknown configuration ${unknown.name} is ignored${nearestHint(unknown)}`;
 }
 
+/**
+ * The keys among `keys` that are set although what reads them is off (`used`
+ * false), one warning each saying `why`: a value that changes nothing must
+ * not pass for one that does.
+ */
+export function ignoredKeys(
+  lookup: ConfigLookup,
+  keys: readonly string[],
+  used: boolean,
+  why: string,
+): string[] {
+  return used ? [] : keys.filter((key) => lookup(key)?.trim())
+    .map((key) => `${key} (${envName(key)}) is set but ignored: ${why}`);
+}
+
 /** Every key any part of the service reads. */
 export const KNOWN_KEYS: readonly string[] = [
   ...SERVER_KEYS,

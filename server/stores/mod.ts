@@ -25,6 +25,7 @@
 import { type ConfigLookup, envName, readInt, shownValue } from "../../engine/config.ts";
 import { MemoryAuditTrail, MemoryBlobStore, MemoryModelStore } from "../../engine/service/memory.ts";
 import type { BlobStore, ModelStore } from "../../engine/service/ports.ts";
+import { ignoredKeys } from "../config_keys.ts";
 import { lockDirectory } from "./dir_lock.ts";
 import { FsBlobStore } from "./fs_blob_store.ts";
 import { FsModelStore } from "./fs_model_store.ts";
@@ -226,25 +227,25 @@ function readPostgres(lookup: ConfigLookup): PostgresSettings {
  */
 export function unusedStorageKeys(lookup: ConfigLookup, selection: StorageSelection): string[] {
   const kinds: string[] = [selection.spec, selection.state, selection.audit, selection.blob];
-  const unused = (keys: string[], used: boolean, backend: string) =>
-    used
-      ? []
-      : keys.filter((key) => lookup(key)?.trim()).map((key) =>
-        `${key} (${envName(key)}) is set but ignored: no store is ${backend} (storage: ${
-          describeStorage(selection, {})
-        })`
-      );
+  const storage = `(storage: ${describeStorage(selection, {})})`;
   return [
-    ...unused(
+    ...ignoredKeys(
+      lookup,
       ["svc.storage.postgres.url", "svc.storage.jdbc.pool-size", "svc.storage.postgres.job-lease-ms"],
       kinds.includes("postgres"),
-      "postgres",
+      `no store is postgres ${storage}`,
     ),
-    ...unused(["svc.blob-store-path"], selection.blob === "filesystem", "filesystem blobs"),
-    ...unused(
+    ...ignoredKeys(
+      lookup,
+      ["svc.blob-store-path"],
+      selection.blob === "filesystem",
+      `no store is filesystem blobs ${storage}`,
+    ),
+    ...ignoredKeys(
+      lookup,
       ["svc.persistence-dir"],
       kinds.includes("kv") || kinds.includes("filesystem"),
-      "kv or filesystem",
+      `no store is kv or filesystem ${storage}`,
     ),
   ];
 }

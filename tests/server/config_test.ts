@@ -279,3 +279,24 @@ Deno.test("a storage key no chosen backend reads is a warning, not silently drop
   await memory.store.close();
   assert.deepEqual(used, []);
 });
+
+Deno.test("a server key whose switch is off is a warning: a request limit without the limiter", async () => {
+  const env: Record<string, string> = {
+    SVC_RATE_LIMIT_REQUESTS: "50",
+    SVC_PAIRING_ENABLED: "false",
+    SVC_PAIRING_EXPIRES_IN_SECONDS: "60",
+    SVC_AUDIT_ACCEPT_UNSIGNED_HEADS: "0".repeat(64),
+  };
+  const config = await loadConfig([], (n) => env[n], Object.keys(env));
+  assert.deepEqual(config.warnings, [
+    "svc.rate-limit.requests (SVC_RATE_LIMIT_REQUESTS) is set but ignored: svc.rate-limit.enabled is not true",
+    "svc.pairing.expires-in-seconds (SVC_PAIRING_EXPIRES_IN_SECONDS) is set but ignored: svc.pairing.enabled is false",
+    "svc.audit.accept-unsigned-heads (SVC_AUDIT_ACCEPT_UNSIGNED_HEADS) is set but ignored: " +
+    "without svc.audit.signing-key no write signs over a head",
+  ]);
+  const on = await loadConfig([], (n) => n === "SVC_RATE_LIMIT_ENABLED" ? "true" : env[n], [
+    "SVC_RATE_LIMIT_ENABLED",
+    "SVC_RATE_LIMIT_REQUESTS",
+  ]);
+  assert.equal(on.warnings.filter((w) => w.includes("rate-limit")).length, 0);
+});
