@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { MAX_QUOTED_WORD, quoted } from "./quoted.ts";
 
 /** Looks up a configuration key (`svc.max-models`); `undefined` when unset. */
 export type ConfigLookup = (key: string) => string | undefined;
@@ -112,13 +113,21 @@ export function envName(key: string): string {
   return key.toUpperCase().replace(/[.-]/g, "_");
 }
 
+/** A configured value as a failure quotes it: cut short, a 100 kB variable would flood the terminal. */
+export const shownValue = (raw: string): string => `'${quoted(raw, MAX_QUOTED_WORD)}'`;
+
 /** Reads an integer key, failing loudly on a malformed value. */
 export function readInt(lookup: ConfigLookup, key: string, fallback: number): number {
   const raw = lookup(key)?.trim();
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value)) {
-    throw new Error(`Configuration ${key} (${envName(key)}) must be an integer, got '${raw}'`);
+  // Past 2^53 a number is no longer exact (and 1e20 ms overflows a database's bigint).
+  if (!Number.isSafeInteger(value)) {
+    throw new Error(
+      `Configuration ${key} (${envName(key)}) must be an integer${
+        Number.isInteger(value) ? ` of at most ${Number.MAX_SAFE_INTEGER}` : ""
+      }, got ${shownValue(raw)}`,
+    );
   }
   return value;
 }
@@ -151,7 +160,7 @@ export function readBool(lookup: ConfigLookup, key: string, fallback: boolean): 
   if (raw === undefined || raw === "") return fallback;
   if (raw === "true") return true;
   if (raw === "false") return false;
-  throw new Error(`Configuration ${key} (${envName(key)}) must be true or false, got '${raw}'`);
+  throw new Error(`Configuration ${key} (${envName(key)}) must be true or false, got ${shownValue(raw)}`);
 }
 
 /** Reads a comma-separated list key; `null` when unset. */
@@ -207,7 +216,7 @@ export function readChoice<T extends string>(
   if (raw === undefined || raw === "") return fallback;
   if (!choices.includes(raw as T)) {
     throw new Error(
-      `Configuration ${key} (${envName(key)}) must be one of ${choices.join(", ")}, got '${raw}'`,
+      `Configuration ${key} (${envName(key)}) must be one of ${choices.join(", ")}, got ${shownValue(raw)}`,
     );
   }
   return raw as T;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type ConfigLookup, envName, readBool, readChoice, readInt } from "../engine/config.ts";
+import { type ConfigLookup, envName, readBool, readChoice, readInt, shownValue } from "../engine/config.ts";
 
 /** The eight provider kinds. */
 export const PROVIDER_KINDS = [
@@ -132,7 +132,7 @@ export const LLM_DEFAULTS = Object.freeze({
 });
 
 function fail(key: string, expected: string, raw: string): never {
-  throw new Error(`Configuration ${key} (${envName(key)}) must be ${expected}, got '${raw}'`);
+  throw new Error(`Configuration ${key} (${envName(key)}) must be ${expected}, got ${shownValue(raw)}`);
 }
 
 function readText(lookup: ConfigLookup, key: string): string | null {

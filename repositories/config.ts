@@ -91,6 +91,8 @@ export function parseRepositories(
       throw new Error(`${at}: id '${e.id}' is ${e.id === "local" ? "reserved" : "repeated"}`);
     }
     seen.add(e.id);
+    // Missing, it is a mistake in the entry (it read "transport 'undefined' is not supported"), not another transport.
+    if (e.transport === undefined) throw new Error(`${at} ('${e.id}'): transport is required: http or mcp`);
     if (e.transport !== "http" && e.transport !== "mcp") {
       warn(`${at} ('${e.id}'): transport '${String(e.transport)}' is not supported (http, mcp); skipped`);
       return;

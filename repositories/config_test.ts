@@ -73,6 +73,7 @@ Deno.test("repositories: every mistake stops the start with the key and the entr
   fails('{"id":"x"}', /must be a JSON array/);
   fails("[1]", /entry 0 must be an object/);
   fails('[{"id":"1x","transport":"http","locator":"http://a"}]', /entry 0: id must be a name/);
+  fails('[{"id":"a","locator":"http://a"}]', /entry 0 \('a'\): transport is required: http or mcp/);
   fails('[{"id":"local","transport":"http","locator":"http://a"}]', /id 'local' is reserved/);
   fails(
     '[{"id":"a","transport":"http","locator":"http://a"},{"id":"a","transport":"http","locator":"http://b"}]',

@@ -14,9 +14,11 @@ import {
   readBool,
   readInt,
   readList,
+  shownValue,
 } from "../engine/config.ts";
+import { quoted } from "../engine/quoted.ts";
 import { type LlmConfig, llmConfig } from "../llm/config.ts";
-import { configWarnings } from "./config_keys.ts";
+import { configWarnings, ignoredKeys } from "./config_keys.ts";
 import { type EffectsConfig, effectsConfig } from "./executors/config.ts";
 import { SESSION_TOKEN_PREFIX } from "./pairing/pairings.ts";
 
@@ -87,7 +89,7 @@ export interface LoadedConfig {
   effects: EffectsConfig;
   /** Where the configuration came from, for the startup line. */
   source: string;
-  /** Unknown keys, one line each (to log at startup). */
+  /** Unknown keys and keys set but ignored, one line each (to log at startup). */
   warnings: string[];
 }
 
@@ -120,14 +122,59 @@ export function readSize(lookup: ConfigLookup, key: string, fallback: number): n
   const match = SIZE.exec(raw);
   if (!match) {
     throw new Error(
-      `Configuration ${key} (${envName(key)}) must be a size such as 10485760 or 10MB, got '${raw}'`,
+      `Configuration ${key} (${envName(key)}) must be a size such as 10485760 or 10MB, got ${
+        shownValue(raw)
+      }`,
     );
   }
   const bytes = Number(match[1]) * SIZE_UNITS[(match[2] ?? "B").toUpperCase()];
   if (bytes < 1) {
-    throw new Error(`Configuration ${key} (${envName(key)}) must be at least 1 byte, got '${raw}'`);
+    throw new Error(`Configuration ${key} (${envName(key)}) must be at least 1 byte, got ${shownValue(raw)}`);
   }
   return bytes;
+}
+
+/** `scheme://host[:port]`, a trailing slash allowed (what an operator copies from the address bar). */
+const ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/?#\s]+\/?$/i;
+
+/**
+ * Reads a comma list of origins (`*`, or `scheme://host[:port]`), each
+ * written as a browser's `Origin` header has it (`https://app.example.com`:
+ * lower case, no slash, no default port), so an exact comparison finds it.
+ * An entry that is no origin (a path, no scheme, a JSON array) could never
+ * match: it aborts startup naming the key.
+ */
+export function readOrigins(lookup: ConfigLookup, key: string): string[] | null {
+  return readList(lookup, key)?.map((entry) => {
+    if (entry === "*") return entry;
+    if (!ORIGIN.test(entry)) {
+      throw new Error(
+        `Configuration ${key} (${envName(key)}) lists '${quoted(entry, 200)}', which is not an origin: ` +
+          "write scheme://host[:port] (e.g. https://app.example.com) or *",
+      );
+    }
+    const origin = URL.canParse(entry) ? new URL(entry).origin : "null";
+    // Schemes without a web origin (an extension's) are compared as written, less the slash.
+    return origin === "null" ? entry.replace(/\/$/, "").toLowerCase() : origin;
+  }) ?? null;
+}
+
+/**
+ * Reads a key sent as a response header: a value no header can carry (a line
+ * break, a control character, text beyond Latin-1) would fail every response,
+ * so it aborts startup naming the key.
+ */
+function readHeaderValue(lookup: ConfigLookup, key: string, fallback: string): string {
+  const value = lookup(key)?.trim() || fallback;
+  try {
+    new Headers({ "x-check": value });
+  } catch {
+    throw new Error(
+      `Configuration ${key} (${envName(key)}) must be one line of header text: ` +
+        "no line breaks or control characters, no characters beyond Latin-1",
+    );
+  }
+  return value;
 }
 
 function readPositive(lookup: ConfigLookup, key: string, fallback: number): number {
@@ -166,7 +213,7 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     host: lookup("svc.host")?.trim() || (apiKey === "" ? SERVER_DEFAULTS.openHost : SERVER_DEFAULTS.host),
     port,
     apiKey: apiKey === "" ? null : apiKey,
-    contentSecurityPolicy: lookup("svc.security.csp")?.trim() || SERVER_DEFAULTS.contentSecurityPolicy,
+    contentSecurityPolicy: readHeaderValue(lookup, "svc.security.csp", SERVER_DEFAULTS.contentSecurityPolicy),
     rateLimit: {
       enabled: readBool(lookup, "svc.rate-limit.enabled", false),
       requests: readPositive(lookup, "svc.rate-limit.requests", SERVER_DEFAULTS.rateLimitRequests),
@@ -186,15 +233,15 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
       ),
       otherBytes: readSize(lookup, "svc.http.max-body-size", SERVER_DEFAULTS.otherBodyBytes),
     },
-    websocketAllowedOrigins: readList(lookup, "svc.websocket.allowed-origins"),
+    websocketAllowedOrigins: readOrigins(lookup, "svc.websocket.allowed-origins"),
     websocketMaxBufferedBytes: readSize(
       lookup,
       "svc.websocket.max-buffered-bytes",
       SERVER_DEFAULTS.websocketMaxBufferedBytes,
     ),
-    mcpAllowedOrigins: readList(lookup, "svc.mcp.allowed-origins") ?? [],
+    mcpAllowedOrigins: readOrigins(lookup, "svc.mcp.allowed-origins") ?? [],
     mcpMaxSessions: readPositive(lookup, "svc.mcp.max-sessions", SERVER_DEFAULTS.mcpMaxSessions),
-    corsAllowedOrigins: readList(lookup, "svc.http.cors.allowed-origins") ?? [],
+    corsAllowedOrigins: readOrigins(lookup, "svc.http.cors.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
     auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,
     auditAcceptUnsignedHeads: readList(lookup, "svc.audit.accept-unsigned-heads") ?? [],
@@ -207,6 +254,34 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
       ),
     },
   };
+}
+
+/**
+ * Server keys set while the switch they depend on is off, one warning each:
+ * `SVC_RATE_LIMIT_REQUESTS=50` without `svc.rate-limit.enabled=true` limited
+ * nothing, saying nothing.
+ */
+export function inertServerKeys(lookup: ConfigLookup, server: ServerConfig): string[] {
+  return [
+    ...ignoredKeys(
+      lookup,
+      ["svc.rate-limit.requests", "svc.rate-limit.window-seconds", "svc.rate-limit.trust-forwarded-for"],
+      server.rateLimit.enabled,
+      "svc.rate-limit.enabled is not true",
+    ),
+    ...ignoredKeys(
+      lookup,
+      ["svc.pairing.expires-in-seconds"],
+      server.pairing.enabled,
+      "svc.pairing.enabled is false",
+    ),
+    ...ignoredKeys(
+      lookup,
+      ["svc.audit.accept-unsigned-heads"],
+      server.auditSigningKey !== null,
+      "without svc.audit.signing-key no write signs over a head",
+    ),
+  ];
 }
 
 /**
@@ -291,13 +366,14 @@ export async function loadConfig(
   // The variables to check: given, or the process's own when reading the process environment.
   const names = envNames ?? (env === processEnv ? Object.keys(Deno.env.toObject()) : []);
   const warnings = configWarnings(args, lookup, names, [...fromFile.keys()]);
+  const server = serverConfig(lookup);
   return {
     lookup,
-    server: serverConfig(lookup),
+    server,
     engine: engineConfig(lookup),
     effects: effectsConfig(lookup),
     llm: llmConfig(lookup),
     source: file ? `${file} + environment` : "environment",
-    warnings,
+    warnings: [...warnings, ...inertServerKeys(lookup, server)],
   };
 }

@@ -71,10 +71,29 @@ export function unknownKeys(
   ];
 }
 
+/** ` (did you mean SVC_PORT?)`, when a known key is near. */
+function nearestHint(unknown: UnknownKey): string {
+  return unknown.nearest ? ` (did you mean ${unknown.nearest}?)` : "";
+}
+
 /** One line per unknown key. */
 export function describeUnknown(unknown: UnknownKey): string {
-  return `unknown configuration ${unknown.name} is ignored` +
-    (unknown.nearest ? ` (did you mean ${unknown.nearest}?)` : "");
+  return `unknown configuration ${unknown.name} is ignored${nearestHint(unknown)}`;
+}
+
+/**
+ * The keys among `keys` that are set although what reads them is off (`used`
+ * false), one warning each saying `why`: a value that changes nothing must
+ * not pass for one that does.
+ */
+export function ignoredKeys(
+  lookup: ConfigLookup,
+  keys: readonly string[],
+  used: boolean,
+  why: string,
+): string[] {
+  return used ? [] : keys.filter((key) => lookup(key)?.trim())
+    .map((key) => `${key} (${envName(key)}) is set but ignored: ${why}`);
 }
 
 /** Every key any part of the service reads. */
@@ -98,12 +117,15 @@ export function configWarnings(
   envNames: readonly string[],
   fileKeys: readonly string[] = [],
 ): string[] {
-  const lines = unknownKeys(envNames, fileKeys, KNOWN_KEYS).map(describeUnknown);
+  const unknown = unknownKeys(envNames, fileKeys, KNOWN_KEYS);
   const strict = args.includes("--strict-config") || readBool(lookup, "svc.config.strict", false);
-  if (strict && lines.length) {
+  if (strict && unknown.length) {
+    // One line, as every startup error is (the log escapes a line break to a literal \n), and not "ignored".
     throw new Error(
-      `Unknown configuration (strict mode: --strict-config, svc.config.strict):\n  ${lines.join("\n  ")}`,
+      `Unknown configuration (strict mode: --strict-config, svc.config.strict) refused: ${
+        unknown.map((u) => u.name + nearestHint(u)).join("; ")
+      }`,
     );
   }
-  return lines;
+  return unknown.map(describeUnknown);
 }

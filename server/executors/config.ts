@@ -5,7 +5,7 @@
  * @module
  */
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../engine/effects/http_executor.ts";
-import { type ConfigLookup, envName, readBool, readList } from "../../engine/config.ts";
+import { type ConfigLookup, envName, readBool, readList, shownValue } from "../../engine/config.ts";
 import type { EgressPolicy } from "../egress/mod.ts";
 
 /** How a host runs effects. */
@@ -33,9 +33,11 @@ export { DEFAULT_MAX_RESPONSE_BYTES };
 export function effectsConfig(lookup: ConfigLookup): EffectsConfig {
   const raw = lookup("svc.effects.max-response-bytes")?.trim();
   const maxResponseBytes = raw ? Number(raw) : DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
     const key = "svc.effects.max-response-bytes";
-    throw new Error(`Configuration ${key} (${envName(key)}) must be a positive integer, got '${raw}'`);
+    throw new Error(
+      `Configuration ${key} (${envName(key)}) must be a positive integer, got ${shownValue(raw ?? "")}`,
+    );
   }
   return {
     egress: {

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { shownValue } from "../../engine/config.ts";
 import { type EffectExecutor, TIMER_EXECUTOR } from "../../engine/effects/executor.ts";
 import { llmExecutor } from "../../engine/effects/llm_executor.ts";
 import type { LlmProvider } from "../../engine/llm.ts";
@@ -47,8 +48,8 @@ export async function hostExecutors(host: HostEffects): Promise<EffectExecutor[]
   const missing = enabled.filter((kind) => kind !== "caller" && !all.some((e) => e.kind === kind));
   if (missing.length) {
     throw new Error(
-      `svc.effects.kinds.enabled lists ${
-        missing.map((k) => `'${k}'`).join(", ")
+      `svc.effects.kinds.enabled (SVC_EFFECTS_KINDS_ENABLED) lists ${
+        missing.map(shownValue).join(", ")
       } but no executor is installed ` +
         "for it (a built-in kind, or a module in svc.effects.plugins)",
     );

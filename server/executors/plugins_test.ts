@@ -72,7 +72,7 @@ Deno.test("startup refuses a plugin module that is not one, and an enabled kind 
     await assert.rejects(loadPlugins([notPlugin]), /does not export \{kind, execute/);
     await assert.rejects(
       hostExecutors({ config: config([]), kindsEnabled: ["server", "pager"] }),
-      /svc\.effects\.kinds\.enabled lists 'pager' but no executor is installed/,
+      /svc\.effects\.kinds\.enabled \(SVC_EFFECTS_KINDS_ENABLED\) lists 'pager' but no executor is installed/,
     );
     const kinds = (await hostExecutors({ config: config([path]), kindsEnabled: ["caller", "echo", "timer"] }))
       .map((e) => e.kind);

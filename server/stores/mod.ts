@@ -22,9 +22,10 @@
  *
  * @module
  */
-import { type ConfigLookup, envName, readInt } from "../../engine/config.ts";
+import { type ConfigLookup, envName, readInt, shownValue } from "../../engine/config.ts";
 import { MemoryAuditTrail, MemoryBlobStore, MemoryModelStore } from "../../engine/service/memory.ts";
 import type { BlobStore, ModelStore } from "../../engine/service/ports.ts";
+import { ignoredKeys } from "../config_keys.ts";
 import { lockDirectory } from "./dir_lock.ts";
 import { FsBlobStore } from "./fs_blob_store.ts";
 import { FsModelStore } from "./fs_model_store.ts";
@@ -93,7 +94,7 @@ const UNAVAILABLE = new Set(["jdbc", "relational", "mysql", "mongodb", "s3"]);
 const BLOB_STORE_KEY = "svc.blob-store";
 
 function describeKey(key: string, value: string): string {
-  return `${key} (${envName(key)}) = '${value}'`;
+  return `${key} (${envName(key)}) = ${shownValue(value)}`;
 }
 
 /** The kind a written value names (its case and other spellings aside). */
@@ -219,6 +220,36 @@ function readPostgres(lookup: ConfigLookup): PostgresSettings {
   };
 }
 
+/**
+ * The storage keys set but read by no chosen backend, one warning each: a
+ * PostgreSQL URL while `svc.storage.type` is still `kv` was dropped silently,
+ * and the server ran on the local database the operator meant to leave.
+ */
+export function unusedStorageKeys(lookup: ConfigLookup, selection: StorageSelection): string[] {
+  const kinds: string[] = [selection.spec, selection.state, selection.audit, selection.blob];
+  const storage = `(storage: ${describeStorage(selection, {})})`;
+  return [
+    ...ignoredKeys(
+      lookup,
+      ["svc.storage.postgres.url", "svc.storage.jdbc.pool-size", "svc.storage.postgres.job-lease-ms"],
+      kinds.includes("postgres"),
+      `no store is postgres ${storage}`,
+    ),
+    ...ignoredKeys(
+      lookup,
+      ["svc.blob-store-path"],
+      selection.blob === "filesystem",
+      `no store is filesystem blobs ${storage}`,
+    ),
+    ...ignoredKeys(
+      lookup,
+      ["svc.persistence-dir"],
+      kinds.includes("kv") || kinds.includes("filesystem"),
+      `no store is kv or filesystem ${storage}`,
+    ),
+  ];
+}
+
 /** The startup-line description of a selection; `where` names each durable backend's location. */
 export function describeStorage(
   selection: StorageSelection,
@@ -265,6 +296,7 @@ export async function openStorage(
   defaultType: BackendKind = "kv",
 ): Promise<Storage> {
   const selection = selectStorage(lookup, defaultType);
+  for (const line of unusedStorageKeys(lookup, selection)) warn(line);
   const kinds = [selection.spec, selection.state, selection.audit, selection.blob];
   // This function holds each database while the stores take their own references.
   const kv = kinds.includes("kv") ? (await openDatabase(selection.dir, warn)).acquire() : null;

@@ -55,13 +55,22 @@ export class PgDatabase {
 
   /** Connects, then creates or migrates the schema; throws a message naming the database on failure. */
   static async open(url: string, poolSize: number): Promise<PgDatabase> {
-    const sql = postgres(url, {
-      max: poolSize,
-      onnotice: () => {},
-      connect_timeout: 10,
-      connection: { application_name: "svc" },
-      types: { bigint: BIGINT_AS_NUMBER },
-    }) as unknown as Sql;
+    let sql: Sql;
+    try {
+      sql = postgres(url, {
+        max: poolSize,
+        onnotice: () => {},
+        connect_timeout: 10,
+        connection: { application_name: "svc" },
+        types: { bigint: BIGINT_AS_NUMBER },
+      }) as unknown as Sql;
+    } catch {
+      // The driver's own message quotes the URL, password and all: this one names the setting only.
+      throw new Error(
+        "Configuration svc.storage.postgres.url (SVC_STORAGE_POSTGRES_URL) is not a URL the driver reads, " +
+          "such as postgres://user:password@host:5432/database",
+      );
+    }
     const db = new PgDatabase(sql, describeUrl(url));
     try {
       await migrate(sql);

@@ -4,6 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { flattenConfig, loadConfig, readSize, serverConfig } from "../../server/config.ts";
+import { originAllowed } from "../../server/routes/subscribe.ts";
+import { openStorage, selectStorage } from "../../server/stores/mod.ts";
 
 Deno.test("defaults follow SPEC.md", () => {
   const config = serverConfig(() => undefined);
@@ -140,4 +142,161 @@ Deno.test("sizes and flattening", () => {
     [["svc.a.b", "true"], ["svc.a.c", "1,2"], ["svc.d", "x"]],
   );
   assert.throws(() => flattenConfig({ other: 1 }, "f.yaml"), /key 'other' is not an svc\.\* key/);
+});
+
+Deno.test("svc.security.csp that no response header can carry aborts startup naming the key", async () => {
+  // Accepted before, then every response failed (500) with a stack trace in the log.
+  for (
+    const csp of [
+      "default-src 'none';\nframe-ancestors 'none'",
+      "default-src 'none'; report-uri https://→.example",
+    ]
+  ) {
+    await assert.rejects(
+      loadConfig([], (n) => n === "SVC_SECURITY_CSP" ? csp : undefined),
+      /svc\.security\.csp \(SVC_SECURITY_CSP\) must be one line of header text/,
+    );
+  }
+  const config = await loadConfig([], (n) => n === "SVC_SECURITY_CSP" ? "  default-src 'self'  " : undefined);
+  assert.equal(config.server.contentSecurityPolicy, "default-src 'self'");
+});
+
+Deno.test("allowed origins are kept as a browser's Origin header writes them; a non-origin aborts", async () => {
+  const env = (value: string) => (n: string) => n === "SVC_WEBSOCKET_ALLOWED_ORIGINS" ? value : undefined;
+  // Copied from an address bar: a trailing slash, capitals, the default port.
+  const config = await loadConfig(
+    [],
+    env("https://App.Example.com/, http://localhost:5173, https://x.example:443, *"),
+  );
+  const listed = config.server.websocketAllowedOrigins;
+  assert.deepEqual(listed, ["https://app.example.com", "http://localhost:5173", "https://x.example", "*"]);
+  // The handshake compares the header exactly: it was refused (403) with the slash before.
+  const slash = (await loadConfig([], env("https://app.example.com/"))).server.websocketAllowedOrigins;
+  assert.ok(originAllowed("https://app.example.com", { hostname: "0.0.0.0", port: 8080 }, slash));
+  for (const bad of ['["https://app.example.com"]', "app.example.com", "https://app.example.com/app"]) {
+    await assert.rejects(
+      loadConfig([], env(bad)),
+      /svc\.websocket\.allowed-origins \(SVC_WEBSOCKET_ALLOWED_ORIGINS\) lists .* not an origin: write scheme:\/\/host\[:port\]/,
+    );
+  }
+  const cors = await loadConfig(
+    [],
+    (n) => n === "SVC_HTTP_CORS_ALLOWED_ORIGINS" ? "https://A.example/" : undefined,
+  );
+  assert.deepEqual(cors.server.corsAllowedOrigins, ["https://a.example"]);
+  await assert.rejects(
+    loadConfig([], (n) => n === "SVC_MCP_ALLOWED_ORIGINS" ? "localhost:3000" : undefined),
+    /svc\.mcp\.allowed-origins \(SVC_MCP_ALLOWED_ORIGINS\) lists 'localhost:3000'/,
+  );
+});
+
+Deno.test("an unparsable svc.storage.postgres.url names the key and never echoes the password", async () => {
+  const env: Record<string, string> = {
+    "svc.storage.type": "postgres",
+    "svc.storage.postgres.url": "postgres://app:s3cretpw@db.internal:notaport/models",
+  };
+  await assert.rejects(
+    openStorage((key) => env[key], () => {}),
+    (err: Error) =>
+      /svc\.storage\.postgres\.url \(SVC_STORAGE_POSTGRES_URL\) is not a URL/.test(err.message) &&
+      !err.message.includes("s3cretpw"),
+  );
+});
+
+Deno.test("a huge malformed value is quoted cut short, not echoed whole", async () => {
+  // An environment variable may hold 128 kB: the startup error printed all of it on one line.
+  const huge = "9".repeat(100_000) + "x";
+  for (
+    const name of [
+      "SVC_MAX_MODELS",
+      "SVC_HTTP_MAX_BODY_SIZE",
+      "SVC_RATE_LIMIT_ENABLED",
+      "SVC_EFFECTS_MAX_RESPONSE_BYTES",
+    ]
+  ) {
+    await assert.rejects(
+      loadConfig([], (n) => n === name ? huge : undefined),
+      (err: Error) =>
+        err.message.includes(name) && err.message.length < 500 && /\(100001 characters\)/.test(err.message),
+    );
+  }
+  assert.throws(
+    () => selectStorage((key) => key === "svc.storage.type" ? huge : undefined),
+    (err: Error) => err.message.includes("SVC_STORAGE_TYPE") && err.message.length < 500,
+  );
+});
+
+Deno.test("an integer past 2^53 aborts startup instead of standing in for 'unlimited'", async () => {
+  // 1e20 passed as an integer: a lease of 1e20 ms overflows the jobs table's bigint once a job is claimed.
+  for (
+    const name of [
+      "SVC_PAIRING_EXPIRES_IN_SECONDS",
+      "SVC_BLOB_MAX_TOTAL_BYTES",
+      "SVC_EFFECTS_MAX_RESPONSE_BYTES",
+    ]
+  ) {
+    await assert.rejects(
+      loadConfig([], (n) => n === name ? "1e20" : undefined),
+      new RegExp(`\\(${name}\\) must be`),
+    );
+  }
+  assert.throws(
+    () =>
+      selectStorage((key) =>
+        key === "svc.storage.postgres.job-lease-ms" ? "100000000000000000000" : undefined
+      ),
+    /\(SVC_STORAGE_POSTGRES_JOB_LEASE_MS\) must be an integer of at most 9007199254740991/,
+  );
+  assert.equal(
+    (await loadConfig([], (n) => n === "SVC_BLOB_MAX_TOTAL_BYTES" ? "9007199254740991" : undefined))
+      .engine.blobMaxTotalBytes,
+    Number.MAX_SAFE_INTEGER,
+  );
+});
+
+Deno.test("a storage key no chosen backend reads is a warning, not silently dropped", async () => {
+  // SVC_STORAGE_POSTGRES_URL without SVC_STORAGE_TYPE=postgres: the server ran on its local store, saying nothing.
+  const keys: Record<string, string> = {
+    "svc.storage.type": "memory",
+    "svc.storage.postgres.url": "postgres://app:s3cretpw@db.internal:5432/models",
+    "svc.blob-store-path": "/srv/blobs",
+    "svc.persistence-dir": "/srv/data",
+  };
+  const warnings: string[] = [];
+  const storage = await openStorage((key) => keys[key], (line) => warnings.push(line));
+  await storage.store.close();
+  await storage.blobs.close();
+  assert.deepEqual(warnings, [
+    "svc.storage.postgres.url (SVC_STORAGE_POSTGRES_URL) is set but ignored: no store is postgres (storage: memory)",
+    "svc.blob-store-path (SVC_BLOB_STORE_PATH) is set but ignored: no store is filesystem blobs (storage: memory)",
+    "svc.persistence-dir (SVC_PERSISTENCE_DIR) is set but ignored: no store is kv or filesystem (storage: memory)",
+  ]);
+  const used: string[] = [];
+  const memory = await openStorage(
+    (key) => key === "svc.storage.type" ? "memory" : undefined,
+    (l) => used.push(l),
+  );
+  await memory.store.close();
+  assert.deepEqual(used, []);
+});
+
+Deno.test("a server key whose switch is off is a warning: a request limit without the limiter", async () => {
+  const env: Record<string, string> = {
+    SVC_RATE_LIMIT_REQUESTS: "50",
+    SVC_PAIRING_ENABLED: "false",
+    SVC_PAIRING_EXPIRES_IN_SECONDS: "60",
+    SVC_AUDIT_ACCEPT_UNSIGNED_HEADS: "0".repeat(64),
+  };
+  const config = await loadConfig([], (n) => env[n], Object.keys(env));
+  assert.deepEqual(config.warnings, [
+    "svc.rate-limit.requests (SVC_RATE_LIMIT_REQUESTS) is set but ignored: svc.rate-limit.enabled is not true",
+    "svc.pairing.expires-in-seconds (SVC_PAIRING_EXPIRES_IN_SECONDS) is set but ignored: svc.pairing.enabled is false",
+    "svc.audit.accept-unsigned-heads (SVC_AUDIT_ACCEPT_UNSIGNED_HEADS) is set but ignored: " +
+    "without svc.audit.signing-key no write signs over a head",
+  ]);
+  const on = await loadConfig([], (n) => n === "SVC_RATE_LIMIT_ENABLED" ? "true" : env[n], [
+    "SVC_RATE_LIMIT_ENABLED",
+    "SVC_RATE_LIMIT_REQUESTS",
+  ]);
+  assert.equal(on.warnings.filter((w) => w.includes("rate-limit")).length, 0);
 });
