@@ -14,6 +14,7 @@ import { describeLlm, generatorOf, type LlmHostOptions, providerOf } from "../ll
 import { hostExecutors } from "./executors/mod.ts";
 import { createServiceMcpMount, type McpMount } from "../mcp/http.ts";
 import { createApp } from "./app.ts";
+import { isLoopbackName } from "./middleware/host_check/index.ts";
 import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
 import { llmEgress } from "./llm_egress.ts";
 import { consoleLogger, type Logger } from "./log.ts";
@@ -173,7 +174,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   );
   if (service.generationAvailable) log.info(describeLlm(options.config.llm));
   if (config.apiKey === null) {
-    log.warn("open mode: svc.api.key is not set, every request is permitted (development only)");
+    // Open mode off loopback is the one setting that exposes every model to the network: say so loudly.
+    const exposed = isLoopbackName(hostname) ? "" : `; ${url} is reachable from the network, set SVC_API_KEY`;
+    log.warn(`open mode: svc.api.key is not set, every request is permitted (development only)${exposed}`);
   }
 
   let closing: Promise<void> | undefined;

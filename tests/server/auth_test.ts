@@ -72,6 +72,17 @@ Deno.test("open mode: no route asks for a key; the startup warns", async () => {
       /^info: reactive-model-service \S+ listening on http:\/\/127\.0\.0\.1:\d+ \(storage: memory; auth: open\)$/,
     );
     assert.match(server.logs[1], /^warning: open mode: svc\.api\.key is not set/);
+    assert.doesNotMatch(server.logs[1], /reachable/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("open mode on every interface: the startup warning says the server is reachable from the network", async () => {
+  const server = await startTestServer({ "svc.host": "0.0.0.0" });
+  try {
+    const warning = server.logs.find((line) => line.startsWith("warning: open mode"));
+    assert.match(warning ?? "", /http:\/\/0\.0\.0\.0:\d+ is reachable from the network, set SVC_API_KEY$/);
   } finally {
     await server.close();
   }
