@@ -129,6 +129,13 @@ function describe(e: ErrorObject): Finding {
   return { location, message: e.message ?? "is invalid" };
 }
 
+/** The evolved spec's findings, one of its `version` at `newVersion`: the member the caller sent. */
+export function asSent(findings: Finding[], evolution: SpecEvolution): Finding[] {
+  return evolution.newVersion === undefined
+    ? findings
+    : findings.map((f) => f.location === "version" ? { ...f, location: "newVersion" } : f);
+}
+
 /** A malformed evolution (400) listing every problem. */
 export function invalidEvolution(findings: Finding[]): ServiceError {
   return findingsError("bad_request", "Invalid evolution", findings);

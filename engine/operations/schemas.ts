@@ -93,7 +93,16 @@ export const CREATED = component(
 );
 
 /** An evolution's answer. */
-export const EVOLVED = component("Evolved", () => z.looseObject({ id: z.string(), version: z.string() }));
+export const EVOLVED = component(
+  "Evolved",
+  () =>
+    z.looseObject({
+      id: z.string(),
+      version: z.string(),
+      warnings: z.array(FINDING()).describe("the evolved spec's validation warnings, when it has any")
+        .optional(),
+    }),
+);
 
 /** A stored ModelSpec as read back. */
 export const STORED_SPEC = lazySchema(() =>
