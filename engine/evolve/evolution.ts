@@ -129,11 +129,11 @@ function describe(e: ErrorObject): Finding {
   return { location, message: e.message ?? "is invalid" };
 }
 
-/** The evolved spec's findings, one of its `version` at `newVersion`: the member the caller sent. */
-export function asSent(findings: Finding[], evolution: SpecEvolution): Finding[] {
-  return evolution.newVersion === undefined
-    ? findings
-    : findings.map((f) => f.location === "version" ? { ...f, location: "newVersion" } : f);
+/** The evolved spec's errors, one of its `version` at `newVersion` when that set it: the member the caller sent. */
+export function asSent(errors: Finding[], evolution: SpecEvolution): Finding[] {
+  return errors.map((f) =>
+    f.location === "version" && evolution.newVersion !== undefined ? { ...f, location: "newVersion" } : f
+  );
 }
 
 /** A malformed evolution (400) listing every problem. */

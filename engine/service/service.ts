@@ -1401,10 +1401,9 @@ export class ModelService implements ModelApi {
     }
     const evolved = await this.#composition.stamp(applyEvolution(spec, evolution), spec);
     checkSpecSize(this.config, evolved, "The evolved spec");
-    const report = await this.#compile(evolved);
-    const [errors, warnings] = [asSent(report.errors, evolution), asSent(report.warnings, evolution)];
-    if (!report.model) throw specInvalid(errors, warnings);
-    return { model: report.model, warnings };
+    const { model, errors, warnings } = await this.#compile(evolved);
+    if (!model) throw specInvalid(asSent(errors, evolution), warnings);
+    return { model, warnings };
   }
 
   /**
