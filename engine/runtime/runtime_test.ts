@@ -202,7 +202,18 @@ Deno.test("explain: trace records with all six members, inputPaths in pattern fo
     "$.qty#maximum",
     "$.qty#maximum",
   ]);
-  assert.deepEqual(runtime.explain("$.never"), []);
+  // A field the model has but nothing computed: no records; one it does not have: a 404 naming it.
+  assert.deepEqual(runtime.explain("$.qty"), []);
+  for (
+    const [target, message] of [
+      ["$.never", /^Field \$\.never not found in model 'shop\/cart'/],
+      ["$.never#required", /^Field \$\.never not found/],
+      ["$constraint:never", /^Constraint 'never' not found in model 'shop\/cart'$/],
+      ["$effect:never", /^Effect 'never' not found in model 'shop\/cart'$/],
+    ] as const
+  ) {
+    await rejectsWith(() => runtime.explain(target), "not_found", message);
+  }
 });
 
 Deno.test("explain: limit keeps the newest records", async () => {
