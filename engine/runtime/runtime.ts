@@ -379,14 +379,15 @@ export class ModelRuntime {
    * constraint or effect, as for an unknown model: an empty answer would read as "not computed yet".
    */
   explain(address: string, limit?: number): TraceRecord[] {
-    const { id, spec, schema, derivedTargets } = this.model;
-    const entry = /^\$(constraint|effect):(.*)/s.exec(address);
+    const { id, graph, schema, derivedTargets } = this.model;
+    // `$constraint:<id>` and `$effect:<id>` are their nodes' keys; a field's address is resolved first.
+    const entry = /^\$[ce]/.test(address);
     const hash = address.lastIndexOf("#");
     const path = entry ? [] : resolveAddress(hash < 0 ? address : address.slice(0, hash));
     const key = entry ? address : formatPath(path) + (hash < 0 ? "" : address.slice(hash));
     if (
       entry
-        ? !(spec[`${entry[1]}s`] as { id: string }[] | undefined)?.some((e) => e.id === entry[2])
+        ? !graph.nodes.some((node) => node.key === key)
         : schema.locate(path).kind !== "fragment" && targetHolding(derivedTargets, path) === undefined
     ) {
       throw notFound(`Nothing to explain at ${key}: model '${id}' has no such field, constraint or effect`);

@@ -206,10 +206,13 @@ Deno.test("explain: trace records with all six members, inputPaths in pattern fo
   assert.deepEqual(runtime.explain("$.qty"), []);
   for (
     const [target, message] of [
-      ["$.never", /^Field \$\.never not found in model 'shop\/cart'/],
-      ["$.never#required", /^Field \$\.never not found/],
-      ["$constraint:never", /^Constraint 'never' not found in model 'shop\/cart'$/],
-      ["$effect:never", /^Effect 'never' not found in model 'shop\/cart'$/],
+      [
+        "$.never",
+        /^Nothing to explain at \$\.never: model 'shop\/cart' has no such field, constraint or effect$/,
+      ],
+      ["$.never#required", /^Nothing to explain at \$\.never#required: /],
+      ["$constraint:never", /^Nothing to explain at \$constraint:never: /],
+      ["$effect:never", /^Nothing to explain at \$effect:never: /],
     ] as const
   ) {
     await rejectsWith(() => runtime.explain(target), "not_found", message);
