@@ -66,7 +66,6 @@ export async function handlePost(
     else answers.push(invalidRequest(item));
   }
   if (!answers.length) return response;
-  let headers: HeadersInit = {};
   if (valid.length) {
     // The valid members go through the transport as a batch of their own (the headers checked again).
     const rest = await transport.handleRequest(
@@ -77,7 +76,10 @@ export async function handlePost(
     );
     if (rest.status === 200) answers.unshift(...[await rest.json()].flat());
     else if (rest.status !== 202) return rest;
-    headers = rest.headers;
   }
-  return Response.json(answers, { status: 200, headers });
+  // The session named, as in the SDK's own answers there (its refusals name none).
+  return Response.json(answers, {
+    status: 200,
+    headers: transport.sessionId ? { "mcp-session-id": transport.sessionId } : {},
+  });
 }

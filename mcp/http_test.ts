@@ -226,3 +226,47 @@ Deno.test("idle sessions are ended by a timer, with no request to /mcp at all", 
     await service.close();
   }
 });
+
+Deno.test("the answers /mcp makes itself carry the headers the SDK's answers of the same status carry", async () => {
+  const service = await ModelService.open();
+  const mount = createMcpHttpMount(service, { allowedOrigins: [] });
+  /** Status, header names (but the length) and session id of an answer. */
+  const shape = async (request: Request) => {
+    const response = await mount.handle(request);
+    await response.body?.cancel();
+    const names = [...response.headers.keys()].filter((name) => name !== "content-length").sort();
+    return { status: response.status, names, session: response.headers.get("mcp-session-id") };
+  };
+  const raw = (body: string, headers: Record<string, string> = {}) =>
+    new Request("http://127.0.0.1/mcp", { method: "POST", headers: { ...HEADERS, ...headers }, body });
+  try {
+    const id = (await mount.handle(post(initialize))).headers.get("mcp-session-id")!;
+    const inSession = { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
+    // The SDK's: a 200 in the session names it, a 400 does not.
+    const sdkOk = await shape(ping(id));
+    assert.deepEqual(sdkOk, { status: 200, names: ["content-type", "mcp-session-id"], session: id });
+    const sdkRefused = await shape(raw("{not json", inSession));
+    assert.deepEqual(sdkRefused, { status: 400, names: ["content-type"], session: null });
+    // Ours, answered before or around the SDK: a batch of members that are no messages, a lone one, a
+    // second initialize, a request without a session.
+    assert.deepEqual(await shape(raw('[{"no": "message"}]', inSession)), sdkOk, "a batch of invalid members");
+    assert.deepEqual(
+      await shape(raw('[{"no": "message"}, {"jsonrpc": "2.0", "method": "x"}]', inSession)),
+      sdkOk,
+    );
+    for (
+      const [name, request] of [
+        ["a lone invalid member", raw('{"no": "message"}', inSession)],
+        ["an empty batch", raw("[]", inSession)],
+        ["a second initialize", post(initialize, inSession)],
+        ["no session", post({ jsonrpc: "2.0", id: 2, method: "ping" })],
+        ["no session, no message", raw('{"no": "message"}')],
+      ] as const
+    ) {
+      assert.deepEqual(await shape(request), sdkRefused, name);
+    }
+  } finally {
+    await mount.close?.();
+    await service.close();
+  }
+});

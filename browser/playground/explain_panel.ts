@@ -32,6 +32,10 @@ export class ExplainPanel extends ModelPanel {
       id: this.modelId,
       path: this.path,
       limit: 20,
+    }).catch((err) => {
+      // A path the model does not have is refused (the problem line says why): the last path's traces go.
+      this.traces = null;
+      throw err;
     });
   }
 

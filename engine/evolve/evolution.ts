@@ -130,6 +130,13 @@ function describe(e: ErrorObject): Finding {
   return { location, message: e.message ?? "is invalid" };
 }
 
+/** The evolved spec's errors, one of its `version` at `newVersion` when that set it: the member the caller sent. */
+export function asSent(errors: Finding[], evolution: SpecEvolution): Finding[] {
+  return errors.map((f) =>
+    f.location === "version" && evolution.newVersion !== undefined ? { ...f, location: "newVersion" } : f
+  );
+}
+
 /**
  * Checks an evolution's shape and returns it typed; throws a 400 naming every
  * malformed, unknown or conflicting member.

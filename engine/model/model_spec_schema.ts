@@ -120,9 +120,15 @@ const stateMember = (description: string): JsonObject => ({
   type: ["boolean", "string", "null"],
   description,
 });
+/** A list of objects whose members `description` names: `<what>: [{<member>, …}]`, declared as `properties`. */
 const objects = (description: string): JsonObject => ({
   type: ["array", "null"],
-  items: { type: "object" },
+  items: {
+    type: "object",
+    properties: Object.fromEntries(
+      description.slice(description.indexOf("{") + 1, -2).split(", ").map((m) => [m, {}]),
+    ),
+  },
   description,
 });
 
@@ -452,7 +458,7 @@ const DEFS: JsonObject = {
       currency: { description: "ISO-4217 code" },
       variant: { description: "primary, secondary, success, warning, danger" },
       layout: { description: "containers: vertical, horizontal, grid" },
-      options: objects("choices: [{value, label}]"),
+      options: objects("choices: [{value, label, country}]"),
       tableColumns: objects("dataTable columns: [{field, header, format, currency, width}]"),
       chartSeries: objects("dataChart series: [{field, label, color}]"),
       items: objects("keyValueList rows: [{label, bind, text, format, currency}]"),

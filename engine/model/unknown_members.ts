@@ -14,10 +14,9 @@ import { MAX_QUOTED_WORD, quoted } from "../quoted.ts";
 import { MODEL_SPEC_SCHEMA } from "./model_spec_schema.ts";
 import type { ModelSpec } from "./types.ts";
 
-/** The member names a `$defs` entry of the ModelSpec schema declares. */
-export function schemaMembers(definition: string): string[] {
-  const def = (MODEL_SPEC_SCHEMA.$defs as JsonObject)[definition] as JsonObject;
-  return Object.keys(def.properties as JsonObject);
+/** A `$defs` entry of the ModelSpec schema. */
+export function schemaDef(definition: string): JsonObject {
+  return (MODEL_SPEC_SCHEMA.$defs as JsonObject)[definition] as JsonObject;
 }
 
 /**
@@ -30,16 +29,33 @@ export function unknownName(what: string, name: string, outcome: string, known: 
     (suggestion ? ` (did you mean '${suggestion}'?)` : "");
 }
 
-/** Warns, at `<at>.<member>`, of each member of `entry` not in `known` (annotations aside). */
+/**
+ * Warns, at `<at>.<member>`, of each member of `value` not in `known` (the schema `node`'s `properties` by
+ * default; annotations aside), then likewise in the objects nested where `node` declares their members
+ * (an effect's `request`, a component's `options[i]`). A `$ref` is not followed: the entries it names are
+ * checked where they are compiled.
+ */
 export function warnUnknownMembers(
-  entry: JsonObject,
-  known: readonly string[],
+  value: unknown,
+  node: JsonObject,
   at: string,
   warn: (at: string, message: string) => void,
+  known?: readonly string[],
 ): void {
-  for (const member of Object.keys(entry)) {
-    if (known.includes(member) || member.startsWith("_") || member.startsWith("x-")) continue;
-    warn(`${at}.${quoted(member, MAX_QUOTED_WORD)}`, unknownName("member", member, "is ignored", known));
+  const properties = node.properties as JsonObject | undefined;
+  if (Array.isArray(value) && isObject(node.items)) {
+    value.forEach((item, i) => warnUnknownMembers(item, node.items as JsonObject, `${at}[${i}]`, warn));
+  }
+  known ??= properties && Object.keys(properties);
+  if (!known || !isObject(value)) return;
+  for (const member of Object.keys(value)) {
+    const location = `${at}.${quoted(member, MAX_QUOTED_WORD)}`;
+    if (known.includes(member)) {
+      const inner = properties?.[member];
+      if (isObject(inner)) warnUnknownMembers(value[member], inner, location, warn);
+    } else if (!member.startsWith("_") && !member.startsWith("x-")) {
+      warn(location, unknownName("member", member, "is ignored", known));
+    }
   }
 }
 
@@ -55,22 +71,15 @@ export function unknownEntryMembers(
   warn: (section: string, finding: Finding) => void,
 ): void {
   for (const [section, member] of Object.entries(MODEL_SPEC_SCHEMA.properties as JsonObject)) {
-    const ref = ((member as JsonObject).items as JsonObject | undefined)?.$ref;
+    const ref = ((member as JsonObject).items as JsonObject | undefined)?.$ref as string | undefined;
     const entries = spec[section];
-    if (typeof ref !== "string" || !Array.isArray(entries)) continue;
-    const known = schemaMembers(ref.slice("#/$defs/".length));
-    entries.forEach((entry, i) => {
-      if (
-        !isObject(entry) || (section === "effects" && !BUILTIN_EXECUTORS.includes(entry.executor as string))
-      ) {
-        return;
-      }
-      warnUnknownMembers(
-        entry,
-        known,
-        `${section}[${i}]`,
-        (location, message) => warn(section, { location, message }),
-      );
-    });
+    if (!ref || !Array.isArray(entries)) continue;
+    warnUnknownMembers(
+      // An operator-installed effect kind's members are its own: such an effect is left out (null).
+      entries.map((e) => section !== "effects" || BUILTIN_EXECUTORS.includes(e?.executor) ? e : null),
+      { items: schemaDef(ref.slice(8)) },
+      section,
+      (location, message) => warn(section, { location, message }),
+    );
   }
 }

@@ -123,3 +123,51 @@ Deno.test("a create and validate_spec report the typo warnings; the model is cre
   assert.deepEqual((await service.createModel(typo)).warnings, expected);
   assert.equal((await service.getInfo("t")).id, "t");
 });
+
+Deno.test("unknown members of the objects the schema declares inside entries warn: an effect's request, a component's options", () => {
+  const warnings = warningsOf(spec({
+    effects: [
+      {
+        id: "e",
+        trigger: "qty > 1",
+        request: { methd: "POST", url: "https://example.com", headers: { "X-Any": "1" } },
+        response: { set: { "$.total": "$response.total" }, sett: {} },
+        policy: { timeoutMs: 100, retrys: 2, backoff: { initialMs: 10 } },
+      },
+      { id: "w", trigger: "qty > 2", target: { ref: "other", path: "$.qty", wtch: true }, body: "qty" },
+    ],
+    ...view([
+      { id: "s", type: "selectField", bind: "$.name", options: [{ value: "a", lable: "A" }, { value: "b" }] },
+      { id: "t", type: "dataTable", value: "[]", tableColumns: [{ field: "a", header: "A", headr: "x" }] },
+      { id: "c", type: "dataChart", value: "[]", chartSeries: [{ field: "a", colour: "red" }] },
+      { id: "k", type: "keyValueList", items: [{ label: "Q", bind: "$.qty", formt: "integer" }] },
+      { id: "m", type: "menu", menuItems: [{ label: "Home", targetview: "main" }] },
+    ]),
+  }));
+  assert.deepEqual(warnings.map((w) => [w.location, w.message]), [
+    ["effects[0].request.methd", "unknown member 'methd' is ignored (did you mean 'method'?)"],
+    ["effects[0].response.sett", "unknown member 'sett' is ignored (did you mean 'set'?)"],
+    ["effects[0].policy.retrys", "unknown member 'retrys' is ignored (did you mean 'retries'?)"],
+    ["effects[1].target.wtch", "unknown member 'wtch' is ignored (did you mean 'watch'?)"],
+    [
+      "viewDefinition.views[0].components[0].options[0].lable",
+      "unknown member 'lable' is ignored (did you mean 'label'?)",
+    ],
+    [
+      "viewDefinition.views[0].components[1].tableColumns[0].headr",
+      "unknown member 'headr' is ignored (did you mean 'header'?)",
+    ],
+    [
+      "viewDefinition.views[0].components[2].chartSeries[0].colour",
+      "unknown member 'colour' is ignored (did you mean 'color'?)",
+    ],
+    [
+      "viewDefinition.views[0].components[3].items[0].formt",
+      "unknown member 'formt' is ignored (did you mean 'format'?)",
+    ],
+    [
+      "viewDefinition.views[0].components[4].menuItems[0].targetview",
+      "unknown member 'targetview' is ignored (did you mean 'targetView'?)",
+    ],
+  ]);
+});

@@ -63,7 +63,13 @@ export const getLineage = apiOperation({
   run: (api, { id }) => api.getLineage(id),
   rest: { method: "get", path: "/models/{id}/lineage", tag: "composition", errors: { 404: UNKNOWN_MODEL } },
   console: { command: "get-lineage" },
-  mcp: { tool: "get_lineage", title: "Read the lineage", kind: "read" },
+  mcp: {
+    tool: "get_lineage",
+    title: "Read the lineage",
+    description: "The pinned ancestor chain of a branch (a model created from a `template`), nearest " +
+      "first: each ancestor's ref, version, digest, repo and owner. [] for a model that is not a branch.",
+    kind: "read",
+  },
 });
 
 /** `GET /models/{id}/effects/pending`. */
@@ -80,7 +86,14 @@ export const getPendingEffects = apiOperation({
     errors: { 404: UNKNOWN_MODEL },
   },
   console: { command: "get-pending-effects" },
-  mcp: { tool: "get_pending_effects", title: "List quarantined effects", kind: "read" },
+  mcp: {
+    tool: "get_pending_effects",
+    title: "List quarantined effects",
+    description: "The effects a branch inherited from another owner that wait for approval before they " +
+      "run (svc.authz.inherited-effects=approve): each with effectId, executor, origin, definitionHash and " +
+      "status. Approve one with approve_effect; [] when none waits.",
+    kind: "read",
+  },
 });
 
 /** `POST /models/{id}/effects/{effectId}/approve`. */
@@ -101,7 +114,15 @@ export const approveEffect = apiOperation({
     },
   },
   console: { command: "approve-effect" },
-  mcp: { tool: "approve_effect", title: "Approve a quarantined effect", kind: "write", idempotent: true },
+  mcp: {
+    tool: "approve_effect",
+    title: "Approve a quarantined effect",
+    description: "Approve a quarantined effect (pass the model id and the effectId get_pending_effects " +
+      "lists) at its current definitionHash; it then fires whenever its trigger holds, until its " +
+      "definition changes. Returns {effectId, definitionHash, approved: true}; an effect not waiting fails.",
+    kind: "write",
+    idempotent: true,
+  },
 });
 
 /** `POST /models/{id}/promote`. */
@@ -126,7 +147,15 @@ export const promote = apiOperation({
     },
   },
   console: { command: "promote" },
-  mcp: { tool: "promote_model", title: "Promote a model", kind: "write", idempotent: true },
+  mcp: {
+    tool: "promote_model",
+    title: "Promote a model",
+    description: "Publish a model to a web repository of svc.composition.repositories (pass its id as " +
+      "toRepo); the model stays registered here. Returns {id, promotedTo}; a local-class or unknown " +
+      "repository, or a model referring outside web repositories, fails.",
+    kind: "write",
+    idempotent: true,
+  },
 });
 
 /** `GET /composition/graph`. */
@@ -144,5 +173,12 @@ export const getCompositionGraph = apiOperation({
   run: (api) => api.getCompositionGraph(),
   rest: { method: "get", path: "/composition/graph", tag: "composition", errors: {} },
   console: { command: "get-composition-graph" },
-  mcp: { tool: "get_composition_graph", title: "Read the composition graph", kind: "read" },
+  mcp: {
+    tool: "get_composition_graph",
+    title: "Read the composition graph",
+    description: "The links and lineage among all models, computed now (never authoritative): nodes " +
+      "(ref), linkEdges (from, to, effectId, kind read or write, last status) and lineageEdges (branch, " +
+      "template).",
+    kind: "read",
+  },
 });

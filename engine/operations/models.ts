@@ -209,7 +209,8 @@ export const deleteModel = apiOperation({
 /** `POST /models/{id}/spec/evolve`. */
 export const evolveSpec = apiOperation({
   name: "evolveSpec",
-  summary: "evolve the spec by a SpecEvolution diff, carrying state forward; returns {id, version}",
+  summary:
+    "evolve the spec by a SpecEvolution diff, carrying state forward; returns {id, version, warnings?}",
   input: () => z.object({ id: MODEL_ID(), evolution: EVOLUTION_ARGUMENT().describe("the SpecEvolution") }),
   output: EVOLVED,
   run: (api, { id, evolution }) => api.evolveSpec(id, evolution),
@@ -236,7 +237,8 @@ export const evolveSpec = apiOperation({
     tool: "evolve_spec",
     title: "Evolve the spec",
     description: "Apply a SpecEvolution diff to a live model, carrying its state forward; all or nothing. " +
-      "Pass expectedVersion (inside evolution) to guard against concurrent changes. Returns the new version.",
+      "Pass expectedVersion (inside evolution) to guard against concurrent changes. Returns the new version, " +
+      "with the evolved spec's warnings (likely typos) as validate_spec gives them.",
     kind: "destructive",
   },
 });

@@ -153,11 +153,14 @@ export const getSchema = apiOperation({
 /** `GET /models/{id}/explain/{path}`. */
 export const explain = apiOperation({
   name: "explain",
-  summary: "trace records of a field or $constraint:<id>",
+  summary: "trace records of a field, a meta value (<address>#<property>), $constraint:<id> or $effect:<id>",
   input: () =>
     z.object({
       id: MODEL_ID(),
-      path: ADDRESS().describe("a field address, or $constraint:<id>"),
+      path: ADDRESS().describe(
+        "a field address, <address>#<property> for one of its meta values ($.qty#required), $constraint:<id> or " +
+          "$effect:<id>",
+      ),
       limit: z.int().min(0).describe("only the most recent N records").optional(),
     }),
   output: () => z.array(TRACE_RECORD()),
@@ -165,17 +168,27 @@ export const explain = apiOperation({
   rest: {
     method: "get",
     path: "/models/{id}/explain/{path}",
-    summary: "Trace records of a field, or of `$constraint:<id>` (`%24constraint%3A<id>`)",
+    summary:
+      "Trace records of a field, of a meta value (`<address>%23<property>`), or of `$constraint:<id>` " +
+      "(`%24constraint%3A<id>`) or `$effect:<id>`",
     tag: "state",
     query: { limit: "limit" },
-    errors: { 400: { description: "malformed address or limit" }, 404: UNKNOWN_MODEL },
+    errors: {
+      400: { description: "malformed address or limit" },
+      404: {
+        description: "unknown model, or no such field (in the schema or derived), constraint or effect",
+      },
+    },
   },
   console: { command: "explain" },
   mcp: {
     tool: "explain",
     title: "Explain a field",
-    description: "Trace records of a field or of $constraint:<id>: expression, input paths, result, " +
-      "error. `limit` keeps the most recent N.",
+    description: "Trace records (expression, input paths, result, error), oldest first, of a field " +
+      "($.total), of one of its meta values (<address>#<property>: $.qty#required, $.qty#maximum), of " +
+      "$constraint:<id> or of $effect:<id>. `limit` keeps the most recent N. [] when nothing computed it " +
+      "yet; a target the model does not have (no such field in its schema or derived, constraint or effect) " +
+      "is an error naming it.",
     kind: "read",
     narrowingHint: "pass `limit` to keep only the most recent trace records",
   },

@@ -81,6 +81,10 @@ export const MODEL_INFO = component(
 /** A validation finding. */
 export const FINDING = lazySchema(() => z.looseObject({ location: z.string(), message: z.string() }));
 
+/** A create's or an evolution's `warnings`. */
+const WARNINGS = () =>
+  z.array(FINDING()).describe("the spec's validation warnings, when it has any").optional();
+
 /** The REST create answer. */
 export const CREATED = component(
   "Created",
@@ -88,12 +92,20 @@ export const CREATED = component(
     z.looseObject({
       id: z.string(),
       status: z.literal("created"),
-      warnings: z.array(FINDING()).describe("the spec's validation warnings, when it has any").optional(),
+      warnings: WARNINGS(),
     }),
 );
 
 /** An evolution's answer. */
-export const EVOLVED = component("Evolved", () => z.looseObject({ id: z.string(), version: z.string() }));
+export const EVOLVED = component(
+  "Evolved",
+  () =>
+    z.looseObject({
+      id: z.string(),
+      version: z.string(),
+      warnings: WARNINGS(),
+    }),
+);
 
 /** A stored ModelSpec as read back. */
 export const STORED_SPEC = lazySchema(() =>

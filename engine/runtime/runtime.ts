@@ -373,15 +373,25 @@ export class ModelRuntime {
     return cloneJson(schema);
   }
 
-  /** Trace records of a field, `$constraint:<id>` or `$effect:<id>`. */
+  /**
+   * Trace records of a field, of one of its meta values (`<address>#<property>`), of `$constraint:<id>` or
+   * `$effect:<id>`; a 404 naming the target when the model has no such field (in its schema or derived),
+   * constraint or effect, as for an unknown model: an empty answer would read as "not computed yet".
+   */
   explain(address: string, limit?: number): TraceRecord[] {
-    const key = address.startsWith(CONSTRAINT_TRACE) || address.startsWith("$effect:")
-      ? address
-      : address.includes("#")
-      ? `${formatPath(resolveAddress(address.slice(0, address.lastIndexOf("#"))))}${
-        address.slice(address.lastIndexOf("#"))
-      }`
-      : formatPath(resolveAddress(address));
+    const { id, graph, schema, derivedTargets } = this.model;
+    // `$constraint:<id>` and `$effect:<id>` are their nodes' keys; a field's address is resolved first.
+    const entry = /^\$[ce]/.test(address);
+    const hash = address.lastIndexOf("#");
+    const path = entry ? [] : resolveAddress(hash < 0 ? address : address.slice(0, hash));
+    const key = entry ? address : formatPath(path) + (hash < 0 ? "" : address.slice(hash));
+    if (
+      entry
+        ? !graph.nodes.some((node) => node.key === key)
+        : schema.locate(path).kind !== "fragment" && targetHolding(derivedTargets, path) === undefined
+    ) {
+      throw notFound(`Nothing to explain at ${key}: model '${id}' has no such field, constraint or effect`);
+    }
     return cloneJson(this.#traces.find(key, limit));
   }
 

@@ -202,7 +202,21 @@ Deno.test("explain: trace records with all six members, inputPaths in pattern fo
     "$.qty#maximum",
     "$.qty#maximum",
   ]);
-  assert.deepEqual(runtime.explain("$.never"), []);
+  // A field the model has but nothing computed: no records; one it does not have: a 404 naming it.
+  assert.deepEqual(runtime.explain("$.qty"), []);
+  for (
+    const [target, message] of [
+      [
+        "$.never",
+        /^Nothing to explain at \$\.never: model 'shop\/cart' has no such field, constraint or effect$/,
+      ],
+      ["$.never#required", /^Nothing to explain at \$\.never#required: /],
+      ["$constraint:never", /^Nothing to explain at \$constraint:never: /],
+      ["$effect:never", /^Nothing to explain at \$effect:never: /],
+    ] as const
+  ) {
+    await rejectsWith(() => runtime.explain(target), "not_found", message);
+  }
 });
 
 Deno.test("explain: limit keeps the newest records", async () => {

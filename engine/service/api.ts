@@ -50,6 +50,13 @@ export interface ModelInfo {
   warnings?: Finding[];
 }
 
+/** An evolution's answer: the new version, and the evolved spec's warnings when it has any (as create's). */
+export interface Evolved {
+  id: string;
+  version: string;
+  warnings?: Finding[];
+}
+
 /** A reference to a stored blob, as kept in state. */
 export interface BlobRef {
   $blobId: string;
@@ -117,7 +124,7 @@ export interface ModelApi {
   snapshot(id: string): Promise<Snapshot>;
   restore(id: string, snapshot: unknown): Promise<void>;
   /** Applies a SpecEvolution (SPEC.md "SpecEvolution") atomically; returns the new version. */
-  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }>;
+  evolveSpec(id: string, evolution: unknown): Promise<Evolved>;
   getGraph(id: string): Promise<GraphView>;
   getVerification(id: string): Promise<VerificationReport>;
   getAudit(id: string, params?: AuditParams): Promise<AuditRecord[]>;

@@ -21,6 +21,7 @@ import {
   badRequest,
   conflict,
   describeFindings,
+  type Finding,
   isTransient,
   notFound,
   ServiceError,
@@ -51,7 +52,7 @@ import { Composition, type CompositionGraph, unknownEffect } from "./composition
 import type { Repository } from "../composition/repository.ts";
 import { type EffectJob, jobsOf, withKept } from "../effects/job.ts";
 import { applyEvolution, changedEffectIds } from "../evolve/apply.ts";
-import { parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
+import { asSent, parseEvolution, type SpecEvolution } from "../evolve/evolution.ts";
 import { evolutionRefused } from "../evolve/refusals.ts";
 import { carryForward } from "../evolve/state.ts";
 import { ExpressionCompiler } from "../expr/compiler.ts";
@@ -90,6 +91,7 @@ import type {
   BlobContent,
   BlobGcReport,
   BlobRef,
+  Evolved,
   ModelApi,
   ModelInfo,
   WriteOptions,
@@ -774,7 +776,7 @@ export class ModelService implements ModelApi {
     this.#emit({ type: "created", modelId: id });
     // Status documents of work its snapshot's jobs (gone with them) were doing, as after a restore.
     if (restoring) await this.#exclusive(id, (slot) => this.#rearm(slot));
-    return report.warnings.length ? { ...infoOf(model), warnings: report.warnings } : infoOf(model);
+    return warned(infoOf(model), report.warnings);
   }
 
   getInfo(id: string): Promise<ModelInfo> {
@@ -1352,12 +1354,12 @@ export class ModelService implements ModelApi {
    * unchanged ones do not re-fire. A stored model that did not load is
    * repaired this way (see {@link #repair}).
    */
-  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
+  evolveSpec(id: string, evolution: unknown): Promise<Evolved> {
     return this.#evolveSpec(id, evolution);
   }
 
   /** {@link evolveSpec}, refused (409) when the live spec is no longer `basis`, the spec a draft was made from. */
-  #evolveSpec(id: string, evolution: unknown, basis?: ModelSpec): Promise<{ id: string; version: string }> {
+  #evolveSpec(id: string, evolution: unknown, basis?: ModelSpec): Promise<Evolved> {
     let parsed: SpecEvolution;
     try {
       // A backfilled value is nested from its address down, like a written one.
@@ -1370,7 +1372,7 @@ export class ModelService implements ModelApi {
     if (unloaded) return this.#onUnloaded(id, () => this.#repair(id, unloaded, parsed));
     return this.#exclusive(id, async (slot) => {
       const previous = slot.runtime;
-      const model = await this.#evolvedModel(previous.model.spec, parsed, basis);
+      const { model, warnings } = await this.#evolvedModel(previous.model.spec, parsed, basis);
       const created: CreatedContainers = [];
       const doc = carryForward(
         previous.model,
@@ -1385,7 +1387,7 @@ export class ModelService implements ModelApi {
         model.spec,
         () => this.#install(slot, model, doc, changedEffectIds(previous.model.spec, model.spec), created),
       );
-      return { id, version: model.version };
+      return warned({ id, version: model.version }, warnings);
     }, true);
   }
 
@@ -1393,9 +1395,13 @@ export class ModelService implements ModelApi {
    * What `spec` becomes under `evolution`: `expectedVersion` and `basis` (the
    * spec a draft was made from) checked (409), the evolution applied and
    * stamped, the result size-checked and compiled with every check, like a
-   * new spec (422).
+   * new spec (422), with its warnings.
    */
-  async #evolvedModel(spec: ModelSpec, evolution: SpecEvolution, basis?: ModelSpec): Promise<CompiledModel> {
+  async #evolvedModel(
+    spec: ModelSpec,
+    evolution: SpecEvolution,
+    basis?: ModelSpec,
+  ): Promise<{ model: CompiledModel; warnings: Finding[] }> {
     const live = String(spec.version);
     if (evolution.expectedVersion !== undefined && evolution.expectedVersion !== live) {
       // Cut short as an id would be: the caller's text, echoed whole, could be megabytes.
@@ -1410,7 +1416,9 @@ export class ModelService implements ModelApi {
     }
     const evolved = await this.#composition.stamp(applyEvolution(spec, evolution), spec);
     checkSpecSize(this.config, evolved, "The evolved spec");
-    return await this.#compileOrThrow(evolved);
+    const { model, errors, warnings } = await this.#compile(evolved);
+    if (!model) throw specInvalid(asSent(errors, evolution), warnings);
+    return { model, warnings };
   }
 
   /**
@@ -1425,8 +1433,8 @@ export class ModelService implements ModelApi {
     id: string,
     { stored }: UnloadedModel,
     evolution: SpecEvolution,
-  ): Promise<{ id: string; version: string }> {
-    const model = await this.#evolvedModel(stored.spec, evolution);
+  ): Promise<Evolved> {
+    const { model, warnings } = await this.#evolvedModel(stored.spec, evolution);
     const { runtime, problem } = await this.#rebuild(model, stored);
     // A state the store could not read stays unreadable whatever the spec: it is kept and reset as at load.
     if (problem !== null && problem !== stored.problem) {
@@ -1460,7 +1468,7 @@ export class ModelService implements ModelApi {
       }
     });
     this.#emit({ type: "created", modelId: id });
-    return { id, version: model.version };
+    return warned({ id, version: model.version }, warnings);
   }
 
   /**
@@ -2041,6 +2049,11 @@ function isRefusal(err: unknown): err is ServiceError {
 /** Blob ids a model's stored data references (spec, state, logged writes): whatever loading it could bring back. */
 function storedBlobs(stored: { spec: ModelSpec; base: PersistedState | null; log: LogEntry[] }): Set<string> {
   return referencedBlobs([stored.spec, stored.base, stored.log] as unknown as Json);
+}
+
+/** A create's or an evolution's answer, with the spec's warnings when it has any. */
+function warned<T extends object>(answer: T, warnings: Finding[]): T & { warnings?: Finding[] } {
+  return warnings.length ? { ...answer, warnings } : answer;
 }
 
 function infoOf(model: CompiledModel): ModelInfo {

@@ -42,6 +42,7 @@ import type {
   BlobContent,
   BlobGcReport,
   BlobRef,
+  Evolved,
   ModelApi,
   ModelInfo,
   WriteOptions,
@@ -282,7 +283,7 @@ export class NamespacedApi implements ModelApi {
     });
   }
 
-  evolveSpec(id: string, evolution: unknown): Promise<{ id: string; version: string }> {
+  evolveSpec(id: string, evolution: unknown): Promise<Evolved> {
     return this.#run(async () => {
       const result = await this.#api.evolveSpec(
         this.stored(id),

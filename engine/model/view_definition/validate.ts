@@ -27,7 +27,7 @@ import type { CompiledExpression, ExpressionCompiler } from "../../expr/compiler
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
 import { parsePath } from "../../json/path.ts";
 import { ExpressionScope } from "../expression_scope.ts";
-import { schemaMembers, unknownName, warnUnknownMembers } from "../unknown_members.ts";
+import { schemaDef, unknownName, warnUnknownMembers } from "../unknown_members.ts";
 import {
   COMPONENT_GROUPS,
   DISPLAY_MEMBERS,
@@ -43,16 +43,13 @@ export const RATING_CHOICES = 100;
 /** Layouts a view may declare. */
 export const VIEW_LAYOUTS = ["vertical", "horizontal", "grid", "tabs", "wizard"];
 
-/** Members of a view. */
-const VIEW_MEMBERS = schemaMembers("View");
-
 /** Every known component type. */
 const COMPONENT_TYPES = COMPONENT_GROUPS.flatMap((group) => group.types);
 
 /** Members a component of some type reads: the schema's, every kind's, and `className`. */
 const COMPONENT_MEMBERS = [
   ...new Set([
-    ...schemaMembers("Component"),
+    ...Object.keys(schemaDef("Component").properties as JsonObject),
     ...COMPONENT_GROUPS.flatMap((group) => group.members),
     "className",
   ]),
@@ -186,7 +183,7 @@ export function validateViewDefinition(
     } else if (!groupOf(c.type)) {
       warn(`${at}.type`, unknownName("component type", c.type, "is drawn as a basic input", COMPONENT_TYPES));
     }
-    warnUnknownMembers(c, COMPONENT_MEMBERS, at, warn);
+    warnUnknownMembers(c, schemaDef("Component"), at, warn, COMPONENT_MEMBERS);
     for (const member of PATH_MEMBERS) {
       if (c[member] !== undefined && c[member] !== null) address(c[member], `${at}.${member}`);
     }
@@ -248,7 +245,7 @@ export function validateViewDefinition(
         `unknown layout ${JSON.stringify(view.layout)}: use one of ${VIEW_LAYOUTS.join(", ")}`,
       );
     }
-    warnUnknownMembers(view, VIEW_MEMBERS, at, warn);
+    warnUnknownMembers(view, schemaDef("View"), at, warn);
     for (const member of ["onOpen", "onClose"]) {
       if (view[member] !== undefined && view[member] !== null) handler(view[member], `${at}.${member}`);
     }
