@@ -101,8 +101,9 @@ export function configWarnings(
   const lines = unknownKeys(envNames, fileKeys, KNOWN_KEYS).map(describeUnknown);
   const strict = args.includes("--strict-config") || readBool(lookup, "svc.config.strict", false);
   if (strict && lines.length) {
+    // One line: the log writes a newline as `\n`, so a multi-line message would print escapes.
     throw new Error(
-      `Unknown configuration (strict mode: --strict-config, svc.config.strict):\n  ${lines.join("\n  ")}`,
+      `Unknown configuration (strict mode: --strict-config, svc.config.strict): ${lines.join("; ")}`,
     );
   }
   return lines;

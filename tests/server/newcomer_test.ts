@@ -20,9 +20,11 @@ Deno.test("unknown SVC_* variables are named with the nearest known key; strict 
   assert.deepEqual(configWarnings([], lookup, [], ["svc.rate-limit.enabeld"]), [
     "unknown configuration svc.rate-limit.enabeld is ignored (did you mean svc.rate-limit.enabled?)",
   ]);
+  // One line naming each key: the log would print a newline in it as `\n`.
   assert.throws(
-    () => configWarnings(["--strict-config"], lookup, ["SVC_PROT"]),
-    /strict mode[\s\S]*SVC_PROT/,
+    () => configWarnings(["--strict-config"], lookup, ["SVC_PROT", "SVC_API_KEYS"]),
+    (err: Error) =>
+      /^Unknown configuration \(strict mode[^\n]*SVC_PORT\?\); [^\n]*SVC_API_KEY\?\)$/.test(err.message),
   );
   assert.throws(
     () => configWarnings([], (key) => key === "svc.config.strict" ? "true" : undefined, ["SVC_PROT"]),
