@@ -136,6 +136,10 @@ Deno.test("a request without a live session is told how to start one", async () 
     const parse = await mount.handle(garbled);
     assert.equal(parse.status, 400);
     assert.equal((await parse.json()).error.code, -32700);
+    // An empty batch is no JSON-RPC message, as over stdio and in a session (README "MCP and the CLI").
+    const empty = await mount.handle(post([]));
+    assert.equal(empty.status, 400);
+    assert.equal((await empty.json()).error.code, -32600);
   } finally {
     await mount.close?.();
     await service.close();

@@ -114,14 +114,16 @@ export function batchedInitializeRefusal(member: unknown): JSONRPCMessage | unde
 /**
  * The answer to a POST body without a session that opened none, when it holds
  * an `initialize` request: a single one's -32602 ({@link initializeRefusal});
- * for a batch, an answer per member ({@link refusedMember}). Undefined for a
- * body without an `initialize` request.
+ * for a batch, an answer per member ({@link refusedMember}); `[]`'s -32600,
+ * as stdio and a session answer it. Undefined for a body without an
+ * `initialize` request.
  */
 export function sessionlessRefusal(
   body: unknown,
   noSession: string,
 ): JSONRPCMessage | JSONRPCMessage[] | undefined {
   if (!Array.isArray(body)) return initializeRefusal(body);
+  if (!body.length) return invalidRequest(null);
   if (!body.some(isInitializeCall)) return undefined;
   return body.flatMap((member) => refusedMember(member, noSession) ?? []);
 }

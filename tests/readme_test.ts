@@ -5,17 +5,19 @@
  * defaults it states; the metrics are all named; the CLI options are
  * `svc --help`'s; the REST routes (curl examples included), console commands,
  * MCP tools and project files it names exist, and the tools it says return
- * text only are those without an output schema; the embedding it shows (script,
+ * text only are those without an output schema, as many as it counts; the
+ * argument errors it quotes are the console's; the embedding it shows (script,
  * element, properties, exports, events, databases) is the embed script's. Drift fails here, without
  * starting a server.
  */
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
-import { consoleHelp } from "../cli/console.ts";
+import { consoleHelp, handleConsoleLine } from "../cli/console.ts";
 import { main } from "../cli/main.ts";
 import { type ConfigLookup, engineConfig, envName } from "../engine/config.ts";
 import { llmConfig } from "../llm/config.ts";
-import { TOOLS } from "../mcp/tools.ts";
+import { TOOLS, toolsFor } from "../mcp/tools.ts";
+import { ModelService } from "../engine/service/service.ts";
 import { serverConfig } from "../server/config.ts";
 import { KNOWN_KEYS } from "../server/config_keys.ts";
 import { effectsConfig } from "../server/executors/config.ts";
@@ -319,6 +321,37 @@ Deno.test("the console commands and MCP tools the README names exist", () => {
     [...codeSpans(textOnly[1]), textOnly[2]].sort(),
     TOOLS.filter((tool) => !tool.outputSchema).map((tool) => tool.name).sort(),
   );
+});
+
+Deno.test("the argument errors Surfaces quotes are the console's answers", async () => {
+  const text = section("Surfaces").replace(/\s+/g, " ");
+  const service = await ModelService.open();
+  try {
+    for (
+      const [line, error] of [
+        ['{"cmd":"create-model"}', "Missing required field: 'spec'"],
+        [
+          '{"cmd":"mutate","id":"m","mutations":{},"bogus":1}',
+          "Unknown argument 'bogus' for mutate; expected: id, mutations",
+        ],
+        ['{"cmd":"get-state","id":""}', "Invalid field 'id': must not be empty"],
+      ]
+    ) {
+      assert.ok(text.includes(`\`${error}\``), `Surfaces quotes ${error}`);
+      assert.deepEqual((await handleConsoleLine(service, line)).reply, { ok: false, error });
+    }
+  } finally {
+    await service.close();
+  }
+});
+
+Deno.test("the MCP tool counts the README states are the tools offered", () => {
+  const counts = /ready: mode embedded, (\d+) tools`, (\d+) with a\s+provider/.exec(
+    section("MCP and the CLI"),
+  );
+  assert.ok(counts, "the MCP section states the tool counts");
+  assert.equal(toolsFor().length, Number(counts[1]));
+  assert.equal(toolsFor({ generation: true, pairing: false }).length, Number(counts[2]));
 });
 
 Deno.test("every file of the project the README names is there", async () => {

@@ -72,10 +72,12 @@ function fromQuery(op: AnyOperation, member: string, name: string, raw: string):
   switch (queryType(op, member)) {
     case "integer":
     case "number":
-      if (!/^-?\d+$/.test(text)) throw badRequest(`Query parameter '${name}' must be an integer`);
+      if (!/^-?\d+$/.test(text)) throw badRequest(`Invalid query parameter '${name}': expected integer`);
       return Number(text);
     case "boolean":
-      if (!/^(true|false)$/i.test(text)) throw badRequest(`Query parameter '${name}' must be true or false`);
+      if (!/^(true|false)$/i.test(text)) {
+        throw badRequest(`Invalid query parameter '${name}': expected true or false`);
+      }
       return text.toLowerCase() === "true";
     default:
       return raw;

@@ -254,6 +254,15 @@ Deno.test("audit: newest first, path/from/to/limit filters, 400 on bad input, ve
       (await call(base, "GET", "/models/order/audit?limit=-3")).json.detail,
       /query parameter 'limit'/,
     );
+    // A value that is not a number is worded as the other argument errors (README "Surfaces").
+    assert.equal(
+      (await call(base, "GET", "/models/order/audit?limit=abc")).json.detail,
+      "Invalid query parameter 'limit': expected integer",
+    );
+    assert.equal(
+      (await call(base, "POST", "/admin/blobs/gc?apply=maybe")).json.detail,
+      "Invalid query parameter 'apply': expected true or false",
+    );
     assert.match((await call(base, "POST", "/models/order/mutations", '"x"')).json.detail, /request body/);
 
     assert.deepEqual((await call(base, "GET", "/models/order/audit/verify")).json, {
