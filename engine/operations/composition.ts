@@ -8,9 +8,8 @@ import { z } from "zod";
 import { UNKNOWN_MODEL } from "./models.ts";
 import { apiOperation } from "./operation.ts";
 import { lazySchema } from "./json_schema.ts";
-import { MODEL_ID, SPEC_ARGUMENT, SPEC_INVALID_BODY } from "./schemas.ts";
+import { BY_ID, MODEL_ID, SPEC_ARGUMENT, SPEC_INVALID_BODY } from "./schemas.ts";
 
-const byId = lazySchema(() => z.object({ id: MODEL_ID() }));
 const LINEAGE_ENTRY = lazySchema(() =>
   z.looseObject({
     ref: z.string(),
@@ -58,7 +57,7 @@ export const flattenSpec = apiOperation({
 export const getLineage = apiOperation({
   name: "getLineage",
   summary: "the pinned ancestor chain of a branch, nearest first; [] for a model that is not one",
-  input: byId,
+  input: BY_ID,
   output: () => z.array(LINEAGE_ENTRY()),
   run: (api, { id }) => api.getLineage(id),
   rest: { method: "get", path: "/models/{id}/lineage", tag: "composition", errors: { 404: UNKNOWN_MODEL } },
@@ -76,7 +75,7 @@ export const getLineage = apiOperation({
 export const getPendingEffects = apiOperation({
   name: "getPendingEffects",
   summary: "inherited effects of another owner waiting for approval (svc.authz.inherited-effects=approve)",
-  input: byId,
+  input: BY_ID,
   output: () => z.array(PENDING_EFFECT()),
   run: (api, { id }) => api.getPendingEffects(id),
   rest: {

@@ -7,8 +7,8 @@
 import { z } from "zod";
 import type { ModelInfo } from "../service/api.ts";
 import { apiOperation } from "./operation.ts";
-import { lazySchema } from "./json_schema.ts";
 import {
+  BY_ID,
   CREATED,
   DELETED,
   EVOLUTION_ARGUMENT,
@@ -36,8 +36,6 @@ const NOT_LOADED = {
 
 /** The 429 of a full per-model queue. */
 export const QUEUE_FULL = { description: "svc.mutation-queue-size exceeded for this model" };
-
-const byId = lazySchema(() => z.object({ id: MODEL_ID() }));
 
 /** The location of a model resource. */
 export function modelLocation(id: string): string {
@@ -122,7 +120,7 @@ export const createModel = apiOperation({
 export const getInfo = apiOperation({
   name: "getInfo",
   summary: "model id, version and section counts",
-  input: byId,
+  input: BY_ID,
   output: MODEL_INFO,
   run: (api, { id }) => api.getInfo(id),
   rest: {
@@ -145,7 +143,7 @@ export const getInfo = apiOperation({
 export const getSpec = apiOperation({
   name: "getSpec",
   summary: "the stored ModelSpec",
-  input: byId,
+  input: BY_ID,
   output: STORED_SPEC,
   run: (api, { id }) => api.getSpec(id),
   rest: { method: "get", path: "/models/{id}/spec", tag: "models", errors: { 404: UNKNOWN_MODEL } },
@@ -162,7 +160,7 @@ export const getSpec = apiOperation({
 export const getLibrary = apiOperation({
   name: "getLibrary",
   summary: "the model's library: its layers and exports",
-  input: byId,
+  input: BY_ID,
   output: LIBRARY,
   run: (api, { id }) => api.getLibrary(id),
   rest: {
@@ -185,7 +183,7 @@ export const getLibrary = apiOperation({
 export const deleteModel = apiOperation({
   name: "deleteModel",
   summary: "remove a model, its state and its audit trail",
-  input: byId,
+  input: BY_ID,
   run: (api, { id }) => api.deleteModel(id),
   rest: {
     method: "delete",

@@ -12,6 +12,7 @@ import { apiOperation, localOperation } from "./operation.ts";
 import { lazySchema } from "./json_schema.ts";
 import {
   ADDRESS,
+  BY_ID,
   EFFECTIVE_SCHEMA,
   GRAPH_VIEW,
   INSTANT,
@@ -24,7 +25,6 @@ import {
 } from "./schemas.ts";
 import { narrowState } from "./state_view.ts";
 
-const byId = lazySchema(() => z.object({ id: MODEL_ID() }));
 const field = lazySchema(() => z.object({ id: MODEL_ID(), path: ADDRESS() }));
 
 /** `GET /models/{id}/state`. */
@@ -113,7 +113,7 @@ export const readField = localOperation({
 export const getHistory = apiOperation({
   name: "getHistory",
   summary: "ISO-8601 commit times of retained history, chronological",
-  input: byId,
+  input: BY_ID,
   output: () => z.array(INSTANT()),
   run: (api, { id }) => api.getHistory(id),
   rest: { method: "get", path: "/models/{id}/history", tag: "state", errors: { 404: UNKNOWN_MODEL } },
@@ -198,7 +198,7 @@ export const explain = apiOperation({
 export const getGraph = apiOperation({
   name: "getGraph",
   summary: "dependency graph: nodes, edges, levels",
-  input: byId,
+  input: BY_ID,
   output: GRAPH_VIEW,
   run: (api, { id }) => api.getGraph(id),
   rest: { method: "get", path: "/models/{id}/graph", tag: "state", errors: { 404: UNKNOWN_MODEL } },
@@ -209,7 +209,7 @@ export const getGraph = apiOperation({
 export const getVerification = apiOperation({
   name: "getVerification",
   summary: "verification report of the embedded tests (cached per version)",
-  input: byId,
+  input: BY_ID,
   output: VERIFICATION_REPORT,
   run: (api, { id }) => api.getVerification(id),
   rest: { method: "get", path: "/models/{id}/verification", tag: "state", errors: { 404: UNKNOWN_MODEL } },
@@ -220,7 +220,7 @@ export const getVerification = apiOperation({
 export const snapshot = apiOperation({
   name: "snapshot",
   summary: "an immutable copy of state",
-  input: byId,
+  input: BY_ID,
   output: SNAPSHOT,
   run: (api, { id }) => api.snapshot(id),
   rest: { method: "post", path: "/models/{id}/snapshot", tag: "snapshots", errors: { 404: UNKNOWN_MODEL } },

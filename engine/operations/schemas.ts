@@ -22,6 +22,9 @@ const json = lazySchema(() => z.custom<Json>());
 /** A model id argument. */
 export const MODEL_ID = lazySchema(() => z.string().describe("the model id"));
 
+/** The input of an operation on one model that takes nothing else. */
+export const BY_ID = lazySchema(() => z.object({ id: MODEL_ID() }));
+
 /** A canonical address argument. */
 export const ADDRESS = lazySchema(() =>
   z.string().describe("canonical JSON Path address such as $.total or $.items[0].qty")
