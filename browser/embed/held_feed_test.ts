@@ -26,6 +26,7 @@ const whole = (modelId: string): FeedEvent => ({
   modelId,
   mutatedPaths: ["$"],
   derivedUpdated: [],
+  metaUpdated: [],
   dispatchedEffects: [],
 });
 
@@ -35,6 +36,7 @@ const withEffect = (modelId: string): FeedEvent => ({
   modelId,
   mutatedPaths: ["$.n"],
   derivedUpdated: [],
+  metaUpdated: [],
   dispatchedEffects: [{ effectId: "notify", kind: "caller", payload: { n: 1 } }] as never,
 });
 

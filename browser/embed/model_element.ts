@@ -3,7 +3,8 @@
  * `<svc-model src="spec.json" view="main">`: runs a ModelSpec in the page and
  * renders its view. The spec comes from `src` (a URL of ModelSpec JSON) or the
  * `spec` property; `view` picks a view (default: the spec's default view; one
- * the model does not have shows the default view under a line naming the views it has).
+ * the model does not have shows the default view under a line naming the views it has, also fired as an
+ * `svc-error` `{modelId, message}` of the element).
  * State lives in IndexedDB keyed by the spec's id, so a reload shows the last
  * state. Events of the inner `<svc-view>` (`svc-commit`, `svc-effect`, `svc-error`,
  * `svc-navigate`) bubble out of the element. A spec that cannot start is an
@@ -107,6 +108,7 @@ export class SvcModel extends LitElement {
   protected override updated(changed: PropertyValues): void {
     if (changed.has("src") || changed.has("spec")) void this.#start();
     if (changed.has("connection") || changed.has("modelId")) this.#watch();
+    this.#tellViewNote();
   }
 
   override connectedCallback(): void {
@@ -165,23 +167,47 @@ export class SvcModel extends LitElement {
       this.modelId = kept ? (err as StoredModelKept).id : "";
       const what = kept ? "This model's new spec" : "This model";
       this.problem = `${what} could not start: ${startProblem(err as Error)}`;
-      const detail = { modelId: spec?.id ?? "", message: this.problem };
-      this.dispatchEvent(new CustomEvent("svc-error", { detail, bubbles: true, composed: true }));
+      this.#tell(spec?.id ?? "", this.problem);
     }
+  }
+
+  /** The `view` asked for when the model shown does not have it, else "". */
+  #absentView(): string {
+    return this.views?.length && this.view && !this.views.includes(this.view) ? this.view : "";
+  }
+
+  /** The line over the default view shown instead of `absent`. */
+  #viewNote(absent: string): string {
+    return this.kept
+      ? `View '${absent}' is not in the stored version ${this.kept.version}: its default view shows.`
+      : `This spec has no view '${absent}' (its views: ${this.views!.join(", ")}): its default view shows.`;
+  }
+
+  /** The unknown-view line last told as an `svc-error` (each told once, again after it went). */
+  #toldNote = "";
+
+  /** Tells the page of an unknown-view line as of any other failure: an `svc-error` of the element. */
+  #tellViewNote(): void {
+    const absent = this.#absentView();
+    const note = absent && this.connection && this.modelId ? this.#viewNote(absent) : "";
+    if (note === this.#toldNote) return;
+    this.#toldNote = note;
+    if (note) this.#tell(this.modelId, note);
+  }
+
+  /** Fires the element's `svc-error` `{modelId, message}`. */
+  #tell(modelId: string, message: string): void {
+    this.dispatchEvent(
+      new CustomEvent("svc-error", { detail: { modelId, message }, bubbles: true, composed: true }),
+    );
   }
 
   protected override render(): TemplateResult {
     const alert = this.problem ? html`<p role="alert">${this.problem}</p>` : nothing;
     // A view the model does not have (only the refused spec has it, or a typo): its default view shows, the
     // line saying so naming the views there are (before, the view's bare "not found" showed alone).
-    const absent = this.views?.length && this.view && !this.views.includes(this.view) ? this.view : "";
-    const note = !absent
-      ? nothing
-      : this.kept
-      ? html`<p class="note">View '${absent}' is not in the stored version ${this.kept.version}: its default view shows.</p>`
-      : html`<p class="note">This spec has no view '${absent}' (its views: ${
-        this.views!.join(", ")
-      }): its default view shows.</p>`;
+    const absent = this.#absentView();
+    const note = absent ? html`<p class="note">${this.#viewNote(absent)}</p>` : nothing;
     const model = this.connection && this.modelId
       ? html`
         ${note}

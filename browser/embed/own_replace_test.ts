@@ -122,6 +122,7 @@ Deno.test("an own deletion with no creation within the window: told deleted when
     modelId: "c",
     mutatedPaths: ["$"],
     derivedUpdated: [],
+    metaUpdated: [],
     dispatchedEffects: [],
   });
   assert.deepEqual(deletions(), [{ kind: "deleted", modelId: "c" }]);

@@ -45,7 +45,14 @@ Deno.test("heard after the replacing tab finished (no record): the store has it,
   // However long this tab's service takes: no "gone" meanwhile.
   for (let i = 0; i < 5; i++) assert.ok(await pending(outcome));
   state.version = "2.0.0";
-  send({ kind: "mutation", modelId: "a", mutatedPaths: ["$"], derivedUpdated: [], dispatchedEffects: [] });
+  send({
+    kind: "mutation",
+    modelId: "a",
+    mutatedPaths: ["$"],
+    derivedUpdated: [],
+    metaUpdated: [],
+    dispatchedEffects: [],
+  });
   assert.equal(await outcome, "2.0.0");
   assert.equal(listening(), 0);
 });

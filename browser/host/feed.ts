@@ -32,8 +32,15 @@ export function serviceFeed(
       service.subscribe((event) => {
         if (event.modelId !== modelId) return;
         if (event.type === "mutation") {
-          const { mutatedPaths, derivedUpdated, dispatchedEffects } = event.result;
-          listener({ kind: "mutation", modelId, mutatedPaths, derivedUpdated, dispatchedEffects });
+          const { mutatedPaths, derivedUpdated, metaUpdated, dispatchedEffects } = event.result;
+          listener({
+            kind: "mutation",
+            modelId,
+            mutatedPaths,
+            derivedUpdated,
+            metaUpdated,
+            dispatchedEffects,
+          });
         } else if (event.type === "spec-evolved") {
           listener({ kind: "spec-evolved", modelId, version: event.version });
         } else if (event.type === "restored" || event.type === "created") {

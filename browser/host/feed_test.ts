@@ -28,3 +28,27 @@ Deno.test("a model that stops loading here is heard as unloaded, not deleted; a 
     "Model 'm' was deleted.",
   ]);
 });
+
+Deno.test("a commit is heard with its written, derived and meta keys, as the server's feed frames them", () => {
+  const service = playedService();
+  const heard: FeedEvent[] = [];
+  serviceFeed(service).subscribe("m", (event) => heard.push(event));
+  const result = {
+    success: true as const,
+    mutatedPaths: ["$.a"],
+    derivedUpdated: ["$.b"],
+    metaUpdated: ["$.c#maximum"],
+    flaggedConstraints: [],
+    dispatchedEffects: [],
+    traces: [],
+  };
+  service.emit({ type: "mutation", modelId: "m", source: "client", result });
+  assert.deepEqual(heard, [{
+    kind: "mutation",
+    modelId: "m",
+    mutatedPaths: ["$.a"],
+    derivedUpdated: ["$.b"],
+    metaUpdated: ["$.c#maximum"],
+    dispatchedEffects: [],
+  }]);
+});

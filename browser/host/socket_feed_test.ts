@@ -64,6 +64,7 @@ Deno.test("each open of the socket reports a change of the whole model (commits 
       modelId: "shop/cart",
       mutatedPaths: ["$"],
       derivedUpdated: [],
+      metaUpdated: [],
       dispatchedEffects: [],
     },
     {
@@ -71,6 +72,7 @@ Deno.test("each open of the socket reports a change of the whole model (commits 
       modelId: "shop/cart",
       mutatedPaths: ["$.a"],
       derivedUpdated: [],
+      metaUpdated: [],
       dispatchedEffects: [],
     },
   ]);

@@ -40,7 +40,10 @@ export const getAudit = apiOperation({
     path: "/models/{id}/audit",
     tag: "audit",
     query: { pathPrefix: "path", from: "from", to: "to", before: "before", limit: "limit" },
-    errors: { 400: { description: "bad address, ISO-8601 timestamp or limit" }, 404: UNKNOWN_MODEL },
+    errors: {
+      400: { description: "bad address, ISO-8601 timestamp, limit or a from after to" },
+      404: UNKNOWN_MODEL,
+    },
   },
   console: { command: "get-audit" },
   mcp: {

@@ -29,6 +29,8 @@ export type ChangeFeedEvent =
     modelId: string;
     mutatedPaths: string[];
     derivedUpdated: string[];
+    /** The meta keys the commit changed (`$.note#required`), as the in-process subscription's result names them. */
+    metaUpdated: string[];
     /** The `caller` effects the commit fired. */
     dispatchedEffects: DispatchedEffect[];
   }
@@ -158,6 +160,7 @@ export function eventOfFrame(data: unknown): ChangeFeedEvent | null {
       modelId,
       mutatedPaths: strings(fields.mutatedPaths),
       derivedUpdated: strings(fields.derivedUpdated),
+      metaUpdated: strings(fields.metaUpdated),
       dispatchedEffects: Array.isArray(fields.dispatchedEffects)
         ? fields.dispatchedEffects.filter(isDispatchedEffect)
         : [],
@@ -168,7 +171,14 @@ export function eventOfFrame(data: unknown): ChangeFeedEvent | null {
 
 /** The event of a model that may have changed anywhere (a feed opened or reopened, a restore): read it again. */
 export function wholeModelChanged(modelId: string): ChangeFeedEvent {
-  return { kind: "mutation", modelId, mutatedPaths: ["$"], derivedUpdated: [], dispatchedEffects: [] };
+  return {
+    kind: "mutation",
+    modelId,
+    mutatedPaths: ["$"],
+    derivedUpdated: [],
+    metaUpdated: [],
+    dispatchedEffects: [],
+  };
 }
 
 /**

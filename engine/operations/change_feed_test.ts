@@ -83,6 +83,7 @@ const WHOLE_MODEL: ChangeFeedEvent = {
   modelId: "m",
   mutatedPaths: ["$"],
   derivedUpdated: [],
+  metaUpdated: [],
   dispatchedEffects: [],
 };
 
@@ -101,8 +102,12 @@ Deno.test("frames become change events; a frame without kind is a mutation", () 
     modelId: "m",
     mutatedPaths: ["$.a"],
     derivedUpdated: ["$.b"],
+    metaUpdated: [],
     dispatchedEffects: [],
   });
+  // The meta keys a commit changed pass on, as the in-process subscription's result names them.
+  const meta = eventOfFrame('{"modelId":"m","mutatedPaths":["$.a"],"metaUpdated":["$.b#maximum"]}');
+  assert.deepEqual(meta?.kind === "mutation" && meta.metaUpdated, ["$.b#maximum"]);
   const caller = { effectId: "toast", emit: "saved", payload: { n: 1 } };
   const framed = eventOfFrame(
     JSON.stringify({ kind: "mutation", modelId: "m", dispatchedEffects: [caller, 7] }),
@@ -133,11 +138,19 @@ Deno.test("malformed frames: not JSON, not an object, an unknown kind are no eve
     modelId: "",
     mutatedPaths: [],
     derivedUpdated: [],
+    metaUpdated: [],
     dispatchedEffects: [],
   });
   assert.deepEqual(
     eventOfFrame('{"modelId":"m","mutatedPaths":["$.a",3]}'),
-    { kind: "mutation", modelId: "m", mutatedPaths: ["$.a", "3"], derivedUpdated: [], dispatchedEffects: [] },
+    {
+      kind: "mutation",
+      modelId: "m",
+      mutatedPaths: ["$.a", "3"],
+      derivedUpdated: [],
+      metaUpdated: [],
+      dispatchedEffects: [],
+    },
     "list members as strings",
   );
 });
@@ -154,7 +167,14 @@ Deno.test("each open reports a change of the whole model, the first and every re
   feed.sockets[1].onopen!({});
   assert.deepEqual(feed.events, [
     WHOLE_MODEL,
-    { kind: "mutation", modelId: "m", mutatedPaths: ["$.a"], derivedUpdated: [], dispatchedEffects: [] },
+    {
+      kind: "mutation",
+      modelId: "m",
+      mutatedPaths: ["$.a"],
+      derivedUpdated: [],
+      metaUpdated: [],
+      dispatchedEffects: [],
+    },
     WHOLE_MODEL,
   ]);
   feed.stop();

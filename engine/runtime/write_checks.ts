@@ -19,6 +19,7 @@ import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
 import { isContainer, isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import { metaPropertyName } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
+import { tracedResult } from "./traces.ts";
 
 const ENFORCED_META = ["minimum", "maximum", "multiple_of", "min_length", "max_length", "pattern", "enum"];
 
@@ -318,6 +319,15 @@ function gapBefore(state: CycleState, path: readonly Segment[]): Segment[] | nul
   return null;
 }
 
+/**
+ * A live limit as a message quotes it: cut as a trace's result is, since a
+ * meta derivation's pattern or enum is bounded by no spec limit.
+ */
+function shown(limit: Json): string {
+  const cut = tracedResult(limit);
+  return typeof cut === "string" ? cut : JSON.stringify(cut);
+}
+
 /** Live meta values (minimum, pattern, …) at `path` and below, checked against `value`. */
 export function checkMetaOverlay(
   state: Pick<CycleState, "meta" | "model">,
@@ -357,7 +367,9 @@ export function checkMetaOverlay(
       case "pattern":
         if (typeof v === "string" && typeof limit === "string") {
           try {
-            if (!testPattern(limit, v, state.model.schema.regexLimits)) fail(`must match pattern "${limit}"`);
+            if (!testPattern(limit, v, state.model.schema.regexLimits)) {
+              fail(`must match pattern "${shown(limit)}"`);
+            }
           } catch (err) {
             // A stored pattern compiles (meta_values.ts); the input's length or the time is over a limit.
             fail((err as Error).message);
@@ -366,7 +378,7 @@ export function checkMetaOverlay(
         break;
       case "enum":
         if (Array.isArray(limit) && !limit.some((allowed) => jsonEqual(allowed, v))) {
-          fail(`must be equal to one of the allowed values: ${JSON.stringify(limit)}`);
+          fail(`must be equal to one of the allowed values: ${shown(limit)}`);
         }
         break;
     }

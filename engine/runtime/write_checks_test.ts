@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { commitMutation, rejectsWith, runtimeOf } from "../_test_utils.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import { assertUntouched, metaRuntime, METAS, orderRuntime } from "./test_support.ts";
-import { parseWriteKey } from "./write_checks.ts";
+import { MAX_TRACED_CHARS } from "./traces.ts";
+import { checkMetaOverlay, parseWriteKey } from "./write_checks.ts";
 
 Deno.test("schema validation happens before any write: 422-kind error with path and keyword, state untouched", async () => {
   const runtime = await orderRuntime();
@@ -535,4 +536,31 @@ Deno.test("a meta value of the wrong type fails the write computing it, naming t
   await commitMutation(runtime, { "$.limits": { min: null, max: 3, locked: false, emailRequired: false } });
   assert.deepEqual(runtime.effectiveSchema("$.amount"), { type: "number", maximum: 3 }, "null sets no limit");
   assert.deepEqual(runtime.effectiveSchema("$.locked"), { type: "string", readOnly: false });
+});
+
+Deno.test("a live pattern or enum is quoted cut in its message, as a trace's result, never whole", async () => {
+  const runtime = await metaRuntime();
+  const pattern = `^(${"x".repeat(5000)})$`;
+  const allowed = Array.from({ length: 5000 }, (_, i) => `c${i}`);
+  const meta = new Map<string, Json>([["$.code#pattern", pattern], ["$.color#enum", allowed]]);
+  const state = { meta, model: runtime.model };
+  const [byPattern] = checkMetaOverlay(state, ["code"], "abc", "$.code");
+  assert.equal(
+    byPattern.message,
+    `must match pattern "${pattern.slice(0, MAX_TRACED_CHARS)}… (${pattern.length} characters)"`,
+  );
+  const [byEnum] = checkMetaOverlay(state, ["color"], "green", "$.color");
+  const json = JSON.stringify(allowed);
+  assert.equal(
+    byEnum.message,
+    `must be equal to one of the allowed values: ${
+      json.slice(0, MAX_TRACED_CHARS)
+    }… (${json.length} characters)`,
+  );
+  // A short limit is quoted whole, as before.
+  meta.set("$.color#enum", ["red"]);
+  assert.equal(
+    checkMetaOverlay(state, ["color"], "green", "$.color")[0].message,
+    'must be equal to one of the allowed values: ["red"]',
+  );
 });

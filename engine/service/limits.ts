@@ -5,7 +5,8 @@
  * - a non-finite number (`1e309` parses as Infinity; JSON stores it as null): 422;
  * - nesting deeper than `svc.limits.max-depth` (a written value counts from the
  *   root of the document, so its address's depth is added, a scalar's too): 422;
- * - a write's address (or patch `path`) over 1024 characters, as a spec's: 422;
+ * - a write's address (a patch's `path` or `from`, a backfill's address) over
+ *   1024 characters, as a spec's: 422;
  * - a spec over `svc.limits.max-spec-bytes`, a state over
  *   `svc.limits.max-state-bytes`: 413.
  *
@@ -42,17 +43,18 @@ export function checkValue(config: EngineConfig, value: unknown, what: string, b
 /**
  * Checks every value of a flat mutation map: a non-finite number is a schema
  * violation of its address (422 with the spec's body), depth counts from the root.
- * `what` names a value too deep by its address.
+ * `what` names a value too deep by its address; `kind` an address too long.
  */
 export function checkMutationValues(
   config: EngineConfig,
   mutations: Record<string, Json>,
   what = (address: string) => `The value written at ${address}`,
+  kind = "mutation",
 ): void {
   // Every segment of an address takes two characters or more (`.a`, `[0]`) after the `$`.
   const shallow = 2 * config.maxDepth + 1;
   for (const [address, value] of Object.entries(mutations)) {
-    checkAddressLength(address, "Invalid mutation path");
+    checkAddressLength(address, `Invalid ${kind} path`);
     // A finite scalar has no depth of its own: at an address too short to pass the limit, it need not be parsed.
     if (value === null || typeof value !== "object") {
       if ((typeof value !== "number" || Number.isFinite(value)) && address.length <= shallow) continue;
@@ -105,7 +107,8 @@ export function checkEnvelope(
     if (holds === "unread") continue;
     if (holds === "document") bytes.set(name, checkValue(config, value, label));
     else if (holds === "writes" && isObject(value)) {
-      checkMutationValues(config, value, (address) => `${label} value at ${address}`);
+      // Named as what it is: a backfill's address is no mutation's.
+      checkMutationValues(config, value, (address) => `${label} value at ${address}`, name);
     } else checkValue(config, value, what, 1);
   }
   return bytes;
@@ -119,13 +122,16 @@ export function checkEnvelope(
 export function checkPatchValues(config: EngineConfig, ops: readonly unknown[]): void {
   ops.forEach((op, index) => {
     if (typeof op !== "object" || op === null) return;
-    const { op: name, path, value } = op as {
+    const { op: name, path, from, value } = op as {
       op?: unknown;
       path?: unknown;
       from?: unknown;
       value?: unknown;
     };
-    if (typeof path === "string") checkAddressLength(path, `Patch operation ${index}'s path`);
+    // A move's or copy's `from` is named in the audit record as its `path` is.
+    for (const [key, at] of [["path", path], ["from", from]]) {
+      if (typeof at === "string") checkAddressLength(at, `Patch operation ${index}'s ${key}`);
+    }
     const writes = name === "add" || name === "replace" || name === "copy" || name === "move";
     const baseDepth = writes && typeof path === "string" ? path.split("/").length - 1 : 0;
     checkValue(config, value ?? null, `Patch operation ${index}'s value`, baseDepth);

@@ -368,7 +368,7 @@ Deno.test("a model written up to max-state-bytes takes growing writes within it 
   assert.equal(utf8(await reopened.getState("m")), 1000);
 });
 
-Deno.test("a write's address or patch pointer over 1024 characters is refused at the door, as a spec's is", async () => {
+Deno.test("a write's, backfill's address or patch pointer (path, from) over 1024 characters is refused at the door", async () => {
   const { service } = await serviceOf();
   await service.createModel(spec);
   const long = `$.o.${"x".repeat(100_000)}`;
@@ -385,6 +385,20 @@ Deno.test("a write's address or patch pointer over 1024 characters is refused at
       /^Patch operation 0's path: an address is at most 1024 characters; this one has 2003$/,
     );
   }
+  // A move's or copy's source is named in the audit record as its target is: held to the same limit.
+  for (const op of ["move", "copy"]) {
+    await rejectsWith(
+      () => service.patch("m", [{ op, from: pointer, path: "/o/z" }] as PatchOperation[]),
+      "validation_failed",
+      /^Patch operation 0's from: an address is at most 1024 characters; this one has 2003$/,
+    );
+  }
+  // A backfill's address is named as what it is, not as a mutation's.
+  await rejectsWith(
+    () => service.evolveSpec("m", { newVersion: "1.0.1", backfill: { [long]: 1 } }),
+    "validation_failed",
+    /^Invalid backfill path: an address is at most 1024 characters; this one has 100004$/,
+  );
   // Up to the limit, as a spec's address.
   const fits = `$.o.${"x".repeat(1020)}`;
   assert.deepEqual((await service.mutate("m", { [fits]: 1 })).mutatedPaths, [fits]);

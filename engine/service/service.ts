@@ -1703,10 +1703,14 @@ export class ModelService implements ModelApi {
     if (!Number.isInteger(limit) || limit < 1 || limit > 10000) {
       throw badRequest("limit must be an integer from 1 to 10000");
     }
+    const from = params.from !== undefined ? parseInstant(params.from, "from") : undefined;
+    const to = params.to !== undefined ? parseInstant(params.to, "to") : undefined;
+    // A reversed window is a mistake (the bounds swapped), not a question whose answer is "no records".
+    if (from! > to!) throw badRequest(`'from' (${params.from}) is after 'to' (${params.to})`);
     return await this.store.listAudit(id, {
       pathPrefix: params.pathPrefix,
-      from: params.from !== undefined ? parseInstant(params.from, "from") : undefined,
-      to: params.to !== undefined ? parseInstant(params.to, "to") : undefined,
+      from,
+      to,
       before: params.before,
       limit,
     });

@@ -490,7 +490,7 @@ Deno.test("audit records: shape, sources, chained hashes, newest first; rejected
   });
 });
 
-Deno.test("audit reads: limit, from (inclusive), to (exclusive), path prefix; bad parameters are bad_request", async () => {
+Deno.test("audit reads: limit, from (inclusive), to (exclusive), path prefix; bad parameters, a reversed window are bad_request", async () => {
   const { service, clock } = await serviceOf();
   await service.createModel(spec("m"));
   for (let qty = 0; qty < 4; qty++) {
@@ -515,6 +515,13 @@ Deno.test("audit reads: limit, from (inclusive), to (exclusive), path prefix; ba
     /'from' is not an ISO-8601/,
   );
   await rejectsWith(() => service.getAudit("m", { to: "later" }), "bad_request", /'to'/);
+  // Bounds swapped: a 400 naming both, not an empty answer; an empty window (from = to) is no mistake.
+  await rejectsWith(
+    () => service.getAudit("m", { from: "2024-01-01T00:00:03Z", to: "2024-01-01T00:00:01Z" }),
+    "bad_request",
+    /^'from' \(2024-01-01T00:00:03Z\) is after 'to' \(2024-01-01T00:00:01Z\)$/,
+  );
+  assert.deepEqual(await service.getAudit("m", { from: "2024-01-01", to: "2024-01-01T00:00:00Z" }), []);
   for (const limit of [0, 10001, 1.5]) {
     await rejectsWith(
       () => service.getAudit("m", { limit }),
