@@ -8,6 +8,7 @@
  */
 import { compilePattern } from "../expr/regex.ts";
 import type { Json } from "../json/value.ts";
+import { MAX_QUOTED_WORD, quoted } from "../quoted.ts";
 import { tracedResult } from "./traces.ts";
 
 const boolean = (v: Json) => typeof v === "boolean";
@@ -40,6 +41,9 @@ export function metaValueProblem(key: string, value: Json): string | null {
     compilePattern(value as string);
     return null;
   } catch (err) {
-    return `pattern ${JSON.stringify(tracedResult(value))} is not usable: ${(err as Error).message}`;
+    // A pattern is one word of the author's: quoted as short as an id (RE2's own error may quote it again).
+    return `pattern ${JSON.stringify(quoted(value as string, MAX_QUOTED_WORD))} is not usable: ${
+      (err as Error).message
+    }`;
   }
 }

@@ -875,24 +875,26 @@ export class ModelService implements ModelApi {
     check: () => T | void,
     evaluation: (request: T) => Evaluation,
   ): Promise<WriteResult> {
-    try {
-      input = check() ?? input;
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    const copy = cloneJson(input);
-    const request = copy as Json;
-    const evaluate = evaluation(copy);
     const observe = this.#observer.mutationFinished;
     const started = observe ? this.platform.clock.now() : 0;
-    // Batches only where a write fails for nothing but itself or the store: one writer, no stale retries.
-    const written = this.#writeBatcher && this.store.commitMany && !this.store.coordination
-      ? this.#queueWrite(id, { source, request, evaluate, viewId })
-      : this.#exclusive(id, async (slot) => {
-        // An unknown view fails the write before anything is applied.
-        if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
-        return await this.#answer(slot, await this.#commit(slot, source, request, evaluate), viewId);
-      }, true);
+    let written: Promise<WriteResult>;
+    try {
+      input = check() ?? input;
+      const copy = cloneJson(input);
+      const request = copy as Json;
+      const evaluate = evaluation(copy);
+      // Batches only where a write fails for nothing but itself or the store: one writer, no stale retries.
+      written = this.#writeBatcher && this.store.commitMany && !this.store.coordination
+        ? this.#queueWrite(id, { source, request, evaluate, viewId })
+        : this.#exclusive(id, async (slot) => {
+          // An unknown view fails the write before anything is applied.
+          if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
+          return await this.#answer(slot, await this.#commit(slot, source, request, evaluate), viewId);
+        }, true);
+    } catch (err) {
+      // A write refused at the door (a malformed address, a value past a limit) is an outcome too.
+      written = Promise.reject(err);
+    }
     // Without an observer, no reaction of ours stands between the commit and the caller.
     if (!observe) return written;
     const finished = (outcome: MutationOutcome) => observe(id, outcome, this.platform.clock.now() - started);

@@ -5,6 +5,7 @@
  * @module
  */
 import { badRequest, notFound } from "../../engine/errors.ts";
+import { MAX_QUOTED_WORD, quoted } from "../../engine/quoted.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
 import { ref } from "./schemas.ts";
 import { jsonResponse, problem, type Route } from "./route.ts";
@@ -14,7 +15,11 @@ function tagFilter(tags: string[]): Record<string, string> {
   const filter: Record<string, string> = {};
   for (const tag of tags) {
     const colon = tag.indexOf(":");
-    if (colon <= 0) throw badRequest(`Query parameter 'tag' must be name:value, got '${tag}'`);
+    if (colon <= 0) {
+      throw badRequest(
+        `Invalid query parameter 'tag': expected name:value, got '${quoted(tag, MAX_QUOTED_WORD)}'`,
+      );
+    }
     filter[tag.slice(0, colon)] = tag.slice(colon + 1);
   }
   return filter;

@@ -119,7 +119,7 @@ export const SUBSCRIBE_ROUTE: Route = {
     try {
       filter = parsePathFilter(c.req.query("paths"));
     } catch (err) {
-      throw badRequest(`Query parameter 'paths': ${(err as Error).message}`);
+      throw badRequest(`Invalid query parameter 'paths': ${(err as Error).message}`);
     }
     if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
       return problemResponse(426, "Expected a WebSocket upgrade request", undefined, {

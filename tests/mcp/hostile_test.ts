@@ -382,7 +382,8 @@ Deno.test("a hostile field name is cut short in violations' paths and findings' 
       assert.ok(reply.text.length < 5000, `${reply.text.length} chars`);
     const spec = { id: "h", schema: { type: "object", properties: { [name]: { type: "number" } } } };
     assert.equal((await call(server.url, "POST", "/models", spec)).status, 201);
-    const wrong = { [`$['${name}']`]: "not a number" };
+    // The field written inside a root value: its own address is past the 1024-character limit (refused at the door).
+    const wrong = { "$": { [name]: "not a number" } };
     const violation = await call(server.url, "POST", "/models/h/mutations", wrong);
     assert.equal(violation.status, 422);
     small(violation);

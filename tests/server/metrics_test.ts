@@ -56,7 +56,18 @@ Deno.test("metrics follow mutations of every outcome, audit sources, effects and
       1,
     );
     assert.equal(count(await json("/actuator/metrics/svc.mutation.duration?tag=outcome:error")), 1);
-    assert.equal((await app.request("/actuator/metrics/svc.mutation.duration?tag=outcome")).status, 400);
+    const untagged = await app.request("/actuator/metrics/svc.mutation.duration?tag=outcome");
+    assert.equal(untagged.status, 400);
+    // Worded as every other query parameter's refusal, a hostile value quoted short.
+    assert.equal(
+      (await untagged.json()).detail,
+      "Invalid query parameter 'tag': expected name:value, got 'outcome'",
+    );
+    const long = await app.request(`/actuator/metrics/svc.mutation.duration?tag=${"x".repeat(5000)}`);
+    assert.match(
+      (await long.json()).detail,
+      /^Invalid query parameter .tag.: expected name:value, got .x{200}… \(5000 characters\).$/,
+    );
 
     assert.equal(count(await json("/actuator/metrics/svc.effects.dispatched")), 1);
     const audit = await json("/actuator/metrics/svc.audit.records");
