@@ -34,7 +34,10 @@ function locationOf(node: CompiledNode): string {
  * declares its members and no others), with that parent's member names; null
  * when every segment is declared or a free-form object is reached.
  */
-function undeclared(schema: SchemaIndex, path: readonly Segment[]): { at: number; names: string[] } | null {
+export function undeclared(
+  schema: SchemaIndex,
+  path: readonly Segment[],
+): { at: number; names: string[] } | null {
   for (let i = 0; i < path.length; i++) {
     const seg = path[i];
     if (typeof seg !== "string") continue;

@@ -30,6 +30,7 @@ import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import { canonicalizePath, formatPath, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
+import { undeclared } from "../model/undeclared_reads.ts";
 import { metaPropertyName } from "../model/types.ts";
 import { strandedValues } from "../model/stranded_values.ts";
 import { Cycle } from "./pipeline.ts";
@@ -375,20 +376,22 @@ export class ModelRuntime {
 
   /**
    * Trace records of a field, of one of its meta values (`<address>#<property>`), of `$constraint:<id>` or
-   * `$effect:<id>`; a 404 naming the target when the model has no such field (in its schema or derived),
-   * constraint or effect, as for an unknown model: an empty answer would read as "not computed yet".
+   * `$effect:<id>`; a 404 naming the target when the model has no such field, constraint or effect, as for an
+   * unknown model: an empty answer would read as "not computed yet". A field it has: one the schema admits
+   * (declared, or under a free-form object), derived, held by the document or a node's key (a meta derivation's).
    */
   explain(address: string, limit?: number): TraceRecord[] {
     const { id, graph, schema, derivedTargets } = this.model;
+    const { doc } = this.#state;
     // `$constraint:<id>` and `$effect:<id>` are their nodes' keys; a field's address is resolved first.
     const entry = /^\$[ce]/.test(address);
     const hash = address.lastIndexOf("#");
     const path = entry ? [] : resolveAddress(hash < 0 ? address : address.slice(0, hash));
     const key = entry ? address : formatPath(path) + (hash < 0 ? "" : address.slice(hash));
     if (
-      entry
-        ? !graph.nodes.some((node) => node.key === key)
-        : schema.locate(path).kind !== "fragment" && targetHolding(derivedTargets, path) === undefined
+      !graph.nodes.some((node) => node.key === key) &&
+      (entry || undeclared(schema, path) && targetHolding(derivedTargets, path) === undefined &&
+          !expandPattern(doc, path).some((at) => getAt(doc, at) !== undefined))
     ) {
       throw notFound(`Nothing to explain at ${key}: model '${id}' has no such field, constraint or effect`);
     }

@@ -219,6 +219,36 @@ Deno.test("explain: trace records with all six members, inputPaths in pattern fo
   }
 });
 
+Deno.test("explain: a field the schema admits (free-form) or the document holds is known; one neither admits is a 404", async () => {
+  const { runtime } = await runtimeOf({
+    id: "open/bag",
+    version: "1.0.0",
+    schema: {
+      type: "object",
+      properties: {
+        qty: { type: "number" },
+        bag: { type: "object" },
+        loose: { type: "object", properties: { a: { type: "number" } }, additionalProperties: true },
+        strict: { type: "object", properties: { a: { type: "number" } }, additionalProperties: false },
+      },
+    },
+    metaDerivations: [{ path: "$.limit", property: "maximum", expr: "qty" }],
+  });
+  await commitMutation(runtime, { "$.qty": 2, "$.extra": 1, "$.rows": [{ z: 1 }] });
+  // Undeclared but held (the schema lists its members without refusing others), under a free-form object,
+  // under additionalProperties: true: no records, not a 404.
+  for (
+    const target of ["$.extra", "$.extra#required", "$.rows[*].z", "$.rows[0]", "$.bag.any", "$.loose.b"]
+  ) {
+    assert.deepEqual(runtime.explain(target), [], target);
+  }
+  // A meta derivation of an undeclared field answers its records.
+  assert.deepEqual(runtime.explain("$.limit#maximum").map((t) => t.result), [2]);
+  for (const target of ["$.nope", "$.rows[*].nope", "$.strict.b"]) {
+    await rejectsWith(() => runtime.explain(target), "not_found", /^Nothing to explain at /);
+  }
+});
+
 Deno.test("explain: limit keeps the newest records", async () => {
   const { runtime } = await cart();
   for (const qty of [3, 4, 5]) await commitMutation(runtime, { "$.qty": qty });

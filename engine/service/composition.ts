@@ -9,10 +9,10 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { conflict, notFound, ServiceError, specInvalid } from "../errors.ts";
+import { conflict, type Finding, notFound, ServiceError, specInvalid } from "../errors.ts";
 import { parseCoordinate } from "../composition/coordinate.ts";
 import { flatten, isBranch, pinned, TemplateError, withoutProvenance } from "../composition/flatten.ts";
-import { inheritLibrary, layersOf } from "../model/library_layers.ts";
+import { inheritLibrary, layersOf, originOf } from "../model/library_layers.ts";
 import { LinkError, type LinkTargets } from "../composition/link_executor.ts";
 import { stampDefinitionHashes } from "../composition/quarantine.ts";
 import { refusedUs, type Repository, ResolutionError, resolveRef } from "../composition/repository.ts";
@@ -106,9 +106,10 @@ export class Composition {
    * (422 with the reason at `template`), any other spec as its author's own
    * (without the `lineage` and effect provenance only flattening writes), a
    * library's `extends` resolved into pinned layers (422 at
-   * `library.extends`), the inherited effects' hashes stamped.
+   * `library.extends`), the inherited effects' hashes stamped. `warnings`
+   * gets {@link #extended}'s.
    */
-  async prepare(spec: unknown): Promise<unknown> {
+  async prepare(spec: unknown, warnings: Finding[] = []): Promise<unknown> {
     await this.#checkPins(spec);
     let flat = spec;
     if (isBranch(spec)) {
@@ -119,7 +120,10 @@ export class Composition {
       }
     } else flat = authored(spec);
     if (!isObject(flat)) return flat;
-    return await stampDefinitionHashes(await this.#extended(flat as unknown as ModelSpec), this.#host.hasher);
+    return await stampDefinitionHashes(
+      await this.#extended(flat as unknown as ModelSpec, warnings),
+      this.#host.hasher,
+    );
   }
 
   /**
@@ -147,9 +151,11 @@ export class Composition {
   /**
    * A spec whose library `extends` another model's: that library's layers,
    * pinned, under its own (replacing layers an earlier `extends` of the same
-   * model pinned, when an evolution extends it again).
+   * model pinned, when an evolution extends it again, or a template's). A
+   * warning when pinned layers (a template's) were built on another version
+   * of the layers replaced: they now run on this one.
    */
-  async #extended(spec: ModelSpec): Promise<ModelSpec> {
+  async #extended(spec: ModelSpec, warnings: Finding[]): Promise<ModelSpec> {
     const library = spec.library;
     if (!isObject(library) || typeof library.extends !== "string") return spec;
     const { extends: ref, ...own } = library;
@@ -166,7 +172,18 @@ export class Composition {
         }]);
       }
       if (Array.isArray(own.layers)) {
-        own.layers = own.layers.filter((layer) => !isObject(layer) || layer.ref !== base.identity);
+        const layers = own.layers;
+        const last = layers.findLastIndex((layer) => layer?.ref === base.identity);
+        const on = layers.slice(last + 1).find((layer) => layer?.ref);
+        if (last >= 0 && on && layers[last].version !== base.version) {
+          warnings.push({
+            location: "library.extends",
+            message: `'${originOf(on)}' was built on '${
+              originOf(layers[last])
+            }': it now runs on ${base.version}`,
+          });
+        }
+        own.layers = layers.filter((layer) => !isObject(layer) || layer.ref !== base.identity);
       }
       return { ...spec, library: inheritLibrary(base.spec.library, own, pinned(base)) } as ModelSpec;
     } catch (err) {
@@ -179,10 +196,11 @@ export class Composition {
    * (422 at `library.extends`) and its effects' provenance carried over: an
    * upserted effect keeps the `origin` and `approval` of the one it replaces
    * (whatever the evolution says), and the hashes are stamped again, so an
-   * edit of what an inherited effect executes quarantines it again.
+   * edit of what an inherited effect executes quarantines it again;
+   * `warnings` gets {@link #extended}'s.
    */
-  async stamp(spec: ModelSpec, previous: ModelSpec): Promise<ModelSpec> {
-    const evolved = await this.#extended(spec);
+  async stamp(spec: ModelSpec, previous: ModelSpec, warnings: Finding[]): Promise<ModelSpec> {
+    const evolved = await this.#extended(spec, warnings);
     const before = new Map((previous.effects ?? []).map((e) => [e.id, e]));
     const effects = evolved.effects?.map((effect) => {
       const prior = before.get(effect.id);

@@ -325,3 +325,45 @@ Deno.test("a built-in a library hands out reads the context where it is called: 
   }
   await service.close();
 });
+
+Deno.test("extends of a newer version of a base a template's layers were built on warns, naming both versions", async () => {
+  const service = await ModelService.open();
+  const schema = { type: "object" };
+  await service.createModel({ id: "lib/base", version: "1.0.0", schema, library: '( $one := 1; ["one"] )' });
+  await service.createModel({
+    id: "lib/tmpl",
+    schema,
+    library: { extends: "lib/base", define: '( $two := $one * 2; ["two"] )' },
+  });
+  // Extends the base too, with no layer of another model on it.
+  await service.createModel({
+    id: "app/c",
+    schema,
+    library: { extends: "lib/base", define: '( $c := $one; ["c"] )' },
+  });
+  await service.evolveSpec("lib/base", { newVersion: "2.0.0", newLibrary: '( $one := 10; ["one"] )' });
+  const own = { extends: "lib/base", define: '( $three := $two + 1; ["three"] )' };
+  const branch = (id: string, library?: unknown) => ({ id, template: { ref: "lib/tmpl" }, schema, library });
+  const warning = {
+    location: "library.extends",
+    message: "'lib/tmpl@1.0.0' was built on 'lib/base@1.0.0': it now runs on 2.0.0",
+  };
+  // A create: the template's pinned base@1.0.0 gives way to 2.0.0 under the template's own layer.
+  const created = await service.createModel(branch("app/a", own));
+  assert.deepEqual(created.warnings, [warning]);
+  assert.deepEqual((await service.getLibrary("app/a")).layers.map((l) => l.origin), [
+    "lib/base@2.0.0",
+    "lib/tmpl@1.0.0",
+    "local",
+  ]);
+  // An evolution extending it again: same version, nothing replaced that differs.
+  assert.equal((await service.evolveSpec("app/a", { newLibrary: own })).warnings, undefined);
+  // An evolution of a branch that did not extend it yet.
+  await service.createModel(branch("app/b"));
+  assert.deepEqual((await service.evolveSpec("app/b", { newLibrary: own })).warnings, [warning]);
+  // A model with no layer built on the base it extends again (an upgrade it asks for): no warning.
+  assert.equal(
+    (await service.evolveSpec("app/c", { newLibrary: { ...own, define: '( $c := $one; ["c"] )' } })).warnings,
+    undefined,
+  );
+});

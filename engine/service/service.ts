@@ -723,9 +723,11 @@ export class ModelService implements ModelApi {
    */
   async #create(input: unknown, claimed: string | null, restoring?: Restoring): Promise<ModelInfo> {
     // A branch is flattened over its template first, on every surface.
-    const spec = await this.#composition.prepare(input);
+    const warnings: Finding[] = [];
+    const spec = await this.#composition.prepare(input, warnings);
     const report = await this.#compile(spec);
-    if (!report.model) throw specInvalid(report.errors, report.warnings);
+    warnings.push(...report.warnings);
+    if (!report.model) throw specInvalid(report.errors, warnings);
     const model = report.model;
     const id = model.id;
     if (id !== claimed) {
@@ -776,7 +778,7 @@ export class ModelService implements ModelApi {
     this.#emit({ type: "created", modelId: id });
     // Status documents of work its snapshot's jobs (gone with them) were doing, as after a restore.
     if (restoring) await this.#exclusive(id, (slot) => this.#rearm(slot));
-    return warned(infoOf(model), report.warnings);
+    return warned(infoOf(model), warnings);
   }
 
   getInfo(id: string): Promise<ModelInfo> {
@@ -1416,9 +1418,11 @@ export class ModelService implements ModelApi {
           "draft it again against the current spec",
       );
     }
-    const evolved = await this.#composition.stamp(applyEvolution(spec, evolution), spec);
+    const warnings: Finding[] = [];
+    const evolved = await this.#composition.stamp(applyEvolution(spec, evolution), spec, warnings);
     checkSpecSize(this.config, evolved, "The evolved spec");
-    const { model, errors, warnings } = await this.#compile(evolved);
+    const { model, errors, warnings: found } = await this.#compile(evolved);
+    warnings.push(...found);
     if (!model) throw specInvalid(asSent(errors, evolution), warnings);
     return { model, warnings };
   }
