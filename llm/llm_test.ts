@@ -188,6 +188,35 @@ Deno.test("the interaction log keeps the newest 50 and redacts unless content is
   assert.deepEqual(captured.list(), [record(0)]);
 });
 
+Deno.test("with content capture off the interaction log keeps no content, not even to redact later", () => {
+  const record = {
+    timestamp: "t",
+    system: "secret system",
+    user: "secret user",
+    prompt: "secret prompt",
+    response: "secret response",
+    errorMessage: null,
+    durationMs: 1,
+    webFetchCalls: [],
+    provider: "openai",
+    model: "gpt-4o",
+  };
+  // Revoked once recorded: a log that kept the record (or any part of it) to redact on read throws.
+  const { proxy, revoke } = Proxy.revocable(record, {});
+  const log = new InteractionLog(false);
+  log.add(proxy);
+  revoke();
+  const [entry] = log.list();
+  assert.deepEqual(entry, {
+    ...record,
+    system: "[redacted]",
+    user: "[redacted]",
+    prompt: "[redacted]",
+    response: "[redacted]",
+  });
+  assert.doesNotMatch(JSON.stringify(entry), /secret/);
+});
+
 /** A page server for fetchPage through an injected guard that lets loopback through. */
 function pages() {
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
