@@ -122,11 +122,27 @@ Deno.test("answers: fenced or wrapped JSON parses; cut-off answers are told apar
   assert.deepEqual(parseAnswer('{"id":"a","tests":[{"given":{'), {
     ok: false,
     truncated: true,
-    message: "the answer was cut off before the JSON object ended",
+    message: "Response was not valid JSON: the answer was cut off before the JSON object ended",
   });
   assert.equal((parseAnswer('{"id":"a"}', "length") as { truncated: boolean }).truncated, true);
   assert.equal((parseAnswer("I cannot do that") as { truncated: boolean }).truncated, false);
   assert.equal((parseAnswer('{"id": a}') as { truncated: boolean }).truncated, false);
+});
+
+Deno.test("answers: valid JSON that is not an object is called so, not invalid JSON", () => {
+  for (
+    const [text, kind] of [["[1,2,3]", "an array"], ['"spec"', "a string"], ["```json\n42\n```", "a number"]]
+  ) {
+    assert.deepEqual(parseAnswer(text), {
+      ok: false,
+      truncated: false,
+      message: `Response was valid JSON but ${kind}, not a JSON object`,
+    });
+  }
+  assert.equal(
+    (parseAnswer("I cannot do that") as { message: string }).message,
+    "Response was not valid JSON: no JSON object found in the answer",
+  );
 });
 
 Deno.test("the loop's temperatures and budget", () => {

@@ -167,7 +167,7 @@ export async function repairLoop<T>(target: LoopTarget<T>, deps: LoopDeps): Prom
     let feedback: string;
     if (!parsed.ok) {
       counts.push(Number.POSITIVE_INFINITY);
-      lastErrors = [{ location: "$", message: `Response was not valid JSON: ${parsed.message}` }];
+      lastErrors = [{ location: "$", message: parsed.message }];
       progress({ type: "validation_failed", attempt, errors: [`$: ${lastErrors[0].message}`] });
       if (parsed.truncated) {
         truncations++;
