@@ -389,7 +389,7 @@ Deno.test("evolution drafts: preview names the model, the draft is checked again
   }
 });
 
-Deno.test("an evolution draft with no spec to apply to is refused before any call: 404 without a model, 400 for an invalid currentSpec", async () => {
+Deno.test("an evolution draft with no spec to apply to is refused before any call: 404 without a model, 400 for an invalid currentSpec (its preview too)", async () => {
   const stub = startLlmStub([{ text: JSON.stringify(EVOLUTION) }]);
   const server = await serverOn(stub, "openai");
   try {
@@ -415,6 +415,16 @@ Deno.test("an evolution draft with no spec to apply to is refused before any cal
     assert.equal(invalid.status, 400, invalid.text);
     assert.match(invalid.json.detail, /^currentSpec does not validate: schema: /);
     assert.equal(stub.requests.length, calls, "no draft applies to it: no paid call");
+    // The preview refuses it alike: a prompt built from {bogus:1} would draft against nothing.
+    for (const currentSpec of [{ bogus: 1 }, { id: "nope" }]) {
+      const preview = await call(server.url, "POST", "/models/generate/evolution/preview", {
+        modelId: "nope",
+        currentSpec,
+        evolutionRequest: "add a total",
+      });
+      assert.equal(preview.status, 400, preview.text);
+      assert.match(preview.json.detail, /^currentSpec does not validate: /);
+    }
   } finally {
     await server.close();
     await stub.close();
