@@ -7,6 +7,8 @@
  * the status read (`GET /llm/status`) with and without a provider.
  */
 import assert from "node:assert/strict";
+import { quoted } from "../../engine/quoted.ts";
+import { MAX_RAW_RESPONSE_CHARS } from "../../llm/loop.ts";
 import { call, orderSpec, startTestServer } from "../server/helpers.ts";
 import { type Frame, invalidSpec, postStream, serverOn, validSpec } from "./helpers.ts";
 import { startLlmStub } from "./stub_server.ts";
@@ -187,6 +189,11 @@ Deno.test("an answer nested too deep or too large is a finding to repair, not an
       assert.equal(reply.json.valid, false);
       assert.match(reply.json.errors[0].message, finding);
       assert.equal(typeof reply.json.rawResponse, "string");
+      if (name === "huge") {
+        // A megabyte answer is not echoed whole: cut, with its length.
+        assert.equal(reply.json.rawResponse, quoted(huge, MAX_RAW_RESPONSE_CHARS));
+        assert.match(reply.json.rawResponse, new RegExp(`… \\(${huge.length} characters\\)$`));
+      }
       const { frames } = await postStream(strict.url, "/models/generate/stream", CART);
       assert.equal(frames.at(-1)!.event, "done", name);
       assert.equal(frames.at(-1)!.data.valid, false);
