@@ -326,6 +326,45 @@ Deno.test("AI evolution is applied through the evolve path: {version, spec}; str
   }
 });
 
+Deno.test("an AI evolution draft that changes nothing ({}) is repaired, never applied as a 200 that did nothing", async () => {
+  const stub = startLlmStub([{ text: "{}" }, { text: JSON.stringify({ upsertDerivations: [] }) }, {
+    text: JSON.stringify(EVOLUTION),
+  }]);
+  const server = await serverOn(stub, "openai");
+  try {
+    await call(server.url, "POST", "/models", orderSpec("order"));
+    const reply = await call(server.url, "POST", "/models/order/spec/evolve/ai", {
+      description: "add a discount",
+    });
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.json.version, "1.1.0");
+    assert.equal(stub.requests.length, 3, "{} and an empty list each went back to the model");
+    assert.match(JSON.stringify(stub.requests[1].body.messages.at(-1)), /the model proposed no change/);
+  } finally {
+    await server.close();
+    await stub.close();
+  }
+  const empty = startLlmStub([{ text: "{}" }]);
+  const strict = await serverOn(empty, "openai", {
+    "svc.llm.max-retries": "0",
+    "svc.llm.max-retries-hard": "0",
+  });
+  try {
+    await call(strict.url, "POST", "/models", orderSpec("order"));
+    const reply = await call(strict.url, "POST", "/models/order/spec/evolve/ai", {
+      description: "add a discount",
+    });
+    assert.equal(reply.status, 502, reply.text);
+    assert.match(
+      reply.json.detail,
+      /no applicable evolution within its attempts: \$: the model proposed no change/,
+    );
+  } finally {
+    await strict.close();
+    await empty.close();
+  }
+});
+
 Deno.test("AI evolution keeps the evolve guard: a draft that would strand state is repaired; never repaired, a 502, the model unchanged", async () => {
   const stranding = JSON.stringify({ upsertSchemaNodes: [{ path: "$.note", schema: { type: "integer" } }] });
   const stub = startLlmStub([{ text: stranding }, { text: JSON.stringify(EVOLUTION) }]);
