@@ -359,6 +359,13 @@ Deno.test("an AI evolution draft that changes nothing ({}) is repaired, never ap
       reply.json.detail,
       /no applicable evolution within its attempts: \$: the model proposed no change/,
     );
+    const draft = await call(strict.url, "POST", "/models/generate/evolution", {
+      modelId: "order",
+      prompt: "x",
+    });
+    assert.equal(draft.status, 422, draft.text);
+    assert.equal(draft.json.valid, false);
+    assert.match(draft.json.error, /^\$: the model proposed no change/);
   } finally {
     await strict.close();
     await empty.close();
