@@ -97,6 +97,25 @@ function refused<T>(err: unknown, signal?: AbortSignal): Judgement<T> {
   return { errors: issuesOf(findingsOf(err), fixHint), soft: [] };
 }
 
+/**
+ * Whether a draft proposes no change: every member (but `expectedVersion`,
+ * which the service sets) absent or empty. Applied, it would answer 200 with
+ * nothing done.
+ */
+function changesNothing(evolution: JsonObject): boolean {
+  return Object.values(evolution).every((value) =>
+    value === null ||
+    (Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0)
+  );
+}
+
+/** The finding of a draft that changes nothing: repaired like any other, never applied. */
+const NO_CHANGE = {
+  location: "$",
+  message: "the model proposed no change (an empty evolution)",
+  hint: "answer the members that make the requested change",
+};
+
 /** Kinds of error a draft's own content causes (400, 413, 422): findings to repair, not failures of the call. */
 const DRAFT_FAULTS: readonly string[] = ["bad_request", "validation_failed", "too_large"];
 
@@ -362,6 +381,7 @@ export class LlmSpecGenerator implements SpecGenerator {
       responseName: "SpecEvolution",
       judge: async (candidate): Promise<Judgement<JsonObject>> => {
         const { expectedVersion: _, ...evolution } = candidate;
+        if (changesNothing(evolution)) return { errors: [NO_CHANGE], soft: [] };
         try {
           const parsed = parseEvolution(evolution);
           if (currentSpec) {

@@ -1,8 +1,9 @@
 /**
  * The interaction log (`GET /llm/interactions`): the newest 50 provider calls,
  * newest first. Unless `svc.llm.log.capture-content` is on, the content is
- * redacted when read: every non-null text field becomes `"[redacted]"`
- * (`prompt` always), `webFetchCalls` becomes `[]`, provider and model stay.
+ * redacted as it is recorded (never kept in memory): every non-null text field
+ * becomes `"[redacted]"` (`prompt` always), `webFetchCalls` becomes `[]`,
+ * provider and model stay.
  *
  * @module
  */
@@ -36,13 +37,14 @@ export class InteractionLog {
     this.#capture = captureContent;
   }
 
+  /** Records a call: only its redacted form unless content capture is on. */
   add(record: InteractionRecord): void {
-    this.#records.unshift(record);
+    this.#records.unshift(this.#capture ? record : redact(record));
     if (this.#records.length > INTERACTION_LOG_SIZE) this.#records.length = INTERACTION_LOG_SIZE;
   }
 
   /** Newest first, redacted unless content capture is on. */
   list(): InteractionRecord[] {
-    return this.#records.map((r) => (this.#capture ? structuredClone(r) : redact(r)));
+    return this.#records.map((r) => structuredClone(r));
   }
 }

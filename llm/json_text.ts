@@ -33,25 +33,48 @@ function objectEnd(text: string, start: number): number {
   return -1;
 }
 
-/** The JSON object in `text`. */
+/** Why a value that parsed is not the object asked for: it is JSON, so it is not called invalid. */
+function notAnObject(value: Json): string {
+  const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+  return `Response was valid JSON but ${kind}, not a JSON object`;
+}
+
+/** `text` (its markdown fence dropped) parsed whole, or undefined when it is not JSON. */
+function parseWhole(text: string): Json | undefined {
+  try {
+    return JSON.parse(text.trim().replace(/^```\w*|```$/g, "")) as Json;
+  } catch {
+    return undefined;
+  }
+}
+
+const NOT_JSON = "Response was not valid JSON: ";
+
+/** The JSON object in `text`; a failure's message is whole (`Response was …`). */
 export function parseAnswer(text: string, finishReason: LlmFinishReason = "stop"): ParsedAnswer {
   const start = text.indexOf("{");
   if (start < 0) {
+    const whole = parseWhole(text);
+    if (whole !== undefined) return { ok: false, truncated: false, message: notAnObject(whole) };
     return finishReason === "length"
-      ? { ok: false, truncated: true, message: "the answer was cut off at the token limit" }
-      : { ok: false, truncated: false, message: "no JSON object found in the answer" };
+      ? { ok: false, truncated: true, message: `${NOT_JSON}the answer was cut off at the token limit` }
+      : { ok: false, truncated: false, message: `${NOT_JSON}no JSON object found in the answer` };
   }
   const end = objectEnd(text, start);
   if (end < 0 || finishReason === "length") {
-    return { ok: false, truncated: true, message: "the answer was cut off before the JSON object ended" };
+    return {
+      ok: false,
+      truncated: true,
+      message: `${NOT_JSON}the answer was cut off before the JSON object ended`,
+    };
   }
   try {
     const value = JSON.parse(text.slice(start, end)) as Json;
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      return { ok: false, truncated: false, message: "the answer is not a JSON object" };
+      return { ok: false, truncated: false, message: notAnObject(value) };
     }
     return { ok: true, value };
   } catch (err) {
-    return { ok: false, truncated: false, message: (err as Error).message };
+    return { ok: false, truncated: false, message: NOT_JSON + (err as Error).message };
   }
 }

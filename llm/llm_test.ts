@@ -122,11 +122,27 @@ Deno.test("answers: fenced or wrapped JSON parses; cut-off answers are told apar
   assert.deepEqual(parseAnswer('{"id":"a","tests":[{"given":{'), {
     ok: false,
     truncated: true,
-    message: "the answer was cut off before the JSON object ended",
+    message: "Response was not valid JSON: the answer was cut off before the JSON object ended",
   });
   assert.equal((parseAnswer('{"id":"a"}', "length") as { truncated: boolean }).truncated, true);
   assert.equal((parseAnswer("I cannot do that") as { truncated: boolean }).truncated, false);
   assert.equal((parseAnswer('{"id": a}') as { truncated: boolean }).truncated, false);
+});
+
+Deno.test("answers: valid JSON that is not an object is called so, not invalid JSON", () => {
+  for (
+    const [text, kind] of [["[1,2,3]", "an array"], ['"spec"', "a string"], ["```json\n42\n```", "a number"]]
+  ) {
+    assert.deepEqual(parseAnswer(text), {
+      ok: false,
+      truncated: false,
+      message: `Response was valid JSON but ${kind}, not a JSON object`,
+    });
+  }
+  assert.equal(
+    (parseAnswer("I cannot do that") as { message: string }).message,
+    "Response was not valid JSON: no JSON object found in the answer",
+  );
 });
 
 Deno.test("the loop's temperatures and budget", () => {
@@ -186,6 +202,35 @@ Deno.test("the interaction log keeps the newest 50 and redacts unless content is
   const captured = new InteractionLog(true);
   captured.add(record(0));
   assert.deepEqual(captured.list(), [record(0)]);
+});
+
+Deno.test("with content capture off the interaction log keeps no content, not even to redact later", () => {
+  const record = {
+    timestamp: "t",
+    system: "secret system",
+    user: "secret user",
+    prompt: "secret prompt",
+    response: "secret response",
+    errorMessage: null,
+    durationMs: 1,
+    webFetchCalls: [],
+    provider: "openai",
+    model: "gpt-4o",
+  };
+  // Revoked once recorded: a log that kept the record (or any part of it) to redact on read throws.
+  const { proxy, revoke } = Proxy.revocable(record, {});
+  const log = new InteractionLog(false);
+  log.add(proxy);
+  revoke();
+  const [entry] = log.list();
+  assert.deepEqual(entry, {
+    ...record,
+    system: "[redacted]",
+    user: "[redacted]",
+    prompt: "[redacted]",
+    response: "[redacted]",
+  });
+  assert.doesNotMatch(JSON.stringify(entry), /secret/);
 });
 
 /** A page server for fetchPage through an injected guard that lets loopback through. */

@@ -21,6 +21,7 @@
  */
 import { badGateway } from "../engine/errors.ts";
 import type { JsonObject } from "../engine/json/value.ts";
+import { quoted } from "../engine/quoted.ts";
 import { LlmCallError, type LlmMessage, type LlmProvider, type LlmResponse } from "../engine/llm.ts";
 import type { InteractionRecord, ProgressEvent } from "../engine/service/generation.ts";
 import type { LlmConfig } from "./config.ts";
@@ -49,7 +50,13 @@ export interface LoopTarget<T> {
   judge(candidate: JsonObject, attempt: number): Promise<Judgement<T>>;
 }
 
-/** The loop's result. */
+/**
+ * Most characters of the last answer a failure carries (a 422's `rawResponse`):
+ * a model can answer megabytes, which the error would echo to every client.
+ */
+export const MAX_RAW_RESPONSE_CHARS = 8000;
+
+/** The loop's result; a failure's `raw` is {@link quoted} to {@link MAX_RAW_RESPONSE_CHARS}. */
 export type LoopOutcome<T> =
   | { ok: true; value: T; raw: string }
   | { ok: false; errors: Issue[]; raw: string | null };
@@ -167,7 +174,7 @@ export async function repairLoop<T>(target: LoopTarget<T>, deps: LoopDeps): Prom
     let feedback: string;
     if (!parsed.ok) {
       counts.push(Number.POSITIVE_INFINITY);
-      lastErrors = [{ location: "$", message: `Response was not valid JSON: ${parsed.message}` }];
+      lastErrors = [{ location: "$", message: parsed.message }];
       progress({ type: "validation_failed", attempt, errors: [`$: ${lastErrors[0].message}`] });
       if (parsed.truncated) {
         truncations++;
@@ -225,7 +232,11 @@ export async function repairLoop<T>(target: LoopTarget<T>, deps: LoopDeps): Prom
     }
   }
   if (best) return { ok: true, value: best.value, raw: best.raw };
-  return { ok: false, errors: lastErrors, raw: lastRaw };
+  return {
+    ok: false,
+    errors: lastErrors,
+    raw: lastRaw === null ? null : quoted(lastRaw, MAX_RAW_RESPONSE_CHARS),
+  };
 }
 
 /** Issues from validator findings. */

@@ -1,6 +1,7 @@
 /**
  * `svc.llm.mock`: a provider that answers without a network (decisions/llm.md
- * "Mock"). An evolution prompt ("Apply the following changes") gets `{}`;
+ * "Mock"). An evolution prompt ("Apply the following changes") gets `{}`
+ * (no change, which the evolution loop refuses);
  * any other prompt gets a fixed valid spec whose id comes from the prompt's
  * `Model ID:` line: one number field `value` and `$.doubled = value * 2`, with
  * a view of both when the prompt asks for one.

@@ -79,7 +79,7 @@ Deno.test("mock:delay waits before answering, and a cancel ends the wait", async
   assert.deepEqual(types, ["llm_requesting"]);
 });
 
-Deno.test("mock:derive drafts the derivation and its tile in the default view; without it {}", async () => {
+Deno.test("mock:derive drafts the derivation and its tile in the default view; without it {}, no change: refused", async () => {
   const currentSpec = mockSpec("calc", true) as unknown as ModelSpec;
   const draft = await generator.draftEvolution(
     { currentSpec, description: "show it tripled mock:derive=tripled=value*3", includeView: true },
@@ -97,10 +97,8 @@ Deno.test("mock:derive drafts the derivation and its tile in the default view; w
     { authoring },
   );
   assert.deepEqual(noView, { upsertDerivations: [{ path: "$.tripled", expr: "value*3" }] });
-  assert.deepEqual(
-    await generator.draftEvolution({ currentSpec, description: "anything", includeView: true }, {
-      authoring,
-    }),
-    {},
+  await assert.rejects(
+    generator.draftEvolution({ currentSpec, description: "anything", includeView: true }, { authoring }),
+    /no applicable evolution within its attempts: \$: the model proposed no change/,
   );
 });

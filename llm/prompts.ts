@@ -155,9 +155,9 @@ export function fixHint(message: string): string | undefined {
 const line = (issue: Issue) =>
   `- ${issue.location}: ${issue.message}${issue.hint ? ` — FIX: ${issue.hint}` : ""}`;
 
-/** Feedback of an answer that did not parse as JSON. */
+/** Feedback of an answer that did not parse as a JSON object (`message` from parseAnswer). */
 export function parseFeedback(message: string): string {
-  return `Response was not valid JSON: ${message}. Answer again with the complete JSON object only.`;
+  return `${message}. Answer again with the complete JSON object only.`;
 }
 
 /** Feedback of an answer cut at the token budget the second time: ask for much less. */

@@ -1926,13 +1926,21 @@ export class ModelService implements ModelApi {
     return await generator.generate({ modelId, prompt: checkPrompt(prompt) }, context);
   }
 
+  /** An evolution request's `currentSpec`: 400 unless it is a spec that validates. */
+  #currentSpec(value: unknown): ModelSpec {
+    if (!isObject(value)) throw badRequest("currentSpec must be a ModelSpec");
+    const { valid, errors } = this.authoring.validateSpec(value as unknown as ModelSpec);
+    if (!valid) throw badRequest(`currentSpec does not validate: ${describeFindings(errors)}`);
+    return value as unknown as ModelSpec;
+  }
+
   previewEvolution(request: EvolutionPreviewRequest): Promise<PromptPreview> {
     return Promise.resolve().then(() => {
       const { generator } = this.#generation();
       if (!isObject(request.currentSpec)) throw badRequest("currentSpec is required and must be a ModelSpec");
       return generator.previewEvolution({
         modelId: checkModelId(request.modelId),
-        currentSpec: request.currentSpec,
+        currentSpec: this.#currentSpec(request.currentSpec),
         evolutionRequest: checkDescription(request.evolutionRequest, "evolutionRequest"),
         includeView: request.includeView ?? false,
       });
@@ -1948,11 +1956,8 @@ export class ModelService implements ModelApi {
     const prompt = checkPrompt(request.prompt);
     let currentSpec: ModelSpec;
     if (request.currentSpec !== undefined && request.currentSpec !== null) {
-      if (!isObject(request.currentSpec)) throw badRequest("currentSpec must be a ModelSpec");
-      currentSpec = request.currentSpec as unknown as ModelSpec;
       // No draft applies to a spec that does not validate: refused before the paid attempts, not after them.
-      const { valid, errors } = this.authoring.validateSpec(currentSpec);
-      if (!valid) throw badRequest(`currentSpec does not validate: ${describeFindings(errors)}`);
+      currentSpec = this.#currentSpec(request.currentSpec);
     } else {
       // A draft is checked against a spec: with none given and no such model, 404 before any paid call.
       currentSpec = await this.getSpec(modelId);

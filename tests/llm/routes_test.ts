@@ -7,6 +7,8 @@
  * the status read (`GET /llm/status`) with and without a provider.
  */
 import assert from "node:assert/strict";
+import { quoted } from "../../engine/quoted.ts";
+import { MAX_RAW_RESPONSE_CHARS } from "../../llm/loop.ts";
 import { call, orderSpec, startTestServer } from "../server/helpers.ts";
 import { type Frame, invalidSpec, postStream, serverOn, validSpec } from "./helpers.ts";
 import { startLlmStub } from "./stub_server.ts";
@@ -187,6 +189,11 @@ Deno.test("an answer nested too deep or too large is a finding to repair, not an
       assert.equal(reply.json.valid, false);
       assert.match(reply.json.errors[0].message, finding);
       assert.equal(typeof reply.json.rawResponse, "string");
+      if (name === "huge") {
+        // A megabyte answer is not echoed whole: cut, with its length.
+        assert.equal(reply.json.rawResponse, quoted(huge, MAX_RAW_RESPONSE_CHARS));
+        assert.match(reply.json.rawResponse, new RegExp(`… \\(${huge.length} characters\\)$`));
+      }
       const { frames } = await postStream(strict.url, "/models/generate/stream", CART);
       assert.equal(frames.at(-1)!.event, "done", name);
       assert.equal(frames.at(-1)!.data.valid, false);
@@ -319,6 +326,52 @@ Deno.test("AI evolution is applied through the evolve path: {version, spec}; str
   }
 });
 
+Deno.test("an AI evolution draft that changes nothing ({}) is repaired, never applied as a 200 that did nothing", async () => {
+  const stub = startLlmStub([{ text: "{}" }, { text: JSON.stringify({ upsertDerivations: [] }) }, {
+    text: JSON.stringify(EVOLUTION),
+  }]);
+  const server = await serverOn(stub, "openai");
+  try {
+    await call(server.url, "POST", "/models", orderSpec("order"));
+    const reply = await call(server.url, "POST", "/models/order/spec/evolve/ai", {
+      description: "add a discount",
+    });
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.json.version, "1.1.0");
+    assert.equal(stub.requests.length, 3, "{} and an empty list each went back to the model");
+    assert.match(JSON.stringify(stub.requests[1].body.messages.at(-1)), /the model proposed no change/);
+  } finally {
+    await server.close();
+    await stub.close();
+  }
+  const empty = startLlmStub([{ text: "{}" }]);
+  const strict = await serverOn(empty, "openai", {
+    "svc.llm.max-retries": "0",
+    "svc.llm.max-retries-hard": "0",
+  });
+  try {
+    await call(strict.url, "POST", "/models", orderSpec("order"));
+    const reply = await call(strict.url, "POST", "/models/order/spec/evolve/ai", {
+      description: "add a discount",
+    });
+    assert.equal(reply.status, 502, reply.text);
+    assert.match(
+      reply.json.detail,
+      /no applicable evolution within its attempts: \$: the model proposed no change/,
+    );
+    const draft = await call(strict.url, "POST", "/models/generate/evolution", {
+      modelId: "order",
+      prompt: "x",
+    });
+    assert.equal(draft.status, 422, draft.text);
+    assert.equal(draft.json.valid, false);
+    assert.match(draft.json.error, /^\$: the model proposed no change/);
+  } finally {
+    await strict.close();
+    await empty.close();
+  }
+});
+
 Deno.test("AI evolution keeps the evolve guard: a draft that would strand state is repaired; never repaired, a 502, the model unchanged", async () => {
   const stranding = JSON.stringify({ upsertSchemaNodes: [{ path: "$.note", schema: { type: "integer" } }] });
   const stub = startLlmStub([{ text: stranding }, { text: JSON.stringify(EVOLUTION) }]);
@@ -389,7 +442,7 @@ Deno.test("evolution drafts: preview names the model, the draft is checked again
   }
 });
 
-Deno.test("an evolution draft with no spec to apply to is refused before any call: 404 without a model, 400 for an invalid currentSpec", async () => {
+Deno.test("an evolution draft with no spec to apply to is refused before any call: 404 without a model, 400 for an invalid currentSpec (its preview too)", async () => {
   const stub = startLlmStub([{ text: JSON.stringify(EVOLUTION) }]);
   const server = await serverOn(stub, "openai");
   try {
@@ -415,6 +468,16 @@ Deno.test("an evolution draft with no spec to apply to is refused before any cal
     assert.equal(invalid.status, 400, invalid.text);
     assert.match(invalid.json.detail, /^currentSpec does not validate: schema: /);
     assert.equal(stub.requests.length, calls, "no draft applies to it: no paid call");
+    // The preview refuses it alike: a prompt built from {bogus:1} would draft against nothing.
+    for (const currentSpec of [{ bogus: 1 }, { id: "nope" }]) {
+      const preview = await call(server.url, "POST", "/models/generate/evolution/preview", {
+        modelId: "nope",
+        currentSpec,
+        evolutionRequest: "add a total",
+      });
+      assert.equal(preview.status, 400, preview.text);
+      assert.match(preview.json.detail, /^currentSpec does not validate: /);
+    }
   } finally {
     await server.close();
     await stub.close();

@@ -17,7 +17,7 @@ import { remoteInvoker } from "../../engine/operations/remote.ts";
 import { localAuthoring } from "../../engine/service/authoring.ts";
 import type { ProgressEvent } from "../../engine/service/generation.ts";
 import { ModelService } from "../../engine/service/service.ts";
-import { llmConfig } from "../../llm/config.ts";
+import { LLM_DEFAULTS, llmConfig } from "../../llm/config.ts";
 import { generatorOf } from "../../llm/mod.ts";
 import { createMcpServer } from "../../mcp/server.ts";
 import { runCli } from "../cli/helpers.ts";
@@ -279,8 +279,14 @@ Deno.test("console: generation commands with svc.llm.mock; 503 message without a
   assert.equal(generated.ok, true);
   assert.equal(generated.result.valid, true);
   assert.equal(generated.result.spec.id, "calc");
-  assert.deepEqual(evolved, { ok: true, result: { version: "1.0.0", spec: evolved.result.spec } });
-  assert.equal(log.result.length, 2);
+  // The mock drafts `{}` for it: no change proposed is a refusal, not a 200 that did nothing.
+  assert.equal(evolved.ok, false);
+  assert.match(evolved.error, /drafted no applicable evolution .*the model proposed no change/);
+  assert.equal(
+    log.result.length,
+    1 + 1 + LLM_DEFAULTS.maxRetries,
+    "the generation, then every evolution attempt",
+  );
   assert.equal(log.result[0].provider, "mock");
   assert.equal(log.result[0].response, "{}");
 
