@@ -4,6 +4,7 @@ import { type Invoker, localInvoker, ModelService, type ModelSpec, operations } 
 import { SharedStore } from "../../engine/_test_utils.ts";
 import { notFound } from "../../engine/errors.ts";
 import { StaleModelError } from "../../engine/service/ports.ts";
+import { wholeModelChanged as whole } from "../../engine/operations/change_feed.ts";
 import { memoryJournal } from "./_test_utils.ts";
 import { afterHolds, holdingFeed } from "./held_feed.ts";
 import { NOT_LOADED, type Settled, settledVersion } from "./settled.ts";
@@ -20,15 +21,6 @@ function manualFeed(): Feed & { send(event: FeedEvent): void } {
     send: (event) => listeners.forEach((listener) => listener(event)),
   };
 }
-
-const whole = (modelId: string): FeedEvent => ({
-  kind: "mutation",
-  modelId,
-  mutatedPaths: ["$"],
-  derivedUpdated: [],
-  metaUpdated: [],
-  dispatchedEffects: [],
-});
 
 /** A write of model `modelId` whose commit dispatched a caller effect. */
 const withEffect = (modelId: string): FeedEvent => ({

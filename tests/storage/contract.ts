@@ -17,6 +17,7 @@
  */
 import type { EffectJob, JobChanges } from "../../engine/effects/job.ts";
 import type { EffectWork } from "../../engine/runtime/results.ts";
+import type { ServiceObserver } from "../../engine/service/service.ts";
 import {
   type AuditRecord,
   type BlobStore,
@@ -217,6 +218,22 @@ async function withService<T>(
   });
 }
 
+/** A service over `store` whose `server` executor answers every job at once and records it in `sent`. */
+async function recordingService(store: ModelStore, blobs: BlobStore, observer?: ServiceObserver) {
+  const sent: EffectJob[] = [];
+  const service = await ModelService.open({
+    store,
+    blobs,
+    platform: webPlatform(),
+    executors: [{
+      kind: "server",
+      execute: (job) => (sent.push(job), Promise.resolve({ ok: true, response: null, status: 200 })),
+    }],
+    observer,
+  });
+  return { service, sent };
+}
+
 /** Resolves once `check` holds (polled), else fails naming `what` after 5 s. */
 async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 5000;
@@ -319,16 +336,7 @@ function pausedBeforeCounting(phase: boolean): ContractCase {
             return typeof value === "function" ? value.bind(target) : value;
           },
         });
-        const sent: EffectJob[] = [];
-        const service = await ModelService.open({
-          store,
-          blobs: a.blobs,
-          platform: webPlatform(),
-          executors: [{
-            kind: "server",
-            execute: (job) => (sent.push(job), Promise.resolve({ ok: true, response: null, status: 200 })),
-          }],
-        });
+        const { service, sent } = await recordingService(store, a.blobs);
         await service.createModel(spec);
         await service.mutate(spec.id, { "$.go": true });
         // Claimed again after the write, which fails (without that, the request is sent).
@@ -1032,16 +1040,8 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
           },
         });
         const warnings: string[] = [];
-        const sent: EffectJob[] = [];
-        const service = await ModelService.open({
-          store,
-          blobs: a.blobs,
-          platform: webPlatform(),
-          executors: [{
-            kind: "server",
-            execute: (job) => (sent.push(job), Promise.resolve({ ok: true, response: null, status: 200 })),
-          }],
-          observer: { warn: (message) => warnings.push(message) },
+        const { service, sent } = await recordingService(store, a.blobs, {
+          warn: (message) => warnings.push(message),
         });
         const handed: EffectJob[] = [];
         const unwatch = await b.store.coordination!.watch((change) => {
