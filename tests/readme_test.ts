@@ -330,6 +330,7 @@ Deno.test("the argument errors Surfaces quotes are the console's answers", async
     for (
       const [line, error] of [
         ['{"cmd":"create-model"}', "Missing required field: 'spec'"],
+        ['{"cmd":"get-field","id":"m"}', "Missing required field: 'path' (expected string)"],
         [
           '{"cmd":"mutate","id":"m","mutations":{},"bogus":1}',
           "Unknown argument 'bogus' for mutate; expected: id, mutations",

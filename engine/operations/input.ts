@@ -188,6 +188,12 @@ function describeIssue(issue: Issue, given: unknown, options: CheckOptions): str
       ? `Missing ${options.where(member)}`
       : `Invalid ${options.where(member)}${place}: ${detail(issue, given)}`;
   }
-  if (missing) return `Missing required field: '${String(member)}' (${detail(issue, given)})`;
+  if (missing) {
+    // A member that takes any value (a spec, checked on its own) has no expectation worth naming.
+    const expected = (issue as { expected?: string }).expected === "nonoptional"
+      ? ""
+      : ` (${detail(issue, given)})`;
+    return `Missing required field: '${String(member)}'${expected}`;
+  }
   return `Invalid field '${formatIssuePath(issue.path)}': ${detail(issue, given)}`;
 }
