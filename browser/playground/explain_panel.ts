@@ -39,6 +39,15 @@ export class ExplainPanel extends ModelPanel {
     });
   }
 
+  /** The paths that have traces, named. */
+  private tracedPaths(): string {
+    return this.targets.length
+      ? `This model's derived fields and constraints (the Field or constraint box lists them too): ${
+        this.targets.join(", ")
+      }.`
+      : "This model has none.";
+  }
+
   protected override render(): TemplateResult {
     // The table can be wider than a phone: it scrolls in a box of its own, which takes focus so that the
     // keyboard can scroll it too.
@@ -87,16 +96,15 @@ export class ExplainPanel extends ModelPanel {
         `
         : this.targets.includes(this.path)
         ? html`<p class="muted">No traces for ${this.path} yet: write a field it reads.</p>`
-        // Writing would never trace a path the model does not compute: say which paths have traces.
+        // A path the model does not have is refused (the problem line says so): only which paths have traces.
+        : this.traces === null
+        ? html`<p class="muted">${this.tracedPaths()}</p>`
+        // Writing would never trace a base field: say which paths have traces.
         : html`
           <p
             class="muted">No traces for ${this
               .path}: only derived fields and constraints have traces, and ${this
-              .path} is neither. ${this.targets.length
-              ? `This model's derived fields and constraints (the Field or constraint box lists them too): ${
-                this.targets.join(", ")
-              }.`
-              : "This model has none."}</p>
+              .path} is neither. ${this.tracedPaths()}</p>
         `
     }`;
   }

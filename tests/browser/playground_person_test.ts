@@ -44,7 +44,7 @@ Deno.test("playground panels as a person uses them: explain a path, snapshots ke
     const status = page.locator("svc-snapshot-panel").getByRole("status");
 
     await t.step(
-      "explain: a derived field's traces; a path the model does not compute points at the list",
+      "explain: a derived field's traces; a path the model lacks is refused, a base field has none: both name the list",
       async () => {
         await page.getByRole("tab", { name: "Explain" }).click();
         const target = page.getByLabel("Field or constraint");
@@ -54,14 +54,24 @@ Deno.test("playground panels as a person uses them: explain a path, snapshots ke
         await target.fill("$.scale");
         await target.press("Enter");
         const panel = page.locator("svc-explain-panel");
-        // Says in words which paths have traces, and names them (not "the field's list").
-        await panel.getByText(
-          "No traces for $.scale: only derived fields and constraints have traces, and $.scale is neither. " +
-            "This model's derived fields and constraints (the Field or constraint box lists them too): " +
-            "$.scaleFactor, ",
-        ).waitFor();
+        // Refused, and the paths that have traces named in words (not "the field's list"), once.
+        await panel.getByText("Nothing to explain at $.scale: model 'recipe-scaler' has no such field")
+          .waitFor();
+        const list =
+          "This model's derived fields and constraints (the Field or constraint box lists them too): " +
+          "$.scaleFactor, ";
+        await panel.getByText(list).waitFor();
+        assert.equal(await panel.getByText("No traces for $.scale").count(), 0);
         assert.equal(await panel.getByText("write a field it reads").count(), 0);
         await screenshot(page, "explain-unknown-path");
+        // A base field the model has: no traces, and why.
+        await target.fill("$.targetServings");
+        await target.press("Enter");
+        await panel.getByText(
+          "No traces for $.targetServings: only derived fields and constraints have traces, and " +
+            `$.targetServings is neither. ${list}`,
+        ).waitFor();
+        assert.equal(await panel.getByText("Nothing to explain").count(), 0);
       },
     );
 
