@@ -81,6 +81,28 @@ export const KIND_DEFAULTS: Readonly<Record<ProviderKind, KindDefaults>> = Objec
 /** The `fetch` the provider clients use (a test may route it). */
 export type FetchFn = typeof fetch;
 
+/**
+ * `fetchFn` with each answer's body tied to the request's signal: an abort (the call's time-out, a
+ * client gone) cancels the body and so closes the connection. The provider library stops reading on
+ * an abort but in some phases leaves the body unread and open: a hung provider's connection then
+ * stayed open for ever after the call had failed.
+ */
+export function cancellingFetch(fetchFn: FetchFn = fetch): FetchFn {
+  return async (input, init) => {
+    const response = await fetchFn(input, init);
+    const signal = init?.signal;
+    if (!signal || !response.body) return response;
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    // An abort stops the pipe and cancels the source; the reader then sees the abort as an error.
+    response.body.pipeTo(writable, { signal }).catch(() => {});
+    return new Response(readable, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
 /** The language model of the configured kind. */
 export function languageModelOf(config: LlmConfig, fetchFn?: FetchFn): LanguageModel {
   const kind = config.provider;
@@ -88,7 +110,7 @@ export function languageModelOf(config: LlmConfig, fetchFn?: FetchFn): LanguageM
   const model = config.model ?? defaults.model;
   const baseURL = config.baseUrl ?? defaults.baseUrl;
   const apiKey = config.apiKey ?? undefined;
-  const common = { baseURL, fetch: fetchFn };
+  const common = { baseURL, fetch: cancellingFetch(fetchFn) };
   switch (kind) {
     case "anthropic":
       return createAnthropic({ ...common, apiKey })(model);
