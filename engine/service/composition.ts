@@ -423,18 +423,23 @@ export class Composition {
     }
     if (!target.publish) throw conflict(`Repository '${toRepo}' cannot publish`);
     const web = this.#host.repositories.filter((r) => r.repoClass === "web");
-    const refs = new Set([
+    // Each reference, with how a refusal names it. A pinned library layer is looked up at its digest: the
+    // repository's create takes it only from the model it names at that digest.
+    const refs = new Map<string, string>([
       ...linkEdges(spec).map((e) => e.ref),
       ...(Array.isArray(spec.lineage) ? spec.lineage : []).map((e) => String((e as { ref?: unknown }).ref)),
-    ]);
+    ].map((ref) => [ref, ""]));
+    for (const { layer, inherited, origin } of layersOf(spec.library)) {
+      if (inherited) refs.set(`${layer.ref}@${layer.digest}`, `library '${origin}': `);
+    }
     // Why each reference is not found there (a repository that did not answer named).
     const open: string[] = [];
-    for (const ref of refs) {
+    for (const [ref, named] of refs) {
       try {
         await resolveRef(ref, web, this.#host.hasher);
       } catch (err) {
         if (refusedUs(err)) throw err;
-        open.push((err as Error).message);
+        open.push(named + (err as Error).message);
       }
     }
     if (open.length) {
