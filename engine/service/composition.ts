@@ -153,7 +153,8 @@ export class Composition {
    * pinned, under its own (replacing layers an earlier `extends` of the same
    * model pinned, when an evolution extends it again, or a template's). A
    * warning when pinned layers (a template's) were built on another version
-   * of the layers replaced: they now run on this one.
+   * of the layers replaced: they now run on this one; or when the replaced
+   * layers had this version but other code (the base evolved keeping it).
    */
   async #extended(spec: ModelSpec, warnings: Finding[]): Promise<ModelSpec> {
     const library = spec.library;
@@ -174,13 +175,22 @@ export class Composition {
       if (Array.isArray(own.layers)) {
         const layers = own.layers;
         const last = layers.findLastIndex((layer) => layer?.ref === base.identity);
+        const was = layers[last];
         const on = layers.slice(last + 1).find((layer) => layer?.ref);
-        if (last >= 0 && on && layers[last].version !== base.version) {
+        // Another version under a template's layers; or, under any, other code of the same version (the base
+        // evolved its library without a new one), which a version pin cannot tell apart.
+        const same = was?.version === base.version;
+        const changed = () =>
+          canonicalJson(
+            layers.filter((layer) => layer?.ref === base.identity).map((layer) => layer.define),
+          ) !==
+            canonicalJson(layersOf(base.spec.library).filter((p) => !p.inherited).map((p) => p.layer.define));
+        if (was && (same ? changed() : on)) {
           warnings.push({
             location: "library.extends",
-            message: `'${originOf(on)}' was built on '${
-              originOf(layers[last])
-            }': it now runs on ${base.version}`,
+            message: `'${on ? originOf(on) : spec.id}' was built on '${
+              originOf(was)
+            }': it now runs on ${base.version}${same ? " with other code" : ""}`,
           });
         }
         own.layers = layers.filter((layer) => !isObject(layer) || layer.ref !== base.identity);
