@@ -31,7 +31,12 @@ Deno.test("promote refuses (409) a spec pinning a library version no web reposit
   const service = await ModelService.open({ repositories: [hubOf(hub, published)] });
   const schema = { type: "object" };
   try {
-    await service.createModel({ id: "lib/base", version: "1.0.0", schema, library: '( $one := 1; ["one"] )' });
+    await service.createModel({
+      id: "lib/base",
+      version: "1.0.0",
+      schema,
+      library: '( $one := 1; ["one"] )',
+    });
     await service.createModel({
       id: "app/a",
       schema,
@@ -47,7 +52,10 @@ Deno.test("promote refuses (409) a spec pinning a library version no web reposit
     // Once the hub holds that version, the pin is closed.
     await service.promote("lib/base", "hub");
     assert.deepEqual(await service.promote("app/a", "hub"), { id: "app/a", promotedTo: "hub" });
-    assert.deepEqual((await hub.getLibrary("app/a")).layers.map((l) => l.origin), ["lib/base@1.0.0", "local"]);
+    assert.deepEqual((await hub.getLibrary("app/a")).layers.map((l) => l.origin), [
+      "lib/base@1.0.0",
+      "local",
+    ]);
 
     // A model pinned to a newer version than the hub's is refused, the hub's digest named.
     await service.evolveSpec("lib/base", { newVersion: "1.1.0", newLibrary: '( $one := 10; ["one"] )' });
