@@ -193,7 +193,13 @@ export class Composition {
             }': it now runs on ${base.version}${same ? " with other code" : ""}`,
           });
         }
-        own.layers = layers.filter((layer) => !isObject(layer) || layer.ref !== base.identity);
+        // The layers the base passes on from its own bases come again: an earlier extend's copy goes.
+        const again = new Set(
+          layersOf(base.spec.library).filter((p) => p.inherited).map((p) => canonicalJson(p.layer)),
+        );
+        own.layers = layers.filter((layer) =>
+          !isObject(layer) || layer.ref !== base.identity && !again.has(canonicalJson(layer))
+        );
       }
       return { ...spec, library: inheritLibrary(base.spec.library, own, pinned(base)) } as ModelSpec;
     } catch (err) {

@@ -406,3 +406,22 @@ Deno.test("extends of a base whose library changed under the same version warns,
   assert.deepEqual(created.warnings, changed("lib/tmpl@1.0.0"));
   await service.close();
 });
+
+Deno.test("extending a base that extends another again keeps one copy of the layers it passes on", async () => {
+  const service = await ModelService.open();
+  const schema = { type: "object" };
+  await service.createModel({ id: "lib/core", schema, library: '( $one := 1; ["one"] )' });
+  await service.createModel({
+    id: "lib/base",
+    schema,
+    library: { extends: "lib/core", define: '( $two := $one * 2; ["two"] )' },
+  });
+  const mine = { extends: "lib/base", define: '( $c := $two; ["c"] )' };
+  await service.createModel({ id: "app/c", schema, library: mine });
+  const origins = ["lib/core@1.0.0", "lib/base@1.0.0", "local"];
+  assert.deepEqual((await service.getLibrary("app/c")).layers.map((l) => l.origin), origins);
+  // Before, lib/core's layer came twice, the second shadowing the first (a warning).
+  assert.equal((await service.evolveSpec("app/c", { newLibrary: mine })).warnings, undefined);
+  assert.deepEqual((await service.getLibrary("app/c")).layers.map((l) => l.origin), origins);
+  await service.close();
+});
