@@ -50,9 +50,28 @@ function parseWhole(text: string): Json | undefined {
 
 const NOT_JSON = "Response was not valid JSON: ";
 
+/**
+ * Where the answer's JSON starts: its first `{`, or the `[` of an array holding
+ * it (an array answer is refused as one, not taken as its first element): one
+ * that parses, or one cut off right before its first object. Other brackets
+ * before that `{` are prose (`[1]`, `[draft]`).
+ */
+function valueStart(text: string): number {
+  const brace = text.indexOf("{");
+  if (brace < 0) return -1;
+  for (let i = text.indexOf("["); i >= 0 && i < brace; i = text.indexOf("[", i + 1)) {
+    const end = objectEnd(text, i);
+    const array = end < 0
+      ? /^[\s[]*$/.test(text.slice(i + 1, brace))
+      : end > brace && parseWhole(text.slice(i, end)) !== undefined;
+    if (array) return i;
+  }
+  return brace;
+}
+
 /** The JSON object in `text`; a failure's message is whole (`Response was …`). */
 export function parseAnswer(text: string, finishReason: LlmFinishReason = "stop"): ParsedAnswer {
-  const start = text.indexOf("{");
+  const start = valueStart(text);
   if (start < 0) {
     const whole = parseWhole(text);
     if (whole !== undefined) return { ok: false, truncated: false, message: notAnObject(whole) };
@@ -65,7 +84,9 @@ export function parseAnswer(text: string, finishReason: LlmFinishReason = "stop"
     return {
       ok: false,
       truncated: true,
-      message: `${NOT_JSON}the answer was cut off before the JSON object ended`,
+      message: `${NOT_JSON}the answer was cut off before the JSON ${
+        text[start] === "[" ? "array" : "object"
+      } ended`,
     };
   }
   try {

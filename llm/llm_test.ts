@@ -145,6 +145,32 @@ Deno.test("answers: valid JSON that is not an object is called so, not invalid J
   );
 });
 
+Deno.test("answers: an array holding objects is refused as an array, not taken as its first object", () => {
+  const array = {
+    ok: false,
+    truncated: false,
+    message: "Response was valid JSON but an array, not a JSON object",
+  };
+  for (
+    const text of [
+      '[{"id":"a"}]',
+      '```json\n[{"id":"a"},{"id":"b"}]\n```',
+      'Here are two drafts:\n[{"id":"a"}, {"id":"b"}]\nPick one.',
+      '[1, {"id":"a"}]',
+    ]
+  ) assert.deepEqual(parseAnswer(text), array, text);
+  // An array cut off is cut off, whatever the provider says.
+  assert.deepEqual(parseAnswer('[{"id":"a"},{"id":'), {
+    ok: false,
+    truncated: true,
+    message: "Response was not valid JSON: the answer was cut off before the JSON array ended",
+  });
+  // Brackets of prose before the object are not an array around it.
+  for (const text of ['See [1]: {"id":"a"}', 'Draft [v2] (notes [below): {"id":"a"}', '[note {"id":"a"}]']) {
+    assert.deepEqual(parseAnswer(text), { ok: true, value: { id: "a" } }, text);
+  }
+});
+
 Deno.test("the loop's temperatures and budget", () => {
   const config = configOf({ "svc.llm.max-retries": "2", "svc.llm.max-retries-hard": "4" });
   assert.deepEqual([0, 1, 2, 3, 4, 5, 6].map((n) => temperatureOf(config, n)), [

@@ -153,7 +153,8 @@ export class Composition {
    * pinned, under its own (replacing layers an earlier `extends` of the same
    * model pinned, when an evolution extends it again, or a template's). A
    * warning when pinned layers (a template's) were built on another version
-   * of the layers replaced: they now run on this one.
+   * of the layers replaced: they now run on this one; or when the replaced
+   * layers had this version but other code (the base evolved keeping it).
    */
   async #extended(spec: ModelSpec, warnings: Finding[]): Promise<ModelSpec> {
     const library = spec.library;
@@ -174,16 +175,31 @@ export class Composition {
       if (Array.isArray(own.layers)) {
         const layers = own.layers;
         const last = layers.findLastIndex((layer) => layer?.ref === base.identity);
+        const was = layers[last];
         const on = layers.slice(last + 1).find((layer) => layer?.ref);
-        if (last >= 0 && on && layers[last].version !== base.version) {
+        // Another version under a template's layers; or, under any, other code of the same version (the base
+        // evolved its library without a new one), which a version pin cannot tell apart.
+        const same = was?.version === base.version;
+        const changed = () =>
+          canonicalJson(
+            layers.filter((layer) => layer?.ref === base.identity).map((layer) => layer.define),
+          ) !==
+            canonicalJson(layersOf(base.spec.library).filter((p) => !p.inherited).map((p) => p.layer.define));
+        if (was && (same ? changed() : on)) {
           warnings.push({
             location: "library.extends",
-            message: `'${originOf(on)}' was built on '${
-              originOf(layers[last])
-            }': it now runs on ${base.version}`,
+            message: `'${on ? originOf(on) : spec.id}' was built on '${
+              originOf(was)
+            }': it now runs on ${base.version}${same ? " with other code" : ""}`,
           });
         }
-        own.layers = layers.filter((layer) => !isObject(layer) || layer.ref !== base.identity);
+        // The layers the base passes on from its own bases come again: an earlier extend's copy goes.
+        const again = new Set(
+          layersOf(base.spec.library).filter((p) => p.inherited).map((p) => canonicalJson(p.layer)),
+        );
+        own.layers = layers.filter((layer) =>
+          !isObject(layer) || layer.ref !== base.identity && !again.has(canonicalJson(layer))
+        );
       }
       return { ...spec, library: inheritLibrary(base.spec.library, own, pinned(base)) } as ModelSpec;
     } catch (err) {
@@ -423,18 +439,23 @@ export class Composition {
     }
     if (!target.publish) throw conflict(`Repository '${toRepo}' cannot publish`);
     const web = this.#host.repositories.filter((r) => r.repoClass === "web");
-    const refs = new Set([
+    // Each reference, with how a refusal names it. A pinned library layer is looked up at its digest: the
+    // repository's create takes it only from the model it names at that digest.
+    const refs = new Map<string, string>([
       ...linkEdges(spec).map((e) => e.ref),
       ...(Array.isArray(spec.lineage) ? spec.lineage : []).map((e) => String((e as { ref?: unknown }).ref)),
-    ]);
+    ].map((ref) => [ref, ""]));
+    for (const { layer, inherited, origin } of layersOf(spec.library)) {
+      if (inherited) refs.set(`${layer.ref}@${layer.digest}`, `library '${origin}': `);
+    }
     // Why each reference is not found there (a repository that did not answer named).
     const open: string[] = [];
-    for (const ref of refs) {
+    for (const [ref, named] of refs) {
       try {
         await resolveRef(ref, web, this.#host.hasher);
       } catch (err) {
         if (refusedUs(err)) throw err;
-        open.push((err as Error).message);
+        open.push(named + (err as Error).message);
       }
     }
     if (open.length) {

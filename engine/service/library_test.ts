@@ -367,3 +367,61 @@ Deno.test("extends of a newer version of a base a template's layers were built o
     undefined,
   );
 });
+
+Deno.test("extends of a base whose library changed under the same version warns, for any model built on it", async () => {
+  const service = await ModelService.open();
+  const schema = { type: "object" };
+  await service.createModel({ id: "lib/base", version: "1.0.0", schema, library: '( $one := 1; ["one"] )' });
+  await service.createModel({
+    id: "lib/tmpl",
+    schema,
+    library: { extends: "lib/base", define: '( $two := $one * 2; ["two"] )' },
+  });
+  const mine = { extends: "lib/base@1.0.0", define: '( $c := $one; ["c"] )' };
+  await service.createModel({ id: "app/c", schema, library: mine });
+  // Another part of the base changes, its library and version kept: the same code, no warning.
+  await service.evolveSpec("lib/base", { upsertDerivations: [{ path: "$.x", expr: "1" }] });
+  assert.equal((await service.evolveSpec("app/c", { newLibrary: mine })).warnings, undefined);
+  // Its library changes, the version kept: a pin of 1.0.0 cannot tell, so re-extending it says so.
+  await service.evolveSpec("lib/base", { newLibrary: '( $one := 100; ["one"] )' });
+  assert.equal((await service.getSpec("lib/base")).version, "1.0.0");
+  const changed = (on: string) => [{
+    location: "library.extends",
+    message: `'${on}' was built on 'lib/base@1.0.0': it now runs on 1.0.0 with other code`,
+  }];
+  // A model of its own layer only, the exact version pinned.
+  assert.deepEqual((await service.evolveSpec("app/c", { newLibrary: mine })).warnings, changed("app/c"));
+  assert.equal(
+    (await service.evolveSpec("app/c", { newLibrary: mine })).warnings,
+    undefined,
+    "now on that code",
+  );
+  // A branch whose template's layer was built on the old code.
+  const created = await service.createModel({
+    id: "app/a",
+    template: { ref: "lib/tmpl" },
+    schema,
+    library: { extends: "lib/base", define: '( $three := $two + 1; ["three"] )' },
+  });
+  assert.deepEqual(created.warnings, changed("lib/tmpl@1.0.0"));
+  await service.close();
+});
+
+Deno.test("extending a base that extends another again keeps one copy of the layers it passes on", async () => {
+  const service = await ModelService.open();
+  const schema = { type: "object" };
+  await service.createModel({ id: "lib/core", schema, library: '( $one := 1; ["one"] )' });
+  await service.createModel({
+    id: "lib/base",
+    schema,
+    library: { extends: "lib/core", define: '( $two := $one * 2; ["two"] )' },
+  });
+  const mine = { extends: "lib/base", define: '( $c := $two; ["c"] )' };
+  await service.createModel({ id: "app/c", schema, library: mine });
+  const origins = ["lib/core@1.0.0", "lib/base@1.0.0", "local"];
+  assert.deepEqual((await service.getLibrary("app/c")).layers.map((l) => l.origin), origins);
+  // Before, lib/core's layer came twice, the second shadowing the first (a warning).
+  assert.equal((await service.evolveSpec("app/c", { newLibrary: mine })).warnings, undefined);
+  assert.deepEqual((await service.getLibrary("app/c")).layers.map((l) => l.origin), origins);
+  await service.close();
+});
