@@ -31,9 +31,9 @@ function locationOf(node: CompiledNode): string {
 
 /**
  * The first segment of `path` the schema does not declare (under a parent that
- * declares its members and no others, or whose `type` has no such member: a
- * scalar's), with that parent's member names; null when every segment is
- * declared or a free-form object is reached.
+ * declares its members and no others, refuses it, or whose `type` has no such
+ * member: a scalar's), with that parent's member names; null when every
+ * segment is declared or a free-form object is reached.
  */
 export function undeclared(
   schema: SchemaIndex,
@@ -44,14 +44,16 @@ export function undeclared(
     const location = schema.locate(path.slice(0, i + 1));
     if (location.kind === "fragment") continue;
     const parent = schema.fragmentAt(path.slice(0, i));
-    // `$.qty.foo` of a number, `$.name[0]` of a string: a child of a scalar is never there.
-    if (!typeAdmits(parent.type, typeof seg === "string" ? "object" : "array")) return { at: i, names: [] };
+    const names = isObject(parent.properties) ? Object.keys(parent.properties) : [];
+    // Refused (`additionalProperties: false`, an index past `items: false`; `[*]` may be a tuple's first ones),
+    // or a child of a value whose type has none (`$.qty.foo` of a number, `$.name[0]` of a string): never there.
+    const refused = location.kind === "forbidden" && seg !== WILDCARD ||
+      !typeAdmits(parent.type, typeof seg === "string" ? "object" : "array");
+    if (refused) return { at: i, names };
     if (typeof seg !== "string") continue;
-    const closed = location.kind === "forbidden" ||
-      (isObject(parent.properties) && parent.additionalProperties === undefined &&
-        parent.patternProperties === undefined);
-    if (!closed) return null;
-    return { at: i, names: isObject(parent.properties) ? Object.keys(parent.properties) : [] };
+    const closed = isObject(parent.properties) && parent.additionalProperties === undefined &&
+      parent.patternProperties === undefined;
+    return closed ? { at: i, names } : null;
   }
   return null;
 }

@@ -232,6 +232,7 @@ Deno.test("explain: a field the schema admits (free-form) or the document holds 
         strict: { type: "object", properties: { a: { type: "number" } }, additionalProperties: false },
         name: { type: ["string", "null"] },
         list: { type: "array" },
+        pair: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], items: false },
       },
     },
     metaDerivations: [
@@ -248,12 +249,22 @@ Deno.test("explain: a field the schema admits (free-form) or the document holds 
     assert.deepEqual(runtime.explain(target), [], target);
   }
   // A meta derivation of an undeclared field answers its records; the field itself is known: its value's records
-  // (none computed it), not a 404.
+  // (none computed it), not a 404. So are a tuple's items, one or all.
   assert.deepEqual(runtime.explain("$.limit#maximum").map((t) => t.result), [2]);
-  for (const target of ["$.limit", "$.limit#required", "$.rows[0].cap", "$.rows[*].cap"]) {
+  for (
+    const target of [
+      "$.limit",
+      "$.limit#required",
+      "$.rows[0].cap",
+      "$.rows[*].cap",
+      "$.pair[1]",
+      "$.pair[*]",
+    ]
+  ) {
     assert.deepEqual(runtime.explain(target), [], target);
   }
-  // A child of a scalar (a number, a string or null) is never a field: as unknown as an undeclared name.
+  // A child of a scalar (a number, a string or null), or an index past a tuple's, is never a field: as unknown
+  // as an undeclared name.
   for (
     const target of [
       "$.nope",
@@ -263,6 +274,7 @@ Deno.test("explain: a field the schema admits (free-form) or the document holds 
       "$.qty[0]",
       "$.name.x",
       "$.list.x",
+      "$.pair[2]",
     ]
   ) {
     await rejectsWith(() => runtime.explain(target), "not_found", /^Nothing to explain at /);
