@@ -10,6 +10,9 @@ import { html, type TemplateResult } from "lit";
 import { type GraphView, operations, type TraceRecord } from "../../engine/mod.ts";
 import { ModelPanel } from "./model_panel.ts";
 
+/** How many traced paths a refusal names: hundreds would be a wall of text (the box lists them all). */
+const NAMED_TARGETS = 20;
+
 /** `<svc-explain-panel>`. */
 export class ExplainPanel extends ModelPanel {
   static override properties = {
@@ -39,12 +42,13 @@ export class ExplainPanel extends ModelPanel {
     });
   }
 
-  /** The paths that have traces, named. */
+  /** The paths that have traces, named: the first {@link NAMED_TARGETS}, a big model's others counted. */
   private tracedPaths(): string {
+    const more = this.targets.length - NAMED_TARGETS;
     return this.targets.length
       ? `This model's derived fields and constraints (the Field or constraint box lists them too): ${
-        this.targets.join(", ")
-      }.`
+        this.targets.slice(0, NAMED_TARGETS).join(", ")
+      }${more > 0 ? `, … and ${more} more` : ""}.`
       : "This model has none.";
   }
 

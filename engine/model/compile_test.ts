@@ -162,3 +162,20 @@ Deno.test("sections must be arrays and constants an object", () => {
   const report = compile(spec({ derivations: {}, constraints: "x", constants: [] }));
   assert.deepEqual(locations(report.errors).sort(), ["constants", "constraints", "derivations"]);
 });
+
+Deno.test("a read of a scalar's child is a warning, as an undeclared name's: no value is ever there", () => {
+  const report = compile(spec({
+    derivations: [
+      { path: "$.a", expr: "qty.unit" },
+      // JSONata's `price[0]` of a number is the number: a read of `$.price`.
+      { path: "$.b", expr: "price[0]" },
+      { path: "$.c", expr: "$sum(items.qty)" },
+    ],
+  }));
+  assert.deepEqual(report.warnings.map((w) => [w.location, w.message]), [
+    [
+      "derivations[0].expr",
+      "reads '$.qty.unit', which the schema does not declare and no derivation produces",
+    ],
+  ]);
+});

@@ -400,6 +400,11 @@ function compiledSchema(root: JsonObject, limits: RegexLimits): CompiledSchema {
   return compiled;
 }
 
+/** Whether a schema's `type` (absent: any) admits `kind`. */
+export function typeAdmits(type: unknown, kind: string): boolean {
+  return type === undefined || type === kind || (Array.isArray(type) && type.includes(kind));
+}
+
 /** The compiled base schema of one spec. */
 export class SchemaIndex {
   readonly root: JsonObject;
@@ -587,8 +592,7 @@ export class SchemaIndex {
   containerViolation(container: Path, next: Segment, address: string): SchemaViolation | null {
     const kind = typeof next === "number" ? "array" : "object";
     const type = this.fragmentAt(container).type;
-    const allowed = type === undefined || type === kind || (Array.isArray(type) && type.includes(kind));
-    if (allowed) return null;
+    if (typeAdmits(type, kind)) return null;
     const expected = Array.isArray(type) ? type.join(",") : String(type);
     return {
       path: formatPath(container),

@@ -13,7 +13,7 @@ import { formatPath, pathsOverlap, type Segment, WILDCARD } from "../json/path.t
 import { isObject } from "../json/value.ts";
 import { nearestName } from "../nearest.ts";
 import type { CompiledNode } from "./nodes.ts";
-import type { SchemaIndex } from "./schema_index.ts";
+import { type SchemaIndex, typeAdmits } from "./schema_index.ts";
 
 /** Where a node's expression is written in the spec. */
 function locationOf(node: CompiledNode): string {
@@ -31,8 +31,9 @@ function locationOf(node: CompiledNode): string {
 
 /**
  * The first segment of `path` the schema does not declare (under a parent that
- * declares its members and no others), with that parent's member names; null
- * when every segment is declared or a free-form object is reached.
+ * declares its members and no others, refuses it, or whose `type` has no such
+ * member: a scalar's), with that parent's member names; null when every
+ * segment is declared or a free-form object is reached.
  */
 export function undeclared(
   schema: SchemaIndex,
@@ -40,15 +41,19 @@ export function undeclared(
 ): { at: number; names: string[] } | null {
   for (let i = 0; i < path.length; i++) {
     const seg = path[i];
-    if (typeof seg !== "string") continue;
     const location = schema.locate(path.slice(0, i + 1));
     if (location.kind === "fragment") continue;
     const parent = schema.fragmentAt(path.slice(0, i));
-    const closed = location.kind === "forbidden" ||
-      (isObject(parent.properties) && parent.additionalProperties === undefined &&
-        parent.patternProperties === undefined);
-    if (!closed) return null;
-    return { at: i, names: isObject(parent.properties) ? Object.keys(parent.properties) : [] };
+    const names = isObject(parent.properties) ? Object.keys(parent.properties) : [];
+    // Refused (`additionalProperties: false`, an index past `items: false`; `[*]` may be a tuple's first ones),
+    // or a child of a value whose type has none (`$.qty.foo` of a number, `$.name[0]` of a string): never there.
+    const refused = location.kind === "forbidden" && seg !== WILDCARD ||
+      !typeAdmits(parent.type, typeof seg === "string" ? "object" : "array");
+    if (refused) return { at: i, names };
+    if (typeof seg !== "string") continue;
+    const closed = isObject(parent.properties) && parent.additionalProperties === undefined &&
+      parent.patternProperties === undefined;
+    return closed ? { at: i, names } : null;
   }
   return null;
 }
@@ -81,8 +86,8 @@ export function undeclaredReads(
         .filter((t) => t.length > parent.length && pathsOverlap(t.slice(0, parent.length), parent))
         .map((t) => t[parent.length])
         .filter((seg): seg is string => typeof seg === "string" && seg !== String(WILDCARD));
-      const name = field[field.length - 1] as string;
-      const suggestion = nearestName(name, [...found.names, ...derivedHere]);
+      const name = field[field.length - 1];
+      const suggestion = typeof name === "string" && nearestName(name, [...found.names, ...derivedHere]);
       warnings.push({
         location: locationOf(node),
         message: `reads '${key}', which the schema does not declare and no derivation produces` +

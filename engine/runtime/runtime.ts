@@ -28,7 +28,8 @@ import { isoInstant } from "./instant.ts";
 import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.ts";
 import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../model/compile.ts";
-import { canonicalizePath, formatPath, type Segment } from "../json/path.ts";
+import type { CompiledNode } from "../model/nodes.ts";
+import { canonicalizePath, formatPath, patternMatches, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { undeclared } from "../model/undeclared_reads.ts";
 import { metaPropertyName } from "../model/types.ts";
@@ -378,7 +379,8 @@ export class ModelRuntime {
    * Trace records of a field, of one of its meta values (`<address>#<property>`), of `$constraint:<id>` or
    * `$effect:<id>`; a 404 naming the target when the model has no such field, constraint or effect, as for an
    * unknown model: an empty answer would read as "not computed yet". A field it has: one the schema admits
-   * (declared, or under a free-form object), derived, held by the document or a node's key (a meta derivation's).
+   * (declared, or under a free-form object), derived, held by the document, a meta derivation's target or a
+   * node's key (a meta derivation's `<address>#<property>`).
    */
   explain(address: string, limit?: number): TraceRecord[] {
     const { id, graph, schema, derivedTargets } = this.model;
@@ -388,8 +390,11 @@ export class ModelRuntime {
     const hash = address.lastIndexOf("#");
     const path = entry ? [] : resolveAddress(hash < 0 ? address : address.slice(0, hash));
     const key = entry ? address : formatPath(path) + (hash < 0 ? "" : address.slice(hash));
+    // A field only a meta derivation targets is one the model has, though nothing may trace its value.
+    const known = (node: CompiledNode) =>
+      node.key === key || !entry && node.kind === "META" && patternMatches(node.target, path);
     if (
-      !graph.nodes.some((node) => node.key === key) &&
+      !graph.nodes.some(known) &&
       (entry || undeclared(schema, path) && targetHolding(derivedTargets, path) === undefined &&
           !expandPattern(doc, path).some((at) => getAt(doc, at) !== undefined))
     ) {

@@ -230,9 +230,15 @@ Deno.test("explain: a field the schema admits (free-form) or the document holds 
         bag: { type: "object" },
         loose: { type: "object", properties: { a: { type: "number" } }, additionalProperties: true },
         strict: { type: "object", properties: { a: { type: "number" } }, additionalProperties: false },
+        name: { type: ["string", "null"] },
+        list: { type: "array" },
+        pair: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], items: false },
       },
     },
-    metaDerivations: [{ path: "$.limit", property: "maximum", expr: "qty" }],
+    metaDerivations: [
+      { path: "$.limit", property: "maximum", expr: "qty" },
+      { path: "$.rows[*].cap", property: "minimum", expr: "qty" },
+    ],
   });
   await commitMutation(runtime, { "$.qty": 2, "$.extra": 1, "$.rows": [{ z: 1 }] });
   // Undeclared but held (the schema lists its members without refusing others), under a free-form object,
@@ -242,9 +248,35 @@ Deno.test("explain: a field the schema admits (free-form) or the document holds 
   ) {
     assert.deepEqual(runtime.explain(target), [], target);
   }
-  // A meta derivation of an undeclared field answers its records.
+  // A meta derivation of an undeclared field answers its records; the field itself is known: its value's records
+  // (none computed it), not a 404. So are a tuple's items, one or all.
   assert.deepEqual(runtime.explain("$.limit#maximum").map((t) => t.result), [2]);
-  for (const target of ["$.nope", "$.rows[*].nope", "$.strict.b"]) {
+  for (
+    const target of [
+      "$.limit",
+      "$.limit#required",
+      "$.rows[0].cap",
+      "$.rows[*].cap",
+      "$.pair[1]",
+      "$.pair[*]",
+    ]
+  ) {
+    assert.deepEqual(runtime.explain(target), [], target);
+  }
+  // A child of a scalar (a number, a string or null), or an index past a tuple's, is never a field: as unknown
+  // as an undeclared name.
+  for (
+    const target of [
+      "$.nope",
+      "$.rows[*].nope",
+      "$.strict.b",
+      "$.qty.foo",
+      "$.qty[0]",
+      "$.name.x",
+      "$.list.x",
+      "$.pair[2]",
+    ]
+  ) {
     await rejectsWith(() => runtime.explain(target), "not_found", /^Nothing to explain at /);
   }
 });

@@ -1,0 +1,69 @@
+/// <reference lib="dom" />
+/**
+ * The playground's Explain panel on a big model: a refused path names the
+ * first 20 paths that have traces and counts the others, not a wall of
+ * hundreds; the Field or constraint box still offers every one.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { BLANK_SPEC } from "../../browser/playground/blank_spec.ts";
+import { launchBrowser } from "./chromium.ts";
+import { screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
+import { serveStatic } from "./static_server.ts";
+
+const COUNT = 200;
+/** The blank spec with `COUNT` more derived fields: `$.d001`, `$.d002`, … */
+const BIG_SPEC = {
+  ...BLANK_SPEC,
+  id: "big",
+  derivations: [
+    ...BLANK_SPEC.derivations,
+    ...Array.from(
+      { length: COUNT },
+      (_, i) => ({ path: `$.d${String(i + 1).padStart(3, "0")}`, expr: `qty + ${i}` }),
+    ),
+  ],
+};
+
+Deno.test("playground explain: a refused path on a big model names 20 traced paths and counts the rest", async () => {
+  const build = await temporaryWebBuild();
+  await using server = serveStatic({}, build.dir);
+  await using browser = await launchBrowser();
+  try {
+    const { page, errors } = await watchedPage(browser);
+    await page.goto(`http://127.0.0.1:${server.addr.port}/`);
+    await page.getByText("Connected: this tab").waitFor();
+    await page.getByRole("button", { name: "New model", exact: true }).click();
+    const editor = page.locator("svc-new-model .cm-content");
+    await editor.click();
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.insertText(JSON.stringify(BIG_SPEC));
+    await page.getByRole("button", { name: "Create the model" }).click();
+    await page.locator("svc-view h2").first().waitFor();
+
+    await page.getByRole("tab", { name: "Explain" }).click();
+    const target = page.getByLabel("Field or constraint");
+    await target.fill("$.nope");
+    await target.press("Enter");
+    const panel = page.locator("svc-explain-panel");
+    await panel.getByText("Nothing to explain at $.nope: model 'big' has no such field").waitFor();
+    const named = [
+      "$.total",
+      ...Array.from({ length: 19 }, (_, i) => `$.d${String(i + 1).padStart(3, "0")}`),
+    ];
+    const list = panel.locator("p.muted");
+    await list.waitFor();
+    await screenshot(page, "explain-big-model");
+    assert.equal(
+      (await list.textContent())?.replace(/\s+/g, " ").trim(),
+      "This model's derived fields and constraints (the Field or constraint box lists them too): " +
+        `${named.join(", ")}, … and ${COUNT + 2 - 20} more.`,
+    );
+    // The box still offers every one (the 201 derived fields and the constraint).
+    assert.equal(await panel.locator("#explain-targets option").count(), COUNT + 2);
+    assert.deepEqual(errors, []);
+  } finally {
+    await build.remove();
+  }
+});
