@@ -165,6 +165,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     }).subscribe(identity, (event) => {
       // A watch hears paths: a mutation's written and re-derived ones; after an evolution (every eager value
       // recomputed) and a deletion (found missing; the feed has ended) everything is read again.
+      // Meta keys are not paths it hears: a read-link reads values, which a meta-only change leaves as they were.
       if (event.kind === "mutation") onChange([...event.mutatedPaths, ...event.derivedUpdated]);
       else onChange(["$"]);
     });
