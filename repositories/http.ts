@@ -165,6 +165,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     }).subscribe(identity, (event) => {
       // A watch hears paths: a mutation's written and re-derived ones; after an evolution (every eager value
       // recomputed) and a deletion (found missing; the feed has ended) everything is read again.
+      // Meta keys are not paths it hears: a read-link reads values, which a meta-only change leaves as they were.
       if (event.kind === "mutation") onChange([...event.mutatedPaths, ...event.derivedUpdated]);
       else onChange(["$"]);
     });
@@ -178,7 +179,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     repoClass: options.repoClass,
     async fetch(identity) {
       const lookup = answering();
-      // The lookup's deadline, as the caller's signal: unlike fetchWithin's own, it bounds a stalled body too.
+      // The lookup's deadline (shorter than the client's request timeout), as the caller's signal.
       const signal = AbortSignal.timeout(lookupTimeoutMs);
       try {
         return await lookup.remote.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;

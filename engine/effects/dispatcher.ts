@@ -111,6 +111,8 @@ export class EffectDispatcher {
   readonly #running = new Map<string, { job: EffectJob; abort: AbortController; done: Promise<void> }>();
   /** Put-offs in a row of jobs whose attempt threw (a store outage or anything else: one count). */
   readonly #putOffs = new Map<string, number>();
+  /** Jobs whose give-up this process has logged: the count resumes from the outbox after a restart. */
+  readonly #giveUpsLogged = new Set<string>();
   #closed = false;
 
   constructor(
@@ -267,6 +269,7 @@ export class EffectDispatcher {
   async #settle(job: EffectJob, outcome: ExecutorOutcome, policy: EffectPolicy): Promise<EffectJob | null> {
     try {
       await this.#host.settle(job, outcome);
+      this.#giveUpsLogged.delete(job.id);
       return null;
     } catch (err) {
       const failures = (job.settleFailures ?? 0) + 1;
@@ -288,9 +291,13 @@ export class EffectDispatcher {
         // A store refusing to keep it even so is named in the same line (the wait is then in memory only).
         const kept = again && await this.#keep(again);
         // A long outage is logged at the 1st, 2nd, 4th, 8th… give-up, each line with the count, not at every
-        // wait: a line per doubling of the outage's length. A failure recorded at last always is.
+        // wait: a line per doubling of the outage's length. A failure recorded at last always is, and so is
+        // this process's first give-up of the job (after a restart the count resumes from the outbox).
         const gaveUp = failures - SETTLE_RETRIES;
-        if (!again || !(gaveUp & (gaveUp - 1))) {
+        const first = !this.#giveUpsLogged.has(job.id);
+        if (again) this.#giveUpsLogged.add(job.id);
+        else this.#giveUpsLogged.delete(job.id);
+        if (!again || first || !(gaveUp & (gaveUp - 1))) {
           warn(
             ` ${failures} times${why}, ${
               again ? kept || "kept in the outbox, settled again later" : "recorded failed"
@@ -316,6 +323,7 @@ export class EffectDispatcher {
       if (job.modelId === modelId) {
         this.#disarm(id);
         this.#putOffs.delete(id);
+        this.#giveUpsLogged.delete(id);
       }
     }
     for (const { job, abort } of this.#running.values()) if (job.modelId === modelId) abort.abort();

@@ -171,6 +171,38 @@ Deno.test("settling is given up after the retries: a failure the store refuses t
   await service.close();
 });
 
+Deno.test("settling given up before a restart: the restarted service logs its first give-up, then at doublings", async () => {
+  const store = new FlakyStore();
+  const before = await run(settling, [ok({ v: 1 })], store, Infinity);
+  await before.scheduler.advance(3_600_000);
+  await before.service.close();
+  const [kept] = store.outbox.values();
+  const failures = kept.settleFailures!;
+  assert.ok(failures - SETTLE_RETRIES > 32, "given up many times before the restart");
+  const warnings: string[] = [];
+  const http = new ScriptedExecutor();
+  const { service, scheduler } = await effectService([http], {
+    store,
+    observer: { warn: (message) => warnings.push(message) },
+  });
+  // Its next settlement (when the outbox says), the first give-up since the restart: logged, though its
+  // count is no power of two.
+  await scheduler.advance(Math.max(0, kept.dueAt - scheduler.clock.now()));
+  assert.equal(warnings.length, 1, `the first give-up after the restart is logged: ${warnings}`);
+  assert.match(
+    warnings[0],
+    new RegExp(`settlement failed ${failures + 1} times \\(store unavailable\\), kept in the outbox`),
+  );
+  // Then again only at the next doubling of the outage (the 64th give-up).
+  await scheduler.advance(60_000 * (SETTLE_RETRIES + 64 - failures - 2));
+  assert.equal(warnings.length, 1, "not at every wait");
+  await scheduler.advance(60_000);
+  assert.equal(warnings.length, 2);
+  assert.match(warnings[1], new RegExp(`settlement failed ${SETTLE_RETRIES + 64} times`));
+  assert.equal(http.jobs.length, 0, "not sent again");
+  await service.close();
+});
+
 Deno.test("settling is given up after the retries: a store refusing to keep it even so is named in the one line", async () => {
   const store = new FlakyStore();
   store.failUpdates = SETTLE_RETRIES + 1;

@@ -23,7 +23,8 @@ export const unanswered = (server: string, timeoutMs?: number): NoAnswerError =>
 
 /**
  * Sends `request` through `fetch`, waiting at most `timeoutMs` (none when
- * undefined) for the answer's status line; `signal` is the caller's own
+ * undefined) for the whole answer: its status line, and its body, which fails
+ * with the same error when it stalls; `signal` is the caller's own
  * cancellation. A 503 {@link NoAnswerError} when the time is up, an internal
  * one when the server cannot be reached; `server` names it in both.
  */
@@ -34,15 +35,17 @@ export async function fetchWithin(
   timeoutMs?: number,
   signal?: AbortSignal,
 ): Promise<Response> {
+  // Aborted with the error itself, which a stalled body's read then rejects with; the timeout's own timer needs
+  // no clearing (it keeps no process alive).
   const late = new AbortController();
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => late.abort(), timeoutMs);
-  const signals = [signal, timer === undefined ? undefined : late.signal].filter((s) => s !== undefined);
+  if (timeoutMs !== undefined) {
+    AbortSignal.timeout(timeoutMs).onabort = () => late.abort(unanswered(server, timeoutMs));
+  }
+  const signals = [signal, timeoutMs === undefined ? undefined : late.signal].filter((s) => s !== undefined);
   try {
     return await fetch(signals.length ? new Request(request, { signal: AbortSignal.any(signals) }) : request);
   } catch (err) {
-    if (late.signal.aborted) throw unanswered(server, timeoutMs);
+    if (late.signal.aborted) throw late.signal.reason;
     throw new NoAnswerError("internal", `Cannot reach the server at ${server}: ${(err as Error).message}`);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -12,7 +12,7 @@
  * session token) is read before each request, and may refuse the request
  * (not paired yet) by throwing.
  *
- * A server that does not answer a request (its status line) within
+ * A server that does not answer a request (its status line and body) within
  * `timeoutMs` fails it with a 503, so a console or MCP client never waits for
  * ever. Generation is exempt (the operations with an event-stream route: an
  * answer takes minutes and the server bounds its own LLM calls); its caller
@@ -151,7 +151,7 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
 
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
 
-  /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the answer's status line. */
+  /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the answer, its body too. */
   const send = async (request: Request, signal?: AbortSignal, timeout?: number): Promise<Response> => {
     const key = apiKey();
     // A key no header can carry (a line break, a control or non-Latin-1 character) would be quoted back by

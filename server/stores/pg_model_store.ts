@@ -524,6 +524,15 @@ export class PgModelStore implements ModelStore, StoreCoordination {
 
   async close(): Promise<void> {
     await this.#feed.close();
+    // A clean stop (its attempts ended) ends its leases at the jobs' due times, as if it had died then: its
+    // restart (a new identity) or another instance takes each once due, not one lease later; a put-off or
+    // a timer still waits for its time.
+    const me = this.#db.instance;
+    try {
+      await this.#sql`UPDATE svc_jobs SET lease_until = least(lease_until, due_at) WHERE owner = ${me}`;
+    } catch (err) {
+      this.#options.warn(`postgres: releasing this instance's jobs failed: ${(err as Error).message}`);
+    }
     await this.#db.release();
   }
 }

@@ -303,3 +303,63 @@ Deno.test("an svc mcp --url child whose server does not answer is a miss: its fa
     await holder.close();
   }
 });
+
+Deno.test("an svc mcp --url child: its server's 429 without Retry-After is our 502 naming the repository; a body stalled after the status line is bounded by the child's --timeout", async () => {
+  const busy = failingUpstream(429);
+  // Answer the status line (a 200, a 429), then never end the body.
+  const stalled = (status: number) =>
+    Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      () =>
+        new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("{")) }), {
+          status,
+        }),
+    );
+  const stalledOk = stalled(200);
+  const stalledBusy = stalled(429);
+  const kid = (server: Deno.HttpServer<Deno.NetAddr>) => ({
+    id: "kid",
+    transport: "mcp",
+    locator: [
+      Deno.execPath(),
+      "run",
+      "-A",
+      CLI_MAIN,
+      "mcp",
+      "--url",
+      `http://127.0.0.1:${server.addr.port}`,
+      "--timeout",
+      "1000",
+    ],
+    // Far longer than the child's own wait: the child's answer, not our giving up on it, is what is seen.
+    lookupTimeoutMs: 30_000,
+  });
+  try {
+    const local = await startTestServer({ "svc.composition.repositories": JSON.stringify([kid(busy)]) });
+    try {
+      const reply = await call(local.url, "POST", "/models", branchSpec());
+      assert.equal(reply.status, 502, reply.text);
+      assert.equal(reply.headers.get("retry-after"), null, "no wait to pass on");
+      assert.equal(
+        reply.json.detail,
+        "Repository 'kid' failed to look up 'acme/base' (it answered 429): down (429)",
+      );
+    } finally {
+      await local.close();
+    }
+    for (const server of [stalledOk, stalledBusy]) {
+      const local = await startTestServer({ "svc.composition.repositories": JSON.stringify([kid(server)]) });
+      try {
+        const missing = await call(local.url, "POST", "/models", branchSpec());
+        assert.equal(missing.status, 422, missing.text);
+        const expected =
+          `\\(local, kid\\); Repository 'kid' did not answer: The server at http://127\\.0\\.0\\.1:${server.addr.port} did not answer within 1000 ms$`;
+        assert.match(missing.json.errors[0].message, new RegExp(expected));
+      } finally {
+        await local.close();
+      }
+    }
+  } finally {
+    for (const server of [busy, stalledOk, stalledBusy]) await server.shutdown();
+  }
+});
