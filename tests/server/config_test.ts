@@ -190,6 +190,26 @@ Deno.test("allowed origins are kept as a browser's Origin header writes them; a 
   );
 });
 
+Deno.test("svc.audit.accept-unsigned-heads takes head hashes only; anything else aborts naming the key", async () => {
+  const env = (value: string) => (n: string) => n === "SVC_AUDIT_ACCEPT_UNSIGNED_HEADS" ? value : undefined;
+  const head = "ab".repeat(32);
+  assert.deepEqual(
+    (await loadConfig([], env(` ${head} , ${"0".repeat(64)}`))).server.auditAcceptUnsignedHeads,
+    [head, "0".repeat(64)],
+  );
+  // A sequence number, a hash cut short or copied upper-cased, a JSON array: none could match a head.
+  for (const bad of ["7", head.slice(0, 12), head.toUpperCase(), `["${head}"]`, "x".repeat(5000)]) {
+    await assert.rejects(
+      loadConfig([], env(`${head},${bad}`)),
+      (err: Error) =>
+        err.message.startsWith(
+          "Configuration svc.audit.accept-unsigned-heads (SVC_AUDIT_ACCEPT_UNSIGNED_HEADS) lists '" +
+            bad.slice(0, 200),
+        ) && /which is not an audit head hash/.test(err.message) && err.message.length < 600,
+    );
+  }
+});
+
 Deno.test("an unparsable svc.storage.postgres.url names the key and never echoes the password", async () => {
   const env: Record<string, string> = {
     "svc.storage.type": "postgres",
