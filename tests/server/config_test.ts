@@ -274,6 +274,36 @@ Deno.test("an integer past 2^53 aborts startup instead of standing in for 'unlim
   );
 });
 
+Deno.test("an integer key written 1e3, 0x10 or 12.0 aborts startup instead of being read as a number", async () => {
+  // SVC_RATE_LIMIT_REQUESTS=1e3 was a silent 1000 (Number() reads exponents, hex and fractions).
+  for (
+    const [name, raw] of [
+      ["SVC_RATE_LIMIT_REQUESTS", "1e3"],
+      ["SVC_PORT", "0x1F90"],
+      ["SVC_MAX_MODELS", "12.0"],
+      ["SVC_EFFECTS_MAX_RESPONSE_BYTES", "1e3"],
+      ["SVC_EFFECTS_MAX_RESPONSE_BYTES", "0x10"],
+      ["SVC_LLM_TIMEOUT_MS", "1e4"],
+    ]
+  ) {
+    await assert.rejects(
+      loadConfig([], (n) => n === name ? raw : undefined),
+      { message: new RegExp(`\\(${name}\\) must be an integer, got '${raw.replace(".", "\\.")}'$`) },
+      name,
+    );
+  }
+  assert.throws(
+    () => selectStorage((key) => key === "svc.storage.compaction-threshold" ? "1e2" : undefined),
+    /\(SVC_STORAGE_COMPACTION_THRESHOLD\) must be an integer, got '1e2'/,
+  );
+  await assert.rejects(
+    loadConfig([], (n) => n === "SVC_EFFECTS_MAX_RESPONSE_BYTES" ? "0" : undefined),
+    /svc\.effects\.max-response-bytes \(SVC_EFFECTS_MAX_RESPONSE_BYTES\) must be at least 1, got 0/,
+  );
+  const plain = await loadConfig([], (n) => n === "SVC_EFFECTS_MAX_RESPONSE_BYTES" ? " 2048 " : undefined);
+  assert.equal(plain.effects.maxResponseBytes, 2048);
+});
+
 Deno.test("a storage key no chosen backend reads is a warning, not silently dropped", async () => {
   // SVC_STORAGE_POSTGRES_URL without SVC_STORAGE_TYPE=postgres: the server ran on its local store, saying nothing.
   const keys: Record<string, string> = {
