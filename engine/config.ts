@@ -116,11 +116,15 @@ export function envName(key: string): string {
 /** A configured value as a failure quotes it: cut short, a 100 kB variable would flood the terminal. */
 export const shownValue = (raw: string): string => `'${quoted(raw, MAX_QUOTED_WORD)}'`;
 
-/** Reads an integer key, failing loudly on a malformed value. */
+/**
+ * Reads an integer key written in plain decimal (`-` allowed; a limit refuses
+ * negatives itself), failing loudly on anything else.
+ */
 export function readInt(lookup: ConfigLookup, key: string, fallback: number): number {
   const raw = lookup(key)?.trim();
   if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
+  // Number() also reads 0x10, 1e3 and 12.0: a rate limit of 1e3 would be a silent reinterpretation.
+  const value = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
   // Past 2^53 a number is no longer exact (and 1e20 ms overflows a database's bigint).
   if (!Number.isSafeInteger(value)) {
     throw new Error(

@@ -59,3 +59,24 @@ Deno.test("malformed values fail loudly, naming the key and its variable", () =>
   assert.equal(readList(lookup({}), "k"), null);
   assert.equal(readList(lookup({ k: " " }), "k"), null);
 });
+
+Deno.test("an integer key takes plain decimal only: hex, exponent and fraction forms are refused", () => {
+  for (const raw of ["0x10", "1e3", "12.0", "+5", "0b11", "0o7", "1_000", "Infinity", "12 0"]) {
+    assert.throws(
+      () => readInt(lookup({ "svc.rate-limit.requests": raw }), "svc.rate-limit.requests", 1),
+      {
+        message:
+          `Configuration svc.rate-limit.requests (SVC_RATE_LIMIT_REQUESTS) must be an integer, got '${raw}'`,
+      },
+      raw,
+    );
+  }
+  // Surrounding blanks are trimmed as every reader does; a minus sign is the reader's (a limit refuses it).
+  assert.equal(readInt(lookup({ k: " 12 " }), "k", 1), 12);
+  assert.equal(readInt(lookup({ k: "-1" }), "k", 1), -1);
+  assert.equal(readInt(lookup({ k: "007" }), "k", 1), 7);
+  assert.throws(
+    () => engineConfig(lookup({ "svc.max-models": "1e3" })),
+    /svc\.max-models \(SVC_MAX_MODELS\) must be an integer, got '1e3'/,
+  );
+});

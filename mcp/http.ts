@@ -22,6 +22,7 @@ import type { Invoker } from "../engine/operations/invoker.ts";
 import type { HostFeatures } from "../engine/operations/operation.ts";
 import type { ModelApi } from "../engine/service/api.ts";
 import type { ModelService } from "../engine/service/service.ts";
+import { normalizedOrigin } from "../engine/origin.ts";
 import { type CommitEvents, serviceCommitEvents } from "./events.ts";
 import { handlePost } from "./http_post.ts";
 import { sessionlessRefusal } from "./lifecycle.ts";
@@ -45,7 +46,7 @@ export type McpSessionFactory = (self: { baseUrl: string; fetch: SelfFetch }) =>
 
 /** Options of {@link createMcpHttpMount}. */
 export interface McpHttpOptions extends Omit<McpServerOptions, "notificationsReady" | "mode"> {
-  /** `svc.mcp.allowed-origins`: browser origins accepted; empty accepts every origin. */
+  /** `svc.mcp.allowed-origins`: browser origins accepted; empty (or `*`) accepts every origin. */
   allowedOrigins: readonly string[];
   /** Named in the readiness line (default `server`). */
   mode?: string;
@@ -111,14 +112,12 @@ const NO_SESSION = `Bad Request: Mcp-Session-Id header is required: ${START_SESS
 /** A request other than `initialize` without a session. */
 const noSession = (): Response => jsonRpcError(400, -32000, NO_SESSION);
 
-/** Normalizes an origin for comparison (`HTTP://Host:1/` and `http://host:1` are one origin). */
-function normalizeOrigin(origin: string): string {
-  return origin.trim().replace(/\/+$/, "").toLowerCase();
-}
-
 /** The `/mcp` surface over an in-process {@link ModelApi} or an {@link Invoker}. */
 export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpOptions): McpMount {
-  const allowed = new Set(options.allowedOrigins.map(normalizeOrigin));
+  // Normalized here too: a host may hand the mount a list as an operator wrote it.
+  const allowed = new Set(options.allowedOrigins.map(normalizedOrigin));
+  // An empty list leaves the endpoint open (SPEC.md), as `*` does.
+  const anyOrigin = allowed.size === 0 || allowed.has("*");
   const sessions = new Map<string, Session>();
   const now = options.now ?? Date.now;
   const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
@@ -203,7 +202,7 @@ export function createMcpHttpMount(target: ModelApi | Invoker, options: McpHttpO
   return {
     async handle(request, self) {
       const origin = request.headers.get("origin");
-      if (origin !== null && allowed.size > 0 && !allowed.has(normalizeOrigin(origin))) {
+      if (origin !== null && !anyOrigin && !allowed.has(normalizedOrigin(origin))) {
         return jsonRpcError(403, -32000, `Forbidden: origin '${origin}' is not allowed`);
       }
       const sessionId = request.headers.get("mcp-session-id");

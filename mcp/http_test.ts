@@ -38,6 +38,34 @@ Deno.test("origins compare normalized; an unlisted one is 403 before anything el
   }
 });
 
+Deno.test("an Origin header in another form of a listed origin passes: slash, capitals, default port", async () => {
+  const service = await ModelService.open();
+  const mount = createMcpHttpMount(service, { allowedOrigins: ["https://good.example"] });
+  try {
+    for (const origin of ["https://good.example/", "HTTPS://Good.Example", "https://good.example:443"]) {
+      assert.equal((await mount.handle(post(initialize, { origin }))).status, 200, origin);
+    }
+    const refused = await mount.handle(post(initialize, { origin: "https://good.example:8443" }));
+    assert.equal(refused.status, 403);
+    await refused.body?.cancel();
+  } finally {
+    await mount.close?.();
+    await service.close();
+  }
+});
+
+Deno.test("svc.mcp.allowed-origins=* lets every origin in", async () => {
+  // README "Configuration" allows * in the list; the mount compared it as an origin and refused every browser.
+  const service = await ModelService.open();
+  const mount = createMcpHttpMount(service, { allowedOrigins: ["*"] });
+  try {
+    assert.equal((await mount.handle(post(initialize, { origin: "https://elsewhere.example" }))).status, 200);
+  } finally {
+    await mount.close?.();
+    await service.close();
+  }
+});
+
 Deno.test("sessions idle longer than the limit end at a request of another session", async () => {
   const service = await ModelService.open();
   let clock = 0;

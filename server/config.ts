@@ -16,7 +16,6 @@ import {
   readList,
   shownValue,
 } from "../engine/config.ts";
-import { quoted } from "../engine/quoted.ts";
 import { type LlmConfig, llmConfig } from "../llm/config.ts";
 import { configWarnings, ignoredKeys } from "./config_keys.ts";
 import { type EffectsConfig, effectsConfig } from "./executors/config.ts";
@@ -149,7 +148,7 @@ export function readOrigins(lookup: ConfigLookup, key: string): string[] | null 
     if (entry === "*") return entry;
     if (!ORIGIN.test(entry)) {
       throw new Error(
-        `Configuration ${key} (${envName(key)}) lists '${quoted(entry, 200)}', which is not an origin: ` +
+        `Configuration ${key} (${envName(key)}) lists ${shownValue(entry)}, which is not an origin: ` +
           "write scheme://host[:port] (e.g. https://app.example.com) or *",
       );
     }
@@ -157,6 +156,27 @@ export function readOrigins(lookup: ConfigLookup, key: string): string[] | null 
     // Schemes without a web origin (an extension's) are compared as written, less the slash.
     return origin === "null" ? entry.replace(/\/$/, "").toLowerCase() : origin;
   }) ?? null;
+}
+
+/** An audit record's hash as the trail shows it: hex SHA-256, lower case (engine/audit/chain.ts). */
+const AUDIT_HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * Reads a comma list of audit head hashes: an entry that is no hash (a
+ * sequence number, a truncated or upper-cased copy) could never match a head,
+ * and the write it was meant to allow would stay refused, so it aborts startup
+ * naming the key.
+ */
+function readHeadHashes(lookup: ConfigLookup, key: string): string[] {
+  const hashes = readList(lookup, key) ?? [];
+  const bad = hashes.find((entry) => !AUDIT_HASH.test(entry));
+  if (bad !== undefined) {
+    throw new Error(
+      `Configuration ${key} (${envName(key)}) lists ${shownValue(bad)}, which is not an audit head hash: ` +
+        "write the 64 lowercase hex characters of the head's hash as the audit trail shows it",
+    );
+  }
+  return hashes;
 }
 
 /**
@@ -244,7 +264,7 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     corsAllowedOrigins: readOrigins(lookup, "svc.http.cors.allowed-origins") ?? [],
     accessLog: readBool(lookup, "svc.http.access-log", false),
     auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,
-    auditAcceptUnsignedHeads: readList(lookup, "svc.audit.accept-unsigned-heads") ?? [],
+    auditAcceptUnsignedHeads: readHeadHashes(lookup, "svc.audit.accept-unsigned-heads"),
     pairing: {
       enabled: readBool(lookup, "svc.pairing.enabled", true),
       expiresInSeconds: readPositive(

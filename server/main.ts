@@ -9,11 +9,13 @@ import { commitBatches } from "../engine/service/write_batch.ts";
 import { ed25519Signer } from "../engine/audit/signing.ts";
 import type { Hono } from "hono";
 import { ModelService } from "../engine/service/service.ts";
+import { MAX_QUOTED_WORD, quoted } from "../engine/quoted.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
 import { describeLlm, generatorOf, type LlmHostOptions, providerOf } from "../llm/mod.ts";
 import { hostExecutors } from "./executors/mod.ts";
 import { createServiceMcpMount, type McpMount } from "../mcp/http.ts";
 import { createApp } from "./app.ts";
+import { failureAbout } from "./config_failure.ts";
 import { isLoopbackName } from "./middleware/host_check/index.ts";
 import { loadConfig, type LoadedConfig, type ServerConfig } from "./config.ts";
 import { llmEgress } from "./llm_egress.ts";
@@ -159,9 +161,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     subscriptions.close();
     await mcp?.close?.();
     await service.close();
+    // Deno's own words quote the host whole ("invalid host '…'"): both cut short.
     throw new Error(
-      `cannot listen on ${config.host}:${config.port}: ${(err as Error).message}; choose another port with ` +
-        "SVC_PORT (svc.port) or another interface with SVC_HOST (svc.host)",
+      `cannot listen on ${quoted(config.host, MAX_QUOTED_WORD)}:${config.port}: ${
+        failureAbout((err as Error).message, config.host)
+      }; choose another port with SVC_PORT (svc.port) or another interface with SVC_HOST (svc.host)`,
     );
   }
   const { hostname, port } = server.addr;

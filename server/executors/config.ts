@@ -5,7 +5,7 @@
  * @module
  */
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../engine/effects/http_executor.ts";
-import { type ConfigLookup, envName, readBool, readList, shownValue } from "../../engine/config.ts";
+import { type ConfigLookup, readBool, readLimit, readList } from "../../engine/config.ts";
 import type { EgressPolicy } from "../egress/mod.ts";
 
 /** How a host runs effects. */
@@ -31,14 +31,8 @@ export { DEFAULT_MAX_RESPONSE_BYTES };
 
 /** Reads the `svc.effects.*` keys; a malformed value aborts startup naming the key. */
 export function effectsConfig(lookup: ConfigLookup): EffectsConfig {
-  const raw = lookup("svc.effects.max-response-bytes")?.trim();
-  const maxResponseBytes = raw ? Number(raw) : DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
-    const key = "svc.effects.max-response-bytes";
-    throw new Error(
-      `Configuration ${key} (${envName(key)}) must be a positive integer, got ${shownValue(raw ?? "")}`,
-    );
-  }
+  // Plain decimal, as every integer key (engine/config.ts readInt): Number() read 1e3 and 0x10 too.
+  const maxResponseBytes = readLimit(lookup, "svc.effects.max-response-bytes", DEFAULT_MAX_RESPONSE_BYTES);
   return {
     egress: {
       allowPrivateIps: readBool(lookup, "svc.effects.allow-private-ips", false),

@@ -13,6 +13,8 @@
  *
  * @module
  */
+import { MAX_QUOTED_WORD, quoted } from "../../engine/quoted.ts";
+import { failureAbout } from "../config_failure.ts";
 
 /** The lock file a data directory holds while a process uses it. */
 export const LOCK_FILE = "svc.lock";
@@ -88,7 +90,9 @@ async function acquire(path: string, setting: string): Promise<HeldLock> {
     file = await Deno.open(path, { read: true, write: true, create: true });
   } catch (err) {
     throw new Error(
-      `Configuration ${setting}: cannot create its lock file ${path}: ${(err as Error).message}`,
+      `Configuration ${setting}: cannot create its lock file ${quoted(path, MAX_QUOTED_WORD)}: ${
+        failureAbout((err as Error).message, path)
+      }`,
     );
   }
   if (!(await lockSoon(file))) {

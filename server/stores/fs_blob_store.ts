@@ -8,6 +8,7 @@
  * @module
  */
 import type { BlobStore, StoredBlob } from "../../engine/service/ports.ts";
+import { describeKey, failureAbout } from "../config_failure.ts";
 import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
 import { exists, isTemporary, nameOf, writeFileAtomic } from "./fs_files.ts";
 
@@ -31,11 +32,11 @@ export class FsBlobStore implements BlobStore {
   /** Opens (creating) the directory and indexes what it holds. */
   static async open(dir: string): Promise<FsBlobStore> {
     const store = new FsBlobStore(dir);
-    const setting = `svc.blob-store-path (SVC_BLOB_STORE_PATH) = '${dir}'`;
+    const setting = describeKey("svc.blob-store-path", dir);
     try {
       await Deno.mkdir(store.#dir, { recursive: true });
     } catch (err) {
-      throw new Error(`Configuration ${setting}: ${err}`);
+      throw new Error(`Configuration ${setting}: ${failureAbout(String(err), dir)}`);
     }
     // Another process's garbage collection would delete blobs this one's models use.
     store.#lock = await lockDirectory(store.#dir, setting);

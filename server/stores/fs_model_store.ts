@@ -42,6 +42,7 @@ import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
 import { appendDurable, exists, isTemporary, nameOf, syncDir, writeFileAtomic } from "./fs_files.ts";
 import { isLogEntry, isPersistedState } from "./stored_model.ts";
 import { serverHasher } from "../platform.ts";
+import { describeKey, failureAbout } from "../config_failure.ts";
 
 /** What a filesystem model store keeps besides specs. */
 export interface FsModelStoreOptions {
@@ -165,11 +166,11 @@ export class FsModelStore implements ModelStore {
   /** Opens (creating) `<dir>/models`. */
   static async open(dir: string, options: FsModelStoreOptions): Promise<FsModelStore> {
     const store = new FsModelStore(dir, options);
-    const setting = `svc.persistence-dir (SVC_PERSISTENCE_DIR) = '${dir}'`;
+    const setting = describeKey("svc.persistence-dir", dir);
     try {
       await Deno.mkdir(store.#root, { recursive: true });
     } catch (err) {
-      throw new Error(`Configuration ${setting}: ${err}`);
+      throw new Error(`Configuration ${setting}: ${failureAbout(String(err), dir)}`);
     }
     store.#lock = await lockDirectory(dir, setting);
     return store;

@@ -22,9 +22,11 @@
  *
  * @module
  */
-import { type ConfigLookup, envName, readInt, shownValue } from "../../engine/config.ts";
+import { type ConfigLookup, envName, readInt } from "../../engine/config.ts";
+import { MAX_QUOTED_WORD, quoted } from "../../engine/quoted.ts";
 import { MemoryAuditTrail, MemoryBlobStore, MemoryModelStore } from "../../engine/service/memory.ts";
 import type { BlobStore, ModelStore } from "../../engine/service/ports.ts";
+import { describeKey, failureAbout } from "../config_failure.ts";
 import { ignoredKeys } from "../config_keys.ts";
 import { lockDirectory } from "./dir_lock.ts";
 import { FsBlobStore } from "./fs_blob_store.ts";
@@ -92,10 +94,6 @@ const UNAVAILABLE = new Set(["jdbc", "relational", "mysql", "mongodb", "s3"]);
 
 /** SPEC.md's other name of `svc.storage.blob-type`. */
 const BLOB_STORE_KEY = "svc.blob-store";
-
-function describeKey(key: string, value: string): string {
-  return `${key} (${envName(key)}) = ${shownValue(value)}`;
-}
 
 /** The kind a written value names (its case and other spellings aside). */
 function kindNamed(value: string): string {
@@ -272,7 +270,9 @@ async function openDatabase(dir: string, warn: (message: string) => void): Promi
     await Deno.mkdir(dir, { recursive: true });
   } catch (err) {
     throw new Error(
-      `Configuration ${describeKey("svc.persistence-dir", dir)}: cannot create the directory: ${err}`,
+      `Configuration ${describeKey("svc.persistence-dir", dir)}: cannot create the directory: ${
+        failureAbout(String(err), dir)
+      }`,
     );
   }
   const lock = await lockDirectory(dir, describeKey("svc.persistence-dir", dir));
@@ -281,7 +281,11 @@ async function openDatabase(dir: string, warn: (message: string) => void): Promi
     return await KvDatabase.open(path, warn, lock);
   } catch (err) {
     lock.release();
-    throw new Error(`Storage backend 'kv': cannot open ${path}: ${(err as Error).message}`);
+    throw new Error(
+      `Storage backend 'kv': cannot open ${quoted(path, MAX_QUOTED_WORD)}: ${
+        failureAbout((err as Error).message, path)
+      }`,
+    );
   }
 }
 

@@ -312,6 +312,40 @@ for (const { keys, message } of REFUSED) {
   });
 }
 
+Deno.test("a huge directory setting is quoted cut short in each failure, never echoed whole", () =>
+  withTempDir(async (tmp) => {
+    // Deno's own words quoted the path whole: a 5,000-character variable filled the terminal, twice.
+    const refused = async (keys: Record<string, string>, variable: string, words: RegExp) =>
+      await assert.rejects(openStorage(lookupOf(keys), () => {}), (err: Error) => {
+        assert.match(err.message, new RegExp(`\\(${variable}\\) = '`));
+        assert.match(err.message, words);
+        assert.match(err.message, /characters\)/);
+        assert.ok(
+          err.message.length < 1000,
+          `${err.message.length} characters: ${err.message.slice(0, 300)}`,
+        );
+        return true;
+      });
+    const tooLong = `${tmp}/${"d".repeat(5000)}`;
+    await refused({ "svc.persistence-dir": tooLong }, "SVC_PERSISTENCE_DIR", /cannot create the directory/);
+    const fs = { "svc.storage.type": "filesystem", "svc.persistence-dir": tooLong };
+    await refused(fs, "SVC_PERSISTENCE_DIR", /File name too long/);
+    const blobs = { "svc.storage.type": "memory", "svc.storage.blob-type": "filesystem" };
+    await refused({ ...blobs, "svc.blob-store-path": tooLong }, "SVC_BLOB_STORE_PATH", /File name too long/);
+    // A long path that exists, whose lock file cannot be made (a directory stands there).
+    const deep = `${tmp}${`/${"a".repeat(250)}`.repeat(8)}`;
+    await Deno.mkdir(`${deep}/svc.lock`, { recursive: true });
+    await refused({ "svc.persistence-dir": deep }, "SVC_PERSISTENCE_DIR", /cannot create its lock file/);
+    await Deno.remove(`${deep}/svc.lock`);
+    // Its database cannot be opened (a directory again): Deno KV's words name the file whole.
+    await Deno.mkdir(`${deep}/svc.kv`);
+    await assert.rejects(openStorage(lookupOf({ "svc.persistence-dir": deep }), () => {}), (err: Error) => {
+      assert.match(err.message, /^Storage backend 'kv': cannot open .*characters\)/);
+      assert.ok(err.message.length < 1000, `${err.message.length} characters`);
+      return true;
+    });
+  }));
+
 Deno.test("a persistence directory that cannot be created aborts with its key", () =>
   withTempDir(async (tmp) => {
     await Deno.writeTextFile(`${tmp}/file`, "");

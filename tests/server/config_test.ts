@@ -190,6 +190,26 @@ Deno.test("allowed origins are kept as a browser's Origin header writes them; a 
   );
 });
 
+Deno.test("svc.audit.accept-unsigned-heads takes head hashes only; anything else aborts naming the key", async () => {
+  const env = (value: string) => (n: string) => n === "SVC_AUDIT_ACCEPT_UNSIGNED_HEADS" ? value : undefined;
+  const head = "ab".repeat(32);
+  assert.deepEqual(
+    (await loadConfig([], env(` ${head} , ${"0".repeat(64)}`))).server.auditAcceptUnsignedHeads,
+    [head, "0".repeat(64)],
+  );
+  // A sequence number, a hash cut short or copied upper-cased, a JSON array: none could match a head.
+  for (const bad of ["7", head.slice(0, 12), head.toUpperCase(), `["${head}"]`, "x".repeat(5000)]) {
+    await assert.rejects(
+      loadConfig([], env(`${head},${bad}`)),
+      (err: Error) =>
+        err.message.startsWith(
+          "Configuration svc.audit.accept-unsigned-heads (SVC_AUDIT_ACCEPT_UNSIGNED_HEADS) lists '" +
+            bad.slice(0, 200),
+        ) && /which is not an audit head hash/.test(err.message) && err.message.length < 600,
+    );
+  }
+});
+
 Deno.test("an unparsable svc.storage.postgres.url names the key and never echoes the password", async () => {
   const env: Record<string, string> = {
     "svc.storage.type": "postgres",
@@ -252,6 +272,36 @@ Deno.test("an integer past 2^53 aborts startup instead of standing in for 'unlim
       .engine.blobMaxTotalBytes,
     Number.MAX_SAFE_INTEGER,
   );
+});
+
+Deno.test("an integer key written 1e3, 0x10 or 12.0 aborts startup instead of being read as a number", async () => {
+  // SVC_RATE_LIMIT_REQUESTS=1e3 was a silent 1000 (Number() reads exponents, hex and fractions).
+  for (
+    const [name, raw] of [
+      ["SVC_RATE_LIMIT_REQUESTS", "1e3"],
+      ["SVC_PORT", "0x1F90"],
+      ["SVC_MAX_MODELS", "12.0"],
+      ["SVC_EFFECTS_MAX_RESPONSE_BYTES", "1e3"],
+      ["SVC_EFFECTS_MAX_RESPONSE_BYTES", "0x10"],
+      ["SVC_LLM_TIMEOUT_MS", "1e4"],
+    ]
+  ) {
+    await assert.rejects(
+      loadConfig([], (n) => n === name ? raw : undefined),
+      { message: new RegExp(`\\(${name}\\) must be an integer, got '${raw.replace(".", "\\.")}'$`) },
+      name,
+    );
+  }
+  assert.throws(
+    () => selectStorage((key) => key === "svc.storage.compaction-threshold" ? "1e2" : undefined),
+    /\(SVC_STORAGE_COMPACTION_THRESHOLD\) must be an integer, got '1e2'/,
+  );
+  await assert.rejects(
+    loadConfig([], (n) => n === "SVC_EFFECTS_MAX_RESPONSE_BYTES" ? "0" : undefined),
+    /svc\.effects\.max-response-bytes \(SVC_EFFECTS_MAX_RESPONSE_BYTES\) must be at least 1, got 0/,
+  );
+  const plain = await loadConfig([], (n) => n === "SVC_EFFECTS_MAX_RESPONSE_BYTES" ? " 2048 " : undefined);
+  assert.equal(plain.effects.maxResponseBytes, 2048);
 });
 
 Deno.test("a storage key no chosen backend reads is a warning, not silently dropped", async () => {

@@ -602,6 +602,17 @@ Deno.test("actuator: health and info, metric names, prometheus", async () => {
   }
 });
 
+Deno.test("startup: a huge svc.host that cannot be listened on is quoted cut short", async () => {
+  // Deno's own words ("invalid host '…'") quoted all of it: a 100 kB variable filled the terminal, twice.
+  for (const host of ["h".repeat(100_000), "no such host ".repeat(1000)]) {
+    await assert.rejects(startTestServer({ "svc.host": host }), (err: Error) => {
+      assert.match(err.message, /^cannot listen on .*characters\).*SVC_HOST \(svc\.host\)$/s);
+      assert.ok(err.message.length < 1000, `${err.message.length} characters`);
+      return true;
+    });
+  }
+});
+
 Deno.test("startup: a port in use or an unknown storage backend fails with a clear message", async () => {
   const first = await startTestServer();
   try {

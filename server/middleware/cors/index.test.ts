@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
+import { readOrigins } from "../../config.ts";
 import { corsFor } from "./index.ts";
 
+/** The app with `origins` listed as an operator writes svc.http.cors.allowed-origins. */
 function app(origins: string[]): Hono {
   const hono = new Hono();
-  const cors = corsFor(origins);
+  const cors = corsFor(readOrigins(() => origins.join(","), "svc.http.cors.allowed-origins") ?? []);
   if (cors) hono.use("*", cors);
   // Stands in for the key gate: only preflights pass without the key.
   hono.use("*", async (c, next) => c.req.header("authorization") ? await next() : c.text("key", 401));
@@ -57,4 +59,16 @@ Deno.test("an unlisted origin, or no list: no CORS headers, so the browser withh
   const any = app(["*"]);
   const wild = await any.request("/models", preflight("http://localhost:5173"));
   assert.equal(wild.headers.get("access-control-allow-origin"), "http://localhost:5173");
+});
+
+Deno.test("an Origin header with a trailing slash, capitals or the default port is the listed origin", async () => {
+  const server = app(["https://app.example"]);
+  for (const origin of ["https://app.example/", "HTTPS://App.Example", "https://app.example:443"]) {
+    const pre = await server.request("/models", preflight(origin));
+    assert.equal(pre.status, 204, origin);
+    assert.equal(pre.headers.get("access-control-allow-origin"), origin);
+  }
+  for (const origin of ["https://app.example:8443", "http://app.example", "https://app.example/app"]) {
+    assert.equal((await server.request("/models", preflight(origin))).status, 401, origin);
+  }
 });

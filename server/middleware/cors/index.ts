@@ -11,6 +11,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
+import { normalizedOrigin } from "../../../engine/origin.ts";
 
 /** Request headers a page may send: the credential, JSON bodies, the view of a write, MCP's own. */
 const ALLOWED_HEADERS = [
@@ -25,21 +26,17 @@ const ALLOWED_HEADERS = [
 /** Response headers a page may read. */
 const EXPOSED_HEADERS = ["Location", "Retry-After", "Mcp-Session-Id", "Content-Disposition"];
 
-/** Normalizes an origin for comparison (`HTTP://App:1/` and `http://app:1` are one origin). */
-function normalized(origin: string): string {
-  return origin.trim().replace(/\/+$/, "").toLowerCase();
-}
-
 /**
- * CORS for `origins` (`*`: any origin, for development); `undefined` when the
- * list is empty. A request from anywhere else (or without an `Origin`) passes
- * on with no CORS header at all: a preflight then meets the key gate.
+ * CORS for `origins` (`*`: any origin, for development), as server/config.ts
+ * readOrigins gives them; `undefined` when the list is empty. A request from
+ * anywhere else (or without an `Origin`) passes on with no CORS header at
+ * all: a preflight then meets the key gate.
  */
 export function corsFor(origins: readonly string[]): MiddlewareHandler | undefined {
   if (origins.length === 0) return undefined;
   const any = origins.includes("*");
-  const listed = new Set(origins.map(normalized));
-  const allowed = (origin: string | undefined) => !!origin && (any || listed.has(normalized(origin)));
+  const listed = new Set(origins);
+  const allowed = (origin: string | undefined) => !!origin && (any || listed.has(normalizedOrigin(origin)));
   const handler = cors({
     origin: (origin) => origin,
     allowMethods: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"],

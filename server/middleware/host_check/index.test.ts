@@ -31,3 +31,17 @@ Deno.test("a foreign Host or Origin is 403; listed origins pass", async () => {
   assert.equal(await status({ host: "localhost", origin: "http://localhost:3000" }), 200);
   assert.equal(await status({ host: "localhost", origin: "https://app.example" }), 200);
 });
+
+Deno.test("a listed origin passes in any header form: trailing slash, capitals, the default port", async () => {
+  const app = new Hono();
+  app.use("*", hostCheck({ allowedOrigins: ["https://app.example"] }));
+  app.get("*", (c) => c.text("ok"));
+  const status = async (origin: string) =>
+    (await app.request("http://x/", { headers: { host: "localhost", origin } })).status;
+  for (const origin of ["https://app.example/", "HTTPS://App.Example", "https://app.example:443"]) {
+    assert.equal(await status(origin), 200, origin);
+  }
+  for (const origin of ["https://app.example:8443", "http://app.example", "https://app.example.evil"]) {
+    assert.equal(await status(origin), 403, origin);
+  }
+});

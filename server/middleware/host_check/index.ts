@@ -10,6 +10,7 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
+import { normalizedOrigin } from "../../../engine/origin.ts";
 import { problemResponse } from "../../problem.ts";
 import { answer } from "../answer.ts";
 
@@ -40,7 +41,7 @@ export function isLoopbackOrigin(origin: string): boolean {
 
 /** Options of {@link hostCheck}. */
 export interface HostCheckOptions {
-  /** Origins listed by the operator (WebSocket and MCP lists); `*` accepts any origin. */
+  /** Origins listed by the operator (server/config.ts readOrigins gives them); `*` accepts any origin. */
   allowedOrigins: readonly string[];
 }
 
@@ -51,7 +52,7 @@ function refuse(detail: string): Promise<Response> {
 
 /** Refuses foreign `Host` and `Origin` headers (install only on a loopback bind). */
 export function hostCheck(options: HostCheckOptions): MiddlewareHandler {
-  const listed = new Set(options.allowedOrigins.map((o) => o.trim().replace(/\/+$/, "").toLowerCase()));
+  const listed = new Set(options.allowedOrigins);
   // The last Host value found loopback: a client sends the same one on every request, so the check of its
   // name (three regular expressions) runs once per distinct value in a row, not once per request.
   let admittedHost: string | undefined;
@@ -66,7 +67,7 @@ export function hostCheck(options: HostCheckOptions): MiddlewareHandler {
     const origin = c.req.header("Origin");
     if (
       origin !== undefined && !isLoopbackOrigin(origin) && !listed.has("*") &&
-      !listed.has(origin.trim().replace(/\/+$/, "").toLowerCase())
+      !listed.has(normalizedOrigin(origin))
     ) {
       return refuse(`origin '${origin}' is not allowed on this loopback server`);
     }
