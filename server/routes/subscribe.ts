@@ -10,6 +10,7 @@
  */
 import { badRequest, ServiceError } from "../../engine/errors.ts";
 import { isLoopbackName } from "../middleware/host_check/index.ts";
+import { normalizedOrigin } from "../../engine/origin.ts";
 import { problemResponse } from "../problem.ts";
 import { CREDENTIAL_ENDED_CLOSE } from "../../engine/operations/change_feed.ts";
 import { parsePathFilter, SESSION_ENDED_REASON } from "../subscriptions.ts";
@@ -25,7 +26,8 @@ const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", "[::]"]);
 
 /**
  * The origin rule of SPEC.md "Authentication" 4: no Origin header (not a
- * browser) passes; otherwise the Origin must be listed, or `*` be listed, or,
+ * browser) passes; otherwise the Origin (normalised as the other doors do)
+ * must be listed, or `*` be listed, or,
  * with no list, be the server's own origin: the bound address and port (any
  * loopback name with that port when bound to loopback or to every interface).
  * The request's own `Host` is never trusted: a rebinding page forges it.
@@ -36,7 +38,7 @@ export function originAllowed(
   allowed: string[] | null,
 ): boolean {
   if (origin === undefined) return true;
-  if (allowed !== null) return allowed.includes("*") || allowed.includes(origin);
+  if (allowed !== null) return allowed.includes("*") || allowed.includes(normalizedOrigin(origin));
   let url: URL;
   try {
     url = new URL(origin);

@@ -261,6 +261,11 @@ Deno.test("the WebSocket origin rule compares with the bound address, never the 
   assert.ok(originAllowed("https://models.example", named, null));
   assert.ok(!originAllowed("https://evil.example", named, null));
   assert.ok(originAllowed("https://evil.example", named, ["*"]));
+  // The header is compared as CORS, the host check and /mcp compare it (engine/origin.ts).
+  for (const header of ["https://App.Example", "https://app.example:443", "https://app.example/"]) {
+    assert.ok(originAllowed(header, named, ["https://app.example"]), header);
+  }
+  assert.ok(!originAllowed("https://app.example:8443", named, ["https://app.example"]));
 });
 
 Deno.test("a client's message closes its feed with 1003, text or binary; other feeds and writes go on", async () => {
