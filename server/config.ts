@@ -16,6 +16,7 @@ import {
   readList,
   shownValue,
 } from "../engine/config.ts";
+import { normalizedOrigin } from "../engine/origin.ts";
 import { type LlmConfig, llmConfig } from "../llm/config.ts";
 import { configWarnings, ignoredKeys } from "./config_keys.ts";
 import { type EffectsConfig, effectsConfig } from "./executors/config.ts";
@@ -133,8 +134,11 @@ export function readSize(lookup: ConfigLookup, key: string, fallback: number): n
   return bytes;
 }
 
-/** `scheme://host[:port]`, a trailing slash allowed (what an operator copies from the address bar). */
-const ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/?#\s]+\/?$/i;
+/**
+ * `scheme://host[:port]`, a trailing slash allowed (what an operator copies
+ * from the address bar); no `user@`: an Origin header never carries one.
+ */
+const ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/?#\s@]+\/?$/i;
 
 /**
  * Reads a comma list of origins (`*`, or `scheme://host[:port]`), each
@@ -152,9 +156,7 @@ export function readOrigins(lookup: ConfigLookup, key: string): string[] | null 
           "write scheme://host[:port] (e.g. https://app.example.com) or *",
       );
     }
-    const origin = URL.canParse(entry) ? new URL(entry).origin : "null";
-    // Schemes without a web origin (an extension's) are compared as written, less the slash.
-    return origin === "null" ? entry.replace(/\/$/, "").toLowerCase() : origin;
+    return normalizedOrigin(entry);
   }) ?? null;
 }
 

@@ -173,7 +173,13 @@ Deno.test("allowed origins are kept as a browser's Origin header writes them; a 
   // The handshake compares the header exactly: it was refused (403) with the slash before.
   const slash = (await loadConfig([], env("https://app.example.com/"))).server.websocketAllowedOrigins;
   assert.ok(originAllowed("https://app.example.com", { hostname: "0.0.0.0", port: 8080 }, slash));
-  for (const bad of ['["https://app.example.com"]', "app.example.com", "https://app.example.com/app"]) {
+  const bads = [
+    '["https://app.example.com"]',
+    "app.example.com",
+    "https://app.example.com/app",
+    "https://u@app.example.com",
+  ];
+  for (const bad of bads) {
     await assert.rejects(
       loadConfig([], env(bad)),
       /svc\.websocket\.allowed-origins \(SVC_WEBSOCKET_ALLOWED_ORIGINS\) lists .* not an origin: write scheme:\/\/host\[:port\]/,
