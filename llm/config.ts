@@ -146,11 +146,14 @@ function readCount(lookup: ConfigLookup, key: string, fallback: number, min: num
   return value;
 }
 
+/** A plain decimal (`0.7`, `1`, `.5`): no hex, exponent or sign forms Number() would also take. */
+const DECIMAL = /^(\d+\.?\d*|\.\d+)$/;
+
 function readNumber(lookup: ConfigLookup, key: string, fallback: number, min: number, max: number): number {
   const raw = readText(lookup, key);
   if (raw === null) return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) fail(key, `a number from ${min} to ${max}`, raw);
+  const value = DECIMAL.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min && value <= max)) fail(key, `a number from ${min} to ${max}`, raw);
   return value;
 }
 
