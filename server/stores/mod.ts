@@ -35,6 +35,7 @@ import { KvModelStore } from "./kv_model_store.ts";
 import { PgBlobStore } from "./pg_blob_store.ts";
 import { PgDatabase } from "./pg_database.ts";
 import { PgModelStore } from "./pg_model_store.ts";
+import { PgOutages } from "./pg_outage.ts";
 
 /** A storage backend kind. */
 export type BackendKind = "memory" | "kv" | "filesystem" | "postgres";
@@ -306,6 +307,8 @@ export async function openStorage(
       throw err;
     })).acquire()
     : null;
+  // One database's outage is reported once, whichever store meets it first.
+  const outages = pg && new PgOutages(pg.description, warn);
   const memoryAudit = selection.audit === "memory" ? new MemoryAuditTrail() : null;
   const options = { compactionThreshold: selection.compactionThreshold, warn };
   let store: ModelStore;
@@ -323,7 +326,9 @@ export async function openStorage(
         audit: selection.audit === "filesystem" ? "filesystem" : memoryAudit,
       })
       : selection.spec === "postgres"
-      ? new PgModelStore(pg!, { ...options, audit: selection.audit === "postgres", ...selection.postgres })
+      ? outages!.wrap(
+        new PgModelStore(pg!, { ...options, audit: selection.audit === "postgres", ...selection.postgres }),
+      )
       : new MemoryModelStore(selection.audit === "none" ? null : memoryAudit ?? new MemoryAuditTrail());
   } catch (err) {
     await kv?.release();
@@ -336,7 +341,7 @@ export async function openStorage(
       : selection.blob === "filesystem"
       ? await FsBlobStore.open(selection.blobDir)
       : selection.blob === "postgres"
-      ? new PgBlobStore(pg!)
+      ? outages!.wrap(new PgBlobStore(pg!))
       : new MemoryBlobStore();
     const where = {
       kv: kv?.path,
