@@ -94,20 +94,38 @@ export class PgDatabase {
   }
 }
 
-/** Applies the migrations the database has not seen, once, whichever instance gets there first. */
+/**
+ * Applies the migrations the database has not seen, once, whichever instance
+ * gets there first. The version is read before any DDL, so a role that may
+ * only read and write the tables runs on a schema already current.
+ */
 async function migrate(sql: Sql): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-    await tx`CREATE TABLE IF NOT EXISTS svc_schema (version integer NOT NULL)`;
-    const [row] = await tx`SELECT version FROM svc_schema`;
+    const [{ known }] = await tx`SELECT to_regclass('svc_schema') IS NOT NULL AS known`;
+    const [row] = known ? await tx`SELECT version FROM svc_schema` : [];
     const version = row ? Number(row.version) : 0;
     if (version > MIGRATIONS.length) {
       throw new Error(
         `the database schema is at version ${version}, newer than this build knows (${MIGRATIONS.length})`,
       );
     }
-    for (const migration of MIGRATIONS.slice(version)) await tx.unsafe(migration);
+    if (version === MIGRATIONS.length) return;
+    try {
+      if (!known) await tx`CREATE TABLE svc_schema (version integer NOT NULL)`;
+      for (const migration of MIGRATIONS.slice(version)) await tx.unsafe(migration);
+    } catch (err) {
+      // 42501 insufficient_privilege: say what needs doing, not only what was refused.
+      if ((err as { code?: unknown }).code !== "42501") throw err;
+      const change = version
+        ? `migrate the schema from version ${version} to ${MIGRATIONS.length}`
+        : "create the schema (tables svc_*)";
+      throw new Error(
+        `${(err as Error).message}: this role may not ${change}; start one instance as a role that may ` +
+          "(one that owns the tables, or may create tables in the schema), then this one",
+      );
+    }
     if (!row) await tx`INSERT INTO svc_schema (version) VALUES (${MIGRATIONS.length})`;
-    else if (version < MIGRATIONS.length) await tx`UPDATE svc_schema SET version = ${MIGRATIONS.length}`;
+    else await tx`UPDATE svc_schema SET version = ${MIGRATIONS.length}`;
   });
 }
