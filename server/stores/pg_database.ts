@@ -55,6 +55,12 @@ export class PgDatabase {
 
   /** Connects, then creates or migrates the schema; throws a message naming the database on failure. */
   static async open(url: string, poolSize: number): Promise<PgDatabase> {
+    const setting = "Configuration svc.storage.postgres.url (SVC_STORAGE_POSTGRES_URL)";
+    // The driver takes any scheme (mysql://… would be dialled as PostgreSQL); the value is not quoted: a password.
+    const scheme = /^([a-z][\w+.-]*:)\/\//i.exec(url)?.[1];
+    if (scheme && !/^postgres(ql)?:$/i.test(scheme)) {
+      throw new Error(`${setting} is a ${scheme} URL, not postgres://user:password@host:5432/database`);
+    }
     let sql: Sql;
     try {
       sql = postgres(url, {
@@ -67,8 +73,7 @@ export class PgDatabase {
     } catch {
       // The driver's own message quotes the URL, password and all: this one names the setting only.
       throw new Error(
-        "Configuration svc.storage.postgres.url (SVC_STORAGE_POSTGRES_URL) is not a URL the driver reads, " +
-          "such as postgres://user:password@host:5432/database",
+        `${setting} is not a URL the driver reads, such as postgres://user:password@host:5432/database`,
       );
     }
     const db = new PgDatabase(sql, describeUrl(url));
