@@ -1,20 +1,34 @@
 /**
- * A PostgreSQL database that stops under a running service: its requests
- * answer 503 (`unavailable`, the database named in the log once), not a 500
- * with the driver's stack trace. Its own cluster, since it stops it.
+ * A PostgreSQL database that stops under running services and starts again:
+ * meanwhile their requests answer 503 (`unavailable`, the outage logged once),
+ * not a 500 with the driver's stack trace; afterwards writes land again and the
+ * other instance hears them, no restart needed. Its own cluster, since it
+ * stops it.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { ModelService } from "../../engine/service/service.ts";
 import { webPlatform } from "../../engine/ports.ts";
+import type { StoreChange } from "../../engine/service/ports.ts";
 import { openStorage } from "../../server/stores/mod.ts";
+import { PgDatabase } from "../../server/stores/pg_database.ts";
 import { startPostgres } from "./postgres_cluster.ts";
 
+const OPTIONS = { sanitizeOps: false, sanitizeResources: false };
+
+/** Resolves once `check` holds (polled), else fails naming `what` after 10 s. */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 Deno.test({
-  name: "postgres storage: a database that stopped answers 503 unavailable, logged once",
-  sanitizeOps: false,
-  sanitizeResources: false,
+  ...OPTIONS,
+  name: "postgres storage: while the database is down requests answer 503, logged once; then all resumes",
   async fn() {
     await using cluster = await startPostgres();
     const keys: Record<string, string> = {
@@ -23,12 +37,15 @@ Deno.test({
     };
     const warnings: string[] = [];
     const { store, blobs } = await openStorage((key) => keys[key], (line) => warnings.push(line));
+    const other = await openStorage((key) => keys[key], () => {});
     const service = await ModelService.open({ store, blobs, platform: webPlatform() });
+    const heard: StoreChange[] = [];
+    await other.store.coordination!.watch((change) => heard.push(change));
     try {
       const spec = { id: "outage", schema: { type: "object", properties: { n: { type: "integer" } } } };
       await service.createModel(spec);
       await service.mutate("outage", { "$.n": 1 });
-      await cluster.stop();
+      await cluster.pause();
       for (
         const attempt of [() => service.mutate("outage", { "$.n": 2 }), () => service.getAudit("outage", {})]
       ) {
@@ -44,8 +61,27 @@ Deno.test({
         logged[0],
         /^postgres \(postgres@127\.0\.0\.1:\d+\/db_1\): the database cannot be reached/,
       );
+
+      await cluster.resume();
+      heard.length = 0;
+      await eventually(
+        () => service.mutate("outage", { "$.n": 3 }).then(() => true, () => false),
+        "a write after the database is back",
+      );
+      await eventually(() => Promise.resolve(heard.length > 0), "the other instance hearing it");
+      assert.ok(warnings.at(-1)?.endsWith("the database answers again"), warnings.join("\n"));
+      assert.equal((await service.verifyAudit("outage")).valid, true);
+      // Back so soon since attempts come at most a second apart: the driver's own backoff reaches 20 s.
+      const db = (await PgDatabase.open(keys["svc.storage.postgres.url"], 1)).acquire();
+      const backoff = (db.sql.options as unknown as { backoff: (retries: number) => number }).backoff;
+      await db.release();
+      for (let retries = 0; retries <= 30; retries++) {
+        assert.ok(backoff(retries) <= 1, `after ${retries} failures`);
+      }
     } finally {
       await service.close().catch(() => {});
+      await other.store.close();
+      await other.blobs.close();
     }
   },
 });
