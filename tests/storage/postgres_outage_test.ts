@@ -34,6 +34,8 @@ Deno.test({
     const keys: Record<string, string> = {
       "svc.storage.type": "postgres",
       "svc.storage.postgres.url": await cluster.database(),
+      // Polls for due jobs every 100 ms: several fail while the database is down.
+      "svc.storage.postgres.job-lease-ms": "400",
     };
     const warnings: string[] = [];
     const { store, blobs } = await openStorage((key) => keys[key], (line) => warnings.push(line));
@@ -61,6 +63,11 @@ Deno.test({
         logged[0],
         /^postgres \(postgres@127\.0\.0\.1:\d+\/db_1\): the database cannot be reached/,
       );
+      const polls = () => warnings.filter((line) => line.startsWith("postgres: claiming due jobs failed"));
+      await eventually(() => Promise.resolve(polls().length > 0), "a poll for due jobs failing");
+      await new Promise((resolve) => setTimeout(resolve, 500)); // about five polls more
+      assert.equal(polls().length, 1, polls().join("\n"));
+      assert.match(polls()[0], /\(not logged again until the database answers\)$/);
 
       await cluster.resume();
       heard.length = 0;
