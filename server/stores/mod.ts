@@ -36,6 +36,7 @@ import { PgBlobStore } from "./pg_blob_store.ts";
 import { PgDatabase } from "./pg_database.ts";
 import { PgModelStore } from "./pg_model_store.ts";
 import { PgOutages } from "./pg_outage.ts";
+import { MIGRATIONS } from "./pg_schema.ts";
 
 /** A storage backend kind. */
 export type BackendKind = "memory" | "kv" | "filesystem" | "postgres";
@@ -307,6 +308,13 @@ export async function openStorage(
       throw err;
     })).acquire()
     : null;
+  // Older instances still running keep working beside a migrated schema, but a restarted one refuses it.
+  if (pg?.migratedFrom) {
+    warn(
+      `postgres (${pg.description}): migrated the schema from version ${pg.migratedFrom} to ` +
+        `${MIGRATIONS.length}; instances of the older build still running keep working, restarted they refuse it`,
+    );
+  }
   // One database's outage is reported once, whichever store meets it first.
   const outages = pg && new PgOutages(pg.description, warn);
   const memoryAudit = selection.audit === "memory" ? new MemoryAuditTrail() : null;

@@ -57,6 +57,8 @@ export class PgDatabase {
   readonly instance = crypto.randomUUID();
   /** `user@host:port/database`. */
   readonly description: string;
+  /** The schema version this start migrated from (0: it created the schema), `null` when it was current. */
+  migratedFrom: number | null = null;
   #users = 0;
 
   private constructor(sql: Sql, description: string) {
@@ -91,7 +93,7 @@ export class PgDatabase {
     }
     const db = new PgDatabase(sql, describeUrl(url));
     try {
-      await migrate(sql);
+      db.migratedFrom = await migrate(sql);
     } catch (err) {
       await sql.end({ timeout: 1 });
       throw new Error(`Storage backend 'postgres' (${db.description}): ${(err as Error).message}`);
@@ -115,10 +117,11 @@ export class PgDatabase {
 /**
  * Applies the migrations the database has not seen, once, whichever instance
  * gets there first. The version is read before any DDL, so a role that may
- * only read and write the tables runs on a schema already current.
+ * only read and write the tables runs on a schema already current. Returns
+ * the version migrated from (0: none), `null` when it was current.
  */
-async function migrate(sql: Sql): Promise<void> {
-  await sql.begin(async (tx) => {
+async function migrate(sql: Sql): Promise<number | null> {
+  return await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     const [{ known }] = await tx`SELECT to_regclass('svc_schema') IS NOT NULL AS known`;
     const [row] = known ? await tx`SELECT version FROM svc_schema` : [];
@@ -128,7 +131,7 @@ async function migrate(sql: Sql): Promise<void> {
         `the database schema is at version ${version}, newer than this build knows (${MIGRATIONS.length})`,
       );
     }
-    if (version === MIGRATIONS.length) return;
+    if (version === MIGRATIONS.length) return null;
     try {
       if (!known) await tx`CREATE TABLE svc_schema (version integer NOT NULL)`;
       for (const migration of MIGRATIONS.slice(version)) await tx.unsafe(migration);
@@ -145,5 +148,6 @@ async function migrate(sql: Sql): Promise<void> {
     }
     if (!row) await tx`INSERT INTO svc_schema (version) VALUES (${MIGRATIONS.length})`;
     else await tx`UPDATE svc_schema SET version = ${MIGRATIONS.length}`;
+    return version;
   });
 }

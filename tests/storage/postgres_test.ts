@@ -69,8 +69,16 @@ Deno.test({
         "svc.storage.type": "postgres",
         "svc.storage.postgres.url": url,
       };
-      const { store, blobs } = await openStorage((key) => keys[key], () => {});
+      const warnings: string[] = [];
+      const { store, blobs } = await openStorage((key) => keys[key], (line) => warnings.push(line));
       try {
+        assert.deepEqual(warnings.filter((line) => line.includes("migrated")), [
+          `postgres (postgres@${new URL(url).host}/${
+            new URL(url).pathname.slice(1)
+          }): migrated the schema from ` +
+          `version 1 to ${MIGRATIONS.length}; instances of the older build still running keep working, ` +
+          "restarted they refuse it",
+        ]);
         const [loaded] = await store.load();
         assert.deepEqual({ log: loaded.log, problem: loaded.problem }, { log: [entry], problem: undefined });
       } finally {
