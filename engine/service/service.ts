@@ -640,13 +640,17 @@ export class ModelService implements ModelApi {
    * first), the model is brought up to date and `task` runs again, up to
    * {@link STALE_RETRIES} times per queued operation (then 429). A task writes
    * to the store before it changes anything in memory, so running it again is safe.
+   * A model this process does not have is looked up in a shared store first.
    */
-  #exclusive<T>(id: string, task: (slot: Slot) => Promise<T>, counted = false): Promise<T> {
+  #exclusive<T>(id: string, task: (slot: Slot) => Promise<T>, counted = false, looked = false): Promise<T> {
     let slot: Slot;
     try {
       slot = this.#slot(id);
     } catch (err) {
-      return Promise.reject(err);
+      // Another process may have created it a moment ago, its notice still on the way (no sticky sessions).
+      return this.store.coordination && !looked && (err as ServiceError).kind === "not_found"
+        ? this.#adopt(id).then(() => this.#exclusive(id, task, counted, true))
+        : Promise.reject(err);
     }
     // A task between writes ends their run: the writes after it wait for it.
     slot.openRun = undefined;

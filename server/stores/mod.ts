@@ -37,6 +37,8 @@ import { KvModelStore } from "./kv_model_store.ts";
 import { PgBlobStore } from "./pg_blob_store.ts";
 import { PgDatabase } from "./pg_database.ts";
 import { PgModelStore } from "./pg_model_store.ts";
+import { PgOutages } from "./pg_outage.ts";
+import { MIGRATIONS } from "./pg_schema.ts";
 
 /** A storage backend kind. */
 export type BackendKind = "memory" | "kv" | "filesystem" | "postgres";
@@ -310,6 +312,15 @@ export async function openStorage(
       throw err;
     })).acquire()
     : null;
+  // Older instances still running keep working beside a migrated schema, but a restarted one refuses it.
+  if (pg?.migratedFrom) {
+    warn(
+      `postgres (${pg.description}): migrated the schema from version ${pg.migratedFrom} to ` +
+        `${MIGRATIONS.length}; instances of the older build still running keep working, restarted they refuse it`,
+    );
+  }
+  // One database's outage is reported once, whichever store meets it first.
+  const outages = pg && new PgOutages(pg.description, warn);
   const memoryAudit = selection.audit === "memory" ? new MemoryAuditTrail() : null;
   const options = { compactionThreshold: selection.compactionThreshold, warn };
   let store: ModelStore;
@@ -327,7 +338,9 @@ export async function openStorage(
         audit: selection.audit === "filesystem" ? "filesystem" : memoryAudit,
       })
       : selection.spec === "postgres"
-      ? new PgModelStore(pg!, { ...options, audit: selection.audit === "postgres", ...selection.postgres })
+      ? outages!.wrap(
+        new PgModelStore(pg!, { ...options, audit: selection.audit === "postgres", ...selection.postgres }),
+      )
       : new MemoryModelStore(selection.audit === "none" ? null : memoryAudit ?? new MemoryAuditTrail());
   } catch (err) {
     await kv?.release();
@@ -340,7 +353,7 @@ export async function openStorage(
       : selection.blob === "filesystem"
       ? await FsBlobStore.open(selection.blobDir)
       : selection.blob === "postgres"
-      ? new PgBlobStore(pg!)
+      ? outages!.wrap(new PgBlobStore(pg!))
       : new MemoryBlobStore();
     const where = {
       kv: kv?.path,

@@ -17,6 +17,7 @@
 import type { EffectJob } from "../../engine/effects/job.ts";
 import type { StoreChange } from "../../engine/service/ports.ts";
 import { DB_NOW, type PgDatabase } from "./pg_database.ts";
+import { isOutage } from "./pg_outage.ts";
 
 /** What the feed needs from its model store. */
 export interface FeedSource {
@@ -48,6 +49,8 @@ export class PgChangeFeed {
   #connections = 0;
   #poller: ReturnType<typeof setInterval> | null = null;
   #polling: Promise<void> = Promise.resolve();
+  /** Whether the last poll failed for want of the database. */
+  #pollsLost = false;
 
   constructor(db: PgDatabase, source: FeedSource) {
     this.#db = db;
@@ -124,10 +127,17 @@ export class PgChangeFeed {
         ) AS due
         WHERE j.model_id = due.model_id AND j.id = due.id
         RETURNING j.job`;
+      this.#pollsLost = false;
       const jobs = rows.map((row) => this.#source.parseJob(row.job as string)).filter((job) => job !== null);
       if (jobs.length) this.#emit({ type: "jobs", jobs });
     } catch (err) {
-      this.#source.warn(`postgres: claiming due jobs failed: ${(err as Error).message}`);
+      // A database that cannot be reached fails every poll: said once, until a poll gets through.
+      if (this.#pollsLost && isOutage(err)) return;
+      this.#pollsLost = isOutage(err);
+      this.#source.warn(
+        `postgres: claiming due jobs failed: ${(err as Error).message}` +
+          (this.#pollsLost ? " (not logged again until the database answers)" : ""),
+      );
     }
   }
 

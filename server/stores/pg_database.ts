@@ -29,6 +29,17 @@ const BIGINT_AS_NUMBER = {
   parse: (value: string) => Number(value),
 };
 
+/**
+ * Seconds before the next connection attempt after `retries` failed in a row.
+ * The driver's default grows to 20 s, so after an outage the pool (503s) and
+ * the LISTEN connection (no notices: stale reads, silent feeds) stayed away for
+ * up to that long after the database was back; capped at a second, a database
+ * that is down costs one attempt a second per connection in use.
+ */
+export function reconnectDelay(retries: number): number {
+  return Math.min(0.05 * 2 ** retries, 1);
+}
+
 /** The URL without its password, for logs and the startup line. */
 export function describeUrl(url: string): string {
   try {
@@ -46,6 +57,8 @@ export class PgDatabase {
   readonly instance = crypto.randomUUID();
   /** `user@host:port/database`. */
   readonly description: string;
+  /** The schema version this start migrated from (0: it created the schema), `null` when it was current. */
+  migratedFrom: number | null = null;
   #users = 0;
 
   private constructor(sql: Sql, description: string) {
@@ -55,25 +68,32 @@ export class PgDatabase {
 
   /** Connects, then creates or migrates the schema; throws a message naming the database on failure. */
   static async open(url: string, poolSize: number): Promise<PgDatabase> {
+    const setting = "Configuration svc.storage.postgres.url (SVC_STORAGE_POSTGRES_URL)";
+    // The driver takes any scheme (mysql://… would be dialled as PostgreSQL); the value is not quoted: a password.
+    const scheme = /^([a-z][\w+.-]*:)\/\//i.exec(url)?.[1];
+    if (scheme && !/^postgres(ql)?:$/i.test(scheme)) {
+      throw new Error(`${setting} is a ${scheme} URL, not postgres://user:password@host:5432/database`);
+    }
     let sql: Sql;
     try {
       sql = postgres(url, {
         max: poolSize,
         onnotice: () => {},
         connect_timeout: 10,
+        // Also the LISTEN connection's: the driver makes it with the pool's options.
+        backoff: reconnectDelay,
         connection: { application_name: "svc" },
         types: { bigint: BIGINT_AS_NUMBER },
       }) as unknown as Sql;
     } catch {
       // The driver's own message quotes the URL, password and all: this one names the setting only.
       throw new Error(
-        "Configuration svc.storage.postgres.url (SVC_STORAGE_POSTGRES_URL) is not a URL the driver reads, " +
-          "such as postgres://user:password@host:5432/database",
+        `${setting} is not a URL the driver reads, such as postgres://user:password@host:5432/database`,
       );
     }
     const db = new PgDatabase(sql, describeUrl(url));
     try {
-      await migrate(sql);
+      db.migratedFrom = await migrate(sql);
     } catch (err) {
       await sql.end({ timeout: 1 });
       throw new Error(`Storage backend 'postgres' (${db.description}): ${(err as Error).message}`);
@@ -94,20 +114,40 @@ export class PgDatabase {
   }
 }
 
-/** Applies the migrations the database has not seen, once, whichever instance gets there first. */
-async function migrate(sql: Sql): Promise<void> {
-  await sql.begin(async (tx) => {
+/**
+ * Applies the migrations the database has not seen, once, whichever instance
+ * gets there first. The version is read before any DDL, so a role that may
+ * only read and write the tables runs on a schema already current. Returns
+ * the version migrated from (0: none), `null` when it was current.
+ */
+async function migrate(sql: Sql): Promise<number | null> {
+  return await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-    await tx`CREATE TABLE IF NOT EXISTS svc_schema (version integer NOT NULL)`;
-    const [row] = await tx`SELECT version FROM svc_schema`;
+    const [{ known }] = await tx`SELECT to_regclass('svc_schema') IS NOT NULL AS known`;
+    const [row] = known ? await tx`SELECT version FROM svc_schema` : [];
     const version = row ? Number(row.version) : 0;
     if (version > MIGRATIONS.length) {
       throw new Error(
         `the database schema is at version ${version}, newer than this build knows (${MIGRATIONS.length})`,
       );
     }
-    for (const migration of MIGRATIONS.slice(version)) await tx.unsafe(migration);
+    if (version === MIGRATIONS.length) return null;
+    try {
+      if (!known) await tx`CREATE TABLE svc_schema (version integer NOT NULL)`;
+      for (const migration of MIGRATIONS.slice(version)) await tx.unsafe(migration);
+    } catch (err) {
+      // 42501 insufficient_privilege: say what needs doing, not only what was refused.
+      if ((err as { code?: unknown }).code !== "42501") throw err;
+      const change = version
+        ? `migrate the schema from version ${version} to ${MIGRATIONS.length}`
+        : "create the schema (tables svc_*)";
+      throw new Error(
+        `${(err as Error).message}: this role may not ${change}; start one instance as a role that may ` +
+          "(one that owns the tables, or may create tables in the schema), then this one",
+      );
+    }
     if (!row) await tx`INSERT INTO svc_schema (version) VALUES (${MIGRATIONS.length})`;
-    else if (version < MIGRATIONS.length) await tx`UPDATE svc_schema SET version = ${MIGRATIONS.length}`;
+    else await tx`UPDATE svc_schema SET version = ${MIGRATIONS.length}`;
+    return version;
   });
 }

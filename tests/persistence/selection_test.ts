@@ -268,6 +268,11 @@ const REFUSED: { keys: Record<string, string>; message: RegExp }[] = [
     message: /svc\.storage\.jdbc\.pool-size \(SVC_STORAGE_JDBC_POOL_SIZE\) = '0': must be at least 1/,
   },
   {
+    keys: { "svc.storage.type": "postgres", "svc.storage.postgres.url": "mysql://svc:secret@db:3306/svc" },
+    message:
+      /^Error: Configuration svc\.storage\.postgres\.url \(SVC_STORAGE_POSTGRES_URL\) is a mysql: URL, not postgres:\/\/user:password@host:5432\/database$/,
+  },
+  {
     keys: { "svc.storage.blob-type": "none" },
     message: /svc\.storage\.blob-type \(SVC_STORAGE_BLOB_TYPE\) = 'none': unknown storage backend/,
   },

@@ -1103,6 +1103,28 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
+    name: "shared: a write or state read through the other service right after a create finds the model",
+    needs: ["shared"],
+    async run(fixture) {
+      await withTwo(fixture, async (a, b) => {
+        const [one, two] = await Promise.all(
+          [a, b].map(({ store, blobs }) => ModelService.open({ store, blobs, platform: webPlatform() })),
+        );
+        // No wait for the creation's notice, as behind a load balancer without sticky sessions.
+        for (const id of ["contract/a", "contract/b", "contract/c"]) {
+          await one.createModel({ ...SPEC, id });
+          const written = await refusal(two.mutate(id, { "$.qty": 2, "$.price": 3 }));
+          same(written, "accepted", `the write to ${id} through the other`);
+        }
+        await one.createModel({ ...SPEC, id: "contract/d" });
+        same(await two.getState("contract/d"), {}, "a state read through the other");
+        same(await refusal(two.mutate("contract/none", { "$.qty": 1 })), "not_found", "an unknown model");
+        await one.close();
+        await two.close();
+      });
+    },
+  },
+  {
     name:
       "shared: a stored model that does not load, repaired or discarded through one service, is so in the other",
     needs: ["shared"],

@@ -44,6 +44,10 @@ export interface PostgresCluster extends AsyncDisposable {
   url: string;
   /** A new, empty database on this cluster; returns its URL. */
   database(): Promise<string>;
+  /** Stops the server (fast shutdown), keeping its data: a database outage. */
+  pause(): Promise<void>;
+  /** Starts a paused server again, on the same port and data. */
+  resume(): Promise<void>;
   /** Stops the server (fast shutdown) and removes its directory. */
   stop(): Promise<void>;
 }
@@ -183,18 +187,20 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
     `-c synchronous_commit=${options.fsync ? "on" : "off"}`,
     "-c full_page_writes=off",
   ];
-  await run(bin.pgCtl, [
-    "-D",
-    data,
-    "-l",
-    join(dir, "server.log"),
-    "-w",
-    "-t",
-    "60",
-    "-o",
-    settings.join(" "),
-    "start",
-  ], env);
+  const start = () =>
+    run(bin.pgCtl, [
+      "-D",
+      data,
+      "-l",
+      join(dir, "server.log"),
+      "-w",
+      "-t",
+      "60",
+      "-o",
+      settings.join(" "),
+      "start",
+    ], env);
+  await start();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let databases = 0;
   let stopped: Promise<void> | null = null;
@@ -215,6 +221,12 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
         await sql.end();
       }
       return url.replace(/\/postgres$/, `/${name}`);
+    },
+    pause: async () => {
+      await run(bin.pgCtl, ["-D", data, "-m", "fast", "-w", "stop"], env);
+    },
+    resume: async () => {
+      await start();
     },
     stop: async () => {
       await stop();

@@ -69,8 +69,16 @@ Deno.test({
         "svc.storage.type": "postgres",
         "svc.storage.postgres.url": url,
       };
-      const { store, blobs } = await openStorage((key) => keys[key], () => {});
+      const warnings: string[] = [];
+      const { store, blobs } = await openStorage((key) => keys[key], (line) => warnings.push(line));
       try {
+        assert.deepEqual(warnings.filter((line) => line.includes("migrated")), [
+          `postgres (postgres@${new URL(url).host}/${
+            new URL(url).pathname.slice(1)
+          }): migrated the schema from ` +
+          `version 1 to ${MIGRATIONS.length}; instances of the older build still running keep working, ` +
+          "restarted they refuse it",
+        ]);
         const [loaded] = await store.load();
         assert.deepEqual({ log: loaded.log, problem: loaded.problem }, { log: [entry], problem: undefined });
       } finally {
@@ -81,5 +89,48 @@ Deno.test({
     } finally {
       await sql.end();
     }
+  },
+});
+
+Deno.test({
+  name: "postgres storage: a role that may only read and write the tables runs on a current schema, " +
+    "and one that may not create it is told what to do",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const cluster = await sharedPostgres();
+    const [current, empty] = [await cluster.database(), await cluster.database()];
+    const open = (url: string) =>
+      openStorage(
+        (key) => ({ "svc.storage.type": "postgres", "svc.storage.postgres.url": url })[key],
+        () => {},
+      );
+    const first = await open(current); // the owner creates the schema
+    await first.store.close();
+    await first.blobs.close();
+    const role = `app_${crypto.randomUUID().slice(0, 8)}`;
+    const sql = postgres(current, { max: 1, onnotice: () => {} });
+    try {
+      await sql.unsafe(`CREATE ROLE ${role} LOGIN`);
+      await sql.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+      await sql.unsafe(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+    } finally {
+      await sql.end();
+    }
+    const asRole = (url: string) => url.replace("postgres://postgres@", `postgres://${role}@`);
+    const { store, blobs } = await open(asRole(current));
+    try {
+      await store.save({ id: "m", schema: { type: "object" } }, { doc: {}, meta: [], stale: [] }, {
+        created: true,
+      });
+      assert.deepEqual((await store.load()).map((m) => m.spec.id), ["m"]);
+    } finally {
+      await store.close();
+      await blobs.close();
+    }
+    await assert.rejects(
+      open(asRole(empty)),
+      /permission denied for schema public: this role may not create the schema \(tables svc_\*\); start one/,
+    );
   },
 });

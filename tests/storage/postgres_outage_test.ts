@@ -1,0 +1,94 @@
+/**
+ * A PostgreSQL database that stops under running services and starts again:
+ * meanwhile their requests answer 503 (`unavailable`, the outage logged once),
+ * not a 500 with the driver's stack trace; afterwards writes land again and the
+ * other instance hears them, no restart needed. Its own cluster, since it
+ * stops it.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { ModelService } from "../../engine/service/service.ts";
+import { webPlatform } from "../../engine/ports.ts";
+import type { StoreChange } from "../../engine/service/ports.ts";
+import { openStorage } from "../../server/stores/mod.ts";
+import { PgDatabase } from "../../server/stores/pg_database.ts";
+import { startPostgres } from "./postgres_cluster.ts";
+
+const OPTIONS = { sanitizeOps: false, sanitizeResources: false };
+
+/** Resolves once `check` holds (polled), else fails naming `what` after 10 s. */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+Deno.test({
+  ...OPTIONS,
+  name: "postgres storage: while the database is down requests answer 503, logged once; then all resumes",
+  async fn() {
+    await using cluster = await startPostgres();
+    const keys: Record<string, string> = {
+      "svc.storage.type": "postgres",
+      "svc.storage.postgres.url": await cluster.database(),
+      // Polls for due jobs every 100 ms: several fail while the database is down.
+      "svc.storage.postgres.job-lease-ms": "400",
+    };
+    const warnings: string[] = [];
+    const { store, blobs } = await openStorage((key) => keys[key], (line) => warnings.push(line));
+    const other = await openStorage((key) => keys[key], () => {});
+    const service = await ModelService.open({ store, blobs, platform: webPlatform() });
+    const heard: StoreChange[] = [];
+    await other.store.coordination!.watch((change) => heard.push(change));
+    try {
+      const spec = { id: "outage", schema: { type: "object", properties: { n: { type: "integer" } } } };
+      await service.createModel(spec);
+      await service.mutate("outage", { "$.n": 1 });
+      await cluster.pause();
+      for (
+        const attempt of [() => service.mutate("outage", { "$.n": 2 }), () => service.getAudit("outage", {})]
+      ) {
+        const err = await attempt().then(() => null, (e) => e);
+        assert.equal(err?.kind, "unavailable", String(err?.stack ?? err));
+        assert.match(err.message, /^Storage unavailable: the database cannot be reached \(\w+\)/);
+        assert.equal(err.retryAfter, 1);
+      }
+      assert.equal(await service.getField("outage", "$.n"), 1, "the refused write changed nothing");
+      const logged = warnings.filter((line) => line.includes("cannot be reached"));
+      assert.equal(logged.length, 1, warnings.join("\n"));
+      assert.match(
+        logged[0],
+        /^postgres \(postgres@127\.0\.0\.1:\d+\/db_1\): the database cannot be reached/,
+      );
+      const polls = () => warnings.filter((line) => line.startsWith("postgres: claiming due jobs failed"));
+      await eventually(() => Promise.resolve(polls().length > 0), "a poll for due jobs failing");
+      await new Promise((resolve) => setTimeout(resolve, 500)); // about five polls more
+      assert.equal(polls().length, 1, polls().join("\n"));
+      assert.match(polls()[0], /\(not logged again until the database answers\)$/);
+
+      await cluster.resume();
+      heard.length = 0;
+      await eventually(
+        () => service.mutate("outage", { "$.n": 3 }).then(() => true, () => false),
+        "a write after the database is back",
+      );
+      await eventually(() => Promise.resolve(heard.length > 0), "the other instance hearing it");
+      assert.ok(warnings.at(-1)?.endsWith("the database answers again"), warnings.join("\n"));
+      assert.equal((await service.verifyAudit("outage")).valid, true);
+      // Back so soon since attempts come at most a second apart: the driver's own backoff reaches 20 s.
+      const db = (await PgDatabase.open(keys["svc.storage.postgres.url"], 1)).acquire();
+      const backoff = (db.sql.options as unknown as { backoff: (retries: number) => number }).backoff;
+      await db.release();
+      for (let retries = 0; retries <= 30; retries++) {
+        assert.ok(backoff(retries) <= 1, `after ${retries} failures`);
+      }
+    } finally {
+      await service.close().catch(() => {});
+      await other.store.close();
+      await other.blobs.close();
+    }
+  },
+});
