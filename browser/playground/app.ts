@@ -184,8 +184,24 @@ export class Playground extends LitElement {
     this.selected = this.#linked = hash.get("model") ?? "";
     const panel = hash.get("panel");
     if (PANELS.some(([id]) => id === panel)) this.panel = panel as PanelId;
+    addEventListener("hashchange", this.#linkOpened);
     void this.#connect(this.choice);
   }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    removeEventListener("hashchange", this.#linkOpened);
+  }
+
+  /**
+   * Another pairing link opened in this approve page: only its fragment differs, so the browser does not
+   * reload the page; its code replaces the one shown (and leaves the address bar, as on a load).
+   */
+  #linkOpened = (): void => {
+    if (this.pairingCode === null) return;
+    const code = takePairingCode(location, history);
+    if (code) this.pairingCode = code;
+  };
 
   /** Notes (a message) or clears (`null`) a trouble of the connection, and shows the status it leaves. */
   #trouble(source: "feed" | "poll", message: string | null): void {

@@ -8,7 +8,8 @@
  * agent creates and mutates a model and the tab shows it; the person edits a
  * field in the tab and the agent hears `resources/updated` and reads the new
  * value. Also: a session ended outside the tab (its feed stops for good, and
- * so does one the tab opens afterwards), deny,
+ * so does one the tab opens afterwards), deny (then the next link opened in
+ * the same tab),
  * a wrong (then typed) code on a bare link, an expired
  * link, and a second agent whose tab cannot see the first one's session.
  * Screenshots under .cache/screenshots/pairing-*.png.
@@ -248,7 +249,7 @@ Deno.test("ending the session while a list poll is under way: no request goes ou
   }
 });
 
-Deno.test("pairing denied in the tab: the agent is told, and stays unpaired", async () => {
+Deno.test("pairing denied in the tab: the agent is told, and its next link pairs in the same tab", async () => {
   await using env = await setUp();
   const { server, browser } = env;
   const agent = await browserAgent(server);
@@ -263,6 +264,18 @@ Deno.test("pairing denied in the tab: the agent is told, and stays unpaired", as
     assert.equal(denied.isError, true);
     assert.match(denied.body.error, /denied the pairing/);
     assert.match((await tool(agent, "list_models")).body.error, /call pair_browser first/);
+
+    // The agent's next link, opened in the same tab: only the fragment differs, so the browser does not reload
+    // the page, which shows the new code (before, it kept the denial, and the code stayed in the address bar).
+    const next = await tool(agent, "pair_browser");
+    assert.notEqual(next.body.userCode, pending.body.userCode);
+    await page.goto(next.body.verificationUriComplete);
+    await page.getByLabel("Pairing code").getByText(next.body.userCode).waitFor();
+    assert.equal(await page.evaluate(() => location.hash), "", "the new code is removed from the address");
+    await screenshot(page, "pairing-next-link-same-tab");
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.locator(".paired-badge").waitFor();
+    assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
     assert.deepEqual(errors, []);
   } finally {
     await agent.close();
