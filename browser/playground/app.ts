@@ -306,16 +306,23 @@ export class Playground extends LitElement {
   }
 
   /** The person approved a pairing: this tab joins the session. */
-  #paired(session: PairedSession): void {
+  async #paired(session: PairedSession): Promise<void> {
     this.pairingCode = null;
     const base = new URL(".", location.href);
     history.replaceState(null, "", base.pathname);
-    void this.#connect({
+    await this.#connect({
       mode: "server",
       baseUrl: base.href.replace(/\/+$/, ""),
       apiKey: session.sessionToken,
       paired: session.namespaceId,
     });
+    await this.#focusHeading("#session-title");
+  }
+
+  /** Moves focus to a heading of the sidebar once drawn: the button the person pressed is gone with its page. */
+  async #focusHeading(selector: string): Promise<void> {
+    await this.updateComplete;
+    this.querySelector<HTMLElement>(selector)?.focus();
   }
 
   /** The person ends the pairing (the agent's token stops working too); the tab goes back to itself. */
@@ -331,6 +338,7 @@ export class Playground extends LitElement {
       return;
     }
     await this.#connect({ mode: "tab", baseUrl: "", apiKey: "" });
+    await this.#focusHeading("#connection-title");
   }
 
   /** A paired tab follows the models the agent creates and deletes; the first new one opens when none is. */
@@ -449,7 +457,7 @@ export class Playground extends LitElement {
           ${this.choice.paired
             ? html`
               <section class="connection" aria-labelledby="session-title">
-                <h2 id="session-title">Paired with an agent</h2>
+                <h2 id="session-title" tabindex="-1">Paired with an agent</h2>
                 <p class="muted">This tab shows the models of the agent's session and edits them; the agent
                               sees your changes. New models appear here as the agent creates them. Ending
                               the session takes the agent's access away too.</p>
@@ -485,7 +493,7 @@ export class Playground extends LitElement {
           ) => (await this.#refreshModels(), this.#open(e.detail))}
           @svc-deleted=${() => this.#refreshModels()}
           @svc-changed=${() => this.#changed()} @svc-commit=${() => this.#changed()}
-          @svc-paired=${(e: CustomEvent<PairedSession>) => this.#paired(e.detail)}>
+          @svc-paired=${(e: CustomEvent<PairedSession>) => void this.#paired(e.detail)}>
                 ${this.problem
                   ? html`<p class="problem" role="alert">${this.problem}${
                     this.offerTab

@@ -19,7 +19,7 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Browser, Route } from "playwright-core";
+import type { Browser, Page, Route } from "playwright-core";
 import { type Connected, connectHttp, connectStdio, textOf } from "../mcp/helpers.ts";
 import { startTestServer, type TestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
@@ -98,6 +98,14 @@ async function pairedTab(browser: Browser, agent: Connected, expected: number[] 
   return watched;
 }
 
+/** The text of the element that has the keyboard focus (`BODY` when nothing has it). */
+function focusedText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const focused = document.activeElement;
+    return !focused || focused === document.body ? "BODY" : focused.textContent?.trim() ?? "";
+  });
+}
+
 /** The two agents SPEC.md offers `pair_browser` to: the CLI with --browser, and the server's own `/mcp`. */
 const AGENTS: { agentKind: string; shots: string; connect: (server: TestServer) => Promise<Connected> }[] = [
   { agentKind: "svc mcp --browser", shots: "pairing", connect: browserAgent },
@@ -119,12 +127,14 @@ for (const { agentKind, shots, connect } of AGENTS) {
 
       // The agent waits while the person checks the code and approves.
       const waiting = tool(agent, "pair_browser");
-      await page.getByRole("button", { name: "Approve" }).click();
+      // With the keyboard: the button pressed goes with the approve page, so focus moves to what replaced it.
+      await page.getByRole("button", { name: "Approve" }).press("Enter");
       const paired = await waiting;
       assert.equal(paired.body.status, "paired");
       await page.locator(".paired-badge").getByText("Paired").waitFor();
       await page.getByText("Paired with an agent").waitFor();
       assert.equal(new URL(page.url()).pathname, "/", "the tab leaves the approve page");
+      assert.equal(await focusedText(page), "Paired with an agent");
 
       // The agent builds; the tab follows.
       assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
@@ -153,9 +163,10 @@ for (const { agentKind, shots, connect } of AGENTS) {
       await assertAccessible(page);
 
       // The person ends the session: the tab goes back to itself and the agent loses access.
-      await page.getByRole("button", { name: "End the session" }).click();
+      await page.getByRole("button", { name: "End the session" }).press("Enter");
       await page.getByText("In this tab · offline-ready").waitFor();
       assert.equal(await page.locator(".paired-badge").count(), 0);
+      assert.equal(await focusedText(page), "Where models run");
       const ended = await tool(agent, "get_state", { id: "cart" });
       assert.equal(ended.isError, true);
       assert.match(ended.body.error, /ended/);
