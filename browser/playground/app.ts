@@ -59,6 +59,8 @@ type PanelId = typeof PANELS[number][0];
 
 const CHOICE_KEY = "svc-playground:connection";
 const KEY_KEY = "svc-playground:api-key";
+/** The tab's pairing (server and namespace), kept beside its token: the other tabs' choices leave it alone. */
+const PAIRING_KEY = "svc-playground:pairing";
 /** How often a paired tab looks for models the agent created. */
 const PAIRED_POLL_MS = 2000;
 
@@ -78,21 +80,31 @@ function startChoice(server: string): ConnectionChoice {
 }
 
 /**
- * The person's last choice (its key, for this browser session), else {@link startChoice}. On the server's own
- * page, a saved connection the person did not choose (earlier builds saved every start, unmarked) yields to it.
+ * The tab's pairing, else the person's last choice (its key, for this browser session), else
+ * {@link startChoice}. On the server's own page, a saved connection the person did not choose (earlier builds
+ * saved every start, unmarked) yields to it.
  */
 function savedChoice(server: string): ConnectionChoice {
   try {
+    const apiKey = sessionStorage.getItem(KEY_KEY) ?? "";
+    const pairing = JSON.parse(sessionStorage.getItem(PAIRING_KEY) ?? "null");
+    if (pairing?.paired && apiKey) {
+      return {
+        mode: "server",
+        baseUrl: String(pairing.baseUrl ?? ""),
+        apiKey,
+        paired: String(pairing.paired),
+      };
+    }
     const saved = JSON.parse(localStorage.getItem(CHOICE_KEY) ?? "null");
     if (saved?.mode === "server" || saved?.mode === "tab") {
-      const apiKey = sessionStorage.getItem(KEY_KEY) ?? "";
-      // A pairing lives in this browser session only: without its token, start afresh.
-      if (saved.paired ? !apiKey : server && !saved.chosen) return startChoice(server);
+      // A pairing an earlier build saved here may be another tab's (see PAIRING_KEY): start afresh.
+      if (saved.paired || (server && !saved.chosen)) return startChoice(server);
       return {
         mode: saved.mode,
         baseUrl: String(saved.baseUrl ?? ""),
         apiKey,
-        ...(saved.paired ? { paired: String(saved.paired) } : { chosen: saved.chosen === true }),
+        chosen: saved.chosen === true,
       };
     }
   } catch {
@@ -234,15 +246,20 @@ export class Playground extends LitElement {
       this.status = this.#connected;
       this.notice = "";
       try {
-        localStorage.setItem(
-          CHOICE_KEY,
-          JSON.stringify({
-            mode: choice.mode,
-            baseUrl: choice.baseUrl,
-            paired: choice.paired,
-            chosen: choice.chosen,
-          }),
-        );
+        // A pairing is this tab's, as its token is: kept in the tab's session storage, so that another tab's
+        // choice saved meanwhile does not unpair it on a reload (before, both were in local storage).
+        if (choice.paired) {
+          sessionStorage.setItem(
+            PAIRING_KEY,
+            JSON.stringify({ baseUrl: choice.baseUrl, paired: choice.paired }),
+          );
+        } else {
+          sessionStorage.removeItem(PAIRING_KEY);
+          localStorage.setItem(
+            CHOICE_KEY,
+            JSON.stringify({ mode: choice.mode, baseUrl: choice.baseUrl, chosen: choice.chosen }),
+          );
+        }
         sessionStorage.setItem(KEY_KEY, choice.apiKey);
       } catch {
         // not kept: the next visit starts afresh

@@ -226,6 +226,32 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
   }
 });
 
+Deno.test("a second tab opened meanwhile: the paired tab stays paired on a reload", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    const { page, errors } = await pairedTab(browser, agent);
+    assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+    await page.getByRole("button", { name: "cart", exact: true }).waitFor();
+    // The person opens the playground in another tab of the same browser: it is not paired (no token), and
+    // saves its own connection.
+    const second = await watchedPage(page.context());
+    await second.page.goto(`${server.url}/`);
+    await second.page.getByText(`Connected: ${server.url}`, { exact: true }).waitFor();
+    assert.equal(await second.page.locator(".paired-badge").count(), 0);
+    // Before, the paired tab's reload read the other tab's choice and left the session without a word.
+    await page.reload();
+    await page.getByText(`Connected: ${server.url} (paired session)`).waitFor();
+    await page.locator(".paired-badge").waitFor();
+    await page.locator("svc-view").getByLabel("Quantity").waitFor();
+    await screenshot(page, "pairing-reload-after-second-tab");
+    assert.deepEqual([...errors, ...second.errors], []);
+  } finally {
+    await agent.close();
+  }
+});
+
 Deno.test("ending the session while a list poll is under way: no request goes out with the ended token", async () => {
   await using env = await setUp();
   const { server, browser } = env;
