@@ -384,6 +384,18 @@ export class Playground extends LitElement {
     else if (!this.selected && arrived.length && this.draft === null) this.#select(arrived[0], "view");
   }
 
+  /**
+   * The person goes to a model or the start page from the sidebar: from the approve page too, which they leave
+   * (before, it stayed in place and the button did nothing).
+   */
+  #go(id: string, panel: PanelId = this.panel): void {
+    if (this.pairingCode !== null) {
+      this.pairingCode = null;
+      history.replaceState(null, "", new URL(".", location.href).pathname);
+    }
+    this.#select(id, panel);
+  }
+
   #select(id: string, panel: PanelId = this.panel): void {
     if (id) this.notice = this.#linked = "";
     this.selected = id;
@@ -496,11 +508,11 @@ export class Playground extends LitElement {
                         html`<li><button type="button" class="model-link" aria-current=${
                           id === this.selected ? "page" : nothing
                         }
-              @click=${() => this.#select(id, "view")}>${id}</button></li>`
+              @click=${() => this.#go(id, "view")}>${id}</button></li>`
                       )
                     }</ul>`
                     : html`<p class="muted">No models yet. Open an example or create one.</p>`}
-                  <button type="button" @click=${() => this.#select("")}>Examples and new model</button>
+                  <button type="button" @click=${() => this.#go("")}>Examples and new model</button>
                 </nav>
         </aside>
         <main class="main" @svc-open-example=${(e: CustomEvent<ModelSpec>) => this.#openExample(e.detail)}

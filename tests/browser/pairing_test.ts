@@ -355,6 +355,20 @@ Deno.test("no history entry keeps the code; typed codes: a wrong one is refused,
   }
 });
 
+Deno.test("the approve page's sidebar: Examples and new model leaves it for the start page", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const { page, errors } = await watchedPage(browser);
+  await page.goto(`${server.url}/pair`);
+  await page.getByRole("heading", { name: "Pair with an agent" }).waitFor();
+  // Before, the approve page stayed and the button did nothing.
+  await page.getByRole("button", { name: "Examples and new model" }).click();
+  await page.getByRole("heading", { name: "Start from an example" }).waitFor();
+  assert.equal(await page.getByRole("heading", { name: "Pair with an agent" }).count(), 0);
+  assert.equal(new URL(page.url()).pathname, "/", "the address leaves the approve page too");
+  assert.deepEqual(errors, []);
+});
+
 Deno.test("a server with an API key: the page asks for the key before it approves", async () => {
   await using env = await setUp({ "svc.api.key": "pairing-page-key" });
   const { server, browser } = env;
