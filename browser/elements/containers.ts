@@ -8,6 +8,7 @@
  */
 import { html, nothing, type TemplateResult } from "lit";
 import { repeat } from "lit/directives/repeat.js";
+import { focusAddedRow } from "./added_row_focus.ts";
 import { cssomStyle } from "./cssom_style.ts";
 import type { EvaluatedComponent, EvaluatedView, Json } from "../../engine/mod.ts";
 import { handlerTold, messageList, nameOf } from "./field.ts";
@@ -214,12 +215,14 @@ const sectionList: Renderer = (c, ctx) => {
     ${messageList(ctx, c.bind, ctx.domId(c.id, "msg"))}
     ${
     c.canAdd && pointer !== null
-      ? html`<button type="button" class="add" @click=${() =>
+      ? html`<button type="button" class="add" @click=${(e: Event) => {
+        focusAddedRow(e.currentTarget as HTMLElement);
         ctx.patch([
           // A missing array is created empty first, so the element is created on its own and gets its defaults.
           ...(items.length ? [] : [{ op: "add" as const, path: pointer, value: [] }]),
           { op: "add", path: `${pointer}/-`, value: {} },
-        ], bind)}>${c.addLabel ?? `Add ${name.toLowerCase()}`}</button>`
+        ], bind);
+      }}>${c.addLabel ?? `Add ${name.toLowerCase()}`}</button>`
       : nothing
   }
   </section>`;

@@ -59,6 +59,8 @@ type PanelId = typeof PANELS[number][0];
 
 const CHOICE_KEY = "svc-playground:connection";
 const KEY_KEY = "svc-playground:api-key";
+/** The tab's pairing (server and namespace), kept beside its token: the other tabs' choices leave it alone. */
+const PAIRING_KEY = "svc-playground:pairing";
 /** How often a paired tab looks for models the agent created. */
 const PAIRED_POLL_MS = 2000;
 
@@ -78,21 +80,31 @@ function startChoice(server: string): ConnectionChoice {
 }
 
 /**
- * The person's last choice (its key, for this browser session), else {@link startChoice}. On the server's own
- * page, a saved connection the person did not choose (earlier builds saved every start, unmarked) yields to it.
+ * The tab's pairing, else the person's last choice (its key, for this browser session), else
+ * {@link startChoice}. On the server's own page, a saved connection the person did not choose (earlier builds
+ * saved every start, unmarked) yields to it.
  */
 function savedChoice(server: string): ConnectionChoice {
   try {
+    const apiKey = sessionStorage.getItem(KEY_KEY) ?? "";
+    const pairing = JSON.parse(sessionStorage.getItem(PAIRING_KEY) ?? "null");
+    if (pairing?.paired && apiKey) {
+      return {
+        mode: "server",
+        baseUrl: String(pairing.baseUrl ?? ""),
+        apiKey,
+        paired: String(pairing.paired),
+      };
+    }
     const saved = JSON.parse(localStorage.getItem(CHOICE_KEY) ?? "null");
     if (saved?.mode === "server" || saved?.mode === "tab") {
-      const apiKey = sessionStorage.getItem(KEY_KEY) ?? "";
-      // A pairing lives in this browser session only: without its token, start afresh.
-      if (saved.paired ? !apiKey : server && !saved.chosen) return startChoice(server);
+      // A pairing an earlier build saved here may be another tab's (see PAIRING_KEY): start afresh.
+      if (saved.paired || (server && !saved.chosen)) return startChoice(server);
       return {
         mode: saved.mode,
         baseUrl: String(saved.baseUrl ?? ""),
         apiKey,
-        ...(saved.paired ? { paired: String(saved.paired) } : { chosen: saved.chosen === true }),
+        chosen: saved.chosen === true,
       };
     }
   } catch {
@@ -184,8 +196,24 @@ export class Playground extends LitElement {
     this.selected = this.#linked = hash.get("model") ?? "";
     const panel = hash.get("panel");
     if (PANELS.some(([id]) => id === panel)) this.panel = panel as PanelId;
+    addEventListener("hashchange", this.#linkOpened);
     void this.#connect(this.choice);
   }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    removeEventListener("hashchange", this.#linkOpened);
+  }
+
+  /**
+   * Another pairing link opened in this approve page: only its fragment differs, so the browser does not
+   * reload the page; its code replaces the one shown (and leaves the address bar, as on a load).
+   */
+  #linkOpened = (): void => {
+    if (this.pairingCode === null) return;
+    const code = takePairingCode(location, history);
+    if (code) this.pairingCode = code;
+  };
 
   /** Notes (a message) or clears (`null`) a trouble of the connection, and shows the status it leaves. */
   #trouble(source: "feed" | "poll", message: string | null): void {
@@ -218,15 +246,20 @@ export class Playground extends LitElement {
       this.status = this.#connected;
       this.notice = "";
       try {
-        localStorage.setItem(
-          CHOICE_KEY,
-          JSON.stringify({
-            mode: choice.mode,
-            baseUrl: choice.baseUrl,
-            paired: choice.paired,
-            chosen: choice.chosen,
-          }),
-        );
+        // A pairing is this tab's, as its token is: kept in the tab's session storage, so that another tab's
+        // choice saved meanwhile does not unpair it on a reload (before, both were in local storage).
+        if (choice.paired) {
+          sessionStorage.setItem(
+            PAIRING_KEY,
+            JSON.stringify({ baseUrl: choice.baseUrl, paired: choice.paired }),
+          );
+        } else {
+          sessionStorage.removeItem(PAIRING_KEY);
+          localStorage.setItem(
+            CHOICE_KEY,
+            JSON.stringify({ mode: choice.mode, baseUrl: choice.baseUrl, chosen: choice.chosen }),
+          );
+        }
         sessionStorage.setItem(KEY_KEY, choice.apiKey);
       } catch {
         // not kept: the next visit starts afresh
@@ -290,16 +323,23 @@ export class Playground extends LitElement {
   }
 
   /** The person approved a pairing: this tab joins the session. */
-  #paired(session: PairedSession): void {
+  async #paired(session: PairedSession): Promise<void> {
     this.pairingCode = null;
     const base = new URL(".", location.href);
     history.replaceState(null, "", base.pathname);
-    void this.#connect({
+    await this.#connect({
       mode: "server",
       baseUrl: base.href.replace(/\/+$/, ""),
       apiKey: session.sessionToken,
       paired: session.namespaceId,
     });
+    await this.#focusHeading("#session-title");
+  }
+
+  /** Moves focus to a heading of the sidebar once drawn: the button the person pressed is gone with its page. */
+  async #focusHeading(selector: string): Promise<void> {
+    await this.updateComplete;
+    this.querySelector<HTMLElement>(selector)?.focus();
   }
 
   /** The person ends the pairing (the agent's token stops working too); the tab goes back to itself. */
@@ -315,6 +355,7 @@ export class Playground extends LitElement {
       return;
     }
     await this.#connect({ mode: "tab", baseUrl: "", apiKey: "" });
+    await this.#focusHeading("#connection-title");
   }
 
   /** A paired tab follows the models the agent creates and deletes; the first new one opens when none is. */
@@ -341,6 +382,18 @@ export class Playground extends LitElement {
     if (arrived.length || models.length !== this.models.length) this.models = models;
     if (this.selected && !models.includes(this.selected)) this.#select(arrived[0] ?? "");
     else if (!this.selected && arrived.length && this.draft === null) this.#select(arrived[0], "view");
+  }
+
+  /**
+   * The person goes to a model or the start page from the sidebar: from the approve page too, which they leave
+   * (before, it stayed in place and the button did nothing).
+   */
+  #go(id: string, panel: PanelId = this.panel): void {
+    if (this.pairingCode !== null) {
+      this.pairingCode = null;
+      history.replaceState(null, "", new URL(".", location.href).pathname);
+    }
+    this.#select(id, panel);
   }
 
   #select(id: string, panel: PanelId = this.panel): void {
@@ -433,7 +486,7 @@ export class Playground extends LitElement {
           ${this.choice.paired
             ? html`
               <section class="connection" aria-labelledby="session-title">
-                <h2 id="session-title">Paired with an agent</h2>
+                <h2 id="session-title" tabindex="-1">Paired with an agent</h2>
                 <p class="muted">This tab shows the models of the agent's session and edits them; the agent
                               sees your changes. New models appear here as the agent creates them. Ending
                               the session takes the agent's access away too.</p>
@@ -455,11 +508,11 @@ export class Playground extends LitElement {
                         html`<li><button type="button" class="model-link" aria-current=${
                           id === this.selected ? "page" : nothing
                         }
-              @click=${() => this.#select(id, "view")}>${id}</button></li>`
+              @click=${() => this.#go(id, "view")}>${id}</button></li>`
                       )
                     }</ul>`
                     : html`<p class="muted">No models yet. Open an example or create one.</p>`}
-                  <button type="button" @click=${() => this.#select("")}>Examples and new model</button>
+                  <button type="button" @click=${() => this.#go("")}>Examples and new model</button>
                 </nav>
         </aside>
         <main class="main" @svc-open-example=${(e: CustomEvent<ModelSpec>) => this.#openExample(e.detail)}
@@ -469,7 +522,7 @@ export class Playground extends LitElement {
           ) => (await this.#refreshModels(), this.#open(e.detail))}
           @svc-deleted=${() => this.#refreshModels()}
           @svc-changed=${() => this.#changed()} @svc-commit=${() => this.#changed()}
-          @svc-paired=${(e: CustomEvent<PairedSession>) => this.#paired(e.detail)}>
+          @svc-paired=${(e: CustomEvent<PairedSession>) => void this.#paired(e.detail)}>
                 ${this.problem
                   ? html`<p class="problem" role="alert">${this.problem}${
                     this.offerTab

@@ -70,7 +70,7 @@ export class ConnectionForm extends LitElement {
   protected override render(): TemplateResult {
     const needsKey = this.keyNeeded !== "" && serverOf(this.keyNeeded) === serverOf(this.url);
     return html`<form class="connection" @submit=${this.#submit} aria-labelledby="connection-title">
-      <h2 id="connection-title">Where models run</h2>
+      <h2 id="connection-title" tabindex="-1">Where models run</h2>
       <label><input type="radio" name="mode" value="tab" .checked=${
       this.mode === "tab"
     } @change=${() => (this.mode = "tab")}>

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { html, LitElement, nothing, type TemplateResult } from "lit";
+import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
 import { decidePairing } from "../host/pairing.ts";
 
 /** `<svc-pairing>`. */
@@ -35,6 +35,14 @@ export class PairingPanel extends LitElement {
 
   protected override createRenderRoot(): HTMLElement {
     return this;
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>): void {
+    // Another link's code: what was said about the previous one (refused, denied) no longer holds.
+    if (changed.has("code")) {
+      this.problem = "";
+      this.denied = false;
+    }
   }
 
   async #decide(decision: "approve" | "deny", form: HTMLFormElement): Promise<void> {

@@ -8,7 +8,8 @@
  * agent creates and mutates a model and the tab shows it; the person edits a
  * field in the tab and the agent hears `resources/updated` and reads the new
  * value. Also: a session ended outside the tab (its feed stops for good, and
- * so does one the tab opens afterwards), deny,
+ * so does one the tab opens afterwards), deny (then the next link opened in
+ * the same tab),
  * a wrong (then typed) code on a bare link, an expired
  * link, and a second agent whose tab cannot see the first one's session.
  * Screenshots under .cache/screenshots/pairing-*.png.
@@ -18,7 +19,7 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Browser, Route } from "playwright-core";
+import type { Browser, Page, Route } from "playwright-core";
 import { type Connected, connectHttp, connectStdio, textOf } from "../mcp/helpers.ts";
 import { startTestServer, type TestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
@@ -97,6 +98,14 @@ async function pairedTab(browser: Browser, agent: Connected, expected: number[] 
   return watched;
 }
 
+/** The text of the element that has the keyboard focus (`BODY` when nothing has it). */
+function focusedText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const focused = document.activeElement;
+    return !focused || focused === document.body ? "BODY" : focused.textContent?.trim() ?? "";
+  });
+}
+
 /** The two agents SPEC.md offers `pair_browser` to: the CLI with --browser, and the server's own `/mcp`. */
 const AGENTS: { agentKind: string; shots: string; connect: (server: TestServer) => Promise<Connected> }[] = [
   { agentKind: "svc mcp --browser", shots: "pairing", connect: browserAgent },
@@ -118,12 +127,14 @@ for (const { agentKind, shots, connect } of AGENTS) {
 
       // The agent waits while the person checks the code and approves.
       const waiting = tool(agent, "pair_browser");
-      await page.getByRole("button", { name: "Approve" }).click();
+      // With the keyboard: the button pressed goes with the approve page, so focus moves to what replaced it.
+      await page.getByRole("button", { name: "Approve" }).press("Enter");
       const paired = await waiting;
       assert.equal(paired.body.status, "paired");
       await page.locator(".paired-badge").getByText("Paired").waitFor();
       await page.getByText("Paired with an agent").waitFor();
       assert.equal(new URL(page.url()).pathname, "/", "the tab leaves the approve page");
+      assert.equal(await focusedText(page), "Paired with an agent");
 
       // The agent builds; the tab follows.
       assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
@@ -152,9 +163,10 @@ for (const { agentKind, shots, connect } of AGENTS) {
       await assertAccessible(page);
 
       // The person ends the session: the tab goes back to itself and the agent loses access.
-      await page.getByRole("button", { name: "End the session" }).click();
+      await page.getByRole("button", { name: "End the session" }).press("Enter");
       await page.getByText("In this tab · offline-ready").waitFor();
       assert.equal(await page.locator(".paired-badge").count(), 0);
+      assert.equal(await focusedText(page), "Where models run");
       const ended = await tool(agent, "get_state", { id: "cart" });
       assert.equal(ended.isError, true);
       assert.match(ended.body.error, /ended/);
@@ -214,6 +226,32 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
   }
 });
 
+Deno.test("a second tab opened meanwhile: the paired tab stays paired on a reload", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    const { page, errors } = await pairedTab(browser, agent);
+    assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+    await page.getByRole("button", { name: "cart", exact: true }).waitFor();
+    // The person opens the playground in another tab of the same browser: it is not paired (no token), and
+    // saves its own connection.
+    const second = await watchedPage(page.context());
+    await second.page.goto(`${server.url}/`);
+    await second.page.getByText(`Connected: ${server.url}`, { exact: true }).waitFor();
+    assert.equal(await second.page.locator(".paired-badge").count(), 0);
+    // Before, the paired tab's reload read the other tab's choice and left the session without a word.
+    await page.reload();
+    await page.getByText(`Connected: ${server.url} (paired session)`).waitFor();
+    await page.locator(".paired-badge").waitFor();
+    await page.locator("svc-view").getByLabel("Quantity").waitFor();
+    await screenshot(page, "pairing-reload-after-second-tab");
+    assert.deepEqual([...errors, ...second.errors], []);
+  } finally {
+    await agent.close();
+  }
+});
+
 Deno.test("ending the session while a list poll is under way: no request goes out with the ended token", async () => {
   await using env = await setUp();
   const { server, browser } = env;
@@ -248,7 +286,7 @@ Deno.test("ending the session while a list poll is under way: no request goes ou
   }
 });
 
-Deno.test("pairing denied in the tab: the agent is told, and stays unpaired", async () => {
+Deno.test("pairing denied in the tab: the agent is told, and its next link pairs in the same tab", async () => {
   await using env = await setUp();
   const { server, browser } = env;
   const agent = await browserAgent(server);
@@ -263,6 +301,18 @@ Deno.test("pairing denied in the tab: the agent is told, and stays unpaired", as
     assert.equal(denied.isError, true);
     assert.match(denied.body.error, /denied the pairing/);
     assert.match((await tool(agent, "list_models")).body.error, /call pair_browser first/);
+
+    // The agent's next link, opened in the same tab: only the fragment differs, so the browser does not reload
+    // the page, which shows the new code (before, it kept the denial, and the code stayed in the address bar).
+    const next = await tool(agent, "pair_browser");
+    assert.notEqual(next.body.userCode, pending.body.userCode);
+    await page.goto(next.body.verificationUriComplete);
+    await page.getByLabel("Pairing code").getByText(next.body.userCode).waitFor();
+    assert.equal(await page.evaluate(() => location.hash), "", "the new code is removed from the address");
+    await screenshot(page, "pairing-next-link-same-tab");
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.locator(".paired-badge").waitFor();
+    assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
     assert.deepEqual(errors, []);
   } finally {
     await agent.close();
@@ -303,6 +353,20 @@ Deno.test("no history entry keeps the code; typed codes: a wrong one is refused,
   } finally {
     await agent.close();
   }
+});
+
+Deno.test("the approve page's sidebar: Examples and new model leaves it for the start page", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const { page, errors } = await watchedPage(browser);
+  await page.goto(`${server.url}/pair`);
+  await page.getByRole("heading", { name: "Pair with an agent" }).waitFor();
+  // Before, the approve page stayed and the button did nothing.
+  await page.getByRole("button", { name: "Examples and new model" }).click();
+  await page.getByRole("heading", { name: "Start from an example" }).waitFor();
+  assert.equal(await page.getByRole("heading", { name: "Pair with an agent" }).count(), 0);
+  assert.equal(new URL(page.url()).pathname, "/", "the address leaves the approve page too");
+  assert.deepEqual(errors, []);
 });
 
 Deno.test("a server with an API key: the page asks for the key before it approves", async () => {

@@ -4,7 +4,8 @@
  * section list rows, in Chromium: the field they are typing in stays focused
  * on its row, with their uncommitted text and caret, and their Enter writes
  * that row; when their row is gone, focus goes to the list, which says the
- * edit was not saved, and nothing is written.
+ * edit was not saved, and nothing is written. After the person's own Add, the
+ * new row's first field takes the focus.
  *
  * @module
  */
@@ -190,6 +191,36 @@ Deno.test("the renderer: the person's own Remove hands the focus to the next row
     assert.deepEqual(await linesOf(page, "focus"), []);
     assert.equal(await list.getByText("another writer").count(), 0, "nothing is said");
   }));
+
+Deno.test("the renderer: after the person's Add (Enter on it), the new row's first field has the focus", () =>
+  withEmbeddedSpec(
+    {
+      ...SPEC,
+      viewDefinition: {
+        defaultView: "main",
+        views: [{
+          id: "main",
+          label: "Main",
+          components: [{ ...LINES_LIST, canAdd: true, addLabel: "Add a line" }],
+        }],
+      },
+    },
+    { heading: "Main" },
+    async (page, view) => {
+      await view.getByRole("button", { name: "Add a line" }).press("Enter");
+      const n = view.getByLabel("N", { exact: true });
+      await until(page, "the new row", async () => await n.count() === 5);
+      // Before, the focus stayed on Add, and nothing told a keyboard or screen reader user that a row had come.
+      await until(page, "the new row's N focused", () => n.nth(4).evaluate((el) => el.matches(":focus")));
+      await page.keyboard.type("5");
+      await page.keyboard.press("Tab");
+      await page.keyboard.type("e");
+      await page.keyboard.press("Enter");
+      await until(page, "the new row's D", async () => (await linesOf(page, "focus")).join() === "a,b,c,d,e");
+      assert.deepEqual((await stateOf(page, "focus") as { lines: unknown[] }).lines.at(-1), { n: 5, d: "e" });
+      await screenshot(page, "renderer-focus-added-row");
+    },
+  ));
 
 /** Waits until `holds` (Playwright's waitForFunction takes an async predicate's promise for a truthy answer). */
 async function until(page: Page, what: string, holds: () => Promise<boolean>): Promise<void> {
