@@ -9,7 +9,8 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { conflict, type Finding, notFound, ServiceError, specInvalid } from "../errors.ts";
+import { conflict, type Finding, notFound, ServiceError, specInvalid, STATUS_OF_KIND } from "../errors.ts";
+import { NoAnswerError } from "../operations/fetch_within.ts";
 import { parseCoordinate } from "../composition/coordinate.ts";
 import { flatten, isBranch, pinned, TemplateError, withoutProvenance } from "../composition/flatten.ts";
 import { inheritLibrary, layersOf, originOf } from "../model/library_layers.ts";
@@ -77,6 +78,23 @@ function linkFailure(err: unknown): LinkError {
     default:
       return new LinkError("transport_error", err.message);
   }
+}
+
+/**
+ * A repository's answer refusing a link's call (a 429, a 422…) named as a lookup's failure is: its message
+ * alone reads as this service's. No answer, and a message naming the repository already, stay as they are.
+ */
+function answeredBy(repo: string, what: string, err: unknown): unknown {
+  if (
+    !(err instanceof ServiceError) || err instanceof NoAnswerError ||
+    err.message.startsWith(`Repository '${repo}'`)
+  ) {
+    return err;
+  }
+  return new ServiceError(
+    err.kind,
+    `Repository '${repo}' failed to ${what} (it answered ${STATUS_OF_KIND[err.kind]}): ${err.message}`,
+  );
 }
 
 /** Composition of one service. */
@@ -289,7 +307,9 @@ export class Composition {
           if (!repo.write) {
             throw new LinkError("target_unresolved", `repository '${repo.id}' cannot take writes`);
           }
-          return await repo.write(identity, path, value, signal);
+          return await repo.write(identity, path, value, signal).catch((err) => {
+            throw answeredBy(repo.id, `write '${identity}'`, err);
+          });
         } catch (err) {
           throw linkFailure(err);
         }
@@ -299,7 +319,9 @@ export class Composition {
         try {
           if (repo.id === "local") return valueAt(await this.#host.state(identity), path);
           if (!repo.read) throw new LinkError("target_unresolved", `repository '${repo.id}' cannot be read`);
-          return await repo.read(identity, path, signal);
+          return await repo.read(identity, path, signal).catch((err) => {
+            throw answeredBy(repo.id, `read '${identity}'`, err);
+          });
         } catch (err) {
           throw linkFailure(err);
         }
