@@ -470,6 +470,9 @@ export class Composition {
       throw new ServiceError("not_allowed", `DemoteUnsupported: '${toRepo}' is a local repository`);
     }
     if (!target.publish) throw conflict(`Repository '${toRepo}' cannot publish`);
+    // Every web repository, not the target's own chain (its models, then its configured repositories), which
+    // cannot be seen from here: a reference held only by another one passes, and a target not configured with
+    // that repository refuses the model itself (README "Promote").
     const web = this.#host.repositories.filter((r) => r.repoClass === "web");
     // Each reference, with how a refusal names it. A pinned library layer is looked up at its digest: the
     // repository's create takes it only from the model it names at that digest.
