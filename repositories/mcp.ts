@@ -224,6 +224,10 @@ export function mcpRepository(options: McpRepositoryOptions): Repository {
         timeout,
       }) as CallToolResult;
     } catch (err) {
+      // The SDK rejects a cancelled call as timed out: the caller gave up, the child did not fail.
+      if (signal?.aborted) {
+        throw new ServiceError("unavailable", named(`${name} was cancelled before the child answered`));
+      }
       if (!(err instanceof McpError && err.code === ErrorCode.RequestTimeout)) {
         throw new ChildNoAnswer(options.id, `failed on ${name}: ${(err as Error).message}`);
       }

@@ -339,3 +339,30 @@ Deno.test("mcp repository link: a child silent past the request timeout is unava
     await repository.close?.();
   }
 });
+
+Deno.test("mcp repository link: a call its caller cancels says it was cancelled, not that the child timed out", async () => {
+  let asked = () => {};
+  const children = memoryChildren(() => {
+    asked();
+    return new Promise<CallToolResult>(() => {});
+  });
+  const repository = kidRepository(children);
+  const stop = await repository.watch!("fx", () => {});
+  try {
+    const message = "Repository 'kid': get_state was cancelled before the child answered";
+    // Cancelled before the call went out, and while the child has it (the SDK's own wording: a timeout).
+    const early = new AbortController();
+    const before = repository.read!("fx", "$.a", early.signal);
+    early.abort();
+    await assert.rejects(before, { message });
+    const late = new AbortController();
+    const reached = new Promise<void>((resolve) => (asked = resolve));
+    const waiting = repository.read!("fx", "$.a", late.signal);
+    await reached;
+    late.abort();
+    await assert.rejects(waiting, { message });
+  } finally {
+    stop();
+    await repository.close?.();
+  }
+});

@@ -200,6 +200,21 @@ Deno.test("resolution: through the chain in order; digest pins checked; misses n
   );
 });
 
+Deno.test("resolution: a version pin nothing takes names the versions held, a few at most", async () => {
+  const at = (version: string): ModelSpec => ({ id: "lib/base", version, schema: {} });
+  const two = [repo("local", [at("1.1.0")]), repo("hub", []), repo("mirror", [at("2.0.0")])];
+  await assert.rejects(resolveRef("lib/base@1.0.0", two, hasher), {
+    name: "ResolutionError",
+    message:
+      "'lib/base@1.0.0' is not found in any repository (local, hub, mirror); held: 1.1.0 in local, 2.0.0 in mirror",
+  });
+  const many = ["1.1.0", "1.2.0", "1.3.0", "1.4.0"].map((v, i) => repo(`r${i}`, [at(v)]));
+  await assert.rejects(resolveRef("lib/base@^2.0.0", many, hasher), {
+    message:
+      "'lib/base@^2.0.0' is not found in any repository (r0, r1, r2, r3); held: 1.1.0 in r0, 1.2.0 in r1, 1.3.0 in r2, …",
+  });
+});
+
 const BASE: ModelSpec = {
   id: "acme/base",
   version: "2.1.0",

@@ -103,6 +103,8 @@ export async function resolveRef(
   let mismatch: string | null = null;
   // Why the repositories that did not answer did not: a "not found" says so.
   let unanswered = "";
+  // The versions held that the pin does not take (one a repository), a few named: "not found" says which exist.
+  const held: string[] = [];
   for (const repo of chain) {
     // A repository that does not answer is a miss: the next one may hold the model.
     const spec = await repo.fetch(coordinate.identity).catch((err) => {
@@ -118,14 +120,16 @@ export async function resolveRef(
     }
     if (coordinate.pin.kind === "digest") {
       mismatch ??= `${repo.id} holds ${coordinate.identity} with ${digest}`;
-    }
+    } else held.push(`${version} in ${repo.id}`);
   }
   if (mismatch) {
     throw new ResolutionError("DigestMismatch", `'${ref}': the digest does not match (${mismatch})`);
   }
   throw new ResolutionError(
     "UnresolvedReference",
-    `'${ref}' is not found in any repository (${chain.map((r) => r.id).join(", ")})${unanswered}`,
+    `'${ref}' is not found in any repository (${chain.map((r) => r.id).join(", ")})${
+      held.length ? `; held: ${held.slice(0, 3).join(", ")}${held.length > 3 ? ", …" : ""}` : ""
+    }${unanswered}`,
   );
 }
 

@@ -9,7 +9,8 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { conflict, type Finding, notFound, ServiceError, specInvalid } from "../errors.ts";
+import { conflict, type Finding, notFound, ServiceError, specInvalid, STATUS_OF_KIND } from "../errors.ts";
+import { NoAnswerError } from "../operations/fetch_within.ts";
 import { parseCoordinate } from "../composition/coordinate.ts";
 import { flatten, isBranch, pinned, TemplateError, withoutProvenance } from "../composition/flatten.ts";
 import { inheritLibrary, layersOf, originOf } from "../model/library_layers.ts";
@@ -77,6 +78,23 @@ function linkFailure(err: unknown): LinkError {
     default:
       return new LinkError("transport_error", err.message);
   }
+}
+
+/**
+ * A repository's answer refusing a link's call (a 429, a 422…) named as a lookup's failure is: its message
+ * alone reads as this service's. No answer, and a message naming the repository already, stay as they are.
+ */
+function answeredBy(repo: string, what: string, err: unknown): unknown {
+  if (
+    !(err instanceof ServiceError) || err instanceof NoAnswerError ||
+    err.message.startsWith(`Repository '${repo}'`)
+  ) {
+    return err;
+  }
+  return new ServiceError(
+    err.kind,
+    `Repository '${repo}' failed to ${what} (it answered ${STATUS_OF_KIND[err.kind]}): ${err.message}`,
+  );
 }
 
 /** Composition of one service. */
@@ -150,11 +168,12 @@ export class Composition {
 
   /**
    * A spec whose library `extends` another model's: that library's layers,
-   * pinned, under its own (replacing layers an earlier `extends` of the same
-   * model pinned, when an evolution extends it again, or a template's). A
-   * warning when pinned layers (a template's) were built on another version
-   * of the layers replaced: they now run on this one; or when the replaced
-   * layers had this version but other code (the base evolved keeping it).
+   * pinned, under its own (replacing layers pinned before from that model or
+   * from the bases it passes on: an earlier `extends`, a template's). A
+   * warning when replaced layers had other code: another version, when pinned
+   * layers of another model (a template's) were built on them and now run on
+   * the new ones; the same version, whatever is built on them (the base
+   * evolved keeping it).
    */
   async #extended(spec: ModelSpec, warnings: Finding[]): Promise<ModelSpec> {
     const library = spec.library;
@@ -172,34 +191,43 @@ export class Composition {
           message: `LibraryCycle: '${spec.id}' would inherit its own library through '${ref}'`,
         }]);
       }
+      // The models whose layers the base brings: itself (its own layers, at its version) and its own bases
+      // (the layers it passes on, pinned). Their earlier copies here go: kept after the new ones, they would
+      // shadow them.
+      const next = new Map<string, { version: string; defines: string[] }>([[base.identity, {
+        version: base.version,
+        defines: [],
+      }]]);
+      for (const { layer, inherited } of layersOf(base.spec.library)) {
+        const ref = inherited ? layer.ref! : base.identity;
+        const entry = next.get(ref) ?? { version: layer.version!, defines: [] };
+        next.set(ref, entry);
+        entry.defines.push(layer.define);
+      }
       if (Array.isArray(own.layers)) {
         const layers = own.layers;
-        const last = layers.findLastIndex((layer) => layer?.ref === base.identity);
-        const was = layers[last];
-        const on = layers.slice(last + 1).find((layer) => layer?.ref);
-        // Another version under a template's layers; or, under any, other code of the same version (the base
-        // evolved its library without a new one), which a version pin cannot tell apart.
-        const same = was?.version === base.version;
-        const changed = () =>
-          canonicalJson(
-            layers.filter((layer) => layer?.ref === base.identity).map((layer) => layer.define),
+        for (const [ref, { version, defines }] of next) {
+          const last = layers.findLastIndex((layer) => layer?.ref === ref);
+          const was = layers[last];
+          // A layer of another model built on the replaced ones (a template's), which now runs on the new.
+          const on = layers.slice(last + 1).find((layer) => layer?.ref && !next.has(layer.ref));
+          // Warned of when the code differs: another version under such a layer; or, under any, other code
+          // of the same version (the base evolved its library without a new one), which a pin cannot tell.
+          const same = was?.version === version;
+          const changed = canonicalJson(
+            layers.filter((layer) => layer?.ref === ref).map((layer) => layer.define),
           ) !==
-            canonicalJson(layersOf(base.spec.library).filter((p) => !p.inherited).map((p) => p.layer.define));
-        if (was && (same ? changed() : on)) {
-          warnings.push({
-            location: "library.extends",
-            message: `'${on ? originOf(on) : spec.id}' was built on '${
-              originOf(was)
-            }': it now runs on ${base.version}${same ? " with other code" : ""}`,
-          });
+            canonicalJson(defines);
+          if (was && changed && (same || on)) {
+            warnings.push({
+              location: "library.extends",
+              message: `'${on ? originOf(on) : spec.id}' was built on '${
+                originOf(was)
+              }': it now runs on ${version}${same ? " with other code" : ""}`,
+            });
+          }
         }
-        // The layers the base passes on from its own bases come again: an earlier extend's copy goes.
-        const again = new Set(
-          layersOf(base.spec.library).filter((p) => p.inherited).map((p) => canonicalJson(p.layer)),
-        );
-        own.layers = layers.filter((layer) =>
-          !isObject(layer) || layer.ref !== base.identity && !again.has(canonicalJson(layer))
-        );
+        own.layers = layers.filter((layer) => !isObject(layer) || !next.has(layer.ref as string));
       }
       return { ...spec, library: inheritLibrary(base.spec.library, own, pinned(base)) } as ModelSpec;
     } catch (err) {
@@ -279,7 +307,9 @@ export class Composition {
           if (!repo.write) {
             throw new LinkError("target_unresolved", `repository '${repo.id}' cannot take writes`);
           }
-          return await repo.write(identity, path, value, signal);
+          return await repo.write(identity, path, value, signal).catch((err) => {
+            throw answeredBy(repo.id, `write '${identity}'`, err);
+          });
         } catch (err) {
           throw linkFailure(err);
         }
@@ -289,7 +319,9 @@ export class Composition {
         try {
           if (repo.id === "local") return valueAt(await this.#host.state(identity), path);
           if (!repo.read) throw new LinkError("target_unresolved", `repository '${repo.id}' cannot be read`);
-          return await repo.read(identity, path, signal);
+          return await repo.read(identity, path, signal).catch((err) => {
+            throw answeredBy(repo.id, `read '${identity}'`, err);
+          });
         } catch (err) {
           throw linkFailure(err);
         }
@@ -438,6 +470,9 @@ export class Composition {
       throw new ServiceError("not_allowed", `DemoteUnsupported: '${toRepo}' is a local repository`);
     }
     if (!target.publish) throw conflict(`Repository '${toRepo}' cannot publish`);
+    // Every web repository, not the target's own chain (its models, then its configured repositories), which
+    // cannot be seen from here: a reference held only by another one passes, and a target not configured with
+    // that repository refuses the model itself (README "Promote").
     const web = this.#host.repositories.filter((r) => r.repoClass === "web");
     // Each reference, with how a refusal names it. A pinned library layer is looked up at its digest: the
     // repository's create takes it only from the model it names at that digest.

@@ -425,3 +425,55 @@ Deno.test("extending a base that extends another again keeps one copy of the lay
   assert.deepEqual((await service.getLibrary("app/c")).layers.map((l) => l.origin), origins);
   await service.close();
 });
+
+Deno.test("extends of a newer version with the same code does not warn; a base's own base that moved replaces its old copy", async () => {
+  const service = await ModelService.open();
+  const schema = { type: "object", properties: { c: { type: "number" } } };
+  await service.createModel({ id: "lib/core", version: "1.0.0", schema, library: '( $one := 1; ["one"] )' });
+  await service.createModel({
+    id: "lib/base",
+    schema,
+    library: { extends: "lib/core", define: '( $two := $one * 2; ["two"] )' },
+  });
+  await service.createModel({
+    id: "lib/tmpl",
+    schema,
+    library: { extends: "lib/core", define: '( $three := $one * 3; ["three"] )' },
+  });
+  // A new version of the core with its code unchanged: what the template was built on runs as it did.
+  await service.evolveSpec("lib/core", { newVersion: "1.1.0" });
+  const created = await service.createModel({
+    id: "app/a",
+    template: { ref: "lib/tmpl" },
+    schema,
+    library: { extends: "lib/core", define: '( $four := $three + 1; ["four"] )' },
+  });
+  assert.equal(created.warnings, undefined);
+  assert.deepEqual((await service.getLibrary("app/a")).layers.map((l) => l.origin), [
+    "lib/core@1.1.0",
+    "lib/tmpl@1.0.0",
+    "local",
+  ]);
+
+  // The core moves on with new code and the base is built on it again: extending the base again takes
+  // the core's new layer in place of the old one (before, the old copy came after it and shadowed it).
+  const mine = { extends: "lib/base", define: '( $c := $two; ["c"] )' };
+  await service.createModel({
+    id: "app/c",
+    schema,
+    derivations: [{ path: "$.c", expr: "$c" }],
+    library: mine,
+  });
+  await service.evolveSpec("lib/core", { newVersion: "2.0.0", newLibrary: '( $one := 10; ["one"] )' });
+  await service.evolveSpec("lib/base", {
+    newLibrary: { extends: "lib/core", define: '( $two := $one * 2; ["two"] )' },
+  });
+  assert.equal((await service.evolveSpec("app/c", { newLibrary: mine })).warnings, undefined);
+  assert.deepEqual((await service.getLibrary("app/c")).layers.map((l) => l.origin), [
+    "lib/core@2.0.0",
+    "lib/base@1.0.0",
+    "local",
+  ]);
+  assert.equal((await service.getState("app/c") as JsonObject).c, 20);
+  await service.close();
+});

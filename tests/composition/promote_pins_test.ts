@@ -11,15 +11,15 @@ import { rejectsWith } from "../../engine/_test_utils.ts";
 import { publicationRefused, type Repository } from "../../engine/composition/repository.ts";
 
 /** Another service as a `web` repository: its models are looked up and published in process. */
-function hubOf(hub: ModelService, published: string[]): Repository {
+function hubOf(hub: ModelService, published: string[], id = "hub"): Repository {
   return {
-    id: "hub",
+    id,
     repoClass: "web",
     fetch: (identity) => hub.getSpec(identity).catch(() => null),
     async publish(spec) {
       published.push(spec.id);
       await hub.createModel(spec).catch((err) => {
-        throw publicationRefused("hub", err);
+        throw publicationRefused(id, err);
       });
     },
   };
@@ -72,6 +72,36 @@ Deno.test("promote refuses (409) a spec pinning a library version no web reposit
     assert.deepEqual(published, ["lib/base", "app/a"]);
   } finally {
     await service.close();
+    await hub.close();
+  }
+});
+
+Deno.test("a pin held only by another web repository passes the check; a target without it refuses the model", async () => {
+  // The check sees every web repository, not the target's own chain (README "Promote").
+  const hub = await ModelService.open();
+  const other = await ModelService.open();
+  const published: string[] = [];
+  const service = await ModelService.open({
+    repositories: [hubOf(hub, published), hubOf(other, published, "other")],
+  });
+  const schema = { type: "object" };
+  try {
+    await service.createModel({ id: "lib/base", schema, library: '( $one := 1; ["one"] )' });
+    await service.createModel({
+      id: "app/a",
+      schema,
+      library: { extends: "lib/base", define: '( $two := $one * 2; ["two"] )' },
+    });
+    await service.promote("lib/base", "other");
+    const refused = await rejectsWith(() => service.promote("app/a", "hub"), "conflict");
+    assert.match(
+      refused.message,
+      /^Repository 'hub' refused the model: Spec validation failed: library\.layers\[0\]: UnresolvedReference: 'lib\/base@sha256:[0-9a-f]{64}' is not found in any repository \(local\)$/,
+    );
+    assert.deepEqual(published, ["lib/base", "app/a"], "the hub was asked");
+  } finally {
+    await service.close();
+    await other.close();
     await hub.close();
   }
 });

@@ -72,7 +72,10 @@ Deno.test("http repository: templates, links and a watch across two servers; pro
       (s) => s.io.push.phase === "failed",
       "refused",
     );
-    assert.match(failed.io.push.error, /^target_rejected: Constraint violated: v must not be negative/);
+    assert.match(
+      failed.io.push.error,
+      /^target_rejected: Repository 'hub' failed to write 'fx' \(it answered 409\): Constraint violated: v must not be negative/,
+    );
 
     // Promote: a plain model, then one whose link resolves in the hub; the model stays here.
     await call(local.url, "POST", "/models", {
