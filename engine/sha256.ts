@@ -18,18 +18,20 @@ function primes(count: number): number[] {
 
 // The constants are computed as FIPS 180-4 defines them rather than listed (0.6 KB of the browser bundle):
 // every one lies at least 0.005 of its last bit away from the next, so a root even a thousand ulps off gives
-// the same 32 bits; the known-answer tests (sha256_test.ts) check them all.
+// the same 32 bits; the known-answer tests (sha256_test.ts) check them all. They are computed on the first
+// hash, not when the module loads: every start of the CLI loads it (engine/ports.ts) and hashes with
+// node:crypto instead, and the computation took about half a millisecond of each start.
 
-/** The first 32 bits of the fractional parts of the cube roots of the first 64 primes (FIPS 180-4 4.2.2). */
-const K = Int32Array.from(primes(64), (p) => (Math.cbrt(p) % 1) * 2 ** 32);
-
-/** The first 32 bits of the fractional parts of the square roots of the first 8 primes (FIPS 180-4 5.3.3). */
-const INITIAL = Int32Array.from(primes(8), (p) => (Math.sqrt(p) % 1) * 2 ** 32);
+/**
+ * The first 32 bits of the fractional parts of the cube roots of the first 64 primes (FIPS 180-4 4.2.2),
+ * and of the square roots of the first 8 (5.3.3), the initial hash.
+ */
+let K: Int32Array, INITIAL: Int32Array;
 
 const encoder = new TextEncoder();
 /** The message schedule, reused: hashing is synchronous, so one call never overlaps another. */
 const W = new Int32Array(64);
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+let HEX: string[];
 
 /** A string's UTF-8 encoding (bytes as they are). */
 export function utf8(data: string | Uint8Array): Uint8Array {
@@ -38,6 +40,13 @@ export function utf8(data: string | Uint8Array): Uint8Array {
 
 /** SHA-256 of bytes or of a string's UTF-8 encoding, as lowercase hex. */
 export function sha256Hex(data: string | Uint8Array): string {
+  if (!HEX) {
+    const roots = (count: number, root: (p: number) => number) =>
+      Int32Array.from(primes(count), (p) => (root(p) % 1) * 2 ** 32);
+    K = roots(64, Math.cbrt);
+    INITIAL = roots(8, Math.sqrt);
+    HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+  }
   const message = utf8(data);
   const length = message.byteLength;
   const H = INITIAL.slice();

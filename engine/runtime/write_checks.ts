@@ -16,7 +16,7 @@ import { LruCache } from "../expr/lru.ts";
 import { testPattern } from "../expr/regex.ts";
 import { DocumentDraft, getAt, memberAt } from "../json/document.ts";
 import { formatPath, parsePath, type Segment, WILDCARD } from "../json/path.ts";
-import { isContainer, isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
+import { cloneJson, isContainer, isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
 import { metaPropertyName } from "../model/types.ts";
 import type { CycleState } from "./cycle_state.ts";
 import { tracedResult } from "./traces.ts";
@@ -44,10 +44,13 @@ export function parseWriteKey(key: string): Segment[] {
   return parsed.path;
 }
 
-/** `mutations` keyed by canonical addresses (`$['a']` as `$.a`), in their order. */
+/**
+ * A copy of `mutations` keyed by canonical addresses (`$['a']` as `$.a`), in their order: the service
+ * keeps it as the write's request, so nothing of the caller's is shared (values are copied too).
+ */
 export function canonicalWrites(mutations: Record<string, Json>): Record<string, Json> {
   const out: Record<string, Json> = {};
-  for (const key in mutations) setMember(out, formatPath(parseWriteKey(key)), mutations[key]);
+  for (const key in mutations) setMember(out, formatPath(parseWriteKey(key)), cloneJson(mutations[key]));
   return out;
 }
 

@@ -869,9 +869,9 @@ export class ModelService implements ModelApi {
   }
 
   /**
-   * Writes `input` once `check` passed (its refusal a rejection, as the write's are): a copy of it (or of
-   * what `check` returns in its place), which the caller changing its own afterwards leaves alone,
-   * evaluated as `evaluation` says.
+   * Writes `input` once `check` passed (its refusal a rejection, as the write's are): a copy of it, or what
+   * `check` returns in its place (a copy it made, so not copied again), which the caller changing its own
+   * afterwards leaves alone, evaluated as `evaluation` says.
    */
   #write<T>(
     id: string,
@@ -885,8 +885,7 @@ export class ModelService implements ModelApi {
     const started = observe ? this.platform.clock.now() : 0;
     let written: Promise<WriteResult>;
     try {
-      input = check() ?? input;
-      const copy = cloneJson(input);
+      const copy = check() ?? cloneJson(input);
       const request = copy as Json;
       const evaluate = evaluation(copy);
       // Batches only where a write fails for nothing but itself or the store: one writer, no stale retries.
@@ -895,7 +894,8 @@ export class ModelService implements ModelApi {
         : this.#exclusive(id, async (slot) => {
           // An unknown view fails the write before anything is applied.
           if (viewId !== undefined) checkViewId(slot.runtime.model, viewId);
-          return await this.#answer(slot, await this.#commit(slot, source, request, evaluate), viewId);
+          // Returned as it is: a plain answer (no view delta) settles the task without a turn of its own.
+          return this.#answer(slot, await this.#commit(slot, source, request, evaluate), viewId);
         }, true);
     } catch (err) {
       // A write refused at the door (a malformed address, a value past a limit) is an outcome too.
@@ -1037,10 +1037,17 @@ export class ModelService implements ModelApi {
     };
   }
 
-  /** A write's answer to its caller: a copy of its result (`null`: nothing written), with the view's delta. */
-  async #answer(slot: Slot, result: MutationResult | null, viewId: string | undefined): Promise<WriteResult> {
+  /**
+   * A write's answer to its caller: a copy of its result (`null`: nothing written), with the view's delta
+   * (only that one is computed asynchronously).
+   */
+  #answer(
+    slot: Slot,
+    result: MutationResult | null,
+    viewId: string | undefined,
+  ): WriteResult | Promise<WriteResult> {
     const copy = result ? copyResult(result) : emptyResult();
-    return viewId === undefined ? copy : await this.#withViewDelta(slot, copy, viewId);
+    return viewId === undefined ? copy : this.#withViewDelta(slot, copy, viewId);
   }
 
   /** Hands the jobs a commit fired to the outbox and the executors. */

@@ -68,7 +68,7 @@ export interface BatchHost {
   /** Makes a durable write the runtime's state and tells subscribers and executors. */
   apply(write: QueuedWrite, outcome: CycleOutcome, audit: AuditRecord, at: number, jobs: EffectJob[]): void;
   /** The caller's answer to a write applied (`null`: nothing was written), view delta included. */
-  answer(write: QueuedWrite, result: MutationResult | null): Promise<WriteResult>;
+  answer(write: QueuedWrite, result: MutationResult | null): WriteResult | Promise<WriteResult>;
 }
 
 /** Commits a run of queued writes, settling every one's answer. */

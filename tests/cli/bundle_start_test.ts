@@ -10,6 +10,8 @@
  *   requires the whole of Ajv, about 5 ms of every console start. Found with
  *   V8 coverage of an unminified bundle, whose `// path` comments say which
  *   file each function is in;
+ * - nor does it set up the portable SHA-256's tables (engine/sha256.ts, loaded
+ *   with engine/ports.ts at every start): the CLI hashes with node:crypto;
  * - the minified bundle is ASCII: Deno hands V8 an ASCII source as it is and
  *   copies any other into V8's heap first (one ellipsis in a regex made every
  *   start copy the whole bundle, about 3 MB of heap).
@@ -18,26 +20,40 @@ import assert from "node:assert/strict";
 import { buildCliBundle, firstNonAscii } from "../../cli/build/bundle.ts";
 import { startupFunctions } from "../../build/eager_compile.ts";
 
+/** The files (their paths as esbuild names them) whose functions run at `offsets` of an unminified bundle `source`. */
+function filesRun(source: string, offsets: Iterable<number>): Map<string, number[]> {
+  // esbuild opens each file's code with a `// <path>` line.
+  const files = [...source.matchAll(/^\/\/ (\S+)$/gm)].map((match) => ({ at: match.index, path: match[1] }));
+  const run = new Map<string, number[]>();
+  for (const offset of offsets) {
+    const path = files.findLast(({ at }) => at <= offset)?.path;
+    if (path) run.set(path, [...run.get(path) ?? [], offset]);
+  }
+  return run;
+}
+
 /** The packages whose functions run at `offsets` of an unminified esbuild bundle `source`. */
 function packagesRun(source: string, offsets: Iterable<number>): Set<string> {
-  // esbuild opens each file's code with a `// <path>` line; a package's path ends in node_modules/<name>/….
-  const files = [...source.matchAll(/^\/\/ (\S+)$/gm)].map((match) => ({ at: match.index, path: match[1] }));
+  // A package's path ends in node_modules/<name>/….
   const packages = new Set<string>();
-  for (const offset of offsets) {
-    const file = files.findLast(({ at }) => at <= offset);
-    const name = file?.path.match(/.*node_modules\/((?:@[^/]+\/)?[^/]+)\//)?.[1];
+  for (const path of filesRun(source, offsets).keys()) {
+    const name = path.match(/.*node_modules\/((?:@[^/]+\/)?[^/]+)\//)?.[1];
     if (name) packages.add(name);
   }
   return packages;
 }
 
-Deno.test("the bundle's console answers its first list-models evaluating no bundled package but zod", async () => {
+Deno.test("the bundle's console answers its first list-models evaluating no bundled package but zod, nor SHA-256's tables", async () => {
   const dir = await Deno.makeTempDir({ prefix: "svc-bundle-start-" });
   try {
     const { outfile } = await buildCliBundle({ outfile: `${dir}/svc.js`, minify: false, eager: false });
     const ran = await startupFunctions(outfile, [{ args: ["console"], stdin: '{"cmd":"list-models"}\n' }]);
     const source = await Deno.readTextFile(outfile);
     assert.deepEqual([...packagesRun(source, ran)].sort(), ["zod"]);
+    // The portable SHA-256 (engine/sha256.ts, loaded with engine/ports.ts) sets up its tables on its first
+    // hash: the CLI hashes with node:crypto, and the set-up took about half a millisecond of every start.
+    const sha256 = filesRun(source, ran).get("engine/sha256.ts") ?? [];
+    assert.deepEqual(sha256.map((at) => source.slice(at, source.indexOf("(", at))), ['"engine/sha256.ts"']);
     // The same coverage sees a package loaded on first use once it is used (the check is not blind).
     const used = await startupFunctions(outfile, [{
       args: ["console"],
