@@ -178,7 +178,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     repoClass: options.repoClass,
     async fetch(identity) {
       const lookup = answering();
-      // The lookup's deadline, as the caller's signal: unlike fetchWithin's own, it bounds a stalled body too.
+      // The lookup's deadline (shorter than the client's bound on every request), as the caller's signal.
       const signal = AbortSignal.timeout(lookupTimeoutMs);
       try {
         return await lookup.remote.invoke(getSpec, { id: identity }, { signal }) as ModelSpec;

@@ -12,7 +12,7 @@
  * session token) is read before each request, and may refuse the request
  * (not paired yet) by throwing.
  *
- * A server that does not answer a request (its status line) within
+ * A server that does not answer a request (its whole answer) within
  * `timeoutMs` fails it with a 503, so a console or MCP client never waits for
  * ever. Generation is exempt (the operations with an event-stream route: an
  * answer takes minutes and the server bounds its own LLM calls); its caller
@@ -26,7 +26,7 @@ import type { ProgressEvent, RunOptions } from "../service/generation.ts";
 import type { Invoker } from "./invoker.ts";
 import type { AnyOperation, ApiOperation, RestBinding } from "./operation.ts";
 import type { BrowserPairing } from "./pairing.ts";
-import { fetchWithin, REQUEST_TIMEOUT_MS } from "./fetch_within.ts";
+import { brokenOff, fetchWithin, REQUEST_TIMEOUT_MS } from "./fetch_within.ts";
 import { errorFromResponse } from "./remote_error.ts";
 import { checkPathMembers, pathMembers } from "./path_members.ts";
 import { readEvents } from "./sse.ts";
@@ -151,7 +151,7 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
 
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
 
-  /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the answer's status line. */
+  /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the whole answer. */
   const send = async (request: Request, signal?: AbortSignal, timeout?: number): Promise<Response> => {
     const key = apiKey();
     // A key no header can carry (a line break, a control or non-Latin-1 character) would be quoted back by
@@ -178,7 +178,15 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     const request = requestFor(base, binding, input);
     const generation = op.rest.some((b) => b.response === "sse");
     const response = await send(request, options?.signal, generation ? undefined : timeoutMs);
-    if (binding.response === "sse") return await streamed(response, options?.progress);
+    // A generation's answer is read here, unbounded: one cut halfway (the server went away) is no answer.
+    const read = async <T>(body: Promise<T>): Promise<T> => {
+      try {
+        return await body;
+      } catch (err) {
+        throw err instanceof ServiceError || options?.signal?.aborted ? err : brokenOff(base, err);
+      }
+    };
+    if (binding.response === "sse") return await read(streamed(response, options?.progress));
     if (response.status === 204) {
       await response.body?.cancel();
       if (binding.status === 204) return undefined;
@@ -186,11 +194,11 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     }
     if (binding.response === "binary") {
       return {
-        bytes: new Uint8Array(await response.arrayBuffer()),
+        bytes: new Uint8Array(await read(response.arrayBuffer())),
         mediaType: response.headers.get("content-type") ?? "application/octet-stream",
       };
     }
-    const body = await readJson(response);
+    const body = await read(readJson(response));
     if (!binding.decode) return body;
     // Every route that rebuilds its result does so from an object.
     if (body === null || typeof body !== "object") {
