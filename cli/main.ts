@@ -95,6 +95,10 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
       (err) => console.error(err),
       prompt,
     );
+  } catch (err) {
+    // The reader went away (`svc console | head -1`): nobody is left to answer, so stop quietly, as a pipe's
+    // writer does, rather than with a stack trace.
+    if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
   } finally {
     await close();
   }
