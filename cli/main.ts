@@ -129,8 +129,20 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
       onError,
     });
   };
+  // A client that closed its end of stdout is gone: its answers are dropped, said once, not failed one by one.
+  let gone = false;
+  const output = async (bytes: Uint8Array) => {
+    if (gone) return;
+    try {
+      await writeStdout(bytes);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
+      gone = true;
+      onError(new Error("stdout closed: the client is gone; answers are dropped until stdin ends"));
+    }
+  };
   try {
-    await serveLazyMcpStdio({ load, input: stdinChunks(), output: writeStdout, onError });
+    await serveLazyMcpStdio({ load, input: stdinChunks(), output, onError });
   } finally {
     await selection?.close();
   }
