@@ -58,11 +58,12 @@ export interface RemoteOptions {
  */
 export function normaliseBaseUrl(baseUrl: string): string {
   const shown = baseUrl.replace(/\/\/[^/]*@/, "//…@");
+  const expected = badRequest(`Invalid server URL '${shown}': expected http://host:port`);
   let url: URL;
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw badRequest(`Invalid server URL '${shown}': expected http://host:port`);
+    throw expected;
   }
   if (url.username || url.password) {
     throw badRequest(
@@ -71,6 +72,8 @@ export function normaliseBaseUrl(baseUrl: string): string {
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
+    // `localhost:8080` parses, as the scheme `localhost:`: it is a host and port without one.
+    if (!baseUrl.includes("//")) throw expected;
     throw badRequest(`Invalid server URL '${shown}': only http and https are supported`);
   }
   url.search = "";

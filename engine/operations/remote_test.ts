@@ -168,6 +168,12 @@ Deno.test("base URLs: http(s) only, trailing slashes, query and fragment dropped
   assert.equal(normaliseBaseUrl("http://h:8080/"), "http://h:8080");
   assert.equal(normaliseBaseUrl(" https://h/api//?x=1#f "), "https://h/api");
   assert.throws(() => normaliseBaseUrl("ftp://h"), /only http and https/);
+  // A host and port without a scheme parses as the scheme `localhost:`: the message says what is missing.
+  for (const given of ["localhost:8080", "models.example.com:443", "127.0.0.1:8080"]) {
+    assert.throws(() => normaliseBaseUrl(given), {
+      message: `Invalid server URL '${given}': expected http://host:port`,
+    });
+  }
   assert.throws(() => normaliseBaseUrl("not a url"), /Invalid server URL/);
 });
 
