@@ -68,8 +68,9 @@ export async function fetchWithin(
     if (late.signal.aborted) throw unanswered(server, timeoutMs);
     throw new NoAnswerError("internal", `Cannot reach the server at ${server}: ${why(err)}`);
   }
-  if (timer === undefined) return response;
   try {
+    // An opaque redirect (a browser's, status 0) has no body and cannot be rebuilt.
+    if (timer === undefined || response.type === "opaqueredirect") return response;
     // Read within the same bound: a server that sends its status line and then stalls has not answered.
     const body = NO_BODY.includes(response.status) ? null : await response.arrayBuffer();
     const { status, statusText, headers } = response;

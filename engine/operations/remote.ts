@@ -126,7 +126,22 @@ function requestFor(base: string, binding: RestBinding<unknown, unknown>, input:
     headers.set("content-type", spec.mediaTypes?.[0] ?? "application/json");
     body = JSON.stringify(input[spec.member]);
   }
-  return new Request(url, { method: binding.method.toUpperCase(), headers, body });
+  // Redirects are not followed (see redirected).
+  return new Request(url, { method: binding.method.toUpperCase(), headers, body, redirect: "manual" });
+}
+
+/**
+ * The error of a redirect (an http address of a server that moved to https, a proxy's): followed, a 301 or
+ * 302 would turn a write into a read, and another origin would not get the key, so it is named instead.
+ */
+function redirected(base: string, request: Request, response: Response): ServiceError {
+  const location = response.headers.get("location");
+  const to = location === null ? "another address" : new URL(location, request.url).href;
+  return new ServiceError(
+    "internal",
+    `The server at ${base} redirects ${request.method} to ${to} ` +
+      `(HTTP ${response.status || "3xx"}); not followed: use that address`,
+  );
 }
 
 /** A success answer this client cannot use: not our server (a proxy's page, a wrong --url), or a broken one. */
@@ -168,6 +183,10 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     if (key) request.headers.set("authorization", `Bearer ${key}`);
     const response = await fetchWithin(options.fetch, request, base, timeout, signal);
     if (response.ok) return response;
+    // A browser shows a redirect only as such (status 0, no location).
+    if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+      throw redirected(base, request, response);
+    }
     throw errorFromResponse(response.status, response.statusText, await response.text());
   };
 

@@ -316,6 +316,25 @@ Deno.test("an unreachable server: the reason Deno's fetch gives in its cause, wi
   });
 });
 
+Deno.test("a redirect is not followed (a 301 would turn a write into a read): it is an error naming where it points", async () => {
+  const spec = { id: "o", schema: { type: "object" } };
+  const { invoker, seen } = stubbed(
+    () => new Response(null, { status: 301, headers: { location: "https://models.test/base/models" } }),
+  );
+  await assert.rejects(invoker.invoke(createModel, { spec }), {
+    message: "The server at http://127.0.0.1:9/base redirects POST to https://models.test/base/models " +
+      "(HTTP 301); not followed: use that address",
+  });
+  assert.equal(seen[0].request.redirect, "manual");
+  // A browser shows only that there was one (an opaque redirect: status 0, no location).
+  const opaque = { type: "opaqueredirect", status: 0, ok: false, statusText: "", headers: new Headers() };
+  const browser = stubbed(() => opaque as unknown as Response);
+  await assert.rejects(browser.invoker.invoke(listModels, {}), {
+    message: "The server at http://127.0.0.1:9/base redirects GET to another address (HTTP 3xx); " +
+      "not followed: use that address",
+  });
+});
+
 Deno.test("a success answer without the body the route answers with is a clear error, not a crash", async () => {
   const spec = { id: "o", schema: { type: "object" } };
   for (

@@ -245,3 +245,27 @@ Deno.test("remote console: a server that stalls after its status line is bounded
   // An answer of no one, not an internal error of the console: no stack trace.
   assert.equal(cut.stderr, "");
 });
+
+Deno.test("remote console: a server that redirects (http to https) is named, its redirect not followed", async () => {
+  const server = await startTestServer({ "svc.api.key": KEY });
+  // Followed, the 301 would turn the create into a list (and the other origin would not get the key).
+  const redirecting = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    const { pathname } = new URL(request.url);
+    return new Response(null, { status: 301, headers: { location: server.url + pathname } });
+  });
+  try {
+    const url = `http://127.0.0.1:${redirecting.addr.port}`;
+    const run = await runCli(["console", "--url", url, "--api-key", KEY], {
+      lines: [{ cmd: "create-model", spec: orderSpec() }],
+    });
+    assert.deepEqual(run.replies, [{
+      ok: false,
+      error: `The server at ${url} redirects POST to ${server.url}/models (HTTP 301); not followed: ` +
+        "use that address",
+    }]);
+    assert.ok(!run.stdout.includes(KEY) && !run.stderr.includes(KEY));
+  } finally {
+    await redirecting.shutdown();
+    await server.close();
+  }
+});
