@@ -139,7 +139,8 @@ export const PROMPT = "svc> ";
 /**
  * Runs the protocol over a stream of lines until `exit` or end of input. Blank
  * lines are skipped; each answer is written as one line. With `prompt` (stdin
- * is a terminal) a banner and prompts are shown beside the protocol.
+ * is a terminal) a banner and prompts are shown beside the protocol, and a
+ * line break at the end of input (Ctrl-D).
  */
 export async function runConsole(
   target: ModelApi | Invoker,
@@ -161,4 +162,6 @@ export async function runConsole(
     if (exit) return;
     await prompt?.show(PROMPT);
   }
+  // Ctrl-D at the prompt: end its line, so that the shell's prompt does not follow it on the same line.
+  await prompt?.show("\n");
 }

@@ -95,6 +95,10 @@ async function runConsoleCommand(cli: CliArgs): Promise<number> {
       (err) => console.error(err),
       prompt,
     );
+  } catch (err) {
+    // The reader went away (`svc console | head -1`): nobody is left to answer, so stop quietly, as a pipe's
+    // writer does, rather than with a stack trace.
+    if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
   } finally {
     await close();
   }
@@ -125,8 +129,20 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
       onError,
     });
   };
+  // A client that closed its end of stdout is gone: its answers are dropped, said once, not failed one by one.
+  let gone = false;
+  const output = async (bytes: Uint8Array) => {
+    if (gone) return;
+    try {
+      await writeStdout(bytes);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
+      gone = true;
+      onError(new Error("stdout closed: the client is gone; answers are dropped until stdin ends"));
+    }
+  };
   try {
-    await serveLazyMcpStdio({ load, input: stdinChunks(), output: writeStdout, onError });
+    await serveLazyMcpStdio({ load, input: stdinChunks(), output, onError });
   } finally {
     await selection?.close();
   }

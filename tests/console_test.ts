@@ -516,3 +516,19 @@ Deno.test("console: a huge id, command, argument name or mutation key is quoted 
   const path = await fails(service, { cmd: "mutate", id: "shop/order", mutations: { [huge]: 1 } });
   assert.equal(path, "Invalid mutation path: an address is at most 1024 characters; this one has 2000000");
 });
+
+Deno.test("runConsole at a terminal: a banner, a prompt before each command, and a line break at Ctrl-D", async () => {
+  const shown: string[] = [];
+  const prompt = { banner: "banner", show: (text: string) => Promise.resolve(void shown.push(text)) };
+  async function* typed() {
+    yield '{"cmd":"list-models"}';
+  }
+  const service = await ModelService.open();
+  try {
+    await runConsole(service, typed(), () => Promise.resolve(), undefined, prompt);
+  } finally {
+    await service.close();
+  }
+  // The shell's prompt then starts on a line of its own, not after "svc> ".
+  assert.deepEqual(shown, ["banner\nsvc> ", "svc> ", "\n"]);
+});

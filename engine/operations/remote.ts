@@ -12,7 +12,7 @@
  * session token) is read before each request, and may refuse the request
  * (not paired yet) by throwing.
  *
- * A server that does not answer a request (its status line and body) within
+ * A server that does not answer a request (its whole answer) within
  * `timeoutMs` fails it with a 503, so a console or MCP client never waits for
  * ever. Generation is exempt (the operations with an event-stream route: an
  * answer takes minutes and the server bounds its own LLM calls); its caller
@@ -26,7 +26,7 @@ import type { ProgressEvent, RunOptions } from "../service/generation.ts";
 import type { Invoker } from "./invoker.ts";
 import type { AnyOperation, ApiOperation, RestBinding } from "./operation.ts";
 import type { BrowserPairing } from "./pairing.ts";
-import { fetchWithin, REQUEST_TIMEOUT_MS } from "./fetch_within.ts";
+import { brokenOff, fetchWithin, REQUEST_TIMEOUT_MS } from "./fetch_within.ts";
 import { errorFromResponse } from "./remote_error.ts";
 import { checkPathMembers, pathMembers } from "./path_members.ts";
 import { readEvents } from "./sse.ts";
@@ -58,11 +58,12 @@ export interface RemoteOptions {
  */
 export function normaliseBaseUrl(baseUrl: string): string {
   const shown = baseUrl.replace(/\/\/[^/]*@/, "//…@");
+  const expected = badRequest(`Invalid server URL '${shown}': expected http://host:port`);
   let url: URL;
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw badRequest(`Invalid server URL '${shown}': expected http://host:port`);
+    throw expected;
   }
   if (url.username || url.password) {
     throw badRequest(
@@ -71,6 +72,8 @@ export function normaliseBaseUrl(baseUrl: string): string {
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
+    // `localhost:8080` parses, as the scheme `localhost:`: it is a host and port without one.
+    if (!baseUrl.includes("//")) throw expected;
     throw badRequest(`Invalid server URL '${shown}': only http and https are supported`);
   }
   url.search = "";
@@ -123,7 +126,22 @@ function requestFor(base: string, binding: RestBinding<unknown, unknown>, input:
     headers.set("content-type", spec.mediaTypes?.[0] ?? "application/json");
     body = JSON.stringify(input[spec.member]);
   }
-  return new Request(url, { method: binding.method.toUpperCase(), headers, body });
+  // Redirects are not followed (see redirected).
+  return new Request(url, { method: binding.method.toUpperCase(), headers, body, redirect: "manual" });
+}
+
+/**
+ * The error of a redirect (an http address of a server that moved to https, a proxy's): followed, a 301 or
+ * 302 would turn a write into a read, and another origin would not get the key, so it is named instead.
+ */
+function redirected(base: string, request: Request, response: Response): ServiceError {
+  const location = response.headers.get("location");
+  const to = location === null ? "another address" : new URL(location, request.url).href;
+  return new ServiceError(
+    "internal",
+    `The server at ${base} redirects ${request.method} to ${to} ` +
+      `(HTTP ${response.status || "3xx"}); not followed: use that address`,
+  );
 }
 
 /** A success answer this client cannot use: not our server (a proxy's page, a wrong --url), or a broken one. */
@@ -151,7 +169,7 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
 
   const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
 
-  /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the answer, its body too. */
+  /** Sends `request`, waiting at most `timeout` ms (none when undefined) for the whole answer. */
   const send = async (request: Request, signal?: AbortSignal, timeout?: number): Promise<Response> => {
     const key = apiKey();
     // A key no header can carry (a line break, a control or non-Latin-1 character) would be quoted back by
@@ -165,6 +183,10 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     if (key) request.headers.set("authorization", `Bearer ${key}`);
     const response = await fetchWithin(options.fetch, request, base, timeout, signal);
     if (response.ok) return response;
+    // A browser shows a redirect only as such (status 0, no location).
+    if (response.type === "opaqueredirect" || (response.status >= 300 && response.status < 400)) {
+      throw redirected(base, request, response);
+    }
     throw errorFromResponse(response.status, response.statusText, await response.text());
   };
 
@@ -178,7 +200,15 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     const request = requestFor(base, binding, input);
     const generation = op.rest.some((b) => b.response === "sse");
     const response = await send(request, options?.signal, generation ? undefined : timeoutMs);
-    if (binding.response === "sse") return await streamed(response, options?.progress);
+    // A generation's answer is read here, unbounded: one cut halfway (the server went away) is no answer.
+    const read = async <T>(body: Promise<T>): Promise<T> => {
+      try {
+        return await body;
+      } catch (err) {
+        throw err instanceof ServiceError || options?.signal?.aborted ? err : brokenOff(base, err);
+      }
+    };
+    if (binding.response === "sse") return await read(streamed(response, options?.progress));
     if (response.status === 204) {
       await response.body?.cancel();
       if (binding.status === 204) return undefined;
@@ -186,11 +216,11 @@ export function remoteInvoker(options: RemoteOptions): Invoker {
     }
     if (binding.response === "binary") {
       return {
-        bytes: new Uint8Array(await response.arrayBuffer()),
+        bytes: new Uint8Array(await read(response.arrayBuffer())),
         mediaType: response.headers.get("content-type") ?? "application/octet-stream",
       };
     }
-    const body = await readJson(response);
+    const body = await read(readJson(response));
     if (!binding.decode) return body;
     // Every route that rebuilds its result does so from an object.
     if (body === null || typeof body !== "object") {

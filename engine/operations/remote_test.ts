@@ -168,6 +168,12 @@ Deno.test("base URLs: http(s) only, trailing slashes, query and fragment dropped
   assert.equal(normaliseBaseUrl("http://h:8080/"), "http://h:8080");
   assert.equal(normaliseBaseUrl(" https://h/api//?x=1#f "), "https://h/api");
   assert.throws(() => normaliseBaseUrl("ftp://h"), /only http and https/);
+  // A host and port without a scheme parses as the scheme `localhost:`: the message says what is missing.
+  for (const given of ["localhost:8080", "models.example.com:443", "127.0.0.1:8080"]) {
+    assert.throws(() => normaliseBaseUrl(given), {
+      message: `Invalid server URL '${given}': expected http://host:port`,
+    });
+  }
   assert.throws(() => normaliseBaseUrl("not a url"), /Invalid server URL/);
 });
 
@@ -240,6 +246,93 @@ Deno.test("a server that does not answer within timeoutMs fails the request with
     pending,
     (err: unknown) => err instanceof ServiceError && /Cannot reach/.test(err.message),
   );
+});
+
+/** A fetch whose answer sends its status line and `head`, then stalls (until the request's signal aborts) or, with `cut`, fails. */
+const halfAnswer = (status: number, head: string, cut?: Error) => (request: Request) =>
+  Promise.resolve(
+    new Response(
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(head));
+          if (cut) controller.error(cut);
+          // As Deno's fetch does: the request's abort ends its answer's body too.
+          request.signal.addEventListener("abort", () => controller.error(request.signal.reason), {
+            once: true,
+          });
+        },
+      }),
+      { status, headers: { "content-type": "application/json" } },
+    ),
+  );
+
+Deno.test("an answer that stalls after its status line is bounded too; one broken off is no answer, not a crash", async () => {
+  const { generateSpec } = await import("./generation.ts");
+  const { NoAnswerError } = await import("./fetch_within.ts");
+  const client = (fetch: RemoteOptions["fetch"]) =>
+    remoteInvoker({
+      baseUrl: "http://127.0.0.1:9",
+      fetch,
+      authoring: () => Promise.resolve(localAuthoring()),
+      timeoutMs: 50,
+    });
+  for (const status of [200, 404]) {
+    await assert.rejects(
+      client(halfAnswer(status, '{"detail":')).invoke(listModels, {}),
+      (err: unknown) =>
+        err instanceof NoAnswerError && err.kind === "unavailable" &&
+        err.message === "The server at http://127.0.0.1:9 did not answer within 50 ms",
+    );
+  }
+  const cut = new TypeError("error reading a body from connection");
+  const broken = client(halfAnswer(200, '["a",', cut));
+  // A bounded read, and a generation's unbounded one (its blocking route), alike.
+  for (const call of [broken.invoke(listModels, {}), broken.invoke(generateSpec, { modelId: "m" })]) {
+    await assert.rejects(
+      call,
+      (err: unknown) =>
+        err instanceof NoAnswerError && err.kind === "internal" &&
+        err.message ===
+          "The server at http://127.0.0.1:9 broke off its answer: error reading a body from connection",
+    );
+  }
+});
+
+Deno.test("an unreachable server: the reason Deno's fetch gives in its cause, without the request's URL", async () => {
+  const refused = new TypeError("fetch failed", {
+    cause: new Error(
+      "error sending request for url (http://127.0.0.1:9/models): client error (Connect): tcp connect error: " +
+        "Connection refused (os error 111)",
+    ),
+  });
+  const invoker = remoteInvoker({
+    baseUrl: "http://127.0.0.1:9",
+    fetch: () => Promise.reject(refused),
+    authoring: () => Promise.resolve(localAuthoring()),
+  });
+  await assert.rejects(invoker.invoke(listModels, {}), {
+    message: "Cannot reach the server at http://127.0.0.1:9: client error (Connect): tcp connect error: " +
+      "Connection refused (os error 111)",
+  });
+});
+
+Deno.test("a redirect is not followed (a 301 would turn a write into a read): it is an error naming where it points", async () => {
+  const spec = { id: "o", schema: { type: "object" } };
+  const { invoker, seen } = stubbed(
+    () => new Response(null, { status: 301, headers: { location: "https://models.test/base/models" } }),
+  );
+  await assert.rejects(invoker.invoke(createModel, { spec }), {
+    message: "The server at http://127.0.0.1:9/base redirects POST to https://models.test/base/models " +
+      "(HTTP 301); not followed: use that address",
+  });
+  assert.equal(seen[0].request.redirect, "manual");
+  // A browser shows only that there was one (an opaque redirect: status 0, no location).
+  const opaque = { type: "opaqueredirect", status: 0, ok: false, statusText: "", headers: new Headers() };
+  const browser = stubbed(() => opaque as unknown as Response);
+  await assert.rejects(browser.invoker.invoke(listModels, {}), {
+    message: "The server at http://127.0.0.1:9/base redirects GET to another address (HTTP 3xx); " +
+      "not followed: use that address",
+  });
 });
 
 Deno.test("a success answer without the body the route answers with is a clear error, not a crash", async () => {

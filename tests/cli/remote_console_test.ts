@@ -201,3 +201,71 @@ Deno.test("remote console: commands answered locally never reach the server", as
     await counter.shutdown();
   }
 });
+
+/** A loopback server that answers each request with a status line and half a body, then holds (or, with `cut`, closes) the connection. */
+function halfAnswerServer(cut: boolean) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n[";
+  const serving = (async () => {
+    for await (const conn of listener) {
+      held.push(conn);
+      await conn.read(new Uint8Array(64 * 1024));
+      await conn.write(new TextEncoder().encode(head));
+      if (cut) conn.close();
+    }
+  })();
+  return {
+    url: `http://127.0.0.1:${listener.addr.port}`,
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      await serving;
+      for (const conn of held) {
+        try {
+          conn.close();
+        } catch { /* closed already */ }
+      }
+    },
+  };
+}
+
+Deno.test("remote console: a server that stalls after its status line is bounded; one that breaks off its answer says so", async () => {
+  await using stalled = halfAnswerServer(false);
+  const waited = await runCli(["console", "--url", stalled.url, "--timeout", "300"], {
+    lines: [{ cmd: "list-models" }],
+  });
+  assert.deepEqual(waited.replies, [{
+    ok: false,
+    error: `The server at ${stalled.url} did not answer within 300 ms`,
+  }]);
+  await using broken = halfAnswerServer(true);
+  const cut = await runCli(["console", "--url", broken.url], { lines: [{ cmd: "list-models" }] });
+  assert.equal(cut.replies.length, 1, cut.stdout);
+  assert.match(cut.replies[0].error, new RegExp(`^The server at ${broken.url} broke off its answer: `));
+  // An answer of no one, not an internal error of the console: no stack trace.
+  assert.equal(cut.stderr, "");
+});
+
+Deno.test("remote console: a server that redirects (http to https) is named, its redirect not followed", async () => {
+  const server = await startTestServer({ "svc.api.key": KEY });
+  // Followed, the 301 would turn the create into a list (and the other origin would not get the key).
+  const redirecting = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    const { pathname } = new URL(request.url);
+    return new Response(null, { status: 301, headers: { location: server.url + pathname } });
+  });
+  try {
+    const url = `http://127.0.0.1:${redirecting.addr.port}`;
+    const run = await runCli(["console", "--url", url, "--api-key", KEY], {
+      lines: [{ cmd: "create-model", spec: orderSpec() }],
+    });
+    assert.deepEqual(run.replies, [{
+      ok: false,
+      error: `The server at ${url} redirects POST to ${server.url}/models (HTTP 301); not followed: ` +
+        "use that address",
+    }]);
+    assert.ok(!run.stdout.includes(KEY) && !run.stderr.includes(KEY));
+  } finally {
+    await redirecting.shutdown();
+    await server.close();
+  }
+});
