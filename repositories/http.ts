@@ -24,7 +24,7 @@ import {
   type ChangeFeedSocketConstructor,
   feedRefusal,
 } from "../engine/operations/change_feed.ts";
-import { unanswered } from "../engine/operations/fetch_within.ts";
+import { NoAnswerError, unanswered } from "../engine/operations/fetch_within.ts";
 import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";
@@ -165,6 +165,7 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
     }).subscribe(identity, (event) => {
       // A watch hears paths: a mutation's written and re-derived ones; after an evolution (every eager value
       // recomputed) and a deletion (found missing; the feed has ended) everything is read again.
+      // Meta keys are not paths it hears: a read-link reads values, which a meta-only change leaves as they were.
       if (event.kind === "mutation") onChange([...event.mutatedPaths, ...event.derivedUpdated]);
       else onChange(["$"]);
     });
@@ -185,6 +186,9 @@ export function httpRepository(options: HttpRepositoryOptions): Repository {
       } catch (err) {
         // Its abort is the server not answering in time, not one out of reach.
         const reason = signal.aborted ? unanswered(base, lookupTimeoutMs) : err;
+        // A body stalled after the status line is no answer either: a miss, as a silent server is (and as an
+        // svc mcp --url child relays the same stall).
+        if (reason instanceof NoAnswerError) lookup.answer.status = null;
         const failure = lookupFailure(options.id, identity, reason, lookup.answer);
         if (failure) throw failure;
         return null;
