@@ -145,6 +145,7 @@ export class Pairings {
   readonly #byUserCode = new Map<string, Pairing>();
   readonly #sessions = new Map<string, Session>();
   readonly #endListeners = new Set<(namespaceId: string) => void>();
+  readonly #revokeListeners = new Set<(namespaceId: string, party: SessionGrant["party"]) => void>();
 
   constructor(options: PairingOptions = {}) {
     this.expiresInSec = options.expiresInSec ?? 600;
@@ -251,7 +252,9 @@ export class Pairings {
     if (rejoin) {
       found.pairing.state = "approved";
       const { namespaceId } = rejoin;
-      this.#revoke(namespaceId, "browser");
+      if (this.#revoke(namespaceId, "browser")) {
+        for (const listener of this.#revokeListeners) listener(namespaceId, "browser");
+      }
       return {
         status: "approved",
         sessionToken: this.#grant({ namespaceId, party: "browser" }).sessionToken,
@@ -318,6 +321,16 @@ export class Pairings {
   onEnded(listener: (namespaceId: string) => void): () => void {
     this.#endListeners.add(listener);
     return () => this.#endListeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` when one party's tokens of a live session are revoked (a
+   * rejoin replaces the browser's), so what they opened closes while the
+   * session goes on; the returned function stops it.
+   */
+  onRevoked(listener: (namespaceId: string, party: SessionGrant["party"]) => void): () => void {
+    this.#revokeListeners.add(listener);
+    return () => this.#revokeListeners.delete(listener);
   }
 
   /**
