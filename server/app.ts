@@ -95,6 +95,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
   const { pairing } = options;
   // A session's token ends with its session, and so do the feeds it opened.
   pairing.pairings.onEnded((namespaceId) => subscriptions.endSession(namespaceId));
+  pairing.pairings.onRevoked((namespaceId, party) => subscriptions.endSession(namespaceId, party));
   const deps: RouteDeps = {
     api: service,
     config,

@@ -83,6 +83,8 @@ function fieldOf(metaKey: string): string {
 export interface SessionSubscriber {
   /** The session's namespace: the socket closes when the session ends. */
   namespaceId: string;
+  /** Who holds the token: the socket closes too when that party's token is revoked (a rejoin). */
+  party?: "agent" | "browser";
   /** The model id its frames carry: the session's plain id. */
   shownAs: string;
 }
@@ -94,6 +96,7 @@ interface Subscriber {
   shownAs: string;
   /** The pairing session's namespace, when it came with a session's token. */
   namespaceId?: string;
+  party?: "agent" | "browser";
   /** Frames sent before the socket finished opening. */
   pending: string[] | null;
   pendingBytes: number;
@@ -137,6 +140,7 @@ export class SubscriptionHub {
       filter,
       shownAs: session?.shownAs ?? modelId,
       namespaceId: session?.namespaceId,
+      party: session?.party,
       pending: socket.readyState === WebSocket.OPEN ? null : [],
       pendingBytes: 0,
     };
@@ -159,11 +163,12 @@ export class SubscriptionHub {
    * Closes the sockets a pairing session opened, with
    * {@link CREDENTIAL_ENDED_CLOSE}: its token no longer reaches the models, so
    * neither may the frames it subscribed to, and clients do not reconnect.
+   * With `party`, only the sockets of that party's tokens (revoked by a rejoin).
    */
-  endSession(namespaceId: string): void {
+  endSession(namespaceId: string, party?: "agent" | "browser"): void {
     for (const [modelId, set] of this.#byModel) {
       for (const subscriber of [...set]) {
-        if (subscriber.namespaceId === namespaceId) {
+        if (subscriber.namespaceId === namespaceId && (!party || subscriber.party === party)) {
           this.#drop(modelId, subscriber, CREDENTIAL_ENDED_CLOSE, SESSION_ENDED_REASON);
         }
       }

@@ -54,6 +54,7 @@ function refusal(status: number, detail: string | undefined, retryAfter: string 
           "for a new link.",
       };
     case 410:
+      // Works for a used link too: with its paired tab closed, the agent's next link rejoins the session.
       return {
         kind: "refused",
         message: `${detail ?? "This pairing is over"}. Ask the agent for a new link.`,

@@ -7,8 +7,10 @@
  *
  * A call of {@link BrowserSession.pair}:
  *
- * 1. already paired: checks the session is still alive (`GET /pair/session`;
- *    a server restart ends it) and answers `already_paired`;
+ * 1. already paired: asks for a rejoin link (`POST /pair/session`), answered
+ *    `already_paired` while a tab holds the session (a server restart ended
+ *    it: pairs anew); the rejoin link, once approved, gives a new tab the
+ *    same session (the answers say `rejoin: true`);
  * 2. otherwise resumes the pending pairing, or starts one (`POST /pair`);
  * 3. hands the link to the person when the caller can (MCP URL-mode
  *    elicitation); a new pairing whose link nobody took that way is answered
@@ -57,6 +59,8 @@ interface Pending {
   intervalMs: number;
   /** The person agreed to open the link (through a hand-over): later calls do not ask again. */
   linkTaken: boolean;
+  /** It brings a tab back to the live session (`POST /pair/session`). */
+  rejoin?: true;
 }
 
 /** What the token poll said. */
@@ -125,12 +129,14 @@ export class BrowserSession implements BrowserPairing {
   }
 
   async pair(options: RunOptions = {}): Promise<PairingResult> {
-    if (this.#session && await this.alive()) {
-      return { status: "already_paired", namespaceId: this.#session.namespaceId };
-    }
     let fresh = false;
     if (!this.#pending || Date.now() >= this.#pending.expiresAt) {
-      this.#pending = await this.#start();
+      const started = this.#session && await this.#start(this.#session.token);
+      // Still paired after the rejoin request: a tab holds the session.
+      if (this.#session && !started) {
+        return { status: "already_paired", namespaceId: this.#session.namespaceId };
+      }
+      this.#pending = started ?? (await this.#start())!;
       fresh = true;
     }
     const pending = this.#pending;
@@ -159,7 +165,7 @@ export class BrowserSession implements BrowserPairing {
           this.#pending = undefined;
           this.#session = { token: poll.token, namespaceId: poll.namespaceId };
           await handOver?.complete();
-          return { status: "paired", namespaceId: poll.namespaceId };
+          return { status: "paired", namespaceId: poll.namespaceId, ...pending.rejoin && { rejoin: true } };
         }
         if (poll.kind === "forgotten") {
           // The server no longer knows the pairing (it restarted): a new one, answered at once.
@@ -196,6 +202,7 @@ export class BrowserSession implements BrowserPairing {
       verificationUriComplete: pending.verificationUriComplete,
       userCode: pending.userCode,
       expiresInSec: Math.max(0, Math.round((pending.expiresAt - Date.now()) / 1000)),
+      ...pending.rejoin && { rejoin: true },
     };
   }
 
@@ -211,9 +218,17 @@ export class BrowserSession implements BrowserPairing {
     return await fetchWithin(this.#fetch, request, this.#base, this.#timeoutMs);
   }
 
-  async #start(): Promise<Pending> {
-    const response = await this.#request("POST", "/pair");
+  /**
+   * Starts a pairing, or with the session's `token` a rejoin: `undefined`
+   * while a tab holds the session (409), or when it ended (401, then dropped).
+   */
+  async #start(token?: string): Promise<Pending | undefined> {
+    const response = await this.#request("POST", token ? "/pair/session" : "/pair", undefined, token);
     const text = await response.text();
+    if (token && (response.status === 409 || response.status === 401)) {
+      if (response.status === 401) this.#session = undefined;
+      return undefined;
+    }
     if (!response.ok) throw errorFromResponse(response.status, response.statusText, text);
     const started = JSON.parse(text);
     return {
@@ -225,6 +240,7 @@ export class BrowserSession implements BrowserPairing {
       expiresAt: Date.now() + started.expiresInSec * 1000,
       intervalMs: started.intervalSec * 1000,
       linkTaken: false,
+      ...token && { rejoin: true },
     };
   }
 

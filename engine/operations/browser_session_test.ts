@@ -62,7 +62,7 @@ Deno.test("an ended session (401) is dropped and a new pairing starts", async ()
     "/pair": [started("BCDF-GHJK"), started("ZZZZ-XXXX")],
     "/pair/token": [json(200, { sessionToken: "t", namespaceId: "n" })],
     "/pair/session": [
-      json(200, { namespaceId: "n" }),
+      json(409, { error: "tab_present" }),
       json(401, { error: "Unknown or ended pairing session" }),
     ],
   });
@@ -105,4 +105,33 @@ Deno.test("two calls waiting at once: both end paired, though only one collected
   const both = await Promise.all([session.pair(), session.pair()]);
   assert.deepEqual(both.map((r) => r.status), ["paired", "paired"]);
   assert.equal(session.credential(), "t");
+});
+
+Deno.test("paired, with no tab holding the session: a rejoin link, then the same session again", async () => {
+  const { fetch, seen } = stubServer({
+    "/pair": [started("BCDF-GHJK")],
+    "/pair/token": [
+      json(200, { sessionToken: "t", namespaceId: "n" }),
+      json(409, { error: "authorization_pending" }),
+      json(200, { sessionToken: "t", namespaceId: "n" }),
+    ],
+    "/pair/session": [
+      json(409, { error: "tab_present" }),
+      (request) => {
+        assert.equal(request.headers.get("authorization"), "Bearer t", "the agent's token asks for it");
+        return started("ZZZZ-XXXX")();
+      },
+    ],
+  });
+  const session = new BrowserSession({ baseUrl: "http://svc", fetch });
+  await session.pair();
+  assert.equal((await session.pair()).status, "paired");
+  assert.deepEqual(await session.pair(), { status: "already_paired", namespaceId: "n" }, "a tab holds it");
+  const link = await session.pair();
+  assert.equal(link.status, "pending");
+  assert.equal((link as { rejoin?: true }).rejoin, true);
+  assert.equal((link as { userCode: string }).userCode, "ZZZZ-XXXX");
+  assert.equal(session.credential(), "t", "the agent keeps working while the link waits");
+  assert.deepEqual(await session.pair(), { status: "paired", namespaceId: "n", rejoin: true });
+  assert.deepEqual(seen.filter((s) => s.startsWith("POST /pair/session")).length, 2);
 });

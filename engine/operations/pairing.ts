@@ -65,6 +65,7 @@ export const PAIRING_RESULT = lazySchema(() =>
     verificationUriComplete: z.string().describe("pending: the approve page with the code").optional(),
     userCode: z.string().describe("pending: the code the person checks").optional(),
     expiresInSec: z.int().describe("pending: seconds until the link expires").optional(),
+    rejoin: z.literal(true).describe("the link or approval brings a tab back to the session").optional(),
   })
 );
 
@@ -76,8 +77,10 @@ export type PairingResult =
     verificationUriComplete: string;
     userCode: string;
     expiresInSec: number;
+    /** The link brings a tab back to the live session (its tab closed): the same models. */
+    rejoin?: true;
   }
-  | { status: "paired" | "already_paired"; namespaceId: string };
+  | { status: "paired" | "already_paired"; namespaceId: string; rejoin?: true };
 
 /** The pairing of the calling process (remote-with-browser mode). */
 export interface BrowserPairing {
@@ -120,7 +123,9 @@ export const pairBrowser = localOperation({
       "verificationUriComplete, userCode, expiresInSec}: show the person the link and the code, then call " +
       "again (each call waits up to 60 s for the approval) until {status:'paired', namespaceId}. Once " +
       "paired, every model tool acts on the session the person watches and edits live; list_models shows " +
-      "only its models. A second call once paired answers already_paired.",
+      "only its models. A second call once paired answers already_paired; once the person's tab has been " +
+      "gone 90 s (closed) it answers a new link with rejoin:true instead: approved in a new tab, the " +
+      "session and its models come back there.",
     kind: "write",
     idempotent: true,
     available: (host) => host.pairing,

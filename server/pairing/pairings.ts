@@ -19,6 +19,11 @@
  *   creates the session's namespace and two tokens for it, the browser's
  *   (answered to the page) and the agent's (collected by the next poll).
  *
+ * - `rejoin(namespaceId, agentToken)` starts a pairing for a live session no
+ *   tab holds (its browser token unused for `tabIdleSec`: the tab closed).
+ *   Approving it revokes the old browser token and answers a new one for the
+ *   same namespace; the poll answers the agent's own token again.
+ *
  * Finished pairings are remembered for another `expiresInSec`, at least a
  * minute (a late poll, or a person opening an old link, learns why it is
  * gone), then forgotten. The clock is injected, so expiry is tested without
@@ -39,6 +44,12 @@ export interface PairingOptions {
   maxPending?: number;
   /** Sessions at once; more approvals are refused (default 10000). */
   maxSessions?: number;
+  /**
+   * Seconds the browser's token may go unused before no tab counts as holding
+   * the session (default 90: a paired tab polls every 2 s, a hidden one at
+   * least once a minute); then the agent may hand out a rejoin link.
+   */
+  tabIdleSec?: number;
   /** Milliseconds clock (tests pass their own). */
   now?: () => number;
 }
@@ -94,6 +105,8 @@ interface Pairing {
   state: "pending" | "approved" | "denied" | "used" | "expired";
   /** The agent's session, from approval until it is collected. */
   agent?: GrantedSession & { sessionId: string };
+  /** A rejoin: the live session's namespace, and the agent's own token its poll answers. */
+  rejoin?: GrantedSession;
 }
 
 interface Session {
@@ -125,18 +138,21 @@ export class Pairings {
   readonly intervalSec: number;
   readonly #maxPending: number;
   readonly #maxSessions: number;
+  readonly #tabIdleMs: number;
   readonly #now: () => number;
   readonly #byPairCode = new Map<string, Pairing>();
   /** Every remembered pairing by its user code (so a person learns why a finished one is gone). */
   readonly #byUserCode = new Map<string, Pairing>();
   readonly #sessions = new Map<string, Session>();
   readonly #endListeners = new Set<(namespaceId: string) => void>();
+  readonly #revokeListeners = new Set<(namespaceId: string, party: SessionGrant["party"]) => void>();
 
   constructor(options: PairingOptions = {}) {
     this.expiresInSec = options.expiresInSec ?? 600;
     this.intervalSec = options.intervalSec ?? 3;
     this.#maxPending = options.maxPending ?? 1000;
     this.#maxSessions = options.maxSessions ?? 10_000;
+    this.#tabIdleMs = (options.tabIdleSec ?? 90) * 1000;
     this.#now = options.now ?? (() => Date.now());
   }
 
@@ -149,7 +165,7 @@ export class Pairings {
   }
 
   /** Starts a pairing; {@link PairingCapacityError} when too many are waiting. */
-  start(): StartedPairing {
+  start(rejoin?: GrantedSession): StartedPairing {
     if (this.pendingCount >= this.#maxPending) {
       throw new PairingCapacityError(`${this.#maxPending} pairings are already waiting for approval`);
     }
@@ -161,6 +177,7 @@ export class Pairings {
       userCode,
       expiresAt: this.#now() + this.expiresInSec * 1000,
       state: "pending",
+      rejoin,
     };
     this.#byPairCode.set(pairing.pairCode, pairing);
     this.#byUserCode.set(userCode, pairing);
@@ -184,7 +201,7 @@ export class Pairings {
         return { status: "pending" };
       case "approved": {
         pairing.state = "used";
-        const { sessionToken, namespaceId } = pairing.agent!;
+        const { sessionToken, namespaceId } = pairing.rejoin ?? pairing.agent!;
         pairing.agent = undefined;
         return { status: "approved", sessionToken, namespaceId };
       }
@@ -193,10 +210,57 @@ export class Pairings {
     }
   }
 
-  /** The person approves the pairing showing `userCode`: the session is created. */
+  /**
+   * Whether a tab holds the session of `namespaceId`: its browser token was
+   * used within `tabIdleSec` (a paired tab polls its model list every 2 s).
+   */
+  tabHeld(namespaceId: string): boolean {
+    const now = this.#now();
+    for (const { grant, lastUsedAt } of this.#sessions.values()) {
+      if (
+        grant.namespaceId === namespaceId && grant.party === "browser" && now - lastUsedAt < this.#tabIdleMs
+      ) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Starts a rejoin of the agent's live session (its token `agentToken`):
+   * `undefined` while a tab holds it. An earlier rejoin still pending expires,
+   * so one link at a time can bring a tab back.
+   */
+  rejoin(namespaceId: string, agentToken: string): StartedPairing | undefined {
+    if (this.tabHeld(namespaceId)) return undefined;
+    for (const pairing of this.#byPairCode.values()) {
+      if (pairing.rejoin?.namespaceId === namespaceId && pairing.state === "pending") {
+        pairing.state = "expired";
+      }
+    }
+    return this.start({ namespaceId, sessionToken: agentToken });
+  }
+
+  /**
+   * The person approves the pairing showing `userCode`: the session is
+   * created, or for a rejoin the old browser token revoked and a new one made.
+   */
   approve(userCode: string): DecisionAnswer {
     const found = this.#decided(userCode);
     if (found.status !== "pending") return found;
+    const { rejoin } = found.pairing;
+    if (rejoin) {
+      found.pairing.state = "approved";
+      const { namespaceId } = rejoin;
+      if (this.#revoke(namespaceId, "browser")) {
+        for (const listener of this.#revokeListeners) listener(namespaceId, "browser");
+      }
+      return {
+        status: "approved",
+        sessionToken: this.#grant({ namespaceId, party: "browser" }).sessionToken,
+        namespaceId,
+      };
+    }
     if (this.#sessions.size + 2 > this.#maxSessions) {
       throw new PairingCapacityError(`${this.#maxSessions / 2} pairing sessions are already open`);
     }
@@ -260,25 +324,41 @@ export class Pairings {
   }
 
   /**
+   * Calls `listener` when one party's tokens of a live session are revoked (a
+   * rejoin replaces the browser's), so what they opened closes while the
+   * session goes on; the returned function stops it.
+   */
+  onRevoked(listener: (namespaceId: string, party: SessionGrant["party"]) => void): () => void {
+    this.#revokeListeners.add(listener);
+    return () => this.#revokeListeners.delete(listener);
+  }
+
+  /**
    * Ends the sessions of a namespace, the agent's and the browser's alike
    * (either party may end the pairing); an approval the agent has not
    * collected yet goes with them. How many tokens stopped working.
    */
   end(namespaceId: string): number {
-    let ended = 0;
-    for (const [sessionId, session] of this.#sessions) {
-      if (session.grant.namespaceId !== namespaceId) continue;
-      this.#sessions.delete(sessionId);
-      ended++;
-    }
+    const ended = this.#revoke(namespaceId);
     for (const pairing of this.#byPairCode.values()) {
-      if (pairing.agent?.namespaceId === namespaceId) {
-        pairing.agent = undefined;
+      if ((pairing.agent ?? pairing.rejoin)?.namespaceId === namespaceId) {
+        pairing.agent = pairing.rejoin = undefined;
         pairing.state = "used";
       }
     }
     if (ended) { for (const listener of this.#endListeners) listener(namespaceId); }
     return ended;
+  }
+
+  /** Deletes the tokens of a namespace (of one party when given); how many. */
+  #revoke(namespaceId: string, party?: SessionGrant["party"]): number {
+    let revoked = 0;
+    for (const [sessionId, { grant }] of this.#sessions) {
+      if (grant.namespaceId !== namespaceId || (party && grant.party !== party)) continue;
+      this.#sessions.delete(sessionId);
+      revoked++;
+    }
+    return revoked;
   }
 
   /** The pending pairing of a typed code, or why there is none. */
@@ -300,12 +380,16 @@ export class Pairings {
     return { status: "pending", pairing };
   }
 
-  #grant(grant: SessionGrant): { sessionToken: string; sessionId: string } {
+  #grant(grant: SessionGrant): GrantedSession & { sessionId: string } {
     const sessionId = randomSecret();
     const secret = randomSecret();
     const now = this.#now();
     this.#sessions.set(sessionId, { secret, grant, createdAt: now, lastUsedAt: now });
-    return { sessionToken: `${SESSION_TOKEN_PREFIX}${sessionId}.${secret}`, sessionId };
+    return {
+      sessionToken: `${SESSION_TOKEN_PREFIX}${sessionId}.${secret}`,
+      namespaceId: grant.namespaceId,
+      sessionId,
+    };
   }
 
   /**

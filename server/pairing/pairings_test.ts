@@ -21,3 +21,37 @@ Deno.test("end: both parties' tokens stop working, an uncollected approval goes 
   const collected = pairings.token(other.pairCode, other.deviceSecret);
   assert.equal(collected.status, "approved");
 });
+
+Deno.test("rejoin: only once no tab held the session; a new browser token, the old one revoked, one link", () => {
+  let now = 0;
+  const pairings = new Pairings({ now: () => now, tabIdleSec: 90 });
+  const first = pairings.start();
+  const approved = pairings.approve(first.userCode);
+  const agent = pairings.token(first.pairCode, first.deviceSecret);
+  if (approved.status !== "approved" || agent.status !== "approved") throw new Error("not approved");
+  const { namespaceId } = approved;
+
+  now += 89_000;
+  assert.equal(pairings.rejoin(namespaceId, agent.sessionToken), undefined, "the tab polled 89 s ago");
+  assert.ok(pairings.session(approved.sessionToken), "the tab's poll");
+  now += 90_000;
+  const stale = pairings.rejoin(namespaceId, agent.sessionToken)!;
+  const link = pairings.rejoin(namespaceId, agent.sessionToken)!;
+  assert.deepEqual(pairings.approve(stale.userCode), { status: "gone", reason: "expired" }, "superseded");
+  assert.ok(pairings.session(approved.sessionToken), "a refused link revokes nothing");
+
+  const rejoined = pairings.approve(link.userCode);
+  if (rejoined.status !== "approved") throw new Error("not approved");
+  assert.equal(rejoined.namespaceId, namespaceId, "the same namespace: its models come back");
+  assert.equal(pairings.session(approved.sessionToken), undefined, "the old tab's token is revoked");
+  assert.deepEqual(pairings.session(rejoined.sessionToken), { namespaceId, party: "browser" });
+  assert.deepEqual(pairings.approve(link.userCode), { status: "gone", reason: "used" }, "single-use");
+  assert.deepEqual(pairings.token(link.pairCode, link.deviceSecret), agent, "the agent's own token again");
+  assert.deepEqual(
+    pairings.session(agent.sessionToken),
+    { namespaceId, party: "agent" },
+    "the agent's stays",
+  );
+  assert.equal(pairings.rejoin(namespaceId, agent.sessionToken), undefined, "the new tab holds it");
+  assert.deepEqual(pairings.list()[0].parties, ["agent", "browser"]);
+});

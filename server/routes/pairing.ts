@@ -10,6 +10,7 @@
  * | `POST /pair/deny`       | the page        | 200 `{denied: true}`; 404 wrong code, 410 finished            |
  * | `GET /pair/session`     | a session       | 200 `{namespaceId, party}`; 401 without a live session        |
  * | `DELETE /pair/session`  | a session       | 204 ended (both parties' tokens); 401 without a live session  |
+ * | `POST /pair/session`    | the agent's token | 200 a rejoin pairing; 409 a tab holds the session           |
  * | `GET /admin/pairings`   | the operator    | 200 the live sessions, oldest first                           |
  * | `DELETE /admin/pairings/{namespaceId}` | the operator | 204 ended; 404 none; 403 in open mode           |
  *
@@ -26,9 +27,10 @@ import type { Context } from "hono";
 import { badRequest, ServiceError, tooMany } from "../../engine/errors.ts";
 // The pairing shapes' components must be registered before routes/schemas.ts reads them.
 import "../../engine/operations/pairing.ts";
+import { bearerToken } from "../middleware/auth/index.ts";
 import { clientKey } from "../middleware/rate_limit/index.ts";
 import { POLLS_PER_MINUTE, sessionOf, WRONG_CODES_PER_10_MINUTES } from "../pairing/host.ts";
-import { type GoneReason, PairingCapacityError } from "../pairing/pairings.ts";
+import { type GoneReason, PairingCapacityError, type StartedPairing } from "../pairing/pairings.ts";
 import { problemBody, problemResponse } from "../problem.ts";
 import { checkMediaType } from "./operations.ts";
 import { jsonResponse, problem, readJson, type Route, type RouteDeps, unauthorizedDoc } from "./route.ts";
@@ -58,6 +60,35 @@ function gone(reason: GoneReason): Response {
 /** 200 with the session a person's approval granted (never cached: the token is a credential). */
 function granted(c: Context, answer: { sessionToken: string; namespaceId: string }): Response {
   return c.json({ sessionToken: answer.sessionToken, namespaceId: answer.namespaceId }, 200, NO_STORE);
+}
+
+/** 200 with a new pairing and its links (never cached: the device secret is a credential). */
+function startedAnswer(c: Context, start: () => StartedPairing | undefined): Response {
+  let started;
+  try {
+    started = start();
+  } catch (err) {
+    if (err instanceof PairingCapacityError) throw tooMany(err.message);
+    throw err;
+  }
+  if (!started) {
+    const detail = "A tab holds the session: its browser token was used in the last minutes";
+    return problemResponse(409, detail, { ...problemBody(409, detail), error: "tab_present" });
+  }
+  const page = new URL(PAIR_PAGE, c.req.url).href;
+  return c.json(
+    {
+      pairCode: started.pairCode,
+      deviceSecret: started.deviceSecret,
+      userCode: started.userCode,
+      verificationUri: page,
+      verificationUriComplete: `${page}#code=${started.userCode}`,
+      expiresInSec: started.expiresInSec,
+      intervalSec: started.intervalSec,
+    },
+    200,
+    NO_STORE,
+  );
 }
 
 /** Refuses when pairing is switched off (`svc.pairing.enabled=false`). */
@@ -251,27 +282,7 @@ export const PAIRING_ROUTES: readonly Route[] = [
       enabled(deps);
       const wait = deps.pairing.starts.take(clientKey(c, deps.config.rateLimit.trustForwardedFor));
       if (wait) return limited("new pairings", wait);
-      let started;
-      try {
-        started = deps.pairing.pairings.start();
-      } catch (err) {
-        if (err instanceof PairingCapacityError) throw tooMany(err.message);
-        throw err;
-      }
-      const page = new URL(PAIR_PAGE, c.req.url).href;
-      return c.json(
-        {
-          pairCode: started.pairCode,
-          deviceSecret: started.deviceSecret,
-          userCode: started.userCode,
-          verificationUri: page,
-          verificationUriComplete: `${page}#code=${started.userCode}`,
-          expiresInSec: started.expiresInSec,
-          intervalSec: started.intervalSec,
-        },
-        200,
-        NO_STORE,
-      );
+      return startedAnswer(c, () => deps.pairing.pairings.start());
     },
   },
   {
@@ -359,6 +370,38 @@ export const PAIRING_ROUTES: readonly Route[] = [
       }
       deps.pairing.pairings.end(session.namespaceId);
       return c.body(null, 204);
+    },
+  },
+  {
+    method: "post",
+    path: "/pair/session",
+    operationId: "rejoinPairingSession",
+    summary:
+      "The agent's rejoin link: a tab approving it holds the session again, the old tab's token revoked",
+    tag: "pairing",
+    responses: {
+      200: jsonResponse("the rejoin pairing (its poll answers the agent's own token)", ref("PairingStarted")),
+      401: unauthorizedDoc("no live session token"),
+      403: problem("the browser's token: only the agent hands out links"),
+      409: problem("tab_present: the browser's token was used within the last 90 s"),
+      429: problem("too many new pairings from this address, or waiting on this server"),
+    },
+    handle: (c, deps) => {
+      enabled(deps);
+      const session = sessionOf(c);
+      if (!session) {
+        throw new ServiceError(
+          "unauthorized",
+          "No pairing session: send a session token as the bearer token",
+        );
+      }
+      if (session.party !== "agent") {
+        throw new ServiceError("forbidden", "Only the agent's token rejoins a session");
+      }
+      const wait = deps.pairing.starts.take(clientKey(c, deps.config.rateLimit.trustForwardedFor));
+      if (wait) return limited("new pairings", wait);
+      const token = bearerToken(c.req.header("authorization"))!;
+      return startedAnswer(c, () => deps.pairing.pairings.rejoin(session.namespaceId, token));
     },
   },
   ...OPERATOR_ROUTES,

@@ -14,6 +14,7 @@ import { normalizedOrigin } from "../../engine/origin.ts";
 import { problemResponse } from "../problem.ts";
 import { CREDENTIAL_ENDED_CLOSE } from "../../engine/operations/change_feed.ts";
 import { parsePathFilter, SESSION_ENDED_REASON } from "../subscriptions.ts";
+import { sessionOf } from "../pairing/host.ts";
 import { ID_PARAM, modelId, problem, type Route } from "./route.ts";
 
 /** The address the server listens on. */
@@ -149,7 +150,12 @@ export const SUBSCRIBE_ROUTE: Route = {
     }
     const { socket, response } = upgraded;
     const key = session ? session.stored(id) : id;
-    subscriptions.add(key, socket, filter, session && { namespaceId: session.namespaceId, shownAs: id });
+    subscriptions.add(
+      key,
+      socket,
+      filter,
+      session && { namespaceId: session.namespaceId, party: sessionOf(c)?.party, shownAs: id },
+    );
     // A deletion since the lookup above was announced before this socket listened: look again now
     // that it does (a deletion from here on closes it through the hub).
     const gone = await api.getInfo(id).then(

@@ -11,7 +11,8 @@
  * so does one the tab opens afterwards), deny (then the next link opened in
  * the same tab),
  * a wrong (then typed) code on a bare link, an expired
- * link, and a second agent whose tab cannot see the first one's session.
+ * link, a second agent whose tab cannot see the first one's session, and a
+ * paired tab closed: the agent's next link brings the session back in a new tab.
  * Screenshots under .cache/screenshots/pairing-*.png.
  *
  * @module
@@ -21,6 +22,7 @@ import assert from "node:assert/strict";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Browser, Page, Route } from "playwright-core";
 import { type Connected, connectHttp, connectStdio, textOf } from "../mcp/helpers.ts";
+import { PairingHost } from "../../server/pairing/host.ts";
 import { startTestServer, type TestServer } from "../server/helpers.ts";
 import { launchBrowser } from "./chromium.ts";
 import { assertAccessible, screenshot, temporaryWebBuild, watchedPage } from "./journey.ts";
@@ -64,9 +66,9 @@ async function tool(agent: Connected, name: string, args: Record<string, unknown
 const browserAgent = (server: TestServer) => connectStdio(["--url", server.url, "--browser"]);
 
 /** Everything one scenario needs: a web build, a server serving it, Chromium. */
-async function setUp(keys: Record<string, string> = {}) {
+async function setUp(keys: Record<string, string> = {}, pairing?: PairingHost) {
   const build = await temporaryWebBuild();
-  const server = await startTestServer(keys, { webRoot: build.dir });
+  const server = await startTestServer(keys, { webRoot: build.dir, pairing });
   const browser = await launchBrowser();
   return {
     server,
@@ -465,3 +467,66 @@ Deno.test("a second agent's tab sees only its own session", async () => {
     await second.close();
   }
 });
+
+for (const { agentKind, shots, connect } of AGENTS) {
+  Deno.test(`a paired tab closed (${agentKind}): the agent's next link brings the session back in a new tab`, async () => {
+    // The server's clock moves only when the test says: "the tab has been gone 90 s" without waiting.
+    let clock = Date.now();
+    await using env = await setUp({}, new PairingHost({ now: () => clock }));
+    const { server, browser } = env;
+    const agent = await connect(server);
+    try {
+      const first = await pairedTab(browser, agent);
+      assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+      await first.page.locator("svc-view").getByLabel("Quantity").waitFor();
+      // The tab is open: no link, whatever the agent asks.
+      const held = (await tool(agent, "pair_browser")).body;
+      assert.equal(held.status, "already_paired");
+      const oldToken = await first.page.evaluate(() => sessionStorage.getItem("svc-playground:api-key"));
+      assert.deepEqual(first.errors, []);
+      // The person closes the tab; its token goes with it (session storage).
+      await first.page.context().close();
+      clock += 91_000;
+
+      const link = await tool(agent, "pair_browser");
+      assert.equal(link.body.status, "pending");
+      assert.equal(link.body.rejoin, true);
+      // Two tabs open the link; the first to approve gets the session, the other is refused.
+      const tab = await openLink(browser, link.body.verificationUriComplete);
+      const other = await openLink(browser, link.body.verificationUriComplete, [410]);
+      assert.equal(await tab.page.getByLabel("Pairing code").textContent(), link.body.userCode);
+      await screenshot(tab.page, `${shots}-rejoin-approve-page`);
+      await tab.page.getByRole("button", { name: "Approve" }).click();
+      await tab.page.locator(".paired-badge").getByText("Paired").waitFor();
+      assert.deepEqual((await tool(agent, "pair_browser")).body, {
+        status: "paired",
+        namespaceId: held.namespaceId,
+        rejoin: true,
+      });
+      await other.page.getByRole("button", { name: "Approve" }).click();
+      await other.page.getByRole("alert").getByText(/already completed.*Ask the agent for a new link/)
+        .waitFor();
+      await screenshot(other.page, `${shots}-rejoin-second-approval`);
+      assert.equal(await other.page.locator(".paired-badge").count(), 0);
+
+      // The model is back in the new tab, and the agent's writes arrive.
+      const view = tab.page.locator("svc-view");
+      await view.getByLabel("Quantity").waitFor();
+      await tool(agent, "mutate", { id: "cart", mutations: { "$.qty": 3, "$.price": 2.5 } });
+      await view.getByText("€7.50").waitFor();
+      assert.equal(await view.getByLabel("Quantity").inputValue(), "3");
+      await screenshot(tab.page, `${shots}-rejoined`);
+
+      // The closed tab's token is refused; the new tab holds the session, so no other link is handed out.
+      const refused = await fetch(`${server.url}/models`, {
+        headers: { authorization: `Bearer ${oldToken}` },
+      });
+      await refused.body?.cancel();
+      assert.equal(refused.status, 401);
+      assert.equal((await tool(agent, "pair_browser")).body.status, "already_paired");
+      assert.deepEqual([...tab.errors, ...other.errors], []);
+    } finally {
+      await agent.close();
+    }
+  });
+}

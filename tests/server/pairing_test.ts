@@ -940,3 +940,53 @@ Deno.test("the OpenAPI document describes the pairing routes", async () => {
     await server.close();
   }
 });
+
+Deno.test("rejoin: the agent's link once no tab held the session 90 s; the old tab's token and feed end", async () => {
+  let now = Date.now();
+  const server = await startTestServer({}, { pairing: new PairingHost({ now: () => now }) });
+  try {
+    const { agent, browser, namespaceId } = await paired(server);
+    await call(server.url, "POST", "/models", orderSpec("cart"), bearer(agent));
+    const oldFeed = await feed(server, "cart", browser);
+    const agentFeed = await feed(server, "cart", agent);
+    const refused = await call(server.url, "POST", "/pair/session", undefined, bearer(browser));
+    assert.equal(refused.status, 403, "only the agent hands out links");
+    const held = await call(server.url, "POST", "/pair/session", undefined, bearer(agent));
+    assert.equal(held.status, 409, held.text);
+    assert.equal(held.json.error, "tab_present");
+
+    now += 91_000;
+    const link = await call(server.url, "POST", "/pair/session", undefined, bearer(agent));
+    assert.equal(link.status, 200, link.text);
+    assert.equal(link.headers.get("cache-control"), "no-store");
+    const { pairCode, deviceSecret, userCode, verificationUriComplete } = link.json;
+    assert.equal(verificationUriComplete, `${server.url}/pair#code=${userCode}`);
+    const pending = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret });
+    assert.equal(pending.status, 409);
+
+    const approved = await call(server.url, "POST", "/pair/approve", { userCode });
+    assert.equal(approved.status, 200, approved.text);
+    assert.equal(approved.json.namespaceId, namespaceId);
+    assert.notEqual(approved.json.sessionToken, browser);
+    assert.equal((await call(server.url, "POST", "/pair/approve", { userCode })).status, 410, "single-use");
+    const collected = await call(server.url, "POST", "/pair/token", { pairCode, deviceSecret });
+    assert.deepEqual(collected.json, { sessionToken: agent, namespaceId }, "the agent's own token");
+
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const closed = await Promise.race([
+      oldFeed.closed,
+      new Promise((resolve) => (timer = setTimeout(() => resolve("still open after 2 s"), 2000))),
+    ]);
+    clearTimeout(timer);
+    assert.deepEqual(closed, { code: 4401, reason: "the pairing session ended" }, "the old tab's feed");
+    assert.equal((await call(server.url, "GET", "/models", undefined, bearer(browser))).status, 401);
+    const listed = await call(server.url, "GET", "/models", undefined, bearer(approved.json.sessionToken));
+    assert.equal(listed.status, 200);
+    assert.match(listed.text, /"cart"/, "the models come back");
+    assert.equal(agentFeed.socket.readyState, WebSocket.OPEN, "the agent's feed stays");
+    agentFeed.socket.close();
+    await agentFeed.closed;
+  } finally {
+    await server.close();
+  }
+});
