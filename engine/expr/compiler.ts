@@ -87,6 +87,7 @@ export class ExpressionError extends Error {
 
 interface JsonataFailure {
   code?: string;
+  value?: unknown;
   position?: number;
   message?: string;
   token?: string;
@@ -95,12 +96,22 @@ interface JsonataFailure {
 /** Turns a JSONata failure (a plain object) into an {@link ExpressionError}. */
 export function toExpressionError(err: unknown): ExpressionError {
   if (err instanceof ExpressionError) return err;
-  // The engine's own limits (a nested result, a string V8 cannot build) keep their message.
-  if (err instanceof RangeError) return new ExpressionError(err.message, "U1002");
+  // The engine's own limits (a nested result, a string V8 cannot build) keep their message; a stack V8 ran out
+  // of is an expression nested past what parsing or evaluating it can hold.
+  if (err instanceof RangeError) {
+    return new ExpressionError(
+      `${/call stack/.test(err.message) ? "Nested too deeply: " : ""}${err.message}`,
+      "U1002",
+    );
+  }
   const e = (err ?? {}) as JsonataFailure;
   const where = typeof e.position === "number" ? ` (position ${e.position})` : "";
   const code = e.code ? `${e.code}: ` : "";
-  return new ExpressionError(`${code}${e.message ?? String(err)}${where}`, e.code, e.position);
+  // jsonata-js words D1011 for recursion; plain nesting reaches the same limit, which is named.
+  const limit = e.code === "D1011" && typeof e.value === "number"
+    ? ` (deeper than ${e.value} steps: svc.limits.expression-max-depth)`
+    : "";
+  return new ExpressionError(`${code}${e.message ?? String(err)}${limit}${where}`, e.code, e.position);
 }
 
 /** Guard settings of evaluation. */

@@ -73,7 +73,10 @@ Deno.test("deep recursion fails with the depth guard", async () => {
   const deep = compiler.compile("($f := function($n){ $n > 0 ? 1 + $f($n - 1) : 0 }; $f(1000))");
   await assert.rejects(() => deep.evaluate({}), (err: unknown) => {
     assert.ok(err instanceof ExpressionError);
-    assert.match(err.message, /D1011: Stack overflow/);
+    assert.match(
+      err.message,
+      /D1011: Stack overflow.*\(deeper than 50 steps: svc\.limits\.expression-max-depth\)/,
+    );
     return true;
   });
   assert.equal(await deep.evaluate({}).catch(() => "failed again"), "failed again");
@@ -201,5 +204,16 @@ Deno.test("an error quoting a 100,000-character operand, key or token has it cut
   assert.throws(() => compiler.compile(`$match("a", /(?=a)${"x".repeat(100_000)}/)`), (err: Error) => {
     assert.match(err.message, /^regular expression \/\(\?=a\)x{194}… \(100007 characters\) is not supported/);
     return err.message.length < 400;
+  });
+});
+
+Deno.test("an expression nested past what the stack holds says so, not only V8's words", async () => {
+  const compiler = new ExpressionCompiler({ cacheSize: 10, timeoutMs: 100000, maxDepth: 500 });
+  // Parenthesised a hundred thousand deep: parsing it runs out of stack (a RangeError of V8's).
+  const source = `${"(".repeat(100_000)}1${")".repeat(100_000)}`;
+  await assert.rejects(async () => await compiler.compile(source).evaluate({}), (err: unknown) => {
+    assert.ok(err instanceof ExpressionError);
+    assert.match(err.message, /^Nested too deeply: Maximum call stack size exceeded/);
+    return true;
   });
 });
