@@ -66,6 +66,7 @@ export async function fetchWithin(
   } catch (err) {
     clearTimeout(timer);
     if (late.signal.aborted) throw unanswered(server, timeoutMs);
+    if (signal?.aborted) throw err; // the caller's own cancellation: the server was not out of reach
     throw new NoAnswerError("internal", `Cannot reach the server at ${server}: ${why(err)}`);
   }
   try {

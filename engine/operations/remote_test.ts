@@ -236,16 +236,13 @@ Deno.test("a server that does not answer within timeoutMs fails the request with
   assert.deepEqual(await invoker.invoke(generateSpec, { modelId: "m", domainDescription: "d" }), {
     available: true,
   });
-  // The caller's own signal still cancels, and is not reported as a timeout.
+  // The caller's own signal still cancels, and is reported neither as a timeout nor as a server out of reach.
   const abort = new AbortController();
   const pending = invoker.invoke(generateSpec, { modelId: "m", domainDescription: "d" }, {
     signal: abort.signal,
   });
   abort.abort();
-  await assert.rejects(
-    pending,
-    (err: unknown) => err instanceof ServiceError && /Cannot reach/.test(err.message),
-  );
+  await assert.rejects(pending, (err: Error) => err.name === "AbortError");
 });
 
 /** A fetch whose answer sends its status line and `head`, then stalls (until the request's signal aborts) or, with `cut`, fails. */
@@ -313,6 +310,26 @@ Deno.test("an unreachable server: the reason Deno's fetch gives in its cause, wi
   await assert.rejects(invoker.invoke(listModels, {}), {
     message: "Cannot reach the server at http://127.0.0.1:9: client error (Connect): tcp connect error: " +
       "Connection refused (os error 111)",
+  });
+});
+
+Deno.test("a request its caller cancels is that cancellation, not 'Cannot reach the server'", async () => {
+  const invoker = remoteInvoker({
+    baseUrl: "http://127.0.0.1:9",
+    // As Deno's fetch: a request whose signal aborts rejects with the signal's reason.
+    fetch: (request) =>
+      new Promise((_, reject) =>
+        request.signal.addEventListener("abort", () => reject(request.signal.reason))
+      ),
+    authoring: () => Promise.resolve(localAuthoring()),
+  });
+  const caller = new AbortController();
+  const answer = invoker.invoke(listModels, {}, { signal: caller.signal });
+  caller.abort(new DOMException("the caller left", "AbortError"));
+  await assert.rejects(answer, (err: Error) => {
+    assert.equal(err.name, "AbortError");
+    assert.doesNotMatch(err.message, /Cannot reach/);
+    return true;
   });
 });
 
