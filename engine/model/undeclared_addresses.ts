@@ -36,7 +36,7 @@ export function undeclaredAddresses(
     const type = schema.fragmentAt(path).type;
     const message = found
       ? `${verb} ${found.message}`
-      : columns && !typeAdmits(type, "array") && `binds a ${type}: a dataTable shows an array's rows`;
+      : columns && !typeAdmits(type, "array") && `binds a ${type}, not an array of rows`;
     if (message) warnings.push({ location: at, message });
     else columns?.forEach(check);
   };

@@ -68,10 +68,10 @@ Deno.test("a view binding an undeclared field, a table of a non-array, a column 
         "viewDefinition.views[0].components[3].items[0].bind",
         "binds '$.qyt', which the schema does not declare and no derivation produces (did you mean '$.qty'?)",
       ],
-      ["viewDefinition.views[0].components[4].bind", "binds a number: a dataTable shows an array's rows"],
+      ["viewDefinition.views[0].components[4].bind", "binds a number, not an array of rows"],
       [
         "viewDefinition.views[0].components[5].tableColumns[1].field",
-        "shows '$.items[*].sku', which the schema does not declare and no derivation produces",
+        "binds '$.items[*].sku', which the schema does not declare and no derivation produces",
       ],
       [
         "viewDefinition.views[0].components[6].components[0].bind",

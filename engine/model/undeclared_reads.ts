@@ -96,7 +96,12 @@ export function undeclaredReads(
       const found = undeclaredField(schema, derivedTargets, read.path, produced);
       if (!found || seen.has(found.key)) continue;
       seen.add(found.key);
-      warnings.push({ location: locationOf(node), message: `reads ${found.message}` });
+      // In a per-element expression a bare name is read from the root; the element is `$parent`.
+      warnings.push({
+        location: locationOf(node),
+        message: `reads ${found.message}` +
+          (node.elementPattern ? `; per element: '$parent${found.key.slice(1)}'` : ""),
+      });
     }
   }
   return warnings;

@@ -225,7 +225,7 @@ export function validateViewDefinition(
             ? [{
               path: [...rows.path, WILDCARD, ...field.split(".")],
               at: `${at}.${member}[${j}].field`,
-              verb: "shows",
+              verb: "binds",
             }]
             : []
         );
