@@ -39,6 +39,12 @@ const table = (c: EvaluatedComponent, ctx: ViewContext): TemplateResult => {
   const pages = Math.max(1, Math.ceil(rows.length / size));
   const key = `${c.id}:page`;
   const page = Math.min(ctx.uiState.get(key) ?? 0, pages - 1);
+  const shown = rows.slice(page * size, page * size + size);
+  // A column of numbers is right-aligned as a whole, its header too (the header sat apart, at the left).
+  const numeric = columns.map((col) => {
+    const values = shown.map((row) => cell(row, col.field)).filter((v) => v !== undefined && v !== null);
+    return values.length > 0 && values.every((v) => typeof v === "number");
+  });
   const go = (p: number) => {
     ctx.uiState.set(key, p);
     ctx.requestUpdate();
@@ -46,17 +52,20 @@ const table = (c: EvaluatedComponent, ctx: ViewContext): TemplateResult => {
   return html`<div class="table-wrap" data-component=${c.id}>
     <table>
       <caption>${nameOf(c)}</caption>
-      <thead><tr>${columns.map((col) => html`<th scope="col">${col.header ?? col.field}</th>`)}</tr></thead>
+      <thead><tr>${
+    columns.map((col, i) =>
+      html`<th scope="col" class=${numeric[i] ? "num" : ""}>${col.header ?? col.field}</th>`
+    )
+  }</tr></thead>
       <tbody>${
     rows.length
-      ? rows.slice(page * size, page * size + size).map((row) =>
+      ? shown.map((row) =>
         html`<tr>${
-          columns.map((col) => {
-            const v = cell(row, col.field);
-            return html`<td class=${typeof v === "number" ? "num" : ""}>${
-              formatValue(v, col.format, col.currency)
-            }</td>`;
-          })
+          columns.map((col, i) =>
+            html`<td class=${numeric[i] ? "num" : ""}>${
+              formatValue(cell(row, col.field), col.format, col.currency)
+            }</td>`
+          )
         }</tr>`
       )
       : html`

@@ -373,6 +373,7 @@ export const VIEW_STYLES = css`
     padding: 4px 8px;
     text-align: left;
   }
+  th.num,
   td.num {
     text-align: right;
     font-variant-numeric: tabular-nums;

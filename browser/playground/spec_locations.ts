@@ -8,11 +8,14 @@
  */
 import type { SyntaxNode, Tree } from "@lezer/common";
 
-/** The members and indexes of a finding location (`a.b[2].c` → `["a","b",2,"c"]`). */
+/**
+ * The members and indexes of a finding location (`a.b[2].c` → `["a","b",2,"c"]`); a member quoted in
+ * brackets, as a test's or a mutation's address is (`given['$.a.b']`), is one member, dots and all.
+ */
 export function locationSegments(location: string): (string | number)[] {
   const out: (string | number)[] = [];
-  for (const match of location.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) {
-    out.push(match[2] !== undefined ? Number(match[2]) : match[1]);
+  for (const match of location.matchAll(/\['((?:[^']|'(?!\]))*)'\]|([^.[\]]+)|\[(\d+)\]/g)) {
+    out.push(match[3] !== undefined ? Number(match[3]) : match[1] ?? match[2]);
   }
   return out;
 }

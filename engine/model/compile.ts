@@ -20,6 +20,7 @@ import { ModelBindings } from "./model_bindings.ts";
 import { linkNodes } from "./node_graph.ts";
 import { type Chunks, drain, paced } from "../pacing.ts";
 import { undeclaredReads } from "./undeclared_reads.ts";
+import { type NamedAddress, undeclaredAddresses } from "./undeclared_addresses.ts";
 import { unknownEntryMembers } from "./unknown_members.ts";
 import type { CompiledDefault, CompiledNode, DerivedNode } from "./nodes.ts";
 import type { SchemaIndex } from "./schema_index.ts";
@@ -119,8 +120,9 @@ function* compilingWhole(input: unknown, env: CompileEnv): Chunks<Compiled> {
   ];
   yield;
   const defaults = yield* compileDefaultValues(spec, section("defaultValues"));
-  const tests = compileTestCases(spec, section("tests"));
-  compileViewDefinition(spec, section("viewDefinition"));
+  const named: NamedAddress[] = [];
+  const tests = compileTestCases(spec, section("tests"), named);
+  compileViewDefinition(spec, section("viewDefinition"), named);
   unknownEntryMembers(spec, (name, finding) => sections.get(name)!.warnings.push(finding));
 
   const { errors, warnings } = inDocumentOrder(shape, sections);
@@ -137,7 +139,18 @@ function* compilingWhole(input: unknown, env: CompileEnv): Chunks<Compiled> {
   const linking = new SectionContext(env, scope);
   const graph = yield* linkNodes(definitions, schema, linking, library.library?.lends);
   if (linking.errors.length) return { valid: false, errors: linking.errors, warnings };
-  warnings.push(...undeclaredReads(graph.nodes, schema, graph.derivedOrder.map((node) => node.target)));
+  // What the service writes: derived values, and effects' status documents (the author declares neither).
+  const produced = graph.nodes.flatMap((node) =>
+    node.kind === "DERIVED"
+      ? [node.target]
+      : node.kind === "EFFECT" && node.effect.statusPath
+      ? [node.effect.statusPath]
+      : []
+  );
+  warnings.push(
+    ...undeclaredReads(graph.nodes, schema, produced),
+    ...undeclaredAddresses(named, schema, produced),
+  );
 
   const version = typeof spec.version === "string" && spec.version.trim() !== ""
     ? spec.version

@@ -179,3 +179,22 @@ Deno.test("a read of a scalar's child is a warning, as an undeclared name's: no 
     ],
   ]);
 });
+
+Deno.test("a per-element expression reading a bare name of its element is told the element is $parent", () => {
+  const report = compile(spec({
+    schema: {
+      type: "object",
+      properties: {
+        items: { type: "array", items: { type: "object", properties: { text: { type: "string" } } } },
+      },
+    },
+    constraints: [{ id: "c", path: "$.items[*]", expr: "$length(text) > 0", message: "m", policy: "flag" }],
+    derivations: [{ path: "$.items[*].size", expr: "$length($parent.text)" }],
+  }));
+  assert.deepEqual(report.errors, []);
+  assert.deepEqual(report.warnings, [{
+    location: "constraints[0].expr",
+    message:
+      "reads '$.text', which the schema does not declare and no derivation produces; per element: '$parent.text'",
+  }]);
+});

@@ -15,18 +15,12 @@ import { nearestName } from "../nearest.ts";
 import type { CompiledNode } from "./nodes.ts";
 import { type SchemaIndex, typeAdmits } from "./schema_index.ts";
 
+/** The spec section of each kind of node whose expression is an entry's `expr` (an effect's are several). */
+const SECTIONS = { DERIVED: "derivations", META: "metaDerivations", CONSTRAINT: "constraints" };
+
 /** Where a node's expression is written in the spec. */
 function locationOf(node: CompiledNode): string {
-  switch (node.kind) {
-    case "DERIVED":
-      return `derivations[${node.index}].expr`;
-    case "META":
-      return `metaDerivations[${node.index}].expr`;
-    case "CONSTRAINT":
-      return `constraints[${node.index}].expr`;
-    case "EFFECT":
-      return `effects[${node.index}]`;
-  }
+  return node.kind === "EFFECT" ? `effects[${node.index}]` : `${SECTIONS[node.kind]}[${node.index}].expr`;
 }
 
 /**
@@ -58,7 +52,37 @@ export function undeclared(
   return null;
 }
 
-/** Warnings for reads of undeclared, underived fields. */
+/**
+ * What `path` names that the schema does not declare and no derivation produces:
+ * the first such field (`key`) and the message's end, `'$.x', which the schema
+ * does not declare …` with the nearest declared name; null when nothing is.
+ */
+export function undeclaredField(
+  schema: SchemaIndex,
+  derivedTargets: readonly Segment[][],
+  path: readonly Segment[],
+  produced: PathIndex<Segment[]>,
+): { key: string; message: string } | null {
+  if (produced.overlapsAny(path)) return null;
+  const found = undeclared(schema, path);
+  if (!found) return null;
+  const field = path.slice(0, found.at + 1);
+  const key = formatPath(field);
+  const parent = field.slice(0, -1);
+  const derivedHere = derivedTargets
+    .filter((t) => t.length > parent.length && pathsOverlap(t.slice(0, parent.length), parent))
+    .map((t) => t[parent.length])
+    .filter((seg): seg is string => typeof seg === "string" && seg !== String(WILDCARD));
+  const name = field[field.length - 1];
+  const suggestion = typeof name === "string" && nearestName(name, [...found.names, ...derivedHere]);
+  return {
+    key,
+    message: `'${key}', which the schema does not declare and no derivation produces` +
+      (suggestion ? ` (did you mean '${formatPath([...parent, suggestion])}'?)` : ""),
+  };
+}
+
+/** Warnings for reads of undeclared, underived fields (`derivedTargets`: effects' status paths too). */
 export function undeclaredReads(
   nodes: readonly CompiledNode[],
   schema: SchemaIndex,
@@ -68,30 +92,15 @@ export function undeclaredReads(
   const produced = new PathIndex(derivedTargets, (target) => target);
   for (const node of nodes) {
     const seen = new Set<string>();
-    // An effect's own status document is written by the service, not declared by the author.
-    const status = node.kind === "EFFECT" && node.effect.statusPath
-      ? formatPath(node.effect.statusPath)
-      : null;
     for (const read of node.reads) {
-      if (produced.overlapsAny(read.path)) continue;
-      if (status === formatPath(read.path)) continue;
-      const found = undeclared(schema, read.path);
-      if (!found) continue;
-      const field = read.path.slice(0, found.at + 1);
-      const key = formatPath(field);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const parent = field.slice(0, -1);
-      const derivedHere = derivedTargets
-        .filter((t) => t.length > parent.length && pathsOverlap(t.slice(0, parent.length), parent))
-        .map((t) => t[parent.length])
-        .filter((seg): seg is string => typeof seg === "string" && seg !== String(WILDCARD));
-      const name = field[field.length - 1];
-      const suggestion = typeof name === "string" && nearestName(name, [...found.names, ...derivedHere]);
+      const found = undeclaredField(schema, derivedTargets, read.path, produced);
+      if (!found || seen.has(found.key)) continue;
+      seen.add(found.key);
+      // In a per-element expression a bare name is read from the root; the element is `$parent`.
       warnings.push({
         location: locationOf(node),
-        message: `reads '${key}', which the schema does not declare and no derivation produces` +
-          (suggestion ? ` (did you mean '${formatPath([...parent, suggestion])}'?)` : ""),
+        message: `reads ${found.message}` +
+          (node.elementPattern ? `; per element: '$parent${found.key.slice(1)}'` : ""),
       });
     }
   }

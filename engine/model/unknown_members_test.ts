@@ -137,7 +137,7 @@ Deno.test("unknown members of the objects the schema declares inside entries war
       { id: "w", trigger: "qty > 2", target: { ref: "other", path: "$.qty", wtch: true }, body: "qty" },
     ],
     ...view([
-      { id: "s", type: "selectField", bind: "$.name", options: [{ value: "a", lable: "A" }, { value: "b" }] },
+      { id: "s", type: "selectField", bind: "$.qty", options: [{ value: "a", lable: "A" }, { value: "b" }] },
       { id: "t", type: "dataTable", value: "[]", tableColumns: [{ field: "a", header: "A", headr: "x" }] },
       { id: "c", type: "dataChart", value: "[]", chartSeries: [{ field: "a", colour: "red" }] },
       { id: "k", type: "keyValueList", items: [{ label: "Q", bind: "$.qty", formt: "integer" }] },

@@ -25,7 +25,8 @@
 import type { Finding } from "../../errors.ts";
 import type { CompiledExpression, ExpressionCompiler } from "../../expr/compiler.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
-import { parsePath } from "../../json/path.ts";
+import { parsePath, WILDCARD } from "../../json/path.ts";
+import type { NamedAddress } from "../undeclared_addresses.ts";
 import { ExpressionScope } from "../expression_scope.ts";
 import { schemaDef, unknownName, warnUnknownMembers } from "../unknown_members.ts";
 import {
@@ -63,13 +64,15 @@ export interface ViewFindings {
 
 /**
  * Validates a spec's `viewDefinition` (absent or null is valid). `location` is
- * the prefix of every finding's location.
+ * the prefix of every finding's location; each address the views bind is added
+ * to `addresses`, for the spec's check against its schema (`../undeclared_addresses.ts`).
  */
 export function validateViewDefinition(
   definition: unknown,
   compiler: ExpressionCompiler,
   location = "viewDefinition",
   scope: ExpressionScope = new ExpressionScope(),
+  addresses: NamedAddress[] = [],
 ): ViewFindings {
   const findings: ViewFindings = { errors: [], warnings: [] };
   if (definition === undefined || definition === null) return findings;
@@ -153,6 +156,7 @@ export function validateViewDefinition(
   const address = (value: Json, at: string) => {
     const parsed = parsePath(value);
     if (!parsed.ok) error(at, parsed.message);
+    else addresses.push({ path: parsed.path, at, verb: "binds" });
   };
   const listOf = (value: Json, at: string, what: string): Json[] => {
     if (value === undefined || value === null) return [];
@@ -211,7 +215,21 @@ export function validateViewDefinition(
       viewTarget(item.targetView, `${at}.menuItems[${j}].targetView`, "targetView");
     });
     for (const member of ["options", "tableColumns", "chartSeries"]) {
-      arrayOf(c[member], `${at}.${member}`, member);
+      const entries = arrayOf(c[member], `${at}.${member}`, member);
+      // A table's bind holds its rows; a column names a member of a row (`text`, `due.date`), `$` forms aside.
+      const rows = member === "tableColumns" && c.type === "dataTable" &&
+        addresses.find((named) => named.at === `${at}.bind`);
+      if (rows) {
+        rows.columns = entries.flatMap(({ field }, j) =>
+          typeof field === "string" && !/[$[]/.test(field)
+            ? [{
+              path: [...rows.path, WILDCARD, ...field.split(".")],
+              at: `${at}.${member}[${j}].field`,
+              verb: "binds",
+            }]
+            : []
+        );
+      }
     }
     if (c.type === "ratingField") rating(c, at);
     if (c.type === "sectionList") {
