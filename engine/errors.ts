@@ -112,6 +112,13 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * A server (a remote, a repository) was not reached or did not answer in time (engine/operations/fetch_within.ts).
+ * Told by its type, not its message (an `svc mcp --url` child relays the type as `_meta["svc/noAnswer"]`,
+ * mcp/results.ts); here, below every layer that tells it.
+ */
+export class NoAnswerError extends ServiceError {}
+
 /** Malformed input (400). */
 export function badRequest(message: string): ServiceError {
   return new ServiceError("bad_request", message);

@@ -14,8 +14,7 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type ErrorKind, ServiceError } from "../engine/errors.ts";
-import { NoAnswerError } from "../engine/operations/fetch_within.ts";
+import { type ErrorKind, NoAnswerError, ServiceError } from "../engine/errors.ts";
 import { isObject } from "../engine/json/value.ts";
 import { shortMessage } from "../engine/quoted.ts";
 

@@ -24,7 +24,8 @@ import {
   type ChangeFeedSocketConstructor,
   feedRefusal,
 } from "../engine/operations/change_feed.ts";
-import { NoAnswerError, unanswered } from "../engine/operations/fetch_within.ts";
+import { NoAnswerError } from "../engine/errors.ts";
+import { unanswered } from "../engine/operations/fetch_within.ts";
 import { GLOBAL_SCHEDULER, type Scheduler } from "../engine/ports.ts";
 import type { InvokeFn } from "../engine/operations/operation.ts";
 import { valueAt } from "../engine/json/document.ts";

@@ -27,7 +27,7 @@ import {
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Repository, RepositoryClass } from "../engine/composition/repository.ts";
-import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
+import { type ErrorKind, NoAnswerError, ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import type { Json } from "../engine/json/value.ts";
 import type { ModelSpec } from "../engine/model/types.ts";
 import { SERVICE_NAME, SERVICE_VERSION } from "../engine/version.ts";
@@ -37,7 +37,6 @@ import { ERROR_KIND_META, NO_ANSWER_META } from "../mcp/results.ts";
 import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { upstreamRefusal } from "./upstream_refusal.ts";
 import { lookupFailure, publicationFailure, type RepositoryAnswer } from "./lookup_failure.ts";
-import { NoAnswerError } from "../engine/operations/fetch_within.ts";
 
 /** Restarts in a row of a watched child before its watches end (waits 1, 2, 4… 32 s by default), as http's. */
 const WATCH_RECONNECTS = 6;

@@ -10,11 +10,11 @@ import {
   McpError,
   SubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type ErrorKind, ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
+import { type ErrorKind, NoAnswerError, ServiceError, STATUS_OF_KIND } from "../engine/errors.ts";
 import { toolFailure } from "../mcp/results.ts";
 import { RESOURCE_NOT_FOUND } from "../mcp/resources.ts";
 import { until } from "../tests/effects/helpers.ts";
-import { fetchWithin, NoAnswerError } from "../engine/operations/fetch_within.ts";
+import { fetchWithin } from "../engine/operations/fetch_within.ts";
 import { mcpRepository, toolError } from "./mcp.ts";
 import { withTimeoutsDue } from "./_test_timeouts.ts";
 

@@ -7,16 +7,10 @@
  *
  * @module
  */
-import { ServiceError } from "../errors.ts";
+import { NoAnswerError } from "../errors.ts";
 
 /** How long a request waits for the server to answer by default. */
 export const REQUEST_TIMEOUT_MS = 60_000;
-
-/**
- * {@link fetchWithin}'s failure: the server was not reached or did not answer in time. Told by its type, not
- * its message (an `svc mcp --url` child relays the type as `_meta["svc/noAnswer"]`, mcp/results.ts).
- */
-export class NoAnswerError extends ServiceError {}
 
 /** The 503 {@link NoAnswerError} of the server at `server` not answering within `timeoutMs`. */
 export const unanswered = (server: string, timeoutMs?: number): NoAnswerError =>

@@ -265,7 +265,7 @@ const halfAnswer = (status: number, head: string, cut?: Error) => (request: Requ
 
 Deno.test("an answer that stalls after its status line is bounded too; one broken off is no answer, not a crash", async () => {
   const { generateSpec } = await import("./generation.ts");
-  const { NoAnswerError } = await import("./fetch_within.ts");
+  const { NoAnswerError } = await import("../errors.ts");
   const client = (fetch: RemoteOptions["fetch"]) =>
     remoteInvoker({
       baseUrl: "http://127.0.0.1:9",

@@ -9,8 +9,15 @@
  * @module
  */
 import type { EngineConfig } from "../config.ts";
-import { conflict, type Finding, notFound, ServiceError, specInvalid, STATUS_OF_KIND } from "../errors.ts";
-import { NoAnswerError } from "../operations/fetch_within.ts";
+import {
+  conflict,
+  type Finding,
+  NoAnswerError,
+  notFound,
+  ServiceError,
+  specInvalid,
+  STATUS_OF_KIND,
+} from "../errors.ts";
 import { parseCoordinate } from "../composition/coordinate.ts";
 import { flatten, isBranch, pinned, TemplateError, withoutProvenance } from "../composition/flatten.ts";
 import { inheritLibrary, layersOf, originOf } from "../model/library_layers.ts";

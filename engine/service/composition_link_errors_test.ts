@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { DEFAULT_CONFIG } from "../config.ts";
-import { ServiceError } from "../errors.ts";
-import { NoAnswerError } from "../operations/fetch_within.ts";
+import { NoAnswerError, ServiceError } from "../errors.ts";
 import { GLOBAL_SCHEDULER, webPlatform } from "../ports.ts";
 import type { Repository } from "../composition/repository.ts";
 import { Composition } from "./composition.ts";
