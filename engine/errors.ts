@@ -164,14 +164,22 @@ export function badGateway(message: string): ServiceError {
   return new ServiceError("bad_gateway", message);
 }
 
+/**
+ * A rollback in one line, `Constraint violated: m` (several: `N constraints violated: [m1, m2]`);
+ * `named` adds the constraints' ids before the colon, `Constraint violated (id): m`, for a text without the body.
+ */
+export function describeRollback(violations: ConstraintViolation[], named?: boolean): string {
+  const messages = violations.map((v) => v.message);
+  const ids = named ? ` (${violations.map((v) => v.constraintId).join(", ")})` : "";
+  return messages.length === 1
+    ? `Constraint violated${ids}: ${messages[0]}`
+    : `${messages.length} constraints violated${ids}: [${messages.join(", ")}]`;
+}
+
 /** A rollback constraint failed: the whole mutation was reverted (409). */
 export function constraintViolation(refused: ConstraintViolation[]): ServiceError {
   const violations = shortened(refused);
-  const messages = violations.map((v) => v.message);
-  const message = messages.length === 1
-    ? `Constraint violated: ${messages[0]}`
-    : `${messages.length} constraints violated: [${messages.join(", ")}]`;
-  return new ServiceError("constraint_violation", message, {
+  return new ServiceError("constraint_violation", describeRollback(violations), {
     error: "Constraint violation",
     violations: violations as unknown as Json,
   });

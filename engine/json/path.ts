@@ -98,9 +98,10 @@ function parseLenient(text: string): { path: Segment[]; legacy: boolean } | stri
 
 /**
  * Parses a canonical address. Legacy dot-index (`$.items.0.name`) and unrooted
- * (`items[0].name`) forms fail with the canonical rewrite in the message.
+ * (`items[0].name`) forms fail with the canonical rewrite in the message; an
+ * unrooted one's is under `base` (a section list's element, `$.lines[*]`).
  */
-export function parsePath(text: unknown): ParsedPath {
+export function parsePath(text: unknown, base: Path = []): ParsedPath {
   if (typeof text !== "string" || text.trim() === "") {
     return { ok: false, message: "an address must be a non-empty string such as '$.field'" };
   }
@@ -110,7 +111,7 @@ export function parsePath(text: unknown): ParsedPath {
   }
   const rooted = text.trim().startsWith("$");
   if (!rooted || parsed.legacy) {
-    const canonical = formatPath(parsed.path);
+    const canonical = formatPath(rooted ? parsed.path : [...base, ...parsed.path]);
     const form = !rooted ? "unrooted" : "legacy dot-index";
     return {
       ok: false,

@@ -198,3 +198,22 @@ Deno.test("a per-element expression reading a bare name of its element is told t
       "reads '$.text', which the schema does not declare and no derivation produces; per element: '$parent.text'",
   }]);
 });
+
+Deno.test("a per-element expression's undeclared read is told '$parent' only when its element declares the name", () => {
+  const report = compile(spec({
+    schema: {
+      type: "object",
+      properties: {
+        limit: { type: "number" },
+        items: { type: "array", items: { type: "object", properties: { text: { type: "string" } } } },
+      },
+    },
+    derivations: [{ path: "$.items[*].size", expr: "$length(text) + limt + $count(sizes)" }],
+  }));
+  assert.deepEqual(report.errors, []);
+  assert.deepEqual(report.warnings.map((w) => w.message), [
+    "reads '$.text', which the schema does not declare and no derivation produces; per element: '$parent.text'",
+    "reads '$.limt', which the schema does not declare and no derivation produces (did you mean '$.limit'?)",
+    "reads '$.sizes', which the schema does not declare and no derivation produces",
+  ]);
+});

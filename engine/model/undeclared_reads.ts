@@ -96,11 +96,12 @@ export function undeclaredReads(
       const found = undeclaredField(schema, derivedTargets, read.path, produced);
       if (!found || seen.has(found.key)) continue;
       seen.add(found.key);
-      // In a per-element expression a bare name is read from the root; the element is `$parent`.
+      // In a per-element expression a bare name is read from the root; the element is `$parent`, when it has it.
+      const element = node.elementPattern;
+      const hint = element && !undeclaredField(schema, derivedTargets, [...element, ...read.path], produced);
       warnings.push({
         location: locationOf(node),
-        message: `reads ${found.message}` +
-          (node.elementPattern ? `; per element: '$parent${found.key.slice(1)}'` : ""),
+        message: `reads ${found.message}` + (hint ? `; per element: '$parent${found.key.slice(1)}'` : ""),
       });
     }
   }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ServiceError } from "../errors.ts";
+import { type ConstraintViolation, describeRollback, ServiceError } from "../errors.ts";
 import { shortMessage } from "../quoted.ts";
 import { getAt } from "../json/document.ts";
 import { isObject, type Json, jsonEqual, setMember } from "../json/value.ts";
@@ -85,8 +85,17 @@ export async function runTestCase(
     const outcome = test.given ? await runtime.evaluateMutation(test.given) : null;
     if (outcome) runtime.commit(outcome);
   } catch (err) {
-    // A ServiceError's message is cut already (errors.ts); another's is cut as one.
-    const message = err instanceof ServiceError ? err.message : shortMessage(String(err));
+    // A case keeps no body, so a rollback's text names the constraints its body lists (as an MCP or REST
+    // caller sees them); any message is cut as errors.ts cuts a ServiceError's (a cut one stays).
+    const violations = err instanceof ServiceError && err.kind === "constraint_violation" &&
+      err.body?.violations as ConstraintViolation[] | undefined;
+    const message = shortMessage(
+      violations
+        ? describeRollback(violations, true)
+        : err instanceof ServiceError
+        ? err.message
+        : String(err),
+    );
     return {
       ...base,
       passed: false,

@@ -110,7 +110,21 @@ Deno.test("a rejected given fails the case with the reason", async () => {
   assert.deepEqual(result.cases.map((c) => c.passed), [false, false, false]);
   assert.match(result.cases[0].error!, /^given was rejected: Schema violation: \$\.b \(minimum\)/);
   assert.match(result.cases[1].error!, /\$\.b \(maximum\)/);
-  assert.match(result.cases[2].error!, /Constraint violated: sum below 100/);
+  // A case has no body: the rollback's text names the constraint, as the 409 body does.
+  assert.equal(result.cases[2].error, "given was rejected: Constraint violated (small): sum below 100");
+});
+
+Deno.test("a given several rollback constraints refuse names each, in the console's form", async () => {
+  const result = await run([{ given: { "$.a": 95, "$.b": 5 }, expect: {} }], {
+    constraints: [
+      ...SPEC.constraints,
+      { id: "tiny", expr: "sum < 10", message: "sum below 10", policy: "rollback" },
+    ],
+  });
+  assert.equal(
+    result.cases[0].error,
+    "given was rejected: 2 constraints violated (small, tiny): [sum below 100, sum below 10]",
+  );
 });
 
 Deno.test("runTestCase reports a malformed expect address as a failure", async () => {

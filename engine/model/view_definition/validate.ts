@@ -25,7 +25,7 @@
 import type { Finding } from "../../errors.ts";
 import type { CompiledExpression, ExpressionCompiler } from "../../expr/compiler.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
-import { parsePath, WILDCARD } from "../../json/path.ts";
+import { parsePath, pathOrNull, type Segment, WILDCARD } from "../../json/path.ts";
 import type { NamedAddress } from "../undeclared_addresses.ts";
 import { ExpressionScope } from "../expression_scope.ts";
 import { schemaDef, unknownName, warnUnknownMembers } from "../unknown_members.ts";
@@ -153,8 +153,8 @@ export function validateViewDefinition(
       );
     }
   };
-  const address = (value: Json, at: string) => {
-    const parsed = parsePath(value);
+  const address = (value: Json, at: string, element?: Segment[]) => {
+    const parsed = parsePath(value, element);
     if (!parsed.ok) error(at, parsed.message);
     else addresses.push({ path: parsed.path, at, verb: "binds" });
   };
@@ -172,10 +172,23 @@ export function validateViewDefinition(
     }) as JsonObject[];
   };
 
+  /** The element each item view repeats for: that of the first section list naming it. */
+  const itemElements = new Map<Json, Segment[]>();
+  const findLists = (components: Json) => {
+    if (!Array.isArray(components)) return;
+    for (const c of components) {
+      const element = listElement(c);
+      if (element && isObject(c) && !itemElements.has(c.itemView)) itemElements.set(c.itemView, element);
+      findLists(isObject(c) && c.components);
+    }
+  };
+  for (const view of views) findLists(isObject(view) && view.components);
+
   /** View ids each view's section lists expand (for cycle detection). */
   const itemViews = new Map<string, { target: string; at: string }[]>();
 
-  const component = (c: Json, at: string, viewId: string, ids: Set<string>) => {
+  /** `element`: the section list element the component repeats for (`$.lines[*]`), its unrooted binds' base. */
+  const component = (c: Json, at: string, viewId: string, ids: Set<string>, element?: Segment[]) => {
     if (!isObject(c)) return error(at, "a component must be an object with 'id' and 'type'");
     if (typeof c.id !== "string" || c.id.trim() === "") {
       error(`${at}.id`, "component id is required (a non-empty string)");
@@ -189,7 +202,7 @@ export function validateViewDefinition(
     }
     warnUnknownMembers(c, schemaDef("Component"), at, warn, COMPONENT_MEMBERS);
     for (const member of PATH_MEMBERS) {
-      if (c[member] !== undefined && c[member] !== null) address(c[member], `${at}.${member}`);
+      if (c[member] !== undefined && c[member] !== null) address(c[member], `${at}.${member}`, element);
     }
     for (const member of STATE_MEMBERS) {
       const value = c[member];
@@ -206,8 +219,9 @@ export function validateViewDefinition(
       if (c[member] !== undefined && c[member] !== null) handler(c[member], `${at}.${member}`);
     }
     arrayOf(c.items, `${at}.items`, "items").forEach((item, j) => {
-      if (item.bind !== undefined && item.bind !== null) address(item.bind, `${at}.items[${j}].bind`);
-      else if (typeof item.text === "string" && item.text.includes("$")) {
+      if (item.bind !== undefined && item.bind !== null) {
+        address(item.bind, `${at}.items[${j}].bind`, element);
+      } else if (typeof item.text === "string" && item.text.includes("$")) {
         compiles(item.text, `${at}.items[${j}].text`);
       }
     });
@@ -245,7 +259,7 @@ export function validateViewDefinition(
       }
     }
     listOf(c.components, `${at}.components`, "components").forEach((child, j) => {
-      component(child, `${at}.components[${j}]`, viewId, ids);
+      component(child, `${at}.components[${j}]`, viewId, ids, listElement(c) ?? element);
     });
   };
 
@@ -269,7 +283,7 @@ export function validateViewDefinition(
     }
     const ids = new Set<string>();
     listOf(view.components, `${at}.components`, "components").forEach((c, j) => {
-      component(c, `${at}.components[${j}]`, viewId, ids);
+      component(c, `${at}.components[${j}]`, viewId, ids, itemElements.get(viewId));
     });
   });
 
@@ -297,4 +311,10 @@ function itemViewCycles(
     for (const ref of refs) if (reaches(ref.target, from)) cycles.push({ from, ...ref });
   }
   return cycles;
+}
+
+/** The element a section list repeats for (`$.lines[*]` for a list bound to `$.lines`), undefined for another component. */
+function listElement(c: Json): Segment[] | undefined {
+  const path = isObject(c) && c.type === "sectionList" ? pathOrNull(c.bind) : null;
+  return path ? [...path, WILDCARD] : undefined;
 }

@@ -150,6 +150,46 @@ Deno.test("view validation: addresses are canonical; state members are boolean, 
   assert.equal(errors[2].message, "visible must be a boolean, a JSONata string or null");
 });
 
+Deno.test("view validation: an unrooted bind in a section list's item is rewritten under the list's element", () => {
+  const { errors } = validate({
+    defaultView: "main",
+    views: [
+      view([
+        { id: "top", type: "textField", bind: "title" },
+        {
+          id: "inline",
+          type: "sectionList",
+          bind: "$.lines",
+          components: [
+            { id: "desc", type: "textField", bind: "desc" },
+            {
+              id: "box",
+              type: "group",
+              components: [{ id: "kv", type: "keyValueList", items: [{ bind: "qty" }] }],
+            },
+          ],
+        },
+        { id: "orders", type: "sectionList", bind: "$.orders", itemView: "order" },
+      ]),
+      {
+        id: "order",
+        components: [
+          { id: "ref", type: "textField", bind: "ref" },
+          { id: "lines", type: "sectionList", bind: "$.orders[*].lines", itemView: "line" },
+        ],
+      },
+      { id: "line", components: [{ id: "sku", type: "textField", bind: "sku" }] },
+    ],
+  });
+  assert.deepEqual(errors.map((e) => [e.location, e.message.replace(/.* write it as /, "")]), [
+    ["viewDefinition.views[0].components[0].bind", "'$.title'"],
+    ["viewDefinition.views[0].components[1].components[0].bind", "'$.lines[*].desc'"],
+    ["viewDefinition.views[0].components[1].components[1].components[0].items[0].bind", "'$.lines[*].qty'"],
+    ["viewDefinition.views[1].components[0].bind", "'$.orders[*].ref'"],
+    ["viewDefinition.views[2].components[0].bind", "'$.orders[*].lines[*].sku'"],
+  ]);
+});
+
 Deno.test("view validation: handlers must be objects; mutations a string", () => {
   const { errors } = validate({
     defaultView: "main",
