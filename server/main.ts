@@ -28,6 +28,7 @@ import { openStorage, type Storage } from "./stores/mod.ts";
 import { openRepositories } from "../repositories/mod.ts";
 import { SubscriptionHub } from "./subscriptions.ts";
 import { guardUnsignedHeads } from "./unsigned_head_guard.ts";
+import { keepServingOnUnhandledRejections } from "./unhandled_rejections.ts";
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -204,15 +205,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
 /**
  * `svc serve [--config <file>]`: runs until SIGINT or SIGTERM, then shuts down
- * gracefully. Returns the process exit code.
+ * gracefully; meanwhile an unhandled rejection is logged, not fatal
+ * (unhandled_rejections.ts). Returns the process exit code.
  */
 export async function runServe(args: readonly string[], log: Logger = consoleLogger): Promise<number> {
   let running: RunningServer;
+  // The process's entry only: a library user or a test runner keeps Deno's own ending.
+  const uninstall = keepServingOnUnhandledRejections(log);
   try {
     const config = await loadConfig(args);
     for (const warning of config.warnings) log.warn(warning);
     running = await startServer({ config, log });
   } catch (err) {
+    uninstall();
     log.error((err as Error).message);
     return 1;
   }
@@ -224,5 +229,6 @@ export async function runServe(args: readonly string[], log: Logger = consoleLog
   for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
   log.info("shutting down");
   await running.close();
+  uninstall();
   return 0;
 }

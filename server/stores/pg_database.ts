@@ -98,6 +98,11 @@ export class PgDatabase {
       await sql.end({ timeout: 1 });
       throw new Error(`Storage backend 'postgres' (${db.description}): ${(err as Error).message}`);
     }
+    // The first connection read the array types into the options every connection shares; later ones
+    // need not. The driver drops the promise of that read (postgres.js issues 1192, 1223): a connection
+    // lost or refused during it, as when the database stops, was an unhandled rejection, and its error
+    // also failed the query waiting for that connection.
+    (sql.options as { fetch_types: boolean }).fetch_types = false;
     return db;
   }
 
