@@ -138,7 +138,8 @@ export class Pairings {
   readonly intervalSec: number;
   readonly #maxPending: number;
   readonly #maxSessions: number;
-  readonly #tabIdleMs: number;
+  /** Seconds the browser's token may go unused before the agent may hand out a rejoin link. */
+  readonly tabIdleSec: number;
   readonly #now: () => number;
   readonly #byPairCode = new Map<string, Pairing>();
   /** Every remembered pairing by its user code (so a person learns why a finished one is gone). */
@@ -152,7 +153,7 @@ export class Pairings {
     this.intervalSec = options.intervalSec ?? 3;
     this.#maxPending = options.maxPending ?? 1000;
     this.#maxSessions = options.maxSessions ?? 10_000;
-    this.#tabIdleMs = (options.tabIdleSec ?? 90) * 1000;
+    this.tabIdleSec = options.tabIdleSec ?? 90;
     this.#now = options.now ?? (() => Date.now());
   }
 
@@ -164,8 +165,17 @@ export class Pairings {
     return count;
   }
 
-  /** Starts a pairing; {@link PairingCapacityError} when too many are waiting. */
-  start(rejoin?: GrantedSession): StartedPairing {
+  /** Starts a pairing for a new session; {@link PairingCapacityError} when too many are waiting. */
+  start(): StartedPairing {
+    return this.#start();
+  }
+
+  /**
+   * Starts a pairing; with `rejoin` (the live session's namespace and the
+   * agent's token) approving it gives that session a new browser token
+   * instead of a new session, and the poll answers the agent's own token.
+   */
+  #start(rejoin?: GrantedSession): StartedPairing {
     if (this.pendingCount >= this.#maxPending) {
       throw new PairingCapacityError(`${this.#maxPending} pairings are already waiting for approval`);
     }
@@ -218,7 +228,8 @@ export class Pairings {
     const now = this.#now();
     for (const { grant, lastUsedAt } of this.#sessions.values()) {
       if (
-        grant.namespaceId === namespaceId && grant.party === "browser" && now - lastUsedAt < this.#tabIdleMs
+        grant.namespaceId === namespaceId && grant.party === "browser" &&
+        now - lastUsedAt < this.tabIdleSec * 1000
       ) {
         return true;
       }
@@ -238,7 +249,7 @@ export class Pairings {
         pairing.state = "expired";
       }
     }
-    return this.start({ namespaceId, sessionToken: agentToken });
+    return this.#start({ namespaceId, sessionToken: agentToken });
   }
 
   /**

@@ -504,7 +504,9 @@ for (const { agentKind, shots, connect } of AGENTS) {
         rejoin: true,
       });
       await other.page.getByRole("button", { name: "Approve" }).click();
-      await other.page.getByRole("alert").getByText(/already completed.*Ask the agent for a new link/)
+      await other.page.getByRole("alert").getByText(
+        /already completed in the tab that approved it.*once it has been closed 90 s\. Ask the agent for a new link/,
+      )
         .waitFor();
       await screenshot(other.page, `${shots}-rejoin-second-approval`);
       assert.equal(await other.page.locator(".paired-badge").count(), 0);
