@@ -145,6 +145,8 @@ export class Pairings {
   /** Every remembered pairing by its user code (so a person learns why a finished one is gone). */
   readonly #byUserCode = new Map<string, Pairing>();
   readonly #sessions = new Map<string, Session>();
+  /** Browser session ids a rejoin revoked, by namespace id: their tab learns the session moved. */
+  readonly #moved = new Map<string, string>();
   readonly #endListeners = new Set<(namespaceId: string) => void>();
   readonly #revokeListeners = new Set<(namespaceId: string, party: SessionGrant["party"]) => void>();
 
@@ -263,7 +265,7 @@ export class Pairings {
     if (rejoin) {
       found.pairing.state = "approved";
       const { namespaceId } = rejoin;
-      if (this.#revoke(namespaceId, "browser")) {
+      if (this.#revoke(namespaceId, "browser", this.#moved)) {
         for (const listener of this.#revokeListeners) listener(namespaceId, "browser");
       }
       return {
@@ -292,6 +294,15 @@ export class Pairings {
     if (found.status !== "pending") return found;
     found.pairing.state = "denied";
     return { status: "denied" };
+  }
+
+  /**
+   * Whether `token` was a browser token a rejoin replaced while its session
+   * goes on: the session moved to the tab that approved the rejoin.
+   */
+  moved(token: string): boolean {
+    const match = /^svcs_([A-Za-z0-9_-]{22})\./.exec(token);
+    return match !== null && this.#moved.has(match[1]);
   }
 
   /** What a session token grants; `undefined` for a token no session has (unknown, malformed, ended). */
@@ -351,6 +362,9 @@ export class Pairings {
    */
   end(namespaceId: string): number {
     const ended = this.#revoke(namespaceId);
+    for (const [sessionId, movedFrom] of this.#moved) {
+      if (movedFrom === namespaceId) this.#moved.delete(sessionId);
+    }
     for (const pairing of this.#byPairCode.values()) {
       if ((pairing.agent ?? pairing.rejoin)?.namespaceId === namespaceId) {
         pairing.agent = pairing.rejoin = undefined;
@@ -361,12 +375,13 @@ export class Pairings {
     return ended;
   }
 
-  /** Deletes the tokens of a namespace (of one party when given); how many. */
-  #revoke(namespaceId: string, party?: SessionGrant["party"]): number {
+  /** Deletes the tokens of a namespace (of one party when given), noting their ids in `into`; how many. */
+  #revoke(namespaceId: string, party?: SessionGrant["party"], into?: Map<string, string>): number {
     let revoked = 0;
     for (const [sessionId, { grant }] of this.#sessions) {
       if (grant.namespaceId !== namespaceId || (party && grant.party !== party)) continue;
       this.#sessions.delete(sessionId);
+      into?.set(sessionId, namespaceId);
       revoked++;
     }
     return revoked;

@@ -978,14 +978,27 @@ Deno.test("rejoin: the agent's link once no tab held the session 90 s; the old t
       new Promise((resolve) => (timer = setTimeout(() => resolve("still open after 2 s"), 2000))),
     ]);
     clearTimeout(timer);
-    assert.deepEqual(closed, { code: 4401, reason: "the pairing session ended" }, "the old tab's feed");
-    assert.equal((await call(server.url, "GET", "/models", undefined, bearer(browser))).status, 401);
+    assert.deepEqual(
+      closed,
+      { code: 4401, reason: "the pairing session moved to another tab" },
+      "the old tab's feed",
+    );
+    // The old tab, woken, learns its session moved (not that it ended).
+    const moved = await call(server.url, "GET", "/models", undefined, bearer(browser));
+    assert.equal(moved.status, 401);
+    assert.deepEqual(moved.json, {
+      error: "This pairing session moved to another tab: a newer link from the agent was approved there",
+      reason: "session_moved",
+    });
     const listed = await call(server.url, "GET", "/models", undefined, bearer(approved.json.sessionToken));
     assert.equal(listed.status, 200);
     assert.match(listed.text, /"cart"/, "the models come back");
     assert.equal(agentFeed.socket.readyState, WebSocket.OPEN, "the agent's feed stays");
     agentFeed.socket.close();
     await agentFeed.closed;
+    assert.equal((await call(server.url, "DELETE", "/pair/session", undefined, bearer(agent))).status, 204);
+    const ended = await call(server.url, "GET", "/models", undefined, bearer(browser));
+    assert.equal(ended.json.reason, undefined, "an ended session is no longer 'moved'");
   } finally {
     await server.close();
   }
