@@ -167,6 +167,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
       sessions: {
         claims: (token) => token.startsWith(SESSION_TOKEN_PREFIX),
         resolve: (token) => pairing.pairings.session(token),
+        moved: (token) => pairing.pairings.moved(token),
         reaches: sessionReaches,
         admit: (c, grant: SessionGrant) => admitSession(c, grant),
         endedHandshake: endedSessionFeed,

@@ -58,9 +58,9 @@ export function problemResponse(
   });
 }
 
-/** A 401: `{"error": message}` as plain JSON, with the challenge of the bearer scheme. */
-export function unauthorizedResponse(message: string): Response {
-  return new Response(JSON.stringify({ error: shortMessage(message) }), {
+/** A 401: `{"error": message, ...members}` as plain JSON, with the challenge of the bearer scheme. */
+export function unauthorizedResponse(message: string, members: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ error: shortMessage(message), ...members }), {
     status: 401,
     headers: { "content-type": "application/json", "WWW-Authenticate": 'Bearer realm="svc"' },
   });

@@ -55,6 +55,9 @@ export const MODEL_UNLOADED_CLOSE = 4409;
 /** The close reason of a pairing session's feed, with {@link CREDENTIAL_ENDED_CLOSE}. */
 export const SESSION_ENDED_REASON = "the pairing session ended";
 
+/** The close reason of a feed whose browser token a rejoin replaced: the session goes on in another tab. */
+export const SESSION_MOVED_REASON = "the pairing session moved to another tab";
+
 /**
  * Parses the `paths` query (comma-separated prefixes, canonical or unrooted; a
  * meta key `$.note#required` stands for its field `$.note`); `null` when absent
@@ -169,7 +172,12 @@ export class SubscriptionHub {
     for (const [modelId, set] of this.#byModel) {
       for (const subscriber of [...set]) {
         if (subscriber.namespaceId === namespaceId && (!party || subscriber.party === party)) {
-          this.#drop(modelId, subscriber, CREDENTIAL_ENDED_CLOSE, SESSION_ENDED_REASON);
+          this.#drop(
+            modelId,
+            subscriber,
+            CREDENTIAL_ENDED_CLOSE,
+            party ? SESSION_MOVED_REASON : SESSION_ENDED_REASON,
+          );
         }
       }
     }

@@ -369,8 +369,11 @@ export class Playground extends LitElement {
       if (connection !== this.connection) return;
       if (err instanceof ServiceError && err.kind === "unauthorized") {
         clearInterval(this.#poll);
-        this.problem = "The pairing session has ended (the server may have restarted). Ask the agent to " +
-          "pair again.";
+        // A rejoin approved in another tab replaced this tab's token (this one slept, or was offline, too long).
+        this.problem = err.body?.reason === "session_moved"
+          ? "This session moved to another tab: a newer link from the agent was approved there. Use that tab; " +
+            "this one no longer reaches the session's models."
+          : "The pairing session has ended (the server may have restarted). Ask the agent to pair again.";
       } else {
         this.#trouble("poll", `Cannot list the session's models (${(err as Error).message}); retrying…`);
       }

@@ -138,12 +138,15 @@ export class Pairings {
   readonly intervalSec: number;
   readonly #maxPending: number;
   readonly #maxSessions: number;
-  readonly #tabIdleMs: number;
+  /** Seconds the browser's token may go unused before the agent may hand out a rejoin link. */
+  readonly tabIdleSec: number;
   readonly #now: () => number;
   readonly #byPairCode = new Map<string, Pairing>();
   /** Every remembered pairing by its user code (so a person learns why a finished one is gone). */
   readonly #byUserCode = new Map<string, Pairing>();
   readonly #sessions = new Map<string, Session>();
+  /** Browser session ids a rejoin revoked, by namespace id: their tab learns the session moved. */
+  readonly #moved = new Map<string, string>();
   readonly #endListeners = new Set<(namespaceId: string) => void>();
   readonly #revokeListeners = new Set<(namespaceId: string, party: SessionGrant["party"]) => void>();
 
@@ -152,7 +155,7 @@ export class Pairings {
     this.intervalSec = options.intervalSec ?? 3;
     this.#maxPending = options.maxPending ?? 1000;
     this.#maxSessions = options.maxSessions ?? 10_000;
-    this.#tabIdleMs = (options.tabIdleSec ?? 90) * 1000;
+    this.tabIdleSec = options.tabIdleSec ?? 90;
     this.#now = options.now ?? (() => Date.now());
   }
 
@@ -164,8 +167,17 @@ export class Pairings {
     return count;
   }
 
-  /** Starts a pairing; {@link PairingCapacityError} when too many are waiting. */
-  start(rejoin?: GrantedSession): StartedPairing {
+  /** Starts a pairing for a new session; {@link PairingCapacityError} when too many are waiting. */
+  start(): StartedPairing {
+    return this.#start();
+  }
+
+  /**
+   * Starts a pairing; with `rejoin` (the live session's namespace and the
+   * agent's token) approving it gives that session a new browser token
+   * instead of a new session, and the poll answers the agent's own token.
+   */
+  #start(rejoin?: GrantedSession): StartedPairing {
     if (this.pendingCount >= this.#maxPending) {
       throw new PairingCapacityError(`${this.#maxPending} pairings are already waiting for approval`);
     }
@@ -218,7 +230,8 @@ export class Pairings {
     const now = this.#now();
     for (const { grant, lastUsedAt } of this.#sessions.values()) {
       if (
-        grant.namespaceId === namespaceId && grant.party === "browser" && now - lastUsedAt < this.#tabIdleMs
+        grant.namespaceId === namespaceId && grant.party === "browser" &&
+        now - lastUsedAt < this.tabIdleSec * 1000
       ) {
         return true;
       }
@@ -238,7 +251,7 @@ export class Pairings {
         pairing.state = "expired";
       }
     }
-    return this.start({ namespaceId, sessionToken: agentToken });
+    return this.#start({ namespaceId, sessionToken: agentToken });
   }
 
   /**
@@ -252,7 +265,7 @@ export class Pairings {
     if (rejoin) {
       found.pairing.state = "approved";
       const { namespaceId } = rejoin;
-      if (this.#revoke(namespaceId, "browser")) {
+      if (this.#revoke(namespaceId, "browser", this.#moved)) {
         for (const listener of this.#revokeListeners) listener(namespaceId, "browser");
       }
       return {
@@ -281,6 +294,15 @@ export class Pairings {
     if (found.status !== "pending") return found;
     found.pairing.state = "denied";
     return { status: "denied" };
+  }
+
+  /**
+   * Whether `token` was a browser token a rejoin replaced while its session
+   * goes on: the session moved to the tab that approved the rejoin.
+   */
+  moved(token: string): boolean {
+    const match = /^svcs_([A-Za-z0-9_-]{22})\./.exec(token);
+    return match !== null && this.#moved.has(match[1]);
   }
 
   /** What a session token grants; `undefined` for a token no session has (unknown, malformed, ended). */
@@ -340,6 +362,9 @@ export class Pairings {
    */
   end(namespaceId: string): number {
     const ended = this.#revoke(namespaceId);
+    for (const [sessionId, movedFrom] of this.#moved) {
+      if (movedFrom === namespaceId) this.#moved.delete(sessionId);
+    }
     for (const pairing of this.#byPairCode.values()) {
       if ((pairing.agent ?? pairing.rejoin)?.namespaceId === namespaceId) {
         pairing.agent = pairing.rejoin = undefined;
@@ -350,12 +375,13 @@ export class Pairings {
     return ended;
   }
 
-  /** Deletes the tokens of a namespace (of one party when given); how many. */
-  #revoke(namespaceId: string, party?: SessionGrant["party"]): number {
+  /** Deletes the tokens of a namespace (of one party when given), noting their ids in `into`; how many. */
+  #revoke(namespaceId: string, party?: SessionGrant["party"], into?: Map<string, string>): number {
     let revoked = 0;
     for (const [sessionId, { grant }] of this.#sessions) {
       if (grant.namespaceId !== namespaceId || (party && grant.party !== party)) continue;
       this.#sessions.delete(sessionId);
+      into?.set(sessionId, namespaceId);
       revoked++;
     }
     return revoked;

@@ -42,18 +42,22 @@ export const PAIR_PAGE = "/pair";
 const NO_STORE = { "Cache-Control": "no-store" };
 
 /** RFC 8628 5.2 error codes of the token poll, and what each means to a person. */
-const GONE: Record<GoneReason, { error: string; detail: string }> = {
-  expired: { error: "expired_token", detail: "The pairing expired before anyone approved it" },
-  denied: { error: "access_denied", detail: "The person denied the pairing" },
+const GONE: Record<GoneReason, { error: string; detail: (tabIdleSec: number) => string }> = {
+  expired: { error: "expired_token", detail: () => "The pairing expired before anyone approved it" },
+  denied: { error: "access_denied", detail: () => "The person denied the pairing" },
+  // A person opening a used link wants the session here: say when the agent can hand out a link for it.
   used: {
     error: "already_used",
-    detail: "The pairing was already completed; its session was handed out once",
+    detail: (tabIdleSec) =>
+      "The pairing was already completed in the tab that approved it: use that tab. If that tab is " +
+      `closed, a new link from the agent opens the session here once it has been closed ${tabIdleSec} s`,
   },
 };
 
-/** 410 for a finished pairing. */
-function gone(reason: GoneReason): Response {
-  const { error, detail } = GONE[reason];
+/** 410 for a finished pairing; `tabIdleSec` is the rejoin threshold the used link's detail names. */
+function gone(reason: GoneReason, tabIdleSec: number): Response {
+  const error = GONE[reason].error;
+  const detail = GONE[reason].detail(tabIdleSec);
   return problemResponse(410, detail, { ...problemBody(410, detail), error }, NO_STORE);
 }
 
@@ -63,7 +67,11 @@ function granted(c: Context, answer: { sessionToken: string; namespaceId: string
 }
 
 /** 200 with a new pairing and its links (never cached: the device secret is a credential). */
-function startedAnswer(c: Context, start: () => StartedPairing | undefined): Response {
+function startedAnswer(
+  c: Context,
+  start: () => StartedPairing | undefined,
+  tabIdleSec: number,
+): Response {
   let started;
   try {
     started = start();
@@ -72,7 +80,7 @@ function startedAnswer(c: Context, start: () => StartedPairing | undefined): Res
     throw err;
   }
   if (!started) {
-    const detail = "A tab holds the session: its browser token was used in the last minutes";
+    const detail = `A tab holds the session: its browser token was used in the last ${tabIdleSec} s`;
     return problemResponse(409, detail, { ...problemBody(409, detail), error: "tab_present" });
   }
   const page = new URL(PAIR_PAGE, c.req.url).href;
@@ -177,7 +185,7 @@ function decision(kind: "approve" | "deny"): Route {
             return c.json({ denied: true });
           case "gone":
             wrong = true;
-            return gone(answer.reason);
+            return gone(answer.reason, deps.pairing.pairings.tabIdleSec);
           case "unknown":
             wrong = true;
             throw new ServiceError(
@@ -282,7 +290,7 @@ export const PAIRING_ROUTES: readonly Route[] = [
       enabled(deps);
       const wait = deps.pairing.starts.take(clientKey(c, deps.config.rateLimit.trustForwardedFor));
       if (wait) return limited("new pairings", wait);
-      return startedAnswer(c, () => deps.pairing.pairings.start());
+      return startedAnswer(c, () => deps.pairing.pairings.start(), deps.pairing.pairings.tabIdleSec);
     },
   },
   {
@@ -318,7 +326,7 @@ export const PAIRING_ROUTES: readonly Route[] = [
         case "approved":
           return granted(c, answer);
         case "gone":
-          return gone(answer.reason);
+          return gone(answer.reason, deps.pairing.pairings.tabIdleSec);
         case "unknown":
           throw new ServiceError("not_found", "No pairing has this pair code and device secret");
       }
@@ -383,7 +391,9 @@ export const PAIRING_ROUTES: readonly Route[] = [
       200: jsonResponse("the rejoin pairing (its poll answers the agent's own token)", ref("PairingStarted")),
       401: unauthorizedDoc("no live session token"),
       403: problem("the browser's token: only the agent hands out links"),
-      409: problem("tab_present: the browser's token was used within the last 90 s"),
+      409: problem(
+        "tab_present: the browser's token was used within the last `tabIdleSec` (90 s by default)",
+      ),
       429: problem("too many new pairings from this address, or waiting on this server"),
     },
     handle: (c, deps) => {
@@ -401,7 +411,11 @@ export const PAIRING_ROUTES: readonly Route[] = [
       const wait = deps.pairing.starts.take(clientKey(c, deps.config.rateLimit.trustForwardedFor));
       if (wait) return limited("new pairings", wait);
       const token = bearerToken(c.req.header("authorization"))!;
-      return startedAnswer(c, () => deps.pairing.pairings.rejoin(session.namespaceId, token));
+      return startedAnswer(
+        c,
+        () => deps.pairing.pairings.rejoin(session.namespaceId, token),
+        deps.pairing.pairings.tabIdleSec,
+      );
     },
   },
   ...OPERATOR_ROUTES,

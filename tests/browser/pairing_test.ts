@@ -504,7 +504,9 @@ for (const { agentKind, shots, connect } of AGENTS) {
         rejoin: true,
       });
       await other.page.getByRole("button", { name: "Approve" }).click();
-      await other.page.getByRole("alert").getByText(/already completed.*Ask the agent for a new link/)
+      await other.page.getByRole("alert").getByText(
+        /already completed in the tab that approved it.*once it has been closed 90 s\. Ask the agent for a new link/,
+      )
         .waitFor();
       await screenshot(other.page, `${shots}-rejoin-second-approval`);
       assert.equal(await other.page.locator(".paired-badge").count(), 0);
@@ -530,3 +532,38 @@ for (const { agentKind, shots, connect } of AGENTS) {
     }
   });
 }
+
+Deno.test("a tab asleep past the rejoin, woken: it says the session moved to another tab", async () => {
+  let clock = Date.now();
+  await using env = await setUp({}, new PairingHost({ now: () => clock }));
+  const { server, browser } = env;
+  const agent = await connectHttp(server.url);
+  try {
+    const asleep = await pairedTab(browser, agent, [401]);
+    assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+    await asleep.page.locator("svc-view").getByLabel("Quantity").waitFor();
+    // The browser pauses a long-hidden tab's timers: its requests stop, held here until it wakes.
+    const held: Route[] = [];
+    await asleep.page.route(/\/models/, (route) => void held.push(route));
+    clock += 91_000;
+
+    const link = await tool(agent, "pair_browser");
+    assert.equal(link.body.rejoin, true);
+    const tab = await openLink(browser, link.body.verificationUriComplete);
+    await tab.page.getByRole("button", { name: "Approve" }).click();
+    await tab.page.locator(".paired-badge").getByText("Paired").waitFor();
+
+    await asleep.page.unroute(/\/models/);
+    for (const route of held) await route.continue();
+    await asleep.page.getByRole("alert").getByText(
+      "This session moved to another tab: a newer link from the agent was approved there. Use that tab; " +
+        "this one no longer reaches the session's models.",
+    ).waitFor();
+    await asleep.page.getByText("Live updates of 'cart' stopped: the pairing session moved to another tab")
+      .waitFor();
+    await screenshot(asleep.page, "pairing-moved-to-another-tab");
+    assert.deepEqual(tab.errors, []);
+  } finally {
+    await agent.close();
+  }
+});

@@ -978,14 +978,54 @@ Deno.test("rejoin: the agent's link once no tab held the session 90 s; the old t
       new Promise((resolve) => (timer = setTimeout(() => resolve("still open after 2 s"), 2000))),
     ]);
     clearTimeout(timer);
-    assert.deepEqual(closed, { code: 4401, reason: "the pairing session ended" }, "the old tab's feed");
-    assert.equal((await call(server.url, "GET", "/models", undefined, bearer(browser))).status, 401);
+    assert.deepEqual(
+      closed,
+      { code: 4401, reason: "the pairing session moved to another tab" },
+      "the old tab's feed",
+    );
+    // The old tab, woken, learns its session moved (not that it ended).
+    const moved = await call(server.url, "GET", "/models", undefined, bearer(browser));
+    assert.equal(moved.status, 401);
+    assert.deepEqual(moved.json, {
+      error: "This pairing session moved to another tab: a newer link from the agent was approved there",
+      reason: "session_moved",
+    });
     const listed = await call(server.url, "GET", "/models", undefined, bearer(approved.json.sessionToken));
     assert.equal(listed.status, 200);
     assert.match(listed.text, /"cart"/, "the models come back");
     assert.equal(agentFeed.socket.readyState, WebSocket.OPEN, "the agent's feed stays");
     agentFeed.socket.close();
     await agentFeed.closed;
+    assert.equal((await call(server.url, "DELETE", "/pair/session", undefined, bearer(agent))).status, 204);
+    const ended = await call(server.url, "GET", "/models", undefined, bearer(browser));
+    assert.equal(ended.json.reason, undefined, "an ended session is no longer 'moved'");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("rejoin wording names the server's tabIdleSec: the 409 while a tab holds, the used link's 410", async () => {
+  let now = Date.now();
+  const server = await startTestServer({}, { pairing: new PairingHost({ now: () => now, tabIdleSec: 30 }) });
+  try {
+    const { agent } = await paired(server);
+    const held = await call(server.url, "POST", "/pair/session", undefined, bearer(agent));
+    assert.equal(held.status, 409, held.text);
+    assert.equal(held.json.detail, "A tab holds the session: its browser token was used in the last 30 s");
+
+    now += 31_000;
+    const link = await call(server.url, "POST", "/pair/session", undefined, bearer(agent));
+    assert.equal(link.status, 200, link.text);
+    const { userCode } = link.json;
+    assert.equal((await call(server.url, "POST", "/pair/approve", { userCode })).status, 200);
+    // A second tab opening the same link learns where the session is, and when a new link can bring it here.
+    const used = await call(server.url, "POST", "/pair/approve", { userCode });
+    assert.equal(used.status, 410);
+    assert.equal(
+      used.json.detail,
+      "The pairing was already completed in the tab that approved it: use that tab. If that tab is closed, " +
+        "a new link from the agent opens the session here once it has been closed 30 s",
+    );
   } finally {
     await server.close();
   }

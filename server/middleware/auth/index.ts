@@ -38,6 +38,8 @@ export interface SessionGate<G = unknown> {
   claims(token: string): boolean;
   /** The grant of a live session's token; `undefined` when no session has it. */
   resolve(token: string): G | undefined;
+  /** Whether a token no live session has was replaced by a rejoin (its session moved to another tab). */
+  moved?(token: string): boolean;
   /** Whether a session may use this path. */
   reaches(path: string): boolean;
   /** Records the session a request was admitted with. */
@@ -52,6 +54,13 @@ export interface SessionGate<G = unknown> {
 
 /** The body of a 401 for a session token no live session has. */
 export const SESSION_ENDED_MESSAGE = "Unknown or ended pairing session: pair again (pair_browser)";
+
+/** The body of a 401 for a browser token a rejoin replaced; its `reason` is {@link SESSION_MOVED}. */
+export const SESSION_MOVED_MESSAGE =
+  "This pairing session moved to another tab: a newer link from the agent was approved there";
+
+/** The `reason` member of the 401 for a token whose session moved (the playground words it for a person). */
+export const SESSION_MOVED = "session_moved";
 
 /** The message of the key's 401. */
 export const UNAUTHORIZED_MESSAGE = "Missing or invalid API key";
@@ -105,7 +114,12 @@ export function apiKeyAuth(options: AuthOptions): MiddlewareHandler {
         const handshake = acceptsQueryToken(path) && c.req.header("Upgrade")?.toLowerCase() === "websocket"
           ? sessions.endedHandshake?.(c.req.raw)
           : undefined;
-        return answer(handshake ?? unauthorizedResponse(SESSION_ENDED_MESSAGE));
+        return answer(
+          handshake ??
+            (sessions.moved?.(token)
+              ? unauthorizedResponse(SESSION_MOVED_MESSAGE, { reason: SESSION_MOVED })
+              : unauthorizedResponse(SESSION_ENDED_MESSAGE)),
+        );
       }
       if (!sessions.reaches(path)) {
         return answer(
