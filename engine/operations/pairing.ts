@@ -124,7 +124,7 @@ export const pairBrowser = localOperation({
       "again (each call waits up to 60 s for the approval) until {status:'paired', namespaceId}. Once " +
       "paired, every model tool acts on the session the person watches and edits live; list_models shows " +
       "only its models. A second call once paired answers already_paired; once the person's tab has been " +
-      "gone 90 s (closed) it answers a new link with rejoin:true instead: approved in a new tab, the " +
+      "gone the server's tab-idle time (90 s by default; closed) it answers a new link with rejoin:true instead: approved in a new tab, the " +
       "session and its models come back there.",
     kind: "write",
     idempotent: true,

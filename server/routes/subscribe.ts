@@ -13,7 +13,7 @@ import { isLoopbackName } from "../middleware/host_check/index.ts";
 import { normalizedOrigin } from "../../engine/origin.ts";
 import { problemResponse } from "../problem.ts";
 import { CREDENTIAL_ENDED_CLOSE } from "../../engine/operations/change_feed.ts";
-import { parsePathFilter, SESSION_ENDED_REASON } from "../subscriptions.ts";
+import { parsePathFilter, SESSION_ENDED_REASON, SESSION_MOVED_REASON } from "../subscriptions.ts";
 import { sessionOf } from "../pairing/host.ts";
 import { ID_PARAM, modelId, problem, type Route } from "./route.ts";
 
@@ -58,10 +58,11 @@ export function originAllowed(
  * The answer to a feed handshake with a token no live pairing session has: a
  * socket closed as soon as it opens with {@link CREDENTIAL_ENDED_CLOSE}, as
  * the feeds open when the session ended were. A refused handshake reaches a
- * browser only as 1006, which the change-feed client retries for ever.
+ * browser only as 1006, which the change-feed client retries for ever. Its
+ * reason says the session `moved` when a rejoin replaced the token.
  * `undefined` for a request that is no valid upgrade (it gets the 401).
  */
-export function endedSessionFeed(request: Request): Response | undefined {
+export function endedSessionFeed(request: Request, moved = false): Response | undefined {
   let upgraded;
   try {
     upgraded = Deno.upgradeWebSocket(request);
@@ -69,7 +70,8 @@ export function endedSessionFeed(request: Request): Response | undefined {
     return undefined;
   }
   const { socket, response } = upgraded;
-  socket.onopen = () => socket.close(CREDENTIAL_ENDED_CLOSE, SESSION_ENDED_REASON);
+  socket.onopen = () =>
+    socket.close(CREDENTIAL_ENDED_CLOSE, moved ? SESSION_MOVED_REASON : SESSION_ENDED_REASON);
   return response;
 }
 

@@ -983,6 +983,12 @@ Deno.test("rejoin: the agent's link once no tab held the session 90 s; the old t
       { code: 4401, reason: "the pairing session moved to another tab" },
       "the old tab's feed",
     );
+    // A feed the old tab opens again learns the same (it read "ended").
+    const reopened = await feed(server, "cart", browser);
+    assert.deepEqual(await reopened.closed, {
+      code: 4401,
+      reason: "the pairing session moved to another tab",
+    });
     // The old tab, woken, learns its session moved (not that it ended).
     const moved = await call(server.url, "GET", "/models", undefined, bearer(browser));
     assert.equal(moved.status, 401);

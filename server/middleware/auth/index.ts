@@ -49,7 +49,7 @@ export interface SessionGate<G = unknown> {
    * instead of the 401 (`undefined` keeps the 401): a browser reports a
    * refused handshake only as an abnormal closure, which its client retries.
    */
-  endedHandshake?(request: Request): Response | undefined;
+  endedHandshake?(request: Request, moved: boolean): Response | undefined;
 }
 
 /** The body of a 401 for a session token no live session has. */
@@ -111,12 +111,13 @@ export function apiKeyAuth(options: AuthOptions): MiddlewareHandler {
     if (token !== null && sessions?.claims(token)) {
       const grant = sessions.resolve(token);
       if (grant === undefined) {
+        const moved = sessions.moved?.(token) ?? false;
         const handshake = acceptsQueryToken(path) && c.req.header("Upgrade")?.toLowerCase() === "websocket"
-          ? sessions.endedHandshake?.(c.req.raw)
+          ? sessions.endedHandshake?.(c.req.raw, moved)
           : undefined;
         return answer(
           handshake ??
-            (sessions.moved?.(token)
+            (moved
               ? unauthorizedResponse(SESSION_MOVED_MESSAGE, { reason: SESSION_MOVED })
               : unauthorizedResponse(SESSION_ENDED_MESSAGE)),
         );
