@@ -22,8 +22,11 @@ export interface PairedSession {
 export type DecisionOutcome =
   | { kind: "approved"; session: PairedSession }
   | { kind: "denied" }
-  /** Refused: what to tell the person; `needsKey` when the server wants its API key first. */
-  | { kind: "refused"; message: string; needsKey?: boolean };
+  /**
+   * Refused: what to tell the person; `needsKey` when the server wants its API key first; `over` when the
+   * pairing is gone (used, denied, expired: 410), so there is nothing left to approve or deny.
+   */
+  | { kind: "refused"; message: string; needsKey?: boolean; over?: boolean };
 
 /**
  * The approve page's code from the location (`/pair#code=WDJB-MJHT`), removed
@@ -58,6 +61,7 @@ function refusal(status: number, detail: string | undefined, retryAfter: string 
       return {
         kind: "refused",
         message: `${detail ?? "This pairing is over"}. Ask the agent for a new link.`,
+        over: true,
       };
     case 429:
       return {

@@ -21,6 +21,7 @@ export class PairingPanel extends LitElement {
     needsKey: { state: true },
     busy: { state: true },
     denied: { state: true },
+    over: { state: true },
   };
   /** The code from the link; empty when the person types it. */
   code = "";
@@ -32,6 +33,8 @@ export class PairingPanel extends LitElement {
   needsKey = false;
   busy = false;
   denied = false;
+  /** The pairing is gone (410): its Approve and Deny have nothing left to decide, so they go. */
+  over = false;
 
   protected override createRenderRoot(): HTMLElement {
     return this;
@@ -42,6 +45,7 @@ export class PairingPanel extends LitElement {
     if (changed.has("code")) {
       this.problem = "";
       this.denied = false;
+      this.over = false;
     }
   }
 
@@ -66,6 +70,7 @@ export class PairingPanel extends LitElement {
     } else {
       this.problem = outcome.message;
       this.needsKey ||= outcome.needsKey === true;
+      this.over = outcome.over === true;
     }
   }
 
@@ -105,11 +110,14 @@ export class PairingPanel extends LitElement {
                 ? html`<label class="stack">API key
               <input name="apiKey" type="password" autocomplete="off" required .value=${this.apiKey}></label>`
                 : nothing}
-              <div class="actions">
-                <button type="submit" class="primary" value="approve" ?disabled=${this.busy}>Approve</button>
-                <button type="submit" class="danger" value="deny" formnovalidate ?disabled=${this
-                  .busy}>Deny</button>
-              </div>
+              ${this.over ? nothing : html`
+                <div class="actions">
+                  <button type="submit" class="primary" value="approve" ?disabled=${this
+                    .busy}>Approve</button>
+                  <button type="submit" class="danger" value="deny" formnovalidate ?disabled=${this
+                    .busy}>Deny</button>
+                </div>
+              `}
               ${this.problem ? html`<p class="problem" role="alert">${this.problem}</p>` : nothing}
             </form>
       </section>

@@ -510,6 +510,8 @@ for (const { agentKind, shots, connect } of AGENTS) {
         .waitFor();
       await screenshot(other.page, `${shots}-rejoin-second-approval`);
       assert.equal(await other.page.locator(".paired-badge").count(), 0);
+      // A pairing that is over leaves nothing to approve or deny: its buttons go.
+      assert.equal(await other.page.getByRole("button", { name: /Approve|Deny/ }).count(), 0);
 
       // The model is back in the new tab, and the agent's writes arrive.
       const view = tab.page.locator("svc-view");
