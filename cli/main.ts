@@ -137,6 +137,8 @@ async function runMcpCommand(cli: CliArgs): Promise<number> {
       await writeStdout(bytes);
     } catch (err) {
       if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
+      // Answers written at once fail together: the first to fail says so.
+      if (gone) return;
       gone = true;
       onError(new Error("stdout closed: the client is gone; answers are dropped until stdin ends"));
     }
