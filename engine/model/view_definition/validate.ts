@@ -25,7 +25,7 @@
 import type { Finding } from "../../errors.ts";
 import type { CompiledExpression, ExpressionCompiler } from "../../expr/compiler.ts";
 import { isObject, type Json, type JsonObject } from "../../json/value.ts";
-import { parsePath, pathOrNull, type Segment, WILDCARD } from "../../json/path.ts";
+import { formatPath, isPrefixOf, parsePath, pathOrNull, type Segment, WILDCARD } from "../../json/path.ts";
 import type { NamedAddress } from "../undeclared_addresses.ts";
 import { ExpressionScope } from "../expression_scope.ts";
 import { schemaDef, unknownName, warnUnknownMembers } from "../unknown_members.ts";
@@ -153,10 +153,20 @@ export function validateViewDefinition(
       );
     }
   };
-  const address = (value: Json, at: string, element?: Segment[]) => {
-    const parsed = parsePath(value, element);
-    if (!parsed.ok) error(at, parsed.message);
-    else addresses.push({ path: parsed.path, at, verb: "binds" });
+  /**
+   * `elements`: those of the section lists the component repeats in (`$.lines[*]`), unrooted binds' base;
+   * an item view named by several lists has one per list.
+   */
+  const address = (value: Json, at: string, elements: Segment[][]) => {
+    const parsed = parsePath(value, elements[0]);
+    if (!parsed.ok) return error(at, parsed.message);
+    addresses.push({ path: parsed.path, at, verb: "binds" });
+    const follows = elements.find((element) => isPrefixOf(element, parsed.path));
+    const misses = follows && elements.find((element) => !isPrefixOf(element, parsed.path));
+    if (follows && misses) {
+      const lists = `every ${arrayAddress(follows)} element under the list over ${arrayAddress(misses)} too`;
+      warn(at, `'${value}' reads ${lists}: give each list its own itemView`);
+    }
   };
   const listOf = (value: Json, at: string, what: string): Json[] => {
     if (value === undefined || value === null) return [];
@@ -172,23 +182,28 @@ export function validateViewDefinition(
     }) as JsonObject[];
   };
 
-  /** The element each item view repeats for: that of the first section list naming it. */
-  const itemElements = new Map<Json, Segment[]>();
-  const findLists = (components: Json) => {
+  /**
+   * The elements each item view repeats for, one per list naming it. A list in an item view takes that
+   * view's elements as found so far: those of the lists in the views declared before it.
+   */
+  const itemElements = new Map<Json, Segment[][]>();
+  const findLists = (components: Json, elements: Segment[][]) => {
     if (!Array.isArray(components)) return;
     for (const c of components) {
-      const element = listElement(c);
-      if (element && isObject(c) && !itemElements.has(c.itemView)) itemElements.set(c.itemView, element);
-      findLists(isObject(c) && c.components);
+      const inner = listElements(c, elements);
+      if (inner && isObject(c)) {
+        itemElements.set(c.itemView, [...itemElements.get(c.itemView) ?? [], ...inner]);
+      }
+      findLists(isObject(c) && c.components, inner ?? elements);
     }
   };
-  for (const view of views) findLists(isObject(view) && view.components);
+  for (const view of views) if (isObject(view)) findLists(view.components, itemElements.get(view.id) ?? []);
 
   /** View ids each view's section lists expand (for cycle detection). */
   const itemViews = new Map<string, { target: string; at: string }[]>();
 
-  /** `element`: the section list element the component repeats for (`$.lines[*]`), its unrooted binds' base. */
-  const component = (c: Json, at: string, viewId: string, ids: Set<string>, element?: Segment[]) => {
+  /** `elements`: as {@link address}'s. */
+  const component = (c: Json, at: string, viewId: string, ids: Set<string>, elements: Segment[][]) => {
     if (!isObject(c)) return error(at, "a component must be an object with 'id' and 'type'");
     if (typeof c.id !== "string" || c.id.trim() === "") {
       error(`${at}.id`, "component id is required (a non-empty string)");
@@ -202,7 +217,7 @@ export function validateViewDefinition(
     }
     warnUnknownMembers(c, schemaDef("Component"), at, warn, COMPONENT_MEMBERS);
     for (const member of PATH_MEMBERS) {
-      if (c[member] !== undefined && c[member] !== null) address(c[member], `${at}.${member}`, element);
+      if (c[member] !== undefined && c[member] !== null) address(c[member], `${at}.${member}`, elements);
     }
     for (const member of STATE_MEMBERS) {
       const value = c[member];
@@ -220,7 +235,7 @@ export function validateViewDefinition(
     }
     arrayOf(c.items, `${at}.items`, "items").forEach((item, j) => {
       if (item.bind !== undefined && item.bind !== null) {
-        address(item.bind, `${at}.items[${j}].bind`, element);
+        address(item.bind, `${at}.items[${j}].bind`, elements);
       } else if (typeof item.text === "string" && item.text.includes("$")) {
         compiles(item.text, `${at}.items[${j}].text`);
       }
@@ -259,7 +274,7 @@ export function validateViewDefinition(
       }
     }
     listOf(c.components, `${at}.components`, "components").forEach((child, j) => {
-      component(child, `${at}.components[${j}]`, viewId, ids, listElement(c) ?? element);
+      component(child, `${at}.components[${j}]`, viewId, ids, listElements(c, elements) ?? elements);
     });
   };
 
@@ -283,7 +298,7 @@ export function validateViewDefinition(
     }
     const ids = new Set<string>();
     listOf(view.components, `${at}.components`, "components").forEach((c, j) => {
-      component(c, `${at}.components[${j}]`, viewId, ids, itemElements.get(viewId));
+      component(c, `${at}.components[${j}]`, viewId, ids, itemElements.get(viewId) ?? []);
     });
   });
 
@@ -313,8 +328,23 @@ function itemViewCycles(
   return cycles;
 }
 
-/** The element a section list repeats for (`$.lines[*]` for a list bound to `$.lines`), undefined for another component. */
-function listElement(c: Json): Segment[] | undefined {
-  const path = isObject(c) && c.type === "sectionList" ? pathOrNull(c.bind) : null;
-  return path ? [...path, WILDCARD] : undefined;
+/**
+ * The elements a section list repeats for (`$.lines[*]` for a list bound to `$.lines`), undefined for another
+ * component. An unrooted bind (refused, with its rewrite) goes over an array under each enclosing element.
+ */
+function listElements(c: Json, enclosing: Segment[][]): Segment[][] | undefined {
+  if (!isObject(c) || c.type !== "sectionList") return undefined;
+  const elements = [];
+  for (const base of enclosing.length ? enclosing : [[]]) {
+    const parsed = parsePath(c.bind, base);
+    const path = parsed.ok ? parsed.path : pathOrNull(parsed.canonical);
+    if (!path) return undefined; // not an address under any base
+    elements.push([...path, WILDCARD]);
+  }
+  return elements;
+}
+
+/** The array a list element belongs to, as an address (`$.orders[*].lines` for `$.orders[*].lines[*]`). */
+function arrayAddress(element: Segment[]): string {
+  return formatPath(element.slice(0, -1));
 }

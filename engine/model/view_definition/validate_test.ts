@@ -190,6 +190,65 @@ Deno.test("view validation: an unrooted bind in a section list's item is rewritt
   ]);
 });
 
+Deno.test("view validation: binds in a list whose own bind is unrooted are rewritten under its element", () => {
+  const { errors } = validate({
+    defaultView: "main",
+    views: [
+      view([{
+        id: "sections",
+        type: "sectionList",
+        bind: "$.sections",
+        components: [{
+          id: "items",
+          type: "sectionList",
+          bind: "items",
+          components: [{ id: "qty", type: "numberField", bind: "qty" }],
+        }],
+      }, { id: "orders", type: "sectionList", bind: "$.orders", itemView: "order" }]),
+      { id: "order", components: [{ id: "lines", type: "sectionList", bind: "lines", itemView: "line" }] },
+      { id: "line", components: [{ id: "sku", type: "textField", bind: "sku" }] },
+    ],
+  });
+  assert.deepEqual(errors.map((e) => [e.location, e.message.replace(/.* write it as /, "")]), [
+    ["viewDefinition.views[0].components[0].components[0].bind", "'$.sections[*].items'"],
+    [
+      "viewDefinition.views[0].components[0].components[0].components[0].bind",
+      "'$.sections[*].items[*].qty'",
+    ],
+    ["viewDefinition.views[1].components[0].bind", "'$.orders[*].lines'"],
+    ["viewDefinition.views[2].components[0].bind", "'$.orders[*].lines[*].sku'"],
+  ]);
+});
+
+Deno.test("view validation: an item view named by lists over two arrays binds under one; both are said", () => {
+  const { errors, warnings } = validate({
+    defaultView: "main",
+    views: [
+      view([
+        { id: "open", type: "sectionList", bind: "$.openTasks", itemView: "task" },
+        { id: "done", type: "sectionList", bind: "$.doneTasks", itemView: "task" },
+      ]),
+      {
+        id: "task",
+        components: [
+          { id: "title", type: "textField", bind: "title" },
+          { id: "due", type: "dateField", bind: "$.openTasks[*].due" },
+          { id: "note", type: "label", text: "$parent.note" },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(errors, [{
+    location: "viewDefinition.views[1].components[0].bind",
+    message: "'title' uses the unrooted form; write it as '$.openTasks[*].title'",
+  }]);
+  assert.deepEqual(warnings, [{
+    location: "viewDefinition.views[1].components[1].bind",
+    message: "'$.openTasks[*].due' reads every $.openTasks element under the list over $.doneTasks too: " +
+      "give each list its own itemView",
+  }]);
+});
+
 Deno.test("view validation: handlers must be objects; mutations a string", () => {
   const { errors } = validate({
     defaultView: "main",
