@@ -361,5 +361,12 @@ export const INPUT_RENDERERS: Record<string, Renderer> = {
   fileUploadField: fileUpload,
 };
 
-/** How an unknown type renders: a basic text input. */
-export const FALLBACK_INPUT: Renderer = textInput;
+/**
+ * How an unknown type renders: a basic input for the bound value, a number box for a number, a checkbox for
+ * a boolean, else a text box. A text box for a number would write what is typed as text, which an integer
+ * field refuses: the person would see their 5 refused as "not an integer".
+ */
+export const FALLBACK_INPUT: Renderer = (c, ctx) =>
+  typeof c.value === "boolean"
+    ? checkbox(c, ctx)
+    : textInput(typeof c.value === "number" ? { ...c, type: "numericField" } : c, ctx);

@@ -13,7 +13,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Locator, Page } from "playwright-core";
-import { withEmbeddedSpec } from "./embedded_spec.ts";
+import { stateOf, withEmbeddedSpec } from "./embedded_spec.ts";
 import { EVERY_KIND, KIND_SAMPLES } from "./fixtures/every_kind.ts";
 import { assertAccessible, screenshot } from "./journey.ts";
 
@@ -210,4 +210,45 @@ Deno.test("links open http(s), mailto and relative addresses only: a javascript:
       await view.getByText(name, { exact: true }).click();
     }
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined);
+  }));
+
+/** Fields whose `type` is mistyped: the renderer draws each as a basic input for its value. */
+const MISTYPED = {
+  id: "mistyped",
+  schema: {
+    type: "object",
+    properties: {
+      guests: { type: "integer", default: 2 },
+      vegetarian: { type: "boolean", default: false },
+      note: { type: "string", default: "" },
+    },
+  },
+  viewDefinition: {
+    defaultView: "main",
+    views: [{
+      id: "main",
+      label: "Mistyped",
+      components: [
+        { id: "guests", type: "integerField", label: "Guests", bind: "$.guests" },
+        { id: "vegetarian", type: "checkBox", label: "Vegetarian", bind: "$.vegetarian" },
+        { id: "note", type: "textBox", label: "Note", bind: "$.note" },
+      ],
+    }],
+  },
+};
+
+Deno.test("an unknown type draws a number box for a number, a checkbox for a boolean, else a text box", () =>
+  withEmbeddedSpec(MISTYPED, { heading: "Mistyped" }, async (page, view) => {
+    const guests = view.getByRole("spinbutton", { name: "Guests" });
+    await guests.fill("5");
+    await guests.press("Enter");
+    await view.getByRole("checkbox", { name: "Vegetarian" }).check();
+    await view.getByRole("textbox", { name: "Note" }).fill("no nuts");
+    await view.getByRole("textbox", { name: "Note" }).press("Enter");
+    await page.waitForFunction(async () => {
+      const embed = await import("/svc-embed.js");
+      const state = await (await embed.createModelService()).getState("mistyped");
+      return state.note === "no nuts";
+    });
+    assert.deepEqual(await stateOf(page, "mistyped"), { guests: 5, vegetarian: true, note: "no nuts" });
   }));
