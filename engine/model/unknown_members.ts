@@ -20,11 +20,16 @@ export function schemaDef(definition: string): JsonObject {
 }
 
 /**
- * `unknown <what> '<name>' <outcome>`, the name quoted short, with the nearest of `known`
- * when close, or one it starts with (`expression` for `expr`).
+ * `unknown <what> '<name>' <outcome>`, the name quoted short, with `suggestion` if given, else the nearest
+ * of `known` when close, or one it starts with (`expression` for `expr`).
  */
-export function unknownName(what: string, name: string, outcome: string, known: readonly string[]): string {
-  const suggestion = nearestName(name, known) ?? known.find((k) => k.length > 3 && name.startsWith(k));
+export function unknownName(
+  what: string,
+  name: string,
+  outcome: string,
+  known: readonly string[],
+  suggestion = nearestName(name, known) ?? known.find((k) => k.length > 3 && name.startsWith(k)),
+): string {
   return `unknown ${what} '${quoted(name, MAX_QUOTED_WORD)}' ${outcome}` +
     (suggestion ? ` (did you mean '${suggestion}'?)` : "");
 }

@@ -19,8 +19,25 @@ Deno.test("an unknown component type is accepted with a warning naming the neare
   const warnings = warningsOf(spec(view([{ id: "qty", type: "numberField", bind: "$.qty" }])));
   assert.deepEqual(warnings, [{
     location: "viewDefinition.views[0].components[0].type",
-    message: "unknown component type 'numberField' is drawn as a basic input (did you mean 'numericField'?)",
+    message: "unknown component type 'numberField' is drawn as a plain input (did you mean 'numericField'?)",
   }]);
+});
+
+Deno.test("an unknown component type suggests the type an author means, not the nearest spelling", () => {
+  const types = ["integerField", "table", "select", "checkbox", "number", "textfield", "fancyWidget"];
+  const suggested = types.map((type) => {
+    const [warning] = warningsOf(spec(view([{ id: "c", type, bind: "$.qty" }])));
+    return warning.message.match(/did you mean '(\w+)'/)?.[1] ?? null;
+  });
+  assert.deepEqual(suggested, [
+    "numericField",
+    "dataTable",
+    "selectField",
+    "checkboxField",
+    "numericField",
+    "textField",
+    null,
+  ]);
 });
 
 Deno.test("a member no component type knows warns, with the nearest member; one of another type does not", () => {
@@ -117,7 +134,7 @@ Deno.test("a create and validate_spec report the typo warnings; the model is cre
   const typo = spec({ id: "t", ...view([{ id: "qty", type: "numberField", bind: "$.qty" }]) });
   const expected = [{
     location: "viewDefinition.views[0].components[0].type",
-    message: "unknown component type 'numberField' is drawn as a basic input (did you mean 'numericField'?)",
+    message: "unknown component type 'numberField' is drawn as a plain input (did you mean 'numericField'?)",
   }];
   assert.deepEqual(service.authoring.validateSpec(typo).warnings, expected);
   assert.deepEqual((await service.createModel(typo)).warnings, expected);

@@ -47,6 +47,19 @@ export const VIEW_LAYOUTS = ["vertical", "horizontal", "grid", "tabs", "wizard"]
 /** Every known component type. */
 const COMPONENT_TYPES = COMPONENT_GROUPS.flatMap((group) => group.types);
 
+/**
+ * The type an unknown one most likely means: `numericField` for a word authors use for a number
+ * (`integerField`), else the shortest type holding it (`select`, `checkbox`, `date`),
+ * else by spelling ("did you mean" of `../unknown_members.ts`); the closest spelling first would offer `tabs`
+ * for `table`.
+ */
+function intendedType(name: string): string | undefined {
+  const bare = name.toLowerCase().replace(/(field|input)$/, "");
+  return /^(number|int(eger)?)$/.test(bare)
+    ? "numericField"
+    : COMPONENT_TYPES.filter((type) => bare.length > 3 && type.toLowerCase().includes(bare))
+      .sort((a, b) => a.length - b.length)[0];
+}
 /** Members a component of some type reads: the schema's, every kind's, and `className`. */
 const COMPONENT_MEMBERS = [
   ...new Set([
@@ -163,8 +176,8 @@ export function validateViewDefinition(
     addresses.push({ path: parsed.path, at, verb: "binds" });
     const follows = elements.find((element) => isPrefixOf(element, parsed.path));
     const misses = follows && elements.find((element) => !isPrefixOf(element, parsed.path));
-    if (follows && misses) {
-      const lists = `every ${arrayAddress(follows)} element under the list over ${arrayAddress(misses)} too`;
+    if (misses) {
+      const lists = `every ${arrayAddress(follows)} element under the list over ${arrayAddress(misses)}`;
       warn(at, `'${value}' reads ${lists}: give each list its own itemView`);
     }
   };
@@ -191,9 +204,9 @@ export function validateViewDefinition(
     if (!Array.isArray(components)) return;
     for (const c of components) {
       const inner = listElements(c, elements);
-      if (inner && isObject(c)) {
-        itemElements.set(c.itemView, [...itemElements.get(c.itemView) ?? [], ...inner]);
-      }
+      // A section list is an object: listElements gives none for anything else.
+      const list = c as JsonObject;
+      if (inner) itemElements.set(list.itemView, [...itemElements.get(list.itemView) ?? [], ...inner]);
       findLists(isObject(c) && c.components, inner ?? elements);
     }
   };
@@ -213,7 +226,11 @@ export function validateViewDefinition(
     if (typeof c.type !== "string" || c.type.trim() === "") {
       error(`${at}.type`, "component type is required (a non-empty string)");
     } else if (!groupOf(c.type)) {
-      warn(`${at}.type`, unknownName("component type", c.type, "is drawn as a basic input", COMPONENT_TYPES));
+      const outcome = "is drawn as a plain input";
+      warn(
+        `${at}.type`,
+        unknownName("component type", c.type, outcome, COMPONENT_TYPES, intendedType(c.type)),
+      );
     }
     warnUnknownMembers(c, schemaDef("Component"), at, warn, COMPONENT_MEMBERS);
     for (const member of PATH_MEMBERS) {

@@ -244,8 +244,8 @@ Deno.test("view validation: an item view named by lists over two arrays binds un
   }]);
   assert.deepEqual(warnings, [{
     location: "viewDefinition.views[1].components[1].bind",
-    message: "'$.openTasks[*].due' reads every $.openTasks element under the list over $.doneTasks too: " +
-      "give each list its own itemView",
+    message: "'$.openTasks[*].due' reads every $.openTasks element under the list over $.doneTasks: give " +
+      "each list its own itemView",
   }]);
 });
 
