@@ -86,7 +86,7 @@ function parseLenient(text: string): { path: Segment[]; legacy: boolean } | stri
         continue;
       }
       const quoted = /^\[\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")\s*\]/.exec(rest);
-      if (!quoted) return `malformed bracket segment at '${rest.slice(0, 20)}'`;
+      if (!quoted) return `'${rest.slice(0, 20)}' is not an index [0], [*] or a quoted name ['x']`;
       path.push((quoted[1] ?? quoted[2]).replace(/\\(.)/g, "$1"));
       rest = rest.slice(quoted[0].length);
     } else {

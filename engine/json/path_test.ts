@@ -73,9 +73,26 @@ Deno.test("parsePath refuses an index with a leading zero, as RFC 9535's grammar
   for (const bad of ["$.a[01]", "$.a[00]", "$.a[0][007].b"]) {
     const parsed = parsePath(bad);
     assert.ok(!parsed.ok, `${bad} must be rejected`);
-    assert.match(parsed.message, /is not a valid address: malformed bracket segment at '\[0/);
+    assert.match(
+      parsed.message,
+      /is not a valid address: '\[0\d*\]\S*' is not an index \[0\], \[\*\] or a quoted name \['x'\]$/,
+    );
   }
   assert.deepEqual(pathOrNull("$.a[0][10]"), ["a", 0, 10]);
+});
+
+Deno.test("parsePath: a bracket holding no index, [*] or quoted name says what a bracket holds", () => {
+  const messages = ["$.a[-1]", "$.a[1e3]", "$.a[1:2]", "$.a[?(@.x)]", "$.a['x]"].map((bad) => {
+    const parsed = parsePath(bad);
+    return parsed.ok ? null : parsed.message;
+  });
+  assert.deepEqual(messages, [
+    "'$.a[-1]' is not a valid address: '[-1]' is not an index [0], [*] or a quoted name ['x']",
+    "'$.a[1e3]' is not a valid address: '[1e3]' is not an index [0], [*] or a quoted name ['x']",
+    "'$.a[1:2]' is not a valid address: '[1:2]' is not an index [0], [*] or a quoted name ['x']",
+    "'$.a[?(@.x)]' is not a valid address: '[?(@.x)]' is not an index [0], [*] or a quoted name ['x']",
+    "'$.a['x]' is not a valid address: '['x]' is not an index [0], [*] or a quoted name ['x']",
+  ]);
 });
 
 Deno.test("pathOrNull: the segments of a canonical address, null for what parsePath refuses", () => {

@@ -240,7 +240,7 @@ Deno.test("a write's audit record names the addresses as mutatedPaths does; an i
   await rejectsWith(
     () => service.mutate("m", { "$.file.c[01]": 5 }),
     "validation_failed",
-    /^Invalid mutation path: '\$\.file\.c\[01\]' is not a valid address: malformed bracket segment at '\[01\]'$/,
+    /^Invalid mutation path: '\$\.file\.c\[01\]' is not a valid address: '\[01\]' is not an index \[0\], \[\*\] or a quoted name \['x'\]$/,
   );
   assert.deepEqual(await service.getState("m"), { qty: 2, file: { "a b": 1, c: [0] } });
 });
