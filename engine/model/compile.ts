@@ -149,7 +149,19 @@ function* compilingWhole(input: unknown, env: CompileEnv): Chunks<Compiled> {
   );
   warnings.push(
     ...undeclaredReads(graph.nodes, schema, produced),
-    ...undeclaredAddresses(named, schema, produced),
+    // A meta derivation of a field nothing declares or derives (a typo) sets what nothing ever meets.
+    ...undeclaredAddresses(
+      [
+        ...graph.metas.map((n) => ({
+          path: n.target,
+          at: `metaDerivations[${n.index}].path`,
+          verb: "sets meta of",
+        })),
+        ...named,
+      ],
+      schema,
+      produced,
+    ),
   );
 
   const version = typeof spec.version === "string" && spec.version.trim() !== ""

@@ -1,8 +1,9 @@
 /**
- * Typos in the addresses a spec's tests and views name: a test writing or
- * expecting, or a view binding, a field the schema does not declare and no
- * derivation produces validates, then fails as `absent` or shows an input
- * nothing reads. Each is a warning at the address, as an expression's read is
+ * Typos in the addresses a spec's tests, views and meta derivations name: a
+ * test writing or expecting, a view binding, or a meta derivation setting the
+ * meta of, a field the schema does not declare and no derivation produces
+ * validates, then fails as `absent`, shows an input nothing reads or sets
+ * meta nothing meets. Each is a warning at the address, as an expression's read is
  * (`./undeclared_reads.ts`); so is a `dataTable` bound to a field whose type
  * is not an array (it shows no rows), and a column naming no member of a row.
  *

@@ -92,3 +92,19 @@ Deno.test("an effect's status document is the service's: naming its members in a
     [],
   );
 });
+
+Deno.test("a meta derivation of a field nothing declares or derives warns at its path", () => {
+  assert.deepEqual(
+    warningsOf({
+      metaDerivations: [
+        { path: "$.qtty", property: "required", expr: "true" },
+        { path: "$.total", property: "maximum", expr: "100" },
+        { path: "$.items[*].qty", property: "minimum", expr: "0" },
+      ],
+    }),
+    [[
+      "metaDerivations[0].path",
+      "sets meta of '$.qtty', which the schema does not declare and no derivation produces (did you mean '$.qty'?)",
+    ]],
+  );
+});
