@@ -44,7 +44,8 @@ export function fetchTransport(options: FetchTransportOptions = {}): HttpTranspo
         if (response.type === "opaqueredirect") throw new RequestRefused("redirect not followed");
         const body = response.body ? await readCapped(response.body, max) : new Uint8Array();
         if (!body) throw new ResponseTooLarge(max);
-        return { status: response.status, body };
+        // Retry-After is readable across origins only where the service exposes it (CORS).
+        return { status: response.status, body, retryAfter: response.headers.get("retry-after") };
       } catch (err) {
         if (err instanceof RequestFailed || err instanceof RequestRefused) throw err;
         if (signal.aborted) throw new RequestFailed("cancelled");

@@ -198,3 +198,26 @@ Deno.test("a fan-out of one request is still a fan-out; a job stored without the
     retryable: true,
   });
 });
+
+Deno.test("a 429 is worth a retry like a 5xx; their Retry-After (seconds or a date) is told to the dispatcher", async () => {
+  const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
+  const executor = httpExecutor(transport({
+    "https://a/busy": { status: 429, body: encode("slow down"), retryAfter: "3" },
+    "https://a/later": { status: 503, body: encode(""), retryAfter: inTenSeconds },
+    "https://a/past": { status: 503, body: encode(""), retryAfter: "Thu, 01 Jan 1970 00:00:00 GMT" },
+    "https://a/junk": { status: 429, body: encode(""), retryAfter: "soon" },
+    "https://a/gone": { status: 410, body: encode(""), retryAfter: "3" },
+  }));
+  const outcome = async (url: string) => await executor.execute(job([get(url)]), limits);
+  assert.deepEqual(await outcome("https://a/busy"), {
+    ok: false,
+    error: "http 429",
+    retryable: true,
+    retryAfterMs: 3000,
+  });
+  const later = await outcome("https://a/later");
+  assert.ok(!later.ok && later.retryable && later.retryAfterMs! > 8000 && later.retryAfterMs! <= 10_000);
+  assert.deepEqual(await outcome("https://a/past"), { ok: false, error: "http 503", retryable: true });
+  assert.deepEqual(await outcome("https://a/junk"), { ok: false, error: "http 429", retryable: true });
+  assert.deepEqual(await outcome("https://a/gone"), { ok: false, error: "http 410", retryable: false });
+});

@@ -37,13 +37,14 @@ export function httpExecutor(options: HttpExecutorOptions): EffectExecutor {
   return engineHttpExecutor({
     async send(request, { signal, timeoutMs }) {
       try {
-        return await guardedFetch(request, {
+        const answer = await guardedFetch(request, {
           policy: options.policy,
           resolve: options.resolve,
           timeoutMs,
           maxResponseBytes: options.maxResponseBytes,
           signal,
         });
+        return { status: answer.status, body: answer.body, retryAfter: answer.headers["retry-after"] };
       } catch (err) {
         if (err instanceof EgressBlocked) throw new RequestRefused(err.message);
         if (err instanceof EgressTooLarge) throw new ResponseTooLarge(err.max);

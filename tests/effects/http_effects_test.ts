@@ -7,9 +7,12 @@
  * resolve retried.
  */
 import assert from "node:assert/strict";
+import { jobOf } from "../../engine/effects/test_support.ts";
+import { httpExecutor } from "../../server/executors/mod.ts";
 import { call, startTestServer } from "../server/helpers.ts";
 import { LOOPBACK_EFFECTS, rateModel, startTarget, stateOf, until, writesTo } from "./helpers.ts";
 
+const LOOPBACK_POLICY = { allowPrivateIps: true, allowInsecureHttp: true, allowedHosts: null };
 const fetchPhase = (s: { io?: { fetch?: { phase: string } } }) => s.io?.fetch?.phase;
 
 Deno.test("a webhook's answer folds back as one foldback commit, seen by subscribers; the attempt is timed", async () => {
@@ -86,6 +89,39 @@ Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not", asy
   } finally {
     await server.close();
     await target.close();
+  }
+});
+
+Deno.test("a 429 (too many requests) is retried under the policy; its Retry-After reaches the dispatcher", async () => {
+  const target = startTarget((_hit, n) =>
+    n === 0
+      ? new Response("slow down", { status: 429, headers: { "retry-after": "0" } })
+      : Response.json({ rate: 3 })
+  );
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    await call(server.url, "POST", "/models", rateModel(target.url, { policy: { retries: 1, backoff: 10 } }));
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "busy", "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "applied",
+      "applied",
+    );
+    assert.equal(state.rate, 3);
+    assert.equal(target.hits.length, 2, "sent again after the 429");
+  } finally {
+    await server.close();
+    await target.close();
+  }
+  const busy = startTarget(() => new Response("", { status: 429, headers: { "retry-after": "7" } }));
+  try {
+    const executor = httpExecutor({ policy: LOOPBACK_POLICY, maxResponseBytes: 1000 });
+    const request = { method: "GET", url: `${busy.url}/x`, headers: {} };
+    const job = jobOf({ type: "http", requests: [request] });
+    const outcome = await executor.execute(job, { signal: new AbortController().signal, timeoutMs: 5000 });
+    assert.deepEqual(outcome, { ok: false, error: "http 429", retryable: true, retryAfterMs: 7000 });
+  } finally {
+    await busy.close();
   }
 });
 
