@@ -9,6 +9,7 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { utf8Length } from "../utf8_length.ts";
 import {
   checkEgress,
   EgressBlocked,
@@ -61,6 +62,20 @@ function pinnedLookup(addresses: string[]) {
 }
 
 /**
+ * The request's headers with its body's `Content-Length` (unless given): node:http would otherwise send the
+ * body chunked, which services that want a length (many payment and cloud APIs) refuse with 411 or 400.
+ */
+function withLength(request: EgressRequest): Record<string, string> | undefined {
+  const headers = request.headers ?? {};
+  const body = request.body;
+  if (body === undefined || Object.keys(headers).some((name) => name.toLowerCase() === "content-length")) {
+    return request.headers;
+  }
+  const length = typeof body === "string" ? utf8Length(body) : body.byteLength;
+  return { ...headers, "content-length": String(length) };
+}
+
+/**
  * Sends `request` through the guard. Refusals throw {@link EgressBlocked}, failures {@link EgressFailure}
  * ({@link EgressTooLarge} for an answer past `maxResponseBytes`).
  */
@@ -78,7 +93,7 @@ export async function guardedFetch(request: EgressRequest, options: EgressOption
       port: target.url.port || undefined,
       path: `${target.url.pathname}${target.url.search}`,
       method: request.method.toUpperCase(),
-      headers: request.headers,
+      headers: withLength(request),
       lookup: pinnedLookup(target.addresses),
       signal,
     }, (incoming) => {

@@ -46,6 +46,30 @@ Deno.test("a request goes to the address the guard resolved, with its host name,
   });
 });
 
+Deno.test("a body goes with its Content-Length, not chunked (services that want a length refuse chunked bodies)", async () => {
+  await withTarget((request) =>
+    Response.json({
+      length: request.headers.get("content-length"),
+      chunked: request.headers.get("transfer-encoding"),
+    }), async (base, resolve) => {
+    const options = { policy: LOOPBACK, resolve, timeoutMs: 5000, maxResponseBytes: 10_000 };
+    const sent = async (
+      request: { method: string; body?: string | Uint8Array; headers?: Record<string, string> },
+    ) => JSON.parse(text((await guardedFetch({ ...request, url: `${base}/pay` }, options)).body));
+    assert.deepEqual(await sent({ method: "POST", body: '{"note":"café €"}' }), {
+      length: "20",
+      chunked: null,
+    });
+    assert.deepEqual(await sent({ method: "PUT", body: new Uint8Array(3) }), { length: "3", chunked: null });
+    assert.deepEqual(await sent({ method: "POST", body: "" }), { length: "0", chunked: null });
+    assert.deepEqual(
+      await sent({ method: "POST", body: "abc", headers: { "Content-Length": "3" } }),
+      { length: "3", chunked: null },
+      "a length the spec gives is not sent twice",
+    );
+  });
+});
+
 Deno.test("redirects are returned, not followed; oversized answers and slow targets fail", async () => {
   // The slow target answers only once the test has seen the fetch give up: no race between its answer and
   // the fetch's own deadline.
