@@ -3,7 +3,9 @@
  * How a tab sends its `server` effects (decisions/browser.md: "the tab is a
  * host like the server"): `fetch` under the page's CORS rules, which take the
  * place of the server's egress guard; redirects are not followed, the
- * attempt's time limit holds, and the answer is capped as on the server.
+ * attempt's time limit holds, and the answer is capped as on the server. The
+ * request's idempotency key is not sent: a header CORS does not list makes
+ * every request need the service's consent first (a preflight).
  *
  * @module
  */

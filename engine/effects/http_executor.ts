@@ -26,6 +26,12 @@ export interface OutboundRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * The same at every attempt of one firing, after a restart too, and ASCII (an effect's id may be any
+   * text): a host may send it as `Idempotency-Key`, so a service can tell a request sent again (a retry
+   * after a time-out, at-least-once delivery after a crash) from a new one.
+   */
+  idempotencyKey?: string;
 }
 
 /** An answer, received in full. */
@@ -138,6 +144,7 @@ function retryAfterMs(header: string | null | undefined): number | undefined {
 
 async function send(
   spec: HttpRequestSpec,
+  idempotencyKey: string,
   transport: HttpTransport,
   limits: { signal: AbortSignal; timeoutMs: number },
 ): Promise<Attempt> {
@@ -146,7 +153,7 @@ async function send(
   if (type && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
     headers["content-type"] = type;
   }
-  const request = { method: spec.method, url: spec.url, headers, body };
+  const request = { method: spec.method, url: spec.url, headers, body, idempotencyKey };
   const invalid = unsendable(request);
   if (invalid) return { ok: false, error: invalid, retryable: false };
   try {
@@ -177,12 +184,16 @@ export function httpExecutor(transport: HttpTransport): EffectExecutor {
       // A job stored before `fanOut` was recorded: one plain request was taken for a single one.
       const fanOut = job.work.fanOut ??
         (requests.length !== 1 || !!requests[0].set || !!requests[0].statusPath);
+      // The job's id: one per firing, kept in the outbox with the job.
+      const key = encodeURIComponent(job.id);
       if (!fanOut) {
-        const only = await send(requests[0], transport, limits);
+        const only = await send(requests[0], key, transport, limits);
         return only.ok ? only : { ...only, retryable: only.retryable ?? false };
       }
       // A fan-out: each request on its own; its outcome goes to its own status document.
-      const parts = await Promise.all(requests.map((spec) => send(spec, transport, limits)));
+      const parts = await Promise.all(
+        requests.map((spec, i) => send(spec, `${key}/${i}`, transport, limits)),
+      );
       return {
         ok: true,
         response: parts.map((part) => part.ok ? part.response : null),

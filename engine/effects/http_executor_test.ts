@@ -68,6 +68,7 @@ Deno.test("answers: JSON parsed, empty as null, other text kept; the body's type
     url: "https://a/json",
     headers: { "content-type": "application/json" },
     body: '{"n":1}',
+    idempotencyKey: "e%401%230",
   });
   assert.deepEqual(await executor.execute(job([get("https://a/empty")]), limits), {
     ok: true,
@@ -220,4 +221,26 @@ Deno.test("a 429 is worth a retry like a 5xx; their Retry-After (seconds or a da
   assert.deepEqual(await outcome("https://a/past"), { ok: false, error: "http 503", retryable: true });
   assert.deepEqual(await outcome("https://a/junk"), { ok: false, error: "http 429", retryable: true });
   assert.deepEqual(await outcome("https://a/gone"), { ok: false, error: "http 410", retryable: false });
+});
+
+Deno.test("each request carries the job's idempotency key, the same at every attempt; a fan-out's one per request", async () => {
+  const wire = transport({
+    "https://a/1": { status: 500, body: encode("") },
+    "https://a/2": { status: 200, body: encode("") },
+  });
+  const executor = httpExecutor(wire);
+  const payment = { ...job([get("https://a/1")]), id: "pay €@1764460800000#x1" };
+  await executor.execute(payment, limits);
+  await executor.execute({ ...payment, attempt: 2 }, limits);
+  const fanned = {
+    ...payment,
+    work: { type: "http" as const, requests: [get("https://a/1"), get("https://a/2")] },
+  };
+  await executor.execute(fanned, limits);
+  assert.deepEqual(wire.sent.map((r) => r.idempotencyKey), [
+    "pay%20%E2%82%AC%401764460800000%23x1",
+    "pay%20%E2%82%AC%401764460800000%23x1",
+    "pay%20%E2%82%AC%401764460800000%23x1/0",
+    "pay%20%E2%82%AC%401764460800000%23x1/1",
+  ], "ASCII whatever the effect's id, so any header carries it");
 });

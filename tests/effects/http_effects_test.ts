@@ -125,6 +125,48 @@ Deno.test("a 429 (too many requests) is retried under the policy; its Retry-Afte
   }
 });
 
+Deno.test("a POST carries an Idempotency-Key, the same when it is retried; a GET and a spec's own key are left alone", async () => {
+  const target = startTarget((hit, n) =>
+    n === 0 ? new Response("down", { status: 500 }) : Response.json({ rate: hit.method === "GET" ? 1 : 2 })
+  );
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    const post = { method: "POST", url: `${target.url}/charge`, body: "{'region': region}" };
+    const model = rateModel(target.url, { request: post, policy: { retries: 1, backoff: 10 } });
+    await call(server.url, "POST", "/models", model);
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    await until(() => stateOf(server.url, "quote"), (s) => fetchPhase(s) === "applied", "applied");
+    const keys = target.hits.map((hit) => hit.headers.get("idempotency-key"));
+    assert.equal(keys.length, 2);
+    assert.match(keys[0] ?? "", /^fetch%40\d+%23\w+$/, "the job's id: one per firing");
+    assert.equal(keys[1], keys[0], "the retry is recognisably the same request");
+
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "us" });
+    await until(() => Promise.resolve(target.hits.length), (n) => n === 3, "the new key's request");
+    assert.notEqual(target.hits[2].headers.get("idempotency-key"), keys[0], "a new firing, a new key");
+
+    const own = { ...post, headers: { "Idempotency-Key": "order-{ region }" } };
+    const effect = (model.effects as object[])[0];
+    await call(server.url, "POST", "/models/quote/spec/evolve", {
+      upsertEffects: [{ ...effect, request: own }],
+    });
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "apac" });
+    await until(() => Promise.resolve(target.hits.length), (n) => n === 4, "the spec's own key");
+    assert.deepEqual(target.hits[3].headers.get("idempotency-key"), "order-apac");
+
+    await call(server.url, "POST", "/models/quote/spec/evolve", {
+      upsertEffects: [{ ...effect, request: { url: `${target.url}/rate?region={ region }` } }],
+    });
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "latam" });
+    await until(() => Promise.resolve(target.hits.length), (n) => n === 5, "the GET");
+    assert.equal(target.hits[4].method, "GET");
+    assert.equal(target.hits[4].headers.get("idempotency-key"), null, "a GET is idempotent as it is");
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});
+
 Deno.test("a slow target times out; an oversized answer fails; neither is applied", async () => {
   const target = startTarget(async (hit) => {
     if (hit.path.includes("slow")) await new Promise((resolve) => setTimeout(resolve, 600));
