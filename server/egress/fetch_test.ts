@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { EgressBlocked, EgressFailure, EgressTooLarge, guardedFetch } from "./fetch.ts";
 import { STRICT_POLICY } from "./guard.ts";
+import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
 
 const LOOPBACK = { allowPrivateIps: true, allowInsecureHttp: true, allowedHosts: null };
 
@@ -67,6 +68,16 @@ Deno.test("a body goes with its Content-Length, not chunked (services that want 
       { length: "3", chunked: null },
       "a length the spec gives is not sent twice",
     );
+  });
+});
+
+Deno.test("a request names the service in User-Agent (APIs such as GitHub's refuse one without); a given one is kept", async () => {
+  await withTarget((request) => new Response(request.headers.get("user-agent")), async (base, resolve) => {
+    const options = { policy: LOOPBACK, resolve, timeoutMs: 5000, maxResponseBytes: 10_000 };
+    const agent = async (headers: Record<string, string>) =>
+      text((await guardedFetch({ method: "GET", url: `${base}/`, headers }, options)).body);
+    assert.equal(await agent({}), `${SERVICE_NAME}/${SERVICE_VERSION}`);
+    assert.equal(await agent({ "User-Agent": "acme-billing/2" }), "acme-billing/2");
   });
 });
 
