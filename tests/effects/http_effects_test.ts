@@ -252,6 +252,55 @@ Deno.test("while in flight: a new key supersedes (re-fired), a false trigger can
   }
 });
 
+Deno.test("an evolution that changes an effect's request supersedes its outstanding job: the new request is sent", async () => {
+  const oldAnswer = Promise.withResolvers<void>();
+  const target = startTarget(async (hit) => {
+    if (hit.path.startsWith("/old")) {
+      await oldAnswer.promise;
+      return Response.json({ rate: 1 });
+    }
+    return Response.json({ rate: 2 });
+  });
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    const model = rateModel(target.url, { request: { url: `${target.url}/old?region={ region }` } });
+    const effect = (model.effects as Record<string, unknown>[])[0];
+    await call(server.url, "POST", "/models", model);
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    await until(() => Promise.resolve(target.hits.length), (n) => n === 1, "the old request");
+    // A cosmetic change (what is folded back, the policy) keeps the job: its request is the same.
+    const cosmetic = {
+      ...effect,
+      response: { set: { "$.rate": "$response.rate * 10" } },
+      policy: { retries: 1 },
+    };
+    assert.equal(
+      (await call(server.url, "POST", "/models/quote/spec/evolve", { upsertEffects: [cosmetic] })).status,
+      200,
+    );
+    // The author fixes the URL while the old request waits for its answer.
+    const fixed = { ...cosmetic, request: { url: `${target.url}/new?region={ region }` } };
+    assert.equal(
+      (await call(server.url, "POST", "/models/quote/spec/evolve", { upsertEffects: [fixed] })).status,
+      200,
+    );
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "applied",
+      "applied",
+    );
+    assert.equal(state.rate, 20, "the new request's answer, folded back as the spec now says");
+    oldAnswer.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(target.hits.map((h) => h.path), ["/old?region=eu", "/new?region=eu"]);
+    assert.deepEqual(await writesTo(server.url, "quote", "$.rate"), [20], "the old answer is dropped");
+  } finally {
+    oldAnswer.resolve();
+    await server.close();
+    await target.close();
+  }
+});
+
 Deno.test("a fan-out sends every request; each folds into its own field and status", async () => {
   const target = startTarget((hit) =>
     hit.path === "/items/b"
