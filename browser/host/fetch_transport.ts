@@ -3,7 +3,9 @@
  * How a tab sends its `server` effects (decisions/browser.md: "the tab is a
  * host like the server"): `fetch` under the page's CORS rules, which take the
  * place of the server's egress guard; redirects are not followed, the
- * attempt's time limit holds, and the answer is capped as on the server.
+ * attempt's time limit holds, and the answer is capped as on the server. The
+ * request's idempotency key is not sent: a header CORS does not list makes
+ * every request need the service's consent first (a preflight).
  *
  * @module
  */
@@ -44,7 +46,8 @@ export function fetchTransport(options: FetchTransportOptions = {}): HttpTranspo
         if (response.type === "opaqueredirect") throw new RequestRefused("redirect not followed");
         const body = response.body ? await readCapped(response.body, max) : new Uint8Array();
         if (!body) throw new ResponseTooLarge(max);
-        return { status: response.status, body };
+        // Retry-After is readable across origins only where the service exposes it (CORS).
+        return { status: response.status, body, retryAfter: response.headers.get("retry-after") };
       } catch (err) {
         if (err instanceof RequestFailed || err instanceof RequestRefused) throw err;
         if (signal.aborted) throw new RequestFailed("cancelled");

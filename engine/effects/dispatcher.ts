@@ -193,7 +193,12 @@ export class EffectDispatcher {
     // The one place an outcome's error is recorded from: the status document, the job kept with it, the log.
     const outcome = bounded(made);
     if (!outcome.ok && outcome.retryable && job.attempt <= policy.retries) {
-      const retry = { ...job, dueAt: this.#clock.now() + backoffDelay(policy, job.attempt) };
+      // An answer's Retry-After is kept when longer than the backoff, up to the policy's longest wait.
+      const wait = Math.max(
+        backoffDelay(policy, job.attempt),
+        Math.min(outcome.retryAfterMs ?? 0, policy.maxBackoffMs),
+      );
+      const retry = { ...job, dueAt: this.#clock.now() + wait };
       const kept = await this.#keep(retry);
       if (kept) this.#warn(job, kept);
       return retry;

@@ -138,3 +138,29 @@ Deno.test("a begun attempt ends the put-offs in a row; a job the host has no mor
   assert.deepEqual([inner.putOffs, scheduler.pending], [[1, 1, 1], 0], "not armed again");
   await dispatcher.close();
 });
+
+Deno.test("a retry waits the answer's Retry-After when longer than its backoff, at most policy.backoff.maxMs", async () => {
+  const scheduler = new ManualScheduler();
+  const busy = { ok: false as const, error: "http 429", retryable: true };
+  const server = new ScriptedExecutor("server")
+    .answer({ ...busy, retryAfterMs: 5000 })
+    .answer({ ...busy, retryAfterMs: 600_000 })
+    .answer({ ...busy, retryAfterMs: 10 });
+  const policy = { ...DEFAULT_POLICY, retries: 3, backoffMs: 100, maxBackoffMs: 20_000 };
+  const dispatcher = new EffectDispatcher(host(policy), [server], { clock: scheduler.clock, scheduler });
+  dispatcher.enqueue([jobOf({ type: "http", requests: [] })]);
+  await scheduler.advance(0);
+  await scheduler.advance(4999);
+  assert.equal(server.jobs.length, 1, "not before the 5 s the server asked for (the backoff is 100 ms)");
+  await scheduler.advance(1);
+  assert.equal(server.jobs.length, 2);
+  await scheduler.advance(19_999);
+  assert.equal(server.jobs.length, 2, "10 minutes asked for: the policy's longest backoff, 20 s");
+  await scheduler.advance(1);
+  assert.equal(server.jobs.length, 3);
+  await scheduler.advance(399);
+  assert.equal(server.jobs.length, 3, "a Retry-After shorter than the backoff (400 ms at the third) is not");
+  await scheduler.advance(1);
+  assert.equal(server.jobs.length, 4);
+  await dispatcher.close();
+});

@@ -29,8 +29,10 @@ export type ExecutorOutcome =
     ok: false;
     /** Written to the status document's `error`. */
     error: string;
-    /** I/O errors, time-outs and 5xx are worth another attempt; refusals and 4xx are not. */
+    /** I/O errors, time-outs, 5xx and 429 are worth another attempt; refusals and other 4xx are not. */
     retryable: boolean;
+    /** How long the answer asked to wait before another attempt (its `Retry-After`), when it said. */
+    retryAfterMs?: number;
   };
 
 /** What an attempt runs with. */

@@ -30,7 +30,7 @@ import type { InheritedEffectsPolicy } from "../config.ts";
 import { effectGate, type EffectPhase, statusDocument } from "../runtime/effects.ts";
 import { truthy } from "../runtime/truthy.ts";
 import type { ExecutorOutcome, PartOutcome } from "./executor.ts";
-import type { EffectJob } from "./job.ts";
+import { type EffectJob, sentShape } from "./job.ts";
 
 /** How a job relates to the model now. */
 export type Verdict = "current" | "cancelled" | "superseded";
@@ -115,6 +115,8 @@ export async function verdictOf(job: EffectJob, ctx: JobContext): Promise<Verdic
   if (!jsonEqual(key, job.key)) return "superseded";
   const statusPath = node.effect.statusPath && formatPath(node.effect.statusPath);
   if (statusPath !== (job.statusPath && formatPath(pathOf(job.statusPath)))) return "superseded";
+  // An evolution changed what the effect sends (its URL fixed, say): the job's request is no longer the spec's.
+  if (job.shape !== undefined && job.shape !== sentShape(node.effect.definition)) return "superseded";
   return job.statusPath && !ownsStatus(job, ctx.doc) ? "superseded" : "current";
 }
 

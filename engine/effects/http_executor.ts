@@ -3,7 +3,8 @@
  * (or each request of its `requests` fan-out). A JSON answer is parsed into
  * `$response` (an empty one is null, another text stays text), its status is
  * `$status`. 2xx succeeds; 3xx (redirects are not followed), 4xx and an answer
- * past the size cap fail for good; 5xx, I/O errors and time-outs are worth a retry. A fan-out reports
+ * past the size cap fail for good; 5xx, 429, I/O errors and time-outs are worth a
+ * retry (after the answer's `Retry-After`, when it has one). A fan-out reports
  * each request on its own (one attempt each, `$response` the list of their
  * answers), however many there are. How requests leave is the host's: the
  * server sends them through its egress guard, a browser tab with `fetch`
@@ -25,12 +26,20 @@ export interface OutboundRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * The same at every attempt of one firing, after a restart too, and ASCII (an effect's id may be any
+   * text): a host may send it as `Idempotency-Key`, so a service can tell a request sent again (a retry
+   * after a time-out, at-least-once delivery after a crash) from a new one.
+   */
+  idempotencyKey?: string;
 }
 
 /** An answer, received in full. */
 export interface InboundResponse {
   status: number;
   body: Uint8Array;
+  /** The answer's `Retry-After` header, when the transport sees it. */
+  retryAfter?: string | null;
 }
 
 /** How a host sends an effect's requests. */
@@ -124,10 +133,18 @@ function hasCredentials(url: string): boolean {
   }
 }
 
-type Attempt = PartOutcome & { retryable?: boolean };
+type Attempt = PartOutcome & { retryable?: boolean; retryAfterMs?: number };
+
+/** Milliseconds a `Retry-After` (delay-seconds or an HTTP date, RFC 9110 §10.2.3) asks for; none when unreadable or past. */
+function retryAfterMs(header: string | null | undefined): number | undefined {
+  if (!header) return undefined;
+  const ms = /^\s*\d+\s*$/.test(header) ? Number(header) * 1000 : Date.parse(header) - Date.now();
+  return ms > 0 ? ms : undefined;
+}
 
 async function send(
   spec: HttpRequestSpec,
+  idempotencyKey: string,
   transport: HttpTransport,
   limits: { signal: AbortSignal; timeoutMs: number },
 ): Promise<Attempt> {
@@ -136,7 +153,7 @@ async function send(
   if (type && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
     headers["content-type"] = type;
   }
-  const request = { method: spec.method, url: spec.url, headers, body };
+  const request = { method: spec.method, url: spec.url, headers, body, idempotencyKey };
   const invalid = unsendable(request);
   if (invalid) return { ok: false, error: invalid, retryable: false };
   try {
@@ -144,7 +161,10 @@ async function send(
     if (response.status >= 200 && response.status < 300) {
       return { ok: true, response: responseValue(response.body), status: response.status };
     }
-    return { ok: false, error: `http ${response.status}`, retryable: response.status >= 500 };
+    // Too Many Requests is a passing state, like a 5xx: the same request may well succeed later.
+    const retryable = response.status >= 500 || response.status === 429;
+    const wait = retryable ? retryAfterMs(response.retryAfter) : undefined;
+    return { ok: false, error: `http ${response.status}`, retryable, ...wait && { retryAfterMs: wait } };
   } catch (err) {
     if (err instanceof RequestRefused || err instanceof ResponseTooLarge) {
       return { ok: false, error: err.message, retryable: false };
@@ -164,12 +184,16 @@ export function httpExecutor(transport: HttpTransport): EffectExecutor {
       // A job stored before `fanOut` was recorded: one plain request was taken for a single one.
       const fanOut = job.work.fanOut ??
         (requests.length !== 1 || !!requests[0].set || !!requests[0].statusPath);
+      // The job's id: one per firing, kept in the outbox with the job.
+      const key = encodeURIComponent(job.id);
       if (!fanOut) {
-        const only = await send(requests[0], transport, limits);
-        return only.ok ? only : { ok: false, error: only.error, retryable: only.retryable ?? false };
+        const only = await send(requests[0], key, transport, limits);
+        return only.ok ? only : { ...only, retryable: only.retryable ?? false };
       }
       // A fan-out: each request on its own; its outcome goes to its own status document.
-      const parts = await Promise.all(requests.map((spec) => send(spec, transport, limits)));
+      const parts = await Promise.all(
+        requests.map((spec, i) => send(spec, `${key}/${i}`, transport, limits)),
+      );
       return {
         ok: true,
         response: parts.map((part) => part.ok ? part.response : null),

@@ -68,6 +68,7 @@ Deno.test("answers: JSON parsed, empty as null, other text kept; the body's type
     url: "https://a/json",
     headers: { "content-type": "application/json" },
     body: '{"n":1}',
+    idempotencyKey: "e%401%230",
   });
   assert.deepEqual(await executor.execute(job([get("https://a/empty")]), limits), {
     ok: true,
@@ -197,4 +198,49 @@ Deno.test("a fan-out of one request is still a fan-out; a job stored without the
     error: "http 500",
     retryable: true,
   });
+});
+
+Deno.test("a 429 is worth a retry like a 5xx; their Retry-After (seconds or a date) is told to the dispatcher", async () => {
+  const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
+  const executor = httpExecutor(transport({
+    "https://a/busy": { status: 429, body: encode("slow down"), retryAfter: "3" },
+    "https://a/later": { status: 503, body: encode(""), retryAfter: inTenSeconds },
+    "https://a/past": { status: 503, body: encode(""), retryAfter: "Thu, 01 Jan 1970 00:00:00 GMT" },
+    "https://a/junk": { status: 429, body: encode(""), retryAfter: "soon" },
+    "https://a/gone": { status: 410, body: encode(""), retryAfter: "3" },
+  }));
+  const outcome = async (url: string) => await executor.execute(job([get(url)]), limits);
+  assert.deepEqual(await outcome("https://a/busy"), {
+    ok: false,
+    error: "http 429",
+    retryable: true,
+    retryAfterMs: 3000,
+  });
+  const later = await outcome("https://a/later");
+  assert.ok(!later.ok && later.retryable && later.retryAfterMs! > 8000 && later.retryAfterMs! <= 10_000);
+  assert.deepEqual(await outcome("https://a/past"), { ok: false, error: "http 503", retryable: true });
+  assert.deepEqual(await outcome("https://a/junk"), { ok: false, error: "http 429", retryable: true });
+  assert.deepEqual(await outcome("https://a/gone"), { ok: false, error: "http 410", retryable: false });
+});
+
+Deno.test("each request carries the job's idempotency key, the same at every attempt; a fan-out's one per request", async () => {
+  const wire = transport({
+    "https://a/1": { status: 500, body: encode("") },
+    "https://a/2": { status: 200, body: encode("") },
+  });
+  const executor = httpExecutor(wire);
+  const payment = { ...job([get("https://a/1")]), id: "pay €@1764460800000#x1" };
+  await executor.execute(payment, limits);
+  await executor.execute({ ...payment, attempt: 2 }, limits);
+  const fanned = {
+    ...payment,
+    work: { type: "http" as const, requests: [get("https://a/1"), get("https://a/2")] },
+  };
+  await executor.execute(fanned, limits);
+  assert.deepEqual(wire.sent.map((r) => r.idempotencyKey), [
+    "pay%20%E2%82%AC%401764460800000%23x1",
+    "pay%20%E2%82%AC%401764460800000%23x1",
+    "pay%20%E2%82%AC%401764460800000%23x1/0",
+    "pay%20%E2%82%AC%401764460800000%23x1/1",
+  ], "ASCII whatever the effect's id, so any header carries it");
 });

@@ -6,7 +6,9 @@
  *
  * @module
  */
+import { canonicalJson } from "../json/canonical.ts";
 import type { Json } from "../json/value.ts";
+import type { Effect } from "../model/types.ts";
 import type { EffectRequest, EffectWork } from "../runtime/results.ts";
 import type { ExecutorOutcome } from "./executor.ts";
 
@@ -47,6 +49,34 @@ export interface EffectJob {
   outcome?: ExecutorOutcome;
   /** Settlements of {@link outcome} that failed so far. */
   settleFailures?: number;
+  /**
+   * What of its effect's definition shaped the work when it fired ({@link sentShape}): an evolution that
+   * changes it leaves the job superseded. Absent in jobs stored before it was kept.
+   */
+  shape?: string;
+}
+
+/**
+ * Members of an effect that do not shape what its job sends: how the answer is folded back, the policy, the
+ * status document's address, and what the fold-back checks on its own (trigger, key), besides annotations.
+ */
+const NOT_SENT = new Set([
+  "response",
+  "policy",
+  "statusPath",
+  "trigger",
+  "dedupeKey",
+  "description",
+  "origin",
+  "definitionHash",
+  "approval",
+]);
+
+/** The members of an effect's definition that shape what its job sends (request, target, timer, prompt…). */
+export function sentShape(definition: Effect): string {
+  return canonicalJson(
+    Object.fromEntries(Object.entries(definition).filter(([name]) => !NOT_SENT.has(name))),
+  );
 }
 
 /** Outbox changes made with a commit (or on their own). */
@@ -85,6 +115,7 @@ export function jobsOf(modelId: string, requests: readonly EffectRequest[], at: 
     statusAt: at,
     dueAt: request.work.type === "timer" ? request.work.fireAt : at,
     attempt: 0,
+    shape: sentShape(request.definition),
   }));
 }
 
@@ -116,7 +147,8 @@ export function isEffectJob(value: unknown): value is EffectJob {
     isWork(job.work) && Number.isFinite(job.firedAt) &&
     Number.isFinite(job.dueAt) && Number.isInteger(job.attempt) &&
     (job.outcome === undefined || isOutcome(job.outcome)) &&
-    (failures === undefined || Number.isInteger(failures) && failures >= 0);
+    (failures === undefined || Number.isInteger(failures) && failures >= 0) &&
+    (job.shape === undefined || typeof job.shape === "string");
 }
 
 /** Whether a stored value is an effect's work: a kind executors know, its fields as `EffectWork` types them. */

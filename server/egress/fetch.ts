@@ -9,6 +9,8 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
+import { utf8Length } from "../utf8_length.ts";
 import {
   checkEgress,
   EgressBlocked,
@@ -60,6 +62,25 @@ function pinnedLookup(addresses: string[]) {
   };
 }
 
+/** The service as it names itself to the services it calls. */
+const USER_AGENT = `${SERVICE_NAME}/${SERVICE_VERSION}`;
+
+/**
+ * The request's headers with what node:http leaves out, unless given: a `User-Agent` (APIs such as GitHub's
+ * refuse a request without one) and the body's `Content-Length` (the body would otherwise go chunked, which
+ * services that want a length, many payment and cloud APIs, refuse with 411 or 400).
+ */
+function outgoingHeaders(request: EgressRequest): Record<string, string> {
+  const headers = { ...request.headers };
+  const given = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+  if (!given.has("user-agent")) headers["user-agent"] = USER_AGENT;
+  const body = request.body;
+  if (body !== undefined && !given.has("content-length")) {
+    headers["content-length"] = String(typeof body === "string" ? utf8Length(body) : body.byteLength);
+  }
+  return headers;
+}
+
 /**
  * Sends `request` through the guard. Refusals throw {@link EgressBlocked}, failures {@link EgressFailure}
  * ({@link EgressTooLarge} for an answer past `maxResponseBytes`).
@@ -78,7 +99,7 @@ export async function guardedFetch(request: EgressRequest, options: EgressOption
       port: target.url.port || undefined,
       path: `${target.url.pathname}${target.url.search}`,
       method: request.method.toUpperCase(),
-      headers: request.headers,
+      headers: outgoingHeaders(request),
       lookup: pinnedLookup(target.addresses),
       signal,
     }, (incoming) => {

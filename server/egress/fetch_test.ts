@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { EgressBlocked, EgressFailure, EgressTooLarge, guardedFetch } from "./fetch.ts";
 import { STRICT_POLICY } from "./guard.ts";
+import { SERVICE_NAME, SERVICE_VERSION } from "../../engine/version.ts";
 
 const LOOPBACK = { allowPrivateIps: true, allowInsecureHttp: true, allowedHosts: null };
 
@@ -43,6 +44,40 @@ Deno.test("a request goes to the address the guard resolved, with its host name,
       body: '{"n":1}',
       path: "/hook?a=1",
     });
+  });
+});
+
+Deno.test("a body goes with its Content-Length, not chunked (services that want a length refuse chunked bodies)", async () => {
+  await withTarget((request) =>
+    Response.json({
+      length: request.headers.get("content-length"),
+      chunked: request.headers.get("transfer-encoding"),
+    }), async (base, resolve) => {
+    const options = { policy: LOOPBACK, resolve, timeoutMs: 5000, maxResponseBytes: 10_000 };
+    const sent = async (
+      request: { method: string; body?: string | Uint8Array; headers?: Record<string, string> },
+    ) => JSON.parse(text((await guardedFetch({ ...request, url: `${base}/pay` }, options)).body));
+    assert.deepEqual(await sent({ method: "POST", body: '{"note":"café €"}' }), {
+      length: "20",
+      chunked: null,
+    });
+    assert.deepEqual(await sent({ method: "PUT", body: new Uint8Array(3) }), { length: "3", chunked: null });
+    assert.deepEqual(await sent({ method: "POST", body: "" }), { length: "0", chunked: null });
+    assert.deepEqual(
+      await sent({ method: "POST", body: "abc", headers: { "Content-Length": "3" } }),
+      { length: "3", chunked: null },
+      "a length the spec gives is not sent twice",
+    );
+  });
+});
+
+Deno.test("a request names the service in User-Agent (APIs such as GitHub's refuse one without); a given one is kept", async () => {
+  await withTarget((request) => new Response(request.headers.get("user-agent")), async (base, resolve) => {
+    const options = { policy: LOOPBACK, resolve, timeoutMs: 5000, maxResponseBytes: 10_000 };
+    const agent = async (headers: Record<string, string>) =>
+      text((await guardedFetch({ method: "GET", url: `${base}/`, headers }, options)).body);
+    assert.equal(await agent({}), `${SERVICE_NAME}/${SERVICE_VERSION}`);
+    assert.equal(await agent({ "User-Agent": "acme-billing/2" }), "acme-billing/2");
   });
 });
 

@@ -17,7 +17,7 @@ function serve(dir: string) {
 
 /** The audit records whose mutations write `address`. */
 
-Deno.test("an HTTP effect in flight at SIGKILL is sent again after restart and applied once", async () => {
+Deno.test("an HTTP effect in flight at SIGKILL is sent again after restart (its Idempotency-Key the same) and applied once", async () => {
   const dir = await Deno.makeTempDir({ prefix: "effects_crash_" });
   const answer = Promise.withResolvers<void>();
   const target = startTarget(async () => {
@@ -26,7 +26,8 @@ Deno.test("an HTTP effect in flight at SIGKILL is sent again after restart and a
   });
   try {
     const first = await serve(dir);
-    await call(first.url!, "POST", "/models", rateModel(target.url));
+    const charge = { method: "POST", url: `${target.url}/charge`, body: "{'region': region}" };
+    await call(first.url!, "POST", "/models", rateModel(target.url, { request: charge }));
     await call(first.url!, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
     await until(() => Promise.resolve(target.hits.length), (n) => n === 1, "the request");
     await first.stop("SIGKILL");
@@ -34,6 +35,9 @@ Deno.test("an HTTP effect in flight at SIGKILL is sent again after restart and a
     const second = await serve(dir);
     try {
       await until(() => Promise.resolve(target.hits.length), (n) => n === 2, "the request sent again");
+      const [sent, again] = target.hits.map((hit) => hit.headers.get("idempotency-key"));
+      assert.ok(sent, "the request carries an Idempotency-Key");
+      assert.equal(again, sent, "the service can tell it is the same request");
       answer.resolve();
       const state = await until(
         () => stateOf(second.url!, "quote"),

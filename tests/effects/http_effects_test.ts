@@ -7,9 +7,12 @@
  * resolve retried.
  */
 import assert from "node:assert/strict";
+import { jobOf } from "../../engine/effects/test_support.ts";
+import { httpExecutor } from "../../server/executors/mod.ts";
 import { call, startTestServer } from "../server/helpers.ts";
 import { LOOPBACK_EFFECTS, rateModel, startTarget, stateOf, until, writesTo } from "./helpers.ts";
 
+const LOOPBACK_POLICY = { allowPrivateIps: true, allowInsecureHttp: true, allowedHosts: null };
 const fetchPhase = (s: { io?: { fetch?: { phase: string } } }) => s.io?.fetch?.phase;
 
 Deno.test("a webhook's answer folds back as one foldback commit, seen by subscribers; the attempt is timed", async () => {
@@ -83,6 +86,81 @@ Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not", asy
     );
     assert.equal(gone.io.fetch.error, "http 404");
     assert.deepEqual(target.hits.map((h) => h.path.split("=")[1]), ["flaky", "flaky", "moved", "gone"]);
+  } finally {
+    await server.close();
+    await target.close();
+  }
+});
+
+Deno.test("a 429 (too many requests) is retried under the policy; its Retry-After reaches the dispatcher", async () => {
+  const target = startTarget((_hit, n) =>
+    n === 0
+      ? new Response("slow down", { status: 429, headers: { "retry-after": "0" } })
+      : Response.json({ rate: 3 })
+  );
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    await call(server.url, "POST", "/models", rateModel(target.url, { policy: { retries: 1, backoff: 10 } }));
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "busy", "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "applied",
+      "applied",
+    );
+    assert.equal(state.rate, 3);
+    assert.equal(target.hits.length, 2, "sent again after the 429");
+  } finally {
+    await server.close();
+    await target.close();
+  }
+  const busy = startTarget(() => new Response("", { status: 429, headers: { "retry-after": "7" } }));
+  try {
+    const executor = httpExecutor({ policy: LOOPBACK_POLICY, maxResponseBytes: 1000 });
+    const request = { method: "GET", url: `${busy.url}/x`, headers: {} };
+    const job = jobOf({ type: "http", requests: [request] });
+    const outcome = await executor.execute(job, { signal: new AbortController().signal, timeoutMs: 5000 });
+    assert.deepEqual(outcome, { ok: false, error: "http 429", retryable: true, retryAfterMs: 7000 });
+  } finally {
+    await busy.close();
+  }
+});
+
+Deno.test("a POST carries an Idempotency-Key, the same when it is retried; a GET and a spec's own key are left alone", async () => {
+  const target = startTarget((hit, n) =>
+    n === 0 ? new Response("down", { status: 500 }) : Response.json({ rate: hit.method === "GET" ? 1 : 2 })
+  );
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    const post = { method: "POST", url: `${target.url}/charge`, body: "{'region': region}" };
+    const model = rateModel(target.url, { request: post, policy: { retries: 1, backoff: 10 } });
+    await call(server.url, "POST", "/models", model);
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    await until(() => stateOf(server.url, "quote"), (s) => fetchPhase(s) === "applied", "applied");
+    const keys = target.hits.map((hit) => hit.headers.get("idempotency-key"));
+    assert.equal(keys.length, 2);
+    assert.match(keys[0] ?? "", /^fetch%40\d+%23\w+$/, "the job's id: one per firing");
+    assert.equal(keys[1], keys[0], "the retry is recognisably the same request");
+
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "us" });
+    await until(() => Promise.resolve(target.hits.length), (n) => n === 3, "the new key's request");
+    assert.notEqual(target.hits[2].headers.get("idempotency-key"), keys[0], "a new firing, a new key");
+
+    const own = { ...post, headers: { "Idempotency-Key": "order-{ region }" } };
+    const effect = (model.effects as object[])[0];
+    await call(server.url, "POST", "/models/quote/spec/evolve", {
+      upsertEffects: [{ ...effect, request: own }],
+    });
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "apac" });
+    await until(() => Promise.resolve(target.hits.length), (n) => n === 4, "the spec's own key");
+    assert.deepEqual(target.hits[3].headers.get("idempotency-key"), "order-apac");
+
+    await call(server.url, "POST", "/models/quote/spec/evolve", {
+      upsertEffects: [{ ...effect, request: { url: `${target.url}/rate?region={ region }` } }],
+    });
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "latam" });
+    await until(() => Promise.resolve(target.hits.length), (n) => n === 5, "the GET");
+    assert.equal(target.hits[4].method, "GET");
+    assert.equal(target.hits[4].headers.get("idempotency-key"), null, "a GET is idempotent as it is");
   } finally {
     await server.close();
     await target.close();
@@ -169,6 +247,55 @@ Deno.test("while in flight: a new key supersedes (re-fired), a false trigger can
     assert.deepEqual([cancelled.rate, cancelled.io.fetch.key], [2, null]);
   } finally {
     gates.forEach((g) => g.resolve());
+    await server.close();
+    await target.close();
+  }
+});
+
+Deno.test("an evolution that changes an effect's request supersedes its outstanding job: the new request is sent", async () => {
+  const oldAnswer = Promise.withResolvers<void>();
+  const target = startTarget(async (hit) => {
+    if (hit.path.startsWith("/old")) {
+      await oldAnswer.promise;
+      return Response.json({ rate: 1 });
+    }
+    return Response.json({ rate: 2 });
+  });
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  try {
+    const model = rateModel(target.url, { request: { url: `${target.url}/old?region={ region }` } });
+    const effect = (model.effects as Record<string, unknown>[])[0];
+    await call(server.url, "POST", "/models", model);
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    await until(() => Promise.resolve(target.hits.length), (n) => n === 1, "the old request");
+    // A cosmetic change (what is folded back, the policy) keeps the job: its request is the same.
+    const cosmetic = {
+      ...effect,
+      response: { set: { "$.rate": "$response.rate * 10" } },
+      policy: { retries: 1 },
+    };
+    assert.equal(
+      (await call(server.url, "POST", "/models/quote/spec/evolve", { upsertEffects: [cosmetic] })).status,
+      200,
+    );
+    // The author fixes the URL while the old request waits for its answer.
+    const fixed = { ...cosmetic, request: { url: `${target.url}/new?region={ region }` } };
+    assert.equal(
+      (await call(server.url, "POST", "/models/quote/spec/evolve", { upsertEffects: [fixed] })).status,
+      200,
+    );
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => fetchPhase(s) === "applied",
+      "applied",
+    );
+    assert.equal(state.rate, 20, "the new request's answer, folded back as the spec now says");
+    oldAnswer.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(target.hits.map((h) => h.path), ["/old?region=eu", "/new?region=eu"]);
+    assert.deepEqual(await writesTo(server.url, "quote", "$.rate"), [20], "the old answer is dropped");
+  } finally {
+    oldAnswer.resolve();
     await server.close();
     await target.close();
   }
