@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Pairings } from "./pairings.ts";
+import { MOVED_PER_SESSION, Pairings } from "./pairings.ts";
 
 Deno.test("end: both parties' tokens stop working, an uncollected approval goes too, other sessions stay", () => {
   const pairings = new Pairings();
@@ -54,4 +54,32 @@ Deno.test("rejoin: only once no tab held the session; a new browser token, the o
   );
   assert.equal(pairings.rejoin(namespaceId, agent.sessionToken), undefined, "the new tab holds it");
   assert.deepEqual(pairings.list()[0].parties, ["agent", "browser"]);
+});
+
+Deno.test("rejoin: a session remembers the newest replaced tabs only, and forgets them when it ends", () => {
+  let now = 0;
+  const pairings = new Pairings({ now: () => now, tabIdleSec: 90 });
+  const first = pairings.start();
+  const approved = pairings.approve(first.userCode);
+  const agent = pairings.token(first.pairCode, first.deviceSecret);
+  if (approved.status !== "approved" || agent.status !== "approved") throw new Error("not approved");
+  const { namespaceId } = approved;
+  /** The browser tokens, oldest first: each rejoin (its tab closed 90 s) replaces the last one. */
+  const tabs = [approved.sessionToken];
+  for (let rejoins = 0; rejoins < MOVED_PER_SESSION + 3; rejoins++) {
+    now += 91_000;
+    const rejoined = pairings.approve(pairings.rejoin(namespaceId, agent.sessionToken)!.userCode);
+    if (rejoined.status !== "approved") throw new Error("not approved");
+    tabs.push(rejoined.sessionToken);
+  }
+  const replaced = tabs.slice(0, -1);
+  assert.deepEqual(
+    replaced.map((token) => pairings.moved(token)),
+    replaced.map((_, i) => i >= replaced.length - MOVED_PER_SESSION),
+    "the newest replaced tabs are told the session moved; older ones that it ended",
+  );
+  assert.equal(pairings.moved(tabs.at(-1)!), false, "the tab holding the session");
+
+  pairings.end(namespaceId);
+  assert.deepEqual(tabs.map((token) => pairings.moved(token)), tabs.map(() => false));
 });
