@@ -106,7 +106,11 @@ export function placeConstraints(
  * `bound`: the addresses the view shows (for constraint paths); `severity`:
  * `warning` when the fields show the model's values again (nothing refused
  * stays in them); `follow`: where a violation's or a constraint's path (of
- * the rows when the model checked) is now, when rows moved since.
+ * the rows when the model checked) is now, when rows moved since. A field
+ * the write did not name (one bound at a constraint's path beside the one
+ * written) shows the model's value, which the refusal left alone: its message
+ * is a warning, gone with the next write, rather than an error that stays on
+ * a field that is fine (and holds a wizard step).
  */
 export function messagesOfError(
   err: unknown,
@@ -136,6 +140,11 @@ export function messagesOfError(
     const text = (err as Error)?.message ?? String(err);
     for (const place of written.length ? written : [""]) {
       add(map, canonical(place), { text, severity });
+    }
+  }
+  for (const [address, list] of map) {
+    if (address && !written.some((w) => under(w, address))) {
+      map.set(address, list.map((m) => ({ ...m, severity: "warning" })));
     }
   }
   return map;
