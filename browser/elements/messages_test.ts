@@ -209,6 +209,16 @@ Deno.test("a refused write's rule is an error at the field written, a warning at
     "$.end": "error",
     "$.start": "warning",
   });
+  // A rule guarding the quantity refuses a price: the price, which shows the entry refused, says why too.
+  const cap = {
+    ...range,
+    constraints: [{ id: "cap", path: "$.qty", expr: "true", message: "Total over 100", policy: "rollback" }],
+  } as unknown as ModelSpec;
+  const over = constraintViolation([{ constraintId: "cap", message: "Total over 100", policy: "rollback" }]);
+  assert.deepEqual(severities(messagesOfError(over, cap, ["$.price"], ["$.qty", "$.price"])), {
+    "$.qty": "warning",
+    "$.price": "error",
+  });
   // A schema violation under the field written (a row's member) is of the entry too.
   const row = schemaViolation([{ path: "$.lines[0].qty", keyword: "minimum", message: "must be >= 0" }]);
   assert.deepEqual(severities(messagesOfError(row, range, ["$.lines[0]"], [])), {
