@@ -290,6 +290,37 @@ Deno.test("the renderer: a refused write's rule, at a field it did not write, go
     },
   ));
 
+Deno.test("the renderer: a price a rule on the quantity refuses says why, beside the entry refused", () =>
+  withEmbeddedSpec(
+    specOf(
+      "priced",
+      { type: "object", properties: { qty: { type: "integer" }, price: { type: "number" } } },
+      [
+        { id: "qty", type: "numericField", bind: "$.qty", label: "Quantity" },
+        { id: "price", type: "numericField", bind: "$.price", label: "Price" },
+      ],
+      {
+        constraints: [{
+          id: "cap",
+          path: "$.qty",
+          expr: "$not($exists(price)) or qty * price <= 100",
+          message: "Total over 100",
+          policy: "rollback",
+        }],
+      },
+    ),
+    { heading: "Main" },
+    async (page, view) => {
+      await enter(view, "Quantity", "50");
+      await untilState(page, "priced", (state) => state.qty === 50);
+      await enter(view, "Price", "3");
+      await view.locator('[data-component="price"] li.error').getByText("Total over 100").waitFor();
+      assert.equal(await view.getByLabel("Price", { exact: true }).getAttribute("aria-invalid"), "true");
+      await view.locator('[data-component="qty"] li.warning').getByText("Total over 100").waitFor();
+      await screenshot(page, "renderer-refused-rule-of-another-field");
+    },
+  ));
+
 Deno.test("the renderer: another view opens without the messages of the view left, though it binds the same fields", () =>
   withEmbeddedSpec(
     {
