@@ -106,7 +106,12 @@ export function placeConstraints(
  * `bound`: the addresses the view shows (for constraint paths); `severity`:
  * `warning` when the fields show the model's values again (nothing refused
  * stays in them); `follow`: where a violation's or a constraint's path (of
- * the rows when the model checked) is now, when rows moved since.
+ * the rows when the model checked) is now, when rows moved since. A refused
+ * rule whose path guards other fields than those written is told at those
+ * written too: they show the entries refused. A field the write did not name (one bound at a constraint's path beside the one
+ * written) shows the model's value, which the refusal left alone: its message
+ * is a warning, gone with the next write, rather than an error that stays on
+ * a field that is fine (and holds a wizard step).
  */
 export function messagesOfError(
   err: unknown,
@@ -130,12 +135,24 @@ export function messagesOfError(
       else add(map, "", { text: `${place}: ${v.message}`, severity });
     }
   } else if (err instanceof ServiceError && err.kind === "constraint_violation" && violations.length) {
-    const refused = violations as unknown as ConstraintViolation[];
-    placeConstraints(map, refused, spec, written, bound, severity, follow);
+    for (const refused of violations as unknown as ConstraintViolation[]) {
+      placeConstraints(map, [refused], spec, written, bound, severity, follow);
+      // Its path guards other fields than those written (a rule on the quantity refusing a price): the fields
+      // written show the entries refused, so they say why too, not only the field beside them.
+      const told = (address: string) => map.get(canonical(address))?.some((m) => m.text === refused.message);
+      if (!written.some(told)) {
+        for (const place of written) add(map, canonical(place), { text: refused.message, severity });
+      }
+    }
   } else {
     const text = (err as Error)?.message ?? String(err);
     for (const place of written.length ? written : [""]) {
       add(map, canonical(place), { text, severity });
+    }
+  }
+  for (const [address, list] of map) {
+    if (address && !written.some((w) => under(w, address))) {
+      map.set(address, list.map((m) => ({ ...m, severity: "warning" })));
     }
   }
   return map;

@@ -190,3 +190,38 @@ Deno.test("placeConstraints: a rule guarding several paths speaks at each bound 
     "$.to",
   ]);
 });
+
+Deno.test("a refused write's rule is an error at the field written, a warning at one bound beside it", () => {
+  const range = {
+    id: "range",
+    schema: {},
+    constraints: [{
+      id: "order",
+      path: ["$.start", "$.end"],
+      expr: "true",
+      message: "bad",
+      policy: "rollback",
+    }],
+  } as unknown as ModelSpec;
+  const refused = constraintViolation([{ constraintId: "order", message: "bad", policy: "rollback" }]);
+  const severities = (map: MessageMap) => Object.fromEntries([...map].map(([k, v]) => [k, v[0].severity]));
+  assert.deepEqual(severities(messagesOfError(refused, range, ["$.end"], ["$.start", "$.end"])), {
+    "$.end": "error",
+    "$.start": "warning",
+  });
+  // A rule guarding the quantity refuses a price: the price, which shows the entry refused, says why too.
+  const cap = {
+    ...range,
+    constraints: [{ id: "cap", path: "$.qty", expr: "true", message: "Total over 100", policy: "rollback" }],
+  } as unknown as ModelSpec;
+  const over = constraintViolation([{ constraintId: "cap", message: "Total over 100", policy: "rollback" }]);
+  assert.deepEqual(severities(messagesOfError(over, cap, ["$.price"], ["$.qty", "$.price"])), {
+    "$.qty": "warning",
+    "$.price": "error",
+  });
+  // A schema violation under the field written (a row's member) is of the entry too.
+  const row = schemaViolation([{ path: "$.lines[0].qty", keyword: "minimum", message: "must be >= 0" }]);
+  assert.deepEqual(severities(messagesOfError(row, range, ["$.lines[0]"], [])), {
+    "$.lines[0].qty": "error",
+  });
+});

@@ -18,7 +18,8 @@
  * (`<svc-pairing>`); once the person approves, the tab connects to the server
  * with the session's token, shows a "Paired" badge, and follows the session's
  * models: new ones appear within seconds, and the first one the agent creates
- * opens by itself.
+ * opens by itself. A tab whose session moved to another tab or ended lets go
+ * of it and says so.
  *
  * @module
  */
@@ -63,6 +64,24 @@ const KEY_KEY = "svc-playground:api-key";
 const PAIRING_KEY = "svc-playground:pairing";
 /** How often a paired tab looks for models the agent created. */
 const PAIRED_POLL_MS = 2000;
+
+/** What a paired tab that no longer reaches its session says, by why (see `Playground.lost`). */
+const LOST = {
+  moved: {
+    badge: "Session moved",
+    heading: "Session moved to another tab",
+    status: "Not connected: the session moved to another tab.",
+    alert:
+      "This session moved to another tab: a newer link from the agent was approved there. Use that tab; " +
+      "this one no longer reaches the session's models.",
+  },
+  ended: {
+    badge: "Session ended",
+    heading: "Pairing session ended",
+    status: "Not connected: the session ended.",
+    alert: "The pairing session has ended (the server may have restarted). Ask the agent to pair again.",
+  },
+} as const;
 
 /**
  * The server that served this page (server/routes/web.ts marks the page it serves), as the base URL of its
@@ -147,6 +166,7 @@ export class Playground extends LitElement {
     warnings: { state: true },
     keyNeeded: { state: true },
     offerTab: { state: true },
+    lost: { state: true },
   };
   connection?: Connection;
   choice: ConnectionChoice = startChoice("");
@@ -168,6 +188,11 @@ export class Playground extends LitElement {
   keyNeeded = "";
   /** The server could not be reached: the problem offers the tab. */
   offerTab = false;
+  /**
+   * Why this paired tab no longer reaches its session, `""` while it does: a rejoin approved in another tab
+   * moved the session there, or the session ended (either party, the operator, a server restart).
+   */
+  lost: "" | "moved" | "ended" = "";
   #unsubscribe?: () => void;
   /** Stops following the in-tab service's list of models. */
   #unlist?: () => void;
@@ -226,6 +251,7 @@ export class Playground extends LitElement {
   async #connect(choice: ConnectionChoice): Promise<void> {
     this.problem = "";
     this.offerTab = false;
+    this.lost = "";
     this.#troubles.clear();
     this.status = choice.mode === "tab" ? "Opening the in-tab engine…" : `Connecting to ${choice.baseUrl}…`;
     await this.#disconnect();
@@ -285,6 +311,8 @@ export class Playground extends LitElement {
       if (choice.paired) this.#poll = setInterval(() => void this.#followSession(), PAIRED_POLL_MS);
     } catch (err) {
       const unauthorized = err instanceof ServiceError && err.kind === "unauthorized";
+      // A paired tab reloaded after its session moved or ended: its token is refused, and no key would do.
+      if (unauthorized && choice.paired) return this.#lose(err);
       if (unauthorized) this.keyNeeded = choice.baseUrl;
       if (unauthorized && !choice.apiKey) {
         // A server with an API key (this page's, on a first visit): ask for the key rather than report a failure.
@@ -367,14 +395,8 @@ export class Playground extends LitElement {
       models = await connection.invoker.invoke(operations.listModels, {});
     } catch (err) {
       if (connection !== this.connection) return;
-      if (err instanceof ServiceError && err.kind === "unauthorized") {
-        clearInterval(this.#poll);
-        // A rejoin approved in another tab replaced this tab's token (this one slept, or was offline, too long).
-        this.problem = err.body?.reason === "session_moved"
-          ? "This session moved to another tab: a newer link from the agent was approved there. Use that tab; " +
-            "this one no longer reaches the session's models."
-          : "The pairing session has ended (the server may have restarted). Ask the agent to pair again.";
-      } else {
+      if (err instanceof ServiceError && err.kind === "unauthorized") await this.#lose(err);
+      else {
         this.#trouble("poll", `Cannot list the session's models (${(err as Error).message}); retrying…`);
       }
       return;
@@ -385,6 +407,27 @@ export class Playground extends LitElement {
     if (arrived.length || models.length !== this.models.length) this.models = models;
     if (this.selected && !models.includes(this.selected)) this.#select(arrived[0] ?? "");
     else if (!this.selected && arrived.length && this.draft === null) this.#select(arrived[0], "view");
+  }
+
+  /**
+   * The session refused this tab's token (`refusal`, a 401): the tab lets go of it, so that its models' views,
+   * whose writes would all be refused, go, and the badge, the sidebar and the alert say what happened. The
+   * pairing stays in the tab's storage, so that a reload says the same; Leave the session forgets it.
+   */
+  async #lose(refusal: ServiceError): Promise<void> {
+    await this.#disconnect();
+    this.models = [];
+    this.#select("");
+    // A rejoin approved in another tab replaced this tab's token (this one slept, or was offline, too long).
+    this.lost = refusal.body?.reason === "session_moved" ? "moved" : "ended";
+    this.status = LOST[this.lost].status;
+    this.problem = LOST[this.lost].alert;
+  }
+
+  /** The person leaves a session this tab no longer reaches: the tab goes back to itself, as after ending one. */
+  async #leaveSession(): Promise<void> {
+    await this.#connect({ mode: "tab", baseUrl: "", apiKey: "" });
+    await this.#focusHeading("#connection-title");
   }
 
   /**
@@ -474,7 +517,9 @@ export class Playground extends LitElement {
       <header class="top">
         <h1>Reactive model playground</h1>
         <div class="badges">
-          ${this.connection && this.choice.paired
+          ${this.lost
+            ? html`<span class="paired-badge lost" role="status">${LOST[this.lost].badge}</span>`
+            : this.connection && this.choice.paired
             ? html`<span class="paired-badge" role="status" title=${`Session ${this.choice.paired}`}>Paired</span>`
             : nothing}
           <span class="mode ${this.connection?.mode ?? "none"}">${this.connection
@@ -486,7 +531,15 @@ export class Playground extends LitElement {
       </header>
       <div class="layout">
         <aside class="sidebar" aria-label="Connection and models">
-          ${this.choice.paired
+          ${this.lost
+            ? html`
+              <section class="connection" aria-labelledby="session-title">
+                <h2 id="session-title" tabindex="-1">${LOST[this.lost].heading}</h2>
+                <p class="status" role="status">${this.status}</p>
+                <button type="button" @click=${() => this.#leaveSession()}>Leave the session</button>
+              </section>
+            `
+            : this.choice.paired
             ? html`
               <section class="connection" aria-labelledby="session-title">
                 <h2 id="session-title" tabindex="-1">Paired with an agent</h2>
@@ -502,21 +555,26 @@ export class Playground extends LitElement {
                 @svc-connect=${(e: CustomEvent<ConnectionChoice>) =>
                   this.#connect(e.detail)}></svc-connection-form>
             `}
-          <nav aria-labelledby="models-title">
-                  <h2 id="models-title" tabindex="-1">Models</h2>
-                  <p class="notice" role="status">${this.notice}</p>
-                  ${this.models.length
-                    ? html`<ul class="models">${
-                      this.models.map((id) =>
-                        html`<li><button type="button" class="model-link" aria-current=${
-                          id === this.selected ? "page" : nothing
-                        }
+          ${this.lost
+            // The session's models are out of this tab's reach: no list of them, nor a start page to open.
+            ? nothing
+            : html`
+              <nav aria-labelledby="models-title">
+                      <h2 id="models-title" tabindex="-1">Models</h2>
+                      <p class="notice" role="status">${this.notice}</p>
+                      ${this.models.length
+                        ? html`<ul class="models">${
+                          this.models.map((id) =>
+                            html`<li><button type="button" class="model-link" aria-current=${
+                              id === this.selected ? "page" : nothing
+                            }
               @click=${() => this.#go(id, "view")}>${id}</button></li>`
-                      )
-                    }</ul>`
-                    : html`<p class="muted">No models yet. Open an example or create one.</p>`}
-                  <button type="button" @click=${() => this.#go("")}>Examples and new model</button>
-                </nav>
+                          )
+                        }</ul>`
+                        : html`<p class="muted">No models yet. Open an example or create one.</p>`}
+                      <button type="button" @click=${() => this.#go("")}>Examples and new model</button>
+                    </nav>
+            `}
         </aside>
         <main class="main" @svc-open-example=${(e: CustomEvent<ModelSpec>) => this.#openExample(e.detail)}
           @svc-edit-spec=${(e: CustomEvent<string>) => (this.draft = e.detail)}

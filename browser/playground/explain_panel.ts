@@ -2,7 +2,8 @@
 /**
  * Explain a field: the traces of the expressions that computed it (and of the
  * constraints on it), newest first (`explain` answers oldest first), choosing
- * among the model's derived fields and constraints from its dependency graph.
+ * among the model's derived fields, meta values (`$.x#required`) and
+ * constraints from its dependency graph.
  *
  * @module
  */
@@ -27,9 +28,12 @@ export class ExplainPanel extends ModelPanel {
 
   protected override async load(): Promise<void> {
     const graph: GraphView = await this.connection!.invoker.invoke(operations.getGraph, { id: this.modelId });
-    this.targets = graph.nodes.filter((n) => n.kind === "DERIVED" || n.kind === "CONSTRAINT").map((n) =>
-      n.key
-    );
+    // Meta derivations trace too, each at its own key (`$.note#required`): a field they alone compute has
+    // its traces there.
+    this.targets = graph.nodes.filter((n) =>
+      n.kind === "DERIVED" || n.kind === "META" || n.kind === "CONSTRAINT"
+    )
+      .map((n) => n.key);
     this.path ||= this.targets[0] ?? "$";
     this.traces = await this.connection!.invoker.invoke(operations.explain, {
       id: this.modelId,
@@ -46,10 +50,42 @@ export class ExplainPanel extends ModelPanel {
   private tracedPaths(): string {
     const more = this.targets.length - NAMED_TARGETS;
     return this.targets.length
-      ? `This model's derived fields and constraints (the Field or constraint box lists them too): ${
+      ? `This model's derived fields, meta values and constraints (the Field or constraint box lists them too): ${
         this.targets.slice(0, NAMED_TARGETS).join(", ")
       }${more > 0 ? `, … and ${more} more` : ""}.`
       : "This model has none.";
+  }
+
+  /** The meta values of the field at `path` that have traces (`$.note#required`, …), as the graph keys them. */
+  private metaTargets(path: string): string[] {
+    return this.targets.filter((t) => t.startsWith(`${path}#`));
+  }
+
+  /** Explains `path` as if typed in the box, where focus goes (the button pressed goes with its line). */
+  private explainAt(path: string): void {
+    this.path = path;
+    void this.run(() => this.load());
+    void this.updateComplete.then(() => this.querySelector<HTMLInputElement>("input[list]")?.focus());
+  }
+
+  /**
+   * Why a field the model has shows no traces: it is a base field, whose value is written, not computed; its
+   * meta values (offered as buttons) may be computed, each traced at its own key.
+   */
+  private baseFieldLine(): TemplateResult {
+    const metas = this.metaTargets(this.path);
+    if (!metas.length) {
+      return html`<p class="muted">No traces for ${this.path}: only derived fields, meta values and constraints have
+        traces, and ${this.path} is none of them. ${this.tracedPaths()}</p>`;
+    }
+    return html`<p class="muted">No traces for ${this.path}: its value is written, not computed. Its meta values
+        are computed, each traced at its own key: ${
+      metas.map((m) =>
+        html`
+          <button type="button" @click=${() => this.explainAt(m)}><code>${m}</code></button>
+        `
+      )
+    }</p>`;
   }
 
   protected override render(): TemplateResult {
@@ -103,13 +139,8 @@ export class ExplainPanel extends ModelPanel {
         // A path the model does not have is refused (the problem line says so): only which paths have traces.
         : this.traces === null
         ? html`<p class="muted">${this.tracedPaths()}</p>`
-        // Writing would never trace a base field: say which paths have traces.
-        : html`
-          <p
-            class="muted">No traces for ${this
-              .path}: only derived fields and constraints have traces, and ${this
-              .path} is neither. ${this.tracedPaths()}</p>
-        `
+        // Writing would never trace a base field: say which paths have traces (its meta values, when computed).
+        : this.baseFieldLine()
     }`;
   }
 }

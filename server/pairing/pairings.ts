@@ -34,6 +34,13 @@
 import { constantTimeEqual } from "../middleware/auth/index.ts";
 import { newNamespaceId, newUserCode, normaliseUserCode, randomSecret } from "./codes.ts";
 
+/**
+ * How many replaced browser tokens a session remembers, so that each such tab says the session moved (rather
+ * than ended) when it wakes. Each rejoin replaces one (a tab idle 90 s), so a long session would otherwise
+ * gain one per rejoin until it ends; a tab older than the last eight rejoins is told the session ended.
+ */
+export const MOVED_PER_SESSION = 8;
+
 /** Options of {@link Pairings}. */
 export interface PairingOptions {
   /** Seconds a pairing waits for a person (`svc.pairing.expires-in-seconds`, default 600). */
@@ -145,7 +152,10 @@ export class Pairings {
   /** Every remembered pairing by its user code (so a person learns why a finished one is gone). */
   readonly #byUserCode = new Map<string, Pairing>();
   readonly #sessions = new Map<string, Session>();
-  /** Browser session ids a rejoin revoked, by namespace id: their tab learns the session moved. */
+  /**
+   * Browser session ids a rejoin revoked, with their namespace id, oldest first: their tab learns the session
+   * moved. At most {@link MOVED_PER_SESSION} a session (see there).
+   */
   readonly #moved = new Map<string, string>();
   readonly #endListeners = new Set<(namespaceId: string) => void>();
   readonly #revokeListeners = new Set<(namespaceId: string, party: SessionGrant["party"]) => void>();
@@ -266,6 +276,7 @@ export class Pairings {
       found.pairing.state = "approved";
       const { namespaceId } = rejoin;
       if (this.#revoke(namespaceId, "browser", this.#moved)) {
+        this.#forgetOldMoves(namespaceId);
         for (const listener of this.#revokeListeners) listener(namespaceId, "browser");
       }
       return {
@@ -373,6 +384,18 @@ export class Pairings {
     }
     if (ended) { for (const listener of this.#endListeners) listener(namespaceId); }
     return ended;
+  }
+
+  /** Keeps the newest {@link MOVED_PER_SESSION} replaced tokens of `namespaceId` (the map is oldest first). */
+  #forgetOldMoves(namespaceId: string): void {
+    let over = -MOVED_PER_SESSION;
+    for (const movedFrom of this.#moved.values()) if (movedFrom === namespaceId) over++;
+    for (const [sessionId, movedFrom] of this.#moved) {
+      if (over <= 0) return;
+      if (movedFrom !== namespaceId) continue;
+      this.#moved.delete(sessionId);
+      over--;
+    }
   }
 
   /** Deletes the tokens of a namespace (of one party when given), noting their ids in `into`; how many. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Pairings } from "./pairings.ts";
+import { MOVED_PER_SESSION, Pairings } from "./pairings.ts";
 
 Deno.test("end: both parties' tokens stop working, an uncollected approval goes too, other sessions stay", () => {
   const pairings = new Pairings();
@@ -22,19 +22,24 @@ Deno.test("end: both parties' tokens stop working, an uncollected approval goes 
   assert.equal(collected.status, "approved");
 });
 
-Deno.test("rejoin: only once no tab held the session; a new browser token, the old one revoked, one link", () => {
-  let now = 0;
-  const pairings = new Pairings({ now: () => now, tabIdleSec: 90 });
+/** A session approved and its agent's token collected, on `clock` (milliseconds), tabs idle after 90 s. */
+function pairedSession(clock: { now: number }) {
+  const pairings = new Pairings({ now: () => clock.now, tabIdleSec: 90 });
   const first = pairings.start();
   const approved = pairings.approve(first.userCode);
   const agent = pairings.token(first.pairCode, first.deviceSecret);
   if (approved.status !== "approved" || agent.status !== "approved") throw new Error("not approved");
-  const { namespaceId } = approved;
+  return { pairings, approved, agent, namespaceId: approved.namespaceId };
+}
 
-  now += 89_000;
+Deno.test("rejoin: only once no tab held the session; a new browser token, the old one revoked, one link", () => {
+  const clock = { now: 0 };
+  const { pairings, approved, agent, namespaceId } = pairedSession(clock);
+
+  clock.now += 89_000;
   assert.equal(pairings.rejoin(namespaceId, agent.sessionToken), undefined, "the tab polled 89 s ago");
   assert.ok(pairings.session(approved.sessionToken), "the tab's poll");
-  now += 90_000;
+  clock.now += 90_000;
   const stale = pairings.rejoin(namespaceId, agent.sessionToken)!;
   const link = pairings.rejoin(namespaceId, agent.sessionToken)!;
   assert.deepEqual(pairings.approve(stale.userCode), { status: "gone", reason: "expired" }, "superseded");
@@ -54,4 +59,27 @@ Deno.test("rejoin: only once no tab held the session; a new browser token, the o
   );
   assert.equal(pairings.rejoin(namespaceId, agent.sessionToken), undefined, "the new tab holds it");
   assert.deepEqual(pairings.list()[0].parties, ["agent", "browser"]);
+});
+
+Deno.test("rejoin: a session remembers the newest replaced tabs only, and forgets them when it ends", () => {
+  const clock = { now: 0 };
+  const { pairings, approved, agent, namespaceId } = pairedSession(clock);
+  /** The browser tokens, oldest first: each rejoin (its tab closed 90 s) replaces the last one. */
+  const tabs = [approved.sessionToken];
+  for (let rejoins = 0; rejoins < MOVED_PER_SESSION + 3; rejoins++) {
+    clock.now += 91_000;
+    const rejoined = pairings.approve(pairings.rejoin(namespaceId, agent.sessionToken)!.userCode);
+    if (rejoined.status !== "approved") throw new Error("not approved");
+    tabs.push(rejoined.sessionToken);
+  }
+  const replaced = tabs.slice(0, -1);
+  assert.deepEqual(
+    replaced.map((token) => pairings.moved(token)),
+    replaced.map((_, i) => i >= replaced.length - MOVED_PER_SESSION),
+    "the newest replaced tabs are told the session moved; older ones that it ended",
+  );
+  assert.equal(pairings.moved(tabs.at(-1)!), false, "the tab holding the session");
+
+  pairings.end(namespaceId);
+  assert.deepEqual(tabs.map((token) => pairings.moved(token)), tabs.map(() => false));
 });

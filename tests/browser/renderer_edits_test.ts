@@ -244,6 +244,83 @@ Deno.test("the renderer: a field's message goes once another writer changes its 
     },
   ));
 
+Deno.test("the renderer: a refused write's rule, at a field it did not write, goes with the next write", () =>
+  withEmbeddedSpec(
+    specOf(
+      "range",
+      {
+        type: "object",
+        properties: { start: { type: "integer" }, end: { type: "integer" }, qty: { type: "integer" } },
+      },
+      [
+        { id: "start", type: "numericField", bind: "$.start", label: "Start" },
+        { id: "end", type: "numericField", bind: "$.end", label: "End" },
+        { id: "qty", type: "numericField", bind: "$.qty", label: "Quantity" },
+      ],
+      {
+        constraints: [{
+          id: "order",
+          path: ["$.start", "$.end"],
+          expr: "$not($exists(start) and $exists(end)) or start <= end",
+          message: "Start must not be after end",
+          policy: "rollback",
+        }],
+      },
+    ),
+    { heading: "Main" },
+    async (page, view) => {
+      await enter(view, "Start", "5");
+      await enter(view, "End", "10");
+      await untilState(page, "range", (state) => state.end === 10);
+      await enter(view, "End", "3");
+      const [start, end] = [view.locator('[data-component="start"]'), view.locator('[data-component="end"]')];
+      await end.locator("li.error").getByText("Start must not be after end").waitFor();
+      // Start shows the model's value, which the refusal left alone: the rule is a warning there, not an error.
+      await start.locator("li.warning").getByText("Start must not be after end").waitFor();
+      assert.equal(await view.getByLabel("Start", { exact: true }).getAttribute("aria-invalid"), "false");
+      await screenshot(page, "renderer-refused-rule-beside");
+
+      // A write elsewhere succeeds: Start, which is fine, loses the message; End still shows the refused entry.
+      await enter(view, "Quantity", "2");
+      await untilState(page, "range", (state) => state.qty === 2);
+      await start.locator(".messages").waitFor({ state: "detached" });
+      assert.equal(await view.getByLabel("End", { exact: true }).inputValue(), "3");
+      await end.locator("li.error").getByText("Start must not be after end").waitFor();
+      await screenshot(page, "renderer-refused-rule-after-next-write");
+    },
+  ));
+
+Deno.test("the renderer: a price a rule on the quantity refuses says why, beside the entry refused", () =>
+  withEmbeddedSpec(
+    specOf(
+      "priced",
+      { type: "object", properties: { qty: { type: "integer" }, price: { type: "number" } } },
+      [
+        { id: "qty", type: "numericField", bind: "$.qty", label: "Quantity" },
+        { id: "price", type: "numericField", bind: "$.price", label: "Price" },
+      ],
+      {
+        constraints: [{
+          id: "cap",
+          path: "$.qty",
+          expr: "$not($exists(price)) or qty * price <= 100",
+          message: "Total over 100",
+          policy: "rollback",
+        }],
+      },
+    ),
+    { heading: "Main" },
+    async (page, view) => {
+      await enter(view, "Quantity", "50");
+      await untilState(page, "priced", (state) => state.qty === 50);
+      await enter(view, "Price", "3");
+      await view.locator('[data-component="price"] li.error').getByText("Total over 100").waitFor();
+      assert.equal(await view.getByLabel("Price", { exact: true }).getAttribute("aria-invalid"), "true");
+      await view.locator('[data-component="qty"] li.warning').getByText("Total over 100").waitFor();
+      await screenshot(page, "renderer-refused-rule-of-another-field");
+    },
+  ));
+
 Deno.test("the renderer: another view opens without the messages of the view left, though it binds the same fields", () =>
   withEmbeddedSpec(
     {
