@@ -128,6 +128,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
     throw err;
   }
   metrics.countModels(() => service.modelCount);
+  metrics.watchStorage(storage.full ?? (() => false));
   const subscriptions = new SubscriptionHub(service, config.websocketMaxBufferedBytes);
   const pairing = options.pairing ??
     new PairingHost({ enabled: config.pairing.enabled, expiresInSec: config.pairing.expiresInSeconds });

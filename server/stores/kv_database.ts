@@ -177,6 +177,11 @@ export class KvDatabase {
     return new KvDatabase(await Deno.openKv(path), path, warn, lock);
   }
 
+  /** Whether the last commit failed for a full disk (until one succeeds). */
+  get full(): boolean {
+    return this.#full;
+  }
+
   /** Registers a user; the database closes when the last one releases it. */
   acquire(): this {
     this.#users++;

@@ -75,6 +75,8 @@ export interface Storage {
   blobs: BlobStore;
   /** For the startup line, e.g. `kv (data/svc.kv)`. */
   description: string;
+  /** Whether writes are refused for a full disk now (Deno KV; the others never say so). */
+  full?: () => boolean;
 }
 
 /** Default persistence directory. */
@@ -375,7 +377,13 @@ export async function openStorage(
         )}, a new, empty store (a moved data directory is named with SVC_PERSISTENCE_DIR)`,
       );
     }
-    return { store, blobs, description: describeStorage(selection, where) };
+    const database = kv;
+    return {
+      store,
+      blobs,
+      description: describeStorage(selection, where),
+      full: database ? () => database.full : undefined,
+    };
   } catch (err) {
     await store.close();
     throw err;

@@ -297,7 +297,7 @@ const NOTES_SPEC = {
 
 Deno.test({
   name:
-    "kv: a full disk answers 503 saying so and logs it once; once there is room writes go on, none acknowledged lost",
+    "kv: a full disk answers 503 saying so, logs it once and shows in svc.storage.full; once there is room writes go on, none acknowledged lost",
   ignore: !CAN_MOUNT,
   fn: () =>
     withTempDir(async (dir) => {
@@ -335,10 +335,14 @@ Deno.test({
           );
           // Refused again while full, without another log line.
           assert.equal((await write(acknowledged + 1)).status, 503);
+          // A monitoring system sees it too.
+          const scrape = async () => (await fetch(`${server.url}/actuator/prometheus`)).text();
+          assert.match(await scrape(), /^svc_storage_full 1$/m);
 
           assert.ok(mount("-o", "remount,size=16m", dir));
           const after = await request(`${server.url}/models/notes/mutations`, "POST", { "$.notes.last": "" });
           assert.equal(after.status, 200, JSON.stringify(after.body));
+          assert.match(await scrape(), /^svc_storage_full 0$/m);
           await stopServer(server, "SIGTERM");
           stopped = true;
           const { stderr } = await server.output;
