@@ -13,6 +13,15 @@ const VALUE_OPTIONS = ["--url", "--api-key", "--timeout", "--config"] as const;
 /** Options that stand alone (`--strict-config` is read by the configuration loader). */
 const FLAGS = ["--help", "-h", "--version", "-V", "--browser", "--strict-config"] as const;
 
+/**
+ * Settings an operator reaches for as options (`svc serve --port 0`): the
+ * refusal names the key and variable that set them.
+ */
+const SETTINGS_NOT_OPTIONS: Record<string, [what: string, key: string]> = {
+  "--port": ["port", "svc.port"],
+  "--host": ["address to listen on", "svc.host"],
+};
+
 /** What the command line says. */
 export interface CliArgs {
   /** The subcommand; `undefined` when none was given. */
@@ -60,7 +69,7 @@ export function parseCliArgs(args: readonly string[]): CliArgs {
     else if (arg === "--browser") parsed.browser = true;
     else if (arg === "--version" || arg === "-V") parsed.version = true;
     else if (arg.startsWith("-")) {
-      if (!(FLAGS as readonly string[]).includes(arg)) throw new Error(`Unknown option ${arg.split("=")[0]}`);
+      if (!(FLAGS as readonly string[]).includes(arg)) throw new Error(unknownOption(arg.split("=")[0]));
     } else if (parsed.command === undefined) {
       parsed.command = arg;
       continue;
@@ -74,4 +83,14 @@ export function parseCliArgs(args: readonly string[]): CliArgs {
   parsed.timeout = values["--timeout"];
   parsed.config = values["--config"];
   return parsed;
+}
+
+/** The refusal of an unknown option (named without its value: `--api_key=…` could hold a key). */
+function unknownOption(name: string): string {
+  const setting = Object.hasOwn(SETTINGS_NOT_OPTIONS, name) ? SETTINGS_NOT_OPTIONS[name] : undefined;
+  if (!setting) return `Unknown option ${name}`;
+  const [what, key] = setting;
+  const variable = key.toUpperCase().replace(/[.-]/g, "_");
+  return `Unknown option ${name}: the ${what} is the setting ${key}, ${variable}=… in the environment ` +
+    `(or ${key} in the --config file)`;
 }

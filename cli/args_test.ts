@@ -33,6 +33,17 @@ Deno.test("no subcommand, flags, and a value option at the end", () => {
   assert.throws(() => parseCliArgs(["console", "--url"]), /Option --url needs a value/);
 });
 
+Deno.test("--port and --host, which svc serve does not take, say the setting that does", () => {
+  assert.throws(
+    () => parseCliArgs(["serve", "--port", "0"]),
+    (err: Error) =>
+      err.message ===
+        "Unknown option --port: the port is the setting svc.port, SVC_PORT=… in the environment " +
+          "(or svc.port in the --config file)",
+  );
+  assert.throws(() => parseCliArgs(["serve", "--host=::"]), /^Error: Unknown option --host: .* SVC_HOST=… /);
+});
+
 Deno.test("an unknown option or a second command is an error, the option named without its value", () => {
   assert.throws(() => parseCliArgs(["console", "--ulr", "http://h"]), /^Error: Unknown option --ulr$/);
   assert.throws(() => parseCliArgs(["--bogus"]), /Unknown option --bogus/);

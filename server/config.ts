@@ -73,6 +73,11 @@ export interface ServerConfig {
    * writes may sign over (server/unsigned_head_guard.ts).
    */
   auditAcceptUnsignedHeads: string[];
+  /**
+   * `svc.audit.retired-public-keys`: base64 Ed25519 public keys of earlier signing keys, whose
+   * signatures still verify (a replaced `svc.audit.signing-key`).
+   */
+  auditRetiredPublicKeys: string[];
   /** `svc.pairing.*`: browser pairing (README "Browser pairing"). */
   pairing: { enabled: boolean; expiresInSeconds: number };
 }
@@ -170,15 +175,38 @@ const AUDIT_HASH = /^[0-9a-f]{64}$/;
  * naming the key.
  */
 function readHeadHashes(lookup: ConfigLookup, key: string): string[] {
-  const hashes = readList(lookup, key) ?? [];
-  const bad = hashes.find((entry) => !AUDIT_HASH.test(entry));
+  return readCheckedList(
+    lookup,
+    key,
+    (entry) => AUDIT_HASH.test(entry),
+    "an audit head hash: write the 64 lowercase hex characters of the head's hash as the audit trail shows it",
+  );
+}
+
+/** Whether `entry` is base64 of 32 bytes, as an Ed25519 public key is. */
+function isPublicKey(entry: string): boolean {
+  try {
+    return atob(entry).length === 32;
+  } catch {
+    return false;
+  }
+}
+
+/** A comma list whose every entry `fits`; otherwise startup aborts naming the entry and what `expected` says. */
+function readCheckedList(
+  lookup: ConfigLookup,
+  key: string,
+  fits: (entry: string) => boolean,
+  expected: string,
+): string[] {
+  const entries = readList(lookup, key) ?? [];
+  const bad = entries.find((entry) => !fits(entry));
   if (bad !== undefined) {
     throw new Error(
-      `Configuration ${key} (${envName(key)}) lists ${shownValue(bad)}, which is not an audit head hash: ` +
-        "write the 64 lowercase hex characters of the head's hash as the audit trail shows it",
+      `Configuration ${key} (${envName(key)}) lists ${shownValue(bad)}, which is not ${expected}`,
     );
   }
-  return hashes;
+  return entries;
 }
 
 /**
@@ -267,6 +295,13 @@ export function serverConfig(lookup: ConfigLookup): ServerConfig {
     accessLog: readBool(lookup, "svc.http.access-log", false),
     auditSigningKey: lookup("svc.audit.signing-key")?.trim() || null,
     auditAcceptUnsignedHeads: readHeadHashes(lookup, "svc.audit.accept-unsigned-heads"),
+    auditRetiredPublicKeys: readCheckedList(
+      lookup,
+      "svc.audit.retired-public-keys",
+      isPublicKey,
+      "a 32-byte Ed25519 public key in base64: list the public key the server logged at startup " +
+        "while it signed with the earlier svc.audit.signing-key",
+    ),
     pairing: {
       enabled: readBool(lookup, "svc.pairing.enabled", true),
       expiresInSeconds: readPositive(
@@ -302,6 +337,12 @@ export function inertServerKeys(lookup: ConfigLookup, server: ServerConfig): str
       ["svc.audit.accept-unsigned-heads"],
       server.auditSigningKey !== null,
       "without svc.audit.signing-key no write signs over a head",
+    ),
+    ...ignoredKeys(
+      lookup,
+      ["svc.audit.retired-public-keys"],
+      server.auditSigningKey !== null,
+      "without svc.audit.signing-key no signature is checked",
     ),
   ];
 }

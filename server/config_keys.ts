@@ -36,6 +36,7 @@ export const SERVER_KEYS: readonly string[] = [
   "svc.http.access-log",
   "svc.audit.signing-key",
   "svc.audit.accept-unsigned-heads",
+  "svc.audit.retired-public-keys",
   "svc.pairing.enabled",
   "svc.pairing.expires-in-seconds",
 ];

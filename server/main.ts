@@ -83,6 +83,20 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
   const metrics = new ServiceMetrics();
   let service: ModelService;
   try {
+    const auditSigner = config.auditSigningKey === null
+      ? undefined
+      : await ed25519Signer(config.auditSigningKey, config.auditRetiredPublicKeys).catch((err) => {
+        throw new Error(
+          `Configuration svc.audit.signing-key (SVC_AUDIT_SIGNING_KEY): ${(err as Error).message}`,
+        );
+      });
+    // Public: an operator who replaces the key lists this one as retired, so its records still verify.
+    if (auditSigner) {
+      log.info(
+        `audit records are signed (Ed25519 public key ${auditSigner.publicKey}; after replacing ` +
+          "svc.audit.signing-key, list it in svc.audit.retired-public-keys)",
+      );
+    }
     const llm = { egress: llmEgress(), ...options.llm };
     const provider = providerOf(options.config.llm, llm);
     const executors = await hostExecutors({
@@ -106,12 +120,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
       repositories: await openRepositories(options.config.lookup("svc.composition.repositories"), warn),
       // A model's queued writes share one durable write where the store can (Deno KV).
       writeBatcher: commitBatches,
-      auditSigner: config.auditSigningKey === null ? undefined : await ed25519Signer(config.auditSigningKey)
-        .catch((err) => {
-          throw new Error(
-            `Configuration svc.audit.signing-key (SVC_AUDIT_SIGNING_KEY): ${(err as Error).message}`,
-          );
-        }),
+      auditSigner,
     });
   } catch (err) {
     await storage.store.close();
@@ -119,6 +128,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
     throw err;
   }
   metrics.countModels(() => service.modelCount);
+  metrics.watchStorage(storage.full ?? (() => false));
   const subscriptions = new SubscriptionHub(service, config.websocketMaxBufferedBytes);
   const pairing = options.pairing ??
     new PairingHost({ enabled: config.pairing.enabled, expiresInSec: config.pairing.expiresInSeconds });

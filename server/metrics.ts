@@ -197,6 +197,8 @@ export const METRIC = Object.freeze({
   auditRecords: "svc.audit.records",
   modelsCreated: "svc.models.created",
   modelsRegistered: "svc.models.registered",
+  /** Not SPEC.md's: 1 while the disk refuses writes (README "A full disk"). */
+  storageFull: "svc.storage.full",
 });
 
 /** The service's metrics over a registry. */
@@ -212,6 +214,15 @@ export class ServiceMetrics {
     r.declare(METRIC.auditRecords, "counter", "Audit records appended, by source", true);
     r.declare(METRIC.modelsCreated, "counter", "Models created", false);
     r.gauge(METRIC.modelsRegistered, "Models in the registry", () => this.#registeredModels());
+  }
+
+  /** Binds the storage-full gauge (1 while writes are refused for a full disk, else 0). */
+  watchStorage(full: () => boolean): void {
+    this.registry.gauge(
+      METRIC.storageFull,
+      "1 while the disk is full and writes are refused",
+      () => full() ? 1 : 0,
+    );
   }
 
   /** Binds the registered-models gauge to the service once it is open. */

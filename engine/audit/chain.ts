@@ -241,9 +241,7 @@ export async function verifyChain(
       return broken(`sequence ${i}: content hash mismatch (the record was altered)`);
     }
     if (signer && signature !== undefined && !(await signer.verify(hash, signature))) {
-      return broken(
-        `sequence ${i}: signature does not verify (the record was rewritten without the signing key)`,
-      );
+      return broken(signer.badSignatureDetail(i));
     }
     prevHash = hash;
   }

@@ -22,6 +22,10 @@ export interface AuditSigner {
    * bundle without signing keys, the browser's, carries none of it).
    */
   unsignedHeadDetail(records: readonly SignedRecord[]): string;
+  /** Why the record at `sequence` fails verification when its signature does not check. */
+  badSignatureDetail(sequence: number): string;
+  /** This key's public key, base64 of its 32 bytes (logged, so a replaced key can be listed as retired). */
+  publicKey: string;
 }
 
 /** What {@link AuditSigner.unsignedHeadDetail} reads of a record. */
@@ -40,6 +44,12 @@ function unsignedHeadDetail(records: readonly SignedRecord[]): string {
     : `sequence ${head.sequence}: the chain head is not signed, nor is any record: the chain was last ` +
       `written before svc.audit.signing-key was set, or rewritten whole without the key; the model's ` +
       `next write signs a new head, whose signature then vouches for every record before it (check them first)`;
+}
+
+function badSignatureDetail(sequence: number): string {
+  return `sequence ${sequence}: signature does not verify: the record was rewritten without the signing key, ` +
+    "or signed by an earlier svc.audit.signing-key (list that key's public key, which the server logged at " +
+    "startup while it signed with it, in svc.audit.retired-public-keys)";
 }
 
 /** The DER prefix that wraps a 32-byte Ed25519 seed into PKCS #8. */
@@ -73,9 +83,11 @@ function toBase64(bytes: ArrayBuffer): string {
 
 /**
  * An Ed25519 signer from a key: base64 of a 32-byte seed, or of a PKCS #8
- * private key. The error never repeats the key.
+ * private key. The error never repeats the key. Signatures of the `retired`
+ * keys (base64 of their 32-byte public keys: earlier signing keys) verify too;
+ * the records name no key, so each is tried.
  */
-export async function ed25519Signer(key: string): Promise<AuditSigner> {
+export async function ed25519Signer(key: string, retired: readonly string[] = []): Promise<AuditSigner> {
   let raw: Uint8Array;
   try {
     raw = fromBase64(key);
@@ -92,30 +104,38 @@ export async function ed25519Signer(key: string): Promise<AuditSigner> {
     throw new Error("the audit signing key is not an Ed25519 key (a 32-byte seed or PKCS #8, base64)");
   }
   const { x } = await crypto.subtle.exportKey("jwk", privateKey);
-  const publicKey = await crypto.subtle.importKey(
-    "jwk",
-    { kty: "OKP", crv: "Ed25519", x },
-    { name: "Ed25519" },
-    false,
-    ["verify"],
+  const ownPublic = fromBase64(x!);
+  const publicKeys = await Promise.all(
+    [ownPublic, ...retired.map(fromBase64)].map((raw) =>
+      crypto.subtle.importKey("raw", raw as BufferSource, { name: "Ed25519" }, false, ["verify"])
+    ),
   );
   const data = (hash: string) => new TextEncoder().encode(hash) as BufferSource;
   return {
     unsignedHeadDetail,
+    badSignatureDetail,
+    publicKey: toBase64(ownPublic.buffer as ArrayBuffer),
     async sign(hash) {
       return toBase64(await crypto.subtle.sign({ name: "Ed25519" }, privateKey, data(hash)));
     },
     async verify(hash, signature) {
-      try {
-        return await crypto.subtle.verify(
-          { name: "Ed25519" },
-          publicKey,
-          fromBase64(signature) as BufferSource,
-          data(hash),
-        );
-      } catch {
-        return false;
+      for (const publicKey of publicKeys) {
+        try {
+          if (
+            await crypto.subtle.verify(
+              { name: "Ed25519" },
+              publicKey,
+              fromBase64(signature) as BufferSource,
+              data(hash),
+            )
+          ) {
+            return true;
+          }
+        } catch {
+          // A malformed signature verifies under no key.
+        }
       }
+      return false;
     },
   };
 }

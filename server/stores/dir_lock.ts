@@ -3,10 +3,13 @@
  * (started twice, on two ports) would each keep the models in memory and
  * write the same log and audit keys over each other: writes lost, audit
  * trails broken, silently. Opening a directory's store therefore takes an
- * exclusive lock on `<dir>/svc.lock` (an advisory `flock`, which the kernel
- * releases when the process ends, `kill -9` included, so a restart never waits
- * for a stale lock); a second process is refused with a message naming the
- * directory and the process holding it.
+ * exclusive advisory `flock` of the directory itself and of `<dir>/svc.lock`
+ * (which the kernel releases when the process ends, `kill -9` included, so a
+ * restart never waits for a stale lock); a second process is refused with a
+ * message naming the directory and the process holding it, which the lock
+ * file records. The directory's own lock is what holds: a lock file deleted
+ * while its holder runs (by hand, by a clean-up job) left the next process a
+ * fresh file to lock. The file's lock keeps refusing builds that take only it.
  *
  * Within one process the stores of one directory (Deno KV with filesystem
  * blobs beside it, a test reopening a service) share the lock, counted.
@@ -25,7 +28,8 @@ export interface DirectoryLock {
 }
 
 interface HeldLock {
-  file: Deno.FsFile;
+  /** The directory and its lock file, open and locked. */
+  files: Deno.FsFile[];
   users: number;
 }
 
@@ -69,7 +73,7 @@ export async function lockDirectory(dir: string, setting: string): Promise<Direc
       released = true;
       if (--lock.users > 0) return;
       held.delete(key);
-      lock.file.close(); // closing the descriptor releases the flock
+      for (const file of lock.files) file.close(); // closing a descriptor releases its flock
     },
   };
 }
@@ -77,26 +81,47 @@ export async function lockDirectory(dir: string, setting: string): Promise<Direc
 function acquireOnce(key: string, setting: string): Promise<HeldLock> {
   let acquiring = pending.get(key);
   if (!acquiring) {
-    acquiring = acquire(`${key}/${LOCK_FILE}`, setting);
+    acquiring = acquire(key, setting);
     pending.set(key, acquiring);
     acquiring.then((taken) => held.set(key, taken), () => {}).finally(() => pending.delete(key));
   }
   return acquiring;
 }
 
-async function acquire(path: string, setting: string): Promise<HeldLock> {
-  let file: Deno.FsFile;
+/**
+ * Opens `path` (creating a missing file) for its lock, naming `what` it is
+ * when it cannot be opened.
+ */
+async function openForLock(
+  path: string,
+  what: string,
+  setting: string,
+  directory: boolean,
+): Promise<Deno.FsFile> {
   try {
-    file = await Deno.open(path, { read: true, write: true, create: true });
+    return await Deno.open(path, directory ? { read: true } : { read: true, write: true, create: true });
   } catch (err) {
     throw new Error(
-      `Configuration ${setting}: cannot create its lock file ${quoted(path, MAX_QUOTED_WORD)}: ${
-        failureAbout((err as Error).message, path)
-      }`,
+      `Configuration ${setting}: cannot ${directory ? "open" : "create"} ${what} ${
+        quoted(path, MAX_QUOTED_WORD)
+      }: ${failureAbout((err as Error).message, path)}`,
     );
   }
-  if (!(await lockSoon(file))) {
-    file.close();
+}
+
+async function acquire(dir: string, setting: string): Promise<HeldLock> {
+  const path = `${dir}/${LOCK_FILE}`;
+  // Windows opens no directory as a file: there the lock file is the lock.
+  const files = Deno.build.os === "windows" ? [] : [await openForLock(dir, "the directory", setting, true)];
+  try {
+    files.push(await openForLock(path, "its lock file", setting, false));
+  } catch (err) {
+    for (const file of files) file.close();
+    throw err;
+  }
+  for (const file of files) {
+    if (await lockSoon(file)) continue;
+    for (const opened of files) opened.close();
     const holder = await Deno.readTextFile(path).then((text) => text.trim(), () => "");
     throw new Error(
       `Configuration ${setting}: the directory is in use by another process` +
@@ -105,7 +130,8 @@ async function acquire(path: string, setting: string): Promise<HeldLock> {
     );
   }
   // Names this process for the message another one gets.
+  const file = files[files.length - 1];
   await file.truncate(0);
   await file.write(new TextEncoder().encode(`pid ${Deno.pid}, since ${new Date().toISOString()}\n`));
-  return { file, users: 0 };
+  return { files, users: 0 };
 }

@@ -30,6 +30,7 @@ import { describeKey, failureAbout } from "../config_failure.ts";
 import { ignoredKeys } from "../config_keys.ts";
 import { lockDirectory } from "./dir_lock.ts";
 import { FsBlobStore } from "./fs_blob_store.ts";
+import { exists } from "./fs_files.ts";
 import { FsModelStore } from "./fs_model_store.ts";
 import { KvBlobStore } from "./kv_blob_store.ts";
 import { KvDatabase } from "./kv_database.ts";
@@ -74,6 +75,8 @@ export interface Storage {
   blobs: BlobStore;
   /** For the startup line, e.g. `kv (data/svc.kv)`. */
   description: string;
+  /** Whether writes are refused for a full disk now (Deno KV; the others never say so). */
+  full?: () => boolean;
 }
 
 /** Default persistence directory. */
@@ -304,6 +307,9 @@ export async function openStorage(
   const selection = selectStorage(lookup, defaultType);
   for (const line of unusedStorageKeys(lookup, selection)) warn(line);
   const kinds = [selection.spec, selection.state, selection.audit, selection.blob];
+  const created = (kinds.includes("kv") || selection.spec === "filesystem") &&
+    // A path that cannot even be looked at fails below, with the key named.
+    !(await exists(selection.dir).catch(() => true));
   // This function holds each database while the stores take their own references.
   const kv = kinds.includes("kv") ? (await openDatabase(selection.dir, warn)).acquire() : null;
   const pg = kinds.includes("postgres")
@@ -363,7 +369,21 @@ export async function openStorage(
       ].filter(Boolean).join(", "),
       postgres: pg?.description,
     };
-    return { store, blobs, description: describeStorage(selection, where) };
+    // A directory moved away while the setting still names it starts an empty store there, silently.
+    if (created) {
+      warn(
+        `${describeKey("svc.persistence-dir", selection.dir)} did not exist: created ${await Deno.realPath(
+          selection.dir,
+        )}, a new, empty store (a moved data directory is named with SVC_PERSISTENCE_DIR)`,
+      );
+    }
+    const database = kv;
+    return {
+      store,
+      blobs,
+      description: describeStorage(selection, where),
+      full: database ? () => database.full : undefined,
+    };
   } catch (err) {
     await store.close();
     throw err;

@@ -183,6 +183,29 @@ Deno.test("writes of many models grouped into shared commits survive kill -9 ali
   // group commit batches them (and queues a second batch behind the first).
   withTempDir((dir) => killUnderLoad(dir, Array.from({ length: 12 }, (_, i) => `group-${i}`), 12, 600)));
 
+/**
+ * Starts a second server on `dir` and checks that it is refused for the one
+ * running there; `holder` is the pattern of what the refusal says of that one.
+ */
+async function assertRefused(dir: string, env: Record<string, string>, holder: string): Promise<void> {
+  const second = spawnServer({ SVC_PERSISTENCE_DIR: dir, ...env });
+  const [status, stdout, stderr] = await Promise.all([
+    second.status,
+    // Without the lock it would listen: stop it so the failure shows instead of a hang.
+    collect(second.stdout, (line) => /listening/.test(line) && second.kill("SIGKILL")),
+    collect(second.stderr),
+  ]);
+  assert.doesNotMatch(stdout, /listening/);
+  assert.equal(status.code, 1);
+  assert.match(
+    stderr,
+    new RegExp(
+      `svc\\.persistence-dir \\(SVC_PERSISTENCE_DIR\\) = '${dir}': the directory is in use by another ` +
+        `process${holder}one process per directory`,
+    ),
+  );
+}
+
 for (const storage of ["kv", "filesystem"]) {
   Deno.test(`${storage}: a second server on the same directory is refused; after kill -9 of the first it starts at once`, () =>
     withTempDir(async (dir) => {
@@ -197,22 +220,12 @@ for (const storage of ["kv", "filesystem"]) {
         );
 
         // Two servers on one directory would overwrite each other's log and audit records.
-        const second = spawnServer({ SVC_PERSISTENCE_DIR: dir, ...env });
-        const [status, stdout, stderr] = await Promise.all([
-          second.status,
-          // Without the lock it would listen: stop it so the failure shows instead of a hang.
-          collect(second.stdout, (line) => /listening/.test(line) && second.kill("SIGKILL")),
-          collect(second.stderr),
-        ]);
-        assert.doesNotMatch(stdout, /listening/);
-        assert.notEqual(status.code, 0);
-        assert.match(
-          stderr,
-          new RegExp(
-            `svc\\.persistence-dir \\(SVC_PERSISTENCE_DIR\\) = '${dir}': the directory is in use by another ` +
-              `process \\(pid ${first.child.pid}, since [0-9T:.-]+Z\\); one process per directory`,
-          ),
-        );
+        await assertRefused(dir, env, ` \\(pid ${first.child.pid}, since [0-9T:.-]+Z\\); `);
+        // The lock is the directory's own, not only the file's: a lock file deleted (by hand, by a
+        // clean-up job) while the first runs let a second server start and overwrite its commits.
+        await Deno.remove(`${dir}/svc.lock`);
+        if (storage === "filesystem") await Deno.remove(`${dir}/blobs/svc.lock`); // its blobs' directory
+        await assertRefused(dir, env, "; ");
         // The first one is untouched.
         assert.equal(
           (await request(`${first.url}/models/durable/mutations`, "POST", { "$.counters.b": 2 })).status,
@@ -254,4 +267,118 @@ Deno.test("the server refuses to start with an unknown storage backend", async (
     stderr,
     /svc\.storage\.type \(SVC_STORAGE_TYPE\) = 'bogus': unknown storage backend; use memory, kv, filesystem or postgres/,
   );
+});
+
+/** Runs `mount` with `args`; whether it succeeded (it needs root, as CI and this machine are). */
+function mount(...args: string[]): boolean {
+  try {
+    return new Deno.Command("mount", { args, stdout: "null", stderr: "null" }).outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether this process may mount a small file system to fill (root may). */
+const CAN_MOUNT = Deno.build.os === "linux" && (() => {
+  const probe = Deno.makeTempDirSync();
+  const mounted = mount("-t", "tmpfs", "-o", "size=64k", "tmpfs", probe);
+  if (mounted) new Deno.Command("umount", { args: [probe] }).outputSync();
+  Deno.removeSync(probe);
+  return mounted;
+})();
+
+const NOTES_SPEC = {
+  id: "notes",
+  schema: {
+    type: "object",
+    properties: { notes: { type: "object", additionalProperties: { type: "string" } } },
+  },
+};
+
+Deno.test({
+  name:
+    "kv: a full disk answers 503 saying so, logs it once and shows in svc.storage.full; once there is room writes go on, none acknowledged lost",
+  ignore: !CAN_MOUNT,
+  fn: () =>
+    withTempDir(async (dir) => {
+      // A 512 KiB disk of its own: the data directory fills after a few dozen writes.
+      assert.ok(mount("-t", "tmpfs", "-o", "size=512k", "tmpfs", dir));
+      try {
+        const server = await startServer(dir);
+        let stopped = false;
+        let acknowledged = 0;
+        try {
+          assert.equal((await request(`${server.url}/models`, "POST", NOTES_SPEC)).status, 201);
+          const write = (n: number) =>
+            fetch(`${server.url}/models/notes/mutations`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              // A new 16 KiB note each time: every write adds to the database.
+              body: JSON.stringify({ [`$.notes.n${n}`]: "x".repeat(16 * 1024) }),
+            });
+          let refused: Response | undefined;
+          for (let n = 1; n <= 1000 && !refused; n++) {
+            const response = await write(n);
+            if (response.status === 200) {
+              acknowledged = n;
+              await response.body?.cancel();
+            } else refused = response;
+          }
+          assert.ok(refused, "the disk never filled");
+          const answer = await refused.json();
+          assert.equal(refused.status, 503, JSON.stringify(answer));
+          assert.ok(Number(refused.headers.get("retry-after")) > 0);
+          assert.equal(
+            answer.detail,
+            "Storage full: the server's disk has no room left; nothing of this request was stored: " +
+              "try again once space is freed",
+          );
+          // Refused again while full, without another log line.
+          assert.equal((await write(acknowledged + 1)).status, 503);
+          // A monitoring system sees it too.
+          const scrape = async () => (await fetch(`${server.url}/actuator/prometheus`)).text();
+          assert.match(await scrape(), /^svc_storage_full 1$/m);
+
+          assert.ok(mount("-o", "remount,size=16m", dir));
+          const after = await request(`${server.url}/models/notes/mutations`, "POST", { "$.notes.last": "" });
+          assert.equal(after.status, 200, JSON.stringify(after.body));
+          assert.match(await scrape(), /^svc_storage_full 0$/m);
+          await stopServer(server, "SIGTERM");
+          stopped = true;
+          const { stderr } = await server.output;
+          const lines = stderr.split("\n").filter((line) => line.includes(dir));
+          assert.deepEqual(lines, [
+            `warning: kv (${dir}/svc.kv): the disk is full (database or disk is full); writes answer 503 ` +
+            `until there is room, nothing of a refused write is stored`,
+            `warning: kv (${dir}/svc.kv): writes succeed again`,
+          ]);
+          assert.doesNotMatch(stderr, /failed:/);
+        } finally {
+          if (!stopped) await stopServer(server, "SIGTERM");
+        }
+
+        const restarted = await startServer(dir);
+        try {
+          const state = await request(`${restarted.url}/models/notes/state`, "GET");
+          const notes = (state.body as { notes: Record<string, string> }).notes;
+          assert.equal(
+            Object.keys(notes).length,
+            acknowledged + 1,
+            "every acknowledged write, no refused one",
+          );
+          const verify = await request(`${restarted.url}/models/notes/audit/verify`, "GET");
+          assert.deepEqual(
+            [
+              (verify.body as { valid: boolean }).valid,
+              (verify.body as { recordsChecked: number }).recordsChecked,
+            ],
+            [true, acknowledged + 1],
+          );
+        } finally {
+          await stopServer(restarted, "SIGTERM");
+        }
+      } finally {
+        new Deno.Command("umount", { args: [dir] }).outputSync();
+      }
+    }),
 });

@@ -31,6 +31,28 @@ Deno.test("kv is the default: the persistence directory is created and described
     await storage.blobs.close();
   }));
 
+for (const type of ["kv", "filesystem"]) {
+  Deno.test(`${type}: a persistence directory created at startup is said to be a new, empty store; an existing one is not`, () =>
+    withTempDir(async (tmp) => {
+      // A data directory moved while the setting still names the old path starts an empty store in its
+      // place: the operator sees which directory it made, and that nothing is in it.
+      const dir = `${tmp}/moved/data`;
+      const keys = lookupOf({ "svc.storage.type": type, "svc.persistence-dir": dir });
+      for (
+        const expected of [[
+          `svc.persistence-dir (SVC_PERSISTENCE_DIR) = '${dir}' did not exist: created ${dir}, a new, empty store ` +
+          "(a moved data directory is named with SVC_PERSISTENCE_DIR)",
+        ], []]
+      ) {
+        const warnings: string[] = [];
+        const storage = await openStorage(keys, (line) => warnings.push(line));
+        assert.deepEqual(warnings, expected);
+        await storage.store.close();
+        await storage.blobs.close();
+      }
+    }));
+}
+
 Deno.test("the default directory is ./data and the threshold 100", () => {
   const selection = selectStorage(lookupOf({}));
   assert.deepEqual(selection, {

@@ -592,6 +592,7 @@ Deno.test("actuator: health and info, metric names, prometheus", async () => {
       "svc.models.created",
       "svc.models.registered",
       "svc.mutation.duration",
+      "svc.storage.full",
     ]);
     assert.equal((await call(server.url, "GET", "/actuator/metrics/nope")).status, 404);
     const text = await call(server.url, "GET", "/actuator/prometheus");
