@@ -284,3 +284,18 @@ Deno.test("a logged write agrees with its audit record only in request, source a
     "its audit record is unreadable",
   );
 });
+
+Deno.test("a record is sealed at once where the hasher hashes at once, else through its promise, alike", async () => {
+  const promiseOnly = { sha256Hex: (data: string | Uint8Array) => hasher.sha256Hex(data) };
+  const later = await sealRecord(body(0), GENESIS_HASH, promiseOnly);
+  const now = sealRecord(body(0), GENESIS_HASH, hasher);
+  assert.ok(!(now instanceof Promise), "no promise stands between a write and its record");
+  assert.deepEqual(now, later);
+  assert.deepEqual(Object.keys(now), Object.keys(later), "the same members in the same order");
+  // Past the hasher's synchronous size it waits for the digest, the same one.
+  const large = body(1, { mutations: { "$.text": "x".repeat(5000) } });
+  const waited = sealRecord(large, now.hash, hasher);
+  assert.ok(waited instanceof Promise);
+  assert.deepEqual(await waited, await sealRecord(large, now.hash, promiseOnly));
+  assert.equal((await verifyChain([now, await waited], hasher)).valid, true);
+});
