@@ -121,8 +121,9 @@ function canonicalBody(body: AuditBody): string {
     // An undefined member is left out by canonical JSON (and the member count no longer says the shape).
     if (value === undefined) return canonicalJson(body);
     const native = name === "traces" ? tracesAsIs : asIs(value);
+    // Traces the general way are the body's own: a copy holds the six names, a trace may hold others instead.
     out += (out.length > 1 ? ',"' : '"') + name + '":' +
-      (native ? JSON.stringify(value) : canonicalJson(value));
+      (native ? JSON.stringify(value) : canonicalJson(name === "traces" ? traces : value));
   }
   return out + "}";
 }
