@@ -42,8 +42,17 @@ export async function openEmbeddedApi(plan: ApiPlan & { mode: "embedded" }): Pro
  */
 function embeddedPlatform(): Platform {
   let hasher: Promise<Hasher> | undefined;
-  const serverHasher = () => hasher ??= import("../server/platform.ts").then((module) => module.serverHasher);
-  return { ...webPlatform(), hasher: { sha256Hex: async (data) => (await serverHasher()).sha256Hex(data) } };
+  let loaded: Hasher | undefined;
+  const serverHasher = () =>
+    hasher ??= import("../server/platform.ts").then((module) => loaded = module.serverHasher);
+  return {
+    ...webPlatform(),
+    hasher: {
+      sha256Hex: async (data) => (await serverHasher()).sha256Hex(data),
+      // Until the first record loaded it, a record is hashed through the promise above, then at once.
+      sha256HexNow: (data) => loaded?.sha256HexNow?.(data),
+    },
+  };
 }
 
 /**

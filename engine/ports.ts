@@ -15,6 +15,12 @@ export interface Clock {
 /** SHA-256 over bytes or UTF-8 text, as lowercase hex. */
 export interface Hasher {
   sha256Hex(data: string | Uint8Array): Promise<string>;
+  /**
+   * The same digest at once, where the hasher has it without waiting (native code, or hashing in
+   * TypeScript what is small enough); `undefined` where only {@link sha256Hex} can answer. An audit
+   * record is sealed through it, so a write waits for no promise of its hash.
+   */
+  sha256HexNow?(data: string | Uint8Array): string | undefined;
 }
 
 /**
@@ -53,6 +59,10 @@ const SYNC_HASH_BYTES = 4096;
 
 /** SHA-256 in TypeScript for small inputs (audit records), Web Crypto for large ones (blobs). */
 export const WEB_HASHER: Hasher = {
+  sha256HexNow(data) {
+    const bytes = utf8(data);
+    return bytes.byteLength <= SYNC_HASH_BYTES ? sha256Hex(bytes) : undefined;
+  },
   async sha256Hex(data) {
     const bytes = utf8(data);
     if (bytes.byteLength <= SYNC_HASH_BYTES) return sha256Hex(bytes);

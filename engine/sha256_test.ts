@@ -32,3 +32,17 @@ Deno.test("the portable hasher gives the same digests below and above its synchr
   }
   assert.equal(await WEB_HASHER.sha256Hex("abc"), sha256Hex("abc"));
 });
+
+Deno.test("the portable hasher answers at once up to its synchronous size, the same digest", async () => {
+  for (const length of [0, 100, 4096]) {
+    const bytes = Uint8Array.from({ length }, (_, i) => i & 0xff);
+    assert.equal(WEB_HASHER.sha256HexNow!(bytes), await webCrypto(bytes), `${length} bytes`);
+  }
+  assert.equal(WEB_HASHER.sha256HexNow!("é".repeat(2048)), sha256Hex("é".repeat(2048)), "4096 bytes of text");
+  assert.equal(
+    WEB_HASHER.sha256HexNow!(new Uint8Array(4097)),
+    undefined,
+    "past it: only the promise answers",
+  );
+  assert.equal(WEB_HASHER.sha256HexNow!("é".repeat(2049)), undefined, "4098 bytes of text");
+});

@@ -12,8 +12,13 @@ import { type Hasher, type Platform, webPlatform } from "../engine/ports.ts";
 
 /** SHA-256 from `node:crypto`, as lowercase hex. */
 export const serverHasher: Hasher = {
-  sha256Hex: (data) => Promise.resolve(createHash("sha256").update(data).digest("hex")),
+  sha256Hex: (data) => Promise.resolve(sha256HexNow(data)),
+  sha256HexNow,
 };
+
+function sha256HexNow(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
 
 /** A platform for Deno processes. */
 export function serverPlatform(): Platform {

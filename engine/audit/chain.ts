@@ -48,9 +48,10 @@ export interface AuditVerification {
 /** The `prevHash` of the first record. */
 export const GENESIS_HASH = "0".repeat(64);
 
-/** Computes the hash of a record body chained to `prevHash`. */
-export function hashRecord(body: AuditBody, prevHash: string, hasher: Hasher): Promise<string> {
-  return hasher.sha256Hex(prevHash + "\n" + canonicalBody(body));
+/** Computes the hash of a record body chained to `prevHash`: at once where the hasher can. */
+export function hashRecord(body: AuditBody, prevHash: string, hasher: Hasher): string | Promise<string> {
+  const text = prevHash + "\n" + canonicalBody(body);
+  return hasher.sha256HexNow?.(text) ?? hasher.sha256Hex(text);
 }
 
 /** The members of a sealed body, in canonical (code-unit) order. */
@@ -120,8 +121,9 @@ function canonicalBody(body: AuditBody): string {
     // An undefined member is left out by canonical JSON (and the member count no longer says the shape).
     if (value === undefined) return canonicalJson(body);
     const native = name === "traces" ? tracesAsIs : asIs(value);
+    // Traces the general way are the body's own: a copy holds the six names, a trace may hold others instead.
     out += (out.length > 1 ? ',"' : '"') + name + '":' +
-      (native ? JSON.stringify(value) : canonicalJson(value));
+      (native ? JSON.stringify(value) : canonicalJson(name === "traces" ? traces : value));
   }
   return out + "}";
 }
@@ -188,14 +190,29 @@ export function loggedWriteDisagreement(write: LoggedWrite, record: unknown): st
     : null;
 }
 
-/** Seals a body into a chained record, signed when a signer is given. */
-export async function sealRecord(
+/**
+ * Seals a body into a chained record, signed when a signer is given: at once
+ * when the hasher hashes at once and nothing signs (a write's usual seal).
+ */
+export function sealRecord(
   body: AuditBody,
   prevHash: string,
   hasher: Hasher,
   signer?: AuditSigner,
+): AuditRecord | Promise<AuditRecord> {
+  const hash = hashRecord(body, prevHash, hasher);
+  if (!signer && !(hash instanceof Promise)) return { ...body, prevHash, hash };
+  return signed(body, prevHash, hash, signer);
+}
+
+/** The record once its hash is known, signed when a signer is given. */
+async function signed(
+  body: AuditBody,
+  prevHash: string,
+  hashing: string | Promise<string>,
+  signer?: AuditSigner,
 ): Promise<AuditRecord> {
-  const hash = await hashRecord(body, prevHash, hasher);
+  const hash = await hashing;
   const record: AuditRecord = { ...body, prevHash, hash };
   if (signer) record.signature = await signer.sign(hash);
   return record;

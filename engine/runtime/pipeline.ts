@@ -67,17 +67,18 @@ export class Cycle {
   }
 
   /**
-   * Validates and applies a flat mutation in key order, so a later key sees the
+   * Validates and applies a flat mutation in key order (each path with its formatted address when the
+   * caller has it), so a later key sees the
    * containers and array slots an earlier one creates. Every violation is collected;
    * after the first one nothing more is applied and the cycle's draft is dropped, so
    * the committed state never sees a write of a refused mutation.
    */
-  applyMutations(entries: [Segment[], Json][]): void {
+  applyMutations(entries: [path: Segment[], value: Json, address?: string][]): void {
     const state = this.#state;
     const violations: SchemaViolation[] = [];
     for (const [path] of entries) checkIndexLimit(state.config, path);
-    for (const [path, value] of entries) {
-      const address = formatPath(path);
+    for (const [path, value, known] of entries) {
+      const address = known ?? formatPath(path);
       violations.push(...checkWrite(state, path, value, address));
       if (violations.length) continue;
       state.draft.set(path, value, state.created);

@@ -37,7 +37,7 @@ import { strandedValues } from "../model/stranded_values.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
 import { computedTraces, CONSTRAINT_TRACE, type TraceRecord, TraceRing } from "./traces.ts";
-import { checkMetaOverlay, parseWriteKey } from "./write_checks.ts";
+import { checkMetaOverlay, writeKey } from "./write_checks.ts";
 
 /** What a runtime needs from its host. */
 export interface RuntimeEnv {
@@ -277,9 +277,10 @@ export class ModelRuntime {
     if (!isObject(mutations)) {
       throw badRequest("mutations must be a JSON object of canonical address to value");
     }
-    const entries = Object.entries(mutations).map(([key, value]) =>
-      [parseWriteKey(key), value] as [Segment[], Json]
-    );
+    const entries = Object.entries(mutations).map(([key, value]) => {
+      const { path, address } = writeKey(key);
+      return [path.slice(), value, address] as [Segment[], Json, string];
+    });
     return this.#run(source, at, (cycle) => cycle.applyMutations(entries), options);
   }
 

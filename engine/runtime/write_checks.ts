@@ -23,25 +23,32 @@ import { tracedResult } from "./traces.ts";
 
 const ENFORCED_META = ["minimum", "maximum", "multiple_of", "min_length", "max_length", "pattern", "enum"];
 
+/** A mutation key parsed: its path and its canonical address (`$['a']` as `$.a`). */
+export interface WriteKey {
+  path: readonly Segment[];
+  address: string;
+}
+
 /**
- * Mutation keys parsed before: clients write the same addresses again and
- * again. The keys are the clients' own, so the cache is bounded in entries
- * and holds short keys only.
+ * Mutation keys parsed before, with their canonical addresses: clients write
+ * the same addresses again and again. The keys are the clients' own, so the
+ * cache is bounded in entries and holds short keys only.
  */
-const parsedKeys = new LruCache<string, readonly Segment[]>(1024);
+const parsedKeys = new LruCache<string, WriteKey>(1024);
 const CACHED_KEY_LENGTH = 256;
 
-/** Parses a mutation key (canonical address, no wildcard). */
-export function parseWriteKey(key: string): Segment[] {
+/** Parses a mutation key (canonical address, no wildcard); the answer is shared, not to be changed. */
+export function writeKey(key: string): WriteKey {
   const known = parsedKeys.get(key);
-  if (known) return known.slice();
+  if (known) return known;
   const parsed = parsePath(key);
   if (!parsed.ok) throw unprocessable(`Invalid mutation path: ${parsed.message}`);
   if (parsed.path.includes(WILDCARD)) {
     throw unprocessable(`Invalid mutation path '${key}': a write needs a concrete address, not [*]`);
   }
-  if (key.length <= CACHED_KEY_LENGTH) parsedKeys.set(key, parsed.path.slice());
-  return parsed.path;
+  const parsedKey = { path: parsed.path, address: formatPath(parsed.path) };
+  if (key.length <= CACHED_KEY_LENGTH) parsedKeys.set(key, parsedKey);
+  return parsedKey;
 }
 
 /**
@@ -50,7 +57,7 @@ export function parseWriteKey(key: string): Segment[] {
  */
 export function canonicalWrites(mutations: Record<string, Json>): Record<string, Json> {
   const out: Record<string, Json> = {};
-  for (const key in mutations) setMember(out, formatPath(parseWriteKey(key)), cloneJson(mutations[key]));
+  for (const key in mutations) setMember(out, writeKey(key).address, cloneJson(mutations[key]));
   return out;
 }
 

@@ -3,7 +3,7 @@ import { commitMutation, rejectsWith, runtimeOf } from "../_test_utils.ts";
 import type { Json, JsonObject } from "../json/value.ts";
 import { assertUntouched, metaRuntime, METAS, orderRuntime } from "./test_support.ts";
 import { MAX_TRACED_CHARS } from "./traces.ts";
-import { checkMetaOverlay, parseWriteKey } from "./write_checks.ts";
+import { checkMetaOverlay, writeKey } from "./write_checks.ts";
 
 Deno.test("schema validation happens before any write: 422-kind error with path and keyword, state untouched", async () => {
   const runtime = await orderRuntime();
@@ -462,13 +462,15 @@ Deno.test("meta values are enforced on a container write for the leaves below it
     ));
 });
 
-Deno.test("a mutation key parsed before gives its own path, and a bad key the same error every time", async () => {
+Deno.test("a mutation key parsed before gives its path and canonical address, a bad key the same error every time", async () => {
   const runtime = await orderRuntime();
   const key = "$.items[0].qty";
   for (let i = 0; i < 3; i++) {
-    const [path] = parseWriteKey(key).splice(0, 1);
-    assert.equal(path, "items", "the cached path is not shared with a caller that changes its copy");
-    assert.deepEqual(parseWriteKey(key), ["items", 0, "qty"]);
+    assert.deepEqual(writeKey(key), { path: ["items", 0, "qty"], address: key });
+    assert.deepEqual(writeKey("$['items'][0]['qty']"), { path: ["items", 0, "qty"], address: key });
+    // The write names its path by the canonical address, parsed once or again.
+    const outcome = await runtime.evaluateMutation({ "$['items'][0]['qty']": 2 + i });
+    assert.deepEqual(outcome!.result.mutatedPaths, [key]);
   }
   for (let i = 0; i < 2; i++) {
     await rejectsWith(
@@ -483,8 +485,8 @@ Deno.test("a mutation key parsed before gives its own path, and a bad key the sa
     );
   }
   const long = `$.${"x".repeat(300)}`;
-  assert.deepEqual(parseWriteKey(long), ["x".repeat(300)]);
-  assert.deepEqual(parseWriteKey(long), ["x".repeat(300)]);
+  assert.deepEqual(writeKey(long), { path: ["x".repeat(300)], address: long });
+  assert.deepEqual(writeKey(long), { path: ["x".repeat(300)], address: long });
 });
 
 Deno.test("a write under a new member named like an Object.prototype property is a write like any other", async () => {

@@ -943,7 +943,8 @@ export class ModelService implements ModelApi {
     const at = this.platform.clock.now();
     const outcome = await evaluate(slot.runtime, at);
     if (!outcome) return null;
-    const audit = await this.#auditRecord(slot, source, request, outcome, at);
+    const sealed = this.#auditRecord(slot, source, request, outcome, at);
+    const audit = sealed instanceof Promise ? await sealed : sealed;
     // Taken from history as this commit finds it: a store may fold its log later, after more commits, and
     // the checkpoint must still be this commit's. Taking it now reads one entry; no copy of history is kept.
     const point = checkpointOf(slot.runtime.historyTail, outcome.state, at, this.config.historyMaxEntries);
@@ -1291,7 +1292,7 @@ export class ModelService implements ModelApi {
     outcome: CycleOutcome,
     at: number,
     head: Slot["auditHead"] = slot.auditHead,
-  ): Promise<AuditRecord> {
+  ): AuditRecord | Promise<AuditRecord> {
     const result = outcome.result;
     return sealRecord(
       {

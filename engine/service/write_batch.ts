@@ -61,7 +61,7 @@ export interface BatchHost {
     outcome: CycleOutcome,
     at: number,
     head: { sequence: number; hash: string },
-  ): Promise<AuditRecord>;
+  ): AuditRecord | Promise<AuditRecord>;
   jobsOf(outcome: CycleOutcome, at: number): EffectJob[];
   historyMaxEntries: number;
   store: Pick<ModelStore, "commit" | "commitMany">;

@@ -7,6 +7,7 @@ Deno.test("the server hasher agrees with the portable Web Crypto hasher", async 
   const server = serverPlatform().hasher;
   for (const input of ["", "abc", "ünïcode ✓", new Uint8Array([0, 255, 7]), "x".repeat(10_000)]) {
     assert.equal(await server.sha256Hex(input), await portable.sha256Hex(input));
+    assert.equal(server.sha256HexNow!(input), await portable.sha256Hex(input), "at once, any size");
   }
   assert.equal(
     await server.sha256Hex("abc"),
