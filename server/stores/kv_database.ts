@@ -7,6 +7,7 @@
  * @module
  */
 
+import { MessageChannel } from "node:worker_threads";
 import type { DirectoryLock } from "./dir_lock.ts";
 import { utf8Length } from "../utf8_length.ts";
 
@@ -157,12 +158,26 @@ export class KvDatabase {
   #besideRunning = false;
   /** Resolves when the queue is empty and nothing is committing. */
   #idle: PromiseWithResolvers<void> | null = null;
+  /**
+   * A message to itself, delivered in the next turn of the event loop: a
+   * commit arriving while none runs starts there, with every other commit
+   * queued in this turn (see {@link #enqueue}). node:worker_threads' port,
+   * since its `unref` lets the process end while none is pending.
+   */
+  readonly #nextTurn = new MessageChannel();
+  #turnPending = false;
 
   private constructor(kv: Deno.Kv, path: string, warn: (message: string) => void, lock?: DirectoryLock) {
     this.kv = kv;
     this.path = path;
     this.#warn = warn;
     this.#lock = lock;
+    this.#nextTurn.port1.on("message", () => {
+      this.#turnPending = false;
+      this.#nextTurn.port1.unref();
+      this.#drain();
+    });
+    this.#nextTurn.port1.unref();
   }
 
   /**
@@ -190,6 +205,7 @@ export class KvDatabase {
       await (this.#idle ??= Promise.withResolvers()).promise;
     }
     this.kv.close();
+    this.#nextTurn.port1.close();
     this.#lock?.release();
   }
 
@@ -201,7 +217,15 @@ export class KvDatabase {
     return this.#enqueue(mutations, sizeOf(mutations));
   }
 
-  /** Queues mutations of a known size (see {@link write}). */
+  /**
+   * Queues mutations of a known size (see {@link write}). A commit arriving
+   * while none runs starts in the next turn of the event loop rather than at
+   * once: the writers an operation's end resumed, and the requests that came
+   * in the same turn, queue theirs meanwhile and go in the same operation.
+   * Started at once, the first went alone and the rest waited behind its
+   * fsync: under the 64-model HTTP load a third of the operations carried one
+   * unit. The turn costs a few microseconds; an fsync about 4 ms.
+   */
   #enqueue(mutations: readonly KvMutation[], size: Size, queue = this.#queue): Promise<void> {
     if (!fitsTogether(EMPTY, size)) {
       return Promise.reject(
@@ -213,7 +237,13 @@ export class KvDatabase {
     if (mutations.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       queue.push({ mutations, size, resolve, reject });
-      this.#drain();
+      if (queue !== this.#queue || this.#committing) this.#drain();
+      else if (!this.#turnPending) {
+        this.#turnPending = true;
+        // Held open until it arrives, so a lone write never leaves the event loop with nothing to wait for.
+        this.#nextTurn.port1.ref();
+        this.#nextTurn.port2.postMessage(null);
+      }
     });
   }
 

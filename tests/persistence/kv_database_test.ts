@@ -237,12 +237,25 @@ Deno.test("one atomic operation of commits at a time; units resolve with their o
 Deno.test("the writes queued while an operation commits go together in the next one", () =>
   withDatabase(async (db) => {
     const operations = recordOperations(db);
-    // The first write starts an operation at once; the ten after it arrive while it commits.
     const first = db.write([{ key: ["first", 0], value: 0 }]);
+    // A timer runs after the turn in which the first write's operation started.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(operations.length, 1);
     const queued = Array.from({ length: 10 }, (_, i) => db.write([{ key: ["queued", i], value: i }]));
     await Promise.all([first, ...queued]);
     // With a second operation in flight, the first queued write took it alone: three operations (1, 1 and 9).
     assert.deepEqual(operations.map((keys) => keys.length), [1, 10]);
+  }));
+
+Deno.test("the writes of one turn of the event loop go in one operation when none is committing", () =>
+  withDatabase(async (db) => {
+    const operations = recordOperations(db);
+    // Writers resumed together (by an operation's end) write in the same turn: none goes ahead alone.
+    await Promise.all(Array.from({ length: 11 }, (_, i) => db.write([{ key: ["turn", i], value: i }])));
+    assert.deepEqual(operations.map((keys) => keys.length), [11]);
+    // A lone write still goes, and the database closes after it (the turn holds the event loop only until it comes).
+    await db.write([{ key: ["lone"], value: 1 }]);
+    assert.deepEqual(operations.map((keys) => keys.length), [11, 1]);
   }));
 
 Deno.test("release waits for every queued and in-flight write before closing", () =>
