@@ -795,11 +795,12 @@ export class KvModelStore implements ModelStore {
       // Interrupted before the header, the folded entries stay live and their audit records are
       // read once (from the entries); after it, the entries are strays.
       await this.#db.writeInBackground([...await this.#auditToOwnKeys(id, folding), ...written.mutations]);
+      // Beside the commits: they write none of these keys, and none waits for them.
       await this.#db.writeStaged({
         // The folded log entries carried the audit head: it is kept on its own first.
         unit: [{ key: kvKeys.header(id), value: header }, ...this.#headMutations(id, stored)],
         after: deletions(stored.header.base ? valueKeys(prefix, stored.header.base) : []),
-      });
+      }, true);
       stored.header = header;
       // The entries committed meanwhile stay: they follow the folded ones.
       stored.log = stored.log.slice(folded);
