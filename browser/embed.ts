@@ -10,5 +10,5 @@
  * @module
  */
 export { SvcModel } from "./embed/model_element.ts";
-export { createModelService, mutate, open, StoredModelKept, subscribe } from "./embed/api.ts";
+export { createModelService, getState, mutate, open, StoredModelKept, subscribe } from "./embed/api.ts";
 export { SvcView } from "./elements/view_element.ts";

@@ -10,6 +10,7 @@
  * const { id } = await open(spec);            // registers it, or finds it from an earlier visit
  * const stop = subscribe((event) => console.log(event.type, event.modelId));
  * await mutate(id, { "$.qty": 3 });
+ * (await getState(id)).qty;                   // 3
  * ```
  *
  * @module
@@ -163,6 +164,15 @@ function exclusively<T>(name: string, task: () => Promise<T>): Promise<T> {
 export async function mutate(id: string, mutations: Record<string, Json>): Promise<WriteResult> {
   const { invoker } = await pageConnection();
   return await invoker.invoke(operations.mutate, { id, mutations });
+}
+
+/**
+ * The merged state of a model of the page-wide service: what its elements show, with every write `mutate`
+ * made (a service of {@link createModelService} hears them as another tab does, a moment later).
+ */
+export async function getState(id: string): Promise<Json> {
+  const { invoker } = await pageConnection();
+  return await invoker.invoke(operations.getState, { id });
 }
 
 /** Listens to every change of the page-wide service's models; returns the unsubscribe function. */

@@ -1,0 +1,45 @@
+/// <reference lib="dom" />
+/**
+ * The embed as a host app's own code uses it (README "In the browser",
+ * Embedding): the app reads back at once what it wrote with `mutate`
+ * (`getState`, the page-wide service's).
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { launchBrowser } from "./chromium.ts";
+import { temporaryWebBuild } from "./journey.ts";
+import { counter, freshPage, hostPage, JSON_TYPE } from "./embed_host.ts";
+import { type ServedFile, serveStatic } from "./static_server.ts";
+
+Deno.test("embedding: a host app reads its writes back", async (t) => {
+  const build = await temporaryWebBuild();
+  const files: Record<string, ServedFile> = {
+    "/host.html": hostPage(`<svc-model src="/counter.json"></svc-model>`),
+    "/counter.json": { type: JSON_TYPE, body: JSON.stringify(counter("1.0.0", 1)) },
+  };
+  await using server = serveStatic(files, build.dir);
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  await using browser = await launchBrowser();
+  try {
+    await t.step("a value written with mutate is read back at once with getState", async () => {
+      const { context, page } = await freshPage(browser);
+      await page.goto(`${base}/host.html`);
+      await page.locator("svc-model").getByRole("spinbutton", { name: "Count" }).waitFor();
+      const read = await page.evaluate(async () => {
+        const embed = await import("/svc-embed.js");
+        const seen = [];
+        for (let n = 1; n <= 5; n++) {
+          await embed.mutate("counter", { "$.n": n });
+          seen.push((await embed.getState("counter")).n);
+        }
+        return seen;
+      });
+      assert.deepEqual(read, [1, 2, 3, 4, 5]);
+      await context.close();
+    });
+
+  } finally {
+    await build.remove();
+  }
+});
