@@ -23,8 +23,9 @@ import {
   type ModelSpec,
   operations,
   type ServiceEvent,
+  specInvalid,
 } from "../../engine/mod.ts";
-import { jsonEqual } from "../../engine/json/value.ts";
+import { isObject, jsonEqual } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
 import { afterHolds, type HoldingFeed, holdingFeed } from "./held_feed.ts";
@@ -126,6 +127,9 @@ const opening = new Map<string, { spec: ModelSpec; done: Promise<Opened> }>();
  * browser has Web Locks, across its tabs.
  */
 export function open(spec: ModelSpec): Promise<Opened> {
+  // Nothing to key the open by: refused in the validator's words before storage is asked for no id (before,
+  // IndexedDB's "No key or key range specified", or a TypeError thrown at once).
+  if (!isObject(spec) || typeof spec.id !== "string") return refuseUnkeyed(spec);
   const id = spec.id;
   const last = opening.get(id);
   if (last && jsonEqual(last.spec, spec)) return last.done;
@@ -152,6 +156,13 @@ export function open(spec: ModelSpec): Promise<Opened> {
   const forget = () => void (opening.get(id)?.done === done && opening.delete(id));
   done.then(forget, forget);
   return done;
+}
+
+/** Rejects with the validator's findings on `spec`, which is not an object with a string `id`. */
+async function refuseUnkeyed(spec: unknown): Promise<never> {
+  const { invoker } = await pageConnection();
+  const { errors, warnings } = await invoker.invoke(operations.validateSpec, { spec: spec as Json });
+  throw specInvalid(errors, warnings);
 }
 
 /** Runs `task` holding the Web Lock `name` (no other tab of the origin runs one of that name meanwhile); without Web Locks, at once. */

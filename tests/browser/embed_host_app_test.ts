@@ -2,7 +2,8 @@
 /**
  * The embed as a host app's own code uses it (README "In the browser",
  * Embedding): the app reads back at once what it wrote with `mutate`
- * (`getState`, the page-wide service's).
+ * (`getState`, the page-wide service's), and a spec that cannot start says
+ * what is wrong with it in the element's alert and in `open`'s rejection.
  *
  * @module
  */
@@ -12,7 +13,7 @@ import { temporaryWebBuild } from "./journey.ts";
 import { counter, freshPage, hostPage, JSON_TYPE } from "./embed_host.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
 
-Deno.test("embedding: a host app reads its writes back", async (t) => {
+Deno.test("embedding: a host app reads its writes back, and a wrong spec says what is wrong", async (t) => {
   const build = await temporaryWebBuild();
   const files: Record<string, ServedFile> = {
     "/host.html": hostPage(`<svc-model src="/counter.json"></svc-model>`),
@@ -36,6 +37,41 @@ Deno.test("embedding: a host app reads its writes back", async (t) => {
         return seen;
       });
       assert.deepEqual(read, [1, 2, 3, 4, 5]);
+      await context.close();
+    });
+
+    await t.step("a spec that is not an object, or has no id, is refused in the validator's words", async () => {
+      const { context, page } = await freshPage(browser);
+      await page.goto(`${base}/host.html`);
+      await page.locator("svc-model").getByRole("spinbutton", { name: "Count" }).waitFor();
+      const refusals = await page.evaluate(async () => {
+        const embed = await import("/svc-embed.js");
+        const said = [];
+        for (const spec of [null, "counter", { schema: { type: "object" } }]) {
+          try {
+            await embed.open(spec);
+            said.push("opened");
+          } catch (err) {
+            said.push(`${(err as Error).name}: ${(err as Error).message}`);
+          }
+        }
+        return said;
+      });
+      assert.deepEqual(refusals, [
+        "ServiceError: Spec validation failed: spec: a ModelSpec must be a JSON object",
+        "ServiceError: Spec validation failed: spec: a ModelSpec must be a JSON object",
+        "ServiceError: Spec validation failed: id: id is required",
+      ]);
+      // The element's spec property, set to the spec's text rather than the parsed object.
+      await page.evaluate(() => {
+        const element = document.createElement("svc-model");
+        element.id = "text";
+        (element as unknown as { spec: unknown }).spec = JSON.stringify({ id: "counter" });
+        document.body.append(element);
+      });
+      await page.locator("#text").getByRole("alert").getByText(
+        "This model could not start: Spec validation failed: spec: a ModelSpec must be a JSON object",
+      ).waitFor();
       await context.close();
     });
 
