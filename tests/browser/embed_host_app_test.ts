@@ -2,8 +2,8 @@
 /**
  * The embed as a host app's own code uses it (README "In the browser",
  * Embedding): the app reads back at once what it wrote with `mutate`
- * (`getState`, the page-wide service's), and a spec that cannot start says
- * what is wrong with it in the element's alert and in `open`'s rejection.
+ * (`getState`, the page-wide service's), and a spec or `src` that cannot start
+ * says what is wrong with it in the element's alert and in `open`'s rejection.
  *
  * @module
  */
@@ -13,11 +13,12 @@ import { temporaryWebBuild } from "./journey.ts";
 import { counter, freshPage, hostPage, JSON_TYPE } from "./embed_host.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
 
-Deno.test("embedding: a host app reads its writes back, and a wrong spec says what is wrong", async (t) => {
+Deno.test("embedding: a host app reads its writes back, and a wrong spec or src says what is wrong", async (t) => {
   const build = await temporaryWebBuild();
   const files: Record<string, ServedFile> = {
     "/host.html": hostPage(`<svc-model src="/counter.json"></svc-model>`),
     "/counter.json": { type: JSON_TYPE, body: JSON.stringify(counter("1.0.0", 1)) },
+    "/page.json": { type: "text/html", body: "<!doctype html><p>Not found, but with a 200</p>" },
   };
   await using server = serveStatic(files, build.dir);
   const base = `http://127.0.0.1:${server.addr.port}`;
@@ -75,6 +76,34 @@ Deno.test("embedding: a host app reads its writes back, and a wrong spec says wh
       await context.close();
     });
 
+    await t.step("a src that does not load a spec names it and says why", async () => {
+      const { context, page } = await freshPage(browser);
+      await page.goto(`${base}/host.html`);
+      await page.locator("svc-model").getByRole("spinbutton", { name: "Count" }).waitFor();
+      // A page served instead of the spec; a server that is not there.
+      await page.evaluate(() => {
+        for (const [id, src] of [["html", "/page.json"], ["gone", "http://127.0.0.1:9/spec.json"]]) {
+          const element = document.createElement("svc-model");
+          element.id = id;
+          element.setAttribute("src", src);
+          document.body.append(element);
+        }
+      });
+      const alert = (id: string) => page.locator(`#${id}`).getByRole("alert");
+      await alert("html").waitFor();
+      assert.match(
+        (await alert("html").textContent())!,
+        /^This model could not start: could not load \/page\.json: it is not JSON \(.+\)$/,
+      );
+      await alert("gone").waitFor();
+      assert.equal(
+        await alert("gone").textContent(),
+        "This model could not start: could not load http://127.0.0.1:9/spec.json: Failed to fetch " +
+          "(offline, the server not there, another origin not allowing this page (CORS), or this page's " +
+          "Content-Security-Policy connect-src not allowing it)",
+      );
+      await context.close();
+    });
   } finally {
     await build.remove();
   }
