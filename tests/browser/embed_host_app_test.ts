@@ -53,15 +53,18 @@ Deno.test("embedding: a host app reads its writes back, and a wrong spec or src 
             await embed.open(spec);
             said.push("opened");
           } catch (err) {
-            said.push(`${(err as Error).name}: ${(err as Error).message}`);
+            // The host tells the service's refusals by their class and kind, as a server's answers by status.
+            const { ServiceError } = embed as unknown as { ServiceError?: new () => { kind: string } };
+            const refusal = ServiceError && err instanceof ServiceError ? `ServiceError ${err.kind}` : "another error";
+            said.push(`${refusal}: ${(err as Error).message}`);
           }
         }
         return said;
       });
       assert.deepEqual(refusals, [
-        "ServiceError: Spec validation failed: spec: a ModelSpec must be a JSON object",
-        "ServiceError: Spec validation failed: spec: a ModelSpec must be a JSON object",
-        "ServiceError: Spec validation failed: id: id is required",
+        "ServiceError validation_failed: Spec validation failed: spec: a ModelSpec must be a JSON object",
+        "ServiceError validation_failed: Spec validation failed: spec: a ModelSpec must be a JSON object",
+        "ServiceError validation_failed: Spec validation failed: id: id is required",
       ]);
       // The element's spec property, set to the spec's text rather than the parsed object.
       await page.evaluate(() => {
