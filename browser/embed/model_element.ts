@@ -32,7 +32,8 @@ function startProblem(err: Error): string {
 }
 
 /** Why the fetch of a spec failed, beyond the browser's bare "Failed to fetch": what can stop one. */
-const UNREACHED = "offline, the server not there, another origin not allowing this page (CORS), or this page's " +
+const UNREACHED =
+  "offline, the server not there, another origin not allowing this page (CORS), or this page's " +
   "Content-Security-Policy connect-src not allowing it";
 
 /**

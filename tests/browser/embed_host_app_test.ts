@@ -41,43 +41,48 @@ Deno.test("embedding: a host app reads its writes back, and a wrong spec or src 
       await context.close();
     });
 
-    await t.step("a spec that is not an object, or has no id, is refused in the validator's words", async () => {
-      const { context, page } = await freshPage(browser);
-      await page.goto(`${base}/host.html`);
-      await page.locator("svc-model").getByRole("spinbutton", { name: "Count" }).waitFor();
-      const refusals = await page.evaluate(async () => {
-        const embed = await import("/svc-embed.js");
-        const said = [];
-        for (const spec of [null, "counter", { schema: { type: "object" } }]) {
-          try {
-            await embed.open(spec);
-            said.push("opened");
-          } catch (err) {
-            // The host tells the service's refusals by their class and kind, as a server's answers by status.
-            const { ServiceError } = embed as unknown as { ServiceError?: new () => { kind: string } };
-            const refusal = ServiceError && err instanceof ServiceError ? `ServiceError ${err.kind}` : "another error";
-            said.push(`${refusal}: ${(err as Error).message}`);
+    await t.step(
+      "a spec that is not an object, or has no id, is refused in the validator's words",
+      async () => {
+        const { context, page } = await freshPage(browser);
+        await page.goto(`${base}/host.html`);
+        await page.locator("svc-model").getByRole("spinbutton", { name: "Count" }).waitFor();
+        const refusals = await page.evaluate(async () => {
+          const embed = await import("/svc-embed.js");
+          const said = [];
+          for (const spec of [null, "counter", { schema: { type: "object" } }]) {
+            try {
+              await embed.open(spec);
+              said.push("opened");
+            } catch (err) {
+              // The host tells the service's refusals by their class and kind, as a server's answers by status.
+              const { ServiceError } = embed as unknown as { ServiceError?: new () => { kind: string } };
+              const refusal = ServiceError && err instanceof ServiceError
+                ? `ServiceError ${err.kind}`
+                : "another error";
+              said.push(`${refusal}: ${(err as Error).message}`);
+            }
           }
-        }
-        return said;
-      });
-      assert.deepEqual(refusals, [
-        "ServiceError validation_failed: Spec validation failed: spec: a ModelSpec must be a JSON object",
-        "ServiceError validation_failed: Spec validation failed: spec: a ModelSpec must be a JSON object",
-        "ServiceError validation_failed: Spec validation failed: id: id is required",
-      ]);
-      // The element's spec property, set to the spec's text rather than the parsed object.
-      await page.evaluate(() => {
-        const element = document.createElement("svc-model");
-        element.id = "text";
-        (element as unknown as { spec: unknown }).spec = JSON.stringify({ id: "counter" });
-        document.body.append(element);
-      });
-      await page.locator("#text").getByRole("alert").getByText(
-        "This model could not start: Spec validation failed: spec: a ModelSpec must be a JSON object",
-      ).waitFor();
-      await context.close();
-    });
+          return said;
+        });
+        assert.deepEqual(refusals, [
+          "ServiceError validation_failed: Spec validation failed: spec: a ModelSpec must be a JSON object",
+          "ServiceError validation_failed: Spec validation failed: spec: a ModelSpec must be a JSON object",
+          "ServiceError validation_failed: Spec validation failed: id: id is required",
+        ]);
+        // The element's spec property, set to the spec's text rather than the parsed object.
+        await page.evaluate(() => {
+          const element = document.createElement("svc-model");
+          element.id = "text";
+          (element as unknown as { spec: unknown }).spec = JSON.stringify({ id: "counter" });
+          document.body.append(element);
+        });
+        await page.locator("#text").getByRole("alert").getByText(
+          "This model could not start: Spec validation failed: spec: a ModelSpec must be a JSON object",
+        ).waitFor();
+        await context.close();
+      },
+    );
 
     await t.step("a src that does not load a spec names it and says why", async () => {
       const { context, page } = await freshPage(browser);
