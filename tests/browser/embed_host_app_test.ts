@@ -23,11 +23,16 @@ Deno.test("embedding: a host app reads its writes back, and a wrong spec or src 
   await using server = serveStatic(files, build.dir);
   const base = `http://127.0.0.1:${server.addr.port}`;
   await using browser = await launchBrowser();
+  /** A fresh visitor's host page, its counter shown. */
+  const hostShown = async () => {
+    const opened = await freshPage(browser);
+    await opened.page.goto(`${base}/host.html`);
+    await opened.page.locator("svc-model").getByRole("spinbutton", { name: "Count" }).waitFor();
+    return opened;
+  };
   try {
     await t.step("a value written with mutate is read back at once with getState", async () => {
-      const { context, page } = await freshPage(browser);
-      await page.goto(`${base}/host.html`);
-      await page.locator("svc-model").getByRole("spinbutton", { name: "Count" }).waitFor();
+      const { context, page } = await hostShown();
       const read = await page.evaluate(async () => {
         const embed = await import("/svc-embed.js");
         const seen = [];
@@ -44,9 +49,7 @@ Deno.test("embedding: a host app reads its writes back, and a wrong spec or src 
     await t.step(
       "a spec that is not an object, or has no id, is refused in the validator's words",
       async () => {
-        const { context, page } = await freshPage(browser);
-        await page.goto(`${base}/host.html`);
-        await page.locator("svc-model").getByRole("spinbutton", { name: "Count" }).waitFor();
+        const { context, page } = await hostShown();
         const refusals = await page.evaluate(async () => {
           const embed = await import("/svc-embed.js");
           const said = [];
@@ -85,9 +88,7 @@ Deno.test("embedding: a host app reads its writes back, and a wrong spec or src 
     );
 
     await t.step("a src that does not load a spec names it and says why", async () => {
-      const { context, page } = await freshPage(browser);
-      await page.goto(`${base}/host.html`);
-      await page.locator("svc-model").getByRole("spinbutton", { name: "Count" }).waitFor();
+      const { context, page } = await hostShown();
       // A page served instead of the spec; a server that is not there.
       await page.evaluate(() => {
         for (const [id, src] of [["html", "/page.json"], ["gone", "http://127.0.0.1:9/spec.json"]]) {
