@@ -103,7 +103,9 @@ export class SvcModel extends LitElement {
   static override properties = {
     src: {},
     view: {},
-    spec: { attribute: false },
+    // Set again, the same object counts as a change: an app may change its spec in place and set it again
+    // (before, Lit's identity check ignored it, and the element kept the spec it had started).
+    spec: { attribute: false, hasChanged: () => true },
     connection: { state: true },
     modelId: { state: true },
     problem: { state: true },
@@ -164,8 +166,10 @@ export class SvcModel extends LitElement {
   async #start(): Promise<void> {
     this.#abortStart?.abort();
     const start = this.#abortStart = new AbortController();
-    let spec = this.spec;
+    let spec: ModelSpec | undefined;
     try {
+      // As it is now: the app may change its object again later.
+      spec = this.spec && structuredClone(this.spec);
       if (!spec && this.src) spec = await fetchSpec(this.src, start.signal);
       if (!spec || start.signal.aborted) return;
       const { id, connection } = await open(spec);

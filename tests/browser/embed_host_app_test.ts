@@ -3,7 +3,8 @@
  * The embed as a host app's own code uses it (README "In the browser",
  * Embedding): the app reads back at once what it wrote with `mutate`
  * (`getState`, the page-wide service's), and a spec or `src` that cannot start
- * says what is wrong with it in the element's alert and in `open`'s rejection.
+ * says what is wrong with it in the element's alert and in `open`'s rejection;
+ * a spec object the app changes and sets again is applied.
  *
  * @module
  */
@@ -111,6 +112,29 @@ Deno.test("embedding: a host app reads its writes back, and a wrong spec or src 
           "(offline, the server not there, another origin not allowing this page (CORS), or this page's " +
           "Content-Security-Policy connect-src not allowing it)",
       );
+      await context.close();
+    });
+
+    await t.step("a spec changed in place and set again on the element is applied", async () => {
+      const { context, page } = await hostShown();
+      // The app keeps its spec object, changes it, and sets it again (the same object).
+      await page.evaluate((json) => {
+        const element = document.createElement("svc-model") as HTMLElement & { spec: unknown };
+        element.id = "own";
+        const spec = JSON.parse(json);
+        spec.id = "own-counter";
+        element.spec = spec;
+        document.body.append(element);
+        (globalThis as unknown as { setAgain(): void }).setAgain = () => {
+          spec.version = "1.1.0";
+          spec.viewDefinition.views[0].label = "Counter 1.1.0";
+          element.spec = spec;
+        };
+      }, JSON.stringify(counter("1.0.0", 1)));
+      const own = page.locator("#own");
+      await own.getByRole("heading", { name: "Counter 1.0.0" }).waitFor();
+      await page.evaluate(() => (globalThis as unknown as { setAgain(): void }).setAgain());
+      await own.getByRole("heading", { name: "Counter 1.1.0" }).waitFor({ timeout: 10_000 });
       await context.close();
     });
   } finally {
