@@ -421,7 +421,9 @@ export class SvcView extends LitElement {
 
   /** Reads the spec (when not known) and the view again. */
   async reload(): Promise<void> {
-    if (!this.invoker || !this.modelId) return;
+    // Out of the page the view stays closed (it reloads when put back): before, a refresh falling due just
+    // after a removal opened it again there, so put back it did not open (no onOpen).
+    if (!this.invoker || !this.modelId || !this.isConnected) return;
     const load = ++this.#loads;
     try {
       const spec = this.#spec ?? await this.invoker.invoke(operations.getSpec, { id: this.modelId });
@@ -432,7 +434,7 @@ export class SvcView extends LitElement {
       if (load !== this.#loads) return;
       this.#spec = spec;
       const resolved = await this.#resolveOptions(view.components);
-      if (load !== this.#loads) return;
+      if (load !== this.#loads || !this.isConnected) return;
       const shown = this.view;
       const sameModel = shown?.modelId === view.modelId;
       const opened = this.#closed || !sameModel || shown?.viewId !== view.viewId;

@@ -4,14 +4,15 @@
  * Embedding): the app reads back at once what it wrote with `mutate`
  * (`getState`, the page-wide service's), and a spec or `src` that cannot start
  * says what is wrong with it in the element's alert and in `open`'s rejection;
- * a spec object the app changes and sets again is applied.
+ * a spec object the app changes and sets again is applied; an element taken out
+ * just after another writer's commit stays closed, and opens again when put back.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { launchBrowser } from "./chromium.ts";
 import { temporaryWebBuild } from "./journey.ts";
-import { counter, freshPage, hostPage, JSON_TYPE } from "./embed_host.ts";
+import { assertEventually, counter, freshPage, hostPage, JSON_TYPE } from "./embed_host.ts";
 import { type ServedFile, serveStatic } from "./static_server.ts";
 
 Deno.test("embedding: a host app reads its writes back, and a wrong spec or src says what is wrong", async (t) => {
@@ -137,6 +138,52 @@ Deno.test("embedding: a host app reads its writes back, and a wrong spec or src 
       await own.getByRole("heading", { name: "Counter 1.1.0" }).waitFor({ timeout: 10_000 });
       await context.close();
     });
+
+    await t.step(
+      "an element taken out just after another writer's commit opens again when put back",
+      async () => {
+        const { context, page } = await hostShown();
+        const spec = counter("1.0.0", 1) as {
+          id: string;
+          viewDefinition: { views: Record<string, unknown>[] };
+        };
+        spec.id = "visits";
+        spec.viewDefinition.views[0].onOpen = { mutations: "{'$.opens': ($exists(opens) ? opens : 0) + 1}" };
+        spec.viewDefinition.views[0].onClose = {
+          mutations: "{'$.closes': ($exists(closes) ? closes : 0) + 1}",
+        };
+        await page.evaluate((json) => {
+          const element = document.createElement("svc-model") as HTMLElement & { spec: unknown };
+          element.id = "visits";
+          element.spec = JSON.parse(json);
+          document.body.append(element);
+        }, JSON.stringify(spec));
+        const counts = () =>
+          page.evaluate(async () => {
+            const { opens, closes } = await (await import("/svc-embed.js")).getState("visits");
+            return { opens, closes };
+          });
+        await assertEventually(async () => (await counts()).opens === 1);
+        // The app writes, then takes the element out at once (keeping it): its view closes (onClose) ...
+        await page.evaluate(async () => {
+          await (await import("/svc-embed.js")).mutate("visits", { "$.n": 5 });
+          const element = document.getElementById("visits")!;
+          element.remove();
+          (globalThis as unknown as { taken: HTMLElement }).taken = element;
+        });
+        await assertEventually(async () => (await counts()).closes === 1);
+        // ... and stays closed out of the page once the refresh that write asked for (20 ms on) fell due, so put
+        // back, it opens again (onOpen), as README says of an element that comes back.
+        await page.waitForTimeout(300);
+        await page.evaluate(() =>
+          document.body.append((globalThis as unknown as { taken: HTMLElement }).taken)
+        );
+        await page.locator("#visits").getByRole("heading", { name: "Counter 1.0.0" }).waitFor();
+        await assertEventually(async () => (await counts()).opens === 2);
+        assert.deepEqual(await counts(), { opens: 2, closes: 1 });
+        await context.close();
+      },
+    );
   } finally {
     await build.remove();
   }
