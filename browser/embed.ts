@@ -10,5 +10,7 @@
  * @module
  */
 export { SvcModel } from "./embed/model_element.ts";
-export { createModelService, mutate, open, StoredModelKept, subscribe } from "./embed/api.ts";
+export { createModelService, getState, mutate, open, StoredModelKept, subscribe } from "./embed/api.ts";
 export { SvcView } from "./elements/view_element.ts";
+// What the API's calls reject with (`kind` as a server's status, `body` as its answer): a host tells refusals by it.
+export { ServiceError } from "../engine/mod.ts";

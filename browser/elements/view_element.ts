@@ -250,8 +250,13 @@ export class SvcView extends LitElement {
   readonly #writing = new Set<Promise<unknown>>();
   /** This element's Removes under way, by list address (canonical): the person's writes below them wait. */
   readonly #removes = new Map<Promise<unknown>, string>();
-  /** The lists (canonical) a Remove of this element removed a row of, until the next view shown. */
-  readonly #removedHere = new Set<string>();
+  /**
+   * The lists (canonical) with Removes of this element under way, by count, each until its answer has shown: a
+   * render showing the row gone (the answer's, or a reload of another writer's commit that came first) hands
+   * the Remove's focus on (focus_keeper.ts). Before, the mark came with the answer and went with any view
+   * shown, so such a reload showed the person's own removal as another writer's.
+   */
+  readonly #ownRemovals = new Map<string, number>();
   /** The messages a step check placed: the next check, or a refresh of the view, works them out again. */
   readonly #placed = new WeakSet<FieldMessage>();
   /** The step whose check placed messages (a refresh of the view checks it again). */
@@ -351,11 +356,10 @@ export class SvcView extends LitElement {
     const listAt = (list: HTMLElement) => listOf(shown, (id) => id === list.dataset.component);
     const kept = keepFocus(this.renderRoot as ShadowRoot, (list) => {
       const at = listAt(list)?.bind;
-      return typeof at === "string" && this.#removedHere.has(canonical(at));
+      return typeof at === "string" && this.#ownRemovals.has(canonical(at));
     });
     super.update(changed);
     const lost = kept();
-    if (changed.has("view")) this.#removedHere.clear();
     // Another writer removed the row the person was typing in, or whose Remove they were on: the list says so.
     const list = lost && (lost.edited || lost.removal) ? listAt(lost.list) : undefined;
     if (!list) return;
@@ -417,7 +421,9 @@ export class SvcView extends LitElement {
 
   /** Reads the spec (when not known) and the view again. */
   async reload(): Promise<void> {
-    if (!this.invoker || !this.modelId) return;
+    // Out of the page the view stays closed (it reloads when put back): before, a refresh falling due just
+    // after a removal opened it again there, so put back it did not open (no onOpen).
+    if (!this.invoker || !this.modelId || !this.isConnected) return;
     const load = ++this.#loads;
     try {
       const spec = this.#spec ?? await this.invoker.invoke(operations.getSpec, { id: this.modelId });
@@ -428,7 +434,7 @@ export class SvcView extends LitElement {
       if (load !== this.#loads) return;
       this.#spec = spec;
       const resolved = await this.#resolveOptions(view.components);
-      if (load !== this.#loads) return;
+      if (load !== this.#loads || !this.isConnected) return;
       const shown = this.view;
       const sameModel = shown?.modelId === view.modelId;
       const opened = this.#closed || !sameModel || shown?.viewId !== view.viewId;
@@ -943,16 +949,22 @@ export class SvcView extends LitElement {
       expect([`${list}[${index}]`]);
       const reloads = this.#reorders;
       const result = await invoker.invoke(operations.patch, { id, patch: await patch(), viewId });
-      // The view that no longer shows the row hands its Remove's focus on (focus_keeper.ts).
-      this.#removedHere.add(canonical(list));
       // The rows below move up with their keys, so their controls (an entry the model refused) go along.
       // When another writer's reload followed rows meanwhile, it may have followed this removal too: the
       // commit reads the view again and follows what the view still shows, so each move applies once.
       if (this.#reorders === reloads) this.#follow(list, removal(index), this.view?.components ?? []);
       return result;
     });
-    this.#removes.set(removing, canonical(list));
-    void removing.finally(() => this.#removes.delete(removing));
+    const key = canonical(list);
+    this.#removes.set(removing, key);
+    this.#ownRemovals.set(key, (this.#ownRemovals.get(key) ?? 0) + 1);
+    void removing.finally(async () => {
+      this.#removes.delete(removing);
+      await this.updateComplete;
+      const left = this.#ownRemovals.get(key)! - 1;
+      if (left) this.#ownRemovals.set(key, left);
+      else this.#ownRemovals.delete(key);
+    });
   }
 
   #imageUrl(src: string): string | undefined {

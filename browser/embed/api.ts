@@ -10,6 +10,7 @@
  * const { id } = await open(spec);            // registers it, or finds it from an earlier visit
  * const stop = subscribe((event) => console.log(event.type, event.modelId));
  * await mutate(id, { "$.qty": 3 });
+ * (await getState(id)).qty;                   // 3
  * ```
  *
  * @module
@@ -22,8 +23,9 @@ import {
   type ModelSpec,
   operations,
   type ServiceEvent,
+  specInvalid,
 } from "../../engine/mod.ts";
-import { jsonEqual } from "../../engine/json/value.ts";
+import { isObject, jsonEqual } from "../../engine/json/value.ts";
 import type { WriteResult } from "../../engine/service/api.ts";
 import { type Connection, openTabConnection } from "../host/connection.ts";
 import { afterHolds, type HoldingFeed, holdingFeed } from "./held_feed.ts";
@@ -125,6 +127,9 @@ const opening = new Map<string, { spec: ModelSpec; done: Promise<Opened> }>();
  * browser has Web Locks, across its tabs.
  */
 export function open(spec: ModelSpec): Promise<Opened> {
+  // Nothing to key the open by: refused in the validator's words before storage is asked for no id (before,
+  // IndexedDB's "No key or key range specified", or a TypeError thrown at once).
+  if (!isObject(spec) || typeof spec.id !== "string") return refuseUnkeyed(spec);
   const id = spec.id;
   const last = opening.get(id);
   if (last && jsonEqual(last.spec, spec)) return last.done;
@@ -153,6 +158,13 @@ export function open(spec: ModelSpec): Promise<Opened> {
   return done;
 }
 
+/** Rejects with the validator's findings on `spec`, which is not an object with a string `id`. */
+async function refuseUnkeyed(spec: unknown): Promise<never> {
+  const { invoker } = await pageConnection();
+  const { errors, warnings } = await invoker.invoke(operations.validateSpec, { spec: spec as Json });
+  throw specInvalid(errors, warnings);
+}
+
 /** Runs `task` holding the Web Lock `name` (no other tab of the origin runs one of that name meanwhile); without Web Locks, at once. */
 function exclusively<T>(name: string, task: () => Promise<T>): Promise<T> {
   const locks = globalThis.navigator?.locks;
@@ -163,6 +175,15 @@ function exclusively<T>(name: string, task: () => Promise<T>): Promise<T> {
 export async function mutate(id: string, mutations: Record<string, Json>): Promise<WriteResult> {
   const { invoker } = await pageConnection();
   return await invoker.invoke(operations.mutate, { id, mutations });
+}
+
+/**
+ * The merged state of a model of the page-wide service: what its elements show, with every write `mutate`
+ * made (a service of {@link createModelService} hears them as another tab does, a moment later).
+ */
+export async function getState(id: string): Promise<Json> {
+  const { invoker } = await pageConnection();
+  return await invoker.invoke(operations.getState, { id });
 }
 
 /** Listens to every change of the page-wide service's models; returns the unsubscribe function. */

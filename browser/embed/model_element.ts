@@ -31,6 +31,31 @@ function startProblem(err: Error): string {
     `The browser said: ${err.message}`;
 }
 
+/** Why the fetch of a spec failed, beyond the browser's bare "Failed to fetch": what can stop one. */
+const UNREACHED =
+  "offline, the server not there, another origin not allowing this page (CORS), or this page's " +
+  "Content-Security-Policy connect-src not allowing it";
+
+/**
+ * The ModelSpec JSON at `src`. A failure names `src` and says why (before, a fetch refused or a page
+ * served in its place said only "Failed to fetch" or JSON.parse's "Unexpected token").
+ */
+async function fetchSpec(src: string, signal: AbortSignal): Promise<ModelSpec> {
+  const failed = (why: string) => new Error(`could not load ${src}: ${why}`);
+  let response: Response;
+  try {
+    response = await fetch(new URL(src, document.baseURI), { signal });
+  } catch (err) {
+    throw signal.aborted ? err : failed(`${(err as Error).message} (${UNREACHED})`);
+  }
+  if (!response.ok) throw failed(`HTTP ${response.status}`);
+  try {
+    return await response.json() as ModelSpec;
+  } catch (err) {
+    throw signal.aborted ? err : failed(`it is not JSON (${(err as Error).message})`);
+  }
+}
+
 /** The version and view ids of the model stored under `id` (none when its spec cannot be read). */
 async function storedViews(
   invoker: Invoker,
@@ -78,7 +103,9 @@ export class SvcModel extends LitElement {
   static override properties = {
     src: {},
     view: {},
-    spec: { attribute: false },
+    // Set again, the same object counts as a change: an app may change its spec in place and set it again
+    // (before, Lit's identity check ignored it, and the element kept the spec it had started).
+    spec: { attribute: false, hasChanged: () => true },
     connection: { state: true },
     modelId: { state: true },
     problem: { state: true },
@@ -139,13 +166,11 @@ export class SvcModel extends LitElement {
   async #start(): Promise<void> {
     this.#abortStart?.abort();
     const start = this.#abortStart = new AbortController();
-    let spec = this.spec;
+    let spec: ModelSpec | undefined;
     try {
-      if (!spec && this.src) {
-        const response = await fetch(new URL(this.src, document.baseURI), { signal: start.signal });
-        if (!response.ok) throw new Error(`could not load ${this.src}: HTTP ${response.status}`);
-        spec = await response.json() as ModelSpec;
-      }
+      // As it is now: the app may change its object again later.
+      spec = this.spec && structuredClone(this.spec);
+      if (!spec && this.src) spec = await fetchSpec(this.src, start.signal);
       if (!spec || start.signal.aborted) return;
       const { id, connection } = await open(spec);
       if (start.signal.aborted) return;

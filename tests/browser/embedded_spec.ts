@@ -56,10 +56,10 @@ export async function withEmbeddedSpec(
   }
 }
 
-/** The merged state of the embedded model `id`, read through the page's own service. */
+/** The merged state of the embedded model `id`, read as the page's own code would (the element's service). */
 export function stateOf(page: Page, id: string): Promise<unknown> {
   return page.evaluate(async (modelId) => {
     const embed = await import("/svc-embed.js");
-    return await (await embed.createModelService()).getState(modelId);
+    return await embed.getState(modelId);
   }, id);
 }

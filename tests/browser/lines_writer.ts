@@ -18,8 +18,8 @@ export async function linesOf(page: Page, id: string): Promise<string[]> {
 export function keepOnly(page: Page, id: string, kept: string[]): Promise<void> {
   return page.evaluate(async ([id, kept]) => {
     const embed = await import("/svc-embed.js");
-    const service = await embed.createModelService();
-    const { lines } = await service.getState(id) as { lines: { d: string }[] };
+    // Read where mutate writes: a service of createModelService() would be one more, left open, per call.
+    const { lines } = await embed.getState(id) as { lines: { d: string }[] };
     await embed.mutate(id, { "$.lines": kept.map((d) => lines.find((line) => line.d === d)!) });
   }, [id, kept] as const);
 }

@@ -192,6 +192,47 @@ Deno.test("the renderer: the person's own Remove hands the focus to the next row
     assert.equal(await list.getByText("another writer").count(), 0, "nothing is said");
   }));
 
+Deno.test("the renderer: the person's own Remove hands the focus on also when another writer's reload showed the row gone before its answer came", () =>
+  withEmbeddedSpec(
+    {
+      ...SPEC,
+      schema: { ...SPEC.schema, properties: { ...SPEC.schema.properties, note: { type: "string" } } },
+    },
+    { heading: "Main" },
+    async (page, view) => {
+      // The view's patch answers wait for the page's word once committed: the removal is in the model, its
+      // answer not yet in the view.
+      await page.evaluate(() => {
+        const element = document.querySelector("svc-model")!.shadowRoot!.querySelector("svc-view")!;
+        const shown = element as unknown as {
+          invoker: { invoke(op: { name: string }, input: unknown): unknown };
+        };
+        const real = shown.invoker;
+        const answers = globalThis as unknown as { answer?: Promise<void>; letAnswer?: () => void };
+        answers.answer = new Promise<void>((resolve) => answers.letAnswer = resolve);
+        shown.invoker = {
+          invoke: async (op, input) => {
+            const answer = await real.invoke(op, input);
+            if (op.name === "patch") await answers.answer;
+            return answer;
+          },
+        };
+      });
+      await removeOf(view, 1).focus();
+      await page.keyboard.press("Enter");
+      await until(page, "row b's removal committed", async () => (await linesOf(page, "focus")).length === 3);
+      // Another writer's commit meanwhile: its reload shows the rows without row b.
+      await page.evaluate(async () =>
+        (await import("/svc-embed.js")).mutate("focus", { "$.note": "meanwhile" })
+      );
+      await untilValues(page, view, "D", ["a", "c", "d"]);
+      await page.evaluate(() => (globalThis as unknown as { letAnswer(): void }).letAnswer());
+      const list = view.getByRole("region", { name: "Lines" });
+      await until(page, "the answer shown", async () => await focused(removeOf(view, 1)));
+      assert.equal(await list.getByText("another writer").count(), 0, "nothing is said of another writer");
+    },
+  ));
+
 Deno.test("the renderer: after the person's Add (Enter on it), the new row's first field has the focus", () =>
   withEmbeddedSpec(
     {
