@@ -142,8 +142,12 @@ export async function fetchTrailOverRest(
   }
 }
 
-/** Every record of a model through MCP over HTTP (`initialize`, then `get_audit`). */
-export async function fetchTrailOverMcp(base: string, modelId: string): Promise<ServedAuditRecord[]> {
+/** One MCP tool call over HTTP (`initialize`, then `tools/call`), its structured result. */
+export async function callMcpTool(
+  base: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<unknown> {
   const post = (body: unknown, session?: string) =>
     fetch(`${base}/mcp`, {
       method: "POST",
@@ -171,11 +175,18 @@ export async function fetchTrailOverMcp(base: string, modelId: string): Promise<
     jsonrpc: "2.0",
     id: 2,
     method: "tools/call",
-    params: { name: "get_audit", arguments: { id: modelId, limit: 10000 } },
+    params: { name, arguments: args },
   }, session);
   const reply = await answer.json();
   const result = reply.result;
-  if (!result || result.isError) throw new Error(`get_audit: ${JSON.stringify(reply)}`);
-  const records = result.structuredContent ?? JSON.parse(result.content[0].text);
-  return (Array.isArray(records) ? records : records.records) as ServedAuditRecord[];
+  if (!result || result.isError) throw new Error(`${name}: ${JSON.stringify(reply)}`);
+  return result.structuredContent ?? JSON.parse(result.content[0].text);
+}
+
+/** Every record of a model through MCP `get_audit`. */
+export async function fetchTrailOverMcp(base: string, modelId: string): Promise<ServedAuditRecord[]> {
+  const records = await callMcpTool(base, "get_audit", { id: modelId, limit: 10000 }) as
+    | ServedAuditRecord[]
+    | { records: ServedAuditRecord[] };
+  return Array.isArray(records) ? records : records.records;
 }

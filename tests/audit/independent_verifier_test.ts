@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { spawnServe } from "../server/helpers.ts";
 import {
   type AuditorVerdict,
+  callMcpTool,
   canonicalJson,
   fetchTrailOverMcp,
   fetchTrailOverRest,
@@ -156,6 +157,11 @@ Deno.test("an auditor recomputes the served trail: chain, hashes and signatures"
     assert.deepEqual(overMcp, overRest, "MCP serves the records REST does");
     const verified = await serviceVerify(base);
     assert.deepEqual([verified.valid, verified.recordsChecked], [true, overRest.length]);
+    assert.deepEqual(
+      await callMcpTool(base, "verify_audit", { id: MODEL }),
+      verified,
+      "MCP verifies as REST does",
+    );
   } finally {
     await server.stop();
   }
