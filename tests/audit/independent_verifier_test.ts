@@ -9,7 +9,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { spawnServe } from "../server/helpers.ts";
+import { spawnServe, startTestServer } from "../server/helpers.ts";
 import {
   type AuditorVerdict,
   callMcpTool,
@@ -240,4 +240,44 @@ Deno.test("an auditor recomputes the served trail: chain, hashes and signatures"
 
   await Deno.writeTextFile(journalOf(dir), journal);
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("an auditor recomputes a Deno KV trail whose records compaction moved, after a restart", async () => {
+  const dir = await Deno.makeTempDir();
+  const seed = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))));
+  const keys = {
+    "svc.storage.type": "kv",
+    "svc.persistence-dir": dir,
+    "svc.storage.compaction-threshold": "2",
+    "svc.audit.signing-key": seed,
+  };
+  let server = await startTestServer(keys);
+  try {
+    assert.equal((await send(server.url, "POST", "/models", spec)).status, 201);
+    for (let qty = 0; qty < 5; qty++) {
+      const written = await send(server.url, "POST", `/models/${MODEL}/mutations`, {
+        "$.qty": qty,
+        "$.price": -0,
+        "$['\u{1F600}']": `lone \ud800 ${qty}`,
+        "$['\uFF5A']": "z",
+      });
+      assert.equal(written.status, 200, JSON.stringify(written.body));
+    }
+    assert.equal(
+      (await send(server.url, "POST", `/models/${MODEL}/spec/evolve`, { newVersion: "1.1.0" })).status,
+      200,
+    );
+    assert.equal((await send(server.url, "POST", `/models/${MODEL}/mutations`, { "$.qty": 9 })).status, 200);
+  } finally {
+    await server.close();
+  }
+  server = await startTestServer(keys);
+  try {
+    const trail = await fetchTrailOverRest(server.url, MODEL, 2);
+    assert.deepEqual(trail.map((record) => record.sequence), [5, 4, 3, 2, 1, 0]);
+    assert.deepEqual(await verifyTrail(trail, await publicKeyOfSeed(seed)), await serviceVerify(server.url));
+  } finally {
+    await server.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
