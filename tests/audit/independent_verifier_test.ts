@@ -100,7 +100,7 @@ async function driveTraffic(base: string): Promise<void> {
   for (let tries = 0;; tries++) {
     const newest = (await send(base, "GET", `/models/${MODEL}/audit?limit=1`)).body[0];
     if (newest.source === "foldback") break;
-    assert(tries < 200, "the timer's fold-back was never audited");
+    assert(tries < 1200, "the timer's fold-back was never audited");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const evolved = await send(base, "POST", `/models/${MODEL}/spec/evolve`, {
