@@ -53,17 +53,24 @@ export class PgOutages {
    * wrapper. Methods run on `target`, so its private fields work.
    */
   wrap<T extends object>(target: T): T {
+    // One wrapper per method, made on first use: every store call reads its method through here.
+    const wrapped = new WeakMap<object, (...args: unknown[]) => unknown>();
     const wrapper: T = new Proxy(target, {
       get: (t, key) => {
         const value = Reflect.get(t, key, t);
         if (value === t) return wrapper;
         if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          const result = value.apply(t, args);
-          return result instanceof Promise
-            ? result.then((v) => this.#up(v), (err) => this.#failed(err))
-            : result;
-        };
+        let method = wrapped.get(value);
+        if (!method) {
+          method = (...args: unknown[]) => {
+            const result = value.apply(t, args);
+            return result instanceof Promise
+              ? result.then((v) => this.#up(v), (err) => this.#failed(err))
+              : result;
+          };
+          wrapped.set(value, method);
+        }
+        return method;
       },
     });
     return wrapper;
