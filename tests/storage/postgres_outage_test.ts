@@ -13,6 +13,8 @@ import { webPlatform } from "../../engine/ports.ts";
 import type { StoreChange } from "../../engine/service/ports.ts";
 import { openStorage } from "../../server/stores/mod.ts";
 import { PgDatabase } from "../../server/stores/pg_database.ts";
+import { PgModelStore } from "../../server/stores/pg_model_store.ts";
+import { PgOutages } from "../../server/stores/pg_outage.ts";
 import { startPostgres } from "./postgres_cluster.ts";
 
 const OPTIONS = { sanitizeOps: false, sanitizeResources: false };
@@ -89,6 +91,38 @@ Deno.test({
       await service.close().catch(() => {});
       await other.store.close();
       await other.blobs.close();
+    }
+  },
+});
+
+Deno.test({
+  ...OPTIONS,
+  name: "postgres storage: after a restart, the first call on a cut-off connection gets through",
+  async fn() {
+    await using cluster = await startPostgres();
+    // One connection, so the call after the restart takes the one the shutdown cut a query short on.
+    const url = await cluster.database();
+    const db = (await PgDatabase.open(url, 1)).acquire();
+    const observer = (await PgDatabase.open(url, 1)).acquire();
+    const warnings: string[] = [];
+    const store = new PgOutages(db.description, (line) => warnings.push(line)).wrap(
+      new PgModelStore(db, { audit: true, compactionThreshold: 100, jobLeaseMs: 30_000, warn: () => {} }),
+    );
+    try {
+      const running = db.sql`SELECT pg_sleep(60)`.then(() => null, (err) => err);
+      await eventually(async () => {
+        const rows = await observer.sql`SELECT 1 FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%'`;
+        return rows.length > 0;
+      }, "the query running");
+      await observer.release();
+      await cluster.pause();
+      assert.equal((await running)?.code, "CONNECTION_CLOSED");
+      await cluster.resume();
+      // postgres.js failed this with the FATAL the shutdown sent the query it cut short: a 503 after the restart.
+      assert.deepEqual(await store.load(), []);
+      assert.deepEqual(warnings, []);
+    } finally {
+      await store.close();
     }
   },
 });
