@@ -640,36 +640,52 @@ export class ModelService implements ModelApi {
    * first), the model is brought up to date and `task` runs again, up to
    * {@link STALE_RETRIES} times per queued operation (then 429). A task writes
    * to the store before it changes anything in memory, so running it again is safe.
-   * A model this process does not have is looked up in a shared store first.
+   * A model this process does not have is looked up in a shared store first ({@link #withSlot}).
    */
-  #exclusive<T>(id: string, task: (slot: Slot) => Promise<T>, counted = false, looked = false): Promise<T> {
+  #exclusive<T>(id: string, task: (slot: Slot) => Promise<T>, counted = false): Promise<T> {
+    return this.#withSlot(id, (slot) => {
+      // A task between writes ends their run: the writes after it wait for it.
+      slot.openRun = undefined;
+      return slot.queue.run(async () => {
+        for (let attempt = 1;; attempt++) {
+          if (slot.deleted) throw notFound(`Model '${id}' not found`);
+          try {
+            return await task(slot);
+          } catch (err) {
+            if (!(err instanceof StaleModelError)) throw err;
+            if (attempt >= STALE_RETRIES * this.config.mutationQueueSize) {
+              throw tooMany(
+                `Model '${id}' is being written by other instances faster than this one can commit`,
+              );
+            }
+            await this.#catchUp(slot);
+          }
+        }
+      }, counted);
+    });
+  }
+
+  /**
+   * `use` of model `id`'s slot, called at once when this process has the
+   * model (so operations queue in the order they came). One it does not have
+   * is looked up in a shared store first, once: another process may have
+   * created it a moment ago, its notice still on the way (no sticky
+   * sessions). Every read and write naming a model finds it here.
+   */
+  #withSlot<T>(id: string, use: (slot: Slot) => T | Promise<T>, looked = false): Promise<T> {
     let slot: Slot;
     try {
       slot = this.#slot(id);
     } catch (err) {
-      // Another process may have created it a moment ago, its notice still on the way (no sticky sessions).
       return this.store.coordination && !looked && (err as ServiceError).kind === "not_found"
-        ? this.#adopt(id).then(() => this.#exclusive(id, task, counted, true))
+        ? this.#adopt(id).then(() => this.#withSlot(id, use, true))
         : Promise.reject(err);
     }
-    // A task between writes ends their run: the writes after it wait for it.
-    slot.openRun = undefined;
-    return slot.queue.run(async () => {
-      for (let attempt = 1;; attempt++) {
-        if (slot.deleted) throw notFound(`Model '${id}' not found`);
-        try {
-          return await task(slot);
-        } catch (err) {
-          if (!(err instanceof StaleModelError)) throw err;
-          if (attempt >= STALE_RETRIES * this.config.mutationQueueSize) {
-            throw tooMany(
-              `Model '${id}' is being written by other instances faster than this one can commit`,
-            );
-          }
-          await this.#catchUp(slot);
-        }
-      }
-    }, counted);
+    try {
+      return Promise.resolve(use(slot));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   // ---------------------------------------------------------------- registry
@@ -786,15 +802,14 @@ export class ModelService implements ModelApi {
   }
 
   getInfo(id: string): Promise<ModelInfo> {
-    return Promise.resolve().then(() => infoOf(this.#slot(id).runtime.model));
+    return this.#withSlot(id, (slot) => infoOf(slot.runtime.model));
   }
 
   /** The live spec, or the stored spec of a model that did not load (what a repair evolves). */
   getSpec(id: string): Promise<ModelSpec> {
-    return Promise.resolve().then(() => {
-      const unloaded = this.#unloadedOnly(id);
-      return cloneJson(unloaded ? unloaded.stored.spec : this.#slot(id).runtime.model.spec);
-    });
+    const unloaded = this.#unloadedOnly(id);
+    if (unloaded) return Promise.resolve(cloneJson(unloaded.stored.spec));
+    return this.#withSlot(id, (slot) => cloneJson(slot.runtime.model.spec));
   }
 
   listUnloadedModels(): Promise<UnloadedSummary[]> {
@@ -806,7 +821,7 @@ export class ModelService implements ModelApi {
   }
 
   getLibrary(id: string): Promise<LibraryDescription> {
-    return Promise.resolve().then(() => cloneJson(describeLibrary(this.#slot(id).runtime.model)));
+    return this.#withSlot(id, (slot) => cloneJson(describeLibrary(slot.runtime.model)));
   }
 
   /** The compiled model of a registered id (for surfaces that render views, run tests). */
@@ -1526,8 +1541,8 @@ export class ModelService implements ModelApi {
   }
 
   getLineage(id: string): Promise<Json[]> {
-    return Promise.resolve().then(() => {
-      const lineage = this.#slot(id).runtime.model.spec.lineage;
+    return this.#withSlot(id, (slot) => {
+      const lineage = slot.runtime.model.spec.lineage;
       return Array.isArray(lineage) ? cloneJson(lineage as Json[]) : [];
     });
   }
@@ -1569,8 +1584,9 @@ export class ModelService implements ModelApi {
     if (typeof toRepo !== "string" || toRepo.trim() === "") {
       return Promise.reject(badRequest("toRepo is required"));
     }
-    return Promise.resolve().then(() =>
-      this.#composition.promote(id, this.#slot(id).runtime.model.spec, toRepo.trim())
+    return this.#withSlot(
+      id,
+      (slot) => this.#composition.promote(id, slot.runtime.model.spec, toRepo.trim()),
     );
   }
 
@@ -1665,18 +1681,18 @@ export class ModelService implements ModelApi {
   }
 
   getHistory(id: string): Promise<string[]> {
-    return Promise.resolve().then(() => this.#slot(id).runtime.historyTimestamps());
+    return this.#withSlot(id, (slot) => slot.runtime.historyTimestamps());
   }
 
   getSchema(id: string, path: string): Promise<JsonObject> {
-    return Promise.resolve().then(() => this.#slot(id).runtime.effectiveSchema(path));
+    return this.#withSlot(id, (slot) => slot.runtime.effectiveSchema(path));
   }
 
   explain(id: string, path: string, limit?: number): Promise<TraceRecord[]> {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
       return Promise.reject(badRequest("limit must be a non-negative integer"));
     }
-    return Promise.resolve().then(() => this.#slot(id).runtime.explain(path, limit));
+    return this.#withSlot(id, (slot) => slot.runtime.explain(path, limit));
   }
 
   snapshot(id: string): Promise<Snapshot> {
@@ -1684,10 +1700,7 @@ export class ModelService implements ModelApi {
   }
 
   getGraph(id: string): Promise<GraphView> {
-    return Promise.resolve().then(() => {
-      const model = this.#slot(id).runtime.model;
-      return projectGraph(model.id, model.graph);
-    });
+    return this.#withSlot(id, ({ runtime: { model } }) => projectGraph(model.id, model.graph));
   }
 
   getView(id: string, viewId?: string): Promise<EvaluatedView> {
@@ -1706,7 +1719,7 @@ export class ModelService implements ModelApi {
   }
 
   async getVerification(id: string): Promise<VerificationReport> {
-    const slot = this.#slot(id);
+    const slot = await this.#withSlot(id, (slot) => slot);
     const model = slot.runtime.model;
     if (slot.verification?.model !== model) {
       slot.verification = { model, report: await verify(model, this.runtimeEnv) };
@@ -1715,7 +1728,7 @@ export class ModelService implements ModelApi {
   }
 
   async getAudit(id: string, params: AuditParams = {}): Promise<AuditRecord[]> {
-    this.#slot(id);
+    await this.#withSlot(id, () => {});
     const limit = params.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1 || limit > 10000) {
       throw badRequest("limit must be an integer from 1 to 10000");
@@ -1739,7 +1752,7 @@ export class ModelService implements ModelApi {
    * makes it invalid, until an operator deletes the recovery records.
    */
   async verifyAudit(id: string): Promise<AuditVerification> {
-    this.#slot(id);
+    await this.#withSlot(id, () => {});
     const verdict = await verifyChain(await this.store.allAudit(id), this.platform.hasher, this.#auditSigner);
     if (!verdict.valid) return verdict;
     const tampered = (await this.store.getRecovery(id)).find((record) => record.auditSequence !== undefined);

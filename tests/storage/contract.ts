@@ -1103,7 +1103,7 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
     },
   },
   {
-    name: "shared: a write or state read through the other service right after a create finds the model",
+    name: "shared: a write or any read through the other service right after a create finds the model",
     needs: ["shared"],
     async run(fixture) {
       await withTwo(fixture, async (a, b) => {
@@ -1119,6 +1119,25 @@ export const STORAGE_CONTRACT: readonly ContractCase[] = [
         await one.createModel({ ...SPEC, id: "contract/d" });
         same(await two.getState("contract/d"), {}, "a state read through the other");
         same(await refusal(two.mutate("contract/none", { "$.qty": 1 })), "not_found", "an unknown model");
+        // Every other read of a model too (until the twentieth session these answered 404 until the notice came).
+        const reads: Record<string, (id: string) => Promise<unknown>> = {
+          info: (id) => two.getInfo(id),
+          spec: (id) => two.getSpec(id),
+          audit: (id) => two.getAudit(id),
+          "audit verification": (id) => two.verifyAudit(id),
+          history: (id) => two.getHistory(id),
+          schema: (id) => two.getSchema(id, "$.qty"),
+          explanation: (id) => two.explain(id, "$.total"),
+          graph: (id) => two.getGraph(id),
+          lineage: (id) => two.getLineage(id),
+          verification: (id) => two.getVerification(id),
+        };
+        for (const [what, read] of Object.entries(reads)) {
+          const id = `contract/${what.replace(" ", "-")}`;
+          await one.createModel({ ...SPEC, id });
+          same(await refusal(read(id)), "accepted", `a read of its ${what} through the other`);
+        }
+        same(await refusal(two.getInfo("contract/none")), "not_found", "an unknown model's info");
         await one.close();
         await two.close();
       });
