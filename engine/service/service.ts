@@ -59,7 +59,7 @@ import { ExpressionCompiler } from "../expr/compiler.ts";
 import { withRegexEngine } from "../expr/re2.ts";
 import { type GraphView, projectGraph } from "../graph/projection.ts";
 import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
-import { GLOBAL_SCHEDULER, type Platform, webPlatform } from "../ports.ts";
+import { GLOBAL_SCHEDULER, type Platform, type Scheduler, webPlatform } from "../ports.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
 import type { EffectPolicy } from "../model/nodes.ts";
 import { statusDocument } from "../runtime/effects.ts";
@@ -241,6 +241,16 @@ interface Slot {
  */
 const STALE_RETRIES = 4;
 
+/**
+ * Wait before a refresh nobody awaits (a notice's) runs again after failing,
+ * doubled each time up to {@link REFRESH_RETRY_MAX_MS}: the database out of
+ * reach a moment while the notice connection held, the change would otherwise
+ * wait for the model's next commit.
+ */
+const REFRESH_RETRY_FIRST_MS = 100;
+/** Longest wait between attempts of a failing refresh: a second after the store answers again, it is caught up. */
+const REFRESH_RETRY_MAX_MS = 1000;
+
 /** The registry of models and every operation on them. */
 export class ModelService implements ModelApi {
   readonly config: EngineConfig;
@@ -277,6 +287,13 @@ export class ModelService implements ModelApi {
   /** Aborted by {@link stopGenerations}: every generation runs under it. */
   readonly #generations = new AbortController();
   #unwatch: () => void = () => {};
+  /** Timers of failed refreshes waiting to run again ({@link #refreshing}); cleared by {@link close}. */
+  readonly #refreshRetries = new Set<unknown>();
+  #closed = false;
+
+  get #scheduler(): Scheduler {
+    return this.platform.scheduler ?? GLOBAL_SCHEDULER;
+  }
 
   private constructor(options: ServiceOptions) {
     this.config = options.config ?? { ...DEFAULT_CONFIG };
@@ -298,7 +315,7 @@ export class ModelService implements ModelApi {
     this.#composition = new Composition({
       config: this.config,
       hasher: this.platform.hasher,
-      scheduler: this.platform.scheduler ?? GLOBAL_SCHEDULER,
+      scheduler: this.#scheduler,
       repositories: options.repositories ?? [],
       localSpec: (id) => this.#slots.get(id)?.runtime.model.spec ?? null,
       localIds: () => [...this.#slots.keys()],
@@ -317,7 +334,7 @@ export class ModelService implements ModelApi {
         linkExecutor(this.#composition.linkTargets()),
       ], {
         clock: this.platform.clock,
-        scheduler: this.platform.scheduler ?? GLOBAL_SCHEDULER,
+        scheduler: this.#scheduler,
         observer: { attemptFinished: this.#observer.effectAttempted, warn: this.#observer.warn },
       })
       : null;
@@ -478,17 +495,19 @@ export class ModelService implements ModelApi {
     if (change.type === "model") {
       const id = change.modelId;
       // A notice while the model is adopted may tell of a change the adoption read before: caught up after it.
-      this.#refreshing(this.#slots.has(id) || this.#adopting.has(id) ? this.#sync(id) : this.#adopt(id));
+      this.#refreshing(() =>
+        this.#slots.has(id) || this.#adopting.has(id) ? this.#sync(id) : this.#adopt(id)
+      );
       return;
     }
     for (const job of change.jobs) {
-      this.#refreshing((async () => {
+      this.#refreshing(async () => {
         const slot = await this.#sync(job.modelId);
         if (!slot) return;
         // The service's copy may predate an outbox change that moved no revision: begin runs the store's.
         const known = slot.jobs.get(job.id);
         if (known) this.#dispatcher?.enqueue([known]);
-      })());
+      });
     }
   }
 
@@ -724,12 +743,28 @@ export class ModelService implements ModelApi {
    */
   #release(id: string): void {
     this.#reserved.delete(id);
-    if (this.#missedWhileReserved.delete(id) && !this.#slots.has(id)) this.#refreshing(this.#adopt(id));
+    if (this.#missedWhileReserved.delete(id) && !this.#slots.has(id)) this.#refreshing(() => this.#adopt(id));
   }
 
-  /** A refresh nobody awaits: its failure is logged. */
-  #refreshing(task: Promise<unknown>): void {
-    task.catch((err) => this.#observer.warn?.(`refreshing from the store failed: ${(err as Error).message}`));
+  /**
+   * A refresh nobody awaits: after a failure it runs again, the wait growing
+   * to {@link REFRESH_RETRY_MAX_MS}, until it gets through (the model is then
+   * as stored, or gone) or the service closes. Its first failure is logged.
+   */
+  #refreshing(refresh: () => Promise<unknown>, wait = REFRESH_RETRY_FIRST_MS): void {
+    refresh().catch((err) => {
+      if (this.#closed) return;
+      if (wait === REFRESH_RETRY_FIRST_MS) {
+        this.#observer.warn?.(
+          `refreshing from the store failed: ${(err as Error).message}; trying again until it gets through`,
+        );
+      }
+      const timer = this.#scheduler.setTimeout(() => {
+        this.#refreshRetries.delete(timer);
+        this.#refreshing(refresh, Math.min(2 * wait, REFRESH_RETRY_MAX_MS));
+      }, wait);
+      this.#refreshRetries.add(timer);
+    });
   }
 
   /** Whether no model, live, being made or removed, or stored but not loaded, holds `id`. */
@@ -2030,6 +2065,9 @@ export class ModelService implements ModelApi {
   async close(): Promise<void> {
     this.stopGenerations();
     this.#unwatch();
+    this.#closed = true;
+    for (const timer of this.#refreshRetries) this.#scheduler.clearTimeout(timer);
+    this.#refreshRetries.clear();
     await this.#composition.close();
     await this.#dispatcher?.close();
     await this.store.close();

@@ -126,3 +126,56 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  ...OPTIONS,
+  name: "postgres storage: a refresh a notice starts that fails runs again until the other's commit is in",
+  async fn() {
+    await using cluster = await startPostgres();
+    const url = await cluster.database();
+    const keys = (databaseUrl: string): Record<string, string> => ({
+      "svc.storage.type": "postgres",
+      "svc.storage.postgres.url": databaseUrl,
+    });
+    const writer = await openStorage((key) => keys(url)[key], () => {});
+    const one = await ModelService.open({ ...writer, platform: webPlatform() });
+    // The other instance's role may lose the right to read the models, the stand-in for a database out of its
+    // reach while its notice connection held.
+    const admin = (await PgDatabase.open(url, 1)).acquire();
+    await admin.sql.unsafe(
+      "CREATE ROLE reader LOGIN; GRANT ALL ON ALL TABLES IN SCHEMA public TO reader; " +
+        "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO reader",
+    );
+    const reader = await openStorage((key) => keys(url.replace("postgres@", "reader@"))[key], () => {});
+    const warnings: string[] = [];
+    const two = await ModelService.open({
+      ...reader,
+      platform: webPlatform(),
+      observer: { warn: (line) => warnings.push(line) },
+    });
+    try {
+      await one.createModel({
+        id: "late",
+        schema: { type: "object", properties: { n: { type: "integer" } } },
+      });
+      await eventually(async () => (await two.listModels()).includes("late"), "the model on the other");
+      await admin.sql`REVOKE SELECT ON svc_models FROM reader`;
+      await one.mutate("late", { "$.n": 1 });
+      await eventually(() => Promise.resolve(warnings.length > 0), "the other's refresh failing");
+      assert.match(
+        warnings[0],
+        /^refreshing from the store failed: permission denied for table svc_models/,
+      );
+      await admin.sql`GRANT SELECT ON svc_models TO reader`;
+      // Until the twentieth session the failure was only logged: the other kept n absent until the next commit.
+      await eventually(
+        async () => (await two.getState("late") as { n?: number }).n === 1,
+        "the other catching up",
+      );
+    } finally {
+      await two.close();
+      await one.close();
+      await admin.release();
+    }
+  },
+});
