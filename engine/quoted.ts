@@ -38,3 +38,21 @@ export function shortMessage(message: string): string {
   );
   return short.length > 2 * MAX_QUOTED_CHARS ? quoted(short) : short;
 }
+
+/** `scheme://`, then a user part up to its `@` (the last before the host, as a URL parser reads it). */
+const URL_USER_PART = /\b([a-z][a-z0-9+.-]*:\/\/)(?:([^\s/?#@:'"`]*):)?[^\s/?#'"`]*@/gi;
+
+/**
+ * `text` with the credentials of every URL in it masked, wherever it stands (a
+ * driver's error quoting its connection URL, a configured base URL): a
+ * password as `***` after its user (`postgres://svc:***@db`, as the storage
+ * messages name the user), a user part without one whole (`https://***@host`:
+ * a token). Mask before cutting ({@link quoted}): a cut inside a password
+ * leaves no `@` to find it by.
+ */
+export function maskCredentials(text: string): string {
+  return text.replace(
+    URL_USER_PART,
+    (_, scheme: string, user?: string) => `${scheme}${user === undefined ? "" : `${user}:`}***@`,
+  );
+}

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { quoted, shortMessage } from "./quoted.ts";
+import { maskCredentials, quoted, shortMessage } from "./quoted.ts";
 
 Deno.test("quoted keeps short text and cuts long text to its first characters and its length", () => {
   assert.equal(quoted("abc", 3), "abc");
@@ -28,4 +28,17 @@ Deno.test("shortMessage leaves a value the engine quoted already as it was quote
   }" (position 392)`;
   assert.equal(shortMessage(message), message);
   assert.match(shortMessage(message), /"1{1000}… \(40000000 characters\)"/);
+});
+
+Deno.test("maskCredentials masks the credentials of every URL in a text, the user named when a password follows", () => {
+  assert.equal(
+    maskCredentials(
+      "connect postgres://svc:hunter2@db:5432/svc failed (ECONNRESET) then https://tok3n@gw.example/v1",
+    ),
+    "connect postgres://svc:***@db:5432/svc failed (ECONNRESET) then https://***@gw.example/v1",
+  );
+  // The host starts after the last @ before the path, as a URL parser reads it: a raw @ in a password stays hidden.
+  assert.equal(maskCredentials("'postgres://svc:p@ss:w0rd@db/svc'"), "'postgres://svc:***@db/svc'");
+  const plain = "https://gw.example:443/v1?to=a@b.example and mail a@b.example";
+  assert.equal(maskCredentials(plain), plain);
 });

@@ -8,6 +8,7 @@
  * @module
  */
 import { type ConfigLookup, envName, readBool, readChoice, readInt, shownValue } from "../engine/config.ts";
+import { maskCredentials } from "../engine/quoted.ts";
 
 /** The eight provider kinds. */
 export const PROVIDER_KINDS = [
@@ -157,11 +158,6 @@ function readNumber(lookup: ConfigLookup, key: string, fallback: number, min: nu
   return value;
 }
 
-/** A URL with any `user:password@` masked, for messages and logs. */
-export function maskUrlCredentials(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1***@");
-}
-
 /**
  * An http(s) URL without credentials: like an effect's URL, `user:password@`
  * is refused rather than sent (it would go out as Basic auth next to the key,
@@ -174,10 +170,10 @@ function readUrl(lookup: ConfigLookup, key: string): string | null {
   try {
     url = new URL(raw);
   } catch {
-    fail(key, "an http or https URL", maskUrlCredentials(raw));
+    fail(key, "an http or https URL", maskCredentials(raw));
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    fail(key, "an http or https URL", maskUrlCredentials(raw));
+    fail(key, "an http or https URL", maskCredentials(raw));
   }
   if (url.username !== "" || url.password !== "") {
     throw new Error(

@@ -101,7 +101,7 @@ Deno.test("credentials in svc.llm.base-url abort startup without being echoed; t
   );
   // A configuration built another way still never prints them.
   const config = { ...configOf({ "svc.llm.api-key": "k" }), baseUrl: "https://bob:hunter22@gw.example/v1" };
-  assert.equal(describeLlm(config), "llm: anthropic claude-sonnet-4-6 at https://***@gw.example/v1");
+  assert.equal(describeLlm(config), "llm: anthropic claude-sonnet-4-6 at https://bob:***@gw.example/v1");
 });
 
 Deno.test("provider errors are scrubbed of the key, Bearer and Basic tokens, api-key echoes and URL credentials", () => {

@@ -10,7 +10,8 @@
  */
 import type { LlmProvider } from "../engine/llm.ts";
 import type { SpecGenerator } from "../engine/service/generation.ts";
-import { type LlmConfig, maskUrlCredentials, providerConfigured } from "./config.ts";
+import { type LlmConfig, providerConfigured } from "./config.ts";
+import { maskCredentials } from "../engine/quoted.ts";
 import { type GuardedFetch, noEgress } from "./egress.ts";
 import { LlmSpecGenerator } from "./generator.ts";
 import { MockProvider } from "./mock.ts";
@@ -65,7 +66,5 @@ export function describeLlm(config: LlmConfig): string {
   if (config.mock) return "llm: mock";
   if (!providerConfigured(config)) return "llm: none (generation answers 503)";
   const model = config.model ?? KIND_DEFAULTS[config.provider].model;
-  return `llm: ${config.provider} ${model}${
-    config.baseUrl ? ` at ${maskUrlCredentials(config.baseUrl)}` : ""
-  }`;
+  return `llm: ${config.provider} ${model}${config.baseUrl ? ` at ${maskCredentials(config.baseUrl)}` : ""}`;
 }

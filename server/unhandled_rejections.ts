@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { maskCredentials, MAX_QUOTED_WORD, quoted } from "../engine/quoted.ts";
 import type { Logger } from "./log.ts";
 
 /** Characters of the reason's message logged at most. */
@@ -15,16 +16,17 @@ const MAX_MESSAGE = 300;
 
 /**
  * The reason, on one bounded line: its name, code and message, and where it
- * was thrown; a URL's password masked (`postgres://svc:***@db`).
+ * was thrown; a URL's password masked (`postgres://svc:***@db`), before the
+ * cut, so a cut inside a password cannot show its start.
  */
 export function describeRejection(reason: unknown): string {
   const error = reason instanceof Error ? reason : null;
   const code = (reason as { code?: unknown } | null)?.code;
   let message = error ? `${error.name}: ${error.message}` : String(reason);
   if (typeof code === "string" && !message.includes(code)) message += ` (${code})`;
-  if (message.length > MAX_MESSAGE) message = `${message.slice(0, MAX_MESSAGE)}…`;
-  const frame = error?.stack?.split("\n").find((line) => /^\s+at /.test(line))?.trim().slice(0, 200);
-  return `${message}${frame ? ` ${frame}` : ""}`.replace(/(\/\/[^/\s:@]+:)[^/\s@]+@/g, "$1***@");
+  const frame = error?.stack?.split("\n").find((line) => /^\s+at /.test(line))?.trim();
+  const shown = quoted(maskCredentials(message), MAX_MESSAGE);
+  return frame ? `${shown} ${quoted(maskCredentials(frame), MAX_QUOTED_WORD)}` : shown;
 }
 
 /** Logs each unhandled rejection instead of ending the process; returns the uninstaller. */

@@ -59,7 +59,7 @@ import { ExpressionCompiler } from "../expr/compiler.ts";
 import { withRegexEngine } from "../expr/re2.ts";
 import { type GraphView, projectGraph } from "../graph/projection.ts";
 import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
-import { GLOBAL_SCHEDULER, type Platform, webPlatform } from "../ports.ts";
+import { GLOBAL_SCHEDULER, type Platform, type Scheduler, webPlatform } from "../ports.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
 import type { EffectPolicy } from "../model/nodes.ts";
 import { statusDocument } from "../runtime/effects.ts";
@@ -241,6 +241,16 @@ interface Slot {
  */
 const STALE_RETRIES = 4;
 
+/**
+ * Wait before a refresh nobody awaits (a notice's) runs again after failing,
+ * doubled each time up to {@link REFRESH_RETRY_MAX_MS}: the database out of
+ * reach a moment while the notice connection held, the change would otherwise
+ * wait for the model's next commit.
+ */
+const REFRESH_RETRY_FIRST_MS = 100;
+/** Longest wait between attempts of a failing refresh: a second after the store answers again, it is caught up. */
+const REFRESH_RETRY_MAX_MS = 1000;
+
 /** The registry of models and every operation on them. */
 export class ModelService implements ModelApi {
   readonly config: EngineConfig;
@@ -277,6 +287,13 @@ export class ModelService implements ModelApi {
   /** Aborted by {@link stopGenerations}: every generation runs under it. */
   readonly #generations = new AbortController();
   #unwatch: () => void = () => {};
+  /** Timers of failed refreshes waiting to run again ({@link #refreshing}); cleared by {@link close}. */
+  readonly #refreshRetries = new Set<unknown>();
+  #closed = false;
+
+  get #scheduler(): Scheduler {
+    return this.platform.scheduler ?? GLOBAL_SCHEDULER;
+  }
 
   private constructor(options: ServiceOptions) {
     this.config = options.config ?? { ...DEFAULT_CONFIG };
@@ -298,7 +315,7 @@ export class ModelService implements ModelApi {
     this.#composition = new Composition({
       config: this.config,
       hasher: this.platform.hasher,
-      scheduler: this.platform.scheduler ?? GLOBAL_SCHEDULER,
+      scheduler: this.#scheduler,
       repositories: options.repositories ?? [],
       localSpec: (id) => this.#slots.get(id)?.runtime.model.spec ?? null,
       localIds: () => [...this.#slots.keys()],
@@ -317,7 +334,7 @@ export class ModelService implements ModelApi {
         linkExecutor(this.#composition.linkTargets()),
       ], {
         clock: this.platform.clock,
-        scheduler: this.platform.scheduler ?? GLOBAL_SCHEDULER,
+        scheduler: this.#scheduler,
         observer: { attemptFinished: this.#observer.effectAttempted, warn: this.#observer.warn },
       })
       : null;
@@ -478,17 +495,19 @@ export class ModelService implements ModelApi {
     if (change.type === "model") {
       const id = change.modelId;
       // A notice while the model is adopted may tell of a change the adoption read before: caught up after it.
-      this.#refreshing(this.#slots.has(id) || this.#adopting.has(id) ? this.#sync(id) : this.#adopt(id));
+      this.#refreshing(() =>
+        this.#slots.has(id) || this.#adopting.has(id) ? this.#sync(id) : this.#adopt(id)
+      );
       return;
     }
     for (const job of change.jobs) {
-      this.#refreshing((async () => {
+      this.#refreshing(async () => {
         const slot = await this.#sync(job.modelId);
         if (!slot) return;
         // The service's copy may predate an outbox change that moved no revision: begin runs the store's.
         const known = slot.jobs.get(job.id);
         if (known) this.#dispatcher?.enqueue([known]);
-      })());
+      });
     }
   }
 
@@ -640,36 +659,52 @@ export class ModelService implements ModelApi {
    * first), the model is brought up to date and `task` runs again, up to
    * {@link STALE_RETRIES} times per queued operation (then 429). A task writes
    * to the store before it changes anything in memory, so running it again is safe.
-   * A model this process does not have is looked up in a shared store first.
+   * A model this process does not have is looked up in a shared store first ({@link #withSlot}).
    */
-  #exclusive<T>(id: string, task: (slot: Slot) => Promise<T>, counted = false, looked = false): Promise<T> {
+  #exclusive<T>(id: string, task: (slot: Slot) => Promise<T>, counted = false): Promise<T> {
+    return this.#withSlot(id, (slot) => {
+      // A task between writes ends their run: the writes after it wait for it.
+      slot.openRun = undefined;
+      return slot.queue.run(async () => {
+        for (let attempt = 1;; attempt++) {
+          if (slot.deleted) throw notFound(`Model '${id}' not found`);
+          try {
+            return await task(slot);
+          } catch (err) {
+            if (!(err instanceof StaleModelError)) throw err;
+            if (attempt >= STALE_RETRIES * this.config.mutationQueueSize) {
+              throw tooMany(
+                `Model '${id}' is being written by other instances faster than this one can commit`,
+              );
+            }
+            await this.#catchUp(slot);
+          }
+        }
+      }, counted);
+    });
+  }
+
+  /**
+   * `use` of model `id`'s slot, called at once when this process has the
+   * model (so operations queue in the order they came). One it does not have
+   * is looked up in a shared store first, once: another process may have
+   * created it a moment ago, its notice still on the way (no sticky
+   * sessions). Every read and write naming a model finds it here.
+   */
+  #withSlot<T>(id: string, use: (slot: Slot) => T | Promise<T>, looked = false): Promise<T> {
     let slot: Slot;
     try {
       slot = this.#slot(id);
     } catch (err) {
-      // Another process may have created it a moment ago, its notice still on the way (no sticky sessions).
       return this.store.coordination && !looked && (err as ServiceError).kind === "not_found"
-        ? this.#adopt(id).then(() => this.#exclusive(id, task, counted, true))
+        ? this.#adopt(id).then(() => this.#withSlot(id, use, true))
         : Promise.reject(err);
     }
-    // A task between writes ends their run: the writes after it wait for it.
-    slot.openRun = undefined;
-    return slot.queue.run(async () => {
-      for (let attempt = 1;; attempt++) {
-        if (slot.deleted) throw notFound(`Model '${id}' not found`);
-        try {
-          return await task(slot);
-        } catch (err) {
-          if (!(err instanceof StaleModelError)) throw err;
-          if (attempt >= STALE_RETRIES * this.config.mutationQueueSize) {
-            throw tooMany(
-              `Model '${id}' is being written by other instances faster than this one can commit`,
-            );
-          }
-          await this.#catchUp(slot);
-        }
-      }
-    }, counted);
+    try {
+      return Promise.resolve(use(slot));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   // ---------------------------------------------------------------- registry
@@ -708,12 +743,28 @@ export class ModelService implements ModelApi {
    */
   #release(id: string): void {
     this.#reserved.delete(id);
-    if (this.#missedWhileReserved.delete(id) && !this.#slots.has(id)) this.#refreshing(this.#adopt(id));
+    if (this.#missedWhileReserved.delete(id) && !this.#slots.has(id)) this.#refreshing(() => this.#adopt(id));
   }
 
-  /** A refresh nobody awaits: its failure is logged. */
-  #refreshing(task: Promise<unknown>): void {
-    task.catch((err) => this.#observer.warn?.(`refreshing from the store failed: ${(err as Error).message}`));
+  /**
+   * A refresh nobody awaits: after a failure it runs again, the wait growing
+   * to {@link REFRESH_RETRY_MAX_MS}, until it gets through (the model is then
+   * as stored, or gone) or the service closes. Its first failure is logged.
+   */
+  #refreshing(refresh: () => Promise<unknown>, wait = REFRESH_RETRY_FIRST_MS): void {
+    refresh().catch((err) => {
+      if (this.#closed) return;
+      if (wait === REFRESH_RETRY_FIRST_MS) {
+        this.#observer.warn?.(
+          `refreshing from the store failed: ${(err as Error).message}; trying again until it gets through`,
+        );
+      }
+      const timer = this.#scheduler.setTimeout(() => {
+        this.#refreshRetries.delete(timer);
+        this.#refreshing(refresh, Math.min(2 * wait, REFRESH_RETRY_MAX_MS));
+      }, wait);
+      this.#refreshRetries.add(timer);
+    });
   }
 
   /** Whether no model, live, being made or removed, or stored but not loaded, holds `id`. */
@@ -786,15 +837,14 @@ export class ModelService implements ModelApi {
   }
 
   getInfo(id: string): Promise<ModelInfo> {
-    return Promise.resolve().then(() => infoOf(this.#slot(id).runtime.model));
+    return this.#withSlot(id, (slot) => infoOf(slot.runtime.model));
   }
 
   /** The live spec, or the stored spec of a model that did not load (what a repair evolves). */
   getSpec(id: string): Promise<ModelSpec> {
-    return Promise.resolve().then(() => {
-      const unloaded = this.#unloadedOnly(id);
-      return cloneJson(unloaded ? unloaded.stored.spec : this.#slot(id).runtime.model.spec);
-    });
+    const unloaded = this.#unloadedOnly(id);
+    if (unloaded) return Promise.resolve(cloneJson(unloaded.stored.spec));
+    return this.#withSlot(id, (slot) => cloneJson(slot.runtime.model.spec));
   }
 
   listUnloadedModels(): Promise<UnloadedSummary[]> {
@@ -806,7 +856,7 @@ export class ModelService implements ModelApi {
   }
 
   getLibrary(id: string): Promise<LibraryDescription> {
-    return Promise.resolve().then(() => cloneJson(describeLibrary(this.#slot(id).runtime.model)));
+    return this.#withSlot(id, (slot) => cloneJson(describeLibrary(slot.runtime.model)));
   }
 
   /** The compiled model of a registered id (for surfaces that render views, run tests). */
@@ -1527,8 +1577,8 @@ export class ModelService implements ModelApi {
   }
 
   getLineage(id: string): Promise<Json[]> {
-    return Promise.resolve().then(() => {
-      const lineage = this.#slot(id).runtime.model.spec.lineage;
+    return this.#withSlot(id, (slot) => {
+      const lineage = slot.runtime.model.spec.lineage;
       return Array.isArray(lineage) ? cloneJson(lineage as Json[]) : [];
     });
   }
@@ -1570,8 +1620,9 @@ export class ModelService implements ModelApi {
     if (typeof toRepo !== "string" || toRepo.trim() === "") {
       return Promise.reject(badRequest("toRepo is required"));
     }
-    return Promise.resolve().then(() =>
-      this.#composition.promote(id, this.#slot(id).runtime.model.spec, toRepo.trim())
+    return this.#withSlot(
+      id,
+      (slot) => this.#composition.promote(id, slot.runtime.model.spec, toRepo.trim()),
     );
   }
 
@@ -1666,18 +1717,18 @@ export class ModelService implements ModelApi {
   }
 
   getHistory(id: string): Promise<string[]> {
-    return Promise.resolve().then(() => this.#slot(id).runtime.historyTimestamps());
+    return this.#withSlot(id, (slot) => slot.runtime.historyTimestamps());
   }
 
   getSchema(id: string, path: string): Promise<JsonObject> {
-    return Promise.resolve().then(() => this.#slot(id).runtime.effectiveSchema(path));
+    return this.#withSlot(id, (slot) => slot.runtime.effectiveSchema(path));
   }
 
   explain(id: string, path: string, limit?: number): Promise<TraceRecord[]> {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
       return Promise.reject(badRequest("limit must be a non-negative integer"));
     }
-    return Promise.resolve().then(() => this.#slot(id).runtime.explain(path, limit));
+    return this.#withSlot(id, (slot) => slot.runtime.explain(path, limit));
   }
 
   snapshot(id: string): Promise<Snapshot> {
@@ -1685,10 +1736,7 @@ export class ModelService implements ModelApi {
   }
 
   getGraph(id: string): Promise<GraphView> {
-    return Promise.resolve().then(() => {
-      const model = this.#slot(id).runtime.model;
-      return projectGraph(model.id, model.graph);
-    });
+    return this.#withSlot(id, ({ runtime: { model } }) => projectGraph(model.id, model.graph));
   }
 
   getView(id: string, viewId?: string): Promise<EvaluatedView> {
@@ -1707,7 +1755,7 @@ export class ModelService implements ModelApi {
   }
 
   async getVerification(id: string): Promise<VerificationReport> {
-    const slot = this.#slot(id);
+    const slot = await this.#withSlot(id, (slot) => slot);
     const model = slot.runtime.model;
     if (slot.verification?.model !== model) {
       slot.verification = { model, report: await verify(model, this.runtimeEnv) };
@@ -1716,7 +1764,7 @@ export class ModelService implements ModelApi {
   }
 
   async getAudit(id: string, params: AuditParams = {}): Promise<AuditRecord[]> {
-    this.#slot(id);
+    await this.#withSlot(id, () => {});
     const limit = params.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1 || limit > 10000) {
       throw badRequest("limit must be an integer from 1 to 10000");
@@ -1740,7 +1788,7 @@ export class ModelService implements ModelApi {
    * makes it invalid, until an operator deletes the recovery records.
    */
   async verifyAudit(id: string): Promise<AuditVerification> {
-    this.#slot(id);
+    await this.#withSlot(id, () => {});
     const verdict = await verifyChain(await this.store.allAudit(id), this.platform.hasher, this.#auditSigner);
     if (!verdict.valid) return verdict;
     const tampered = (await this.store.getRecovery(id)).find((record) => record.auditSequence !== undefined);
@@ -2018,6 +2066,9 @@ export class ModelService implements ModelApi {
   async close(): Promise<void> {
     this.stopGenerations();
     this.#unwatch();
+    this.#closed = true;
+    for (const timer of this.#refreshRetries) this.#scheduler.clearTimeout(timer);
+    this.#refreshRetries.clear();
     await this.#composition.close();
     await this.#dispatcher?.close();
     await this.store.close();

@@ -34,3 +34,29 @@ Deno.test("another process's restore is heard, one told while the model is adopt
   assert.deepEqual(heard, ["created", "restored", "restored"]);
   await service.close();
 });
+
+Deno.test("a refresh a notice starts that fails runs again until it gets through", async () => {
+  const store = new SharedStore();
+  // Its refreshes fail `failing` times (the database out of reach a moment), then answer.
+  let failing = 0;
+  const refresh = store.coordination.refresh;
+  store.coordination.refresh = (id, options) =>
+    failing-- > 0 ? Promise.reject(new Error("the database cannot be reached")) : refresh(id, options);
+  const warnings: string[] = [];
+  const { service } = await serviceOf({}, { store, observer: { warn: (line) => warnings.push(line) } });
+  await store.changed("c", storedAt(0));
+  assert.deepEqual(await service.getState("c"), { n: 0 });
+
+  failing = 3;
+  await store.changed("c", storedAt(5));
+  const deadline = Date.now() + 10_000;
+  while ((await service.getState("c") as { n: number }).n !== 5) {
+    assert.ok(Date.now() < deadline, `never caught up: ${warnings.join("; ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(failing, -1, "three failures, then the attempt that got through");
+  assert.deepEqual(warnings, [
+    "refreshing from the store failed: the database cannot be reached; trying again until it gets through",
+  ]);
+  await service.close();
+});

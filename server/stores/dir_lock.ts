@@ -63,7 +63,15 @@ const pending = new Map<string, Promise<HeldLock>>();
  * for the error when another process holds it.
  */
 export async function lockDirectory(dir: string, setting: string): Promise<DirectoryLock> {
-  const key = await Deno.realPath(dir);
+  let key: string;
+  try {
+    key = await Deno.realPath(dir);
+  } catch (err) {
+    // Removed since it was made, or a parent it may not search: the platform's words alone named no setting.
+    throw new Error(
+      `Configuration ${setting}: cannot resolve the directory: ${failureAbout((err as Error).message, dir)}`,
+    );
+  }
   const lock = held.get(key) ?? await acquireOnce(key, setting);
   lock.users++;
   let released = false;

@@ -98,3 +98,16 @@ Deno.test("a lock released within a moment of being asked for is taken, not refu
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a directory that cannot be resolved is refused naming the setting, its path cut short", async () => {
+  const dir = `/nonexistent-${"d".repeat(300)}`;
+  const err = await lockDirectory(dir, "svc.persistence-dir (SVC_PERSISTENCE_DIR) = '…'").then(
+    () => null,
+    (e) => e,
+  );
+  assert.match(
+    err?.message ?? "",
+    /^Configuration svc\.persistence-dir \(SVC_PERSISTENCE_DIR\) = '…': cannot resolve the directory: .*\/nonexistent-d{187}… \(313 characters\)/,
+  );
+  assert.ok(err.message.length < 600, err.message);
+});

@@ -253,13 +253,18 @@ export function unusedStorageKeys(lookup: ConfigLookup, selection: StorageSelect
   ];
 }
 
-/** The startup-line description of a selection; `where` names each durable backend's location. */
+/**
+ * The startup-line description of a selection; `where` names each durable
+ * backend's locations, each cut short as a configured value is in a message
+ * (a path may run to the platform's 4 kB).
+ */
 export function describeStorage(
   selection: StorageSelection,
-  where: Partial<Record<BackendKind, string>>,
+  where: Partial<Record<BackendKind, string | string[]>>,
 ): string {
   const kinds = [selection.spec, selection.state, selection.audit, selection.blob];
-  const places = [...new Set(kinds)].map((kind) => where[kind as BackendKind]).filter(Boolean);
+  const places = [...new Set(kinds)].flatMap((kind) => [where[kind as BackendKind] ?? []].flat())
+    .map((place) => quoted(place, MAX_QUOTED_WORD));
   const suffix = places.length ? ` (${places.join(", ")})` : "";
   if (kinds.every((kind) => kind === kinds[0])) return `${kinds[0]}${suffix}`;
   return `spec ${selection.spec}, state ${selection.state}, audit ${selection.audit}, blobs ${selection.blob}${suffix}`;
@@ -364,9 +369,9 @@ export async function openStorage(
     const where = {
       kv: kv?.path,
       filesystem: [
-        selection.spec === "filesystem" ? selection.dir : null,
-        selection.blob === "filesystem" ? selection.blobDir : null,
-      ].filter(Boolean).join(", "),
+        selection.spec === "filesystem" ? [selection.dir] : [],
+        selection.blob === "filesystem" ? [selection.blobDir] : [],
+      ].flat(),
       postgres: pg?.description,
     };
     // A directory moved away while the setting still names it starts an empty store there, silently.

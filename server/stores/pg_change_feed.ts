@@ -17,7 +17,7 @@
 import type { EffectJob } from "../../engine/effects/job.ts";
 import type { StoreChange } from "../../engine/service/ports.ts";
 import { DB_NOW, type PgDatabase } from "./pg_database.ts";
-import { isOutage } from "./pg_outage.ts";
+import { isOutage, retryingReplays } from "./pg_outage.ts";
 
 /** What the feed needs from its model store. */
 export interface FeedSource {
@@ -100,7 +100,7 @@ export class PgChangeFeed {
   async #resync(): Promise<void> {
     try {
       const seen = this.#source.seenRevs();
-      for (const row of await this.#db.sql`SELECT id, rev FROM svc_models`) {
+      for (const row of await retryingReplays(() => this.#db.sql`SELECT id, rev FROM svc_models`)) {
         const id = row.id as string;
         if (seen.get(id) !== row.rev) this.#emit({ type: "model", modelId: id });
         seen.delete(id);
@@ -116,7 +116,8 @@ export class PgChangeFeed {
     if (!this.#listeners.size) return;
     try {
       const now = this.#db.sql.unsafe(DB_NOW);
-      const rows = await this.#db.sql`
+      const rows = await retryingReplays(() =>
+        this.#db.sql`
         UPDATE svc_jobs AS j SET owner = ${this.#db.instance},
           lease_until = greatest(j.due_at, ${now}) + ${this.#source.jobLeaseMs}
         FROM (
@@ -126,7 +127,8 @@ export class PgChangeFeed {
           FOR UPDATE SKIP LOCKED
         ) AS due
         WHERE j.model_id = due.model_id AND j.id = due.id
-        RETURNING j.job`;
+        RETURNING j.job`
+      );
       this.#pollsLost = false;
       const jobs = rows.map((row) => this.#source.parseJob(row.job as string)).filter((job) => job !== null);
       if (jobs.length) this.#emit({ type: "jobs", jobs });

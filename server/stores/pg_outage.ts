@@ -36,6 +36,40 @@ export function isOutage(err: unknown): boolean {
     (CONNECTION_CODES.has(code) || code.startsWith("08") || /^57P0[1-3]$|^53300$/.test(code));
 }
 
+/** Attempts after the first a call gets when each fails with a replayed termination. */
+const REPLAY_RETRIES = 3;
+
+/**
+ * Whether `err` is a termination the server sent a connection that was then
+ * re-established: an ended session's FATAL (57P01 shut down or terminated,
+ * 57P02 crashed). postgres.js keeps the FATAL a shutdown sends to a query in
+ * flight (that query fails with CONNECTION_CLOSED) and, once the connection
+ * is back, fails the first query it was to run with it, before sending it
+ * (a query the server ends fails with the lost connection, never with the
+ * FATAL). So after a database restart, the first call on each connection a
+ * query was running on failed although the database answered (a 503, and
+ * the outage logged again after it was over).
+ */
+export function isReplayedTermination(err: unknown): boolean {
+  const { severity, code } = (err ?? {}) as { severity?: unknown; code?: unknown };
+  return severity === "FATAL" && (code === "57P01" || code === "57P02");
+}
+
+/**
+ * `run()`, run again while it fails with a {@link isReplayedTermination}
+ * (never sent, so never run), at most {@link REPLAY_RETRIES} times more: each
+ * connection replays once, and the retry mostly gets the connection that just
+ * did, ready now. Its result as `run` gives it, a promise or not.
+ */
+export function retryingReplays<T>(run: () => T, retries = REPLAY_RETRIES): T {
+  const result = run();
+  if (retries === 0 || !(result instanceof Promise)) return result;
+  return result.catch((err) => {
+    if (!isReplayedTermination(err)) throw err;
+    return retryingReplays(run, retries - 1);
+  }) as T;
+}
+
 /** Reports the outages of one database: the stores over it share one. */
 export class PgOutages {
   readonly #warn: (message: string) => void;
@@ -48,22 +82,31 @@ export class PgOutages {
   }
 
   /**
-   * `target` with every method's outage turned into {@link unavailable}; a
-   * getter returning `target` itself (a store's `coordination`) returns the
-   * wrapper. Methods run on `target`, so its private fields work.
+   * `target` with every method's outage turned into {@link unavailable}, and
+   * a call the driver failed with a replayed termination run again
+   * ({@link retryingReplays}); a getter returning `target` itself (a store's
+   * `coordination`) returns the wrapper. Methods run on `target`, so its
+   * private fields work.
    */
   wrap<T extends object>(target: T): T {
+    // One wrapper per method, made on first use: every store call reads its method through here.
+    const wrapped = new WeakMap<object, (...args: unknown[]) => unknown>();
     const wrapper: T = new Proxy(target, {
       get: (t, key) => {
         const value = Reflect.get(t, key, t);
         if (value === t) return wrapper;
         if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          const result = value.apply(t, args);
-          return result instanceof Promise
-            ? result.then((v) => this.#up(v), (err) => this.#failed(err))
-            : result;
-        };
+        let method = wrapped.get(value);
+        if (!method) {
+          method = (...args: unknown[]) => {
+            const result = retryingReplays(() => value.apply(t, args));
+            return result instanceof Promise
+              ? result.then((v) => this.#up(v), (err) => this.#failed(err))
+              : result;
+          };
+          wrapped.set(value, method);
+        }
+        return method;
       },
     });
     return wrapper;

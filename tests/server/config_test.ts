@@ -336,6 +336,22 @@ Deno.test("a storage key no chosen backend reads is a warning, not silently drop
   assert.deepEqual(used, []);
 });
 
+Deno.test("a long storage path is quoted cut short on the startup line, as in every configuration message", async () => {
+  const root = await Deno.makeTempDir();
+  const dir = `${root}/${"p".repeat(200)}/${"q".repeat(200)}`;
+  try {
+    const keys: Record<string, string> = { "svc.storage.type": "filesystem", "svc.persistence-dir": dir };
+    const storage = await openStorage((key) => keys[key], () => {});
+    await storage.store.close();
+    await storage.blobs.close();
+    const cut = (path: string) => `${path.slice(0, 200)}… (${path.length} characters)`;
+    // The models' directory, then the blobs' (beside them by default).
+    assert.equal(storage.description, `filesystem (${cut(dir)}, ${cut(`${dir}/blobs`)})`);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("a server key whose switch is off is a warning: a request limit without the limiter", async () => {
   const env: Record<string, string> = {
     SVC_RATE_LIMIT_REQUESTS: "50",

@@ -38,8 +38,18 @@ Deno.test("svc serve logs an unhandled rejection on one line and keeps serving",
   assert.doesNotMatch(stderr, /hunter2/);
 });
 
-Deno.test("an unhandled rejection's log line is bounded", () => {
+Deno.test("an unhandled rejection's log line is bounded, cut as every message is", () => {
   const line = describeRejection(new Error("x".repeat(10_000)));
   assert.ok(line.length < 600, `${line.length} characters`);
+  assert.match(line, /^Error: x{293}… \(10007 characters\) at /);
   assert.equal(describeRejection("plain"), "plain");
+});
+
+Deno.test("a cut inside a URL's password does not show the password's start", () => {
+  // The 300-character cut falls inside the password: masked after the cut, no @ was left to find it by.
+  const reason = `${"y".repeat(265)} postgres://svc:hunter2hunter2hunter2hunter2@db:5432/svc`;
+  const line = describeRejection(reason);
+  assert.doesNotMatch(line, /hunter/);
+  assert.match(line, /postgres:\/\/svc:\*\*\*@db:5432\/svc$/);
+  assert.equal(describeRejection("at https://tok3n@gw.example/v1"), "at https://***@gw.example/v1");
 });
