@@ -15,6 +15,10 @@
  *   `applyOperation` only (engine/runtime/patch.ts), which the stand-in
  *   imports by name, so the rest of the core (`applyPatch`'s reducer,
  *   `getValueByPointer`) is left out too;
+ * - ajv's default assignment (`compile/validate/defaults.js`): ajv calls it
+ *   only with the `useDefaults` option, which the engine never sets (the
+ *   engine fills defaults itself, engine/runtime/defaults.ts; the stand-in
+ *   throws if it ever does);
  * - `jsonata`: its package's own minified build of the same code
  *   (`jsonata.min.js`, uglify's compression), 0.8 KB smaller gzipped than
  *   esbuild's minification of `jsonata.js`;
@@ -41,6 +45,9 @@ const STAND_INS: Record<string, string> = {
   } };`,
   "fast-json-patch": `import { applyOperation, validate } from "fast-json-patch/module/core.mjs";
     export default { applyOperation, validate };`,
+  "./defaults": `module.exports = { assignDefaults() {
+    throw new Error("ajv's useDefaults is not in the browser bundles");
+  } };`,
   "jsonata": `module.exports = require("jsonata/jsonata.min.js");`,
 };
 
@@ -49,7 +56,10 @@ export const leanImports: esbuild.Plugin = {
   name: "lean-imports",
   setup(build) {
     build.onResolve(
-      { filter: /^(ajv|fast-json-patch|jsonata|\.\/vocabularies\/discriminator|\.\/refs\/data\.json)$/ },
+      {
+        filter:
+          /^(ajv|fast-json-patch|jsonata|\.\/defaults|\.\/vocabularies\/discriminator|\.\/refs\/data\.json)$/,
+      },
       (args) => ({ path: args.path, namespace: "lean-imports" }),
     );
     build.onLoad(

@@ -80,3 +80,43 @@ Deno.test("ajv's option notes and compileAsync's loader go from its core.js, and
     /compileAsync's loader/,
   );
 });
+
+Deno.test("ajv's code for coerceTypes and strictTypes goes, and a file without it stops the build", async () => {
+  const dataType = new URL(import.meta.resolve("ajv/dist/compile/validate/dataType.js")).pathname;
+  const source = await Deno.readTextFile(dataType);
+  const lean = withoutMarkers(source, dataType);
+  assert.doesNotMatch(lean, /coerceSpecificType|parentDataProperty/);
+  assert.match(lean, /^function coerceData\(it\) \{\n {4}throw new Error\("ajv's coerceTypes is not/m);
+  // The rest of the file (the type checks every schema compiles with) stays as it was.
+  assert.match(lean, /^function checkDataTypes\(/m);
+  assert.throws(
+    () => withoutMarkers(source.replace("function coerceData(", "function coerce("), dataType),
+    /ajv.s dataType.js no longer holds coerceData/,
+  );
+  const validate = new URL(import.meta.resolve("ajv/dist/compile/validate/index.js")).pathname;
+  const checks = withoutMarkers(await Deno.readTextFile(validate), validate);
+  // Called for every schema: it returns without strictTypes, and throws with it.
+  assert.match(
+    checks,
+    /^function checkStrictTypes\(it\) \{\n {4}if \(!it\.opts\.strictTypes \|\| it\.schemaEnv\.meta\) return;\n {4}throw /m,
+  );
+  assert.doesNotMatch(checks, /strictTypesError|narrowSchemaTypes|allowUnionTypes/);
+  for (const [stub, option] of [["destructureValCxtES5", "code.es5"], ["commentKeyword", "\\$comment"]]) {
+    assert.match(
+      checks,
+      new RegExp(`^function ${stub}\\(it\\) \\{\\n {4}throw new Error\\("ajv's ${option} is not`, "m"),
+    );
+  }
+  assert.doesNotMatch(checks, /\.logger\.log\(/);
+  assert.match(checks, /^class KeywordCxt \{/m);
+  const core = new URL(import.meta.resolve("ajv/dist/core.js")).pathname;
+  const leanCore = withoutMarkers(await Deno.readTextFile(core), core);
+  for (const method of ["removeSchema", "removeKeyword", "$dataMetaSchema"]) {
+    assert.ok(
+      leanCore.includes(`    ${method}() {\n        throw new Error("ajv's ${method} is not in`),
+      method,
+    );
+  }
+  assert.doesNotMatch(leanCore, /_removeAllSchemas|ajv\.removeSchema: invalid parameter/);
+  assert.match(leanCore, /^ {4}getSchema\(keyRef\) \{$/m);
+});
