@@ -54,6 +54,14 @@ async function* walkJs(dir: string): AsyncGenerator<string> {
 }
 
 Deno.test("ajv's option notes and compileAsync's loader go from its core.js, and a core.js without them stops the build", async () => {
+  const keyword = new URL(import.meta.resolve("ajv/dist/compile/validate/keyword.js")).pathname;
+  const keywords = withoutMarkers(await Deno.readTextFile(keyword), keyword);
+  assert.match(
+    keywords,
+    /^function funcKeywordCode\(it\) \{\n {4}throw new Error\("ajv's keyword code from a function/m,
+  );
+  assert.doesNotMatch(keywords, /modifyData|useKeyword|async keyword in sync schema/);
+  assert.match(keywords, /^function validateKeywordUsage\(/m);
   const core = new URL(import.meta.resolve("ajv/dist/core.js")).pathname;
   const source = await Deno.readTextFile(core);
   const lean = withoutMarkers(source, core);
@@ -109,6 +117,14 @@ Deno.test("ajv's code for coerceTypes and strictTypes goes, and a file without i
   }
   assert.doesNotMatch(checks, /\.logger\.log\(/);
   assert.match(checks, /^class KeywordCxt \{/m);
+  const keyword = new URL(import.meta.resolve("ajv/dist/compile/validate/keyword.js")).pathname;
+  const keywords = withoutMarkers(await Deno.readTextFile(keyword), keyword);
+  assert.match(
+    keywords,
+    /^function funcKeywordCode\(it\) \{\n {4}throw new Error\("ajv's keyword code from a function/m,
+  );
+  assert.doesNotMatch(keywords, /modifyData|useKeyword|async keyword in sync schema/);
+  assert.match(keywords, /^function validateKeywordUsage\(/m);
   const core = new URL(import.meta.resolve("ajv/dist/core.js")).pathname;
   const leanCore = withoutMarkers(await Deno.readTextFile(core), core);
   for (const method of ["removeSchema", "removeKeyword", "$dataMetaSchema"]) {
@@ -119,4 +135,19 @@ Deno.test("ajv's code for coerceTypes and strictTypes goes, and a file without i
   }
   assert.doesNotMatch(leanCore, /_removeAllSchemas|ajv\.removeSchema: invalid parameter/);
   assert.match(leanCore, /^ {4}getSchema\(keyRef\) \{$/m);
+});
+
+Deno.test("every keyword of the engine's ajv instances writes its code itself, so no function keyword is left out", async () => {
+  const { Ajv2020 } = await import("ajv/dist/2020.js");
+  const { formatLimitDefinition } = await import("ajv-formats/dist/limit.js");
+  const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
+  ajv.addKeyword(formatLimitDefinition);
+  const rules =
+    (ajv as unknown as { RULES: { all: Record<string, { definition?: Record<string, unknown> }> } })
+      .RULES.all;
+  const byFunction = Object.entries(rules).filter(([, rule]) =>
+    rule.definition && ("macro" in rule.definition || rule.definition.compile || rule.definition.validate)
+  );
+  assert.ok(Object.keys(rules).length > 40);
+  assert.deepEqual(byFunction.map(([name]) => name), []);
 });
