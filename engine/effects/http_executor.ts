@@ -15,7 +15,7 @@
 import type { Json } from "../json/value.ts";
 import { URL_CREDENTIALS } from "../model/sections/effects.ts";
 import type { HttpRequestSpec } from "../runtime/results.ts";
-import type { EffectExecutor, ExecutorOutcome, PartOutcome } from "./executor.ts";
+import { type EffectExecutor, type ExecutorOutcome, idempotencyKeyOf, type PartOutcome } from "./executor.ts";
 
 /** Default `svc.effects.max-response-bytes` (SPEC.md "Limits"): the largest answer an effect reads. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1_048_576;
@@ -184,8 +184,7 @@ export function httpExecutor(transport: HttpTransport): EffectExecutor {
       // A job stored before `fanOut` was recorded: one plain request was taken for a single one.
       const fanOut = job.work.fanOut ??
         (requests.length !== 1 || !!requests[0].set || !!requests[0].statusPath);
-      // The job's id: one per firing, kept in the outbox with the job.
-      const key = encodeURIComponent(job.id);
+      const key = idempotencyKeyOf(job);
       if (!fanOut) {
         const only = await send(requests[0], key, transport, limits);
         return only.ok ? only : { ...only, retryable: only.retryable ?? false };
