@@ -62,7 +62,7 @@ Deno.test("a 503 every time: tried 1 + retries times, each wait at least the dou
     await call(server.url, "POST", "/models", rateModel(target.url, { policy: { retries: 2, backoff: 40 } }));
     await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
     const state = await until(() => stateOf(server.url, "quote"), (s) => phaseOf(s) === "failed", "failed");
-    assert.equal(state.io.fetch.error, "http 503");
+    assert.equal(state.io.fetch.error, "http 503: busy");
     assert.equal(state.io.fetch.key, "eu");
     assert.equal(target.hits.length, 3);
     // Lower bounds only: a wait lasts at least its backoff (40 ms, then 80 ms).

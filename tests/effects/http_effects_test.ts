@@ -48,7 +48,7 @@ Deno.test("a webhook's answer folds back as one foldback commit, seen by subscri
   }
 });
 
-Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not", async () => {
+Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not, their error says why", async () => {
   const target = startTarget((hit, n) => {
     if (hit.path.includes("flaky")) {
       return n === 0 ? new Response("down", { status: 500 }) : Response.json({ rate: 2 });
@@ -56,7 +56,8 @@ Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not", asy
     if (hit.path.includes("moved")) {
       return new Response(null, { status: 302, headers: { location: "/elsewhere" } });
     }
-    return new Response("no", { status: 404 });
+    // A payment API's refusal, its reason in a JSON body (Stripe's shape).
+    return Response.json({ error: { type: "card_error", message: "card declined" } }, { status: 402 });
   });
   const server = await startTestServer(LOOPBACK_EFFECTS);
   try {
@@ -77,15 +78,15 @@ Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not", asy
       (s) => fetchPhase(s) === "failed",
       "redirect",
     );
-    assert.equal(moved.io.fetch.error, "http 302");
-    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "gone" });
-    const gone = await until(
+    assert.equal(moved.io.fetch.error, "http 302: redirects are not followed (Location: /elsewhere)");
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "declined" });
+    const declined = await until(
       () => stateOf(server.url, "quote"),
-      (s) => s.io.fetch.key === "gone" && fetchPhase(s) === "failed",
-      "404",
+      (s) => s.io.fetch.key === "declined" && fetchPhase(s) === "failed",
+      "402",
     );
-    assert.equal(gone.io.fetch.error, "http 404");
-    assert.deepEqual(target.hits.map((h) => h.path.split("=")[1]), ["flaky", "flaky", "moved", "gone"]);
+    assert.equal(declined.io.fetch.error, "http 402: card declined");
+    assert.deepEqual(target.hits.map((h) => h.path.split("=")[1]), ["flaky", "flaky", "moved", "declined"]);
   } finally {
     await server.close();
     await target.close();
@@ -327,7 +328,7 @@ Deno.test("a fan-out sends every request; each folds into its own field and stat
     );
     assert.deepEqual([state.prices.a, state.prices.b, state.prices.cc], [8, undefined, 9]);
     assert.deepEqual([state.prices.io_a.phase, state.prices.io_b.phase], ["applied", "failed"]);
-    assert.equal(state.prices.io_b.error, "http 503");
+    assert.equal(state.prices.io_b.error, "http 503: boom");
     assert.deepEqual(target.hits.map((h) => h.path).sort(), ["/items/a", "/items/b", "/items/cc"]);
   } finally {
     await server.close();
