@@ -126,6 +126,49 @@ Deno.test("a 429 (too many requests) is retried under the policy; its Retry-Afte
   }
 });
 
+Deno.test("while a job waits for its retry, its status and the subscribers' feed say the attempt failed and when the next is due", async () => {
+  const target = startTarget(() =>
+    Response.json({ message: "payments down for maintenance" }, {
+      status: 503,
+      headers: { "retry-after": "3600" },
+    })
+  );
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  const frames: { mutatedPaths: string[] }[] = [];
+  let socket: WebSocket | undefined;
+  try {
+    // A backoff of a minute, the Retry-After's hour cut to it: the job waits well past this test.
+    const policy = { retries: 3, backoff: { initialMs: 60_000, maxMs: 60_000 } };
+    await call(server.url, "POST", "/models", rateModel(target.url, { policy }));
+    socket = new WebSocket(`${server.wsUrl}/models/quote/subscribe?paths=${encodeURIComponent("$.io")}`);
+    socket.onmessage = (event) => frames.push(JSON.parse(event.data));
+    await new Promise((resolve) => socket!.onopen = resolve);
+    const sent = Date.now();
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => s.io?.fetch?.error !== null,
+      "retry",
+    );
+    const { phase, key, error } = state.io.fetch;
+    assert.deepEqual([phase, key, target.hits.length], ["in_flight", "eu", 1]);
+    const [, reason, due] = /^(.*) \(retry 1 of 3 at (\S+)\)$/.exec(error) ?? [];
+    assert.equal(reason, "http 503: payments down for maintenance", error);
+    assert.ok(Date.parse(due) >= sent + 60_000, `due ${due}`);
+    // Pending, in flight, then the retry's status: a frame each.
+    await until(() => Promise.resolve(frames.length), (n) => n === 3, "the retry's frame");
+    assert.deepEqual(frames.map((f) => f.mutatedPaths), [["$.region", "$.enabled", "$.io.fetch"], [
+      "$.io.fetch",
+    ], [
+      "$.io.fetch",
+    ]]);
+  } finally {
+    socket?.close();
+    await server.close();
+    await target.close();
+  }
+});
+
 Deno.test("a POST carries an Idempotency-Key, the same when it is retried; a GET and a spec's own key are left alone", async () => {
   const target = startTarget((hit, n) =>
     n === 0 ? new Response("down", { status: 500 }) : Response.json({ rate: hit.method === "GET" ? 1 : 2 })
@@ -373,7 +416,8 @@ Deno.test("a host name that does not resolve is retried under the policy, then f
     const phases = (await writesTo(server.url, "quote", "$.io.fetch")).map((s) =>
       (s as { phase: string }).phase
     );
-    assert.deepEqual(phases, ["failed", "in_flight", "in_flight", "in_flight"], "three attempts");
+    // Three attempts, each in flight, the two waits between them in flight too (their error saying why).
+    assert.deepEqual(phases, ["failed", ...Array(5).fill("in_flight")], "three attempts");
   } finally {
     await server.close();
   }
