@@ -168,6 +168,31 @@ Deno.test("a key changed while a job waits for its retry re-fires it at once; it
   await service.close();
 });
 
+Deno.test("a 2xx answer that is not JSON is applied with a warning naming the fields response.set left alone", async () => {
+  const page = "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Please sign in</body></html>";
+  const http = new ScriptedExecutor().answer(
+    { ok: true, response: page, status: 200 },
+    ok({ rate: 2 }),
+  );
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(rateSpec());
+  await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  await scheduler.advance(0);
+  let state = (await service.getState("quote")) as State;
+  assert.deepEqual([state.io.fetch.phase, state.rate, state.note], ["applied", undefined, "http 200"]);
+  assert.equal(
+    state.io.fetch.error,
+    'warning: the answer is not JSON (it begins "<!DOCTYPE html>\\n<html><head><title>Sign "): ' +
+      "response.set left $.rate as it was",
+  );
+  // A JSON answer that folds back in full says nothing.
+  await service.mutate("quote", { "$.region": "us" });
+  await scheduler.advance(0);
+  state = (await service.getState("quote")) as State;
+  assert.deepEqual([state.io.fetch.phase, state.io.fetch.error, state.rate], ["applied", null, 4]);
+  await service.close();
+});
+
 Deno.test("superseded while in flight: the result is dropped and the effect re-fires for the new key", async () => {
   const http = new ScriptedExecutor().answer(ok({ rate: 10 }), ok({ rate: 20 }));
   const { service, scheduler } = await effectService([http]);
