@@ -147,7 +147,8 @@ function retryAfterMs(header: string | null | undefined): number | undefined {
 }
 
 /** Text as one line of at most {@link MAX_QUOTED_WORD} characters: an answer's words in a status document. */
-const oneLine = (text: string) => quoted(text.replace(/[\s\x00-\x1f\x7f]+/g, " ").trim(), MAX_QUOTED_WORD);
+const oneLine = (text: string) =>
+  quoted(text.replace(/(?:\s|[^\x20-\x7e\x80-\uffff])+/g, " ").trim(), MAX_QUOTED_WORD);
 
 /**
  * A non-2xx answer as a status document's `error`: `http <status>`, with why in one bounded line: a
