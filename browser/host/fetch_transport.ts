@@ -47,7 +47,14 @@ export function fetchTransport(options: FetchTransportOptions = {}): HttpTranspo
         const body = response.body ? await readCapped(response.body, max) : new Uint8Array();
         if (!body) throw new ResponseTooLarge(max);
         // Retry-After is readable across origins only where the service exposes it (CORS).
-        return { status: response.status, body, retryAfter: response.headers.get("retry-after") };
+        const header = (name: string) => response.headers.get(name);
+        return {
+          status: response.status,
+          body,
+          retryAfter: header("retry-after"),
+          contentType: header("content-type"),
+          location: header("location"),
+        };
       } catch (err) {
         if (err instanceof RequestFailed || err instanceof RequestRefused) throw err;
         if (signal.aborted) throw new RequestFailed("cancelled");

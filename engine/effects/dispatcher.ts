@@ -48,9 +48,11 @@ export interface DispatchHost {
   settle(job: EffectJob, outcome: ExecutorOutcome): Promise<void>;
   /**
    * Keeps a job for another attempt at its `dueAt`: in the host's memory, then
-   * in its store (which may refuse it: the memory copy, its outcome too, stands).
+   * in its store (which may refuse it: the memory copy, its outcome too, stands);
+   * with `why` (a failed attempt and when the next is due), in one commit with
+   * its status document showing it as the `error` (a settlement retried has none).
    */
-  retryLater(job: EffectJob): Promise<void>;
+  retryLater(job: EffectJob, why?: string): Promise<void>;
   /**
    * Puts off a job whose `begin` threw, for the `putOffs`-th time in a row: its copy in the host's memory
    * (what re-arms it) and in its store, where the store takes it, is due after its effect's backoff,
@@ -199,7 +201,11 @@ export class EffectDispatcher {
         Math.min(outcome.retryAfterMs ?? 0, policy.maxBackoffMs),
       );
       const retry = { ...job, dueAt: this.#clock.now() + wait };
-      const kept = await this.#keep(retry);
+      // A reader sees the attempt failed and a retry is scheduled, not an in_flight phase with no error.
+      const why = `${outcome.error} (retry ${job.attempt} of ${policy.retries} at ${
+        new Date(retry.dueAt).toISOString()
+      })`;
+      const kept = await this.#keep(retry, why);
       if (kept) this.#warn(job, kept);
       return retry;
     }
@@ -211,8 +217,8 @@ export class EffectDispatcher {
    * all the same: run again while the service runs, the outcome it carries never sent again (after a
    * restart the store's copy runs). Resolves with the refusal's note, if any.
    */
-  #keep(retry: EffectJob): Promise<string> {
-    return this.#host.retryLater(retry).then(
+  #keep(retry: EffectJob, why?: string): Promise<string> {
+    return this.#host.retryLater(retry, why).then(
       () => "",
       (err) => `retry not kept (${(err as Error).message}): kept in memory`,
     );

@@ -112,6 +112,87 @@ Deno.test("retryable failures are retried with a doubling backoff; a final failu
   await service.close();
 });
 
+Deno.test("a job waiting for its retry shows the failed attempt and when the next is due, kept in the same commit", async () => {
+  const http = new ScriptedExecutor().answer(
+    { ok: false, error: "http 503: busy", retryable: true },
+    ok({ rate: 1 }),
+  );
+  const store = new OutboxStore();
+  const { service, scheduler } = await effectService([http], { store });
+  await service.createModel(rateSpec());
+  await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  await scheduler.advance(0);
+  const failedAt = scheduler.clock.now();
+  const due = new Date(failedAt + 100).toISOString();
+  const waiting = ((await service.getState("quote")) as State).io.fetch;
+  assert.deepEqual(waiting, {
+    phase: "in_flight",
+    key: "eu",
+    at: new Date(failedAt).toISOString(),
+    error: `http 503: busy (retry 1 of 2 at ${due})`,
+  });
+  const [kept] = store.outbox.values();
+  assert.deepEqual(
+    [kept.statusAt, kept.dueAt, kept.attempt],
+    [failedAt, failedAt + 100, 1],
+    "the job kept with it",
+  );
+  assert.deepEqual((await service.getAudit("quote", {})).map((a) => a.source), [
+    "foldback",
+    "foldback",
+    "client",
+  ], "in_flight, then the retry's status in one commit");
+  await scheduler.advance(100);
+  const state = (await service.getState("quote")) as State;
+  assert.deepEqual([state.io.fetch.phase, state.io.fetch.error, state.rate], ["applied", null, 2]);
+  await service.close();
+});
+
+Deno.test("a key changed while a job waits for its retry re-fires it at once; its old status is not written back", async () => {
+  const http = new ScriptedExecutor().answer(
+    { ok: false, error: "http 503", retryable: true },
+    ok({ rate: 5 }),
+  );
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(rateSpec({ policy: { retries: 2, backoff: 60_000 } }));
+  http.hold();
+  await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  await scheduler.advance(0);
+  await service.mutate("quote", { "$.region": "us" });
+  http.release();
+  await scheduler.advance(0);
+  await scheduler.advance(0);
+  assert.deepEqual(http.jobs.map((j) => j.key), ["eu", "us"], "not after the minute's backoff");
+  const state = (await service.getState("quote")) as State;
+  assert.deepEqual([state.io.fetch.phase, state.io.fetch.key, state.rate], ["applied", "us", 10]);
+  await service.close();
+});
+
+Deno.test("a 2xx answer that is not JSON is applied with a warning naming the fields response.set left alone", async () => {
+  const page = "<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Please sign in</body></html>";
+  const http = new ScriptedExecutor().answer(
+    { ok: true, response: page, status: 200 },
+    ok({ rate: 2 }),
+  );
+  const { service, scheduler } = await effectService([http]);
+  await service.createModel(rateSpec());
+  await service.mutate("quote", { "$.region": "eu", "$.enabled": true });
+  await scheduler.advance(0);
+  let state = (await service.getState("quote")) as State;
+  assert.deepEqual([state.io.fetch.phase, state.rate, state.note], ["applied", undefined, "http 200"]);
+  assert.equal(
+    state.io.fetch.error,
+    'warning: the answer is not JSON (it begins "<!DOCTYPE html>\\n<html><head><title>Sign "): ' +
+      "response.set left $.rate as it was",
+  );
+  // A JSON answer that folds back in full says nothing.
+  await service.mutate("quote", { "$.region": "us" });
+  await scheduler.advance(0);
+  state = (await service.getState("quote")) as State;
+  assert.deepEqual([state.io.fetch.phase, state.io.fetch.error, state.rate], ["applied", null, 4]);
+  await service.close();
+});
+
 Deno.test("superseded while in flight: the result is dropped and the effect re-fires for the new key", async () => {
   const http = new ScriptedExecutor().answer(ok({ rate: 10 }), ok({ rate: 20 }));
   const { service, scheduler } = await effectService([http]);

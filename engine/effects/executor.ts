@@ -50,6 +50,14 @@ export interface EffectExecutor {
   execute(job: EffectJob, context: ExecutionContext): Promise<ExecutorOutcome>;
 }
 
+/**
+ * The key a service can tell a request sent again from a new one by: the job's id (one per firing, kept in the
+ * outbox, so the same at every attempt and after a restart), made ASCII (an effect's id may be any text).
+ */
+export function idempotencyKeyOf(job: EffectJob): string {
+  return encodeURIComponent(job.id);
+}
+
 /** The timer kind: nothing to do at fire time; `response.set` is evaluated against the state then. */
 export const TIMER_EXECUTOR: EffectExecutor = {
   kind: "timer",

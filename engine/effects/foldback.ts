@@ -175,9 +175,27 @@ export async function settlement(
     };
   }
   const node = effectNode(ctx.model, job.effectId)!;
-  const writes = await responseWrites(node, outcome.response, outcome.status, ctx);
+  const { response } = outcome;
+  const writes = await responseWrites(node, response, outcome.status, ctx);
+  // A 2xx that is not JSON (an HTML page from a proxy or a login wall) where response.set reads fields
+  // leaves them as they were, yet is applied: the status document says so, or nobody would know.
+  const unwritten = typeof response == "string" && job.work.type == "http"
+    ? node.effect.responseSet.map(([target]) => formatPath(target)).filter((address) => !(address in writes))
+    : [];
   if (outcome.parts && job.work.type === "http") await foldParts(job, outcome.parts, ctx, writes);
-  if (status) writes[status] = statusDocument("applied", job.key, ctx.at);
+  if (status) {
+    writes[status] = statusDocument(
+      "applied",
+      job.key,
+      ctx.at,
+      unwritten.length
+        ? `warning: the answer is not JSON (it begins ${
+          JSON.stringify(String(response).trim().slice(0, 40))
+        }): ` +
+          `response.set left ${unwritten.join(", ")} as it was`
+        : null,
+    );
+  }
   return { verdict, writes, source: "foldback", phase: "applied" };
 }
 

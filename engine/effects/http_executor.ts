@@ -14,8 +14,9 @@
  */
 import type { Json } from "../json/value.ts";
 import { URL_CREDENTIALS } from "../model/sections/effects.ts";
+import { MAX_QUOTED_WORD, quoted } from "../quoted.ts";
 import type { HttpRequestSpec } from "../runtime/results.ts";
-import type { EffectExecutor, ExecutorOutcome, PartOutcome } from "./executor.ts";
+import { type EffectExecutor, type ExecutorOutcome, idempotencyKeyOf, type PartOutcome } from "./executor.ts";
 
 /** Default `svc.effects.max-response-bytes` (SPEC.md "Limits"): the largest answer an effect reads. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1_048_576;
@@ -40,6 +41,9 @@ export interface InboundResponse {
   body: Uint8Array;
   /** The answer's `Retry-After` header, when the transport sees it. */
   retryAfter?: string | null;
+  /** Its `Content-Type` and `Location` headers, when the transport sees them: a failure's reason. */
+  contentType?: string | null;
+  location?: string | null;
 }
 
 /** How a host sends an effect's requests. */
@@ -142,6 +146,43 @@ function retryAfterMs(header: string | null | undefined): number | undefined {
   return ms > 0 ? ms : undefined;
 }
 
+/** Text as one line of at most {@link MAX_QUOTED_WORD} characters: an answer's words in a status document. */
+const oneLine = (text: string) =>
+  quoted(text.replace(/(?:\s|[^\x20-\x7e\x80-\uffff])+/g, " ").trim(), MAX_QUOTED_WORD);
+
+/**
+ * A non-2xx answer as a status document's `error`: `http <status>`, with why in one bounded line: a
+ * redirect's `Location` (not followed), else the service's reason (a 402's "card declined"): a JSON body's
+ * `message`, `error` or `detail` (or that member's `message`), an HTML page's title, another text's start.
+ * A binary body (an image, text that is not UTF-8) says nothing.
+ */
+function failureOf({ status, body, contentType, location }: InboundResponse): string {
+  const head = `http ${status}`;
+  if (status < 400) {
+    return `${head}: redirects are not followed${location ? ` (Location: ${oneLine(location)})` : ""}`;
+  }
+  const type = contentType?.toLowerCase() ?? "";
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+  } catch {
+    return head;
+  }
+  if ((type && !/^text\/|[+/](json|xml)\b/.test(type)) || text.includes("\0")) return head;
+  let reason: unknown = type.includes("html") ? /<title[^>]*>([^<]*)/i.exec(text)?.[1] ?? "" : text;
+  try {
+    const json = JSON.parse(text);
+    reason = ["message", "error", "detail"].map((name) => json[name]).find((v) => v != null) ?? text;
+    if (typeof reason === "object") {
+      reason = (reason as { message?: unknown })?.message ?? JSON.stringify(reason);
+    }
+  } catch {
+    // Not JSON: the text as it is.
+  }
+  const line = oneLine(String(reason));
+  return line ? `${head}: ${line}` : head;
+}
+
 async function send(
   spec: HttpRequestSpec,
   idempotencyKey: string,
@@ -164,7 +205,7 @@ async function send(
     // Too Many Requests is a passing state, like a 5xx: the same request may well succeed later.
     const retryable = response.status >= 500 || response.status === 429;
     const wait = retryable ? retryAfterMs(response.retryAfter) : undefined;
-    return { ok: false, error: `http ${response.status}`, retryable, ...wait && { retryAfterMs: wait } };
+    return { ok: false, error: failureOf(response), retryable, ...wait && { retryAfterMs: wait } };
   } catch (err) {
     if (err instanceof RequestRefused || err instanceof ResponseTooLarge) {
       return { ok: false, error: err.message, retryable: false };
@@ -184,8 +225,7 @@ export function httpExecutor(transport: HttpTransport): EffectExecutor {
       // A job stored before `fanOut` was recorded: one plain request was taken for a single one.
       const fanOut = job.work.fanOut ??
         (requests.length !== 1 || !!requests[0].set || !!requests[0].statusPath);
-      // The job's id: one per firing, kept in the outbox with the job.
-      const key = encodeURIComponent(job.id);
+      const key = idempotencyKeyOf(job);
       if (!fanOut) {
         const only = await send(requests[0], key, transport, limits);
         return only.ok ? only : { ...only, retryable: only.retryable ?? false };

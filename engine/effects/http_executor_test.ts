@@ -92,7 +92,11 @@ Deno.test("failures: 4xx, 3xx and oversized answers for good, 5xx and failures o
   }));
   const outcome = async (url: string) => await executor.execute(job([get(url)]), limits);
   assert.deepEqual(await outcome("https://a/404"), { ok: false, error: "http 404", retryable: false });
-  assert.deepEqual(await outcome("https://a/302"), { ok: false, error: "http 302", retryable: false });
+  assert.deepEqual(await outcome("https://a/302"), {
+    ok: false,
+    error: "http 302: redirects are not followed",
+    retryable: false,
+  });
   assert.deepEqual(await outcome("https://a/503"), { ok: false, error: "http 503", retryable: true });
   assert.deepEqual(await outcome("https://a/blocked"), {
     ok: false,
@@ -115,6 +119,63 @@ Deno.test("failures: 4xx, 3xx and oversized answers for good, 5xx and failures o
     error: "response exceeds svc.effects.max-response-bytes (1000)",
     retryable: false,
   });
+});
+
+Deno.test("a failure says the service's reason in one bounded line, never a binary body; a redirect names where", async () => {
+  const long = "declined ".repeat(100);
+  const executor = httpExecutor(transport({
+    "https://a/json": {
+      status: 402,
+      body: encode('{"message": "card declined", "code": "card_declined"}'),
+      contentType: "application/json",
+    },
+    "https://a/stripe": {
+      status: 402,
+      body: encode('{"error": {"type": "card_error", "message": "Your card was declined."}}'),
+      contentType: "application/json; charset=utf-8",
+    },
+    "https://a/problem": {
+      status: 422,
+      body: encode('{"title": "Invalid", "detail": "amount must be positive"}'),
+      contentType: "application/problem+json",
+    },
+    "https://a/other-json": { status: 400, body: encode('{"ok":\n false}'), contentType: "application/json" },
+    "https://a/text": { status: 503, body: encode("  upstream\r\n\tdown  \n"), contentType: "text/plain" },
+    "https://a/long": { status: 500, body: encode(long), contentType: "text/plain" },
+    "https://a/html": {
+      status: 404,
+      body: encode("<!DOCTYPE html><html><head><title>Page not found</title></head><body>…</body></html>"),
+      contentType: "text/html",
+    },
+    "https://a/png": { status: 500, body: encode("\x89PNG\r\n"), contentType: "image/png" },
+    "https://a/bytes": { status: 500, body: new Uint8Array([0xff, 0xfe, 0x00, 0x41]) },
+    "https://a/nul": { status: 500, body: encode("a\0b") },
+    "https://a/moved": {
+      status: 301,
+      body: encode("Moved"),
+      location: `https://b.example/new\r\nSet-Cookie: x=1/${"p".repeat(400)}`,
+    },
+  }));
+  const error = async (url: string) => {
+    const outcome = await executor.execute(job([get(url)]), limits);
+    return outcome.ok ? "" : outcome.error;
+  };
+  assert.equal(await error("https://a/json"), "http 402: card declined");
+  assert.equal(await error("https://a/stripe"), "http 402: Your card was declined.");
+  assert.equal(await error("https://a/problem"), "http 422: amount must be positive");
+  assert.equal(await error("https://a/other-json"), 'http 400: {"ok": false}');
+  assert.equal(await error("https://a/text"), "http 503: upstream down");
+  assert.equal(await error("https://a/long"), `http 500: ${long.slice(0, 200)}… (899 characters)`);
+  assert.equal(await error("https://a/html"), "http 404: Page not found");
+  assert.equal(await error("https://a/png"), "http 500");
+  assert.equal(await error("https://a/bytes"), "http 500");
+  assert.equal(await error("https://a/nul"), "http 500");
+  const moved = await error("https://a/moved");
+  assert.match(
+    moved,
+    /^http 301: redirects are not followed \(Location: https:\/\/b\.example\/new Set-Cookie: x=1\/p+… \(\d+ characters\)\)$/,
+  );
+  assert.ok(!moved.includes("\n") && moved.length < 300, moved);
 });
 
 Deno.test("a fan-out reports each request on its own", async () => {
@@ -212,7 +273,7 @@ Deno.test("a 429 is worth a retry like a 5xx; their Retry-After (seconds or a da
   const outcome = async (url: string) => await executor.execute(job([get(url)]), limits);
   assert.deepEqual(await outcome("https://a/busy"), {
     ok: false,
-    error: "http 429",
+    error: "http 429: slow down",
     retryable: true,
     retryAfterMs: 3000,
   });

@@ -6,7 +6,7 @@ import type { CommitStates, LogEntry } from "../service/ports.ts";
 import { SETTLE_RETRIES } from "./dispatcher.ts";
 import { TIMER_EXECUTOR } from "./executor.ts";
 import type { JobChanges } from "./job.ts";
-import { effectService, ok, ReloadableStore, ScriptedExecutor } from "./test_support.ts";
+import { effectService, keptForRetry, ok, ReloadableStore, ScriptedExecutor } from "./test_support.ts";
 
 /**
  * A store (reloadable, as after a restart) whose next `failures` commits matching `failWhen` throw (a 503
@@ -248,7 +248,8 @@ Deno.test("a retry of a failed attempt the store refuses to keep is still made w
   const store = new FlakyStore();
   store.failUpdates = 1;
   const down = { ok: false as const, error: "http 503", retryable: true };
-  const { service, scheduler, http, warnings } = await run(() => false, [down, ok({ v: 4 })], store);
+  const keepingRetry = (jobs: JobChanges) => jobs.update?.some(keptForRetry) ?? false;
+  const { service, scheduler, http, warnings } = await run(keepingRetry, [down, ok({ v: 4 })], store);
   assert.match(warnings.join("\n"), /job 'fx@.*'\): retry not kept \(disk full\): kept in memory$/);
   assert.equal(scheduler.pending, 1, "its retry is scheduled");
   await scheduler.advance(60_000);

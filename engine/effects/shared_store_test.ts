@@ -11,7 +11,7 @@ import {
   type StoreCoordination,
 } from "../service/ports.ts";
 import type { EffectJob, JobChanges } from "./job.ts";
-import { effectService, ReloadableStore, ScriptedExecutor, settled } from "./test_support.ts";
+import { effectService, keptForRetry, ReloadableStore, ScriptedExecutor, settled } from "./test_support.ts";
 
 /**
  * A store shared with another process, as far as one model's outbox goes:
@@ -51,7 +51,10 @@ class SharedOutboxStore extends ReloadableStore {
    */
   settledAfterClaim = false;
 
-  /** Store refusals left (an outage): each settlement commit and each outbox update fails while any remain. */
+  /**
+   * Store refusals left (an outage): each settlement commit, each commit keeping a retry with its status and
+   * each outbox update fails while any remain.
+   */
   outage = 0;
   /** Commits left that find the model changed by the other process (its change already seen: nothing new). */
   stale = 0;
@@ -71,7 +74,7 @@ class SharedOutboxStore extends ReloadableStore {
     jobs?: JobChanges,
   ): Promise<void> {
     if (this.stale > 0 && this.stale--) return Promise.reject(new StaleModelError(modelId));
-    if (jobs?.remove?.length && this.outage > 0) return this.#refuse();
+    if ((jobs?.remove?.length || jobs?.update?.some(keptForRetry)) && this.outage > 0) return this.#refuse();
     return super.commit(modelId, entry, states, audit, jobs);
   }
 
@@ -417,7 +420,8 @@ Deno.test("a put-off is claimed until it ends, so another process sharing the st
 Deno.test("a retry the store fails to keep is claimed until it is due, so another process does not take it before", async () => {
   const { http, warnings, store, service, scheduler, claimedAt, heldUntil } = await failingClaims(5000, []);
   http.answer(unavailable);
-  store.outage = 1;
+  // The retry's commit with its status, then its outbox update alone.
+  store.outage = 2;
   await scheduler.advance(0);
   assert.match(warnings.join("\n"), /retry not kept \(store unavailable\): kept in memory$/);
   assert.deepEqual(heldUntil, [claimedAt[0] + 5000], "held until its retry, 5 s later");

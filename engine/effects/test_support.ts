@@ -201,6 +201,11 @@ export async function effectService(
   return { service, scheduler };
 }
 
+/** Whether a job in a commit is one kept for its retry (due after its status document was written). */
+export function keptForRetry(job: EffectJob): boolean {
+  return job.dueAt > (job.statusAt ?? Infinity);
+}
+
 /** A job of effect `e` on model `m`, due at 0, not yet attempted. */
 export function jobOf(work: EffectWork, executor = "server"): EffectJob {
   return {

@@ -21,7 +21,10 @@ export interface StatusDocument {
   key: Json;
   /** ISO-8601 instant of the phase change. */
   at: string;
-  /** Why it failed or waits (`failed`, `blocked`), else null. */
+  /**
+   * Why it failed or waits (`failed`, `blocked`), the failed attempt while a retry waits (`in_flight`), a
+   * warning of an answer not folded back (`applied`), else null.
+   */
   error: string | null;
 }
 

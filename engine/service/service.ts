@@ -1123,9 +1123,10 @@ export class ModelService implements ModelApi {
       this.#coordination.claim(job, job.dueAt - this.platform.clock.now());
     // A job kept for a later attempt: here first, so when the store refuses it, it still runs while the
     // service does, and a claim the store still takes keeps the others sharing it off until then.
-    const keep = async (job: EffectJob) => {
+    const keep = async (job: EffectJob, why?: string) => {
       await onModel(job, async (slot) => {
         if (!slot.jobs.has(job.id)) return;
+        if (why !== undefined && await this.#keepRetrying(slot, job, why)) return;
         slot.jobs.set(job.id, job);
         await this.store.updateJobs(job.modelId, { update: [job] }).catch(async (err) => {
           await holdUntilDue(job).catch(() => {});
@@ -1193,7 +1194,7 @@ export class ModelService implements ModelApi {
     if (await this.#settle(slot, job, null)) return null;
     const now = this.platform.clock.now();
     const attempt = { ...job, attempt: job.attempt + 1 };
-    const status = job.statusPath && job.executor !== "timer" ? job.statusPath : null;
+    const status = statusAddress(job);
     const writes = status ? { [status]: statusDocument("in_flight", job.key, now) } : null;
     // The attempt is counted with the in_flight phase, or alone (no status document).
     const inFlight = { ...attempt, statusAt: now };
@@ -1220,6 +1221,24 @@ export class ModelService implements ModelApi {
     }
     slot.jobs.set(job.id, counted);
     return { run: counted, policy };
+  }
+
+  /**
+   * Keeps a job for its retry in one commit with its status document saying why (`in_flight`, `error` the
+   * failed attempt and when the next is due), so a crash cannot leave them apart. True when done: kept so,
+   * or settled meanwhile (cancelled or superseded: no document of another job is written over); false when
+   * the job keeps no status document or the commit failed (the job is then kept alone).
+   */
+  async #keepRetrying(slot: Slot, job: EffectJob, why: string): Promise<boolean> {
+    const status = statusAddress(job);
+    if (!status) return false;
+    if (await this.#settle(slot, job, null)) return true;
+    const now = this.platform.clock.now();
+    const waiting = { ...job, statusAt: now };
+    const writes = { [status]: statusDocument("in_flight", job.key, now, why) };
+    if (!await this.#commitFoldback(slot, writes, { updated: waiting }).catch(() => null)) return false;
+    slot.jobs.set(job.id, waiting);
+    return true;
   }
 
   /**
@@ -2166,6 +2185,11 @@ async function recordFailure(
     if (!(err instanceof ServiceError)) throw err;
     return err.message;
   }
+}
+
+/** Where a job's attempts write their phases: its status document, none for a timer (it has no attempt to show). */
+function statusAddress(job: EffectJob): string | null {
+  return job.statusPath && job.executor !== "timer" ? job.statusPath : null;
 }
 
 /** The evaluation of writes the effect machinery makes (fold-backs, phases): source `foldback`. */

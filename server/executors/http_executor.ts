@@ -59,7 +59,8 @@ export function httpExecutor(options: HttpExecutorOptions): EffectExecutor {
           maxResponseBytes: options.maxResponseBytes,
           signal,
         });
-        return { status: answer.status, body: answer.body, retryAfter: answer.headers["retry-after"] };
+        const { "retry-after": retryAfter, "content-type": contentType, location } = answer.headers;
+        return { status: answer.status, body: answer.body, retryAfter, contentType, location };
       } catch (err) {
         if (err instanceof EgressBlocked) throw new RequestRefused(err.message);
         if (err instanceof EgressTooLarge) throw new ResponseTooLarge(err.max);

@@ -3,14 +3,15 @@
  * module (a path or a URL) exporting, as `default` or `plugin`,
  * `{kind, validate?(effect), execute(request, context)}`. `validate` adds its
  * messages to a spec's findings at the effect; `execute` gets the fired
- * effect and the merged document it fired in, and answers
+ * effect and the merged document it fired in, with a context (`signal`,
+ * `timeoutMs`, the job's `idempotencyKey`), and answers
  * `{response?, status?}` (`$response`, `$status` of the fold-back) or throws
  * (a failure, retried under the effect's policy). The egress guard does not
  * extend to plugins (SPEC.md "Authentication" 10).
  *
  * @module
  */
-import type { EffectExecutor } from "../../engine/effects/executor.ts";
+import { type EffectExecutor, idempotencyKeyOf } from "../../engine/effects/executor.ts";
 import type { Json, JsonObject } from "../../engine/json/value.ts";
 
 /** What a plugin's `execute` receives. */
@@ -25,13 +26,25 @@ export interface PluginRequest {
   document: Json;
 }
 
+/** What a plugin's `execute` runs with. */
+export interface PluginContext {
+  /** Aborted at the effect's `policy.timeoutMs`, or when the job is cancelled. */
+  signal: AbortSignal;
+  timeoutMs: number;
+  /**
+   * The same at every attempt of one firing (after a restart too), a new one when the effect fires again:
+   * what the `server` kind sends as `Idempotency-Key`, for a plugin to hand to a service that dedupes by it.
+   */
+  idempotencyKey: string;
+}
+
 /** An effect kind module. */
 export interface EffectPlugin {
   kind: string;
   validate?(effect: JsonObject): string[] | void;
   execute(
     request: PluginRequest,
-    context: { signal: AbortSignal; timeoutMs: number },
+    context: PluginContext,
   ): Promise<{ response?: Json; status?: number } | void>;
 }
 
@@ -62,7 +75,7 @@ export function pluginExecutor(plugin: EffectPlugin): EffectExecutor {
           key: job.key,
           definition: job.work.definition as JsonObject,
           document: job.work.document,
-        }, context);
+        }, { ...context, idempotencyKey: idempotencyKeyOf(job) });
         return { ok: true, response: answer?.response ?? null, status: answer?.status ?? null };
       } catch (err) {
         return { ok: false, error: `${plugin.kind}: ${(err as Error).message}`, retryable: true };

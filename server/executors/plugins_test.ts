@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { effectService } from "../../engine/effects/test_support.ts";
+import { effectService, jobOf } from "../../engine/effects/test_support.ts";
 import { hostExecutors } from "./mod.ts";
-import { loadPlugins } from "./plugins.ts";
+import { loadPlugins, pluginExecutor } from "./plugins.ts";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "./config.ts";
 import { STRICT_POLICY } from "../egress/mod.ts";
 
@@ -78,4 +78,23 @@ Deno.test("startup refuses a plugin module that is not one, and an enabled kind 
       .map((e) => e.kind);
     assert.deepEqual(kinds, ["timer", "echo"]);
   });
+});
+
+Deno.test("a plugin gets the job's idempotency key, the same at every attempt of one firing", async () => {
+  const keys: string[] = [];
+  const executor = pluginExecutor({
+    kind: "pay",
+    execute(_request, context) {
+      keys.push(context.idempotencyKey);
+      if (keys.length === 1) throw new Error("gateway timed out");
+      return Promise.resolve({ response: { charged: true } });
+    },
+  });
+  const job = jobOf({ type: "plugin", definition: {}, document: null }, "pay");
+  const context = { signal: new AbortController().signal, timeoutMs: 1000 };
+  assert.equal((await executor.execute({ ...job, id: "charge card@5#1" }, context)).ok, false);
+  assert.equal((await executor.execute({ ...job, id: "charge card@5#1", attempt: 1 }, context)).ok, true);
+  await executor.execute({ ...job, id: "charge card@9#2" }, context);
+  // The server kind's Idempotency-Key for the same job: a plugin and an http effect dedupe alike.
+  assert.deepEqual(keys, ["charge%20card%405%231", "charge%20card%405%231", "charge%20card%409%232"]);
 });

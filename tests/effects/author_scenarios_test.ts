@@ -62,16 +62,28 @@ Deno.test("a 503 every time: tried 1 + retries times, each wait at least the dou
     await call(server.url, "POST", "/models", rateModel(target.url, { policy: { retries: 2, backoff: 40 } }));
     await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
     const state = await until(() => stateOf(server.url, "quote"), (s) => phaseOf(s) === "failed", "failed");
-    assert.equal(state.io.fetch.error, "http 503");
+    assert.equal(state.io.fetch.error, "http 503: busy");
     assert.equal(state.io.fetch.key, "eu");
     assert.equal(target.hits.length, 3);
     // Lower bounds only: a wait lasts at least its backoff (40 ms, then 80 ms).
     assert.ok(at[1] - at[0] >= 35 && at[2] - at[1] >= 75, `waits ${at[1] - at[0]}, ${at[2] - at[1]}`);
-    assert.deepEqual(phases(await writesTo(server.url, "quote", "$.io.fetch")), [
+    // Each attempt in flight, each retry's wait in flight too (its error saying so), then failed.
+    const writes = await writesTo(server.url, "quote", "$.io.fetch") as { error: string | null }[];
+    assert.deepEqual(phases(writes), [
+      "in_flight",
+      "in_flight",
       "in_flight",
       "in_flight",
       "in_flight",
       "failed",
+    ]);
+    assert.deepEqual([...writes].reverse().map((w) => w.error?.replace(/ at \S+\)$/, ")") ?? null), [
+      null,
+      "http 503: busy (retry 1 of 2)",
+      null,
+      "http 503: busy (retry 2 of 2)",
+      null,
+      "http 503: busy",
     ]);
     assert.equal(state.rate, undefined);
   } finally {

@@ -48,7 +48,7 @@ Deno.test("a webhook's answer folds back as one foldback commit, seen by subscri
   }
 });
 
-Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not", async () => {
+Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not, their error says why", async () => {
   const target = startTarget((hit, n) => {
     if (hit.path.includes("flaky")) {
       return n === 0 ? new Response("down", { status: 500 }) : Response.json({ rate: 2 });
@@ -56,7 +56,8 @@ Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not", asy
     if (hit.path.includes("moved")) {
       return new Response(null, { status: 302, headers: { location: "/elsewhere" } });
     }
-    return new Response("no", { status: 404 });
+    // A payment API's refusal, its reason in a JSON body (Stripe's shape).
+    return Response.json({ error: { type: "card_error", message: "card declined" } }, { status: 402 });
   });
   const server = await startTestServer(LOOPBACK_EFFECTS);
   try {
@@ -77,15 +78,15 @@ Deno.test("a 500 is retried under the policy; a 4xx and a redirect are not", asy
       (s) => fetchPhase(s) === "failed",
       "redirect",
     );
-    assert.equal(moved.io.fetch.error, "http 302");
-    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "gone" });
-    const gone = await until(
+    assert.equal(moved.io.fetch.error, "http 302: redirects are not followed (Location: /elsewhere)");
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "declined" });
+    const declined = await until(
       () => stateOf(server.url, "quote"),
-      (s) => s.io.fetch.key === "gone" && fetchPhase(s) === "failed",
-      "404",
+      (s) => s.io.fetch.key === "declined" && fetchPhase(s) === "failed",
+      "402",
     );
-    assert.equal(gone.io.fetch.error, "http 404");
-    assert.deepEqual(target.hits.map((h) => h.path.split("=")[1]), ["flaky", "flaky", "moved", "gone"]);
+    assert.equal(declined.io.fetch.error, "http 402: card declined");
+    assert.deepEqual(target.hits.map((h) => h.path.split("=")[1]), ["flaky", "flaky", "moved", "declined"]);
   } finally {
     await server.close();
     await target.close();
@@ -122,6 +123,49 @@ Deno.test("a 429 (too many requests) is retried under the policy; its Retry-Afte
     assert.deepEqual(outcome, { ok: false, error: "http 429", retryable: true, retryAfterMs: 7000 });
   } finally {
     await busy.close();
+  }
+});
+
+Deno.test("while a job waits for its retry, its status and the subscribers' feed say the attempt failed and when the next is due", async () => {
+  const target = startTarget(() =>
+    Response.json({ message: "payments down for maintenance" }, {
+      status: 503,
+      headers: { "retry-after": "3600" },
+    })
+  );
+  const server = await startTestServer(LOOPBACK_EFFECTS);
+  const frames: { mutatedPaths: string[] }[] = [];
+  let socket: WebSocket | undefined;
+  try {
+    // A backoff of a minute, the Retry-After's hour cut to it: the job waits well past this test.
+    const policy = { retries: 3, backoff: { initialMs: 60_000, maxMs: 60_000 } };
+    await call(server.url, "POST", "/models", rateModel(target.url, { policy }));
+    socket = new WebSocket(`${server.wsUrl}/models/quote/subscribe?paths=${encodeURIComponent("$.io")}`);
+    socket.onmessage = (event) => frames.push(JSON.parse(event.data));
+    await new Promise((resolve) => socket!.onopen = resolve);
+    const sent = Date.now();
+    await call(server.url, "POST", "/models/quote/mutations", { "$.region": "eu", "$.enabled": true });
+    const state = await until(
+      () => stateOf(server.url, "quote"),
+      (s) => s.io?.fetch?.error !== null,
+      "retry",
+    );
+    const { phase, key, error } = state.io.fetch;
+    assert.deepEqual([phase, key, target.hits.length], ["in_flight", "eu", 1]);
+    const [, reason, due] = /^(.*) \(retry 1 of 3 at (\S+)\)$/.exec(error) ?? [];
+    assert.equal(reason, "http 503: payments down for maintenance", error);
+    assert.ok(Date.parse(due) >= sent + 60_000, `due ${due}`);
+    // Pending, in flight, then the retry's status: a frame each.
+    await until(() => Promise.resolve(frames.length), (n) => n === 3, "the retry's frame");
+    assert.deepEqual(frames.map((f) => f.mutatedPaths), [["$.region", "$.enabled", "$.io.fetch"], [
+      "$.io.fetch",
+    ], [
+      "$.io.fetch",
+    ]]);
+  } finally {
+    socket?.close();
+    await server.close();
+    await target.close();
   }
 });
 
@@ -327,7 +371,7 @@ Deno.test("a fan-out sends every request; each folds into its own field and stat
     );
     assert.deepEqual([state.prices.a, state.prices.b, state.prices.cc], [8, undefined, 9]);
     assert.deepEqual([state.prices.io_a.phase, state.prices.io_b.phase], ["applied", "failed"]);
-    assert.equal(state.prices.io_b.error, "http 503");
+    assert.equal(state.prices.io_b.error, "http 503: boom");
     assert.deepEqual(target.hits.map((h) => h.path).sort(), ["/items/a", "/items/b", "/items/cc"]);
   } finally {
     await server.close();
@@ -372,7 +416,8 @@ Deno.test("a host name that does not resolve is retried under the policy, then f
     const phases = (await writesTo(server.url, "quote", "$.io.fetch")).map((s) =>
       (s as { phase: string }).phase
     );
-    assert.deepEqual(phases, ["failed", "in_flight", "in_flight", "in_flight"], "three attempts");
+    // Three attempts, each in flight, the two waits between them in flight too (their error saying why).
+    assert.deepEqual(phases, ["failed", ...Array(5).fill("in_flight")], "three attempts");
   } finally {
     await server.close();
   }
