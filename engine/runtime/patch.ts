@@ -16,8 +16,17 @@ import type { CycleState } from "./cycle_state.ts";
 import type { PatchOperation } from "./results.ts";
 import { checkEnclosing, checkIndexLimit, checkWrite } from "./write_checks.ts";
 
+/** RFC 6902's operations: the library looks an op up in a plain object, where `constructor` is one too. */
+const OPS = new Set(["add", "remove", "replace", "move", "copy", "test"]);
+
 /** Validates and applies an RFC 6902 patch, operation by operation. */
 export function applyPatch(state: CycleState, ops: PatchOperation[]): void {
+  if (Array.isArray(ops) && ops.some((op) => !OPS.has((op as { op?: unknown } | null)?.op as string))) {
+    throw new ServiceError(
+      "bad_request",
+      "Invalid JSON Patch: Operation `op` property is not one of operations defined in RFC-6902 [OPERATION_OP_INVALID]",
+    );
+  }
   const shapeError = jp.validate(ops as never);
   if (shapeError) throw new ServiceError("bad_request", `Invalid JSON Patch: ${patchMessage(shapeError)}`);
   const written = ops.flatMap((op, index) => applyOperation(state, op, index));

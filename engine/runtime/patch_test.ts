@@ -263,3 +263,18 @@ Deno.test("JSON Patch naming '__proto__' or 'constructor/prototype' is refused i
   assert.equal(Object.getPrototypeOf(o), Object.prototype);
   assert.equal(Object.getOwnPropertyDescriptor(o, "__proto__")?.value, 2);
 });
+
+Deno.test("a patch op named after an inherited member ('constructor', '_get') is refused and changes nothing", async () => {
+  // The patch library looks ops up in a plain object: 'constructor' passed its check and was applied as a
+  // call of Object, which left the document's root undefined (a page or the embedded invoker hands patches
+  // over unparsed; the server's input schema refuses other ops before).
+  const runtime = await orderRuntime();
+  for (const op of ["constructor", "_get", "toString"]) {
+    await assertUntouched(runtime, () =>
+      rejectsWith(
+        () => runtime.evaluatePatch([{ op, path: "/discount", value: 1 }] as never),
+        "bad_request",
+        /^Invalid JSON Patch: Operation `op` property is not one of operations defined in RFC-6902 \[OPERATION_OP_INVALID\]$/,
+      ));
+  }
+});
