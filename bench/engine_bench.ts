@@ -11,6 +11,13 @@
  *
  *     deno task bench
  *
+ * With `--cpu [sizes]` (`deno task bench:cpu`) it times instead, for orders
+ * of the given sizes (default 10), service, pipeline and HyperFormula by this
+ * thread's CPU time rather than the wall clock (`cpu_time.ts`), so the ratios
+ * hold on a loaded, shared machine:
+ *
+ *     deno run -A bench/engine_bench.ts --cpu 10,1000
+ *
  * @module
  */
 import jsonata from "jsonata";
@@ -18,6 +25,7 @@ import { DEFAULT_CONFIG, type Json, ModelRuntime, ModelService } from "../engine
 import { serverPlatform } from "../server/platform.ts";
 import { compiledRatios, type RatioRow } from "./compiled_ratio.ts";
 import { spreadsheet } from "./hyperformula.ts";
+import { measureCpu, threadCpuClock } from "./cpu_time.ts";
 import { measure } from "./measure.ts";
 import { type Evaluation, independentDerivations, orderItems, type Scenario } from "./scenarios.ts";
 
@@ -46,24 +54,32 @@ function rawEvaluator(): (work: Evaluation[], doc: Json) => Promise<void> {
   };
 }
 
-async function runScenario(scenario: Scenario): Promise<Row> {
+/** A scenario's service and bare runtime, seeded, with the operations every mode times. */
+async function setUp(scenario: Scenario) {
   const service = await ModelService.open({ platform: serverPlatform() });
-  try {
-    const { id } = await service.createModel(scenario.spec);
-    await service.mutate(id, scenario.seed);
-    const doc = await service.getState(id);
-    const evaluations = (await service.mutate(id, scenario.mutation(0))).derivedUpdated.length;
+  const { id } = await service.createModel(scenario.spec);
+  await service.mutate(id, scenario.seed);
+  const doc = await service.getState(id);
+  const evaluations = (await service.mutate(id, scenario.mutation(0))).derivedUpdated.length;
 
-    const { runtime } = await ModelRuntime.create(service.compiledModel(id), service.runtimeEnv);
-    runtime.commit((await runtime.evaluateMutation(scenario.seed))!);
-    const evaluate = rawEvaluator();
-    const sheet = scenario.spreadsheet ? spreadsheet(scenario.spreadsheet) : null;
-    const times = await measure({
-      service: (call) => service.mutate(id, scenario.mutation(call)),
-      pipeline: async (call) => runtime.commit((await runtime.evaluateMutation(scenario.mutation(call)))!),
-      raw: (call) => evaluate(scenario.recompute(doc, call), doc),
-      sheet: (call) => sheet?.change(call),
-    });
+  const { runtime } = await ModelRuntime.create(service.compiledModel(id), service.runtimeEnv);
+  runtime.commit((await runtime.evaluateMutation(scenario.seed))!);
+  const evaluate = rawEvaluator();
+  const sheet = scenario.spreadsheet ? spreadsheet(scenario.spreadsheet) : null;
+  const operations = {
+    service: (call: number) => service.mutate(id, scenario.mutation(call)),
+    pipeline: async (call: number) =>
+      runtime.commit((await runtime.evaluateMutation(scenario.mutation(call)))!),
+    raw: (call: number) => evaluate(scenario.recompute(doc, call), doc),
+    sheet: (call: number) => sheet?.change(call),
+  };
+  return { service, doc, evaluations, evaluate, hasSheet: sheet !== null, operations };
+}
+
+async function runScenario(scenario: Scenario): Promise<Row> {
+  const { service, doc, evaluations, evaluate, hasSheet, operations } = await setUp(scenario);
+  try {
+    const times = await measure(operations);
     const everything = scenario.everything(doc);
     const full = await measure({ full: () => evaluate(everything, doc) }, { budgetMs: 600, minSamples: 3 });
     return {
@@ -72,12 +88,72 @@ async function runScenario(scenario: Scenario): Promise<Row> {
       serviceUs: times.service.medianUs,
       pipelineUs: times.pipeline.medianUs,
       rawUs: times.raw.medianUs,
-      sheetUs: sheet ? times.sheet.medianUs : null,
+      sheetUs: hasSheet ? times.sheet.medianUs : null,
       fullRawUs: full.full.medianUs,
     };
   } finally {
     await service.close();
   }
+}
+
+/**
+ * The CPU-time mode (`--cpu`): service, pipeline and HyperFormula of the
+ * order at each size, timed by this thread's CPU time in blocks of 100 calls
+ * in turns, in both orders (`cpu_time.ts`); wall-clock medians on a loaded
+ * machine carry the other processes' load, CPU time does not.
+ */
+async function cpuMode(sizes: number[]): Promise<void> {
+  const clock = threadCpuClock();
+  const body: string[][] = [];
+  for (const size of sizes) {
+    const scenario = orderItems(size);
+    const { service, operations } = await setUp(scenario);
+    try {
+      const { forward, reversed } = await measureCpu(
+        {
+          service: operations.service,
+          pipeline: operations.pipeline,
+          sheet: operations.sheet,
+        },
+        {},
+        clock,
+      );
+      for (
+        const [order, times] of [["service, pipeline, HF", forward], [
+          "HF, pipeline, service",
+          reversed,
+        ]] as const
+      ) {
+        body.push([
+          `${scenario.label} (${order})`,
+          us(times.service),
+          us(times.pipeline),
+          us(times.sheet),
+          ratio(times.service / times.sheet),
+          ratio(times.pipeline / times.sheet),
+        ]);
+      }
+    } finally {
+      await service.close();
+    }
+  }
+  console.log(markdown(
+    [
+      "scenario (turn order)",
+      "service.mutate µs",
+      "pipeline µs",
+      "HyperFormula µs",
+      "service/HF",
+      "pipeline/HF",
+    ],
+    body,
+  ));
+  console.log(
+    [
+      "CPU µs of this thread per mutation (clock_gettime(CLOCK_THREAD_CPUTIME_ID) through FFI), median of",
+      "40 blocks of 100 calls per turn order, rounds of the two orders alternating; V8's helper threads not counted.",
+    ].join("\n"),
+  );
 }
 
 const us = (n: number) => n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString("en");
@@ -158,7 +234,23 @@ function machine(): string {
     `${navigator.hardwareConcurrency} × ${cpu}, load average ${load}`;
 }
 
-if (import.meta.main) {
+/** `--cpu [sizes]`: the CPU-time mode for orders of the given sizes (comma-separated, default 10). */
+function cpuSizes(args: string[]): number[] | null {
+  const at = args.indexOf("--cpu");
+  if (at < 0) return null;
+  const list = args[at + 1] && !args[at + 1].startsWith("--") ? args[at + 1] : "10";
+  const sizes = list.split(",").map(Number);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new Error(`--cpu takes order sizes separated by commas, e.g. 10,1000 (got ${list})`);
+  }
+  return sizes;
+}
+
+const cpuOrders = import.meta.main ? cpuSizes(Deno.args) : null;
+if (cpuOrders) {
+  console.log(`engine benchmarks, CPU time: ${machine()}, ${new Date().toISOString().slice(0, 10)}`);
+  await cpuMode(cpuOrders);
+} else if (import.meta.main) {
   console.log(`engine benchmarks: ${machine()}, ${new Date().toISOString().slice(0, 10)}`);
   const scenarios = [
     independentDerivations(1000),

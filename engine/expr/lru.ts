@@ -8,6 +8,11 @@
 export class LruCache<K, V> {
   readonly #capacity: number;
   readonly #entries = new Map<K, V>();
+  /**
+   * The key last set or read, the newest entry of the map's order: reading it
+   * again needs no move (the hot caches read one key many times running).
+   */
+  #newest: K | undefined = undefined;
 
   constructor(capacity: number) {
     this.#capacity = Math.max(1, capacity);
@@ -16,9 +21,10 @@ export class LruCache<K, V> {
   /** The value under `key`, marking it most recently used. */
   get(key: K): V | undefined {
     const value = this.#entries.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.#newest) {
       this.#entries.delete(key);
       this.#entries.set(key, value);
+      this.#newest = key;
     }
     return value;
   }
@@ -27,6 +33,7 @@ export class LruCache<K, V> {
   set(key: K, value: V): void {
     this.#entries.delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
     if (this.#entries.size > this.#capacity) {
       this.#entries.delete(this.#entries.keys().next().value as K);
     }

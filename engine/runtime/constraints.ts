@@ -9,9 +9,9 @@
  */
 import type { ConstraintViolation } from "../errors.ts";
 import { touchedInOrder } from "../graph/touched.ts";
-import type { CycleState } from "./cycle_state.ts";
+import type { CycleState, Evaluated } from "./cycle_state.ts";
 import { materializeInputs } from "./derive.ts";
-import { settled, type Steps } from "./steps.ts";
+import type { Steps } from "./steps.ts";
 import { truthy } from "./truthy.ts";
 
 /**
@@ -33,11 +33,13 @@ export function* checkConstraints(
     }
     const elements = state.work(node);
     if (!elements.length) continue;
-    yield* materializeInputs(state, node);
+    if (state.stale.size) yield* materializeInputs(state, node);
     const c = node.constraint;
     let failed = false;
     for (const element of elements) {
-      const { value, error } = yield* settled(state.evaluate(node, element, node.key));
+      // Inlined `yield* settled(...)`: no generator per evaluation, most are answered at once.
+      const pending = state.evaluate(node, element, node.key);
+      const { value, error } = pending instanceof Promise ? (yield pending) as Evaluated : pending;
       const passed = !error && (value === undefined || value === null || truthy(value));
       state.traces[state.traces.length - 1].constraintPassed = passed;
       if (!passed) failed = true;

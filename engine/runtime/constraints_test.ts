@@ -245,3 +245,41 @@ Deno.test("a global constraint reading only through a built-in the library lends
     "checked again after the status",
   );
 });
+
+Deno.test("constraints answered by the interpreter (a wait inside the cycle) and at once pass and fail alike", async () => {
+  const { runtime } = await runtimeOf({
+    id: "mixed-constraints",
+    schema: { type: "object", properties: { rows: { type: "array", items: { type: "object" } } } },
+    constraints: [
+      // A lambda: outside the compiled subset, so the interpreter's.
+      {
+        id: "interpreted",
+        path: "$.rows[*]",
+        expr: "$map([$parent.qty], function($q) { $q <= 10 })[0]",
+        message: "row qty at most 10",
+        policy: "rollback",
+      },
+      {
+        id: "compiled",
+        path: "$.rows[*]",
+        expr: "$parent.qty >= 0",
+        message: "qty not negative",
+        policy: "flag",
+      },
+    ],
+  });
+  const passed = await commitMutation(runtime, { "$.rows": [{ qty: 1 }, { qty: 10 }] });
+  assert.deepEqual(passed!.traces.map((t) => [t.targetPath, t.constraintPassed]), [
+    ["$constraint:interpreted", true],
+    ["$constraint:interpreted", true],
+    ["$constraint:compiled", true],
+    ["$constraint:compiled", true],
+  ]);
+  await rejectsWith(
+    () => runtime.evaluateMutation({ "$.rows[1].qty": 11 }),
+    "constraint_violation",
+    /row qty at most 10/,
+  );
+  const flagged = await commitMutation(runtime, { "$.rows[0].qty": -1 });
+  assert.deepEqual(flagged!.flaggedConstraints.map((v) => v.constraintId), ["compiled"]);
+});

@@ -18,7 +18,7 @@ import { UNSUPPORTED } from "./aggregate/plan.ts";
 import type { CycleState, Evaluated } from "./cycle_state.ts";
 import { withoutTargets } from "./hidden_targets.ts";
 import { metaValueProblem } from "./meta_values.ts";
-import { settled, type Steps } from "./steps.ts";
+import type { Steps } from "./steps.ts";
 
 /** Evaluates stale lazy derivations that `node` reads before it runs. */
 export function* materializeInputs(state: CycleState, node: CompiledNode): Steps<void> {
@@ -80,7 +80,9 @@ function* deriveElements(
     const address = formatPath(target);
     const view = hides &&
       { root, parent: element ? withoutTargets(getAt(root, element), hides.parent) : undefined };
-    const { value, error } = yield* settled(evaluateDerivation(state, node, element, address, view));
+    // Inlined `yield* settled(...)`: no generator per evaluation, most are answered at once.
+    const pending = evaluateDerivation(state, node, element, address, view);
+    const { value, error } = pending instanceof Promise ? (yield pending) as Evaluated : pending;
     if (error) throw unprocessable(`Evaluation of derivation ${address} failed: ${error}`);
     if (value === undefined) state.draft.delete(target);
     else state.draft.set(target, value);
@@ -99,7 +101,7 @@ export function* derive(state: CycleState): Steps<void> {
       state.dirty.add(node.target);
       continue;
     }
-    yield* materializeInputs(state, node);
+    if (state.stale.size) yield* materializeInputs(state, node);
     yield* deriveElements(state, node, elements);
   }
 }
@@ -124,11 +126,12 @@ export function* deriveMetas(state: CycleState): Steps<void> {
     const elements = reshaped ? state.allElements(node) : state.work(node);
     if (reshaped) dropVanishedMetas(state, node, elements as Segment[][]);
     if (!elements.length) continue;
-    yield* materializeInputs(state, node);
+    if (state.stale.size) yield* materializeInputs(state, node);
     for (const element of elements) {
       if (element && state.draft.get(element) === undefined) continue;
       const key = `${formatPath(concreteTarget(node, element))}#${node.metaKey}`;
-      const { value, error } = yield* settled(state.evaluate(node, element, key));
+      const pending = state.evaluate(node, element, key);
+      const { value, error } = pending instanceof Promise ? (yield pending) as Evaluated : pending;
       const absent = value === undefined || value === null;
       const problem = absent ? null : metaValueProblem(node.metaKey, value);
       if (error || problem) {

@@ -488,3 +488,28 @@ Deno.test("a derivation giving NaN or Infinity refuses the write naming its fiel
     /Infinity/,
   );
 });
+
+Deno.test("meta derivations answered by the interpreter (a wait inside the cycle) and at once key each element", async () => {
+  const { runtime } = await runtimeOf({
+    id: "mixed-metas",
+    schema: {
+      type: "object",
+      properties: { rows: { type: "array", items: { type: "object", properties: { qty: {}, note: {} } } } },
+    },
+    metaDerivations: [
+      // A lambda: outside the compiled subset, so the interpreter's.
+      { path: "$.rows[*].qty", property: "maximum", expr: "$map([$parent.max], function($m) { $m * 2 })[0]" },
+      { path: "$.rows[*].note", property: "maxLength", expr: "$parent.max" },
+    ],
+  });
+  const result = await commitMutation(runtime, { "$.rows": [{ max: 3 }, { max: 5 }] });
+  assert.deepEqual(result!.metaUpdated, [
+    "$.rows[0].qty#maximum",
+    "$.rows[1].qty#maximum",
+    "$.rows[0].note#max_length",
+    "$.rows[1].note#max_length",
+  ]);
+  assert.equal(runtime.state.meta.get("$.rows[1].qty#maximum"), 10);
+  assert.equal(runtime.state.meta.get("$.rows[1].note#max_length"), 5);
+  await rejectsWith(() => runtime.evaluateMutation({ "$.rows[0].qty": 7 }), "schema_violation", /maximum/);
+});

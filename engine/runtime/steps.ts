@@ -6,7 +6,9 @@
  * than the evaluations. A job yields the promises it has to wait for (an
  * interpreted evaluation) and {@link runSteps} resumes it when they settle,
  * so `yield* settled(x)` reads like `await x` and costs nothing when `x` is a
- * plain value.
+ * plain value but a generator object. The loops run once per evaluation
+ * (derive.ts, constraints.ts) inline it as
+ * `x instanceof Promise ? yield x : x`, which allocates nothing.
  *
  * @module
  */
