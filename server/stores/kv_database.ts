@@ -7,7 +7,7 @@
  * @module
  */
 
-import { unavailable } from "../../engine/errors.ts";
+import { DiskFull } from "./disk_full.ts";
 import type { DirectoryLock } from "./dir_lock.ts";
 import { utf8Length } from "../utf8_length.ts";
 
@@ -54,16 +54,6 @@ export const BACKGROUND_UNIT = 32;
  * never lets up, once in this many operations, so it is never starved.
  */
 const FOREGROUND_TURNS = 8;
-
-/**
- * SQLite's and the system's words for a disk with no room left (SQLITE_FULL,
- * ENOSPC, EDQUOT): an operator's matter, not a bug, so a write refused for it
- * is a 503 saying so, not a 500 with a stack trace logged per request.
- */
-const NO_ROOM = /database or disk is full|no space left on device|disk quota exceeded/i;
-
-/** Seconds a client is asked to wait after a write refused for a full disk (freeing space takes a person). */
-const FULL_RETRY_AFTER_S = 30;
 
 /** Largest byte chunk stored in one value (Deno KV caps a value at 64 KiB, its header included). */
 export const CHUNK_BYTES = 60 * 1024;
@@ -146,8 +136,8 @@ export class KvDatabase {
   /** The data directory's lock, released with the handle. */
   readonly #lock: DirectoryLock | undefined;
   #users = 0;
-  /** Whether the last commit failed for a full disk (logged once until one succeeds). */
-  #full = false;
+  /** Whether commits are refused for a full disk (logged once until one succeeds). */
+  readonly #disk: DiskFull;
   #queue: QueuedUnit[] = [];
   /** Background units (see {@link writeInBackground}), each its own small atomic operation. */
   #background: QueuedUnit[] = [];
@@ -163,6 +153,7 @@ export class KvDatabase {
     this.path = path;
     this.#warn = warn;
     this.#lock = lock;
+    this.#disk = new DiskFull(`kv (${path})`, warn);
   }
 
   /**
@@ -179,7 +170,7 @@ export class KvDatabase {
 
   /** Whether the last commit failed for a full disk (until one succeeds). */
   get full(): boolean {
-    return this.#full;
+    return this.#disk.full;
   }
 
   /** Registers a user; the database closes when the last one releases it. */
@@ -324,33 +315,10 @@ export class KvDatabase {
     try {
       result = await op.commit();
     } catch (err) {
-      throw this.#noRoom(err);
+      throw this.#disk.refusal(err);
     }
     if (!result.ok) throw new Error("KV atomic commit was refused");
-    if (this.#full) {
-      this.#full = false;
-      this.#warn(`kv (${this.path}): writes succeed again`);
-    }
-  }
-
-  /** `err`, or for a full disk the 503 that says so (logged once until a commit succeeds). */
-  #noRoom(err: unknown): unknown {
-    const words = (err as Error)?.message ?? "";
-    if (!NO_ROOM.test(words)) return err;
-    if (!this.#full) {
-      this.#full = true;
-      this.#warn(
-        `kv (${this.path}): the disk is full (${words}); writes answer 503 until there is room, ` +
-          "nothing of a refused write is stored",
-      );
-    }
-    // The path is the operator's to know: the log line names it.
-    const refusal = unavailable(
-      `Storage full: the server's disk has no room left; nothing of this request was stored: ` +
-        "try again once space is freed",
-    );
-    refusal.retryAfter = FULL_RETRY_AFTER_S;
-    return refusal;
+    this.#disk.succeeded();
   }
 }
 

@@ -29,6 +29,7 @@ import type { BlobStore, ModelStore } from "../../engine/service/ports.ts";
 import { describeKey, failureAbout } from "../config_failure.ts";
 import { ignoredKeys } from "../config_keys.ts";
 import { lockDirectory } from "./dir_lock.ts";
+import { DiskFull } from "./disk_full.ts";
 import { FsBlobStore } from "./fs_blob_store.ts";
 import { exists } from "./fs_files.ts";
 import { FsModelStore } from "./fs_model_store.ts";
@@ -75,7 +76,7 @@ export interface Storage {
   blobs: BlobStore;
   /** For the startup line, e.g. `kv (data/svc.kv)`. */
   description: string;
-  /** Whether writes are refused for a full disk now (Deno KV; the others never say so). */
+  /** Whether writes are refused for a full disk now (Deno KV, filesystem; the others never say so). */
   full?: () => boolean;
 }
 
@@ -329,6 +330,12 @@ export async function openStorage(
   const outages = pg && new PgOutages(pg.description, warn);
   const memoryAudit = selection.audit === "memory" ? new MemoryAuditTrail() : null;
   const options = { compactionThreshold: selection.compactionThreshold, warn };
+  const fsDirs = [
+    selection.spec === "filesystem" ? selection.dir : null,
+    selection.blob === "filesystem" ? selection.blobDir : null,
+  ].filter(Boolean).join(", ");
+  // The model and blob directories are usually on one disk: one full state, logged once.
+  const fsDisk = fsDirs ? new DiskFull(`filesystem (${fsDirs})`, warn) : null;
   let store: ModelStore;
   try {
     store = selection.spec === "kv"
@@ -340,6 +347,7 @@ export async function openStorage(
       : selection.spec === "filesystem"
       ? await FsModelStore.open(selection.dir, {
         ...options,
+        disk: fsDisk!,
         state: selection.state === "filesystem",
         audit: selection.audit === "filesystem" ? "filesystem" : memoryAudit,
       })
@@ -357,16 +365,13 @@ export async function openStorage(
     const blobs: BlobStore = selection.blob === "kv"
       ? await KvBlobStore.open(kv!)
       : selection.blob === "filesystem"
-      ? await FsBlobStore.open(selection.blobDir)
+      ? await FsBlobStore.open(selection.blobDir, fsDisk!)
       : selection.blob === "postgres"
       ? outages!.wrap(new PgBlobStore(pg!))
       : new MemoryBlobStore();
     const where = {
       kv: kv?.path,
-      filesystem: [
-        selection.spec === "filesystem" ? selection.dir : null,
-        selection.blob === "filesystem" ? selection.blobDir : null,
-      ].filter(Boolean).join(", "),
+      filesystem: fsDirs,
       postgres: pg?.description,
     };
     // A directory moved away while the setting still names it starts an empty store there, silently.
@@ -378,11 +383,12 @@ export async function openStorage(
       );
     }
     const database = kv;
+    const disks = [database, fsDisk].filter((disk) => disk !== null);
     return {
       store,
       blobs,
       description: describeStorage(selection, where),
-      full: database ? () => database.full : undefined,
+      full: disks.length ? () => disks.some((disk) => disk.full) : undefined,
     };
   } catch (err) {
     await store.close();
