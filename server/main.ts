@@ -141,6 +141,7 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
     log,
     mcp,
     boundAddress: options.boundAddress,
+    storageTrouble: storage.trouble,
     webRoot: options.webRoot,
     pairing,
   });

@@ -78,6 +78,8 @@ export interface Storage {
   description: string;
   /** Whether writes are refused for a full disk now (Deno KV, filesystem; the others never say so). */
   full?: () => boolean;
+  /** Why the storage refuses requests now (a full disk, a database out of reach), or `null`. */
+  trouble?: () => string | null;
 }
 
 /** Default persistence directory. */
@@ -389,6 +391,12 @@ export async function openStorage(
       blobs,
       description: describeStorage(selection, where),
       full: disks.length ? () => disks.some((disk) => disk.full) : undefined,
+      trouble: () =>
+        disks.some((disk) => disk.full)
+          ? "the disk is full: writes are refused until space is freed"
+          : outages?.down
+          ? `the database cannot be reached (${pg!.description})`
+          : null,
     };
   } catch (err) {
     await store.close();

@@ -349,6 +349,18 @@ for (const [storage, disk] of Object.entries(FULL_DISKS)) {
             // A monitoring system sees it too.
             const scrape = async () => (await fetch(`${server.url}/actuator/prometheus`)).text();
             assert.match(await scrape(), /^svc_storage_full 1$/m);
+            // Health says so too, with the reason (it stayed UP before).
+            const health = await fetch(`${server.url}/actuator/health`);
+            assert.equal(health.status, 503);
+            assert.deepEqual(await health.json(), {
+              status: "DOWN",
+              components: {
+                storage: {
+                  status: "DOWN",
+                  details: { reason: "the disk is full: writes are refused until space is freed" },
+                },
+              },
+            });
 
             assert.ok(mount("-o", "remount,size=16m", dir));
             const after = await request(`${server.url}/models/notes/mutations`, "POST", {
@@ -356,6 +368,7 @@ for (const [storage, disk] of Object.entries(FULL_DISKS)) {
             });
             assert.equal(after.status, 200, JSON.stringify(after.body));
             assert.match(await scrape(), /^svc_storage_full 0$/m);
+            assert.deepEqual(await (await fetch(`${server.url}/actuator/health`)).json(), { status: "UP" });
             await stopServer(server, "SIGTERM");
             stopped = true;
             const { stderr } = await server.output;
