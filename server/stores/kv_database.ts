@@ -173,6 +173,11 @@ export class KvDatabase {
     return this.#disk.full;
   }
 
+  /** Why commits are refused now (a full disk, storage that cannot be written), or `null`. */
+  get trouble(): string | null {
+    return this.#disk.trouble;
+  }
+
   /** Registers a user; the database closes when the last one releases it. */
   acquire(): this {
     this.#users++;

@@ -391,12 +391,14 @@ export async function openStorage(
       blobs,
       description: describeStorage(selection, where),
       full: disks.length ? () => disks.some((disk) => disk.full) : undefined,
-      trouble: () =>
-        disks.some((disk) => disk.full)
-          ? "the disk is full: writes are refused until space is freed"
+      trouble: () => {
+        const disk = disks.map((disk) => disk.trouble).find((trouble) => trouble !== null);
+        return disk
+          ? `${disk}: writes are refused`
           : outages?.down
           ? `the database cannot be reached (${pg!.description})`
-          : null,
+          : null;
+      },
     };
   } catch (err) {
     await store.close();

@@ -357,7 +357,7 @@ for (const [storage, disk] of Object.entries(FULL_DISKS)) {
               components: {
                 storage: {
                   status: "DOWN",
-                  details: { reason: "the disk is full: writes are refused until space is freed" },
+                  details: { reason: "the disk is full: writes are refused" },
                 },
               },
             });
@@ -411,3 +411,63 @@ for (const [storage, disk] of Object.entries(FULL_DISKS)) {
       }),
   });
 }
+
+/** Runs `chattr` with `args`; whether it succeeded (root on a file system with the immutable flag). */
+function chattr(...args: string[]): boolean {
+  try {
+    return new Deno.Command("chattr", { args, stdout: "null", stderr: "null" }).outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+const CAN_CHATTR = Deno.build.os === "linux" && (() => {
+  const probe = Deno.makeTempDirSync();
+  const flagged = chattr("+i", probe);
+  if (flagged) chattr("-i", probe);
+  Deno.removeSync(probe);
+  return flagged;
+})();
+
+Deno.test({
+  name:
+    "kv: a data directory that cannot be written under a running server answers 503 saying so, logged once, health DOWN",
+  // A read-only remount is refused while the database is open for writing: the immutable flag stands in for it.
+  ignore: !CAN_CHATTR,
+  fn: () =>
+    withTempDir(async (dir) => {
+      const server = await startServer(dir);
+      const files = [dir, `${dir}/svc.kv`, `${dir}/svc.kv-wal`];
+      try {
+        assert.equal((await request(`${server.url}/models`, "POST", NOTES_SPEC)).status, 201);
+        assert.ok(chattr("+i", ...files));
+        for (const n of [1, 2]) {
+          const refused = await request(`${server.url}/models/notes/mutations`, "POST", {
+            [`$.notes.n${n}`]: "x",
+          });
+          assert.equal(refused.status, 503, JSON.stringify(refused.body));
+          assert.match((refused.body as { detail: string }).detail, /^Storage not writable: /);
+        }
+        const health = await fetch(`${server.url}/actuator/health`);
+        assert.equal(health.status, 503);
+        assert.match(
+          JSON.stringify(await health.json()),
+          /the storage cannot be written: writes are refused/,
+        );
+        assert.ok(chattr("-i", ...files));
+        assert.equal(
+          (await request(`${server.url}/models/notes/mutations`, "POST", { "$.notes.n3": "x" })).status,
+          200,
+        );
+      } finally {
+        chattr("-i", ...files);
+        await stopServer(server, "SIGTERM");
+      }
+      const { stderr } = await server.output;
+      const lines = stderr.split("\n").filter((line) => line.includes(dir));
+      assert.equal(lines.length, 2, stderr);
+      assert.match(lines[0], /: the storage cannot be written \(.*\); writes answer 503 until it is mended/);
+      assert.match(lines[1], /: writes succeed again$/);
+      assert.doesNotMatch(stderr, /failed:/);
+    }),
+});
