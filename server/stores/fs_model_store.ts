@@ -325,14 +325,8 @@ export class FsModelStore implements ModelStore {
     open.file = next;
   }
 
-  commit(
-    modelId: string,
-    entry: LogEntry,
-    states: CommitStates,
-    audit: AuditRecord | null,
-    jobs?: JobChanges,
-  ): Promise<void> {
-    return this.#options.disk.write(() => this.#commit(modelId, entry, states, audit, jobs));
+  commit(...args: Parameters<ModelStore["commit"]>): Promise<void> {
+    return this.#options.disk.write(() => this.#commit(...args));
   }
 
   async #commit(

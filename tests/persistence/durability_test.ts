@@ -269,14 +269,17 @@ Deno.test("the server refuses to start with an unknown storage backend", async (
   );
 });
 
-/** Runs `mount` with `args`; whether it succeeded (it needs root, as CI and this machine are). */
-function mount(...args: string[]): boolean {
+/** Runs `command` with `args`; whether it succeeded (absent, it did not). */
+function succeeds(command: string, ...args: string[]): boolean {
   try {
-    return new Deno.Command("mount", { args, stdout: "null", stderr: "null" }).outputSync().success;
+    return new Deno.Command(command, { args, stdout: "null", stderr: "null" }).outputSync().success;
   } catch {
     return false;
   }
 }
+
+/** Runs `mount` with `args`; whether it succeeded (it needs root, as CI and this machine are). */
+const mount = (...args: string[]) => succeeds("mount", ...args);
 
 /** Whether this process may mount a small file system to fill (root may). */
 const CAN_MOUNT = Deno.build.os === "linux" && (() => {
@@ -413,13 +416,7 @@ for (const [storage, disk] of Object.entries(FULL_DISKS)) {
 }
 
 /** Runs `chattr` with `args`; whether it succeeded (root on a file system with the immutable flag). */
-function chattr(...args: string[]): boolean {
-  try {
-    return new Deno.Command("chattr", { args, stdout: "null", stderr: "null" }).outputSync().success;
-  } catch {
-    return false;
-  }
-}
+const chattr = (...args: string[]) => succeeds("chattr", ...args);
 
 const CAN_CHATTR = Deno.build.os === "linux" && (() => {
   const probe = Deno.makeTempDirSync();
