@@ -65,6 +65,8 @@ export interface AppOptions {
   webRoot?: string;
   /** The address the server listens on, once it does (the WebSocket origin rule compares against it). */
   boundAddress?: () => { hostname: string; port: number } | undefined;
+  /** Why the storage refuses requests now, or `null` (default: never says). */
+  storageTrouble?: () => string | null;
   /** Browser pairing (the server's, from `svc.pairing.*`; tests pass one with their own clock). */
   pairing: PairingHost;
 }
@@ -104,6 +106,7 @@ export function createApp(options: AppOptions, routes: readonly Route[] = ROUTES
     pairing,
     apiDocument: () => document ??= openApiDocument(routes),
     boundAddress: options.boundAddress ?? (() => undefined),
+    storageTrouble: options.storageTrouble ?? (() => null),
   };
   /** The deps of a request: scoped to its session's namespace when it came with a session token. */
   const depsOf = (c: Context): RouteDeps => {

@@ -141,10 +141,19 @@ export async function assembleServer(options: ServerOptions): Promise<ServerPart
     log,
     mcp,
     boundAddress: options.boundAddress,
+    storageTrouble: storage.trouble,
     webRoot: options.webRoot,
     pairing,
   });
   return { app, service, metrics, subscriptions, storage, mcp };
+}
+
+/** The addresses that bind every interface: no client connects to them. */
+const UNSPECIFIED = new Set(["0.0.0.0", "::"]);
+
+/** `http://host:port`, an IPv6 address in brackets. */
+function urlOf(hostname: string, port: number): string {
+  return `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
 }
 
 /** Starts the server and prints the startup line. */
@@ -181,16 +190,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   const { hostname, port } = server.addr;
   bound.address = { hostname, port };
-  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-  const url = `http://${host}:${port}`;
+  const everywhere = UNSPECIFIED.has(hostname);
+  // No client reaches http://0.0.0.0:…: on every interface this machine's loopback address is the one to use.
+  const url = urlOf(everywhere ? (hostname === "::" ? "::1" : "127.0.0.1") : hostname, port);
+  const remoteUrl = everywhere ? urlOf(Deno.hostname(), port) : url;
+  const interfaces = everywhere ? ` on every interface (${hostname}; from other machines ${remoteUrl})` : "";
   log.info(
-    `${SERVICE_NAME} ${SERVICE_VERSION} listening on ${url} (storage: ${storage.description}; ` +
+    `${SERVICE_NAME} ${SERVICE_VERSION} listening on ${url}${interfaces} (storage: ${storage.description}; ` +
       `auth: ${config.apiKey === null ? "open" : "API key"})`,
   );
   if (service.generationAvailable) log.info(describeLlm(options.config.llm));
   if (config.apiKey === null) {
     // Open mode off loopback is the one setting that exposes every model to the network: say so loudly.
-    const exposed = isLoopbackName(hostname) ? "" : `; ${url} is reachable from the network, set SVC_API_KEY`;
+    const exposed = isLoopbackName(hostname)
+      ? ""
+      : `; ${remoteUrl} is reachable from the network, set SVC_API_KEY`;
     log.warn(`open mode: svc.api.key is not set, every request is permitted (development only)${exposed}`);
   }
 

@@ -404,3 +404,25 @@ Deno.test("a write's, backfill's address or patch pointer (path, from) over 1024
   assert.deepEqual((await service.mutate("m", { [fits]: 1 })).mutatedPaths, [fits]);
   assert.deepEqual(await service.getAudit("m").then((records) => records.length), 1);
 });
+
+Deno.test("a stored model over a lowered max-state-bytes is named at startup, once, with the limit and its size", async () => {
+  const store = new LogStore();
+  const { service } = await serviceOf({}, { store });
+  await service.createModel({ id: "big", schema: { type: "object" } });
+  await service.mutate("big", { "$.text": "x".repeat(2000) });
+  await service.createModel({ id: "small", schema: { type: "object" } });
+  const size = utf8(await service.getState("big"));
+  const warnings: string[] = [];
+  const reopened = await ModelService.open({
+    store,
+    config: { ...service.config, maxStateBytes: 1000 },
+    platform: service.platform,
+    observer: { warn: (message) => warnings.push(message) },
+  });
+  // Nothing said it before: the operator learnt of the lowered limit from a 413 on the next growing write.
+  assert.deepEqual(warnings, [
+    `model 'big': its stored state is ${size} bytes, over svc.limits.max-state-bytes (1000); it loads and ` +
+    "reads as before, but a write that grows it is refused (413) until it shrinks below the limit or the limit is raised",
+  ]);
+  assert.equal(await verdict(() => reopened.mutate("big", { "$.more": 1 })), "too_large");
+});

@@ -411,9 +411,20 @@ export class ModelService implements ModelApi {
   }
 
   async #loadStored(): Promise<void> {
+    const { maxStateBytes } = this.config;
     for (const stored of await this.store.load()) {
       const slot = await this.#build(stored);
-      if (slot) this.#slots.set(slot.runtime.model.id, slot);
+      if (!slot) continue;
+      this.#slots.set(slot.runtime.model.id, slot);
+      // A limit lowered over a stored state: say so at startup, not first at the next write's 413.
+      const bytes = slot.runtime.stateBytes;
+      if (bytes > maxStateBytes) {
+        this.#observer.warn?.(
+          `model '${slot.runtime.model.id}': its stored state is ${bytes} bytes, over svc.limits.max-state-bytes ` +
+            `(${maxStateBytes}); it loads and reads as before, but a write that grows it is refused (413) ` +
+            "until it shrinks below the limit or the limit is raised",
+        );
+      }
     }
   }
 

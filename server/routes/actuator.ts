@@ -31,11 +31,22 @@ export const ACTUATOR_ROUTES: Route[] = [
     method: "get",
     path: "/actuator/health",
     operationId: "health",
-    summary: "Liveness; never needs the key",
+    summary: "Health; DOWN (503) with the reason while the storage refuses requests; never needs the key",
     tag: "actuator",
     open: true,
-    responses: { 200: jsonResponse("up", ref("Health")) },
-    handle: (c) => c.json({ status: "UP" }),
+    responses: {
+      200: jsonResponse("up", ref("Health")),
+      503: jsonResponse("down: a full disk, a database out of reach", ref("Health")),
+    },
+    handle: (c, { storageTrouble }) => {
+      const reason = storageTrouble();
+      if (reason === null) return c.json({ status: "UP" });
+      // Spring Boot's shape: a monitor or load balancer sees the instance DOWN, and why.
+      return c.json(
+        { status: "DOWN", components: { storage: { status: "DOWN", details: { reason } } } },
+        503,
+      );
+    },
   },
   {
     method: "get",

@@ -34,6 +34,8 @@ export interface RouteDeps {
   apiDocument(): Record<string, unknown>;
   /** The address the server listens on, once it does. */
   boundAddress(): { hostname: string; port: number } | undefined;
+  /** Why the storage refuses requests now, or `null` (health reports it). */
+  storageTrouble(): string | null;
 }
 
 /** A documented parameter. */

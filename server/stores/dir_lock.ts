@@ -109,8 +109,10 @@ async function openForLock(
   try {
     return await Deno.open(path, directory ? { read: true } : { read: true, write: true, create: true });
   } catch (err) {
+    // A lock file that is there but cannot be opened (a directory in its place, no permission) was not to create.
+    const present = directory || await Deno.lstat(path).then(() => true, () => false);
     throw new Error(
-      `Configuration ${setting}: cannot ${directory ? "open" : "create"} ${what} ${
+      `Configuration ${setting}: cannot ${present ? "open" : "create"} ${what} ${
         quoted(path, MAX_QUOTED_WORD)
       }: ${failureAbout((err as Error).message, path)}`,
     );

@@ -111,3 +111,17 @@ Deno.test("a directory that cannot be resolved is refused naming the setting, it
   );
   assert.ok(err.message.length < 600, err.message);
 });
+
+Deno.test("a lock file that is there but cannot be opened is said to be so, not 'cannot create'", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // A directory in the lock file's place: it exists, and no file of it opens for writing.
+    await Deno.mkdir(`${dir}/${LOCK_FILE}`);
+    await assert.rejects(
+      lockDirectory(dir, "svc.persistence-dir (SVC_PERSISTENCE_DIR) = 'x'"),
+      /^Error: Configuration svc\.persistence-dir \(SVC_PERSISTENCE_DIR\) = 'x': cannot open its lock file \S*svc\.lock: Is a directory/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

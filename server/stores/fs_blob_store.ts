@@ -10,6 +10,7 @@
 import type { BlobStore, StoredBlob } from "../../engine/service/ports.ts";
 import { describeKey, failureAbout } from "../config_failure.ts";
 import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
+import type { DiskFull } from "./disk_full.ts";
 import { exists, isTemporary, nameOf, writeFileAtomic } from "./fs_files.ts";
 
 const META = ".json";
@@ -23,15 +24,18 @@ export class FsBlobStore implements BlobStore {
   readonly #sizes = new Map<string, number>();
   /** The directory's lock, held from open to close. */
   #lock: DirectoryLock | null = null;
+  /** Whether puts are refused for a full disk. */
+  readonly #disk: DiskFull;
 
-  private constructor(dir: string) {
+  private constructor(dir: string, disk: DiskFull) {
     this.#dir = dir.replace(/\/+$/, "") || "/";
+    this.#disk = disk;
     this.description = `filesystem (${this.#dir})`;
   }
 
-  /** Opens (creating) the directory and indexes what it holds. */
-  static async open(dir: string): Promise<FsBlobStore> {
-    const store = new FsBlobStore(dir);
+  /** Opens (creating) the directory and indexes what it holds; `disk` watches its puts for a full disk. */
+  static async open(dir: string, disk: DiskFull): Promise<FsBlobStore> {
+    const store = new FsBlobStore(dir, disk);
     const setting = describeKey("svc.blob-store-path", dir);
     try {
       await Deno.mkdir(store.#dir, { recursive: true });
@@ -64,8 +68,10 @@ export class FsBlobStore implements BlobStore {
     if (this.#sizes.has(blobId)) return;
     const path = await this.#path(blobId);
     const meta = { blobId, mediaType: blob.mediaType, bytes: blob.bytes.byteLength };
-    await writeFileAtomic(path + META, JSON.stringify(meta, null, 2) + "\n");
-    await writeFileAtomic(path, blob.bytes);
+    await this.#disk.write(async () => {
+      await writeFileAtomic(path + META, JSON.stringify(meta, null, 2) + "\n");
+      await writeFileAtomic(path, blob.bytes);
+    });
     this.#sizes.set(blobId, blob.bytes.byteLength);
   }
 

@@ -29,17 +29,31 @@ export async function writeFileAtomic(path: string, data: Uint8Array | string): 
   try {
     await writeAll(file, bytes);
     await file.syncData();
-  } finally {
+  } catch (err) {
+    // A half-written temporary file (a full disk) would hold the space until the next start.
     file.close();
+    await Deno.remove(temp).catch(() => {});
+    throw err;
   }
+  file.close();
   await Deno.rename(temp, path);
   await syncDir(path.slice(0, path.lastIndexOf("/")) || "/");
 }
 
-/** Appends `text` to an open file and flushes it to disk before resolving. */
+/**
+ * Appends `text` to an open file and flushes it to disk before resolving; when
+ * that fails (a full disk), the file is cut back to where it ended, so a part
+ * of `text` never runs into the next append's line.
+ */
 export async function appendDurable(file: Deno.FsFile, text: string): Promise<void> {
-  await writeAll(file, new TextEncoder().encode(text));
-  await file.syncData();
+  const end = (await file.stat()).size;
+  try {
+    await writeAll(file, new TextEncoder().encode(text));
+    await file.syncData();
+  } catch (err) {
+    await file.truncate(end).catch(() => {});
+    throw err;
+  }
 }
 
 /** Writes every byte (one write may take only part of a large buffer). */

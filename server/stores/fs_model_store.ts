@@ -39,6 +39,7 @@ import type {
 } from "../../engine/service/ports.ts";
 import type { ModelSpec } from "../../engine/model/types.ts";
 import { type DirectoryLock, lockDirectory } from "./dir_lock.ts";
+import type { DiskFull } from "./disk_full.ts";
 import { appendDurable, exists, isTemporary, nameOf, syncDir, writeFileAtomic } from "./fs_files.ts";
 import { isLogEntry, isPersistedState } from "./stored_model.ts";
 import { serverHasher } from "../platform.ts";
@@ -53,6 +54,8 @@ export interface FsModelStoreOptions {
   /** Log entries folded per compaction. */
   compactionThreshold: number;
   warn(message: string): void;
+  /** Whether writes are refused for a full disk (shared with the blob store on the same disk). */
+  disk: DiskFull;
 }
 
 /** The contents of `model.json`. */
@@ -268,10 +271,18 @@ export class FsModelStore implements ModelStore {
     return problem ? { ...model, problem, ...auditSequence !== undefined && { auditSequence } } : model;
   }
 
-  async save(
+  save(
     spec: ModelSpec,
     state: PersistedState,
     options: { created?: boolean; jobs?: JobChanges } = {},
+  ): Promise<void> {
+    return this.#options.disk.write(() => this.#save(spec, state, options));
+  }
+
+  async #save(
+    spec: ModelSpec,
+    state: PersistedState,
+    options: { created?: boolean; jobs?: JobChanges },
   ): Promise<void> {
     const id = spec.id;
     let open = this.#models.get(id);
@@ -314,7 +325,11 @@ export class FsModelStore implements ModelStore {
     open.file = next;
   }
 
-  async commit(
+  commit(...args: Parameters<ModelStore["commit"]>): Promise<void> {
+    return this.#options.disk.write(() => this.#commit(...args));
+  }
+
+  async #commit(
     modelId: string,
     entry: LogEntry,
     states: CommitStates,
@@ -374,7 +389,7 @@ export class FsModelStore implements ModelStore {
   async updateJobs(modelId: string, changes: JobChanges): Promise<void> {
     const open = this.#models.get(modelId);
     if (!open || !this.#options.state) return;
-    await this.#append(open, { seq: open.nextSeq, jobs: changes });
+    await this.#options.disk.write(() => this.#append(open, { seq: open.nextSeq, jobs: changes }));
   }
 
   async delete(modelId: string): Promise<void> {
@@ -432,7 +447,9 @@ export class FsModelStore implements ModelStore {
     const dir = await this.#recoveryDir(record.modelId);
     await Deno.mkdir(dir, { recursive: true });
     const name = `${record.detectedAt.replace(/[:.]/g, "-")}-${crypto.randomUUID()}.json`;
-    await writeFileAtomic(`${dir}/${name}`, JSON.stringify(record, null, 2) + "\n");
+    await this.#options.disk.write(() =>
+      writeFileAtomic(`${dir}/${name}`, JSON.stringify(record, null, 2) + "\n")
+    );
   }
 
   async listRecovery(): Promise<RecoverySummary[]> {

@@ -8,7 +8,7 @@
  */
 
 import { MessageChannel } from "node:worker_threads";
-import { unavailable } from "../../engine/errors.ts";
+import { DiskFull } from "./disk_full.ts";
 import type { DirectoryLock } from "./dir_lock.ts";
 import { utf8Length } from "../utf8_length.ts";
 
@@ -62,16 +62,6 @@ export const BACKGROUND_UNIT = 32;
  * never lets up, once in this many operations, so it is never starved.
  */
 const FOREGROUND_TURNS = 8;
-
-/**
- * SQLite's and the system's words for a disk with no room left (SQLITE_FULL,
- * ENOSPC, EDQUOT): an operator's matter, not a bug, so a write refused for it
- * is a 503 saying so, not a 500 with a stack trace logged per request.
- */
-const NO_ROOM = /database or disk is full|no space left on device|disk quota exceeded/i;
-
-/** Seconds a client is asked to wait after a write refused for a full disk (freeing space takes a person). */
-const FULL_RETRY_AFTER_S = 30;
 
 /** Largest byte chunk stored in one value (Deno KV caps a value at 64 KiB, its header included). */
 export const CHUNK_BYTES = 60 * 1024;
@@ -154,8 +144,8 @@ export class KvDatabase {
   /** The data directory's lock, released with the handle. */
   readonly #lock: DirectoryLock | undefined;
   #users = 0;
-  /** Whether the last commit failed for a full disk (logged once until one succeeds). */
-  #full = false;
+  /** Whether commits are refused for a full disk (logged once until one succeeds). */
+  readonly #disk: DiskFull;
   #queue: QueuedUnit[] = [];
   /** Units committed beside the commits, each in an operation of its own (see {@link writeStaged}). */
   #beside: QueuedUnit[] = [];
@@ -191,6 +181,7 @@ export class KvDatabase {
       this.#drain();
     });
     this.#nextTurn.port1.unref();
+    this.#disk = new DiskFull(`kv (${path})`, warn);
   }
 
   /**
@@ -207,7 +198,12 @@ export class KvDatabase {
 
   /** Whether the last commit failed for a full disk (until one succeeds). */
   get full(): boolean {
-    return this.#full;
+    return this.#disk.full;
+  }
+
+  /** Why commits are refused now (a full disk, storage that cannot be written), or `null`. */
+  get trouble(): string | null {
+    return this.#disk.trouble;
   }
 
   /** Registers a user; the database closes when the last one releases it. */
@@ -384,33 +380,10 @@ export class KvDatabase {
     try {
       result = await op.commit();
     } catch (err) {
-      throw this.#noRoom(err);
+      throw this.#disk.refusal(err);
     }
     if (!result.ok) throw new Error("KV atomic commit was refused");
-    if (this.#full) {
-      this.#full = false;
-      this.#warn(`kv (${this.path}): writes succeed again`);
-    }
-  }
-
-  /** `err`, or for a full disk the 503 that says so (logged once until a commit succeeds). */
-  #noRoom(err: unknown): unknown {
-    const words = (err as Error)?.message ?? "";
-    if (!NO_ROOM.test(words)) return err;
-    if (!this.#full) {
-      this.#full = true;
-      this.#warn(
-        `kv (${this.path}): the disk is full (${words}); writes answer 503 until there is room, ` +
-          "nothing of a refused write is stored",
-      );
-    }
-    // The path is the operator's to know: the log line names it.
-    const refusal = unavailable(
-      `Storage full: the server's disk has no room left; nothing of this request was stored: ` +
-        "try again once space is freed",
-    );
-    refusal.retryAfter = FULL_RETRY_AFTER_S;
-    return refusal;
+    this.#disk.succeeded();
   }
 }
 

@@ -29,6 +29,7 @@ import type { BlobStore, ModelStore } from "../../engine/service/ports.ts";
 import { describeKey, failureAbout } from "../config_failure.ts";
 import { ignoredKeys } from "../config_keys.ts";
 import { lockDirectory } from "./dir_lock.ts";
+import { DiskFull } from "./disk_full.ts";
 import { FsBlobStore } from "./fs_blob_store.ts";
 import { exists } from "./fs_files.ts";
 import { FsModelStore } from "./fs_model_store.ts";
@@ -75,8 +76,10 @@ export interface Storage {
   blobs: BlobStore;
   /** For the startup line, e.g. `kv (data/svc.kv)`. */
   description: string;
-  /** Whether writes are refused for a full disk now (Deno KV; the others never say so). */
+  /** Whether writes are refused for a full disk now (Deno KV, filesystem; the others never say so). */
   full?: () => boolean;
+  /** Why the storage refuses requests now (a full disk, a database out of reach), or `null`. */
+  trouble?: () => string | null;
 }
 
 /** Default persistence directory. */
@@ -334,6 +337,12 @@ export async function openStorage(
   const outages = pg && new PgOutages(pg.description, warn);
   const memoryAudit = selection.audit === "memory" ? new MemoryAuditTrail() : null;
   const options = { compactionThreshold: selection.compactionThreshold, warn };
+  const fsDirs = [
+    selection.spec === "filesystem" ? selection.dir : null,
+    selection.blob === "filesystem" ? selection.blobDir : null,
+  ].filter(Boolean).join(", ");
+  // The model and blob directories are usually on one disk: one full state, logged once.
+  const fsDisk = fsDirs ? new DiskFull(`filesystem (${fsDirs})`, warn) : null;
   let store: ModelStore;
   try {
     store = selection.spec === "kv"
@@ -345,6 +354,7 @@ export async function openStorage(
       : selection.spec === "filesystem"
       ? await FsModelStore.open(selection.dir, {
         ...options,
+        disk: fsDisk!,
         state: selection.state === "filesystem",
         audit: selection.audit === "filesystem" ? "filesystem" : memoryAudit,
       })
@@ -362,7 +372,7 @@ export async function openStorage(
     const blobs: BlobStore = selection.blob === "kv"
       ? await KvBlobStore.open(kv!)
       : selection.blob === "filesystem"
-      ? await FsBlobStore.open(selection.blobDir)
+      ? await FsBlobStore.open(selection.blobDir, fsDisk!)
       : selection.blob === "postgres"
       ? outages!.wrap(new PgBlobStore(pg!))
       : new MemoryBlobStore();
@@ -383,11 +393,20 @@ export async function openStorage(
       );
     }
     const database = kv;
+    const disks = [database, fsDisk].filter((disk) => disk !== null);
     return {
       store,
       blobs,
       description: describeStorage(selection, where),
-      full: database ? () => database.full : undefined,
+      full: disks.length ? () => disks.some((disk) => disk.full) : undefined,
+      trouble: () => {
+        const disk = disks.map((disk) => disk.trouble).find((trouble) => trouble !== null);
+        return disk
+          ? `${disk}: writes are refused`
+          : outages?.down
+          ? `the database cannot be reached (${pg!.description})`
+          : null;
+      },
     };
   } catch (err) {
     await store.close();

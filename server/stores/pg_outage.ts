@@ -76,6 +76,11 @@ export class PgOutages {
   readonly #database: string;
   #down = false;
 
+  /** Whether the database could not be reached at the last call (until one succeeds). */
+  get down(): boolean {
+    return this.#down;
+  }
+
   constructor(database: string, warn: (message: string) => void) {
     this.#database = database;
     this.#warn = warn;

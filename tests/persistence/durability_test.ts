@@ -269,14 +269,17 @@ Deno.test("the server refuses to start with an unknown storage backend", async (
   );
 });
 
-/** Runs `mount` with `args`; whether it succeeded (it needs root, as CI and this machine are). */
-function mount(...args: string[]): boolean {
+/** Runs `command` with `args`; whether it succeeded (absent, it did not). */
+function succeeds(command: string, ...args: string[]): boolean {
   try {
-    return new Deno.Command("mount", { args, stdout: "null", stderr: "null" }).outputSync().success;
+    return new Deno.Command(command, { args, stdout: "null", stderr: "null" }).outputSync().success;
   } catch {
     return false;
   }
 }
+
+/** Runs `mount` with `args`; whether it succeeded (it needs root, as CI and this machine are). */
+const mount = (...args: string[]) => succeeds("mount", ...args);
 
 /** Whether this process may mount a small file system to fill (root may). */
 const CAN_MOUNT = Deno.build.os === "linux" && (() => {
@@ -295,90 +298,173 @@ const NOTES_SPEC = {
   },
 };
 
+/** How each storage's log names the full data directory `dir`, and the words of its full disk. */
+const FULL_DISKS = {
+  kv: { where: (dir: string) => `kv (${dir}/svc.kv)`, words: "database or disk is full" },
+  filesystem: {
+    where: (dir: string) => `filesystem (${dir}, ${dir}/blobs)`,
+    words: "No space left on device (os error 28)",
+  },
+};
+
+for (const [storage, disk] of Object.entries(FULL_DISKS)) {
+  Deno.test({
+    name:
+      `${storage}: a full disk answers 503 saying so, logs it once and shows in svc.storage.full; once there is room writes go on, none acknowledged lost`,
+    ignore: !CAN_MOUNT,
+    fn: () =>
+      withTempDir(async (dir) => {
+        // A 512 KiB disk of its own: the data directory fills after a few dozen writes.
+        assert.ok(mount("-t", "tmpfs", "-o", "size=512k", "tmpfs", dir));
+        const env = { SVC_STORAGE_TYPE: storage };
+        try {
+          const server = await startServer(dir, env);
+          let stopped = false;
+          let acknowledged = 0;
+          try {
+            assert.equal((await request(`${server.url}/models`, "POST", NOTES_SPEC)).status, 201);
+            const write = (n: number) =>
+              fetch(`${server.url}/models/notes/mutations`, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                // A new 16 KiB note each time: every write adds to the database.
+                body: JSON.stringify({ [`$.notes.n${n}`]: "x".repeat(16 * 1024) }),
+              });
+            let refused: Response | undefined;
+            for (let n = 1; n <= 1000 && !refused; n++) {
+              const response = await write(n);
+              if (response.status === 200) {
+                acknowledged = n;
+                await response.body?.cancel();
+              } else refused = response;
+            }
+            assert.ok(refused, "the disk never filled");
+            const answer = await refused.json();
+            assert.equal(refused.status, 503, JSON.stringify(answer));
+            assert.ok(Number(refused.headers.get("retry-after")) > 0);
+            assert.equal(
+              answer.detail,
+              "Storage full: the server's disk has no room left; nothing of this request was stored: " +
+                "try again once space is freed",
+            );
+            // Refused again while full, without another log line.
+            assert.equal((await write(acknowledged + 1)).status, 503);
+            // A monitoring system sees it too.
+            const scrape = async () => (await fetch(`${server.url}/actuator/prometheus`)).text();
+            assert.match(await scrape(), /^svc_storage_full 1$/m);
+            // Health says so too, with the reason (it stayed UP before).
+            const health = await fetch(`${server.url}/actuator/health`);
+            assert.equal(health.status, 503);
+            assert.deepEqual(await health.json(), {
+              status: "DOWN",
+              components: {
+                storage: {
+                  status: "DOWN",
+                  details: { reason: "the disk is full: writes are refused" },
+                },
+              },
+            });
+
+            assert.ok(mount("-o", "remount,size=16m", dir));
+            const after = await request(`${server.url}/models/notes/mutations`, "POST", {
+              "$.notes.last": "",
+            });
+            assert.equal(after.status, 200, JSON.stringify(after.body));
+            assert.match(await scrape(), /^svc_storage_full 0$/m);
+            assert.deepEqual(await (await fetch(`${server.url}/actuator/health`)).json(), { status: "UP" });
+            await stopServer(server, "SIGTERM");
+            stopped = true;
+            const { stderr } = await server.output;
+            const lines = stderr.split("\n").filter((line) => line.includes(dir))
+              // The system's words name the failed call after the error (e.g. "…: write"): not ours to pin.
+              .map((line) => line.replace(/(\(os error \d+\))[^)]*\)/, "$1)"));
+            assert.deepEqual(lines, [
+              `warning: ${disk.where(dir)}: the disk is full (${disk.words}); writes answer 503 ` +
+              `until there is room, nothing of a refused write is stored`,
+              `warning: ${disk.where(dir)}: writes succeed again`,
+            ]);
+            assert.doesNotMatch(stderr, /failed:/);
+          } finally {
+            if (!stopped) await stopServer(server, "SIGTERM");
+          }
+
+          const restarted = await startServer(dir, env);
+          try {
+            const state = await request(`${restarted.url}/models/notes/state`, "GET");
+            const notes = (state.body as { notes: Record<string, string> }).notes;
+            assert.equal(
+              Object.keys(notes).length,
+              acknowledged + 1,
+              "every acknowledged write, no refused one",
+            );
+            const verify = await request(`${restarted.url}/models/notes/audit/verify`, "GET");
+            assert.deepEqual(
+              [
+                (verify.body as { valid: boolean }).valid,
+                (verify.body as { recordsChecked: number }).recordsChecked,
+              ],
+              [true, acknowledged + 1],
+            );
+          } finally {
+            await stopServer(restarted, "SIGTERM");
+          }
+        } finally {
+          new Deno.Command("umount", { args: [dir] }).outputSync();
+        }
+      }),
+  });
+}
+
+/** Runs `chattr` with `args`; whether it succeeded (root on a file system with the immutable flag). */
+const chattr = (...args: string[]) => succeeds("chattr", ...args);
+
+const CAN_CHATTR = Deno.build.os === "linux" && (() => {
+  const probe = Deno.makeTempDirSync();
+  const flagged = chattr("+i", probe);
+  if (flagged) chattr("-i", probe);
+  Deno.removeSync(probe);
+  return flagged;
+})();
+
 Deno.test({
   name:
-    "kv: a full disk answers 503 saying so, logs it once and shows in svc.storage.full; once there is room writes go on, none acknowledged lost",
-  ignore: !CAN_MOUNT,
+    "kv: a data directory that cannot be written under a running server answers 503 saying so, logged once, health DOWN",
+  // A read-only remount is refused while the database is open for writing: the immutable flag stands in for it.
+  ignore: !CAN_CHATTR,
   fn: () =>
     withTempDir(async (dir) => {
-      // A 512 KiB disk of its own: the data directory fills after a few dozen writes.
-      assert.ok(mount("-t", "tmpfs", "-o", "size=512k", "tmpfs", dir));
+      const server = await startServer(dir);
+      const files = [dir, `${dir}/svc.kv`, `${dir}/svc.kv-wal`];
       try {
-        const server = await startServer(dir);
-        let stopped = false;
-        let acknowledged = 0;
-        try {
-          assert.equal((await request(`${server.url}/models`, "POST", NOTES_SPEC)).status, 201);
-          const write = (n: number) =>
-            fetch(`${server.url}/models/notes/mutations`, {
-              method: "POST",
-              headers: { "content-type": "application/json" },
-              // A new 16 KiB note each time: every write adds to the database.
-              body: JSON.stringify({ [`$.notes.n${n}`]: "x".repeat(16 * 1024) }),
-            });
-          let refused: Response | undefined;
-          for (let n = 1; n <= 1000 && !refused; n++) {
-            const response = await write(n);
-            if (response.status === 200) {
-              acknowledged = n;
-              await response.body?.cancel();
-            } else refused = response;
-          }
-          assert.ok(refused, "the disk never filled");
-          const answer = await refused.json();
-          assert.equal(refused.status, 503, JSON.stringify(answer));
-          assert.ok(Number(refused.headers.get("retry-after")) > 0);
-          assert.equal(
-            answer.detail,
-            "Storage full: the server's disk has no room left; nothing of this request was stored: " +
-              "try again once space is freed",
-          );
-          // Refused again while full, without another log line.
-          assert.equal((await write(acknowledged + 1)).status, 503);
-          // A monitoring system sees it too.
-          const scrape = async () => (await fetch(`${server.url}/actuator/prometheus`)).text();
-          assert.match(await scrape(), /^svc_storage_full 1$/m);
-
-          assert.ok(mount("-o", "remount,size=16m", dir));
-          const after = await request(`${server.url}/models/notes/mutations`, "POST", { "$.notes.last": "" });
-          assert.equal(after.status, 200, JSON.stringify(after.body));
-          assert.match(await scrape(), /^svc_storage_full 0$/m);
-          await stopServer(server, "SIGTERM");
-          stopped = true;
-          const { stderr } = await server.output;
-          const lines = stderr.split("\n").filter((line) => line.includes(dir));
-          assert.deepEqual(lines, [
-            `warning: kv (${dir}/svc.kv): the disk is full (database or disk is full); writes answer 503 ` +
-            `until there is room, nothing of a refused write is stored`,
-            `warning: kv (${dir}/svc.kv): writes succeed again`,
-          ]);
-          assert.doesNotMatch(stderr, /failed:/);
-        } finally {
-          if (!stopped) await stopServer(server, "SIGTERM");
+        assert.equal((await request(`${server.url}/models`, "POST", NOTES_SPEC)).status, 201);
+        assert.ok(chattr("+i", ...files));
+        for (const n of [1, 2]) {
+          const refused = await request(`${server.url}/models/notes/mutations`, "POST", {
+            [`$.notes.n${n}`]: "x",
+          });
+          assert.equal(refused.status, 503, JSON.stringify(refused.body));
+          assert.match((refused.body as { detail: string }).detail, /^Storage not writable: /);
         }
-
-        const restarted = await startServer(dir);
-        try {
-          const state = await request(`${restarted.url}/models/notes/state`, "GET");
-          const notes = (state.body as { notes: Record<string, string> }).notes;
-          assert.equal(
-            Object.keys(notes).length,
-            acknowledged + 1,
-            "every acknowledged write, no refused one",
-          );
-          const verify = await request(`${restarted.url}/models/notes/audit/verify`, "GET");
-          assert.deepEqual(
-            [
-              (verify.body as { valid: boolean }).valid,
-              (verify.body as { recordsChecked: number }).recordsChecked,
-            ],
-            [true, acknowledged + 1],
-          );
-        } finally {
-          await stopServer(restarted, "SIGTERM");
-        }
+        const health = await fetch(`${server.url}/actuator/health`);
+        assert.equal(health.status, 503);
+        assert.match(
+          JSON.stringify(await health.json()),
+          /the storage cannot be written: writes are refused/,
+        );
+        assert.ok(chattr("-i", ...files));
+        assert.equal(
+          (await request(`${server.url}/models/notes/mutations`, "POST", { "$.notes.n3": "x" })).status,
+          200,
+        );
       } finally {
-        new Deno.Command("umount", { args: [dir] }).outputSync();
+        chattr("-i", ...files);
+        await stopServer(server, "SIGTERM");
       }
+      const { stderr } = await server.output;
+      const lines = stderr.split("\n").filter((line) => line.includes(dir));
+      assert.equal(lines.length, 2, stderr);
+      assert.match(lines[0], /: the storage cannot be written \(.*\); writes answer 503 until it is mended/);
+      assert.match(lines[1], /: writes succeed again$/);
+      assert.doesNotMatch(stderr, /failed:/);
     }),
 });

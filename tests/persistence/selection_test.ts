@@ -359,10 +359,10 @@ Deno.test("a huge directory setting is quoted cut short in each failure, never e
     await refused(fs, "SVC_PERSISTENCE_DIR", /File name too long/);
     const blobs = { "svc.storage.type": "memory", "svc.storage.blob-type": "filesystem" };
     await refused({ ...blobs, "svc.blob-store-path": tooLong }, "SVC_BLOB_STORE_PATH", /File name too long/);
-    // A long path that exists, whose lock file cannot be made (a directory stands there).
+    // A long path that exists, whose lock file cannot be opened (a directory stands there).
     const deep = `${tmp}${`/${"a".repeat(250)}`.repeat(8)}`;
     await Deno.mkdir(`${deep}/svc.lock`, { recursive: true });
-    await refused({ "svc.persistence-dir": deep }, "SVC_PERSISTENCE_DIR", /cannot create its lock file/);
+    await refused({ "svc.persistence-dir": deep }, "SVC_PERSISTENCE_DIR", /cannot open its lock file/);
     await Deno.remove(`${deep}/svc.lock`);
     // Its database cannot be opened (a directory again): Deno KV's words name the file whole.
     await Deno.mkdir(`${deep}/svc.kv`);

@@ -82,7 +82,17 @@ Deno.test("open mode on every interface: the startup warning says the server is 
   const server = await startTestServer({ "svc.host": "0.0.0.0" });
   try {
     const warning = server.logs.find((line) => line.startsWith("warning: open mode"));
-    assert.match(warning ?? "", /http:\/\/0\.0\.0\.0:\d+ is reachable from the network, set SVC_API_KEY$/);
+    const remote = `http://${Deno.hostname()}:${server.port}`;
+    assert.ok(warning?.endsWith(`; ${remote} is reachable from the network, set SVC_API_KEY`), warning);
+    // http://0.0.0.0:… is no address a client can use: the line names one that is, and says it listens on all.
+    assert.equal(server.url, `http://127.0.0.1:${server.port}`);
+    assert.ok(
+      server.logs[0].includes(
+        `listening on ${server.url} on every interface (0.0.0.0; from other machines ${remote}) (storage: memory;`,
+      ),
+      server.logs[0],
+    );
+    assert.equal((await fetch(`${server.url}/actuator/health`)).status, 200);
   } finally {
     await server.close();
   }
