@@ -145,6 +145,9 @@ export function metaKeyName(property: string): string {
   return property.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
 }
 
+/** The meta properties as meta cache keys name them (`read_only`), after the address's `#`. */
+export const META_KEYS: readonly string[] = META_PROPERTIES.map(metaKeyName);
+
 /** camelCase form of a snake_case meta key name (`read_only` -> `readOnly`). */
 export function metaPropertyName(keyName: string): string {
   return keyName.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

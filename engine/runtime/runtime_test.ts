@@ -213,6 +213,15 @@ Deno.test("explain: trace records with all six members, inputPaths in pattern fo
       ["$.never#required", /^Nothing to explain at \$\.never#required: /],
       ["$constraint:never", /^Nothing to explain at \$constraint:never: /],
       ["$effect:never", /^Nothing to explain at \$effect:never: /],
+      // After '#' only a meta key names metadata: a JSON Schema word in camel case, a prototype name or nothing
+      // answered [] as if that metadata were merely not computed yet.
+      [
+        "$.qty#readOnly",
+        /^Nothing to explain at \$\.qty#readOnly: 'readOnly' is no meta property \(required, minimum, maximum, multiple_of, min_length, max_length, pattern, enum, read_only, relevant\)$/,
+      ],
+      ["$.qty#toString", /^Nothing to explain at \$\.qty#toString: 'toString' is no meta property \(/],
+      ["$.qty#__proto__", /^Nothing to explain at \$\.qty#__proto__: '__proto__' is no meta property \(/],
+      ["$.qty#", /^Nothing to explain at \$\.qty#: '' is no meta property \(/],
     ] as const
   ) {
     await rejectsWith(() => runtime.explain(target), "not_found", message);
