@@ -145,6 +145,15 @@ export function metaKeyName(property: string): string {
   return property.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
 }
 
+/**
+ * Where the `#` of `<address>#<property>` stands in `key`, or -1: a `#` inside a quoted name (`$['a#b']`)
+ * comes before the name's closing bracket, so it is the name's.
+ */
+export function metaHashAt(key: string): number {
+  const hash = key.lastIndexOf("#");
+  return hash > key.lastIndexOf("]") ? hash : -1;
+}
+
 /** The meta properties as meta cache keys name them (`read_only`), after the address's `#`. */
 export const META_KEYS: readonly string[] = META_PROPERTIES.map(metaKeyName);
 

@@ -32,7 +32,7 @@ import type { CompiledNode } from "../model/nodes.ts";
 import { canonicalizePath, formatPath, patternMatches, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { undeclared } from "../model/undeclared_reads.ts";
-import { META_KEYS, metaPropertyName } from "../model/types.ts";
+import { META_KEYS, metaHashAt, metaPropertyName } from "../model/types.ts";
 import { strandedValues } from "../model/stranded_values.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
@@ -388,7 +388,7 @@ export class ModelRuntime {
     const { doc } = this.#state;
     // `$constraint:<id>` and `$effect:<id>` are their nodes' keys; a field's address is resolved first.
     const entry = /^\$[ce]/.test(address);
-    const hash = address.lastIndexOf("#");
+    const hash = metaHashAt(address);
     const path = entry ? [] : resolveAddress(hash < 0 ? address : address.slice(0, hash));
     const key = entry ? address : formatPath(path) + (hash < 0 ? "" : address.slice(hash));
     // Only a meta key names metadata: another word (`readOnly`, `toString`) would answer [] as if not computed yet.
