@@ -10,7 +10,7 @@
 import type { Finding } from "../errors.ts";
 import { isObject, type JsonObject } from "../json/value.ts";
 import { formatPath, parsePath } from "../json/path.ts";
-import { META_PROPERTIES, metaKeyName, type ModelSpec } from "../model/types.ts";
+import { META_KEYS, META_PROPERTIES, metaKeyName, type ModelSpec } from "../model/types.ts";
 import type { SpecEvolution } from "./evolution.ts";
 
 /** A key, or why a value has none. */
@@ -33,8 +33,6 @@ function canonicalAddress(text: unknown): Keyed {
   const parsed = parsePath(text);
   return parsed.ok ? { key: formatPath(parsed.path) } : { error: parsed.message };
 }
-
-const META_KEYS = META_PROPERTIES.map(metaKeyName);
 
 function metaKey(path: unknown, property: unknown): Keyed {
   const address = canonicalAddress(path);

@@ -145,6 +145,18 @@ export function metaKeyName(property: string): string {
   return property.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
 }
 
+/**
+ * Where the `#` of `<address>#<property>` stands in `key`, or -1: a `#` inside a quoted name (`$['a#b']`)
+ * comes before the name's closing bracket, so it is the name's.
+ */
+export function metaHashAt(key: string): number {
+  const hash = key.lastIndexOf("#");
+  return hash > key.lastIndexOf("]") ? hash : -1;
+}
+
+/** The meta properties as meta cache keys name them (`read_only`), after the address's `#`. */
+export const META_KEYS: readonly string[] = META_PROPERTIES.map(metaKeyName);
+
 /** camelCase form of a snake_case meta key name (`read_only` -> `readOnly`). */
 export function metaPropertyName(keyName: string): string {
   return keyName.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

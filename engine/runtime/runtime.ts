@@ -32,7 +32,7 @@ import type { CompiledNode } from "../model/nodes.ts";
 import { canonicalizePath, formatPath, patternMatches, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { undeclared } from "../model/undeclared_reads.ts";
-import { metaPropertyName } from "../model/types.ts";
+import { META_KEYS, metaHashAt, metaPropertyName } from "../model/types.ts";
 import { strandedValues } from "../model/stranded_values.ts";
 import { Cycle } from "./pipeline.ts";
 import type { CycleOutcome, ModelState, PatchOperation, WriteSource } from "./results.ts";
@@ -388,9 +388,16 @@ export class ModelRuntime {
     const { doc } = this.#state;
     // `$constraint:<id>` and `$effect:<id>` are their nodes' keys; a field's address is resolved first.
     const entry = /^\$[ce]/.test(address);
-    const hash = address.lastIndexOf("#");
+    const hash = metaHashAt(address);
     const path = entry ? [] : resolveAddress(hash < 0 ? address : address.slice(0, hash));
     const key = entry ? address : formatPath(path) + (hash < 0 ? "" : address.slice(hash));
+    // Only a meta key names metadata: another word (`readOnly`, `toString`) would answer [] as if not computed yet.
+    const property = entry || hash < 0 ? null : address.slice(hash + 1);
+    if (property !== null && !META_KEYS.includes(property)) {
+      throw notFound(
+        `Nothing to explain at ${key}: '${property}' is no meta property (${META_KEYS.join(", ")})`,
+      );
+    }
     // A field only a meta derivation targets is one the model has, though nothing may trace its value.
     const known = (node: CompiledNode) =>
       node.key === key || !entry && node.kind === "META" && patternMatches(node.target, path);

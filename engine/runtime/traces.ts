@@ -7,6 +7,7 @@ import type { Json } from "../json/value.ts";
 import { jsonBytes } from "../json/measure.ts";
 import { pathOrNull, patternMatches } from "../json/path.ts";
 import { quoted } from "../quoted.ts";
+import { metaHashAt } from "../model/types.ts";
 
 /** The start of a constraint's trace target, `$constraint:<id>`. */
 export const CONSTRAINT_TRACE = "$constraint:";
@@ -112,19 +113,25 @@ export class TraceRing {
    * `$.items[*].lineTotal`, any element), oldest first; `limit` keeps the newest N.
    */
   find(address: string, limit?: number): TraceRecord[] {
+    const [field, suffix] = splitMetaKey(address);
     const parsed = address.startsWith("$") && !address.startsWith(CONSTRAINT_TRACE) &&
         !address.startsWith("$effect:")
-      ? pathOrNull(address.split("#")[0])
+      ? pathOrNull(field)
       : null;
-    const suffix = address.includes("#") ? "#" + address.split("#")[1] : "";
     const matches = this.#items.filter((r) => {
       if (r.targetPath === address) return true;
       if (!parsed) return false;
-      const [path, property] = r.targetPath.split("#");
-      if ((property ? "#" + property : "") !== suffix) return false;
+      const [path, property] = splitMetaKey(r.targetPath);
+      if (property !== suffix) return false;
       const target = pathOrNull(path);
       return target !== null && patternMatches(parsed, target);
     });
     return limit !== undefined && limit >= 0 ? matches.slice(Math.max(0, matches.length - limit)) : matches;
   }
+}
+
+/** A field's address and its `#<property>` suffix ('' for the value itself; a quoted name may hold '#'). */
+function splitMetaKey(key: string): [string, string] {
+  const hash = metaHashAt(key);
+  return hash < 0 ? [key, ""] : [key.slice(0, hash), key.slice(hash)];
 }
