@@ -153,10 +153,11 @@ export class Pairings {
   readonly #byUserCode = new Map<string, Pairing>();
   readonly #sessions = new Map<string, Session>();
   /**
-   * Browser session ids a rejoin revoked, with their namespace id, oldest first: their tab learns the session
-   * moved. At most {@link MOVED_PER_SESSION} a session (see there).
+   * Browser session ids a rejoin revoked, with their namespace id and secret, oldest first: their tab learns
+   * the session moved (only the whole token: an id alone is no proof of having held it). At most
+   * {@link MOVED_PER_SESSION} a session (see there).
    */
-  readonly #moved = new Map<string, string>();
+  readonly #moved = new Map<string, { namespaceId: string; secret: string }>();
   readonly #endListeners = new Set<(namespaceId: string) => void>();
   readonly #revokeListeners = new Set<(namespaceId: string, party: SessionGrant["party"]) => void>();
 
@@ -312,8 +313,9 @@ export class Pairings {
    * goes on: the session moved to the tab that approved the rejoin.
    */
   moved(token: string): boolean {
-    const match = /^svcs_([A-Za-z0-9_-]{22})\./.exec(token);
-    return match !== null && this.#moved.has(match[1]);
+    const match = /^svcs_([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/.exec(token);
+    const moved = match && this.#moved.get(match[1]);
+    return !!moved && constantTimeEqual(match[2], moved.secret);
   }
 
   /** What a session token grants; `undefined` for a token no session has (unknown, malformed, ended). */
@@ -373,8 +375,8 @@ export class Pairings {
    */
   end(namespaceId: string): number {
     const ended = this.#revoke(namespaceId);
-    for (const [sessionId, movedFrom] of this.#moved) {
-      if (movedFrom === namespaceId) this.#moved.delete(sessionId);
+    for (const [sessionId, moved] of this.#moved) {
+      if (moved.namespaceId === namespaceId) this.#moved.delete(sessionId);
     }
     for (const pairing of this.#byPairCode.values()) {
       if ((pairing.agent ?? pairing.rejoin)?.namespaceId === namespaceId) {
@@ -389,22 +391,26 @@ export class Pairings {
   /** Keeps the newest {@link MOVED_PER_SESSION} replaced tokens of `namespaceId` (the map is oldest first). */
   #forgetOldMoves(namespaceId: string): void {
     let over = -MOVED_PER_SESSION;
-    for (const movedFrom of this.#moved.values()) if (movedFrom === namespaceId) over++;
-    for (const [sessionId, movedFrom] of this.#moved) {
+    for (const moved of this.#moved.values()) if (moved.namespaceId === namespaceId) over++;
+    for (const [sessionId, moved] of this.#moved) {
       if (over <= 0) return;
-      if (movedFrom !== namespaceId) continue;
+      if (moved.namespaceId !== namespaceId) continue;
       this.#moved.delete(sessionId);
       over--;
     }
   }
 
   /** Deletes the tokens of a namespace (of one party when given), noting their ids in `into`; how many. */
-  #revoke(namespaceId: string, party?: SessionGrant["party"], into?: Map<string, string>): number {
+  #revoke(
+    namespaceId: string,
+    party?: SessionGrant["party"],
+    into?: Map<string, { namespaceId: string; secret: string }>,
+  ): number {
     let revoked = 0;
-    for (const [sessionId, { grant }] of this.#sessions) {
+    for (const [sessionId, { grant, secret }] of this.#sessions) {
       if (grant.namespaceId !== namespaceId || (party && grant.party !== party)) continue;
       this.#sessions.delete(sessionId);
-      into?.set(sessionId, namespaceId);
+      into?.set(sessionId, { namespaceId, secret });
       revoked++;
     }
     return revoked;

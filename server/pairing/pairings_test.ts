@@ -83,3 +83,14 @@ Deno.test("rejoin: a session remembers the newest replaced tabs only, and forget
   pairings.end(namespaceId);
   assert.deepEqual(tabs.map((token) => pairings.moved(token)), tabs.map(() => false));
 });
+
+Deno.test("rejoin: a replaced tab's session id with another secret is not told the session moved", () => {
+  const clock = { now: 91_000 };
+  const { pairings, approved, agent, namespaceId } = pairedSession(clock);
+  clock.now += 91_000;
+  pairings.approve(pairings.rejoin(namespaceId, agent.sessionToken)!.userCode);
+  assert.equal(pairings.moved(approved.sessionToken), true, "the replaced tab's own token");
+  const [id] = approved.sessionToken.split(".");
+  assert.equal(pairings.moved(`${id}.${"A".repeat(22)}`), false, "its id with a guessed secret");
+  assert.equal(pairings.moved(`${id}.`), false, "its id alone");
+});
