@@ -81,9 +81,18 @@ async function setUp(keys: Record<string, string> = {}, pairing?: PairingHost) {
   };
 }
 
-/** Opens a pairing link in a fresh context and checks the code is shown and gone from the address. */
-async function openLink(browser: Browser, link: string, expected: number[] = []) {
+/**
+ * Opens a pairing link in a fresh context and checks the code is shown and gone from the address; `prepare`
+ * readies the page before it loads (a clock the test controls).
+ */
+async function openLink(
+  browser: Browser,
+  link: string,
+  expected: number[] = [],
+  prepare?: (page: Page) => Promise<void>,
+) {
   const watched = await watchedPage(browser, expected);
+  await prepare?.(watched.page);
   await watched.page.goto(link);
   await watched.page.getByRole("heading", { name: "Pair with an agent" }).waitFor();
   assert.equal(await watched.page.evaluate(() => location.hash), "", "the code is removed from the address");
@@ -91,9 +100,14 @@ async function openLink(browser: Browser, link: string, expected: number[] = [])
 }
 
 /** Asks `agent` for a pairing link, opens it in a fresh context, approves it, and checks the agent is paired. */
-async function pairedTab(browser: Browser, agent: Connected, expected: number[] = []) {
+async function pairedTab(
+  browser: Browser,
+  agent: Connected,
+  expected: number[] = [],
+  prepare?: (page: Page) => Promise<void>,
+) {
   const pending = await tool(agent, "pair_browser");
-  const watched = await openLink(browser, pending.body.verificationUriComplete, expected);
+  const watched = await openLink(browser, pending.body.verificationUriComplete, expected, prepare);
   await watched.page.getByRole("button", { name: "Approve" }).click();
   await watched.page.locator(".paired-badge").waitFor();
   assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
@@ -218,8 +232,7 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
     assert.equal(ended, 204);
     const sockets: string[] = [];
     page.on("websocket", (socket) => sockets.push(socket.url()));
-    await page.locator(".status").getByText("Live updates of 'cart' stopped: the pairing session ended")
-      .waitFor();
+    // The feed's close ("Live updates of 'cart' stopped") is shown only until the tab asks the session.
     await page.getByRole("alert").getByText(/The pairing session has ended/).waitFor();
     await sessionLost(page, "Session ended", "Pairing session ended");
     // Past the first reconnect delays: no new socket was tried.
@@ -237,6 +250,36 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
     await page.getByText("Connected: this tab").waitFor();
     assert.equal(await page.locator(".paired-badge").count(), 0);
     assert.equal(await page.getByRole("alert").count(), 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("a session ended outside the tab: the tab says so as its feed closes, not at its next poll", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    // The page's clock is the test's: once paused, the tab's session poll no longer runs.
+    const { page, errors } = await pairedTab(browser, agent, [401], (page) => page.clock.install());
+    assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+    await page.locator("svc-view").getByLabel("Quantity").waitFor();
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 10));
+    const ended = await page.evaluate(async () => {
+      const token = sessionStorage.getItem("svc-playground:api-key");
+      return (await fetch("/pair/session", {
+        method: "DELETE",
+        headers: { Authorization: `Bearer ${token}` },
+      }))
+        .status;
+    });
+    assert.equal(ended, 204);
+    // Only the feed's close (4401) can have told the tab: before, it showed "Live updates … stopped" until
+    // the poll found the token refused.
+    await page.getByRole("alert").getByText(/The pairing session has ended/).waitFor();
+    await sessionLost(page, "Session ended", "Pairing session ended");
+    await screenshot(page, "pairing-ended-feed-closed");
     assert.deepEqual(errors, []);
   } finally {
     await agent.close();
