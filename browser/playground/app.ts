@@ -557,6 +557,7 @@ export class Playground extends LitElement {
             `
             : html`
               <svc-connection-form .choice=${this.choice} status=${this.status} .keyNeeded=${this.keyNeeded}
+                .inTab=${this.connection?.mode === "tab"}
                 @svc-connect=${(e: CustomEvent<ConnectionChoice>) =>
                   this.#connect(e.detail)}></svc-connection-form>
             `}

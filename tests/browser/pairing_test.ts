@@ -127,6 +127,16 @@ async function sessionLost(page: Page, badge: string, heading: string) {
   await page.getByRole("button", { name: "Leave the session" }).waitFor();
 }
 
+/**
+ * Checks that the connection form says the tab is in use, as it is, after a session is ended or left: "In this
+ * tab" chosen, and no "Use this tab" button offering what is already so.
+ */
+async function usingThisTab(page: Page) {
+  await page.getByText("Connected: this tab").waitFor();
+  assert.equal(await page.getByLabel("In this tab").isChecked(), true);
+  assert.equal(await page.getByRole("button", { name: "Use this tab" }).count(), 0);
+}
+
 /** The text of the element that has the keyboard focus (`BODY` when nothing has it). */
 function focusedText(page: Page): Promise<string> {
   return page.evaluate(() => {
@@ -196,6 +206,7 @@ for (const { agentKind, shots, connect } of AGENTS) {
       await page.getByText("In this tab · offline-ready").waitFor();
       assert.equal(await page.locator(".paired-badge").count(), 0);
       assert.equal(await focusedText(page), "Where models run");
+      await usingThisTab(page);
       const ended = await tool(agent, "get_state", { id: "cart" });
       assert.equal(ended.isError, true);
       assert.match(ended.body.error, /ended/);
@@ -247,7 +258,8 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
     assert.equal(await page.getByLabel("API key").count(), 0);
     // Leaving it, the tab goes back to its own engine.
     await page.getByRole("button", { name: "Leave the session" }).click();
-    await page.getByText("Connected: this tab").waitFor();
+    await usingThisTab(page);
+    await screenshot(page, "pairing-left-in-this-tab");
     assert.equal(await page.locator(".paired-badge").count(), 0);
     assert.equal(await page.getByRole("alert").count(), 0);
     assert.deepEqual(errors, []);
