@@ -137,6 +137,16 @@ async function usingThisTab(page: Page) {
   assert.equal(await page.getByRole("button", { name: "Use this tab" }).count(), 0);
 }
 
+/** Ends the tab's session with its own token, as the agent's `DELETE /pair/session` or the operator's would. */
+async function endSessionOutside(page: Page) {
+  const ended = await page.evaluate(async () => {
+    const token = sessionStorage.getItem("svc-playground:api-key");
+    return (await fetch("/pair/session", { method: "DELETE", headers: { Authorization: `Bearer ${token}` } }))
+      .status;
+  });
+  assert.equal(ended, 204);
+}
+
 /** The text of the element that has the keyboard focus (`BODY` when nothing has it). */
 function focusedText(page: Page): Promise<string> {
   return page.evaluate(() => {
@@ -232,15 +242,7 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
     await page.locator("svc-view").getByText("€7.50").waitFor();
 
     // Ended with the session's token (as the agent's DELETE /pair/session or the operator's would).
-    const ended = await page.evaluate(async () => {
-      const token = sessionStorage.getItem("svc-playground:api-key");
-      return (await fetch("/pair/session", {
-        method: "DELETE",
-        headers: { Authorization: `Bearer ${token}` },
-      }))
-        .status;
-    });
-    assert.equal(ended, 204);
+    await endSessionOutside(page);
     const sockets: string[] = [];
     page.on("websocket", (socket) => sockets.push(socket.url()));
     // The feed's close ("Live updates of 'cart' stopped") is shown only until the tab asks the session.
@@ -278,15 +280,7 @@ Deno.test("a session ended outside the tab: the tab says so as its feed closes, 
     assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
     await page.locator("svc-view").getByLabel("Quantity").waitFor();
     await page.clock.pauseAt(await page.evaluate(() => Date.now() + 10));
-    const ended = await page.evaluate(async () => {
-      const token = sessionStorage.getItem("svc-playground:api-key");
-      return (await fetch("/pair/session", {
-        method: "DELETE",
-        headers: { Authorization: `Bearer ${token}` },
-      }))
-        .status;
-    });
-    assert.equal(ended, 204);
+    await endSessionOutside(page);
     // Only the feed's close (4401) can have told the tab: before, it showed "Live updates … stopped" until
     // the poll found the token refused.
     await page.getByRole("alert").getByText(/The pairing session has ended/).waitFor();
