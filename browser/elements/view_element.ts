@@ -10,7 +10,8 @@
  *
  * Events (bubbling, composed): `svc-commit` `{modelId, viewId, result}` after
  * every committed write; `svc-error` `{modelId, message}` after a refused one;
- * `svc-navigate` `{modelId, viewId}` when the view changes.
+ * `svc-navigate` `{modelId, viewId}` when the view shown changes to another of the model's, by a
+ * navigation of the view's or the host's new `view` alike.
  *
  * A view opens when it shows (its `onOpen` runs) and closes when the person
  * leaves it: for another view, or with the element, taken out of the page
@@ -460,11 +461,12 @@ export class SvcView extends LitElement {
       this.view = { ...view, components: resolved };
       this.loadError = "";
       this.#revision++;
-      if (this.#navigatingTo === view.viewId) {
-        this.#emit("svc-navigate", { modelId: this.modelId, viewId: view.viewId });
-        // The control the person used went with the view left: they go on from the new view's title.
-        if (opened) this.#focusSoon(`${this.#uid}--title`);
-      }
+      const navigated = this.#navigatingTo === view.viewId;
+      // Every change of the view shown is told, the host's (a new `view`) as the person's, so a page following
+      // the view (in its address, say) hears of each; a first view, or another model's, is no navigation.
+      if (navigated || left) this.#emit("svc-navigate", { modelId: this.modelId, viewId: view.viewId });
+      // The control the person used went with the view left: they go on from the new view's title.
+      if (navigated && opened) this.#focusSoon(`${this.#uid}--title`);
       this.#navigatingTo = undefined;
       // The view left closes first; where to go is decided already, so its onClose's navigate is not followed.
       if (left) await this.#handler(left.onClose, false);

@@ -84,8 +84,11 @@ export async function openTabConnection(options: TabOptions = {}): Promise<Conne
 export interface ServerOptions {
   baseUrl: string;
   apiKey?: string;
-  /** Readable problems of the live feed: a dropped socket, or one refused for good (the key no longer accepted). */
-  onProblem?(message: string): void;
+  /**
+   * Readable problems of the live feed: a dropped socket, or one refused for good (`final`: the key no longer
+   * accepted, a paired session's feed closed as its session moved or ended).
+   */
+  onProblem?(message: string, final: boolean): void;
   /** The live feed is back after such a problem, or the model it followed turned out deleted meanwhile. */
   onRecovered?(): void;
 }

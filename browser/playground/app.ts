@@ -262,7 +262,12 @@ export class Playground extends LitElement {
         : openServerConnection({
           baseUrl: choice.baseUrl,
           apiKey: choice.apiKey,
-          onProblem: (message) => this.#trouble("feed", message),
+          onProblem: (message, final) => {
+            this.#trouble("feed", message);
+            // A paired feed closed for good: its session moved or ended. Asked now, the tab says which at
+            // once, rather than show a stopped feed until the next poll.
+            if (final && choice.paired) void this.#followSession();
+          },
           onRecovered: () => this.#trouble("feed", null),
         });
       this.models = await connection.invoker.invoke(operations.listModels, {});
@@ -552,6 +557,7 @@ export class Playground extends LitElement {
             `
             : html`
               <svc-connection-form .choice=${this.choice} status=${this.status} .keyNeeded=${this.keyNeeded}
+                .inTab=${this.connection?.mode === "tab"}
                 @svc-connect=${(e: CustomEvent<ConnectionChoice>) =>
                   this.#connect(e.detail)}></svc-connection-form>
             `}

@@ -30,6 +30,7 @@ export class ConnectionForm extends LitElement {
     choice: { attribute: false },
     status: {},
     keyNeeded: { attribute: false },
+    inTab: { attribute: false },
     mode: { state: true },
     url: { state: true },
   };
@@ -38,6 +39,8 @@ export class ConnectionForm extends LitElement {
   status = "";
   /** The server known to ask for its API key (it answered 401), `""` for none: its key field is required. */
   keyNeeded = "";
+  /** The playground runs on this tab's engine now: choosing the tab again would change nothing. */
+  inTab = false;
   mode: "tab" | "server" = "tab";
   /** The server URL field's value. */
   url = "";
@@ -89,7 +92,13 @@ export class ConnectionForm extends LitElement {
         `
         : nothing
     }
-      <button type="submit" class="primary">${this.mode === "server" ? "Connect" : "Use this tab"}</button>
+      ${
+      // Already in use (after a session is ended or left too): the status line says so, no button offers it.
+      this.mode === "tab" && this.inTab
+        ? nothing
+        : html`<button type="submit" class="primary">${
+          this.mode === "server" ? "Connect" : "Use this tab"
+        }</button>`}
       <p class="status" role="status">${this.status}</p>
     </form>`;
   }

@@ -8,7 +8,7 @@
  * @module
  */
 import { html, type TemplateResult } from "lit";
-import { type GraphView, operations, type TraceRecord } from "../../engine/mod.ts";
+import { formatPath, type GraphView, operations, pathOrNull, type TraceRecord } from "../../engine/mod.ts";
 import { ModelPanel } from "./model_panel.ts";
 
 /** How many traced paths a refusal names: hundreds would be a wall of text (the box lists them all). */
@@ -56,9 +56,15 @@ export class ExplainPanel extends ModelPanel {
       : "This model has none.";
   }
 
-  /** The meta values of the field at `path` that have traces (`$.note#required`, …), as the graph keys them. */
+  /**
+   * The meta values of the field at `path` that have traces (`$.note#required`, …), as the graph keys them:
+   * under the field's canonical address, so `$['note']` or `$["note"]` typed in the box finds them too.
+   */
   private metaTargets(path: string): string[] {
-    return this.targets.filter((t) => t.startsWith(`${path}#`));
+    const segments = pathOrNull(path);
+    if (segments === null) return [];
+    const prefix = `${formatPath(segments)}#`;
+    return this.targets.filter((t) => t.startsWith(prefix));
   }
 
   /** Explains `path` as if typed in the box, where focus goes (the button pressed goes with its line). */

@@ -3,7 +3,8 @@
  * renamed): the element says so inside itself, naming the view asked for and
  * the ones the spec has, and shows the default view under that line (before,
  * the view's bare "not found" alert showed alone), and fires `svc-error` with
- * that line, as the element's other failures do.
+ * that line, as the element's other failures do. A view the host sets is told
+ * as `svc-navigate`, as a person's navigation is.
  *
  * @module
  */
@@ -28,8 +29,12 @@ Deno.test("embedding: a view the spec does not define is named in the element, w
     await page.addInitScript(() => {
       const seen: unknown[] = (globalThis as unknown as { svcErrors: unknown[] }).svcErrors = [];
       document.addEventListener("svc-error", (e) => seen.push((e as CustomEvent).detail));
+      const went: unknown[] = (globalThis as unknown as { svcNavigations: unknown[] }).svcNavigations = [];
+      document.addEventListener("svc-navigate", (e) => went.push((e as CustomEvent).detail));
     });
     const told = () => page.evaluate(() => (globalThis as unknown as { svcErrors: unknown[] }).svcErrors);
+    const navigations = () =>
+      page.evaluate(() => (globalThis as unknown as { svcNavigations: unknown[] }).svcNavigations);
     await page.goto(`http://127.0.0.1:${server.addr.port}/`);
     const model = page.locator("svc-model");
     const line = "This spec has no view 'mian' (its views: main, summary): its default view shows.";
@@ -43,6 +48,9 @@ Deno.test("embedding: a view the spec does not define is named in the element, w
     await model.evaluate((el) => el.setAttribute("view", "summary"));
     await model.locator("svc-view").getByRole("heading", { name: "Summary" }).waitFor();
     assert.equal(await model.getByText("has no view").count(), 0);
+    // The host's change of view is told as a person's navigation is (before, only theirs was); the first view
+    // shown was none.
+    assert.deepEqual(await navigations(), [{ modelId: "counter", viewId: "summary" }]);
     // Another unknown view is told in turn; a view it has is no failure.
     await model.evaluate((el) => el.setAttribute("view", "other"));
     await model.getByText("This spec has no view 'other'").waitFor();

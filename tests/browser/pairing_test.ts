@@ -81,9 +81,18 @@ async function setUp(keys: Record<string, string> = {}, pairing?: PairingHost) {
   };
 }
 
-/** Opens a pairing link in a fresh context and checks the code is shown and gone from the address. */
-async function openLink(browser: Browser, link: string, expected: number[] = []) {
+/**
+ * Opens a pairing link in a fresh context and checks the code is shown and gone from the address; `prepare`
+ * readies the page before it loads (a clock the test controls).
+ */
+async function openLink(
+  browser: Browser,
+  link: string,
+  expected: number[] = [],
+  prepare?: (page: Page) => Promise<void>,
+) {
   const watched = await watchedPage(browser, expected);
+  await prepare?.(watched.page);
   await watched.page.goto(link);
   await watched.page.getByRole("heading", { name: "Pair with an agent" }).waitFor();
   assert.equal(await watched.page.evaluate(() => location.hash), "", "the code is removed from the address");
@@ -91,9 +100,14 @@ async function openLink(browser: Browser, link: string, expected: number[] = [])
 }
 
 /** Asks `agent` for a pairing link, opens it in a fresh context, approves it, and checks the agent is paired. */
-async function pairedTab(browser: Browser, agent: Connected, expected: number[] = []) {
+async function pairedTab(
+  browser: Browser,
+  agent: Connected,
+  expected: number[] = [],
+  prepare?: (page: Page) => Promise<void>,
+) {
   const pending = await tool(agent, "pair_browser");
-  const watched = await openLink(browser, pending.body.verificationUriComplete, expected);
+  const watched = await openLink(browser, pending.body.verificationUriComplete, expected, prepare);
   await watched.page.getByRole("button", { name: "Approve" }).click();
   await watched.page.locator(".paired-badge").waitFor();
   assert.equal((await tool(agent, "pair_browser")).body.status, "paired");
@@ -111,6 +125,26 @@ async function sessionLost(page: Page, badge: string, heading: string) {
   assert.equal(await page.getByRole("navigation", { name: "Models" }).count(), 0, "so is the models list");
   assert.equal(await page.getByRole("button", { name: "End the session" }).count(), 0);
   await page.getByRole("button", { name: "Leave the session" }).waitFor();
+}
+
+/**
+ * Checks that the connection form says the tab is in use, as it is, after a session is ended or left: "In this
+ * tab" chosen, and no "Use this tab" button offering what is already so.
+ */
+async function usingThisTab(page: Page) {
+  await page.getByText("Connected: this tab").waitFor();
+  assert.equal(await page.getByLabel("In this tab").isChecked(), true);
+  assert.equal(await page.getByRole("button", { name: "Use this tab" }).count(), 0);
+}
+
+/** Ends the tab's session with its own token, as the agent's `DELETE /pair/session` or the operator's would. */
+async function endSessionOutside(page: Page) {
+  const ended = await page.evaluate(async () => {
+    const token = sessionStorage.getItem("svc-playground:api-key");
+    return (await fetch("/pair/session", { method: "DELETE", headers: { Authorization: `Bearer ${token}` } }))
+      .status;
+  });
+  assert.equal(ended, 204);
 }
 
 /** The text of the element that has the keyboard focus (`BODY` when nothing has it). */
@@ -182,6 +216,7 @@ for (const { agentKind, shots, connect } of AGENTS) {
       await page.getByText("In this tab · offline-ready").waitFor();
       assert.equal(await page.locator(".paired-badge").count(), 0);
       assert.equal(await focusedText(page), "Where models run");
+      await usingThisTab(page);
       const ended = await tool(agent, "get_state", { id: "cart" });
       assert.equal(ended.isError, true);
       assert.match(ended.body.error, /ended/);
@@ -207,19 +242,10 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
     await page.locator("svc-view").getByText("€7.50").waitFor();
 
     // Ended with the session's token (as the agent's DELETE /pair/session or the operator's would).
-    const ended = await page.evaluate(async () => {
-      const token = sessionStorage.getItem("svc-playground:api-key");
-      return (await fetch("/pair/session", {
-        method: "DELETE",
-        headers: { Authorization: `Bearer ${token}` },
-      }))
-        .status;
-    });
-    assert.equal(ended, 204);
+    await endSessionOutside(page);
     const sockets: string[] = [];
     page.on("websocket", (socket) => sockets.push(socket.url()));
-    await page.locator(".status").getByText("Live updates of 'cart' stopped: the pairing session ended")
-      .waitFor();
+    // The feed's close ("Live updates of 'cart' stopped") is shown only until the tab asks the session.
     await page.getByRole("alert").getByText(/The pairing session has ended/).waitFor();
     await sessionLost(page, "Session ended", "Pairing session ended");
     // Past the first reconnect delays: no new socket was tried.
@@ -234,9 +260,32 @@ Deno.test("a session ended outside the tab: its live feed stops for good and the
     assert.equal(await page.getByLabel("API key").count(), 0);
     // Leaving it, the tab goes back to its own engine.
     await page.getByRole("button", { name: "Leave the session" }).click();
-    await page.getByText("Connected: this tab").waitFor();
+    await usingThisTab(page);
+    await screenshot(page, "pairing-left-in-this-tab");
     assert.equal(await page.locator(".paired-badge").count(), 0);
     assert.equal(await page.getByRole("alert").count(), 0);
+    assert.deepEqual(errors, []);
+  } finally {
+    await agent.close();
+  }
+});
+
+Deno.test("a session ended outside the tab: the tab says so as its feed closes, not at its next poll", async () => {
+  await using env = await setUp();
+  const { server, browser } = env;
+  const agent = await browserAgent(server);
+  try {
+    // The page's clock is the test's: once paused, the tab's session poll no longer runs.
+    const { page, errors } = await pairedTab(browser, agent, [401], (page) => page.clock.install());
+    assert.equal((await tool(agent, "create_model", { spec: CART })).isError, false);
+    await page.locator("svc-view").getByLabel("Quantity").waitFor();
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 10));
+    await endSessionOutside(page);
+    // Only the feed's close (4401) can have told the tab: before, it showed "Live updates … stopped" until
+    // the poll found the token refused.
+    await page.getByRole("alert").getByText(/The pairing session has ended/).waitFor();
+    await sessionLost(page, "Session ended", "Pairing session ended");
+    await screenshot(page, "pairing-ended-feed-closed");
     assert.deepEqual(errors, []);
   } finally {
     await agent.close();

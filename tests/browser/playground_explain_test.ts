@@ -105,6 +105,14 @@ Deno.test("playground explain: a base field with meta derivations points at thei
     await target.press("Enter");
     await panel.getByText("No traces for $.note: its value is written, not computed.").waitFor();
     await screenshot(page, "explain-meta-values");
+    // The same field written in another form finds the same meta values: addresses compare canonically.
+    for (const form of [`$['note']`, `$["note"]`]) {
+      await target.fill(form);
+      await target.press("Enter");
+      await panel.getByText(`No traces for ${form}: its value is written, not computed.`).waitFor();
+      await panel.getByRole("button", { name: "$.note#required" }).waitFor();
+    }
+    await screenshot(page, "explain-meta-values-quoted");
     await panel.getByRole("button", { name: "$.note#required" }).click();
     assert.equal(await target.inputValue(), "$.note#required");
     // The button went with its line: focus is in the box, which names what is explained.
