@@ -301,6 +301,9 @@ function compileResponseSet(
   return out;
 }
 
+/** The longest wait between two attempts. */
+const MAX_BACKOFF_MS = 365 * 24 * 3600 * 1000;
+
 /**
  * `policy` with its defaults; `backoff` is a delay in ms or `{initialMs, maxMs}`.
  * An attempt's time limit is one timer, so `timeoutMs` is at most
@@ -318,12 +321,19 @@ function policyOf(policy: unknown, location: string, ctx: SectionContext): Effec
   }
   const backoff = policy.backoff;
   const backoffObject: JsonObject = isObject(backoff) ? backoff : {};
+  // A wait is a whole number of ms of at most a year: a job's due time is stored as an integer (PostgreSQL's
+  // bigint), and `1e300` or `0.5` would make it unstorable. Applied, not refused: stored specs must load.
+  const wait = (value: unknown, fallback: number, at: string) => {
+    const ms = number(value, fallback);
+    if (ms > MAX_BACKOFF_MS) ctx.warn(at, `a wait of ${ms} ms is taken as ${MAX_BACKOFF_MS} ms (one year)`);
+    return Math.min(Math.round(ms), MAX_BACKOFF_MS);
+  };
   return {
     timeoutMs: number(policy.timeoutMs, DEFAULT_POLICY.timeoutMs),
     retries: Math.floor(number(policy.retries, DEFAULT_POLICY.retries)),
     backoffMs: typeof backoff === "number"
-      ? number(backoff, DEFAULT_POLICY.backoffMs)
-      : number(backoffObject.initialMs, DEFAULT_POLICY.backoffMs),
-    maxBackoffMs: number(backoffObject.maxMs, DEFAULT_POLICY.maxBackoffMs),
+      ? wait(backoff, DEFAULT_POLICY.backoffMs, `${location}.backoff`)
+      : wait(backoffObject.initialMs, DEFAULT_POLICY.backoffMs, `${location}.backoff.initialMs`),
+    maxBackoffMs: wait(backoffObject.maxMs, DEFAULT_POLICY.maxBackoffMs, `${location}.backoff.maxMs`),
   };
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { compile, findingAt, locations } from "../../_test_utils.ts";
+import { compile, compileValid, findingAt, locations } from "../../_test_utils.ts";
+import { effectNode } from "../../effects/foldback.ts";
 import { spec } from "../test_support.ts";
 
 Deno.test("effect executor kinds: any kind when svc.effects.kinds.enabled is unset, else only listed ones", () => {
@@ -137,4 +138,25 @@ Deno.test("credentials in the literal part of a request URL are refused, pointin
   assert.match(report.errors[0].message, /carries credentials \(user:password@\), which are never sent/);
   assert.match(report.errors[0].message, /request header, e\.g\. "authorization"/);
   assert.doesNotMatch(report.errors[0].message, /s3cr3t/, "the secret itself is not repeated");
+});
+
+Deno.test("policy waits are whole ms of at most a year: 1e300 is taken as a year, with a warning; 0.5 as 1", () => {
+  const model = compileValid(spec({
+    effects: [
+      { id: "far", trigger: "qty > 1", policy: { retries: 2, backoff: { initialMs: 1e300, maxMs: 1e300 } } },
+      { id: "half", trigger: "qty > 1", policy: { retries: 2, backoff: 0.5 } },
+    ],
+  }));
+  const year = 365 * 24 * 3600 * 1000;
+  const policy = (id: string) => effectNode(model, id)!.effect.policy;
+  assert.deepEqual([policy("far").backoffMs, policy("far").maxBackoffMs], [year, year]);
+  assert.equal(policy("half").backoffMs, 1);
+  const report = compile(spec({ effects: [{ id: "far", trigger: "qty > 1", policy: { backoff: 1e300 } }] }));
+  assert.deepEqual(locations(report.warnings).filter((at) => at.includes("policy")), [
+    "effects[0].policy.backoff",
+  ]);
+  assert.match(
+    findingAt(report.warnings, "effects[0].policy.backoff").message,
+    /taken as 31536000000 ms \(one year\)/,
+  );
 });
