@@ -92,6 +92,8 @@ export function undeclaredReads(
   const produced = new PathIndex(derivedTargets, (target) => target);
   for (const node of nodes) {
     const seen = new Set<string>();
+    // A constraint's own `path` is one of its reads: an unknown one is the path's mistake, not the expression's.
+    const paths = node.kind === "CONSTRAINT" ? [node.constraint.path].flat() : [];
     for (const read of node.reads) {
       const found = undeclaredField(schema, derivedTargets, read.path, produced);
       if (!found || seen.has(found.key)) continue;
@@ -99,8 +101,9 @@ export function undeclaredReads(
       // In a per-element expression a bare name is read from the root; the element is `$parent`, when it has it.
       const element = node.elementPattern;
       const hint = element && !undeclaredField(schema, derivedTargets, [...element, ...read.path], produced);
+      const j = paths.indexOf(formatPath(read.path));
       warnings.push({
-        location: locationOf(node),
+        location: j < 0 ? locationOf(node) : `constraints[${node.index}].path` + (paths.length > 1 ? `[${j}]` : ""),
         message: `reads ${found.message}` + (hint ? `; per element: '$parent${found.key.slice(1)}'` : ""),
       });
     }
