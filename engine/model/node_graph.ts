@@ -15,8 +15,8 @@ import type { SchemaIndex } from "./schema_index.ts";
 import type { SectionContext } from "./sections/context.ts";
 
 /**
- * Links the nodes by what they read; a dependency cycle is an error at
- * `derivations`. `opaqueCalls`: the library lends built-ins (see `extractReads`).
+ * Links the nodes by what they read; a dependency cycle is an error at its
+ * first entry's `derivations[i].expr`, naming each entry's. `opaqueCalls`: the library lends built-ins (see `extractReads`).
  */
 export function* linkNodes(
   definitions: NodeDefinition[],
@@ -56,10 +56,13 @@ export function* linkNodes(
   }
   const graph = yield* buildGraph(definitions.map(({ node }) => node));
   yield;
+  const indexOf = new Map(definitions.map(({ node }) => [node.key, node.index]));
   for (const cycle of graph.cycles) {
+    // Each entry of the cycle, with where it is written: the author fixes one of those expressions.
+    const at = (key: string) => `derivations[${indexOf.get(key)}].expr`;
     ctx.error(
-      "derivations",
-      `dependency cycle among ${cycle.join(" -> ")}${
+      at(cycle[0]),
+      `dependency cycle among ${cycle.map((key) => `${key} (${at(key)})`).join(" -> ")}${
         cycle.length > 1 ? ` -> ${cycle[0]}` : " (reads its own value)"
       }`,
     );
