@@ -103,7 +103,9 @@ export function undeclaredReads(
       const hint = element && !undeclaredField(schema, derivedTargets, [...element, ...read.path], produced);
       const j = paths.indexOf(formatPath(read.path));
       warnings.push({
-        location: j < 0 ? locationOf(node) : `constraints[${node.index}].path` + (paths.length > 1 ? `[${j}]` : ""),
+        location: j < 0
+          ? locationOf(node)
+          : `constraints[${node.index}].path` + (paths.length > 1 ? `[${j}]` : ""),
         message: `reads ${found.message}` + (hint ? `; per element: '$parent${found.key.slice(1)}'` : ""),
       });
     }
