@@ -17,3 +17,19 @@ Deno.test("an unknown constraint path is reported at the path, not at the expres
   assert.match(atLocation(report.warnings, "constraints[1].path[1]").join(), /'\$\.gest'/);
   assert.deepEqual(atLocation(report.warnings, "constraints[0].expr"), []);
 });
+
+Deno.test("a read of a constant the model does not define warns at the expression, with the nearest constant", () => {
+  const report = compile(spec({
+    constants: { taxRate: 0.2 },
+    derivations: [
+      { path: "$.tax", expr: "price * $const.taxrate" },
+      { path: "$.fee", expr: "$const.taxRate + $const.shipping" },
+    ],
+  }));
+  assert.match(
+    atLocation(report.warnings, "derivations[0].expr").join(),
+    /reads \$const\.taxrate at position \d+, which nothing defines: it is always undefined \(did you mean \$const\.taxRate\?\)/,
+  );
+  assert.deepEqual(atLocation(report.warnings, "derivations[1].expr").length, 1);
+  assert.doesNotMatch(atLocation(report.warnings, "derivations[1].expr").join(), /taxRate|did you mean/);
+});
