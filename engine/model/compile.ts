@@ -152,6 +152,7 @@ function* compilingWhole(input: unknown, env: CompileEnv): Chunks<Compiled> {
       : []
   );
   warnings.push(
+    ...linking.warnings,
     ...undeclaredReads(graph.nodes, schema, produced),
     // A meta derivation of a field nothing declares or derives (a typo) sets what nothing ever meets.
     ...undeclaredAddresses(

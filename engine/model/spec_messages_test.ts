@@ -33,3 +33,17 @@ Deno.test("a read of a constant the model does not define warns at the expressio
   assert.deepEqual(atLocation(report.warnings, "derivations[1].expr").length, 1);
   assert.doesNotMatch(atLocation(report.warnings, "derivations[1].expr").join(), /taxRate|did you mean/);
 });
+
+Deno.test("$parent outside a per-element entry warns: it is always undefined there", () => {
+  const report = compile(spec({
+    derivations: [
+      { path: "$.subtotal", expr: "$parent.total" },
+      { path: "$.items[*].double", expr: "$parent.qty * 2" },
+    ],
+  }));
+  assert.match(
+    atLocation(report.warnings, "derivations[0].expr").join(),
+    /reads \$parent at position \d+, which only a per-element \(\[\*\]\) path binds: it is always undefined/,
+  );
+  assert.deepEqual(atLocation(report.warnings, "derivations[1].expr"), []);
+});

@@ -19,7 +19,7 @@ import { type SchemaIndex, typeAdmits } from "./schema_index.ts";
 const SECTIONS = { DERIVED: "derivations", META: "metaDerivations", CONSTRAINT: "constraints" };
 
 /** Where a node's expression is written in the spec. */
-function locationOf(node: CompiledNode): string {
+export function locationOf(node: CompiledNode): string {
   return node.kind === "EFFECT" ? `effects[${node.index}]` : `${SECTIONS[node.kind]}[${node.index}].expr`;
 }
 
