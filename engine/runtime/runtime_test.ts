@@ -213,6 +213,9 @@ Deno.test("explain: trace records with all six members, inputPaths in pattern fo
       ["$.never#required", /^Nothing to explain at \$\.never#required: /],
       ["$constraint:never", /^Nothing to explain at \$constraint:never: /],
       ["$effect:never", /^Nothing to explain at \$effect:never: /],
+      // A misspelt derived or declared field: the nearest name.
+      ["$.totl", /^Nothing to explain at \$\.totl: .* \(did you mean '\$\.total'\?\)$/],
+      ["$.qtty", /^Nothing to explain at \$\.qtty: .* \(did you mean '\$\.qty'\?\)$/],
     ] as const
   ) {
     await rejectsWith(() => runtime.explain(target), "not_found", message);
