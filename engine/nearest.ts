@@ -23,6 +23,15 @@ function distance(a: string, b: string): number {
   return previous[b.length];
 }
 
+/** ` (did you mean 'x'?)` for `suggestion`, by default the candidate nearest to `name`; "" when none is. */
+export function didYouMean(
+  name: string,
+  candidates: readonly string[],
+  suggestion = nearestName(name, candidates),
+): string {
+  return suggestion ? ` (did you mean '${suggestion}'?)` : "";
+}
+
 /** The nearest candidate within a third of the name's length, if any. */
 export function nearestName(name: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;

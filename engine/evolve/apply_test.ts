@@ -151,6 +151,13 @@ Deno.test("keyed refusals: absent, twice, both upserted and removed, non-canonic
   assert.match(err.message, /^Evolution refused: removeDerivations\[0\]: there is no derivation \$\.gone; /);
 });
 
+Deno.test("removing a misspelt derivation or constant names the nearest one", () => {
+  assert.deepEqual(refusal({ removeDerivations: ["$.totl"], removeConstants: ["rat"] }).body?.errors, [
+    { location: "removeDerivations[0]", message: "there is no derivation $.totl (did you mean '$.total'?)" },
+    { location: "removeConstants[0]", message: "there is no constant 'rat' (did you mean 'rate'?)" },
+  ]);
+});
+
 Deno.test("constants: upsert and remove; a referenced constant cannot go", () => {
   assert.deepEqual(
     evolve({ upsertConstants: { rate: 0.3, fresh: "x" }, removeConstants: ["odd-name"] }).constants,

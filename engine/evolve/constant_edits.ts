@@ -8,6 +8,7 @@
  */
 import type { Finding } from "../errors.ts";
 import { isObject, setMember } from "../json/value.ts";
+import { didYouMean } from "../nearest.ts";
 import type { ModelSpec } from "../model/types.ts";
 import type { SpecEvolution } from "./evolution.ts";
 import { escapeRegExp, expressionsMentioning } from "./expression_mentions.ts";
@@ -54,7 +55,10 @@ export function editConstants(
   removes.forEach((name, i) => {
     const location = `removeConstants[${i}]`;
     if (!Object.hasOwn(constants, name)) {
-      return findings.push({ location, message: `there is no constant '${name}'` });
+      return findings.push({
+        location,
+        message: `there is no constant '${name}'` + didYouMean(name, Object.keys(constants)),
+      });
     }
     delete constants[name];
     dropped.push({ name, location });

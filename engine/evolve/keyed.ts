@@ -9,6 +9,7 @@
  */
 import type { Finding } from "../errors.ts";
 import { isObject, type JsonObject } from "../json/value.ts";
+import { didYouMean } from "../nearest.ts";
 import { formatPath, parsePath } from "../json/path.ts";
 import { META_KEYS, META_PROPERTIES, metaKeyName, type ModelSpec } from "../model/types.ts";
 import type { SpecEvolution } from "./evolution.ts";
@@ -127,7 +128,12 @@ export function editKeyedSection(
     if ("error" in parsed) return findings.push({ location, message: parsed.error });
     if (removed.has(parsed.key)) return findings.push({ location, message: `${parsed.key} is listed twice` });
     removed.add(parsed.key);
-    if (!keys.includes(parsed.key)) findings.push({ location, message: `there is no ${noun} ${parsed.key}` });
+    if (!keys.includes(parsed.key)) {
+      findings.push({
+        location,
+        message: `there is no ${noun} ${parsed.key}` + didYouMean(parsed.key, keys.filter((k) => k !== null)),
+      });
+    }
   });
 
   const upserted = new Set<string>();

@@ -102,7 +102,11 @@ function* compilingWhole(input: unknown, env: CompileEnv): Chunks<Compiled> {
   const libraryContext = new SectionContext(env);
   const sections = new Map<string, SectionContext>([["library", libraryContext]]);
   const library = compileLibrary(spec, libraryContext);
-  const scope = new ExpressionScope(library.names);
+  const scope = new ExpressionScope(
+    library.names,
+    undefined,
+    Object.keys(isObject(spec.constants) ? spec.constants : {}),
+  );
   const section = (name: string) => {
     const ctx = new SectionContext(env, scope);
     sections.set(name, ctx);
@@ -148,6 +152,7 @@ function* compilingWhole(input: unknown, env: CompileEnv): Chunks<Compiled> {
       : []
   );
   warnings.push(
+    ...linking.warnings,
     ...undeclaredReads(graph.nodes, schema, produced),
     // A meta derivation of a field nothing declares or derives (a typo) sets what nothing ever meets.
     ...undeclaredAddresses(

@@ -30,13 +30,20 @@ export interface ScopeFindings {
 /** What the expressions of one model may read. */
 export class ExpressionScope {
   readonly #names: ReadonlySet<string>;
+  readonly #constants?: readonly string[];
 
   /**
    * `exports`: the names the model's library exports; `variables`: what the
-   * evaluation binds besides them (a library's own layers see only `$const`).
+   * evaluation binds besides them (a library's own layers see only `$const`);
+   * `constants`: the model's, when `$const.<name>` reads are to be judged.
    */
-  constructor(exports: Iterable<string> = [], variables: readonly string[] = MODEL_VARIABLES) {
+  constructor(
+    exports: Iterable<string> = [],
+    variables: readonly string[] = MODEL_VARIABLES,
+    constants?: readonly string[],
+  ) {
     this.#names = new Set([...JSONATA_BUILTINS, ...variables, ...exports]);
+    this.#constants = constants;
   }
 
   /** Whether an expression may read `name` (with `extra` names bound besides the model's). */
@@ -50,8 +57,11 @@ export class ExpressionScope {
    */
   check(ast: AstNode, location: string, findings: ScopeFindings, extra: readonly string[] = []): void {
     const seen = new Set<string>();
-    for (const { name, call, position } of freeVariables(ast)) {
-      const key = `${call}:${name}`;
+    for (const { name, call, position, member } of freeVariables(ast)) {
+      // `$const.taxrate` of a model whose constant is `taxRate` is as undefined as an unbound variable.
+      const constant = name === "const" && member !== undefined && !call &&
+        this.#constants?.includes(member) === false;
+      const key = constant ? `.${member}` : `${call}:${name}`;
       const where = position === undefined ? "" : ` at position ${position}`;
       // A string run as code reads what neither the dependency graph nor a library's purity check can see.
       if (name === "eval") {
@@ -61,10 +71,13 @@ export class ExpressionScope {
         });
         continue;
       }
-      if (this.has(name, extra) || seen.has(key)) continue;
+      if (!constant && this.has(name, extra) || seen.has(key)) continue;
       seen.add(key);
-      const suggestion = nearestName(name, [...this.#names, ...extra]);
-      const hint = suggestion ? ` (did you mean $${suggestion}?)` : "";
+      const read = constant ? `const.${member}` : name;
+      const suggestion = constant
+        ? nearestName(member, this.#constants!)
+        : nearestName(name, [...this.#names, ...extra]);
+      const hint = suggestion ? ` (did you mean $${constant ? "const." : ""}${suggestion}?)` : "";
       if (call) {
         findings.errors.push({
           location,
@@ -74,7 +87,9 @@ export class ExpressionScope {
       } else {
         findings.warnings.push({
           location,
-          message: `reads $${name}${where}, which nothing binds: it is always undefined${hint}`,
+          message: `reads $${read}${where}, which nothing ${
+            constant ? "defines" : "binds"
+          }: it is always undefined${hint}`,
         });
       }
     }

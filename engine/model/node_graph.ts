@@ -7,16 +7,18 @@
  * @module
  */
 import { extractReads, type Read } from "../expr/dependencies.ts";
+import { freeVariables } from "../expr/free_variables.ts";
 import { buildGraph, type DependencyGraph } from "../graph/graph.ts";
 import { formatPath, isPrefixOf, type Segment, WILDCARD } from "../json/path.ts";
 import type { CompiledNode, NodeDefinition } from "./nodes.ts";
 import type { Chunks } from "../pacing.ts";
 import type { SchemaIndex } from "./schema_index.ts";
 import type { SectionContext } from "./sections/context.ts";
+import { locationOf } from "./undeclared_reads.ts";
 
 /**
- * Links the nodes by what they read; a dependency cycle is an error at
- * `derivations`. `opaqueCalls`: the library lends built-ins (see `extractReads`).
+ * Links the nodes by what they read; a dependency cycle is an error at its
+ * first entry's `derivations[i].expr`, naming each entry's. `opaqueCalls`: the library lends built-ins (see `extractReads`).
  */
 export function* linkNodes(
   definitions: NodeDefinition[],
@@ -42,6 +44,17 @@ export function* linkNodes(
       reads.set((elementScoped ? "e" : "r") + formatPath(path), { path, elementScoped });
     }
     for (const compiled of sources) {
+      // `$parent` is the element of a per-element ([*]) entry; anywhere else it is bound to nothing.
+      const parent = node.elementPattern
+        ? undefined
+        : freeVariables(compiled.ast).find((v) => v.name === "parent");
+      if (parent) {
+        ctx.warn(
+          locationOf(node),
+          `reads $parent at position ${parent.position}, which only a per-element ([*]) path binds: ` +
+            "it is always undefined",
+        );
+      }
       for (
         const r of extractReads(compiled.ast, {
           isArray,
@@ -56,10 +69,13 @@ export function* linkNodes(
   }
   const graph = yield* buildGraph(definitions.map(({ node }) => node));
   yield;
+  const indexOf = new Map(definitions.map(({ node }) => [node.key, node.index]));
   for (const cycle of graph.cycles) {
+    // Each entry of the cycle, with where it is written: the author fixes one of those expressions.
+    const at = (key: string) => `derivations[${indexOf.get(key)}].expr`;
     ctx.error(
-      "derivations",
-      `dependency cycle among ${cycle.join(" -> ")}${
+      at(cycle[0]),
+      `dependency cycle among ${cycle.map((key) => `${key} (${at(key)})`).join(" -> ")}${
         cycle.length > 1 ? ` -> ${cycle[0]}` : " (reads its own value)"
       }`,
     );

@@ -21,3 +21,17 @@ Deno.test("dependency cycles are errors naming the keys involved", () => {
   assert.match(loop.message, /reads its own value/);
   assert.ok(!report.errors.some((e) => e.message.includes("$.fine")));
 });
+
+Deno.test("a dependency cycle is reported at its first entry's expression, naming each entry's location", () => {
+  const report = compile(spec({
+    derivations: [
+      { path: "$.fine", expr: "qty" },
+      { path: "$.subtotal", expr: "total - 1" },
+      { path: "$.total", expr: "subtotal + 1" },
+    ],
+  }));
+  const cycle = report.errors.find((e) => /dependency cycle/.test(e.message))!;
+  assert.match(cycle.location, /^derivations\[[12]\]\.expr$/);
+  assert.match(cycle.message, /\$\.subtotal \(derivations\[1\]\.expr\)/);
+  assert.match(cycle.message, /\$\.total \(derivations\[2\]\.expr\)/);
+});

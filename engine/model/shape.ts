@@ -22,6 +22,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import type { Finding } from "../errors.ts";
 import { parseConcretePath, parsePath, pointerToLocation } from "../json/path.ts";
 import { isObject, type JsonObject } from "../json/value.ts";
+import { didYouMean } from "../nearest.ts";
 import {
   ADDRESS_PATTERN,
   CONCRETE_ADDRESS_PATTERN,
@@ -162,6 +163,15 @@ function wordingOf(node: JsonObject, keyword: string): Wording | undefined {
   return undefined;
 }
 
+/** The meta property an author means by a word of another vocabulary. */
+const MEANT: Record<string, string> = {
+  visible: "relevant",
+  hidden: "relevant",
+  disabled: "readOnly",
+  editable: "readOnly",
+  mandatory: "required",
+};
+
 /** `must be 'eager' or 'lazy'`, `must be one of required, minimum, …`. */
 function oneOf(values: unknown[]): string {
   return values.length === 2
@@ -210,7 +220,11 @@ function describe(e: ErrorObject): Finding | null {
   if (wording) return { location, message: wording(value, name) };
   if (e.keyword === "type") return { location, message: `${name} ${ofType(params.type)}` };
   if (e.keyword === "enum") {
-    return { location, message: `${name} ${oneOf(params.allowedValues as unknown[])}` };
+    const allowed = (params.allowedValues as unknown[]).map(String);
+    // A value in other words or case (`Required`, `visible`, `disabled`): the allowed one an author means.
+    const said = String(value).toLowerCase();
+    const meant = allowed.find((a) => a.toLowerCase() === said || a === MEANT[said]);
+    return { location, message: `${name} ${oneOf(allowed)}` + didYouMean(said, [], meant) };
   }
   return { location, message: `${name} ${e.message ?? "is invalid"}` };
 }

@@ -19,7 +19,7 @@ import { type SchemaIndex, typeAdmits } from "./schema_index.ts";
 const SECTIONS = { DERIVED: "derivations", META: "metaDerivations", CONSTRAINT: "constraints" };
 
 /** Where a node's expression is written in the spec. */
-function locationOf(node: CompiledNode): string {
+export function locationOf(node: CompiledNode): string {
   return node.kind === "EFFECT" ? `effects[${node.index}]` : `${SECTIONS[node.kind]}[${node.index}].expr`;
 }
 
@@ -92,6 +92,8 @@ export function undeclaredReads(
   const produced = new PathIndex(derivedTargets, (target) => target);
   for (const node of nodes) {
     const seen = new Set<string>();
+    // A constraint's own `path` is one of its reads: an unknown one is the path's mistake, not the expression's.
+    const paths = node.kind === "CONSTRAINT" ? [node.constraint.path].flat() : [];
     for (const read of node.reads) {
       const found = undeclaredField(schema, derivedTargets, read.path, produced);
       if (!found || seen.has(found.key)) continue;
@@ -99,8 +101,11 @@ export function undeclaredReads(
       // In a per-element expression a bare name is read from the root; the element is `$parent`, when it has it.
       const element = node.elementPattern;
       const hint = element && !undeclaredField(schema, derivedTargets, [...element, ...read.path], produced);
+      const j = paths.indexOf(formatPath(read.path));
       warnings.push({
-        location: locationOf(node),
+        location: j < 0
+          ? locationOf(node)
+          : `constraints[${node.index}].path` + (paths.length > 1 ? `[${j}]` : ""),
         message: `reads ${found.message}` + (hint ? `; per element: '$parent${found.key.slice(1)}'` : ""),
       });
     }

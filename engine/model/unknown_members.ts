@@ -9,7 +9,7 @@
  */
 import type { Finding } from "../errors.ts";
 import { isObject, type JsonObject } from "../json/value.ts";
-import { nearestName } from "../nearest.ts";
+import { didYouMean, nearestName } from "../nearest.ts";
 import { MAX_QUOTED_WORD, quoted } from "../quoted.ts";
 import { MODEL_SPEC_SCHEMA } from "./model_spec_schema.ts";
 import type { ModelSpec } from "./types.ts";
@@ -31,7 +31,7 @@ export function unknownName(
   suggestion = nearestName(name, known) ?? known.find((k) => k.length > 3 && name.startsWith(k)),
 ): string {
   return `unknown ${what} '${quoted(name, MAX_QUOTED_WORD)}' ${outcome}` +
-    (suggestion ? ` (did you mean '${suggestion}'?)` : "");
+    didYouMean(name, known, suggestion);
 }
 
 /**

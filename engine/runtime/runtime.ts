@@ -29,6 +29,7 @@ import { cloneJson, isObject, type Json, type JsonObject } from "../json/value.t
 import type { Clock } from "../ports.ts";
 import type { CompiledModel } from "../model/compile.ts";
 import type { CompiledNode } from "../model/nodes.ts";
+import { didYouMean } from "../nearest.ts";
 import { canonicalizePath, formatPath, patternMatches, type Segment } from "../json/path.ts";
 import { targetHolding } from "../model/target_index.ts";
 import { undeclared } from "../model/undeclared_reads.ts";
@@ -401,12 +402,19 @@ export class ModelRuntime {
     // A field only a meta derivation targets is one the model has, though nothing may trace its value.
     const known = (node: CompiledNode) =>
       node.key === key || !entry && node.kind === "META" && patternMatches(node.target, path);
+    const missing = entry ? null : undeclared(schema, path);
     if (
       !graph.nodes.some(known) &&
-      (entry || undeclared(schema, path) && targetHolding(derivedTargets, path) === undefined &&
+      (entry || missing && targetHolding(derivedTargets, path) === undefined &&
           !expandPattern(doc, path).some((at) => getAt(doc, at) !== undefined))
     ) {
-      throw notFound(`Nothing to explain at ${key}: model '${id}' has no such field, constraint or effect`);
+      // The nearest of the entries' keys and the names declared beside the unknown field.
+      const near = graph.nodes.map((node) => node.key)
+        .concat(missing?.names.map((name) => formatPath([...path.slice(0, missing.at), name])) ?? []);
+      throw notFound(
+        `Nothing to explain at ${key}: model '${id}' has no such field, constraint or effect` +
+          didYouMean(key, near),
+      );
     }
     return cloneJson(this.#traces.find(key, limit));
   }

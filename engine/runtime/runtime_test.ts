@@ -222,6 +222,9 @@ Deno.test("explain: trace records with all six members, inputPaths in pattern fo
       ["$.qty#toString", /^Nothing to explain at \$\.qty#toString: 'toString' is no meta property \(/],
       ["$.qty#__proto__", /^Nothing to explain at \$\.qty#__proto__: '__proto__' is no meta property \(/],
       ["$.qty#", /^Nothing to explain at \$\.qty#: '' is no meta property \(/],
+      // A misspelt derived or declared field: the nearest name.
+      ["$.totl", /^Nothing to explain at \$\.totl: .* \(did you mean '\$\.total'\?\)$/],
+      ["$.qtty", /^Nothing to explain at \$\.qtty: .* \(did you mean '\$\.qty'\?\)$/],
     ] as const
   ) {
     await rejectsWith(() => runtime.explain(target), "not_found", message);

@@ -14,3 +14,23 @@ Deno.test("meta derivations: property must be known; one meta per path#property"
   assert.match(report.errors[0].message, /property must be one of required, minimum/);
   assert.match(report.errors[1].message, /two meta derivations compute \$\.qty#minimum/);
 });
+
+Deno.test("an unknown meta property suggests the one an author means: Required, visible, hidden, disabled", () => {
+  for (
+    const [property, meant] of [
+      ["Required", "required"],
+      ["readonly", "readOnly"],
+      ["visible", "relevant"],
+      ["hidden", "relevant"],
+      ["disabled", "readOnly"],
+      ["editable", "readOnly"],
+    ]
+  ) {
+    const report = compile(spec({ metaDerivations: [{ path: "$.qty", property, expr: "true" }] }));
+    assert.match(
+      report.errors[0].message,
+      new RegExp(`must be one of .* \\(did you mean '${meant}'\\?\\)$`),
+      property,
+    );
+  }
+});
