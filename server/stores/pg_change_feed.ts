@@ -16,6 +16,8 @@
  */
 import type { EffectJob } from "../../engine/effects/job.ts";
 import type { StoreChange } from "../../engine/service/ports.ts";
+import { RetriesUntilThrough } from "../../engine/service/retries.ts";
+import { GLOBAL_SCHEDULER } from "../../engine/ports.ts";
 import { DB_NOW, type PgDatabase } from "./pg_database.ts";
 import { isOutage, retryingReplays } from "./pg_outage.ts";
 
@@ -51,6 +53,8 @@ export class PgChangeFeed {
   #polling: Promise<void> = Promise.resolve();
   /** Whether the last poll failed for want of the database. */
   #pollsLost = false;
+  /** Resynchronisations that failed, waiting to run again; closed with the feed. */
+  readonly #resyncRetries = new RetriesUntilThrough(GLOBAL_SCHEDULER);
 
   constructor(db: PgDatabase, source: FeedSource) {
     this.#db = db;
@@ -96,19 +100,25 @@ export class PgChangeFeed {
     }
   }
 
-  /** After a reconnection: every model whose rev this instance has not seen, and every one that vanished. */
-  async #resync(): Promise<void> {
-    try {
+  /**
+   * After a reconnection: every model whose rev this instance has not seen,
+   * and every one that vanished. Until it gets through it runs again (the
+   * notices missed meanwhile would otherwise wait for each model's next commit).
+   */
+  #resync(): void {
+    this.#resyncRetries.run(async () => {
+      const rows = await retryingReplays(() => this.#db.sql`SELECT id, rev FROM svc_models`);
       const seen = this.#source.seenRevs();
-      for (const row of await retryingReplays(() => this.#db.sql`SELECT id, rev FROM svc_models`)) {
+      for (const row of rows) {
         const id = row.id as string;
         if (seen.get(id) !== row.rev) this.#emit({ type: "model", modelId: id });
         seen.delete(id);
       }
       for (const id of seen.keys()) this.#emit({ type: "model", modelId: id });
-    } catch (err) {
-      this.#source.warn(`postgres: resynchronising after a reconnection failed: ${(err as Error).message}`);
-    }
+    }, (err) =>
+      this.#source.warn(
+        `postgres: resynchronising after a reconnection failed: ${err.message}; trying again until it gets through`,
+      ));
   }
 
   /** Claims due jobs no live instance holds and hands them to the service. */
@@ -146,6 +156,7 @@ export class PgChangeFeed {
   /** Stops listening and polling. */
   async close(): Promise<void> {
     this.#listeners.clear();
+    this.#resyncRetries.close();
     if (this.#poller !== null) clearInterval(this.#poller);
     await this.#polling;
     const listening = await this.#listening?.catch(() => null);

@@ -13,6 +13,7 @@ import { webPlatform } from "../../engine/ports.ts";
 import type { StoreChange } from "../../engine/service/ports.ts";
 import { openStorage } from "../../server/stores/mod.ts";
 import { PgDatabase } from "../../server/stores/pg_database.ts";
+import { PgChangeFeed } from "../../server/stores/pg_change_feed.ts";
 import { PgModelStore } from "../../server/stores/pg_model_store.ts";
 import { PgOutages } from "../../server/stores/pg_outage.ts";
 import { startPostgres } from "./postgres_cluster.ts";
@@ -175,6 +176,52 @@ Deno.test({
     } finally {
       await two.close();
       await one.close();
+      await admin.release();
+    }
+  },
+});
+
+Deno.test({
+  ...OPTIONS,
+  name:
+    "postgres storage: a resynchronisation after a lost notice connection that fails runs again until through",
+  async fn() {
+    await using cluster = await startPostgres();
+    const url = await cluster.database();
+    const admin = (await PgDatabase.open(url, 1)).acquire();
+    await admin.sql.unsafe("CREATE ROLE reader LOGIN; GRANT ALL ON ALL TABLES IN SCHEMA public TO reader");
+    const reader = (await PgDatabase.open(url.replace("postgres@", "reader@"), 1)).acquire();
+    const warnings: string[] = [];
+    const heard: StoreChange[] = [];
+    // This instance saw a model that is gone from the store: the resynchronisation reports it.
+    const feed = new PgChangeFeed(reader, {
+      jobLeaseMs: 30_000,
+      warn: (line) => warnings.push(line),
+      seenRevs: () => new Map([["gone", 1]]),
+      parseJob: () => null,
+    });
+    try {
+      await feed.watch((change) => heard.push(change));
+      // The stand-in for a database out of the instance's reach when its notice connection came back.
+      await admin.sql`REVOKE SELECT ON svc_models FROM reader`;
+      const cut = await admin.sql`
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'reader' AND query ILIKE 'listen%'`;
+      assert.equal(cut.length, 1);
+      await eventually(() => Promise.resolve(warnings.length > 0), "the resynchronisation failing");
+      assert.match(
+        warnings[0],
+        /^postgres: resynchronising after a reconnection failed: permission denied for table svc_models/,
+      );
+      assert.deepEqual(heard, []);
+      await admin.sql`GRANT SELECT ON svc_models TO reader`;
+      // Until the twentieth session the failure was only logged: the change waited for the model's next commit.
+      await eventually(() => Promise.resolve(heard.length > 0), "the resynchronisation getting through");
+      assert.deepEqual(heard, [{ type: "model", modelId: "gone" }]);
+      assert.deepEqual(warnings.length, 1, warnings.join("\n"));
+      assert.match(warnings[0], /; trying again until it gets through$/);
+    } finally {
+      await feed.close();
+      await reader.release();
       await admin.release();
     }
   },
