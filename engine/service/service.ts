@@ -844,9 +844,13 @@ export class ModelService implements ModelApi {
     return this.#withSlot(id, (slot) => cloneJson(describeLibrary(slot.runtime.model)));
   }
 
-  /** The compiled model of a registered id (for surfaces that render views, run tests). */
-  compiledModel(id: string): CompiledModel {
-    return this.#slot(id).runtime.model;
+  /**
+   * The compiled model of `id` (for tools that run its embedded tests or time
+   * its pipeline), found as every operation finds a model (a shared store's,
+   * created through another process a moment ago, too).
+   */
+  compiledModel(id: string): Promise<CompiledModel> {
+    return this.#withSlot(id, (slot) => slot.runtime.model);
   }
 
   /**
