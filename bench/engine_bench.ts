@@ -62,7 +62,7 @@ async function setUp(scenario: Scenario) {
   const doc = await service.getState(id);
   const evaluations = (await service.mutate(id, scenario.mutation(0))).derivedUpdated.length;
 
-  const { runtime } = await ModelRuntime.create(service.compiledModel(id), service.runtimeEnv);
+  const { runtime } = await ModelRuntime.create(await service.compiledModel(id), service.runtimeEnv);
   runtime.commit((await runtime.evaluateMutation(scenario.seed))!);
   const evaluate = rawEvaluator();
   const sheet = scenario.spreadsheet ? spreadsheet(scenario.spreadsheet) : null;

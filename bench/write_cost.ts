@@ -61,7 +61,7 @@ async function prepare(engine: Engine, scenario: Scenario) {
   await service.createModel(scenario.spec);
   await service.mutate(scenario.spec.id, scenario.seed);
   const { runtime } = await engine.ModelRuntime.create(
-    service.compiledModel(scenario.spec.id),
+    await service.compiledModel(scenario.spec.id),
     service.runtimeEnv,
   );
   runtime.commit((await runtime.evaluateMutation(scenario.seed))!);

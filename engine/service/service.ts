@@ -60,6 +60,7 @@ import { withRegexEngine } from "../expr/re2.ts";
 import { type GraphView, projectGraph } from "../graph/projection.ts";
 import { cloneJson, isObject, type Json, jsonEqual, type JsonObject } from "../json/value.ts";
 import { GLOBAL_SCHEDULER, type Platform, type Scheduler, webPlatform } from "../ports.ts";
+import { RetriesUntilThrough } from "./retries.ts";
 import { DEFAULT_POLICY } from "../model/sections/effects.ts";
 import type { EffectPolicy } from "../model/nodes.ts";
 import { statusDocument } from "../runtime/effects.ts";
@@ -241,16 +242,6 @@ interface Slot {
  */
 const STALE_RETRIES = 4;
 
-/**
- * Wait before a refresh nobody awaits (a notice's) runs again after failing,
- * doubled each time up to {@link REFRESH_RETRY_MAX_MS}: the database out of
- * reach a moment while the notice connection held, the change would otherwise
- * wait for the model's next commit.
- */
-const REFRESH_RETRY_FIRST_MS = 100;
-/** Longest wait between attempts of a failing refresh: a second after the store answers again, it is caught up. */
-const REFRESH_RETRY_MAX_MS = 1000;
-
 /** The registry of models and every operation on them. */
 export class ModelService implements ModelApi {
   readonly config: EngineConfig;
@@ -287,9 +278,8 @@ export class ModelService implements ModelApi {
   /** Aborted by {@link stopGenerations}: every generation runs under it. */
   readonly #generations = new AbortController();
   #unwatch: () => void = () => {};
-  /** Timers of failed refreshes waiting to run again ({@link #refreshing}); cleared by {@link close}. */
-  readonly #refreshRetries = new Set<unknown>();
-  #closed = false;
+  /** Failed refreshes waiting to run again ({@link #refreshing}); closed by {@link close}. */
+  readonly #refreshRetries: RetriesUntilThrough;
 
   get #scheduler(): Scheduler {
     return this.platform.scheduler ?? GLOBAL_SCHEDULER;
@@ -302,6 +292,7 @@ export class ModelService implements ModelApi {
     this.#coordination = this.store.coordination ?? SINGLE_WRITER;
     this.blobs = options.blobs ?? new MemoryBlobStore();
     this.#observer = options.observer ?? {};
+    this.#refreshRetries = new RetriesUntilThrough(this.#scheduler);
     this.#auditSigner = options.auditSigner;
     this.#adminWrites = options.adminWrites ?? true;
     this.#generator = options.generator;
@@ -759,23 +750,17 @@ export class ModelService implements ModelApi {
 
   /**
    * A refresh nobody awaits: after a failure it runs again, the wait growing
-   * to {@link REFRESH_RETRY_MAX_MS}, until it gets through (the model is then
-   * as stored, or gone) or the service closes. Its first failure is logged.
+   * to a second, until it gets through (the model is then as stored, or gone)
+   * or the service closes. Its first failure is logged.
    */
-  #refreshing(refresh: () => Promise<unknown>, wait = REFRESH_RETRY_FIRST_MS): void {
-    refresh().catch((err) => {
-      if (this.#closed) return;
-      if (wait === REFRESH_RETRY_FIRST_MS) {
+  #refreshing(refresh: () => Promise<unknown>): void {
+    this.#refreshRetries.run(
+      refresh,
+      (err) =>
         this.#observer.warn?.(
-          `refreshing from the store failed: ${(err as Error).message}; trying again until it gets through`,
-        );
-      }
-      const timer = this.#scheduler.setTimeout(() => {
-        this.#refreshRetries.delete(timer);
-        this.#refreshing(refresh, Math.min(2 * wait, REFRESH_RETRY_MAX_MS));
-      }, wait);
-      this.#refreshRetries.add(timer);
-    });
+          `refreshing from the store failed: ${err.message}; trying again until it gets through`,
+        ),
+    );
   }
 
   /** Whether no model, live, being made or removed, or stored but not loaded, holds `id`. */
@@ -870,9 +855,13 @@ export class ModelService implements ModelApi {
     return this.#withSlot(id, (slot) => cloneJson(describeLibrary(slot.runtime.model)));
   }
 
-  /** The compiled model of a registered id (for surfaces that render views, run tests). */
-  compiledModel(id: string): CompiledModel {
-    return this.#slot(id).runtime.model;
+  /**
+   * The compiled model of `id` (for tools that run its embedded tests or time
+   * its pipeline), found as every operation finds a model (a shared store's,
+   * created through another process a moment ago, too).
+   */
+  compiledModel(id: string): Promise<CompiledModel> {
+    return this.#withSlot(id, (slot) => slot.runtime.model);
   }
 
   /**
@@ -2096,9 +2085,7 @@ export class ModelService implements ModelApi {
   async close(): Promise<void> {
     this.stopGenerations();
     this.#unwatch();
-    this.#closed = true;
-    for (const timer of this.#refreshRetries) this.#scheduler.clearTimeout(timer);
-    this.#refreshRetries.clear();
+    this.#refreshRetries.close();
     await this.#composition.close();
     await this.#dispatcher?.close();
     await this.store.close();

@@ -60,3 +60,17 @@ Deno.test("a refresh a notice starts that fails runs again until it gets through
   ]);
   await service.close();
 });
+
+Deno.test("the compiled model of one another process created a moment ago is looked up in the store", async () => {
+  const store = new SharedStore();
+  const { service } = await serviceOf({}, { store });
+  // Stored by the other process, its notice still on the way.
+  store.next = storedAt(4);
+  // Until the twentieth session it threw 404 (synchronously) where every operation finds the model.
+  const model = await service.compiledModel("c");
+  assert.equal(model.spec.id, "c");
+  assert.deepEqual(await service.getState("c"), { n: 4 });
+  store.next = { kind: "deleted" };
+  await assert.rejects(service.compiledModel("absent"), { kind: "not_found" });
+  await service.close();
+});

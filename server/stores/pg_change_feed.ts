@@ -4,10 +4,10 @@
  *
  * - Every write to a model notifies channel `svc_models` with
  *   `{"i": <instance>, "m": <model id>}` in its own transaction (delivered only
- *   if it commits); the others refresh that model. The client re-LISTENs after a
- *   lost connection; notifications sent meanwhile are lost, so on every
- *   reconnection each model whose rev differs from the one this instance saw is
- *   reported as changed (and so are models that appeared or vanished).
+ *   if it commits); the others refresh that model. The feed LISTENs again on its
+ *   own connection after losing it; notifications sent meanwhile are lost, so on
+ *   every reconnection each model whose rev differs from the one this instance
+ *   saw is reported as changed (and so are models that appeared or vanished).
  * - A poller claims due jobs nobody holds (their instance died, or its lease ran
  *   out) with `FOR UPDATE SKIP LOCKED`, so concurrent pollers never take the
  *   same job, and hands them to the service.
@@ -16,7 +16,9 @@
  */
 import type { EffectJob } from "../../engine/effects/job.ts";
 import type { StoreChange } from "../../engine/service/ports.ts";
-import { DB_NOW, type PgDatabase } from "./pg_database.ts";
+import { RetriesUntilThrough } from "../../engine/service/retries.ts";
+import { GLOBAL_SCHEDULER } from "../../engine/ports.ts";
+import { DB_NOW, type PgDatabase, type Sql } from "./pg_database.ts";
 import { isOutage, retryingReplays } from "./pg_outage.ts";
 
 /** What the feed needs from its model store. */
@@ -45,12 +47,20 @@ export class PgChangeFeed {
   readonly #db: PgDatabase;
   readonly #source: FeedSource;
   readonly #listeners = new Set<(change: StoreChange) => void>();
-  #listening: Promise<{ unlisten(): Promise<void> }> | null = null;
-  #connections = 0;
+  /** The LISTEN connection, made with the first listener. */
+  #connection: Sql | null = null;
+  #listening: Promise<void> | null = null;
+  /** Whether the first LISTEN got through: a lost connection is then listened on again. */
+  #listened = false;
+  /** Times the LISTEN connection was lost; a re-LISTEN runs again when one came meanwhile. */
+  #losses = 0;
+  #relistening = false;
   #poller: ReturnType<typeof setInterval> | null = null;
   #polling: Promise<void> = Promise.resolve();
   /** Whether the last poll failed for want of the database. */
   #pollsLost = false;
+  /** Re-LISTENs and resynchronisations that failed, waiting to run again; closed with the feed. */
+  readonly #resyncRetries = new RetriesUntilThrough(GLOBAL_SCHEDULER);
 
   constructor(db: PgDatabase, source: FeedSource) {
     this.#db = db;
@@ -64,13 +74,13 @@ export class PgChangeFeed {
   async watch(listener: (change: StoreChange) => void): Promise<() => void> {
     this.#listeners.add(listener);
     if (!this.#listening) {
-      this.#listening = this.#db.sql.listen(
-        PgChangeFeed.CHANNEL,
-        (payload) => this.#notified(payload),
-        () => {
-          if (++this.#connections > 1) this.#resync();
-        },
+      this.#connection = this.#db.listenConnection(
+        (channel, payload) => channel === PgChangeFeed.CHANNEL && this.#notified(payload),
+        () => this.#listened && this.#listenAgain(),
       );
+      this.#listening = this.#listen().then(() => {
+        this.#listened = true;
+      });
       const every = Math.max(100, Math.min(1000, this.#source.jobLeaseMs / 4));
       this.#poller = setInterval(() => {
         this.#polling = this.#polling.then(() => this.#poll());
@@ -78,6 +88,38 @@ export class PgChangeFeed {
     }
     await this.#listening;
     return () => this.#listeners.delete(listener);
+  }
+
+  /** LISTEN on the feed's connection (connecting it when it is not). */
+  async #listen(): Promise<void> {
+    const connection = this.#connection!;
+    await retryingReplays(() => connection.unsafe(`LISTEN ${PgChangeFeed.CHANNEL}`));
+  }
+
+  /**
+   * After the LISTEN connection was lost: LISTEN again, then resynchronise.
+   * postgres.js's own re-LISTEN dropped a failure silently, and a LISTEN in
+   * flight when a restart ended the session failed on the next connection
+   * with the FATAL the driver kept ({@link retryingReplays}): the feed heard
+   * nothing more until the session ended again. This one runs again until it
+   * gets through (another loss meanwhile, once more) or the feed closes.
+   */
+  #listenAgain(): void {
+    this.#losses++;
+    if (this.#relistening) return;
+    this.#relistening = true;
+    this.#resyncRetries.run(async () => {
+      let losses;
+      do {
+        losses = this.#losses;
+        await this.#listen();
+        await this.#resync();
+      } while (losses !== this.#losses);
+      this.#relistening = false;
+    }, (err) =>
+      this.#source.warn(
+        `postgres: resynchronising after a reconnection failed: ${err.message}; trying again until it gets through`,
+      ));
   }
 
   #emit(change: StoreChange): void {
@@ -98,17 +140,14 @@ export class PgChangeFeed {
 
   /** After a reconnection: every model whose rev this instance has not seen, and every one that vanished. */
   async #resync(): Promise<void> {
-    try {
-      const seen = this.#source.seenRevs();
-      for (const row of await retryingReplays(() => this.#db.sql`SELECT id, rev FROM svc_models`)) {
-        const id = row.id as string;
-        if (seen.get(id) !== row.rev) this.#emit({ type: "model", modelId: id });
-        seen.delete(id);
-      }
-      for (const id of seen.keys()) this.#emit({ type: "model", modelId: id });
-    } catch (err) {
-      this.#source.warn(`postgres: resynchronising after a reconnection failed: ${(err as Error).message}`);
+    const rows = await retryingReplays(() => this.#db.sql`SELECT id, rev FROM svc_models`);
+    const seen = this.#source.seenRevs();
+    for (const row of rows) {
+      const id = row.id as string;
+      if (seen.get(id) !== row.rev) this.#emit({ type: "model", modelId: id });
+      seen.delete(id);
     }
+    for (const id of seen.keys()) this.#emit({ type: "model", modelId: id });
   }
 
   /** Claims due jobs no live instance holds and hands them to the service. */
@@ -146,9 +185,11 @@ export class PgChangeFeed {
   /** Stops listening and polling. */
   async close(): Promise<void> {
     this.#listeners.clear();
+    this.#listened = false;
+    this.#resyncRetries.close();
     if (this.#poller !== null) clearInterval(this.#poller);
     await this.#polling;
-    const listening = await this.#listening?.catch(() => null);
-    await listening?.unlisten().catch(() => {});
+    await this.#listening?.catch(() => {});
+    await this.#connection?.end({ timeout: 1 });
   }
 }

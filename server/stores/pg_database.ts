@@ -1,8 +1,7 @@
 /**
  * One PostgreSQL connection pool shared by the PostgreSQL stores (models and
  * blobs), through the `postgres` client: a pool of `svc.storage.jdbc.pool-size`
- * connections, plus the one LISTEN connection the client keeps (and
- * re-establishes) for notifications. Opening checks the connection and
+ * connections, plus the change feed's LISTEN connection (pg_change_feed.ts). Opening checks the connection and
  * creates or migrates the schema (pg_schema.ts).
  *
  * @module
@@ -40,6 +39,21 @@ export function reconnectDelay(retries: number): number {
   return Math.min(0.05 * 2 ** retries, 1);
 }
 
+/**
+ * A client of `url` with the settings every connection of the service shares,
+ * and `options` (some the driver's types leave out: `onnotify`, `onclose`).
+ */
+function connect(url: string, options: Record<string, unknown>): Sql {
+  return postgres(url, {
+    onnotice: () => {},
+    connect_timeout: 10,
+    backoff: reconnectDelay,
+    connection: { application_name: "svc" },
+    types: { bigint: BIGINT_AS_NUMBER },
+    ...options,
+  } as never) as unknown as Sql;
+}
+
 /** The URL without its password, for logs and the startup line. */
 export function describeUrl(url: string): string {
   try {
@@ -61,9 +75,27 @@ export class PgDatabase {
   migratedFrom: number | null = null;
   #users = 0;
 
-  private constructor(sql: Sql, description: string) {
+  readonly #url: string;
+
+  private constructor(sql: Sql, description: string, url: string) {
     this.sql = sql;
     this.description = description;
+    this.#url = url;
+  }
+
+  /**
+   * A connection of its own for LISTEN: `notified` hears its notifications,
+   * `closed` each time the session is lost (the next statement reconnects,
+   * and the LISTEN must be issued again). Closed by its user (`end()`).
+   */
+  listenConnection(notified: (channel: string, payload: string) => void, closed: () => void): Sql {
+    return connect(this.#url, {
+      max: 1,
+      max_lifetime: null,
+      fetch_types: false,
+      onnotify: notified,
+      onclose: closed,
+    });
   }
 
   /** Connects, then creates or migrates the schema; throws a message naming the database on failure. */
@@ -76,22 +108,14 @@ export class PgDatabase {
     }
     let sql: Sql;
     try {
-      sql = postgres(url, {
-        max: poolSize,
-        onnotice: () => {},
-        connect_timeout: 10,
-        // Also the LISTEN connection's: the driver makes it with the pool's options.
-        backoff: reconnectDelay,
-        connection: { application_name: "svc" },
-        types: { bigint: BIGINT_AS_NUMBER },
-      }) as unknown as Sql;
+      sql = connect(url, { max: poolSize });
     } catch {
       // The driver's own message quotes the URL, password and all: this one names the setting only.
       throw new Error(
         `${setting} is not a URL the driver reads, such as postgres://user:password@host:5432/database`,
       );
     }
-    const db = new PgDatabase(sql, describeUrl(url));
+    const db = new PgDatabase(sql, describeUrl(url), url);
     try {
       db.migratedFrom = await migrate(sql);
     } catch (err) {

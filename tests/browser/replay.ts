@@ -64,7 +64,7 @@ export async function replayExamples(engine: typeof Engine, examples: Example[])
     await service.createModel(spec);
     embedded.push({
       example: name,
-      result: await engine.runTests(service.compiledModel(spec.id), service.runtimeEnv),
+      result: await engine.runTests(await service.compiledModel(spec.id), service.runtimeEnv),
     });
     await service.deleteModel(spec.id);
   }
