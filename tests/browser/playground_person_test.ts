@@ -58,19 +58,19 @@ Deno.test("playground panels as a person uses them: explain a path, snapshots ke
         await panel.getByText("Nothing to explain at $.scale: model 'recipe-scaler' has no such field")
           .waitFor();
         const list =
-          "This model's derived fields and constraints (the Field or constraint box lists them too): " +
+          "This model's derived fields, meta values and constraints (the Field or constraint box lists them too): " +
           "$.scaleFactor, ";
         await panel.getByText(list).waitFor();
         assert.equal(await panel.getByText("No traces for $.scale").count(), 0);
         assert.equal(await panel.getByText("write a field it reads").count(), 0);
         await screenshot(page, "explain-unknown-path");
-        // A base field the model has: no traces, and why.
+        // A base field the model has: no traces of its value, and why; its meta value (a live maximum) has
+        // traces of its own, offered as a button.
         await target.fill("$.targetServings");
         await target.press("Enter");
-        await panel.getByText(
-          "No traces for $.targetServings: only derived fields and constraints have traces, and " +
-            `$.targetServings is neither. ${list}`,
-        ).waitFor();
+        await panel.getByText("No traces for $.targetServings: its value is written, not computed.")
+          .waitFor();
+        await panel.getByRole("button", { name: "$.targetServings#maximum" }).waitFor();
         assert.equal(await panel.getByText("Nothing to explain").count(), 0);
       },
     );
