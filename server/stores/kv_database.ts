@@ -7,7 +7,7 @@
  * @module
  */
 
-import { MessageChannel } from "node:worker_threads";
+import type { MessageChannel } from "node:worker_threads";
 import { DiskFull } from "./disk_full.ts";
 import type { DirectoryLock } from "./dir_lock.ts";
 import { utf8Length } from "../utf8_length.ts";
@@ -165,13 +165,22 @@ export class KvDatabase {
    * A message to itself, delivered in the next turn of the event loop: a
    * commit arriving while none runs starts there, with every other commit
    * queued in this turn (see {@link #enqueue}). node:worker_threads' port,
-   * since its `unref` lets the process end while none is pending.
+   * since its `unref` lets the process end while none is pending; imported
+   * when a database opens, not at every CLI start (the Node compatibility
+   * layer it brings cost the console's cold start 10-20 ms).
    */
-  readonly #nextTurn = new MessageChannel();
+  readonly #nextTurn: MessageChannel;
   #turnPending = false;
 
-  private constructor(kv: Deno.Kv, path: string, warn: (message: string) => void, lock?: DirectoryLock) {
+  private constructor(
+    kv: Deno.Kv,
+    path: string,
+    warn: (message: string) => void,
+    nextTurn: MessageChannel,
+    lock?: DirectoryLock,
+  ) {
     this.kv = kv;
+    this.#nextTurn = nextTurn;
     this.path = path;
     this.#warn = warn;
     this.#lock = lock;
@@ -193,7 +202,8 @@ export class KvDatabase {
     warn: (message: string) => void,
     lock?: DirectoryLock,
   ): Promise<KvDatabase> {
-    return new KvDatabase(await Deno.openKv(path), path, warn, lock);
+    const { MessageChannel } = await import("node:worker_threads");
+    return new KvDatabase(await Deno.openKv(path), path, warn, new MessageChannel(), lock);
   }
 
   /** Whether the last commit failed for a full disk (until one succeeds). */
